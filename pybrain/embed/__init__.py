@@ -1,0 +1,94 @@
+"""Embedding providers: hash, local (MiniLM), ollama and openai.
+
+Importing this package stays cheap: torch and requests load only with the
+provider that needs them.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from pybrain.embed.base import Embedder
+from pybrain.embed.local import local_available
+from pybrain.errors import EmbedderError
+
+__all__ = [
+    "PROVIDERS",
+    "Embedder",
+    "EmbedderError",
+    "clear_cache",
+    "default_provider",
+    "get_embedder",
+    "local_available",
+]
+
+PROVIDERS = ("hash", "local", "ollama", "openai")
+
+
+def default_provider() -> str:
+    """The provider used when none is set: local if its extra is installed, else hash."""
+    return "local" if local_available() else "hash"
+
+
+def get_embedder(spec: str | None = None) -> Embedder:
+    """The embedder for "provider" or "provider:model", one instance per process.
+
+    With no spec, BRAIN_EMBEDDER decides, then default_provider().
+    """
+    spec = (spec or os.environ.get("BRAIN_EMBEDDER", "")).strip() or default_provider()
+    provider, _, model = spec.partition(":")
+    key = (provider.strip().lower(), model.strip() or None)
+    with _lock:
+        embedder = _by_spec.get(key)
+        if embedder is None:
+            created = _create(*key)
+            # "ollama" and "ollama:nomic-embed-text" name one model: share one instance.
+            embedder = _by_space.setdefault(created.space, created)
+            _by_spec[key] = embedder
+        return embedder
+
+
+def clear_cache() -> None:
+    """Forget loaded embedders, so the next get_embedder() reads the environment again."""
+    with _lock:
+        _by_spec.clear()
+        _by_space.clear()
+
+
+_lock = threading.Lock()
+_by_spec: dict[tuple[str, str | None], Embedder] = {}
+_by_space: dict[str, Embedder] = {}
+
+
+def _create(provider: str, model: str | None) -> Embedder:
+    if provider == "hash":
+        from pybrain.embed.hash import HashEmbedder
+
+        _check_fixed_model(HashEmbedder, model)
+        return HashEmbedder()
+    if provider == "local":
+        from pybrain.embed.local import LocalEmbedder
+
+        _check_fixed_model(LocalEmbedder, model)
+        return LocalEmbedder()
+    if provider == "ollama":
+        from pybrain.embed.ollama import OllamaEmbedder
+
+        return OllamaEmbedder(model)
+    if provider == "openai":
+        from pybrain.embed.openai import OpenAIEmbedder
+
+        return OpenAIEmbedder(model)
+    raise EmbedderError(
+        f"Unknown embedding provider {provider!r}; valid providers: {', '.join(PROVIDERS)}.",
+        hint="Set BRAIN_EMBEDDER to hash, local, ollama[:<model>] or openai[:<model>].",
+    )
+
+
+def _check_fixed_model(cls: type[Embedder], model: str | None) -> None:
+    if model is not None and model != cls.model:
+        raise EmbedderError(
+            f"The {cls.provider} provider has only the model {cls.model!r}, not {model!r}.",
+            hint=f"Use BRAIN_EMBEDDER={cls.provider}.",
+        )

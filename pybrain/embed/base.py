@@ -1,0 +1,78 @@
+"""The interface every embedding provider implements, and its settings."""
+
+from __future__ import annotations
+
+import abc
+import os
+from collections.abc import Sequence
+
+from pybrain.errors import EmbedderError
+
+DEFAULT_BATCH = 64
+
+
+class Embedder(abc.ABC):
+    """Turns texts into vectors of one embedding space."""
+
+    provider: str
+    model: str
+    dims: int
+
+    @property
+    def space(self) -> str:
+        """The name stored with each vector; vectors of different spaces never mix."""
+        return f"{self.provider}:{self.model}"
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        """One vector per text, in the same order, sent in batches of BRAIN_EMBED_BATCH."""
+        if isinstance(texts, str):
+            # A str is a Sequence[str]: embedding it character by character is never meant.
+            raise TypeError("embed() takes a sequence of texts; use embed_one() for one text")
+        items = list(texts)
+        size = env_int("BRAIN_EMBED_BATCH", DEFAULT_BATCH)
+        vectors: list[list[float]] = []
+        for start in range(0, len(items), size):
+            vectors.extend(self._embed_batch(items[start : start + size]))
+        return vectors
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+    @abc.abstractmethod
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        """Vectors for one non-empty batch."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.space}>"
+
+
+def env_int(name: str, default: int, *, minimum: int = 1) -> int:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value: int | None = int(raw)
+    except ValueError:
+        value = None
+    if value is None or value < minimum:
+        raise EmbedderError(
+            f"{name} must be a whole number of at least {minimum}, not {raw!r}.",
+            hint=f"Fix or unset {name} (default {default}).",
+        )
+    return value
+
+
+def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value: float | None = float(raw)
+    except ValueError:
+        value = None
+    if value is None or not value >= minimum:  # `not >=` also rejects NaN
+        raise EmbedderError(
+            f"{name} must be a number of at least {minimum:g}, not {raw!r}.",
+            hint=f"Fix or unset {name} (default {default:g}).",
+        )
+    return value

@@ -1,0 +1,221 @@
+"""Exceptions, and the one place where database errors become them.
+
+The database raises SQLSTATE class ``BR`` with a message, a DETAIL (often JSON)
+and a HINT; ``wrap_exceptions`` turns those into the classes below by code.
+Each class's docstring is its default message. ``docs/errors.md`` lists them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import psycopg
+
+
+class BrainError(Exception):
+    """pybrain could not do that."""
+
+    code: str | None = None
+    exit_code: int = 1
+
+    def __init__(
+        self, message: str | None = None, *, detail: Any = None, hint: str | None = None
+    ) -> None:
+        self.message = message or (self.__doc__ or "").strip()
+        self.detail = detail
+        self.hint = hint
+        super().__init__(self.message)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "error": type(self).__name__,
+            "code": self.code,
+            "message": self.message,
+            "detail": self.detail,
+            "hint": self.hint,
+        }
+
+
+class InvalidKind(BrainError):
+    """The kind must be rule, fact, incident or task."""
+
+    code = "BR001"
+
+
+class InvalidSeverity(BrainError):
+    """A rule's severity must be BLOCKER or PATTERN."""
+
+    code = "BR002"
+
+
+class HeadlineMissing(BrainError):
+    """A memory needs a headline."""
+
+    code = "BR003"
+
+
+class HeadlineTooLong(BrainError):
+    """The headline is longer than 15 words."""
+
+    code = "BR004"
+
+
+class BodyTooLong(BrainError):
+    """The body is longer than 400 words."""
+
+    code = "BR005"
+
+
+class StackedGuardrails(BrainError):
+    """The body stacks several date-stamped GUARDRAIL markers."""
+
+    code = "BR006"
+
+
+class SecretDetected(BrainError):
+    """The text contains something that looks like a secret."""
+
+    code = "BR007"
+
+
+class DuplicateMemory(BrainError):
+    """A related memory already exists."""
+
+    code = "BR008"
+
+
+class InvalidArgument(BrainError):
+    """An argument is not valid."""
+
+    code = "BR009"
+
+
+class MemoryNotFound(BrainError):
+    """No such memory in this workspace."""
+
+    code = "BR010"
+
+
+class InvalidTransition(BrainError):
+    """The memory is not in a state that allows this."""
+
+    code = "BR011"
+
+
+class InvalidEmbedding(BrainError):
+    """The embedding does not fit the embedding space."""
+
+    code = "BR012"
+
+
+class ActionItemsPending(BrainError):
+    """Pending action items must be acknowledged before writing."""
+
+    code = "BR013"
+
+
+class ReasonRequired(BrainError):
+    """This change needs a reason."""
+
+    code = "BR014"
+
+
+class InvalidText(BrainError):
+    """The text cannot be stored (NUL bytes or invalid UTF-8)."""
+
+
+class DatabaseUnavailable(BrainError):
+    """The database cannot be reached."""
+
+    exit_code = 3
+
+
+class MigrationError(BrainError):
+    """The database schema cannot be brought up to date."""
+
+    exit_code = 3
+
+
+class EmbedderError(BrainError):
+    """The embedding provider failed."""
+
+    exit_code = 4
+
+
+_BY_SQLSTATE: dict[str, type[BrainError]] = {
+    cls.code: cls
+    for cls in (
+        InvalidKind,
+        InvalidSeverity,
+        HeadlineMissing,
+        HeadlineTooLong,
+        BodyTooLong,
+        StackedGuardrails,
+        SecretDetected,
+        DuplicateMemory,
+        InvalidArgument,
+        MemoryNotFound,
+        InvalidTransition,
+        InvalidEmbedding,
+        ActionItemsPending,
+        ReasonRequired,
+    )
+    if cls.code
+}
+
+
+def _parse_detail(detail: str | None) -> Any:
+    if not detail:
+        return None
+    try:
+        return json.loads(detail)
+    except ValueError:
+        return detail
+
+
+def from_database(exc: psycopg.Error) -> BrainError:
+    """The BrainError that a database exception stands for."""
+    diag = exc.diag
+    sqlstate = diag.sqlstate or ""
+    cls = _BY_SQLSTATE.get(sqlstate)
+    if cls is not None:
+        return cls(
+            diag.message_primary,
+            detail=_parse_detail(diag.message_detail),
+            hint=diag.message_hint,
+        )
+    if isinstance(exc, psycopg.OperationalError) and not sqlstate:
+        return DatabaseUnavailable(
+            str(exc).strip() or None,
+            hint="Check BRAIN_DATABASE_URL, or run `brain db start` for the embedded database.",
+        )
+    if sqlstate == "22021":  # character_not_in_repertoire: bytes that are not UTF-8
+        return InvalidText(diag.message_primary, hint="Send the text as UTF-8.")
+    return BrainError(
+        diag.message_primary or str(exc).strip(),
+        detail={"sqlstate": sqlstate} if sqlstate else None,
+        hint=diag.message_hint,
+    )
+
+
+@contextlib.contextmanager
+def wrap_exceptions() -> Iterator[None]:
+    """Re-raise database and encoding errors as BrainError subclasses."""
+    try:
+        yield
+    except BrainError:
+        raise
+    except psycopg.DataError as exc:
+        if exc.diag.sqlstate:
+            raise from_database(exc) from exc
+        # Raised by the client before sending: text PostgreSQL cannot hold.
+        raise InvalidText(str(exc), hint="Remove NUL (0x00) bytes from the text.") from exc
+    except psycopg.Error as exc:
+        raise from_database(exc) from exc
+    except UnicodeEncodeError as exc:
+        raise InvalidText(
+            "The text is not valid UTF-8.", hint="Send the text as UTF-8."
+        ) from exc

@@ -1,0 +1,164 @@
+-- Embedding spaces: registering a (provider, model, dims), its HNSW index,
+-- validating vectors, and the nearest-neighbour lookup used by dedup.
+
+CREATE OR REPLACE FUNCTION brain.use_embedding_space(
+    provider text,
+    model text,
+    dims integer,
+    near_identical double precision DEFAULT NULL,
+    related double precision DEFAULT NULL
+)
+RETURNS brain.embedding_space
+LANGUAGE plpgsql
+SECURITY DEFINER  -- creates the space's index, which needs the table owner
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    s brain.embedding_space;
+BEGIN
+    IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
+        PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
+            jsonb_build_object('dims', dims), 'Check the embedder''s model.');
+    END IF;
+    IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
+       OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
+        PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
+            jsonb_build_object('near_identical', near_identical, 'related', related));
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
+      AND es.model = use_embedding_space.model;
+
+    IF FOUND THEN
+        IF s.dims <> use_embedding_space.dims THEN
+            PERFORM brain._raise('BR012',
+                format('Embedding space %s:%s has %s dimensions, not %s.', s.provider, s.model, s.dims,
+                       use_embedding_space.dims),
+                jsonb_build_object('space', s.provider || ':' || s.model, 'dims', s.dims,
+                                   'given', use_embedding_space.dims),
+                'A model with another size is another space: give it another model name.');
+        END IF;
+        UPDATE brain.embedding_space es
+        SET near_identical = coalesce(use_embedding_space.near_identical, es.near_identical),
+            related = coalesce(use_embedding_space.related, es.related)
+        WHERE es.workspace_id = ws AND es.space_id = s.space_id
+        RETURNING * INTO s;
+    ELSE
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related)
+        VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
+                coalesce(use_embedding_space.near_identical, 0.92),
+                coalesce(use_embedding_space.related, 0.75))
+        RETURNING * INTO s;
+    END IF;
+
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
+        'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+
+    IF NOT EXISTS (SELECT FROM brain.embedding_space es
+                   WHERE es.workspace_id = ws AND es.state = 'active') THEN
+        UPDATE brain.embedding_space es SET state = 'active', activated_at = now()
+        WHERE es.workspace_id = ws AND es.space_id = s.space_id
+        RETURNING * INTO s;
+    END IF;
+    RETURN s;
+END
+$$;
+COMMENT ON FUNCTION brain.use_embedding_space IS
+    'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
+
+CREATE OR REPLACE FUNCTION brain.active_embedding_space()
+RETURNS brain.embedding_space
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT * FROM brain.embedding_space
+    WHERE workspace_id = brain.current_workspace() AND state = 'active'
+$$;
+COMMENT ON FUNCTION brain.active_embedding_space IS
+    'The embedding space that writes and searches use in this workspace (NULL fields when none is registered).';
+
+-- The space a caller names ('provider:model'), or the active one.
+CREATE OR REPLACE FUNCTION brain._resolve_space(space text)
+RETURNS brain.embedding_space
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.embedding_space;
+BEGIN
+    IF space IS NULL THEN
+        s := brain.active_embedding_space();
+        IF s.space_id IS NULL THEN
+            PERFORM brain._raise('BR012', 'No embedding space is registered in this workspace.', NULL,
+                'Run `brain init`, or SELECT brain.use_embedding_space(provider, model, dims).');
+        END IF;
+        RETURN s;
+    END IF;
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace()
+      AND es.provider || ':' || es.model = _resolve_space.space;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR012', format('Unknown embedding space %L.', space),
+            jsonb_build_object('space', space),
+            'Register it with brain.use_embedding_space, or run `brain init` with that embedder.');
+    END IF;
+    RETURN s;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space)
+RETURNS public.vector
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    n integer := coalesce(array_length(embedding, 1), 0);
+BEGIN
+    IF array_ndims(embedding) > 1 THEN
+        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL, NULL);
+    END IF;
+    IF n <> s.dims THEN
+        PERFORM brain._raise('BR012',
+            format('The embedding has %s dimensions; space %s:%s has %s.', n, s.provider, s.model, s.dims),
+            jsonb_build_object('given', n, 'expected', s.dims, 'space', s.provider || ':' || s.model),
+            'Embed with the model of the active space, or register a space for this model.');
+    END IF;
+    IF EXISTS (SELECT FROM unnest(embedding) AS v
+               WHERE v IS NULL OR v = 'NaN'::float8 OR v = 'Infinity'::float8 OR v = '-Infinity'::float8) THEN
+        PERFORM brain._raise('BR012', 'The embedding contains NULL, NaN or infinite values.', NULL,
+            'Check the embedder''s output.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM unnest(embedding) AS v WHERE v <> 0) THEN
+        PERFORM brain._raise('BR012', 'The embedding is all zeros; cosine similarity is undefined for it.',
+            NULL, 'Check the embedder''s output.');
+    END IF;
+    RETURN embedding::public.vector;
+END
+$$;
+
+-- The most similar active memory of the same kind and project in a space.
+CREATE OR REPLACE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text,
+                                          project text, exclude_id bigint DEFAULT NULL,
+                                          OUT memory_id bigint, OUT similarity real)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = strict_order
+AS $$
+BEGIN
+    -- Literal space id and dimension, so the planner can use that space's partial index.
+    EXECUTE format($q$
+        SELECT e.memory_id, (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)))::real
+        FROM brain.embedding e
+        JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+        WHERE e.space_id = %2$s AND e.workspace_id = $2 AND m.kind = $3 AND m.project = $4
+          AND m.state = 'active' AND m.memory_id IS DISTINCT FROM $5
+        ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
+        LIMIT 1 $q$, s.dims, s.space_id)
+    INTO memory_id, similarity
+    USING v, s.workspace_id, kind, project, exclude_id;
+END
+$$;

@@ -1,0 +1,476 @@
+-- The write path: gate, exact and semantic dedup, extraction, kind rows,
+-- audit, and the queue of writes that still need an embedding.
+
+-- A memory as one JSON document: common columns plus its kind's details.
+CREATE OR REPLACE FUNCTION brain.memory_json(id bigint)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object('id', m.memory_id)
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id')
+           || coalesce(CASE m.kind
+                  WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
+                                    WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
+                  WHEN 'fact' THEN (SELECT to_jsonb(f) - 'workspace_id' - 'memory_id' FROM brain.fact f
+                                    WHERE f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id)
+                  WHEN 'incident' THEN (SELECT to_jsonb(i) - 'workspace_id' - 'memory_id' FROM brain.incident i
+                                        WHERE i.workspace_id = m.workspace_id AND i.memory_id = m.memory_id)
+                  WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
+                                    WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
+              END, '{}')
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+$$;
+COMMENT ON FUNCTION brain.memory_json IS
+    'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
+
+CREATE OR REPLACE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
+    VALUES (brain.current_workspace(), id, action,
+            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+            coalesce(detail, '{}'), brain.memory_json(id))
+$$;
+
+-- Every gate rule that needs no database state. Raises the rule's BR code.
+CREATE OR REPLACE FUNCTION brain._gate(kind text, headline text, body text, severity text,
+                                       category text, origin text, extra_text text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    words integer;
+    secrets text[];
+BEGIN
+    IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task') THEN
+        PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
+            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task')),
+            'Use rule (how to behave), fact (what is true), incident (what happened) or task (what to do).');
+    END IF;
+    IF kind = 'rule' AND severity IS DISTINCT FROM 'BLOCKER' AND severity IS DISTINCT FROM 'PATTERN' THEN
+        PERFORM brain._raise('BR002', format('A rule''s severity must be BLOCKER or PATTERN, not %L.', severity),
+            jsonb_build_object('severity', severity),
+            CASE WHEN severity = 'DEPRECATED'
+                 THEN 'A rule becomes DEPRECATED only when it is superseded: use brain.supersede.'
+                 ELSE 'BLOCKER: never do otherwise. PATTERN: the usual way.' END);
+    END IF;
+    IF kind <> 'rule' AND severity IS NOT NULL THEN
+        PERFORM brain._raise('BR002', format('Only rules have a severity; this is a %s.', kind),
+            jsonb_build_object('kind', kind, 'severity', severity), 'Leave severity out.');
+    END IF;
+    IF headline IS NULL OR brain.trim_space(headline) = '' THEN
+        PERFORM brain._raise('BR003', 'A memory needs a headline.', NULL,
+            'Give a one-line summary of at most 15 words.');
+    END IF;
+    words := brain.word_count(headline);
+    IF words > 15 OR length(headline) > 300 THEN
+        PERFORM brain._raise('BR004',
+            format('The headline has %s words and %s characters; the limit is 15 words and 300 characters.',
+                   words, length(headline)),
+            jsonb_build_object('words', words, 'characters', length(headline), 'max_words', 15),
+            'Shorten the headline and move the detail into the body.');
+    END IF;
+    -- The character bound runs first so a huge body is refused without splitting it.
+    IF length(body) > 20000 THEN
+        PERFORM brain._raise('BR005',
+            format('The body has %s characters; the limit is 400 words and 20000 characters.', length(body)),
+            jsonb_build_object('characters', length(body), 'max_words', 400, 'max_characters', 20000),
+            'Store one atomic memory per idea: split it into several memories.');
+    END IF;
+    words := brain.word_count(body);
+    IF words > 400 THEN
+        PERFORM brain._raise('BR005', format('The body has %s words; the limit is 400.', words),
+            jsonb_build_object('words', words, 'max_words', 400),
+            'Store one atomic memory per idea: split it into several memories.');
+    END IF;
+    IF brain.guardrail_stamps(body) >= 2 THEN
+        PERFORM brain._raise('BR006', 'The body stacks several date-stamped GUARDRAIL markers.',
+            jsonb_build_object('markers', brain.guardrail_stamps(body)),
+            'Each guardrail is its own rule; to change one, supersede it instead of appending to it.');
+    END IF;
+    secrets := brain.find_secrets(concat_ws(E'\n', headline, body, extra_text));
+    IF cardinality(secrets) > 0 THEN
+        PERFORM brain._raise('BR007', 'The text contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', secrets),
+            'Remove the secret and refer to where it is kept (a vault path or an environment variable name).');
+    END IF;
+    IF category IS NOT NULL AND category NOT IN ('decision', 'idea', 'meeting', 'person', 'insight',
+            'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
+            'feature_request', 'note') THEN
+        PERFORM brain._raise('BR009', format('Unknown category %L.', category),
+            jsonb_build_object('category', category), 'See docs/sql-api.md for the categories.');
+    END IF;
+    IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
+        PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
+            jsonb_build_object('origin', origin,
+                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')));
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain._write(
+    p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
+    p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
+    p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text,
+    p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text,
+    p_expires_at timestamptz, p_halflife_days double precision, p_status text, p_priority integer,
+    p_due_at timestamptz, p_what_was_wrong text, p_what_is_correct text, p_error_message text,
+    p_command_attempted text, p_related_files text[], p_complexity text,
+    p_check_only boolean, p_supersedes bigint)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    v_headline text := brain.trim_space(p_headline);
+    v_body text := brain.trim_space(coalesce(p_body, ''));
+    v_project text := coalesce(p_project, '');
+    v_origin text := coalesce(p_origin, 'explicit');
+    v_severity text := CASE WHEN p_kind = 'rule' THEN coalesce(upper(p_severity), 'PATTERN')
+                          ELSE upper(p_severity) END;
+    v_normalized text;
+    full_text text;
+    space brain.embedding_space;
+    vec public.vector;
+    near record;
+    existing brain.memory;
+    r brain.write_result;
+BEGIN
+    PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
+        concat_ws(E'\n', p_metadata::text, p_skill_trigger::text, array_to_string(p_tags, ' '),
+                  p_what_was_wrong, p_what_is_correct, p_error_message, p_command_attempted,
+                  p_source_ref));
+
+    IF p_kind <> 'task' AND (p_status IS NOT NULL OR p_priority IS NOT NULL OR p_due_at IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'status, priority and due_at belong to tasks.',
+            jsonb_build_object('kind', p_kind), 'Leave them out, or store a task.');
+    END IF;
+    IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
+                            OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
+        PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
+            jsonb_build_object('status', p_status, 'priority', p_priority));
+    END IF;
+    IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind));
+    END IF;
+    IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
+        PERFORM brain._raise('BR009', 'halflife_days must be positive.',
+            jsonb_build_object('halflife_days', p_halflife_days));
+    END IF;
+    IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
+            OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
+            OR cardinality(p_related_files) > 0 OR p_complexity IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind));
+    END IF;
+    IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
+        PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
+            jsonb_build_object('complexity', p_complexity));
+    END IF;
+    IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
+        PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
+            jsonb_build_object('importance', p_importance));
+    END IF;
+    IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
+        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
+    END IF;
+    IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
+            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$') THEN
+        PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+            jsonb_build_object('skill_trigger', p_skill_trigger),
+            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}');
+    END IF;
+
+    full_text := v_headline || E'\n' || v_body;
+    IF p_check_only THEN
+        r := ROW('valid', NULL, NULL, NULL, NULL, brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+
+    IF p_embedding IS NOT NULL THEN
+        space := brain._resolve_space(p_embedding_space);
+        IF space.state <> 'active' THEN
+            PERFORM brain._raise('BR012',
+                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
+                jsonb_build_object('space', space.provider || ':' || space.model),
+                'Embed with the active space''s model (see brain.active_embedding_space()).');
+        END IF;
+        vec := brain._check_vector(p_embedding, space);
+        -- Writers of one kind and project take turns, so two near-identical
+        -- texts written at once cannot both miss each other.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || p_kind || '/' || v_project));
+    END IF;
+
+    v_normalized := brain.normalize_text(v_headline, v_body);
+    SELECT * INTO existing FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
+      AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
+    IF FOUND THEN
+        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
+                 brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+
+    IF vec IS NOT NULL AND p_kind <> 'incident' THEN
+        SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
+        IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
+            SELECT * INTO existing FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            -- Keep the longer text; rules are immutable, so a rule is kept as it is.
+            IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
+                UPDATE brain.memory m
+                SET headline = v_headline, body = v_body, normalized = v_normalized,
+                    tags = ARRAY(SELECT DISTINCT unnest(m.tags || brain.extract_tags(full_text)
+                                                        || coalesce(p_tags, '{}'))),
+                    people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
+                    action_items = brain.extract_action_items(full_text), updated_at = now()
+                WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
+                UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+                WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
+                PERFORM brain._audit(existing.memory_id, 'update', p_source_agent,
+                    jsonb_build_object('reason', 'near-identical write with a longer text',
+                                       'similarity', near.similarity));
+                r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false,
+                         brain.embedding_input(v_headline, v_body));
+            ELSE
+                r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false,
+                         brain.embedding_input(v_headline, v_body));
+            END IF;
+            RETURN r;
+        END IF;
+        IF near.memory_id IS NOT NULL AND near.similarity >= space.related
+           AND v_origin IN ('explicit', 'overlay') THEN
+            SELECT * INTO existing FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            PERFORM brain._raise('BR008',
+                format('A related %s already exists: #%s "%s" (similarity %s).', p_kind, existing.memory_id,
+                       existing.headline, round(near.similarity::numeric, 3)),
+                jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                   'headline', existing.headline, 'threshold', space.related),
+                format('If the new text corrects or extends it, supersede it: brain supersede %s ... (SQL: brain.supersede(old_id => %s, ...)).',
+                       existing.memory_id, existing.memory_id));
+        END IF;
+    END IF;
+
+    INSERT INTO brain.memory AS m (
+        workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+        topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending)
+    VALUES (
+        ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
+        ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+              FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
+              WHERE brain.trim_space(t) <> ''),
+        brain.extract_people(full_text), brain.extract_topics(full_text),
+        brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
+        p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
+        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL)
+    ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+    RETURNING * INTO existing;
+
+    IF NOT FOUND THEN
+        -- Another transaction stored the same text first.
+        SELECT * INTO existing FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
+          AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
+        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
+                 brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+
+    CASE p_kind
+        WHEN 'rule' THEN
+            INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
+        WHEN 'fact' THEN
+            INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+            VALUES (ws, existing.memory_id, coalesce(p_halflife_days, 7));
+        WHEN 'incident' THEN
+            INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
+                error_message, command_attempted, related_files, complexity)
+            VALUES (ws, existing.memory_id, p_what_was_wrong, p_what_is_correct, p_error_message,
+                p_command_attempted, coalesce(p_related_files, '{}'), p_complexity);
+        WHEN 'task' THEN
+            INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
+            VALUES (ws, existing.memory_id, coalesce(p_status, 'open'), coalesce(p_priority, 3), p_due_at);
+    END CASE;
+
+    IF vec IS NOT NULL THEN
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+        VALUES (ws, space.space_id, existing.memory_id, vec);
+    ELSE
+        PERFORM pg_notify('brain_embedding',
+            jsonb_build_object('workspace_id', ws, 'memory_id', existing.memory_id)::text);
+    END IF;
+
+    PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
+        CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
+             ELSE jsonb_build_object('supersedes', p_supersedes) END);
+    r := ROW('created', existing.memory_id, NULL, NULL, vec IS NULL, brain.embedding_input(v_headline, v_body));
+    RETURN r;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.remember(
+    kind text,
+    headline text,
+    body text DEFAULT '',
+    category text DEFAULT NULL,
+    origin text DEFAULT 'explicit',
+    project text DEFAULT '',
+    severity text DEFAULT NULL,
+    tags text[] DEFAULT '{}',
+    importance double precision DEFAULT NULL,
+    pinned boolean DEFAULT false,
+    skill_trigger jsonb DEFAULT NULL,
+    metadata jsonb DEFAULT '{}',
+    embedding double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    source_agent text DEFAULT NULL,
+    session_id bigint DEFAULT NULL,
+    source_system text DEFAULT NULL,
+    source_ref text DEFAULT NULL,
+    source_hash text DEFAULT NULL,
+    expires_at timestamptz DEFAULT NULL,
+    halflife_days double precision DEFAULT NULL,
+    status text DEFAULT NULL,
+    priority integer DEFAULT NULL,
+    due_at timestamptz DEFAULT NULL,
+    what_was_wrong text DEFAULT NULL,
+    what_is_correct text DEFAULT NULL,
+    error_message text DEFAULT NULL,
+    command_attempted text DEFAULT NULL,
+    related_files text[] DEFAULT '{}',
+    complexity text DEFAULT NULL,
+    check_only boolean DEFAULT false
+)
+RETURNS brain.write_result
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+        pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
+        source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
+        what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
+        check_only, NULL)
+$$;
+COMMENT ON FUNCTION brain.remember IS
+    'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+
+CREATE OR REPLACE FUNCTION brain.attach_embedding(
+    memory_id bigint,
+    embedding double precision[],
+    embedding_space text DEFAULT NULL
+)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain._resolve_space(embedding_space);
+    vec public.vector := brain._check_vector(embedding, space);
+    mem brain.memory;
+    existing brain.memory;
+    near record;
+    r brain.write_result;
+BEGIN
+    SELECT * INTO mem FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = attach_embedding.memory_id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', attach_embedding.memory_id),
+            jsonb_build_object('id', attach_embedding.memory_id), NULL);
+    END IF;
+
+    INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding)
+    VALUES (ws, space.space_id, mem.memory_id, vec)
+    ON CONFLICT ON CONSTRAINT embedding_pkey
+    DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+
+    r := ROW('created', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
+        RETURN r;
+    END IF;
+
+    UPDATE brain.memory m SET dedup_pending = false
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    IF mem.kind = 'incident' THEN
+        RETURN r;
+    END IF;
+
+    PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || mem.kind || '/' || mem.project));
+    SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
+    IF near.memory_id IS NULL OR near.similarity < space.related THEN
+        RETURN r;
+    END IF;
+
+    IF near.similarity < space.near_identical THEN
+        -- Related, and the writer is gone and cannot be told to supersede: keep
+        -- the memory and flag the pair (authored memories only, as in remember).
+        IF mem.origin IN ('explicit', 'overlay') THEN
+            UPDATE brain.memory m
+            SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
+                                                            'similarity', near.similarity)
+            WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+            r.duplicate_of := near.memory_id;
+            r.similarity := near.similarity;
+        END IF;
+        RETURN r;
+    END IF;
+
+    -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
+    SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+    UPDATE brain.memory m
+    SET state = 'tombstoned', replaced_by = existing.memory_id,
+        forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
+                               round(near.similarity::numeric, 3)),
+        updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
+        jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
+
+    IF mem.kind <> 'rule' AND length(mem.normalized) > length(existing.normalized) THEN
+        UPDATE brain.memory m
+        SET headline = mem.headline, body = mem.body, normalized = mem.normalized,
+            tags = ARRAY(SELECT DISTINCT unnest(m.tags || mem.tags)), people = mem.people,
+            topics = mem.topics, action_items = mem.action_items, updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
+        UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+        WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
+        PERFORM brain._audit(existing.memory_id, 'update', NULL,
+            jsonb_build_object('reason', 'near-identical write with a longer text',
+                               'from', mem.memory_id, 'similarity', near.similarity));
+        r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
+    ELSE
+        r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
+    END IF;
+    RETURN r;
+END
+$$;
+COMMENT ON FUNCTION brain.attach_embedding IS
+    'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+
+CREATE OR REPLACE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL, max_rows integer DEFAULT 64)
+RETURNS TABLE (memory_id bigint, embedding_input text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH space AS MATERIALIZED (
+        SELECT (brain._resolve_space(pending_embeddings.embedding_space)).space_id
+    )
+    SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
+    FROM brain.memory m, space
+    WHERE m.workspace_id = brain.current_workspace()
+      AND m.state <> 'tombstoned'
+      AND NOT EXISTS (SELECT FROM brain.embedding e
+                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                        AND e.memory_id = m.memory_id)
+    ORDER BY m.dedup_pending DESC, m.memory_id
+    LIMIT max_rows
+$$;
+COMMENT ON FUNCTION brain.pending_embeddings IS
+    'Memories that have no embedding in a space (the active one by default), queued writes first: the work list of `brain worker`.';

@@ -1,0 +1,273 @@
+-- Belief revision: supersede, unsupersede, forget, and recall with a banner
+-- that points at the current truth.
+
+CREATE OR REPLACE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false)
+RETURNS brain.memory
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory;
+BEGIN
+    IF lock THEN
+        SELECT * INTO mem FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id FOR UPDATE;
+    ELSE
+        SELECT * INTO mem FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id;
+    END IF;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', id),
+            jsonb_build_object('id', id), 'Find memories with brain search or brain.list_recent.');
+    END IF;
+    RETURN mem;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.current_version(id bigint)
+RETURNS bigint
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH RECURSIVE chain AS (
+        SELECT m.memory_id, m.superseded_by, 0 AS depth
+        FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+        UNION ALL
+        SELECT m.memory_id, m.superseded_by, chain.depth + 1
+        FROM chain
+        JOIN brain.memory m ON m.workspace_id = brain.current_workspace()
+                            AND m.memory_id = chain.superseded_by
+        WHERE chain.depth < 10000
+    )
+    SELECT memory_id FROM chain ORDER BY depth DESC LIMIT 1
+$$;
+COMMENT ON FUNCTION brain.current_version IS
+    'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
+
+CREATE OR REPLACE FUNCTION brain.supersede(
+    old_id bigint,
+    headline text,
+    reason text,
+    body text DEFAULT '',
+    source text DEFAULT NULL,
+    inherit_pinned boolean DEFAULT false,
+    embedding double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    severity text DEFAULT NULL,
+    category text DEFAULT NULL,
+    tags text[] DEFAULT NULL,
+    skill_trigger jsonb DEFAULT NULL,
+    metadata jsonb DEFAULT NULL,
+    session_id bigint DEFAULT NULL,
+    check_only boolean DEFAULT false
+)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    old brain.memory;
+    old_rule brain.rule;
+    old_fact brain.fact;
+    old_task brain.task;
+    old_incident brain.incident;
+    r brain.write_result;
+BEGIN
+    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
+        PERFORM brain._raise('BR014', 'A supersede needs a reason.', NULL,
+            'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
+    END IF;
+    old := brain._get_memory(old_id, lock => true);
+    IF old.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is already superseded by #%s.', old.memory_id, old.superseded_by),
+            jsonb_build_object('id', old.memory_id, 'superseded_by', old.superseded_by,
+                               'current', brain.current_version(old.memory_id)),
+            format('Supersede the current version, #%s, instead.', brain.current_version(old.memory_id)));
+    END IF;
+    IF old.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', old.memory_id),
+            jsonb_build_object('id', old.memory_id, 'forget_reason', old.forget_reason),
+            'Store the new text with brain.remember.');
+    END IF;
+
+    SELECT * INTO old_rule FROM brain.rule t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_fact FROM brain.fact t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_task FROM brain.task t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_incident FROM brain.incident t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+
+    r := brain._write(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project,
+        CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
+        coalesce(tags, old.tags), old.importance, inherit_pinned AND old.pinned,
+        coalesce(skill_trigger, old.skill_trigger), coalesce(metadata, old.metadata), embedding,
+        embedding_space, source, session_id, old.source_system, old.source_ref, NULL, old.expires_at,
+        old_fact.halflife_days,
+        old_task.status, old_task.priority, old_task.due_at,
+        old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
+        old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
+        check_only, old.memory_id);
+    IF check_only THEN
+        RETURN r;
+    END IF;
+    IF r.memory_id = old.memory_id THEN
+        PERFORM brain._raise('BR011', format('The new text is the same as memory #%s.', old.memory_id),
+            jsonb_build_object('id', old.memory_id), 'Change the text, or leave the memory as it is.');
+    END IF;
+
+    UPDATE brain.memory m
+    SET state = 'superseded', superseded_by = r.memory_id, superseded_at = now(),
+        supersede_reason = brain.trim_space(reason), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    IF old.kind = 'rule' THEN
+        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = old_rule.severity
+        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    END IF;
+    PERFORM brain._audit(old.memory_id, 'supersede', source,
+        jsonb_build_object('superseded_by', r.memory_id, 'reason', brain.trim_space(reason)));
+    RETURN r;
+END
+$$;
+COMMENT ON FUNCTION brain.supersede IS
+    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required.';
+
+CREATE OR REPLACE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    old brain.memory := brain._get_memory(id, lock => true);
+    successor brain.memory;
+BEGIN
+    IF old.state <> 'superseded' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', old.memory_id, old.state),
+            jsonb_build_object('id', old.memory_id, 'state', old.state), NULL);
+    END IF;
+    successor := brain._get_memory(old.superseded_by, lock => true);
+    IF successor.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('#%s, which replaced #%s, has itself been superseded by #%s.', successor.memory_id,
+                   old.memory_id, successor.superseded_by),
+            jsonb_build_object('id', old.memory_id, 'successor', successor.memory_id,
+                               'successor_superseded_by', successor.superseded_by),
+            format('Unsupersede #%s first.', successor.memory_id));
+    END IF;
+
+    -- A successor created by this supersede is withdrawn with it; a memory that
+    -- existed on its own (the supersede deduplicated onto it) stays.
+    IF successor.supersedes = old.memory_id AND successor.state = 'active' THEN
+        UPDATE brain.memory m
+        SET state = 'tombstoned', forget_reason = format('supersede of #%s reverted', old.memory_id),
+            updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = successor.memory_id;
+        PERFORM brain._audit(successor.memory_id, 'forget', source,
+            jsonb_build_object('reason', 'unsupersede', 'restored', old.memory_id));
+    END IF;
+
+    BEGIN
+        UPDATE brain.memory m
+        SET state = 'active', superseded_by = NULL, superseded_at = NULL, supersede_reason = NULL,
+            updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    EXCEPTION WHEN unique_violation THEN
+        PERFORM brain._raise('BR011',
+            format('An active memory with the same text as #%s exists now.', old.memory_id),
+            jsonb_build_object('id', old.memory_id), 'Forget or supersede that memory first.');
+    END;
+    UPDATE brain.rule t SET severity = t.prior_severity, prior_severity = NULL
+    WHERE t.workspace_id = ws AND t.memory_id = old.memory_id AND t.prior_severity IS NOT NULL;
+    PERFORM brain._audit(old.memory_id, 'unsupersede', source,
+        jsonb_build_object('was_superseded_by', successor.memory_id));
+    RETURN old.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.unsupersede IS
+    'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+
+CREATE OR REPLACE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT NULL,
+                                        source text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    mem brain.memory;
+BEGIN
+    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
+        PERFORM brain._raise('BR014', 'Forgetting a memory needs a reason.', NULL,
+            'Say why, e.g. reason => ''the service was decommissioned''.');
+    END IF;
+    mem := brain._get_memory(id, lock => true);
+    IF mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason), NULL);
+    END IF;
+    IF mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is superseded by #%s and already out of default reads.', mem.memory_id,
+                   mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'current', brain.current_version(mem.memory_id)),
+            format('Forget the current version, #%s, if the belief itself is wrong.',
+                   brain.current_version(mem.memory_id)));
+    END IF;
+    IF replaced_by IS NOT NULL THEN
+        IF replaced_by = mem.memory_id THEN
+            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL, NULL);
+        END IF;
+        PERFORM brain._get_memory(replaced_by);
+    END IF;
+
+    UPDATE brain.memory m
+    SET state = 'tombstoned', forget_reason = brain.trim_space(reason), replaced_by = forget.replaced_by,
+        updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'forget', source,
+        jsonb_build_object('reason', brain.trim_space(reason), 'replaced_by', replaced_by));
+    RETURN mem.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.forget IS
+    'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
+
+CREATE OR REPLACE FUNCTION brain.recall(id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    mem brain.memory := brain._get_memory(id);
+    current_id bigint;
+    current_headline text;
+    banner text;
+BEGIN
+    UPDATE brain.memory m
+    SET access_count = m.access_count + 1, last_accessed = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+
+    IF mem.state = 'superseded' THEN
+        current_id := brain.current_version(mem.memory_id);
+        SELECT m.headline INTO current_headline FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id = current_id;
+        banner := format('SUPERSEDED on %s by #%s (reason: %s). Current version: #%s "%s".',
+            to_char(mem.superseded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), mem.superseded_by,
+            mem.supersede_reason, current_id, current_headline);
+    ELSIF mem.state = 'tombstoned' THEN
+        banner := format('FORGOTTEN: %s.', mem.forget_reason)
+            || CASE WHEN mem.replaced_by IS NOT NULL
+                    THEN format(' Replaced by #%s.', brain.current_version(mem.replaced_by)) ELSE '' END;
+        current_id := CASE WHEN mem.replaced_by IS NOT NULL THEN brain.current_version(mem.replaced_by) END;
+    ELSIF mem.state = 'archived' THEN
+        banner := 'ARCHIVED: kept for reference, not in default search.';
+    END IF;
+
+    RETURN brain.memory_json(mem.memory_id)
+        || jsonb_build_object('banner', banner, 'current_id', coalesce(current_id, mem.memory_id));
+END
+$$;
+COMMENT ON FUNCTION brain.recall IS
+    'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';

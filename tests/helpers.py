@@ -1,0 +1,68 @@
+"""Small helpers shared by the tests."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg.rows import dict_row
+
+DIMS = 384  # the hash embedder's space, registered in the template database
+
+
+def unit(similarity: float = 1.0, axis: int = 1) -> list[float]:
+    """A unit vector whose cosine similarity with e0 is `similarity`."""
+    v = [0.0] * DIMS
+    v[0] = similarity
+    v[axis] = math.sqrt(max(0.0, 1.0 - similarity * similarity))
+    return v
+
+
+def rows(conn: psycopg.Connection, query: str, params: Any = None) -> list[dict[str, Any]]:
+    with conn.cursor(row_factory=dict_row) as cur:
+        cur.execute(query, params)
+        return cur.fetchall() if cur.description else []
+
+
+def one(conn: psycopg.Connection, query: str, params: Any = None) -> dict[str, Any]:
+    (row,) = rows(conn, query, params)
+    return row
+
+
+def scalar(conn: psycopg.Connection, query: str, params: Any = None) -> Any:
+    return next(iter(one(conn, query, params).values()))
+
+
+def remember(conn: psycopg.Connection, **kwargs: Any) -> dict[str, Any]:
+    """brain.remember with named arguments; embeddings are sent as float8[]."""
+    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
+    return one(conn, f"SELECT * FROM brain.remember({args})", kwargs)
+
+
+def raises_br(code: str) -> _BrRaises:
+    """Expect a database error with this SQLSTATE; .error holds it afterwards."""
+    return _BrRaises(code)
+
+
+class _BrRaises:
+    def __init__(self, code: str) -> None:
+        self.code = code
+        self.error: psycopg.Error | None = None
+
+    def __enter__(self) -> _BrRaises:
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is None:
+            pytest.fail(f"expected SQLSTATE {self.code}, nothing was raised")
+        if not isinstance(exc, psycopg.Error):
+            return False
+        assert exc.diag.sqlstate == self.code, (exc.diag.sqlstate, exc.diag.message_primary)
+        self.error = exc
+        return True
+
+
+def memory_count(conn: psycopg.Connection) -> int:
+    return scalar(conn, "SELECT count(*) FROM brain.memory")

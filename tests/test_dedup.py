@@ -1,0 +1,194 @@
+"""Exact and semantic dedup, the embedding queue, and dedup under concurrency."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+from helpers import memory_count, one, raises_br, remember, rows, scalar, unit
+
+
+def test_exact_duplicate_is_skipped_across_case_and_spacing(conn) -> None:
+    first = remember(conn, kind="fact", headline="Deploys use blue-green", body="On prod.")
+    again = remember(conn, kind="fact", headline="  deploys USE   blue-green ", body="on prod.")
+    assert first["action"] == "created"
+    assert (again["action"], again["memory_id"], again["duplicate_of"], again["similarity"]) == (
+        "skipped", first["memory_id"], first["memory_id"], 1.0)
+    assert memory_count(conn) == 1
+
+
+def test_exact_dedup_is_scoped_by_kind_and_project(conn) -> None:
+    remember(conn, kind="fact", headline="Use pnpm")
+    assert remember(conn, kind="rule", headline="Use pnpm")["action"] == "created"
+    assert remember(conn, kind="fact", headline="Use pnpm", project="web")["action"] == "created"
+    assert memory_count(conn) == 3
+
+
+def test_near_identical_longer_text_updates_the_existing_memory(conn) -> None:
+    first = remember(conn, kind="fact", headline="Cache TTL is 5 minutes", embedding=unit(1.0))
+    longer = remember(conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node",
+                      embedding=unit(0.95))
+    assert (longer["action"], longer["memory_id"]) == ("updated", first["memory_id"])
+    assert longer["similarity"] == pytest.approx(0.95, abs=1e-4)
+    m = one(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (first["memory_id"],))
+    assert m["headline"] == "Cache TTL is 5 minutes on every edge node"
+    assert scalar(conn, "SELECT count(*) FROM brain.audit WHERE action = 'update'") == 1
+    assert memory_count(conn) == 1
+
+
+def test_near_identical_shorter_text_is_skipped(conn) -> None:
+    first = remember(conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node",
+                     embedding=unit(1.0))
+    shorter = remember(conn, kind="fact", headline="Cache TTL is 5 minutes", embedding=unit(0.93))
+    assert (shorter["action"], shorter["memory_id"]) == ("skipped", first["memory_id"])
+    assert memory_count(conn) == 1
+
+
+def test_near_identical_rule_is_never_rewritten(conn) -> None:
+    first = remember(conn, kind="rule", headline="Never force-push", embedding=unit(1.0))
+    longer = remember(conn, kind="rule", headline="Never force-push to shared branches",
+                      embedding=unit(0.97))
+    assert (longer["action"], longer["memory_id"]) == ("skipped", first["memory_id"])
+    assert scalar(conn, "SELECT headline FROM brain.memory") == "Never force-push"
+
+
+@pytest.mark.parametrize("similarity", [0.75, 0.80, 0.919])
+def test_related_authored_memory_raises_duplicate_naming_the_existing_one(conn, similarity) -> None:
+    first = remember(conn, kind="fact", headline="Staging runs on k3s", embedding=unit(1.0))
+    with raises_br("BR008") as caught:
+        remember(conn, kind="fact", headline="Staging cluster uses k3s now", embedding=unit(similarity))
+    detail = caught.error.diag.message_detail
+    assert f'"duplicate_of": {first["memory_id"]}' in detail
+    assert "supersede" in caught.error.diag.message_hint
+    assert memory_count(conn) == 1
+
+
+def test_below_related_threshold_is_a_new_memory(conn) -> None:
+    remember(conn, kind="fact", headline="Staging runs on k3s", embedding=unit(1.0))
+    r = remember(conn, kind="fact", headline="Prod runs on EKS", embedding=unit(0.74))
+    assert r["action"] == "created"
+    assert memory_count(conn) == 2
+
+
+def test_observed_and_artifact_rows_are_not_refused_as_related(conn) -> None:
+    remember(conn, kind="fact", headline="User asked about k3s", origin="observed", embedding=unit(1.0))
+    r = remember(conn, kind="fact", headline="User asked about k3s again", origin="observed",
+                 embedding=unit(0.85))
+    assert r["action"] == "created"
+    r = remember(conn, kind="fact", headline="User asked about k3s, again", origin="observed",
+                 embedding=unit(0.99))
+    assert r["action"] in ("updated", "skipped")
+
+
+def test_incidents_skip_semantic_dedup(conn) -> None:
+    remember(conn, kind="incident", headline="Deploy failed: disk full", embedding=unit(1.0))
+    r = remember(conn, kind="incident", headline="Deploy failed: disk full again",
+                 embedding=unit(0.99))
+    assert r["action"] == "created"
+
+
+def test_semantic_dedup_ignores_superseded_and_other_kinds(conn) -> None:
+    old = remember(conn, kind="fact", headline="API lives on port 8080", embedding=unit(1.0))
+    one(conn, "SELECT * FROM brain.supersede(old_id => %s, headline => 'API moved to port 9090', "
+              "reason => 'port change', embedding => %s)", (old["memory_id"], unit(0.5, axis=2)))
+    r = remember(conn, kind="fact", headline="API is on port 8080 per old doc", embedding=unit(0.9))
+    assert r["action"] == "created", "a superseded memory must not block a new write"
+    assert remember(conn, kind="rule", headline="Check the port", embedding=unit(0.99))["action"] \
+        == "created"
+
+
+def test_thresholds_are_settings_of_the_embedding_space(conn) -> None:
+    one(conn, "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
+              "near_identical => 0.99, related => 0.9)")
+    remember(conn, kind="fact", headline="Queue is Redis", embedding=unit(1.0))
+    # 0.85 would be "related" under the defaults; 0.95 would be near-identical.
+    assert remember(conn, kind="fact", headline="Queue uses Redis streams",
+                    embedding=unit(0.85))["action"] == "created"
+    with raises_br("BR008"):
+        remember(conn, kind="fact", headline="Queue is Redis, with streams", embedding=unit(0.95))
+    with raises_br("BR009"):
+        one(conn, "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
+                  "related => 1.5)")
+
+
+def test_write_without_embedding_is_queued_and_announced(conn, db_url) -> None:
+    with psycopg.connect(db_url, autocommit=True) as listener:
+        listener.execute("LISTEN brain_embedding")
+        r = remember(conn, kind="fact", headline="Written from psql", body="No embedder here.")
+        assert r["action"] == "created" and r["embedding_pending"] is True
+        note = next(listener.notifies(timeout=5, stop_after=1))
+    assert f'"memory_id": {r["memory_id"]}' in note.payload
+    pending = rows(conn, "SELECT * FROM brain.pending_embeddings()")
+    assert [p["memory_id"] for p in pending] == [r["memory_id"]]
+    assert pending[0]["embedding_input"] == "Written from psql\n\nNo embedder here."
+
+
+def test_attach_embedding_completes_a_queued_write(conn) -> None:
+    r = remember(conn, kind="fact", headline="Queued fact")
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (r["memory_id"], unit(1.0)))
+    assert done["action"] == "created"
+    assert rows(conn, "SELECT * FROM brain.pending_embeddings()") == []
+    assert scalar(conn, "SELECT dedup_pending FROM brain.memory") is False
+
+
+def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
+    states = dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
+    assert states == {kept["memory_id"]: "active", queued["memory_id"]: "tombstoned"}
+    assert scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s",
+                  (kept["memory_id"],)) == "Build uses GNU make and ninja"
+
+
+def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    queued = remember(conn, kind="fact", headline="Builds are driven by a Makefile")
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.8)))
+    assert (done["action"], done["duplicate_of"]) == ("created", kept["memory_id"])
+    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    assert meta["possible_duplicate_of"] == kept["memory_id"]
+
+
+def _race(db_url: str, writes: list[dict]) -> list[dict | Exception]:
+    barrier = threading.Barrier(len(writes))
+    results: list[dict | Exception] = [None] * len(writes)  # type: ignore[list-item]
+
+    def write(i: int) -> None:
+        with psycopg.connect(db_url, autocommit=True) as c:
+            barrier.wait()
+            try:
+                results[i] = remember(c, **writes[i])
+            except psycopg.Error as exc:
+                results[i] = exc
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(len(writes))]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return results
+
+
+@pytest.mark.parametrize("with_embedding", [False, True])
+def test_eight_concurrent_identical_writes_leave_one_row(conn, db_url, with_embedding) -> None:
+    write = {"kind": "fact", "headline": "Release train leaves on Tuesdays"}
+    if with_embedding:
+        write["embedding"] = unit(1.0)
+    results = _race(db_url, [write] * 8)
+    actions = sorted(r["action"] for r in results)
+    assert actions == ["created"] + ["skipped"] * 7
+    assert memory_count(conn) == 1
+
+
+def test_eight_concurrent_near_identical_writes_leave_one_row(conn, db_url) -> None:
+    writes = [
+        {"kind": "fact", "headline": f"Release train leaves on Tuesdays{'!' * i}",
+         "embedding": unit(1.0 - i * 0.005, axis=1 + i)}
+        for i in range(8)
+    ]
+    results = _race(db_url, writes)
+    assert sum(r["action"] == "created" for r in results) == 1
+    assert memory_count(conn) == 1
