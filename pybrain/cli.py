@@ -179,7 +179,9 @@ def init(as_json: bool) -> None:
     where = "embedded PostgreSQL, data in" if out["embedded"] else "PostgreSQL at"
     click.echo(f"database: {where} {out['database']}")
     applied = ", ".join(report.applied) if report.applied else "schema up to date"
-    click.echo(f"migrations: {applied}; {report.functions} function files applied")
+    functions = (f"{report.functions} function files applied" if report.functions
+                 else "functions left to the schema owner")
+    click.echo(f"migrations: {applied}; {functions}")
     click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
     if active and active.name != configured.name:
         click.secho(

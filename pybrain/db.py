@@ -152,35 +152,56 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
     """Apply new migrations once each, then re-apply every functions file.
 
     An advisory lock serialises concurrent runs; each file runs in its own
-    transaction; a changed released migration stops the run.
+    transaction; a changed released migration stops the run. A role that does
+    not own the schema (an application role) gets a no-op when the schema is
+    up to date, and a clear error when it is not.
     """
     if not conn.autocommit:
         raise MigrationError("migrate needs an autocommit connection.")
     applied: list[str] = []
+    migrations = sql_files("migrations")
     functions = sql_files("functions")
     with wrap_exceptions():
         conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
         try:
-            with conn.transaction():
-                conn.execute("CREATE SCHEMA IF NOT EXISTS brain")
-                conn.execute(
-                    """CREATE TABLE IF NOT EXISTS brain.migration (
-                           name text PRIMARY KEY,
-                           sha256 text NOT NULL,
-                           applied_at timestamptz NOT NULL DEFAULT now())"""
-                )
+            owner = conn.execute(
+                "SELECT pg_has_role(current_user, nspowner, 'MEMBER') FROM pg_namespace"
+                " WHERE nspname = 'brain'"
+            ).fetchone()
+            if owner is None:
+                with conn.transaction():
+                    conn.execute("CREATE SCHEMA brain")
+            if not is_migrated(conn):
+                with conn.transaction():
+                    conn.execute(
+                        """CREATE TABLE brain.migration (
+                               name text PRIMARY KEY,
+                               sha256 text NOT NULL,
+                               applied_at timestamptz NOT NULL DEFAULT now())"""
+                    )
             done = dict(conn.execute("SELECT name, sha256 FROM brain.migration").fetchall())
-            for path in sql_files("migrations"):
+            pending = []
+            for path in migrations:
                 digest = _sha256(path)
-                if path.name in done:
-                    if done[path.name] != digest:
-                        raise MigrationError(
-                            f"Migration {path.name} changed after it was applied.",
-                            detail={"recorded": done[path.name], "file": digest},
-                            hint="A released migration never changes: "
-                            "put the change in a new migration file.",
-                        )
-                    continue
+                if path.name not in done:
+                    pending.append((path, digest))
+                elif done[path.name] != digest:
+                    raise MigrationError(
+                        f"Migration {path.name} changed after it was applied.",
+                        detail={"recorded": done[path.name], "file": digest},
+                        hint="A released migration never changes: "
+                        "put the change in a new migration file.",
+                    )
+            if owner is not None and not owner[0]:
+                if pending:
+                    raise MigrationError(
+                        f"{len(pending)} migration(s) to apply, and {conn.info.user} does not own "
+                        "schema brain.",
+                        detail={"pending": [p.name for p, _ in pending]},
+                        hint="Run `brain init` once as the database owner.",
+                    )
+                return MigrateReport(applied=[], functions=0)
+            for path, digest in pending:
                 with conn.transaction():
                     conn.execute(path.read_text(encoding="utf-8"))
                     conn.execute(

@@ -247,6 +247,7 @@ END
 $$;
 
 GRANT USAGE ON SCHEMA brain TO brain_user;
+GRANT SELECT ON brain.migration TO brain_user;
 GRANT SELECT ON brain.account, brain.organization, brain.workspace TO brain_user;
 GRANT SELECT, INSERT, UPDATE, DELETE ON brain.memory, brain.rule, brain.fact, brain.incident,
     brain.task, brain.embedding, brain.audit TO brain_user;

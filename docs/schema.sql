@@ -1,0 +1,1175 @@
+CREATE SCHEMA brain;
+CREATE TYPE brain.write_result AS (
+	action text,
+	memory_id bigint,
+	duplicate_of bigint,
+	similarity real,
+	embedding_pending boolean,
+	embedding_input text
+);
+CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
+    VALUES (brain.current_workspace(), id, action,
+            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+            coalesce(detail, '{}'), brain.memory_json(id))
+$$;
+CREATE FUNCTION brain.current_workspace() RETURNS bigint
+    LANGUAGE sql STABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(nullif(pg_catalog.current_setting('brain.workspace', true), '')::bigint, 1)
+$$;
+COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>; the default workspace (1) when unset.';
+CREATE TABLE brain.embedding_space (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    space_id bigint NOT NULL,
+    provider text NOT NULL,
+    model text NOT NULL,
+    dims integer NOT NULL,
+    near_identical real DEFAULT 0.92 NOT NULL,
+    related real DEFAULT 0.75 NOT NULL,
+    state text DEFAULT 'building'::text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    activated_at timestamp with time zone,
+    CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
+    CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
+    CONSTRAINT embedding_space_model_check CHECK ((btrim(model) <> ''::text)),
+    CONSTRAINT embedding_space_near_identical_check CHECK (((near_identical > (0)::double precision) AND (near_identical <= (1)::double precision))),
+    CONSTRAINT embedding_space_provider_check CHECK ((provider ~ '^[a-z][a-z0-9_-]*$'::text)),
+    CONSTRAINT embedding_space_related_check CHECK (((related > (0)::double precision) AND (related <= (1)::double precision))),
+    CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
+);
+CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    n integer := coalesce(array_length(embedding, 1), 0);
+BEGIN
+    IF array_ndims(embedding) > 1 THEN
+        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL, NULL);
+    END IF;
+    IF n <> s.dims THEN
+        PERFORM brain._raise('BR012',
+            format('The embedding has %s dimensions; space %s:%s has %s.', n, s.provider, s.model, s.dims),
+            jsonb_build_object('given', n, 'expected', s.dims, 'space', s.provider || ':' || s.model),
+            'Embed with the model of the active space, or register a space for this model.');
+    END IF;
+    IF EXISTS (SELECT FROM unnest(embedding) AS v
+               WHERE v IS NULL OR v = 'NaN'::float8 OR v = 'Infinity'::float8 OR v = '-Infinity'::float8) THEN
+        PERFORM brain._raise('BR012', 'The embedding contains NULL, NaN or infinite values.', NULL,
+            'Check the embedder''s output.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM unnest(embedding) AS v WHERE v <> 0) THEN
+        PERFORM brain._raise('BR012', 'The embedding is all zeros; cosine similarity is undefined for it.',
+            NULL, 'Check the embedder''s output.');
+    END IF;
+    RETURN embedding::public.vector;
+END
+$$;
+CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    words integer;
+    secrets text[];
+BEGIN
+    IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task') THEN
+        PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
+            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task')),
+            'Use rule (how to behave), fact (what is true), incident (what happened) or task (what to do).');
+    END IF;
+    IF kind = 'rule' AND severity IS DISTINCT FROM 'BLOCKER' AND severity IS DISTINCT FROM 'PATTERN' THEN
+        PERFORM brain._raise('BR002', format('A rule''s severity must be BLOCKER or PATTERN, not %L.', severity),
+            jsonb_build_object('severity', severity),
+            CASE WHEN severity = 'DEPRECATED'
+                 THEN 'A rule becomes DEPRECATED only when it is superseded: use brain.supersede.'
+                 ELSE 'BLOCKER: never do otherwise. PATTERN: the usual way.' END);
+    END IF;
+    IF kind <> 'rule' AND severity IS NOT NULL THEN
+        PERFORM brain._raise('BR002', format('Only rules have a severity; this is a %s.', kind),
+            jsonb_build_object('kind', kind, 'severity', severity), 'Leave severity out.');
+    END IF;
+    IF headline IS NULL OR brain.trim_space(headline) = '' THEN
+        PERFORM brain._raise('BR003', 'A memory needs a headline.', NULL,
+            'Give a one-line summary of at most 15 words.');
+    END IF;
+    words := brain.word_count(headline);
+    IF words > 15 OR length(headline) > 300 THEN
+        PERFORM brain._raise('BR004',
+            format('The headline has %s words and %s characters; the limit is 15 words and 300 characters.',
+                   words, length(headline)),
+            jsonb_build_object('words', words, 'characters', length(headline), 'max_words', 15),
+            'Shorten the headline and move the detail into the body.');
+    END IF;
+    -- The character bound runs first so a huge body is refused without splitting it.
+    IF length(body) > 20000 THEN
+        PERFORM brain._raise('BR005',
+            format('The body has %s characters; the limit is 400 words and 20000 characters.', length(body)),
+            jsonb_build_object('characters', length(body), 'max_words', 400, 'max_characters', 20000),
+            'Store one atomic memory per idea: split it into several memories.');
+    END IF;
+    words := brain.word_count(body);
+    IF words > 400 THEN
+        PERFORM brain._raise('BR005', format('The body has %s words; the limit is 400.', words),
+            jsonb_build_object('words', words, 'max_words', 400),
+            'Store one atomic memory per idea: split it into several memories.');
+    END IF;
+    IF brain.guardrail_stamps(body) >= 2 THEN
+        PERFORM brain._raise('BR006', 'The body stacks several date-stamped GUARDRAIL markers.',
+            jsonb_build_object('markers', brain.guardrail_stamps(body)),
+            'Each guardrail is its own rule; to change one, supersede it instead of appending to it.');
+    END IF;
+    secrets := brain.find_secrets(concat_ws(E'\n', headline, body, extra_text));
+    IF cardinality(secrets) > 0 THEN
+        PERFORM brain._raise('BR007', 'The text contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', secrets),
+            'Remove the secret and refer to where it is kept (a vault path or an environment variable name).');
+    END IF;
+    IF category IS NOT NULL AND category NOT IN ('decision', 'idea', 'meeting', 'person', 'insight',
+            'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
+            'feature_request', 'note') THEN
+        PERFORM brain._raise('BR009', format('Unknown category %L.', category),
+            jsonb_build_object('category', category), 'See docs/sql-api.md for the categories.');
+    END IF;
+    IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
+        PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
+            jsonb_build_object('origin', origin,
+                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')));
+    END IF;
+END
+$$;
+CREATE TABLE brain.memory (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    kind text NOT NULL,
+    category text DEFAULT 'note'::text NOT NULL,
+    origin text DEFAULT 'explicit'::text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    headline text NOT NULL,
+    body text DEFAULT ''::text NOT NULL,
+    normalized text NOT NULL,
+    normalized_hash uuid GENERATED ALWAYS AS ((md5(normalized))::uuid) STORED,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    people text[] DEFAULT '{}'::text[] NOT NULL,
+    topics text[] DEFAULT '{}'::text[] NOT NULL,
+    action_items text[] DEFAULT '{}'::text[] NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'active'::text NOT NULL,
+    pinned boolean DEFAULT false NOT NULL,
+    skill_trigger jsonb,
+    importance real DEFAULT 0.5 NOT NULL,
+    upvotes integer DEFAULT 0 NOT NULL,
+    downvotes integer DEFAULT 0 NOT NULL,
+    access_count integer DEFAULT 0 NOT NULL,
+    last_accessed timestamp with time zone,
+    source_agent text,
+    session_id bigint,
+    source_system text,
+    source_ref text,
+    source_hash text,
+    supersedes bigint,
+    superseded_by bigint,
+    superseded_at timestamp with time zone,
+    supersede_reason text,
+    expires_at timestamp with time zone,
+    last_confirmed_at timestamp with time zone,
+    forget_reason text,
+    replaced_by bigint,
+    dedup_pending boolean DEFAULT false NOT NULL,
+    record_version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
+    CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
+    CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
+    CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
+    CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text]))),
+    CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
+    CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
+);
+CREATE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false) RETURNS brain.memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory;
+BEGIN
+    IF lock THEN
+        SELECT * INTO mem FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id FOR UPDATE;
+    ELSE
+        SELECT * INTO mem FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id;
+    END IF;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', id),
+            jsonb_build_object('id', id), 'Find memories with brain search or brain.list_recent.');
+    END IF;
+    RETURN mem;
+END
+$$;
+CREATE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint DEFAULT NULL::bigint, OUT memory_id bigint, OUT similarity real) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'strict_order'
+    AS $_$
+BEGIN
+    -- Literal space id and dimension, so the planner can use that space's partial index.
+    EXECUTE format($q$
+        SELECT e.memory_id, (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)))::real
+        FROM brain.embedding e
+        JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+        WHERE e.space_id = %2$s AND e.workspace_id = $2 AND m.kind = $3 AND m.project = $4
+          AND m.state = 'active' AND m.memory_id IS DISTINCT FROM $5
+        ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
+        LIMIT 1 $q$, s.dims, s.space_id)
+    INTO memory_id, similarity
+    USING v, s.workspace_id, kind, project, exclude_id;
+END
+$_$;
+CREATE FUNCTION brain._raise(code text, message text, detail jsonb DEFAULT NULL::jsonb, hint text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message,
+        DETAIL = coalesce(detail::text, ''), HINT = coalesce(hint, '');
+END
+$$;
+COMMENT ON FUNCTION brain._raise(code text, message text, detail jsonb, hint text) IS 'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
+CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.embedding_space;
+BEGIN
+    IF space IS NULL THEN
+        s := brain.active_embedding_space();
+        IF s.space_id IS NULL THEN
+            PERFORM brain._raise('BR012', 'No embedding space is registered in this workspace.', NULL,
+                'Run `brain init`, or SELECT brain.use_embedding_space(provider, model, dims).');
+        END IF;
+        RETURN s;
+    END IF;
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace()
+      AND es.provider || ':' || es.model = _resolve_space.space;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR012', format('Unknown embedding space %L.', space),
+            jsonb_build_object('space', space),
+            'Register it with brain.use_embedding_space, or run `brain init` with that embedder.');
+    END IF;
+    RETURN s;
+END
+$$;
+CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+DECLARE
+    ws bigint := brain.current_workspace();
+    v_headline text := brain.trim_space(p_headline);
+    v_body text := brain.trim_space(coalesce(p_body, ''));
+    v_project text := coalesce(p_project, '');
+    v_origin text := coalesce(p_origin, 'explicit');
+    v_severity text := CASE WHEN p_kind = 'rule' THEN coalesce(upper(p_severity), 'PATTERN')
+                          ELSE upper(p_severity) END;
+    v_normalized text;
+    full_text text;
+    space brain.embedding_space;
+    vec public.vector;
+    near record;
+    existing brain.memory;
+    r brain.write_result;
+BEGIN
+    PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
+        concat_ws(E'\n', p_metadata::text, p_skill_trigger::text, array_to_string(p_tags, ' '),
+                  p_what_was_wrong, p_what_is_correct, p_error_message, p_command_attempted,
+                  p_source_ref));
+    IF p_kind <> 'task' AND (p_status IS NOT NULL OR p_priority IS NOT NULL OR p_due_at IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'status, priority and due_at belong to tasks.',
+            jsonb_build_object('kind', p_kind), 'Leave them out, or store a task.');
+    END IF;
+    IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
+                            OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
+        PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
+            jsonb_build_object('status', p_status, 'priority', p_priority));
+    END IF;
+    IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind));
+    END IF;
+    IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
+        PERFORM brain._raise('BR009', 'halflife_days must be positive.',
+            jsonb_build_object('halflife_days', p_halflife_days));
+    END IF;
+    IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
+            OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
+            OR cardinality(p_related_files) > 0 OR p_complexity IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind));
+    END IF;
+    IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
+        PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
+            jsonb_build_object('complexity', p_complexity));
+    END IF;
+    IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
+        PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
+            jsonb_build_object('importance', p_importance));
+    END IF;
+    IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
+        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
+    END IF;
+    IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
+            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$') THEN
+        PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+            jsonb_build_object('skill_trigger', p_skill_trigger),
+            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}');
+    END IF;
+    full_text := v_headline || E'\n' || v_body;
+    IF p_check_only THEN
+        r := ROW('valid', NULL, NULL, NULL, NULL, brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+    IF p_embedding IS NOT NULL THEN
+        space := brain._resolve_space(p_embedding_space);
+        IF space.state <> 'active' THEN
+            PERFORM brain._raise('BR012',
+                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
+                jsonb_build_object('space', space.provider || ':' || space.model),
+                'Embed with the active space''s model (see brain.active_embedding_space()).');
+        END IF;
+        vec := brain._check_vector(p_embedding, space);
+        -- Writers of one kind and project take turns, so two near-identical
+        -- texts written at once cannot both miss each other.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || p_kind || '/' || v_project));
+    END IF;
+    v_normalized := brain.normalize_text(v_headline, v_body);
+    SELECT * INTO existing FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
+      AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
+    IF FOUND THEN
+        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
+                 brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+    IF vec IS NOT NULL AND p_kind <> 'incident' THEN
+        SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
+        IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
+            SELECT * INTO existing FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            -- Keep the longer text; rules are immutable, so a rule is kept as it is.
+            IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
+                UPDATE brain.memory m
+                SET headline = v_headline, body = v_body, normalized = v_normalized,
+                    tags = ARRAY(SELECT DISTINCT unnest(m.tags || brain.extract_tags(full_text)
+                                                        || coalesce(p_tags, '{}'))),
+                    people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
+                    action_items = brain.extract_action_items(full_text), updated_at = now()
+                WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
+                UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+                WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
+                PERFORM brain._audit(existing.memory_id, 'update', p_source_agent,
+                    jsonb_build_object('reason', 'near-identical write with a longer text',
+                                       'similarity', near.similarity));
+                r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false,
+                         brain.embedding_input(v_headline, v_body));
+            ELSE
+                r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false,
+                         brain.embedding_input(v_headline, v_body));
+            END IF;
+            RETURN r;
+        END IF;
+        IF near.memory_id IS NOT NULL AND near.similarity >= space.related
+           AND v_origin IN ('explicit', 'overlay') THEN
+            SELECT * INTO existing FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            PERFORM brain._raise('BR008',
+                format('A related %s already exists: #%s "%s" (similarity %s).', p_kind, existing.memory_id,
+                       existing.headline, round(near.similarity::numeric, 3)),
+                jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                   'headline', existing.headline, 'threshold', space.related),
+                format('If the new text corrects or extends it, supersede it: brain supersede %s ... (SQL: brain.supersede(old_id => %s, ...)).',
+                       existing.memory_id, existing.memory_id));
+        END IF;
+    END IF;
+    INSERT INTO brain.memory AS m (
+        workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+        topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending)
+    VALUES (
+        ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
+        ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+              FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
+              WHERE brain.trim_space(t) <> ''),
+        brain.extract_people(full_text), brain.extract_topics(full_text),
+        brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
+        p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
+        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL)
+    ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+    RETURNING * INTO existing;
+    IF NOT FOUND THEN
+        -- Another transaction stored the same text first.
+        SELECT * INTO existing FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
+          AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
+        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
+                 brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+    CASE p_kind
+        WHEN 'rule' THEN
+            INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
+        WHEN 'fact' THEN
+            INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+            VALUES (ws, existing.memory_id, coalesce(p_halflife_days, 7));
+        WHEN 'incident' THEN
+            INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
+                error_message, command_attempted, related_files, complexity)
+            VALUES (ws, existing.memory_id, p_what_was_wrong, p_what_is_correct, p_error_message,
+                p_command_attempted, coalesce(p_related_files, '{}'), p_complexity);
+        WHEN 'task' THEN
+            INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
+            VALUES (ws, existing.memory_id, coalesce(p_status, 'open'), coalesce(p_priority, 3), p_due_at);
+    END CASE;
+    IF vec IS NOT NULL THEN
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+        VALUES (ws, space.space_id, existing.memory_id, vec);
+    ELSE
+        PERFORM pg_notify('brain_embedding',
+            jsonb_build_object('workspace_id', ws, 'memory_id', existing.memory_id)::text);
+    END IF;
+    PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
+        CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
+             ELSE jsonb_build_object('supersedes', p_supersedes) END);
+    r := ROW('created', existing.memory_id, NULL, NULL, vec IS NULL, brain.embedding_input(v_headline, v_body));
+    RETURN r;
+END
+$_$;
+CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT * FROM brain.embedding_space
+    WHERE workspace_id = brain.current_workspace() AND state = 'active'
+$$;
+COMMENT ON FUNCTION brain.active_embedding_space() IS 'The embedding space that writes and searches use in this workspace (NULL fields when none is registered).';
+CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain._resolve_space(embedding_space);
+    vec public.vector := brain._check_vector(embedding, space);
+    mem brain.memory;
+    existing brain.memory;
+    near record;
+    r brain.write_result;
+BEGIN
+    SELECT * INTO mem FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = attach_embedding.memory_id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', attach_embedding.memory_id),
+            jsonb_build_object('id', attach_embedding.memory_id), NULL);
+    END IF;
+    INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding)
+    VALUES (ws, space.space_id, mem.memory_id, vec)
+    ON CONFLICT ON CONSTRAINT embedding_pkey
+    DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    r := ROW('created', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
+        RETURN r;
+    END IF;
+    UPDATE brain.memory m SET dedup_pending = false
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    IF mem.kind = 'incident' THEN
+        RETURN r;
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || mem.kind || '/' || mem.project));
+    SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
+    IF near.memory_id IS NULL OR near.similarity < space.related THEN
+        RETURN r;
+    END IF;
+    IF near.similarity < space.near_identical THEN
+        -- Related, and the writer is gone and cannot be told to supersede: keep
+        -- the memory and flag the pair (authored memories only, as in remember).
+        IF mem.origin IN ('explicit', 'overlay') THEN
+            UPDATE brain.memory m
+            SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
+                                                            'similarity', near.similarity)
+            WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+            r.duplicate_of := near.memory_id;
+            r.similarity := near.similarity;
+        END IF;
+        RETURN r;
+    END IF;
+    -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
+    SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+    UPDATE brain.memory m
+    SET state = 'tombstoned', replaced_by = existing.memory_id,
+        forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
+                               round(near.similarity::numeric, 3)),
+        updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
+        jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
+    IF mem.kind <> 'rule' AND length(mem.normalized) > length(existing.normalized) THEN
+        UPDATE brain.memory m
+        SET headline = mem.headline, body = mem.body, normalized = mem.normalized,
+            tags = ARRAY(SELECT DISTINCT unnest(m.tags || mem.tags)), people = mem.people,
+            topics = mem.topics, action_items = mem.action_items, updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
+        UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+        WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
+        PERFORM brain._audit(existing.memory_id, 'update', NULL,
+            jsonb_build_object('reason', 'near-identical write with a longer text',
+                               'from', mem.memory_id, 'similarity', near.similarity));
+        r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
+    ELSE
+        r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
+    END IF;
+    RETURN r;
+END
+$$;
+COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH RECURSIVE chain AS (
+        SELECT m.memory_id, m.superseded_by, 0 AS depth
+        FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+        UNION ALL
+        SELECT m.memory_id, m.superseded_by, chain.depth + 1
+        FROM chain
+        JOIN brain.memory m ON m.workspace_id = brain.current_workspace()
+                            AND m.memory_id = chain.superseded_by
+        WHERE chain.depth < 10000
+    )
+    SELECT memory_id FROM chain ORDER BY depth DESC LIMIT 1
+$$;
+COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
+CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
+                ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
+$$;
+COMMENT ON FUNCTION brain.embedding_input(headline text, body text) IS 'The text an embedder sees for a memory: the headline, a blank line, the body.';
+CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(s ORDER BY ord), '{}')
+    FROM (
+        SELECT btrim(s) AS s, ord
+        FROM regexp_split_to_table(coalesce(t, ''), '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS x(s, ord)
+        WHERE s ~* '\m(need to|needs to|must|follow up|follow-up|todo|to-do|action item|remember to|don''t forget|make sure to)\M'
+        ORDER BY ord
+        LIMIT 10
+    ) AS item
+$$;
+COMMENT ON FUNCTION brain.extract_action_items(t text) IS 'Sentences that ask for an action ("need to", "must", "follow up", "todo", "remember to", ...): up to 10.';
+CREATE FUNCTION brain.extract_people(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(m[1])), '{}')
+    FROM regexp_matches(coalesce(t, ''), '(?:^|[^\w.@])@([A-Za-z][\w.-]*\w|[A-Za-z])', 'g') AS m
+$$;
+COMMENT ON FUNCTION brain.extract_people(t text) IS '@mentions, lowercased (e-mail addresses are not mentions).';
+CREATE FUNCTION brain.extract_tags(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(m[1])), '{}')
+    FROM regexp_matches(coalesce(t, ''), '(?:^|[^\w&/])#([A-Za-z][\w-]*\w|[A-Za-z])', 'g') AS m
+$$;
+COMMENT ON FUNCTION brain.extract_tags(t text) IS '#hashtags, lowercased (not C#, not URL fragments).';
+CREATE FUNCTION brain.extract_topics(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(word ORDER BY first_at), '{}')
+    FROM (
+        SELECT m[1] AS word, min(ord) AS first_at
+        FROM regexp_matches(coalesce(t, ''), '[a-z0-9,;:)]\s+([A-Z][A-Za-z0-9]*[A-Z0-9a-z]{2,})', 'g')
+             WITH ORDINALITY AS x(m, ord)
+        WHERE m[1] NOT IN ('The', 'This', 'That', 'These', 'Those', 'When', 'Then', 'And',
+                           'But', 'For', 'With', 'Not', 'Always', 'Never', 'Use', 'Don')
+        GROUP BY m[1]
+        ORDER BY min(ord)
+        LIMIT 10
+    ) AS topic
+$$;
+COMMENT ON FUNCTION brain.extract_topics(t text) IS 'Capitalized words that do not start a sentence (names, products, acronyms): up to 10, in order of appearance.';
+CREATE FUNCTION brain.find_secrets(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT coalesce(array_agg(p.name ORDER BY p.name), '{}')
+    FROM (VALUES
+        ('aws_access_key',    '\m(AKIA|ASIA)[0-9A-Z]{16}\M'),
+        ('api_key',           '\msk-(ant-|proj-)?[A-Za-z0-9_-]{20,}'),
+        ('github_token',      '\m(gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})'),
+        ('slack_token',       '\mxox[abprs]-[A-Za-z0-9-]{10,}'),
+        ('google_api_key',    '\mAIza[0-9A-Za-z_-]{35}'),
+        ('stripe_key',        '\m[rs]k_(live|test)_[0-9A-Za-z]{16,}'),
+        ('jwt',               '\meyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}'),
+        ('private_key',       '-----BEGIN [A-Z ]*PRIVATE KEY( BLOCK)?-----'),
+        ('dsn_with_password', '[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@]+:([^\s/@]+)@'),
+        ('assigned_secret',   '(?i)(api[_-]?key|secret|token|passwd|password)["'']?\s*[:=]\s*["'']?[^\s"''<>$%{][^\s"''<>]{11,}')
+    ) AS p(name, pattern)
+    WHERE t ~ p.pattern
+      AND (p.name <> 'dsn_with_password'
+           -- a documented placeholder (user:password@, user:***@, user:${PW}@) is no secret
+           OR EXISTS (SELECT FROM regexp_matches(t, p.pattern, 'g') AS m
+                      WHERE m[1] !~* '^(\*+|x+|\.\.\.|<[^>]*>|\$\{?\w+\}?|%\(?\w+\)?s?|pass(word)?|secret|changeme)$'))
+$_$;
+COMMENT ON FUNCTION brain.find_secrets(t text) IS 'Names of the secret patterns found in a text (API keys, tokens, JWTs, private keys, DSNs with passwords). Empty when clean.';
+CREATE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT NULL::bigint, source text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    mem brain.memory;
+BEGIN
+    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
+        PERFORM brain._raise('BR014', 'Forgetting a memory needs a reason.', NULL,
+            'Say why, e.g. reason => ''the service was decommissioned''.');
+    END IF;
+    mem := brain._get_memory(id, lock => true);
+    IF mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason), NULL);
+    END IF;
+    IF mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is superseded by #%s and already out of default reads.', mem.memory_id,
+                   mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'current', brain.current_version(mem.memory_id)),
+            format('Forget the current version, #%s, if the belief itself is wrong.',
+                   brain.current_version(mem.memory_id)));
+    END IF;
+    IF replaced_by IS NOT NULL THEN
+        IF replaced_by = mem.memory_id THEN
+            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL, NULL);
+        END IF;
+        PERFORM brain._get_memory(replaced_by);
+    END IF;
+    UPDATE brain.memory m
+    SET state = 'tombstoned', forget_reason = brain.trim_space(reason), replaced_by = forget.replaced_by,
+        updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'forget', source,
+        jsonb_build_object('reason', brain.trim_space(reason), 'replaced_by', replaced_by));
+    RETURN mem.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.forget(id bigint, reason text, replaced_by bigint, source text) IS 'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
+CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(sum(least(regexp_count(line, '\mguardrail\M', 1, 'i'),
+                              regexp_count(line, '\d{4}-\d{2}-\d{2}'))), 0)::integer
+    FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
+$$;
+COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object('id', m.memory_id)
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id')
+           || coalesce(CASE m.kind
+                  WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
+                                    WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
+                  WHEN 'fact' THEN (SELECT to_jsonb(f) - 'workspace_id' - 'memory_id' FROM brain.fact f
+                                    WHERE f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id)
+                  WHEN 'incident' THEN (SELECT to_jsonb(i) - 'workspace_id' - 'memory_id' FROM brain.incident i
+                                        WHERE i.workspace_id = m.workspace_id AND i.memory_id = m.memory_id)
+                  WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
+                                    WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
+              END, '{}')
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+$$;
+COMMENT ON FUNCTION brain.memory_json(id bigint) IS 'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
+CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT lower(brain.trim_space(regexp_replace(coalesce(headline, '') || ' ' || coalesce(body, ''),
+                                                 '\s+', ' ', 'g')))
+$$;
+COMMENT ON FUNCTION brain.normalize_text(headline text, body text) IS 'Headline and body lowercased with runs of white space folded: the key of exact dedup.';
+CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH space AS MATERIALIZED (
+        SELECT (brain._resolve_space(pending_embeddings.embedding_space)).space_id
+    )
+    SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
+    FROM brain.memory m, space
+    WHERE m.workspace_id = brain.current_workspace()
+      AND m.state <> 'tombstoned'
+      AND NOT EXISTS (SELECT FROM brain.embedding e
+                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                        AND e.memory_id = m.memory_id)
+    ORDER BY m.dedup_pending DESC, m.memory_id
+    LIMIT max_rows
+$$;
+COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_rows integer) IS 'Memories that have no embedding in a space (the active one by default), queued writes first: the work list of `brain worker`.';
+CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    mem brain.memory := brain._get_memory(id);
+    current_id bigint;
+    current_headline text;
+    banner text;
+BEGIN
+    UPDATE brain.memory m
+    SET access_count = m.access_count + 1, last_accessed = now()
+    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    IF mem.state = 'superseded' THEN
+        current_id := brain.current_version(mem.memory_id);
+        SELECT m.headline INTO current_headline FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id = current_id;
+        banner := format('SUPERSEDED on %s by #%s (reason: %s). Current version: #%s "%s".',
+            to_char(mem.superseded_at AT TIME ZONE 'UTC', 'YYYY-MM-DD'), mem.superseded_by,
+            mem.supersede_reason, current_id, current_headline);
+    ELSIF mem.state = 'tombstoned' THEN
+        banner := format('FORGOTTEN: %s.', mem.forget_reason)
+            || CASE WHEN mem.replaced_by IS NOT NULL
+                    THEN format(' Replaced by #%s.', brain.current_version(mem.replaced_by)) ELSE '' END;
+        current_id := CASE WHEN mem.replaced_by IS NOT NULL THEN brain.current_version(mem.replaced_by) END;
+    ELSIF mem.state = 'archived' THEN
+        banner := 'ARCHIVED: kept for reference, not in default search.';
+    END IF;
+    RETURN brain.memory_json(mem.memory_id)
+        || jsonb_build_object('banner', banner, 'current_id', coalesce(current_id, mem.memory_id));
+END
+$$;
+COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS brain.write_result
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+        pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
+        source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
+        what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
+        check_only, NULL)
+$$;
+COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    old brain.memory;
+    old_rule brain.rule;
+    old_fact brain.fact;
+    old_task brain.task;
+    old_incident brain.incident;
+    r brain.write_result;
+BEGIN
+    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
+        PERFORM brain._raise('BR014', 'A supersede needs a reason.', NULL,
+            'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
+    END IF;
+    old := brain._get_memory(old_id, lock => true);
+    IF old.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is already superseded by #%s.', old.memory_id, old.superseded_by),
+            jsonb_build_object('id', old.memory_id, 'superseded_by', old.superseded_by,
+                               'current', brain.current_version(old.memory_id)),
+            format('Supersede the current version, #%s, instead.', brain.current_version(old.memory_id)));
+    END IF;
+    IF old.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', old.memory_id),
+            jsonb_build_object('id', old.memory_id, 'forget_reason', old.forget_reason),
+            'Store the new text with brain.remember.');
+    END IF;
+    SELECT * INTO old_rule FROM brain.rule t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_fact FROM brain.fact t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_task FROM brain.task t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    SELECT * INTO old_incident FROM brain.incident t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    r := brain._write(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project,
+        CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
+        coalesce(tags, old.tags), old.importance, inherit_pinned AND old.pinned,
+        coalesce(skill_trigger, old.skill_trigger), coalesce(metadata, old.metadata), embedding,
+        embedding_space, source, session_id, old.source_system, old.source_ref, NULL, old.expires_at,
+        old_fact.halflife_days,
+        old_task.status, old_task.priority, old_task.due_at,
+        old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
+        old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
+        check_only, old.memory_id);
+    IF check_only THEN
+        RETURN r;
+    END IF;
+    IF r.memory_id = old.memory_id THEN
+        PERFORM brain._raise('BR011', format('The new text is the same as memory #%s.', old.memory_id),
+            jsonb_build_object('id', old.memory_id), 'Change the text, or leave the memory as it is.');
+    END IF;
+    UPDATE brain.memory m
+    SET state = 'superseded', superseded_by = r.memory_id, superseded_at = now(),
+        supersede_reason = brain.trim_space(reason), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    IF old.kind = 'rule' THEN
+        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = old_rule.severity
+        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    END IF;
+    PERFORM brain._audit(old.memory_id, 'supersede', source,
+        jsonb_build_object('superseded_by', r.memory_id, 'reason', brain.trim_space(reason)));
+    RETURN r;
+END
+$$;
+COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required.';
+CREATE FUNCTION brain.trim_space(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT regexp_replace(t, '^\s+|\s+$', '', 'g')
+$_$;
+COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
+CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    old brain.memory := brain._get_memory(id, lock => true);
+    successor brain.memory;
+BEGIN
+    IF old.state <> 'superseded' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', old.memory_id, old.state),
+            jsonb_build_object('id', old.memory_id, 'state', old.state), NULL);
+    END IF;
+    successor := brain._get_memory(old.superseded_by, lock => true);
+    IF successor.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('#%s, which replaced #%s, has itself been superseded by #%s.', successor.memory_id,
+                   old.memory_id, successor.superseded_by),
+            jsonb_build_object('id', old.memory_id, 'successor', successor.memory_id,
+                               'successor_superseded_by', successor.superseded_by),
+            format('Unsupersede #%s first.', successor.memory_id));
+    END IF;
+    -- A successor created by this supersede is withdrawn with it; a memory that
+    -- existed on its own (the supersede deduplicated onto it) stays.
+    IF successor.supersedes = old.memory_id AND successor.state = 'active' THEN
+        UPDATE brain.memory m
+        SET state = 'tombstoned', forget_reason = format('supersede of #%s reverted', old.memory_id),
+            updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = successor.memory_id;
+        PERFORM brain._audit(successor.memory_id, 'forget', source,
+            jsonb_build_object('reason', 'unsupersede', 'restored', old.memory_id));
+    END IF;
+    BEGIN
+        UPDATE brain.memory m
+        SET state = 'active', superseded_by = NULL, superseded_at = NULL, supersede_reason = NULL,
+            updated_at = now()
+        WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    EXCEPTION WHEN unique_violation THEN
+        PERFORM brain._raise('BR011',
+            format('An active memory with the same text as #%s exists now.', old.memory_id),
+            jsonb_build_object('id', old.memory_id), 'Forget or supersede that memory first.');
+    END;
+    UPDATE brain.rule t SET severity = t.prior_severity, prior_severity = NULL
+    WHERE t.workspace_id = ws AND t.memory_id = old.memory_id AND t.prior_severity IS NOT NULL;
+    PERFORM brain._audit(old.memory_id, 'unsupersede', source,
+        jsonb_build_object('was_superseded_by', successor.memory_id));
+    RETURN old.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision) RETURNS brain.embedding_space
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    s brain.embedding_space;
+BEGIN
+    IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
+        PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
+            jsonb_build_object('dims', dims), 'Check the embedder''s model.');
+    END IF;
+    IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
+       OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
+        PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
+            jsonb_build_object('near_identical', near_identical, 'related', related));
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
+      AND es.model = use_embedding_space.model;
+    IF FOUND THEN
+        IF s.dims <> use_embedding_space.dims THEN
+            PERFORM brain._raise('BR012',
+                format('Embedding space %s:%s has %s dimensions, not %s.', s.provider, s.model, s.dims,
+                       use_embedding_space.dims),
+                jsonb_build_object('space', s.provider || ':' || s.model, 'dims', s.dims,
+                                   'given', use_embedding_space.dims),
+                'A model with another size is another space: give it another model name.');
+        END IF;
+        UPDATE brain.embedding_space es
+        SET near_identical = coalesce(use_embedding_space.near_identical, es.near_identical),
+            related = coalesce(use_embedding_space.related, es.related)
+        WHERE es.workspace_id = ws AND es.space_id = s.space_id
+        RETURNING * INTO s;
+    ELSE
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related)
+        VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
+                coalesce(use_embedding_space.near_identical, 0.92),
+                coalesce(use_embedding_space.related, 0.75))
+        RETURNING * INTO s;
+    END IF;
+    EXECUTE format(
+        'CREATE INDEX IF NOT EXISTS %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
+        'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+    IF NOT EXISTS (SELECT FROM brain.embedding_space es
+                   WHERE es.workspace_id = ws AND es.state = 'active') THEN
+        UPDATE brain.embedding_space es SET state = 'active', activated_at = now()
+        WHERE es.workspace_id = ws AND es.space_id = s.space_id
+        RETURNING * INTO s;
+    END IF;
+    RETURN s;
+END
+$$;
+COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
+CREATE FUNCTION brain.word_count(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT regexp_count(coalesce(t, ''), '\S+')
+$$;
+COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of white-space separated words.';
+CREATE TABLE brain.account (
+    account_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE brain.account ALTER COLUMN account_id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME brain.account_account_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.audit (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    audit_id bigint NOT NULL,
+    memory_id bigint,
+    action text NOT NULL,
+    actor text NOT NULL,
+    at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    detail jsonb DEFAULT '{}'::jsonb NOT NULL,
+    snapshot jsonb,
+    CONSTRAINT audit_action_check CHECK ((action = ANY (ARRAY['insert'::text, 'update'::text, 'dedup'::text, 'supersede'::text, 'unsupersede'::text, 'forget'::text, 'archive'::text, 'restore'::text, 'rate'::text, 'annotate'::text, 'pin'::text, 'unpin'::text, 'confirm'::text, 'prune'::text])))
+);
+ALTER TABLE brain.audit ALTER COLUMN audit_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.audit_audit_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.embedding (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    space_id bigint NOT NULL,
+    memory_id bigint NOT NULL,
+    embedding public.vector NOT NULL,
+    embedded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE brain.embedding_space ALTER COLUMN space_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.embedding_space_space_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.fact (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    halflife_days real DEFAULT 7 NOT NULL,
+    CONSTRAINT fact_halflife_days_check CHECK ((halflife_days > (0)::double precision))
+);
+CREATE TABLE brain.incident (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    what_was_wrong text,
+    what_is_correct text,
+    error_message text,
+    command_attempted text,
+    related_files text[] DEFAULT '{}'::text[] NOT NULL,
+    complexity text,
+    CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
+);
+ALTER TABLE brain.memory ALTER COLUMN memory_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.memory_memory_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.migration (
+    name text NOT NULL,
+    sha256 text NOT NULL,
+    applied_at timestamp with time zone DEFAULT now() NOT NULL
+);
+CREATE TABLE brain.organization (
+    organization_id bigint NOT NULL,
+    account_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE brain.organization ALTER COLUMN organization_id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME brain.organization_organization_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.rule (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    severity text NOT NULL,
+    prior_severity text,
+    CONSTRAINT rule_prior_severity_check CHECK ((prior_severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text]))),
+    CONSTRAINT rule_severity_check CHECK ((severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text, 'DEPRECATED'::text])))
+);
+CREATE TABLE brain.task (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    status text DEFAULT 'open'::text NOT NULL,
+    priority smallint DEFAULT 3 NOT NULL,
+    due_at timestamp with time zone,
+    status_note text,
+    status_changed_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT task_priority_check CHECK (((priority >= 1) AND (priority <= 5))),
+    CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
+);
+CREATE TABLE brain.workspace (
+    workspace_id bigint NOT NULL,
+    organization_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE brain.workspace ALTER COLUMN workspace_id ADD GENERATED BY DEFAULT AS IDENTITY (
+    SEQUENCE NAME brain.workspace_workspace_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+ALTER TABLE ONLY brain.account
+    ADD CONSTRAINT account_name_key UNIQUE (name);
+ALTER TABLE ONLY brain.account
+    ADD CONSTRAINT account_pkey PRIMARY KEY (account_id);
+ALTER TABLE ONLY brain.audit
+    ADD CONSTRAINT audit_pkey PRIMARY KEY (workspace_id, audit_id);
+ALTER TABLE ONLY brain.embedding
+    ADD CONSTRAINT embedding_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
+ALTER TABLE ONLY brain.embedding_space
+    ADD CONSTRAINT embedding_space_pkey PRIMARY KEY (workspace_id, space_id);
+ALTER TABLE ONLY brain.embedding_space
+    ADD CONSTRAINT embedding_space_workspace_id_provider_model_key UNIQUE (workspace_id, provider, model);
+ALTER TABLE ONLY brain.fact
+    ADD CONSTRAINT fact_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.incident
+    ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.memory
+    ADD CONSTRAINT memory_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.migration
+    ADD CONSTRAINT migration_pkey PRIMARY KEY (name);
+ALTER TABLE ONLY brain.organization
+    ADD CONSTRAINT organization_account_id_name_key UNIQUE (account_id, name);
+ALTER TABLE ONLY brain.organization
+    ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
+ALTER TABLE ONLY brain.rule
+    ADD CONSTRAINT rule_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.task
+    ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.workspace
+    ADD CONSTRAINT workspace_organization_id_name_key UNIQUE (organization_id, name);
+ALTER TABLE ONLY brain.workspace
+    ADD CONSTRAINT workspace_pkey PRIMARY KEY (workspace_id);
+CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
+CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
+CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
+CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
+CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
+CREATE INDEX memory_dedup_pending ON brain.memory USING btree (workspace_id, memory_id) WHERE dedup_pending;
+CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id, kind, project, normalized_hash) WHERE (state = 'active'::text);
+CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
+CREATE INDEX memory_people ON brain.memory USING gin (people);
+CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
+CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
+CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
+CREATE INDEX memory_tags ON brain.memory USING gin (tags);
+CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+ALTER TABLE ONLY brain.audit
+    ADD CONSTRAINT audit_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.embedding_space
+    ADD CONSTRAINT embedding_space_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.embedding
+    ADD CONSTRAINT embedding_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.embedding
+    ADD CONSTRAINT embedding_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.fact
+    ADD CONSTRAINT fact_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.incident
+    ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.memory
+    ADD CONSTRAINT memory_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.memory
+    ADD CONSTRAINT memory_workspace_id_replaced_by_fkey FOREIGN KEY (workspace_id, replaced_by) REFERENCES brain.memory(workspace_id, memory_id);
+ALTER TABLE ONLY brain.memory
+    ADD CONSTRAINT memory_workspace_id_superseded_by_fkey FOREIGN KEY (workspace_id, superseded_by) REFERENCES brain.memory(workspace_id, memory_id);
+ALTER TABLE ONLY brain.memory
+    ADD CONSTRAINT memory_workspace_id_supersedes_fkey FOREIGN KEY (workspace_id, supersedes) REFERENCES brain.memory(workspace_id, memory_id);
+ALTER TABLE ONLY brain.organization
+    ADD CONSTRAINT organization_account_id_fkey FOREIGN KEY (account_id) REFERENCES brain.account(account_id);
+ALTER TABLE ONLY brain.rule
+    ADD CONSTRAINT rule_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.task
+    ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.workspace
+    ADD CONSTRAINT workspace_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES brain.organization(organization_id);
+ALTER TABLE brain.audit ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.rule USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.task USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

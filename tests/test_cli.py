@@ -1,0 +1,137 @@
+"""The `brain` command against the test database, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from pybrain.cli import main
+
+BODY = ("The nightly backup job copies the primary database to cold storage "
+        "in the second region before four in the morning")
+
+
+@pytest.fixture
+def brain_cli(cli_env):
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None):
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+    return run
+
+
+def run_brain(env: dict[str, str], *args: str | bytes, input: bytes | None = None):
+    """`brain` in a subprocess: real argv bytes, real exit code."""
+    return subprocess.run([sys.executable, "-m", "pybrain", *args], input=input,
+                          capture_output=True, env={**os.environ, **env}, timeout=60)
+
+
+def test_remember_duplicate_supersede_recall(brain_cli) -> None:
+    r = brain_cli("remember", "fact", "Nightly backup to cold storage", BODY, "--tag", "ops")
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("created #1 fact: Nightly backup to cold storage")
+
+    r = brain_cli("remember", "fact", "nightly backup to  cold storage", BODY)
+    assert r.output.strip() == "skipped: already stored as #1 (exact duplicate)"
+
+    related = BODY.replace("nightly", "weekly").replace("cold", "archive").replace(
+        "second", "third").replace("four", "six")
+    r = brain_cli("remember", "fact", "Weekly backup to archive storage", related)
+    assert r.exit_code == 1
+    assert "error: A related fact already exists: #1" in r.stderr
+    assert "hint: If the new text corrects or extends it, supersede it: brain supersede 1" in r.stderr
+    assert "Traceback" not in r.output
+
+    r = brain_cli("supersede", "1", "Weekly backup to archive storage", related,
+                  "--reason", "backups moved to weekly")
+    assert r.output.strip() == "#1 superseded by #2"
+
+    r = brain_cli("recall", "1")
+    assert r.output.startswith('SUPERSEDED on ')
+    assert 'Current version: #2 "Weekly backup to archive storage"' in r.output
+    assert "tags: ops" in r.output
+
+    r = brain_cli("recall", "2", "--json")
+    data = json.loads(r.output)
+    assert (data["id"], data["state"], data["supersedes"], data["tags"]) == (2, "active", 1, ["ops"])
+
+
+def test_json_output_and_error_json(brain_cli) -> None:
+    r = brain_cli("remember", "rule", "Never force-push shared branches", "--severity", "blocker",
+                  "--json")
+    out = json.loads(r.output)
+    assert out["action"] == "created" and out["memory_id"] == 1 and out["embedding_pending"] is False
+    r = brain_cli("remember", "rule", "Key", "sk-abcdefghijklmnopqrstuvwxyz0123", "--json")
+    assert r.exit_code == 1
+    err = json.loads(r.output)
+    assert err["code"] == "BR007" and err["error"] == "SecretDetected" and err["hint"]
+
+
+def test_unsupersede_and_forget(brain_cli) -> None:
+    brain_cli("remember", "fact", "API listens on 8080")
+    brain_cli("supersede", "1", "API listens on 9090", "--reason", "port change")
+    assert brain_cli("unsupersede", "1").output.strip() == "#1 is current again"
+    r = brain_cli("forget", "1", "--reason", "service retired")
+    assert r.output.strip() == "#1 forgotten"
+    assert brain_cli("recall", "1").output.startswith("FORGOTTEN: service retired.")
+    r = brain_cli("forget", "1")
+    assert r.exit_code == 2 and "--reason" in r.output
+
+
+def test_init_on_a_migrated_database(brain_cli) -> None:
+    out = json.loads(brain_cli("init", "--json").output)
+    assert out["migrations_applied"] == [] and out["embedding_space"] == "hash:feature-hash-v1"
+    assert out["active_space"] == "hash:feature-hash-v1" and out["embedded"] is False
+
+
+def test_unknown_kind_and_bad_arguments_are_usage_errors(brain_cli) -> None:
+    r = brain_cli("remember", "belief", "Something")
+    assert r.exit_code == 2 and "'belief' is not one of" in r.output
+    r = brain_cli("remember", "fact", "Something", "--metadata", "{not json")
+    assert r.exit_code == 2 and "not valid JSON" in r.output
+
+
+def test_invalid_utf8_in_argv_is_refused(cli_env) -> None:
+    r = run_brain(cli_env, "remember", "fact", b"broken \xff\xfe headline")
+    assert r.returncode == 2
+    assert b"not valid UTF-8" in r.stderr
+    assert b"Traceback" not in r.stderr
+
+
+def test_body_from_stdin_with_bad_bytes(cli_env) -> None:
+    r = run_brain(cli_env, "remember", "fact", "From stdin", "-", input=b"caf\xe9 latin-1")
+    assert r.returncode == 2 and b"standard input is not valid UTF-8" in r.stderr
+    r = run_brain(cli_env, "remember", "fact", "From stdin", "-", input=b"nul \x00 byte")
+    assert r.returncode == 1 and b"NUL" in r.stderr
+    r = run_brain(cli_env, "remember", "fact", "From stdin", "-", input=b"fine text")
+    assert r.returncode == 0 and r.stdout.startswith(b"created #1 fact: From stdin")
+
+
+def test_ten_megabyte_body_is_refused_quickly(cli_env) -> None:
+    r = run_brain(cli_env, "remember", "fact", "Huge", "-", input=b"word " * 2_000_000)
+    assert r.returncode == 1
+    assert b"limit is 400 words and 20000 characters" in r.stderr
+    assert run_brain(cli_env, "recall", "1").returncode == 1
+
+
+def test_queued_write_and_worker_once(brain_cli, cli_env, monkeypatch) -> None:
+    from pybrain.embed import clear_cache
+
+    monkeypatch.setenv("BRAIN_EMBEDDER", "ollama:all-minilm")
+    monkeypatch.setenv("BRAIN_OLLAMA_URL", "http://127.0.0.1:9")
+    monkeypatch.setenv("BRAIN_EMBED_RETRIES", "1")
+    clear_cache()
+    r = brain_cli("remember", "fact", "Queued while the embedder is down")
+    assert r.exit_code == 0
+    assert "embedding pending" in r.output and "brain worker --once" in r.output
+    monkeypatch.setenv("BRAIN_EMBEDDER", "hash")
+    clear_cache()
+    r = brain_cli("worker", "--once")
+    assert r.output.strip().startswith("embedded 1:")
+    assert brain_cli("worker", "--once", "--json").output.count('"embedded": 0') == 1

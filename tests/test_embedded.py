@@ -1,0 +1,70 @@
+"""The embedded database as a new user meets it: `brain db ...` and `brain init`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+
+def brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
+    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
+    return subprocess.run([sys.executable, "-m", "pybrain", *args], capture_output=True, text=True,
+                          env=env, timeout=120)
+
+
+def test_db_lifecycle_and_first_write(tmp_path: Path) -> None:
+    home = tmp_path / "brain-home"
+    status = brain(home, "db", "status")
+    assert status.returncode == 3 and status.stdout.startswith("stopped")
+    try:
+        started = brain(home, "db", "start", "--json")
+        assert started.returncode == 0, started.stderr
+        assert json.loads(started.stdout)["pgdata"] == str(home / "pgdata")
+        init = brain(home, "init")
+        assert init.returncode == 0, init.stderr
+        assert f"database: embedded PostgreSQL, data in {home / 'pgdata'}" in init.stdout
+        assert "001-core-schema.sql" in init.stdout
+        assert brain(home, "init").stdout.count("schema up to date") == 1
+        wrote = brain(home, "remember", "fact", "The embedded database works")
+        assert wrote.stdout.startswith("created #1 fact"), wrote.stderr
+        status = json.loads(brain(home, "db", "status", "--json").stdout)
+        assert status["running"] and status["pgdata"] == str(home / "pgdata")
+        url = brain(home, "db", "url").stdout.strip()
+        assert url == status["url"] and url.endswith(f"host={home / 'pgdata'}")
+    finally:
+        stopped = brain(home, "db", "stop")
+    assert stopped.stdout.strip() == "stopped"
+    assert brain(home, "db", "status").returncode == 3
+    assert brain(home, "db", "stop").stdout.strip() == "not running"
+
+
+def test_commands_start_the_database_on_first_use(tmp_path: Path) -> None:
+    home = tmp_path / "fresh"
+    try:
+        wrote = brain(home, "remember", "fact", "No init needed")
+        assert wrote.returncode == 0, wrote.stderr
+        assert wrote.stdout.startswith("created #1 fact")
+    finally:
+        brain(home, "db", "stop")
+
+
+@pytest.mark.skipif(os.name != "posix" or os.geteuid() != 0, reason="only root is restricted")
+def test_root_may_not_keep_the_database_under_root(tmp_path: Path) -> None:
+    r = brain(Path("/root/pybrain-home-test"), "db", "start")
+    assert r.returncode == 1
+    assert "cannot live under /root" in r.stderr and "hint:" in r.stderr
+    assert not Path("/root/pybrain-home-test").exists()
+
+
+def test_db_status_with_an_external_database(tmp_path: Path) -> None:
+    env = {**os.environ, "BRAIN_DATABASE_URL": "postgresql://app:secret@db.example/brain"}
+    r = subprocess.run([sys.executable, "-m", "pybrain", "db", "status"], capture_output=True,
+                       text=True, env=env, timeout=60)
+    assert r.returncode == 0
+    assert "postgresql://app:***@db.example/brain" in r.stdout and "secret" not in r.stdout

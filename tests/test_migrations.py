@@ -1,0 +1,97 @@
+"""Migrations: named and numbered consistently, frozen once released, safe twice and at once."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import threading
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import with_database
+from schema_dump import dump
+
+from pybrain import db
+from pybrain.errors import MigrationError
+
+# A released migration never changes. Adding a migration means adding its
+# checksum here; changing one means this test fails.
+RELEASED = {
+    "001-core-schema.sql": "bc2635ff185ffb228748c6ae7b83cd5b8a24e96f0cdd8075305dc0632051e1f1",
+}
+
+
+@pytest.mark.parametrize("kind", ["migrations", "functions"])
+def test_files_are_numbered_consecutively(kind: str) -> None:
+    names = [p.name for p in db.sql_files(kind)]
+    assert names, f"sql/{kind} is empty"
+    for i, name in enumerate(names, start=1):
+        assert db.SQL_FILE.match(name), f"{name} is not NNN-kebab-name.sql"
+        assert name.startswith(f"{i:03d}-"), f"{name} should be number {i:03d}"
+    assert (db.sql_dir() / kind / "README.md").exists(), f"sql/{kind} needs a README stating its rule"
+
+
+def test_released_migrations_are_frozen() -> None:
+    files = {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in db.sql_files("migrations")}
+    assert files == RELEASED
+
+
+@pytest.fixture
+def empty_database(admin_url: str):
+    name = "brain_empty_migrate"
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {name}")
+    try:
+        yield with_database(admin_url, name)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_migrate_twice_and_concurrently_is_safe(empty_database: str) -> None:
+    errors: list[BaseException] = []
+    reports: list[db.MigrateReport] = []
+    barrier = threading.Barrier(4)
+
+    def run() -> None:
+        try:
+            with psycopg.connect(empty_database, autocommit=True) as conn:
+                barrier.wait()
+                reports.append(db.migrate(conn))
+        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=run) for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    applied = sorted(name for r in reports for name in r.applied)
+    assert applied == sorted(RELEASED), "each migration ran exactly once"
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        again = db.migrate(conn)
+        assert again.applied == []
+        assert again.functions == len(db.sql_files("functions"))
+        recorded = dict(conn.execute("SELECT name, sha256 FROM brain.migration").fetchall())
+    assert recorded == RELEASED
+
+
+def test_a_changed_migration_stops_migrate(empty_database: str) -> None:
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        db.migrate(conn)
+        conn.execute("UPDATE brain.migration SET sha256 = 'edited' WHERE name = '001-core-schema.sql'")
+        with pytest.raises(MigrationError, match="changed after it was applied"):
+            db.migrate(conn)
+
+
+def test_migrations_give_the_documented_schema(empty_database: str) -> None:
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        db.migrate(conn)
+        version = conn.info.server_version
+    if version // 10000 != 18:
+        pytest.skip("docs/schema.sql is dumped from PostgreSQL 18")
+    documented = (Path(__file__).parent.parent / "docs" / "schema.sql").read_text()
+    assert dump(empty_database) == documented, "run `make schema` and review the diff"
