@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import signal
 import sys
@@ -43,8 +44,9 @@ def _fail(error: BrainError, as_json: bool) -> None:
         click.echo(_dump(error.as_dict()))
     else:
         click.secho(f"error: {error.message}", fg="red", err=True)
-        if error.detail and not isinstance(error.detail, str):
-            click.echo(f"  detail: {json.dumps(error.detail, default=str)}", err=True)
+        if isinstance(error.detail, dict):
+            pairs = " ".join(f"{k}={json.dumps(v, default=str)}" for k, v in error.detail.items())
+            click.echo(f"  detail: {pairs}", err=True)
         elif error.detail:
             click.echo(f"  detail: {error.detail}", err=True)
         if error.hint:
@@ -138,7 +140,8 @@ def _render_memory(m: dict[str, Any]) -> str:
     for key in ("tags", "people", "topics"):
         if m.get(key):
             facts.append(f"{key}: {', '.join(m[key])}")
-    facts.append(f"recalled {m['access_count']}×")
+    count = m["access_count"]
+    facts.append(f"recalled {count} time{'' if count == 1 else 's'}")
     lines.append(" · ".join(facts))
     for item in m.get("action_items") or []:
         lines.append(f"action item: {item}")
@@ -179,8 +182,11 @@ def init(as_json: bool) -> None:
     where = "embedded PostgreSQL, data in" if out["embedded"] else "PostgreSQL at"
     click.echo(f"database: {where} {out['database']}")
     applied = ", ".join(report.applied) if report.applied else "schema up to date"
-    functions = (f"{report.functions} function files applied" if report.functions
-                 else "functions left to the schema owner")
+    functions = (
+        f"{report.functions} function files applied"
+        if report.functions
+        else "functions left to the schema owner"
+    )
     click.echo(f"migrations: {applied}; {functions}")
     click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
     if active and active.name != configured.name:
@@ -227,12 +233,19 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 @click.argument("headline")
 @click.argument("body", required=False, default="")
 @_remember_options
-@click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False),
-              help="Rules: BLOCKER or PATTERN (default).")
+@click.option(
+    "--severity",
+    type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False),
+    help="Rules: BLOCKER or PATTERN (default).",
+)
 @click.option("--pin", "pinned", is_flag=True, help="Load at every boot.")
 @click.option("--importance", type=click.FloatRange(0, 1), help="0..1, default 0.5.")
-@click.option("--origin", type=click.Choice(["explicit", "overlay", "observed", "artifact"]),
-              default="explicit", show_default=True)
+@click.option(
+    "--origin",
+    type=click.Choice(["explicit", "overlay", "observed", "artifact"]),
+    default="explicit",
+    show_default=True,
+)
 @click.option("--expires-at", help="Facts: a hard expiry (ISO timestamp).")
 @click.option("--halflife-days", type=float, help="Facts: decay half-life (default 7).")
 @click.option("--status", type=click.Choice(["open", "blocked", "done"]), help="Tasks.")
@@ -269,8 +282,9 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
 @click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
 @click.option("--category")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
-def supersede(old_id: int, headline: str, body: str, reason: str, as_json: bool,
-              source: str | None, **opts: Any) -> None:
+def supersede(
+    old_id: int, headline: str, body: str, reason: str, as_json: bool, source: str | None, **opts: Any
+) -> None:
     """Replace memory OLD_ID with a corrected one. BODY '-' reads standard input."""
     headline = _text(headline, "headline") or ""
     body = _text(body, "body") or ""
@@ -312,8 +326,7 @@ def recall(memory_id: int, as_json: bool) -> None:
 @click.option("--reason", required=True, help="Why it should be forgotten.")
 @click.option("--replaced-by", type=int, help="The memory that replaces it.")
 @click.option("--source", help="Who is forgetting.")
-def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | None,
-           as_json: bool) -> None:
+def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | None, as_json: bool) -> None:
     """Tombstone a memory (kept for audit; out of every default read)."""
     with _open(source) as brain:
         brain.forget(memory_id, reason, replaced_by=replaced_by, source=source)
@@ -323,8 +336,12 @@ def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | N
 @command(main)
 @click.option("--once", is_flag=True, help="Embed what is queued, then exit.")
 @click.option("--batch", default=64, show_default=True, type=click.IntRange(1, 1024))
-@click.option("--poll", default=30.0, show_default=True, help="Seconds between queue checks "
-              "when no notification arrives.")
+@click.option(
+    "--poll",
+    default=30.0,
+    show_default=True,
+    help="Seconds between queue checks when no notification arrives.",
+)
 def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
     """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup."""
     settings = Settings.from_env()
@@ -371,7 +388,7 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
 
 @main.group("db")
 def db_group() -> None:
-    """The embedded database: start, stop, status, url."""
+    """The embedded database: start, stop, status, url, psql."""
 
 
 def _server() -> db.EmbeddedServer:
@@ -384,8 +401,12 @@ def db_start(as_json: bool) -> None:
     settings = Settings.from_env()
     started = time.perf_counter()
     url = db.EmbeddedServer(settings.home).start()
-    out = {"running": True, "pgdata": str(settings.pgdata), "url": url,
-           "seconds": round(time.perf_counter() - started, 2)}
+    out = {
+        "running": True,
+        "pgdata": str(settings.pgdata),
+        "url": url,
+        "seconds": round(time.perf_counter() - started, 2),
+    }
     click.echo(_dump(out) if as_json else f"running: data in {settings.pgdata}\nurl: {url}")
 
 
@@ -408,8 +429,13 @@ def db_status(as_json: bool) -> None:
         text = f"using BRAIN_DATABASE_URL: {out['url']} (the embedded server is not used)"
     else:
         status = _server().status()
-        out = {"external": False, "running": status.running, "pgdata": str(status.pgdata),
-               "pid": status.pid, "url": status.url}
+        out = {
+            "external": False,
+            "running": status.running,
+            "pgdata": str(status.pgdata),
+            "pid": status.pid,
+            "url": status.url,
+        }
         text = (f"running (pid {status.pid})" if status.running else "stopped") + (
             f"\ndata: {status.pgdata}" + (f"\nurl: {status.url}" if status.url else "")
         )
@@ -423,6 +449,18 @@ def db_url(as_json: bool) -> None:
     """Print the connection URL (for psql and other clients)."""
     url = db.database_url(Settings.from_env(), start=False)
     click.echo(_dump({"url": url}) if as_json else url)
+
+
+@db_group.command("psql", context_settings={"ignore_unknown_options": True})
+@click.argument("psql_args", nargs=-1, type=click.UNPROCESSED)
+def db_psql(psql_args: tuple[str, ...]) -> None:
+    """Open psql (bundled with the embedded server) on the database; extra arguments go to psql."""
+    try:
+        url = db.database_url(Settings.from_env())
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+    psql = db.bundled_binary("psql")
+    os.execv(psql, [psql, url, *psql_args])
 
 
 if __name__ == "__main__":

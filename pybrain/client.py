@@ -165,9 +165,7 @@ class Brain:
 
     def supersede(self, old_id: int, headline: str, reason: str, **kwargs: Any) -> WriteResult:
         """Replace a belief (brain.supersede)."""
-        return self._write(
-            "supersede", old_id=old_id, headline=headline, reason=reason, **_json_args(kwargs)
-        )
+        return self._write("supersede", old_id=old_id, headline=headline, reason=reason, **_json_args(kwargs))
 
     def unsupersede(self, memory_id: int, source: str | None = None) -> int:
         return self.value("unsupersede", id=memory_id, source=source)

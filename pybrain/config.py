@@ -11,6 +11,7 @@ import platformdirs
 from pybrain.errors import InvalidArgument
 
 ENVIRONMENT_HELP = """\
+\b
 Environment:
   BRAIN_HOME           where pybrain keeps its data (embedded database, logs);
                        default /var/lib/pybrain as root, else the user data dir

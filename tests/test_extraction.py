@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from helpers import one, remember, scalar
 
-TEXT = ("We moved the queue to Redis after the outage. #infra #Queue @alice and @bob.smith agreed. "
-        "We need to follow up with Grafana alerts. Mail ops@example.com, see page#anchor and C#.\n"
-        "Remember to rotate the dashboards. This is fine.")
+TEXT = (
+    "We moved the queue to Redis after the outage. #infra #Queue @alice and @bob.smith agreed. "
+    "We need to follow up with Grafana alerts. Mail ops@example.com, see page#anchor and C#.\n"
+    "Remember to rotate the dashboards. This is fine."
+)
 
 
 def test_extractors(conn) -> None:
@@ -21,8 +23,11 @@ def test_extractors(conn) -> None:
 
 def test_remember_stores_what_it_extracts_and_merges_given_tags(conn) -> None:
     r = remember(conn, kind="fact", headline="Queue moved to Redis", body=TEXT, tags=["Ops", " "])
-    m = one(conn, "SELECT tags, people, topics, action_items FROM brain.memory WHERE memory_id = %s",
-            (r["memory_id"],))
+    m = one(
+        conn,
+        "SELECT tags, people, topics, action_items FROM brain.memory WHERE memory_id = %s",
+        (r["memory_id"],),
+    )
     assert sorted(m["tags"]) == ["infra", "ops", "queue"]
     assert m["people"] == ["alice", "bob.smith"]
     assert "Redis" in m["topics"]
@@ -30,7 +35,8 @@ def test_remember_stores_what_it_extracts_and_merges_given_tags(conn) -> None:
 
 
 def test_guardrail_stamps_count_per_line(conn) -> None:
-    assert scalar(conn, "SELECT brain.guardrail_stamps(%s)",
-                  ("GUARDRAIL 2025-01-01 a GUARDRAIL 2025-02-02 b",)) == 2
-    assert scalar(conn, "SELECT brain.guardrail_stamps(%s)",
-                  ("GUARDRAIL: never\nreleased 2025-01-01",)) == 0
+    assert (
+        scalar(conn, "SELECT brain.guardrail_stamps(%s)", ("GUARDRAIL 2025-01-01 a GUARDRAIL 2025-02-02 b",))
+        == 2
+    )
+    assert scalar(conn, "SELECT brain.guardrail_stamps(%s)", ("GUARDRAIL: never\nreleased 2025-01-01",)) == 0

@@ -22,10 +22,22 @@ REJECTED = [
     ("BR004", dict(kind="fact", headline="x" * 301)),
     ("BR005", dict(kind="fact", headline="Long", body=" ".join(["word"] * 401))),
     ("BR005", dict(kind="fact", headline="Long", body="y" * 20001)),
-    ("BR006", dict(kind="rule", headline="Merged guardrails",
-                   body="GUARDRAIL 2025-01-03: never X.\nGUARDRAIL 2025-02-11: never Y.")),
-    ("BR006", dict(kind="rule", headline="Merged guardrails",
-                   body="[2025-01-03 GUARDRAIL] never X. [2025-02-11 GUARDRAIL] never Y.")),
+    (
+        "BR006",
+        dict(
+            kind="rule",
+            headline="Merged guardrails",
+            body="GUARDRAIL 2025-01-03: never X.\nGUARDRAIL 2025-02-11: never Y.",
+        ),
+    ),
+    (
+        "BR006",
+        dict(
+            kind="rule",
+            headline="Merged guardrails",
+            body="[2025-01-03 GUARDRAIL] never X. [2025-02-11 GUARDRAIL] never Y.",
+        ),
+    ),
     ("BR009", dict(kind="fact", headline="Sky is blue", category="gossip")),
     ("BR009", dict(kind="fact", headline="Sky is blue", origin="rumour")),
     ("BR009", dict(kind="fact", headline="Sky is blue", priority=1)),
@@ -91,21 +103,23 @@ def test_secrets_are_found_in_every_text_field(conn, field) -> None:
         remember(conn, **args)
 
 
-@pytest.mark.parametrize("text", [
-    "postgresql://user:password@localhost/db",
-    "postgresql://app:***@db/prod",
-    "postgresql://app:${DB_PASSWORD}@db/prod",
-    "postgresql://app@db/prod",
-    "The token expires after 12 hours",
-    "Read the password from the vault path secret/prod/db",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "postgresql://user:password@localhost/db",
+        "postgresql://app:***@db/prod",
+        "postgresql://app:${DB_PASSWORD}@db/prod",
+        "postgresql://app@db/prod",
+        "The token expires after 12 hours",
+        "Read the password from the vault path secret/prod/db",
+    ],
+)
 def test_placeholders_and_prose_are_not_secrets(conn, text) -> None:
     assert remember(conn, kind="fact", headline="Database access", body=text)["action"] == "created"
 
 
 def test_check_only_validates_without_writing(conn) -> None:
-    r = remember(conn, kind="fact", headline="Sky is blue", body="Rayleigh scattering.",
-                 check_only=True)
+    r = remember(conn, kind="fact", headline="Sky is blue", body="Rayleigh scattering.", check_only=True)
     assert r["action"] == "valid"
     assert r["embedding_input"] == "Sky is blue\n\nRayleigh scattering."
     assert memory_count(conn) == 0
@@ -113,12 +127,15 @@ def test_check_only_validates_without_writing(conn) -> None:
         remember(conn, kind="fact", headline="k", body="AKIAIOSFODNN7EXAMPLE", check_only=True)
 
 
-@pytest.mark.parametrize(("code", "embedding"), [
-    ("BR012", [1.0, 0.0, 0.0]),
-    ("BR012", [float("nan")] + [0.0] * 383),
-    ("BR012", [float("inf")] + [0.0] * 383),
-    ("BR012", [0.0] * 384),
-])
+@pytest.mark.parametrize(
+    ("code", "embedding"),
+    [
+        ("BR012", [1.0, 0.0, 0.0]),
+        ("BR012", [float("nan")] + [0.0] * 383),
+        ("BR012", [float("inf")] + [0.0] * 383),
+        ("BR012", [0.0] * 384),
+    ],
+)
 def test_bad_vectors_are_rejected(conn, code, embedding) -> None:
     with raises_br(code):
         remember(conn, kind="fact", headline="Vector", embedding=embedding)
@@ -127,13 +144,19 @@ def test_bad_vectors_are_rejected(conn, code, embedding) -> None:
 
 def test_embedding_from_an_unknown_space_is_rejected(conn) -> None:
     with raises_br("BR012") as caught:
-        remember(conn, kind="fact", headline="Vector", embedding=unit(),
-                 embedding_space="openai:text-embedding-3-small")
+        remember(
+            conn,
+            kind="fact",
+            headline="Vector",
+            embedding=unit(),
+            embedding_space="openai:text-embedding-3-small",
+        )
     assert "brain init" in caught.error.diag.message_hint
     assert memory_count(conn) == 0
 
 
 def test_a_rule_without_severity_is_a_pattern(conn) -> None:
     r = remember(conn, kind="rule", headline="Prefer small commits")
-    assert scalar(conn, "SELECT severity FROM brain.rule WHERE memory_id = %s", (r["memory_id"],)) \
-        == "PATTERN"
+    assert (
+        scalar(conn, "SELECT severity FROM brain.rule WHERE memory_id = %s", (r["memory_id"],)) == "PATTERN"
+    )

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import hashlib
-import re
 import threading
 from pathlib import Path
 
@@ -60,7 +59,7 @@ def test_migrate_twice_and_concurrently_is_safe(empty_database: str) -> None:
             with psycopg.connect(empty_database, autocommit=True) as conn:
                 barrier.wait()
                 reports.append(db.migrate(conn))
-        except BaseException as exc:  # noqa: BLE001 - collected and asserted below
+        except BaseException as exc:
             errors.append(exc)
 
     threads = [threading.Thread(target=run) for _ in range(4)]

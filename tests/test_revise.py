@@ -8,8 +8,11 @@ from helpers import one, raises_br, remember, rows, scalar, unit
 
 def supersede(conn, old_id: int, headline: str, **kwargs) -> dict:
     args = "".join(f", {k} => %({k})s" for k in kwargs)
-    return one(conn, f"SELECT * FROM brain.supersede(old_id => %(old_id)s, headline => %(headline)s"
-                     f"{args})", {"old_id": old_id, "headline": headline, **kwargs})
+    return one(
+        conn,
+        f"SELECT * FROM brain.supersede(old_id => %(old_id)s, headline => %(headline)s{args})",
+        {"old_id": old_id, "headline": headline, **kwargs},
+    )
 
 
 def recall(conn, memory_id: int) -> dict:
@@ -17,29 +20,52 @@ def recall(conn, memory_id: int) -> dict:
 
 
 def state(conn, memory_id: int) -> dict:
-    return one(conn, "SELECT state, superseded_by, supersedes, supersede_reason "
-                     "FROM brain.memory WHERE memory_id = %s", (memory_id,))
+    return one(
+        conn,
+        "SELECT state, superseded_by, supersedes, supersede_reason FROM brain.memory WHERE memory_id = %s",
+        (memory_id,),
+    )
 
 
 @pytest.fixture
 def chain(conn) -> list[int]:
     """Three versions of one belief: a → b → c."""
-    a = remember(conn, kind="fact", headline="ON script starts the MCP server",
-                 embedding=unit(1.0), pinned=True, tags=["startup"])["memory_id"]
-    b = supersede(conn, a, "ON script starts MCP via tmux", reason="found the tmux call",
-                  embedding=unit(0.8))["memory_id"]
-    c = supersede(conn, b, "MCP client spawns the server since v0.7",
-                  body="The ON script no longer starts it.", reason="v0.7 changed start-up",
-                  embedding=unit(0.7))["memory_id"]
+    a = remember(
+        conn,
+        kind="fact",
+        headline="ON script starts the MCP server",
+        embedding=unit(1.0),
+        pinned=True,
+        tags=["startup"],
+    )["memory_id"]
+    b = supersede(
+        conn, a, "ON script starts MCP via tmux", reason="found the tmux call", embedding=unit(0.8)
+    )["memory_id"]
+    c = supersede(
+        conn,
+        b,
+        "MCP client spawns the server since v0.7",
+        body="The ON script no longer starts it.",
+        reason="v0.7 changed start-up",
+        embedding=unit(0.7),
+    )["memory_id"]
     return [a, b, c]
 
 
 def test_supersede_chain_of_three_links_every_version(conn, chain) -> None:
     a, b, c = chain
-    assert state(conn, a) == {"state": "superseded", "superseded_by": b, "supersedes": None,
-                              "supersede_reason": "found the tmux call"}
-    assert state(conn, b) == {"state": "superseded", "superseded_by": c, "supersedes": a,
-                              "supersede_reason": "v0.7 changed start-up"}
+    assert state(conn, a) == {
+        "state": "superseded",
+        "superseded_by": b,
+        "supersedes": None,
+        "supersede_reason": "found the tmux call",
+    }
+    assert state(conn, b) == {
+        "state": "superseded",
+        "superseded_by": c,
+        "supersedes": a,
+        "supersede_reason": "v0.7 changed start-up",
+    }
     assert state(conn, c)["state"] == "active"
     assert scalar(conn, "SELECT brain.current_version(%s)", (a,)) == c
 
@@ -49,7 +75,7 @@ def test_recall_of_an_old_version_carries_a_banner_to_the_end_of_the_chain(conn,
     m = recall(conn, a)
     assert m["headline"] == "ON script starts the MCP server"
     assert m["current_id"] == c
-    assert m["banner"].startswith(f"SUPERSEDED on ")
+    assert m["banner"].startswith("SUPERSEDED on ")
     assert f"by #{b}" in m["banner"] and f"Current version: #{c}" in m["banner"]
     assert "MCP client spawns the server since v0.7" in m["banner"]
     current = recall(conn, c)
@@ -58,16 +84,20 @@ def test_recall_of_an_old_version_carries_a_banner_to_the_end_of_the_chain(conn,
 
 
 def test_supersede_inherits_tags_but_not_the_pin_by_default(conn, chain) -> None:
-    a, b, _ = chain
+    _, b, _ = chain
     assert one(conn, "SELECT pinned, tags FROM brain.memory WHERE memory_id = %s", (b,)) == {
-        "pinned": False, "tags": ["startup"]}
+        "pinned": False,
+        "tags": ["startup"],
+    }
 
 
 def test_inherit_pinned_on_request(conn) -> None:
-    a = remember(conn, kind="rule", headline="Run tests before pushing", pinned=True,
-                 severity="BLOCKER")["memory_id"]
-    b = supersede(conn, a, "Run the full suite before pushing", reason="stricter",
-                  inherit_pinned=True)["memory_id"]
+    a = remember(conn, kind="rule", headline="Run tests before pushing", pinned=True, severity="BLOCKER")[
+        "memory_id"
+    ]
+    b = supersede(conn, a, "Run the full suite before pushing", reason="stricter", inherit_pinned=True)[
+        "memory_id"
+    ]
     assert scalar(conn, "SELECT pinned FROM brain.memory WHERE memory_id = %s", (b,)) is True
 
 
@@ -113,8 +143,8 @@ def test_supersede_with_the_same_text_is_refused(conn) -> None:
         supersede(conn, a, "port is   8080", reason="r")
 
 
-def test_default_reads_exclude_superseded_rows_from_dedup(conn, chain) -> None:
-    a, _, _ = chain
+@pytest.mark.usefixtures("chain")
+def test_default_reads_exclude_superseded_rows_from_dedup(conn) -> None:
     again = remember(conn, kind="fact", headline="ON script starts the MCP server")
     assert again["action"] == "created", "exact dedup only matches active memories"
 
@@ -183,8 +213,14 @@ def test_every_mutation_is_audited_with_a_snapshot(conn, chain) -> None:
     scalar(conn, "SELECT brain.forget(%s, 'wrong')", (b,))
     trail = rows(conn, "SELECT memory_id, action, actor, snapshot FROM brain.audit ORDER BY audit_id")
     assert [(t["memory_id"], t["action"]) for t in trail] == [
-        (a, "insert"), (b, "insert"), (a, "supersede"), (c, "insert"), (b, "supersede"),
-        (c, "forget"), (b, "unsupersede"), (b, "forget"),
+        (a, "insert"),
+        (b, "insert"),
+        (a, "supersede"),
+        (c, "insert"),
+        (b, "supersede"),
+        (c, "forget"),
+        (b, "unsupersede"),
+        (b, "forget"),
     ]
     assert all(t["snapshot"]["id"] == t["memory_id"] and t["actor"] for t in trail)
     assert trail[2]["snapshot"]["state"] == "superseded"

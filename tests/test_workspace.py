@@ -10,8 +10,10 @@ from helpers import raises_br, remember, scalar, unit
 @pytest.fixture
 def second_workspace(database: str) -> int:
     with psycopg.connect(database, autocommit=True) as admin:
-        return scalar(admin, "INSERT INTO brain.workspace (organization_id, name) "
-                             "VALUES (1, 'team-b') RETURNING workspace_id")
+        return scalar(
+            admin,
+            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'team-b') RETURNING workspace_id",
+        )
 
 
 def in_workspace(conn, workspace: int):
@@ -34,7 +36,9 @@ def test_row_level_security_refuses_writes_into_another_workspace(conn, second_w
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute(
             "INSERT INTO brain.memory (workspace_id, kind, headline, normalized) "
-            "VALUES (%s, 'fact', 'sneaky', 'sneaky')", (second_workspace,))
+            "VALUES (%s, 'fact', 'sneaky', 'sneaky')",
+            (second_workspace,),
+        )
 
 
 def test_embedding_spaces_belong_to_a_workspace(conn, second_workspace) -> None:

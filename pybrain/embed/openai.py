@@ -22,14 +22,11 @@ class OpenAIEmbedder(HttpEmbedder):
     def __init__(self, model: str | None = None, *, settings: HttpSettings | None = None) -> None:
         url = os.environ.get("BRAIN_OPENAI_BASE_URL", "").strip() or DEFAULT_URL
         key = (
-            os.environ.get("BRAIN_OPENAI_API_KEY", "").strip()
-            or os.environ.get("OPENAI_API_KEY", "").strip()
+            os.environ.get("BRAIN_OPENAI_API_KEY", "").strip() or os.environ.get("OPENAI_API_KEY", "").strip()
         )
         # Local OpenAI-compatible servers often need no key.
         headers = {"Authorization": f"Bearer {key}"} if key else {}
-        super().__init__(
-            model or DEFAULT_MODEL, url, headers=headers, secret=key or None, settings=settings
-        )
+        super().__init__(model or DEFAULT_MODEL, url, headers=headers, secret=key or None, settings=settings)
 
     @property
     def endpoint(self) -> str:
@@ -46,10 +43,7 @@ class OpenAIEmbedder(HttpEmbedder):
         return [item["embedding"] for item in sorted(items, key=lambda item: int(item["index"]))]
 
     def _unreachable_hint(self) -> str:
-        return (
-            f"Check BRAIN_OPENAI_BASE_URL ({self.base_url}) and the network, "
-            "or set BRAIN_EMBEDDER=hash."
-        )
+        return f"Check BRAIN_OPENAI_BASE_URL ({self.base_url}) and the network, or set BRAIN_EMBEDDER=hash."
 
     def _auth_hint(self) -> str:
         return "Set BRAIN_OPENAI_API_KEY (or OPENAI_API_KEY) to a valid API key."

@@ -1,0 +1,36 @@
+# make demo  — set up (venv, install with the local embedder) and run the demo
+# make test  — the test suite on a throwaway embedded PostgreSQL
+
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# CPU build of torch, pinned before sentence-transformers: an unpinned torch
+# resolves to a multi-gigabyte CUDA build.
+TORCH ?= torch==2.13.0
+
+.PHONY: install demo test lint schema bench clean
+
+$(BIN)/brain: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip install --quiet -e '.[local,dev]'
+	touch $@
+
+install: $(BIN)/brain
+
+demo: install
+	BRAIN=$(BIN)/brain scripts/demo.sh
+
+test: install
+	$(BIN)/pytest
+
+lint: install
+	$(BIN)/ruff check pybrain tests bench
+	$(BIN)/ruff format --check pybrain tests bench
+
+schema: install
+	$(BIN)/python tests/schema_dump.py > docs/schema.sql
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info
