@@ -600,7 +600,7 @@ CREATE FUNCTION brain.extract_topics(t text) RETURNS text[]
     SELECT coalesce(array_agg(word ORDER BY first_at), '{}')
     FROM (
         SELECT m[1] AS word, min(ord) AS first_at
-        FROM regexp_matches(coalesce(t, ''), '[a-z0-9,;:)]\s+([A-Z][A-Za-z0-9]*[A-Z0-9a-z]{2,})', 'g')
+        FROM regexp_matches(coalesce(t, ''), '[a-z0-9,;:)][ \t]+([A-Z][A-Za-z0-9]*[A-Z0-9a-z]{2,})', 'g')
              WITH ORDINALITY AS x(m, ord)
         WHERE m[1] NOT IN ('The', 'This', 'That', 'These', 'Those', 'When', 'Then', 'And',
                            'But', 'For', 'With', 'Not', 'Always', 'Never', 'Use', 'Don')

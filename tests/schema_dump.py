@@ -22,7 +22,7 @@ warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 def dump(url: str) -> str:
     out = subprocess.run(
         [
-            str(pg_dump_path()),
+            bundled_binary("pg_dump"),
             "--schema-only",
             "--schema=brain",
             "--no-owner",

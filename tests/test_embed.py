@@ -129,9 +129,7 @@ def test_hash_vectors_are_unit_length_and_ordered() -> None:
 
 def test_hash_similarity_bands() -> None:
     embedder = get_embedder("hash")
-    base, added, shared, unrelated = embedder.embed(
-        [BASE, ONE_WORD_ADDED, SIXTEEN_SHARED, UNRELATED]
-    )
+    base, added, shared, unrelated = embedder.embed([BASE, ONE_WORD_ADDED, SIXTEEN_SHARED, UNRELATED])
     assert len(set(BASE.split())) == 20
     assert len(set(BASE.split()) & set(SIXTEEN_SHARED.split())) == 16
     assert cosine(base, added) >= 0.92  # measured 0.976
@@ -292,9 +290,7 @@ class FakeServer:
             return 200, {"model": body["model"], "embeddings": vectors}
         if path == "/v1/embeddings":
             # Out of order on purpose: clients must sort by index.
-            data = [
-                {"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)
-            ]
+            data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
             return 200, {"object": "list", "data": data[::-1], "model": body["model"]}
         return 404, {"error": "404 page not found"}
 
@@ -374,9 +370,7 @@ def test_ollama_known_model(server: FakeServer) -> None:
     assert server.received[0].body == {"model": "nomic-embed-text", "input": ["hello"]}
 
 
-def test_openai_orders_by_index_and_sends_key(
-    server: FakeServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_openai_orders_by_index_and_sends_key(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAIN_OPENAI_API_KEY", SECRET)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-not-this-one")
     texts = [f"memory {i}" for i in range(70)]
@@ -388,9 +382,7 @@ def test_openai_orders_by_index_and_sends_key(
     assert SECRET not in repr(embedder)
 
 
-def test_openai_key_fallback_and_no_key(
-    server: FakeServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_openai_key_fallback_and_no_key(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", SECRET)
     get_embedder("openai:test-embed").embed_one("x")
     assert server.received[-1].headers["Authorization"] == f"Bearer {SECRET}"
@@ -486,9 +478,7 @@ def test_backoff_doubles(server: FakeServer) -> None:
     assert delays == [0.2, 0.4]
 
 
-def test_authentication_failure_is_not_retried(
-    server: FakeServer, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_authentication_failure_is_not_retried(server: FakeServer, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BRAIN_OPENAI_API_KEY", SECRET)
     server.always = (401, {"error": {"message": f"Incorrect API key provided: {SECRET}."}})
     with pytest.raises(EmbedderError, match="authentication failed") as info:
@@ -523,9 +513,7 @@ def test_bad_request_is_not_retried(server: FakeServer) -> None:
         ("openai", "BRAIN_OPENAI_BASE_URL", "BRAIN_OPENAI_BASE_URL"),
     ],
 )
-def test_nothing_listening(
-    monkeypatch: pytest.MonkeyPatch, spec: str, variable: str, hint: str
-) -> None:
+def test_nothing_listening(monkeypatch: pytest.MonkeyPatch, spec: str, variable: str, hint: str) -> None:
     url = f"http://127.0.0.1:{free_port()}"
     monkeypatch.setenv(variable, url)
     monkeypatch.setenv("BRAIN_EMBED_RETRY_DELAY", "0.01")
