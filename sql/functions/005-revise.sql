@@ -161,7 +161,7 @@ BEGIN
     IF successor.supersedes = old.memory_id AND successor.state = 'active' THEN
         UPDATE brain.memory m
         SET state = 'tombstoned', forget_reason = format('supersede of #%s reverted', old.memory_id),
-            updated_at = now()
+            forgotten_at = now(), updated_at = now()
         WHERE m.workspace_id = ws AND m.memory_id = successor.memory_id;
         PERFORM brain._audit(successor.memory_id, 'forget', source,
             jsonb_build_object('reason', 'unsupersede', 'restored', old.memory_id));
@@ -223,7 +223,7 @@ BEGIN
 
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = brain.trim_space(reason), replaced_by = forget.replaced_by,
-        updated_at = now()
+        forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'forget', source,
         jsonb_build_object('reason', brain.trim_space(reason), 'replaced_by', replaced_by));
@@ -248,6 +248,8 @@ BEGIN
     UPDATE brain.memory m
     SET access_count = m.access_count + 1, last_accessed = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+    -- Recalling a fact resets its decay: a dormant fact is active again.
+    PERFORM brain._refresh_dormancy(mem.memory_id);
 
     IF mem.state = 'superseded' THEN
         current_id := brain.current_version(mem.memory_id);

@@ -8,7 +8,7 @@ LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT jsonb_build_object('id', m.memory_id)
-           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id')
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
            || coalesce(CASE m.kind
                   WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
                                     WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
@@ -19,6 +19,12 @@ AS $$
                   WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
                                     WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
               END, '{}')
+           || jsonb_build_object('annotations', coalesce(
+                  (SELECT jsonb_agg(jsonb_build_object('id', a.annotation_id, 'note', a.note,
+                                                       'source', a.source, 'created_at', a.created_at)
+                                    ORDER BY a.annotation_id)
+                   FROM brain.annotation a
+                   WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
     FROM brain.memory m
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
 $$;
@@ -180,10 +186,16 @@ BEGIN
         PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
     END IF;
     IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
-            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$') THEN
+            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'keywords', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'projects', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(p_skill_trigger->'always_on', 'false')) <> 'boolean'
+            OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(p_skill_trigger->'keywords', '[]')
+                                                        || coalesce(p_skill_trigger->'projects', '[]')) AS x
+                       WHERE jsonb_typeof(x) <> 'string')) THEN
         PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
             jsonb_build_object('skill_trigger', p_skill_trigger),
-            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}');
+            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
 
     full_text := v_headline || E'\n' || v_body;
@@ -288,7 +300,9 @@ BEGIN
             INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
         WHEN 'fact' THEN
             INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-            VALUES (ws, existing.memory_id, coalesce(p_halflife_days, 7));
+            VALUES (ws, existing.memory_id,
+                    coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision));
+            PERFORM brain._refresh_dormancy(existing.memory_id);
         WHEN 'incident' THEN
             INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
                 error_message, command_attempted, related_files, complexity)
@@ -428,7 +442,7 @@ BEGIN
     SET state = 'tombstoned', replaced_by = existing.memory_id,
         forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
                                round(near.similarity::numeric, 3)),
-        updated_at = now()
+        forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
         jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));

@@ -1,0 +1,93 @@
+-- Settings with documented defaults, and the decay of facts.
+
+CREATE OR REPLACE FUNCTION brain.setting_defaults()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'fact_halflife_days', 7,          -- default half-life of a new fact
+        'fact_dormant_threshold', 0.1,    -- a fact whose decay score is below this is dormant
+        'skill_trigger_max', 5,           -- skills surfaced at the top of one search
+        'rrf_k', 60,                      -- reciprocal rank fusion constant
+        'search_candidates', 40,          -- rows each search leg contributes before fusion
+        'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
+        'hnsw_ef_search', 100             -- HNSW candidate list per vector query
+    )
+$$;
+COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
+
+CREATE OR REPLACE FUNCTION brain.setting(name text)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(
+        (SELECT s.value FROM brain.setting s
+         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name),
+        brain.setting_defaults() -> setting.name)
+$$;
+COMMENT ON FUNCTION brain.setting IS
+    'A setting of this workspace: its override, else the default from brain.setting_defaults().';
+
+CREATE OR REPLACE FUNCTION brain.set_setting(name text, value jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT brain.setting_defaults() ? name THEN
+        PERFORM brain._raise('BR009', format('Unknown setting %L.', name),
+            jsonb_build_object('setting', name, 'known', brain.setting_defaults()),
+            'See brain.setting_defaults() for the settings.');
+    END IF;
+    IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
+        PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
+                                             jsonb_typeof(brain.setting_defaults() -> name)),
+            jsonb_build_object('setting', name, 'value', value), NULL);
+    END IF;
+    INSERT INTO brain.setting AS s (workspace_id, name, value)
+    VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
+    ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
+    IF name = 'fact_dormant_threshold' THEN
+        PERFORM brain._refresh_dormancy(NULL);
+    END IF;
+    RETURN value;
+END
+$$;
+COMMENT ON FUNCTION brain.set_setting IS 'Overrides a setting for this workspace.';
+
+CREATE OR REPLACE FUNCTION brain.decay_score(last_touch timestamptz, halflife_days double precision,
+                                             now timestamptz DEFAULT now())
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT power(2, -greatest(extract(epoch FROM now - last_touch), 0) / 86400.0 / halflife_days)
+$$;
+COMMENT ON FUNCTION brain.decay_score IS
+    'Ebbinghaus decay of a fact: 2^(-days since it was last touched / half-life). 1 when just touched.';
+
+-- When a fact touched at last_touch falls below the dormancy threshold.
+CREATE OR REPLACE FUNCTION brain._dormant_after(last_touch timestamptz, halflife_days double precision)
+RETURNS timestamptz
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT last_touch + make_interval(secs => halflife_days * 86400.0
+        * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
+$$;
+
+-- Recomputes dormant_after for one fact (or every fact when id is NULL).
+CREATE OR REPLACE FUNCTION brain._refresh_dormancy(id bigint)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE brain.memory m
+    SET dormant_after = brain._dormant_after(
+            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days)
+    FROM brain.fact f
+    WHERE m.workspace_id = brain.current_workspace() AND f.workspace_id = m.workspace_id
+      AND f.memory_id = m.memory_id AND (id IS NULL OR m.memory_id = id)
+$$;

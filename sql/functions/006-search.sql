@@ -1,0 +1,298 @@
+-- Retrieval: hybrid search (vector + ranked full text + trigram, fused by
+-- reciprocal rank fusion and weighted; docs/ranking.md), skills, recent memories.
+
+-- The WHERE clause every search leg shares, over brain.memory m, with the
+-- parameters of brain.search's dynamic query ($4 .. $15, $17).
+CREATE OR REPLACE FUNCTION brain._search_filter()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT $f$
+        m.workspace_id = $17
+        AND ($4 IS NULL OR m.kind = ANY ($4))
+        AND ($5 IS NULL OR m.category = ANY ($5))
+        AND ($6 IS NULL OR m.project IN ($6, ''))
+        AND ($7 IS NULL OR m.tags @> $7)
+        AND ($8 IS NULL OR m.people @> $8)
+        AND ($9 IS NULL OR m.created_at >= $9)
+        AND ($10 IS NULL OR m.created_at < $10)
+        AND CASE WHEN $14 IS NULL THEN
+                (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
+                AND ($13 OR m.dormant_after IS NULL OR m.dormant_after > $15)
+                AND (m.expires_at IS NULL OR m.expires_at > $15)
+            ELSE
+                m.created_at <= $14
+                AND (m.superseded_at IS NULL OR m.superseded_at > $14)
+                AND (m.forgotten_at IS NULL OR m.forgotten_at > $14)
+                AND (m.archived_at IS NULL OR m.archived_at > $14 OR $12)
+                AND (m.expires_at IS NULL OR m.expires_at > $14)
+            END
+    $f$
+$$;
+
+-- The lexemes of a query OR-ed into a tsquery (NULL when it has none).
+CREATE OR REPLACE FUNCTION brain.query_lexemes(query text)
+RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT nullif(string_agg(quote_literal(lexeme), ' | '), '')::tsquery
+    FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))) AS lexeme
+$$;
+COMMENT ON FUNCTION brain.query_lexemes IS
+    'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
+
+CREATE OR REPLACE FUNCTION brain.search(
+    query text,
+    query_embedding double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    kinds text[] DEFAULT NULL,
+    categories text[] DEFAULT NULL,
+    project text DEFAULT NULL,
+    tags text[] DEFAULT NULL,
+    people text[] DEFAULT NULL,
+    created_after timestamptz DEFAULT NULL,
+    created_before timestamptz DEFAULT NULL,
+    include_superseded boolean DEFAULT false,
+    include_archived boolean DEFAULT false,
+    include_dormant boolean DEFAULT false,
+    as_of timestamptz DEFAULT NULL,
+    max_results integer DEFAULT 10,
+    now timestamptz DEFAULT NULL
+)
+RETURNS SETOF brain.search_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = relaxed_order
+SET hnsw.ef_search = 100
+SET pg_trgm.word_similarity_threshold = 0.5
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(search.now, pg_catalog.now());
+    q text := brain.trim_space(coalesce(query, ''));
+    space brain.embedding_space;
+    vec public.vector;
+    tsq tsquery := brain.query_lexemes(query);
+    candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
+    fuzzy boolean;
+    vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
+    lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+    fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+BEGIN
+    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
+        PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
+            jsonb_build_object('max_results', max_results), NULL);
+    END IF;
+    IF q = '' AND query_embedding IS NULL THEN
+        PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
+            'To list memories without a query, use brain.list_recent.');
+    END IF;
+    IF query_embedding IS NOT NULL THEN
+        space := brain._resolve_space(embedding_space);
+        vec := brain._check_vector(query_embedding, space);
+        PERFORM set_config('hnsw.ef_search',
+            greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
+        -- Literal space id and dimension so the planner uses that space's HNSW index;
+        -- iterative scans keep filtered searches from returning fewer rows than exist.
+        vector_sql := format($v$
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
+                   (1 - x.dist)::real AS sim
+            FROM (SELECT m.memory_id,
+                         e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
+                  FROM brain.embedding e
+                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %3$s
+                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
+                  LIMIT $16) AS x
+            WHERE 1 - x.dist >= $21 $v$,
+            space.dims, space.space_id, brain._search_filter());
+    END IF;
+    IF tsq IS NOT NULL THEN
+        lexical_sql := format($l$
+            SELECT m.memory_id,
+                   row_number() OVER (ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC) AS r
+            FROM brain.memory m
+            WHERE m.tsv @@ $3 AND %1$s
+            ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC
+            LIMIT $16 $l$, brain._search_filter());
+    END IF;
+    -- Trigram matching serves short queries: typos, identifiers, headline fragments.
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5;
+    IF fuzzy THEN
+        fuzzy_sql := format($t$
+            SELECT m.memory_id,
+                   row_number() OVER (ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC) AS r
+            FROM brain.memory m
+            WHERE $1 OPERATOR(public.<%%) m.headline AND %1$s
+            ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
+            LIMIT $16 $t$, brain._search_filter());
+    END IF;
+
+    RETURN QUERY EXECUTE format($q$
+        WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
+        legs AS (
+            SELECT v.memory_id, v.r, 'vector' AS leg FROM vec v
+            UNION ALL SELECT l.memory_id, l.r, 'lexical' FROM lex l
+            UNION ALL SELECT z.memory_id, z.r, 'fuzzy' FROM fuz z
+        ),
+        fused AS (
+            SELECT g.memory_id,
+                   sum(1.0 / ($18 + g.r)) AS rrf,
+                   min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
+            FROM legs g GROUP BY g.memory_id
+        ),
+        skills AS (
+            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
+                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
+            FROM brain.memory m
+            WHERE m.skill_trigger IS NOT NULL AND $1 <> '' AND %4$s
+              AND m.state = 'active'
+              AND EXISTS (SELECT FROM jsonb_array_elements_text(
+                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
+                          WHERE kw <> '' AND strpos(lower($1), lower(kw)) > 0)
+              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+                   OR ($6 IS NOT NULL AND m.skill_trigger->'projects' ? $6))
+            ORDER BY r
+            LIMIT $19
+        ),
+        scored AS (
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank,
+                   f.rrf
+                   * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
+                                       greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                       fa.halflife_days, coalesce($14, $15)) AS score
+            FROM fused f
+            JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
+            LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
+        ),
+        ranked AS (
+            SELECT s.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+                   coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
+            FROM skills sk
+            LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
+            LEFT JOIN fused s ON s.memory_id = sk.memory_id
+            UNION ALL
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, 1,
+                   row_number() OVER (ORDER BY sc.score DESC, sc.memory_id DESC)
+            FROM scored sc
+            WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+        )
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
+               rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
+               m.state, m.pinned, m.superseded_by,
+               CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
+               rk.skill, m.created_at
+        FROM ranked rk
+        JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
+        LEFT JOIN vec v ON v.memory_id = rk.memory_id
+        ORDER BY rk.tier, rk.place
+        LIMIT $20 $q$,
+        vector_sql, lexical_sql, fuzzy_sql, brain._search_filter())
+    USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+          include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+          (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
+          max_results, (brain.setting('vector_min_similarity'))::double precision;
+END
+$$;
+COMMENT ON FUNCTION brain.search IS
+    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+
+CREATE OR REPLACE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real,
+                                             upvotes integer, downvotes integer, last_touch timestamptz,
+                                             halflife_days double precision, now timestamptz)
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT (CASE WHEN kind = 'fact' AND halflife_days IS NOT NULL
+                 THEN 0.5 + 0.5 * brain.decay_score(last_touch, halflife_days, now) ELSE 1 END)
+         * (1 + 0.05 * greatest(-10, least(10, upvotes - downvotes)))
+         * (CASE WHEN pinned THEN 1.2 ELSE 1 END)
+         * (CASE WHEN origin = 'overlay' THEN 1.2 ELSE 1 END)
+         * (0.75 + 0.5 * importance)
+$$;
+COMMENT ON FUNCTION brain.rank_weight IS
+    'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
+
+CREATE OR REPLACE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(t) <= max_chars THEN t
+                ELSE rtrim(left(t, max_chars - 1)) || '…' END
+    FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
+$$;
+COMMENT ON FUNCTION brain.preview IS 'The start of a body on one line, at most max_chars characters.';
+
+CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    SELECT m.memory_id INTO found_id
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger->>'name' = load_skill.name
+      AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
+    IF found_id IS NULL THEN
+        PERFORM brain._raise('BR010', format('No active skill %L here.', name),
+            jsonb_build_object('skill', name, 'project', project),
+            'Skills scoped to projects load only from those projects; superseded skills never load.');
+    END IF;
+    RETURN brain.recall(found_id);
+END
+$$;
+COMMENT ON FUNCTION brain.load_skill IS
+    'The active skill with this name (global, or scoped to the given project), recalled in full.';
+
+CREATE OR REPLACE FUNCTION brain.list_recent(
+    kinds text[] DEFAULT NULL,
+    project text DEFAULT NULL,
+    max_results integer DEFAULT 20,
+    include_superseded boolean DEFAULT false,
+    include_archived boolean DEFAULT false
+)
+RETURNS SETOF brain.memory_brief
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body), m.state,
+           m.pinned, m.created_at
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace()
+      AND (kinds IS NULL OR m.kind = ANY (kinds))
+      AND (list_recent.project IS NULL OR m.project IN (list_recent.project, ''))
+      AND (m.state = 'active' OR (include_superseded AND m.state = 'superseded')
+           OR (include_archived AND m.state = 'archived'))
+    ORDER BY m.created_at DESC, m.memory_id DESC
+    LIMIT greatest(1, least(max_results, 500))
+$$;
+COMMENT ON FUNCTION brain.list_recent IS 'The newest memories, headlines and previews, filtered like search.';
+
+CREATE OR REPLACE FUNCTION brain.list_skills(project text DEFAULT NULL)
+RETURNS TABLE (name text, id bigint, headline text, keywords jsonb, projects jsonb, always_on boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT m.skill_trigger->>'name', m.memory_id, m.headline,
+           coalesce(m.skill_trigger->'keywords', '[]'), coalesce(m.skill_trigger->'projects', '[]'),
+           coalesce((m.skill_trigger->>'always_on')::boolean, false)
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger IS NOT NULL
+      AND (list_skills.project IS NULL
+           OR coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR m.skill_trigger->'projects' ? list_skills.project)
+    ORDER BY 1
+$$;
+COMMENT ON FUNCTION brain.list_skills IS
+    'Active skills (global, plus those scoped to the given project; all when project is NULL).';

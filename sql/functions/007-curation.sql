@@ -1,0 +1,158 @@
+-- Curation: ratings, annotations, pins, confirmation, and workspace statistics.
+
+CREATE OR REPLACE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
+        PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
+            jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
+    END IF;
+    UPDATE brain.memory m
+    SET upvotes = m.upvotes + (lower(direction) = 'up')::integer,
+        downvotes = m.downvotes + (lower(direction) = 'down')::integer
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id
+    RETURNING m.upvotes, m.downvotes INTO mem.upvotes, mem.downvotes;
+    PERFORM brain._audit(mem.memory_id, 'rate', source, jsonb_build_object('direction', lower(direction)));
+    RETURN jsonb_build_object('id', mem.memory_id, 'upvotes', mem.upvotes, 'downvotes', mem.downvotes,
+                              'rating', mem.upvotes - mem.downvotes);
+END
+$$;
+COMMENT ON FUNCTION brain.rate IS
+    'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
+
+CREATE OR REPLACE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id);
+    new_id bigint;
+BEGIN
+    IF note IS NULL OR brain.trim_space(note) = '' THEN
+        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL, NULL);
+    END IF;
+    IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
+        PERFORM brain._raise('BR005', 'The note is longer than 400 words.',
+            jsonb_build_object('words', brain.word_count(note)), 'Keep annotations short.');
+    END IF;
+    IF cardinality(brain.find_secrets(note)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(note)),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    INSERT INTO brain.annotation (workspace_id, memory_id, note, source)
+    VALUES (mem.workspace_id, mem.memory_id, brain.trim_space(note), source)
+    RETURNING annotation_id INTO new_id;
+    PERFORM brain._audit(mem.memory_id, 'annotate', source,
+        jsonb_build_object('annotation_id', new_id, 'note', brain.trim_space(note)));
+    RETURN new_id;
+END
+$$;
+COMMENT ON FUNCTION brain.annotate IS
+    'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
+
+CREATE OR REPLACE FUNCTION brain._set_pinned(id bigint, value boolean, source text)
+RETURNS boolean
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id), NULL);
+    END IF;
+    IF mem.pinned = value THEN
+        RETURN false;
+    END IF;
+    UPDATE brain.memory m SET pinned = value, updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, CASE WHEN value THEN 'pin' ELSE 'unpin' END, source);
+    RETURN true;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.pin(id bigint, source text DEFAULT NULL)
+RETURNS boolean
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT brain._set_pinned(id, true, source) $$;
+COMMENT ON FUNCTION brain.pin IS 'Pins a memory (loaded at boot, weighted up in search). False when it already was.';
+
+CREATE OR REPLACE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL)
+RETURNS boolean
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$ SELECT brain._set_pinned(id, false, source) $$;
+COMMENT ON FUNCTION brain.unpin IS 'Unpins a memory. False when it was not pinned.';
+
+CREATE OR REPLACE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF mem.state NOT IN ('active', 'archived') THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is %s; only a current memory can be confirmed.',
+                                             mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state,
+                               'current', brain.current_version(mem.memory_id)),
+            'Confirm the current version instead.');
+    END IF;
+    UPDATE brain.memory m SET last_confirmed_at = now(), updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._refresh_dormancy(mem.memory_id);
+    PERFORM brain._audit(mem.memory_id, 'confirm', source);
+    RETURN jsonb_build_object('id', mem.memory_id, 'last_confirmed_at', now(),
+        'dormant_after', (SELECT m.dormant_after FROM brain.memory m
+                          WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id));
+END
+$$;
+COMMENT ON FUNCTION brain.confirm IS
+    'Records that a memory is still true: resets a fact''s decay (a dormant fact is active again).';
+
+CREATE OR REPLACE FUNCTION brain.stats()
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH m AS (
+        SELECT * FROM brain.memory WHERE workspace_id = brain.current_workspace()
+    ), space AS (
+        SELECT * FROM brain.active_embedding_space()
+    )
+    SELECT jsonb_build_object(
+        'workspace', brain.current_workspace(),
+        'memories', (SELECT count(*) FROM m),
+        'by_kind', coalesce((SELECT jsonb_object_agg(kind, n) FROM
+                             (SELECT kind, count(*) AS n FROM m WHERE state = 'active' GROUP BY kind) x), '{}'),
+        'by_state', coalesce((SELECT jsonb_object_agg(state, n) FROM
+                              (SELECT state, count(*) AS n FROM m GROUP BY state) x), '{}'),
+        'dormant_facts', (SELECT count(*) FROM m WHERE state = 'active' AND dormant_after <= now()),
+        'pinned', (SELECT count(*) FROM m WHERE state = 'active' AND pinned),
+        'skills', (SELECT count(*) FROM m WHERE state = 'active' AND skill_trigger IS NOT NULL),
+        'annotations', (SELECT count(*) FROM brain.annotation a
+                        WHERE a.workspace_id = brain.current_workspace()),
+        'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
+                                     THEN space.provider || ':' || space.model END FROM space),
+        'pending_embeddings', (SELECT count(*) FROM m, space
+                               WHERE m.state <> 'tombstoned'
+                                 AND NOT EXISTS (SELECT FROM brain.embedding e
+                                                 WHERE e.workspace_id = m.workspace_id
+                                                   AND e.space_id = space.space_id
+                                                   AND e.memory_id = m.memory_id)),
+        'oldest', (SELECT min(created_at) FROM m),
+        'newest', (SELECT max(created_at) FROM m)
+    )
+$$;
+COMMENT ON FUNCTION brain.stats IS
+    'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space and its pending embeddings.';
