@@ -436,6 +436,20 @@ BEGIN
             'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
     full_text := v_headline || E'\n' || v_body;
+    IF p_skill_trigger IS NOT NULL THEN
+        -- A skill's name is unique among active memories; its supersede keeps the name.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (p_skill_trigger->>'name')));
+        SELECT * INTO existing FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+          AND m.skill_trigger->>'name' = p_skill_trigger->>'name'
+          AND m.memory_id IS DISTINCT FROM p_supersedes;
+        IF FOUND THEN
+            PERFORM brain._raise('BR009',
+                format('A skill named %L exists: #%s.', p_skill_trigger->>'name', existing.memory_id),
+                jsonb_build_object('skill', p_skill_trigger->>'name', 'id', existing.memory_id),
+                format('Supersede #%s to change the skill, or choose another name.', existing.memory_id));
+        END IF;
+    END IF;
     IF p_check_only THEN
         r := ROW('valid', NULL, NULL, NULL, NULL, brain.embedding_input(v_headline, v_body));
         RETURN r;
@@ -1137,7 +1151,8 @@ BEGIN
                 END IF;
                 r := brain._write(kind,
                     CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, pieces.n, n_chunks) END,
-                    CASE WHEN n_chunks = 1 AND pieces.body = head THEN '' ELSE pieces.body END,
+                    CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces.body) = brain.normalize_text(head)
+                         THEN '' ELSE pieces.body END,
                     'episodic', origin, project, NULL, '{}', NULL, false, NULL,
                     coalesce(metadata[i], '{}') || CASE WHEN n_chunks > 1
                         THEN jsonb_build_object('chunk', pieces.n, 'chunks', n_chunks) ELSE '{}' END,
@@ -1157,7 +1172,8 @@ BEGIN
                 RETURN NEXT;
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            IF SQLSTATE NOT LIKE 'BR%' THEN
+            -- Embedding errors concern the whole batch (one embedder made every row).
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
                 RAISE;
             END IF;
             -- One bad item is reported and skipped; the rest of the batch is stored.
@@ -1405,7 +1421,7 @@ BEGIN
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
         ),
         ranked AS (
-            SELECT s.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+            SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
                    coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
@@ -1900,7 +1916,7 @@ CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id
 CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin_trgm_ops);
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
 CREATE INDEX memory_people ON brain.memory USING gin (people);
-CREATE UNIQUE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
+CREATE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
 CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
 CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);

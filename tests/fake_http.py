@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
-import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -14,7 +14,9 @@ import pytest
 
 
 def fake_vector(text: str, dims: int) -> list[float]:
-    return [float(len(text)), float(zlib.crc32(text.encode()))] + [0.5] * (dims - 2)
+    """Deterministic and text-specific: equal texts get equal vectors, others point elsewhere."""
+    digest = hashlib.shake_128(text.encode()).digest(2 * dims)
+    return [int.from_bytes(digest[2 * i : 2 * i + 2], "big") / 32768 - 1 for i in range(dims)]
 
 
 @dataclass
@@ -94,5 +96,3 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeServer]:
     httpd.shutdown()
     httpd.server_close()
     thread.join()
-
-

@@ -199,6 +199,20 @@ BEGIN
     END IF;
 
     full_text := v_headline || E'\n' || v_body;
+    IF p_skill_trigger IS NOT NULL THEN
+        -- A skill's name is unique among active memories; its supersede keeps the name.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (p_skill_trigger->>'name')));
+        SELECT * INTO existing FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+          AND m.skill_trigger->>'name' = p_skill_trigger->>'name'
+          AND m.memory_id IS DISTINCT FROM p_supersedes;
+        IF FOUND THEN
+            PERFORM brain._raise('BR009',
+                format('A skill named %L exists: #%s.', p_skill_trigger->>'name', existing.memory_id),
+                jsonb_build_object('skill', p_skill_trigger->>'name', 'id', existing.memory_id),
+                format('Supersede #%s to change the skill, or choose another name.', existing.memory_id));
+        END IF;
+    END IF;
     IF p_check_only THEN
         r := ROW('valid', NULL, NULL, NULL, NULL, brain.embedding_input(v_headline, v_body));
         RETURN r;

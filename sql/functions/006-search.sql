@@ -170,7 +170,7 @@ BEGIN
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
         ),
         ranked AS (
-            SELECT s.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+            SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
                    coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id

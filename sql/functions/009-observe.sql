@@ -139,7 +139,8 @@ BEGIN
                 END IF;
                 r := brain._write(kind,
                     CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, pieces.n, n_chunks) END,
-                    CASE WHEN n_chunks = 1 AND pieces.body = head THEN '' ELSE pieces.body END,
+                    CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces.body) = brain.normalize_text(head)
+                         THEN '' ELSE pieces.body END,
                     'episodic', origin, project, NULL, '{}', NULL, false, NULL,
                     coalesce(metadata[i], '{}') || CASE WHEN n_chunks > 1
                         THEN jsonb_build_object('chunk', pieces.n, 'chunks', n_chunks) ELSE '{}' END,
@@ -159,7 +160,8 @@ BEGIN
                 RETURN NEXT;
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            IF SQLSTATE NOT LIKE 'BR%' THEN
+            -- Embedding errors concern the whole batch (one embedder made every row).
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
                 RAISE;
             END IF;
             -- One bad item is reported and skipped; the rest of the batch is stored.

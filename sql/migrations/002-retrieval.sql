@@ -20,8 +20,7 @@ ALTER TABLE brain.memory ADD COLUMN dormant_after timestamptz;
 ALTER TABLE brain.memory ADD COLUMN forgotten_at timestamptz;
 ALTER TABLE brain.memory ADD COLUMN archived_at timestamptz;
 
--- A skill's name is unique among the active memories of a workspace.
-CREATE UNIQUE INDEX memory_skill_name ON brain.memory (workspace_id, (skill_trigger->>'name'))
+CREATE INDEX memory_skill_name ON brain.memory (workspace_id, (skill_trigger->>'name'))
     WHERE skill_trigger IS NOT NULL AND state = 'active';
 
 CREATE TABLE brain.annotation (

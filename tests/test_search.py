@@ -1,0 +1,267 @@
+"""Hybrid search in SQL: fusion order, weights, filters, states, as_of, skills."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from helpers import one, raises_br, remember, rows, scalar, unit
+
+RRF_K = 60
+
+
+@pytest.fixture(autouse=True)
+def exact_vectors_only(conn) -> None:
+    """Hand-built vectors here are close on purpose: only identical vectors count as duplicates."""
+    conn.execute(
+        "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384, "
+        "near_identical => 1.0, related => 1.0)"
+    )
+
+
+def search(conn, query: str, embedding: list[float] | None = None, **filters) -> list[dict]:
+    args = {"query": query, "query_embedding": embedding, **filters}
+    named = ", ".join(f"{k} => %({k})s" for k in args)
+    return rows(conn, f"SELECT * FROM brain.search({named})", args)
+
+
+def ids(results: list[dict]) -> list[int]:
+    return [r["id"] for r in results]
+
+
+def test_reciprocal_rank_fusion_orders_a_hand_built_set(conn) -> None:
+    a = remember(
+        conn,
+        kind="rule",
+        headline="First memory",
+        body="alpha beta alpha beta gamma",
+        embedding=unit(0.5, axis=3),
+    )["memory_id"]
+    b = remember(
+        conn,
+        kind="rule",
+        headline="Second memory",
+        body="alpha and other words entirely",
+        embedding=unit(0.99, axis=1),
+    )["memory_id"]
+    c = remember(
+        conn, kind="rule", headline="Third memory", body="nothing in common", embedding=unit(0.9, axis=2)
+    )["memory_id"]
+    found = search(conn, "alpha beta", unit(1.0))
+    assert ids(found) == [b, a, c]
+    by_id = {r["id"]: r for r in found}
+    assert (by_id[a]["lexical_rank"], by_id[a]["vector_rank"]) == (1, 3)
+    assert (by_id[b]["lexical_rank"], by_id[b]["vector_rank"]) == (2, 1)
+    assert (by_id[c]["lexical_rank"], by_id[c]["vector_rank"]) == (None, 2)
+    # Rules at default importance weigh exactly 1: the score is the fused RRF sum.
+    assert by_id[b]["score"] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert by_id[a]["score"] == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
+    assert by_id[c]["score"] == pytest.approx(1 / (RRF_K + 2))
+    assert by_id[b]["similarity"] == pytest.approx(0.99, abs=1e-5)
+
+
+def test_a_query_without_embedding_uses_the_lexical_legs(conn) -> None:
+    a = remember(conn, kind="fact", headline="Redis holds the job queue")["memory_id"]
+    remember(conn, kind="fact", headline="Postgres holds the accounts")
+    found = search(conn, "which queue do jobs use")
+    assert ids(found) == [a]
+    assert found[0]["vector_rank"] is None and found[0]["lexical_rank"] == 1
+
+
+def test_fuzzy_leg_finds_typos_and_identifiers(conn) -> None:
+    a = remember(conn, kind="fact", headline="Postgres runs on db-primary-01")["memory_id"]
+    remember(conn, kind="fact", headline="Traffic goes through the load balancer")
+    found = search(conn, "postgress")
+    assert ids(found) == [a] and found[0]["fuzzy_rank"] == 1 and found[0]["lexical_rank"] is None
+    assert ids(search(conn, "db-primary")) == [a]
+
+
+def test_results_are_headlines_and_previews(conn) -> None:
+    remember(conn, kind="fact", headline="Long body", body=" ".join(["word"] * 100))
+    (hit,) = search(conn, "long body")
+    assert len(hit["preview"]) == 160 and hit["preview"].endswith("…")
+    assert "body" not in hit
+
+
+def test_rating_and_pin_change_the_order(conn) -> None:
+    # Six words or more: no trigram leg, so only the lexical ranks (1 and 2) differ.
+    query = "what do we know about the cache"
+    a = remember(conn, kind="rule", headline="Cache invalidation rules", body="cache cache")["memory_id"]
+    b = remember(conn, kind="rule", headline="Warmup", body="the cache")["memory_id"]
+    assert ids(search(conn, query)) == [a, b]
+    scalar(conn, "SELECT brain.rate(%s, 'up')", (b,))
+    assert ids(search(conn, query)) == [b, a]
+    scalar(conn, "SELECT brain.rate(%s, 'down')", (b,))
+    scalar(conn, "SELECT brain.rate(%s, 'down')", (b,))
+    assert ids(search(conn, query)) == [a, b]
+    scalar(conn, "SELECT brain.pin(%s)", (b,))
+    assert ids(search(conn, query)) == [b, a]
+
+
+def test_overlay_origin_ranks_above_derived_material(conn) -> None:
+    query = "what do we know about the release"
+    a = remember(conn, kind="rule", headline="Release checklist", body="release release")["memory_id"]
+    b = remember(conn, kind="rule", headline="Notes", body="release", origin="overlay")["memory_id"]
+    assert ids(search(conn, query)) == [b, a]
+
+
+def test_fact_decay_weighs_old_facts_down(conn) -> None:
+    query = "what do we know about the deploy"
+    a = remember(conn, kind="fact", headline="Deploy window", body="deploy deploy")["memory_id"]
+    b = remember(conn, kind="fact", headline="Owner", body="deploy")["memory_id"]
+    assert ids(search(conn, query)) == [a, b]
+    conn.execute("UPDATE brain.memory SET created_at = now() - interval '14 days' WHERE memory_id = %s", (a,))
+    assert ids(search(conn, query)) == [b, a]
+    weight = scalar(
+        conn,
+        "SELECT brain.rank_weight('fact', 'explicit', false, 0.5, 0, 0, "
+        "now() - interval '14 days', 7, now())",
+    )
+    assert weight == pytest.approx(0.5 + 0.5 * 0.25)
+
+
+def test_filters(conn) -> None:
+    rule = remember(
+        conn, kind="rule", headline="Deploy rule", category="procedural", project="web", tags=["ci", "deploy"]
+    )["memory_id"]
+    fact = remember(conn, kind="fact", headline="Deploy fact", body="@alice owns deploy", project="api")[
+        "memory_id"
+    ]
+    glob = remember(conn, kind="task", headline="Deploy task", tags=["deploy"])["memory_id"]
+    assert set(ids(search(conn, "deploy"))) == {rule, fact, glob}
+    assert ids(search(conn, "deploy", kinds=["rule"])) == [rule]
+    assert ids(search(conn, "deploy", categories=["procedural"])) == [rule]
+    assert set(ids(search(conn, "deploy", project="web"))) == {rule, glob}
+    assert set(ids(search(conn, "deploy", tags=["deploy"]))) == {rule, glob}
+    assert ids(search(conn, "deploy", tags=["deploy", "ci"])) == [rule]
+    assert ids(search(conn, "deploy", people=["alice"])) == [fact]
+    conn.execute("UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (rule,))
+    assert ids(search(conn, "deploy", created_before=dt.datetime(2026, 2, 1, tzinfo=dt.UTC))) == [rule]
+    assert rule not in ids(search(conn, "deploy", created_after=dt.datetime(2026, 2, 1, tzinfo=dt.UTC)))
+
+
+def test_superseded_archived_dormant_and_expired_are_excluded_by_default(conn) -> None:
+    old = remember(conn, kind="fact", headline="Port is 8080 for the api")["memory_id"]
+    new = one(conn, "SELECT * FROM brain.supersede(%s, 'Port is 9090 for the api', 'moved')", (old,))
+    archived = remember(conn, kind="incident", headline="Port clash on the api host")["memory_id"]
+    conn.execute(
+        "UPDATE brain.memory SET state = 'archived', archived_at = now() WHERE memory_id = %s", (archived,)
+    )
+    expiring = remember(
+        conn,
+        kind="fact",
+        headline="Temporary api port 7070",
+        expires_at=dt.datetime.now(dt.UTC) + dt.timedelta(days=1),
+    )["memory_id"]
+
+    assert set(ids(search(conn, "api port"))) == {new["memory_id"], expiring}
+    with_old = search(conn, "api port", include_superseded=True)
+    (old_hit,) = [r for r in with_old if r["id"] == old]
+    assert (old_hit["state"], old_hit["superseded_by"], old_hit["current_id"]) == (
+        "superseded",
+        new["memory_id"],
+        new["memory_id"],
+    )
+    assert archived in ids(search(conn, "api port", include_archived=True))
+
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(days=2)
+    assert expiring not in ids(search(conn, "api port", now=later))
+    month = dt.datetime.now(dt.UTC) + dt.timedelta(days=30)
+    assert ids(search(conn, "api port", now=month)) == [], "every fact is dormant after 30 days"
+    assert new["memory_id"] in ids(search(conn, "api port", now=month, include_dormant=True))
+
+
+def test_as_of_returns_what_was_believed_then(conn) -> None:
+    old = remember(conn, kind="fact", headline="Staging database is db-1")["memory_id"]
+    new = one(conn, "SELECT * FROM brain.supersede(%s, 'Staging database is db-2', 'migrated')", (old,))[
+        "memory_id"
+    ]
+    conn.execute("UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (old,))
+    conn.execute("UPDATE brain.memory SET superseded_at = '2026-03-01' WHERE memory_id = %s", (old,))
+    conn.execute("UPDATE brain.memory SET created_at = '2026-03-01' WHERE memory_id = %s", (new,))
+    at = dict(tzinfo=dt.UTC)
+    assert ids(search(conn, "staging database", as_of=dt.datetime(2026, 2, 1, **at))) == [old]
+    assert ids(search(conn, "staging database", as_of=dt.datetime(2026, 4, 1, **at))) == [new]
+    assert ids(search(conn, "staging database", as_of=dt.datetime(2025, 12, 1, **at))) == []
+    assert ids(search(conn, "staging database")) == [new]
+
+
+def skill(name: str, keywords: list[str], projects: list[str] | None = None) -> str:
+    import json
+
+    return json.dumps({"name": name, "keywords": keywords, "projects": projects or [], "always_on": False})
+
+
+def test_skills_surface_first_up_to_the_limit(conn) -> None:
+    plain = remember(conn, kind="rule", headline="Migrations run in CI", body="migration")["memory_id"]
+    skills = [
+        remember(conn, kind="rule", headline=f"Skill number {i}", skill_trigger=skill(f"s{i}", ["MIGRAT"]))[
+            "memory_id"
+        ]
+        for i in range(6)
+    ]
+    found = search(conn, "how to write a migration")
+    assert [r["via_skill_trigger"] for r in found[:5]] == ["s0", "s1", "s2", "s3", "s4"]
+    assert ids(found[:5]) == skills[:5]
+    assert plain in ids(found[5:]) and skills[5] not in ids(found)
+
+
+def test_skills_respect_project_scope_and_supersede(conn) -> None:
+    web = remember(
+        conn, kind="rule", headline="Web deploys", skill_trigger=skill("web-deploy", ["deploy"], ["web"])
+    )["memory_id"]
+    glob = remember(conn, kind="rule", headline="Any deploy", skill_trigger=skill("deploy", ["deploy"]))
+    assert [r["via_skill_trigger"] for r in search(conn, "deploy now") if r["via_skill_trigger"]] == [
+        "deploy"
+    ]
+    in_web = [r["via_skill_trigger"] for r in search(conn, "deploy now", project="web")]
+    assert in_web[:2] == ["web-deploy", "deploy"]
+    one(conn, "SELECT * FROM brain.supersede(%s, 'Any deploy, carefully', 'clarified')", (glob["memory_id"],))
+    skills = [r["via_skill_trigger"] for r in search(conn, "deploy now", include_superseded=True)]
+    assert skills.count("deploy") == 1, "the superseded version never surfaces as a skill"
+    loaded = scalar(conn, "SELECT brain.load_skill('deploy')")
+    assert loaded["headline"] == "Any deploy, carefully"
+    with raises_br("BR010"):
+        scalar(conn, "SELECT brain.load_skill('web-deploy')")
+    assert scalar(conn, "SELECT brain.load_skill('web-deploy', 'web')")["id"] == web
+
+
+def test_skill_names_are_unique_among_active_memories(conn) -> None:
+    first = remember(conn, kind="rule", headline="One", skill_trigger=skill("dup", ["x"]))["memory_id"]
+    with raises_br("BR009") as caught:
+        remember(conn, kind="rule", headline="Two", skill_trigger=skill("dup", ["y"]))
+    assert f"Supersede #{first}" in caught.error.diag.message_hint
+
+
+def test_filters_do_not_starve_the_vector_leg(conn) -> None:
+    """200 memories, 5 tagged: the tag filter still returns all 5 through the HNSW index."""
+    for i in range(200):
+        remember(
+            conn,
+            kind="fact",
+            headline=f"Observation number {i}",
+            tags=["rare"] if i % 40 == 0 else [],
+            embedding=unit(0.2 + 0.7 * (i / 200), axis=1 + i % 300),
+        )
+    conn.execute("SET enable_seqscan = off")
+    conn.execute("SET enable_bitmapscan = off")
+    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+    assert len(found) == 5 and all(r["vector_rank"] for r in found)
+
+
+def test_search_argument_errors(conn) -> None:
+    with raises_br("BR009"):
+        search(conn, "   ")
+    with raises_br("BR009"):
+        search(conn, "x", max_results=0)
+    with raises_br("BR012"):
+        search(conn, "x", [1.0, 2.0])
+
+
+def test_list_recent_and_stats(conn) -> None:
+    a = remember(conn, kind="fact", headline="First")["memory_id"]
+    b = remember(conn, kind="rule", headline="Second", project="web")["memory_id"]
+    assert ids(rows(conn, "SELECT * FROM brain.list_recent()")) == [b, a]
+    assert ids(rows(conn, "SELECT * FROM brain.list_recent(kinds => '{fact}')")) == [a]
+    stats = scalar(conn, "SELECT brain.stats()")
+    assert stats["by_kind"] == {"fact": 1, "rule": 1} and stats["pending_embeddings"] == 2
