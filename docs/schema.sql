@@ -80,7 +80,8 @@ DECLARE
     n integer := coalesce(array_length(embedding, 1), 0);
 BEGIN
     IF array_ndims(embedding) > 1 THEN
-        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL, NULL);
+        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL,
+            'Pass one vector, e.g. ''{0.1, 0.2, ...}''::float8[].');
     END IF;
     IF n <> s.dims THEN
         PERFORM brain._raise('BR012',
@@ -176,7 +177,8 @@ BEGIN
     IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
         PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
             jsonb_build_object('origin', origin,
-                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')));
+                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')),
+            'explicit: written by an agent or person; overlay: human context that outranks derived material; observed and artifact rows go through brain.observe_batch.');
     END IF;
 END
 $$;
@@ -274,13 +276,21 @@ BEGIN
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $_$;
-CREATE FUNCTION brain._raise(code text, message text, detail jsonb DEFAULT NULL::jsonb, hint text DEFAULT NULL::text) RETURNS void
+CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message,
-        DETAIL = coalesce(detail::text, ''), HINT = coalesce(hint, '');
+    -- Absent parts are left out, not sent empty.
+    IF detail IS NOT NULL AND hint IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, DETAIL = detail::text, HINT = hint;
+    ELSIF detail IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, DETAIL = detail::text;
+    ELSIF hint IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, HINT = hint;
+    ELSE
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION brain._raise(code text, message text, detail jsonb, hint text) IS 'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
@@ -356,7 +366,7 @@ DECLARE
 BEGIN
     IF mem.state = 'tombstoned' THEN
         PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id), NULL);
+            jsonb_build_object('id', mem.memory_id), 'Pin its replacement, if there is one.');
     END IF;
     IF mem.pinned = value THEN
         RETURN false;
@@ -398,30 +408,33 @@ BEGIN
     IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
                             OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
         PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
-            jsonb_build_object('status', p_status, 'priority', p_priority));
+            jsonb_build_object('status', p_status, 'priority', p_priority),
+            'Leave status out for an open task; stale is set by maintenance.');
     END IF;
     IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
-        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind));
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind),
+            'Only facts decay: leave halflife_days out.');
     END IF;
     IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
         PERFORM brain._raise('BR009', 'halflife_days must be positive.',
-            jsonb_build_object('halflife_days', p_halflife_days));
+            jsonb_build_object('halflife_days', p_halflife_days), 'The default is 7 days.');
     END IF;
     IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
             OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
             OR cardinality(p_related_files) > 0 OR p_complexity IS NOT NULL) THEN
-        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind));
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind),
+            'Store what went wrong as an incident, or leave the incident fields out.');
     END IF;
     IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
         PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
-            jsonb_build_object('complexity', p_complexity));
+            jsonb_build_object('complexity', p_complexity), 'Use simple, medium or complex, or leave it out.');
     END IF;
     IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
         PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
-            jsonb_build_object('importance', p_importance));
+            jsonb_build_object('importance', p_importance), 'The default is 0.5.');
     END IF;
     IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
-        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
+        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
     END IF;
     IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
             OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
@@ -485,8 +498,9 @@ BEGIN
             IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
                 UPDATE brain.memory m
                 SET headline = v_headline, body = v_body, normalized = v_normalized,
-                    tags = ARRAY(SELECT DISTINCT unnest(m.tags || brain.extract_tags(full_text)
-                                                        || coalesce(p_tags, '{}'))),
+                    tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                 FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(p_tags, '{}')) AS t
+                                 WHERE brain.trim_space(t) <> ''),
                     people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
                     action_items = brain.extract_action_items(full_text), updated_at = now()
                 WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
@@ -617,11 +631,13 @@ DECLARE
     new_id bigint;
 BEGIN
     IF note IS NULL OR brain.trim_space(note) = '' THEN
-        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL, NULL);
+        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL,
+            'Say what to know about the memory: a correction, a gotcha, a link.');
     END IF;
     IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
-        PERFORM brain._raise('BR005', 'The note is longer than 400 words.',
-            jsonb_build_object('words', brain.word_count(note)), 'Keep annotations short.');
+        PERFORM brain._raise('BR005', 'The note is longer than 400 words or 20000 characters.',
+            jsonb_build_object('words', brain.word_count(note), 'characters', length(note)),
+            'Keep annotations short.');
     END IF;
     IF cardinality(brain.find_secrets(note)) > 0 THEN
         PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
@@ -654,13 +670,14 @@ BEGIN
     WHERE m.workspace_id = ws AND m.memory_id = attach_embedding.memory_id FOR UPDATE;
     IF NOT FOUND THEN
         PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', attach_embedding.memory_id),
-            jsonb_build_object('id', attach_embedding.memory_id), NULL);
+            jsonb_build_object('id', attach_embedding.memory_id),
+            'Take ids from brain.pending_embeddings().');
     END IF;
     INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding)
     VALUES (ws, space.space_id, mem.memory_id, vec)
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
-    r := ROW('created', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
     END IF;
@@ -847,11 +864,15 @@ COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
+                -- A derived headline (observed text) is the body's own start: say it once.
+                WHEN starts_with(regexp_replace(body, '\s+', ' ', 'g'),
+                                 regexp_replace(brain.trim_space(headline), ' …$', ''))
+                    THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
-$$;
-COMMENT ON FUNCTION brain.embedding_input(headline text, body text) IS 'The text an embedder sees for a memory: the headline, a blank line, the body.';
+$_$;
+COMMENT ON FUNCTION brain.embedding_input(headline text, body text) IS 'The text an embedder sees for a memory: the headline, a blank line, the body (the body alone when it starts with the headline).';
 CREATE FUNCTION brain.embedding_progress(embedding_space text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -958,7 +979,8 @@ BEGIN
     mem := brain._get_memory(id, lock => true);
     IF mem.state = 'tombstoned' THEN
         PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason), NULL);
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason),
+            'Nothing to do: it is out of every default read.');
     END IF;
     IF mem.state = 'superseded' THEN
         PERFORM brain._raise('BR011',
@@ -970,9 +992,14 @@ BEGIN
     END IF;
     IF replaced_by IS NOT NULL THEN
         IF replaced_by = mem.memory_id THEN
-            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL, NULL);
+            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,
+                'Leave replaced_by out, or name the memory that holds the truth now.');
         END IF;
-        PERFORM brain._get_memory(replaced_by);
+        IF (brain._get_memory(replaced_by)).state NOT IN ('active', 'archived') THEN
+            PERFORM brain._raise('BR011', format('#%s is not current and cannot replace anything.', replaced_by),
+                jsonb_build_object('replaced_by', replaced_by, 'current', brain.current_version(replaced_by)),
+                format('Name the current version, #%s, or none.', brain.current_version(replaced_by)));
+        END IF;
     END IF;
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = brain.trim_space(reason), replaced_by = forget.replaced_by,
@@ -1111,19 +1138,20 @@ DECLARE
     results brain.write_result[];
     inputs text[];
 BEGIN
-    IF origin NOT IN ('observed', 'artifact') THEN
+    IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
             jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
     END IF;
-    IF kind NOT IN ('fact', 'incident') THEN
+    IF kind IS NULL OR kind NOT IN ('fact', 'incident') THEN
         PERFORM brain._raise('BR009', 'Observed memories are facts or incidents.',
-            jsonb_build_object('kind', kind), NULL);
+            jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
        OR metadata IS NOT NULL AND cardinality(metadata) <> n_items THEN
         PERFORM brain._raise('BR009', 'source_refs and metadata need one entry per text.',
             jsonb_build_object('texts', n_items, 'source_refs', cardinality(source_refs),
-                               'metadata', cardinality(metadata)), NULL);
+                               'metadata', cardinality(metadata)),
+            'Pass one entry per text (NULL entries are allowed), or leave the array out.');
     END IF;
     IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
@@ -1192,24 +1220,26 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
-CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
+CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     WITH space AS MATERIALIZED (
-        SELECT (brain._resolve_space(pending_embeddings.embedding_space)).space_id
+        SELECT s.space_id, s.state FROM brain._resolve_space(pending_embeddings.embedding_space) AS s
     )
     SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
     FROM brain.memory m, space
     WHERE m.workspace_id = brain.current_workspace()
       AND m.state <> 'tombstoned'
-      AND NOT EXISTS (SELECT FROM brain.embedding e
-                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
-                        AND e.memory_id = m.memory_id)
+      AND (NOT EXISTS (SELECT FROM brain.embedding e
+                       WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                         AND e.memory_id = m.memory_id)
+           -- embedded while its space was still being filled: the dedup is still owed
+           OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
     ORDER BY m.dedup_pending DESC, m.memory_id
-    LIMIT max_rows
+    LIMIT max_results
 $$;
-COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_rows integer) IS 'Memories that have no embedding in a space (the active one by default), queued writes first: the work list of `brain worker`.';
+COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1293,12 +1323,15 @@ BEGIN
         banner := format('FORGOTTEN: %s.', mem.forget_reason)
             || CASE WHEN mem.replaced_by IS NOT NULL
                     THEN format(' Replaced by #%s.', brain.current_version(mem.replaced_by)) ELSE '' END;
+        -- NULL when nothing replaced it: a forgotten belief has no current version.
         current_id := CASE WHEN mem.replaced_by IS NOT NULL THEN brain.current_version(mem.replaced_by) END;
     ELSIF mem.state = 'archived' THEN
         banner := 'ARCHIVED: kept for reference, not in default search.';
     END IF;
     RETURN brain.memory_json(mem.memory_id)
-        || jsonb_build_object('banner', banner, 'current_id', coalesce(current_id, mem.memory_id));
+        || jsonb_build_object('banner', banner, 'current_id',
+                              CASE WHEN mem.state = 'tombstoned' THEN current_id
+                                   ELSE coalesce(current_id, mem.memory_id) END);
 END
 $$;
 COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
@@ -1335,7 +1368,7 @@ DECLARE
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
-            jsonb_build_object('max_results', max_results), NULL);
+            jsonb_build_object('max_results', max_results), 'The default is 10.');
     END IF;
     IF q = '' AND query_embedding IS NULL THEN
         PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
@@ -1463,7 +1496,9 @@ BEGIN
     IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
         PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
                                              jsonb_typeof(brain.setting_defaults() -> name)),
-            jsonb_build_object('setting', name, 'value', value), NULL);
+            jsonb_build_object('setting', name, 'value', value),
+            format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
+                   name, brain.setting_defaults() -> name));
     END IF;
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
@@ -1574,7 +1609,8 @@ BEGIN
         coalesce(skill_trigger, old.skill_trigger), coalesce(metadata, old.metadata), embedding,
         embedding_space, source, session_id, old.source_system, old.source_ref, NULL, old.expires_at,
         old_fact.halflife_days,
-        old_task.status, old_task.priority, old_task.due_at,
+        CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
+        old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
         check_only, old.memory_id);
@@ -1603,7 +1639,7 @@ CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    SELECT regexp_replace(t, '^\s+|\s+$', '', 'g')
+    SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
@@ -1622,7 +1658,8 @@ DECLARE
 BEGIN
     IF old.state <> 'superseded' THEN
         PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', old.memory_id, old.state),
-            jsonb_build_object('id', old.memory_id, 'state', old.state), NULL);
+            jsonb_build_object('id', old.memory_id, 'state', old.state),
+            'Only a superseded memory can be restored by unsupersede.');
     END IF;
     successor := brain._get_memory(old.superseded_by, lock => true);
     IF successor.state = 'superseded' THEN
@@ -1664,7 +1701,7 @@ COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supe
 CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
+    AS $_$
 DECLARE
     ws bigint := brain.current_workspace();
     s brain.embedding_space;
@@ -1673,12 +1710,28 @@ BEGIN
         PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
             jsonb_build_object('dims', dims), 'Check the embedder''s model.');
     END IF;
+    IF provider IS NULL OR provider !~ '^[a-z][a-z0-9_-]*$' OR model IS NULL OR brain.trim_space(model) = '' THEN
+        PERFORM brain._raise('BR009', 'An embedding space needs a provider (lowercase letters, digits, - or _) and a model.',
+            jsonb_build_object('provider', provider, 'model', model),
+            'Name it like the embedder: brain.use_embedding_space(''local'', ''all-MiniLM-L6-v2'', 384).');
+    END IF;
     IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
        OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
-            jsonb_build_object('near_identical', near_identical, 'related', related));
+            jsonb_build_object('near_identical', near_identical, 'related', related),
+            'The defaults are near_identical 0.92 and related 0.75.');
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
+      AND es.model = use_embedding_space.model;
+    IF coalesce(use_embedding_space.related, s.related, 0.75)
+       > coalesce(use_embedding_space.near_identical, s.near_identical, 0.92) THEN
+        PERFORM brain._raise('BR009', 'The related threshold cannot exceed the near-identical one.',
+            jsonb_build_object('near_identical', coalesce(use_embedding_space.near_identical, s.near_identical, 0.92),
+                               'related', coalesce(use_embedding_space.related, s.related, 0.75)),
+            'Give related a value at or below near_identical (defaults 0.75 and 0.92).');
+    END IF;
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
       AND es.model = use_embedding_space.model;
@@ -1703,9 +1756,11 @@ BEGIN
                 coalesce(use_embedding_space.related, 0.75))
         RETURNING * INTO s;
     END IF;
+    IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
     EXECUTE format(
-        'CREATE INDEX IF NOT EXISTS %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
+        'CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
         'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+    END IF;
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
         UPDATE brain.embedding_space es SET state = 'active', activated_at = now()
@@ -1714,15 +1769,15 @@ BEGIN
     END IF;
     RETURN s;
 END
-$$;
+$_$;
 COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT regexp_count(coalesce(t, ''), '\S+')
+    SELECT regexp_count(coalesce(t, ''), '[^\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+')
 $$;
-COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of white-space separated words.';
+COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by white space (no-break spaces included).';
 CREATE TABLE brain.account (
     account_id bigint NOT NULL,
     name text NOT NULL,
@@ -1817,6 +1872,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
+COMMENT ON TABLE brain.migration IS 'functions 15027db0d04c09e2a47d24683b829ffead75a98189e4ff599e38c9aff4aae2d3';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

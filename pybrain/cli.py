@@ -654,6 +654,41 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
         )
 
 
+@main.group("embedder")
+def embedder_group() -> None:
+    """The warm embedding server that keeps the local model loaded between calls."""
+
+
+def _active_space_name() -> str:
+    with _open() as brain:
+        return brain.embedder.space
+
+
+@command(embedder_group, "status")
+def embedder_status(as_json: bool) -> None:
+    """Whether a warm embedding server runs for the active space."""
+    from pybrain.embed import server
+
+    out = server.status(_active_space_name())
+    out["enabled"] = server.enabled()
+    if as_json:
+        click.echo(_dump(out))
+    else:
+        state = "running" if out["running"] else "not running"
+        click.echo(f"{out['space']}: {state} ({out['socket']})")
+        if not out["enabled"]:
+            click.echo("BRAIN_EMBED_SERVER=off: calls embed in their own process")
+
+
+@command(embedder_group, "stop")
+def embedder_stop(as_json: bool) -> None:
+    """Stop the warm embedding server (the next call that needs it starts it again)."""
+    from pybrain.embed import server
+
+    stopped = server.stop(_active_space_name())
+    click.echo(_dump({"stopped": stopped}) if as_json else "stopped" if stopped else "not running")
+
+
 @main.group("db")
 def db_group() -> None:
     """The embedded database: start, stop, status, url, psql."""

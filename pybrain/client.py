@@ -79,10 +79,11 @@ class Brain:
         settings = settings or Settings.from_env()
         conn = db.connect(db.database_url(settings))
         brain = cls(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor)
-        if not db.is_migrated(conn):
-            # First use without `brain init`: do what init does.
+        if not db.is_current(conn):
+            # First use without `brain init`, or a new pybrain on an older schema.
             db.migrate(conn)
-            brain.use_embedding_space(brain.configured_embedder())
+            if brain.active_space() is None:
+                brain.use_embedding_space(brain.configured_embedder())
         return brain
 
     @property
@@ -272,7 +273,7 @@ class Brain:
 
     def reembed_batch(self, target: Embedder, batch: int = 64) -> int:
         """Embed one batch of memories missing from target's space; the number embedded."""
-        rows = self.call("pending_embeddings", embedding_space=target.space, max_rows=batch)
+        rows = self.call("pending_embeddings", embedding_space=target.space, max_results=batch)
         if not rows:
             return 0
         vectors = target.embed([r["embedding_input"] for r in rows])
@@ -294,8 +295,8 @@ class Brain:
 
     # --- the embedding queue -----------------------------------------------
 
-    def pending(self, max_rows: int = 64) -> list[dict[str, Any]]:
-        return self.call("pending_embeddings", embedding_space=self.embedder.space, max_rows=max_rows)
+    def pending(self, max_results: int = 64) -> list[dict[str, Any]]:
+        return self.call("pending_embeddings", embedding_space=self.embedder.space, max_results=max_results)
 
     def attach_embedding(self, memory_id: int, vector: Sequence[float]) -> WriteResult:
         (row,) = self.call(

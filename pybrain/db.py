@@ -213,12 +213,35 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
                         (path.name, digest),
                     )
                 applied.append(path.name)
-            for path in functions:
-                with conn.transaction():
+            with conn.transaction():
+                for path in functions:
                     conn.execute(path.read_text(encoding="utf-8"))
+                # Lets a client see cheaply whether the functions are the ones it ships.
+                conn.execute(f"COMMENT ON TABLE brain.migration IS 'functions {functions_digest()}'")
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
     return MigrateReport(applied=applied, functions=len(functions))
+
+
+def functions_digest() -> str:
+    digest = hashlib.sha256()
+    for path in sql_files("functions"):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def is_current(conn: psycopg.Connection) -> bool:
+    """Whether the database has every migration and the functions this pybrain ships."""
+    if not is_migrated(conn):
+        return False
+    with wrap_exceptions():
+        recorded, comment = conn.execute(
+            "SELECT (SELECT coalesce(array_agg(name || ':' || sha256 ORDER BY name), '{}')"
+            "        FROM brain.migration),"
+            "       obj_description('brain.migration'::regclass, 'pg_class')"
+        ).fetchone()
+    shipped = sorted(f"{p.name}:{_sha256(p)}" for p in sql_files("migrations"))
+    return recorded == shipped and comment == f"functions {functions_digest()}"
 
 
 def is_migrated(conn: psycopg.Connection) -> bool:

@@ -29,6 +29,17 @@ from pybrain.embed import get_embedder
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
 TEMPLATE = "brain_template"
+
+
+@pytest.fixture(autouse=True)
+def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Tests touch no BRAIN_HOME of the machine and leave no processes behind: the warm
+    embedding server is off unless a test starts one."""
+    monkeypatch.setenv("BRAIN_HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
+    monkeypatch.delenv("BRAIN_DATABASE_URL", raising=False)
+
+
 TEST_ROLE = "brain_tester"
 _counter = itertools.count()
 

@@ -140,7 +140,7 @@ def test_write_without_embedding_is_queued_and_announced(conn, db_url) -> None:
 def test_attach_embedding_completes_a_queued_write(conn) -> None:
     r = remember(conn, kind="fact", headline="Queued fact")
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (r["memory_id"], unit(1.0)))
-    assert done["action"] == "created"
+    assert done["action"] == "embedded"
     assert rows(conn, "SELECT * FROM brain.pending_embeddings()") == []
     assert scalar(conn, "SELECT dedup_pending FROM brain.memory") is False
 
@@ -162,7 +162,7 @@ def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
     kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
     queued = remember(conn, kind="fact", headline="Builds are driven by a Makefile")
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.8)))
-    assert (done["action"], done["duplicate_of"]) == ("created", kept["memory_id"])
+    assert (done["action"], done["duplicate_of"]) == ("embedded", kept["memory_id"])
     meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
     assert meta["possible_duplicate_of"] == kept["memory_id"]
 
@@ -210,3 +210,18 @@ def test_eight_concurrent_near_identical_writes_leave_one_row(conn, db_url) -> N
     results = _race(db_url, writes)
     assert sum(r["action"] == "created" for r in results) == 1
     assert memory_count(conn) == 1
+
+
+def test_a_write_embedded_while_its_space_was_filling_still_gets_its_dedup(conn) -> None:
+    """A queued write reaches a new space before that space is activated: the worker owes it dedup."""
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    one(conn, "SELECT * FROM brain.use_embedding_space('other', 'model', 384)")
+    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
+    for memory_id, vector in ((kept["memory_id"], unit(1.0)), (queued["memory_id"], unit(0.97))):
+        one(conn, "SELECT * FROM brain.attach_embedding(%s, %s, 'other:model')", (memory_id, vector))
+    one(conn, "SELECT brain.activate_embedding_space('other:model')")
+    owed = rows(conn, "SELECT memory_id FROM brain.pending_embeddings()")
+    assert [o["memory_id"] for o in owed] == [queued["memory_id"]]
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.97)))
+    assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
+    assert rows(conn, "SELECT * FROM brain.pending_embeddings()") == []

@@ -37,6 +37,7 @@ def local() -> Iterator[Embedder]:
         # The embedder itself must switch the Hugging Face libraries offline.
         patch.delenv("HF_HUB_OFFLINE", raising=False)
         patch.delenv("TRANSFORMERS_OFFLINE", raising=False)
+        patch.setenv("BRAIN_EMBED_SERVER", "off")  # load here, not in a background server
         patch.setattr(socket.socket, "connect", _no_network)
         patch.setattr(socket.socket, "connect_ex", _no_network)
         patch.setattr(socket, "getaddrinfo", _no_network)

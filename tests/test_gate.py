@@ -160,3 +160,33 @@ def test_a_rule_without_severity_is_a_pattern(conn) -> None:
     assert (
         scalar(conn, "SELECT severity FROM brain.rule WHERE memory_id = %s", (r["memory_id"],)) == "PATTERN"
     )
+
+
+def test_no_break_spaces_are_white_space(conn) -> None:
+    with raises_br("BR003"):
+        remember(conn, kind="fact", headline="\u00a0\u2003\u00a0")
+    assert scalar(conn, "SELECT brain.word_count(%s)", ("one\u00a0two\u202fthree",)) == 3
+    r = remember(conn, kind="fact", headline="\u00a0Padded headline\u00a0")
+    assert (
+        scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (r["memory_id"],))
+        == "Padded headline"
+    )
+
+
+def test_errors_leave_out_absent_detail_and_hint(conn) -> None:
+    with raises_br("BR003") as caught:
+        remember(conn, kind="fact", headline="")
+    assert caught.error.diag.message_detail is None
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        "'Bad Provider', 'm', 8",
+        "'ok', '  ', 8",
+        "'ok', 'm', 8, near_identical => 0.8, related => 0.9",
+    ],
+)
+def test_embedding_space_arguments_are_checked(conn, args) -> None:
+    with raises_br("BR009"):
+        scalar(conn, f"SELECT space_id FROM brain.use_embedding_space({args})")

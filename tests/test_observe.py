@@ -94,3 +94,9 @@ def test_embedding_rows_must_match_the_chunks(conn) -> None:
 def test_observe_refuses_authored_origins(conn) -> None:
     with raises_br("BR009"):
         observe(conn, ["x"], origin="explicit")
+
+
+def test_a_long_observed_text_is_embedded_once(conn) -> None:
+    text = "User: " + " ".join(f"word{i}" for i in range(30))
+    (checked,) = observe(conn, [text], check_only=True)
+    assert checked["embedding_input"] == text

@@ -192,6 +192,12 @@ def test_forget_checks_its_arguments(conn) -> None:
         scalar(conn, "SELECT brain.forget(%s, 'r', replaced_by => 999)", (a,))
     with raises_br("BR009"):
         scalar(conn, "SELECT brain.forget(%s, 'r', replaced_by => %s)", (a, a))
+    gone = remember(conn, kind="fact", headline="Gone fact")["memory_id"]
+    scalar(conn, "SELECT brain.forget(%s, 'wrong')", (gone,))
+    with raises_br("BR011"):
+        scalar(conn, "SELECT brain.forget(%s, 'r', replaced_by => %s)", (a, gone))
+    m = scalar(conn, "SELECT brain.recall(%s)", (gone,))
+    assert m["current_id"] is None and m["banner"] == "FORGOTTEN: wrong."
     with raises_br("BR010"):
         scalar(conn, "SELECT brain.forget(999, 'r')")
 

@@ -68,10 +68,12 @@ def _create(provider: str, model: str | None) -> Embedder:
         _check_fixed_model(HashEmbedder, model)
         return HashEmbedder()
     if provider == "local":
+        from pybrain.embed import server
         from pybrain.embed.local import LocalEmbedder
 
         _check_fixed_model(LocalEmbedder, model)
-        return LocalEmbedder()
+        # The model takes seconds to load: reuse a warm server process when allowed.
+        return server.ServedEmbedder(LocalEmbedder(), "local") if server.enabled() else LocalEmbedder()
     if provider == "ollama":
         from pybrain.embed.ollama import OllamaEmbedder
 

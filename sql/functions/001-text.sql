@@ -1,15 +1,22 @@
 -- Text rules: errors, normalization, word counts, secret detection, the
 -- GUARDRAIL-stacking check and metadata extraction. All pure functions.
 
-CREATE OR REPLACE FUNCTION brain._raise(code text, message text, detail jsonb DEFAULT NULL,
-                                        hint text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION brain._raise(code text, message text, detail jsonb, hint text)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message,
-        DETAIL = coalesce(detail::text, ''), HINT = coalesce(hint, '');
+    -- Absent parts are left out, not sent empty.
+    IF detail IS NOT NULL AND hint IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, DETAIL = detail::text, HINT = hint;
+    ELSIF detail IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, DETAIL = detail::text;
+    ELSIF hint IS NOT NULL THEN
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message, HINT = hint;
+    ELSE
+        RAISE EXCEPTION USING ERRCODE = code, MESSAGE = message;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION brain._raise IS
@@ -20,7 +27,7 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT regexp_replace(t, '^\s+|\s+$', '', 'g')
+    SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $$;
 COMMENT ON FUNCTION brain.trim_space IS 'The text without leading and trailing white space of any kind.';
 
@@ -41,19 +48,23 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
+                -- A derived headline (observed text) is the body's own start: say it once.
+                WHEN starts_with(regexp_replace(body, '\s+', ' ', 'g'),
+                                 regexp_replace(brain.trim_space(headline), ' …$', ''))
+                    THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $$;
 COMMENT ON FUNCTION brain.embedding_input IS
-    'The text an embedder sees for a memory: the headline, a blank line, the body.';
+    'The text an embedder sees for a memory: the headline, a blank line, the body (the body alone when it starts with the headline).';
 
 CREATE OR REPLACE FUNCTION brain.word_count(t text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT regexp_count(coalesce(t, ''), '\S+')
+    SELECT regexp_count(coalesce(t, ''), '[^\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+')
 $$;
-COMMENT ON FUNCTION brain.word_count IS 'Number of white-space separated words.';
+COMMENT ON FUNCTION brain.word_count IS 'Number of words separated by white space (no-break spaces included).';
 
 CREATE OR REPLACE FUNCTION brain.find_secrets(t text)
 RETURNS text[]

@@ -44,7 +44,9 @@ BEGIN
     IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
         PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
                                              jsonb_typeof(brain.setting_defaults() -> name)),
-            jsonb_build_object('setting', name, 'value', value), NULL);
+            jsonb_build_object('setting', name, 'value', value),
+            format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
+                   name, brain.setting_defaults() -> name));
     END IF;
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)

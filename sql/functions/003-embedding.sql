@@ -21,13 +21,29 @@ BEGIN
         PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
             jsonb_build_object('dims', dims), 'Check the embedder''s model.');
     END IF;
+    IF provider IS NULL OR provider !~ '^[a-z][a-z0-9_-]*$' OR model IS NULL OR brain.trim_space(model) = '' THEN
+        PERFORM brain._raise('BR009', 'An embedding space needs a provider (lowercase letters, digits, - or _) and a model.',
+            jsonb_build_object('provider', provider, 'model', model),
+            'Name it like the embedder: brain.use_embedding_space(''local'', ''all-MiniLM-L6-v2'', 384).');
+    END IF;
     IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
        OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
-            jsonb_build_object('near_identical', near_identical, 'related', related));
+            jsonb_build_object('near_identical', near_identical, 'related', related),
+            'The defaults are near_identical 0.92 and related 0.75.');
     END IF;
 
     PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
+      AND es.model = use_embedding_space.model;
+    IF coalesce(use_embedding_space.related, s.related, 0.75)
+       > coalesce(use_embedding_space.near_identical, s.near_identical, 0.92) THEN
+        PERFORM brain._raise('BR009', 'The related threshold cannot exceed the near-identical one.',
+            jsonb_build_object('near_identical', coalesce(use_embedding_space.near_identical, s.near_identical, 0.92),
+                               'related', coalesce(use_embedding_space.related, s.related, 0.75)),
+            'Give related a value at or below near_identical (defaults 0.75 and 0.92).');
+    END IF;
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
       AND es.model = use_embedding_space.model;
@@ -54,9 +70,11 @@ BEGIN
         RETURNING * INTO s;
     END IF;
 
+    IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
     EXECUTE format(
-        'CREATE INDEX IF NOT EXISTS %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
+        'CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 64) WHERE space_id = %s',
         'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+    END IF;
 
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
@@ -119,7 +137,8 @@ DECLARE
     n integer := coalesce(array_length(embedding, 1), 0);
 BEGIN
     IF array_ndims(embedding) > 1 THEN
-        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL, NULL);
+        PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL,
+            'Pass one vector, e.g. ''{0.1, 0.2, ...}''::float8[].');
     END IF;
     IF n <> s.dims THEN
         PERFORM brain._raise('BR012',

@@ -114,7 +114,8 @@ BEGIN
     IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
         PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
             jsonb_build_object('origin', origin,
-                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')));
+                               'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')),
+            'explicit: written by an agent or person; overlay: human context that outranks derived material; observed and artifact rows go through brain.observe_batch.');
     END IF;
 END
 $$;
@@ -160,30 +161,33 @@ BEGIN
     IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
                             OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
         PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
-            jsonb_build_object('status', p_status, 'priority', p_priority));
+            jsonb_build_object('status', p_status, 'priority', p_priority),
+            'Leave status out for an open task; stale is set by maintenance.');
     END IF;
     IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
-        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind));
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind),
+            'Only facts decay: leave halflife_days out.');
     END IF;
     IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
         PERFORM brain._raise('BR009', 'halflife_days must be positive.',
-            jsonb_build_object('halflife_days', p_halflife_days));
+            jsonb_build_object('halflife_days', p_halflife_days), 'The default is 7 days.');
     END IF;
     IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
             OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
             OR cardinality(p_related_files) > 0 OR p_complexity IS NOT NULL) THEN
-        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind));
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind),
+            'Store what went wrong as an incident, or leave the incident fields out.');
     END IF;
     IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
         PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
-            jsonb_build_object('complexity', p_complexity));
+            jsonb_build_object('complexity', p_complexity), 'Use simple, medium or complex, or leave it out.');
     END IF;
     IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
         PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
-            jsonb_build_object('importance', p_importance));
+            jsonb_build_object('importance', p_importance), 'The default is 0.5.');
     END IF;
     IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
-        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, NULL);
+        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
     END IF;
     IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
             OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
@@ -251,8 +255,9 @@ BEGIN
             IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
                 UPDATE brain.memory m
                 SET headline = v_headline, body = v_body, normalized = v_normalized,
-                    tags = ARRAY(SELECT DISTINCT unnest(m.tags || brain.extract_tags(full_text)
-                                                        || coalesce(p_tags, '{}'))),
+                    tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                 FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(p_tags, '{}')) AS t
+                                 WHERE brain.trim_space(t) <> ''),
                     people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
                     action_items = brain.extract_action_items(full_text), updated_at = now()
                 WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
@@ -411,7 +416,8 @@ BEGIN
     WHERE m.workspace_id = ws AND m.memory_id = attach_embedding.memory_id FOR UPDATE;
     IF NOT FOUND THEN
         PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', attach_embedding.memory_id),
-            jsonb_build_object('id', attach_embedding.memory_id), NULL);
+            jsonb_build_object('id', attach_embedding.memory_id),
+            'Take ids from brain.pending_embeddings().');
     END IF;
 
     INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding)
@@ -419,7 +425,7 @@ BEGIN
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
 
-    r := ROW('created', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
     END IF;
@@ -482,23 +488,26 @@ $$;
 COMMENT ON FUNCTION brain.attach_embedding IS
     'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
 
-CREATE OR REPLACE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL, max_rows integer DEFAULT 64)
+CREATE OR REPLACE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL,
+                                                    max_results integer DEFAULT 64)
 RETURNS TABLE (memory_id bigint, embedding_input text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     WITH space AS MATERIALIZED (
-        SELECT (brain._resolve_space(pending_embeddings.embedding_space)).space_id
+        SELECT s.space_id, s.state FROM brain._resolve_space(pending_embeddings.embedding_space) AS s
     )
     SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
     FROM brain.memory m, space
     WHERE m.workspace_id = brain.current_workspace()
       AND m.state <> 'tombstoned'
-      AND NOT EXISTS (SELECT FROM brain.embedding e
-                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
-                        AND e.memory_id = m.memory_id)
+      AND (NOT EXISTS (SELECT FROM brain.embedding e
+                       WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                         AND e.memory_id = m.memory_id)
+           -- embedded while its space was still being filled: the dedup is still owed
+           OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
     ORDER BY m.dedup_pending DESC, m.memory_id
-    LIMIT max_rows
+    LIMIT max_results
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings IS
-    'Memories that have no embedding in a space (the active one by default), queued writes first: the work list of `brain worker`.';
+    'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';

@@ -104,7 +104,8 @@ BEGIN
         coalesce(skill_trigger, old.skill_trigger), coalesce(metadata, old.metadata), embedding,
         embedding_space, source, session_id, old.source_system, old.source_ref, NULL, old.expires_at,
         old_fact.halflife_days,
-        old_task.status, old_task.priority, old_task.due_at,
+        CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
+        old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
         check_only, old.memory_id);
@@ -144,7 +145,8 @@ DECLARE
 BEGIN
     IF old.state <> 'superseded' THEN
         PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', old.memory_id, old.state),
-            jsonb_build_object('id', old.memory_id, 'state', old.state), NULL);
+            jsonb_build_object('id', old.memory_id, 'state', old.state),
+            'Only a superseded memory can be restored by unsupersede.');
     END IF;
     successor := brain._get_memory(old.superseded_by, lock => true);
     IF successor.state = 'superseded' THEN
@@ -204,7 +206,8 @@ BEGIN
     mem := brain._get_memory(id, lock => true);
     IF mem.state = 'tombstoned' THEN
         PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason), NULL);
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason),
+            'Nothing to do: it is out of every default read.');
     END IF;
     IF mem.state = 'superseded' THEN
         PERFORM brain._raise('BR011',
@@ -216,9 +219,14 @@ BEGIN
     END IF;
     IF replaced_by IS NOT NULL THEN
         IF replaced_by = mem.memory_id THEN
-            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL, NULL);
+            PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,
+                'Leave replaced_by out, or name the memory that holds the truth now.');
         END IF;
-        PERFORM brain._get_memory(replaced_by);
+        IF (brain._get_memory(replaced_by)).state NOT IN ('active', 'archived') THEN
+            PERFORM brain._raise('BR011', format('#%s is not current and cannot replace anything.', replaced_by),
+                jsonb_build_object('replaced_by', replaced_by, 'current', brain.current_version(replaced_by)),
+                format('Name the current version, #%s, or none.', brain.current_version(replaced_by)));
+        END IF;
     END IF;
 
     UPDATE brain.memory m
@@ -262,13 +270,16 @@ BEGIN
         banner := format('FORGOTTEN: %s.', mem.forget_reason)
             || CASE WHEN mem.replaced_by IS NOT NULL
                     THEN format(' Replaced by #%s.', brain.current_version(mem.replaced_by)) ELSE '' END;
+        -- NULL when nothing replaced it: a forgotten belief has no current version.
         current_id := CASE WHEN mem.replaced_by IS NOT NULL THEN brain.current_version(mem.replaced_by) END;
     ELSIF mem.state = 'archived' THEN
         banner := 'ARCHIVED: kept for reference, not in default search.';
     END IF;
 
     RETURN brain.memory_json(mem.memory_id)
-        || jsonb_build_object('banner', banner, 'current_id', coalesce(current_id, mem.memory_id));
+        || jsonb_build_object('banner', banner, 'current_id',
+                              CASE WHEN mem.state = 'tombstoned' THEN current_id
+                                   ELSE coalesce(current_id, mem.memory_id) END);
 END
 $$;
 COMMENT ON FUNCTION brain.recall IS

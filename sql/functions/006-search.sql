@@ -83,7 +83,7 @@ DECLARE
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
-            jsonb_build_object('max_results', max_results), NULL);
+            jsonb_build_object('max_results', max_results), 'The default is 10.');
     END IF;
     IF q = '' AND query_embedding IS NULL THEN
         PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,

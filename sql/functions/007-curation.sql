@@ -35,11 +35,13 @@ DECLARE
     new_id bigint;
 BEGIN
     IF note IS NULL OR brain.trim_space(note) = '' THEN
-        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL, NULL);
+        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL,
+            'Say what to know about the memory: a correction, a gotcha, a link.');
     END IF;
     IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
-        PERFORM brain._raise('BR005', 'The note is longer than 400 words.',
-            jsonb_build_object('words', brain.word_count(note)), 'Keep annotations short.');
+        PERFORM brain._raise('BR005', 'The note is longer than 400 words or 20000 characters.',
+            jsonb_build_object('words', brain.word_count(note), 'characters', length(note)),
+            'Keep annotations short.');
     END IF;
     IF cardinality(brain.find_secrets(note)) > 0 THEN
         PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
@@ -67,7 +69,7 @@ DECLARE
 BEGIN
     IF mem.state = 'tombstoned' THEN
         PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id), NULL);
+            jsonb_build_object('id', mem.memory_id), 'Pin its replacement, if there is one.');
     END IF;
     IF mem.pinned = value THEN
         RETURN false;

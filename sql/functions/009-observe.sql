@@ -98,19 +98,20 @@ DECLARE
     results brain.write_result[];
     inputs text[];
 BEGIN
-    IF origin NOT IN ('observed', 'artifact') THEN
+    IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
             jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
     END IF;
-    IF kind NOT IN ('fact', 'incident') THEN
+    IF kind IS NULL OR kind NOT IN ('fact', 'incident') THEN
         PERFORM brain._raise('BR009', 'Observed memories are facts or incidents.',
-            jsonb_build_object('kind', kind), NULL);
+            jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
        OR metadata IS NOT NULL AND cardinality(metadata) <> n_items THEN
         PERFORM brain._raise('BR009', 'source_refs and metadata need one entry per text.',
             jsonb_build_object('texts', n_items, 'source_refs', cardinality(source_refs),
-                               'metadata', cardinality(metadata)), NULL);
+                               'metadata', cardinality(metadata)),
+            'Pass one entry per text (NULL entries are allowed), or leave the array out.');
     END IF;
     IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,

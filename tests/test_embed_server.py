@@ -1,0 +1,71 @@
+"""The warm embedding server: served vectors equal in-process ones; it starts, idles out, stops."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from pybrain.embed import get_embedder, server
+
+
+@pytest.fixture
+def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    # A short path: Unix socket paths are limited to 108 bytes.
+    monkeypatch.setenv("BRAIN_HOME", str(tmp_path))
+    return tmp_path
+
+
+def wait_for(predicate, seconds: float = 60) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.1)
+    return False
+
+
+def test_served_vectors_equal_in_process_vectors_and_idle_exit(home: Path) -> None:
+    path = server.socket_path("hash:feature-hash-v1")
+    path.parent.mkdir(parents=True)
+    thread = threading.Thread(target=server.serve, args=("hash", path, 1.0), daemon=True)
+    thread.start()
+    assert wait_for(path.exists, 10)
+    texts = ["the deploy failed", "PostgreSQL 18 ships pgvector"]
+    assert server.request(path, texts) == get_embedder("hash").embed(texts)
+    served = server.ServedEmbedder(get_embedder("hash"), "hash")
+    assert served.embed(texts) == get_embedder("hash").embed(texts)
+    assert served._local is False, "it asked the server"
+    thread.join(15)
+    assert not thread.is_alive(), "the server exits when idle"
+    assert not path.exists()
+
+
+def test_first_call_embeds_in_process_and_starts_a_server(home: Path, monkeypatch) -> None:
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
+    first = server.ServedEmbedder(get_embedder("hash"), "hash")
+    try:
+        assert first.embed_one("hello") == get_embedder("hash").embed_one("hello")
+        assert first._local is True
+        assert wait_for(lambda: server.status("hash:feature-hash-v1")["running"])
+        second = server.ServedEmbedder(get_embedder("hash"), "hash")
+        assert second.embed_one("hello") == get_embedder("hash").embed_one("hello")
+        assert second._local is False
+    finally:
+        assert server.stop("hash:feature-hash-v1") is True
+    assert wait_for(lambda: not server.status("hash:feature-hash-v1")["running"], 10)
+    assert server.stop("hash:feature-hash-v1") is False
+
+
+def test_bad_requests_get_an_error_answer(home: Path) -> None:
+    path = server.socket_path("hash:feature-hash-v1")
+    path.parent.mkdir(parents=True)
+    thread = threading.Thread(target=server.serve, args=("hash", path, 2.0), daemon=True)
+    thread.start()
+    assert wait_for(path.exists, 10)
+    with pytest.raises(Exception, match="texts must be a list of strings"):
+        server.request(path, [1, 2])  # type: ignore[list-item]
+    server.stop("hash:feature-hash-v1")
+    thread.join(10)
