@@ -331,6 +331,38 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain._raise('BR015', format('Rule #%s cannot be edited: a rule''s text never changes.', OLD.memory_id),
+        jsonb_build_object('id', OLD.memory_id),
+        format('Supersede it with the corrected rule: brain.supersede(old_id => %s, headline => ..., reason => ...).',
+               OLD.memory_id));
+    RETURN NULL;
+END
+$$;
+CREATE FUNCTION brain._rule_severity_follows_supersede() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    memory_state text;
+BEGIN
+    SELECT m.state INTO memory_state FROM brain.memory m
+    WHERE m.workspace_id = NEW.workspace_id AND m.memory_id = NEW.memory_id;
+    IF NEW.severity = 'DEPRECATED' AND memory_state = 'superseded'
+       OR OLD.severity = 'DEPRECATED' AND memory_state = 'active' AND NEW.severity = OLD.prior_severity THEN
+        RETURN NEW;
+    END IF;
+    PERFORM brain._raise('BR015',
+        format('Rule #%s keeps severity %s: severity changes only through supersede.', OLD.memory_id, OLD.severity),
+        jsonb_build_object('id', OLD.memory_id, 'severity', OLD.severity, 'requested', NEW.severity),
+        format('Supersede rule #%s with severity => %L.', OLD.memory_id, NEW.severity));
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._search_filter() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -653,6 +685,30 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
+CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
+        PERFORM brain._raise('BR014', 'Archiving a memory needs a reason.', NULL,
+            'Say why it is retired, e.g. reason => ''project finished''.');
+    END IF;
+    IF mem.state <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is %s; only an active memory is archived.',
+                                             mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
+    END IF;
+    UPDATE brain.memory m
+    SET state = 'archived', archived_at = coalesce(archive.now, pg_catalog.now()), updated_at = pg_catalog.now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'archive', source, jsonb_build_object('reason', brain.trim_space(reason)));
+    RETURN mem.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text, now timestamp with time zone) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
 CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -733,6 +789,106 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+    dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
+    row_no integer := 0;
+    c record;
+    vector double precision[];
+    r brain.write_result;
+    detail jsonb;
+BEGIN
+    IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
+        PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per captured sentence.', NULL,
+            'Run with check_only => true first: it returns the sentences to embed, in order.');
+    END IF;
+    FOR c IN SELECT * FROM brain.capture_sentences(capture_context.text) LOOP
+        n := c.n; sentence := c.sentence; category := c.category;
+        memory_id := NULL; duplicate_of := NULL; similarity := NULL; embedding_input := NULL; reason := NULL;
+        BEGIN
+            vector := NULL;
+            IF embeddings IS NOT NULL AND NOT check_only THEN
+                row_no := row_no + 1;
+                IF row_no > array_length(embeddings, 1) THEN
+                    PERFORM brain._raise('BR012', 'Fewer embedding rows than captured sentences.',
+                        jsonb_build_object('rows', array_length(embeddings, 1)),
+                        'Run with check_only => true first: it returns the sentences to embed, in order.');
+                END IF;
+                vector := ARRAY(SELECT unnest(embeddings[row_no:row_no][1:dims]));
+            END IF;
+            r := brain._write(c.kind,
+                CASE WHEN brain.word_count(c.sentence) <= 15 THEN c.sentence ELSE brain.derive_headline(c.sentence) END,
+                CASE WHEN brain.word_count(c.sentence) <= 15 THEN '' ELSE c.sentence END,
+                c.category, 'explicit', project, NULL, '{}', NULL, false, NULL,
+                jsonb_build_object('auto_captured', true), vector, embedding_space, source, session_id,
+                NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, check_only, NULL);
+            action := r.action; memory_id := r.memory_id; duplicate_of := r.duplicate_of;
+            similarity := r.similarity; embedding_input := r.embedding_input;
+            IF r.action = 'skipped' THEN
+                reason := CASE WHEN r.similarity = 1 THEN format('already stored as #%s', r.memory_id)
+                               ELSE format('near-identical to #%s', r.memory_id) END;
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
+                RAISE;
+            END IF;
+            GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
+            -- A duplicate or a refused sentence is skipped, not an error; it had its
+            -- embedding row, since check_only listed it as valid only if the gate passed.
+            IF SQLSTATE = 'BR008' THEN
+                action := 'skipped';
+                duplicate_of := (detail::jsonb->>'duplicate_of')::bigint;
+                similarity := (detail::jsonb->>'similarity')::real;
+                reason := format('related to #%s', duplicate_of);
+            ELSE
+                IF embeddings IS NOT NULL AND NOT check_only THEN
+                    row_no := row_no - 1;  -- check_only gave no row to a sentence the gate refuses
+                END IF;
+                action := 'rejected';
+                reason := SQLERRM;
+            END IF;
+        END;
+        RETURN NEXT;
+    END LOOP;
+    IF embeddings IS NOT NULL AND NOT check_only AND row_no <> array_length(embeddings, 1) THEN
+        PERFORM brain._raise('BR012', format('%s embedding rows for %s captured sentences.',
+                                             array_length(embeddings, 1), row_no), NULL,
+            'Run with check_only => true first: it returns the sentences to embed, in order.');
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION brain.capture_context(text text, source text, project text, session_id bigint, embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores the decisions, actions, gotchas and insights of a text (brain.capture_sentences) through the write gate, marked metadata.auto_captured. Duplicates are skipped with a reason, refused sentences reported, never raised. embeddings holds one row per sentence that check_only => true returns as valid.';
+CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH split AS (
+        SELECT brain.trim_space(regexp_replace(s, '^\s*([-*•]|\d+[.)])\s+', '')) AS s, ord
+        FROM regexp_split_to_table(coalesce(t, ''), '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS x(s, ord)
+    ), classified AS (
+        SELECT s, ord, CASE
+            WHEN s ~* '\m(need to|needs to|must|todo|to-do|follow up|follow-up|action item|next step|remember to|don''t forget|make sure to)\M'
+                THEN 'action'
+            WHEN s ~* '\m(decided|decide to|we chose|chose to|going with|switched to|switch to|we will use|agreed|settled on|opted for|decision)\M'
+                THEN 'decision'
+            WHEN s ~* '\m(gotcha|watch out|careful|beware|pitfall|does not work|doesn''t work|broke|breaks|fails when|caveat)\M'
+                THEN 'gotcha'
+            WHEN s ~* '\m(learned|realized|realised|discovered|turns out|turned out|insight|the key is|works because|til)\M'
+                THEN 'insight'
+        END AS category
+        FROM split
+        WHERE brain.word_count(s) >= 4
+    )
+    SELECT row_number() OVER (ORDER BY ord)::integer, s,
+           CASE WHEN category = 'action' THEN 'task' ELSE 'fact' END, category
+    FROM classified
+    WHERE category IS NOT NULL
+$$;
+COMMENT ON FUNCTION brain.capture_sentences(t text) IS 'The sentences of a text worth keeping, by keyword: action (need to, must, todo, follow up, next step, remember to, ...) -> task; decision (decided, chose, going with, switched to, agreed, settled on, ...), gotcha (watch out, careful, pitfall, does not work, fails when, ...), insight (learned, realized, discovered, turns out, the key is, ...) -> fact. Sentences under 4 words are ignored; the first matching class wins in that order.';
 CREATE FUNCTION brain.chunk_text(t text, max_words integer DEFAULT 300) RETURNS TABLE(chunk integer, body text)
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1020,6 +1176,40 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH RECURSIVE linked(memory_id) AS (
+        SELECT m.memory_id FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = history.id
+        UNION
+        SELECT n.memory_id
+        FROM linked l
+        JOIN brain.memory n ON n.workspace_id = brain.current_workspace()
+                           AND (n.superseded_by = l.memory_id
+                                OR n.memory_id = (SELECT o.superseded_by FROM brain.memory o
+                                                  WHERE o.workspace_id = brain.current_workspace()
+                                                    AND o.memory_id = l.memory_id))
+    )
+    SELECT CASE WHEN NOT EXISTS (SELECT FROM linked) THEN NULL ELSE jsonb_build_object(
+        'id', history.id,
+        'current_id', brain.current_version(history.id),
+        'chain', (SELECT jsonb_agg(jsonb_build_object(
+                      'id', m.memory_id, 'headline', m.headline, 'state', m.state, 'created_at', m.created_at,
+                      'superseded_by', m.superseded_by, 'superseded_at', m.superseded_at,
+                      'reason', m.supersede_reason) ORDER BY m.created_at, m.memory_id)
+                  FROM linked l JOIN brain.memory m ON m.workspace_id = brain.current_workspace()
+                                                   AND m.memory_id = l.memory_id),
+        'events', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                      'id', a.memory_id, 'action', a.action, 'actor', a.actor, 'at', a.at, 'detail', a.detail)
+                      ORDER BY a.at, a.audit_id)
+                  FROM brain.audit a
+                  WHERE a.workspace_id = brain.current_workspace()
+                    AND a.memory_id IN (SELECT memory_id FROM linked)), '[]'))
+    END
+$$;
+COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1074,6 +1264,97 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.load_skill(name text, project text) IS 'The active skill with this name (global, or scoped to the given project), recalled in full.';
+CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(maintain.now, pg_catalog.now());
+    previous timestamptz;
+    counts jsonb;
+    n_dormant bigint;
+    n_archived bigint := 0;
+    n_stale bigint := 0;
+    n_expired bigint := 0;
+    r record;
+    run bigint;
+BEGIN
+    -- One run at a time per workspace.
+    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), ws::integer);
+    SELECT max(mr.ran_at) INTO previous FROM brain.maintenance_run mr
+    WHERE mr.workspace_id = ws AND mr.ran_at <= clock;
+    -- Facts: dormancy is computed (dormant_after); count those that crossed it since the last run.
+    SELECT count(*) INTO n_dormant FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.state = 'active' AND m.kind = 'fact'
+      AND m.dormant_after <= clock AND (previous IS NULL OR m.dormant_after > previous);
+    -- Incidents untouched for incident_archive_days are archived.
+    FOR r IN
+        SELECT m.memory_id FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.kind = 'incident' AND NOT m.pinned
+          AND greatest(m.created_at, m.last_accessed, m.last_confirmed_at)
+              <= clock - make_interval(days => (brain.setting('incident_archive_days'))::integer)
+        FOR UPDATE
+    LOOP
+        UPDATE brain.memory m SET state = 'archived', archived_at = clock, updated_at = pg_catalog.now()
+        WHERE m.workspace_id = ws AND m.memory_id = r.memory_id;
+        PERFORM brain._audit(r.memory_id, 'archive', 'maintenance',
+            jsonb_build_object('reason', 'untouched for incident_archive_days'));
+        n_archived := n_archived + 1;
+    END LOOP;
+    -- Open or blocked tasks idle for task_stale_days become stale.
+    FOR r IN
+        SELECT t.memory_id, t.status FROM brain.task t
+        JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
+        WHERE t.workspace_id = ws AND m.state = 'active' AND t.status IN ('open', 'blocked')
+          AND greatest(m.updated_at, t.status_changed_at, m.last_accessed)
+              <= clock - make_interval(days => (brain.setting('task_stale_days'))::integer)
+        FOR UPDATE OF t
+    LOOP
+        UPDATE brain.task t SET status = 'stale', status_changed_at = clock
+        WHERE t.workspace_id = ws AND t.memory_id = r.memory_id;
+        PERFORM brain._audit(r.memory_id, 'update', 'maintenance',
+            jsonb_build_object('from', r.status, 'to', 'stale', 'reason', 'idle for task_stale_days'));
+        n_stale := n_stale + 1;
+    END LOOP;
+    -- Memories past their hard TTL are archived (search already hides them).
+    FOR r IN
+        SELECT m.memory_id FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.expires_at <= clock
+        FOR UPDATE
+    LOOP
+        UPDATE brain.memory m SET state = 'archived', archived_at = clock, updated_at = pg_catalog.now()
+        WHERE m.workspace_id = ws AND m.memory_id = r.memory_id;
+        PERFORM brain._audit(r.memory_id, 'archive', 'maintenance', jsonb_build_object('reason', 'expired'));
+        n_expired := n_expired + 1;
+    END LOOP;
+    counts := jsonb_build_object('facts_dormant', n_dormant, 'incidents_archived', n_archived,
+                                 'tasks_stale', n_stale, 'expired', n_expired);
+    INSERT INTO brain.maintenance_run (workspace_id, ran_at, counts) VALUES (ws, clock, counts)
+    RETURNING run_id INTO run;
+    RETURN counts || jsonb_build_object('run_id', run, 'ran_at', clock, 'previous_run', previous);
+END
+$$;
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories; records a maintenance_run. Running it again at the same `now` changes nothing.';
+CREATE FUNCTION brain.maintain_if_due(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(maintain_if_due.now, pg_catalog.now());
+    last_run timestamptz;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
+    SELECT max(mr.ran_at) INTO last_run FROM brain.maintenance_run mr
+    WHERE mr.workspace_id = brain.current_workspace();
+    IF last_run > clock - make_interval(hours => (brain.setting('maintain_interval_hours'))::integer) THEN
+        RETURN jsonb_build_object('ran', false, 'last_run', last_run,
+            'next_due', last_run + make_interval(hours => (brain.setting('maintain_interval_hours'))::integer));
+    END IF;
+    RETURN brain.maintain(clock) || jsonb_build_object('ran', true);
+END
+$$;
+COMMENT ON FUNCTION brain.maintain_if_due(now timestamp with time zone) IS 'brain.maintain, unless a run happened within maintain_interval_hours (24): cheap to call from every agent hook.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1100,6 +1381,18 @@ CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
 $$;
 COMMENT ON FUNCTION brain.memory_json(id bigint) IS 'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
+CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE
+        WHEN state <> 'active' THEN 'archive'
+        WHEN dormant_after <= now OR expires_at <= now THEN 'cold'
+        WHEN pinned OR last_touch > now - make_interval(days => (brain.setting('hot_days'))::integer) THEN 'hot'
+        ELSE 'warm'
+    END
+$$;
+COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant or expired facts; archive: archived, superseded or forgotten.';
 CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1254,6 +1547,55 @@ CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS 
     FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
 $$;
 COMMENT ON FUNCTION brain.preview(body text, max_chars integer) IS 'The start of a body on one line, at most max_chars characters.';
+CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(prune.now, pg_catalog.now());
+    r record;
+BEGIN
+    IF older_than IS NULL OR older_than < interval '1 day' THEN
+        PERFORM brain._raise('BR009', 'prune keeps everything younger than a day: older_than is at least 1 day.',
+            jsonb_build_object('older_than', older_than), 'The default is 30 days.');
+    END IF;
+    IF max_rows IS NULL OR max_rows NOT BETWEEN 1 AND 10000 THEN
+        PERFORM brain._raise('BR009', 'max_rows lies between 1 and 10000.',
+            jsonb_build_object('max_rows', max_rows), 'The default is 50.');
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), ws::integer);
+    FOR r IN
+        SELECT m.memory_id, m.kind, m.state, m.headline, coalesce(m.forgotten_at, m.archived_at) AS left_at
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state IN ('tombstoned', 'archived')
+          AND m.kind <> 'rule' AND NOT m.pinned
+          AND coalesce(m.forgotten_at, m.archived_at) <= clock - older_than
+          -- a superseded version still points here: its chain would break
+          AND NOT EXISTS (SELECT FROM brain.memory o WHERE o.workspace_id = ws AND o.superseded_by = m.memory_id)
+        ORDER BY coalesce(m.forgotten_at, m.archived_at), m.memory_id
+        LIMIT max_rows
+        FOR UPDATE
+    LOOP
+        id := r.memory_id; kind := r.kind; state := r.state; headline := r.headline; left_at := r.left_at;
+        IF dry_run THEN
+            action := 'would delete';
+        ELSE
+            PERFORM brain._audit(r.memory_id, 'prune', source,
+                jsonb_build_object('older_than', older_than, 'state', r.state));
+            UPDATE brain.memory o SET supersedes = NULL
+            WHERE o.workspace_id = ws AND o.supersedes = r.memory_id;
+            UPDATE brain.memory o SET replaced_by = NULL
+            WHERE o.workspace_id = ws AND o.replaced_by = r.memory_id;
+            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = r.memory_id;
+            action := 'deleted';
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION brain.prune(dry_run boolean, older_than interval, max_rows integer, source text, now timestamp with time zone) IS 'Deletes tombstoned and archived memories that left the active state more than older_than ago (at least 1 day), at most max_rows, never rules or pinned memories, never a memory a superseded version points to. Dry run by default: lists what it would delete. Each deletion leaves an audit row with the last snapshot.';
 CREATE FUNCTION brain.query_lexemes(query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1346,6 +1688,38 @@ CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::t
         check_only, NULL)
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    mem brain.memory := brain._get_memory(id, lock => true);
+BEGIN
+    IF mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is superseded by #%s.', mem.memory_id, mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'superseded_by', mem.superseded_by),
+            format('Revert the supersede with brain.unsupersede(%s).', mem.memory_id));
+    END IF;
+    IF mem.state = 'active' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is active.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id), 'Nothing to restore.');
+    END IF;
+    BEGIN
+        -- Archived and forgotten memories come back; a restored fact starts its decay anew.
+        UPDATE brain.memory m
+        SET state = 'active', archived_at = NULL, forgotten_at = NULL, forget_reason = NULL, replaced_by = NULL,
+            last_accessed = pg_catalog.now(), updated_at = pg_catalog.now()
+        WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    EXCEPTION WHEN unique_violation THEN
+        PERFORM brain._raise('BR011', format('An active memory with the same text as #%s exists.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id), 'Use that memory instead, or forget it first.');
+    END;
+    PERFORM brain._refresh_dormancy(mem.memory_id);
+    PERFORM brain._audit(mem.memory_id, 'restore', source, jsonb_build_object('from', mem.state));
+    RETURN mem.memory_id;
+END
+$$;
+COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1531,7 +1905,11 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_candidates', 40,          -- rows each search leg contributes before fusion
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
-        'hnsw_ef_search', 100             -- HNSW candidate list per vector query
+        'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
+        'hot_days', 7,                    -- touched this recently: tier hot
+        'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
+        'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
+        'maintain_interval_hours', 24     -- maintain_if_due runs at most this often
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
@@ -1698,6 +2076,62 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+CREATE FUNCTION brain.update_task(id bigint, status text DEFAULT NULL::text, note text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(update_task.now, pg_catalog.now());
+    mem brain.memory := brain._get_memory(id, lock => true);
+    task brain.task;
+    target text;
+BEGIN
+    IF mem.kind <> 'task' THEN
+        PERFORM brain._raise('BR009', format('Memory #%s is a %s, not a task.', mem.memory_id, mem.kind),
+            jsonb_build_object('id', mem.memory_id, 'kind', mem.kind), 'Only tasks have a status.');
+    END IF;
+    IF mem.state <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Task #%s is %s.', mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state,
+                               'current', brain.current_version(mem.memory_id)),
+            'Update the current version of the task.');
+    END IF;
+    IF priority IS NOT NULL AND priority NOT BETWEEN 1 AND 5 THEN
+        PERFORM brain._raise('BR009', 'priority runs from 1 (highest) to 5.',
+            jsonb_build_object('priority', priority), 'The default is 3.');
+    END IF;
+    SELECT * INTO task FROM brain.task t WHERE t.workspace_id = mem.workspace_id AND t.memory_id = mem.memory_id;
+    -- Any update of a stale task reopens it.
+    target := coalesce(lower(status), CASE WHEN task.status = 'stale' THEN 'open' ELSE task.status END);
+    IF target NOT IN ('open', 'blocked', 'done') THEN
+        PERFORM brain._raise('BR009', format('A task is set to open, blocked or done, not %L.', status),
+            jsonb_build_object('status', status), 'stale is set by maintenance when a task sits idle.');
+    END IF;
+    IF target <> task.status AND NOT (
+           task.status = 'open' AND target IN ('blocked', 'done')
+        OR task.status = 'blocked' AND target IN ('open', 'done')
+        OR task.status = 'stale') THEN
+        PERFORM brain._raise('BR011', format('Task #%s is %s and cannot become %s.', mem.memory_id, task.status, target),
+            jsonb_build_object('id', mem.memory_id, 'from', task.status, 'to', target,
+                               'allowed', jsonb_build_object('open', jsonb_build_array('blocked', 'done'),
+                                                             'blocked', jsonb_build_array('open', 'done'),
+                                                             'stale', jsonb_build_array('open', 'blocked', 'done'),
+                                                             'done', jsonb_build_array())),
+            'A done task stays done: store a new task for new work.');
+    END IF;
+    UPDATE brain.task t
+    SET status = target, status_note = coalesce(note, t.status_note),
+        priority = coalesce(update_task.priority, t.priority), due_at = coalesce(update_task.due_at, t.due_at),
+        status_changed_at = CASE WHEN target <> task.status THEN clock ELSE t.status_changed_at END
+    WHERE t.workspace_id = mem.workspace_id AND t.memory_id = mem.memory_id;
+    UPDATE brain.memory m SET updated_at = clock
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'update', source,
+        jsonb_build_object('from', task.status, 'to', target, 'note', note, 'priority', priority, 'due_at', due_at));
+    RETURN jsonb_build_object('id', mem.memory_id, 'from', task.status, 'status', target);
+END
+$$;
+COMMENT ON FUNCTION brain.update_task(id bigint, status text, note text, priority integer, due_at timestamp with time zone, source text, now timestamp with time zone) IS 'Moves a task along open <-> blocked -> done (any update reopens a stale task), and sets its note, priority or due date. Audited.';
 CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1859,6 +2293,21 @@ CREATE TABLE brain.incident (
     complexity text,
     CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
 );
+CREATE TABLE brain.maintenance_run (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    run_id bigint NOT NULL,
+    ran_at timestamp with time zone NOT NULL,
+    started_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
+    counts jsonb NOT NULL
+);
+ALTER TABLE brain.maintenance_run ALTER COLUMN run_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.maintenance_run_run_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 ALTER TABLE brain.memory ALTER COLUMN memory_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.memory_memory_id_seq
     START WITH 1
@@ -1867,12 +2316,27 @@ ALTER TABLE brain.memory ALTER COLUMN memory_id ADD GENERATED ALWAYS AS IDENTITY
     NO MAXVALUE
     CACHE 1
 );
+CREATE VIEW brain.memory_tiers AS
+ SELECT m.memory_id AS id,
+    m.kind,
+    m.project,
+    m.headline,
+    m.state,
+    brain.memory_tier(m.state, m.kind, m.pinned, m.dormant_after, m.expires_at, GREATEST(m.created_at, m.last_accessed, m.last_confirmed_at)) AS tier,
+        CASE
+            WHEN (f.memory_id IS NOT NULL) THEN brain.decay_score(GREATEST(m.created_at, m.last_accessed, m.last_confirmed_at), (f.halflife_days)::double precision)
+            ELSE NULL::double precision
+        END AS decay
+   FROM (brain.memory m
+     LEFT JOIN brain.fact f ON (((f.workspace_id = m.workspace_id) AND (f.memory_id = m.memory_id))))
+  WHERE (m.workspace_id = brain.current_workspace());
+COMMENT ON VIEW brain.memory_tiers IS 'Each memory of this workspace with its tier (hot, warm, cold, archive) and a fact''s decay score.';
 CREATE TABLE brain.migration (
     name text NOT NULL,
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 15027db0d04c09e2a47d24683b829ffead75a98189e4ff599e38c9aff4aae2d3';
+COMMENT ON TABLE brain.migration IS 'functions 1e539090fd9687800ac0e1911bb46bf9a7dd0bfa59a243101634a23cbd8f1258';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -1943,6 +2407,8 @@ ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.maintenance_run
+    ADD CONSTRAINT maintenance_run_pkey PRIMARY KEY (workspace_id, run_id);
 ALTER TABLE ONLY brain.memory
     ADD CONSTRAINT memory_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.migration
@@ -1965,10 +2431,13 @@ CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, me
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
+CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (workspace_id, ran_at DESC);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
+CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archived_at) WHERE (state = 'archived'::text);
 CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
 CREATE INDEX memory_dedup_pending ON brain.memory USING btree (workspace_id, memory_id) WHERE dedup_pending;
 CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id, kind, project, normalized_hash) WHERE (state = 'active'::text);
+CREATE INDEX memory_forgotten_at ON brain.memory USING btree (workspace_id, forgotten_at) WHERE (state = 'tombstoned'::text);
 CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin_trgm_ops);
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
 CREATE INDEX memory_people ON brain.memory USING gin (people);
@@ -1979,6 +2448,8 @@ CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, sup
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
+CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
 ALTER TABLE ONLY brain.annotation
     ADD CONSTRAINT annotation_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.audit
@@ -1993,6 +2464,8 @@ ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.maintenance_run
+    ADD CONSTRAINT maintenance_run_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.memory
     ADD CONSTRAINT memory_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.memory
@@ -2017,6 +2490,7 @@ ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
@@ -2027,6 +2501,7 @@ CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brai
 CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.maintenance_run USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.setting USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

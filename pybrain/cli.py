@@ -602,6 +602,137 @@ def reembed(target: str, batch: int, no_activate: bool, drop_old: bool, as_json:
 
 
 @command(main)
+@click.argument("memory_id", type=int)
+@click.argument("status", required=False, type=click.Choice(["open", "blocked", "done"]))
+@click.option("--note", help="What changed.")
+@click.option("--priority", type=click.IntRange(1, 5))
+@click.option("--due", "due_at", help="Due date (ISO).")
+@click.option("--source", help="Who is updating.")
+def task(
+    memory_id: int,
+    status: str | None,
+    note: str | None,
+    priority: int | None,
+    due_at: str | None,
+    source: str | None,
+    as_json: bool,
+) -> None:
+    """Move a task: open <-> blocked -> done (an update reopens a stale task)."""
+    with _open(source) as brain:
+        out = brain.update_task(memory_id, status, note=note, priority=priority, due_at=due_at, source=source)
+    click.echo(_dump(out) if as_json else f"task #{memory_id}: {out['from']} -> {out['status']}")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--reason", required=True, help="Why it is retired.")
+@click.option("--source", help="Who is archiving.")
+def archive(memory_id: int, reason: str, source: str | None, as_json: bool) -> None:
+    """Retire a memory: kept and recallable, out of default search."""
+    with _open(source) as brain:
+        brain.archive(memory_id, reason, source=source)
+    click.echo(_dump({"archived": memory_id}) if as_json else f"#{memory_id} archived")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+@click.option("--source", help="Who is restoring.")
+def restore(memory_id: int, source: str | None, as_json: bool) -> None:
+    """Bring an archived or forgotten memory back."""
+    with _open(source) as brain:
+        brain.restore(memory_id, source=source)
+    click.echo(_dump({"restored": memory_id}) if as_json else f"#{memory_id} restored")
+
+
+@command(main)
+@click.argument("memory_id", type=int)
+def history(memory_id: int, as_json: bool) -> None:
+    """A memory's supersede chain and audit trail."""
+    with _open() as brain:
+        out = brain.history(memory_id)
+    if out is None:
+        _fail(
+            BrainError(f"No memory #{memory_id} in this workspace.", hint="Find memories with brain search."),
+            as_json,
+        )
+    if as_json:
+        click.echo(_dump(out))
+        return
+    click.echo(f"#{memory_id}: current version #{out['current_id']}")
+    for v in out["chain"]:
+        line = f"  #{v['id']} {v['state']:<10} {str(v['created_at'])[:19]}  {v['headline']}"
+        if v["superseded_by"]:
+            line += f"\n      superseded by #{v['superseded_by']}: {v['reason']}"
+        click.echo(line)
+    for e in out["events"]:
+        detail = ", ".join(f"{k}={v}" for k, v in e["detail"].items() if v is not None)
+        click.echo(
+            f"  {str(e['at'])[:19]}  #{e['id']} {e['action']} by {e['actor']}"
+            + (f" ({detail})" if detail else "")
+        )
+
+
+@command(main)
+@click.option("--if-due", is_flag=True, help="Only if the last run is older than maintain_interval_hours.")
+def maintain(if_due: bool, as_json: bool) -> None:
+    """Decay, archive old incidents, mark idle tasks stale, archive expired memories."""
+    with _open("maintenance") as brain:
+        out = brain.maintain(if_due=if_due)
+    if as_json:
+        click.echo(_dump(out))
+    elif out.get("ran") is False:
+        click.echo(f"not due: last run {str(out['last_run'])[:19]}, next due {str(out['next_due'])[:19]}")
+    else:
+        click.echo(
+            f"facts turned dormant {out['facts_dormant']}, incidents archived {out['incidents_archived']}, "
+            f"tasks stale {out['tasks_stale']}, expired {out['expired']}"
+        )
+
+
+@command(main)
+@click.option(
+    "--older-than", default="30 days", show_default=True, help="A PostgreSQL interval, at least 1 day."
+)
+@click.option("--max-rows", default=50, show_default=True, type=click.IntRange(1, 10000))
+@click.option("--yes", "confirmed", is_flag=True, help="Delete; without it, only list what would go.")
+@click.option("--source", help="Who is pruning.")
+def prune(older_than: str, max_rows: int, confirmed: bool, source: str | None, as_json: bool) -> None:
+    """Delete long-tombstoned or archived memories (never rules or pinned ones). Dry run by default."""
+    with _open(source) as brain:
+        rows = brain.prune(dry_run=not confirmed, older_than=older_than, max_rows=max_rows, source=source)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        since = str(r["left_at"])[:10]
+        click.echo(f"{r['action']}: #{r['id']} {r['kind']} {r['state']} since {since}  {r['headline']}")
+    if not rows:
+        click.echo("nothing to prune")
+    elif not confirmed:
+        click.echo(f"dry run: {len(rows)} would be deleted; add --yes to delete them")
+
+
+@command(main)
+@click.argument("text")
+@click.option("--project", default="", help="Project scope ('' = global).")
+@click.option("--source", help="Who captured it.")
+def capture(text: str, project: str, source: str | None, as_json: bool) -> None:
+    """Keep the decisions, actions, gotchas and insights of TEXT ('-' reads standard input)."""
+    text = _text(text, "text") or ""
+    with _open(source) as brain:
+        rows = brain.capture(text, project=project, source=source)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        where = f" #{r['memory_id']}" if r["memory_id"] else ""
+        why = f" ({r['reason']})" if r["reason"] else ""
+        click.echo(f"{r['action']}{where} {r['category']}: {r['sentence']}{why}")
+    if not rows:
+        click.echo("nothing worth keeping found")
+
+
+@command(main)
 @click.option("--once", is_flag=True, help="Embed what is queued, then exit.")
 @click.option("--batch", default=64, show_default=True, type=click.IntRange(1, 1024))
 @click.option(

@@ -236,6 +236,44 @@ class Brain:
     def confirm(self, memory_id: int, source: str | None = None) -> dict[str, Any]:
         return self.value("confirm", id=memory_id, source=source)
 
+    # --- lifecycle ---------------------------------------------------------
+
+    def update_task(self, memory_id: int, status: str | None = None, **kwargs: Any) -> dict[str, Any]:
+        return self.value("update_task", id=memory_id, status=status, **kwargs)
+
+    def archive(self, memory_id: int, reason: str, source: str | None = None) -> int:
+        return self.value("archive", id=memory_id, reason=reason, source=source)
+
+    def restore(self, memory_id: int, source: str | None = None) -> int:
+        return self.value("restore", id=memory_id, source=source)
+
+    def history(self, memory_id: int) -> dict[str, Any] | None:
+        return self.value("history", id=memory_id)
+
+    def maintain(self, *, if_due: bool = False) -> dict[str, Any]:
+        return self.value("maintain_if_due" if if_due else "maintain")
+
+    def prune(self, **kwargs: Any) -> list[dict[str, Any]]:
+        return self.call("prune", **kwargs)
+
+    def capture(self, text: str, **kwargs: Any) -> list[dict[str, Any]]:
+        """Store the decisions, actions, gotchas and insights of a text (brain.capture_context)."""
+        checked = self.call("capture_context", text=text, check_only=True, **kwargs)
+        inputs = [r["embedding_input"] for r in checked if r["action"] == "valid"]
+        embeddings = None
+        if inputs:
+            try:
+                embeddings = self.embedder.embed(inputs)
+            except EmbedderError as exc:
+                log.warning("embedding failed, captured memories are queued for `brain worker`: %s", exc)
+        return self.call(
+            "capture_context",
+            text=text,
+            embeddings=[list(map(float, v)) for v in embeddings] if embeddings else None,
+            embedding_space=self.embedder.space if embeddings else None,
+            **kwargs,
+        )
+
     # --- observed memories -------------------------------------------------
 
     def observe(

@@ -121,6 +121,12 @@ class ReasonRequired(BrainError):
     code = "BR014"
 
 
+class ImmutableRule(BrainError):
+    """A rule's text and severity change only through supersede."""
+
+    code = "BR015"
+
+
 class InvalidText(BrainError):
     """The text cannot be stored (NUL bytes or invalid UTF-8)."""
 
@@ -160,6 +166,7 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
         InvalidEmbedding,
         ActionItemsPending,
         ReasonRequired,
+        ImmutableRule,
     )
     if cls.code
 }

@@ -152,3 +152,67 @@ def test_queued_write_and_worker_once(brain_cli, conn, server, monkeypatch) -> N
     assert r.output.strip().startswith("embedded 1:")
     assert [x.body["input"] for x in server.received] == [["Queued while the embedder is down"]]
     assert brain_cli("worker", "--once", "--json").output.count('"embedded": 0') == 1
+
+
+def test_curation_and_search_commands(brain_cli) -> None:
+    brain_cli("remember", "fact", "Deploys use blue-green on prod", "Traffic flips between two clusters.")
+    brain_cli(
+        "remember",
+        "rule",
+        "Run migrations with the deploy tool",
+        "--skill",
+        '{"name": "migrations", "keywords": ["migrat"], "projects": [], "always_on": false}',
+    )
+    assert brain_cli("rate", "1", "up").output.strip() == "#1 rated up: rating +1"
+    assert brain_cli("annotate", "1", "Canary since November").output.strip() == "#1 annotated"
+    assert brain_cli("pin", "1").output.strip() == "#1 pinned"
+    assert brain_cli("pin", "1").output.strip() == "#1 was already pinned"
+    assert brain_cli("unpin", "1").output.strip() == "#1 unpinned"
+    assert brain_cli("confirm", "1").output.strip() == "#1 confirmed"
+    assert "annotation: Canary since November" in brain_cli("recall", "1").output
+
+    out = brain_cli("search", "blue green deploys").output
+    assert out.splitlines()[0].startswith("#1 · fact · ") and "Deploys use blue-green on prod" in out
+    skill_first = brain_cli("search", "how do I write a migration").output.splitlines()[0]
+    assert skill_first.startswith("#2 · rule · skill migrations")
+    assert json.loads(brain_cli("search", "blue green", "--kind", "rule", "--json").stdout) == []
+    assert brain_cli("search", "zebra crossing").output.strip() == "no memories found"
+    assert [h["id"] for h in json.loads(brain_cli("recent", "--json").stdout)] == [2, 1]
+    skills = brain_cli("skills").output
+    assert skills.startswith("migrations (#2, global): Run migrations with the deploy tool")
+    assert "Run migrations" in brain_cli("skills", "migrations").output
+    stats = json.loads(brain_cli("stats", "--json").stdout)
+    assert stats["by_kind"] == {"fact": 1, "rule": 1} and stats["annotations"] == 1
+
+
+def test_observe_command(brain_cli) -> None:
+    r = brain_cli("observe", "User: the build is red", "Assistant: rerun it with --clean")
+    assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2"]
+    r = brain_cli("observe", "key sk-abcdefghijklmnopqrstuvwxyz0123")
+    assert r.exit_code == 1 and "rejected (BR007)" in r.output
+
+
+def test_lifecycle_commands(brain_cli) -> None:
+    brain_cli("remember", "task", "Rotate the TLS certificates", "--priority", "2")
+    assert brain_cli("task", "1", "blocked", "--note", "vendor").output.strip() == "task #1: open -> blocked"
+    r = brain_cli("task", "1", "stale")
+    assert r.exit_code == 2
+    brain_cli("task", "1", "done")
+    r = brain_cli("task", "1", "open")
+    assert r.exit_code == 1 and "cannot become open" in r.stderr
+    brain_cli("remember", "fact", "Office is on floor 3")
+    assert brain_cli("archive", "2", "--reason", "moved").output.strip() == "#2 archived"
+    assert brain_cli("restore", "2").output.strip() == "#2 restored"
+    brain_cli("supersede", "2", "Office is on floor 5", "--reason", "moved again")
+    history = brain_cli("history", "2").output
+    assert history.startswith("#2: current version #3")
+    assert "superseded by #3: moved again" in history and "#2 archive by" in history
+    assert brain_cli("history", "99").exit_code == 1
+    assert brain_cli("maintain").output.startswith("facts turned dormant 0")
+    assert brain_cli("maintain", "--if-due").output.startswith("not due: last run")
+    assert brain_cli("prune").output.strip() == "nothing to prune"
+    r = brain_cli("capture", "We decided to use pnpm. Nice weather today. We need to rotate the keys soon.")
+    assert r.output.splitlines() == [
+        "created #4 decision: We decided to use pnpm.",
+        "created #5 action: We need to rotate the keys soon.",
+    ]

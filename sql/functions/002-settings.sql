@@ -12,7 +12,11 @@ AS $$
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_candidates', 40,          -- rows each search leg contributes before fusion
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
-        'hnsw_ef_search', 100             -- HNSW candidate list per vector query
+        'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
+        'hot_days', 7,                    -- touched this recently: tier hot
+        'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
+        'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
+        'maintain_interval_hours', 24     -- maintain_if_due runs at most this often
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
