@@ -29,6 +29,17 @@ CREATE TYPE brain.search_result AS (
 	via_skill_trigger text,
 	created_at timestamp with time zone
 );
+CREATE TYPE brain.session_brief AS (
+	session_id bigint,
+	source text,
+	project text,
+	cwd text,
+	pid integer,
+	host text,
+	current_task text,
+	started_at timestamp with time zone,
+	heartbeat_at timestamp with time zone
+);
 CREATE TYPE brain.write_result AS (
 	action text,
 	memory_id bigint,
@@ -99,6 +110,29 @@ BEGIN
             NULL, 'Check the embedder''s output.');
     END IF;
     RETURN embedding::public.vector;
+END
+$$;
+CREATE FUNCTION brain._check_write_allowed(session bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    items jsonb;
+BEGIN
+    IF session IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text)) INTO items
+    FROM brain.pending_action_items(session) AS p;
+    IF items IS NOT NULL THEN
+        PERFORM brain._raise('BR013',
+            format('Session #%s has %s pending action item(s): acknowledge them before writing.', session,
+                   jsonb_array_length(items)),
+            jsonb_build_object('session', session, 'action_items', items),
+            format('For each: brain.acknowledge_action_item(id, %s, ''will_execute'' | ''already_done'' | ''not_relevant'').',
+                   session));
+    END IF;
+    PERFORM brain._touch_session(session);
 END
 $$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
@@ -257,6 +291,49 @@ BEGIN
     RETURN mem;
 END
 $$;
+CREATE TABLE brain.session (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    session_id bigint NOT NULL,
+    source text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    cwd text,
+    pid integer,
+    pid_started_at timestamp with time zone,
+    host text,
+    client_info jsonb DEFAULT '{}'::jsonb NOT NULL,
+    current_task text,
+    status text DEFAULT 'active'::text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    heartbeat_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    end_reason text,
+    handoff text,
+    snapshot jsonb,
+    CONSTRAINT session_check CHECK (((status = 'ended'::text) = (ended_at IS NOT NULL))),
+    CONSTRAINT session_source_check CHECK ((source ~ '^\S+$'::text)),
+    CONSTRAINT session_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
+);
+CREATE FUNCTION brain._get_session(id bigint) RETURNS brain.session
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.session;
+BEGIN
+    SELECT * INTO s FROM brain.session x WHERE x.workspace_id = brain.current_workspace() AND x.session_id = id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR016', format('No session #%s in this workspace.', id),
+            jsonb_build_object('session', id), 'Start one with brain.boot_session.');
+    END IF;
+    RETURN s;
+END
+$$;
+CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain.estimate_tokens('- ' || t) + 1
+$$;
 CREATE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint DEFAULT NULL::bigint, OUT memory_id bigint, OUT similarity real) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -363,6 +440,27 @@ BEGIN
     RETURN NULL;
 END
 $$;
+CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF (session IS NULL) = (project IS NULL) THEN
+        PERFORM brain._raise('BR009', 'A scratch note belongs to a session or to a project: give exactly one.',
+            jsonb_build_object('session', session, 'project', project),
+            'session => <id> for notes of this session, project => <name> for notes the project keeps.');
+    END IF;
+    IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
+        PERFORM brain._touch_session(session);
+        scope := 'session';
+        scope_key := session::text;
+    ELSE
+        scope := 'project';
+        scope_key := project;
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._search_filter() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -389,6 +487,14 @@ CREATE FUNCTION brain._search_filter() RETURNS text
             END
     $f$
 $_$;
+CREATE FUNCTION brain._section_tokens(items jsonb) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- a heading line per non-empty section, plus its items
+    SELECT CASE WHEN jsonb_array_length(items) = 0 THEN 0
+                ELSE 5 + (SELECT sum((i->>'tokens')::integer) FROM jsonb_array_elements(items) AS i)::integer END
+$$;
 CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -408,6 +514,41 @@ BEGIN
     PERFORM brain._audit(mem.memory_id, CASE WHEN value THEN 'pin' ELSE 'unpin' END, source);
     RETURN true;
 END
+$$;
+CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    ttl interval := make_interval(mins => (brain.setting('session_ttl_minutes'))::integer);
+    n_stale integer;
+    n_gone integer := 0;
+BEGIN
+    UPDATE brain.session s
+    SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'heartbeat expired'
+    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < _sweep_sessions.now - ttl;
+    GET DIAGNOSTICS n_stale = ROW_COUNT;
+    IF host IS NOT NULL AND jsonb_typeof(host_processes) = 'array' THEN
+        UPDATE brain.session s
+        SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'process gone'
+        WHERE s.workspace_id = ws AND s.status = 'active' AND s.host = _sweep_sessions.host AND s.pid IS NOT NULL
+          AND NOT EXISTS (
+              SELECT FROM jsonb_array_elements(host_processes) AS p
+              WHERE (p->>0)::integer = s.pid
+                AND (s.pid_started_at IS NULL
+                     OR abs(extract(epoch FROM s.pid_started_at) - (p->>1)::double precision) < 1));
+        GET DIAGNOSTICS n_gone = ROW_COUNT;
+    END IF;
+    RETURN n_stale + n_gone;
+END
+$$;
+CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
+    WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
 $$;
 CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint) RETURNS brain.write_result
     LANGUAGE plpgsql
@@ -429,6 +570,8 @@ DECLARE
     existing brain.memory;
     r brain.write_result;
 BEGIN
+    -- Pending action items block every write of the session they wait for.
+    PERFORM brain._check_write_allowed(p_session_id);
     PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
         concat_ws(E'\n', p_metadata::text, p_skill_trigger::text, array_to_string(p_tags, ' '),
                   p_what_was_wrong, p_what_is_correct, p_error_message, p_command_attempted,
@@ -617,6 +760,41 @@ BEGIN
     RETURN r;
 END
 $_$;
+CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    item brain.action_item;
+    s brain.session := brain._get_session(session);
+BEGIN
+    SELECT * INTO item FROM brain.action_item a
+    WHERE a.workspace_id = brain.current_workspace() AND a.action_item_id = id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No action item #%s in this workspace.', id),
+            jsonb_build_object('id', id), 'See brain.pending_action_items(session).');
+    END IF;
+    IF response IS NULL OR response NOT IN ('will_execute', 'already_done', 'not_relevant') THEN
+        PERFORM brain._raise('BR009', format('A response is will_execute, already_done or not_relevant, not %L.', response),
+            jsonb_build_object('response', response), 'Say whether you will do it, did it, or it does not apply.');
+    END IF;
+    IF item.status = 'acknowledged' THEN
+        PERFORM brain._raise('BR011', format('Action item #%s was acknowledged by session #%s (%s).', id,
+                                             item.acknowledged_by, item.response),
+            jsonb_build_object('id', id, 'acknowledged_by', item.acknowledged_by, 'response', item.response),
+            'Nothing to do.');
+    END IF;
+    UPDATE brain.action_item a
+    SET status = 'acknowledged', acknowledged_by = s.session_id,
+        acknowledged_at = coalesce(acknowledge_action_item.now, pg_catalog.now()),
+        response = acknowledge_action_item.response, response_note = nullif(brain.trim_space(note), '')
+    WHERE a.workspace_id = item.workspace_id AND a.action_item_id = item.action_item_id;
+    PERFORM brain._touch_session(s.session_id, now);
+    RETURN jsonb_build_object('id', id, 'response', response, 'still_pending',
+                              (SELECT count(*) FROM brain.pending_action_items(s.session_id)));
+END
+$$;
+COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text, now timestamp with time zone) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
 CREATE FUNCTION brain.activate_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -789,6 +967,211 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(boot_payload.now, pg_catalog.now());
+    budget integer := coalesce(token_budget, (brain.setting('boot_token_budget'))::integer);
+    s brain.session := brain._get_session(session);
+    space brain.embedding_space;
+    vec public.vector;
+    blockers jsonb; patterns jsonb; tasks jsonb; skills jsonb; siblings jsonb; actions jsonb;
+    handoff jsonb;
+    more jsonb;
+    dropped jsonb := '{}';
+    order_of_cuts text[] := ARRAY['tasks', 'patterns', 'blockers', 'skills', 'siblings', 'action_items'];
+    cut text;
+    sections jsonb;
+    base integer;
+    total integer;
+    room integer;
+    handoff_text text;
+    n_blockers bigint; n_patterns bigint; n_tasks bigint;
+BEGIN
+    IF budget IS NULL OR budget NOT BETWEEN 100 AND 100000 THEN
+        PERFORM brain._raise('BR009', 'A boot token budget lies between 100 and 100000.',
+            jsonb_build_object('token_budget', token_budget), 'The default is 2000.');
+    END IF;
+    IF task_embedding IS NOT NULL THEN
+        space := brain._resolve_space(embedding_space);
+        vec := brain._check_vector(task_embedding, space);
+    END IF;
+    SELECT count(*) INTO n_blockers FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
+    WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
+      AND m.project IN (s.project, '');
+    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO blockers FROM (
+        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline, 'pinned', m.pinned,
+                                  'tokens', brain._line_tokens('#' || m.memory_id || ' ' || m.headline)) AS item,
+               row_number() OVER (ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC,
+                                           m.created_at DESC, m.memory_id DESC) AS ord
+        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
+        WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
+          AND m.project IN (s.project, '')
+        ORDER BY ord LIMIT (brain.setting('boot_blockers'))::integer) AS x;
+    -- PATTERN rules: the ones nearest the stated task when its embedding is given.
+    SELECT count(*) INTO n_patterns FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
+    WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
+      AND m.project IN (s.project, '');
+    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO patterns FROM (
+        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline,
+                                  'similarity', CASE WHEN vec IS NOT NULL AND e.embedding IS NOT NULL
+                                                     THEN round((1 - (e.embedding OPERATOR(public.<=>) vec))::numeric, 3) END,
+                                  'tokens', brain._line_tokens('#' || m.memory_id || ' ' || m.headline)) AS item,
+               row_number() OVER (ORDER BY CASE WHEN vec IS NOT NULL THEN e.embedding OPERATOR(public.<=>) vec END
+                                               ASC NULLS LAST,
+                                           m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC) AS ord
+        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
+        LEFT JOIN brain.embedding e ON vec IS NOT NULL AND e.workspace_id = m.workspace_id
+                                   AND e.space_id = space.space_id AND e.memory_id = m.memory_id
+        WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
+          AND m.project IN (s.project, '')
+        ORDER BY ord LIMIT (brain.setting('boot_patterns'))::integer) AS x;
+    SELECT count(*) INTO n_tasks FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
+    WHERE m.workspace_id = ws AND m.state = 'active' AND t.status IN ('open', 'blocked') AND m.project IN (s.project, '');
+    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO tasks FROM (
+        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline, 'status', t.status,
+                                  'priority', t.priority, 'due_at', t.due_at,
+                                  'tokens', brain._line_tokens(format('#%s P%s %s %s%s', m.memory_id, t.priority,
+                                      t.status, m.headline, coalesce(' due ' || to_char(t.due_at, 'YYYY-MM-DD'), '')))) AS item,
+               row_number() OVER (ORDER BY t.priority, t.due_at NULLS LAST, m.created_at, m.memory_id) AS ord
+        FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
+        WHERE m.workspace_id = ws AND m.state = 'active' AND t.status IN ('open', 'blocked')
+          AND m.project IN (s.project, '')
+        ORDER BY ord LIMIT (brain.setting('boot_tasks'))::integer) AS x;
+    SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
+        SELECT m.skill_trigger->>'name' AS name,
+               jsonb_build_object('id', m.memory_id, 'name', m.skill_trigger->>'name', 'headline', m.headline,
+                                  'tokens', brain._line_tokens((m.skill_trigger->>'name') || ': ' || m.headline)) AS item
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+          AND coalesce((m.skill_trigger->>'always_on')::boolean, false)
+          AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+               OR m.skill_trigger->'projects' ? s.project)) AS x;
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'session_id', o.session_id, 'source', o.source, 'cwd', o.cwd, 'current_task', o.current_task,
+               'heartbeat_at', o.heartbeat_at,
+               'tokens', brain._line_tokens(format('#%s %s in %s: %s', o.session_id, o.source, o.cwd,
+                                                   coalesce(o.current_task, '(no task)'))))
+               ORDER BY o.started_at, o.session_id), '[]') INTO siblings
+    FROM brain.session o
+    WHERE o.workspace_id = ws AND o.status = 'active' AND o.project = s.project AND o.session_id <> s.session_id;
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text, 'created_at', p.created_at,
+                                                 'tokens', brain._line_tokens('#' || p.id || ' ' || p.text))
+                              ORDER BY p.created_at, p.id), '[]') INTO actions
+    FROM brain.pending_action_items(s.session_id) AS p;
+    -- The handoff of the last ended session of the same project and source.
+    SELECT jsonb_build_object('session_id', o.session_id, 'ended_at', o.ended_at, 'text', o.handoff,
+                              'snapshot', o.snapshot)
+    INTO handoff
+    FROM brain.session o
+    WHERE o.workspace_id = ws AND o.status = 'ended' AND o.project = s.project AND o.source = s.source
+      AND o.handoff IS NOT NULL AND o.session_id <> s.session_id AND o.ended_at <= clock
+    ORDER BY o.ended_at DESC, o.session_id DESC
+    LIMIT 1;
+    IF handoff IS NOT NULL THEN
+        handoff_text := handoff->>'text';
+        IF char_length(handoff_text) > (brain.setting('handoff_max_chars'))::integer THEN
+            handoff_text := left(handoff_text, (brain.setting('handoff_max_chars'))::integer
+                                               - char_length(' … [truncated]')) || ' … [truncated]';
+        END IF;
+        handoff := handoff || jsonb_build_object('text', handoff_text,
+            'truncated', handoff_text IS DISTINCT FROM handoff->>'text');
+    END IF;
+    more := jsonb_build_object(
+        'blockers', greatest(n_blockers - jsonb_array_length(blockers), 0),
+        'patterns', greatest(n_patterns - jsonb_array_length(patterns), 0),
+        'tasks', greatest(n_tasks - jsonb_array_length(tasks), 0),
+        'facts', (SELECT count(*) FROM brain.memory m WHERE m.workspace_id = ws AND m.state = 'active'
+                    AND m.kind = 'fact' AND m.project IN (s.project, '')
+                    AND (m.dormant_after IS NULL OR m.dormant_after > clock)),
+        'incidents', (SELECT count(*) FROM brain.memory m WHERE m.workspace_id = ws AND m.state = 'active'
+                        AND m.kind = 'incident' AND m.project IN (s.project, '')));
+    -- The title line and the closing line of counts are always there.
+    base := 8 + brain.estimate_tokens(coalesce(s.current_task, '')) + 30;
+    sections := jsonb_build_object('blockers', blockers, 'patterns', patterns, 'tasks', tasks, 'skills', skills,
+                                   'siblings', siblings, 'action_items', actions);
+    total := base + (SELECT sum(brain._section_tokens(v))::integer FROM jsonb_each(sections) AS e(k, v))
+             + CASE WHEN handoff IS NULL THEN 0 ELSE 5 + brain.estimate_tokens(handoff_text) END;
+    -- Over budget: drop the last tasks first, then patterns, then blockers, then the rest.
+    FOREACH cut IN ARRAY order_of_cuts LOOP
+        WHILE total > budget AND jsonb_array_length(sections->cut) > 0 LOOP
+            total := total - brain._section_tokens(sections->cut);
+            sections := jsonb_set(sections, ARRAY[cut], (sections->cut) - (jsonb_array_length(sections->cut) - 1));
+            total := total + brain._section_tokens(sections->cut);
+            dropped := jsonb_set(dropped, ARRAY[cut], to_jsonb(coalesce((dropped->>cut)::integer, 0) + 1));
+        END LOOP;
+    END LOOP;
+    IF total > budget AND handoff IS NOT NULL THEN
+        total := total - 5 - brain.estimate_tokens(handoff_text);
+        room := (budget - total - 5) * 4 - char_length(' … [truncated]');
+        IF room >= 40 THEN
+            handoff_text := left(handoff_text, room) || ' … [truncated]';
+            handoff := handoff || jsonb_build_object('text', handoff_text, 'truncated', true);
+            total := total + 5 + brain.estimate_tokens(handoff_text);
+        ELSE
+            handoff := NULL;
+            dropped := dropped || jsonb_build_object('handoff', 1);
+        END IF;
+    END IF;
+    RETURN jsonb_build_object(
+        'session_id', s.session_id, 'source', s.source, 'project', s.project, 'task', s.current_task,
+        'budget', budget, 'tokens', total,
+        'sections', sections || jsonb_build_object('handoff', handoff),
+        'dropped', dropped,
+        'more', more,
+        'hint', 'Headlines only: brain.recall(id) gives a body; brain.search(query) finds the rest.');
+END
+$$;
+COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := coalesce(boot_session.now, pg_catalog.now());
+    new_id bigint;
+    rebooted bigint[];
+    swept integer;
+    payload jsonb;
+BEGIN
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
+            jsonb_build_object('source', source), 'Examples: claude, cursor, windsurf, a script''s name.');
+    END IF;
+    IF task IS NOT NULL AND cardinality(brain.find_secrets(task)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The task contains what looks like a secret; no session was started.',
+            jsonb_build_object('patterns', brain.find_secrets(task)), 'Describe the task without the secret.');
+    END IF;
+    swept := brain._sweep_sessions(clock, host, host_processes);
+    -- The same process booting again replaces its old session.
+    WITH ended AS (
+        UPDATE brain.session s SET status = 'ended', ended_at = clock, end_reason = 'rebooted'
+        WHERE s.workspace_id = ws AND s.status = 'active' AND boot_session.pid IS NOT NULL
+          AND s.source = boot_session.source AND s.cwd IS NOT DISTINCT FROM boot_session.cwd
+          AND s.pid = boot_session.pid AND s.pid_started_at IS NOT DISTINCT FROM boot_session.pid_started_at
+          AND s.host IS NOT DISTINCT FROM boot_session.host
+        RETURNING s.session_id)
+    SELECT array_agg(e.session_id) INTO rebooted FROM ended AS e;
+    INSERT INTO brain.session (workspace_id, source, project, cwd, pid, pid_started_at, host, client_info,
+                               current_task, started_at, heartbeat_at)
+    VALUES (ws, source, coalesce(project, ''), cwd, pid, pid_started_at, host, coalesce(client_info, '{}'),
+            nullif(brain.trim_space(task), ''), clock, clock)
+    RETURNING session_id INTO new_id;
+    payload := brain.boot_payload(new_id, task_embedding, embedding_space, token_budget, clock);
+    INSERT INTO brain.boot_event (workspace_id, session_id, at, budget, tokens, sections, dropped)
+    SELECT ws, new_id, clock, (payload->>'budget')::integer, (payload->>'tokens')::integer,
+           (SELECT jsonb_object_agg(k, CASE jsonb_typeof(v) WHEN 'array' THEN jsonb_array_length(v)
+                                                         WHEN 'object' THEN 1 ELSE 0 END)
+            FROM jsonb_each(payload->'sections') AS e(k, v)),
+           payload->'dropped';
+    RETURN payload || jsonb_build_object('rebooted', coalesce(to_jsonb(rebooted), '[]'), 'sessions_ended', swept);
+END
+$_$;
+COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
 CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -833,7 +1216,7 @@ BEGIN
                                ELSE format('near-identical to #%s', r.memory_id) END;
             END IF;
         EXCEPTION WHEN OTHERS THEN
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
                 RAISE;
             END IF;
             GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;
@@ -958,6 +1341,37 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.confirm(id bigint, source text) IS 'Records that a memory is still true: resets a fact''s decay (a dormant fact is active again).';
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    IF create_action_item.text IS NULL OR brain.trim_space(create_action_item.text) = '' THEN
+        PERFORM brain._raise('BR009', 'An action item needs a text.', NULL, 'Say what the other sessions must do.');
+    END IF;
+    IF length(create_action_item.text) > 2000 THEN
+        PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
+            jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');
+    END IF;
+    IF cardinality(brain.find_secrets(create_action_item.text)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The action item contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(create_action_item.text)),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
+        PERFORM brain._touch_session(session, now);
+    END IF;
+    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at)
+    VALUES (brain.current_workspace(), brain.trim_space(create_action_item.text), coalesce(project, ''),
+            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()))
+    RETURNING action_item_id INTO new_id;
+    RETURN new_id;
+END
+$$;
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone) IS 'Raises an item every session of the project (global: every project), or of one source, must acknowledge before it can write.';
 CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1049,6 +1463,44 @@ CREATE FUNCTION brain.embedding_progress(embedding_space text DEFAULT NULL::text
     FROM s, counts
 $$;
 COMMENT ON FUNCTION brain.embedding_progress(embedding_space text) IS 'How far a space is filled: memories to embed (all but tombstoned), embedded, pending.';
+CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+BEGIN
+    IF s.status <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
+            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason), 'Nothing to do.');
+    END IF;
+    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
+            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
+        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
+            jsonb_build_object('snapshot', snapshot),
+            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
+    END IF;
+    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
+        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
+            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    UPDATE brain.session x
+    SET status = 'ended', ended_at = coalesce(end_session.now, pg_catalog.now()), end_reason = 'ended',
+        handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN jsonb_build_object('session', s.session_id, 'ended', true,
+                              'handoff_chars', length(brain.trim_space(end_session.handoff)));
+END
+$$;
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}.';
+CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT ceil(char_length(coalesce(t, '')) / 4.0)::integer
+$$;
+COMMENT ON FUNCTION brain.estimate_tokens(t text) IS 'Estimated tokens of a text: one per 4 characters, rounded up (the usual ratio of BPE tokenizers on English). Boot budgets count with it.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1210,6 +1662,28 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     END
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
+CREATE FUNCTION brain.list_active_sessions(project text DEFAULT NULL::text, exclude_session bigint DEFAULT NULL::bigint, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.session_brief
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(list_active_sessions.now, pg_catalog.now());
+BEGIN
+    PERFORM brain._sweep_sessions(clock, list_active_sessions.host, host_processes);
+    IF exclude_session IS NOT NULL THEN
+        PERFORM brain._touch_session(exclude_session, clock);
+    END IF;
+    RETURN QUERY
+        SELECT s.session_id, s.source, s.project, s.cwd, s.pid, s.host, s.current_task, s.started_at,
+               s.heartbeat_at
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'
+          AND (list_active_sessions.project IS NULL OR s.project = list_active_sessions.project)
+          AND s.session_id IS DISTINCT FROM exclude_session
+        ORDER BY s.started_at, s.session_id;
+END
+$$;
+COMMENT ON FUNCTION brain.list_active_sessions(project text, exclude_session bigint, host text, host_processes jsonb, now timestamp with time zone) IS 'Live sessions (of a project, or all), after ending the gone ones: heartbeat older than session_ttl_minutes (5), or a process missing from host_processes on that host. exclude_session leaves the caller out (and refreshes its heartbeat).';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1493,8 +1967,9 @@ BEGIN
                 RETURN NEXT;
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            -- Embedding errors concern the whole batch (one embedder made every row).
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
+            -- Embedding errors (one embedder made every row) and pending action
+            -- items (they block the session) concern the whole batch.
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
                 RAISE;
             END IF;
             -- One bad item is reported and skipped; the rest of the batch is stored.
@@ -1513,6 +1988,20 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
+CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT a.action_item_id, a.text, a.project, a.for_source, a.created_at
+    FROM brain.action_item a
+    JOIN brain.session s ON s.workspace_id = a.workspace_id AND s.session_id = pending_action_items.session
+    WHERE a.workspace_id = brain.current_workspace() AND a.status = 'pending'
+      AND (a.project = '' OR a.project = s.project)
+      AND (a.for_source IS NULL OR a.for_source = s.source)
+      AND a.created_by IS DISTINCT FROM s.session_id
+    ORDER BY a.created_at, a.action_item_id
+$$;
+COMMENT ON FUNCTION brain.pending_action_items(session bigint) IS 'Action items waiting for this session: of its project or global, for its source or any, raised by another session.';
 CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1720,6 +2209,61 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
+CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    RETURN (SELECT x.value FROM brain.scratch x
+            WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
+              AND x.scope_key = target.scope_key AND x.key = scratch_get.key);
+END
+$$;
+COMMENT ON FUNCTION brain.scratch_get(key text, session bigint, project text) IS 'A scratch note''s value, or NULL.';
+CREATE FUNCTION brain.scratch_list(session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS TABLE(key text, value text, updated_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    RETURN QUERY
+        SELECT x.key, x.value, x.updated_at FROM brain.scratch x
+        WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
+          AND x.scope_key = target.scope_key
+        ORDER BY x.key;
+END
+$$;
+COMMENT ON FUNCTION brain.scratch_list(session bigint, project text) IS 'The scratch notes of a session or a project.';
+CREATE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
+        PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
+            jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
+    END IF;
+    IF value IS NULL OR length(value) > 4000 THEN
+        PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
+            jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
+    END IF;
+    IF cardinality(brain.find_secrets(value)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The value contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(value)), 'Remove the secret and refer to where it is kept.');
+    END IF;
+    INSERT INTO brain.scratch AS x (workspace_id, scope, scope_key, key, value, updated_at)
+    VALUES (brain.current_workspace(), target.scope, target.scope_key, scratch_set.key, scratch_set.value,
+            pg_catalog.now())
+    ON CONFLICT ON CONSTRAINT scratch_pkey DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at;
+    RETURN jsonb_build_object('scope', target.scope, 'scope_key', target.scope_key, 'key', key);
+END
+$_$;
+COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1909,7 +2453,13 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
-        'maintain_interval_hours', 24     -- maintain_if_due runs at most this often
+        'maintain_interval_hours', 24,    -- maintain_if_due runs at most this often
+        'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
+        'boot_token_budget', 2000,        -- default budget of a boot payload
+        'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
+        'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
+        'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
+        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
@@ -2076,6 +2626,26 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+CREATE FUNCTION brain.update_active_task(session bigint, task text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+BEGIN
+    IF s.status <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Session #%s has ended (%s).', s.session_id, s.end_reason),
+            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason),
+            'Boot a new session with brain.boot_session.');
+    END IF;
+    UPDATE brain.session x
+    SET current_task = nullif(brain.trim_space(task), ''),
+        heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.trim_space(task), ''));
+END
+$$;
+COMMENT ON FUNCTION brain.update_active_task(session bigint, task text, now timestamp with time zone) IS 'Sets what a session is working on (siblings see it) and refreshes its heartbeat.';
 CREATE FUNCTION brain.update_task(id bigint, status text DEFAULT NULL::text, note text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2225,6 +2795,31 @@ ALTER TABLE brain.account ALTER COLUMN account_id ADD GENERATED BY DEFAULT AS ID
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.action_item (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    action_item_id bigint NOT NULL,
+    text text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    for_source text,
+    created_by bigint,
+    created_at timestamp with time zone NOT NULL,
+    status text DEFAULT 'pending'::text NOT NULL,
+    acknowledged_by bigint,
+    acknowledged_at timestamp with time zone,
+    response text,
+    response_note text,
+    CONSTRAINT action_item_check CHECK (((status = 'acknowledged'::text) = (response IS NOT NULL))),
+    CONSTRAINT action_item_response_check CHECK ((response = ANY (ARRAY['will_execute'::text, 'already_done'::text, 'not_relevant'::text]))),
+    CONSTRAINT action_item_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'acknowledged'::text])))
+);
+ALTER TABLE brain.action_item ALTER COLUMN action_item_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.action_item_action_item_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.annotation (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     annotation_id bigint NOT NULL,
@@ -2255,6 +2850,24 @@ CREATE TABLE brain.audit (
 );
 ALTER TABLE brain.audit ALTER COLUMN audit_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.audit_audit_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
+CREATE TABLE brain.boot_event (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    boot_id bigint NOT NULL,
+    session_id bigint NOT NULL,
+    at timestamp with time zone NOT NULL,
+    budget integer NOT NULL,
+    tokens integer NOT NULL,
+    sections jsonb NOT NULL,
+    dropped jsonb NOT NULL
+);
+ALTER TABLE brain.boot_event ALTER COLUMN boot_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.boot_event_boot_id_seq
     START WITH 1
     INCREMENT BY 1
     NO MINVALUE
@@ -2336,7 +2949,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1e539090fd9687800ac0e1911bb46bf9a7dd0bfa59a243101634a23cbd8f1258';
+COMMENT ON TABLE brain.migration IS 'functions ae0830e459ee3b3260cb005ac5ba25ea86667d2459a6329d17c27bf06d1dec3e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -2358,6 +2971,23 @@ CREATE TABLE brain.rule (
     prior_severity text,
     CONSTRAINT rule_prior_severity_check CHECK ((prior_severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text]))),
     CONSTRAINT rule_severity_check CHECK ((severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text, 'DEPRECATED'::text])))
+);
+CREATE TABLE brain.scratch (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    scope text NOT NULL,
+    scope_key text NOT NULL,
+    key text NOT NULL,
+    value text NOT NULL,
+    updated_at timestamp with time zone NOT NULL,
+    CONSTRAINT scratch_scope_check CHECK ((scope = ANY (ARRAY['session'::text, 'project'::text])))
+);
+ALTER TABLE brain.session ALTER COLUMN session_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.session_session_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 CREATE TABLE brain.setting (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -2393,10 +3023,14 @@ ALTER TABLE ONLY brain.account
     ADD CONSTRAINT account_name_key UNIQUE (name);
 ALTER TABLE ONLY brain.account
     ADD CONSTRAINT account_pkey PRIMARY KEY (account_id);
+ALTER TABLE ONLY brain.action_item
+    ADD CONSTRAINT action_item_pkey PRIMARY KEY (workspace_id, action_item_id);
 ALTER TABLE ONLY brain.annotation
     ADD CONSTRAINT annotation_pkey PRIMARY KEY (workspace_id, annotation_id);
 ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_pkey PRIMARY KEY (workspace_id, audit_id);
+ALTER TABLE ONLY brain.boot_event
+    ADD CONSTRAINT boot_event_pkey PRIMARY KEY (workspace_id, boot_id);
 ALTER TABLE ONLY brain.embedding
     ADD CONSTRAINT embedding_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
 ALTER TABLE ONLY brain.embedding_space
@@ -2419,6 +3053,10 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.scratch
+    ADD CONSTRAINT scratch_pkey PRIMARY KEY (workspace_id, scope, scope_key, key);
+ALTER TABLE ONLY brain.session
+    ADD CONSTRAINT session_pkey PRIMARY KEY (workspace_id, session_id);
 ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
 ALTER TABLE ONLY brain.task
@@ -2427,6 +3065,7 @@ ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_name_key UNIQUE (organization_id, name);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_pkey PRIMARY KEY (workspace_id);
+CREATE INDEX action_item_pending ON brain.action_item USING btree (workspace_id, project) WHERE (status = 'pending'::text);
 CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, memory_id);
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
@@ -2447,13 +3086,27 @@ CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_sys
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
+CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
+CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
+CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
+CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
+ALTER TABLE ONLY brain.action_item
+    ADD CONSTRAINT action_item_workspace_id_acknowledged_by_fkey FOREIGN KEY (workspace_id, acknowledged_by) REFERENCES brain.session(workspace_id, session_id);
+ALTER TABLE ONLY brain.action_item
+    ADD CONSTRAINT action_item_workspace_id_created_by_fkey FOREIGN KEY (workspace_id, created_by) REFERENCES brain.session(workspace_id, session_id);
+ALTER TABLE ONLY brain.action_item
+    ADD CONSTRAINT action_item_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.annotation
     ADD CONSTRAINT annotation_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.boot_event
+    ADD CONSTRAINT boot_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.boot_event
+    ADD CONSTRAINT boot_event_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.embedding_space
     ADD CONSTRAINT embedding_space_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.embedding
@@ -2478,14 +3131,20 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_account_id_fkey FOREIGN KEY (account_id) REFERENCES brain.account(account_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.scratch
+    ADD CONSTRAINT scratch_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.session
+    ADD CONSTRAINT session_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES brain.organization(organization_id);
+ALTER TABLE brain.action_item ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.annotation ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.audit ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.boot_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
@@ -2493,10 +3152,14 @@ ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+CREATE POLICY workspace_isolation ON brain.action_item USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.annotation USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.boot_event USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
@@ -2504,5 +3167,7 @@ CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain
 CREATE POLICY workspace_isolation ON brain.maintenance_run USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.scratch USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.session USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.setting USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.task USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

@@ -212,6 +212,13 @@ def _remember_options(fn: Callable) -> Callable:
         click.option("--tag", "tags", multiple=True, help="A tag (repeatable)."),
         click.option("--source", help="Who is writing (agent or person)."),
         click.option("--metadata", help="A JSON object to keep with the memory."),
+        click.option(
+            "--session",
+            "session_id",
+            type=int,
+            envvar="BRAIN_SESSION",
+            help="The writing session (env BRAIN_SESSION): its heartbeat, its action items.",
+        ),
         click.option("--skill", "skill_trigger", help="A skill trigger as JSON."),
     ]
     for option in reversed(options):
@@ -783,6 +790,192 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
             f"{totals['skipped']} folded into an existing memory, "
             f"{totals['flagged']} flagged as related"
         )
+
+
+SESSION_OPTION = click.option(
+    "--session", type=int, envvar="BRAIN_SESSION", help="The session id (env BRAIN_SESSION)."
+)
+
+
+@command(main)
+@click.option("--source", required=True, envvar="BRAIN_SOURCE", help="The client: claude, cursor, ...")
+@click.option("--project", default="", help="Project scope ('' = global).")
+@click.option("--task", help="What this session is about: ranks PATTERN rules.")
+@click.option("--cwd", default=lambda: os.getcwd(), show_default="current directory")
+@click.option(
+    "--pid",
+    type=int,
+    default=lambda: os.getppid(),
+    show_default="the calling process",
+    help="The agent's process: re-booting it ends its old session.",
+)
+@click.option("--budget", "token_budget", type=click.IntRange(100, 100000), help="Tokens (default 2000).")
+def boot(
+    source: str, project: str, task: str | None, cwd: str, pid: int, token_budget: int | None, as_json: bool
+) -> None:
+    """Start a session and print what the agent should know (markdown; --json for the payload)."""
+    from pybrain.client import render_boot
+
+    task = _text(task, "task")
+    with _open(source) as brain:
+        payload = brain.boot_session(
+            source, project=project, task=task, cwd=cwd, pid=pid, token_budget=token_budget
+        )
+    click.echo(_dump(payload) if as_json else render_boot(payload), nl=as_json)
+
+
+@command(main)
+@click.option("--project", help="Only this project.")
+def sessions(project: str | None, as_json: bool) -> None:
+    """Live sessions (gone ones are ended first)."""
+    with _open() as brain:
+        rows = brain.list_active_sessions(project=project)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        where = r["project"] or "global"
+        click.echo(
+            f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · pid {r['pid']} · "
+            f"{r['current_task'] or '(no task)'}"
+        )
+    if not rows:
+        click.echo("no active sessions")
+
+
+@command(main)
+@SESSION_OPTION
+@click.option("--handoff", help="What the next session should know ('-' reads standard input).")
+@click.option("--summary", help="Snapshot: what was done.")
+@click.option("--status", "state", help="Snapshot: where things stand.")
+@click.option("--blocker", "blockers", multiple=True, help="Snapshot: a blocker (repeatable).")
+@click.option("--pending", multiple=True, help="Snapshot: a pending item (repeatable).")
+def end(
+    session: int | None,
+    handoff: str | None,
+    summary: str | None,
+    state: str | None,
+    blockers: tuple[str, ...],
+    pending: tuple[str, ...],
+    as_json: bool,
+) -> None:
+    """End a session with a handoff for the next one."""
+    if session is None:
+        raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
+    snapshot = {
+        k: v
+        for k, v in (
+            ("summary", summary),
+            ("status", state),
+            ("blockers", list(blockers)),
+            ("pending", list(pending)),
+        )
+        if v
+    }
+    with _open() as brain:
+        out = brain.end_session(session, _text(handoff, "handoff"), snapshot or None)
+    click.echo(_dump(out) if as_json else f"session #{session} ended")
+
+
+@command(main)
+@click.argument("item", type=int)
+@click.argument("response", type=click.Choice(["will_execute", "already_done", "not_relevant"]))
+@SESSION_OPTION
+@click.option("--note", help="Anything to add.")
+def ack(item: int, response: str, session: int | None, note: str | None, as_json: bool) -> None:
+    """Acknowledge an action item, which releases this session's writes."""
+    if session is None:
+        raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
+    with _open() as brain:
+        out = brain.acknowledge_action_item(item, session, response, note)
+    click.echo(
+        _dump(out) if as_json else f"action item #{item}: {response}; {out['still_pending']} still pending"
+    )
+
+
+@main.group("actions")
+def actions_group() -> None:
+    """Action items: raised for other sessions, acknowledged before they write."""
+
+
+@command(actions_group, "add")
+@click.argument("text")
+@click.option("--project", default="", help="Project ('' = every project).")
+@click.option("--for-source", help="Only sessions of this source.")
+@SESSION_OPTION
+def actions_add(text: str, project: str, for_source: str | None, session: int | None, as_json: bool) -> None:
+    """Raise an action item."""
+    with _open() as brain:
+        item = brain.create_action_item(_text(text, "text") or "", project, for_source, session)
+    click.echo(_dump({"id": item}) if as_json else f"action item #{item} raised")
+
+
+@command(actions_group, "list")
+@SESSION_OPTION
+def actions_list(session: int | None, as_json: bool) -> None:
+    """The action items waiting for a session."""
+    if session is None:
+        raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
+    with _open() as brain:
+        rows = brain.pending_action_items(session)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        click.echo(f"#{r['id']} {r['text']}")
+    if not rows:
+        click.echo("nothing pending")
+
+
+def _scratch_scope(session: int | None, project: str | None) -> dict[str, Any]:
+    return {"session": session, "project": project}
+
+
+@main.group("scratch")
+def scratch_group() -> None:
+    """Small notes of a session (--session) or a project (--project); not memories."""
+
+
+@command(scratch_group, "set")
+@click.argument("key")
+@click.argument("value")
+@SESSION_OPTION
+@click.option("--project")
+def scratch_set(key: str, value: str, session: int | None, project: str | None, as_json: bool) -> None:
+    """Set KEY to VALUE ('-' reads standard input)."""
+    with _open() as brain:
+        out = brain.scratch_set(key, _text(value, "value") or "", **_scratch_scope(session, project))
+    click.echo(_dump(out) if as_json else f"{key} set")
+
+
+@command(scratch_group, "get")
+@click.argument("key")
+@SESSION_OPTION
+@click.option("--project")
+def scratch_get(key: str, session: int | None, project: str | None, as_json: bool) -> None:
+    """Print the value of KEY (exit 1 when unset)."""
+    with _open() as brain:
+        value = brain.scratch_get(key, **_scratch_scope(session, project))
+    if as_json:
+        click.echo(_dump({"key": key, "value": value}))
+    elif value is not None:
+        click.echo(value)
+    if value is None:
+        sys.exit(1)
+
+
+@command(scratch_group, "list")
+@SESSION_OPTION
+@click.option("--project")
+def scratch_list(session: int | None, project: str | None, as_json: bool) -> None:
+    """All notes of a session or a project."""
+    with _open() as brain:
+        rows = brain.scratch_list(**_scratch_scope(session, project))
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        click.echo(f"{r['key']}: {r['value']}")
 
 
 @main.group("embedder")

@@ -10,6 +10,7 @@ import logging
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
+from datetime import UTC, datetime
 from typing import Any
 
 import psycopg
@@ -274,6 +275,91 @@ class Brain:
             **kwargs,
         )
 
+    # --- sessions ----------------------------------------------------------
+
+    def boot_session(
+        self,
+        source: str,
+        *,
+        project: str = "",
+        task: str | None = None,
+        cwd: str | None = None,
+        pid: int | None = None,
+        token_budget: int | None = None,
+        client_info: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """Register a session and return its boot payload (brain.boot_session).
+
+        Besides the embedding of the task, Python adds only what the database
+        cannot see: the process identity and this host's process table, from
+        which SQL decides which sessions on this host are gone.
+        """
+        process = _process_identity(pid)
+        vector = None
+        if task and task.strip():
+            vector, _ = self._embed_or_queue(task)
+        return self.value(
+            "boot_session",
+            source=source,
+            project=project,
+            task=task,
+            cwd=cwd,
+            pid=process["pid"],
+            pid_started_at=process["started_at"],
+            host=process["host"],
+            host_processes=Jsonb(process["table"]),
+            client_info=Jsonb(client_info or {}),
+            task_embedding=vector,
+            embedding_space=self.embedder.space if vector is not None else None,
+            token_budget=token_budget,
+        )
+
+    def end_session(
+        self, session: int, handoff: str | None = None, snapshot: dict[str, Any] | None = None
+    ) -> dict[str, Any]:
+        return self.value(
+            "end_session", session=session, handoff=handoff, snapshot=Jsonb(snapshot) if snapshot else None
+        )
+
+    def update_active_task(self, session: int, task: str) -> dict[str, Any]:
+        return self.value("update_active_task", session=session, task=task)
+
+    def list_active_sessions(
+        self, project: str | None = None, exclude_session: int | None = None
+    ) -> list[dict[str, Any]]:
+        process = _process_identity(None)
+        return self.call(
+            "list_active_sessions",
+            project=project,
+            exclude_session=exclude_session,
+            host=process["host"],
+            host_processes=Jsonb(process["table"]),
+        )
+
+    def create_action_item(
+        self, text: str, project: str = "", for_source: str | None = None, session: int | None = None
+    ) -> int:
+        return self.value(
+            "create_action_item", text=text, project=project, for_source=for_source, session=session
+        )
+
+    def acknowledge_action_item(
+        self, item: int, session: int, response: str, note: str | None = None
+    ) -> dict[str, Any]:
+        return self.value("acknowledge_action_item", id=item, session=session, response=response, note=note)
+
+    def pending_action_items(self, session: int) -> list[dict[str, Any]]:
+        return self.call("pending_action_items", session=session)
+
+    def scratch_set(self, key: str, value: str, **scope: Any) -> dict[str, Any]:
+        return self.value("scratch_set", key=key, value=value, **scope)
+
+    def scratch_get(self, key: str, **scope: Any) -> str | None:
+        return self.value("scratch_get", key=key, **scope)
+
+    def scratch_list(self, **scope: Any) -> list[dict[str, Any]]:
+        return self.call("scratch_list", **scope)
+
     # --- observed memories -------------------------------------------------
 
     def observe(
@@ -352,6 +438,38 @@ class Brain:
             return []
         vectors = self.embedder.embed([r["embedding_input"] for r in rows])
         return [self.attach_embedding(r["memory_id"], v) for r, v in zip(rows, vectors, strict=True)]
+
+
+def _process_identity(pid: int | None) -> dict[str, Any]:
+    """This host's name, a process's start time, and the host's process table (pid, start epoch)."""
+    import socket
+
+    import psutil
+
+    table = []
+    for proc in psutil.process_iter(["pid", "create_time"]):
+        if proc.info["create_time"] is not None:
+            table.append([proc.info["pid"], round(proc.info["create_time"], 3)])
+    started_at = None
+    if pid is not None:
+        try:
+            started_at = datetime.fromtimestamp(psutil.Process(pid).create_time(), tz=UTC)
+        except psutil.Error:
+            started_at = None
+    return {"pid": pid, "started_at": started_at, "host": socket.gethostname(), "table": table}
+
+
+def render_boot(payload: dict[str, Any]) -> str:
+    """The boot payload as markdown for an agent (pybrain/templates/boot.md.j2)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(
+        loader=PackageLoader("pybrain", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # markdown for an agent, not HTML
+    )
+    return env.get_template("boot.md.j2").render(p=payload)
 
 
 def _space(row: dict[str, Any]) -> Space:

@@ -127,6 +127,12 @@ class ImmutableRule(BrainError):
     code = "BR015"
 
 
+class SessionNotFound(BrainError):
+    """No such session in this workspace."""
+
+    code = "BR016"
+
+
 class InvalidText(BrainError):
     """The text cannot be stored (NUL bytes or invalid UTF-8)."""
 
@@ -167,6 +173,7 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
         ActionItemsPending,
         ReasonRequired,
         ImmutableRule,
+        SessionNotFound,
     )
     if cls.code
 }

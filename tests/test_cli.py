@@ -216,3 +216,29 @@ def test_lifecycle_commands(brain_cli) -> None:
         "created #4 decision: We decided to use pnpm.",
         "created #5 action: We need to rotate the keys soon.",
     ]
+
+
+def test_session_commands(brain_cli) -> None:
+    brain_cli("remember", "rule", "Never force-push to main", "--severity", "BLOCKER")
+    out = brain_cli("boot", "--source", "claude", "--task", "fix the deploy", "--pid", "1").output
+    assert out.startswith("# pybrain memory · global · session #1\nTask: fix the deploy")
+    assert "## BLOCKER rules\n- #1 Never force-push to main" in out
+    payload = json.loads(brain_cli("boot", "--source", "cursor", "--json", "--pid", "1").stdout)
+    assert payload["session_id"] == 2 and payload["sections"]["siblings"][0]["session_id"] == 1
+    assert "#1 claude" in brain_cli("sessions").output
+    ended = brain_cli("end", "--session", "1", "--handoff", "Deploy fixed.", "--pending", "docs")
+    assert ended.output.strip() == "session #1 ended"
+    again = brain_cli("boot", "--source", "claude", "--pid", "1").output
+    assert "## Handoff from session #1\nDeploy fixed." in again
+    assert brain_cli("actions", "add", "Rebase before merging").output.strip() == "action item #1 raised"
+    r = brain_cli("remember", "fact", "A write", "--session", "3")
+    assert r.exit_code == 1 and "pending action item" in r.stderr
+    assert brain_cli("actions", "list", "--session", "3").output.strip() == "#1 Rebase before merging"
+    assert "0 still pending" in brain_cli("ack", "1", "will_execute", "--session", "3").output
+    assert brain_cli("remember", "fact", "A write", "--session", "3").exit_code == 0
+    assert brain_cli("scratch", "set", "branch", "main", "--project", "web").output.strip() == "branch set"
+    assert brain_cli("scratch", "get", "branch", "--project", "web").output.strip() == "main"
+    assert brain_cli("scratch", "get", "nope", "--project", "web").exit_code == 1
+    assert brain_cli("scratch", "list", "--project", "web").output.strip() == "branch: main"
+    r = brain_cli("end")
+    assert r.exit_code == 2 and "--session" in r.output

@@ -16,7 +16,13 @@ AS $$
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
-        'maintain_interval_hours', 24     -- maintain_if_due runs at most this often
+        'maintain_interval_hours', 24,    -- maintain_if_due runs at most this often
+        'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
+        'boot_token_budget', 2000,        -- default budget of a boot payload
+        'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
+        'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
+        'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
+        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';

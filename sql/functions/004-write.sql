@@ -149,6 +149,8 @@ DECLARE
     existing brain.memory;
     r brain.write_result;
 BEGIN
+    -- Pending action items block every write of the session they wait for.
+    PERFORM brain._check_write_allowed(p_session_id);
     PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
         concat_ws(E'\n', p_metadata::text, p_skill_trigger::text, array_to_string(p_tags, ' '),
                   p_what_was_wrong, p_what_is_correct, p_error_message, p_command_attempted,

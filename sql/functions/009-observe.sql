@@ -161,8 +161,9 @@ BEGIN
                 RETURN NEXT;
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            -- Embedding errors concern the whole batch (one embedder made every row).
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
+            -- Embedding errors (one embedder made every row) and pending action
+            -- items (they block the session) concern the whole batch.
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
                 RAISE;
             END IF;
             -- One bad item is reported and skipped; the rest of the batch is stored.

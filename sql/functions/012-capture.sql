@@ -85,7 +85,7 @@ BEGIN
                                ELSE format('near-identical to #%s', r.memory_id) END;
             END IF;
         EXCEPTION WHEN OTHERS THEN
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE = 'BR012' THEN
+            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
                 RAISE;
             END IF;
             GET STACKED DIAGNOSTICS detail = PG_EXCEPTION_DETAIL;

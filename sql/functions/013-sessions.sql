@@ -1,0 +1,353 @@
+-- The session registry, action items and the scratchpad.
+
+CREATE OR REPLACE FUNCTION brain._get_session(id bigint)
+RETURNS brain.session
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session;
+BEGIN
+    SELECT * INTO s FROM brain.session x WHERE x.workspace_id = brain.current_workspace() AND x.session_id = id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR016', format('No session #%s in this workspace.', id),
+            jsonb_build_object('session', id), 'Start one with brain.boot_session.');
+    END IF;
+    RETURN s;
+END
+$$;
+
+-- Ends sessions that are gone: heartbeat older than session_ttl_minutes, or,
+-- for sessions on `host`, a process missing from `host_processes` (an array of
+-- [pid, start epoch] pairs, the caller's view of its own process table) or
+-- started at another time (the pid was reused). Returns how many it ended.
+CREATE OR REPLACE FUNCTION brain._sweep_sessions(now timestamptz, host text DEFAULT NULL,
+                                                 host_processes jsonb DEFAULT NULL)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    ttl interval := make_interval(mins => (brain.setting('session_ttl_minutes'))::integer);
+    n_stale integer;
+    n_gone integer := 0;
+BEGIN
+    UPDATE brain.session s
+    SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'heartbeat expired'
+    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < _sweep_sessions.now - ttl;
+    GET DIAGNOSTICS n_stale = ROW_COUNT;
+    IF host IS NOT NULL AND jsonb_typeof(host_processes) = 'array' THEN
+        UPDATE brain.session s
+        SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'process gone'
+        WHERE s.workspace_id = ws AND s.status = 'active' AND s.host = _sweep_sessions.host AND s.pid IS NOT NULL
+          AND NOT EXISTS (
+              SELECT FROM jsonb_array_elements(host_processes) AS p
+              WHERE (p->>0)::integer = s.pid
+                AND (s.pid_started_at IS NULL
+                     OR abs(extract(epoch FROM s.pid_started_at) - (p->>1)::double precision) < 1));
+        GET DIAGNOSTICS n_gone = ROW_COUNT;
+    END IF;
+    RETURN n_stale + n_gone;
+END
+$$;
+
+-- Every call that carries a session refreshes its heartbeat.
+CREATE OR REPLACE FUNCTION brain._touch_session(id bigint, now timestamptz DEFAULT NULL)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
+    WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
+$$;
+
+CREATE OR REPLACE FUNCTION brain.list_active_sessions(
+    project text DEFAULT NULL,
+    exclude_session bigint DEFAULT NULL,
+    host text DEFAULT NULL,
+    host_processes jsonb DEFAULT NULL,
+    now timestamptz DEFAULT NULL
+)
+RETURNS SETOF brain.session_brief
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    clock timestamptz := coalesce(list_active_sessions.now, pg_catalog.now());
+BEGIN
+    PERFORM brain._sweep_sessions(clock, list_active_sessions.host, host_processes);
+    IF exclude_session IS NOT NULL THEN
+        PERFORM brain._touch_session(exclude_session, clock);
+    END IF;
+    RETURN QUERY
+        SELECT s.session_id, s.source, s.project, s.cwd, s.pid, s.host, s.current_task, s.started_at,
+               s.heartbeat_at
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'
+          AND (list_active_sessions.project IS NULL OR s.project = list_active_sessions.project)
+          AND s.session_id IS DISTINCT FROM exclude_session
+        ORDER BY s.started_at, s.session_id;
+END
+$$;
+COMMENT ON FUNCTION brain.list_active_sessions IS
+    'Live sessions (of a project, or all), after ending the gone ones: heartbeat older than session_ttl_minutes (5), or a process missing from host_processes on that host. exclude_session leaves the caller out (and refreshes its heartbeat).';
+
+CREATE OR REPLACE FUNCTION brain.update_active_task(session bigint, task text, now timestamptz DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+BEGIN
+    IF s.status <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Session #%s has ended (%s).', s.session_id, s.end_reason),
+            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason),
+            'Boot a new session with brain.boot_session.');
+    END IF;
+    UPDATE brain.session x
+    SET current_task = nullif(brain.trim_space(task), ''),
+        heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.trim_space(task), ''));
+END
+$$;
+COMMENT ON FUNCTION brain.update_active_task IS 'Sets what a session is working on (siblings see it) and refreshes its heartbeat.';
+
+CREATE OR REPLACE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL, snapshot jsonb DEFAULT NULL,
+                                             now timestamptz DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+BEGIN
+    IF s.status <> 'active' THEN
+        PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
+            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason), 'Nothing to do.');
+    END IF;
+    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
+            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
+        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
+            jsonb_build_object('snapshot', snapshot),
+            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
+    END IF;
+    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
+        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
+            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    UPDATE brain.session x
+    SET status = 'ended', ended_at = coalesce(end_session.now, pg_catalog.now()), end_reason = 'ended',
+        handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN jsonb_build_object('session', s.session_id, 'ended', true,
+                              'handoff_chars', length(brain.trim_space(end_session.handoff)));
+END
+$$;
+COMMENT ON FUNCTION brain.end_session IS
+    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}.';
+
+CREATE OR REPLACE FUNCTION brain.create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,
+                                                    session bigint DEFAULT NULL, now timestamptz DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    IF create_action_item.text IS NULL OR brain.trim_space(create_action_item.text) = '' THEN
+        PERFORM brain._raise('BR009', 'An action item needs a text.', NULL, 'Say what the other sessions must do.');
+    END IF;
+    IF length(create_action_item.text) > 2000 THEN
+        PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
+            jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');
+    END IF;
+    IF cardinality(brain.find_secrets(create_action_item.text)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The action item contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(create_action_item.text)),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+    IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
+        PERFORM brain._touch_session(session, now);
+    END IF;
+    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at)
+    VALUES (brain.current_workspace(), brain.trim_space(create_action_item.text), coalesce(project, ''),
+            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()))
+    RETURNING action_item_id INTO new_id;
+    RETURN new_id;
+END
+$$;
+COMMENT ON FUNCTION brain.create_action_item IS
+    'Raises an item every session of the project (global: every project), or of one source, must acknowledge before it can write.';
+
+-- The items a session must acknowledge before it writes.
+CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)
+RETURNS TABLE (id bigint, text text, project text, for_source text, created_at timestamptz)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT a.action_item_id, a.text, a.project, a.for_source, a.created_at
+    FROM brain.action_item a
+    JOIN brain.session s ON s.workspace_id = a.workspace_id AND s.session_id = pending_action_items.session
+    WHERE a.workspace_id = brain.current_workspace() AND a.status = 'pending'
+      AND (a.project = '' OR a.project = s.project)
+      AND (a.for_source IS NULL OR a.for_source = s.source)
+      AND a.created_by IS DISTINCT FROM s.session_id
+    ORDER BY a.created_at, a.action_item_id
+$$;
+COMMENT ON FUNCTION brain.pending_action_items IS
+    'Action items waiting for this session: of its project or global, for its source or any, raised by another session.';
+
+CREATE OR REPLACE FUNCTION brain._check_write_allowed(session bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    items jsonb;
+BEGIN
+    IF session IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text)) INTO items
+    FROM brain.pending_action_items(session) AS p;
+    IF items IS NOT NULL THEN
+        PERFORM brain._raise('BR013',
+            format('Session #%s has %s pending action item(s): acknowledge them before writing.', session,
+                   jsonb_array_length(items)),
+            jsonb_build_object('session', session, 'action_items', items),
+            format('For each: brain.acknowledge_action_item(id, %s, ''will_execute'' | ''already_done'' | ''not_relevant'').',
+                   session));
+    END IF;
+    PERFORM brain._touch_session(session);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text,
+                                                         note text DEFAULT NULL, now timestamptz DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    item brain.action_item;
+    s brain.session := brain._get_session(session);
+BEGIN
+    SELECT * INTO item FROM brain.action_item a
+    WHERE a.workspace_id = brain.current_workspace() AND a.action_item_id = id FOR UPDATE;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No action item #%s in this workspace.', id),
+            jsonb_build_object('id', id), 'See brain.pending_action_items(session).');
+    END IF;
+    IF response IS NULL OR response NOT IN ('will_execute', 'already_done', 'not_relevant') THEN
+        PERFORM brain._raise('BR009', format('A response is will_execute, already_done or not_relevant, not %L.', response),
+            jsonb_build_object('response', response), 'Say whether you will do it, did it, or it does not apply.');
+    END IF;
+    IF item.status = 'acknowledged' THEN
+        PERFORM brain._raise('BR011', format('Action item #%s was acknowledged by session #%s (%s).', id,
+                                             item.acknowledged_by, item.response),
+            jsonb_build_object('id', id, 'acknowledged_by', item.acknowledged_by, 'response', item.response),
+            'Nothing to do.');
+    END IF;
+    UPDATE brain.action_item a
+    SET status = 'acknowledged', acknowledged_by = s.session_id,
+        acknowledged_at = coalesce(acknowledge_action_item.now, pg_catalog.now()),
+        response = acknowledge_action_item.response, response_note = nullif(brain.trim_space(note), '')
+    WHERE a.workspace_id = item.workspace_id AND a.action_item_id = item.action_item_id;
+    PERFORM brain._touch_session(s.session_id, now);
+    RETURN jsonb_build_object('id', id, 'response', response, 'still_pending',
+                              (SELECT count(*) FROM brain.pending_action_items(s.session_id)));
+END
+$$;
+COMMENT ON FUNCTION brain.acknowledge_action_item IS
+    'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
+
+CREATE OR REPLACE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF (session IS NULL) = (project IS NULL) THEN
+        PERFORM brain._raise('BR009', 'A scratch note belongs to a session or to a project: give exactly one.',
+            jsonb_build_object('session', session, 'project', project),
+            'session => <id> for notes of this session, project => <name> for notes the project keeps.');
+    END IF;
+    IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
+        PERFORM brain._touch_session(session);
+        scope := 'session';
+        scope_key := session::text;
+    ELSE
+        scope := 'project';
+        scope_key := project;
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT NULL,
+                                             project text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
+        PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
+            jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
+    END IF;
+    IF value IS NULL OR length(value) > 4000 THEN
+        PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
+            jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
+    END IF;
+    IF cardinality(brain.find_secrets(value)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The value contains what looks like a secret; nothing was stored.',
+            jsonb_build_object('patterns', brain.find_secrets(value)), 'Remove the secret and refer to where it is kept.');
+    END IF;
+    INSERT INTO brain.scratch AS x (workspace_id, scope, scope_key, key, value, updated_at)
+    VALUES (brain.current_workspace(), target.scope, target.scope_key, scratch_set.key, scratch_set.value,
+            pg_catalog.now())
+    ON CONFLICT ON CONSTRAINT scratch_pkey DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at;
+    RETURN jsonb_build_object('scope', target.scope, 'scope_key', target.scope_key, 'key', key);
+END
+$$;
+COMMENT ON FUNCTION brain.scratch_set IS
+    'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
+
+CREATE OR REPLACE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL, project text DEFAULT NULL)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    RETURN (SELECT x.value FROM brain.scratch x
+            WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
+              AND x.scope_key = target.scope_key AND x.key = scratch_get.key);
+END
+$$;
+COMMENT ON FUNCTION brain.scratch_get IS 'A scratch note''s value, or NULL.';
+
+CREATE OR REPLACE FUNCTION brain.scratch_list(session bigint DEFAULT NULL, project text DEFAULT NULL)
+RETURNS TABLE (key text, value text, updated_at timestamptz)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    target record := brain._scratch_scope(session, project);
+BEGIN
+    RETURN QUERY
+        SELECT x.key, x.value, x.updated_at FROM brain.scratch x
+        WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
+          AND x.scope_key = target.scope_key
+        ORDER BY x.key;
+END
+$$;
+COMMENT ON FUNCTION brain.scratch_list IS 'The scratch notes of a session or a project.';

@@ -1,0 +1,244 @@
+"""The session registry, handoffs, action items and the scratchpad, in SQL."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+from helpers import raises_br, remember, rows, scalar
+
+T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
+
+
+def at(minutes: float) -> dt.datetime:
+    return T0 + dt.timedelta(minutes=minutes)
+
+
+def boot(conn, source: str = "claude", **kwargs) -> dict:
+    kwargs.setdefault("now", T0)
+    for key in ("host_processes", "client_info"):
+        if key in kwargs:
+            kwargs[key] = json.dumps(kwargs[key])
+    args = {"source": source, **kwargs}
+    named = ", ".join(f"{k} => %({k})s" for k in args)
+    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+
+
+def active(conn, **kwargs) -> list[int]:
+    kwargs.setdefault("now", T0)
+    if "host_processes" in kwargs:
+        kwargs["host_processes"] = json.dumps(kwargs["host_processes"])
+    named = ", ".join(f"{k} => %({k})s" for k in kwargs)
+    return [r["session_id"] for r in rows(conn, f"SELECT * FROM brain.list_active_sessions({named})", kwargs)]
+
+
+def test_reboot_of_the_same_process_ends_the_old_session(conn) -> None:
+    first = boot(conn, cwd="/src", pid=100, pid_started_at=T0, host="h1")
+    other_pid = boot(conn, cwd="/src", pid=101, pid_started_at=T0, host="h1")
+    again = boot(conn, cwd="/src", pid=100, pid_started_at=T0, host="h1", now=at(1))
+    assert again["rebooted"] == [first["session_id"]]
+    assert active(conn, now=at(1)) == [other_pid["session_id"], again["session_id"]]
+    reason = scalar(
+        conn, "SELECT end_reason FROM brain.session WHERE session_id = %s", (first["session_id"],)
+    )
+    assert reason == "rebooted"
+
+
+def test_a_reused_pid_is_another_process(conn) -> None:
+    first = boot(conn, cwd="/src", pid=100, pid_started_at=T0, host="h1")
+    later = boot(conn, cwd="/src", pid=100, pid_started_at=at(30), host="h1", now=at(1))
+    assert later["rebooted"] == []
+    # The process table of h1 shows pid 100 started at T0+30min: the first session's process is gone.
+    table = [[100, at(30).timestamp()], [7, 0.0]]
+    assert active(conn, host="h1", host_processes=table, now=at(2)) == [later["session_id"]]
+    assert (
+        scalar(conn, "SELECT end_reason FROM brain.session WHERE session_id = %s", (first["session_id"],))
+        == "process gone"
+    )
+
+
+def test_dead_process_and_stale_heartbeat_are_swept(conn) -> None:
+    dead = boot(conn, pid=200, pid_started_at=T0, host="h1")["session_id"]
+    elsewhere = boot(conn, pid=200, pid_started_at=T0, host="h2")["session_id"]
+    quiet = boot(conn, host="h3")["session_id"]
+    assert active(conn, host="h1", host_processes=[[1, 0.0]], now=at(1)) == [elsewhere, quiet]
+    assert (
+        scalar(conn, "SELECT end_reason FROM brain.session WHERE session_id = %s", (dead,)) == "process gone"
+    )
+    scalar(conn, "SELECT brain.update_active_task(%s, 'still here', now => %s)", (elsewhere, at(4)))
+    assert active(conn, now=at(7)) == [elsewhere], "5-minute TTL: quiet's heartbeat is 7 minutes old"
+    assert (
+        scalar(conn, "SELECT end_reason FROM brain.session WHERE session_id = %s", (quiet,))
+        == "heartbeat expired"
+    )
+
+
+def test_every_call_with_a_session_refreshes_its_heartbeat(conn) -> None:
+    s = boot(conn)["session_id"]
+    remember(conn, kind="fact", headline="Written by the session", session_id=s)
+    heartbeat = scalar(conn, "SELECT heartbeat_at FROM brain.session WHERE session_id = %s", (s,))
+    assert heartbeat > T0
+
+
+def test_siblings_see_each_other_and_not_other_projects(conn) -> None:
+    a = boot(conn, project="web", cwd="/web", task="fix the login form")["session_id"]
+    b = boot(conn, "cursor", project="web", cwd="/web2")["session_id"]
+    c = boot(conn, project="api")["session_id"]
+    payload_b = scalar(conn, "SELECT brain.boot_payload(%s, now => %s)", (b, T0))
+    assert [(o["session_id"], o["current_task"]) for o in payload_b["sections"]["siblings"]] == [
+        (a, "fix the login form")
+    ]
+    payload_c = scalar(conn, "SELECT brain.boot_payload(%s, now => %s)", (c, T0))
+    assert payload_c["sections"]["siblings"] == []
+    assert active(conn, project="web", exclude_session=a) == [b]
+
+
+def test_handoff_carries_over_to_the_next_session_of_the_same_project_and_source(conn) -> None:
+    s1 = boot(conn, project="web")["session_id"]
+    snapshot = {"summary": "login fixed", "status": "done", "blockers": [], "pending": ["deploy"]}
+    scalar(
+        conn,
+        "SELECT brain.end_session(%s, 'Deploy is the next step.', %s, now => %s)",
+        (s1, json.dumps(snapshot), at(10)),
+    )
+    same = boot(conn, project="web", now=at(20))
+    handoff = same["sections"]["handoff"]
+    assert (handoff["session_id"], handoff["text"], handoff["truncated"]) == (
+        s1,
+        "Deploy is the next step.",
+        False,
+    )
+    assert handoff["snapshot"] == snapshot
+    assert boot(conn, "cursor", project="web", now=at(21))["sections"]["handoff"] is None
+    assert boot(conn, project="api", now=at(22))["sections"]["handoff"] is None
+
+
+def test_a_long_handoff_is_cut_at_2000_characters(conn) -> None:
+    s1 = boot(conn)["session_id"]
+    scalar(conn, "SELECT brain.end_session(%s, %s, now => %s)", (s1, "word " * 1000, at(1)))
+    handoff = boot(conn, now=at(2), token_budget=5000)["sections"]["handoff"]
+    assert (
+        len(handoff["text"]) == 2000 and handoff["text"].endswith(" … [truncated]") and handoff["truncated"]
+    )
+
+
+def test_end_session_checks(conn) -> None:
+    s = boot(conn)["session_id"]
+    with raises_br("BR009"):
+        scalar(conn, "SELECT brain.end_session(%s, 'x', '{\"mood\": \"good\"}')", (s,))
+    with raises_br("BR007"):
+        scalar(conn, "SELECT brain.end_session(%s, 'key AKIAIOSFODNN7EXAMPLE')", (s,))
+    scalar(conn, "SELECT brain.end_session(%s)", (s,))
+    with raises_br("BR011"):
+        scalar(conn, "SELECT brain.end_session(%s)", (s,))
+    with raises_br("BR016"):
+        scalar(conn, "SELECT brain.end_session(999)")
+    with raises_br("BR011"):
+        scalar(conn, "SELECT brain.update_active_task(%s, 'late')", (s,))
+
+
+def test_pending_action_items_block_writes_until_acknowledged(conn) -> None:
+    writer = boot(conn, project="web")["session_id"]
+    raiser = boot(conn, "ops", project="web")["session_id"]
+    item = scalar(
+        conn,
+        "SELECT brain.create_action_item('Stop deploying from laptops', 'web', session => %s)",
+        (raiser,),
+    )
+    remember(conn, kind="fact", headline="The raiser itself may write", session_id=raiser)
+    with raises_br("BR013") as caught:
+        remember(conn, kind="fact", headline="Blocked write", session_id=writer)
+    assert f'"id": {item}' in caught.error.diag.message_detail
+    with raises_br("BR013"):
+        scalar(
+            conn,
+            "SELECT count(*) FROM brain.capture_context('We decided to use pnpm.', session_id => %s)",
+            (writer,),
+        )
+    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 1
+    payload = scalar(conn, "SELECT brain.boot_payload(%s, now => %s)", (writer, T0))
+    assert [a["id"] for a in payload["sections"]["action_items"]] == [item]
+    with raises_br("BR009"):
+        scalar(conn, "SELECT brain.acknowledge_action_item(%s, %s, 'maybe')", (item, writer))
+    out = scalar(
+        conn, "SELECT brain.acknowledge_action_item(%s, %s, 'will_execute', 'on it')", (item, writer)
+    )
+    assert out["still_pending"] == 0
+    assert remember(conn, kind="fact", headline="Released write", session_id=writer)["action"] == "created"
+    with raises_br("BR011"):
+        scalar(conn, "SELECT brain.acknowledge_action_item(%s, %s, 'already_done')", (item, writer))
+
+
+def test_action_items_are_scoped_by_project_and_source(conn) -> None:
+    web_claude = boot(conn, project="web")["session_id"]
+    web_cursor = boot(conn, "cursor", project="web")["session_id"]
+    api_claude = boot(conn, project="api")["session_id"]
+    scalar(conn, "SELECT brain.create_action_item('Only for claude in web', 'web', 'claude')")
+    scalar(conn, "SELECT brain.create_action_item('Everyone everywhere')")
+    pending = {
+        s: [p["text"] for p in rows(conn, "SELECT text FROM brain.pending_action_items(%s)", (s,))]
+        for s in (web_claude, web_cursor, api_claude)
+    }
+    assert pending == {
+        web_claude: ["Only for claude in web", "Everyone everywhere"],
+        web_cursor: ["Everyone everywhere"],
+        api_claude: ["Everyone everywhere"],
+    }
+
+
+def test_scratchpad_per_session_and_project(conn) -> None:
+    s = boot(conn, project="web")["session_id"]
+    scalar(conn, "SELECT brain.scratch_set('branch', 'feature/login', session => %s)", (s,))
+    scalar(conn, "SELECT brain.scratch_set('branch', 'main', project => 'web')")
+    scalar(conn, "SELECT brain.scratch_set('branch', 'feature/login-2', session => %s)", (s,))
+    assert scalar(conn, "SELECT brain.scratch_get('branch', session => %s)", (s,)) == "feature/login-2"
+    assert scalar(conn, "SELECT brain.scratch_get('branch', project => 'web')") == "main"
+    assert scalar(conn, "SELECT brain.scratch_get('missing', project => 'web')") is None
+    assert [r["key"] for r in rows(conn, "SELECT * FROM brain.scratch_list(session => %s)", (s,))] == [
+        "branch"
+    ]
+    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0, "notes are not memories"
+    with raises_br("BR009"):
+        scalar(conn, "SELECT brain.scratch_set('k', 'v')")
+    with raises_br("BR009"):
+        scalar(conn, "SELECT brain.scratch_set('bad key!', 'v', project => 'web')")
+    with raises_br("BR005"):
+        scalar(conn, "SELECT brain.scratch_set('k', repeat('x', 4001), project => 'web')")
+    with raises_br("BR007"):
+        scalar(conn, "SELECT brain.scratch_set('k', 'AKIAIOSFODNN7EXAMPLE', project => 'web')")
+    with raises_br("BR016"):
+        scalar(conn, "SELECT brain.scratch_get('k', session => 999)")
+
+
+def test_boot_needs_a_source_and_a_sane_budget(conn) -> None:
+    with raises_br("BR009"):
+        boot(conn, source="two words")
+    with raises_br("BR009"):
+        boot(conn, token_budget=10)
+    with raises_br("BR007"):
+        boot(conn, task="deploy with AKIAIOSFODNN7EXAMPLE")
+    assert scalar(conn, "SELECT count(*) FROM brain.session") == 0
+
+
+def test_boots_record_the_tokens_they_inject(conn) -> None:
+    remember(conn, kind="rule", headline="Never force-push to main", severity="BLOCKER")
+    payload = boot(conn)
+    (event,) = rows(conn, "SELECT session_id, budget, tokens, sections, dropped FROM brain.boot_event")
+    assert (event["session_id"], event["budget"], event["tokens"]) == (
+        payload["session_id"],
+        2000,
+        payload["tokens"],
+    )
+    assert event["sections"]["blockers"] == 1 and event["dropped"] == {}
+
+
+@pytest.mark.parametrize("pinned_first", [True])
+def test_blockers_put_pinned_first_and_include_global_and_project(conn, pinned_first) -> None:
+    plain = remember(conn, kind="rule", headline="Global blocker", severity="BLOCKER")["memory_id"]
+    pinned = remember(
+        conn, kind="rule", headline="Pinned blocker", severity="BLOCKER", pinned=True, project="web"
+    )["memory_id"]
+    remember(conn, kind="rule", headline="Other project blocker", severity="BLOCKER", project="api")
+    blockers = boot(conn, project="web")["sections"]["blockers"]
+    assert [b["id"] for b in blockers] == [pinned, plain]
