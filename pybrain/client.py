@@ -7,6 +7,7 @@ rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, fields
@@ -21,7 +22,7 @@ from psycopg.types.json import Jsonb
 from pybrain import db
 from pybrain.config import Settings
 from pybrain.embed import Embedder, get_embedder
-from pybrain.errors import EmbedderError, wrap_exceptions
+from pybrain.errors import BrainError, EmbedderError, wrap_exceptions
 
 log = logging.getLogger("pybrain")
 
@@ -274,6 +275,56 @@ class Brain:
             embedding_space=self.embedder.space if embeddings else None,
             **kwargs,
         )
+
+    # --- observability -----------------------------------------------------
+
+    @contextmanager
+    def tool_call(self, tool: str, channel: str, session: int | None = None) -> Iterator[None]:
+        """Time the enclosed work and record it as a tool event, ok or failed."""
+        started = datetime.now(UTC)
+        clock = time.perf_counter()
+        try:
+            yield
+        except BrainError as exc:
+            code = exc.code or type(exc).__name__
+            self.record_event(tool, channel, started, clock, session, code, exc.message)
+            raise
+        self.record_event(tool, channel, started, clock, session)
+
+    def record_event(
+        self,
+        tool: str,
+        channel: str,
+        started: datetime,
+        clock: float,
+        session: int | None = None,
+        error_code: str | None = None,
+        error: str | None = None,
+    ) -> None:
+        # Telemetry never hides the outcome it records: a failure to record is only logged.
+        try:
+            self.value(
+                "record_tool_event",
+                tool=tool,
+                started_at=started,
+                latency_ms=(time.perf_counter() - clock) * 1000,
+                ok=error_code is None,
+                channel=channel,
+                session=session,
+                error_code=error_code,
+                error=error,
+            )
+        except BrainError as exc:
+            log.warning("could not record the %s event: %s", tool, exc.message)
+
+    def metrics(self, window: str = "24 hours") -> list[dict[str, Any]]:
+        return self.call("metrics", window_size=window)
+
+    def recent_errors(self, max_results: int = 20) -> list[dict[str, Any]]:
+        return self.call("recent_errors", max_results=max_results)
+
+    def health(self) -> dict[str, Any]:
+        return self.value("health")
 
     # --- sessions ----------------------------------------------------------
 

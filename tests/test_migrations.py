@@ -21,6 +21,7 @@ RELEASED = {
     "002-retrieval.sql": "3c4032f9a630d42412f03fc0b77f1bb012ba44f097710f3a4f9815eed820c1e5",
     "003-lifecycle.sql": "1b90076b798011b98d7e404016e3dd18a3de009412ea7429e6093ad17ad245d0",
     "004-sessions.sql": "02b0f8096dd8c81eafcb325e16b1c3f6aacda12a653b10c4083651f7471d1a00",
+    "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
 }
 
 

@@ -1,0 +1,82 @@
+"""`brain wire`: the configuration that registers `brain mcp` with MCP clients."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from pybrain.errors import InvalidArgument
+
+# Where each client keeps its servers: the key of the servers object, and the
+# usual file (project-level where the client has one).
+CLIENTS: dict[str, dict[str, str]] = {
+    "claude-code": {"key": "mcpServers", "file": ".mcp.json"},
+    "claude-desktop": {"key": "mcpServers", "file": "~/.config/Claude/claude_desktop_config.json"},
+    "cursor": {"key": "mcpServers", "file": ".cursor/mcp.json"},
+    "vscode": {"key": "servers", "file": ".vscode/mcp.json"},
+    "windsurf": {"key": "mcpServers", "file": "~/.codeium/windsurf/mcp_config.json"},
+    "generic": {"key": "mcpServers", "file": "mcp.json"},
+}
+SERVER_NAME = "pybrain"
+# The settings a server started by the client needs to find this same memory.
+PASSED_ENV = ("BRAIN_HOME", "BRAIN_DATABASE_URL", "BRAIN_EMBEDDER", "BRAIN_WORKSPACE")
+
+
+def clients() -> list[str]:
+    return list(CLIENTS)
+
+
+def _brain_command() -> str:
+    """An absolute path to `brain`: clients start servers without the user's PATH."""
+    here = Path(sys.argv[0])
+    if here.name == "brain" and here.exists():
+        return str(here.resolve())
+    return shutil.which("brain") or "brain"
+
+
+def usual_file(client: str) -> str:
+    return CLIENTS[client]["file"]
+
+
+def server_entry(client: str) -> dict[str, Any]:
+    """The JSON object that registers pybrain with `client`."""
+    server: dict[str, Any] = {"command": _brain_command(), "args": ["mcp"]}
+    if client == "vscode":
+        server = {"type": "stdio", **server}
+    env = {name: os.environ[name] for name in PASSED_ENV if os.environ.get(name)}
+    if env:
+        server["env"] = env
+    return {CLIENTS[client]["key"]: {SERVER_NAME: server}}
+
+
+def merge_into(target: str | os.PathLike[str], client: str, entry: dict[str, Any]) -> Path:
+    """Add or replace pybrain in a client's JSON config, keeping every other entry."""
+    path = Path(target).expanduser()
+    key = CLIENTS[client]["key"]
+    config: dict[str, Any] = {}
+    if path.exists() and path.read_text(encoding="utf-8").strip():
+        try:
+            config = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InvalidArgument(
+                f"{path} is not valid JSON: {exc}", hint="Fix the file, or write to another one."
+            ) from exc
+        if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
+            raise InvalidArgument(
+                f"{path} does not hold a JSON object with a {key!r} object.",
+                hint="Fix the file, or write to another one.",
+            )
+    config.setdefault(key, {})[SERVER_NAME] = entry[key][SERVER_NAME]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # Write a sibling file and rename it over the original: a crash never leaves half a config.
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(config, out, indent=2)
+        out.write("\n")
+    os.replace(tmp, path)
+    return path
