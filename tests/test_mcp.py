@@ -108,7 +108,8 @@ def test_a_whole_agent_session(cli_env, conn) -> None:
                 body="The web app signs users in with the OAuth device flow through Keycloak.",
             )
             assert f"A related fact already exists: #{first['memory_id']}" in text
-            hint = f"Hint: If the new text corrects or extends it, supersede it: brain supersede {first['memory_id']}"
+            old_id = first["memory_id"]
+            hint = f"Hint: If the new text corrects or extends it, supersede it: brain supersede {old_id}"
             assert hint in text
 
             new = await call(
