@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The README's demo: a fresh embedded database, a remember, a rejected
-# duplicate, a supersede and a recall. Run by `make demo`.
+# duplicate, a supersede, a recall and a search. Run by `make demo`.
 set -euo pipefail
 
 BRAIN="${BRAIN:-.venv/bin/brain}"
@@ -32,6 +32,7 @@ show supersede 2 "API tokens expire after 12 hours" \
     --reason "security review halved the token lifetime"
 show recall 2
 show recall 3
+show search "how long are api tokens valid"
 
 printf '\nThe demo database keeps running in %s.\n' "$BRAIN_HOME"
 printf 'Use it:  export BRAIN_HOME=%s   stop it:  BRAIN_HOME=%s %s db stop\n' \
