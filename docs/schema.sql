@@ -122,6 +122,7 @@ BEGIN
     IF session IS NULL THEN
         RETURN;
     END IF;
+    PERFORM brain._get_session(session);
     SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text)) INTO items
     FROM brain.pending_action_items(session) AS p;
     IF items IS NOT NULL THEN
@@ -1197,6 +1198,10 @@ BEGIN
             IF embeddings IS NOT NULL AND NOT check_only THEN
                 row_no := row_no + 1;
                 IF row_no > array_length(embeddings, 1) THEN
+                    -- A sentence the gate refuses has no row: let the gate speak first.
+                    PERFORM brain._write(c.kind, c.sentence, '', c.category, 'explicit', project, NULL, '{}', NULL,
+                        false, NULL, '{}', NULL, NULL, source, session_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL);
                     PERFORM brain._raise('BR012', 'Fewer embedding rows than captured sentences.',
                         jsonb_build_object('rows', array_length(embeddings, 1)),
                         'Run with check_only => true first: it returns the sentences to embed, in order.');
@@ -1371,7 +1376,7 @@ BEGIN
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone) IS 'Raises an item every session of the project (global: every project), or of one source, must acknowledge before it can write.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone) IS 'Raises an item for the sessions of a project (global: every project), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes.';
 CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1438,7 +1443,7 @@ CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text)
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
                 -- A derived headline (observed text) is the body's own start: say it once.
                 WHEN starts_with(regexp_replace(body, '\s+', ' ', 'g'),
-                                 regexp_replace(brain.trim_space(headline), ' …$', ''))
+                                 regexp_replace(brain.trim_space(headline), ' …( \(part \d+/\d+\))?$', ''))
                     THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $_$;
@@ -1603,10 +1608,13 @@ BEGIN
             PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,
                 'Leave replaced_by out, or name the memory that holds the truth now.');
         END IF;
-        IF (brain._get_memory(replaced_by)).state NOT IN ('active', 'archived') THEN
-            PERFORM brain._raise('BR011', format('#%s is not current and cannot replace anything.', replaced_by),
+        IF (brain._get_memory(replaced_by)).state = 'tombstoned' THEN
+            PERFORM brain._raise('BR011', format('#%s was forgotten and cannot replace anything.', replaced_by),
+                jsonb_build_object('replaced_by', replaced_by), 'Name a current memory, or none.');
+        ELSIF (brain._get_memory(replaced_by)).state = 'superseded' THEN
+            PERFORM brain._raise('BR011', format('#%s is superseded and cannot replace anything.', replaced_by),
                 jsonb_build_object('replaced_by', replaced_by, 'current', brain.current_version(replaced_by)),
-                format('Name the current version, #%s, or none.', brain.current_version(replaced_by)));
+                format('Name the current version, #%s.', brain.current_version(replaced_by)));
         END IF;
     END IF;
     UPDATE brain.memory m
@@ -1674,11 +1682,11 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
         UNION
         SELECT n.memory_id
         FROM linked l
+        JOIN brain.memory o ON o.workspace_id = brain.current_workspace() AND o.memory_id = l.memory_id
+        -- both directions of both links: superseded_by, and supersedes (kept after an unsupersede)
         JOIN brain.memory n ON n.workspace_id = brain.current_workspace()
-                           AND (n.superseded_by = l.memory_id
-                                OR n.memory_id = (SELECT o.superseded_by FROM brain.memory o
-                                                  WHERE o.workspace_id = brain.current_workspace()
-                                                    AND o.memory_id = l.memory_id))
+                           AND (n.superseded_by = l.memory_id OR n.supersedes = l.memory_id
+                                OR n.memory_id = o.superseded_by OR n.memory_id = o.supersedes)
     )
     SELECT CASE WHEN NOT EXISTS (SELECT FROM linked) THEN NULL ELSE jsonb_build_object(
         'id', history.id,
@@ -1856,7 +1864,7 @@ DECLARE
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
     SELECT max(mr.ran_at) INTO last_run FROM brain.maintenance_run mr
-    WHERE mr.workspace_id = brain.current_workspace();
+    WHERE mr.workspace_id = brain.current_workspace() AND mr.ran_at <= clock;
     IF last_run > clock - make_interval(hours => (brain.setting('maintain_interval_hours'))::integer) THEN
         RETURN jsonb_build_object('ran', false, 'last_run', last_run,
             'next_due', last_run + make_interval(hours => (brain.setting('maintain_interval_hours'))::integer));
@@ -1902,7 +1910,7 @@ CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant
         ELSE 'warm'
     END
 $$;
-COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant or expired facts; archive: archived, superseded or forgotten.';
+COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant facts and expired memories; archive: archived, superseded or forgotten.';
 CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(tool text, calls bigint, errors bigint, error_rate double precision, avg_ms double precision, p99_ms double precision, last_call timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1991,6 +1999,11 @@ BEGIN
                 IF embeddings IS NOT NULL AND NOT check_only THEN
                     row_no := row_no + 1;
                     IF row_no > array_length(embeddings, 1) THEN
+                        -- An item the gate refuses has no row: let the gate speak first.
+                        PERFORM brain._write(kind, head, pieces.body, 'episodic', origin, project, NULL, '{}', NULL,
+                            false, NULL, coalesce(metadata[i], '{}'), NULL, NULL, source_agent, session_id,
+                            source_system, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                            NULL, true, NULL);
                         PERFORM brain._raise('BR012', 'Fewer embedding rows than chunks.',
                             jsonb_build_object('rows', array_length(embeddings, 1)),
                             'Run with check_only => true first: it returns the chunks to embed, in order.');
@@ -2237,7 +2250,7 @@ CREATE FUNCTION brain.record_tool_event(tool text, started_at timestamp with tim
 DECLARE
     new_id bigint;
 BEGIN
-    IF tool IS NULL OR brain.trim_space(tool) = '' OR channel NOT IN ('mcp', 'cli', 'sql') THEN
+    IF tool IS NULL OR brain.trim_space(tool) = '' OR channel IS NULL OR channel NOT IN ('mcp', 'cli', 'sql') THEN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
@@ -2246,6 +2259,7 @@ BEGIN
             left(error, 2000))
     RETURNING event_id INTO new_id;
     IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
         PERFORM brain._touch_session(session);  -- a call is a heartbeat
     END IF;
     RETURN new_id;
@@ -2334,7 +2348,10 @@ BEGIN
         PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
             jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
     END IF;
-    IF value IS NULL OR length(value) > 4000 THEN
+    IF value IS NULL THEN
+        PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');
+    END IF;
+    IF length(value) > 4000 THEN
         PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
             jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
     END IF;
@@ -2724,6 +2741,10 @@ BEGIN
             jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason),
             'Boot a new session with brain.boot_session.');
     END IF;
+    IF cardinality(brain.find_secrets(task)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The task contains what looks like a secret; it was not stored.',
+            jsonb_build_object('patterns', brain.find_secrets(task)), 'Describe the task without the secret.');
+    END IF;
     UPDATE brain.session x
     SET current_task = nullif(brain.trim_space(task), ''),
         heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
@@ -2751,6 +2772,12 @@ BEGIN
             jsonb_build_object('id', mem.memory_id, 'state', mem.state,
                                'current', brain.current_version(mem.memory_id)),
             'Update the current version of the task.');
+    END IF;
+    IF length(note) > 2000 OR cardinality(brain.find_secrets(note)) > 0 THEN
+        PERFORM brain._raise(CASE WHEN length(note) > 2000 THEN 'BR005' ELSE 'BR007' END,
+            'A task note is at most 2000 characters and holds no secrets.',
+            jsonb_build_object('characters', length(note), 'patterns', brain.find_secrets(note)),
+            'Keep the note short; refer to where a secret is kept instead of writing it.');
     END IF;
     IF priority IS NOT NULL AND priority NOT BETWEEN 1 AND 5 THEN
         PERFORM brain._raise('BR009', 'priority runs from 1 (highest) to 5.',
@@ -3035,7 +3062,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e333283205a584c3b48bdc26505fed047c0821d01f232c96a3a44ee394a67b91';
+COMMENT ON TABLE brain.migration IS 'functions 61a65c6acd0118fb8ff6e60aee98e153ba6046aa0fd75ee1f77392d73faed218';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -66,3 +66,12 @@ def test_long_sentences_get_a_derived_headline(conn) -> None:
 
 def test_nothing_worth_keeping(conn) -> None:
     assert capture(conn, "Hello there. The weather is nice.") == []
+
+
+def test_a_refused_last_sentence_needs_no_embedding_row(conn) -> None:
+    from helpers import unit
+
+    out = capture(
+        conn, "We decided to use pnpm. We decided the key is AKIAIOSFODNN7EXAMPLE.", embeddings=[unit(1.0)]
+    )
+    assert [r["action"] for r in out] == ["created", "rejected"]

@@ -197,3 +197,19 @@ def test_history_shows_the_chain_and_every_event(conn) -> None:
     ]
     assert scalar(conn, "SELECT brain.history(%s)", (a,))["events"][0]["actor"] == "claude"
     assert scalar(conn, "SELECT brain.history(424242)") is None
+
+
+def test_history_keeps_a_reverted_successor(conn) -> None:
+    a = remember(conn, kind="fact", headline="Queue is RabbitMQ")["memory_id"]
+    b = supersede(conn, a, "Queue is Kafka")["memory_id"]
+    scalar(conn, "SELECT brain.unsupersede(%s)", (a,))
+    chain = scalar(conn, "SELECT brain.history(%s)", (a,))["chain"]
+    assert [(v["id"], v["state"]) for v in chain] == [(a, "active"), (b, "tombstoned")]
+
+
+def test_task_notes_are_checked(conn) -> None:
+    t = remember(conn, kind="task", headline="Rotate keys")["memory_id"]
+    with raises_br("BR007"):
+        update(conn, t, note="new key AKIAIOSFODNN7EXAMPLE")
+    with raises_br("BR005"):
+        update(conn, t, note="x" * 2001)

@@ -169,3 +169,8 @@ def test_prune_keeps_what_a_supersede_chain_points_to(conn) -> None:
     b = scalar(conn, "SELECT memory_id FROM brain.supersede(%s, 'Version two', 'r')", (a,))
     forget(conn, b, at(0))
     assert prune(conn, now=at(60)) == []
+
+
+def test_maintain_if_due_ignores_runs_after_its_clock(conn) -> None:
+    scalar(conn, "SELECT brain.maintain(%s)", (at(30),))
+    assert scalar(conn, "SELECT brain.maintain_if_due(%s)", (T0,))["ran"] is True

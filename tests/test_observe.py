@@ -100,3 +100,11 @@ def test_a_long_observed_text_is_embedded_once(conn) -> None:
     text = "User: " + " ".join(f"word{i}" for i in range(30))
     (checked,) = observe(conn, [text], check_only=True)
     assert checked["embedding_input"] == text
+
+
+def test_a_refused_last_item_needs_no_embedding_row(conn) -> None:
+    texts = ["first event", "third event", "the key is AKIAIOSFODNN7EXAMPLE"]
+    out = observe(conn, texts, embeddings=[unit(1.0, axis=1), unit(0.1, axis=2)])
+    assert [(r["item"], r["action"]) for r in out] == [(1, "created"), (2, "created"), (3, "rejected")]
+    with raises_br("BR012"):
+        observe(conn, ["fourth event", "fifth event"], embeddings=[unit(0.3, axis=3)])

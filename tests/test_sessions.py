@@ -242,3 +242,13 @@ def test_blockers_put_pinned_first_and_include_global_and_project(conn, pinned_f
     remember(conn, kind="rule", headline="Other project blocker", severity="BLOCKER", project="api")
     blockers = boot(conn, project="web")["sections"]["blockers"]
     assert [b["id"] for b in blockers] == [pinned, plain]
+
+
+def test_an_unknown_session_is_refused(conn) -> None:
+    with raises_br("BR016"):
+        remember(conn, kind="fact", headline="From nowhere", session_id=4242)
+    with raises_br("BR016"):
+        scalar(conn, "SELECT brain.record_tool_event('search', now(), 1, true, 'mcp', 4242)")
+    s = boot(conn)["session_id"]
+    with raises_br("BR007"):
+        scalar(conn, "SELECT brain.update_active_task(%s, 'deploy with AKIAIOSFODNN7EXAMPLE')", (s,))

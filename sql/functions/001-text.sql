@@ -50,7 +50,7 @@ AS $$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
                 -- A derived headline (observed text) is the body's own start: say it once.
                 WHEN starts_with(regexp_replace(body, '\s+', ' ', 'g'),
-                                 regexp_replace(brain.trim_space(headline), ' …$', ''))
+                                 regexp_replace(brain.trim_space(headline), ' …( \(part \d+/\d+\))?$', ''))
                     THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $$;

@@ -222,10 +222,13 @@ BEGIN
             PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,
                 'Leave replaced_by out, or name the memory that holds the truth now.');
         END IF;
-        IF (brain._get_memory(replaced_by)).state NOT IN ('active', 'archived') THEN
-            PERFORM brain._raise('BR011', format('#%s is not current and cannot replace anything.', replaced_by),
+        IF (brain._get_memory(replaced_by)).state = 'tombstoned' THEN
+            PERFORM brain._raise('BR011', format('#%s was forgotten and cannot replace anything.', replaced_by),
+                jsonb_build_object('replaced_by', replaced_by), 'Name a current memory, or none.');
+        ELSIF (brain._get_memory(replaced_by)).state = 'superseded' THEN
+            PERFORM brain._raise('BR011', format('#%s is superseded and cannot replace anything.', replaced_by),
                 jsonb_build_object('replaced_by', replaced_by, 'current', brain.current_version(replaced_by)),
-                format('Name the current version, #%s, or none.', brain.current_version(replaced_by)));
+                format('Name the current version, #%s.', brain.current_version(replaced_by)));
         END IF;
     END IF;
 

@@ -132,6 +132,11 @@ BEGIN
                 IF embeddings IS NOT NULL AND NOT check_only THEN
                     row_no := row_no + 1;
                     IF row_no > array_length(embeddings, 1) THEN
+                        -- An item the gate refuses has no row: let the gate speak first.
+                        PERFORM brain._write(kind, head, pieces.body, 'episodic', origin, project, NULL, '{}', NULL,
+                            false, NULL, coalesce(metadata[i], '{}'), NULL, NULL, source_agent, session_id,
+                            source_system, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                            NULL, true, NULL);
                         PERFORM brain._raise('BR012', 'Fewer embedding rows than chunks.',
                             jsonb_build_object('rows', array_length(embeddings, 1)),
                             'Run with check_only => true first: it returns the chunks to embed, in order.');

@@ -82,6 +82,12 @@ BEGIN
                                'current', brain.current_version(mem.memory_id)),
             'Update the current version of the task.');
     END IF;
+    IF length(note) > 2000 OR cardinality(brain.find_secrets(note)) > 0 THEN
+        PERFORM brain._raise(CASE WHEN length(note) > 2000 THEN 'BR005' ELSE 'BR007' END,
+            'A task note is at most 2000 characters and holds no secrets.',
+            jsonb_build_object('characters', length(note), 'patterns', brain.find_secrets(note)),
+            'Keep the note short; refer to where a secret is kept instead of writing it.');
+    END IF;
     IF priority IS NOT NULL AND priority NOT BETWEEN 1 AND 5 THEN
         PERFORM brain._raise('BR009', 'priority runs from 1 (highest) to 5.',
             jsonb_build_object('priority', priority), 'The default is 3.');
@@ -194,11 +200,11 @@ AS $$
         UNION
         SELECT n.memory_id
         FROM linked l
+        JOIN brain.memory o ON o.workspace_id = brain.current_workspace() AND o.memory_id = l.memory_id
+        -- both directions of both links: superseded_by, and supersedes (kept after an unsupersede)
         JOIN brain.memory n ON n.workspace_id = brain.current_workspace()
-                           AND (n.superseded_by = l.memory_id
-                                OR n.memory_id = (SELECT o.superseded_by FROM brain.memory o
-                                                  WHERE o.workspace_id = brain.current_workspace()
-                                                    AND o.memory_id = l.memory_id))
+                           AND (n.superseded_by = l.memory_id OR n.supersedes = l.memory_id
+                                OR n.memory_id = o.superseded_by OR n.memory_id = o.supersedes)
     )
     SELECT CASE WHEN NOT EXISTS (SELECT FROM linked) THEN NULL ELSE jsonb_build_object(
         'id', history.id,
@@ -235,7 +241,7 @@ AS $$
     END
 $$;
 COMMENT ON FUNCTION brain.memory_tier IS
-    'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant or expired facts; archive: archived, superseded or forgotten.';
+    'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant facts and expired memories; archive: archived, superseded or forgotten.';
 
 CREATE OR REPLACE VIEW brain.memory_tiers AS
     SELECT m.memory_id AS id, m.kind, m.project, m.headline, m.state,

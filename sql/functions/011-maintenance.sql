@@ -92,7 +92,7 @@ DECLARE
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
     SELECT max(mr.ran_at) INTO last_run FROM brain.maintenance_run mr
-    WHERE mr.workspace_id = brain.current_workspace();
+    WHERE mr.workspace_id = brain.current_workspace() AND mr.ran_at <= clock;
     IF last_run > clock - make_interval(hours => (brain.setting('maintain_interval_hours'))::integer) THEN
         RETURN jsonb_build_object('ran', false, 'last_run', last_run,
             'next_due', last_run + make_interval(hours => (brain.setting('maintain_interval_hours'))::integer));

@@ -66,6 +66,10 @@ BEGIN
             IF embeddings IS NOT NULL AND NOT check_only THEN
                 row_no := row_no + 1;
                 IF row_no > array_length(embeddings, 1) THEN
+                    -- A sentence the gate refuses has no row: let the gate speak first.
+                    PERFORM brain._write(c.kind, c.sentence, '', c.category, 'explicit', project, NULL, '{}', NULL,
+                        false, NULL, '{}', NULL, NULL, source, session_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                        NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL);
                     PERFORM brain._raise('BR012', 'Fewer embedding rows than captured sentences.',
                         jsonb_build_object('rows', array_length(embeddings, 1)),
                         'Run with check_only => true first: it returns the sentences to embed, in order.');

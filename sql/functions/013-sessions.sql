@@ -106,6 +106,10 @@ BEGIN
             jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason),
             'Boot a new session with brain.boot_session.');
     END IF;
+    IF cardinality(brain.find_secrets(task)) > 0 THEN
+        PERFORM brain._raise('BR007', 'The task contains what looks like a secret; it was not stored.',
+            jsonb_build_object('patterns', brain.find_secrets(task)), 'Describe the task without the secret.');
+    END IF;
     UPDATE brain.session x
     SET current_task = nullif(brain.trim_space(task), ''),
         heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
@@ -183,7 +187,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item IS
-    'Raises an item every session of the project (global: every project), or of one source, must acknowledge before it can write.';
+    'Raises an item for the sessions of a project (global: every project), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes.';
 
 -- The items a session must acknowledge before it writes.
 CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)
@@ -214,6 +218,7 @@ BEGIN
     IF session IS NULL THEN
         RETURN;
     END IF;
+    PERFORM brain._get_session(session);
     SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text)) INTO items
     FROM brain.pending_action_items(session) AS p;
     IF items IS NOT NULL THEN
@@ -302,7 +307,10 @@ BEGIN
         PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
             jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
     END IF;
-    IF value IS NULL OR length(value) > 4000 THEN
+    IF value IS NULL THEN
+        PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');
+    END IF;
+    IF length(value) > 4000 THEN
         PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
             jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
     END IF;

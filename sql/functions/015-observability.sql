@@ -17,7 +17,7 @@ AS $$
 DECLARE
     new_id bigint;
 BEGIN
-    IF tool IS NULL OR brain.trim_space(tool) = '' OR channel NOT IN ('mcp', 'cli', 'sql') THEN
+    IF tool IS NULL OR brain.trim_space(tool) = '' OR channel IS NULL OR channel NOT IN ('mcp', 'cli', 'sql') THEN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
@@ -26,6 +26,7 @@ BEGIN
             left(error, 2000))
     RETURNING event_id INTO new_id;
     IF session IS NOT NULL THEN
+        PERFORM brain._get_session(session);
         PERFORM brain._touch_session(session);  -- a call is a heartbeat
     END IF;
     RETURN new_id;

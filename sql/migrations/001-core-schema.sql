@@ -222,7 +222,7 @@ CREATE INDEX audit_memory ON brain.audit (workspace_id, memory_id, at);
 
 -- What every write returns: what happened and to which memory.
 CREATE TYPE brain.write_result AS (
-    action            text,     -- created | updated | skipped | valid (check_only)
+    action            text,     -- created | updated | skipped | embedded (attach) | valid (check_only)
     memory_id         bigint,   -- the memory that now holds the text
     duplicate_of      bigint,   -- set when dedup decided: the existing memory
     similarity        real,     -- cosine similarity to duplicate_of (1 for exact)
