@@ -354,6 +354,17 @@ BEGIN
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $_$;
+CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT count(*)
+    FROM brain.memory m, brain.active_embedding_space() AS space
+    WHERE m.workspace_id = brain.current_workspace() AND m.state <> 'tombstoned'
+      AND NOT EXISTS (SELECT FROM brain.embedding e
+                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                        AND e.memory_id = m.memory_id)
+$$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1660,12 +1671,7 @@ CREATE FUNCTION brain.health() RETURNS jsonb
                         GROUP BY kind) AS y), '{}'),
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
-        'pending_embeddings', (SELECT count(*) FROM m, space
-                               WHERE m.state <> 'tombstoned'
-                                 AND NOT EXISTS (SELECT FROM brain.embedding e
-                                                 WHERE e.workspace_id = m.workspace_id
-                                                   AND e.space_id = space.space_id
-                                                   AND e.memory_id = m.memory_id)),
+        'pending_embeddings', brain._pending_embedding_count(),
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
@@ -2589,12 +2595,7 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
                         WHERE a.workspace_id = brain.current_workspace()),
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
-        'pending_embeddings', (SELECT count(*) FROM m, space
-                               WHERE m.state <> 'tombstoned'
-                                 AND NOT EXISTS (SELECT FROM brain.embedding e
-                                                 WHERE e.workspace_id = m.workspace_id
-                                                   AND e.space_id = space.space_id
-                                                   AND e.memory_id = m.memory_id)),
+        'pending_embeddings', brain._pending_embedding_count(),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
@@ -3062,7 +3063,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 61a65c6acd0118fb8ff6e60aee98e153ba6046aa0fd75ee1f77392d73faed218';
+COMMENT ON TABLE brain.migration IS 'functions 4d9ed8ef8cde8fa84f7f4dab0c344166707662570b26edebb7fa65b8ef32a9ff';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -260,17 +260,24 @@ class Brain:
 
     def capture(self, text: str, **kwargs: Any) -> list[dict[str, Any]]:
         """Store the decisions, actions, gotchas and insights of a text (brain.capture_context)."""
-        checked = self.call("capture_context", text=text, check_only=True, **kwargs)
-        inputs = [r["embedding_input"] for r in checked if r["action"] == "valid"]
-        embeddings = None
-        if inputs:
-            try:
-                embeddings = self.embedder.embed(inputs)
-            except EmbedderError as exc:
-                log.warning("embedding failed, captured memories are queued for `brain worker`: %s", exc)
+        return self._embedded_batch("capture_context", text=text, **kwargs)
+
+    def _embedded_batch(
+        self, function: str, embeddings: Sequence[Sequence[float]] | None = None, **kwargs: Any
+    ) -> list[dict[str, Any]]:
+        """A batch write in two calls: the database checks the batch and says which texts to
+        embed (rows the gate refuses get none), then takes the rows with their embeddings.
+        If the embedder fails, the rows are stored and queued for `brain worker`."""
+        if embeddings is None:
+            checked = self.call(function, check_only=True, **kwargs)
+            inputs = [r["embedding_input"] for r in checked if r["action"] == "valid"]
+            if inputs:
+                try:
+                    embeddings = self.embedder.embed(inputs)
+                except EmbedderError as exc:
+                    log.warning("embedding failed, the rows are queued for `brain worker`: %s", exc)
         return self.call(
-            "capture_context",
-            text=text,
+            function,
             embeddings=[list(map(float, v)) for v in embeddings] if embeddings else None,
             embedding_space=self.embedder.space if embeddings else None,
             **kwargs,
@@ -422,24 +429,9 @@ class Brain:
         the chunks are embedded here (rows the gate refuses get none); if the
         embedder fails, the rows are stored and queued.
         """
-        texts = list(texts)
         if kwargs.get("metadata") is not None:
             kwargs["metadata"] = [Jsonb(m or {}) for m in kwargs["metadata"]]
-        if embeddings is None:
-            checked = self.call("observe_batch", texts=texts, check_only=True, **kwargs)
-            chunks = [r["embedding_input"] for r in checked if r["action"] == "valid"]
-            if chunks:
-                try:
-                    embeddings = self.embedder.embed(chunks)
-                except EmbedderError as exc:
-                    log.warning("embedding failed, the batch is queued for `brain worker`: %s", exc)
-        return self.call(
-            "observe_batch",
-            texts=texts,
-            embeddings=[list(map(float, v)) for v in embeddings] if embeddings else None,
-            embedding_space=self.embedder.space if embeddings else None,
-            **kwargs,
-        )
+        return self._embedded_batch("observe_batch", embeddings, texts=list(texts), **kwargs)
 
     # --- re-embedding ---------------------------------------------------------
 

@@ -122,6 +122,20 @@ $$;
 COMMENT ON FUNCTION brain.confirm IS
     'Records that a memory is still true: resets a fact''s decay (a dormant fact is active again).';
 
+-- Memories of this workspace still without an embedding in the active space.
+CREATE OR REPLACE FUNCTION brain._pending_embedding_count()
+RETURNS bigint
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT count(*)
+    FROM brain.memory m, brain.active_embedding_space() AS space
+    WHERE m.workspace_id = brain.current_workspace() AND m.state <> 'tombstoned'
+      AND NOT EXISTS (SELECT FROM brain.embedding e
+                      WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
+                        AND e.memory_id = m.memory_id)
+$$;
+
 CREATE OR REPLACE FUNCTION brain.stats()
 RETURNS jsonb
 LANGUAGE sql STABLE
@@ -146,12 +160,7 @@ AS $$
                         WHERE a.workspace_id = brain.current_workspace()),
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
-        'pending_embeddings', (SELECT count(*) FROM m, space
-                               WHERE m.state <> 'tombstoned'
-                                 AND NOT EXISTS (SELECT FROM brain.embedding e
-                                                 WHERE e.workspace_id = m.workspace_id
-                                                   AND e.space_id = space.space_id
-                                                   AND e.memory_id = m.memory_id)),
+        'pending_embeddings', brain._pending_embedding_count(),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )

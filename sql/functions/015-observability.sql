@@ -94,12 +94,7 @@ AS $$
                         GROUP BY kind) AS y), '{}'),
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
-        'pending_embeddings', (SELECT count(*) FROM m, space
-                               WHERE m.state <> 'tombstoned'
-                                 AND NOT EXISTS (SELECT FROM brain.embedding e
-                                                 WHERE e.workspace_id = m.workspace_id
-                                                   AND e.space_id = space.space_id
-                                                   AND e.memory_id = m.memory_id)),
+        'pending_embeddings', brain._pending_embedding_count(),
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
