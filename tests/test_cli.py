@@ -229,7 +229,7 @@ def test_session_commands(brain_cli) -> None:
     ended = brain_cli("end", "--session", "1", "--handoff", "Deploy fixed.", "--pending", "docs")
     assert ended.output.strip() == "session #1 ended"
     again = brain_cli("boot", "--source", "claude", "--pid", "1").output
-    assert "## Handoff from session #1\nDeploy fixed." in again
+    assert "## Handoff from the last session\nDeploy fixed." in again
     assert brain_cli("actions", "add", "Rebase before merging").output.strip() == "action item #1 raised"
     r = brain_cli("remember", "fact", "A write", "--session", "3")
     assert r.exit_code == 1 and "pending action item" in r.stderr

@@ -128,7 +128,7 @@ def test_a_whole_agent_session(cli_env, conn) -> None:
 
             await call(s, "end_session", handoff="PKCE switch done; update the docs next.", pending=["docs"])
             again = await call(s, "boot_session", source="claude", project="web")
-            assert "## Handoff from session" in again["boot"]
+            assert "## Handoff from the last session" in again["boot"]
             assert "PKCE switch done; update the docs next." in again["boot"]
 
     anyio.run(run)

@@ -215,7 +215,7 @@ def test_boot_needs_a_source_and_a_sane_budget(conn) -> None:
     with raises_br("BR009"):
         boot(conn, source="two words")
     with raises_br("BR009"):
-        boot(conn, token_budget=10)
+        boot(conn, token_budget=199)
     with raises_br("BR007"):
         boot(conn, task="deploy with AKIAIOSFODNN7EXAMPLE")
     assert scalar(conn, "SELECT count(*) FROM brain.session") == 0

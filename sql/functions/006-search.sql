@@ -31,6 +31,59 @@ AS $$
     $f$
 $$;
 
+-- The informative lexemes of a query OR-ed into a tsquery (NULL when none).
+-- Word frequencies come from the planner's statistics of brain.memory.tsv
+-- (most common elements, kept by ANALYZE): a word in more than
+-- lexical_max_term_share of all memories (and in more than a tenth of
+-- lexical_max_rows of them) says little about any one, and
+-- the rarest words are taken only until about lexical_max_rows memories
+-- match, so the lexical leg ranks a bounded number of rows. Without
+-- statistics (a new or small table) every word counts.
+CREATE OR REPLACE FUNCTION brain.lexical_query(query text)
+RETURNS tsquery
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lexemes text[] := tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')));
+    elems text[];
+    freqs real[];
+    floor_freq real;
+    total_rows real;
+    max_share real := (brain.setting('lexical_max_term_share'))::real;
+    max_rows real := (brain.setting('lexical_max_rows'))::real;
+    picked text[] := '{}';
+    matched real := 0;
+    w record;
+BEGIN
+    IF cardinality(lexemes) = 0 THEN
+        RETURN NULL;
+    END IF;
+    SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs INTO elems, freqs
+    FROM pg_stats s WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv';
+    IF elems IS NULL THEN
+        RETURN brain.query_lexemes(query);
+    END IF;
+    -- After the element frequencies come the minimum, the maximum and the null fraction.
+    floor_freq := freqs[cardinality(elems) + 1];
+    SELECT c.reltuples INTO total_rows FROM pg_class c WHERE c.oid = 'brain.memory'::regclass;
+    FOR w IN
+        SELECT l AS lexeme, coalesce(freqs[array_position(elems, l)], floor_freq) AS share
+        FROM unnest(lexemes) AS l
+        ORDER BY 2, 1
+    LOOP
+        -- Too common: in more than max_share of the memories, and matching more than a tenth of the budget.
+        EXIT WHEN w.share > max_share AND w.share * total_rows > max_rows / 10
+               OR cardinality(picked) > 0 AND matched + w.share * total_rows > max_rows;
+        picked := picked || w.lexeme;
+        matched := matched + w.share * total_rows;
+    END LOOP;
+    RETURN nullif(array_to_string(ARRAY(SELECT quote_literal(p) FROM unnest(picked) AS p), ' | '), '')::tsquery;
+END
+$$;
+COMMENT ON FUNCTION brain.lexical_query IS
+    'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (3000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+
 -- The lexemes of a query OR-ed into a tsquery (NULL when it has none).
 CREATE OR REPLACE FUNCTION brain.query_lexemes(query text)
 RETURNS tsquery
@@ -74,7 +127,7 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.query_lexemes(query);
+    tsq tsquery := brain.lexical_query(query);
     candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
