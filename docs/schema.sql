@@ -732,7 +732,7 @@ BEGIN
     INSERT INTO brain.memory AS m (
         workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
         topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending)
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after)
     VALUES (
         ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
         ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
@@ -741,7 +741,10 @@ BEGIN
         brain.extract_people(full_text), brain.extract_topics(full_text),
         brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
         p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
-        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL)
+        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
+        -- set here rather than by a second UPDATE of the new row
+        CASE WHEN p_kind = 'fact' THEN brain._dormant_after(now(),
+            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END)
     ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
     RETURNING * INTO existing;
     IF NOT FOUND THEN
@@ -760,7 +763,6 @@ BEGIN
             INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
             VALUES (ws, existing.memory_id,
                     coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision));
-            PERFORM brain._refresh_dormancy(existing.memory_id);
         WHEN 'incident' THEN
             INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
                 error_message, command_attempted, related_files, complexity)
@@ -2040,6 +2042,7 @@ DECLARE
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
     row_no integer := 0;
     item_first_row integer;
+    pieces_of text[];
     pieces record;
     n_chunks integer;
     ref text;
@@ -2074,10 +2077,11 @@ BEGIN
         BEGIN
             results := '{}';
             inputs := '{}';
-            SELECT count(*) INTO n_chunks FROM brain.chunk_text(texts[i]) AS c;
+            pieces_of := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
+            n_chunks := cardinality(pieces_of);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
             head := brain.derive_headline(texts[i]);
-            FOR pieces IN SELECT c.chunk AS n, c.body FROM brain.chunk_text(texts[i]) AS c LOOP
+            FOR pieces IN SELECT p.n::integer AS n, p.body FROM unnest(pieces_of) WITH ORDINALITY AS p(body, n) LOOP
                 vector := NULL;
                 IF embeddings IS NOT NULL AND NOT check_only THEN
                     row_no := row_no + 1;
@@ -3142,7 +3146,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e7960ce6eb763fff82204d51d511145b0fbf866b8421282bf4cee4c6a02eb8bc';
+COMMENT ON TABLE brain.migration IS 'functions 77d688f6e23bebe3b0855772e5a125c35e2e4d99c4083132d48d8d21a2998c9b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -293,7 +293,7 @@ BEGIN
     INSERT INTO brain.memory AS m (
         workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
         topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending)
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after)
     VALUES (
         ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
         ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
@@ -302,7 +302,10 @@ BEGIN
         brain.extract_people(full_text), brain.extract_topics(full_text),
         brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
         p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
-        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL)
+        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
+        -- set here rather than by a second UPDATE of the new row
+        CASE WHEN p_kind = 'fact' THEN brain._dormant_after(now(),
+            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END)
     ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
     RETURNING * INTO existing;
 
@@ -323,7 +326,6 @@ BEGIN
             INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
             VALUES (ws, existing.memory_id,
                     coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision));
-            PERFORM brain._refresh_dormancy(existing.memory_id);
         WHEN 'incident' THEN
             INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
                 error_message, command_attempted, related_files, complexity)

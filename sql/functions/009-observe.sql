@@ -89,6 +89,7 @@ DECLARE
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
     row_no integer := 0;
     item_first_row integer;
+    pieces_of text[];
     pieces record;
     n_chunks integer;
     ref text;
@@ -124,10 +125,11 @@ BEGIN
         BEGIN
             results := '{}';
             inputs := '{}';
-            SELECT count(*) INTO n_chunks FROM brain.chunk_text(texts[i]) AS c;
+            pieces_of := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
+            n_chunks := cardinality(pieces_of);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
             head := brain.derive_headline(texts[i]);
-            FOR pieces IN SELECT c.chunk AS n, c.body FROM brain.chunk_text(texts[i]) AS c LOOP
+            FOR pieces IN SELECT p.n::integer AS n, p.body FROM unnest(pieces_of) WITH ORDINALITY AS p(body, n) LOOP
                 vector := NULL;
                 IF embeddings IS NOT NULL AND NOT check_only THEN
                     row_no := row_no + 1;
