@@ -1790,7 +1790,7 @@ BEGIN
     RETURN nullif(array_to_string(ARRAY(SELECT quote_literal(p) FROM unnest(picked) AS p), ' | '), '')::tsquery;
 END
 $$;
-COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (3000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (1000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
 CREATE FUNCTION brain.list_active_sessions(project text DEFAULT NULL::text, exclude_session bigint DEFAULT NULL::bigint, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.session_brief
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2519,6 +2519,8 @@ BEGIN
                    row_number() OVER (ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC) AS r
             FROM brain.memory m
             WHERE $1 OPERATOR(public.<%%) m.headline AND %1$s
+              -- typos and fragments matter when the words found little
+              AND (SELECT count(*) FROM lex) < 5
             ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
             LIMIT $16 $t$, brain._search_filter());
     END IF;
@@ -2640,7 +2642,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'search_candidates', 40,          -- rows each search leg contributes before fusion
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
-        'lexical_max_rows', 3000,         -- and takes the rarest words until about this many memories match
+        'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
@@ -3146,7 +3148,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 77d688f6e23bebe3b0855772e5a125c35e2e4d99c4083132d48d8d21a2998c9b';
+COMMENT ON TABLE brain.migration IS 'functions 04d4486f2124393605a178c931547de6a7e49d855ec891b8970a678bf3aae133';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

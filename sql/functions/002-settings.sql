@@ -13,7 +13,7 @@ AS $$
         'search_candidates', 40,          -- rows each search leg contributes before fusion
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
-        'lexical_max_rows', 3000,         -- and takes the rarest words until about this many memories match
+        'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long

@@ -82,7 +82,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.lexical_query IS
-    'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (3000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+    'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (1000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
 
 -- The lexemes of a query OR-ed into a tsquery (NULL when it has none).
 CREATE OR REPLACE FUNCTION brain.query_lexemes(query text)
@@ -179,6 +179,8 @@ BEGIN
                    row_number() OVER (ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC) AS r
             FROM brain.memory m
             WHERE $1 OPERATOR(public.<%%) m.headline AND %1$s
+              -- typos and fragments matter when the words found little
+              AND (SELECT count(*) FROM lex) < 5
             ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
             LIMIT $16 $t$, brain._search_filter());
     END IF;
