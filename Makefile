@@ -32,5 +32,10 @@ lint: install
 schema: install
 	$(BIN)/python tests/schema_dump.py > docs/schema.sql
 
+# The benchmark on its own throwaway embedded PostgreSQL (docs/benchmarks.md);
+# flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick
+bench: install
+	$(BIN)/python -m bench $(BENCH_FLAGS)
+
 clean:
 	rm -rf $(VENV) build dist *.egg-info

