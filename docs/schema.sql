@@ -1757,7 +1757,7 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
-    LANGUAGE plpgsql STABLE
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
@@ -2519,7 +2519,10 @@ BEGIN
             LIMIT $16 $l$, brain._search_filter());
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
-    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5;
+    -- When words were left out for being common, trigrams of those words would only
+    -- rank the same crowd of memories, slowly: then the leg does not run.
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5
+             AND numnode(coalesce(tsq, ''::tsquery)) = numnode(coalesce(brain.query_lexemes(query), ''::tsquery));
     IF fuzzy THEN
         fuzzy_sql := format($t$
             SELECT m.memory_id,
@@ -3155,7 +3158,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f7cc3693c58a5a414539bef99658a1b968873f8f34aabab879ccc2ee4b0c90ea';
+COMMENT ON TABLE brain.migration IS 'functions 51ab59d19f5194c95e45e458eab0db602078f7bfde49e15fe4e844d0712638f1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -265,3 +265,20 @@ def test_list_recent_and_stats(conn) -> None:
     assert ids(rows(conn, "SELECT * FROM brain.list_recent(kinds => '{fact}')")) == [a]
     stats = scalar(conn, "SELECT brain.stats()")
     assert stats["by_kind"] == {"fact": 1, "rule": 1} and stats["pending_embeddings"] == 2
+
+
+def test_common_words_leave_the_text_legs_and_rare_words_decide(conn, database) -> None:
+    import psycopg
+
+    for i in range(150):
+        remember(
+            conn, kind="fact", headline=f"Deploy note number {i}", body=f"deploy step {i} for service s{i}"
+        )
+    rare = remember(conn, kind="fact", headline="Kafka deploy uses zookeeper")["memory_id"]
+    with psycopg.connect(database, autocommit=True) as owner:  # only the owner may ANALYZE
+        owner.execute("ANALYZE brain.memory")
+    assert scalar(conn, "SELECT brain.lexical_query('deploy')") is None, "in 151 of 151 memories"
+    assert scalar(conn, "SELECT brain.query_lexemes('deploy')") == "'deploy'"
+    assert scalar(conn, "SELECT brain.lexical_query('zookeeper deploy')") == "'zookeep'"
+    assert ids(search(conn, "zookeeper deploy")) == [rare]
+    assert search(conn, "deploy") == [], "no informative word, no embedding: nothing to rank by"

@@ -42,6 +42,9 @@ $$;
 CREATE OR REPLACE FUNCTION brain.lexical_query(query text)
 RETURNS tsquery
 LANGUAGE plpgsql STABLE
+-- pg_stats hides a table's statistics from roles under its row-level security;
+-- the owner reads them. Only word frequencies of the whole table leave here.
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -172,7 +175,10 @@ BEGIN
             LIMIT $16 $l$, brain._search_filter());
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
-    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5;
+    -- When words were left out for being common, trigrams of those words would only
+    -- rank the same crowd of memories, slowly: then the leg does not run.
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5
+             AND numnode(coalesce(tsq, ''::tsquery)) = numnode(coalesce(brain.query_lexemes(query), ''::tsquery));
     IF fuzzy THEN
         fuzzy_sql := format($t$
             SELECT m.memory_id,
