@@ -40,7 +40,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-    from bench import cli_start, ingest, longmemeval, report, synthetic
+    from bench import boot, cli_start, ingest, longmemeval, report, synthetic
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
     from bench.util import elapsed_total, log
@@ -110,6 +110,11 @@ def main(argv: list[str] | None = None) -> int:
                     server, size, seed=args.seed + size, profile=profile and size == sizes[-1], **counts
                 ),
             )
+        boot_size = 10_000 if quick else 100_000
+        results["boot"] = phase(
+            "boot",
+            lambda: boot.run_shaped(server, seed=args.seed + 7, size=boot_size, n=30 if quick else 100),
+        )
         cache = None
         if not args.skip_longmemeval:
             cache = EmbeddingCache()

@@ -104,3 +104,24 @@ def run(conn: psycopg.Connection, *, seed: int, n: int = 100) -> dict[str, Any]:
         f"(task embedding); p50 {out['without_task']['p50']} ms without"
     )
     return out
+
+
+def run_shaped(server: Any, *, seed: int, size: int, n: int = 100) -> dict[str, Any]:
+    """boot_session in the shape the target names: `size` memories of which only the 500
+    rules and 200 open tasks added here are rules and tasks (the rest facts and incidents)."""
+    from bench import loader
+    from bench.corpus import Generator
+
+    name = f"bench_boot_{size}"
+    log(f"== boot_session: {size:,} facts and incidents, 500 rules, 200 open tasks (database {name})")
+    url = server.create_database(name)
+    corpus = [m for m in Generator(seed).memories(int(size * 1.25)) if m.kind in ("fact", "incident")][:size]
+    with server.connect(name) as conn:
+        space_id = loader.register_space(conn, "hash", "feature-hash-v1", 384)
+    loader.load(url, corpus, space_id=space_id)
+    with server.connect(name) as conn:
+        loader.set_workspace(conn, 1)
+        out = run(conn, seed=seed, n=n)
+        out["memories"] = conn.execute("SELECT count(*) FROM brain.memory").fetchone()[0]
+    server.drop_database(name)
+    return out
