@@ -143,6 +143,16 @@ CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halfli
     SELECT last_touch + make_interval(secs => halflife_days * 86400.0
         * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
 $$;
+CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text) RETURNS brain.write_result
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT ROW('skipped', m.memory_id, m.memory_id, 1, false, embedding_input)::brain.write_result
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.kind = _exact_duplicate.kind
+      AND m.project = _exact_duplicate.project AND m.state = 'active'
+      AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
+$$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -682,12 +692,8 @@ BEGIN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || p_kind || '/' || v_project));
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
-    SELECT * INTO existing FROM brain.memory m
-    WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
-      AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
-    IF FOUND THEN
-        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
-                 brain.embedding_input(v_headline, v_body));
+    r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+    IF r.memory_id IS NOT NULL THEN
         RETURN r;
     END IF;
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
@@ -751,12 +757,7 @@ BEGIN
     RETURNING * INTO existing;
     IF NOT FOUND THEN
         -- Another transaction stored the same text first.
-        SELECT * INTO existing FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
-          AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
-        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
-                 brain.embedding_input(v_headline, v_body));
-        RETURN r;
+        RETURN brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
     CASE p_kind
         WHEN 'rule' THEN
@@ -3158,7 +3159,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 51ab59d19f5194c95e45e458eab0db602078f7bfde49e15fe4e844d0712638f1';
+COMMENT ON TABLE brain.migration IS 'functions 510aaa70da8ddc3e42450fcec9fac568e4e477abd539c99865bbb421edb7e052';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -120,6 +120,20 @@ BEGIN
 END
 $$;
 
+-- The active memory with exactly this normalized text, kind and project, as a
+-- 'skipped' write result (all NULL when there is none).
+CREATE OR REPLACE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text)
+RETURNS brain.write_result
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ROW('skipped', m.memory_id, m.memory_id, 1, false, embedding_input)::brain.write_result
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.kind = _exact_duplicate.kind
+      AND m.project = _exact_duplicate.project AND m.state = 'active'
+      AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
+$$;
+
 CREATE OR REPLACE FUNCTION brain._write(
     p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
     p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
@@ -239,12 +253,8 @@ BEGIN
     END IF;
 
     v_normalized := brain.normalize_text(v_headline, v_body);
-    SELECT * INTO existing FROM brain.memory m
-    WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
-      AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
-    IF FOUND THEN
-        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
-                 brain.embedding_input(v_headline, v_body));
+    r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+    IF r.memory_id IS NOT NULL THEN
         RETURN r;
     END IF;
 
@@ -311,12 +321,7 @@ BEGIN
 
     IF NOT FOUND THEN
         -- Another transaction stored the same text first.
-        SELECT * INTO existing FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.kind = p_kind AND m.project = v_project AND m.state = 'active'
-          AND m.normalized_hash = md5(v_normalized)::uuid AND m.normalized = v_normalized;
-        r := ROW('skipped', existing.memory_id, existing.memory_id, 1, false,
-                 brain.embedding_input(v_headline, v_body));
-        RETURN r;
+        RETURN brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
 
     CASE p_kind
