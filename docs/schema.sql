@@ -52,10 +52,19 @@ CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DE
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    SELECT brain._audit_many(ARRAY[id], action, actor, detail)
+$$;
+CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
     INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
-    VALUES (brain.current_workspace(), id, action,
-            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
-            coalesce(detail, '{}'), brain.memory_json(id))
+    SELECT brain.current_workspace(), x.id, action,
+           coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+           coalesce(detail, '{}'), d.doc
+    FROM unnest(ids) WITH ORDINALITY AS x(id, n)
+    LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
+    ORDER BY x.n
 $$;
 CREATE FUNCTION brain.current_workspace() RETURNS bigint
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -152,6 +161,12 @@ CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text,
     WHERE m.workspace_id = brain.current_workspace() AND m.kind = _exact_duplicate.kind
       AND m.project = _exact_duplicate.project AND m.state = 'active'
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
+$$;
+CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
+                ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
 $$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
@@ -339,11 +354,72 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._keep_longer(existing_id bigint, kind text, headline text, body text, normalized text, tags text[], vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+    ws bigint := brain.current_workspace();
+    full_text text := headline || E'\n' || body;
+    kept_length integer;
+BEGIN
+    SELECT length(m.normalized) INTO kept_length FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
+    IF kind = 'rule' OR length(normalized) <= kept_length THEN
+        RETURN ROW('skipped'::text, existing_id, existing_id, similarity, false,
+                   brain.embedding_input(headline, body))::brain.write_result;
+    END IF;
+    UPDATE brain.memory m
+    SET headline = _keep_longer.headline, body = _keep_longer.body, normalized = _keep_longer.normalized,
+        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                     WHERE brain.trim_space(t) <> ''),
+        people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
+        action_items = brain.extract_action_items(full_text), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
+    UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+    WHERE e.workspace_id = ws AND e.space_id = _keep_longer.space_id AND e.memory_id = existing_id;
+    IF audit_detail IS NOT NULL THEN
+        PERFORM brain._audit(existing_id, 'update', actor,
+            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity)
+            || audit_detail);
+    END IF;
+    RETURN ROW('updated'::text, existing_id, existing_id, similarity, false,
+               brain.embedding_input(headline, body))::brain.write_result;
+END
+$$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT brain.estimate_tokens('- ' || t) + 1
+$$;
+CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT m.memory_id,
+           jsonb_build_object('id', m.memory_id)
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
+           || coalesce(CASE m.kind
+                  WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
+                                    WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
+                  WHEN 'fact' THEN (SELECT to_jsonb(f) - 'workspace_id' - 'memory_id' FROM brain.fact f
+                                    WHERE f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id)
+                  WHEN 'incident' THEN (SELECT to_jsonb(i) - 'workspace_id' - 'memory_id' FROM brain.incident i
+                                        WHERE i.workspace_id = m.workspace_id AND i.memory_id = m.memory_id)
+                  WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
+                                    WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
+              END, '{}')
+           || jsonb_build_object('annotations', coalesce(
+                  (SELECT jsonb_agg(jsonb_build_object('id', a.annotation_id, 'note', a.note,
+                                                       'source', a.source, 'created_at', a.created_at)
+                                    ORDER BY a.annotation_id)
+                   FROM brain.annotation a
+                   WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
 $$;
 CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -362,6 +438,7 @@ CREATE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind te
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
+    SET enable_sort TO 'off'
     AS $_$
 BEGIN
     -- Literal space id and dimension, so the planner can use that space's partial index.
@@ -375,6 +452,31 @@ BEGIN
         LIMIT 1 $q$, s.dims, s.space_id)
     INTO memory_id, similarity
     USING v, s.workspace_id, kind, project, exclude_id;
+END
+$_$;
+CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text) RETURNS TABLE(memory_id bigint, nearest bigint, similarity real)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'strict_order'
+    SET "hnsw.ef_search" TO '20'
+    SET enable_sort TO 'off'
+    AS $_$
+BEGIN
+    RETURN QUERY EXECUTE format($q$
+        SELECT c.id, nb.memory_id, nb.sim
+        FROM unnest($1::bigint[]) AS c(id)
+        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %2$s AND ce.memory_id = c.id
+        LEFT JOIN LATERAL (
+            SELECT e.memory_id,
+                   (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>)
+                         ce.embedding::public.vector(%1$s)))::real AS sim
+            FROM brain.embedding e
+            JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+            WHERE e.space_id = %2$s AND e.workspace_id = $2 AND e.memory_id < c.id
+              AND m.kind = $3 AND m.project = $4 AND m.state = 'active'
+            ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ce.embedding::public.vector(%1$s)
+            LIMIT 1) AS nb ON true $q$, s.dims, s.space_id)
+    USING ids, s.workspace_id, kind, project;
 END
 $_$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
@@ -699,30 +801,8 @@ BEGIN
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
         SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
         IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
-            SELECT * INTO existing FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            -- Keep the longer text; rules are immutable, so a rule is kept as it is.
-            IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
-                UPDATE brain.memory m
-                SET headline = v_headline, body = v_body, normalized = v_normalized,
-                    tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                                 FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(p_tags, '{}')) AS t
-                                 WHERE brain.trim_space(t) <> ''),
-                    people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
-                    action_items = brain.extract_action_items(full_text), updated_at = now()
-                WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
-                UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-                WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
-                PERFORM brain._audit(existing.memory_id, 'update', p_source_agent,
-                    jsonb_build_object('reason', 'near-identical write with a longer text',
-                                       'similarity', near.similarity));
-                r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false,
-                         brain.embedding_input(v_headline, v_body));
-            ELSE
-                r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false,
-                         brain.embedding_input(v_headline, v_body));
-            END IF;
-            RETURN r;
+            RETURN brain._keep_longer(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
+                                      vec, space.space_id, near.similarity, p_source_agent, '{}');
         END IF;
         IF near.memory_id IS NOT NULL AND near.similarity >= space.related
            AND v_origin IN ('explicit', 'overlay') THEN
@@ -977,22 +1057,9 @@ BEGIN
     WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
         jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
-    IF mem.kind <> 'rule' AND length(mem.normalized) > length(existing.normalized) THEN
-        UPDATE brain.memory m
-        SET headline = mem.headline, body = mem.body, normalized = mem.normalized,
-            tags = ARRAY(SELECT DISTINCT unnest(m.tags || mem.tags)), people = mem.people,
-            topics = mem.topics, action_items = mem.action_items, updated_at = now()
-        WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
-        UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-        WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
-        PERFORM brain._audit(existing.memory_id, 'update', NULL,
-            jsonb_build_object('reason', 'near-identical write with a longer text',
-                               'from', mem.memory_id, 'similarity', near.similarity));
-        r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
-    ELSE
-        r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
-    END IF;
-    RETURN r;
+    RETURN brain._keep_longer(existing.memory_id, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags,
+                              vec, space.space_id, near.similarity, NULL,
+                              jsonb_build_object('from', mem.memory_id));
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
@@ -1453,20 +1520,16 @@ $$;
 COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
 CREATE FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone DEFAULT now()) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT power(2, -greatest(extract(epoch FROM now - last_touch), 0) / 86400.0 / halflife_days)
 $$;
 COMMENT ON FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'Ebbinghaus decay of a fact: 2^(-days since it was last touched / half-life). 1 when just touched.';
 CREATE FUNCTION brain.derive_headline(t text, max_words integer DEFAULT 12) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT CASE WHEN cardinality(w) <= max_words THEN array_to_string(w, ' ')
-                ELSE array_to_string(w[1:max_words], ' ') || ' …' END
-    FROM (SELECT regexp_split_to_array(
-                     brain.trim_space(regexp_replace(split_part(brain.trim_space(coalesce(t, '')), E'\n', 1),
-                                                     '\s+', ' ', 'g')), ' ') AS w) AS x
+    SELECT brain._first_words(
+        brain.trim_space(regexp_replace(split_part(brain.trim_space(coalesce(t, '')), E'\n', 1), '\s+', ' ', 'g')),
+        max_words)
 $$;
 COMMENT ON FUNCTION brain.derive_headline(t text, max_words integer) IS 'A headline for observed text: the first line''s first max_words words, with an ellipsis when cut.';
 CREATE FUNCTION brain.drop_embedding_space(embedding_space text) RETURNS jsonb
@@ -1494,7 +1557,6 @@ $$;
 COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW index.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
                 -- A derived headline (observed text) is the body's own start: say it once.
@@ -1970,26 +2032,7 @@ CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT jsonb_build_object('id', m.memory_id)
-           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
-           || coalesce(CASE m.kind
-                  WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
-                                    WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
-                  WHEN 'fact' THEN (SELECT to_jsonb(f) - 'workspace_id' - 'memory_id' FROM brain.fact f
-                                    WHERE f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id)
-                  WHEN 'incident' THEN (SELECT to_jsonb(i) - 'workspace_id' - 'memory_id' FROM brain.incident i
-                                        WHERE i.workspace_id = m.workspace_id AND i.memory_id = m.memory_id)
-                  WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
-                                    WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
-              END, '{}')
-           || jsonb_build_object('annotations', coalesce(
-                  (SELECT jsonb_agg(jsonb_build_object('id', a.annotation_id, 'note', a.note,
-                                                       'source', a.source, 'created_at', a.created_at)
-                                    ORDER BY a.annotation_id)
-                   FROM brain.annotation a
-                   WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
-    FROM brain.memory m
-    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+    SELECT d.doc FROM brain._memory_docs(ARRAY[id]) AS d
 $$;
 COMMENT ON FUNCTION brain.memory_json(id bigint) IS 'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
 CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
@@ -2023,7 +2066,6 @@ $$;
 COMMENT ON FUNCTION brain.metrics(window_size interval, now timestamp with time zone) IS 'Per tool over a window (24 h): calls, errors, error rate, average and p99 latency in ms.';
 CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT lower(brain.trim_space(regexp_replace(coalesce(headline, '') || ' ' || coalesce(body, ''),
                                                  '\s+', ' ', 'g')))
@@ -2042,23 +2084,59 @@ $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean) IS 'brain.observe_batch for one text.';
 CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text)
     LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-#variable_conflict use_variable
+#variable_conflict use_column
 DECLARE
+    ws bigint := brain.current_workspace();
+    v_project text := coalesce(project, '');
+    halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
+    dormant timestamptz := brain._dormant_after(now(), halflife);
     n_items integer := coalesce(cardinality(texts), 0);
+    n_vectors integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 1) ELSE 0 END;
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
-    row_no integer := 0;
-    item_first_row integer;
-    pieces_of text[];
-    pieces record;
+    -- One entry per chunk the gate let through, in batch order (n of them).
+    n integer := 0;
+    c_item integer[] := '{}';
+    c_chunk integer[] := '{}';
+    c_head text[] := '{}';
+    c_body text[] := '{}';
+    c_norm text[] := '{}';
+    c_key uuid[] := '{}';  -- md5 of c_norm: the exact-dedup key
+    c_meta jsonb[] := '{}';
+    c_ref text[] := '{}';
+    c_hash text[] := '{}';
+    -- The items the gate refused.
+    bad_item integer[] := '{}';
+    bad_code text[] := '{}';
+    bad_message text[] := '{}';
+    item_start integer;
+    pieces text[];
     n_chunks integer;
     ref text;
     head text;
-    vector double precision[];
+    h text;
+    b text;
+    meta jsonb;
+    space brain.embedding_space;
+    vecs public.vector[];
+    any_bad boolean;
+    any_zero boolean;
+    existing_id bigint[];
+    first_of integer[];
+    new_id bigint[];
+    created bigint[];
+    near_id bigint[];
+    near_sim real[];
+    -- The outcome of each chunk.
+    res_action text[];
+    res_id bigint[];
+    res_dup bigint[];
+    res_sim real[];
+    target bigint;
+    pos integer;
+    hit record;
     r brain.write_result;
-    results brain.write_result[];
-    inputs text[];
 BEGIN
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
@@ -2079,73 +2157,218 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
+    -- Pending action items block every write of the session they wait for.
+    PERFORM brain._check_write_allowed(session_id);
+    -- 1. Chunks, headlines and the gate, item by item: a refused item is
+    --    reported and skipped, the rest of the batch goes on.
     FOR i IN 1 .. n_items LOOP
-        item := i;
-        item_first_row := row_no;
+        item_start := n;
         BEGIN
-            results := '{}';
-            inputs := '{}';
-            pieces_of := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
-            n_chunks := cardinality(pieces_of);
+            IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
+                PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
+                    'Example: ''{"ticket": "OPS-12"}''.');
+            END IF;
+            pieces := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
+            n_chunks := cardinality(pieces);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
             head := brain.derive_headline(texts[i]);
-            FOR pieces IN SELECT p.n::integer AS n, p.body FROM unnest(pieces_of) WITH ORDINALITY AS p(body, n) LOOP
-                vector := NULL;
-                IF embeddings IS NOT NULL AND NOT check_only THEN
-                    row_no := row_no + 1;
-                    IF row_no > array_length(embeddings, 1) THEN
-                        -- An item the gate refuses has no row: let the gate speak first.
-                        PERFORM brain._write(kind, head, pieces.body, 'episodic', origin, project, NULL, '{}', NULL,
-                            false, NULL, coalesce(metadata[i], '{}'), NULL, NULL, source_agent, session_id,
-                            source_system, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            NULL, true, NULL);
-                        PERFORM brain._raise('BR012', 'Fewer embedding rows than chunks.',
-                            jsonb_build_object('rows', array_length(embeddings, 1)),
-                            'Run with check_only => true first: it returns the chunks to embed, in order.');
-                    END IF;
-                    vector := ARRAY(SELECT unnest(embeddings[row_no:row_no][1:dims]));
-                END IF;
-                r := brain._write(kind,
-                    CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, pieces.n, n_chunks) END,
-                    CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces.body) = brain.normalize_text(head)
-                         THEN '' ELSE pieces.body END,
-                    'episodic', origin, project, NULL, '{}', NULL, false, NULL,
-                    coalesce(metadata[i], '{}') || CASE WHEN n_chunks > 1
-                        THEN jsonb_build_object('chunk', pieces.n, 'chunks', n_chunks) ELSE '{}' END,
-                    vector, embedding_space, source_agent, session_id, source_system, ref, md5(texts[i]),
-                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, check_only, NULL);
-                results := results || r;
-            END LOOP;
-            FOR c IN 1 .. cardinality(results) LOOP
-                chunk := c;
-                action := results[c].action;
-                memory_id := results[c].memory_id;
-                duplicate_of := results[c].duplicate_of;
-                similarity := results[c].similarity;
-                embedding_input := results[c].embedding_input;
-                error_code := NULL;
-                error := NULL;
-                RETURN NEXT;
+            FOR k IN 1 .. n_chunks LOOP
+                h := CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, k, n_chunks) END;
+                -- A text that fits its headline is not repeated as a body.
+                b := CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces[k]) = brain.normalize_text(head)
+                          THEN '' ELSE pieces[k] END;
+                meta := coalesce(metadata[i], '{}')
+                        || CASE WHEN n_chunks > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_chunks)
+                                ELSE '{}' END;
+                PERFORM brain._gate(kind, h, b, NULL, 'episodic', origin, concat_ws(E'\n', meta::text, ref));
+                n := n + 1;
+                c_item[n] := i;
+                c_chunk[n] := k;
+                c_head[n] := h;
+                c_body[n] := b;
+                c_norm[n] := brain.normalize_text(h, b);
+                c_key[n] := md5(c_norm[n])::uuid;
+                c_meta[n] := meta;
+                c_ref[n] := ref;
+                c_hash[n] := md5(texts[i]);
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            -- Embedding errors (one embedder made every row) and pending action
-            -- items (they block the session) concern the whole batch.
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
+            IF SQLSTATE NOT LIKE 'BR%' THEN
                 RAISE;
             END IF;
-            -- One bad item is reported and skipped; the rest of the batch is stored.
-            -- Its embedding rows are not consumed: check_only returned no chunks for it.
-            row_no := item_first_row;
-            chunk := NULL; action := 'rejected'; memory_id := NULL; duplicate_of := NULL;
-            similarity := NULL; embedding_input := NULL; error_code := SQLSTATE; error := SQLERRM;
-            RETURN NEXT;
+            n := item_start;  -- its chunks are dropped (and need no embedding rows)
+            bad_item := bad_item || i;
+            bad_code := bad_code || SQLSTATE::text;
+            bad_message := bad_message || SQLERRM;
         END;
     END LOOP;
-    IF embeddings IS NOT NULL AND NOT check_only AND row_no <> array_length(embeddings, 1) THEN
-        PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.',
-                                             array_length(embeddings, 1), row_no), NULL,
-            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
+    c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
+    IF check_only THEN
+        RETURN QUERY
+        SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+        FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
+        UNION ALL
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+        FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
+        ORDER BY 1, 2 NULLS FIRST;
+        RETURN;
     END IF;
+    -- 2. The embeddings: one row per chunk that passed, in order.
+    IF embeddings IS NOT NULL THEN
+        IF n_vectors <> n THEN
+            PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.', n_vectors, n),
+                jsonb_build_object('rows', n_vectors, 'chunks', n),
+                'Run with check_only => true first: it returns the chunks to embed, in order.');
+        END IF;
+        space := brain._resolve_space(embedding_space);
+        IF space.state <> 'active' THEN
+            PERFORM brain._raise('BR012',
+                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
+                jsonb_build_object('space', space.provider || ':' || space.model),
+                'Embed with the active space''s model (see brain.active_embedding_space()).');
+        END IF;
+        IF n > 0 AND dims <> space.dims THEN
+            PERFORM brain._raise('BR012',
+                format('The embeddings have %s dimensions; space %s:%s has %s.', dims, space.provider,
+                       space.model, space.dims),
+                jsonb_build_object('given', dims, 'expected', space.dims,
+                                   'space', space.provider || ':' || space.model),
+                'Embed with the model of the active space, or register a space for this model.');
+        END IF;
+        SELECT array_agg(CASE WHEN NOT v.bad AND NOT v.zero THEN v.vec::public.vector END ORDER BY v.r),
+               coalesce(bool_or(v.bad), false), coalesce(bool_or(v.zero), false)
+        INTO vecs, any_bad, any_zero
+        FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec,
+                     bool_or(NOT coalesce(u.x > '-Infinity'::float8 AND u.x < 'Infinity'::float8, false)) AS bad,
+                     bool_and(u.x = 0) AS zero
+              FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
+              GROUP BY 1) AS v;
+        IF any_bad THEN
+            PERFORM brain._raise('BR012', 'An embedding contains NULL, NaN or infinite values.', NULL,
+                'Check the embedder''s output.');
+        END IF;
+        IF any_zero THEN
+            PERFORM brain._raise('BR012', 'An embedding is all zeros; cosine similarity is undefined for it.',
+                NULL, 'Check the embedder''s output.');
+        END IF;
+        -- Writers of one kind and project take turns, so two near-identical
+        -- texts written at once cannot both miss each other.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || kind || '/' || v_project));
+    END IF;
+    -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
+    SELECT array_agg(x.existing ORDER BY x.j), array_agg(x.fst ORDER BY x.j)
+    INTO existing_id, first_of
+    FROM (SELECT u.j, min(u.j) OVER (PARTITION BY u.nm) AS fst,
+                 (SELECT m.memory_id FROM brain.memory m
+                  WHERE m.workspace_id = ws AND m.kind = observe_batch.kind AND m.project = v_project
+                    AND m.state = 'active' AND m.normalized_hash = u.key AND m.normalized = u.nm) AS existing
+          FROM unnest(c_norm, c_key) WITH ORDINALITY AS u(nm, key, j)) AS x;
+    -- 4. The new memories, their kind rows and embeddings (or one wake-up of the worker).
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
+            source_hash, dedup_pending, dormant_after)
+        SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
+               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
+                     WHERE brain.trim_space(t) <> ''),
+               brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
+               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
+               observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
+        WHERE u.existing IS NULL AND u.fst = u.j
+        ORDER BY u.j
+        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+        RETURNING m.memory_id, m.normalized_hash
+    )
+    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_id
+    FROM unnest(c_key) WITH ORDINALITY AS u(key, j)
+    LEFT JOIN ins ON ins.normalized_hash = u.key;
+    created := ARRAY(SELECT u.id FROM unnest(new_id, first_of) WITH ORDINALITY AS u(id, fst, j)
+                     WHERE u.fst = u.j AND u.id IS NOT NULL ORDER BY u.j);
+    IF kind = 'fact' THEN
+        INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+        SELECT ws, c.id, halflife FROM unnest(created) AS c(id);
+    ELSE
+        INSERT INTO brain.incident (workspace_id, memory_id) SELECT ws, c.id FROM unnest(created) AS c(id);
+    END IF;
+    IF vecs IS NOT NULL THEN
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+        SELECT ws, space.space_id, u.id, u.v
+        FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
+        WHERE u.fst = u.j AND u.id IS NOT NULL;
+    ELSIF cardinality(created) > 0 THEN
+        PERFORM pg_notify('brain_embedding',
+            jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
+    END IF;
+    res_action := array_fill(NULL::text, ARRAY[n]);
+    res_id := array_fill(NULL::bigint, ARRAY[n]);
+    res_dup := array_fill(NULL::bigint, ARRAY[n]);
+    res_sim := array_fill(NULL::real, ARRAY[n]);
+    -- 5. Near-identical: each new fact's nearest active memory of its kind and
+    --    project among those older than it (stored before, or earlier in this
+    --    batch). A hit folds the new row into that memory, keeping the longer text.
+    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0 THEN
+        -- in the order of created (all looked up before any row is folded)
+        SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
+               array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
+        INTO near_id, near_sim
+        FROM brain._nearest_older(space, created, observe_batch.kind, v_project) AS x;
+        FOR hit IN
+            SELECT u.id, u.near, u.sim, array_position(new_id, u.id) AS j
+            FROM unnest(created, near_id, near_sim) AS u(id, near, sim)
+            WHERE u.sim >= space.near_identical
+            ORDER BY 4
+        LOOP
+            -- An earlier row of this batch may itself have been folded: follow it.
+            target := hit.near;
+            pos := array_position(new_id, target);
+            IF pos IS NOT NULL AND res_id[pos] IS NOT NULL THEN
+                target := res_id[pos];
+            END IF;
+            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
+            r := brain._keep_longer(target, kind, c_head[hit.j], c_body[hit.j], c_norm[hit.j], NULL,
+                                    vecs[hit.j], space.space_id, hit.sim, source_agent,
+                                    -- a memory of this batch is audited once, as inserted, below
+                                    CASE WHEN target = ANY (created) THEN NULL ELSE '{}'::jsonb END);
+            res_action[hit.j] := r.action;
+            res_id[hit.j] := target;
+            res_dup[hit.j] := target;
+            res_sim[hit.j] := hit.sim;
+            created := array_remove(created, hit.id);
+        END LOOP;
+    END IF;
+    PERFORM brain._audit_many(created, 'insert', source_agent);
+    -- 6. One result row per chunk, and one per refused item, in batch order.
+    FOR j IN 1 .. n LOOP
+        CONTINUE WHEN res_action[j] IS NOT NULL;
+        IF existing_id[j] IS NOT NULL THEN
+            res_action[j] := 'skipped'; res_id[j] := existing_id[j]; res_dup[j] := existing_id[j]; res_sim[j] := 1;
+        ELSIF first_of[j] <> j THEN
+            -- the same text as an earlier chunk of the batch: where that one went
+            target := coalesce(res_id[first_of[j]], new_id[first_of[j]], existing_id[first_of[j]]);
+            res_action[j] := 'skipped'; res_id[j] := target; res_dup[j] := target; res_sim[j] := 1;
+        ELSIF new_id[j] IS NULL THEN
+            -- another transaction stored the same text first
+            r := brain._exact_duplicate(kind, v_project, c_norm[j], NULL);
+            res_action[j] := 'skipped'; res_id[j] := r.memory_id; res_dup[j] := r.memory_id; res_sim[j] := 1;
+        ELSE
+            res_action[j] := 'created'; res_id[j] := new_id[j];
+        END IF;
+    END LOOP;
+    RETURN QUERY
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
+         AS u(item, chunk, act, id, dup, sim, h, b)
+    UNION ALL
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+    FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
+    ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
@@ -2256,7 +2479,6 @@ $$;
 COMMENT ON FUNCTION brain.query_lexemes(query text) IS 'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
 CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT (CASE WHEN kind = 'fact' AND halflife_days IS NOT NULL
                  THEN 0.5 + 0.5 * brain.decay_score(last_touch, halflife_days, now) ELSE 1 END)
@@ -2765,7 +2987,6 @@ $$;
 COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $_$;
@@ -2987,7 +3208,6 @@ $_$;
 COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT regexp_count(coalesce(t, ''), '[^\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+')
 $$;
@@ -3159,7 +3379,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 510aaa70da8ddc3e42450fcec9fac568e4e477abd539c99865bbb421edb7e052';
+COMMENT ON TABLE brain.migration IS 'functions db5717743e6d76f9df2de5939f58058aee844b9dcfec9f4876ad7ce7c35da649';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3314,10 +3534,12 @@ CREATE INDEX memory_forgotten_at ON brain.memory USING btree (workspace_id, forg
 CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin_trgm_ops);
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
 CREATE INDEX memory_people ON brain.memory USING gin (people);
+CREATE INDEX memory_replaced_by ON brain.memory USING btree (workspace_id, replaced_by) WHERE (replaced_by IS NOT NULL);
 CREATE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
 CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
 CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
+CREATE INDEX memory_supersedes ON brain.memory USING btree (workspace_id, supersedes) WHERE (supersedes IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));

@@ -47,7 +47,8 @@ async def main() -> None:
                 if result.is_error:
                     print(f"← error: {result.content[0].text}\n")
                 elif name == "boot_session":
-                    print(f"← session {result.structured_content['session_id']}:\n{result.structured_content['boot']}")
+                    out = result.structured_content
+                    print(f"← session {out['session_id']}:\n{out['boot']}")
                 else:
                     print(f"← {show(result.structured_content)}\n")
 

@@ -22,6 +22,7 @@ RELEASED = {
     "003-lifecycle.sql": "1b90076b798011b98d7e404016e3dd18a3de009412ea7429e6093ad17ad245d0",
     "004-sessions.sql": "02b0f8096dd8c81eafcb325e16b1c3f6aacda12a653b10c4083651f7471d1a00",
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
+    "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
 }
 
 

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import threading
+
+import psycopg
 import pytest
 from helpers import raises_br, rows, scalar, unit
+from psycopg.types.json import Jsonb as psycopg_json
 
 
 def observe(conn, texts: list[str], **kwargs) -> list[dict]:
@@ -108,3 +112,111 @@ def test_a_refused_last_item_needs_no_embedding_row(conn) -> None:
     assert [(r["item"], r["action"]) for r in out] == [(1, "created"), (2, "created"), (3, "rejected")]
     with raises_br("BR012"):
         observe(conn, ["fourth event", "fifth event"], embeddings=[unit(0.3, axis=3)])
+
+
+def test_a_batch_dedups_against_itself(conn) -> None:
+    texts = ["build finished", "Build   finished", "build finished, all green", "deploy started"]
+    vectors = [unit(1.0), unit(1.0), unit(0.95), unit(0.0, axis=3)]
+    out = observe(conn, texts, embeddings=vectors)
+    first = out[0]["memory_id"]
+    assert [(r["action"], r["duplicate_of"]) for r in out] == [
+        ("created", None),
+        ("skipped", first),
+        ("updated", first),
+        ("created", None),
+    ]
+    assert out[1]["similarity"] == 1 and out[2]["similarity"] == pytest.approx(0.95, abs=1e-4)
+    active = rows(conn, "SELECT memory_id, headline FROM brain.memory WHERE state = 'active' ORDER BY 1")
+    assert active == [
+        {"memory_id": first, "headline": "build finished, all green"},
+        {"memory_id": out[3]["memory_id"], "headline": "deploy started"},
+    ]
+    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 2, "the folded row is not kept"
+    audit = rows(
+        conn, "SELECT memory_id, action, snapshot->>'headline' AS head FROM brain.audit ORDER BY audit_id"
+    )
+    assert audit == [
+        {"memory_id": first, "action": "insert", "head": "build finished, all green"},
+        {"memory_id": out[3]["memory_id"], "action": "insert", "head": "deploy started"},
+    ], "one insert per memory, with the text it ended up with"
+    stored = scalar(
+        conn,
+        "SELECT embedding <=> %s::vector FROM brain.embedding WHERE memory_id = %s",
+        (str(unit(0.95)), first),
+    )
+    assert stored == pytest.approx(0, abs=1e-6), "the longer text brought its embedding"
+
+
+def test_near_identical_rows_of_a_batch_fold_along_a_chain(conn) -> None:
+    (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
+    out = observe(
+        conn,
+        ["disk almost full on db-1 again", "disk almost full on db-1 again, at 97%"],
+        embeddings=[unit(0.96), unit(0.97)],
+    )
+    assert [(r["action"], r["memory_id"], r["duplicate_of"]) for r in out] == [
+        ("updated", kept["memory_id"], kept["memory_id"]),
+        ("updated", kept["memory_id"], kept["memory_id"]),
+    ]
+    assert rows(conn, "SELECT headline FROM brain.memory WHERE state = 'active'") == [
+        {"headline": "disk almost full on db-1 again, at 97%"}
+    ]
+    actions = [r[0] for r in conn.execute("SELECT action FROM brain.audit ORDER BY audit_id")]
+    assert actions == ["insert", "update", "update"]
+
+
+def test_observed_incidents_skip_only_exact_duplicates(conn) -> None:
+    out = observe(
+        conn,
+        ["pod evicted", "pod evicted!", "Pod evicted"],
+        kind="incident",
+        embeddings=[unit(1.0), unit(0.99), unit(1.0)],
+    )
+    assert [r["action"] for r in out] == ["created", "created", "skipped"]
+    assert scalar(conn, "SELECT count(*) FROM brain.incident") == 2
+
+
+def test_a_batch_without_embeddings_is_queued(conn) -> None:
+    out = observe(conn, ["first queued event", "second queued event", "first queued event"])
+    assert [r["action"] for r in out] == ["created", "created", "skipped"]
+    assert scalar(conn, "SELECT count(*) FROM brain.pending_embeddings()") == 2
+    assert scalar(conn, "SELECT bool_and(dedup_pending) FROM brain.memory")
+
+
+def test_bad_embedding_values_refuse_the_batch(conn) -> None:
+    with raises_br("BR012"):
+        observe(conn, ["a", "b"], embeddings=[unit(1.0), [0.0] * len(unit(1.0))])
+    with raises_br("BR012"):
+        observe(conn, ["a"], embeddings=[[float("nan"), *unit(1.0)[1:]]])
+    with raises_br("BR012"):
+        observe(conn, ["a"], embeddings=[unit(1.0)[:-1]])
+    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0
+
+
+def test_an_item_with_metadata_that_is_not_an_object_is_rejected(conn) -> None:
+    out = observe(conn, ["a", "b"], metadata=[psycopg_json([1, 2]), psycopg_json({"k": 1})])
+    assert [(r["action"], r["error_code"]) for r in out] == [("rejected", "BR009"), ("created", None)]
+
+
+def test_concurrent_batches_of_the_same_texts_store_each_once(conn, db_url) -> None:
+    texts = [f"worker {i} finished its shard" for i in range(20)]
+    vectors = [unit(0.0, axis=i + 1) for i in range(20)]  # orthogonal
+    barrier = threading.Barrier(4)
+    results: list[list[dict] | Exception] = [[] for _ in range(4)]
+
+    def write(i: int) -> None:
+        with psycopg.connect(db_url, autocommit=True) as c:
+            barrier.wait()
+            try:
+                results[i] = observe(c, texts, embeddings=vectors)
+            except psycopg.Error as exc:
+                results[i] = exc
+
+    threads = [threading.Thread(target=write, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    actions = sorted(r["action"] for batch in results for r in batch)  # type: ignore[union-attr]
+    assert actions == ["created"] * 20 + ["skipped"] * 60
+    assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE state = 'active'") == 20

@@ -22,10 +22,12 @@ $$;
 COMMENT ON FUNCTION brain._raise IS
     'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
 
+-- trim_space, normalize_text, embedding_input and word_count are single
+-- expressions over built-ins: without a SET clause the planner inlines them
+-- into their callers (a SET clause turns every use into a function call).
 CREATE OR REPLACE FUNCTION brain.trim_space(t text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $$;
@@ -34,7 +36,6 @@ COMMENT ON FUNCTION brain.trim_space IS 'The text without leading and trailing w
 CREATE OR REPLACE FUNCTION brain.normalize_text(headline text, body text DEFAULT '')
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT lower(brain.trim_space(regexp_replace(coalesce(headline, '') || ' ' || coalesce(body, ''),
                                                  '\s+', ' ', 'g')))
@@ -45,7 +46,6 @@ COMMENT ON FUNCTION brain.normalize_text IS
 CREATE OR REPLACE FUNCTION brain.embedding_input(headline text, body text DEFAULT '')
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
                 -- A derived headline (observed text) is the body's own start: say it once.
@@ -60,7 +60,6 @@ COMMENT ON FUNCTION brain.embedding_input IS
 CREATE OR REPLACE FUNCTION brain.word_count(t text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT regexp_count(coalesce(t, ''), '[^\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+')
 $$;

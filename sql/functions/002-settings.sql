@@ -71,11 +71,12 @@ END
 $$;
 COMMENT ON FUNCTION brain.set_setting IS 'Overrides a setting for this workspace.';
 
+-- Inlined into the queries that rank (search, boot): no SET clause, which
+-- would stop the planner from inlining it; the body uses built-ins only.
 CREATE OR REPLACE FUNCTION brain.decay_score(last_touch timestamptz, halflife_days double precision,
                                              now timestamptz DEFAULT now())
 RETURNS double precision
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT power(2, -greatest(extract(epoch FROM now - last_touch), 0) / 86400.0 / halflife_days)
 $$;

@@ -166,6 +166,10 @@ CREATE OR REPLACE FUNCTION brain._nearest(s brain.embedding_space, v public.vect
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
+-- Without statistics for the workspace (a new one, or a new space) the planner
+-- would rather sort the workspace's rows by distance, once per call; with
+-- sorts off it walks the HNSW index, whatever the estimates say.
+SET enable_sort = off
 AS $$
 BEGIN
     -- Literal space id and dimension, so the planner can use that space's partial index.
@@ -179,5 +183,37 @@ BEGIN
         LIMIT 1 $q$, s.dims, s.space_id)
     INTO memory_id, similarity
     USING v, s.workspace_id, kind, project, exclude_id;
+END
+$$;
+
+-- For each memory in ids (stored with an embedding in space s): the nearest
+-- active memory of the kind and project that is older than it. A batch's
+-- rows are compared with what was stored before them and with one another.
+CREATE OR REPLACE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text)
+RETURNS TABLE (memory_id bigint, nearest bigint, similarity real)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = strict_order
+-- Each row is in the HNSW graph already, so its nearest neighbours are a step
+-- or two away: a short candidate list finds them.
+SET hnsw.ef_search = 20
+SET enable_sort = off  -- as in _nearest: the HNSW index, whatever the estimates
+AS $$
+BEGIN
+    RETURN QUERY EXECUTE format($q$
+        SELECT c.id, nb.memory_id, nb.sim
+        FROM unnest($1::bigint[]) AS c(id)
+        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %2$s AND ce.memory_id = c.id
+        LEFT JOIN LATERAL (
+            SELECT e.memory_id,
+                   (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>)
+                         ce.embedding::public.vector(%1$s)))::real AS sim
+            FROM brain.embedding e
+            JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+            WHERE e.space_id = %2$s AND e.workspace_id = $2 AND e.memory_id < c.id
+              AND m.kind = $3 AND m.project = $4 AND m.state = 'active'
+            ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ce.embedding::public.vector(%1$s)
+            LIMIT 1) AS nb ON true $q$, s.dims, s.space_id)
+    USING ids, s.workspace_id, kind, project;
 END
 $$;

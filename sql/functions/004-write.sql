@@ -1,13 +1,15 @@
 -- The write path: gate, exact and semantic dedup, extraction, kind rows,
 -- audit, and the queue of writes that still need an embedding.
 
--- A memory as one JSON document: common columns plus its kind's details.
-CREATE OR REPLACE FUNCTION brain.memory_json(id bigint)
-RETURNS jsonb
+-- Memories as JSON documents: common columns plus their kind's details and
+-- annotations. One query for many ids (the audit snapshots of a batch).
+CREATE OR REPLACE FUNCTION brain._memory_docs(ids bigint[])
+RETURNS TABLE (memory_id bigint, doc jsonb)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jsonb_build_object('id', m.memory_id)
+    SELECT m.memory_id,
+           jsonb_build_object('id', m.memory_id)
            || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
            || coalesce(CASE m.kind
                   WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
@@ -26,20 +28,40 @@ AS $$
                    FROM brain.annotation a
                    WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
     FROM brain.memory m
-    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = id
+    WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+$$;
+
+CREATE OR REPLACE FUNCTION brain.memory_json(id bigint)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT d.doc FROM brain._memory_docs(ARRAY[id]) AS d
 $$;
 COMMENT ON FUNCTION brain.memory_json IS
     'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
+
+-- Audit rows for many memories at once, each with a snapshot of the memory as it is now.
+CREATE OR REPLACE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}')
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
+    SELECT brain.current_workspace(), x.id, action,
+           coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+           coalesce(detail, '{}'), d.doc
+    FROM unnest(ids) WITH ORDINALITY AS x(id, n)
+    LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
+    ORDER BY x.n
+$$;
 
 CREATE OR REPLACE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}')
 RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
-    VALUES (brain.current_workspace(), id, action,
-            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
-            coalesce(detail, '{}'), brain.memory_json(id))
+    SELECT brain._audit_many(ARRAY[id], action, actor, detail)
 $$;
 
 -- Every gate rule that needs no database state. Raises the rule's BR code.
@@ -132,6 +154,50 @@ AS $$
     WHERE m.workspace_id = brain.current_workspace() AND m.kind = _exact_duplicate.kind
       AND m.project = _exact_duplicate.project AND m.state = 'active'
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
+$$;
+
+-- A near-identical write met the active memory existing_id: the longer text is
+-- kept (a rule's text never changes), in existing_id, with the new embedding
+-- when the new text wins, audited with audit_detail (no audit row when it is
+-- NULL). Returns the write's result: updated or skipped.
+CREATE OR REPLACE FUNCTION brain._keep_longer(existing_id bigint, kind text, headline text, body text,
+                                              normalized text, tags text[], vec public.vector,
+                                              space_id bigint, similarity real, actor text,
+                                              audit_detail jsonb)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    ws bigint := brain.current_workspace();
+    full_text text := headline || E'\n' || body;
+    kept_length integer;
+BEGIN
+    SELECT length(m.normalized) INTO kept_length FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
+    IF kind = 'rule' OR length(normalized) <= kept_length THEN
+        RETURN ROW('skipped'::text, existing_id, existing_id, similarity, false,
+                   brain.embedding_input(headline, body))::brain.write_result;
+    END IF;
+    UPDATE brain.memory m
+    SET headline = _keep_longer.headline, body = _keep_longer.body, normalized = _keep_longer.normalized,
+        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                     WHERE brain.trim_space(t) <> ''),
+        people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
+        action_items = brain.extract_action_items(full_text), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
+    UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+    WHERE e.workspace_id = ws AND e.space_id = _keep_longer.space_id AND e.memory_id = existing_id;
+    IF audit_detail IS NOT NULL THEN
+        PERFORM brain._audit(existing_id, 'update', actor,
+            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity)
+            || audit_detail);
+    END IF;
+    RETURN ROW('updated'::text, existing_id, existing_id, similarity, false,
+               brain.embedding_input(headline, body))::brain.write_result;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION brain._write(
@@ -261,30 +327,8 @@ BEGIN
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
         SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
         IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
-            SELECT * INTO existing FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            -- Keep the longer text; rules are immutable, so a rule is kept as it is.
-            IF p_kind <> 'rule' AND length(v_normalized) > length(existing.normalized) THEN
-                UPDATE brain.memory m
-                SET headline = v_headline, body = v_body, normalized = v_normalized,
-                    tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                                 FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(p_tags, '{}')) AS t
-                                 WHERE brain.trim_space(t) <> ''),
-                    people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
-                    action_items = brain.extract_action_items(full_text), updated_at = now()
-                WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
-                UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-                WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
-                PERFORM brain._audit(existing.memory_id, 'update', p_source_agent,
-                    jsonb_build_object('reason', 'near-identical write with a longer text',
-                                       'similarity', near.similarity));
-                r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false,
-                         brain.embedding_input(v_headline, v_body));
-            ELSE
-                r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false,
-                         brain.embedding_input(v_headline, v_body));
-            END IF;
-            RETURN r;
+            RETURN brain._keep_longer(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
+                                      vec, space.space_id, near.similarity, p_source_agent, '{}');
         END IF;
         IF near.memory_id IS NOT NULL AND near.similarity >= space.related
            AND v_origin IN ('explicit', 'overlay') THEN
@@ -476,22 +520,9 @@ BEGIN
     PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
         jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
 
-    IF mem.kind <> 'rule' AND length(mem.normalized) > length(existing.normalized) THEN
-        UPDATE brain.memory m
-        SET headline = mem.headline, body = mem.body, normalized = mem.normalized,
-            tags = ARRAY(SELECT DISTINCT unnest(m.tags || mem.tags)), people = mem.people,
-            topics = mem.topics, action_items = mem.action_items, updated_at = now()
-        WHERE m.workspace_id = ws AND m.memory_id = existing.memory_id;
-        UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-        WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = existing.memory_id;
-        PERFORM brain._audit(existing.memory_id, 'update', NULL,
-            jsonb_build_object('reason', 'near-identical write with a longer text',
-                               'from', mem.memory_id, 'similarity', near.similarity));
-        r := ROW('updated', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
-    ELSE
-        r := ROW('skipped', existing.memory_id, existing.memory_id, near.similarity, false, r.embedding_input);
-    END IF;
-    RETURN r;
+    RETURN brain._keep_longer(existing.memory_id, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags,
+                              vec, space.space_id, near.similarity, NULL,
+                              jsonb_build_object('from', mem.memory_id));
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding IS

@@ -2,16 +2,22 @@
 -- chunks, written in batches. Each gets a derived headline; long text is split
 -- into chunks that share a source_ref; dedup is exact or near-identical only.
 
+-- The first max_words words of a line whose words are separated by single spaces.
+CREATE OR REPLACE FUNCTION brain._first_words(line text, max_words integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
+                ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.derive_headline(t text, max_words integer DEFAULT 12)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE WHEN cardinality(w) <= max_words THEN array_to_string(w, ' ')
-                ELSE array_to_string(w[1:max_words], ' ') || ' …' END
-    FROM (SELECT regexp_split_to_array(
-                     brain.trim_space(regexp_replace(split_part(brain.trim_space(coalesce(t, '')), E'\n', 1),
-                                                     '\s+', ' ', 'g')), ' ') AS w) AS x
+    SELECT brain._first_words(
+        brain.trim_space(regexp_replace(split_part(brain.trim_space(coalesce(t, '')), E'\n', 1), '\s+', ' ', 'g')),
+        max_words)
 $$;
 COMMENT ON FUNCTION brain.derive_headline IS
     'A headline for observed text: the first line''s first max_words words, with an ellipsis when cut.';
@@ -81,23 +87,61 @@ CREATE OR REPLACE FUNCTION brain.observe_batch(
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
                similarity real, embedding_input text, error_code text, error text)
 LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
+SET search_path = pg_catalog, public, pg_temp
 AS $$
-#variable_conflict use_variable
+-- Columns win over variables (ON CONFLICT names columns that are also parameters here):
+-- parameters are qualified with the function name wherever a table is in scope.
+#variable_conflict use_column
 DECLARE
+    ws bigint := brain.current_workspace();
+    v_project text := coalesce(project, '');
+    halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
+    dormant timestamptz := brain._dormant_after(now(), halflife);
     n_items integer := coalesce(cardinality(texts), 0);
+    n_vectors integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 1) ELSE 0 END;
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
-    row_no integer := 0;
-    item_first_row integer;
-    pieces_of text[];
-    pieces record;
+    -- One entry per chunk the gate let through, in batch order (n of them).
+    n integer := 0;
+    c_item integer[] := '{}';
+    c_chunk integer[] := '{}';
+    c_head text[] := '{}';
+    c_body text[] := '{}';
+    c_norm text[] := '{}';
+    c_key uuid[] := '{}';  -- md5 of c_norm: the exact-dedup key
+    c_meta jsonb[] := '{}';
+    c_ref text[] := '{}';
+    c_hash text[] := '{}';
+    -- The items the gate refused.
+    bad_item integer[] := '{}';
+    bad_code text[] := '{}';
+    bad_message text[] := '{}';
+    item_start integer;
+    pieces text[];
     n_chunks integer;
     ref text;
     head text;
-    vector double precision[];
+    h text;
+    b text;
+    meta jsonb;
+    space brain.embedding_space;
+    vecs public.vector[];
+    any_bad boolean;
+    any_zero boolean;
+    existing_id bigint[];
+    first_of integer[];
+    new_id bigint[];
+    created bigint[];
+    near_id bigint[];
+    near_sim real[];
+    -- The outcome of each chunk.
+    res_action text[];
+    res_id bigint[];
+    res_dup bigint[];
+    res_sim real[];
+    target bigint;
+    pos integer;
+    hit record;
     r brain.write_result;
-    results brain.write_result[];
-    inputs text[];
 BEGIN
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
@@ -118,74 +162,229 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
+    -- Pending action items block every write of the session they wait for.
+    PERFORM brain._check_write_allowed(session_id);
 
+    -- 1. Chunks, headlines and the gate, item by item: a refused item is
+    --    reported and skipped, the rest of the batch goes on.
     FOR i IN 1 .. n_items LOOP
-        item := i;
-        item_first_row := row_no;
+        item_start := n;
         BEGIN
-            results := '{}';
-            inputs := '{}';
-            pieces_of := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
-            n_chunks := cardinality(pieces_of);
+            IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
+                PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
+                    'Example: ''{"ticket": "OPS-12"}''.');
+            END IF;
+            pieces := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
+            n_chunks := cardinality(pieces);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
             head := brain.derive_headline(texts[i]);
-            FOR pieces IN SELECT p.n::integer AS n, p.body FROM unnest(pieces_of) WITH ORDINALITY AS p(body, n) LOOP
-                vector := NULL;
-                IF embeddings IS NOT NULL AND NOT check_only THEN
-                    row_no := row_no + 1;
-                    IF row_no > array_length(embeddings, 1) THEN
-                        -- An item the gate refuses has no row: let the gate speak first.
-                        PERFORM brain._write(kind, head, pieces.body, 'episodic', origin, project, NULL, '{}', NULL,
-                            false, NULL, coalesce(metadata[i], '{}'), NULL, NULL, source_agent, session_id,
-                            source_system, ref, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            NULL, true, NULL);
-                        PERFORM brain._raise('BR012', 'Fewer embedding rows than chunks.',
-                            jsonb_build_object('rows', array_length(embeddings, 1)),
-                            'Run with check_only => true first: it returns the chunks to embed, in order.');
-                    END IF;
-                    vector := ARRAY(SELECT unnest(embeddings[row_no:row_no][1:dims]));
-                END IF;
-                r := brain._write(kind,
-                    CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, pieces.n, n_chunks) END,
-                    CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces.body) = brain.normalize_text(head)
-                         THEN '' ELSE pieces.body END,
-                    'episodic', origin, project, NULL, '{}', NULL, false, NULL,
-                    coalesce(metadata[i], '{}') || CASE WHEN n_chunks > 1
-                        THEN jsonb_build_object('chunk', pieces.n, 'chunks', n_chunks) ELSE '{}' END,
-                    vector, embedding_space, source_agent, session_id, source_system, ref, md5(texts[i]),
-                    NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, check_only, NULL);
-                results := results || r;
-            END LOOP;
-            FOR c IN 1 .. cardinality(results) LOOP
-                chunk := c;
-                action := results[c].action;
-                memory_id := results[c].memory_id;
-                duplicate_of := results[c].duplicate_of;
-                similarity := results[c].similarity;
-                embedding_input := results[c].embedding_input;
-                error_code := NULL;
-                error := NULL;
-                RETURN NEXT;
+            FOR k IN 1 .. n_chunks LOOP
+                h := CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, k, n_chunks) END;
+                -- A text that fits its headline is not repeated as a body.
+                b := CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces[k]) = brain.normalize_text(head)
+                          THEN '' ELSE pieces[k] END;
+                meta := coalesce(metadata[i], '{}')
+                        || CASE WHEN n_chunks > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_chunks)
+                                ELSE '{}' END;
+                PERFORM brain._gate(kind, h, b, NULL, 'episodic', origin, concat_ws(E'\n', meta::text, ref));
+                n := n + 1;
+                c_item[n] := i;
+                c_chunk[n] := k;
+                c_head[n] := h;
+                c_body[n] := b;
+                c_norm[n] := brain.normalize_text(h, b);
+                c_key[n] := md5(c_norm[n])::uuid;
+                c_meta[n] := meta;
+                c_ref[n] := ref;
+                c_hash[n] := md5(texts[i]);
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
-            -- Embedding errors (one embedder made every row) and pending action
-            -- items (they block the session) concern the whole batch.
-            IF SQLSTATE NOT LIKE 'BR%' OR SQLSTATE IN ('BR012', 'BR013') THEN
+            IF SQLSTATE NOT LIKE 'BR%' THEN
                 RAISE;
             END IF;
-            -- One bad item is reported and skipped; the rest of the batch is stored.
-            -- Its embedding rows are not consumed: check_only returned no chunks for it.
-            row_no := item_first_row;
-            chunk := NULL; action := 'rejected'; memory_id := NULL; duplicate_of := NULL;
-            similarity := NULL; embedding_input := NULL; error_code := SQLSTATE; error := SQLERRM;
-            RETURN NEXT;
+            n := item_start;  -- its chunks are dropped (and need no embedding rows)
+            bad_item := bad_item || i;
+            bad_code := bad_code || SQLSTATE::text;
+            bad_message := bad_message || SQLERRM;
         END;
     END LOOP;
-    IF embeddings IS NOT NULL AND NOT check_only AND row_no <> array_length(embeddings, 1) THEN
-        PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.',
-                                             array_length(embeddings, 1), row_no), NULL,
-            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
+    c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
+
+    IF check_only THEN
+        RETURN QUERY
+        SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+        FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
+        UNION ALL
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+        FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
+        ORDER BY 1, 2 NULLS FIRST;
+        RETURN;
     END IF;
+
+    -- 2. The embeddings: one row per chunk that passed, in order.
+    IF embeddings IS NOT NULL THEN
+        IF n_vectors <> n THEN
+            PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.', n_vectors, n),
+                jsonb_build_object('rows', n_vectors, 'chunks', n),
+                'Run with check_only => true first: it returns the chunks to embed, in order.');
+        END IF;
+        space := brain._resolve_space(embedding_space);
+        IF space.state <> 'active' THEN
+            PERFORM brain._raise('BR012',
+                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
+                jsonb_build_object('space', space.provider || ':' || space.model),
+                'Embed with the active space''s model (see brain.active_embedding_space()).');
+        END IF;
+        IF n > 0 AND dims <> space.dims THEN
+            PERFORM brain._raise('BR012',
+                format('The embeddings have %s dimensions; space %s:%s has %s.', dims, space.provider,
+                       space.model, space.dims),
+                jsonb_build_object('given', dims, 'expected', space.dims,
+                                   'space', space.provider || ':' || space.model),
+                'Embed with the model of the active space, or register a space for this model.');
+        END IF;
+        SELECT array_agg(CASE WHEN NOT v.bad AND NOT v.zero THEN v.vec::public.vector END ORDER BY v.r),
+               coalesce(bool_or(v.bad), false), coalesce(bool_or(v.zero), false)
+        INTO vecs, any_bad, any_zero
+        FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec,
+                     bool_or(NOT coalesce(u.x > '-Infinity'::float8 AND u.x < 'Infinity'::float8, false)) AS bad,
+                     bool_and(u.x = 0) AS zero
+              FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
+              GROUP BY 1) AS v;
+        IF any_bad THEN
+            PERFORM brain._raise('BR012', 'An embedding contains NULL, NaN or infinite values.', NULL,
+                'Check the embedder''s output.');
+        END IF;
+        IF any_zero THEN
+            PERFORM brain._raise('BR012', 'An embedding is all zeros; cosine similarity is undefined for it.',
+                NULL, 'Check the embedder''s output.');
+        END IF;
+        -- Writers of one kind and project take turns, so two near-identical
+        -- texts written at once cannot both miss each other.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || kind || '/' || v_project));
+    END IF;
+
+    -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
+    SELECT array_agg(x.existing ORDER BY x.j), array_agg(x.fst ORDER BY x.j)
+    INTO existing_id, first_of
+    FROM (SELECT u.j, min(u.j) OVER (PARTITION BY u.nm) AS fst,
+                 (SELECT m.memory_id FROM brain.memory m
+                  WHERE m.workspace_id = ws AND m.kind = observe_batch.kind AND m.project = v_project
+                    AND m.state = 'active' AND m.normalized_hash = u.key AND m.normalized = u.nm) AS existing
+          FROM unnest(c_norm, c_key) WITH ORDINALITY AS u(nm, key, j)) AS x;
+
+    -- 4. The new memories, their kind rows and embeddings (or one wake-up of the worker).
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
+            source_hash, dedup_pending, dormant_after)
+        SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
+               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
+                     WHERE brain.trim_space(t) <> ''),
+               brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
+               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
+               observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
+        WHERE u.existing IS NULL AND u.fst = u.j
+        ORDER BY u.j
+        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+        RETURNING m.memory_id, m.normalized_hash
+    )
+    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_id
+    FROM unnest(c_key) WITH ORDINALITY AS u(key, j)
+    LEFT JOIN ins ON ins.normalized_hash = u.key;
+
+    created := ARRAY(SELECT u.id FROM unnest(new_id, first_of) WITH ORDINALITY AS u(id, fst, j)
+                     WHERE u.fst = u.j AND u.id IS NOT NULL ORDER BY u.j);
+    IF kind = 'fact' THEN
+        INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+        SELECT ws, c.id, halflife FROM unnest(created) AS c(id);
+    ELSE
+        INSERT INTO brain.incident (workspace_id, memory_id) SELECT ws, c.id FROM unnest(created) AS c(id);
+    END IF;
+    IF vecs IS NOT NULL THEN
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+        SELECT ws, space.space_id, u.id, u.v
+        FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
+        WHERE u.fst = u.j AND u.id IS NOT NULL;
+    ELSIF cardinality(created) > 0 THEN
+        PERFORM pg_notify('brain_embedding',
+            jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
+    END IF;
+
+    res_action := array_fill(NULL::text, ARRAY[n]);
+    res_id := array_fill(NULL::bigint, ARRAY[n]);
+    res_dup := array_fill(NULL::bigint, ARRAY[n]);
+    res_sim := array_fill(NULL::real, ARRAY[n]);
+
+    -- 5. Near-identical: each new fact's nearest active memory of its kind and
+    --    project among those older than it (stored before, or earlier in this
+    --    batch). A hit folds the new row into that memory, keeping the longer text.
+    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0 THEN
+        -- in the order of created (all looked up before any row is folded)
+        SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
+               array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
+        INTO near_id, near_sim
+        FROM brain._nearest_older(space, created, observe_batch.kind, v_project) AS x;
+        FOR hit IN
+            SELECT u.id, u.near, u.sim, array_position(new_id, u.id) AS j
+            FROM unnest(created, near_id, near_sim) AS u(id, near, sim)
+            WHERE u.sim >= space.near_identical
+            ORDER BY 4
+        LOOP
+            -- An earlier row of this batch may itself have been folded: follow it.
+            target := hit.near;
+            pos := array_position(new_id, target);
+            IF pos IS NOT NULL AND res_id[pos] IS NOT NULL THEN
+                target := res_id[pos];
+            END IF;
+            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
+            r := brain._keep_longer(target, kind, c_head[hit.j], c_body[hit.j], c_norm[hit.j], NULL,
+                                    vecs[hit.j], space.space_id, hit.sim, source_agent,
+                                    -- a memory of this batch is audited once, as inserted, below
+                                    CASE WHEN target = ANY (created) THEN NULL ELSE '{}'::jsonb END);
+            res_action[hit.j] := r.action;
+            res_id[hit.j] := target;
+            res_dup[hit.j] := target;
+            res_sim[hit.j] := hit.sim;
+            created := array_remove(created, hit.id);
+        END LOOP;
+    END IF;
+
+    PERFORM brain._audit_many(created, 'insert', source_agent);
+
+    -- 6. One result row per chunk, and one per refused item, in batch order.
+    FOR j IN 1 .. n LOOP
+        CONTINUE WHEN res_action[j] IS NOT NULL;
+        IF existing_id[j] IS NOT NULL THEN
+            res_action[j] := 'skipped'; res_id[j] := existing_id[j]; res_dup[j] := existing_id[j]; res_sim[j] := 1;
+        ELSIF first_of[j] <> j THEN
+            -- the same text as an earlier chunk of the batch: where that one went
+            target := coalesce(res_id[first_of[j]], new_id[first_of[j]], existing_id[first_of[j]]);
+            res_action[j] := 'skipped'; res_id[j] := target; res_dup[j] := target; res_sim[j] := 1;
+        ELSIF new_id[j] IS NULL THEN
+            -- another transaction stored the same text first
+            r := brain._exact_duplicate(kind, v_project, c_norm[j], NULL);
+            res_action[j] := 'skipped'; res_id[j] := r.memory_id; res_dup[j] := r.memory_id; res_sim[j] := 1;
+        ELSE
+            res_action[j] := 'created'; res_id[j] := new_id[j];
+        END IF;
+    END LOOP;
+
+    RETURN QUERY
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
+         AS u(item, chunk, act, id, dup, sim, h, b)
+    UNION ALL
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+    FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
+    ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch IS
