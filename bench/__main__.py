@@ -24,6 +24,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--skip-longmemeval", action="store_true", help="leave out the LongMemEval retrieval run")
     p.add_argument("--million", action="store_true", help="also a 1M-memory workspace (slow: ~1 h)")
     p.add_argument("--skip-cli", action="store_true", help="leave out the CLI cold-start measurement")
+    p.add_argument(
+        "--skip-minilm-synthetic",
+        action="store_true",
+        help="leave out the synthetic workspace embedded with MiniLM (search and recall on real vectors)",
+    )
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
     p.add_argument("--no-profile", action="store_true", help="skip the per-function profiles")
     p.add_argument("--seed", type=int, default=20261122)
@@ -110,14 +115,31 @@ def main(argv: list[str] | None = None) -> int:
                     server, size, seed=args.seed + size, profile=profile and size == sizes[-1], **counts
                 ),
             )
+        cache = None
+        if not args.skip_minilm_synthetic:
+            cache = EmbeddingCache()
+
+            def minilm(texts: list[str]) -> Any:
+                cache.ensure(texts, "synthetic texts")
+                return cache.get(texts)
+
+            size = 10_000 if quick else 100_000
+            counts = quick_counts if quick else full_counts
+            results["synthetic_minilm"] = {
+                str(size): phase(
+                    f"synthetic_minilm_{size}",
+                    lambda: synthetic.run(
+                        server, size, seed=args.seed + size, profile=False, minilm=minilm, **counts
+                    ),
+                )
+            }
         boot_size = 10_000 if quick else 100_000
         results["boot"] = phase(
             "boot",
             lambda: boot.run_shaped(server, seed=args.seed + 7, size=boot_size, n=30 if quick else 100),
         )
-        cache = None
         if not args.skip_longmemeval:
-            cache = EmbeddingCache()
+            cache = cache or EmbeddingCache()
             results["longmemeval"] = phase(
                 "longmemeval", lambda: longmemeval.run(server, cache, lme_questions)
             )

