@@ -98,6 +98,7 @@ CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedd
     AS $$
 DECLARE
     n integer := coalesce(array_length(embedding, 1), 0);
+    v public.vector;
 BEGIN
     IF array_ndims(embedding) > 1 THEN
         PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL,
@@ -109,16 +110,18 @@ BEGIN
             jsonb_build_object('given', n, 'expected', s.dims, 'space', s.provider || ':' || s.model),
             'Embed with the model of the active space, or register a space for this model.');
     END IF;
-    IF EXISTS (SELECT FROM unnest(embedding) AS v
-               WHERE v IS NULL OR v = 'NaN'::float8 OR v = 'Infinity'::float8 OR v = '-Infinity'::float8) THEN
+    BEGIN
+        -- pgvector refuses NULL, NaN and infinite elements itself.
+        v := embedding::public.vector;
+    EXCEPTION WHEN data_exception OR null_value_not_allowed THEN
         PERFORM brain._raise('BR012', 'The embedding contains NULL, NaN or infinite values.', NULL,
             'Check the embedder''s output.');
-    END IF;
-    IF NOT EXISTS (SELECT FROM unnest(embedding) AS v WHERE v <> 0) THEN
+    END;
+    IF public.vector_norm(v) = 0 THEN
         PERFORM brain._raise('BR012', 'The embedding is all zeros; cosine similarity is undefined for it.',
             NULL, 'Check the embedder''s output.');
     END IF;
-    RETURN embedding::public.vector;
+    RETURN v;
 END
 $$;
 CREATE FUNCTION brain._check_write_allowed(session bigint) RETURNS void
@@ -1838,7 +1841,10 @@ BEGIN
     IF cardinality(lexemes) = 0 THEN
         RETURN NULL;
     END IF;
-    SELECT s.most_common_elems::text::text[], s.most_common_elem_freqs INTO elems, freqs
+    -- The ~1,700 lexemes through array_to_string and string_to_array: half the
+    -- cost of the usual ::text::text[] round trip, whose array parser quotes.
+    SELECT string_to_array(array_to_string(s.most_common_elems, E'\x01'), E'\x01'), s.most_common_elem_freqs
+    INTO elems, freqs
     FROM pg_stats s WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv';
     IF elems IS NULL THEN
         RETURN brain.query_lexemes(query);
@@ -2688,7 +2694,8 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
-    SET "hnsw.ef_search" TO '100'
+    SET "hnsw.ef_search" TO '40'
+    SET jit TO 'off'
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
     AS $_$
 DECLARE
@@ -2703,6 +2710,7 @@ DECLARE
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
     lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+    skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -2757,6 +2765,23 @@ BEGIN
             ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
             LIMIT $16 $t$, brain._search_filter());
     END IF;
+    -- Skills are looked for only in workspaces that have some (most have none).
+    IF q <> '' AND EXISTS (SELECT FROM brain.memory m
+                           WHERE m.workspace_id = ws AND m.skill_trigger IS NOT NULL AND m.state = 'active') THEN
+        skills_sql := format($s$
+            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
+                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
+            FROM brain.memory m
+            WHERE m.skill_trigger IS NOT NULL AND %1$s
+              AND m.state = 'active'
+              AND EXISTS (SELECT FROM jsonb_array_elements_text(
+                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
+                          WHERE kw <> '' AND strpos(lower($1), lower(kw)) > 0)
+              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+                   OR ($6 IS NOT NULL AND m.skill_trigger->'projects' ? $6))
+            ORDER BY r
+            LIMIT $19 $s$, brain._search_filter());
+    END IF;
     RETURN QUERY EXECUTE format($q$
         WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
@@ -2772,20 +2797,7 @@ BEGIN
                    min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
             FROM legs g GROUP BY g.memory_id
         ),
-        skills AS (
-            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
-                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
-            FROM brain.memory m
-            WHERE m.skill_trigger IS NOT NULL AND $1 <> '' AND %4$s
-              AND m.state = 'active'
-              AND EXISTS (SELECT FROM jsonb_array_elements_text(
-                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
-                          WHERE kw <> '' AND strpos(lower($1), lower(kw)) > 0)
-              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
-                   OR ($6 IS NOT NULL AND m.skill_trigger->'projects' ? $6))
-            ORDER BY r
-            LIMIT $19
-        ),
+        skills AS (%4$s),
         scored AS (
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank,
                    f.rrf
@@ -2818,7 +2830,7 @@ BEGIN
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.tier, rk.place
         LIMIT $20 $q$,
-        vector_sql, lexical_sql, fuzzy_sql, brain._search_filter())
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql)
     USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
           include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
           (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
@@ -2876,7 +2888,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
-        'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
+        'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
@@ -3379,7 +3391,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions db5717743e6d76f9df2de5939f58058aee844b9dcfec9f4876ad7ce7c35da649';
+COMMENT ON TABLE brain.migration IS 'functions b006b3b5720528103499d195e06392f03866d32dddc047adba952095d3227b62';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -14,7 +14,7 @@ AS $$
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
-        'hnsw_ef_search', 100,            -- HNSW candidate list per vector query
+        'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale

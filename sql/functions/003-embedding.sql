@@ -135,6 +135,7 @@ SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     n integer := coalesce(array_length(embedding, 1), 0);
+    v public.vector;
 BEGIN
     IF array_ndims(embedding) > 1 THEN
         PERFORM brain._raise('BR012', 'An embedding is a one-dimensional array.', NULL,
@@ -146,16 +147,18 @@ BEGIN
             jsonb_build_object('given', n, 'expected', s.dims, 'space', s.provider || ':' || s.model),
             'Embed with the model of the active space, or register a space for this model.');
     END IF;
-    IF EXISTS (SELECT FROM unnest(embedding) AS v
-               WHERE v IS NULL OR v = 'NaN'::float8 OR v = 'Infinity'::float8 OR v = '-Infinity'::float8) THEN
+    BEGIN
+        -- pgvector refuses NULL, NaN and infinite elements itself.
+        v := embedding::public.vector;
+    EXCEPTION WHEN data_exception OR null_value_not_allowed THEN
         PERFORM brain._raise('BR012', 'The embedding contains NULL, NaN or infinite values.', NULL,
             'Check the embedder''s output.');
-    END IF;
-    IF NOT EXISTS (SELECT FROM unnest(embedding) AS v WHERE v <> 0) THEN
+    END;
+    IF public.vector_norm(v) = 0 THEN
         PERFORM brain._raise('BR012', 'The embedding is all zeros; cosine similarity is undefined for it.',
             NULL, 'Check the embedder''s output.');
     END IF;
-    RETURN embedding::public.vector;
+    RETURN v;
 END
 $$;
 
