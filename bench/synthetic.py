@@ -101,7 +101,7 @@ def run(
                 qvecs[-n_recall_vectors:],
                 space_id,
                 1,
-                ef_sweep=(40, 200, 400) if minilm else (200, 400, 800),
+                ef_sweep=(64, 100, 200, 400) if minilm else (200, 400, 800),
             )
             log(f"  vector recall@10 = {result['vector_recall']['mean_recall_at_10']}")
             result["vector_recall_filtered"] = latency.vector_recall(

@@ -400,7 +400,6 @@ CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
 $$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT m.memory_id,
            jsonb_build_object('id', m.memory_id)
@@ -2825,11 +2824,11 @@ BEGIN
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at
-        FROM ranked rk
+        -- the page first, then its rows: max_results lookups, not one per candidate
+        FROM (SELECT r.* FROM ranked r ORDER BY r.tier, r.place LIMIT $20) AS rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.tier, rk.place
-        LIMIT $20 $q$,
+        ORDER BY rk.tier, rk.place $q$,
         vector_sql, lexical_sql, fuzzy_sql, skills_sql)
     USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
           include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
@@ -3391,7 +3390,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b006b3b5720528103499d195e06392f03866d32dddc047adba952095d3227b62';
+COMMENT ON TABLE brain.migration IS 'functions 357b6a7c484be074f045856c380cf8039f625048897a49ebeb9857f578ae2690';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

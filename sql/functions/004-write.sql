@@ -3,10 +3,11 @@
 
 -- Memories as JSON documents: common columns plus their kind's details and
 -- annotations. One query for many ids (the audit snapshots of a batch).
+-- No SET clause, so the planner inlines it into its callers (memory_json,
+-- _audit_many) like a view; every name in it is qualified.
 CREATE OR REPLACE FUNCTION brain._memory_docs(ids bigint[])
 RETURNS TABLE (memory_id bigint, doc jsonb)
 LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT m.memory_id,
            jsonb_build_object('id', m.memory_id)

@@ -258,11 +258,11 @@ BEGIN
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at
-        FROM ranked rk
+        -- the page first, then its rows: max_results lookups, not one per candidate
+        FROM (SELECT r.* FROM ranked r ORDER BY r.tier, r.place LIMIT $20) AS rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.tier, rk.place
-        LIMIT $20 $q$,
+        ORDER BY rk.tier, rk.place $q$,
         vector_sql, lexical_sql, fuzzy_sql, skills_sql)
     USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
           include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
