@@ -398,6 +398,13 @@ CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     AS $$
     SELECT brain.estimate_tokens('- ' || t) + 1
 $$;
+CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_advisory_xact_lock(hashtext('brain.write'),
+                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     AS $$
@@ -783,17 +790,9 @@ BEGIN
         RETURN r;
     END IF;
     IF p_embedding IS NOT NULL THEN
-        space := brain._resolve_space(p_embedding_space);
-        IF space.state <> 'active' THEN
-            PERFORM brain._raise('BR012',
-                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
-                jsonb_build_object('space', space.provider || ':' || space.model),
-                'Embed with the active space''s model (see brain.active_embedding_space()).');
-        END IF;
+        space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        -- Writers of one kind and project take turns, so two near-identical
-        -- texts written at once cannot both miss each other.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || p_kind || '/' || v_project));
+        PERFORM brain._lock_writes(p_kind, v_project);
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
     r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
@@ -871,6 +870,21 @@ BEGIN
     RETURN r;
 END
 $_$;
+CREATE FUNCTION brain._write_space(space text) RETURNS brain.embedding_space
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.embedding_space := brain._resolve_space(space);
+BEGIN
+    IF s.state <> 'active' THEN
+        PERFORM brain._raise('BR012', format('Space %s:%s is not the active embedding space.', s.provider, s.model),
+            jsonb_build_object('space', s.provider || ':' || s.model),
+            'Embed with the active space''s model (see brain.active_embedding_space()).');
+    END IF;
+    RETURN s;
+END
+$$;
 CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1031,7 +1045,7 @@ BEGIN
     IF mem.kind = 'incident' THEN
         RETURN r;
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || mem.kind || '/' || mem.project));
+    PERFORM brain._lock_writes(mem.kind, mem.project);
     SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
     IF near.memory_id IS NULL OR near.similarity < space.related THEN
         RETURN r;
@@ -2227,13 +2241,7 @@ BEGIN
                 jsonb_build_object('rows', n_vectors, 'chunks', n),
                 'Run with check_only => true first: it returns the chunks to embed, in order.');
         END IF;
-        space := brain._resolve_space(embedding_space);
-        IF space.state <> 'active' THEN
-            PERFORM brain._raise('BR012',
-                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
-                jsonb_build_object('space', space.provider || ':' || space.model),
-                'Embed with the active space''s model (see brain.active_embedding_space()).');
-        END IF;
+        space := brain._write_space(embedding_space);
         IF n > 0 AND dims <> space.dims THEN
             PERFORM brain._raise('BR012',
                 format('The embeddings have %s dimensions; space %s:%s has %s.', dims, space.provider,
@@ -2258,9 +2266,7 @@ BEGIN
             PERFORM brain._raise('BR012', 'An embedding is all zeros; cosine similarity is undefined for it.',
                 NULL, 'Check the embedder''s output.');
         END IF;
-        -- Writers of one kind and project take turns, so two near-identical
-        -- texts written at once cannot both miss each other.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || kind || '/' || v_project));
+        PERFORM brain._lock_writes(kind, v_project);
     END IF;
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
     SELECT array_agg(x.existing ORDER BY x.j), array_agg(x.fst ORDER BY x.j)
@@ -3390,7 +3396,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 357b6a7c484be074f045856c380cf8039f625048897a49ebeb9857f578ae2690';
+COMMENT ON TABLE brain.migration IS 'functions 5a53759802e6d5864afd04ce79e0d189b003906830830d7b597a9503aae3c880';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

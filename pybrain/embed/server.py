@@ -135,7 +135,15 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     def __init__(self, path: Path, embedder: Embedder) -> None:
         self.embedder = embedder
         self.last_used = time.monotonic()
-        super().__init__(str(path), _Handler)
+        # Bound and listening under a temporary name, then renamed into place:
+        # whoever sees the socket file can connect at once (between bind and
+        # listen a connection would be refused).
+        staging = path.with_name(f".{path.name}.{os.getpid()}")
+        with contextlib.suppress(FileNotFoundError):
+            staging.unlink()
+        super().__init__(str(staging), _Handler)
+        os.replace(staging, path)
+        self.server_address = str(path)
 
     def touch(self) -> None:
         self.last_used = time.monotonic()

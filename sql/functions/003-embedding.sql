@@ -128,6 +128,36 @@ BEGIN
 END
 $$;
 
+-- The space a write with an embedding names (the active one by default); a
+-- write may only embed with the active space (BR012).
+CREATE OR REPLACE FUNCTION brain._write_space(space text)
+RETURNS brain.embedding_space
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.embedding_space := brain._resolve_space(space);
+BEGIN
+    IF s.state <> 'active' THEN
+        PERFORM brain._raise('BR012', format('Space %s:%s is not the active embedding space.', s.provider, s.model),
+            jsonb_build_object('space', s.provider || ':' || s.model),
+            'Embed with the active space''s model (see brain.active_embedding_space()).');
+    END IF;
+    RETURN s;
+END
+$$;
+
+-- Writers of one kind and project take turns while semantic dedup runs, so two
+-- near-identical texts written at once cannot both miss each other.
+CREATE OR REPLACE FUNCTION brain._lock_writes(kind text, project text)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_advisory_xact_lock(hashtext('brain.write'),
+                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
+
 CREATE OR REPLACE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space)
 RETURNS public.vector
 LANGUAGE plpgsql IMMUTABLE

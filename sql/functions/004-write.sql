@@ -306,17 +306,9 @@ BEGIN
     END IF;
 
     IF p_embedding IS NOT NULL THEN
-        space := brain._resolve_space(p_embedding_space);
-        IF space.state <> 'active' THEN
-            PERFORM brain._raise('BR012',
-                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
-                jsonb_build_object('space', space.provider || ':' || space.model),
-                'Embed with the active space''s model (see brain.active_embedding_space()).');
-        END IF;
+        space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        -- Writers of one kind and project take turns, so two near-identical
-        -- texts written at once cannot both miss each other.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || p_kind || '/' || v_project));
+        PERFORM brain._lock_writes(p_kind, v_project);
     END IF;
 
     v_normalized := brain.normalize_text(v_headline, v_body);
@@ -490,7 +482,7 @@ BEGIN
         RETURN r;
     END IF;
 
-    PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || mem.kind || '/' || mem.project));
+    PERFORM brain._lock_writes(mem.kind, mem.project);
     SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
     IF near.memory_id IS NULL OR near.similarity < space.related THEN
         RETURN r;

@@ -230,13 +230,7 @@ BEGIN
                 jsonb_build_object('rows', n_vectors, 'chunks', n),
                 'Run with check_only => true first: it returns the chunks to embed, in order.');
         END IF;
-        space := brain._resolve_space(embedding_space);
-        IF space.state <> 'active' THEN
-            PERFORM brain._raise('BR012',
-                format('Space %s:%s is not the active embedding space.', space.provider, space.model),
-                jsonb_build_object('space', space.provider || ':' || space.model),
-                'Embed with the active space''s model (see brain.active_embedding_space()).');
-        END IF;
+        space := brain._write_space(embedding_space);
         IF n > 0 AND dims <> space.dims THEN
             PERFORM brain._raise('BR012',
                 format('The embeddings have %s dimensions; space %s:%s has %s.', dims, space.provider,
@@ -261,9 +255,7 @@ BEGIN
             PERFORM brain._raise('BR012', 'An embedding is all zeros; cosine similarity is undefined for it.',
                 NULL, 'Check the embedder''s output.');
         END IF;
-        -- Writers of one kind and project take turns, so two near-identical
-        -- texts written at once cannot both miss each other.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.write'), hashtext(ws || '/' || kind || '/' || v_project));
+        PERFORM brain._lock_writes(kind, v_project);
     END IF;
 
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
