@@ -282,3 +282,35 @@ def test_common_words_leave_the_text_legs_and_rare_words_decide(conn, database) 
     assert scalar(conn, "SELECT brain.lexical_query('zookeeper deploy')") == "'zookeep'"
     assert ids(search(conn, "zookeeper deploy")) == [rare]
     assert search(conn, "deploy") == [], "no informative word, no embedding: nothing to rank by"
+
+
+def test_each_search_shape_is_prepared_once_per_session_and_survives_deallocate(conn) -> None:
+    wanted = remember(conn, kind="fact", headline="Deploys run from the release branch", embedding=unit(1.0))
+    for _ in range(3):
+        assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]
+        assert ids(search(conn, "release branch")) == [wanted["memory_id"]]
+    prepared = scalar(conn, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'brain_search_%%'")
+    assert prepared == 2, "one statement per shape (with and without a vector leg)"
+    conn.execute("DEALLOCATE ALL")  # what a pooler's DISCARD ALL does between clients
+    assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]
+
+
+def test_a_filtered_vector_leg_fills_the_page_with_the_cached_plan(conn) -> None:
+    # 40 near memories without the tag, 12 farther ones with it: the leg must walk past the first.
+    for i in range(40):
+        remember(
+            conn, kind="fact", headline=f"Untagged note {i}", embedding=unit(0.99 - i * 0.001, axis=2 + i)
+        )
+    tagged = [
+        remember(
+            conn,
+            kind="fact",
+            headline=f"Tagged note {i}",
+            tags=["rare"],
+            embedding=unit(0.5 - i * 0.01, axis=60 + i),
+        )["memory_id"]
+        for i in range(12)
+    ]
+    for _ in range(3):  # the first call prepares, the next ones reuse the plan
+        found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+        assert ids(found) == tagged[:10]

@@ -127,6 +127,8 @@ SET hnsw.iterative_scan = relaxed_order
 SET hnsw.ef_search = 40
 -- One query, short plans: compiling it would cost more than it saves.
 SET jit = off
+-- The prepared search statement (below) runs its generic plan: see there.
+SET plan_cache_mode = force_generic_plan
 SET pg_trgm.word_similarity_threshold = 0.5
 AS $$
 DECLARE
@@ -142,6 +144,8 @@ DECLARE
     lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
+    statement text;
+    statement_name text;
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -158,18 +162,23 @@ BEGIN
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
         -- Literal space id and dimension so the planner uses that space's HNSW index;
         -- iterative scans keep filtered searches from returning fewer rows than exist.
+        -- The filters are a subquery per candidate, not a join: a plan that
+        -- cannot know how many rows they leave (a generic one) then has no
+        -- cheaper way than walking the HNSW index, which a join would tempt it
+        -- to trade for sorting a filtered scan.
         vector_sql := format($v$
             SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
                    (1 - x.dist)::real AS sim
-            FROM (SELECT m.memory_id,
+            FROM (SELECT e.memory_id,
                          e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
                   FROM brain.embedding e
-                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %3$s
+                  WHERE e.space_id = %2$s AND e.workspace_id = $17
+                    AND (SELECT %3$s FROM brain.memory m
+                         WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
                   ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
-                  LIMIT $16) AS x
+                  LIMIT %4$s) AS x
             WHERE 1 - x.dist >= $21 $v$,
-            space.dims, space.space_id, brain._search_filter());
+            space.dims, space.space_id, brain._search_filter(), candidates);
     END IF;
     IF tsq IS NOT NULL THEN
         lexical_sql := format($l$
@@ -178,7 +187,7 @@ BEGIN
             FROM brain.memory m
             WHERE m.tsv @@ $3 AND %1$s
             ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC
-            LIMIT $16 $l$, brain._search_filter());
+            LIMIT %2$s $l$, brain._search_filter(), candidates);
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
     -- When words were left out for being common, trigrams of those words would only
@@ -194,7 +203,7 @@ BEGIN
               -- typos and fragments matter when the words found little
               AND (SELECT count(*) FROM lex) < 5
             ORDER BY public.word_similarity($1, m.headline) DESC, m.memory_id DESC
-            LIMIT $16 $t$, brain._search_filter());
+            LIMIT %2$s $t$, brain._search_filter(), candidates);
     END IF;
 
     -- Skills are looked for only in workspaces that have some (most have none).
@@ -215,7 +224,7 @@ BEGIN
             LIMIT $19 $s$, brain._search_filter());
     END IF;
 
-    RETURN QUERY EXECUTE format($q$
+    statement := format($q$
         WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
             SELECT v.memory_id, v.r, 'vector' AS leg FROM vec v
@@ -263,11 +272,27 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.tier, rk.place $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql)
-    USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-          include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-          (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-          max_results, (brain.setting('vector_min_similarity'))::double precision;
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql);
+    -- The statement differs by space, legs and candidate count only, so each
+    -- session prepares each shape once and runs its generic plan: planning it
+    -- again on every call cost about 1 ms. Limits that shape the plan are
+    -- literals, so the generic plan walks the HNSW index as a custom one does
+    -- (with LIMIT $n it would sort the whole space instead).
+    statement_name := 'brain_search_' || md5(statement);
+    IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements p WHERE p.name = statement_name) THEN
+        EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
+                       ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
+                       ' integer, bigint, double precision, integer, integer, double precision) AS %s',
+                       statement_name, statement);
+    END IF;
+    -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
+    -- values go in as literals (the vector as text: about 0.05 ms).
+    RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
+                                ' %L, %L, %L, %L)', statement_name,
+        q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+        include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+        (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
+        max_results, (brain.setting('vector_min_similarity'))::double precision);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
