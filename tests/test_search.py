@@ -295,7 +295,7 @@ def test_each_search_shape_is_prepared_once_per_session_and_survives_deallocate(
     assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]
 
 
-def test_a_filtered_vector_leg_fills_the_page_with_the_cached_plan(conn) -> None:
+def test_a_selective_filter_still_fills_the_page_from_the_vector_leg(conn) -> None:
     # 40 near memories without the tag, 12 farther ones with it: the leg must walk past the first.
     for i in range(40):
         remember(
@@ -311,6 +311,10 @@ def test_a_filtered_vector_leg_fills_the_page_with_the_cached_plan(conn) -> None
         )["memory_id"]
         for i in range(12)
     ]
-    for _ in range(3):  # the first call prepares, the next ones reuse the plan
-        found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
-        assert ids(found) == tagged[:10]
+    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+    assert ids(found) == tagged[:10]
+    assert (
+        scalar(conn, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'brain_search_%%'") == 0
+    ), "a tag filter may keep few rows: that search is planned for its values, not prepared"
+    found = search(conn, "", unit(1.0), project="", max_results=10)
+    assert len(found) == 10, "no selective filter: the prepared statement"

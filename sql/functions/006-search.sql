@@ -144,6 +144,9 @@ DECLARE
     lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
+    -- Without selective filters every search of a shape can share one plan.
+    prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
+                        AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL;
     statement text;
     statement_name text;
 BEGIN
@@ -162,23 +165,29 @@ BEGIN
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
         -- Literal space id and dimension so the planner uses that space's HNSW index;
         -- iterative scans keep filtered searches from returning fewer rows than exist.
-        -- The filters are a subquery per candidate, not a join: a plan that
-        -- cannot know how many rows they leave (a generic one) then has no
-        -- cheaper way than walking the HNSW index, which a join would tempt it
-        -- to trade for sorting a filtered scan.
+        -- Prepared (generic plan): the filters are a subquery per candidate, so
+        -- a plan that cannot know how many rows they leave has no cheaper way
+        -- than walking the HNSW index. Planned per call (selective filters): a
+        -- join, so the planner may start from the filter's index and rank the
+        -- few rows that pass exactly.
         vector_sql := format($v$
             SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
                    (1 - x.dist)::real AS sim
             FROM (SELECT e.memory_id,
                          e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
-                  FROM brain.embedding e
-                  WHERE e.space_id = %2$s AND e.workspace_id = $17
-                    AND (SELECT %3$s FROM brain.memory m
-                         WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
+                  FROM brain.embedding e %3$s
+                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %4$s
                   ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
-                  LIMIT %4$s) AS x
+                  LIMIT %5$s) AS x
             WHERE 1 - x.dist >= $21 $v$,
-            space.dims, space.space_id, brain._search_filter(), candidates);
+            space.dims, space.space_id,
+            CASE WHEN prepared THEN ''
+                 ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+            CASE WHEN prepared
+                 THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                             ' AND m.memory_id = e.memory_id)', brain._search_filter())
+                 ELSE brain._search_filter() END,
+            candidates);
     END IF;
     IF tsq IS NOT NULL THEN
         lexical_sql := format($l$
@@ -273,11 +282,20 @@ BEGIN
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.tier, rk.place $q$,
         vector_sql, lexical_sql, fuzzy_sql, skills_sql);
-    -- The statement differs by space, legs and candidate count only, so each
-    -- session prepares each shape once and runs its generic plan: planning it
-    -- again on every call cost about 1 ms. Limits that shape the plan are
-    -- literals, so the generic plan walks the HNSW index as a custom one does
-    -- (with LIMIT $n it would sort the whole space instead).
+    IF NOT prepared THEN
+        -- Filters that may keep few rows: planned for their values, every call.
+        RETURN QUERY EXECUTE statement
+        USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+              include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+              (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
+              max_results, (brain.setting('vector_min_similarity'))::double precision;
+        RETURN;
+    END IF;
+    -- Otherwise the statement differs by space, legs and candidate count only,
+    -- so each session prepares each shape once and runs its generic plan:
+    -- planning it again on every call cost about 1 ms. Limits that shape the
+    -- plan are literals, so the generic plan walks the HNSW index as a custom
+    -- one does (with LIMIT $n it would sort the whole space instead).
     statement_name := 'brain_search_' || md5(statement);
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements p WHERE p.name = statement_name) THEN
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
