@@ -2134,14 +2134,13 @@ DECLARE
     pieces text[];
     n_chunks integer;
     ref text;
+    text_hash text;
     head text;
     h text;
     b text;
     meta jsonb;
     space brain.embedding_space;
     vecs public.vector[];
-    any_bad boolean;
-    any_zero boolean;
     existing_id bigint[];
     first_of integer[];
     new_id bigint[];
@@ -2190,7 +2189,8 @@ BEGIN
             END IF;
             pieces := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
             n_chunks := cardinality(pieces);
-            ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN md5(texts[i]) END);
+            text_hash := md5(texts[i]);
+            ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN text_hash END);
             head := brain.derive_headline(texts[i]);
             FOR k IN 1 .. n_chunks LOOP
                 h := CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, k, n_chunks) END;
@@ -2210,7 +2210,7 @@ BEGIN
                 c_key[n] := md5(c_norm[n])::uuid;
                 c_meta[n] := meta;
                 c_ref[n] := ref;
-                c_hash[n] := md5(texts[i]);
+                c_hash[n] := text_hash;
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' THEN
@@ -2243,40 +2243,20 @@ BEGIN
                 'Run with check_only => true first: it returns the chunks to embed, in order.');
         END IF;
         space := brain._write_space(embedding_space);
-        IF n > 0 AND dims <> space.dims THEN
-            PERFORM brain._raise('BR012',
-                format('The embeddings have %s dimensions; space %s:%s has %s.', dims, space.provider,
-                       space.model, space.dims),
-                jsonb_build_object('given', dims, 'expected', space.dims,
-                                   'space', space.provider || ':' || space.model),
-                'Embed with the model of the active space, or register a space for this model.');
-        END IF;
-        SELECT array_agg(CASE WHEN NOT v.bad AND NOT v.zero THEN v.vec::public.vector END ORDER BY v.r),
-               coalesce(bool_or(v.bad), false), coalesce(bool_or(v.zero), false)
-        INTO vecs, any_bad, any_zero
-        FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec,
-                     bool_or(NOT coalesce(u.x > '-Infinity'::float8 AND u.x < 'Infinity'::float8, false)) AS bad,
-                     bool_and(u.x = 0) AS zero
-              FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
-              GROUP BY 1) AS v;
-        IF any_bad THEN
-            PERFORM brain._raise('BR012', 'An embedding contains NULL, NaN or infinite values.', NULL,
-                'Check the embedder''s output.');
-        END IF;
-        IF any_zero THEN
-            PERFORM brain._raise('BR012', 'An embedding is all zeros; cosine similarity is undefined for it.',
-                NULL, 'Check the embedder''s output.');
-        END IF;
+        -- Each row through the same checks as one embedding of brain.remember.
+        vecs := ARRAY(SELECT brain._check_vector(v.vec, space)
+                      FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec
+                            FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
+                            GROUP BY 1) AS v
+                      ORDER BY v.r);
         PERFORM brain._lock_writes(kind, v_project);
     END IF;
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
     SELECT array_agg(x.existing ORDER BY x.j), array_agg(x.fst ORDER BY x.j)
     INTO existing_id, first_of
     FROM (SELECT u.j, min(u.j) OVER (PARTITION BY u.nm) AS fst,
-                 (SELECT m.memory_id FROM brain.memory m
-                  WHERE m.workspace_id = ws AND m.kind = observe_batch.kind AND m.project = v_project
-                    AND m.state = 'active' AND m.normalized_hash = u.key AND m.normalized = u.nm) AS existing
-          FROM unnest(c_norm, c_key) WITH ORDINALITY AS u(nm, key, j)) AS x;
+                 (brain._exact_duplicate(observe_batch.kind, v_project, u.nm, NULL)).memory_id AS existing
+          FROM unnest(c_norm) WITH ORDINALITY AS u(nm, j)) AS x;
     -- 4. The new memories, their kind rows and embeddings (or one wake-up of the worker).
     WITH ins AS (
         INSERT INTO brain.memory AS m (
@@ -3442,7 +3422,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 65c2c74ddd20528600a8dad38b2be092d8a97013e86abaa5b3da91e81ac2f505';
+COMMENT ON TABLE brain.migration IS 'functions 397d64a948e11fffaea12354fc7161006801bf9c798e3e85df0ee91ac00a9e5e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
