@@ -84,6 +84,7 @@ CREATE TABLE brain.embedding_space (
     state text DEFAULT 'building'::text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     activated_at timestamp with time zone,
+    indexed_through bigint DEFAULT 0 NOT NULL,
     CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
     CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
     CONSTRAINT embedding_space_model_check CHECK ((btrim(model) <> ''::text)),
@@ -92,6 +93,36 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_related_check CHECK (((related > (0)::double precision) AND (related <= (1)::double precision))),
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
+COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
+CREATE FUNCTION brain._build_space_index(s brain.embedding_space) RETURNS brain.embedding_space
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET maintenance_work_mem TO '64MB'
+    AS $$
+DECLARE
+    n bigint;
+    need_kb bigint;
+BEGIN
+    -- Writers of embeddings (in every workspace) wait from here to the end of
+    -- the transaction, so no vector the new index should hold is missed;
+    -- searches go on with the old index.
+    LOCK TABLE brain.embedding IN SHARE MODE;
+    SELECT coalesce(max(e.ingest_seq), 0), count(*) INTO s.indexed_through, n
+    FROM brain.embedding e WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id;
+    s.indexed_through := greatest(s.indexed_through,
+        (SELECT es.indexed_through FROM brain.embedding_space es
+         WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id));
+    -- pgvector builds the graph in memory while it fits in maintenance_work_mem
+    -- (a vector and about 1 kB of links each); past that it inserts vector by
+    -- vector, several times slower. At most 2 GB, and never less than the server's.
+    need_kb := n * (s.dims * 4 + 1024) * 5 / 4 / 1024;
+    PERFORM set_config('maintenance_work_mem',
+        greatest(least(need_kb, 2 * 1024 * 1024), pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,
+                 64 * 1024)::text || 'kB', true);
+    EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id || '_next');
+    RETURN s;
+END
+$$;
 CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -171,6 +202,116 @@ CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
                 ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
 $$;
+CREATE TABLE brain.memory (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    kind text NOT NULL,
+    category text DEFAULT 'note'::text NOT NULL,
+    origin text DEFAULT 'explicit'::text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    headline text NOT NULL,
+    body text DEFAULT ''::text NOT NULL,
+    normalized text NOT NULL,
+    normalized_hash uuid GENERATED ALWAYS AS ((md5(normalized))::uuid) STORED,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    people text[] DEFAULT '{}'::text[] NOT NULL,
+    topics text[] DEFAULT '{}'::text[] NOT NULL,
+    action_items text[] DEFAULT '{}'::text[] NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'active'::text NOT NULL,
+    pinned boolean DEFAULT false NOT NULL,
+    skill_trigger jsonb,
+    importance real DEFAULT 0.5 NOT NULL,
+    upvotes integer DEFAULT 0 NOT NULL,
+    downvotes integer DEFAULT 0 NOT NULL,
+    access_count integer DEFAULT 0 NOT NULL,
+    last_accessed timestamp with time zone,
+    source_agent text,
+    session_id bigint,
+    source_system text,
+    source_ref text,
+    source_hash text,
+    supersedes bigint,
+    superseded_by bigint,
+    superseded_at timestamp with time zone,
+    supersede_reason text,
+    expires_at timestamp with time zone,
+    last_confirmed_at timestamp with time zone,
+    forget_reason text,
+    replaced_by bigint,
+    dedup_pending boolean DEFAULT false NOT NULL,
+    record_version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS ((setweight(to_tsvector('english'::regconfig, headline), 'A'::"char") || setweight(to_tsvector('english'::regconfig, body), 'B'::"char"))) STORED,
+    dormant_after timestamp with time zone,
+    forgotten_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
+    CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
+    CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
+    CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
+    CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text]))),
+    CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
+    CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
+);
+ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
+CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+BEGIN
+    UPDATE brain.memory m
+    SET state = 'tombstoned', replaced_by = target,
+        forget_reason = format('near-identical to #%s (similarity %s)', target, round(similarity::numeric, 3)),
+        forgotten_at = now(), updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'dedup', NULL, jsonb_build_object('kept', target, 'similarity', similarity));
+    RETURN brain._keep_longer(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, vec, space_id,
+                              similarity, NULL, jsonb_build_object('from', mem.memory_id));
+END
+$$;
+CREATE FUNCTION brain._fold_near_identical(s brain.embedding_space, ids bigint[]) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    g record;
+    hit record;
+    mem brain.memory;
+    folded bigint[] := '{}';
+    kept bigint[] := '{}';
+    target bigint;
+BEGIN
+    FOR g IN
+        SELECT m.kind, m.project, array_agg(m.memory_id ORDER BY m.memory_id) AS ids
+        FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids) AND m.state = 'active'
+          AND m.kind <> 'incident'
+        GROUP BY m.kind, m.project
+    LOOP
+        -- All looked up first, then folded oldest first: a hit on a memory
+        -- folded earlier in this pass goes to where that one went.
+        FOR hit IN
+            SELECT x.memory_id, x.nearest, x.similarity
+            FROM brain._nearest_older(s, g.ids, g.kind, g.project, waiting => false) AS x
+            WHERE x.similarity >= s.near_identical
+            ORDER BY x.memory_id
+        LOOP
+            target := coalesce(kept[array_position(folded, hit.nearest)], hit.nearest);
+            SELECT * INTO mem FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = hit.memory_id;
+            PERFORM brain._fold_into(mem, target, hit.similarity,
+                (SELECT e.embedding FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = mem.memory_id),
+                s.space_id);
+            folded := folded || hit.memory_id;
+            kept := kept || target;
+        END LOOP;
+    END LOOP;
+    RETURN cardinality(folded);
+END
+$$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -245,60 +386,6 @@ BEGIN
     END IF;
 END
 $$;
-CREATE TABLE brain.memory (
-    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
-    memory_id bigint NOT NULL,
-    kind text NOT NULL,
-    category text DEFAULT 'note'::text NOT NULL,
-    origin text DEFAULT 'explicit'::text NOT NULL,
-    project text DEFAULT ''::text NOT NULL,
-    headline text NOT NULL,
-    body text DEFAULT ''::text NOT NULL,
-    normalized text NOT NULL,
-    normalized_hash uuid GENERATED ALWAYS AS ((md5(normalized))::uuid) STORED,
-    tags text[] DEFAULT '{}'::text[] NOT NULL,
-    people text[] DEFAULT '{}'::text[] NOT NULL,
-    topics text[] DEFAULT '{}'::text[] NOT NULL,
-    action_items text[] DEFAULT '{}'::text[] NOT NULL,
-    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
-    state text DEFAULT 'active'::text NOT NULL,
-    pinned boolean DEFAULT false NOT NULL,
-    skill_trigger jsonb,
-    importance real DEFAULT 0.5 NOT NULL,
-    upvotes integer DEFAULT 0 NOT NULL,
-    downvotes integer DEFAULT 0 NOT NULL,
-    access_count integer DEFAULT 0 NOT NULL,
-    last_accessed timestamp with time zone,
-    source_agent text,
-    session_id bigint,
-    source_system text,
-    source_ref text,
-    source_hash text,
-    supersedes bigint,
-    superseded_by bigint,
-    superseded_at timestamp with time zone,
-    supersede_reason text,
-    expires_at timestamp with time zone,
-    last_confirmed_at timestamp with time zone,
-    forget_reason text,
-    replaced_by bigint,
-    dedup_pending boolean DEFAULT false NOT NULL,
-    record_version integer DEFAULT 1 NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS ((setweight(to_tsvector('english'::regconfig, headline), 'A'::"char") || setweight(to_tsvector('english'::regconfig, body), 'B'::"char"))) STORED,
-    dormant_after timestamp with time zone,
-    forgotten_at timestamp with time zone,
-    archived_at timestamp with time zone,
-    CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
-    CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
-    CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
-    CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
-    CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text]))),
-    CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
-    CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
-);
-ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 CREATE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false) RETURNS brain.memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -450,20 +537,20 @@ CREATE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind te
     SET enable_sort TO 'off'
     AS $_$
 BEGIN
-    -- Literal space id and dimension, so the planner can use that space's partial index.
     EXECUTE format($q$
-        SELECT e.memory_id, (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)))::real
-        FROM brain.embedding e
-        JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-        WHERE e.space_id = %2$s AND e.workspace_id = $2 AND m.kind = $3 AND m.project = $4
-          AND m.state = 'active' AND m.memory_id IS DISTINCT FROM $5
-        ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
-        LIMIT 1 $q$, s.dims, s.space_id)
+        SELECT x.memory_id, (1 - x.dist)::real
+        FROM (%s) AS x
+        ORDER BY x.dist
+        LIMIT 1 $q$,
+        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+             AND m.memory_id IS DISTINCT FROM $5', 1))
     INTO memory_id, similarity
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $_$;
-CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text) RETURNS TABLE(memory_id bigint, nearest bigint, similarity real)
+CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text, waiting boolean DEFAULT true) RETURNS TABLE(memory_id bigint, nearest bigint, similarity real)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
@@ -472,21 +559,48 @@ CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind
     AS $_$
 BEGIN
     RETURN QUERY EXECUTE format($q$
-        SELECT c.id, nb.memory_id, nb.sim
+        SELECT c.id, nb.memory_id, (1 - nb.dist)::real
         FROM unnest($1::bigint[]) AS c(id)
-        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %2$s AND ce.memory_id = c.id
+        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %s AND ce.memory_id = c.id
         LEFT JOIN LATERAL (
-            SELECT e.memory_id,
-                   (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>)
-                         ce.embedding::public.vector(%1$s)))::real AS sim
-            FROM brain.embedding e
-            JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-            WHERE e.space_id = %2$s AND e.workspace_id = $2 AND e.memory_id < c.id
-              AND m.kind = $3 AND m.project = $4 AND m.state = 'active'
-            ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ce.embedding::public.vector(%1$s)
-            LIMIT 1) AS nb ON true $q$, s.dims, s.space_id)
+            SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT 1) AS nb ON true $q$,
+        s.space_id,
+        brain._nearest_sql(s, format('ce.embedding::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND e.memory_id < c.id AND m.kind = $3 AND m.project = $4
+             AND m.state = ''active''', 1, waiting))
     USING ids, s.workspace_id, kind, project;
 END
+$_$;
+CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins text, filter text, lim integer, waiting boolean DEFAULT true) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT format($q$
+        (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) %4$s AS dist
+         FROM brain.embedding e %5$s
+         WHERE e.space_id = %2$s AND e.ingest_seq <= %3$s AND %6$s
+         ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) %4$s
+         LIMIT %7$s) $q$,
+        s.dims, s.space_id, s.indexed_through, target, joins, filter, lim)
+    -- The waiting vectors, only while there are some: all of them ranked by
+    -- distance first (OFFSET 0 keeps the filter out), then filtered in that
+    -- order until lim pass, so a filter runs for few rows, not for each.
+    || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
+                                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                                       AND e.ingest_seq > s.indexed_through)
+       THEN format($q$
+        UNION ALL
+        (SELECT e.memory_id, e.dist
+         FROM (SELECT e.workspace_id, e.memory_id, e.embedding OPERATOR(public.<=>) %4$s AS dist
+               FROM brain.embedding e
+               WHERE e.workspace_id = %8$s AND e.space_id = %2$s AND e.ingest_seq > %3$s
+               ORDER BY 3 OFFSET 0) AS e %5$s
+         WHERE %6$s
+         ORDER BY e.dist
+         LIMIT %7$s) $q$,
+        s.dims, s.space_id, s.indexed_through, target, joins, filter, lim, s.workspace_id)
+       ELSE '' END
 $_$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
@@ -660,6 +774,26 @@ BEGIN
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, CASE WHEN value THEN 'pin' ELSE 'unpin' END, source);
     RETURN true;
+END
+$$;
+CREATE FUNCTION brain._space_index_sql(s brain.embedding_space, name text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
+                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
+                  name, s.dims, s.space_id, s.indexed_through)
+$$;
+CREATE FUNCTION brain._swap_space_index(s brain.embedding_space) RETURNS void
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || s.space_id);
+    EXECUTE format('ALTER INDEX brain.%I RENAME TO %I',
+                   'embedding_hnsw_' || s.space_id || '_next', 'embedding_hnsw_' || s.space_id);
+    UPDATE brain.embedding_space es SET indexed_through = s.indexed_through
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
 END
 $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
@@ -1021,7 +1155,6 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
-    existing brain.memory;
     near record;
     r brain.write_result;
 BEGIN
@@ -1064,18 +1197,7 @@ BEGIN
         RETURN r;
     END IF;
     -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
-    SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-    UPDATE brain.memory m
-    SET state = 'tombstoned', replaced_by = existing.memory_id,
-        forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
-                               round(near.similarity::numeric, 3)),
-        forgotten_at = now(), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-    PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
-        jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
-    RETURN brain._keep_longer(existing.memory_id, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags,
-                              vec, space.space_id, near.similarity, NULL,
-                              jsonb_build_object('from', mem.memory_id));
+    RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
@@ -1836,6 +1958,85 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     END
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
+CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.embedding_space := brain._resolve_space(embedding_space);
+    started timestamptz := clock_timestamp();
+    n_waiting bigint;
+    n_indexed bigint;
+    ids bigint[];
+    how text;
+    folded integer;
+    g record;
+BEGIN
+    IF max_rows IS NULL OR max_rows < 1 THEN
+        PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
+            'The default is 1000.');
+    END IF;
+    -- One indexer per space at a time; read the space again behind the lock.
+    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    SELECT count(*) INTO n_waiting FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through;
+    IF n_waiting = 0 THEN
+        RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', 'none', 'indexed', 0,
+                                  'folded', 0, 'waiting', 0, 'seconds', 0);
+    END IF;
+    SELECT count(*) INTO n_indexed FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
+    IF n_waiting >= n_indexed * (brain.setting('index_rebuild_share'))::double precision THEN
+        -- Many waiting: a new index of the whole space, built in memory, costs
+        -- less than inserting them one by one (docs/scaling.md).
+        how := 'rebuilt';
+        s := brain._build_space_index(s);
+        ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
+                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                       AND e.ingest_seq > (SELECT es.indexed_through FROM brain.embedding_space es
+                                           WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id)
+                       AND e.ingest_seq <= s.indexed_through
+                     ORDER BY e.memory_id);
+        -- dedup on the new index (s names it: its indexed_through), writers still waiting
+        folded := brain._fold_near_identical(s, ids);
+        PERFORM brain._swap_space_index(s);
+    ELSE
+        -- A few: into the index one by one, the oldest max_rows, with the
+        -- writers of their kinds and projects waiting (taken in order: no deadlock).
+        how := 'inserted';
+        FOR g IN
+            SELECT DISTINCT m.kind, m.project
+            FROM (SELECT e.memory_id FROM brain.embedding e
+                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                    AND e.ingest_seq > s.indexed_through
+                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows) AS w
+            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = w.memory_id
+            ORDER BY 1, 2
+        LOOP
+            PERFORM brain._lock_writes(g.kind, g.project);
+        END LOOP;
+        WITH batch AS (
+            SELECT e.memory_id FROM brain.embedding e
+            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through
+            ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows
+        ), moved AS (
+            UPDATE brain.embedding e SET ingest_seq = 0
+            FROM batch
+            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = batch.memory_id
+            RETURNING e.memory_id
+        )
+        SELECT array_agg(moved.memory_id ORDER BY moved.memory_id) INTO ids FROM moved;
+        folded := brain._fold_near_identical(s, ids);
+    END IF;
+    RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', how,
+                              'indexed', cardinality(ids), 'folded', folded,
+                              'waiting', greatest(n_waiting - cardinality(ids), 0),
+                              'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
+END
+$$;
+COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes vectors that large observe_batch calls left out of the HNSW index into it, and runs their near-identical dedup (a fold keeps the longer text and tombstones the other). When they are at least index_rebuild_share (0.25) of the indexed ones, the space''s index is rebuilt in memory with them (writers of embeddings wait meanwhile, searches go on); otherwise the oldest max_rows are inserted. Returns what it did and how many still wait. `brain worker` calls it.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2147,6 +2348,8 @@ DECLARE
     created bigint[];
     near_id bigint[];
     near_sim real[];
+    -- the batch's ingest_seq when its vectors wait for brain.index_vectors, else 0
+    seq bigint := 0;
     -- The outcome of each chunk.
     res_action text[];
     res_id bigint[];
@@ -2244,11 +2447,28 @@ BEGIN
         END IF;
         space := brain._write_space(embedding_space);
         -- Each row through the same checks as one embedding of brain.remember.
-        vecs := ARRAY(SELECT brain._check_vector(v.vec, space)
-                      FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec
-                            FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
-                            GROUP BY 1) AS v
-                      ORDER BY v.r);
+        -- (Row r as a one-dimensional array: its slice, unnested. Grouping
+        -- all the elements back into rows cost three times as long.)
+        vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:dims])), space)
+                      FROM generate_series(1, n_vectors) AS r
+                      ORDER BY r);
+        -- A large batch leaves its vectors out of the HNSW index (an insert there
+        -- costs 1.5-2.5 ms a vector): searches rank them exactly, and
+        -- brain.index_vectors (`brain worker`) indexes them and runs their
+        -- near-identical dedup later. When index_pending_max vectors already
+        -- wait, the batch indexes them first (before it takes locks that
+        -- indexing would wait for), so searches never rank more exactly.
+        IF n >= (brain.setting('index_defer_rows'))::integer THEN
+            IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
+                                      WHERE e.workspace_id = ws AND e.space_id = space.space_id
+                                        AND e.ingest_seq > space.indexed_through
+                                      LIMIT (brain.setting('index_pending_max'))::integer) AS w)
+               >= (brain.setting('index_pending_max'))::integer THEN
+                PERFORM brain.index_vectors(space.provider || ':' || space.model);
+                space := brain._write_space(embedding_space);  -- its indexed_through moved
+            END IF;
+            seq := nextval('brain.embedding_ingest_seq');
+        END IF;
         PERFORM brain._lock_writes(kind, v_project);
     END IF;
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
@@ -2290,10 +2510,14 @@ BEGIN
         INSERT INTO brain.incident (workspace_id, memory_id) SELECT ws, c.id FROM unnest(created) AS c(id);
     END IF;
     IF vecs IS NOT NULL THEN
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
-        SELECT ws, space.space_id, u.id, u.v
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
+        SELECT ws, space.space_id, u.id, u.v, seq
         FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
         WHERE u.fst = u.j AND u.id IS NOT NULL;
+        IF seq > 0 AND cardinality(created) > 0 THEN
+            PERFORM pg_notify('brain_embedding',
+                jsonb_build_object('workspace_id', ws, 'index', space.space_id, 'count', cardinality(created))::text);
+        END IF;
     ELSIF cardinality(created) > 0 THEN
         PERFORM pg_notify('brain_embedding',
             jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
@@ -2305,7 +2529,7 @@ BEGIN
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
     --    batch). A hit folds the new row into that memory, keeping the longer text.
-    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0 THEN
+    IF vecs IS NOT NULL AND seq = 0 AND kind <> 'incident' AND cardinality(created) > 0 THEN
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
@@ -2363,7 +2587,7 @@ BEGIN
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
-COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
+COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2717,30 +2941,31 @@ BEGIN
         vec := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
-        -- Literal space id and dimension so the planner uses that space's HNSW index;
-        -- iterative scans keep filtered searches from returning fewer rows than exist.
+        -- The space's HNSW index (and an exact ranking of vectors it does not hold
+        -- yet: brain._nearest_sql); iterative scans keep filtered searches from
+        -- returning fewer rows than exist.
         -- Prepared (generic plan): the filters are a subquery per candidate, so
         -- a plan that cannot know how many rows they leave has no cheaper way
         -- than walking the HNSW index. Planned per call (selective filters): a
         -- join, so the planner may start from the filter's index and rank the
         -- few rows that pass exactly.
         vector_sql := format($v$
-            SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
-                   (1 - x.dist)::real AS sim
-            FROM (SELECT e.memory_id,
-                         e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
-                  FROM brain.embedding e %3$s
-                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %4$s
-                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
-                  LIMIT %5$s) AS x
-            WHERE 1 - x.dist >= $21 $v$,
-            space.dims, space.space_id,
-            CASE WHEN prepared THEN ''
-                 ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
-            CASE WHEN prepared
-                 THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                             ' AND m.memory_id = e.memory_id)', brain._search_filter())
-                 ELSE brain._search_filter() END,
+            SELECT x.memory_id, x.r, x.sim
+            -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
+            FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
+                         (1 - k.dist)::real AS sim
+                  FROM (%s) AS k
+                  WHERE 1 - k.dist >= $21) AS x
+            WHERE x.r <= %s $v$,
+            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims),
+                CASE WHEN prepared THEN ''
+                     ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+                'e.workspace_id = $17 AND '
+                || CASE WHEN prepared
+                        THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                                    ' AND m.memory_id = e.memory_id)', brain._search_filter())
+                        ELSE brain._search_filter() END,
+                candidates),
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN
@@ -2917,6 +3142,9 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
+        'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
+        'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
+        'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
@@ -3231,13 +3459,8 @@ BEGIN
                 coalesce(use_embedding_space.related, 0.75))
         RETURNING * INTO s;
     END IF;
-    -- ef_construction 128, not pgvector's 64: on 100k MiniLM vectors of
-    -- templated notes, recall@10 at ef_search 40 went from 0.945 to 0.981, for
-    -- 31% more time per inserted vector (1.07 to 1.40 ms; docs/benchmarks.md).
     IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
-    EXECUTE format(
-        'CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = %s',
-        'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+        EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id);
     END IF;
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
@@ -3352,8 +3575,16 @@ CREATE TABLE brain.embedding (
     space_id bigint NOT NULL,
     memory_id bigint NOT NULL,
     embedding public.vector NOT NULL,
-    embedded_at timestamp with time zone DEFAULT now() NOT NULL
+    embedded_at timestamp with time zone DEFAULT now() NOT NULL,
+    ingest_seq bigint DEFAULT 0 NOT NULL
 );
+COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
+CREATE SEQUENCE brain.embedding_ingest_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1;
 ALTER TABLE brain.embedding_space ALTER COLUMN space_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.embedding_space_space_id_seq
     START WITH 1
@@ -3422,7 +3653,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 397d64a948e11fffaea12354fc7161006801bf9c798e3e85df0ee91ac00a9e5e';
+COMMENT ON TABLE brain.migration IS 'functions 7b3c524d003c142924dcd5ffd093c09ba3f09a51b1fb4743850a30b3c616f749';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3567,6 +3798,7 @@ CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, me
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
+CREATE INDEX embedding_unindexed ON brain.embedding USING btree (workspace_id, space_id, ingest_seq) WHERE (ingest_seq > 0);
 CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (workspace_id, ran_at DESC);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
 CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archived_at) WHERE (state = 'archived'::text);

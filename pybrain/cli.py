@@ -761,9 +761,10 @@ def capture(text: str, project: str, source: str | None, as_json: bool) -> None:
     help="Seconds between queue checks when no notification arrives.",
 )
 def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
-    """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup."""
+    """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup; index
+    the vectors that large observe batches left out of the HNSW index."""
     settings = Settings.from_env()
-    totals = {"embedded": 0, "updated": 0, "skipped": 0, "flagged": 0}
+    totals = {"embedded": 0, "updated": 0, "skipped": 0, "flagged": 0, "indexed": 0, "folded": 0}
     stop = {"now": False}
 
     def request_stop(*_: Any) -> None:
@@ -786,6 +787,18 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
                             totals["flagged"] += 1
                     if not once and not as_json:
                         click.echo(f"worker: embedded {len(results)}", err=True)
+                while brain.active_space() is not None:
+                    done = brain.index_vectors()
+                    if done["action"] == "none":
+                        break
+                    totals["indexed"] += done["indexed"]
+                    totals["folded"] += done["folded"]
+                    if not once and not as_json:
+                        click.echo(
+                            f"worker: indexed {done['indexed']} vectors ({done['action']}, "
+                            f"{done['seconds']} s), {done['waiting']} waiting",
+                            err=True,
+                        )
                 if once:
                     break
                 for _ in listener.notifies(timeout=poll, stop_after=1):
@@ -797,10 +810,16 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
     if as_json:
         click.echo(_dump(totals))
     else:
+        indexed = (
+            f"; indexed {totals['indexed']} vectors of large batches, "
+            f"{totals['folded']} folded into a near-identical memory"
+            if totals["indexed"]
+            else ""
+        )
         click.echo(
             f"embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
             f"{totals['skipped']} folded into an existing memory, "
-            f"{totals['flagged']} flagged as related"
+            f"{totals['flagged']} flagged as related{indexed}"
         )
 
 

@@ -22,7 +22,7 @@ from psycopg.types.json import Jsonb
 from pybrain import db
 from pybrain.config import Settings
 from pybrain.embed import Embedder, get_embedder
-from pybrain.errors import BrainError, EmbedderError, wrap_exceptions
+from pybrain.errors import BrainError, EmbedderError, InvalidEmbedding, wrap_exceptions
 
 log = logging.getLogger("pybrain")
 
@@ -276,9 +276,17 @@ class Brain:
                     embeddings = self.embedder.embed(inputs)
                 except EmbedderError as exc:
                     log.warning("embedding failed, the rows are queued for `brain worker`: %s", exc)
+        if embeddings and len(lengths := sorted({len(v) for v in embeddings})) > 1:
+            # A two-dimensional array cannot carry them: nothing is stored.
+            raise InvalidEmbedding(
+                f"The embeddings differ in length ({', '.join(map(str, lengths))} values).",
+                detail={"lengths": lengths},
+                hint="Give one embedding of the space's dimension per chunk, in order.",
+            )
         return self.call(
             function,
-            embeddings=[list(map(float, v)) for v in embeddings] if embeddings else None,
+            # binary float8[]: encoding a list of lists costs ten times as long
+            embeddings=db.Float8Matrix(embeddings) if embeddings else None,
             embedding_space=self.embedder.space if embeddings else None,
             **kwargs,
         )
@@ -473,6 +481,11 @@ class Brain:
             embedding_space=self.embedder.space,
         )
         return WriteResult(**row)
+
+    def index_vectors(self, max_rows: int = 1000) -> dict[str, Any]:
+        """Index the vectors that large batches left out of the active space's HNSW index
+        (brain.index_vectors): what was done, and how many still wait."""
+        return self.value("index_vectors", max_rows=max_rows)
 
     def embed_pending(self, batch: int = 64) -> list[WriteResult]:
         """Embed one batch of queued memories; [] when the queue is empty."""

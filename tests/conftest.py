@@ -19,10 +19,12 @@ from pathlib import Path
 
 import psycopg
 import pytest
+from click.testing import CliRunner
 from fake_http import server  # noqa: F401  (a fixture: the fake Ollama/OpenAI server)
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from pybrain import db
+from pybrain.cli import main
 from pybrain.client import Brain
 from pybrain.embed import get_embedder
 
@@ -135,3 +137,14 @@ def cli_env(db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> dic
     for key, value in env.items():
         monkeypatch.setenv(key, value)
     return env
+
+
+@pytest.fixture
+def brain_cli(cli_env: dict[str, str]):
+    """`brain` in this process (click's runner) against the test database."""
+    runner = CliRunner()
+
+    def run(*args: str, input: str | None = None):
+        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
+
+    return run

@@ -7,25 +7,10 @@ import os
 import subprocess
 import sys
 
-import pytest
-from click.testing import CliRunner
-
-from pybrain.cli import main
-
 BODY = (
     "The nightly backup job copies the primary database to cold storage "
     "in the second region before four in the morning"
 )
-
-
-@pytest.fixture
-def brain_cli(cli_env):
-    runner = CliRunner()
-
-    def run(*args: str, input: str | None = None):
-        return runner.invoke(main, list(args), input=input, catch_exceptions=False)
-
-    return run
 
 
 def run_brain(env: dict[str, str], *args: str | bytes, input: bytes | None = None):

@@ -2,18 +2,21 @@
 
 from __future__ import annotations
 
+import math
 import socket
 
 import pytest
 from helpers import scalar
 
 from pybrain.client import Brain
+from pybrain.db import Float8Matrix
 from pybrain.embed import get_embedder
 from pybrain.embed.http import HttpSettings
 from pybrain.embed.ollama import OllamaEmbedder
 from pybrain.errors import (
     DatabaseUnavailable,
     DuplicateMemory,
+    InvalidEmbedding,
     InvalidText,
     MemoryNotFound,
     SecretDetected,
@@ -116,3 +119,28 @@ def test_unreachable_database_is_database_unavailable(tmp_path) -> None:
 
     with pytest.raises(DatabaseUnavailable):
         connect(f"postgresql://nobody@/brain?host={tmp_path}&connect_timeout=2")
+
+
+def test_embedding_batches_travel_as_binary_float8_arrays(conn) -> None:
+    rows = [[0.1, -2.5, 1e-300], [3.0, 0.0, -0.0], [float("inf"), float("nan"), 7.25]]
+    got = conn.execute("SELECT %s::float8[]", (Float8Matrix(rows),)).fetchone()[0]
+    assert got[:2] == rows[:2] and got[2][0] == float("inf") and math.isnan(got[2][1])
+    dims = conn.execute("SELECT array_dims(%s::float8[])", (Float8Matrix(rows),)).fetchone()[0]
+    assert dims == "[1:3][1:3]"
+    with pytest.raises(ValueError):  # the client refuses rows of different lengths before this
+        conn.execute("SELECT %s::float8[]", (Float8Matrix([[1.0, 2.0], [3.0]]),))
+
+
+def test_observe_sends_vectors_the_database_checks(brain: Brain) -> None:
+    texts = ["first event of the import", "second event of the import"]
+    vectors = brain.embedder.embed(texts)
+    out = brain.observe(texts, embeddings=vectors)
+    assert [r["action"] for r in out] == ["created", "created"]
+    stored = scalar(
+        brain.conn, "SELECT embedding::text FROM brain.embedding WHERE memory_id = %s", (out[1]["memory_id"],)
+    )
+    assert [float(x) for x in stored.strip("[]").split(",")] == pytest.approx(vectors[1], abs=1e-6)
+    with pytest.raises(InvalidEmbedding):
+        brain.observe(["a third event"], embeddings=[[float("nan")] * len(vectors[0])])
+    with pytest.raises(InvalidEmbedding):
+        brain.observe(texts, embeddings=[vectors[0], vectors[1][:10]])

@@ -23,6 +23,7 @@ RELEASED = {
     "004-sessions.sql": "02b0f8096dd8c81eafcb325e16b1c3f6aacda12a653b10c4083651f7471d1a00",
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
+    "007-deferred-vector-index.sql": "bec106c82f813edf9c9b2efd7984dc7339a9d5ea25ba8ea3e6869bd62d928c0b",
 }
 
 
@@ -99,3 +100,56 @@ def test_migrations_give_the_documented_schema(empty_database: str) -> None:
         pytest.skip("docs/schema.sql is dumped from PostgreSQL 18")
     documented = (Path(__file__).parent.parent / "docs" / "schema.sql").read_text()
     assert dump(empty_database) == documented, "run `make schema` and review the diff"
+
+
+def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
+    """A database at 006 with a space and vectors, as its functions left them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA brain")
+        conn.execute(
+            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for path in db.sql_files("migrations")[:6]:
+            with conn.transaction():
+                conn.execute(path.read_text())
+                conn.execute(
+                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
+                    (path.name, RELEASED[path.name]),
+                )
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('hash', 'h', 3, 'active')"
+        )
+        conn.execute(
+            "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
+            " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = 1"
+        )
+        for i, v in enumerate(["[1,0,0]", "[0,1,0]", "[0,0,1]"], 1):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized) VALUES ('fact', %s, %s)",
+                (f"note {i}", f"note {i}"),
+            )
+            conn.execute(
+                "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, v)
+            )
+
+        assert db.migrate(conn).applied == ["007-deferred-vector-index.sql"]
+        (indexdef,) = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'embedding_hnsw_1'"
+        ).fetchone()
+        assert indexdef.endswith("WHERE ((space_id = 1) AND (ingest_seq <= 0))")
+        conn.execute("SET enable_seqscan = off")
+        plan = "\n".join(
+            r[0]
+            for r in conn.execute(
+                "EXPLAIN SELECT memory_id FROM brain.embedding e WHERE e.space_id = 1 AND e.ingest_seq <= 0"
+                " ORDER BY e.embedding::public.vector(3) <=> '[0,1,0.1]' LIMIT 1"
+            )
+        )
+        assert "embedding_hnsw_1" in plan
+        found = conn.execute(
+            "SELECT id FROM brain.search('', query_embedding => '{0, 1, 0.1}', max_results => 1)"
+        ).fetchall()
+        assert found == [(2,)]

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import math
+import random
 
 import pytest
-from helpers import one, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, one, raises_br, remember, rows, scalar, unit
 
 RRF_K = 60
 
@@ -295,11 +297,21 @@ def test_each_search_shape_is_prepared_once_per_session_and_survives_deallocate(
     assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]
 
 
+def _around_e0(similarity: float, rng: random.Random) -> list[float]:
+    """A unit vector at `similarity` to e0, its remainder in a random direction."""
+    g = [0.0] + [rng.gauss(0, 1) for _ in range(DIMS - 1)]
+    norm = math.sqrt(sum(x * x for x in g))
+    rest = math.sqrt(1 - similarity * similarity)
+    return [similarity] + [rest * x / norm for x in g[1:]]
+
+
 def test_a_selective_filter_still_fills_the_page_from_the_vector_leg(conn) -> None:
-    # 40 near memories without the tag, 12 farther ones with it: the leg must walk past the first.
+    # 40 near memories without the tag, 12 farther ones with it, all of one
+    # cluster (random directions: a graph an HNSW scan can walk): the leg must walk past the 40.
+    rng = random.Random(7)
     for i in range(40):
         remember(
-            conn, kind="fact", headline=f"Untagged note {i}", embedding=unit(0.99 - i * 0.001, axis=2 + i)
+            conn, kind="fact", headline=f"Untagged note {i}", embedding=_around_e0(0.95 - i * 0.001, rng)
         )
     tagged = [
         remember(
@@ -307,7 +319,7 @@ def test_a_selective_filter_still_fills_the_page_from_the_vector_leg(conn) -> No
             kind="fact",
             headline=f"Tagged note {i}",
             tags=["rare"],
-            embedding=unit(0.5 - i * 0.01, axis=60 + i),
+            embedding=_around_e0(0.9 - i * 0.001, rng),
         )["memory_id"]
         for i in range(12)
     ]

@@ -15,6 +15,9 @@ AS $$
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
+        'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
+        'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
+        'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale

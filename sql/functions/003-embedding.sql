@@ -1,6 +1,21 @@
 -- Embedding spaces: registering a (provider, model, dims), its HNSW index,
 -- validating vectors, and the nearest-neighbour lookup used by dedup.
 
+-- The statement that creates a space's HNSW index under the name given: the
+-- vectors with ingest_seq up to the space's indexed_through (migration 007).
+-- ef_construction 128, not pgvector's 64: on 100k MiniLM vectors of templated
+-- notes, recall@10 at ef_search 40 went from 0.945 to 0.981, for 31% more time
+-- per inserted vector (1.07 to 1.40 ms; docs/benchmarks.md).
+CREATE OR REPLACE FUNCTION brain._space_index_sql(s brain.embedding_space, name text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
+                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
+                  name, s.dims, s.space_id, s.indexed_through)
+$$;
+
 CREATE OR REPLACE FUNCTION brain.use_embedding_space(
     provider text,
     model text,
@@ -70,13 +85,8 @@ BEGIN
         RETURNING * INTO s;
     END IF;
 
-    -- ef_construction 128, not pgvector's 64: on 100k MiniLM vectors of
-    -- templated notes, recall@10 at ef_search 40 went from 0.945 to 0.981, for
-    -- 31% more time per inserted vector (1.07 to 1.40 ms; docs/benchmarks.md).
     IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
-    EXECUTE format(
-        'CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = %s',
-        'embedding_hnsw_' || s.space_id, s.dims, s.space_id);
+        EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id);
     END IF;
 
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
@@ -195,6 +205,46 @@ BEGIN
 END
 $$;
 
+-- The memories of space s nearest to the vector `target` (an SQL expression
+-- of type vector(dims)), as rows (memory_id, dist): the lim nearest of those
+-- in the HNSW index and, with `waiting`, the lim nearest of those not indexed
+-- yet (bulk writes waiting for brain.index_vectors), ranked exactly. `joins`
+-- and `filter` restrict the rows of brain.embedding e. Literal space id,
+-- dimension and indexed_through, so the planner can use the space's partial
+-- HNSW index; callers order the union by dist and take what they need.
+CREATE OR REPLACE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins text, filter text,
+                                              lim integer, waiting boolean DEFAULT true)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format($q$
+        (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) %4$s AS dist
+         FROM brain.embedding e %5$s
+         WHERE e.space_id = %2$s AND e.ingest_seq <= %3$s AND %6$s
+         ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) %4$s
+         LIMIT %7$s) $q$,
+        s.dims, s.space_id, s.indexed_through, target, joins, filter, lim)
+    -- The waiting vectors, only while there are some: all of them ranked by
+    -- distance first (OFFSET 0 keeps the filter out), then filtered in that
+    -- order until lim pass, so a filter runs for few rows, not for each.
+    || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
+                                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                                       AND e.ingest_seq > s.indexed_through)
+       THEN format($q$
+        UNION ALL
+        (SELECT e.memory_id, e.dist
+         FROM (SELECT e.workspace_id, e.memory_id, e.embedding OPERATOR(public.<=>) %4$s AS dist
+               FROM brain.embedding e
+               WHERE e.workspace_id = %8$s AND e.space_id = %2$s AND e.ingest_seq > %3$s
+               ORDER BY 3 OFFSET 0) AS e %5$s
+         WHERE %6$s
+         ORDER BY e.dist
+         LIMIT %7$s) $q$,
+        s.dims, s.space_id, s.indexed_through, target, joins, filter, lim, s.workspace_id)
+       ELSE '' END
+$$;
+
 -- The most similar active memory of the same kind and project in a space.
 CREATE OR REPLACE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text,
                                           project text, exclude_id bigint DEFAULT NULL,
@@ -208,15 +258,15 @@ SET hnsw.iterative_scan = strict_order
 SET enable_sort = off
 AS $$
 BEGIN
-    -- Literal space id and dimension, so the planner can use that space's partial index.
     EXECUTE format($q$
-        SELECT e.memory_id, (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)))::real
-        FROM brain.embedding e
-        JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-        WHERE e.space_id = %2$s AND e.workspace_id = $2 AND m.kind = $3 AND m.project = $4
-          AND m.state = 'active' AND m.memory_id IS DISTINCT FROM $5
-        ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
-        LIMIT 1 $q$, s.dims, s.space_id)
+        SELECT x.memory_id, (1 - x.dist)::real
+        FROM (%s) AS x
+        ORDER BY x.dist
+        LIMIT 1 $q$,
+        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+             AND m.memory_id IS DISTINCT FROM $5', 1))
     INTO memory_id, similarity
     USING v, s.workspace_id, kind, project, exclude_id;
 END
@@ -225,7 +275,9 @@ $$;
 -- For each memory in ids (stored with an embedding in space s): the nearest
 -- active memory of the kind and project that is older than it. A batch's
 -- rows are compared with what was stored before them and with one another.
-CREATE OR REPLACE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text)
+-- Without `waiting`, only with the vectors in the HNSW index.
+CREATE OR REPLACE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text,
+                                                waiting boolean DEFAULT true)
 RETURNS TABLE (memory_id bigint, nearest bigint, similarity real)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
@@ -237,19 +289,16 @@ SET enable_sort = off  -- as in _nearest: the HNSW index, whatever the estimates
 AS $$
 BEGIN
     RETURN QUERY EXECUTE format($q$
-        SELECT c.id, nb.memory_id, nb.sim
+        SELECT c.id, nb.memory_id, (1 - nb.dist)::real
         FROM unnest($1::bigint[]) AS c(id)
-        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %2$s AND ce.memory_id = c.id
+        JOIN brain.embedding ce ON ce.workspace_id = $2 AND ce.space_id = %s AND ce.memory_id = c.id
         LEFT JOIN LATERAL (
-            SELECT e.memory_id,
-                   (1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>)
-                         ce.embedding::public.vector(%1$s)))::real AS sim
-            FROM brain.embedding e
-            JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-            WHERE e.space_id = %2$s AND e.workspace_id = $2 AND e.memory_id < c.id
-              AND m.kind = $3 AND m.project = $4 AND m.state = 'active'
-            ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ce.embedding::public.vector(%1$s)
-            LIMIT 1) AS nb ON true $q$, s.dims, s.space_id)
+            SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT 1) AS nb ON true $q$,
+        s.space_id,
+        brain._nearest_sql(s, format('ce.embedding::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND e.memory_id < c.id AND m.kind = $3 AND m.project = $4
+             AND m.state = ''active''', 1, waiting))
     USING ids, s.workspace_id, kind, project;
 END
 $$;

@@ -201,6 +201,78 @@ BEGIN
 END
 $$;
 
+-- Folds a stored memory found near-identical to an older one (target) into
+-- it: the memory is tombstoned, pointing at target, and target keeps the
+-- longer text. For writes whose dedup ran after they were stored (queued, or
+-- written in bulk and indexed later), so their ids stay resolvable.
+CREATE OR REPLACE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real,
+                                            vec public.vector, space_id bigint)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+BEGIN
+    UPDATE brain.memory m
+    SET state = 'tombstoned', replaced_by = target,
+        forget_reason = format('near-identical to #%s (similarity %s)', target, round(similarity::numeric, 3)),
+        forgotten_at = now(), updated_at = now()
+    WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
+    PERFORM brain._audit(mem.memory_id, 'dedup', NULL, jsonb_build_object('kept', target, 'similarity', similarity));
+    RETURN brain._keep_longer(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, vec, space_id,
+                              similarity, NULL, jsonb_build_object('from', mem.memory_id));
+END
+$$;
+
+-- Near-identical dedup owed by memories stored with an embedding in space s
+-- (ids) but not compared yet: each is folded into its nearest older active
+-- memory of its kind and project when they are near-identical. Incidents are
+-- kept apart, as in observe_batch. Returns the number folded.
+-- brain.index_vectors calls it for the vectors it just indexed, taken oldest
+-- first, so the older memories they are compared with are in the HNSW index
+-- (only a batch that committed after a younger one could still wait).
+CREATE OR REPLACE FUNCTION brain._fold_near_identical(s brain.embedding_space, ids bigint[])
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    g record;
+    hit record;
+    mem brain.memory;
+    folded bigint[] := '{}';
+    kept bigint[] := '{}';
+    target bigint;
+BEGIN
+    FOR g IN
+        SELECT m.kind, m.project, array_agg(m.memory_id ORDER BY m.memory_id) AS ids
+        FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids) AND m.state = 'active'
+          AND m.kind <> 'incident'
+        GROUP BY m.kind, m.project
+    LOOP
+        -- All looked up first, then folded oldest first: a hit on a memory
+        -- folded earlier in this pass goes to where that one went.
+        FOR hit IN
+            SELECT x.memory_id, x.nearest, x.similarity
+            FROM brain._nearest_older(s, g.ids, g.kind, g.project, waiting => false) AS x
+            WHERE x.similarity >= s.near_identical
+            ORDER BY x.memory_id
+        LOOP
+            target := coalesce(kept[array_position(folded, hit.nearest)], hit.nearest);
+            SELECT * INTO mem FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = hit.memory_id;
+            PERFORM brain._fold_into(mem, target, hit.similarity,
+                (SELECT e.embedding FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = mem.memory_id),
+                s.space_id);
+            folded := folded || hit.memory_id;
+            kept := kept || target;
+        END LOOP;
+    END LOOP;
+    RETURN cardinality(folded);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain._write(
     p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
     p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
@@ -454,7 +526,6 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
-    existing brain.memory;
     near record;
     r brain.write_result;
 BEGIN
@@ -503,19 +574,7 @@ BEGIN
     END IF;
 
     -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
-    SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-    UPDATE brain.memory m
-    SET state = 'tombstoned', replaced_by = existing.memory_id,
-        forget_reason = format('near-identical to #%s (similarity %s)', existing.memory_id,
-                               round(near.similarity::numeric, 3)),
-        forgotten_at = now(), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-    PERFORM brain._audit(mem.memory_id, 'dedup', NULL,
-        jsonb_build_object('kept', existing.memory_id, 'similarity', near.similarity));
-
-    RETURN brain._keep_longer(existing.memory_id, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags,
-                              vec, space.space_id, near.similarity, NULL,
-                              jsonb_build_object('from', mem.memory_id));
+    RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding IS

@@ -163,30 +163,31 @@ BEGIN
         vec := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
-        -- Literal space id and dimension so the planner uses that space's HNSW index;
-        -- iterative scans keep filtered searches from returning fewer rows than exist.
+        -- The space's HNSW index (and an exact ranking of vectors it does not hold
+        -- yet: brain._nearest_sql); iterative scans keep filtered searches from
+        -- returning fewer rows than exist.
         -- Prepared (generic plan): the filters are a subquery per candidate, so
         -- a plan that cannot know how many rows they leave has no cheaper way
         -- than walking the HNSW index. Planned per call (selective filters): a
         -- join, so the planner may start from the filter's index and rank the
         -- few rows that pass exactly.
         vector_sql := format($v$
-            SELECT x.memory_id, row_number() OVER (ORDER BY x.dist, x.memory_id) AS r,
-                   (1 - x.dist)::real AS sim
-            FROM (SELECT e.memory_id,
-                         e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
-                  FROM brain.embedding e %3$s
-                  WHERE e.space_id = %2$s AND e.workspace_id = $17 AND %4$s
-                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)
-                  LIMIT %5$s) AS x
-            WHERE 1 - x.dist >= $21 $v$,
-            space.dims, space.space_id,
-            CASE WHEN prepared THEN ''
-                 ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
-            CASE WHEN prepared
-                 THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                             ' AND m.memory_id = e.memory_id)', brain._search_filter())
-                 ELSE brain._search_filter() END,
+            SELECT x.memory_id, x.r, x.sim
+            -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
+            FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
+                         (1 - k.dist)::real AS sim
+                  FROM (%s) AS k
+                  WHERE 1 - k.dist >= $21) AS x
+            WHERE x.r <= %s $v$,
+            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims),
+                CASE WHEN prepared THEN ''
+                     ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+                'e.workspace_id = $17 AND '
+                || CASE WHEN prepared
+                        THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                                    ' AND m.memory_id = e.memory_id)', brain._search_filter())
+                        ELSE brain._search_filter() END,
+                candidates),
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN

@@ -132,6 +132,8 @@ DECLARE
     created bigint[];
     near_id bigint[];
     near_sim real[];
+    -- the batch's ingest_seq when its vectors wait for brain.index_vectors, else 0
+    seq bigint := 0;
     -- The outcome of each chunk.
     res_action text[];
     res_id bigint[];
@@ -232,11 +234,28 @@ BEGIN
         END IF;
         space := brain._write_space(embedding_space);
         -- Each row through the same checks as one embedding of brain.remember.
-        vecs := ARRAY(SELECT brain._check_vector(v.vec, space)
-                      FROM (SELECT (u.o - 1) / dims + 1 AS r, array_agg(u.x ORDER BY u.o) AS vec
-                            FROM unnest(embeddings) WITH ORDINALITY AS u(x, o)
-                            GROUP BY 1) AS v
-                      ORDER BY v.r);
+        -- (Row r as a one-dimensional array: its slice, unnested. Grouping
+        -- all the elements back into rows cost three times as long.)
+        vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:dims])), space)
+                      FROM generate_series(1, n_vectors) AS r
+                      ORDER BY r);
+        -- A large batch leaves its vectors out of the HNSW index (an insert there
+        -- costs 1.5-2.5 ms a vector): searches rank them exactly, and
+        -- brain.index_vectors (`brain worker`) indexes them and runs their
+        -- near-identical dedup later. When index_pending_max vectors already
+        -- wait, the batch indexes them first (before it takes locks that
+        -- indexing would wait for), so searches never rank more exactly.
+        IF n >= (brain.setting('index_defer_rows'))::integer THEN
+            IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
+                                      WHERE e.workspace_id = ws AND e.space_id = space.space_id
+                                        AND e.ingest_seq > space.indexed_through
+                                      LIMIT (brain.setting('index_pending_max'))::integer) AS w)
+               >= (brain.setting('index_pending_max'))::integer THEN
+                PERFORM brain.index_vectors(space.provider || ':' || space.model);
+                space := brain._write_space(embedding_space);  -- its indexed_through moved
+            END IF;
+            seq := nextval('brain.embedding_ingest_seq');
+        END IF;
         PERFORM brain._lock_writes(kind, v_project);
     END IF;
 
@@ -281,10 +300,14 @@ BEGIN
         INSERT INTO brain.incident (workspace_id, memory_id) SELECT ws, c.id FROM unnest(created) AS c(id);
     END IF;
     IF vecs IS NOT NULL THEN
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
-        SELECT ws, space.space_id, u.id, u.v
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
+        SELECT ws, space.space_id, u.id, u.v, seq
         FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
         WHERE u.fst = u.j AND u.id IS NOT NULL;
+        IF seq > 0 AND cardinality(created) > 0 THEN
+            PERFORM pg_notify('brain_embedding',
+                jsonb_build_object('workspace_id', ws, 'index', space.space_id, 'count', cardinality(created))::text);
+        END IF;
     ELSIF cardinality(created) > 0 THEN
         PERFORM pg_notify('brain_embedding',
             jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
@@ -298,7 +321,7 @@ BEGIN
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
     --    batch). A hit folds the new row into that memory, keeping the longer text.
-    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0 THEN
+    IF vecs IS NOT NULL AND seq = 0 AND kind <> 'incident' AND cardinality(created) > 0 THEN
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
@@ -360,7 +383,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch IS
-    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored.';
+    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
 
 CREATE OR REPLACE FUNCTION brain.observe(
     text text,
