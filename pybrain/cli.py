@@ -523,7 +523,8 @@ def stats(as_json: bool) -> None:
     click.echo(f"memories: {out['memories']} (active: {kinds})")
     click.echo(f"states: {states}; dormant facts {out['dormant_facts']}")
     click.echo(f"pinned {out['pinned']}, skills {out['skills']}, annotations {out['annotations']}")
-    click.echo(f"embedding space: {out['active_space']}, pending {out['pending_embeddings']}")
+    waiting = f", {out['unindexed_vectors']} waiting for the index" if out["unindexed_vectors"] else ""
+    click.echo(f"embedding space: {out['active_space']}, pending {out['pending_embeddings']}{waiting}")
 
 
 @command(main)

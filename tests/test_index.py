@@ -196,3 +196,11 @@ def test_worker_indexes_waiting_vectors(conn, brain_cli) -> None:
     out = brain_cli("worker", "--once", "--json")
     assert '"indexed": 8' in out.output
     assert waiting(conn) == 0
+
+
+def test_stats_count_the_waiting_vectors(conn, brain_cli) -> None:
+    observe(conn, texts(8), embeddings=orthogonal(8))
+    assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 8
+    assert "8 waiting for the index" in brain_cli("stats").output
+    index_vectors(conn)
+    assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 0

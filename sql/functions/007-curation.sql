@@ -161,9 +161,13 @@ AS $$
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        -- vectors of large batches that wait for brain.index_vectors
+        'unindexed_vectors', (SELECT count(*) FROM brain.embedding e, space
+                              WHERE e.workspace_id = brain.current_workspace() AND e.space_id = space.space_id
+                                AND e.ingest_seq > space.indexed_through),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
 $$;
 COMMENT ON FUNCTION brain.stats IS
-    'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space and its pending embeddings.';
+    'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings and the vectors waiting for its HNSW index.';
