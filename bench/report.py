@@ -70,7 +70,9 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                     _verdict(f"{label} ({int(size) // 1000}k, MiniLM vectors)", value, op, target, unit)
                 )
     ingest = _get(results, ("ingest", "batch_1000", "rows_per_s"))
-    out.append(_verdict("bulk ingest, brain.observe_batch (batches of 1000)", ingest, ">=", 2000, "rows/s"))
+    out.append(
+        _verdict("bulk ingest, brain.observe_batch calls (batches of 1000)", ingest, ">=", 2000, "rows/s")
+    )
     shaped = _get(results, ("boot", "with_task_embedding", "p50"))
     size = _get(results, ("boot", "memories"))
     label = f"boot_session p50, {size or '?'} memories with 500 rules and 200 open tasks"
@@ -195,6 +197,7 @@ def render(results: dict[str, Any]) -> str:
             ("cold_first_batch", "fresh database, first batch (no planner statistics yet)"),
             ("batch_1000", "batches of 1000"),
             ("batch_500", "batches of 500"),
+            ("batch_50", "batches of 50 (below index_defer_rows: indexed at once)"),
             ("batch_1000_two_connections", "batches of 1000, two connections, two projects"),
             ("new_workspace_first_batch", "new workspace in an analyzed database, first batch"),
         ):
@@ -204,6 +207,23 @@ def render(results: dict[str, Any]) -> str:
                     f"  {label:58} {d['rows_per_s']:>6} rows/s  ({d['rows']:,} rows, "
                     f"per-batch min {d.get('min_batch_rows_per_s', '-')}, "
                     f"max {d.get('max_batch_rows_per_s', '-')})"
+                )
+                if "index" in d:
+                    ix = d["index"]
+                    lines.append(
+                        f"  {'  then brain.index_vectors (' + '/'.join(ix['actions']) + ')':58} "
+                        f"{ix['seconds']:>6} s       ({ix['indexed']:,} indexed, {ix['folded']} folded;"
+                        f" {ix['rows_per_s_with_index']} rows/s with the calls)"
+                    )
+        for key, label in (
+            ("search_while_waiting", "hybrid search while the 10k vectors wait"),
+            ("search_after_index", "hybrid search once they are indexed"),
+        ):
+            if key in ing:
+                d = ing[key]
+                lines.append(
+                    f"  {label:58} p50 {_fmt(d['p50'])} ms, p95 {_fmt(d['p95'])} ms"
+                    f" ({d['waiting_vectors']:,} vectors waiting)"
                 )
         lines.append("")
 

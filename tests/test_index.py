@@ -204,3 +204,16 @@ def test_stats_count_the_waiting_vectors(conn, brain_cli) -> None:
     assert "8 waiting for the index" in brain_cli("stats").output
     index_vectors(conn)
     assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 0
+
+
+def test_a_batch_already_covered_by_a_rebuild_runs_its_dedup_at_once(conn) -> None:
+    # As when an index rebuild takes the vectors in between the batch taking its
+    # ingest_seq and storing them: no later pass of index_vectors would see them.
+    (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
+    conn.execute(
+        "UPDATE brain.embedding_space SET indexed_through = nextval('brain.embedding_ingest_seq') + 1"
+    )
+    out = observe(
+        conn, ["disk almost full on db-1 again", *texts(4)], embeddings=[unit(0.96), *orthogonal(4, 10)]
+    )
+    assert (out[0]["action"], out[0]["duplicate_of"]) == ("updated", kept["memory_id"])

@@ -330,3 +330,11 @@ def test_a_selective_filter_still_fills_the_page_from_the_vector_leg(conn) -> No
     ), "a tag filter may keep few rows: that search is planned for its values, not prepared"
     found = search(conn, "", unit(1.0), project="", max_results=10)
     assert len(found) == 10, "no selective filter: the prepared statement"
+
+
+def test_a_session_keeps_at_most_32_prepared_searches(conn) -> None:
+    for i in range(32):  # as after many index rebuilds: each names its space's indexed_through
+        conn.execute(f"PREPARE brain_search_old{i} AS SELECT {i}")
+    search(conn, "release branch", unit(1.0))
+    names = [r[0] for r in conn.execute("SELECT name FROM pg_prepared_statements")]
+    assert len(names) == 1 and names[0].startswith("brain_search_") and "old" not in names[0]

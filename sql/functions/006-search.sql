@@ -149,6 +149,7 @@ DECLARE
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL;
     statement text;
     statement_name text;
+    stale text;
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -299,6 +300,14 @@ BEGIN
     -- one does (with LIMIT $n it would sort the whole space instead).
     statement_name := 'brain_search_' || md5(statement);
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements p WHERE p.name = statement_name) THEN
+        -- Statements name their space's indexed_through, so each index rebuild
+        -- brings new ones: a long-lived session keeps at most 32.
+        IF (SELECT count(*) FROM pg_catalog.pg_prepared_statements p WHERE p.name LIKE 'brain\_search\_%') >= 32 THEN
+            FOR stale IN SELECT p.name FROM pg_catalog.pg_prepared_statements p
+                         WHERE p.name LIKE 'brain\_search\_%' LOOP
+                EXECUTE format('DEALLOCATE %I', stale);
+            END LOOP;
+        END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
                        ' integer, bigint, double precision, integer, integer, double precision) AS %s',

@@ -321,7 +321,12 @@ BEGIN
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
     --    batch). A hit folds the new row into that memory, keeping the longer text.
-    IF vecs IS NOT NULL AND seq = 0 AND kind <> 'incident' AND cardinality(created) > 0 THEN
+    --    (A batch whose vectors wait for the index is compared when indexed;
+    --    unless an index rebuild that began after this batch took its
+    --    ingest_seq holds them already: then no later pass would.)
+    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0
+       AND (seq = 0 OR seq <= (SELECT es.indexed_through FROM brain.embedding_space es
+                               WHERE es.workspace_id = ws AND es.space_id = space.space_id)) THEN
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
