@@ -85,8 +85,11 @@ CREATE TABLE brain.embedding_space (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     activated_at timestamp with time zone,
     indexed_through bigint DEFAULT 0 NOT NULL,
+    folded_through bigint DEFAULT 0 NOT NULL,
     CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
+    CONSTRAINT embedding_space_check1 CHECK ((folded_through <= indexed_through)),
     CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
+    CONSTRAINT embedding_space_indexed_through_check CHECK ((indexed_through >= 0)),
     CONSTRAINT embedding_space_model_check CHECK ((btrim(model) <> ''::text)),
     CONSTRAINT embedding_space_near_identical_check CHECK (((near_identical > (0)::double precision) AND (near_identical <= (1)::double precision))),
     CONSTRAINT embedding_space_provider_check CHECK ((provider ~ '^[a-z][a-z0-9_-]*$'::text)),
@@ -94,32 +97,40 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
-CREATE FUNCTION brain._build_space_index(s brain.embedding_space) RETURNS brain.embedding_space
+COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
+CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET maintenance_work_mem TO '64MB'
     AS $$
 DECLARE
+    s brain.embedding_space;
+    top bigint;
     n bigint;
-    need_kb bigint;
 BEGIN
-    -- Writers of embeddings (in every workspace) wait from here to the end of
-    -- the transaction, so no vector the new index should hold is missed;
-    -- searches go on with the old index.
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _build_space_index.space_id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR012', format('No embedding space #%s in this workspace.', space_id), NULL,
+            'See brain.active_embedding_space().');
+    END IF;
+    -- No vector the new index should hold can be stored while it is built.
     LOCK TABLE brain.embedding IN SHARE MODE;
-    SELECT coalesce(max(e.ingest_seq), 0), count(*) INTO s.indexed_through, n
+    SELECT coalesce(max(e.ingest_seq), 0), count(*) INTO top, n
     FROM brain.embedding e WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id;
-    s.indexed_through := greatest(s.indexed_through,
-        (SELECT es.indexed_through FROM brain.embedding_space es
-         WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id));
+    IF top <= s.indexed_through THEN
+        RETURN s;
+    END IF;
     -- pgvector builds the graph in memory while it fits in maintenance_work_mem
     -- (a vector and about 1 kB of links each); past that it inserts vector by
-    -- vector, several times slower. At most 2 GB, and never less than the server's.
-    need_kb := n * (s.dims * 4 + 1024) * 5 / 4 / 1024;
+    -- vector, several times slower. Up to 2 GB, never less than the session's;
+    -- for this transaction only, which ends with the build.
     PERFORM set_config('maintenance_work_mem',
-        greatest(least(need_kb, 2 * 1024 * 1024), pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,
-                 64 * 1024)::text || 'kB', true);
-    EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id || '_next');
+        greatest(least(n * (s.dims * 4 + 1024) * 5 / 4 / 1024, 2 * 1024 * 1024),
+                 pg_size_bytes(current_setting('maintenance_work_mem')) / 1024)::text || 'kB', true);
+    s.indexed_through := top;
+    EXECUTE brain._space_index_sql(s);
+    UPDATE brain.embedding_space es SET indexed_through = top
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     RETURN s;
 END
 $$;
@@ -185,6 +196,26 @@ CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halfli
     AS $$
     SELECT last_touch + make_interval(secs => halflife_days * 86400.0
         * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
+$$;
+CREATE FUNCTION brain._drop_replaced_indexes(space_id bigint) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.embedding_space;
+    index_name text;
+    n integer := 0;
+BEGIN
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _drop_replaced_indexes.space_id;
+    PERFORM set_config('lock_timeout', '1s', true);
+    FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
+                      WHERE i.indexname <> brain._space_index_name(s) LOOP
+        EXECUTE format('DROP INDEX brain.%I', index_name);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
 $$;
 CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text) RETURNS brain.write_result
     LANGUAGE sql STABLE
@@ -444,6 +475,33 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, OUT indexed integer, OUT folded integer) RETURNS record
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ids bigint[];
+    g record;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                   AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
+                 ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
+    FOR g IN
+        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
+        ORDER BY 1, 2
+    LOOP
+        PERFORM brain._lock_writes(g.kind, g.project);
+    END LOOP;
+    UPDATE brain.embedding e SET ingest_seq = 0
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
+      AND e.ingest_seq > s.indexed_through;
+    GET DIAGNOSTICS indexed = ROW_COUNT;
+    folded := brain._fold_near_identical(s, ids);
+END
+$$;
 CREATE FUNCTION brain._keep_longer(existing_id bigint, kind text, headline text, body text, normalized text, tags text[], vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -588,7 +646,8 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
     -- order until lim pass, so a filter runs for few rows, not for each.
     || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
                                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                                       AND e.ingest_seq > s.indexed_through)
+                                       -- the literal lets a generic plan use embedding_unindexed
+                                       AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through)
        THEN format($q$
         UNION ALL
         (SELECT e.memory_id, e.dist
@@ -756,6 +815,13 @@ CREATE FUNCTION brain._section_tokens(items jsonb, heading text) RETURNS integer
                 ELSE 1 + brain.estimate_tokens(heading) + 1
                      + (SELECT sum((i->>'tokens')::integer) FROM jsonb_array_elements(items) AS i)::integer END
 $$;
+CREATE FUNCTION brain._set_folded_through(space_id bigint, through bigint) RETURNS void
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    UPDATE brain.embedding_space es SET folded_through = greatest(es.folded_through, least(through, es.indexed_through))
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _set_folded_through.space_id
+$$;
 CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -776,25 +842,27 @@ BEGIN
     RETURN true;
 END
 $$;
-CREATE FUNCTION brain._space_index_sql(s brain.embedding_space, name text) RETURNS text
+CREATE FUNCTION brain._space_index_name(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT 'embedding_hnsw_' || s.space_id || CASE WHEN s.indexed_through > 0 THEN '_' || s.indexed_through ELSE '' END
+$$;
+CREATE FUNCTION brain._space_index_sql(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
                   ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
-                  name, s.dims, s.space_id, s.indexed_through)
+                  brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
 $$;
-CREATE FUNCTION brain._swap_space_index(s brain.embedding_space) RETURNS void
-    LANGUAGE plpgsql SECURITY DEFINER
+CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname text)
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-BEGIN
-    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || s.space_id);
-    EXECUTE format('ALTER INDEX brain.%I RENAME TO %I',
-                   'embedding_hnsw_' || s.space_id || '_next', 'embedding_hnsw_' || s.space_id);
-    UPDATE brain.embedding_space es SET indexed_through = s.indexed_through
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
-END
+    SELECT i.indexname::text FROM pg_catalog.pg_indexes i
+    WHERE i.schemaname = 'brain'
+      AND (i.indexname = 'embedding_hnsw_' || space_id OR i.indexname LIKE 'embedding\_hnsw\_' || space_id || '\_%')
 $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
@@ -1678,6 +1746,7 @@ CREATE FUNCTION brain.drop_embedding_space(embedding_space text) RETURNS jsonb
 DECLARE
     target brain.embedding_space := brain._resolve_space(embedding_space);
     removed bigint;
+    index_name text;
 BEGIN
     IF target.state = 'active' THEN
         PERFORM brain._raise('BR011', format('Space %s is the active one.', embedding_space),
@@ -1687,7 +1756,9 @@ BEGIN
     DELETE FROM brain.embedding e
     WHERE e.workspace_id = target.workspace_id AND e.space_id = target.space_id;
     GET DIAGNOSTICS removed = ROW_COUNT;
-    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || target.space_id);
+    FOR index_name IN SELECT i.indexname FROM brain._space_indexes(target.space_id) AS i LOOP
+        EXECUTE format('DROP INDEX IF EXISTS brain.%I', index_name);
+    END LOOP;
     DELETE FROM brain.embedding_space s
     WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
     RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);
@@ -1965,12 +2036,15 @@ CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max
 DECLARE
     s brain.embedding_space := brain._resolve_space(embedding_space);
     started timestamptz := clock_timestamp();
+    how text := 'none';
+    n_indexed integer := 0;
+    n_folded integer := 0;
     n_waiting bigint;
-    n_indexed bigint;
+    n_in_index bigint;
     ids bigint[];
-    how text;
-    folded integer;
+    through bigint;
     g record;
+    done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
@@ -1980,63 +2054,72 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
-    SELECT count(*) INTO n_waiting FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through;
-    IF n_waiting = 0 THEN
-        RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', 'none', 'indexed', 0,
-                                  'folded', 0, 'waiting', 0, 'seconds', 0);
-    END IF;
-    SELECT count(*) INTO n_indexed FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
-    IF n_waiting >= n_indexed * (brain.setting('index_rebuild_share'))::double precision THEN
-        -- Many waiting: a new index of the whole space, built in memory, costs
-        -- less than inserting them one by one (docs/scaling.md).
-        how := 'rebuilt';
-        s := brain._build_space_index(s);
+    -- One step per call, in its own transaction; callers repeat until 'none'.
+    IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
+               WHERE i.indexname <> brain._space_index_name(s)) THEN
+        -- 1. The index a rebuild replaced.
+        BEGIN
+            PERFORM brain._drop_replaced_indexes(s.space_id);
+            how := 'dropped';
+        EXCEPTION WHEN lock_not_available THEN
+            how := 'busy';  -- a long query holds the table: next time
+        END;
+    ELSIF s.folded_through < s.indexed_through THEN
+        -- 2. The dedup owed by the vectors a rebuild took in: the oldest
+        --    batches first, about max_rows vectors (whole batches).
+        SELECT max(w.ingest_seq) INTO through
+        FROM (SELECT e.ingest_seq FROM brain.embedding e
+              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
+              ORDER BY e.ingest_seq LIMIT max_rows) AS w;
+        through := coalesce(through, s.indexed_through);
         ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                       AND e.ingest_seq > (SELECT es.indexed_through FROM brain.embedding_space es
-                                           WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id)
-                       AND e.ingest_seq <= s.indexed_through
+                       AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
                      ORDER BY e.memory_id);
-        -- dedup on the new index (s names it: its indexed_through), writers still waiting
-        folded := brain._fold_near_identical(s, ids);
-        PERFORM brain._swap_space_index(s);
-    ELSE
-        -- A few: into the index one by one, the oldest max_rows, with the
-        -- writers of their kinds and projects waiting (taken in order: no deadlock).
-        how := 'inserted';
         FOR g IN
-            SELECT DISTINCT m.kind, m.project
-            FROM (SELECT e.memory_id FROM brain.embedding e
-                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                    AND e.ingest_seq > s.indexed_through
-                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows) AS w
-            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = w.memory_id
+            SELECT DISTINCT m.kind, m.project FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
             ORDER BY 1, 2
         LOOP
             PERFORM brain._lock_writes(g.kind, g.project);
         END LOOP;
-        WITH batch AS (
-            SELECT e.memory_id FROM brain.embedding e
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through
-            ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows
-        ), moved AS (
-            UPDATE brain.embedding e SET ingest_seq = 0
-            FROM batch
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = batch.memory_id
-            RETURNING e.memory_id
-        )
-        SELECT array_agg(moved.memory_id ORDER BY moved.memory_id) INTO ids FROM moved;
-        folded := brain._fold_near_identical(s, ids);
+        n_folded := brain._fold_near_identical(s, ids);
+        PERFORM brain._set_folded_through(s.space_id,
+            CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
+        how := 'folded';
+        n_indexed := 0;
+    ELSE
+        SELECT count(*) INTO n_waiting FROM brain.embedding e
+        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+          AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+        IF n_waiting > 0 THEN
+            SELECT count(*) INTO n_in_index FROM brain.embedding e
+            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
+            IF n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+                -- 3. Many waiting: a new index of the whole space, built in
+                --    memory, costs less than inserting them one by one.
+                s := brain._build_space_index(s.space_id);
+                how := 'rebuilt';
+                n_indexed := n_waiting;
+            ELSE
+                -- 4. A few: into the index one by one, with their dedup.
+                done := brain._insert_waiting(s, max_rows);
+                how := 'inserted';
+                n_indexed := done.indexed;
+                n_folded := done.folded;
+            END IF;
+        END IF;
     END IF;
+    SELECT count(*) INTO n_waiting FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
     RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', how,
-                              'indexed', cardinality(ids), 'folded', folded,
-                              'waiting', greatest(n_waiting - cardinality(ids), 0),
+                              'indexed', n_indexed, 'folded', n_folded, 'waiting', n_waiting,
                               'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
 END
 $$;
-COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes vectors that large observe_batch calls left out of the HNSW index into it, and runs their near-identical dedup (a fold keeps the longer text and tombstones the other). When they are at least index_rebuild_share (0.25) of the indexed ones, the space''s index is rebuilt in memory with them (writers of embeddings wait meanwhile, searches go on); otherwise the oldest max_rows are inserted. Returns what it did and how many still wait. `brain worker` calls it.';
+COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped, or busy when a long query holds the table); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2456,20 +2539,24 @@ BEGIN
         -- costs 1.5-2.5 ms a vector): searches rank them exactly, and
         -- brain.index_vectors (`brain worker`) indexes them and runs their
         -- near-identical dedup later. When index_pending_max vectors already
-        -- wait, the batch indexes them first (before it takes locks that
-        -- indexing would wait for), so searches never rank more exactly.
+        -- wait, the batch first moves as many as it adds into the index (before
+        -- it takes its own write lock), so exact ranking never covers more.
         IF n >= (brain.setting('index_defer_rows'))::integer THEN
+            seq := -1;  -- decided; the number is taken behind the write lock
             IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
                                       WHERE e.workspace_id = ws AND e.space_id = space.space_id
-                                        AND e.ingest_seq > space.indexed_through
+                                        AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
-                PERFORM brain.index_vectors(space.provider || ':' || space.model);
-                space := brain._write_space(embedding_space);  -- its indexed_through moved
+                PERFORM brain._insert_waiting(space, n);
             END IF;
-            seq := nextval('brain.embedding_ingest_seq');
         END IF;
         PERFORM brain._lock_writes(kind, v_project);
+        -- Taken behind the lock, so within a kind and project ingest_seq follows
+        -- memory_id, the order brain.index_vectors compares them in.
+        IF seq = -1 THEN
+            seq := nextval('brain.embedding_ingest_seq');
+        END IF;
     END IF;
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
     SELECT array_agg(x.existing ORDER BY x.j), array_agg(x.fst ORDER BY x.j)
@@ -2529,7 +2616,12 @@ BEGIN
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
     --    batch). A hit folds the new row into that memory, keeping the longer text.
-    IF vecs IS NOT NULL AND seq = 0 AND kind <> 'incident' AND cardinality(created) > 0 THEN
+    --    (A batch whose vectors wait for the index is compared when indexed;
+    --    unless an index rebuild that began after this batch took its
+    --    ingest_seq holds them already: then no later pass would.)
+    IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0
+       AND (seq = 0 OR seq <= (SELECT es.indexed_through FROM brain.embedding_space es
+                               WHERE es.workspace_id = ws AND es.space_id = space.space_id)) THEN
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
@@ -2927,6 +3019,7 @@ DECLARE
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL;
     statement text;
     statement_name text;
+    stale text;
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -3075,6 +3168,14 @@ BEGIN
     -- one does (with LIMIT $n it would sort the whole space instead).
     statement_name := 'brain_search_' || md5(statement);
     IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements p WHERE p.name = statement_name) THEN
+        -- Statements name their space's indexed_through, so each index rebuild
+        -- brings new ones: a long-lived session keeps at most 32.
+        IF (SELECT count(*) FROM pg_catalog.pg_prepared_statements p WHERE p.name LIKE 'brain\_search\_%') >= 32 THEN
+            FOR stale IN SELECT p.name FROM pg_catalog.pg_prepared_statements p
+                         WHERE p.name LIKE 'brain\_search\_%' LOOP
+                EXECUTE format('DEALLOCATE %I', stale);
+            END LOOP;
+        END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
                        ' integer, bigint, double precision, integer, integer, double precision) AS %s',
@@ -3182,11 +3283,15 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        -- vectors of large batches that wait for brain.index_vectors
+        'unindexed_vectors', (SELECT count(*) FROM brain.embedding e, space
+                              WHERE e.workspace_id = brain.current_workspace() AND e.space_id = space.space_id
+                                AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
 $$;
-COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space and its pending embeddings.';
+COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings and the vectors waiting for its HNSW index.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3459,8 +3564,8 @@ BEGIN
                 coalesce(use_embedding_space.related, 0.75))
         RETURNING * INTO s;
     END IF;
-    IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
-        EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id);
+    IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
+        EXECUTE brain._space_index_sql(s);
     END IF;
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
@@ -3576,7 +3681,8 @@ CREATE TABLE brain.embedding (
     memory_id bigint NOT NULL,
     embedding public.vector NOT NULL,
     embedded_at timestamp with time zone DEFAULT now() NOT NULL,
-    ingest_seq bigint DEFAULT 0 NOT NULL
+    ingest_seq bigint DEFAULT 0 NOT NULL,
+    CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
 CREATE SEQUENCE brain.embedding_ingest_seq
@@ -3653,7 +3759,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7b3c524d003c142924dcd5ffd093c09ba3f09a51b1fb4743850a30b3c616f749';
+COMMENT ON TABLE brain.migration IS 'functions 30040cb5cd6e62f06be53c52f1c6b4450c759778b113633d647c3768be0c55c0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

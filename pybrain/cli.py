@@ -790,7 +790,7 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
                         click.echo(f"worker: embedded {len(results)}", err=True)
                 while brain.active_space() is not None:
                     done = brain.index_vectors()
-                    if done["action"] == "none":
+                    if done["action"] in ("none", "busy"):  # busy: a long query; next time
                         break
                     totals["indexed"] += done["indexed"]
                     totals["folded"] += done["folded"]

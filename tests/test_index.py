@@ -39,8 +39,38 @@ def index_vectors(conn, **kwargs) -> dict:
     return scalar(conn, f"SELECT brain.index_vectors({args})", kwargs)
 
 
+def index_all(conn) -> list[dict]:
+    """brain.index_vectors until it has nothing to do, as `brain worker` runs it."""
+    steps = []
+    while (done := index_vectors(conn))["action"] != "none":
+        steps.append(done)
+        assert len(steps) < 20
+    return steps
+
+
+def index_names(conn) -> list[str]:
+    return [
+        r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE indexname LIKE 'embedding_hnsw_%'")
+    ]
+
+
 def index_definition(conn) -> str:
-    return scalar(conn, "SELECT indexdef FROM pg_indexes WHERE indexname LIKE 'embedding_hnsw_%%'")
+    (name,) = index_names(conn)
+    return scalar(conn, "SELECT indexdef FROM pg_indexes WHERE indexname = %s", (name,))
+
+
+def vector_plan(conn, vector: list[float]) -> str:
+    """The plan of the vector lookup search and dedup make (brain._nearest_sql), with
+    sorts off: the HNSW index when the query can use it, a sort only where it cannot."""
+    conn.execute("SET enable_sort = off")
+    query = scalar(
+        conn,
+        "SELECT brain._nearest_sql(brain.active_embedding_space(), %s, '', 'true', 10)",
+        (f"'{vector}'::public.vector(384)",),
+    )
+    return "\n".join(
+        r[0] for r in conn.execute(f"EXPLAIN SELECT * FROM ({query}) AS k ORDER BY k.dist LIMIT 10")
+    )
 
 
 def test_a_large_batch_waits_outside_the_index_and_is_found_exactly(conn) -> None:
@@ -48,25 +78,34 @@ def test_a_large_batch_waits_outside_the_index_and_is_found_exactly(conn) -> Non
     assert {r["action"] for r in out} == {"created"}
     assert waiting(conn) == 8
     assert index_definition(conn).endswith("WHERE ((space_id = 1) AND (ingest_seq <= 0))")
+    assert "embedding_unindexed" in vector_plan(conn, orthogonal(1)[0])
     # the vector leg ranks them exactly: each text's own vector finds it first
     for r, v in zip(out, orthogonal(8), strict=True):
         found = search(conn, "", v, max_results=3)
         assert found[0]["id"] == r["memory_id"] and found[0]["vector_rank"] == 1
 
 
-def test_index_vectors_rebuilds_the_index_with_the_waiting_vectors(conn) -> None:
+def test_index_vectors_rebuilds_the_index_then_drops_the_old_one_then_dedups(conn) -> None:
     out = observe(conn, texts(8), embeddings=orthogonal(8))
-    done = index_vectors(conn)
-    assert (done["action"], done["indexed"], done["folded"], done["waiting"]) == ("rebuilt", 8, 0, 0)
-    assert waiting(conn) == 0
+    first = index_vectors(conn)
+    assert (first["action"], first["indexed"], first["waiting"]) == ("rebuilt", 8, 0)
     through = scalar(conn, "SELECT indexed_through FROM brain.embedding_space")
     assert through == scalar(conn, "SELECT max(ingest_seq) FROM brain.embedding") > 0
+    assert sorted(index_names(conn)) == ["embedding_hnsw_1", f"embedding_hnsw_1_{through}"]
+    assert f"embedding_hnsw_1_{through}" in vector_plan(conn, orthogonal(1)[0]), "the new index serves"
+    assert index_vectors(conn)["action"] == "dropped"
     assert index_definition(conn).endswith(f"WHERE ((space_id = 1) AND (ingest_seq <= {through}))")
-    assert scalar(conn, "SELECT count(*) FROM pg_indexes WHERE indexname LIKE 'embedding_hnsw_%%'") == 1
-    # the rebuilt index serves the searches
-    conn.execute("SET enable_seqscan = off")
-    assert ids(search(conn, "", orthogonal(8)[5], max_results=1)) == [out[5]["memory_id"]]
+    assert (
+        index_vectors(conn)["action"],
+        scalar(conn, "SELECT folded_through FROM brain.embedding_space"),
+    ) == (
+        "folded",
+        through,
+    )
     assert index_vectors(conn)["action"] == "none"
+    plan = vector_plan(conn, orthogonal(1)[0])
+    assert f"embedding_hnsw_1_{through}" in plan and "embedding_unindexed" not in plan
+    assert ids(search(conn, "", orthogonal(8)[5], max_results=1)) == [out[5]["memory_id"]]
 
 
 def test_few_waiting_vectors_are_inserted_into_the_index(conn) -> None:
@@ -76,7 +115,6 @@ def test_few_waiting_vectors_are_inserted_into_the_index(conn) -> None:
     out = observe(conn, texts(5, start=12), embeddings=orthogonal(5, start=12))
     assert waiting(conn) == 5
     conn.execute("SELECT brain.set_setting('index_rebuild_share', '0.5')")  # 5 of 12 indexed: insert
-    definition = index_definition(conn)
     done = index_vectors(conn, max_rows=3)
     assert (done["action"], done["indexed"], done["waiting"]) == ("inserted", 3, 2)
     moved = [r["memory_id"] for r in out[:3]]
@@ -84,7 +122,7 @@ def test_few_waiting_vectors_are_inserted_into_the_index(conn) -> None:
         rows(conn, "SELECT ingest_seq FROM brain.embedding WHERE memory_id = ANY (%s)", (moved,))
         == [{"ingest_seq": 0}] * 3
     ), "the oldest first, into the index as it is"
-    assert index_definition(conn) == definition
+    assert index_names(conn) == ["embedding_hnsw_1"]
     assert index_vectors(conn)["indexed"] == 2 and waiting(conn) == 0
 
 
@@ -93,8 +131,9 @@ def test_near_identical_rows_of_a_large_batch_fold_when_indexed(conn) -> None:
     batch = ["disk almost full on db-1 again", "disk almost full on db-1 again, at 97%", *texts(4)]
     out = observe(conn, batch, embeddings=[unit(0.96), unit(0.97), *orthogonal(4, start=10)])
     assert [r["action"] for r in out] == ["created"] * 6, "dedup waits for the index"
-    done = index_vectors(conn)
-    assert (done["indexed"], done["folded"]) == (6, 2)
+    steps = index_all(conn)
+    assert [s["action"] for s in steps] == ["rebuilt", "dropped", "folded"]
+    assert sum(s["folded"] for s in steps) == 2
     states = rows(
         conn,
         "SELECT memory_id, state, replaced_by FROM brain.memory WHERE memory_id = ANY (%s) ORDER BY 1",
@@ -119,6 +158,24 @@ def test_near_identical_rows_of_a_large_batch_fold_when_indexed(conn) -> None:
     assert ids(search(conn, "disk almost full", unit(1.0), max_results=3))[0] == kept["memory_id"]
 
 
+def test_inserted_vectors_fold_into_near_identical_ones(conn) -> None:
+    conn.execute("SELECT brain.set_setting('index_defer_rows', '100')")
+    (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
+    observe(conn, texts(20), embeddings=orthogonal(20, start=10))
+    conn.execute("SELECT brain.set_setting('index_defer_rows', '5')")
+    out = observe(
+        conn,
+        ["disk almost full on db-1 again", *texts(4, start=40)],
+        embeddings=[unit(0.97), *orthogonal(4, start=40)],
+    )
+    done = index_vectors(conn)
+    assert (done["action"], done["indexed"], done["folded"]) == ("inserted", 5, 1)
+    assert (
+        scalar(conn, "SELECT replaced_by FROM brain.memory WHERE memory_id = %s", (out[0]["memory_id"],))
+        == (kept["memory_id"])
+    )
+
+
 def test_incidents_of_a_large_batch_are_not_folded(conn) -> None:
     observe(conn, ["pager fired for db-1"], kind="incident", embeddings=[unit(1.0)])
     observe(
@@ -127,10 +184,10 @@ def test_incidents_of_a_large_batch_are_not_folded(conn) -> None:
         kind="incident",
         embeddings=[unit(0.99), *orthogonal(4, start=10)],
     )
-    assert index_vectors(conn)["folded"] == 0
+    assert sum(s["folded"] for s in index_all(conn)) == 0
 
 
-def test_a_write_dedups_against_a_waiting_vector(conn) -> None:
+def test_writes_dedup_against_waiting_vectors(conn) -> None:
     out = observe(conn, ["the cache was warmed before the deploy", *texts(4)], embeddings=orthogonal(5))
     assert waiting(conn) == 5
     r = remember(
@@ -142,20 +199,28 @@ def test_a_write_dedups_against_a_waiting_vector(conn) -> None:
         embedding=orthogonal(1)[0],
     )
     assert (r["action"], r["duplicate_of"]) == ("updated", out[0]["memory_id"])
+    # a small batch, indexed at once, compares its rows with the waiting ones too
+    small = observe(conn, ["shard 2 of the nightly export finished, late"], embeddings=[orthogonal(3)[2]])
+    assert (small[0]["action"], small[0]["duplicate_of"]) == ("updated", out[2]["memory_id"])
 
 
-def test_a_batch_indexes_the_waiting_vectors_when_too_many_wait(conn) -> None:
+def test_a_batch_moves_waiting_vectors_into_the_index_when_too_many_wait(conn) -> None:
     conn.execute("SELECT brain.set_setting('index_pending_max', '6')")
-    observe(conn, texts(6), embeddings=orthogonal(6))
+    first = observe(conn, texts(6), embeddings=orthogonal(6))
     assert waiting(conn) == 6
     out = observe(
         conn,
         ["shard 0 of the nightly export finished, late", *texts(4, start=20)],
         embeddings=[unit(0.0, axis=1), *orthogonal(4, start=20)],
     )
-    assert waiting(conn) == 5, "the 6 were indexed first; this batch waits"
+    assert waiting(conn) == 6, "the 5 oldest went into the index first; this batch waits"
+    assert rows(
+        conn,
+        "SELECT ingest_seq = 0 AS indexed FROM brain.embedding WHERE memory_id = %s",
+        (first[5]["memory_id"],),
+    ) == [{"indexed": False}]
     assert out[0]["action"] == "created"
-    assert index_vectors(conn)["folded"] == 1, "its near-identical row folds when indexed"
+    assert sum(s["folded"] for s in index_all(conn)) == 1, "its near-identical row folds when indexed"
 
 
 def test_index_vectors_checks_its_arguments(conn) -> None:
@@ -166,10 +231,14 @@ def test_index_vectors_checks_its_arguments(conn) -> None:
     assert index_vectors(conn)["action"] == "none"
 
 
-def test_a_writer_waits_for_a_rebuild_and_its_vector_is_indexed(conn, db_url) -> None:
-    observe(conn, texts(8), embeddings=orthogonal(8))
+def test_writers_wait_for_a_rebuild_and_searches_do_not(conn, db_url) -> None:
+    out = observe(conn, texts(8), embeddings=orthogonal(8))
     conn.execute("BEGIN")
     assert index_vectors(conn)["action"] == "rebuilt"
+    with psycopg.connect(db_url, autocommit=True) as other:
+        other.execute("SET lock_timeout = '2s'")
+        found = search(other, "", orthogonal(3)[2], max_results=1)  # would raise if it waited
+        assert ids(found) == [out[2]["memory_id"]]
     written: dict = {}
 
     def write() -> None:
@@ -180,40 +249,40 @@ def test_a_writer_waits_for_a_rebuild_and_its_vector_is_indexed(conn, db_url) ->
 
     t = threading.Thread(target=write)
     t.start()
-    time.sleep(0.3)
-    assert "row" not in written, "writers of embeddings wait for the new index"
-    found = search(conn, "", orthogonal(3)[2], max_results=1)  # searches go on
-    assert found[0]["vector_rank"] == 1
+    with psycopg.connect(db_url, autocommit=True) as watcher:
+        for _ in range(100):
+            waits = scalar(watcher, "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'")
+            if waits:
+                break
+            time.sleep(0.05)
+    assert waits == 1 and "row" not in written, "the writer waits for the rebuild's lock"
     conn.execute("COMMIT")
     t.join()
-    conn.execute("SET enable_seqscan = off")
+    index_all(conn)
     assert ids(search(conn, "", unit(0.0, axis=50), max_results=1)) == [written["row"]["memory_id"]]
     assert waiting(conn) == 0
+
+
+def test_rebuild_drops_nothing_while_a_query_holds_the_table(conn, db_url) -> None:
+    observe(conn, texts(8), embeddings=orthogonal(8))
+    assert index_vectors(conn)["action"] == "rebuilt"
+    with psycopg.connect(db_url) as reader:  # a transaction that has read brain.embedding
+        reader.execute("SELECT count(*) FROM brain.embedding").fetchone()
+        assert index_vectors(conn)["action"] == "busy"
+        assert len(index_names(conn)) == 2
+    assert index_vectors(conn)["action"] == "dropped"
 
 
 def test_worker_indexes_waiting_vectors(conn, brain_cli) -> None:
     observe(conn, texts(8), embeddings=orthogonal(8))
     out = brain_cli("worker", "--once", "--json")
     assert '"indexed": 8' in out.output
-    assert waiting(conn) == 0
+    assert waiting(conn) == 0 and len(index_names(conn)) == 1
 
 
 def test_stats_count_the_waiting_vectors(conn, brain_cli) -> None:
     observe(conn, texts(8), embeddings=orthogonal(8))
     assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 8
     assert "8 waiting for the index" in brain_cli("stats").output
-    index_vectors(conn)
+    index_all(conn)
     assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 0
-
-
-def test_a_batch_already_covered_by_a_rebuild_runs_its_dedup_at_once(conn) -> None:
-    # As when an index rebuild takes the vectors in between the batch taking its
-    # ingest_seq and storing them: no later pass of index_vectors would see them.
-    (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
-    conn.execute(
-        "UPDATE brain.embedding_space SET indexed_through = nextval('brain.embedding_ingest_seq') + 1"
-    )
-    out = observe(
-        conn, ["disk almost full on db-1 again", *texts(4)], embeddings=[unit(0.96), *orthogonal(4, 10)]
-    )
-    assert (out[0]["action"], out[0]["duplicate_of"]) == ("updated", kept["memory_id"])

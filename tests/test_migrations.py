@@ -23,7 +23,7 @@ RELEASED = {
     "004-sessions.sql": "02b0f8096dd8c81eafcb325e16b1c3f6aacda12a653b10c4083651f7471d1a00",
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
-    "007-deferred-vector-index.sql": "bec106c82f813edf9c9b2efd7984dc7339a9d5ea25ba8ea3e6869bd62d928c0b",
+    "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
 }
 
 

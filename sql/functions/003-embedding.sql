@@ -1,19 +1,29 @@
 -- Embedding spaces: registering a (provider, model, dims), its HNSW index,
 -- validating vectors, and the nearest-neighbour lookup used by dedup.
 
--- The statement that creates a space's HNSW index under the name given: the
--- vectors with ingest_seq up to the space's indexed_through (migration 007).
+-- The name of a space's HNSW index: a rebuild (brain.index_vectors) builds
+-- the new one beside the old, named by the watermark it indexes through.
+CREATE OR REPLACE FUNCTION brain._space_index_name(s brain.embedding_space)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT 'embedding_hnsw_' || s.space_id || CASE WHEN s.indexed_through > 0 THEN '_' || s.indexed_through ELSE '' END
+$$;
+
+-- The statement that creates a space's HNSW index: the vectors with
+-- ingest_seq up to the space's indexed_through (migration 007).
 -- ef_construction 128, not pgvector's 64: on 100k MiniLM vectors of templated
 -- notes, recall@10 at ef_search 40 went from 0.945 to 0.981, for 31% more time
 -- per inserted vector (1.07 to 1.40 ms; docs/benchmarks.md).
-CREATE OR REPLACE FUNCTION brain._space_index_sql(s brain.embedding_space, name text)
+CREATE OR REPLACE FUNCTION brain._space_index_sql(s brain.embedding_space)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
                   ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
-                  name, s.dims, s.space_id, s.indexed_through)
+                  brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
 $$;
 
 CREATE OR REPLACE FUNCTION brain.use_embedding_space(
@@ -85,8 +95,8 @@ BEGIN
         RETURNING * INTO s;
     END IF;
 
-    IF to_regclass(format('brain.%I', 'embedding_hnsw_' || s.space_id)) IS NULL THEN
-        EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id);
+    IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
+        EXECUTE brain._space_index_sql(s);
     END IF;
 
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
@@ -230,7 +240,8 @@ AS $$
     -- order until lim pass, so a filter runs for few rows, not for each.
     || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
                                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                                       AND e.ingest_seq > s.indexed_through)
+                                       -- the literal lets a generic plan use embedding_unindexed
+                                       AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through)
        THEN format($q$
         UNION ALL
         (SELECT e.memory_id, e.dist

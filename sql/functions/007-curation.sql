@@ -164,7 +164,7 @@ AS $$
         -- vectors of large batches that wait for brain.index_vectors
         'unindexed_vectors', (SELECT count(*) FROM brain.embedding e, space
                               WHERE e.workspace_id = brain.current_workspace() AND e.space_id = space.space_id
-                                AND e.ingest_seq > space.indexed_through),
+                                AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )

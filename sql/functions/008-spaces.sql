@@ -67,6 +67,7 @@ AS $$
 DECLARE
     target brain.embedding_space := brain._resolve_space(embedding_space);
     removed bigint;
+    index_name text;
 BEGIN
     IF target.state = 'active' THEN
         PERFORM brain._raise('BR011', format('Space %s is the active one.', embedding_space),
@@ -76,7 +77,9 @@ BEGIN
     DELETE FROM brain.embedding e
     WHERE e.workspace_id = target.workspace_id AND e.space_id = target.space_id;
     GET DIAGNOSTICS removed = ROW_COUNT;
-    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || target.space_id);
+    FOR index_name IN SELECT i.indexname FROM brain._space_indexes(target.space_id) AS i LOOP
+        EXECUTE format('DROP INDEX IF EXISTS brain.%I', index_name);
+    END LOOP;
     DELETE FROM brain.embedding_space s
     WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
     RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);
@@ -85,56 +88,117 @@ $$;
 COMMENT ON FUNCTION brain.drop_embedding_space IS
     'Deletes a space that is not active, with its embeddings and its HNSW index.';
 
--- The index build of brain.index_vectors: a new HNSW index of the space under
--- a temporary name, holding every vector of the space stored so far. Returns
--- the space as it is once brain._swap_space_index puts that index in place.
-CREATE OR REPLACE FUNCTION brain._build_space_index(s brain.embedding_space)
+-- The HNSW indexes of a space: its current one, and one a rebuild replaced
+-- until brain.index_vectors drops it.
+CREATE OR REPLACE FUNCTION brain._space_indexes(space_id bigint)
+RETURNS TABLE (indexname text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT i.indexname::text FROM pg_catalog.pg_indexes i
+    WHERE i.schemaname = 'brain'
+      AND (i.indexname = 'embedding_hnsw_' || space_id OR i.indexname LIKE 'embedding\_hnsw\_' || space_id || '\_%')
+$$;
+
+-- brain.index_vectors's rebuild: a new HNSW index of a space of this
+-- workspace, beside the old one, holding every vector stored so far; then
+-- the space's indexed_through names it. Searches go on with the old index
+-- meanwhile; writers of embeddings (in every workspace) wait until the
+-- transaction ends. Returns the space as it is now.
+CREATE OR REPLACE FUNCTION brain._build_space_index(space_id bigint)
 RETURNS brain.embedding_space
 LANGUAGE plpgsql
-SECURITY DEFINER  -- creates an index, which needs the table owner
+SECURITY DEFINER  -- creates an index and moves the watermark, which need the table owner
 SET search_path = pg_catalog, public, pg_temp
--- restored when the function returns (set below for the build)
-SET maintenance_work_mem = '64MB'
 AS $$
 DECLARE
+    s brain.embedding_space;
+    top bigint;
     n bigint;
-    need_kb bigint;
 BEGIN
-    -- Writers of embeddings (in every workspace) wait from here to the end of
-    -- the transaction, so no vector the new index should hold is missed;
-    -- searches go on with the old index.
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _build_space_index.space_id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR012', format('No embedding space #%s in this workspace.', space_id), NULL,
+            'See brain.active_embedding_space().');
+    END IF;
+    -- No vector the new index should hold can be stored while it is built.
     LOCK TABLE brain.embedding IN SHARE MODE;
-    SELECT coalesce(max(e.ingest_seq), 0), count(*) INTO s.indexed_through, n
+    SELECT coalesce(max(e.ingest_seq), 0), count(*) INTO top, n
     FROM brain.embedding e WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id;
-    s.indexed_through := greatest(s.indexed_through,
-        (SELECT es.indexed_through FROM brain.embedding_space es
-         WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id));
+    IF top <= s.indexed_through THEN
+        RETURN s;
+    END IF;
     -- pgvector builds the graph in memory while it fits in maintenance_work_mem
     -- (a vector and about 1 kB of links each); past that it inserts vector by
-    -- vector, several times slower. At most 2 GB, and never less than the server's.
-    need_kb := n * (s.dims * 4 + 1024) * 5 / 4 / 1024;
+    -- vector, several times slower. Up to 2 GB, never less than the session's;
+    -- for this transaction only, which ends with the build.
     PERFORM set_config('maintenance_work_mem',
-        greatest(least(need_kb, 2 * 1024 * 1024), pg_size_bytes(current_setting('maintenance_work_mem')) / 1024,
-                 64 * 1024)::text || 'kB', true);
-    EXECUTE brain._space_index_sql(s, 'embedding_hnsw_' || s.space_id || '_next');
+        greatest(least(n * (s.dims * 4 + 1024) * 5 / 4 / 1024, 2 * 1024 * 1024),
+                 pg_size_bytes(current_setting('maintenance_work_mem')) / 1024)::text || 'kB', true);
+    s.indexed_through := top;
+    EXECUTE brain._space_index_sql(s);
+    UPDATE brain.embedding_space es SET indexed_through = top
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     RETURN s;
 END
 $$;
 
--- Puts the index built by brain._build_space_index in place of the space's
--- index. Searches wait for the lock this takes only until the transaction ends.
-CREATE OR REPLACE FUNCTION brain._swap_space_index(s brain.embedding_space)
-RETURNS void
+-- Drops the indexes of a space of this workspace that a rebuild replaced.
+-- Dropping takes a lock that searches wait for, briefly: it gives up after a
+-- second (lock_not_available) rather than hold them up behind a long query.
+CREATE OR REPLACE FUNCTION brain._drop_replaced_indexes(space_id bigint)
+RETURNS integer
 LANGUAGE plpgsql
-SECURITY DEFINER  -- drops and renames an index, which needs the table owner
+SECURITY DEFINER  -- drops indexes, which needs the table owner
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    s brain.embedding_space;
+    index_name text;
+    n integer := 0;
 BEGIN
-    EXECUTE format('DROP INDEX IF EXISTS brain.%I', 'embedding_hnsw_' || s.space_id);
-    EXECUTE format('ALTER INDEX brain.%I RENAME TO %I',
-                   'embedding_hnsw_' || s.space_id || '_next', 'embedding_hnsw_' || s.space_id);
-    UPDATE brain.embedding_space es SET indexed_through = s.indexed_through
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _drop_replaced_indexes.space_id;
+    PERFORM set_config('lock_timeout', '1s', true);
+    FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
+                      WHERE i.indexname <> brain._space_index_name(s) LOOP
+        EXECUTE format('DROP INDEX brain.%I', index_name);
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
+-- Moves the oldest max_rows waiting vectors of space s into its HNSW index
+-- one by one and runs their near-identical dedup, with the writers of their
+-- kinds and projects waiting (locked in order: no deadlock). The number moved.
+CREATE OR REPLACE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer,
+                                                 OUT indexed integer, OUT folded integer)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ids bigint[];
+    g record;
+BEGIN
+    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                   AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
+                 ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
+    FOR g IN
+        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
+        ORDER BY 1, 2
+    LOOP
+        PERFORM brain._lock_writes(g.kind, g.project);
+    END LOOP;
+    UPDATE brain.embedding e SET ingest_seq = 0
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
+      AND e.ingest_seq > s.indexed_through;
+    GET DIAGNOSTICS indexed = ROW_COUNT;
+    folded := brain._fold_near_identical(s, ids);
 END
 $$;
 
@@ -146,12 +210,15 @@ AS $$
 DECLARE
     s brain.embedding_space := brain._resolve_space(embedding_space);
     started timestamptz := clock_timestamp();
+    how text := 'none';
+    n_indexed integer := 0;
+    n_folded integer := 0;
     n_waiting bigint;
-    n_indexed bigint;
+    n_in_index bigint;
     ids bigint[];
-    how text;
-    folded integer;
+    through bigint;
     g record;
+    done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
@@ -161,62 +228,82 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
-    SELECT count(*) INTO n_waiting FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through;
-    IF n_waiting = 0 THEN
-        RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', 'none', 'indexed', 0,
-                                  'folded', 0, 'waiting', 0, 'seconds', 0);
-    END IF;
-    SELECT count(*) INTO n_indexed FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
 
-    IF n_waiting >= n_indexed * (brain.setting('index_rebuild_share'))::double precision THEN
-        -- Many waiting: a new index of the whole space, built in memory, costs
-        -- less than inserting them one by one (docs/scaling.md).
-        how := 'rebuilt';
-        s := brain._build_space_index(s);
+    -- One step per call, in its own transaction; callers repeat until 'none'.
+    IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
+               WHERE i.indexname <> brain._space_index_name(s)) THEN
+        -- 1. The index a rebuild replaced.
+        BEGIN
+            PERFORM brain._drop_replaced_indexes(s.space_id);
+            how := 'dropped';
+        EXCEPTION WHEN lock_not_available THEN
+            how := 'busy';  -- a long query holds the table: next time
+        END;
+    ELSIF s.folded_through < s.indexed_through THEN
+        -- 2. The dedup owed by the vectors a rebuild took in: the oldest
+        --    batches first, about max_rows vectors (whole batches).
+        SELECT max(w.ingest_seq) INTO through
+        FROM (SELECT e.ingest_seq FROM brain.embedding e
+              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
+              ORDER BY e.ingest_seq LIMIT max_rows) AS w;
+        through := coalesce(through, s.indexed_through);
         ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                       AND e.ingest_seq > (SELECT es.indexed_through FROM brain.embedding_space es
-                                           WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id)
-                       AND e.ingest_seq <= s.indexed_through
+                       AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
                      ORDER BY e.memory_id);
-        -- dedup on the new index (s names it: its indexed_through), writers still waiting
-        folded := brain._fold_near_identical(s, ids);
-        PERFORM brain._swap_space_index(s);
-    ELSE
-        -- A few: into the index one by one, the oldest max_rows, with the
-        -- writers of their kinds and projects waiting (taken in order: no deadlock).
-        how := 'inserted';
         FOR g IN
-            SELECT DISTINCT m.kind, m.project
-            FROM (SELECT e.memory_id FROM brain.embedding e
-                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                    AND e.ingest_seq > s.indexed_through
-                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows) AS w
-            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = w.memory_id
+            SELECT DISTINCT m.kind, m.project FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
             ORDER BY 1, 2
         LOOP
             PERFORM brain._lock_writes(g.kind, g.project);
         END LOOP;
-        WITH batch AS (
-            SELECT e.memory_id FROM brain.embedding e
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq > s.indexed_through
-            ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows
-        ), moved AS (
-            UPDATE brain.embedding e SET ingest_seq = 0
-            FROM batch
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = batch.memory_id
-            RETURNING e.memory_id
-        )
-        SELECT array_agg(moved.memory_id ORDER BY moved.memory_id) INTO ids FROM moved;
-        folded := brain._fold_near_identical(s, ids);
+        n_folded := brain._fold_near_identical(s, ids);
+        PERFORM brain._set_folded_through(s.space_id,
+            CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
+        how := 'folded';
+        n_indexed := 0;
+    ELSE
+        SELECT count(*) INTO n_waiting FROM brain.embedding e
+        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+          AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+        IF n_waiting > 0 THEN
+            SELECT count(*) INTO n_in_index FROM brain.embedding e
+            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
+            IF n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+                -- 3. Many waiting: a new index of the whole space, built in
+                --    memory, costs less than inserting them one by one.
+                s := brain._build_space_index(s.space_id);
+                how := 'rebuilt';
+                n_indexed := n_waiting;
+            ELSE
+                -- 4. A few: into the index one by one, with their dedup.
+                done := brain._insert_waiting(s, max_rows);
+                how := 'inserted';
+                n_indexed := done.indexed;
+                n_folded := done.folded;
+            END IF;
+        END IF;
     END IF;
+    SELECT count(*) INTO n_waiting FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
     RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', how,
-                              'indexed', cardinality(ids), 'folded', folded,
-                              'waiting', greatest(n_waiting - cardinality(ids), 0),
+                              'indexed', n_indexed, 'folded', n_folded, 'waiting', n_waiting,
                               'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
 END
 $$;
 COMMENT ON FUNCTION brain.index_vectors IS
-    'Takes vectors that large observe_batch calls left out of the HNSW index into it, and runs their near-identical dedup (a fold keeps the longer text and tombstones the other). When they are at least index_rebuild_share (0.25) of the indexed ones, the space''s index is rebuilt in memory with them (writers of embeddings wait meanwhile, searches go on); otherwise the oldest max_rows are inserted. Returns what it did and how many still wait. `brain worker` calls it.';
+    'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped, or busy when a long query holds the table); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
+
+-- Records that the vectors up to `through` have had their dedup.
+CREATE OR REPLACE FUNCTION brain._set_folded_through(space_id bigint, through bigint)
+RETURNS void
+LANGUAGE sql
+SECURITY DEFINER  -- moves a watermark, which only brain.index_vectors does
+SET search_path = pg_catalog, pg_temp
+AS $$
+    UPDATE brain.embedding_space es SET folded_through = greatest(es.folded_through, least(through, es.indexed_through))
+    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _set_folded_through.space_id
+$$;

@@ -243,20 +243,24 @@ BEGIN
         -- costs 1.5-2.5 ms a vector): searches rank them exactly, and
         -- brain.index_vectors (`brain worker`) indexes them and runs their
         -- near-identical dedup later. When index_pending_max vectors already
-        -- wait, the batch indexes them first (before it takes locks that
-        -- indexing would wait for), so searches never rank more exactly.
+        -- wait, the batch first moves as many as it adds into the index (before
+        -- it takes its own write lock), so exact ranking never covers more.
         IF n >= (brain.setting('index_defer_rows'))::integer THEN
+            seq := -1;  -- decided; the number is taken behind the write lock
             IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
                                       WHERE e.workspace_id = ws AND e.space_id = space.space_id
-                                        AND e.ingest_seq > space.indexed_through
+                                        AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
-                PERFORM brain.index_vectors(space.provider || ':' || space.model);
-                space := brain._write_space(embedding_space);  -- its indexed_through moved
+                PERFORM brain._insert_waiting(space, n);
             END IF;
-            seq := nextval('brain.embedding_ingest_seq');
         END IF;
         PERFORM brain._lock_writes(kind, v_project);
+        -- Taken behind the lock, so within a kind and project ingest_seq follows
+        -- memory_id, the order brain.index_vectors compares them in.
+        IF seq = -1 THEN
+            seq := nextval('brain.embedding_ingest_seq');
+        END IF;
     END IF;
 
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.
