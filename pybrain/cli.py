@@ -563,6 +563,10 @@ def observe(
             source_refs=[source_ref] if source_ref else None,
             source_agent=source_agent,
         )
+        # A large batch left its vectors out of the HNSW index: index them now,
+        # as `brain worker` would, so a one-off import leaves nothing waiting.
+        while brain.active_space() is not None and brain.index_vectors()["action"] not in ("none", "busy"):
+            pass
     if as_json:
         click.echo(_dump(rows))
         return

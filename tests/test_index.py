@@ -286,3 +286,11 @@ def test_stats_count_the_waiting_vectors(conn, brain_cli) -> None:
     assert "8 waiting for the index" in brain_cli("stats").output
     index_all(conn)
     assert scalar(conn, "SELECT brain.stats()")["unindexed_vectors"] == 0
+
+
+def test_brain_observe_leaves_nothing_waiting(conn, brain_cli) -> None:
+    step = "Step {} of the runbook restarts service {} and checks its logs."
+    document = " ".join(step.format(i, i) for i in range(700))
+    r = brain_cli("observe", document)  # 700 sentences: more chunks than index_defer_rows (5 here)
+    assert r.exit_code == 0 and r.output.count("created") >= 5
+    assert waiting(conn) == 0 and len(index_names(conn)) == 1
