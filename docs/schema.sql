@@ -481,20 +481,13 @@ CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer,
     AS $$
 DECLARE
     ids bigint[];
-    g record;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
     ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                    AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
-    FOR g IN
-        SELECT DISTINCT m.kind, m.project FROM brain.memory m
-        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
-        ORDER BY 1, 2
-    LOOP
-        PERFORM brain._lock_writes(g.kind, g.project);
-    END LOOP;
+    PERFORM brain._lock_writes_of(ids);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
       AND e.ingest_seq > s.indexed_through;
@@ -549,6 +542,22 @@ CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write'),
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
+CREATE FUNCTION brain._lock_writes_of(ids bigint[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    g record;
+BEGIN
+    FOR g IN
+        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+        ORDER BY 1, 2
+    LOOP
+        PERFORM brain._lock_writes(g.kind, g.project);
+    END LOOP;
+END
 $$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
@@ -2043,7 +2052,6 @@ DECLARE
     n_in_index bigint;
     ids bigint[];
     through bigint;
-    g record;
     done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
@@ -2077,13 +2085,7 @@ BEGIN
                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                        AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
                      ORDER BY e.memory_id);
-        FOR g IN
-            SELECT DISTINCT m.kind, m.project FROM brain.memory m
-            WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
-            ORDER BY 1, 2
-        LOOP
-            PERFORM brain._lock_writes(g.kind, g.project);
-        END LOOP;
+        PERFORM brain._lock_writes_of(ids);
         n_folded := brain._fold_near_identical(s, ids);
         PERFORM brain._set_folded_through(s.space_id,
             CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
@@ -3759,7 +3761,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 30040cb5cd6e62f06be53c52f1c6b4450c759778b113633d647c3768be0c55c0';
+COMMENT ON TABLE brain.migration IS 'functions f9e058e1389d9bf387fbe7c666455dd283fbc2913e1192080191621e2a46bc3f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -181,6 +181,26 @@ AS $$
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 
+-- _lock_writes for the kinds and projects of several memories, in a fixed
+-- order, so two callers that lock several never wait for each other in a cycle.
+CREATE OR REPLACE FUNCTION brain._lock_writes_of(ids bigint[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    g record;
+BEGIN
+    FOR g IN
+        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+        ORDER BY 1, 2
+    LOOP
+        PERFORM brain._lock_writes(g.kind, g.project);
+    END LOOP;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space)
 RETURNS public.vector
 LANGUAGE plpgsql IMMUTABLE

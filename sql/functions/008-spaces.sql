@@ -172,7 +172,7 @@ $$;
 
 -- Moves the oldest max_rows waiting vectors of space s into its HNSW index
 -- one by one and runs their near-identical dedup, with the writers of their
--- kinds and projects waiting (locked in order: no deadlock). The number moved.
+-- kinds and projects waiting. How many it moved and folded.
 CREATE OR REPLACE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer,
                                                  OUT indexed integer, OUT folded integer)
 LANGUAGE plpgsql
@@ -180,20 +180,13 @@ SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     ids bigint[];
-    g record;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
     ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                    AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
-    FOR g IN
-        SELECT DISTINCT m.kind, m.project FROM brain.memory m
-        WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
-        ORDER BY 1, 2
-    LOOP
-        PERFORM brain._lock_writes(g.kind, g.project);
-    END LOOP;
+    PERFORM brain._lock_writes_of(ids);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
       AND e.ingest_seq > s.indexed_through;
@@ -217,7 +210,6 @@ DECLARE
     n_in_index bigint;
     ids bigint[];
     through bigint;
-    g record;
     done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
@@ -252,13 +244,7 @@ BEGIN
                      WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                        AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
                      ORDER BY e.memory_id);
-        FOR g IN
-            SELECT DISTINCT m.kind, m.project FROM brain.memory m
-            WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids)
-            ORDER BY 1, 2
-        LOOP
-            PERFORM brain._lock_writes(g.kind, g.project);
-        END LOOP;
+        PERFORM brain._lock_writes_of(ids);
         n_folded := brain._fold_near_identical(s, ids);
         PERFORM brain._set_folded_through(s.space_id,
             CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
