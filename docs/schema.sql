@@ -208,7 +208,10 @@ DECLARE
 BEGIN
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _drop_replaced_indexes.space_id;
-    PERFORM set_config('lock_timeout', '1s', true);
+    IF NOT FOUND OR to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
+        RETURN 0;
+    END IF;
+    LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
                       WHERE i.indexname <> brain._space_index_name(s) LOOP
         EXECUTE format('DROP INDEX brain.%I', index_name);
@@ -232,6 +235,32 @@ CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     AS $$
     SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
                 ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
+$$;
+CREATE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    through bigint;
+    ids bigint[];
+    n integer;
+BEGIN
+    SELECT max(w.ingest_seq) INTO through
+    FROM (SELECT e.ingest_seq FROM brain.embedding e
+          WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+            AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
+          ORDER BY e.ingest_seq LIMIT max_rows) AS w;
+    through := coalesce(through, s.indexed_through);
+    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                   AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
+                 ORDER BY e.memory_id);
+    PERFORM brain._lock_writes_of(ids);
+    n := brain._fold_near_identical(s, ids);
+    UPDATE brain.embedding_space es SET folded_through = least(through, es.indexed_through)
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    RETURN n;
+END
 $$;
 CREATE TABLE brain.memory (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -475,19 +504,28 @@ BEGIN
     RETURN s;
 END
 $$;
-CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, OUT indexed integer, OUT folded integer) RETURNS record
+CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 DECLARE
     ids bigint[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    indexed := 0;
+    folded := 0;
+    IF wait THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+        RETURN;
+    END IF;
+    -- the space as it is behind the lock (a rebuild may have moved its watermark)
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                    AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
-    PERFORM brain._lock_writes_of(ids);
+    PERFORM brain._lock_writes_of(ids, also_kind, also_project);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
       AND e.ingest_seq > s.indexed_through;
@@ -543,7 +581,7 @@ CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     SELECT pg_advisory_xact_lock(hashtext('brain.write'),
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
-CREATE FUNCTION brain._lock_writes_of(ids bigint[]) RETURNS void
+CREATE FUNCTION brain._lock_writes_of(ids bigint[], also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -551,8 +589,10 @@ DECLARE
     g record;
 BEGIN
     FOR g IN
-        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        SELECT m.kind, m.project FROM brain.memory m
         WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+        UNION
+        SELECT also_kind, also_project WHERE also_kind IS NOT NULL
         ORDER BY 1, 2
     LOOP
         PERFORM brain._lock_writes(g.kind, g.project);
@@ -823,13 +863,6 @@ CREATE FUNCTION brain._section_tokens(items jsonb, heading text) RETURNS integer
     SELECT CASE WHEN jsonb_array_length(items) = 0 THEN 0
                 ELSE 1 + brain.estimate_tokens(heading) + 1
                      + (SELECT sum((i->>'tokens')::integer) FROM jsonb_array_elements(items) AS i)::integer END
-$$;
-CREATE FUNCTION brain._set_folded_through(space_id bigint, through bigint) RETURNS void
-    LANGUAGE sql SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    UPDATE brain.embedding_space es SET folded_through = greatest(es.folded_through, least(through, es.indexed_through))
-    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _set_folded_through.space_id
 $$;
 CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
     LANGUAGE plpgsql
@@ -2039,19 +2072,18 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 DECLARE
     s brain.embedding_space := brain._resolve_space(embedding_space);
     started timestamptz := clock_timestamp();
     how text := 'none';
+    busy boolean := false;
     n_indexed integer := 0;
     n_folded integer := 0;
     n_waiting bigint;
     n_in_index bigint;
-    ids bigint[];
-    through bigint;
     done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
@@ -2063,54 +2095,46 @@ BEGIN
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     -- One step per call, in its own transaction; callers repeat until 'none'.
+    -- 1. The index a rebuild replaced (single writes go into both until then).
     IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
                WHERE i.indexname <> brain._space_index_name(s)) THEN
-        -- 1. The index a rebuild replaced.
         BEGIN
-            PERFORM brain._drop_replaced_indexes(s.space_id);
-            how := 'dropped';
-        EXCEPTION WHEN lock_not_available THEN
-            how := 'busy';  -- a long query holds the table: next time
+            IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
+                how := 'dropped';
+            END IF;
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            busy := true;  -- someone is using the table: another time; go on with the rest
         END;
-    ELSIF s.folded_through < s.indexed_through THEN
-        -- 2. The dedup owed by the vectors a rebuild took in: the oldest
-        --    batches first, about max_rows vectors (whole batches).
-        SELECT max(w.ingest_seq) INTO through
-        FROM (SELECT e.ingest_seq FROM brain.embedding e
-              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
-              ORDER BY e.ingest_seq LIMIT max_rows) AS w;
-        through := coalesce(through, s.indexed_through);
-        ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
-                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                       AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
-                     ORDER BY e.memory_id);
-        PERFORM brain._lock_writes_of(ids);
-        n_folded := brain._fold_near_identical(s, ids);
-        PERFORM brain._set_folded_through(s.space_id,
-            CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
-        how := 'folded';
-        n_indexed := 0;
-    ELSE
+    END IF;
+    IF how = 'none' THEN
         SELECT count(*) INTO n_waiting FROM brain.embedding e
         WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
           AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
-        IF n_waiting > 0 THEN
-            SELECT count(*) INTO n_in_index FROM brain.embedding e
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
-            IF n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
-                -- 3. Many waiting: a new index of the whole space, built in
-                --    memory, costs less than inserting them one by one.
+        SELECT count(*) INTO n_in_index FROM brain.embedding e
+        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
+        IF s.folded_through < s.indexed_through THEN
+            -- 2. The dedup owed by the vectors a rebuild took in.
+            n_folded := brain._fold_indexed(s, max_rows);
+            how := 'folded';
+        ELSIF n_waiting > 0
+              AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+            -- 3. Many waiting: a new index of the whole space, built in memory,
+            --    costs less than inserting them one by one. Not while an old
+            --    index is still to be dropped.
+            IF NOT busy THEN
                 s := brain._build_space_index(s.space_id);
                 how := 'rebuilt';
                 n_indexed := n_waiting;
-            ELSE
-                -- 4. A few: into the index one by one, with their dedup.
-                done := brain._insert_waiting(s, max_rows);
-                how := 'inserted';
-                n_indexed := done.indexed;
-                n_folded := done.folded;
             END IF;
+        ELSIF n_waiting > 0 THEN
+            -- 4. A few: into the index one by one, with their dedup.
+            done := brain._insert_waiting(s, max_rows, true);
+            how := 'inserted';
+            n_indexed := done.indexed;
+            n_folded := done.folded;
+        END IF;
+        IF how = 'none' AND busy THEN
+            how := 'busy';
         END IF;
     END IF;
     SELECT count(*) INTO n_waiting FROM brain.embedding e
@@ -2121,7 +2145,7 @@ BEGIN
                               'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
 END
 $$;
-COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped, or busy when a long query holds the table); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
+COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2550,7 +2574,8 @@ BEGIN
                                         AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
-                PERFORM brain._insert_waiting(space, n);
+                -- (not while the worker indexes the space: it is on it already)
+                PERFORM brain._insert_waiting(space, n, false, kind, v_project);
             END IF;
         END IF;
         PERFORM brain._lock_writes(kind, v_project);
@@ -3761,7 +3786,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f9e058e1389d9bf387fbe7c666455dd283fbc2913e1192080191621e2a46bc3f';
+COMMENT ON TABLE brain.migration IS 'functions db6f8799c6edd3555932d0b073a86f2678398aa0800fca34cbc16bd1163afc11';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

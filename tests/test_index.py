@@ -8,6 +8,7 @@ import time
 
 import psycopg
 import pytest
+from conftest import with_database
 from helpers import raises_br, remember, rows, scalar, unit
 from test_observe import observe
 from test_search import ids, search
@@ -263,14 +264,46 @@ def test_writers_wait_for_a_rebuild_and_searches_do_not(conn, db_url) -> None:
     assert waiting(conn) == 0
 
 
-def test_rebuild_drops_nothing_while_a_query_holds_the_table(conn, db_url) -> None:
+def test_the_old_index_waits_while_the_table_is_in_use_and_the_rest_goes_on(conn, db_url) -> None:
     observe(conn, texts(8), embeddings=orthogonal(8))
     assert index_vectors(conn)["action"] == "rebuilt"
     with psycopg.connect(db_url) as reader:  # a transaction that has read brain.embedding
         reader.execute("SELECT count(*) FROM brain.embedding").fetchone()
+        started = time.perf_counter()
+        assert index_vectors(conn)["action"] == "folded", "the drop would wait: the dedup goes first"
         assert index_vectors(conn)["action"] == "busy"
+        assert time.perf_counter() - started < 1, "it does not queue for the lock"
         assert len(index_names(conn)) == 2
     assert index_vectors(conn)["action"] == "dropped"
+    assert index_vectors(conn)["action"] == "none"
+
+
+def test_only_index_vectors_moves_the_watermarks(conn) -> None:
+    observe(conn, texts(8), embeddings=orthogonal(8))
+    with raises_br("42501"):
+        conn.execute("UPDATE brain.embedding_space SET indexed_through = 1000")
+    with raises_br("42501"):
+        conn.execute("SELECT brain._build_space_index(1)")
+    with raises_br("42501"):
+        conn.execute("SELECT brain._drop_replaced_indexes(1)")
+    assert index_vectors(conn)["action"] == "rebuilt"
+    with raises_br("42501"):
+        conn.execute("SELECT brain._fold_indexed(brain.active_embedding_space(), 10)")
+
+
+def test_a_batch_already_covered_by_a_rebuild_runs_its_dedup_at_once(conn, admin_url) -> None:
+    # As when an index rebuild takes a batch's vectors in between the batch
+    # taking its ingest_seq and storing them (set up here by the table owner).
+    (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
+    with psycopg.connect(with_database(admin_url, conn.info.dbname), autocommit=True) as owner:
+        owner.execute(
+            "UPDATE brain.embedding_space SET indexed_through = nextval('brain.embedding_ingest_seq') + 1,"
+            " folded_through = currval('brain.embedding_ingest_seq') + 1"
+        )
+    out = observe(
+        conn, ["disk almost full on db-1 again", *texts(4)], embeddings=[unit(0.96), *orthogonal(4, 10)]
+    )
+    assert (out[0]["action"], out[0]["duplicate_of"]) == ("updated", kept["memory_id"])
 
 
 def test_worker_indexes_waiting_vectors(conn, brain_cli) -> None:

@@ -181,9 +181,11 @@ AS $$
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 
--- _lock_writes for the kinds and projects of several memories, in a fixed
--- order, so two callers that lock several never wait for each other in a cycle.
-CREATE OR REPLACE FUNCTION brain._lock_writes_of(ids bigint[])
+-- _lock_writes for the kinds and projects of several memories (and for
+-- also_kind / also_project), in one fixed order, so two callers that lock
+-- several never wait for each other in a cycle.
+CREATE OR REPLACE FUNCTION brain._lock_writes_of(ids bigint[], also_kind text DEFAULT NULL,
+                                                 also_project text DEFAULT NULL)
 RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -192,8 +194,10 @@ DECLARE
     g record;
 BEGIN
     FOR g IN
-        SELECT DISTINCT m.kind, m.project FROM brain.memory m
+        SELECT m.kind, m.project FROM brain.memory m
         WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+        UNION
+        SELECT also_kind, also_project WHERE also_kind IS NOT NULL
         ORDER BY 1, 2
     LOOP
         PERFORM brain._lock_writes(g.kind, g.project);

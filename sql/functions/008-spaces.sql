@@ -144,9 +144,10 @@ BEGIN
 END
 $$;
 
--- Drops the indexes of a space of this workspace that a rebuild replaced.
--- Dropping takes a lock that searches wait for, briefly: it gives up after a
--- second (lock_not_available) rather than hold them up behind a long query.
+-- Drops the indexes of a space of this workspace that a rebuild replaced,
+-- when its current index is in place. Dropping needs the table to itself:
+-- it takes that lock only if it is free at once (NOWAIT; else
+-- lock_not_available), so it never queues searches and writers behind it.
 CREATE OR REPLACE FUNCTION brain._drop_replaced_indexes(space_id bigint)
 RETURNS integer
 LANGUAGE plpgsql
@@ -160,7 +161,10 @@ DECLARE
 BEGIN
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _drop_replaced_indexes.space_id;
-    PERFORM set_config('lock_timeout', '1s', true);
+    IF NOT FOUND OR to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
+        RETURN 0;
+    END IF;
+    LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
                       WHERE i.indexname <> brain._space_index_name(s) LOOP
         EXECUTE format('DROP INDEX brain.%I', index_name);
@@ -172,8 +176,11 @@ $$;
 
 -- Moves the oldest max_rows waiting vectors of space s into its HNSW index
 -- one by one and runs their near-identical dedup, with the writers of their
--- kinds and projects waiting. How many it moved and folded.
-CREATE OR REPLACE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer,
+-- kinds and projects waiting (and those of also_kind / also_project, the
+-- caller's own, all taken in one order). Without `wait` it does nothing
+-- while another indexer works on the space. How many it moved and folded.
+CREATE OR REPLACE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean,
+                                                 also_kind text DEFAULT NULL, also_project text DEFAULT NULL,
                                                  OUT indexed integer, OUT folded integer)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
@@ -181,12 +188,21 @@ AS $$
 DECLARE
     ids bigint[];
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    indexed := 0;
+    folded := 0;
+    IF wait THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+        RETURN;
+    END IF;
+    -- the space as it is behind the lock (a rebuild may have moved its watermark)
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
                    AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
                  ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
-    PERFORM brain._lock_writes_of(ids);
+    PERFORM brain._lock_writes_of(ids, also_kind, also_project);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
       AND e.ingest_seq > s.indexed_through;
@@ -195,21 +211,54 @@ BEGIN
 END
 $$;
 
+-- The dedup a rebuild owes, for the oldest batches it took in (about
+-- max_rows vectors, whole batches), with the writers of their kinds and
+-- projects waiting; then folded_through moves past them. How many it folded.
+CREATE OR REPLACE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    through bigint;
+    ids bigint[];
+    n integer;
+BEGIN
+    SELECT max(w.ingest_seq) INTO through
+    FROM (SELECT e.ingest_seq FROM brain.embedding e
+          WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+            AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
+          ORDER BY e.ingest_seq LIMIT max_rows) AS w;
+    through := coalesce(through, s.indexed_through);
+    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
+                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                   AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
+                 ORDER BY e.memory_id);
+    PERFORM brain._lock_writes_of(ids);
+    n := brain._fold_near_identical(s, ids);
+    UPDATE brain.embedding_space es SET folded_through = least(through, es.indexed_through)
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    RETURN n;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL, max_rows integer DEFAULT 1000)
 RETURNS jsonb
 LANGUAGE plpgsql
+-- Moves the space's watermarks and builds and drops its indexes, which need
+-- the table owner; everything it touches is of the caller's workspace.
+SECURITY DEFINER
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     s brain.embedding_space := brain._resolve_space(embedding_space);
     started timestamptz := clock_timestamp();
     how text := 'none';
+    busy boolean := false;
     n_indexed integer := 0;
     n_folded integer := 0;
     n_waiting bigint;
     n_in_index bigint;
-    ids bigint[];
-    through bigint;
     done record;
 BEGIN
     IF max_rows IS NULL OR max_rows < 1 THEN
@@ -222,54 +271,46 @@ BEGIN
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
 
     -- One step per call, in its own transaction; callers repeat until 'none'.
+    -- 1. The index a rebuild replaced (single writes go into both until then).
     IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
                WHERE i.indexname <> brain._space_index_name(s)) THEN
-        -- 1. The index a rebuild replaced.
         BEGIN
-            PERFORM brain._drop_replaced_indexes(s.space_id);
-            how := 'dropped';
-        EXCEPTION WHEN lock_not_available THEN
-            how := 'busy';  -- a long query holds the table: next time
+            IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
+                how := 'dropped';
+            END IF;
+        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+            busy := true;  -- someone is using the table: another time; go on with the rest
         END;
-    ELSIF s.folded_through < s.indexed_through THEN
-        -- 2. The dedup owed by the vectors a rebuild took in: the oldest
-        --    batches first, about max_rows vectors (whole batches).
-        SELECT max(w.ingest_seq) INTO through
-        FROM (SELECT e.ingest_seq FROM brain.embedding e
-              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= s.indexed_through
-              ORDER BY e.ingest_seq LIMIT max_rows) AS w;
-        through := coalesce(through, s.indexed_through);
-        ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
-                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                       AND e.ingest_seq > 0 AND e.ingest_seq > s.folded_through AND e.ingest_seq <= through
-                     ORDER BY e.memory_id);
-        PERFORM brain._lock_writes_of(ids);
-        n_folded := brain._fold_near_identical(s, ids);
-        PERFORM brain._set_folded_through(s.space_id,
-            CASE WHEN through >= s.indexed_through THEN s.indexed_through ELSE through END);
-        how := 'folded';
-        n_indexed := 0;
-    ELSE
+    END IF;
+    IF how = 'none' THEN
         SELECT count(*) INTO n_waiting FROM brain.embedding e
         WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
           AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
-        IF n_waiting > 0 THEN
-            SELECT count(*) INTO n_in_index FROM brain.embedding e
-            WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
-            IF n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
-                -- 3. Many waiting: a new index of the whole space, built in
-                --    memory, costs less than inserting them one by one.
+        SELECT count(*) INTO n_in_index FROM brain.embedding e
+        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
+        IF s.folded_through < s.indexed_through THEN
+            -- 2. The dedup owed by the vectors a rebuild took in.
+            n_folded := brain._fold_indexed(s, max_rows);
+            how := 'folded';
+        ELSIF n_waiting > 0
+              AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+            -- 3. Many waiting: a new index of the whole space, built in memory,
+            --    costs less than inserting them one by one. Not while an old
+            --    index is still to be dropped.
+            IF NOT busy THEN
                 s := brain._build_space_index(s.space_id);
                 how := 'rebuilt';
                 n_indexed := n_waiting;
-            ELSE
-                -- 4. A few: into the index one by one, with their dedup.
-                done := brain._insert_waiting(s, max_rows);
-                how := 'inserted';
-                n_indexed := done.indexed;
-                n_folded := done.folded;
             END IF;
+        ELSIF n_waiting > 0 THEN
+            -- 4. A few: into the index one by one, with their dedup.
+            done := brain._insert_waiting(s, max_rows, true);
+            how := 'inserted';
+            n_indexed := done.indexed;
+            n_folded := done.folded;
+        END IF;
+        IF how = 'none' AND busy THEN
+            how := 'busy';
         END IF;
     END IF;
     SELECT count(*) INTO n_waiting FROM brain.embedding e
@@ -281,15 +322,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.index_vectors IS
-    'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped, or busy when a long query holds the table); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
+    'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
 
--- Records that the vectors up to `through` have had their dedup.
-CREATE OR REPLACE FUNCTION brain._set_folded_through(space_id bigint, through bigint)
-RETURNS void
-LANGUAGE sql
-SECURITY DEFINER  -- moves a watermark, which only brain.index_vectors does
-SET search_path = pg_catalog, pg_temp
-AS $$
-    UPDATE brain.embedding_space es SET folded_through = greatest(es.folded_through, least(through, es.indexed_through))
-    WHERE es.workspace_id = brain.current_workspace() AND es.space_id = _set_folded_through.space_id
-$$;
+-- Only brain.index_vectors builds, drops and moves watermarks.
+REVOKE EXECUTE ON FUNCTION brain._build_space_index(bigint), brain._drop_replaced_indexes(bigint) FROM PUBLIC;

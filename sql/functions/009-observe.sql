@@ -252,7 +252,8 @@ BEGIN
                                         AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
-                PERFORM brain._insert_waiting(space, n);
+                -- (not while the worker indexes the space: it is on it already)
+                PERFORM brain._insert_waiting(space, n, false, kind, v_project);
             END IF;
         END IF;
         PERFORM brain._lock_writes(kind, v_project);
