@@ -211,9 +211,11 @@ BEGIN
     IF NOT FOUND OR to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
         RETURN 0;
     END IF;
-    LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
                       WHERE i.indexname <> brain._space_index_name(s) LOOP
+        IF n = 0 THEN
+            LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
+        END IF;
         EXECUTE format('DROP INDEX brain.%I', index_name);
         n := n + 1;
     END LOOP;
@@ -513,18 +515,12 @@ DECLARE
 BEGIN
     indexed := 0;
     folded := 0;
-    IF wait THEN
-        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
-    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+    s := brain._lock_indexer(s, wait);
+    IF s.space_id IS NULL THEN
         RETURN;
     END IF;
-    -- the space as it is behind the lock (a rebuild may have moved its watermark)
-    SELECT * INTO s FROM brain.embedding_space es
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
-    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
-                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                   AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
-                 ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
+    ids := ARRAY(SELECT w.memory_id FROM brain._waiting_vectors(s) AS w
+                 ORDER BY w.ingest_seq, w.memory_id LIMIT max_rows);
     PERFORM brain._lock_writes_of(ids, also_kind, also_project);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
@@ -573,6 +569,21 @@ CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT brain.estimate_tokens('- ' || t) + 1
+$$;
+CREATE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean) RETURNS brain.embedding_space
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF wait THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    RETURN s;
+END
 $$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     LANGUAGE sql
@@ -693,11 +704,7 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
     -- The waiting vectors, only while there are some: all of them ranked by
     -- distance first (OFFSET 0 keeps the filter out), then filtered in that
     -- order until lim pass, so a filter runs for few rows, not for each.
-    || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
-                                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                                       -- the literal lets a generic plan use embedding_unindexed
-                                       AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through)
-       THEN format($q$
+    || CASE WHEN waiting AND EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN format($q$
         UNION ALL
         (SELECT e.memory_id, e.dist
          FROM (SELECT e.workspace_id, e.memory_id, e.embedding OPERATOR(public.<=>) %4$s AS dist
@@ -940,6 +947,13 @@ CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEF
     AS $$
     UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
+$$;
+CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(memory_id bigint, ingest_seq bigint)
+    LANGUAGE sql STABLE
+    AS $$
+    SELECT e.memory_id, e.ingest_seq FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
 $$;
 CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint) RETURNS brain.write_result
     LANGUAGE plpgsql
@@ -2090,34 +2104,26 @@ BEGIN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
             'The default is 1000.');
     END IF;
-    -- One indexer per space at a time; read the space again behind the lock.
-    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
-    SELECT * INTO s FROM brain.embedding_space es
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    s := brain._lock_indexer(s, true);
     -- One step per call, in its own transaction; callers repeat until 'none'.
     -- 1. The index a rebuild replaced (single writes go into both until then).
-    IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
-               WHERE i.indexname <> brain._space_index_name(s)) THEN
-        BEGIN
-            IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
-                how := 'dropped';
-            END IF;
-        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-            busy := true;  -- someone is using the table: another time; go on with the rest
-        END;
-    END IF;
-    IF how = 'none' THEN
-        SELECT count(*) INTO n_waiting FROM brain.embedding e
-        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-          AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+    BEGIN
+        IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
+            how := 'dropped';
+        END IF;
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        busy := true;  -- someone is using the table: another time; go on with the rest
+    END;
+    IF how = 'none' AND s.folded_through < s.indexed_through THEN
+        -- 2. The dedup owed by the vectors a rebuild took in.
+        n_folded := brain._fold_indexed(s, max_rows);
+        how := 'folded';
+    ELSIF how = 'none' THEN
+        SELECT count(*) INTO n_waiting FROM brain._waiting_vectors(s);
         SELECT count(*) INTO n_in_index FROM brain.embedding e
         WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
-        IF s.folded_through < s.indexed_through THEN
-            -- 2. The dedup owed by the vectors a rebuild took in.
-            n_folded := brain._fold_indexed(s, max_rows);
-            how := 'folded';
-        ELSIF n_waiting > 0
-              AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+        IF n_waiting > 0
+           AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
             -- 3. Many waiting: a new index of the whole space, built in memory,
             --    costs less than inserting them one by one. Not while an old
             --    index is still to be dropped.
@@ -2137,9 +2143,7 @@ BEGIN
             how := 'busy';
         END IF;
     END IF;
-    SELECT count(*) INTO n_waiting FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+    SELECT count(*) INTO n_waiting FROM brain._waiting_vectors(s);
     RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', how,
                               'indexed', n_indexed, 'folded', n_folded, 'waiting', n_waiting,
                               'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));
@@ -2569,9 +2573,7 @@ BEGIN
         -- it takes its own write lock), so exact ranking never covers more.
         IF n >= (brain.setting('index_defer_rows'))::integer THEN
             seq := -1;  -- decided; the number is taken behind the write lock
-            IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
-                                      WHERE e.workspace_id = ws AND e.space_id = space.space_id
-                                        AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
+            IF (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
                 -- (not while the worker indexes the space: it is on it already)
@@ -3311,9 +3313,7 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
         -- vectors of large batches that wait for brain.index_vectors
-        'unindexed_vectors', (SELECT count(*) FROM brain.embedding e, space
-                              WHERE e.workspace_id = brain.current_workspace() AND e.space_id = space.space_id
-                                AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through),
+        'unindexed_vectors', (SELECT count(*) FROM space, brain._waiting_vectors(space) AS w),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
@@ -3786,7 +3786,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions db6f8799c6edd3555932d0b073a86f2678398aa0800fca34cbc16bd1163afc11';
+COMMENT ON TABLE brain.migration IS 'functions 956ca06e5349a8bcab40ae85b1bf184705a5f5e02b530e01f0ed91f54862fd5c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -565,7 +565,7 @@ def observe(
         )
         # A large batch left its vectors out of the HNSW index: index them now,
         # as `brain worker` would, so a one-off import leaves nothing waiting.
-        while brain.active_space() is not None and brain.index_vectors()["action"] not in ("none", "busy"):
+        for _ in brain.index_waiting():
             pass
     if as_json:
         click.echo(_dump(rows))
@@ -792,10 +792,7 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
                             totals["flagged"] += 1
                     if not once and not as_json:
                         click.echo(f"worker: embedded {len(results)}", err=True)
-                while brain.active_space() is not None:
-                    done = brain.index_vectors()
-                    if done["action"] in ("none", "busy"):  # busy: a long query; next time
-                        break
+                for done in brain.index_waiting():
                     totals["indexed"] += done["indexed"]
                     totals["folded"] += done["folded"]
                     if not once and not as_json:

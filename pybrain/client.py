@@ -487,6 +487,14 @@ class Brain:
         (brain.index_vectors): what was done, and how many still wait."""
         return self.value("index_vectors", max_rows=max_rows)
 
+    def index_waiting(self) -> Iterator[dict[str, Any]]:
+        """brain.index_vectors step by step until it has nothing to do, or the table is
+        busy (another time); each step's result. Nothing without an active space."""
+        if self.active_space() is None:
+            return
+        while (done := self.index_vectors())["action"] not in ("none", "busy"):
+            yield done
+
     def embed_pending(self, batch: int = 64) -> list[WriteResult]:
         """Embed one batch of queued memories; [] when the queue is empty."""
         rows = self.pending(batch)

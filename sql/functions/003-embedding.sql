@@ -239,6 +239,19 @@ BEGIN
 END
 $$;
 
+-- The vectors of space s that wait outside its HNSW index (bulk writes
+-- brain.index_vectors has not taken in yet). No SET clause, so the planner
+-- inlines it; the literal `ingest_seq > 0` lets even a generic plan use the
+-- partial index embedding_unindexed.
+CREATE OR REPLACE FUNCTION brain._waiting_vectors(s brain.embedding_space)
+RETURNS TABLE (memory_id bigint, ingest_seq bigint)
+LANGUAGE sql STABLE
+AS $$
+    SELECT e.memory_id, e.ingest_seq FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
+$$;
+
 -- The memories of space s nearest to the vector `target` (an SQL expression
 -- of type vector(dims)), as rows (memory_id, dist): the lim nearest of those
 -- in the HNSW index and, with `waiting`, the lim nearest of those not indexed
@@ -262,11 +275,7 @@ AS $$
     -- The waiting vectors, only while there are some: all of them ranked by
     -- distance first (OFFSET 0 keeps the filter out), then filtered in that
     -- order until lim pass, so a filter runs for few rows, not for each.
-    || CASE WHEN waiting AND EXISTS (SELECT FROM brain.embedding e
-                                     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                                       -- the literal lets a generic plan use embedding_unindexed
-                                       AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through)
-       THEN format($q$
+    || CASE WHEN waiting AND EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN format($q$
         UNION ALL
         (SELECT e.memory_id, e.dist
          FROM (SELECT e.workspace_id, e.memory_id, e.embedding OPERATOR(public.<=>) %4$s AS dist

@@ -162,9 +162,7 @@ AS $$
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
         -- vectors of large batches that wait for brain.index_vectors
-        'unindexed_vectors', (SELECT count(*) FROM brain.embedding e, space
-                              WHERE e.workspace_id = brain.current_workspace() AND e.space_id = space.space_id
-                                AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through),
+        'unindexed_vectors', (SELECT count(*) FROM space, brain._waiting_vectors(space) AS w),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )

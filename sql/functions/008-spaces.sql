@@ -145,9 +145,9 @@ END
 $$;
 
 -- Drops the indexes of a space of this workspace that a rebuild replaced,
--- when its current index is in place. Dropping needs the table to itself:
--- it takes that lock only if it is free at once (NOWAIT; else
--- lock_not_available), so it never queues searches and writers behind it.
+-- when its current index is in place; 0 when there are none. Dropping needs
+-- the table to itself: it takes that lock only if it is free at once (NOWAIT;
+-- else lock_not_available), so it never queues searches and writers behind it.
 CREATE OR REPLACE FUNCTION brain._drop_replaced_indexes(space_id bigint)
 RETURNS integer
 LANGUAGE plpgsql
@@ -164,13 +164,35 @@ BEGIN
     IF NOT FOUND OR to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
         RETURN 0;
     END IF;
-    LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(s.space_id) AS i
                       WHERE i.indexname <> brain._space_index_name(s) LOOP
+        IF n = 0 THEN
+            LOCK TABLE brain.embedding IN ACCESS EXCLUSIVE MODE NOWAIT;
+        END IF;
         EXECUTE format('DROP INDEX brain.%I', index_name);
         n := n + 1;
     END LOOP;
     RETURN n;
+END
+$$;
+
+-- One indexer per space at a time: takes the space's indexer lock (without
+-- `wait`, only if it is free) and returns the space as it is behind it (a
+-- rebuild may have moved its watermark); NULL when the lock was not free.
+CREATE OR REPLACE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean)
+RETURNS brain.embedding_space
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF wait THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
+    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+        RETURN NULL;
+    END IF;
+    SELECT * INTO s FROM brain.embedding_space es
+    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    RETURN s;
 END
 $$;
 
@@ -190,18 +212,12 @@ DECLARE
 BEGIN
     indexed := 0;
     folded := 0;
-    IF wait THEN
-        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
-    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+    s := brain._lock_indexer(s, wait);
+    IF s.space_id IS NULL THEN
         RETURN;
     END IF;
-    -- the space as it is behind the lock (a rebuild may have moved its watermark)
-    SELECT * INTO s FROM brain.embedding_space es
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
-    ids := ARRAY(SELECT e.memory_id FROM brain.embedding e
-                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                   AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
-                 ORDER BY e.ingest_seq, e.memory_id LIMIT max_rows);
+    ids := ARRAY(SELECT w.memory_id FROM brain._waiting_vectors(s) AS w
+                 ORDER BY w.ingest_seq, w.memory_id LIMIT max_rows);
     PERFORM brain._lock_writes_of(ids, also_kind, also_project);
     UPDATE brain.embedding e SET ingest_seq = 0
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = ANY (ids)
@@ -265,35 +281,27 @@ BEGIN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
             'The default is 1000.');
     END IF;
-    -- One indexer per space at a time; read the space again behind the lock.
-    PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
-    SELECT * INTO s FROM brain.embedding_space es
-    WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
+    s := brain._lock_indexer(s, true);
 
     -- One step per call, in its own transaction; callers repeat until 'none'.
     -- 1. The index a rebuild replaced (single writes go into both until then).
-    IF EXISTS (SELECT FROM brain._space_indexes(s.space_id) AS i
-               WHERE i.indexname <> brain._space_index_name(s)) THEN
-        BEGIN
-            IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
-                how := 'dropped';
-            END IF;
-        EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
-            busy := true;  -- someone is using the table: another time; go on with the rest
-        END;
-    END IF;
-    IF how = 'none' THEN
-        SELECT count(*) INTO n_waiting FROM brain.embedding e
-        WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-          AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+    BEGIN
+        IF brain._drop_replaced_indexes(s.space_id) > 0 THEN
+            how := 'dropped';
+        END IF;
+    EXCEPTION WHEN lock_not_available OR deadlock_detected THEN
+        busy := true;  -- someone is using the table: another time; go on with the rest
+    END;
+    IF how = 'none' AND s.folded_through < s.indexed_through THEN
+        -- 2. The dedup owed by the vectors a rebuild took in.
+        n_folded := brain._fold_indexed(s, max_rows);
+        how := 'folded';
+    ELSIF how = 'none' THEN
+        SELECT count(*) INTO n_waiting FROM brain._waiting_vectors(s);
         SELECT count(*) INTO n_in_index FROM brain.embedding e
         WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.ingest_seq <= s.indexed_through;
-        IF s.folded_through < s.indexed_through THEN
-            -- 2. The dedup owed by the vectors a rebuild took in.
-            n_folded := brain._fold_indexed(s, max_rows);
-            how := 'folded';
-        ELSIF n_waiting > 0
-              AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
+        IF n_waiting > 0
+           AND n_waiting >= n_in_index * (brain.setting('index_rebuild_share'))::double precision THEN
             -- 3. Many waiting: a new index of the whole space, built in memory,
             --    costs less than inserting them one by one. Not while an old
             --    index is still to be dropped.
@@ -313,9 +321,7 @@ BEGIN
             how := 'busy';
         END IF;
     END IF;
-    SELECT count(*) INTO n_waiting FROM brain.embedding e
-    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-      AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through;
+    SELECT count(*) INTO n_waiting FROM brain._waiting_vectors(s);
     RETURN jsonb_build_object('space', s.provider || ':' || s.model, 'action', how,
                               'indexed', n_indexed, 'folded', n_folded, 'waiting', n_waiting,
                               'seconds', round(extract(epoch FROM clock_timestamp() - started)::numeric, 3));

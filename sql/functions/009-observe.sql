@@ -247,9 +247,7 @@ BEGIN
         -- it takes its own write lock), so exact ranking never covers more.
         IF n >= (brain.setting('index_defer_rows'))::integer THEN
             seq := -1;  -- decided; the number is taken behind the write lock
-            IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
-                                      WHERE e.workspace_id = ws AND e.space_id = space.space_id
-                                        AND e.ingest_seq > 0 AND e.ingest_seq > space.indexed_through
+            IF (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
                 -- (not while the worker indexes the space: it is on it already)
