@@ -2463,6 +2463,7 @@ DECLARE
     near_sim real[];
     -- the batch's ingest_seq when its vectors wait for brain.index_vectors, else 0
     seq bigint := 0;
+    defer boolean;
     -- The outcome of each chunk.
     res_action text[];
     res_id bigint[];
@@ -2571,8 +2572,8 @@ BEGIN
         -- near-identical dedup later. When index_pending_max vectors already
         -- wait, the batch first moves as many as it adds into the index (before
         -- it takes its own write lock), so exact ranking never covers more.
-        IF n >= (brain.setting('index_defer_rows'))::integer THEN
-            seq := -1;  -- decided; the number is taken behind the write lock
+        defer := n >= (brain.setting('index_defer_rows'))::integer;
+        IF defer THEN
             IF (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
                                       LIMIT (brain.setting('index_pending_max'))::integer) AS w)
                >= (brain.setting('index_pending_max'))::integer THEN
@@ -2583,7 +2584,7 @@ BEGIN
         PERFORM brain._lock_writes(kind, v_project);
         -- Taken behind the lock, so within a kind and project ingest_seq follows
         -- memory_id, the order brain.index_vectors compares them in.
-        IF seq = -1 THEN
+        IF defer THEN
             seq := nextval('brain.embedding_ingest_seq');
         END IF;
     END IF;
@@ -3786,7 +3787,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 956ca06e5349a8bcab40ae85b1bf184705a5f5e02b530e01f0ed91f54862fd5c';
+COMMENT ON TABLE brain.migration IS 'functions 1d5c1b823bdbeeabce9573356b52ac9103cc7aeee535b5d2566fc64e8c701932';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
