@@ -108,10 +108,12 @@ def _mask(url: str) -> str:
     return re.sub(r"(://[^/:@\s]+:)[^@/\s]+@", r"\1***@", url)
 
 
-def _describe_write(r: WriteResult, kind: str, headline: str) -> str:
+def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = "refuse") -> str:
     if r.action == "created":
         line = f"created #{r.memory_id} {kind}: {headline}"
-        if r.duplicate_of:
+        if r.duplicate_of and on_related == "supersede":
+            line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
+        elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
         if r.embedding_pending:
             why = f": {r.embedder_error}" if r.embedder_error else ""
@@ -160,6 +162,16 @@ def _render_memory(m: dict[str, Any]) -> str:
     for note in m.get("annotations") or []:
         by = f" ({note['source']})" if note.get("source") else ""
         lines.append(f"annotation{by}: {note['note']}")
+    folds = m.get("folds") or []
+    if folds:
+        plural = "" if len(folds) == 1 else "s"
+        lines.append(f"folded into this memory: {len(folds)} near-identical item{plural}")
+    for f in folds:
+        origin = f"#{f['folded_memory_id']}" if f.get("folded_memory_id") else "a write"
+        if f.get("displaced"):
+            origin = "this memory's earlier text"
+        where = f", {f['source_ref']}" if f.get("source_ref") else ""
+        lines.append(f"  fold {f['fold_id']} ({origin}{where}, {str(f['created_at'])[:10]}): {f['headline']}")
     return "\n".join(lines)
 
 
@@ -279,6 +291,14 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 @click.option("--command", "command_attempted", help="Incidents: the command attempted.")
 @click.option("--file", "related_files", multiple=True, help="Incidents: a related file.")
 @click.option("--complexity", type=click.Choice(["simple", "medium", "complex"]), help="Incidents.")
+@click.option(
+    "--on-related",
+    type=click.Choice(["refuse", "store", "supersede"]),
+    default="refuse",
+    show_default=True,
+    help="When a related memory exists: refuse the write, store both, or supersede the related one.",
+)
+@click.option("--reason", help="With --on-related supersede: why the related memory is replaced.")
 def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) -> None:
     """Store a memory. BODY '-' reads standard input."""
     headline = _text(headline, "headline") or ""
@@ -291,7 +311,11 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
     source = opts.pop("source")
     with _open(source) as brain:
         result = brain.remember(kind.lower(), headline, body=body, source_agent=source, **opts)
-    click.echo(_dump(result.as_dict()) if as_json else _describe_write(result, kind.lower(), headline))
+    click.echo(
+        _dump(result.as_dict())
+        if as_json
+        else _describe_write(result, kind.lower(), headline, opts["on_related"])
+    )
 
 
 @command(main)
@@ -304,6 +328,13 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
 @click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
 @click.option("--category")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
+@click.option(
+    "--on-related",
+    type=click.Choice(["refuse", "store", "supersede"]),
+    default="refuse",
+    show_default=True,
+    help="When the new text is related to another memory: refuse, store anyway, or supersede that one too.",
+)
 def supersede(
     old_id: int, headline: str, body: str, reason: str, as_json: bool, source: str | None, **opts: Any
 ) -> None:
@@ -535,6 +566,11 @@ def stats(as_json: bool) -> None:
 @click.option("--source-system", help="What produced the text (a connector, an agent runtime).")
 @click.option("--source-ref", help="The stable external id (one text only).")
 @click.option("--source", "source_agent", help="Which agent observed it.")
+@click.option(
+    "--no-fold",
+    is_flag=True,
+    help="Keep near-identical texts apart (exact repeats are still skipped).",
+)
 def observe(
     texts: tuple[str, ...],
     kind: str,
@@ -543,6 +579,7 @@ def observe(
     source_system: str | None,
     source_ref: str | None,
     source_agent: str | None,
+    no_fold: bool,
     as_json: bool,
 ) -> None:
     """Store observed text (chat turns, tool output, events). TEXT '-' reads standard input.
@@ -562,21 +599,41 @@ def observe(
             source_system=source_system,
             source_refs=[source_ref] if source_ref else None,
             source_agent=source_agent,
+            fold=False if no_fold else None,
         )
         # A large batch left its vectors out of the HNSW index: index them now,
-        # as `brain worker` would, so a one-off import leaves nothing waiting.
+        # as `brain worker` would, so a one-off import leaves nothing waiting,
+        # then read the final outcome of the rows whose dedup was still owed.
         for _ in brain.index_waiting():
             pass
+        final = {
+            o["memory_id"]: o
+            for o in brain.write_outcomes([r["memory_id"] for r in rows if r.get("provisional")])
+        }
+    for r in rows:
+        o = final.get(r["memory_id"]) if r.get("provisional") else None
+        if o is not None and o["outcome"] == "folded":
+            r.update(action="folded", memory_id=o["current_id"], duplicate_of=o["current_id"])
+        r["provisional"] = bool(o and o["provisional"])
     if as_json:
         click.echo(_dump(rows))
         return
+    counts: dict[str, int] = {}
     for r in rows:
+        counts[r["action"]] = counts.get(r["action"], 0) + 1
         if r["action"] == "rejected":
             click.echo(f"text {r['item']}: rejected ({r['error_code']}): {r['error']}")
-        else:
-            chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
-            click.echo(f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}")
-    if any(r["action"] == "rejected" for r in rows):
+            continue
+        chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
+        line = f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}"
+        if r["action"] == "folded":
+            line += " (near-identical: brain recall lists it under folds)"
+        elif r["provisional"]:
+            line += " (near-identical dedup pending: `brain worker --once`)"
+        click.echo(line)
+    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
+    click.echo(f"{len(rows)} rows: {summary}")
+    if counts.get("rejected"):
         sys.exit(1)
 
 

@@ -487,6 +487,10 @@ class Brain:
         (brain.index_vectors): what was done, and how many still wait."""
         return self.value("index_vectors", max_rows=max_rows)
 
+    def write_outcomes(self, memory_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """The final outcome of memories a write reported (brain.write_outcomes)."""
+        return self.call("write_outcomes", memory_ids=list(memory_ids)) if memory_ids else []
+
     def index_waiting(self) -> Iterator[dict[str, Any]]:
         """brain.index_vectors step by step until it has nothing to do, or the table is
         busy (another time); each step's result. Nothing without an active space."""

@@ -8,6 +8,7 @@ AS $$
     SELECT jsonb_build_object(
         'fact_halflife_days', 7,          -- default half-life of a new fact
         'fact_dormant_threshold', 0.1,    -- a fact whose decay score is below this is dormant
+        'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_candidates', 40,          -- rows each search leg contributes before fusion
@@ -66,7 +67,7 @@ BEGIN
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
-    IF name = 'fact_dormant_threshold' THEN
+    IF name IN ('fact_dormant_threshold', 'episodic_decay') THEN
         PERFORM brain._refresh_dormancy(NULL);
     END IF;
     RETURN value;
@@ -96,6 +97,17 @@ AS $$
         * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
 $$;
 
+-- Records (observed and artifact memories: chat turns, tool output, document
+-- chunks) are what happened, not beliefs that go stale: they neither decay
+-- nor go dormant unless the setting episodic_decay says so.
+CREATE OR REPLACE FUNCTION brain._undecaying(origin text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT origin IN ('observed', 'artifact') AND NOT (brain.setting('episodic_decay'))::boolean
+$$;
+
 -- Recomputes dormant_after for one fact (or every fact when id is NULL).
 CREATE OR REPLACE FUNCTION brain._refresh_dormancy(id bigint)
 RETURNS void
@@ -103,8 +115,8 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     UPDATE brain.memory m
-    SET dormant_after = brain._dormant_after(
-            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days)
+    SET dormant_after = CASE WHEN brain._undecaying(m.origin) THEN NULL ELSE brain._dormant_after(
+            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days) END
     FROM brain.fact f
     WHERE m.workspace_id = brain.current_workspace() AND f.workspace_id = m.workspace_id
       AND f.memory_id = m.memory_id AND (id IS NULL OR m.memory_id = id)
