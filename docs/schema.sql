@@ -3832,8 +3832,9 @@ CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_i
     SELECT x.id,
            CASE WHEN m.memory_id IS NULL THEN 'unknown'
                 WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL
-                     AND EXISTS (SELECT FROM brain.memory_fold f
-                                 WHERE f.workspace_id = m.workspace_id AND f.folded_memory_id = m.memory_id)
+                     AND EXISTS (SELECT FROM brain.audit a
+                                 WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id
+                                   AND a.action = 'dedup')
                      THEN 'folded'
                 WHEN m.state = 'tombstoned' THEN 'forgotten'
                 ELSE m.state END,
@@ -4056,7 +4057,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4a02494236e83def30e06fe912cb1918b4a38f42fb1422a61dcecda6ee3e539f';
+COMMENT ON TABLE brain.migration IS 'functions a95db6796348e388056239abe5363927af4d567c8ddfe3f6dfd647fca37e4d48';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -444,8 +444,9 @@ AS $$
     SELECT x.id,
            CASE WHEN m.memory_id IS NULL THEN 'unknown'
                 WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL
-                     AND EXISTS (SELECT FROM brain.memory_fold f
-                                 WHERE f.workspace_id = m.workspace_id AND f.folded_memory_id = m.memory_id)
+                     AND EXISTS (SELECT FROM brain.audit a
+                                 WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id
+                                   AND a.action = 'dedup')
                      THEN 'folded'
                 WHEN m.state = 'tombstoned' THEN 'forgotten'
                 ELSE m.state END,
