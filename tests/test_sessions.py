@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import shlex
 import subprocess
 import sys
 
@@ -385,9 +386,9 @@ def test_end_session_of_checks_before_it_stores(conn) -> None:
 
 
 def shell(env: dict[str, str], cwd, *args: str) -> subprocess.CompletedProcess[str]:
-    """`brain` as a new shell in `cwd` runs it: a process of its own, with its own parent."""
+    """`brain` run by a new shell in `cwd`: its own process, whose parent shell exits after it."""
     return subprocess.run(
-        [sys.executable, "-m", "pybrain", *args],
+        ["sh", "-c", shlex.join([sys.executable, "-m", "pybrain", *args])],
         cwd=cwd,
         capture_output=True,
         text=True,
