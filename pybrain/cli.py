@@ -839,8 +839,8 @@ SESSION_OPTION = click.option(
 @click.option(
     "--pid",
     type=click.IntRange(1),
-    help="Bind the session to this process (e.g. the agent's): it ends when the process exits, "
-    "and booting that process again replaces it. Without it the session lives by its heartbeat.",
+    help="Also bind the session to this process (e.g. the agent's): it ends when the process exits, "
+    "and a boot of that process again replaces it. Either way it lives while its heartbeat is fresh.",
 )
 @click.option("--budget", "token_budget", type=click.IntRange(100, 100000), help="Tokens (default 2000).")
 def boot(
