@@ -136,6 +136,24 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
+            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
+        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
+            jsonb_build_object('snapshot', snapshot),
+            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
+    END IF;
+    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
+        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
+            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -649,6 +667,31 @@ BEGIN
     folded := brain._fold_near_identical(s, ids);
 END
 $$;
+CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object('session_id', h.session_id, 'ended_at', h.at, 'text', h.text, 'snapshot', h.snapshot)
+    FROM (
+        (SELECT o.session_id, o.ended_at AS at, o.handoff AS text, o.snapshot, 0 AS late, o.session_id AS id
+         FROM brain.session o
+         WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended' AND o.project = _last_handoff.project
+           AND o.source = _last_handoff.source AND o.handoff IS NOT NULL
+           AND o.session_id IS DISTINCT FROM exclude_session AND o.ended_at <= clock
+         ORDER BY o.ended_at DESC, o.session_id DESC
+         LIMIT 1)
+        UNION ALL
+        (SELECT l.session_id, l.created_at, l.text, l.snapshot, 1, l.handoff_id
+         FROM brain.handoff l
+         WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
+           AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
+           AND l.created_at <= clock
+         ORDER BY l.created_at DESC, l.handoff_id DESC
+         LIMIT 1)
+    ) AS h
+    ORDER BY h.at DESC, h.late DESC, h.id DESC
+    LIMIT 1
+$$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1050,6 +1093,21 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     SELECT i.indexname::text FROM pg_catalog.pg_indexes i
     WHERE i.schemaname = 'brain'
       AND (i.indexname = 'embedding_hnsw_' || space_id OR i.indexname LIKE 'embedding\_hnsw\_' || space_id || '\_%')
+$$;
+CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text, snapshot jsonb, clock timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+    VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
+            nullif(brain.trim_space(handoff), ''), snapshot, clock)
+    RETURNING handoff_id INTO new_id;
+    RETURN jsonb_build_object('session', session, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff_id', new_id, 'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+END
 $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
@@ -1626,15 +1684,8 @@ BEGIN
                                                  'tokens', brain._line_tokens('#' || p.id || ' ' || p.text))
                               ORDER BY p.created_at, p.id), '[]') INTO actions
     FROM brain.pending_action_items(s.session_id) AS p;
-    -- The handoff of the last ended session of the same project and source.
-    SELECT jsonb_build_object('session_id', o.session_id, 'ended_at', o.ended_at, 'text', o.handoff,
-                              'snapshot', o.snapshot)
-    INTO handoff
-    FROM brain.session o
-    WHERE o.workspace_id = ws AND o.status = 'ended' AND o.project = s.project AND o.source = s.source
-      AND o.handoff IS NOT NULL AND o.session_id <> s.session_id AND o.ended_at <= clock
-    ORDER BY o.ended_at DESC, o.session_id DESC
-    LIMIT 1;
+    -- The newest handoff left for the same project and source.
+    handoff := brain._last_handoff(s.project, s.source, s.session_id, clock);
     IF handoff IS NOT NULL THEN
         handoff_text := handoff->>'text';
         IF char_length(handoff_text) > (brain.setting('handoff_max_chars'))::integer THEN
@@ -2063,31 +2114,64 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
     AS $$
 DECLARE
     s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(end_session.now, pg_catalog.now());
 BEGIN
+    PERFORM brain._check_handoff(handoff, snapshot);
+    SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
     IF s.status <> 'active' THEN
-        PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
-            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason), 'Nothing to do.');
-    END IF;
-    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
-            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
-        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
-            jsonb_build_object('snapshot', snapshot),
-            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
-    END IF;
-    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
-        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
-            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
-            'Remove the secret and refer to where it is kept.');
+        IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+            PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
+                jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason, 'ended_at', s.ended_at),
+                'Nothing to do.');
+        END IF;
+        -- A handoff is never dropped: it goes to the session's project and source all the same.
+        RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
+               || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
     END IF;
     UPDATE brain.session x
-    SET status = 'ended', ended_at = coalesce(end_session.now, pg_catalog.now()), end_reason = 'ended',
+    SET status = 'ended', ended_at = clock, end_reason = 'ended',
         handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN jsonb_build_object('session', s.session_id, 'ended', true,
-                              'handoff_chars', length(brain.trim_space(end_session.handoff)));
+    RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
 END
 $$;
-COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}.';
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    clock timestamptz := coalesce(end_session_of.now, pg_catalog.now());
+    target bigint;
+BEGIN
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude.');
+    END IF;
+    PERFORM brain._check_handoff(handoff, snapshot);
+    PERFORM brain._sweep_sessions(clock, end_session_of.host, host_processes);
+    -- The seat's live session, the newest first; else the newest that has ended.
+    SELECT s.session_id INTO target FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = end_session_of.source
+      AND s.project = coalesce(end_session_of.project, '') AND s.cwd IS NOT DISTINCT FROM end_session_of.cwd
+      AND s.host IS NOT DISTINCT FROM end_session_of.host AND s.started_at <= clock
+    ORDER BY s.status = 'active' DESC, s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF target IS NOT NULL THEN
+        RETURN brain.end_session(target, handoff, snapshot, clock);
+    END IF;
+    IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+        PERFORM brain._raise('BR016',
+            format('No session of %s in %s at %s.', source, coalesce(nullif(project, ''), 'global'),
+                   coalesce(cwd, '(no cwd)')),
+            jsonb_build_object('source', source, 'project', coalesce(project, ''), 'cwd', cwd, 'host', host),
+            'brain.list_active_sessions() lists the live sessions; brain.end_session(session) ends one by id.');
+    END IF;
+    RETURN brain._store_handoff(source, project, NULL, handoff, snapshot, clock);
+END
+$_$;
+COMMENT ON FUNCTION brain.end_session_of(source text, project text, cwd text, host text, handoff text, snapshot jsonb, host_processes jsonb, now timestamp with time zone) IS 'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2541,13 +2625,15 @@ BEGIN
         n_expired := n_expired + 1;
     END LOOP;
     counts := jsonb_build_object('facts_dormant', n_dormant, 'incidents_archived', n_archived,
-                                 'tasks_stale', n_stale, 'expired', n_expired);
+                                 'tasks_stale', n_stale, 'expired', n_expired,
+                                 -- sessions whose heartbeat expired
+                                 'sessions_ended', brain._sweep_sessions(clock));
     INSERT INTO brain.maintenance_run (workspace_id, ran_at, counts) VALUES (ws, clock, counts)
     RETURNING run_id INTO run;
     RETURN counts || jsonb_build_object('run_id', run, 'ran_at', clock, 'previous_run', previous);
 END
 $$;
-COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories; records a maintenance_run. Running it again at the same `now` changes nothing.';
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3976,6 +4062,26 @@ CREATE TABLE brain.fact (
     halflife_days real DEFAULT 7 NOT NULL,
     CONSTRAINT fact_halflife_days_check CHECK ((halflife_days > (0)::double precision))
 );
+CREATE TABLE brain.handoff (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    handoff_id bigint NOT NULL,
+    source text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    session_id bigint,
+    text text,
+    snapshot jsonb,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT handoff_check CHECK (((text IS NOT NULL) OR (snapshot IS NOT NULL))),
+    CONSTRAINT handoff_source_check CHECK ((source ~ '^\S+$'::text))
+);
+ALTER TABLE brain.handoff ALTER COLUMN handoff_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.handoff_handoff_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.incident (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -4057,7 +4163,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a95db6796348e388056239abe5363927af4d567c8ddfe3f6dfd647fca37e4d48';
+COMMENT ON TABLE brain.migration IS 'functions bce1910ade222f42b0a64070c83484df1bbe80fc24a18d498487bdbfb3a6bb80';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -4169,6 +4275,8 @@ ALTER TABLE ONLY brain.embedding_space
     ADD CONSTRAINT embedding_space_workspace_id_provider_model_key UNIQUE (workspace_id, provider, model);
 ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_pkey PRIMARY KEY (workspace_id, handoff_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.maintenance_run
@@ -4205,6 +4313,7 @@ CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, a
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
 CREATE INDEX embedding_unindexed ON brain.embedding USING btree (workspace_id, space_id, ingest_seq) WHERE (ingest_seq > 0);
+CREATE INDEX handoff_latest ON brain.handoff USING btree (workspace_id, project, source, created_at DESC);
 CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (workspace_id, ran_at DESC);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
 CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archived_at) WHERE (state = 'archived'::text);
@@ -4229,6 +4338,7 @@ CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
+CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
@@ -4256,6 +4366,10 @@ ALTER TABLE ONLY brain.embedding
     ADD CONSTRAINT embedding_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.maintenance_run
@@ -4293,6 +4407,7 @@ ALTER TABLE brain.boot_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
@@ -4310,6 +4425,7 @@ CREATE POLICY workspace_isolation ON brain.boot_event USING ((workspace_id = bra
 CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.handoff USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.maintenance_run USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

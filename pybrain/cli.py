@@ -756,7 +756,7 @@ def history(memory_id: int, as_json: bool) -> None:
 @command(main)
 @click.option("--if-due", is_flag=True, help="Only if the last run is older than maintain_interval_hours.")
 def maintain(if_due: bool, as_json: bool) -> None:
-    """Decay, archive old incidents, mark idle tasks stale, archive expired memories."""
+    """Decay, archive old incidents, mark idle tasks stale, archive expired memories, end silent sessions."""
     with _open("maintenance") as brain:
         out = brain.maintain(if_due=if_due)
     if as_json:
@@ -766,7 +766,8 @@ def maintain(if_due: bool, as_json: bool) -> None:
     else:
         click.echo(
             f"facts turned dormant {out['facts_dormant']}, incidents archived {out['incidents_archived']}, "
-            f"tasks stale {out['tasks_stale']}, expired {out['expired']}"
+            f"tasks stale {out['tasks_stale']}, expired {out['expired']}, "
+            f"sessions ended {out['sessions_ended']}"
         )
 
 
@@ -894,22 +895,38 @@ SESSION_OPTION = click.option(
 @click.option("--cwd", default=lambda: os.getcwd(), show_default="current directory")
 @click.option(
     "--pid",
-    type=int,
-    default=lambda: os.getppid(),
-    show_default="the calling process",
-    help="The agent's process: re-booting it ends its old session.",
+    type=click.IntRange(1),
+    help="Also bind the session to this process (e.g. the agent's): it ends when the process exits, "
+    "and a boot of that process again replaces it. Either way it lives while its heartbeat is fresh.",
 )
 @click.option("--budget", "token_budget", type=click.IntRange(100, 100000), help="Tokens (default 2000).")
 def boot(
-    source: str, project: str, task: str | None, cwd: str, pid: int, token_budget: int | None, as_json: bool
+    source: str,
+    project: str,
+    task: str | None,
+    cwd: str,
+    pid: int | None,
+    token_budget: int | None,
+    as_json: bool,
 ) -> None:
-    """Start a session and print what the agent should know (markdown; --json for the payload)."""
+    """Start a session and print what the agent should know (markdown; --json for the payload).
+
+    The session lives while calls that name it (--session, BRAIN_SESSION) come
+    within session_ttl_minutes, not as long as this shell: `brain end` from any
+    later shell, with the same --source, --project and directory, ends it.
+    """
     from pybrain.client import render_boot
 
     task = _text(task, "task")
     with _open(source) as brain:
         payload = brain.boot_session(
-            source, project=project, task=task, cwd=cwd, pid=pid, token_budget=token_budget
+            source,
+            project=project,
+            task=task,
+            cwd=cwd,
+            pid=pid,
+            token_budget=token_budget,
+            client_info={"via": "cli"},
         )
     click.echo(_dump(payload) if as_json else render_boot(payload), nl=as_json)
 
@@ -925,8 +942,9 @@ def sessions(project: str | None, as_json: bool) -> None:
         return
     for r in rows:
         where = r["project"] or "global"
+        bound = f"pid {r['pid']}" if r["pid"] else "by heartbeat"
         click.echo(
-            f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · pid {r['pid']} · "
+            f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · {bound} · "
             f"{r['current_task'] or '(no task)'}"
         )
     if not rows:
@@ -935,6 +953,16 @@ def sessions(project: str | None, as_json: bool) -> None:
 
 @command(main)
 @SESSION_OPTION
+@click.option(
+    "--source", envvar="BRAIN_SOURCE", help="Without --session: the client the session was booted as."
+)
+@click.option("--project", default="", help="Without --session: its project ('' = global).")
+@click.option(
+    "--cwd",
+    default=lambda: os.getcwd(),
+    show_default="current directory",
+    help="Without --session: its directory.",
+)
 @click.option("--handoff", help="What the next session should know ('-' reads standard input).")
 @click.option("--summary", help="Snapshot: what was done.")
 @click.option("--status", "state", help="Snapshot: where things stand.")
@@ -942,6 +970,9 @@ def sessions(project: str | None, as_json: bool) -> None:
 @click.option("--pending", multiple=True, help="Snapshot: a pending item (repeatable).")
 def end(
     session: int | None,
+    source: str | None,
+    project: str,
+    cwd: str,
     handoff: str | None,
     summary: str | None,
     state: str | None,
@@ -949,9 +980,15 @@ def end(
     pending: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """End a session with a handoff for the next one."""
-    if session is None:
-        raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
+    """End a session with a handoff for the next one.
+
+    --session ends that session; without it, the session booted with the same
+    --source, --project and directory on this host (the newest live one). If it
+    has already ended, or none is found, the handoff is stored for the project
+    all the same and the next `brain boot` there shows it.
+    """
+    if session is None and source is None:
+        raise click.UsageError("Name the session: --session ID (BRAIN_SESSION), or --source (BRAIN_SOURCE).")
     snapshot = {
         k: v
         for k, v in (
@@ -962,9 +999,29 @@ def end(
         )
         if v
     }
-    with _open() as brain:
-        out = brain.end_session(session, _text(handoff, "handoff"), snapshot or None)
-    click.echo(_dump(out) if as_json else f"session #{session} ended")
+    text = _text(handoff, "handoff")
+    with _open(source) as brain:
+        if session is not None:
+            out = brain.end_session(session, text, snapshot or None)
+        else:
+            out = brain.end_session_of(
+                source or "", project=project, cwd=cwd, handoff=text, snapshot=snapshot or None
+            )
+    click.echo(_dump(out) if as_json else _describe_end(out))
+
+
+def _describe_end(out: dict[str, Any]) -> str:
+    """What brain.end_session(_of) did, in a line."""
+    if out["ended"]:
+        return f"session #{out['session']} ended"
+    seat = f"{out['source']} in {out['project'] or 'global'}"
+    if out["session"] is None:
+        head = f"no session of {seat} was found here"
+    else:
+        had = out["had_ended"]
+        when = str(had["at"])[:16].replace("T", " ")
+        head = f"session #{out['session']} had already ended ({had['reason']}, {when})"
+    return f"{head}; the handoff is stored for the next session of {seat}"
 
 
 @command(main)

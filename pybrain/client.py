@@ -387,6 +387,32 @@ class Brain:
             "end_session", session=session, handoff=handoff, snapshot=Jsonb(snapshot) if snapshot else None
         )
 
+    def end_session_of(
+        self,
+        source: str,
+        *,
+        project: str = "",
+        cwd: str | None = None,
+        handoff: str | None = None,
+        snapshot: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """End the session booted for this source, project, cwd and host (brain.end_session_of).
+
+        SQL decides which session that is, and keeps the handoff when it has
+        ended or none is found; Python adds this host's name and process table.
+        """
+        process = _process_identity(None)
+        return self.value(
+            "end_session_of",
+            source=source,
+            project=project,
+            cwd=cwd,
+            host=process["host"],
+            handoff=handoff,
+            snapshot=Jsonb(snapshot) if snapshot else None,
+            host_processes=Jsonb(process["table"]),
+        )
+
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:
         return self.value("update_active_task", session=session, task=task)
 

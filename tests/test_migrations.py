@@ -25,6 +25,7 @@ RELEASED = {
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
     "008-folds-and-records.sql": "50d70fde0ffca128ebf3ff8fb7a13f65c1c7a1bd604b3f4a16f7f7bda9b53c56",
+    "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
 }
 
 
@@ -136,7 +137,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
                 "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, v)
             )
 
-        assert db.migrate(conn).applied[0] == "007-deferred-vector-index.sql"
+        assert db.migrate(conn).applied == sorted(RELEASED)[6:]
         (indexdef,) = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'embedding_hnsw_1'"
         ).fetchone()
@@ -154,3 +155,43 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
             "SELECT id FROM brain.search('', query_embedding => '{0, 1, 0.1}', max_results => 1)"
         ).fetchall()
         assert found == [(2,)]
+
+
+def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database: str) -> None:
+    """A database at 007 whose last session left a handoff, and one that expired without one."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA brain")
+        conn.execute(
+            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for path in db.sql_files("migrations")[:7]:
+            with conn.transaction():
+                conn.execute(path.read_text())
+                conn.execute(
+                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
+                    (path.name, RELEASED[path.name]),
+                )
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for started, state, ended, handoff in (
+            ("2 hours", "ended", "1 hour", "Deploy after review."),
+            ("50 minutes", "active", None, None),
+        ):
+            conn.execute(
+                "INSERT INTO brain.session (source, project, cwd, host, started_at, heartbeat_at, status,"
+                " ended_at, end_reason, handoff) VALUES ('claude', 'web', '/src/web', 'laptop',"
+                " now() - %(started)s::interval, now() - %(started)s::interval, %(state)s,"
+                " now() - %(ended)s::interval, CASE WHEN %(ended)s IS NOT NULL THEN 'ended' END,"
+                " %(handoff)s)",
+                {"started": started, "state": state, "ended": ended, "handoff": handoff},
+            )
+        assert "009-session-handoffs.sql" in db.migrate(conn).applied
+        boot = "SELECT brain.boot_session('claude', 'web', cwd => '/src/web', host => 'laptop')"
+        (payload,) = conn.execute(boot).fetchone()
+        assert payload["sections"]["handoff"]["text"] == "Deploy after review."
+        (out,) = conn.execute(
+            "SELECT brain.end_session(2, 'Tests green, review open.', now => now() + interval '1 second')"
+        ).fetchone()
+        assert (out["ended"], out["had_ended"]["reason"]) == (False, "heartbeat expired")
+        (payload,) = conn.execute(boot.replace(")", ", now => now() + interval '2 seconds')")).fetchone()
+        assert payload["sections"]["handoff"]["text"] == "Tests green, review open."
