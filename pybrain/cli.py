@@ -419,7 +419,7 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option("--person", "people", multiple=True, help="Memories mentioning every given @person.")
 @click.option("--since", "created_after", help="Created at or after (ISO date or timestamp).")
 @click.option("--until", "created_before", help="Created before (ISO date or timestamp).")
-@click.option("--include-dormant", is_flag=True, hidden=True, help="No effect: dormant facts are always searched.")
+@click.option("--include-dormant", is_flag=True, hidden=True, help="No effect: dormant facts are searched.")
 @click.option("--as-of", help="What was believed at that time (ISO timestamp).")
 def search(query: str, as_json: bool, **filters: Any) -> None:
     """Find memories: meaning, words and near-spellings, fused and ranked."""
