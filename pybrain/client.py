@@ -34,9 +34,11 @@ from pybrain.errors import (
 
 log = logging.getLogger("pybrain")
 
-# Functions that change nothing a second call would change again: when the
-# connection is lost while one runs, it is sent once more on a new connection.
-# Any call whose connection was found lost before it was sent is retried.
+# Functions that change nothing a second call would change again. A call whose
+# connection is lost before its COMMIT was sent changed nothing (its transaction
+# ended with the connection) and is always sent again on a new connection; one
+# lost during the COMMIT may or may not have taken effect, and only these are
+# sent again then.
 IDEMPOTENT = frozenset(
     {
         "active_embedding_space",
@@ -189,8 +191,9 @@ class Brain:
         """SELECT * FROM brain.<function>(name => value, ...) with the arguments that are set.
 
         A connection the server closed (a restart) is replaced and the call sent
-        again, once: always when it was lost before the call was sent, and for
-        the functions in IDEMPOTENT also when it was lost while the call ran.
+        again, once: always when it was lost before the COMMIT was sent (nothing
+        was changed), and for the functions in IDEMPOTENT also when it was lost
+        during the COMMIT.
         """
         args = {k: v for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
@@ -200,26 +203,31 @@ class Brain:
             ),
         )
         for attempt in (1, 2):
-            sent = False
+            committing = False
             conn = self.connection()
             try:
                 with self.transaction() as cur:
-                    sent = True
                     cur.execute(query, args)
-                    return cur.fetchall() if cur.description else []
+                    rows = cur.fetchall() if cur.description else []
+                    committing = True  # leaving the block sends COMMIT
+                return rows
             except BrainError as exc:
                 if not conn.closed or self._closed:
                     raise
-                if attempt == 1 and (not sent or function in IDEMPOTENT):
+                if attempt == 1 and (not committing or function in IDEMPOTENT):
                     continue
-                if sent:
+                if not committing:
                     raise DatabaseUnavailable(
-                        f"The database connection was lost while brain.{function} ran: it may or may "
-                        f"not have taken effect ({exc.message}).",
-                        hint="Check the result (search, recall, stats) before you send it again; "
-                        "the next call reconnects.",
+                        f"The database connection was lost twice during brain.{function}; "
+                        f"nothing was changed ({exc.message}).",
+                        hint="Check that the server is running; the next call reconnects.",
                     ) from exc
-                raise
+                raise DatabaseUnavailable(
+                    f"The database connection was lost while brain.{function} committed: it may or "
+                    f"may not have taken effect ({exc.message}).",
+                    hint="Check the result (search, recall, stats) before you send it again; "
+                    "the next call reconnects.",
+                ) from exc
         raise AssertionError("unreachable")
 
     def value(self, function: str, **kwargs: Any) -> Any:
