@@ -1884,7 +1884,7 @@ BEGIN
     RETURN QUERY SELECT f.attempts, f.parked_at IS NOT NULL, f.next_attempt_at;
 END
 $$;
-COMMENT ON FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer, embedding_space text) IS 'Records that the embedder refused a memory''s text (HTTP status and a short reason; the text itself is never kept): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
+COMMENT ON FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer, embedding_space text) IS 'Records that the embedder refused a memory''s text (HTTP status and a short reason, with the memory''s text cut out should the provider quote it): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -3900,7 +3900,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 6b6928118c0db8f3bee57622f7b758eda41e5446be353848accddab8f4394e73';
+COMMENT ON TABLE brain.migration IS 'functions e05b78170fcc3bf9a09dacc23df0322b053da78732446d089378979dd68aa2f9';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

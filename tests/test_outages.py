@@ -187,6 +187,15 @@ def test_a_refused_text_is_retried_then_parked_and_the_queue_goes_on(conn, serve
     assert all(embedded(conn, i) for i in ids)
 
 
+def test_a_write_whose_text_is_refused_is_stored_and_queued(conn, server, fake_space):
+    brain = Brain(conn, embedder=fake_space)
+    server.refuse = {"legacy VPN"}
+    r = brain.remember("incident", "The legacy VPN gateway dropped every session at 03:00")
+    assert r.action == "created" and r.embedding_pending
+    assert "HTTP 400" in r.embedder_error and "legacy VPN" not in r.embedder_error
+    assert [x["id"] for x in brain.search("legacy VPN gateway")] == [r.memory_id]
+
+
 def test_the_backoff_doubles_and_the_limit_is_a_setting(conn, fake_space):
     (memory_id,) = queue(conn, INCIDENTS[:1])
 
@@ -410,6 +419,46 @@ def test_the_worker_listens_again_after_a_restart(restartable, tmp_path):
         write_and_wait("The worker drill queued a write after the restart")
         assert worker.poll() is None
         assert "trying again" in log.read_text()
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.wait(timeout=30)
+    assert worker.returncode == 0, log.read_text()
+
+
+def test_the_worker_waits_out_an_embedder_outage(conn, db_url, server, fake_space, tmp_path):
+    env = {
+        **os.environ,
+        "BRAIN_DATABASE_URL": db_url,
+        "BRAIN_EMBEDDER": "ollama:fake-8",
+        "BRAIN_EMBED_DIMS": "8",
+        "BRAIN_OLLAMA_URL": server.url,
+        "BRAIN_HOME": str(tmp_path),
+        "PYTHONPATH": str(ROOT),
+    }
+    server.black_hole = True
+    (memory_id,) = queue(conn, INCIDENTS[:1])
+    log = tmp_path / "worker.log"
+    with open(log, "w") as err:
+        worker = subprocess.Popen(
+            [sys.executable, "-m", "pybrain", "worker", "--poll", "1", "--deadline", "0.5"],
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            env=env,
+        )
+    try:
+        ends = time.monotonic() + 60
+        while "trying again" not in log.read_text():
+            assert worker.poll() is None, log.read_text()
+            assert time.monotonic() < ends, log.read_text()
+            time.sleep(0.1)
+        assert "deadline of 0.5 s reached" in log.read_text() or "no answer within 0.5 s" in log.read_text()
+        server.black_hole = False
+        while not embedded(conn, memory_id):
+            assert worker.poll() is None, log.read_text()
+            assert time.monotonic() < ends, f"not embedded; worker log:\n{log.read_text()}"
+            time.sleep(0.1)
+        # An outage is no text's fault: nothing was counted against the row.
+        assert scalar(conn, "SELECT count(*) FROM brain.embedding_failure") == 0
     finally:
         worker.send_signal(signal.SIGTERM)
         worker.wait(timeout=30)

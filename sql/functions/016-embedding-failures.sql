@@ -62,7 +62,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.embedding_failed IS
-    'Records that the embedder refused a memory''s text (HTTP status and a short reason; the text itself is never kept): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
+    'Records that the embedder refused a memory''s text (HTTP status and a short reason, with the memory''s text cut out should the provider quote it): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
 
 CREATE OR REPLACE FUNCTION brain.failed_embeddings(embedding_space text DEFAULT NULL,
                                                    max_results integer DEFAULT 50)
