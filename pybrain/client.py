@@ -409,6 +409,11 @@ class Brain:
         error: str | None = None,
     ) -> None:
         # Telemetry never hides the outcome it records: a failure to record is only logged.
+        if self.conn.closed:
+            # The call just failed to reconnect: the database is down, and waiting for it
+            # again would only delay the error the caller is about to see.
+            log.warning("could not record the %s event: the database connection is lost", tool)
+            return
         try:
             self.value(
                 "record_tool_event",

@@ -359,6 +359,7 @@ async def _mcp_session_survives(server: Server, home: str) -> None:
         "BRAIN_HOME": home,
         "BRAIN_EMBED_SERVER": "off",
         "PYTHONPATH": str(ROOT),
+        "BRAIN_DB_RECONNECT_WAIT": "1",
     }
     params = StdioServerParameters(command=sys.executable, args=["-m", "pybrain", "mcp"], env=env)
     with open(os.devnull, "w") as quiet:
@@ -380,6 +381,15 @@ async def _mcp_session_survives(server: Server, home: str) -> None:
             assert {"The MCP drill uses port 7433", "The MCP drill survived a database restart"} <= found
             errors = await s.call_tool("recent_errors", {})
             assert errors.structured_content["errors"] == []  # no call failed
+            # While the server is down a call fails with a clear error; once it is back, calls work.
+            await anyio.to_thread.run_sync(server.stop)
+            try:
+                down = await s.call_tool("stats", {})
+                assert down.is_error and "no new one could be made within 1 s" in down.content[0].text
+            finally:
+                await anyio.to_thread.run_sync(server.start)
+            back = await s.call_tool("stats", {})
+            assert not back.is_error, back.content[0].text
 
 
 def test_a_live_mcp_server_keeps_working_across_a_restart(restartable, tmp_path):
