@@ -273,6 +273,15 @@ BEGIN
     RETURN n;
 END
 $$;
+CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object('retrying', count(*) FILTER (WHERE f.parked_at IS NULL),
+                              'parked', count(*) FILTER (WHERE f.parked_at IS NOT NULL))
+    FROM brain.embedding_failure f, brain.active_embedding_space() AS space
+    WHERE f.workspace_id = brain.current_workspace() AND f.space_id = space.space_id
+$$;
 CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text) RETURNS brain.write_result
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1535,6 +1544,8 @@ BEGIN
     VALUES (ws, space.space_id, mem.memory_id, vec)
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    DELETE FROM brain.embedding_failure f
+    WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
     r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
@@ -2077,6 +2088,59 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW index.';
+CREATE FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer DEFAULT NULL::integer, embedding_space text DEFAULT NULL::text) RETURNS TABLE(attempts integer, parked boolean, next_attempt_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain._resolve_space(embedding_failed.embedding_space);
+    max_attempts integer := greatest(1, (brain.setting('embedding_max_attempts'))::integer);
+    delay double precision := greatest(0, (brain.setting('embedding_retry_seconds'))::double precision);
+    mem brain.memory;
+    msg text;
+    f brain.embedding_failure;
+BEGIN
+    SELECT * INTO mem FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = embedding_failed.memory_id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', embedding_failed.memory_id),
+            jsonb_build_object('id', embedding_failed.memory_id),
+            'Take ids from brain.pending_embeddings().');
+    END IF;
+    IF status IS NOT NULL AND status NOT BETWEEN 100 AND 599 THEN
+        PERFORM brain._raise('BR009', format('%s is not an HTTP status.', status),
+            jsonb_build_object('status', status), 'Pass the provider''s HTTP status, or NULL.');
+    END IF;
+    -- A short reason on one line, never the text itself: a provider may echo its input.
+    msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);
+    msg := replace(msg, brain.embedding_input(mem.headline, mem.body), '[the text]');
+    IF length(mem.headline) >= 8 THEN
+        msg := replace(msg, mem.headline, '[the text]');
+    END IF;
+    msg := left(btrim(msg), 200);
+    IF msg = '' THEN
+        msg := 'no reason given';
+    END IF;
+    INSERT INTO brain.embedding_failure AS e
+        (workspace_id, space_id, memory_id, attempts, last_status, last_error, next_attempt_at, parked_at)
+    VALUES (ws, space.space_id, mem.memory_id, 1, status, msg,
+            now() + make_interval(secs => delay),
+            CASE WHEN max_attempts <= 1 THEN now() END)
+    ON CONFLICT ON CONSTRAINT embedding_failure_pkey DO UPDATE
+    SET attempts = e.attempts + 1,
+        last_status = excluded.last_status,
+        last_error = excluded.last_error,
+        last_failed_at = now(),
+        -- the wait doubles with each failure, at most a day
+        next_attempt_at = now() + make_interval(secs => least(86400, delay * 2 ^ least(e.attempts, 20))),
+        parked_at = CASE WHEN e.attempts + 1 >= max_attempts THEN coalesce(e.parked_at, now()) END
+    RETURNING * INTO f;
+    RETURN QUERY SELECT f.attempts, f.parked_at IS NOT NULL, f.next_attempt_at;
+END
+$$;
+COMMENT ON FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer, embedding_space text) IS 'Records that the embedder refused a memory''s text (HTTP status and a short reason, with the memory''s text cut out should the provider quote it): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2226,6 +2290,20 @@ CREATE FUNCTION brain.extract_topics(t text) RETURNS text[]
     ) AS topic
 $$;
 COMMENT ON FUNCTION brain.extract_topics(t text) IS 'Capitalized words that do not start a sentence (names, products, acronyms): up to 10, in order of appearance.';
+CREATE FUNCTION brain.failed_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 50) RETURNS TABLE(memory_id bigint, headline text, attempts integer, last_status integer, last_error text, first_failed_at timestamp with time zone, last_failed_at timestamp with time zone, next_attempt_at timestamp with time zone, parked boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT f.memory_id, m.headline, f.attempts, f.last_status, f.last_error, f.first_failed_at,
+           f.last_failed_at, f.next_attempt_at, f.parked_at IS NOT NULL
+    FROM brain.embedding_failure f
+    JOIN brain.memory m ON m.workspace_id = f.workspace_id AND m.memory_id = f.memory_id
+    WHERE f.workspace_id = brain.current_workspace()
+      AND f.space_id = (brain._resolve_space(failed_embeddings.embedding_space)).space_id
+    ORDER BY f.parked_at IS NULL, f.last_failed_at DESC, f.memory_id
+    LIMIT greatest(max_results, 0)
+$$;
+COMMENT ON FUNCTION brain.failed_embeddings(embedding_space text, max_results integer) IS 'The memories whose text the embedder of a space (the active one by default) refused: parked ones first, then those waiting for another try, with the attempts, the last HTTP status and reason.';
 CREATE FUNCTION brain.find_secrets(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2334,12 +2412,13 @@ CREATE FUNCTION brain.health() RETURNS jsonb
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
                              WHERE r.workspace_id = brain.current_workspace()))
 $$;
-COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space and its pending embeddings, sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
+COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
 CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3044,10 +3123,15 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
                          AND e.memory_id = m.memory_id)
            -- embedded while its space was still being filled: the dedup is still owed
            OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
+      -- a text the embedder refused waits for its next try, or is parked (brain.embedding_failed)
+      AND NOT EXISTS (SELECT FROM brain.embedding_failure f
+                      WHERE f.workspace_id = m.workspace_id AND f.space_id = space.space_id
+                        AND f.memory_id = m.memory_id
+                        AND (f.parked_at IS NOT NULL OR f.next_attempt_at > now()))
     ORDER BY m.dedup_pending DESC, m.memory_id
     LIMIT max_results
 $$;
-COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';
+COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3269,6 +3353,19 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
+CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH gone AS (
+        DELETE FROM brain.embedding_failure f
+        WHERE f.workspace_id = brain.current_workspace()
+          AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
+        RETURNING 1
+    )
+    SELECT count(*) FROM gone
+$$;
+COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
 CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3594,7 +3691,9 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
-        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
+        'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
+        'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
+        'embedding_retry_seconds', 60     -- wait before its second try; doubled after each failure
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
@@ -3622,13 +3721,14 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         -- vectors of large batches that wait for brain.index_vectors
         'unindexed_vectors', (SELECT count(*) FROM space, brain._waiting_vectors(space) AS w),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
 $$;
-COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings and the vectors waiting for its HNSW index.';
+COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4042,6 +4142,19 @@ CREATE TABLE brain.embedding (
     CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
+CREATE TABLE brain.embedding_failure (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    space_id bigint NOT NULL,
+    memory_id bigint NOT NULL,
+    attempts integer NOT NULL,
+    last_status integer,
+    last_error text NOT NULL,
+    first_failed_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_failed_at timestamp with time zone DEFAULT now() NOT NULL,
+    next_attempt_at timestamp with time zone NOT NULL,
+    parked_at timestamp with time zone,
+    CONSTRAINT embedding_failure_attempts_check CHECK ((attempts > 0))
+);
 CREATE SEQUENCE brain.embedding_ingest_seq
     START WITH 1
     INCREMENT BY 1
@@ -4163,7 +4276,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions bce1910ade222f42b0a64070c83484df1bbe80fc24a18d498487bdbfb3a6bb80';
+COMMENT ON TABLE brain.migration IS 'functions d605f619d50be95861fb6ee6238a21293b88a454afef9657e491ef4f35e65944';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -4267,6 +4380,8 @@ ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_pkey PRIMARY KEY (workspace_id, audit_id);
 ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_pkey PRIMARY KEY (workspace_id, boot_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
 ALTER TABLE ONLY brain.embedding
     ADD CONSTRAINT embedding_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
 ALTER TABLE ONLY brain.embedding_space
@@ -4310,6 +4425,7 @@ ALTER TABLE ONLY brain.workspace
 CREATE INDEX action_item_pending ON brain.action_item USING btree (workspace_id, project) WHERE (status = 'pending'::text);
 CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, memory_id);
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
+CREATE INDEX embedding_failure_memory ON brain.embedding_failure USING btree (workspace_id, memory_id);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
 CREATE INDEX embedding_unindexed ON brain.embedding USING btree (workspace_id, space_id, ingest_seq) WHERE (ingest_seq > 0);
@@ -4358,6 +4474,12 @@ ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.embedding_space
     ADD CONSTRAINT embedding_space_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.embedding
@@ -4405,6 +4527,7 @@ ALTER TABLE brain.annotation ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.audit ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.boot_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.embedding_failure ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
@@ -4423,6 +4546,7 @@ CREATE POLICY workspace_isolation ON brain.annotation USING ((workspace_id = bra
 CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.boot_event USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding_failure USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.handoff USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));

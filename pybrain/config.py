@@ -21,8 +21,10 @@ Environment:
                        default local when installed, else hash
   BRAIN_WORKSPACE      workspace id (default 1)
   BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
-  BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_BATCH
+  BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_DEADLINE, BRAIN_EMBED_BATCH
                        embedder settings (docs/embedders.md)
+  BRAIN_DB_RECONNECT_WAIT
+                       seconds a call waits for a restarted database (default 10)
 """
 
 

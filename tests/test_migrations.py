@@ -26,6 +26,7 @@ RELEASED = {
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
     "008-folds-and-records.sql": "50d70fde0ffca128ebf3ff8fb7a13f65c1c7a1bd604b3f4a16f7f7bda9b53c56",
     "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
+    "010-embedding-failures.sql": "43a86839d261adb3a22c08280f55b889ab5b37aa40fc0dc6c471752bd159d025",
 }
 
 

@@ -28,7 +28,9 @@ AS $$
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
-        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
+        'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
+        'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
+        'embedding_retry_seconds', 60     -- wait before its second try; doubled after each failure
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';

@@ -764,6 +764,8 @@ BEGIN
     VALUES (ws, space.space_id, mem.memory_id, vec)
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    DELETE FROM brain.embedding_failure f
+    WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
 
     r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
@@ -826,8 +828,13 @@ AS $$
                          AND e.memory_id = m.memory_id)
            -- embedded while its space was still being filled: the dedup is still owed
            OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
+      -- a text the embedder refused waits for its next try, or is parked (brain.embedding_failed)
+      AND NOT EXISTS (SELECT FROM brain.embedding_failure f
+                      WHERE f.workspace_id = m.workspace_id AND f.space_id = space.space_id
+                        AND f.memory_id = m.memory_id
+                        AND (f.parked_at IS NOT NULL OR f.next_attempt_at > now()))
     ORDER BY m.dedup_pending DESC, m.memory_id
     LIMIT max_results
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings IS
-    'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';
+    'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
