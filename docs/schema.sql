@@ -417,9 +417,7 @@ BEGIN
             coalesce(item_created_at, now()), similarity)
         RETURNING f.fold_id INTO fold;
         UPDATE brain.memory m
-        SET tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                         FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                         WHERE brain.trim_space(t) <> ''),
+        SET tags = brain._merged_tags(m.tags, full_text, tags),
             people = ARRAY(SELECT DISTINCT p FROM unnest(m.people || brain.extract_people(full_text)) AS p)
         WHERE m.workspace_id = ws AND m.memory_id = target
           AND NOT (m.tags @> (brain.extract_tags(full_text) || coalesce(tags, '{}'))
@@ -441,9 +439,7 @@ BEGIN
     RETURNING f.fold_id INTO fold;
     UPDATE brain.memory m
     SET headline = _fold_item.headline, body = _fold_item.body, normalized = _fold_item.normalized,
-        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                     WHERE brain.trim_space(t) <> ''),
+        tags = brain._merged_tags(m.tags, full_text, tags),
         people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
         action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
         source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
@@ -799,6 +795,13 @@ CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint,
                    WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
     FROM brain.memory m
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+$$;
+CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                 FROM unnest(existing || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                 WHERE brain.trim_space(t) <> '')
 $$;
 CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -4276,7 +4279,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d605f619d50be95861fb6ee6238a21293b88a454afef9657e491ef4f35e65944';
+COMMENT ON TABLE brain.migration IS 'functions f59c909216d2c2dffa76ff5b71afd9e22d47a763925252c4a74f7f1799c1b3d0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

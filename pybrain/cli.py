@@ -251,6 +251,17 @@ def _remember_options(fn: Callable) -> Callable:
     return fn
 
 
+def _on_related_option(help: str):
+    """--on-related: the write's policy for a related memory (brain.remember's on_related)."""
+    return click.option(
+        "--on-related",
+        type=click.Choice(["refuse", "store", "supersede"]),
+        default="refuse",
+        show_default=True,
+        help=help,
+    )
+
+
 def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
     if value is None:
         return None
@@ -292,12 +303,8 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 @click.option("--command", "command_attempted", help="Incidents: the command attempted.")
 @click.option("--file", "related_files", multiple=True, help="Incidents: a related file.")
 @click.option("--complexity", type=click.Choice(["simple", "medium", "complex"]), help="Incidents.")
-@click.option(
-    "--on-related",
-    type=click.Choice(["refuse", "store", "supersede"]),
-    default="refuse",
-    show_default=True,
-    help="When a related memory exists: refuse the write, store both, or supersede the related one.",
+@_on_related_option(
+    "When a related memory exists: refuse the write, store both, or supersede the related one."
 )
 @click.option("--reason", help="With --on-related supersede: why the related memory is replaced.")
 def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) -> None:
@@ -329,12 +336,8 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
 @click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
 @click.option("--category")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
-@click.option(
-    "--on-related",
-    type=click.Choice(["refuse", "store", "supersede"]),
-    default="refuse",
-    show_default=True,
-    help="When the new text is related to another memory: refuse, store anyway, or supersede that one too.",
+@_on_related_option(
+    "When the new text is related to another memory: refuse, store anyway, or supersede it too."
 )
 def supersede(
     old_id: int, headline: str, body: str, reason: str, as_json: bool, source: str | None, **opts: Any

@@ -4,19 +4,16 @@ erases a distinguishable fact, and the related gate has a way through."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import math
 
 import anyio
 import psycopg
 import pytest
-from conftest import with_database
 from helpers import raises_br, remember, rows, scalar, unit
 from test_index import index_all
 from test_mcp import agent, call
 from test_observe import observe
 
-from pybrain import db
 from pybrain.embed import get_embedder
 
 LOG = "event {i} pod-{pod} step {step} completed"
@@ -336,55 +333,3 @@ def test_a_dormant_fact_ranks_below_a_fresh_one_but_is_found(conn) -> None:
     found = search_ids(conn, "deploy window")
     assert found == [new["memory_id"], old["memory_id"]]
     assert search_ids(conn, "Tuesday 10:00")[:1] == [old["memory_id"]], "the only answer comes first"
-
-
-# --- upgrade ----------------------------------------------------------------------
-
-
-@pytest.fixture
-def database_at_007(admin_url: str):
-    name = "brain_at_007"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
-    try:
-        yield with_database(admin_url, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-
-
-def test_008_upgrades_a_database_of_the_previous_release(database_at_007: str) -> None:
-    from test_migrations import RELEASED
-
-    with psycopg.connect(database_at_007, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA brain")
-        conn.execute(
-            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in db.sql_files("migrations")[:7]:
-            with conn.transaction():
-                conn.execute(path.read_text())
-                conn.execute(
-                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
-                    (path.name, RELEASED[path.name]),
-                )
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
-        for origin in ("observed", "explicit"):
-            (mid,) = conn.execute(
-                "INSERT INTO brain.memory (kind, origin, headline, normalized, dormant_after)"
-                " VALUES ('fact', %s, %s, %s, now() - interval '1 day') RETURNING memory_id",
-                (origin, f"{origin} fact", f"{origin} fact"),
-            ).fetchone()
-            conn.execute("INSERT INTO brain.fact (memory_id) VALUES (%s)", (mid,))
-
-        report = db.migrate(conn)
-        assert report.applied[0] == "008-folds-and-records.sql"
-        dormant = dict(conn.execute("SELECT origin, dormant_after IS NOT NULL FROM brain.memory").fetchall())
-        assert dormant == {"observed": False, "explicit": True}, "records stop being dormant; beliefs do not"
-        r = conn.execute(
-            "SELECT action FROM brain.remember(kind => 'fact', headline => 'Upgraded', on_related => 'store')"
-        ).fetchone()
-        assert r == ("created",)
-        assert json.loads(json.dumps(conn.execute("SELECT brain.recall(1)").fetchone()[0]))["folds"] == []

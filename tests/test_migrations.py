@@ -105,21 +105,26 @@ def test_migrations_give_the_documented_schema(empty_database: str) -> None:
     assert dump(empty_database) == documented, "run `make schema` and review the diff"
 
 
+def migrate_through(conn: psycopg.Connection, count: int) -> None:
+    """An empty database brought to the first `count` migrations, as an older release left it:
+    the migrations alone, with no function files applied after them."""
+    conn.execute("CREATE SCHEMA brain")
+    conn.execute(
+        "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+        " applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    for path in db.sql_files("migrations")[:count]:
+        with conn.transaction():
+            conn.execute(path.read_text())
+            conn.execute(
+                "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)", (path.name, RELEASED[path.name])
+            )
+
+
 def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
     """A database at 006 with a space and vectors, as its functions left them."""
     with psycopg.connect(empty_database, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA brain")
-        conn.execute(
-            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in db.sql_files("migrations")[:6]:
-            with conn.transaction():
-                conn.execute(path.read_text())
-                conn.execute(
-                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
-                    (path.name, RELEASED[path.name]),
-                )
+        migrate_through(conn, 6)
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
@@ -161,18 +166,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
 def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database: str) -> None:
     """A database at 007 whose last session left a handoff, and one that expired without one."""
     with psycopg.connect(empty_database, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA brain")
-        conn.execute(
-            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in db.sql_files("migrations")[:7]:
-            with conn.transaction():
-                conn.execute(path.read_text())
-                conn.execute(
-                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
-                    (path.name, RELEASED[path.name]),
-                )
+        migrate_through(conn, 7)
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         for started, state, ended, handoff in (
             ("2 hours", "ended", "1 hour", "Deploy after review."),
@@ -196,3 +190,26 @@ def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database:
         assert (out["ended"], out["had_ended"]["reason"]) == (False, "heartbeat expired")
         (payload,) = conn.execute(boot.replace(")", ", now => now() + interval '2 seconds')")).fetchone()
         assert payload["sections"]["handoff"]["text"] == "Tests green, review open."
+
+
+def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_database: str) -> None:
+    """A database at 007 with an observed and an explicit fact that had gone dormant."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 7)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for origin in ("observed", "explicit"):
+            (mid,) = conn.execute(
+                "INSERT INTO brain.memory (kind, origin, headline, normalized, dormant_after)"
+                " VALUES ('fact', %s, %s, %s, now() - interval '1 day') RETURNING memory_id",
+                (origin, f"{origin} fact", f"{origin} fact"),
+            ).fetchone()
+            conn.execute("INSERT INTO brain.fact (memory_id) VALUES (%s)", (mid,))
+
+        assert "008-folds-and-records.sql" in db.migrate(conn).applied
+        dormant = dict(conn.execute("SELECT origin, dormant_after IS NOT NULL FROM brain.memory").fetchall())
+        assert dormant == {"observed": False, "explicit": True}, "records stop being dormant; beliefs do not"
+        r = conn.execute(
+            "SELECT action FROM brain.remember(kind => 'fact', headline => 'Upgraded', on_related => 'store')"
+        ).fetchone()
+        assert r == ("created",)
+        assert conn.execute("SELECT brain.recall(1)").fetchone()[0]["folds"] == []

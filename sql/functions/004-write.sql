@@ -247,6 +247,17 @@ AS $$
        AND brain._same_terms(kept.headline || E'\n' || kept.body, headline || E'\n' || body)
 $$;
 
+-- A memory's tags with the #hashtags of a text and the given tags added:
+-- lowercased, trimmed, distinct. (One expression: inlined into its callers.)
+CREATE OR REPLACE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[])
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                 FROM unnest(existing || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                 WHERE brain.trim_space(t) <> '')
+$$;
+
 -- A near-identical item folds into the active memory target. The survivor
 -- keeps the longer text (a rule's text never changes) together with that
 -- item's metadata and provenance, so text, metadata and provenance always
@@ -280,9 +291,7 @@ BEGIN
             coalesce(item_created_at, now()), similarity)
         RETURNING f.fold_id INTO fold;
         UPDATE brain.memory m
-        SET tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                         FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                         WHERE brain.trim_space(t) <> ''),
+        SET tags = brain._merged_tags(m.tags, full_text, tags),
             people = ARRAY(SELECT DISTINCT p FROM unnest(m.people || brain.extract_people(full_text)) AS p)
         WHERE m.workspace_id = ws AND m.memory_id = target
           AND NOT (m.tags @> (brain.extract_tags(full_text) || coalesce(tags, '{}'))
@@ -304,9 +313,7 @@ BEGIN
     RETURNING f.fold_id INTO fold;
     UPDATE brain.memory m
     SET headline = _fold_item.headline, body = _fold_item.body, normalized = _fold_item.normalized,
-        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                     WHERE brain.trim_space(t) <> ''),
+        tags = brain._merged_tags(m.tags, full_text, tags),
         people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
         action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
         source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
