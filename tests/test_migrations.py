@@ -24,6 +24,7 @@ RELEASED = {
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
+    "010-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
 }
 
 
@@ -135,7 +136,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
                 "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, v)
             )
 
-        assert db.migrate(conn).applied == ["007-deferred-vector-index.sql"]
+        assert db.migrate(conn).applied[0] == "007-deferred-vector-index.sql"
         (indexdef,) = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'embedding_hnsw_1'"
         ).fetchone()
@@ -153,3 +154,32 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
             "SELECT id FROM brain.search('', query_embedding => '{0, 1, 0.1}', max_results => 1)"
         ).fetchall()
         assert found == [(2,)]
+
+
+def test_010_gives_existing_spaces_their_token_window(empty_database: str) -> None:
+    """A database at 007 with a MiniLM space and a hash space, as their functions left them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        conn.execute("CREATE SCHEMA brain")
+        conn.execute(
+            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+            " applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        for path in db.sql_files("migrations")[:7]:
+            with conn.transaction():
+                conn.execute(path.read_text())
+                conn.execute(
+                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
+                    (path.name, RELEASED[path.name]),
+                )
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active'),"
+            " ('hash', 'feature-hash-v1', 384, 'building')"
+        )
+
+        assert "010-chunk-tokens.sql" in db.migrate(conn).applied
+        spaces = dict(conn.execute("SELECT provider, max_tokens FROM brain.embedding_space").fetchall())
+        assert spaces == {"local": 254, "hash": None}
+        # the chunks of observed text now fit the active space's window
+        assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
