@@ -56,7 +56,13 @@ with `brain search force push`, and read a memory back with `brain recall 12`.
 
 
 def chunks(conn: psycopg.Connection, text: str, max_tokens: int = 256) -> list[dict[str, Any]]:
-    return rows(conn, "SELECT * FROM brain.chunk_text(%s, %s) ORDER BY chunk", (text, max_tokens))
+    """The chunks, each with the estimated tokens of its embedding input."""
+    return rows(
+        conn,
+        "SELECT c.*, brain.wordpiece_tokens(brain.embedding_input(c.headline, c.body)) AS tokens"
+        " FROM brain.chunk_text(%s, %s) AS c ORDER BY c.chunk",
+        (text, max_tokens),
+    )
 
 
 def embedding_input(conn: psycopg.Connection, c: dict[str, Any]) -> str:
