@@ -4098,7 +4098,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions be99fc467968654e000941e941e459b1be4a199f3a47e88261a89d2e3bb36e5c';
+COMMENT ON TABLE brain.migration IS 'functions 38d2f278d7f8f48cdfa14ba8ad527ef46ac19cc0b3c63edd389663f4aff84d7e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

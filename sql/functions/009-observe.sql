@@ -1,6 +1,7 @@
 -- Observed memories: chat turns, tool output, runtime events and document
 -- chunks, written in batches. Each gets a derived headline; long text is split
--- into chunks that share a source_ref; dedup is exact or near-identical only.
+-- into chunks that share a source_ref, cut along its markdown and sized in the
+-- embedder's tokens; dedup is exact or near-identical only.
 
 -- The first max_words words of a line whose words are separated by single spaces.
 CREATE OR REPLACE FUNCTION brain._first_words(line text, max_words integer)
