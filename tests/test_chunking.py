@@ -455,3 +455,26 @@ def test_the_chunk_budget_follows_the_setting_and_the_space(conn) -> None:
     assert scalar(conn, "SELECT brain._chunk_tokens('ollama:custom-bert')") == 126
     with raises_br("BR009"):
         conn.execute("SELECT brain.use_embedding_space('ollama', 'custom-bert', 768, max_tokens => 8)")
+
+
+def test_comments_in_code_are_not_headings_and_underlined_lines_are(conn) -> None:
+    script = (
+        "```bash\n# install the dependencies\napt-get install -y postgresql-17\n\n"
+        "# start it\nsystemctl start postgresql\n```"
+    )
+    text = (
+        "Deployment notes\n================\n\n"
+        + "The steps below were run on every host of the staging cluster. " * 6
+        + "\n\nSetup\n-----\n\n"
+        + script
+        + "\n\n"
+        + "After the restart every replica caught up within two minutes. " * 6
+    )
+    out = chunks(conn, text, 120)
+    assert len(out) > 2
+    assert sum(script in c["body"] for c in out) == 1, (
+        "a fenced block with blank lines and # comments stays whole"
+    )
+    assert out[0]["section"] == "Deployment notes"
+    assert {c["section"] for c in out} == {"Deployment notes", "Deployment notes > Setup"}
+    assert all("install the dependencies" not in (c["section"] or "") for c in out)
