@@ -87,10 +87,12 @@ CREATE TABLE brain.embedding_space (
     indexed_through bigint DEFAULT 0 NOT NULL,
     folded_through bigint DEFAULT 0 NOT NULL,
     fold_observed boolean DEFAULT true NOT NULL,
+    max_tokens integer,
     CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
     CONSTRAINT embedding_space_check1 CHECK ((folded_through <= indexed_through)),
     CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
     CONSTRAINT embedding_space_indexed_through_check CHECK ((indexed_through >= 0)),
+    CONSTRAINT embedding_space_max_tokens_check CHECK (((max_tokens >= 32) AND (max_tokens <= 1000000))),
     CONSTRAINT embedding_space_model_check CHECK ((btrim(model) <> ''::text)),
     CONSTRAINT embedding_space_near_identical_check CHECK (((near_identical > (0)::double precision) AND (near_identical <= (1)::double precision))),
     CONSTRAINT embedding_space_provider_check CHECK ((provider ~ '^[a-z][a-z0-9_-]*$'::text)),
@@ -100,6 +102,7 @@ CREATE TABLE brain.embedding_space (
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
 COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
+COMMENT ON COLUMN brain.embedding_space.max_tokens IS 'Tokens of text the model embeds (its window less its special tokens); NULL when unlimited or unknown. Chunks of observed text fit it.';
 CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -209,6 +212,15 @@ BEGIN
     END IF;
     PERFORM brain._touch_session(session);
 END
+$$;
+CREATE FUNCTION brain._chunk_tokens(space text) RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT greatest(32, least(65536, (brain.setting('chunk_max_tokens'))::integer,
+        (SELECT es.max_tokens FROM brain.embedding_space es
+         WHERE es.workspace_id = brain.current_workspace()
+           AND CASE WHEN space IS NULL THEN es.state = 'active' ELSE es.provider || ':' || es.model = space END)))
 $$;
 CREATE FUNCTION brain._common_words() RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -672,6 +684,21 @@ BEGIN
     folded := brain._fold_near_identical(s, ids);
 END
 $$;
+CREATE FUNCTION brain._known_max_tokens(provider text, model text) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT k.max_tokens
+    FROM (VALUES ('local', 'all-MiniLM-L6-v2', 254),
+                 ('ollama', 'all-minilm', 254),
+                 ('ollama', 'nomic-embed-text', 2046),
+                 ('ollama', 'mxbai-embed-large', 510),
+                 ('ollama', 'bge-m3', 8190),
+                 ('openai', 'text-embedding-3-small', 8191),
+                 ('openai', 'text-embedding-3-large', 8191),
+                 ('openai', 'text-embedding-ada-002', 8191)) AS k(provider, model, max_tokens)
+    WHERE k.provider = _known_max_tokens.provider AND k.model = _known_max_tokens.model
+$$;
 CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamp with time zone) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1055,6 +1082,22 @@ CREATE FUNCTION brain._search_filter() RETURNS text
             END
     $f$
 $_$;
+CREATE FUNCTION brain._section_headline(path text[], max_tokens integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    h text;
+BEGIN
+    FOR i IN 1 .. coalesce(cardinality(path), 0) LOOP
+        h := CASE WHEN i > 1 THEN '… > ' ELSE '' END || array_to_string(path[i:], ' > ');
+        IF brain.word_count(h) <= 12 AND length(h) <= 200 AND brain.wordpiece_tokens(h) <= max_tokens / 4 THEN
+            RETURN h;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._section_tokens(items jsonb, heading text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1105,6 +1148,40 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     SELECT i.indexname::text FROM pg_catalog.pg_indexes i
     WHERE i.schemaname = 'brain'
       AND (i.indexname = 'embedding_hnsw_' || space_id OR i.indexname LIKE 'embedding\_hnsw\_' || space_id || '\_%')
+$$;
+CREATE FUNCTION brain._split_block(lines text[], head_lines integer, fenced boolean, room integer) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    n integer := cardinality(lines);
+    last_body integer := n - CASE WHEN fenced THEN 1 ELSE 0 END;
+    head text := array_to_string(lines[1:head_lines], E'\n');
+    tail text := CASE WHEN fenced THEN lines[n] END;
+    frame integer := brain.wordpiece_tokens(head) + coalesce(brain.wordpiece_tokens(tail), 0);
+    parts text[] := '{}';
+    cur text[] := '{}';
+    cur_tokens integer := 0;
+    line_tokens integer;
+BEGIN
+    FOR i IN head_lines + 1 .. last_body LOOP
+        line_tokens := brain.wordpiece_tokens(lines[i]);
+        IF cardinality(cur) > 0 AND frame + cur_tokens + line_tokens > room THEN
+            parts := parts || concat_ws(E'\n', head, array_to_string(cur, E'\n'), tail);
+            cur := '{}'; cur_tokens := 0;
+        END IF;
+        IF frame + line_tokens > room THEN
+            parts := parts || lines[i];
+        ELSE
+            cur := cur || lines[i];
+            cur_tokens := cur_tokens + line_tokens;
+        END IF;
+    END LOOP;
+    IF cardinality(cur) > 0 OR cardinality(parts) = 0 THEN
+        parts := parts || concat_ws(E'\n', head, array_to_string(cur, E'\n'), tail);
+    END IF;
+    RETURN parts;
+END
 $$;
 CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text, snapshot jsonb, clock timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
@@ -1919,51 +1996,249 @@ CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentenc
     WHERE category IS NOT NULL
 $$;
 COMMENT ON FUNCTION brain.capture_sentences(t text) IS 'The sentences of a text worth keeping, by keyword: action (need to, must, todo, follow up, next step, remember to, ...) -> task; decision (decided, chose, going with, switched to, agreed, settled on, ...), gotcha (watch out, careful, pitfall, does not work, fails when, ...), insight (learned, realized, discovered, turns out, the key is, ...) -> fact. Sentences under 4 words are ignored; the first matching class wins in that order.';
-CREATE FUNCTION brain.chunk_text(t text, max_words integer DEFAULT 300) RETURNS TABLE(chunk integer, body text)
+CREATE FUNCTION brain.chunk_text(t text, max_tokens integer DEFAULT 256) RETURNS TABLE(chunk integer, headline text, section text, body text)
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 #variable_conflict use_variable
 DECLARE
-    sentence text;
-    words text[];
-    current_words integer := 0;
-    current_text text := '';
-    n integer := 0;
+    whole text := brain.trim_space(coalesce(t, ''));
+    lines text[];
+    nl integer;
+    line text;
+    fence text;
+    i integer;
+    j integer;
+    -- the blocks: a heading line, a fenced code block, or a run of non-blank lines
+    b_kind text[] := '{}';
+    b_text text[] := '{}';
+    b_level integer[] := '{}';
+    b_title text[] := '{}';
+    para text[] := '{}';
+    -- the heading path and the headline it gives
+    path text[] := array_fill(NULL::text, ARRAY[6]);
+    sect_head text;
+    sect_cost integer := 0;
+    -- pieces still to place, as a stack (the next one last): text, separator
+    -- from what comes before it, estimate (NULL until known), how it may be cut
+    s_text text[] := '{}';
+    s_sep text[] := '{}';
+    s_tok integer[] := '{}';
+    s_cut text[] := '{}';
+    sp integer;
+    rest_sep text;
+    rest_cut text;
+    p text;
+    p_sep text;
+    p_tok integer;
+    p_cut text;
+    parts text[];
+    room integer;
+    m integer;
+    pos integer;
+    -- the chunk being filled
+    cur text;
+    cur_tokens integer := 0;
+    cur_content boolean := false;
+    -- the chunks
+    o_body text[] := '{}';
+    o_head text[] := '{}';
+    o_sect text[] := '{}';
 BEGIN
-    IF brain.word_count(t) <= max_words THEN
+    IF max_tokens IS NULL OR max_tokens < 32 OR max_tokens > 65536 THEN
+        PERFORM brain._raise('BR009',
+            format('chunk_text takes max_tokens from 32 to 65536, not %s.', coalesce(max_tokens::text, 'NULL')),
+            jsonb_build_object('max_tokens', max_tokens),
+            'Give the tokens of text the embedder takes, e.g. max_tokens => 254 for all-MiniLM-L6-v2.');
+    END IF;
+    -- A text that fits is one chunk, headed by its own first line (the
+    -- headline being the text's start, the embedding input is the text).
+    -- First a bound that costs less than the estimate: no character counts
+    -- more than one token, but for Hangul syllables.
+    IF length(translate(whole, E' \t\n\r\f\v', '')) + 2 * regexp_count(whole, '[\uac00-\ud7a3]')
+           <= max_tokens
+       OR brain.wordpiece_tokens(whole) <= max_tokens THEN
         chunk := 1;
-        body := brain.trim_space(t);
+        headline := brain.derive_headline(whole);
+        section := NULL;
+        body := whole;
         RETURN NEXT;
         RETURN;
     END IF;
-    -- Whole sentences while they fit; a sentence longer than a chunk is cut by words.
-    FOR sentence IN SELECT s FROM regexp_split_to_table(brain.trim_space(t), '(?<=[.!?])\s+|\n\s*\n') AS s
-                    WHERE s !~ '^\s*$'
-    LOOP
-        words := regexp_split_to_array(brain.trim_space(sentence), '\s+');
-        WHILE cardinality(words) > 0 LOOP
-            IF current_words > 0 AND current_words + cardinality(words) > max_words THEN
-                n := n + 1; chunk := n; body := current_text; RETURN NEXT;
-                current_words := 0; current_text := '';
+    -- 1. Blocks.
+    lines := regexp_split_to_array(whole, '\r\n|\r|\n');
+    nl := cardinality(lines);
+    i := 1;
+    WHILE i <= nl LOOP
+        line := lines[i];
+        fence := substring(line FROM '^\s*(`{3,}|~{3,})');
+        IF line ~ '^\s*$' OR fence IS NOT NULL OR line ~ '^ {0,3}#{1,6}(\s|$)'
+           OR cardinality(para) = 1 AND line ~ '^ {0,3}(=+|-+)\s*$' AND para[1] !~ '^\s*([-*+]|\d+[.)])\s' THEN
+            IF cardinality(para) = 1 AND line ~ '^ {0,3}(=+|-+)\s*$' AND fence IS NULL THEN
+                -- a Setext heading: its text underlined with = (level 1) or - (level 2)
+                b_kind := b_kind || 'heading'::text;
+                b_text := b_text || (para[1] || E'\n' || line);
+                b_level := b_level || CASE WHEN line ~ '=' THEN 1 ELSE 2 END;
+                b_title := b_title || brain.trim_space(regexp_replace(para[1], '\s+', ' ', 'g'));
+                para := '{}';
+                i := i + 1;
+                CONTINUE;
             END IF;
-            IF cardinality(words) > max_words THEN
-                n := n + 1; chunk := n; body := array_to_string(words[1:max_words], ' '); RETURN NEXT;
-                words := words[max_words + 1:];
-            ELSE
-                current_text := CASE WHEN current_text = '' THEN '' ELSE current_text || ' ' END
-                                || array_to_string(words, ' ');
-                current_words := current_words + cardinality(words);
-                words := '{}';
+            IF cardinality(para) > 0 THEN
+                b_kind := b_kind || 'text'::text;
+                b_text := b_text || array_to_string(para, E'\n');
+                b_level := b_level || NULL::integer;
+                b_title := b_title || NULL::text;
+                para := '{}';
             END IF;
+            IF fence IS NOT NULL THEN
+                -- to its closing fence (the same character, at least as many), or the end
+                j := i + 1;
+                WHILE j <= nl AND lines[j] !~ ('^\s*' || left(fence, 1) || '{' || length(fence) || ',}\s*$') LOOP
+                    j := j + 1;
+                END LOOP;
+                b_kind := b_kind || CASE WHEN j <= nl THEN 'code' ELSE 'open code' END;
+                b_text := b_text || array_to_string(lines[i:least(j, nl)], E'\n');
+                b_level := b_level || NULL::integer;
+                b_title := b_title || NULL::text;
+                i := j + 1;
+                CONTINUE;
+            ELSIF line !~ '^\s*$' THEN
+                b_kind := b_kind || 'heading'::text;
+                b_text := b_text || line;
+                b_level := b_level || length(substring(line FROM '^ {0,3}(#{1,6})'));
+                b_title := b_title || brain.trim_space(regexp_replace(
+                    regexp_replace(line, '^ {0,3}#{1,6}|\s#+\s*$', '', 'g'), '\s+', ' ', 'g'));
+            END IF;
+        ELSE
+            para := para || line;
+        END IF;
+        i := i + 1;
+    END LOOP;
+    IF cardinality(para) > 0 THEN
+        b_kind := b_kind || 'text'::text;
+        b_text := b_text || array_to_string(para, E'\n');
+        b_level := b_level || NULL::integer;
+        b_title := b_title || NULL::text;
+    END IF;
+    -- 2. Chunks: blocks while they fit; a heading starts a chunk; a block
+    --    that fits no chunk is cut at lines, then sentences, then words,
+    --    then characters.
+    FOR k IN 1 .. cardinality(b_kind) LOOP
+        IF b_kind[k] = 'heading' THEN
+            IF cur_content THEN
+                o_body := o_body || brain.trim_space(cur);
+                o_head := o_head || coalesce(sect_head, brain.derive_headline(brain.trim_space(cur)));
+                o_sect := o_sect || nullif(array_to_string(path, ' > '), '');
+                cur := NULL; cur_tokens := 0; cur_content := false;
+            END IF;
+            path[b_level[k]] := nullif(b_title[k], '');
+            FOR l IN b_level[k] + 1 .. 6 LOOP
+                path[l] := NULL;
+            END LOOP;
+            sect_head := brain._section_headline(array_remove(path, NULL), max_tokens);
+            sect_cost := coalesce(brain.wordpiece_tokens(sect_head), 0);
+            IF cur IS NOT NULL AND cur_tokens + sect_cost > max_tokens THEN
+                -- (headings alone, too many for the new headline: they go as they are)
+                o_body := o_body || brain.trim_space(cur);
+                o_head := o_head || brain.derive_headline(brain.trim_space(cur));
+                o_sect := o_sect || NULL::text;
+                cur := NULL; cur_tokens := 0;
+            END IF;
+        END IF;
+        room := max_tokens - sect_cost;
+        sp := 1;
+        s_text[1] := b_text[k]; s_sep[1] := E'\n\n'; s_tok[1] := NULL; s_cut[1] := b_kind[k];
+        WHILE sp > 0 LOOP
+            p := s_text[sp]; p_sep := s_sep[sp]; p_tok := coalesce(s_tok[sp], brain.wordpiece_tokens(s_text[sp]));
+            p_cut := s_cut[sp];
+            sp := sp - 1;
+            -- (a NULL separator: the next part of a word cut by characters,
+            -- which never shares a chunk with the part before it, as the
+            -- estimates of a word's parts do not add up to the word's)
+            IF cur IS NOT NULL AND p_sep IS NOT NULL AND cur_tokens + p_tok <= room THEN
+                cur := cur || p_sep || p;
+                cur_tokens := cur_tokens + p_tok;
+                cur_content := cur_content OR b_kind[k] <> 'heading';
+                CONTINUE;
+            END IF;
+            IF p_tok <= room THEN
+                IF cur IS NOT NULL THEN
+                    o_body := o_body || brain.trim_space(cur);
+                    o_head := o_head || coalesce(sect_head, brain.derive_headline(brain.trim_space(cur)));
+                    o_sect := o_sect || nullif(array_to_string(path, ' > '), '');
+                END IF;
+                cur := p;
+                cur_tokens := p_tok;
+                cur_content := b_kind[k] <> 'heading';
+                CONTINUE;
+            END IF;
+            -- Too long for a chunk: cut one level finer (each level keeps the
+            -- white space between its parts, so the parts add up to the piece).
+            parts := NULL;
+            IF p_cut IN ('code', 'open code') AND p ~ '\n'
+               OR p_cut = 'text' AND p ~ '^[^\n]*\|[^\n]*\n\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*(\n|$)' THEN
+                -- a code block fenced again in each part, a table's header repeated
+                parts := brain._split_block(string_to_array(p, E'\n'),
+                                            CASE WHEN p_cut = 'text' THEN 2 ELSE 1 END, p_cut = 'code', room);
+                rest_sep := E'\n\n'; rest_cut := 'line';
+                IF cardinality(parts) < 2 THEN
+                    parts := NULL;
+                END IF;
+            END IF;
+            IF parts IS NULL AND p ~ '\n' THEN
+                parts := string_to_array(p, E'\n');
+                rest_sep := E'\n'; rest_cut := 'line';
+            END IF;
+            IF parts IS NULL AND p_cut NOT IN ('sentence', 'word', 'characters') THEN
+                parts := regexp_split_to_array(p, '(?<=[.!?;:]\s+|[。！？]\s*)(?=\S)');
+                rest_sep := ''; rest_cut := 'sentence';
+                IF cardinality(parts) < 2 THEN
+                    parts := NULL;
+                END IF;
+            END IF;
+            IF parts IS NULL AND p_cut NOT IN ('word', 'characters') THEN
+                parts := regexp_split_to_array(p, '(?<=\s)(?=\S)');
+                rest_sep := ''; rest_cut := 'word';
+                IF cardinality(parts) < 2 THEN
+                    parts := NULL;
+                END IF;
+            END IF;
+            IF parts IS NULL THEN
+                -- one word longer than a chunk: as many characters as fit, part by part
+                parts := '{}';
+                pos := 1;
+                WHILE pos <= length(p) LOOP
+                    m := room;
+                    WHILE brain.wordpiece_tokens(substr(p, pos, m)) > room LOOP
+                        m := m / 2;
+                    END LOOP;
+                    parts := parts || substr(p, pos, m);
+                    pos := pos + m;
+                END LOOP;
+                rest_sep := NULL; rest_cut := 'characters';
+            END IF;
+            FOR q IN REVERSE cardinality(parts) .. 1 LOOP
+                sp := sp + 1;
+                s_text[sp] := parts[q];
+                s_sep[sp] := CASE WHEN q = 1 THEN p_sep ELSE rest_sep END;
+                s_tok[sp] := NULL;
+                s_cut[sp] := CASE WHEN q = 1 AND rest_cut = 'characters' THEN 'characters' ELSE rest_cut END;
+            END LOOP;
         END LOOP;
     END LOOP;
-    IF current_words > 0 THEN
-        n := n + 1; chunk := n; body := current_text; RETURN NEXT;
+    IF cur IS NOT NULL THEN
+        o_body := o_body || brain.trim_space(cur);
+        o_head := o_head || coalesce(sect_head, brain.derive_headline(brain.trim_space(cur)));
+        o_sect := o_sect || nullif(array_to_string(path, ' > '), '');
     END IF;
+    RETURN QUERY
+    SELECT o.n::integer, o.h, o.s, o.b
+    FROM unnest(o_body, o_head, o_sect) WITH ORDINALITY AS o(b, h, s, n)
+    ORDER BY o.n;
 END
 $_$;
-COMMENT ON FUNCTION brain.chunk_text(t text, max_words integer) IS 'Splits text into chunks of at most max_words words, at sentence boundaries where possible.';
+COMMENT ON FUNCTION brain.chunk_text(t text, max_tokens integer) IS 'Splits text into chunks whose embedding input (headline and body) is estimated at max_tokens tokens or fewer (brain.wordpiece_tokens). Markdown-aware: a heading starts a chunk and heads it with its heading path (section); paragraphs, list runs, fenced code blocks and tables are cut only when one alone does not fit (at lines: code fenced again, table header repeated; then sentences, words, characters). Newlines are kept.';
 CREATE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2822,9 +3097,11 @@ DECLARE
     item_start integer;
     pieces text[];
     n_chunks integer;
+    heads text[];
+    sections text[];
+    chunk_tokens integer := brain._chunk_tokens(embedding_space);
     ref text;
     text_hash text;
-    head text;
     h text;
     b text;
     meta jsonb;
@@ -2883,19 +3160,24 @@ BEGIN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
                     'Example: ''{"ticket": "OPS-12"}''.');
             END IF;
-            pieces := ARRAY(SELECT c.body FROM brain.chunk_text(texts[i]) AS c ORDER BY c.chunk);
+            -- Each chunk headed by its heading path, or by its own first line.
+            SELECT array_agg(c.body ORDER BY c.chunk), array_agg(c.headline ORDER BY c.chunk),
+                   array_agg(c.section ORDER BY c.chunk)
+            INTO pieces, heads, sections
+            FROM brain.chunk_text(texts[i], chunk_tokens) AS c;
             n_chunks := cardinality(pieces);
             text_hash := md5(texts[i]);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN text_hash END);
-            head := brain.derive_headline(texts[i]);
             FOR k IN 1 .. n_chunks LOOP
-                h := CASE WHEN n_chunks = 1 THEN head ELSE format('%s (part %s/%s)', head, k, n_chunks) END;
+                h := heads[k];
                 -- A text that fits its headline is not repeated as a body.
-                b := CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces[k]) = brain.normalize_text(head)
+                b := CASE WHEN n_chunks = 1 AND brain.normalize_text(pieces[k]) = brain.normalize_text(h)
                           THEN '' ELSE pieces[k] END;
                 meta := coalesce(metadata[i], '{}')
                         || CASE WHEN n_chunks > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_chunks)
-                                ELSE '{}' END;
+                                ELSE '{}' END
+                        || CASE WHEN n_chunks > 1 AND sections[k] IS NOT NULL
+                                THEN jsonb_build_object('section', sections[k]) ELSE '{}' END;
                 PERFORM brain._gate(kind, h, b, NULL, 'episodic', origin, concat_ws(E'\n', meta::text, ref));
                 n := n + 1;
                 c_item[n] := i;
@@ -3685,6 +3967,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
         'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
+        'chunk_max_tokens', 256,          -- observe_batch's chunks: estimated tokens of embedding input, at most (and the space's max_tokens)
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
@@ -3937,7 +4220,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.update_task(id bigint, status text, note text, priority integer, due_at timestamp with time zone, source text, now timestamp with time zone) IS 'Moves a task along open <-> blocked -> done (any update reopens a stale task), and sets its note, priority or due date. Audited.';
-CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision) RETURNS brain.embedding_space
+CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision, max_tokens integer DEFAULT NULL::integer) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -3959,6 +4242,11 @@ BEGIN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
             jsonb_build_object('near_identical', near_identical, 'related', related),
             'The defaults are near_identical 0.92 and related 0.75.');
+    END IF;
+    IF max_tokens IS NOT NULL AND NOT max_tokens BETWEEN 32 AND 1000000 THEN
+        PERFORM brain._raise('BR009', format('max_tokens lies between 32 and 1000000, not %s.', max_tokens),
+            jsonb_build_object('max_tokens', max_tokens),
+            'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
     SELECT * INTO s FROM brain.embedding_space es
@@ -3985,14 +4273,18 @@ BEGIN
         END IF;
         UPDATE brain.embedding_space es
         SET near_identical = coalesce(use_embedding_space.near_identical, es.near_identical),
-            related = coalesce(use_embedding_space.related, es.related)
+            related = coalesce(use_embedding_space.related, es.related),
+            max_tokens = coalesce(use_embedding_space.max_tokens, es.max_tokens,
+                                  brain._known_max_tokens(es.provider, es.model))
         WHERE es.workspace_id = ws AND es.space_id = s.space_id
         RETURNING * INTO s;
     ELSE
-        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related)
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens)
         VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
                 coalesce(use_embedding_space.near_identical, 0.92),
-                coalesce(use_embedding_space.related, 0.75))
+                coalesce(use_embedding_space.related, 0.75),
+                coalesce(use_embedding_space.max_tokens,
+                         brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)))
         RETURNING * INTO s;
     END IF;
     IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
@@ -4007,13 +4299,32 @@ BEGIN
     RETURN s;
 END
 $_$;
-COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
+COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision, max_tokens integer) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT regexp_count(coalesce(t, ''), '[^\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+')
 $$;
 COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by white space (no-break spaces included).';
+CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- (translate and lower per run: a regular expression per run cost three
+    -- times as long, and counting each class with a regular expression over
+    -- the whole text more)
+    SELECT (SELECT coalesce(sum(CASE
+                WHEN w = '' THEN 0
+                WHEN translate(w, '0123456789', '') = '' THEN 1 + (length(w) - 1) * 3 / 4
+                WHEN translate(w, 'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ', '') <> '' THEN length(w)
+                WHEN translate(w, 'aeiouyAEIOUY', '') = w THEN length(w)
+                WHEN substr(w, 2) = lower(substr(w, 2)) OR w = upper(w) THEN 1 + length(w) / 3
+                ELSE regexp_count(w, '[A-Z]+(?![a-z])|[A-Z]?[a-z]+') + length(w) / 3 END), 0)::integer
+            FROM unnest(regexp_split_to_array(coalesce(t, ''), '[^A-Za-z0-9]+')) AS w)
+           + regexp_count(coalesce(t, ''), '[^A-Za-z0-9 \t\n\r\f\v]')
+           + 2 * regexp_count(coalesce(t, ''), '[\uac00-\ud7a3]')
+$$;
+COMMENT ON FUNCTION brain.wordpiece_tokens(t text) IS 'A conservative estimate of the tokens a BERT WordPiece tokenizer (all-MiniLM-L6-v2) makes of a text, special tokens left out: never below the true count on realistic text.';
 CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_id bigint, outcome text, current_id bigint, state text, provisional boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4279,7 +4590,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f59c909216d2c2dffa76ff5b71afd9e22d47a763925252c4a74f7f1799c1b3d0';
+COMMENT ON TABLE brain.migration IS 'functions 8eabfb3a946fed2a870bf71c5eb06e2d4d2cca4fe93e5f11d83f7be56deea64c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

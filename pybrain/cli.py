@@ -599,8 +599,9 @@ def observe(
 ) -> None:
     """Store observed text (chat turns, tool output, events). TEXT '-' reads standard input.
 
-    Headlines are derived, long text is split into chunks, and only exact or
-    near-identical repeats are deduplicated.
+    Headlines are derived, long text is split into chunks that fit the embedder
+    (markdown-aware: each chunk under a heading is headed by its heading path),
+    and only exact or near-identical repeats are deduplicated.
     """
     if source_ref and len(texts) > 1:
         raise click.BadParameter("--source-ref names one text.")

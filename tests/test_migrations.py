@@ -27,6 +27,7 @@ RELEASED = {
     "008-folds-and-records.sql": "50d70fde0ffca128ebf3ff8fb7a13f65c1c7a1bd604b3f4a16f7f7bda9b53c56",
     "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
     "010-embedding-failures.sql": "43a86839d261adb3a22c08280f55b889ab5b37aa40fc0dc6c471752bd159d025",
+    "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
 }
 
 
@@ -213,3 +214,21 @@ def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_
         ).fetchone()
         assert r == ("created",)
         assert conn.execute("SELECT brain.recall(1)").fetchone()[0]["folds"] == []
+
+
+def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> None:
+    """A database at 007 with a MiniLM space and a hash space, as their functions left them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 7)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active'),"
+            " ('hash', 'feature-hash-v1', 384, 'building')"
+        )
+
+        assert "011-chunk-tokens.sql" in db.migrate(conn).applied
+        spaces = dict(conn.execute("SELECT provider, max_tokens FROM brain.embedding_space").fetchall())
+        assert spaces == {"local": 254, "hash": None}
+        # the chunks of observed text now fit the active space's window
+        assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)

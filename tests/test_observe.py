@@ -38,18 +38,25 @@ def test_batch_with_derived_headlines(conn) -> None:
 
 def test_long_text_is_chunked_with_a_shared_source_ref(conn) -> None:
     text = " ".join(f"Sentence number {i} talks about the ingestion pipeline." for i in range(80))
+    n = scalar(conn, "SELECT count(*) FROM brain.chunk_text(%s, 256)", (text,))
+    assert n > 2
     out = observe(conn, [text], check_only=True)
-    assert [r["chunk"] for r in out] == [1, 2, 3] and {r["action"] for r in out} == {"valid"}
+    assert [r["chunk"] for r in out] == list(range(1, n + 1)) and {r["action"] for r in out} == {"valid"}
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0
     out = observe(conn, [text], source_refs=["doc-7"])
-    stored = rows(conn, "SELECT headline, source_ref, metadata FROM brain.memory ORDER BY memory_id")
-    assert [s["source_ref"] for s in stored] == ["doc-7"] * 3
-    assert [s["metadata"] for s in stored] == [{"chunk": i, "chunks": 3} for i in (1, 2, 3)]
-    assert stored[0]["headline"].endswith("(part 1/3)")
+    stored = rows(conn, "SELECT headline, body, source_ref, metadata FROM brain.memory ORDER BY memory_id")
+    assert [s["source_ref"] for s in stored] == ["doc-7"] * n
+    assert [s["metadata"] for s in stored] == [{"chunk": i, "chunks": n} for i in range(1, n + 1)]
+    # each chunk is headed by its own start, not by part 1 of the text
+    assert stored[0]["headline"].startswith("Sentence number 0 talks")
+    assert [s["headline"].split()[2] for s in stored] == [s["body"].split()[2] for s in stored]
+    assert len({s["headline"] for s in stored}) == n
+    assert all(s["body"].startswith(s["headline"].removesuffix(" …")) for s in stored)
     assert all(
         scalar(
             conn,
-            "SELECT brain.word_count(body) <= 300 FROM brain.memory WHERE memory_id = %s",
+            "SELECT brain.wordpiece_tokens(brain.embedding_input(headline, body)) <= 256"
+            " FROM brain.memory WHERE memory_id = %s",
             (r["memory_id"],),
         )
         for r in out

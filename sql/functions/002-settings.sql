@@ -19,6 +19,7 @@ AS $$
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
         'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
+        'chunk_max_tokens', 256,          -- observe_batch's chunks: estimated tokens of embedding input, at most (and the space's max_tokens)
         'hot_days', 7,                    -- touched this recently: tier hot
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale

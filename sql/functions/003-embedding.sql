@@ -26,12 +26,34 @@ AS $$
                   brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
 $$;
 
+-- The tokens of text a known model embeds: its input window less the special
+-- tokens it adds (migration 010 sets the same on existing spaces). BERT
+-- tokenizers (MiniLM, nomic-embed-text, mxbai-embed-large) add [CLS] and
+-- [SEP]; OpenAI's models add none. NULL: no window (hash) or not known.
+CREATE OR REPLACE FUNCTION brain._known_max_tokens(provider text, model text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT k.max_tokens
+    FROM (VALUES ('local', 'all-MiniLM-L6-v2', 254),
+                 ('ollama', 'all-minilm', 254),
+                 ('ollama', 'nomic-embed-text', 2046),
+                 ('ollama', 'mxbai-embed-large', 510),
+                 ('ollama', 'bge-m3', 8190),
+                 ('openai', 'text-embedding-3-small', 8191),
+                 ('openai', 'text-embedding-3-large', 8191),
+                 ('openai', 'text-embedding-ada-002', 8191)) AS k(provider, model, max_tokens)
+    WHERE k.provider = _known_max_tokens.provider AND k.model = _known_max_tokens.model
+$$;
+
 CREATE OR REPLACE FUNCTION brain.use_embedding_space(
     provider text,
     model text,
     dims integer,
     near_identical double precision DEFAULT NULL,
-    related double precision DEFAULT NULL
+    related double precision DEFAULT NULL,
+    max_tokens integer DEFAULT NULL
 )
 RETURNS brain.embedding_space
 LANGUAGE plpgsql
@@ -56,6 +78,11 @@ BEGIN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
             jsonb_build_object('near_identical', near_identical, 'related', related),
             'The defaults are near_identical 0.92 and related 0.75.');
+    END IF;
+    IF max_tokens IS NOT NULL AND NOT max_tokens BETWEEN 32 AND 1000000 THEN
+        PERFORM brain._raise('BR009', format('max_tokens lies between 32 and 1000000, not %s.', max_tokens),
+            jsonb_build_object('max_tokens', max_tokens),
+            'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
 
     PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
@@ -84,14 +111,18 @@ BEGIN
         END IF;
         UPDATE brain.embedding_space es
         SET near_identical = coalesce(use_embedding_space.near_identical, es.near_identical),
-            related = coalesce(use_embedding_space.related, es.related)
+            related = coalesce(use_embedding_space.related, es.related),
+            max_tokens = coalesce(use_embedding_space.max_tokens, es.max_tokens,
+                                  brain._known_max_tokens(es.provider, es.model))
         WHERE es.workspace_id = ws AND es.space_id = s.space_id
         RETURNING * INTO s;
     ELSE
-        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related)
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens)
         VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
                 coalesce(use_embedding_space.near_identical, 0.92),
-                coalesce(use_embedding_space.related, 0.75))
+                coalesce(use_embedding_space.related, 0.75),
+                coalesce(use_embedding_space.max_tokens,
+                         brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)))
         RETURNING * INTO s;
     END IF;
 
@@ -109,7 +140,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.use_embedding_space IS
-    'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds. The first space of a workspace becomes active.';
+    'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
 
 CREATE OR REPLACE FUNCTION brain.active_embedding_space()
 RETURNS brain.embedding_space
