@@ -65,6 +65,14 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+def _validation_summary(tool: str, error: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+        for e in error.errors(include_url=False, include_input=False, include_context=False)
+    )
+    return f"Invalid arguments for {tool}: {problems}"
+
+
 class BrainMCP(MCPServer):
     """An MCPServer that records every tool call, including rejected arguments."""
 
@@ -87,8 +95,11 @@ class BrainMCP(MCPServer):
                 cause = cause.__cause__
             if code is None:
                 code = "invalid_arguments" if isinstance(exc.__cause__, ValidationError) else "tool_error"
+            if isinstance(exc.__cause__, ValidationError):
+                # pydantic's message repeats the rejected value: say where and what, never the value
+                exc = ToolError(_validation_summary(name, exc.__cause__))
             self.service.brain.record_event(name, "mcp", started, clock, self.service.session, code, str(exc))
-            raise
+            raise exc from None
         self.service.brain.record_event(name, "mcp", started, clock, self.service.session)
         return result
 

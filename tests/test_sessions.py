@@ -180,11 +180,8 @@ def test_action_items_are_scoped_by_project_and_source(conn) -> None:
         s: [p["text"] for p in rows(conn, "SELECT text FROM brain.pending_action_items(%s)", (s,))]
         for s in (web_claude, web_cursor, api_claude)
     }
-    assert pending == {
-        web_claude: ["Only for claude in web", "Everyone everywhere"],
-        web_cursor: ["Everyone everywhere"],
-        api_claude: ["Everyone everywhere"],
-    }
+    # an item without a project belongs to the sessions without one: it blocks no project
+    assert pending == {web_claude: ["Only for claude in web"], web_cursor: [], api_claude: []}
 
 
 def test_scratchpad_per_session_and_project(conn) -> None:

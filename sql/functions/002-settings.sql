@@ -27,7 +27,8 @@ AS $$
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
-        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
+        'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
+        'action_items_per_hour', 5        -- action items one session may raise in an hour
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';

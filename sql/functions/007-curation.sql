@@ -43,11 +43,7 @@ BEGIN
             jsonb_build_object('words', brain.word_count(note), 'characters', length(note)),
             'Keep annotations short.');
     END IF;
-    IF cardinality(brain.find_secrets(note)) > 0 THEN
-        PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
-            jsonb_build_object('patterns', brain.find_secrets(note)),
-            'Remove the secret and refer to where it is kept.');
-    END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('note', note, 'source', source));
     INSERT INTO brain.annotation (workspace_id, memory_id, note, source)
     VALUES (mem.workspace_id, mem.memory_id, brain.trim_space(note), source)
     RETURNING annotation_id INTO new_id;

@@ -85,7 +85,7 @@ CREATE OR REPLACE FUNCTION brain.observe_batch(
     check_only boolean DEFAULT false
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text)
+               similarity real, embedding_input text, error_code text, error text, redacted jsonb)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
@@ -111,6 +111,9 @@ DECLARE
     c_meta jsonb[] := '{}';
     c_ref text[] := '{}';
     c_hash text[] := '{}';
+    c_red jsonb[] := '{}';   -- the secrets redacted from the chunk's text: kind, start, end in the text as sent
+    c_flag jsonb[] := '{}';  -- the text's injection signals (brain.injection_signals)
+    obs record;
     -- The items the gate refused.
     bad_item integer[] := '{}';
     bad_code text[] := '{}';
@@ -164,6 +167,8 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('project', project, 'source_system', source_system,
+                                                     'source_agent', source_agent));
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(session_id);
 
@@ -172,6 +177,10 @@ BEGIN
     FOR i IN 1 .. n_items LOOP
         item_start := n;
         BEGIN
+            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i]));
+            -- The text is stored with its secrets redacted and its hidden characters removed.
+            obs := brain._clean_observed(texts[i]);
+            texts[i] := obs.cleaned;
             IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
                     'Example: ''{"ticket": "OPS-12"}''.');
@@ -200,6 +209,8 @@ BEGIN
                 c_meta[n] := meta;
                 c_ref[n] := ref;
                 c_hash[n] := text_hash;
+                c_red[n] := obs.redacted;
+                c_flag[n] := to_jsonb(obs.signals);
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' THEN
@@ -213,14 +224,15 @@ BEGIN
     END LOOP;
     c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
     c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
+    c_red := c_red[1:n]; c_flag := c_flag[1:n];
 
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text
-        FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, u.red
+        FROM unnest(c_item, c_chunk, c_head, c_body, c_red) AS u(item, chunk, h, b, red)
         UNION ALL
-        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, NULL
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
         ORDER BY 1, 2 NULLS FIRST;
         RETURN;
@@ -275,7 +287,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after)
+            source_hash, dedup_pending, dormant_after, flag_reasons)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -283,9 +295,10 @@ BEGIN
                brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END,
+               ARRAY(SELECT jsonb_array_elements_text(u.flag))
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, j)
         WHERE u.existing IS NULL AND u.fst = u.j
         ORDER BY u.j
         ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
@@ -382,17 +395,18 @@ BEGIN
     END LOOP;
 
     RETURN QUERY
-    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text
-    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
-         AS u(item, chunk, act, id, dup, sim, h, b)
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
+           u.red
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red)
+         AS u(item, chunk, act, id, dup, sim, h, b, red)
     UNION ALL
-    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, NULL
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch IS
-    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
+    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
 
 CREATE OR REPLACE FUNCTION brain.observe(
     text text,
@@ -409,7 +423,7 @@ CREATE OR REPLACE FUNCTION brain.observe(
     check_only boolean DEFAULT false
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text)
+               similarity real, embedding_input text, error_code text, error text, redacted jsonb)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
