@@ -577,7 +577,11 @@ def observe(
             click.echo(f"text {r['item']}: rejected ({r['error_code']}): {r['error']}")
         else:
             chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
-            click.echo(f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}")
+            redacted = ", ".join(f"{x['kind']} at {x['start']}-{x['end']}" for x in r.get("redacted") or [])
+            click.echo(
+                f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}"
+                + (f" (redacted {redacted})" if redacted else "")
+            )
     if any(r["action"] == "rejected" for r in rows):
         sys.exit(1)
 
@@ -1064,11 +1068,17 @@ def metrics(window: str, as_json: bool) -> None:
 
 
 @command(main)
-@click.option("--all", "include_confirmed", is_flag=True, help="Also the flagged memories a person confirmed.")
-@click.option("--confirm", "confirm_id", type=click.IntRange(1), help="Confirm this flagged memory: it is data.")
+@click.option(
+    "--all", "include_confirmed", is_flag=True, help="Also the flagged memories a person confirmed."
+)
+@click.option(
+    "--confirm", "confirm_id", type=click.IntRange(1), help="Confirm this flagged memory: it is data."
+)
 @click.option("--source", help="Who confirms.")
 @click.option("-n", "max_results", default=50, show_default=True, type=click.IntRange(1, 1000))
-def flagged(include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool) -> None:
+def flagged(
+    include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool
+) -> None:
     """Memories flagged as possible instructions to the agent (kept out of boot until confirmed)."""
     with _open(source) as brain:
         if confirm_id is not None:
@@ -1081,7 +1091,9 @@ def flagged(include_confirmed: bool, confirm_id: int | None, source: str | None,
         return
     for r in rows:
         state = f"confirmed by {r['confirmed_by']}" if r["confirmed_at"] else "waiting"
-        click.echo(f"#{r['id']} {r['kind']} [{', '.join(r['flag_reasons'])}] {state}  {json.dumps(r['headline'])}")
+        click.echo(
+            f"#{r['id']} {r['kind']} [{', '.join(r['flag_reasons'])}] {state}  {json.dumps(r['headline'])}"
+        )
     if not rows:
         click.echo("no flagged memories")
 

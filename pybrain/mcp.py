@@ -97,9 +97,11 @@ class BrainMCP(MCPServer):
                 code = "invalid_arguments" if isinstance(exc.__cause__, ValidationError) else "tool_error"
             if isinstance(exc.__cause__, ValidationError):
                 # pydantic's message repeats the rejected value: say where and what, never the value
-                exc = ToolError(_validation_summary(name, exc.__cause__))
+                summary = ToolError(_validation_summary(name, exc.__cause__))
+                summary.__cause__ = exc.__cause__
+                exc = summary
             self.service.brain.record_event(name, "mcp", started, clock, self.service.session, code, str(exc))
-            raise exc from None
+            raise exc
         self.service.brain.record_event(name, "mcp", started, clock, self.service.session)
         return result
 

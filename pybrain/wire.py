@@ -34,7 +34,11 @@ ENV_REFERENCE: dict[str, str | None] = {
     "generic": "${%s}",
 }
 # How a project-level config names the project's folder, for a `brain` inside it.
-WORKSPACE_FOLDER: dict[str, str] = {"cursor": "${workspaceFolder}", "vscode": "${workspaceFolder}", "claude-code": "."}
+WORKSPACE_FOLDER: dict[str, str] = {
+    "cursor": "${workspaceFolder}",
+    "vscode": "${workspaceFolder}",
+    "claude-code": ".",
+}
 SERVER_NAME = "pybrain"
 # The settings a server started by the client needs to find this same memory.
 PASSED_ENV = ("BRAIN_HOME", "BRAIN_DATABASE_URL", "BRAIN_EMBEDDER", "BRAIN_WORKSPACE")

@@ -32,7 +32,11 @@ def mixed(alphabet: str, n: int) -> str:
     """n characters of alphabet with at least 3 digits, 5 upper and 5 lower case letters."""
     while True:
         s = rand(alphabet, n)
-        if sum(c.isdigit() for c in s) >= 3 and sum(c.isupper() for c in s) >= 5 and sum(c.islower() for c in s) >= 5:
+        if (
+            sum(c.isdigit() for c in s) >= 3
+            and sum(c.isupper() for c in s) >= 5
+            and sum(c.islower() for c in s) >= 5
+        ):
             return s
 
 
@@ -62,7 +66,11 @@ def _add(kind: str, template: str, secret: str) -> None:
 
 
 for _ in range(3):
-    _add("aws-access-key-id", "The deploy role uses access key {s} in eu-west-1.", "AKIA" + rand(UPPER + DIGITS, 16))
+    _add(
+        "aws-access-key-id",
+        "The deploy role uses access key {s} in eu-west-1.",
+        "AKIA" + rand(UPPER + DIGITS, 16),
+    )
 _add("aws-access-key-id", "export AWS_ACCESS_KEY_ID={s}", "ASIA" + rand(UPPER + DIGITS, 16))
 for tmpl in ("aws_secret_access_key = {s}", "AWS_SECRET_ACCESS_KEY={s}", '"aws_secret_key": "{s}"'):
     _add("aws-secret-key", "[default]\nregion = us-east-1\n" + tmpl, _aws_secret())
@@ -71,7 +79,11 @@ for _ in range(2):
 _add("github-token", "Push with token {s} from the CI settings.", "ghp_" + rand(ALNUM, 36))
 _add("github-token", "GITHUB_TOKEN={s}", "gho_" + rand(ALNUM, 36))
 _add("github-token", "fine-grained PAT {s} expires in May", "github_pat_" + rand(ALNUM + "_", 82))
-_add("gitlab-token", "git clone https://oauth2@gitlab.example.com/x.git # token {s}", "glpat-" + rand(URLSAFE, 20))
+_add(
+    "gitlab-token",
+    "git clone https://oauth2@gitlab.example.com/x.git # token {s}",
+    "glpat-" + rand(URLSAFE, 20),
+)
 _add("gitlab-token", "CI_JOB uses {s} for the registry", "glpat-" + rand(ALNUM, 26))
 _add("huggingface-token", "HF login: huggingface-cli login --token {s}", "hf_" + rand(ALNUM, 34))
 _add("huggingface-token", "set HF_TOKEN to {s} in the runner", "hf_" + rand(ALNUM, 34))
@@ -81,21 +93,60 @@ _add("sendgrid-api-key", "SENDGRID_API_KEY={s}", "SG." + rand(URLSAFE, 22) + "."
 _add("sendgrid-api-key", "mail relay key {s}", "SG." + rand(ALNUM, 22) + "." + rand(ALNUM, 43))
 _add("pypi-token", "[pypi]\nusername = __token__\npassword = {s}", "pypi-AgEIcHlwaS5vcmc" + rand(URLSAFE, 70))
 _add("pypi-token", "twine upload -p {s} dist/*", "pypi-AgENdGVzdC5weXBpLm9yZw" + rand(URLSAFE, 60))
-_add("slack-token", "Bot token {s} posts to #deploys.", "xoxb-" + rand(DIGITS, 12) + "-" + rand(DIGITS, 13) + "-" + rand(ALNUM, 24))
-_add("slack-token", "user token: {s}", "xoxp-" + rand(DIGITS, 11) + "-" + rand(DIGITS, 12) + "-" + rand(HEX, 32))
-_add("slack-webhook", "alerts go to {s}", "https://hooks.slack.com/services/T" + rand(UPPER + DIGITS, 8) + "/B" + rand(UPPER + DIGITS, 10) + "/" + rand(ALNUM, 24))
+_add(
+    "slack-token",
+    "Bot token {s} posts to #deploys.",
+    "xoxb-" + rand(DIGITS, 12) + "-" + rand(DIGITS, 13) + "-" + rand(ALNUM, 24),
+)
+_add(
+    "slack-token",
+    "user token: {s}",
+    "xoxp-" + rand(DIGITS, 11) + "-" + rand(DIGITS, 12) + "-" + rand(HEX, 32),
+)
+_add(
+    "slack-webhook",
+    "alerts go to {s}",
+    "https://hooks.slack.com/services/T"
+    + rand(UPPER + DIGITS, 8)
+    + "/B"
+    + rand(UPPER + DIGITS, 10)
+    + "/"
+    + rand(ALNUM, 24),
+)
 _add("stripe-key", "Stripe live key {s} is in the billing service.", "sk_live_" + rand(ALNUM, 24))
 _add("stripe-key", "STRIPE_SECRET_KEY={s}", "sk_test_" + rand(ALNUM, 99))
 _add("stripe-key", "restricted key {s} for reports", "rk_live_" + rand(ALNUM, 24))
 _add("stripe-webhook-secret", "endpoint secret {s}", "whsec_" + rand(ALNUM, 32))
 _add("twilio-api-key", "Twilio API key {s} for SMS.", "SK" + rand(HEX, 32))
 _add("twilio-api-key", "TWILIO_API_KEY={s}", "SK" + rand(HEX, 32))
-_add("azure-storage-key", "DefaultEndpointsProtocol=https;AccountName=logs;AccountKey={s};EndpointSuffix=core.windows.net", rand(B64, 86) + "==")
-_add("azure-ad-client-secret", "The app registration secret is {s} (expires 2026).", rand(ALNUM, 3) + "8Q~" + rand(URLSAFE + "~.", 34))
-_add("azure-sas-token", "download from https://acct.blob.core.windows.net/c/f.zip?sv=2022-11-02&se=2025-01-01&sp=r&sig={s}", rand(ALNUM, 40) + "%3D")
+_add(
+    "azure-storage-key",
+    "DefaultEndpointsProtocol=https;AccountName=logs;AccountKey={s};EndpointSuffix=core.windows.net",
+    rand(B64, 86) + "==",
+)
+_add(
+    "azure-ad-client-secret",
+    "The app registration secret is {s} (expires 2026).",
+    rand(ALNUM, 3) + "8Q~" + rand(URLSAFE + "~.", 34),
+)
+_add(
+    "azure-sas-token",
+    "download from https://acct.blob.core.windows.net/c/f.zip?sv=2022-11-02&se=2025-01-01&sp=r&sig={s}",
+    rand(ALNUM, 40) + "%3D",
+)
 _add("gcp-api-key", "Maps key {s} is restricted by referrer.", "AIza" + rand(URLSAFE, 35))
 _add("gcp-api-key", "GOOGLE_API_KEY={s}", "AIza" + rand(URLSAFE, 35))
-_add("private-key", '{{"type": "service_account", "project_id": "acme", "private_key_id": "' + rand(HEX, 40) + '", "private_key": "{s}"}}', "-----BEGIN PRIVATE KEY-----\\n" + rand(B64, 64) + "\\n" + rand(B64, 64) + "\\n-----END PRIVATE KEY-----\\n")
+_add(
+    "private-key",
+    '{{"type": "service_account", "project_id": "acme", "private_key_id": "'
+    + rand(HEX, 40)
+    + '", "private_key": "{s}"}}',
+    "-----BEGIN PRIVATE KEY-----\\n"
+    + rand(B64, 64)
+    + "\\n"
+    + rand(B64, 64)
+    + "\\n-----END PRIVATE KEY-----\\n",
+)
 _add("gcp-oauth-secret", "client_secret in the consent screen: {s}", "GOCSPX-" + rand(URLSAFE, 28))
 _add("gcp-access-token", "curl -H 'X-Goog-Token: {s}' ...", "ya29." + rand(URLSAFE, 60))
 _add("openai-api-key", "OPENAI_API_KEY={s}", "sk-proj-" + mixed(URLSAFE, 48))
@@ -103,7 +154,11 @@ _add("openai-api-key", "Use the key {s} for the eval runs.", "sk-" + mixed(ALNUM
 _add("anthropic-api-key", "ANTHROPIC_API_KEY={s}", "sk-ant-api03-" + rand(URLSAFE, 93) + "AA")
 _add("digitalocean-token", "doctl auth init -t {s}", "dop_v1_" + rand(HEX, 64))
 _add("shopify-token", "Admin API access token {s}", "shpat_" + rand(HEX, 32))
-_add("mailchimp-api-key", "Mailchimp key {s} for the newsletter", rand(HEX, 32) + "-us" + str(_rng.randint(1, 21)))
+_add(
+    "mailchimp-api-key",
+    "Mailchimp key {s} for the newsletter",
+    rand(HEX, 32) + "-us" + str(_rng.randint(1, 21)),
+)
 _add("telegram-bot-token", "Bot token from BotFather: {s}", rand(DIGITS, 10) + ":AA" + rand(URLSAFE, 33))
 _add("databricks-token", "DATABRICKS_TOKEN={s}", "dapi" + rand(HEX, 32))
 _add("square-token", "Square access token {s}", "EAAA" + rand(URLSAFE, 60))
@@ -112,22 +167,42 @@ _add("grafana-token", "Grafana service account token {s}", "glsa_" + rand(ALNUM,
 _add("linear-api-key", "Linear key {s}", "lin_api_" + rand(ALNUM, 40))
 _add("postman-api-key", "Postman {s}", "PMAK-" + rand(HEX, 24) + "-" + rand(HEX, 34))
 _add("doppler-token", "DOPPLER_TOKEN={s}", "dp.pt." + rand(ALNUM, 43))
-_add("age-secret-key", "# created: 2024-01-01\n{s}", "AGE-SECRET-KEY-1" + rand("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58))
+_add(
+    "age-secret-key",
+    "# created: 2024-01-01\n{s}",
+    "AGE-SECRET-KEY-1" + rand("QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L", 58),
+)
 _add("jwt", "The session cookie was {s} when it failed.", _jwt())
 _add("jwt", "SUPABASE_SERVICE_ROLE_KEY={s}", _jwt())
 _add("private-key", "Deploy key:\n{s}\nDo not share.", _pem("OPENSSH PRIVATE KEY"))
 _add("private-key", "{s}", _pem("RSA PRIVATE KEY"))
 _add("private-key", "signing key\n{s}", _pem("PGP PRIVATE KEY BLOCK"))
 _add("private-key", "tls.key: |\n  {s}", _pem("EC PRIVATE KEY"))
-_add("http-basic-auth", "curl -H 'Authorization: Basic {s}' https://api.example.com", base64.b64encode(f"deploy:{rand(ALNUM, 14)}".encode()).decode())
-_add("http-basic-auth", "Authorization: Basic {s}", base64.b64encode(f"admin:{rand(ALNUM, 10)}".encode()).decode())
+_add(
+    "http-basic-auth",
+    "curl -H 'Authorization: Basic {s}' https://api.example.com",
+    base64.b64encode(f"deploy:{rand(ALNUM, 14)}".encode()).decode(),
+)
+_add(
+    "http-basic-auth",
+    "Authorization: Basic {s}",
+    base64.b64encode(f"admin:{rand(ALNUM, 10)}".encode()).decode(),
+)
 _add("http-bearer-token", "Authorization: Bearer {s}", rand(ALNUM, 40))
-_add("http-bearer-token", "curl -H \"Authorization: Bearer {s}\" https://api.example.com/v1/items", "tok_" + rand(ALNUM, 32))
+_add(
+    "http-bearer-token",
+    'curl -H "Authorization: Bearer {s}" https://api.example.com/v1/items',
+    "tok_" + rand(ALNUM, 32),
+)
 _add("url-credentials", "REDIS_URL=redis://:{s}@cache.internal:6379/0", rand(ALNUM, 20))
 _add("url-credentials", "The DSN is postgresql://app:{s}@db.internal:5432/orders", rand(ALNUM, 16))
 _add("url-credentials", "amqp://guest:{s}@rabbit:5672/", rand(ALNUM, 12))
 _add("url-credentials", "pip index: https://user:{s}@pypi.example.com/simple", "Zx" + rand(ALNUM, 10))
-_add("docker-auth", '{{"auths": {{"registry.example.com": {{"auth": "{s}"}}}}}}', base64.b64encode(f"ci:{rand(ALNUM, 16)}".encode()).decode())
+_add(
+    "docker-auth",
+    '{{"auths": {{"registry.example.com": {{"auth": "{s}"}}}}}}',
+    base64.b64encode(f"ci:{rand(ALNUM, 16)}".encode()).decode(),
+)
 _add("assigned-secret", "db_password = {s}", rand(ALNUM, 6) + "!" + rand(DIGITS, 3) + rand(ALNUM, 6))
 _add("assigned-secret", 'client_secret: "{s}"', rand(ALNUM, 32))
 _add("assigned-secret", "SECRET_KEY='{s}'", rand(ALNUM + "!@#%^&*", 50))
@@ -135,6 +210,7 @@ _add("assigned-secret", "webhook.token => {s}", rand(HEX, 24) + "Zq")
 _add("assigned-secret", "api_key: {s}", rand(ALNUM, 30))
 
 FORMATS = sorted({k for k, _, _ in SECRETS})
+
 
 # Ordinary technical text: nothing in it is a secret.
 def _benign() -> list[str]:
@@ -202,13 +278,19 @@ def _benign() -> list[str]:
         "user@example.com wrote: the build is green",
         "Basic auth is disabled; use OAuth.",
         "Bearer tokens are sent in the Authorization header.",
-        "ETag: W/\"" + rand(HEX, 32) + "\"",
+        'ETag: W/"' + rand(HEX, 32) + '"',
     ]
     out.extend(idents)
     for _ in range(30):
-        out.append(f"The function {rand(LOWER, 8)}_{rand(LOWER, 10)}_{rand(LOWER, 6)}_v{_rng.randint(1, 9)} returns {rand(LOWER, 12)}.")
+        out.append(
+            f"The function {rand(LOWER, 8)}_{rand(LOWER, 10)}_{rand(LOWER, 6)}_v{_rng.randint(1, 9)}"
+            f" returns {rand(LOWER, 12)}."
+        )
     for _ in range(20):
-        out.append(f"Cache key {rand(LOWER + DIGITS, 12)}:{rand(HEX, 16)} expired at 2024-05-{_rng.randint(10, 28)}T12:00:00Z")
+        out.append(
+            f"Cache key {rand(LOWER + DIGITS, 12)}:{rand(HEX, 16)}"
+            f" expired at 2024-05-{_rng.randint(10, 28)}T12:00:00Z"
+        )
     for _ in range(20):
         out.append("Paths: " + "/".join(rand(LOWER, _rng.randint(3, 9)) for _ in range(6)) + ".py")
     return out

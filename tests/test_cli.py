@@ -174,7 +174,9 @@ def test_observe_command(brain_cli) -> None:
     r = brain_cli("observe", "User: the build is red", "Assistant: rerun it with --clean")
     assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2"]
     r = brain_cli("observe", "key sk-abcdefghijklmnopqrstuvwxyz0123")
-    assert r.exit_code == 1 and "rejected (BR007)" in r.output
+    assert r.exit_code == 0 and r.output.splitlines() == [
+        "text 1: created #3 (redacted openai-api-key at 5-39)"
+    ]
 
 
 def test_lifecycle_commands(brain_cli) -> None:
@@ -206,8 +208,8 @@ def test_lifecycle_commands(brain_cli) -> None:
 def test_session_commands(brain_cli) -> None:
     brain_cli("remember", "rule", "Never force-push to main", "--severity", "BLOCKER")
     out = brain_cli("boot", "--source", "claude", "--task", "fix the deploy", "--pid", "1").output
-    assert out.startswith("# pybrain memory · global · session #1\nTask: fix the deploy")
-    assert "## BLOCKER rules\n- #1 Never force-push to main" in out
+    assert out.startswith('# pybrain memory · global · session #1\nTask: "fix the deploy"')
+    assert '## BLOCKER rules\n- #1 "Never force-push to main"' in out
     payload = json.loads(brain_cli("boot", "--source", "cursor", "--json", "--pid", "1").stdout)
     assert payload["session_id"] == 2 and payload["sections"]["siblings"][0]["session_id"] == 1
     assert "#1 claude" in brain_cli("sessions").output

@@ -243,6 +243,26 @@ $$;
 COMMENT ON FUNCTION brain.redact_secrets IS
     'The text with each secret replaced by [redacted:KIND] (the key of a `key = value` line and the rest of a URL are kept).';
 
+-- The text of a field to scan: a string as it is; an array or an object as its
+-- strings one per line (JSON escapes would hide a line break before a token),
+-- then as JSON (its keys and numbers).
+CREATE OR REPLACE FUNCTION brain._field_text(v jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE jsonb_typeof(v)
+        WHEN 'string' THEN v #>> '{}'
+        WHEN 'null' THEN NULL
+        WHEN 'array' THEN concat_ws(E'\n', (SELECT string_agg(x #>> '{}', E'\n')
+                                            FROM jsonb_path_query(v, 'strict $.**') AS x
+                                            WHERE jsonb_typeof(x) = 'string'), v::text)
+        WHEN 'object' THEN concat_ws(E'\n', (SELECT string_agg(x #>> '{}', E'\n')
+                                             FROM jsonb_path_query(v, 'strict $.**') AS x
+                                             WHERE jsonb_typeof(x) = 'string'), v::text)
+        ELSE v::text END
+$$;
+
 -- Refuses fields that hold a secret: BR007 naming the field, the kind and the
 -- position, never the value. fields: {"name": text or any JSON}. Every caller
 -- runs it before any other check that could repeat a value in a message.
@@ -257,8 +277,7 @@ DECLARE
 BEGIN
     -- One scan of all the fields together; each field alone only when it found something.
     IF NOT EXISTS (SELECT FROM brain.scan_secrets((
-            SELECT string_agg(CASE jsonb_typeof(f.value) WHEN 'string' THEN f.value #>> '{}' ELSE f.value::text END,
-                              E'\n\u0001\n')
+            SELECT string_agg(brain._field_text(f.value), E'\n\u0001\n')
             FROM jsonb_each(fields) AS f WHERE jsonb_typeof(f.value) <> 'null'))) THEN
         RETURN;
     END IF;
@@ -266,9 +285,7 @@ BEGIN
                      ORDER BY f.ord, s.start_at)
     INTO hits
     FROM jsonb_each(fields) WITH ORDINALITY AS f(key, value, ord)
-    CROSS JOIN LATERAL brain.scan_secrets(CASE jsonb_typeof(f.value) WHEN 'string' THEN f.value #>> '{}'
-                                                                      WHEN 'null' THEN NULL
-                                                                      ELSE f.value::text END) AS s;
+    CROSS JOIN LATERAL brain.scan_secrets(brain._field_text(f.value)) AS s;
     IF hits IS NULL THEN
         RETURN;
     END IF;
@@ -400,13 +417,14 @@ AS $$
         ('tool-call', t ~* '"(tool_use|tool_calls|function_call|tool_call)"|<(tool_call|function_calls|invoke|antml:\w+)[\s>]|"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|input|parameters)"\s*:'
                       OR t ~* '"type"\s*:\s*"(tool_use|function)"'),
         ('external-link', t ~* '!\[[^\]]*\]\(\s*<?(https?:)?//|\[[^\]]*\]\(\s*<?(https?:)?//|<(img|iframe|script|a|link)\M[^>]*(src|href)\s*=\s*["'']?(https?:)?//'),
+        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
         ('hidden-characters', t ~ '[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
                               OR t ~ '<!--')
     ) AS x(reason, found)
     WHERE x.found
 $$;
 COMMENT ON FUNCTION brain.injection_signals IS
-    'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, hidden-characters. Empty when none. Deterministic (patterns only).';
+    'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
 
 CREATE OR REPLACE FUNCTION brain.guardrail_stamps(t text)
 RETURNS integer
