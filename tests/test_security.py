@@ -281,9 +281,9 @@ def test_a_document_with_one_token_keeps_every_other_chunk(brain, conn) -> None:
     words = re.findall(
         r"\w+",
         "ingestion queue worker shard replica index vacuum snapshot lease quota tenant billing ledger "
-        "webhook retry backoff cursor partition compaction checksum manifest rollout canary region failover latency "
-        "budget alert pager runbook cache eviction throttle schema migration trigger constraint sequence "
-        "cluster node volume mount kernel socket",
+        "webhook retry backoff cursor partition compaction checksum manifest rollout canary region failover "
+        "latency budget alert pager runbook cache eviction throttle schema migration trigger "
+        "constraint sequence cluster node volume mount kernel socket",
     )
     paragraphs = [
         f"Section {i}. " + " ".join(rng.choice(words) for _ in range(60)) + f" marker{i}z applies."
