@@ -175,7 +175,7 @@ def test_observe_command(brain_cli) -> None:
     assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2"]
     r = brain_cli("observe", "key sk-abcdefghijklmnopqrstuvwxyz0123")
     assert r.exit_code == 0 and r.output.splitlines() == [
-        "text 1: created #3 (redacted openai-api-key at 5-39)"
+        "text 1: created #3 (redacted openai-api-key at 5-37)"
     ]
 
 
@@ -216,7 +216,7 @@ def test_session_commands(brain_cli) -> None:
     ended = brain_cli("end", "--session", "1", "--handoff", "Deploy fixed.", "--pending", "docs")
     assert ended.output.strip() == "session #1 ended"
     again = brain_cli("boot", "--source", "claude", "--pid", "1").output
-    assert "## Handoff from the last session\nDeploy fixed." in again
+    assert '## Handoff from the last session\n"Deploy fixed."' in again
     assert brain_cli("actions", "add", "Rebase before merging").output.strip() == "action item #1 raised"
     r = brain_cli("remember", "fact", "A write", "--session", "3")
     assert r.exit_code == 1 and "pending action item" in r.stderr
