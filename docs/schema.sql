@@ -1263,6 +1263,7 @@ DECLARE
     item brain.action_item;
     s brain.session := brain._get_session(session);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('response', response, 'note', note));
     SELECT * INTO item FROM brain.action_item a
     WHERE a.workspace_id = brain.current_workspace() AND a.action_item_id = id FOR UPDATE;
     IF NOT FOUND THEN
@@ -2685,6 +2686,8 @@ DECLARE
     hit record;
     r brain.write_result;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', kind, 'origin', origin, 'project', project,
+                                                     'source_system', source_system, 'source_agent', source_agent));
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
             jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
@@ -2704,8 +2707,6 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
-    PERFORM brain._refuse_secrets(jsonb_build_object('project', project, 'source_system', source_system,
-                                                     'source_agent', source_agent));
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(session_id);
     -- 1. Chunks, headlines and the gate, item by item: a refused item is
@@ -3077,6 +3078,7 @@ CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
         PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
             jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
@@ -3834,6 +3836,7 @@ DECLARE
     task brain.task;
     target text;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('status', status, 'note', note, 'source', source));
     IF mem.kind <> 'task' THEN
         PERFORM brain._raise('BR009', format('Memory #%s is a %s, not a task.', mem.memory_id, mem.kind),
             jsonb_build_object('id', mem.memory_id, 'kind', mem.kind), 'Only tasks have a status.');
@@ -3844,7 +3847,6 @@ BEGIN
                                'current', brain.current_version(mem.memory_id)),
             'Update the current version of the task.');
     END IF;
-    PERFORM brain._refuse_secrets(jsonb_build_object('note', note, 'source', source));
     IF length(note) > 2000 THEN
         PERFORM brain._raise('BR005',
             'A task note is at most 2000 characters and holds no secrets.',
@@ -4140,7 +4142,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 27626d9207aec1c46050cf9b154858a12229d97f5cd527ae4e45e2d20f470079';
+COMMENT ON TABLE brain.migration IS 'functions eab4c2c08bf79e00827aa90abd2264a45b9a48d18e0a3fbd16c4fa9c05adfee8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

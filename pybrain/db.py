@@ -98,8 +98,11 @@ class EmbeddedServer:
                 hint=f"See the server log at {log}.",
             ) from exc
         admin_url = server.get_uri()
-        tune_memory(admin_url, self.pgdata)
-        quiet_logging(admin_url)
+        logging_changed = quiet_logging(admin_url, reload=False)
+        if not tune_memory(admin_url, self.pgdata) and logging_changed:
+            # (a restart for the memory setting applies them too)
+            with psycopg.connect(admin_url, autocommit=True) as conn:
+                conn.execute("SELECT pg_reload_conf()")
         with psycopg.connect(admin_url, autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
@@ -160,8 +163,8 @@ QUIET_LOGGING = {
 }
 
 
-def quiet_logging(admin_url: str) -> bool:
-    """Set QUIET_LOGGING on the embedded server (reloaded, no restart). True when changed."""
+def quiet_logging(admin_url: str, *, reload: bool = True) -> bool:
+    """Set QUIET_LOGGING on a server with ALTER SYSTEM (and reload it). True when changed."""
     with psycopg.connect(admin_url, autocommit=True) as conn:
         current = dict(
             conn.execute(
@@ -171,7 +174,7 @@ def quiet_logging(admin_url: str) -> bool:
         changed = [name for name, value in QUIET_LOGGING.items() if current.get(name) != value]
         for name in changed:
             conn.execute(f"ALTER SYSTEM SET {name} = '{QUIET_LOGGING[name]}'")
-        if changed:
+        if changed and reload:
             conn.execute("SELECT pg_reload_conf()")
     return bool(changed)
 

@@ -8,6 +8,7 @@ AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
         PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
             jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');

@@ -148,6 +148,8 @@ DECLARE
     hit record;
     r brain.write_result;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', kind, 'origin', origin, 'project', project,
+                                                     'source_system', source_system, 'source_agent', source_agent));
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
             jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
@@ -167,8 +169,6 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
-    PERFORM brain._refuse_secrets(jsonb_build_object('project', project, 'source_system', source_system,
-                                                     'source_agent', source_agent));
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(session_id);
 

@@ -253,6 +253,7 @@ DECLARE
     item brain.action_item;
     s brain.session := brain._get_session(session);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('response', response, 'note', note));
     SELECT * INTO item FROM brain.action_item a
     WHERE a.workspace_id = brain.current_workspace() AND a.action_item_id = id FOR UPDATE;
     IF NOT FOUND THEN
