@@ -949,7 +949,11 @@ CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS bool
         -- a placeholder or an earlier redaction
         WHEN v ~* '^(\*+|x+|\.\.\.+|<[^>]*>|\$\{?[\w.:-]+\}?|%\(?\w+\)?s?|\{\{.*\}\}|\[redacted:[a-z0-9-]+\]|pass(word)?|secret|changeme|example|your[_-]?\w*|redacted|null|none|undefined|true|false)$'
             THEN false
-        WHEN check_name = 'password' THEN v !~ '^\$|^%|^\{'
+        WHEN check_name = 'password' THEN v !~ '^[$%{]'
+        WHEN check_name = 'password-value' THEN
+             v !~ '^[$%{]' AND v !~ '^[0-9.:_-]+$' AND v ~ '[^A-Za-z]'
+             AND v !~ '^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$'
+             AND v !~ '^(https?|file)://' AND v !~ '^/|^\./|^~/'
         WHEN check_name = 'mixed' THEN v ~ '[0-9]' AND v ~ '[A-Z]' AND v ~ '[a-z]'
         WHEN check_name = 'token' THEN v ~ '[0-9]' AND v ~ '[A-Za-z]' AND brain._entropy(v) >= 3.5
         WHEN check_name = 'aws-bare' THEN regexp_count(v, '[0-9]') >= 3 AND regexp_count(v, '[A-Z]') >= 5
@@ -3240,15 +3244,25 @@ DECLARE
     h_start integer[] := '{}';
     h_end integer[] := '{}';
     lt text;
+    hint text;
+    hinted boolean;
 BEGIN
     IF t IS NULL OR t = '' THEN
         RETURN;
     END IF;
     lt := lower(t);
     FOR r IN SELECT * FROM brain.secret_rules() AS x ORDER BY x.rule LOOP
-        CONTINUE WHEN r.hints IS NOT NULL AND NOT EXISTS (
-            SELECT FROM unnest(r.hints) AS h
-            WHERE strpos(CASE WHEN starts_with(r.pattern, '(?i)') THEN lt ELSE t END, h) > 0);
+        IF r.hints IS NOT NULL THEN
+            -- (a loop of simple expressions: no query per rule)
+            hinted := false;
+            FOREACH hint IN ARRAY r.hints LOOP
+                IF strpos(CASE WHEN starts_with(r.pattern, '(?i)') THEN lt ELSE t END, hint) > 0 THEN
+                    hinted := true;
+                    EXIT;
+                END IF;
+            END LOOP;
+            CONTINUE WHEN NOT hinted;
+        END IF;
         CONTINUE WHEN t !~ r.pattern;
         n := regexp_count(t, r.pattern);
         FOR i IN 1 .. n LOOP
@@ -3574,6 +3588,7 @@ CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, patt
         ('url-credentials', $p$\m[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'"<>]*:([^\s/@'"<>]+)@$p$, 1, 'password', 'detect-secrets BasicAuthDetector (user:password@ in URLs, redis://:password@)', '{"://"}'),
         ('docker-auth', $p$(?i)"auth"\s*:\s*"([A-Za-z0-9+/]{16,}={0,2})"$p$, 1, 'token', 'Docker config.json auths (base64 user:password)', '{"\"auth\""}'),
         ('aws-secret-key', $p$(?<![A-Za-z0-9/+=])(?<![A-Za-z0-9/+=]{60}\n)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])$p$, 0, 'aws-bare', 'gitleaks aws secret keys without a keyword: 40 characters of base64, mixed case and digits, high entropy', NULL),
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys: any value that is not a placeholder or a reference)', '{"passw","pwd"}'),
         ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}')
     ) AS r(kind, pattern, grp, "check", source, hints)
 $_$;
@@ -4142,7 +4157,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions eab4c2c08bf79e00827aa90abd2264a45b9a48d18e0a3fbd16c4fa9c05adfee8';
+COMMENT ON TABLE brain.migration IS 'functions 943792d1bc4931ce932ea745f84239da987b6409a7f1140cc2e0ac52f154b395';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
