@@ -396,6 +396,8 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
                 marks.append(f"current #{h['current_id']}")
         if h.get("pinned"):
             marks.append("pinned")
+        if h.get("flag_reasons"):
+            marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
         if h.get("preview"):
             lines.append(f"    {h['preview']}")
@@ -642,6 +644,9 @@ def observe(
             continue
         chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
         line = f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}"
+        redacted = ", ".join(f"{x['kind']} at {x['start']}-{x['end']}" for x in r.get("redacted") or [])
+        if redacted:
+            line += f" (redacted {redacted})"
         if r["action"] == "folded":
             line += " (near-identical: brain recall lists it under folds)"
         elif r["provisional"]:
@@ -1276,6 +1281,37 @@ def metrics(window: str, as_json: bool) -> None:
     click.echo(f"{'tool':<24}{'calls':>7}{'errors':>8}{'avg ms':>10}{'p99 ms':>10}")
     for r in rows:
         click.echo(f"{r['tool']:<24}{r['calls']:>7}{r['errors']:>8}{r['avg_ms']:>10.2f}{r['p99_ms']:>10.2f}")
+
+
+@command(main)
+@click.option(
+    "--all", "include_confirmed", is_flag=True, help="Also the flagged memories a person confirmed."
+)
+@click.option(
+    "--confirm", "confirm_id", type=click.IntRange(1), help="Confirm this flagged memory: it is data."
+)
+@click.option("--source", help="Who confirms.")
+@click.option("-n", "max_results", default=50, show_default=True, type=click.IntRange(1, 1000))
+def flagged(
+    include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool
+) -> None:
+    """Memories flagged as possible instructions to the agent (kept out of boot until confirmed)."""
+    with _open(source) as brain:
+        if confirm_id is not None:
+            result = brain.confirm_flagged(confirm_id, source)
+            click.echo(_dump(result) if as_json else f"#{confirm_id} confirmed: it enters the boot payload")
+            return
+        rows = brain.list_flagged(include_confirmed, max_results)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        state = f"confirmed by {r['confirmed_by']}" if r["confirmed_at"] else "waiting"
+        click.echo(
+            f"#{r['id']} {r['kind']} [{', '.join(r['flag_reasons'])}] {state}  {json.dumps(r['headline'])}"
+        )
+    if not rows:
+        click.echo("no flagged memories")
 
 
 @command(main)

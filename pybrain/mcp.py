@@ -72,6 +72,14 @@ def _plain(value: Any) -> Any:
     return json.loads(json.dumps(value, default=str))
 
 
+def _validation_summary(tool: str, error: ValidationError) -> str:
+    problems = "; ".join(
+        f"{'.'.join(str(p) for p in e['loc']) or 'arguments'}: {e['msg']}"
+        for e in error.errors(include_url=False, include_input=False, include_context=False)
+    )
+    return f"Invalid arguments for {tool}: {problems}"
+
+
 class BrainMCP(MCPServer):
     """An MCPServer that records every tool call, including rejected arguments."""
 
@@ -94,8 +102,13 @@ class BrainMCP(MCPServer):
                 cause = cause.__cause__
             if code is None:
                 code = "invalid_arguments" if isinstance(exc.__cause__, ValidationError) else "tool_error"
+            if isinstance(exc.__cause__, ValidationError):
+                # pydantic's message repeats the rejected value: say where and what, never the value
+                summary = ToolError(_validation_summary(name, exc.__cause__))
+                summary.__cause__ = exc.__cause__
+                exc = summary
             self.service.brain.record_event(name, "mcp", started, clock, self.service.session, code, str(exc))
-            raise
+            raise exc
         self.service.brain.record_event(name, "mcp", started, clock, self.service.session)
         return result
 

@@ -22,6 +22,23 @@ CLIENTS: dict[str, dict[str, str]] = {
     "windsurf": {"key": "mcpServers", "file": "~/.codeium/windsurf/mcp_config.json"},
     "generic": {"key": "mcpServers", "file": "mcp.json"},
 }
+# How each client's config refers to an environment variable (None: it cannot).
+# A reference keeps values, such as the password in BRAIN_DATABASE_URL, out of
+# a file that people commit.
+ENV_REFERENCE: dict[str, str | None] = {
+    "claude-code": "${%s}",
+    "claude-desktop": None,
+    "cursor": "${env:%s}",
+    "vscode": "${env:%s}",
+    "windsurf": "${env:%s}",
+    "generic": "${%s}",
+}
+# How a project-level config names the project's folder, for a `brain` inside it.
+WORKSPACE_FOLDER: dict[str, str] = {
+    "cursor": "${workspaceFolder}",
+    "vscode": "${workspaceFolder}",
+    "claude-code": ".",
+}
 SERVER_NAME = "pybrain"
 # The settings a server started by the client needs to find this same memory.
 PASSED_ENV = ("BRAIN_HOME", "BRAIN_DATABASE_URL", "BRAIN_EMBEDDER", "BRAIN_WORKSPACE")
@@ -43,12 +60,51 @@ def usual_file(client: str) -> str:
     return CLIENTS[client]["file"]
 
 
+def _portable_command(client: str, command: str) -> str:
+    """`brain` as a project-level config should name it: relative to the project
+    folder when it lies inside it, by name when it is on PATH, else the absolute path
+    (user-level configs keep the absolute path: they stay on this machine)."""
+    if CLIENTS[client]["file"].startswith("~") or not os.path.isabs(command):
+        return command
+    here = Path.cwd().resolve()
+    path = Path(command)
+    if client in WORKSPACE_FOLDER and path.is_relative_to(here):
+        return f"{WORKSPACE_FOLDER[client]}/{path.relative_to(here).as_posix()}"
+    found = shutil.which("brain")
+    if found and Path(found).resolve() == path.resolve():
+        return "brain"
+    return command
+
+
+def _has_password(url: str) -> bool:
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        return bool(conninfo_to_dict(url).get("password"))
+    except Exception:  # an unparsable URL may hold anything: treat it as secret
+        return True
+
+
 def server_entry(client: str) -> dict[str, Any]:
-    """The JSON object that registers pybrain with `client`."""
-    server: dict[str, Any] = {"command": _brain_command(), "args": ["mcp"]}
+    """The JSON object that registers pybrain with `client`.
+
+    The environment is passed by reference (`${BRAIN_DATABASE_URL}`), never by
+    value, where the client expands references; a client that cannot gets the
+    values, except a database URL that holds a password (set it in that
+    client's environment instead)."""
+    server: dict[str, Any] = {"command": _portable_command(client, _brain_command()), "args": ["mcp"]}
     if client == "vscode":
         server = {"type": "stdio", **server}
-    env = {name: os.environ[name] for name in PASSED_ENV if os.environ.get(name)}
+    reference = ENV_REFERENCE[client]
+    env: dict[str, str] = {}
+    for name in PASSED_ENV:
+        value = os.environ.get(name)
+        if not value:
+            continue
+        if reference is not None:
+            env[name] = reference % name
+        elif name != "BRAIN_DATABASE_URL" or not _has_password(value):
+            env[name] = value
     if env:
         server["env"] = env
     return {CLIENTS[client]["key"]: {SERVER_NAME: server}}

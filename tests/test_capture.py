@@ -48,10 +48,11 @@ def test_duplicates_are_skipped_with_a_reason(conn) -> None:
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 4
 
 
-def test_refused_sentences_are_reported_not_raised(conn) -> None:
+def test_secrets_in_captured_text_are_redacted(conn) -> None:
     out = capture(conn, "We decided the deploy key is AKIAIOSFODNN7EXAMPLE for now. We decided to use pnpm.")
-    assert [(r["action"], r["category"]) for r in out] == [("rejected", "decision"), ("created", "decision")]
-    assert "secret" in out[0]["reason"]
+    assert [(r["action"], r["category"]) for r in out] == [("created", "decision"), ("created", "decision")]
+    assert out[0]["sentence"] == "We decided the deploy key is [redacted:aws-access-key-id] for now."
+    assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE headline || body LIKE '%AKIA%'") == 0
 
 
 def test_long_sentences_get_a_derived_headline(conn) -> None:
@@ -68,10 +69,12 @@ def test_nothing_worth_keeping(conn) -> None:
     assert capture(conn, "Hello there. The weather is nice.") == []
 
 
-def test_a_refused_last_sentence_needs_no_embedding_row(conn) -> None:
+def test_a_redacted_last_sentence_is_embedded_too(conn) -> None:
     from helpers import unit
 
     out = capture(
-        conn, "We decided to use pnpm. We decided the key is AKIAIOSFODNN7EXAMPLE.", embeddings=[unit(1.0)]
+        conn,
+        "We decided to use pnpm. We decided the key is AKIAIOSFODNN7EXAMPLE.",
+        embeddings=[unit(1.0), unit(0.2, axis=2)],
     )
-    assert [r["action"] for r in out] == ["created", "rejected"]
+    assert [r["action"] for r in out] == ["created", "created"], "the redacted sentence has its row"

@@ -174,7 +174,10 @@ def test_observe_command(brain_cli) -> None:
     r = brain_cli("observe", "User: the build is red", "Assistant: rerun it with --clean")
     assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2", "2 rows: 2 created"]
     r = brain_cli("observe", "key sk-abcdefghijklmnopqrstuvwxyz0123")
-    assert r.exit_code == 1 and "rejected (BR007)" in r.output
+    assert r.exit_code == 0 and r.output.splitlines() == [
+        "text 1: created #3 (redacted openai-api-key at 5-37)",
+        "1 rows: 1 created",
+    ]
 
 
 def test_lifecycle_commands(brain_cli) -> None:
@@ -206,15 +209,15 @@ def test_lifecycle_commands(brain_cli) -> None:
 def test_session_commands(brain_cli) -> None:
     brain_cli("remember", "rule", "Never force-push to main", "--severity", "BLOCKER")
     out = brain_cli("boot", "--source", "claude", "--task", "fix the deploy", "--pid", "1").output
-    assert out.startswith("# pybrain memory · global · session #1\nTask: fix the deploy")
-    assert "## BLOCKER rules\n- #1 Never force-push to main" in out
+    assert out.startswith('# pybrain memory · global · session #1\nTask: "fix the deploy"')
+    assert '## BLOCKER rules\n- #1 "Never force-push to main"' in out
     payload = json.loads(brain_cli("boot", "--source", "cursor", "--json", "--pid", "1").stdout)
     assert payload["session_id"] == 2 and payload["sections"]["siblings"][0]["session_id"] == 1
     assert "#1 claude" in brain_cli("sessions").output
     ended = brain_cli("end", "--session", "1", "--handoff", "Deploy fixed.", "--pending", "docs")
     assert ended.output.strip() == "session #1 ended"
     again = brain_cli("boot", "--source", "claude", "--pid", "1").output
-    assert "## Handoff from the last session\nDeploy fixed." in again
+    assert '## Handoff from the last session\n"Deploy fixed."' in again
     assert brain_cli("actions", "add", "Rebase before merging").output.strip() == "action item #1 raised"
     r = brain_cli("remember", "fact", "A write", "--session", "3")
     assert r.exit_code == 1 and "pending action item" in r.stderr

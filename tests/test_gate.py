@@ -71,16 +71,16 @@ def test_one_date_stamped_guardrail_is_fine(conn) -> None:
 
 
 SECRETS = {
-    "aws_access_key": "the key AKIAIOSFODNN7EXAMPLE is for CI",
-    "api_key": "use sk-proj-abcdefghijklmnopqrstuvwx0123 for the calls",
-    "github_token": "token ghp_" + "a1B2" * 9,
-    "slack_token": "xoxb-123456789012-abcdefghij",
-    "google_api_key": "AIza" + "S" * 35,
-    "stripe_key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
+    "aws-access-key-id": "the key AKIAIOSFODNN7EXAMPLE is for CI",
+    "openai-api-key": "use sk-proj-abcdefghijklmnopqrstuvwx0123 for the calls",
+    "github-token": "token ghp_" + "a1B2" * 9,
+    "slack-token": "xoxb-123456789012-abcdefghij",
+    "gcp-api-key": "AIza" + "S" * 35,
+    "stripe-key": "sk_live_" + "4eC39HqLyjWDarjtT1zdp7dc",
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
-    "private_key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow...\n-----END RSA PRIVATE KEY-----",
-    "dsn_with_password": "connect to postgresql://app:s3cr3tP4ss@db.internal:5432/prod",
-    "assigned_secret": "set password=Tr0ub4dor&3xyzzy-long in the file",
+    "private-key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEow...\n-----END RSA PRIVATE KEY-----",
+    "url-credentials": "connect to postgresql://app:s3cr3tP4ss@db.internal:5432/prod",
+    "assigned-secret": "set password=Tr0ub4dor&3xyzzy-long in the file",
 }
 
 

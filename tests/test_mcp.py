@@ -88,7 +88,7 @@ def test_a_whole_agent_session(cli_env, conn) -> None:
             await call(s, "stats")
             boot = await call(s, "boot_session", source="claude", project="web", task="fix the login form")
             session = boot["session_id"]
-            assert boot["boot"].startswith(f"# pybrain memory · web · session #{session}")
+            assert boot["boot"].startswith(f'# pybrain memory · "web" · session #{session}')
 
             first = await call(
                 s,

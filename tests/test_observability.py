@@ -102,7 +102,7 @@ def test_wire_prints_and_merges(cli, tmp_path) -> None:
     printed = json.loads(cli("wire", "claude-code").stdout)
     server = printed["mcpServers"]["pybrain"]
     assert server["args"] == ["mcp"] and server["command"].endswith("brain")
-    assert server["env"]["BRAIN_EMBEDDER"] == "hash"
+    assert server["env"]["BRAIN_EMBEDDER"] == "${BRAIN_EMBEDDER}", "a reference, never the value"
     assert json.loads(cli("wire", "vscode").stdout)["servers"]["pybrain"]["type"] == "stdio"
 
     config = tmp_path / "mcp.json"

@@ -64,11 +64,12 @@ def test_long_text_is_chunked_with_a_shared_source_ref(conn) -> None:
 
 
 def test_a_refused_item_is_reported_and_the_rest_stored(conn) -> None:
-    texts = ["first event", "the key is AKIAIOSFODNN7EXAMPLE", "third event"]
+    texts = ["first event", "second event", "third event"]
+    refs = [None, "key AKIAIOSFODNN7EXAMPLE", None]  # a secret in a source_ref refuses its item
     vectors = [unit(1.0, axis=1), unit(0.1, axis=2)]  # one per valid chunk, as check_only lists them
-    checked = observe(conn, texts, check_only=True)
+    checked = observe(conn, texts, source_refs=refs, check_only=True)
     assert [r["action"] for r in checked] == ["valid", "rejected", "valid"]
-    out = observe(conn, texts, embeddings=vectors)
+    out = observe(conn, texts, source_refs=refs, embeddings=vectors)
     assert [(r["item"], r["action"], r["error_code"]) for r in out] == [
         (1, "created", None),
         (2, "rejected", "BR007"),
@@ -114,8 +115,9 @@ def test_a_long_observed_text_is_embedded_once(conn) -> None:
 
 
 def test_a_refused_last_item_needs_no_embedding_row(conn) -> None:
-    texts = ["first event", "third event", "the key is AKIAIOSFODNN7EXAMPLE"]
-    out = observe(conn, texts, embeddings=[unit(1.0, axis=1), unit(0.1, axis=2)])
+    texts = ["first event", "third event", "fourth event"]
+    refs = [None, None, "key AKIAIOSFODNN7EXAMPLE"]
+    out = observe(conn, texts, source_refs=refs, embeddings=[unit(1.0, axis=1), unit(0.1, axis=2)])
     assert [(r["item"], r["action"]) for r in out] == [(1, "created"), (2, "created"), (3, "rejected")]
     with raises_br("BR012"):
         observe(conn, ["fourth event", "fifth event"], embeddings=[unit(0.3, axis=3)])

@@ -184,11 +184,8 @@ def test_action_items_are_scoped_by_project_and_source(conn) -> None:
         s: [p["text"] for p in rows(conn, "SELECT text FROM brain.pending_action_items(%s)", (s,))]
         for s in (web_claude, web_cursor, api_claude)
     }
-    assert pending == {
-        web_claude: ["Only for claude in web", "Everyone everywhere"],
-        web_cursor: ["Everyone everywhere"],
-        api_claude: ["Everyone everywhere"],
-    }
+    # an item without a project belongs to the sessions without one: it blocks no project
+    assert pending == {web_claude: ["Only for claude in web"], web_cursor: [], api_claude: []}
 
 
 def test_scratchpad_per_session_and_project(conn) -> None:
@@ -402,13 +399,13 @@ def test_boot_in_one_shell_and_end_in_another(cli_env, tmp_path) -> None:
     repo.mkdir()
     booted = shell(cli_env, repo, "boot", "--source", "claude", "--project", "web", "--task", "fix login")
     assert booted.returncode == 0, booted.stderr
-    assert booted.stdout.startswith("# pybrain memory · web · session #1\nTask: fix login")
+    assert booted.stdout.startswith('# pybrain memory · "web" · session #1\nTask: "fix login"')
     listed = shell(cli_env, tmp_path, "sessions").stdout
     assert listed.startswith(f"#1 claude · web · {repo} · by heartbeat · fix login"), listed
     ended = shell(cli_env, repo, "end", "--source", "claude", "--project", "web", "--handoff", "Login fixed.")
     assert (ended.returncode, ended.stdout) == (0, "session #1 ended\n"), ended.stderr
     again = shell(cli_env, repo, "boot", "--source", "claude", "--project", "web")
-    assert "## Handoff from the last session\nLogin fixed.\n" in again.stdout
+    assert '## Handoff from the last session\n"Login fixed."\n' in again.stdout
 
 
 def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn) -> None:
@@ -422,7 +419,7 @@ def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn) -> None:
     assert r.output.startswith("session #1 had already ended (heartbeat expired, ")
     assert r.output.endswith("); the handoff is stored for the next session of claude in web\n")
     out = brain_cli("boot", "--source", "claude", "--project", "web", "--cwd", "/src/web").output
-    assert "## Handoff from the last session\nReview open.\n" in out
+    assert '## Handoff from the last session\n"Review open."\n' in out
     r = brain_cli("end", "--source", "claude", "--project", "api", "--handoff", "API keys rotate Friday.")
     assert (r.exit_code, r.output) == (
         0,

@@ -31,7 +31,8 @@ AS $$
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
         'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
         'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
-        'embedding_retry_seconds', 60     -- wait before its second try; doubled after each failure
+        'embedding_retry_seconds', 60,    -- wait before its second try; doubled after each failure
+        'action_items_per_hour', 5        -- action items one session may raise in an hour
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';

@@ -48,6 +48,8 @@ RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
+    -- the actor and the detail (reasons, notes) hold no secret; the snapshot was checked when written
+    SELECT brain._refuse_secrets(jsonb_build_object('source', actor) || coalesce(detail, '{}'));
     INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
     SELECT brain.current_workspace(), x.id, action,
            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
@@ -74,7 +76,6 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     words integer;
-    secrets text[];
 BEGIN
     IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task') THEN
         PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
@@ -122,12 +123,7 @@ BEGIN
             jsonb_build_object('markers', brain.guardrail_stamps(body)),
             'Each guardrail is its own rule; to change one, supersede it instead of appending to it.');
     END IF;
-    secrets := brain.find_secrets(concat_ws(E'\n', headline, body, extra_text));
-    IF cardinality(secrets) > 0 THEN
-        PERFORM brain._raise('BR007', 'The text contains what looks like a secret; nothing was stored.',
-            jsonb_build_object('patterns', secrets),
-            'Remove the secret and refer to where it is kept (a vault path or an environment variable name).');
-    END IF;
+    -- (Secrets: the callers scan every field first, brain._refuse_secrets.)
     IF category IS NOT NULL AND category NOT IN ('decision', 'idea', 'meeting', 'person', 'insight',
             'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
             'feature_request', 'note') THEN
@@ -476,8 +472,8 @@ SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    v_headline text := brain.trim_space(p_headline);
-    v_body text := brain.trim_space(coalesce(p_body, ''));
+    v_headline text := brain.clean_headline(p_headline);
+    v_body text := brain.trim_space(brain.clean_body(coalesce(p_body, '')));
     v_project text := coalesce(p_project, '');
     v_origin text := coalesce(p_origin, 'explicit');
     v_severity text := CASE WHEN p_kind = 'rule' THEN coalesce(upper(p_severity), 'PATTERN')
@@ -492,6 +488,15 @@ DECLARE
     related_sim real;
     r brain.write_result;
 BEGIN
+    -- Before any check that could repeat a value: no field may hold a secret.
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', p_kind, 'headline', p_headline, 'body', p_body,
+        'category', p_category, 'origin', p_origin, 'project', p_project, 'severity', p_severity, 'tags', p_tags,
+        'metadata', p_metadata, 'skill_trigger', p_skill_trigger, 'source_agent', p_source_agent,
+        'source_system', p_source_system, 'source_ref', p_source_ref, 'source_hash', p_source_hash,
+        'status', p_status, 'what_was_wrong', p_what_was_wrong, 'what_is_correct', p_what_is_correct,
+        'error_message', p_error_message, 'command_attempted', p_command_attempted,
+        'related_files', p_related_files, 'complexity', p_complexity, 'on_related', p_on_related,
+        'reason', p_reason));
     IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
         PERFORM brain._raise('BR009', format('on_related is refuse, store or supersede, not %L.', p_on_related),
             jsonb_build_object('on_related', p_on_related),
@@ -627,7 +632,8 @@ BEGIN
     INSERT INTO brain.memory AS m (
         workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
         topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable)
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable,
+        flag_reasons)
     VALUES (
         ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
         ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
@@ -640,7 +646,7 @@ BEGIN
         -- set here rather than by a second UPDATE of the new row
         CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
             coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END,
-        coalesce(p_foldable, true))
+        coalesce(p_foldable, true), brain.injection_signals(concat_ws(E'\n', p_headline, p_body)))
     ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
     RETURNING * INTO existing;
 

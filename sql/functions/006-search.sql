@@ -280,7 +280,8 @@ BEGIN
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
-               rk.skill, m.created_at
+               rk.skill, m.created_at,
+               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END
         -- the page first, then its rows: max_results lookups, not one per candidate
         FROM (SELECT r.* FROM ranked r ORDER BY r.tier, r.place LIMIT $20) AS rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id

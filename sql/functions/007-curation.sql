@@ -8,6 +8,7 @@ AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
         PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
             jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
@@ -43,11 +44,7 @@ BEGIN
             jsonb_build_object('words', brain.word_count(note), 'characters', length(note)),
             'Keep annotations short.');
     END IF;
-    IF cardinality(brain.find_secrets(note)) > 0 THEN
-        PERFORM brain._raise('BR007', 'The note contains what looks like a secret; nothing was stored.',
-            jsonb_build_object('patterns', brain.find_secrets(note)),
-            'Remove the secret and refer to where it is kept.');
-    END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('note', note, 'source', source));
     INSERT INTO brain.annotation (workspace_id, memory_id, note, source)
     VALUES (mem.workspace_id, mem.memory_id, brain.trim_space(note), source)
     RETURNING annotation_id INTO new_id;

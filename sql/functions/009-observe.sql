@@ -403,7 +403,8 @@ CREATE OR REPLACE FUNCTION brain.observe_batch(
     fold boolean DEFAULT NULL
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text, provisional boolean)
+               similarity real, embedding_input text, error_code text, error text, provisional boolean,
+               redacted jsonb)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
@@ -431,6 +432,9 @@ DECLARE
     c_meta jsonb[] := '{}';
     c_ref text[] := '{}';
     c_hash text[] := '{}';
+    c_red jsonb[] := '{}';   -- the secrets redacted from the chunk's text: kind, start, end in the text as sent
+    c_flag jsonb[] := '{}';  -- the text's injection signals (brain.injection_signals)
+    obs record;
     -- The items the gate refused.
     bad_item integer[] := '{}';
     bad_code text[] := '{}';
@@ -471,6 +475,8 @@ DECLARE
     -- near-identical dedup still owed by the rows this call reports created
     owed boolean := false;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', kind, 'origin', origin, 'project', project,
+                                                     'source_system', source_system, 'source_agent', source_agent));
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
             jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
@@ -498,6 +504,10 @@ BEGIN
     FOR i IN 1 .. n_items LOOP
         item_start := n;
         BEGIN
+            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i]));
+            -- The text is stored with its secrets redacted and its hidden characters removed.
+            obs := brain._clean_observed(texts[i]);
+            texts[i] := obs.cleaned;
             IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
                     'Example: ''{"ticket": "OPS-12"}''.');
@@ -531,6 +541,8 @@ BEGIN
                 c_meta[n] := meta;
                 c_ref[n] := ref;
                 c_hash[n] := text_hash;
+                c_red[n] := obs.redacted;
+                c_flag[n] := to_jsonb(obs.signals);
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' THEN
@@ -544,14 +556,15 @@ BEGIN
     END LOOP;
     c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
     c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
+    c_red := c_red[1:n]; c_flag := c_flag[1:n];
 
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false
-        FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false, u.red
+        FROM unnest(c_item, c_chunk, c_head, c_body, c_red) AS u(item, chunk, h, b, red)
         UNION ALL
-        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
         ORDER BY 1, 2 NULLS FIRST;
         RETURN;
@@ -606,7 +619,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after, foldable)
+            source_hash, dedup_pending, dormant_after, foldable, flag_reasons)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -614,9 +627,10 @@ BEGIN
                brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true)
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true),
+               ARRAY(SELECT jsonb_array_elements_text(u.flag))
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, j)
         WHERE u.existing IS NULL AND u.fst = u.j
         ORDER BY u.j
         ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
@@ -720,17 +734,17 @@ BEGIN
 
     RETURN QUERY
     SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
-           u.act = 'created' AND owed
-    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
-         AS u(item, chunk, act, id, dup, sim, h, b)
+           u.act = 'created' AND owed, u.red
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red)
+         AS u(item, chunk, act, id, dup, sim, h, b, red)
     UNION ALL
-    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch IS
-    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
+    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 
 CREATE OR REPLACE FUNCTION brain.observe(
     text text,
@@ -748,7 +762,8 @@ CREATE OR REPLACE FUNCTION brain.observe(
     fold boolean DEFAULT NULL
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text, provisional boolean)
+               similarity real, embedding_input text, error_code text, error text, provisional boolean,
+               redacted jsonb)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$

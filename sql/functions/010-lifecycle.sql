@@ -72,6 +72,7 @@ DECLARE
     task brain.task;
     target text;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('status', status, 'note', note, 'source', source));
     IF mem.kind <> 'task' THEN
         PERFORM brain._raise('BR009', format('Memory #%s is a %s, not a task.', mem.memory_id, mem.kind),
             jsonb_build_object('id', mem.memory_id, 'kind', mem.kind), 'Only tasks have a status.');
@@ -82,8 +83,8 @@ BEGIN
                                'current', brain.current_version(mem.memory_id)),
             'Update the current version of the task.');
     END IF;
-    IF length(note) > 2000 OR cardinality(brain.find_secrets(note)) > 0 THEN
-        PERFORM brain._raise(CASE WHEN length(note) > 2000 THEN 'BR005' ELSE 'BR007' END,
+    IF length(note) > 2000 THEN
+        PERFORM brain._raise('BR005',
             'A task note is at most 2000 characters and holds no secrets.',
             jsonb_build_object('characters', length(note), 'patterns', brain.find_secrets(note)),
             'Keep the note short; refer to where a secret is kept instead of writing it.');

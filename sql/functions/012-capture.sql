@@ -58,7 +58,9 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per captured sentence.', NULL,
             'Run with check_only => true first: it returns the sentences to embed, in order.');
     END IF;
-    FOR c IN SELECT * FROM brain.capture_sentences(capture_context.text) LOOP
+    PERFORM brain._refuse_secrets(jsonb_build_object('source', source, 'project', project));
+    -- Captured text is observed text: its secrets are redacted, the rest is kept.
+    FOR c IN SELECT * FROM brain.capture_sentences(brain.redact_secrets(capture_context.text)) LOOP
         n := c.n; sentence := c.sentence; category := c.category;
         memory_id := NULL; duplicate_of := NULL; similarity := NULL; embedding_input := NULL; reason := NULL;
         BEGIN

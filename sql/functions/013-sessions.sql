@@ -106,15 +106,12 @@ BEGIN
             jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason),
             'Boot a new session with brain.boot_session.');
     END IF;
-    IF cardinality(brain.find_secrets(task)) > 0 THEN
-        PERFORM brain._raise('BR007', 'The task contains what looks like a secret; it was not stored.',
-            jsonb_build_object('patterns', brain.find_secrets(task)), 'Describe the task without the secret.');
-    END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('task', task), 'it was not stored');
     UPDATE brain.session x
-    SET current_task = nullif(brain.trim_space(task), ''),
+    SET current_task = nullif(brain.clean_headline(task), ''),
         heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.trim_space(task), ''));
+    RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.clean_headline(task), ''));
 END
 $$;
 COMMENT ON FUNCTION brain.update_active_task IS 'Sets what a session is working on (siblings see it) and refreshes its heartbeat.';
@@ -127,16 +124,13 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('handoff', handoff, 'snapshot', snapshot),
+                                  'the session was not ended');
     IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
             SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
         PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
             jsonb_build_object('snapshot', snapshot),
             'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
-    END IF;
-    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
-        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
-            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
-            'Remove the secret and refer to where it is kept.');
     END IF;
 END
 $$;
@@ -155,7 +149,7 @@ DECLARE
 BEGIN
     INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
     VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
-            nullif(brain.trim_space(handoff), ''), snapshot, clock)
+            nullif(brain.trim_space(brain.clean_body(handoff)), ''), snapshot, clock)
     RETURNING handoff_id INTO new_id;
     RETURN jsonb_build_object('session', session, 'ended', false, 'source', source, 'project', coalesce(project, ''),
                               'handoff_id', new_id, 'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
@@ -215,7 +209,7 @@ BEGIN
     END IF;
     UPDATE brain.session x
     SET status = 'ended', ended_at = clock, end_reason = 'ended',
-        handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
+        handoff = nullif(brain.trim_space(brain.clean_body(end_session.handoff)), ''), snapshot = end_session.snapshot
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
                               'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
@@ -279,7 +273,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     new_id bigint;
+    s brain.session;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('text', create_action_item.text, 'project', project,
+                                                     'for_source', for_source));
     IF create_action_item.text IS NULL OR brain.trim_space(create_action_item.text) = '' THEN
         PERFORM brain._raise('BR009', 'An action item needs a text.', NULL, 'Say what the other sessions must do.');
     END IF;
@@ -287,24 +284,37 @@ BEGIN
         PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
             jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');
     END IF;
-    IF cardinality(brain.find_secrets(create_action_item.text)) > 0 THEN
-        PERFORM brain._raise('BR007', 'The action item contains what looks like a secret; nothing was stored.',
-            jsonb_build_object('patterns', brain.find_secrets(create_action_item.text)),
-            'Remove the secret and refer to where it is kept.');
-    END IF;
     IF session IS NOT NULL THEN
-        PERFORM brain._get_session(session);
+        s := brain._get_session(session);
+        -- A session raises items for its own project only, and only so many an hour.
+        IF coalesce(project, '') NOT IN ('', s.project) THEN
+            PERFORM brain._raise('BR009',
+                format('Session #%s belongs to another project; it raises action items for its own only.', s.session_id),
+                jsonb_build_object('session', s.session_id),
+                'Leave project out: the item goes to the sessions of this session''s project.');
+        END IF;
+        project := s.project;
+        IF (SELECT count(*) FROM brain.action_item a
+            WHERE a.workspace_id = s.workspace_id AND a.created_by = s.session_id
+              AND a.created_at > coalesce(create_action_item.now, pg_catalog.now()) - interval '1 hour')
+           >= (brain.setting('action_items_per_hour'))::integer THEN
+            PERFORM brain._raise('BR009',
+                format('Session #%s raised %s action items in the last hour, the limit.', s.session_id,
+                       (brain.setting('action_items_per_hour'))::integer),
+                jsonb_build_object('session', s.session_id, 'limit', (brain.setting('action_items_per_hour'))::integer),
+                'Wait, or put the items into one.');
+        END IF;
         PERFORM brain._touch_session(session, now);
     END IF;
     INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at)
-    VALUES (brain.current_workspace(), brain.trim_space(create_action_item.text), coalesce(project, ''),
+    VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
             nullif(for_source, ''), session, coalesce(now, pg_catalog.now()))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item IS
-    'Raises an item for the sessions of a project (global: every project), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes.';
+    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked.';
 
 -- The items a session must acknowledge before it writes.
 CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)
@@ -316,13 +326,13 @@ AS $$
     FROM brain.action_item a
     JOIN brain.session s ON s.workspace_id = a.workspace_id AND s.session_id = pending_action_items.session
     WHERE a.workspace_id = brain.current_workspace() AND a.status = 'pending'
-      AND (a.project = '' OR a.project = s.project)
+      AND a.project = s.project
       AND (a.for_source IS NULL OR a.for_source = s.source)
       AND a.created_by IS DISTINCT FROM s.session_id
     ORDER BY a.created_at, a.action_item_id
 $$;
 COMMENT ON FUNCTION brain.pending_action_items IS
-    'Action items waiting for this session: of its project or global, for its source or any, raised by another session.';
+    'Action items waiting for this session: of its project, for its source or any, raised by another session.';
 
 CREATE OR REPLACE FUNCTION brain._check_write_allowed(session bigint)
 RETURNS void
@@ -336,7 +346,7 @@ BEGIN
         RETURN;
     END IF;
     PERFORM brain._get_session(session);
-    SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', p.text)) INTO items
+    SELECT jsonb_agg(jsonb_build_object('id', p.id, 'text', brain.quote_text(p.text))) INTO items
     FROM brain.pending_action_items(session) AS p;
     IF items IS NOT NULL THEN
         PERFORM brain._raise('BR013',
@@ -360,6 +370,7 @@ DECLARE
     item brain.action_item;
     s brain.session := brain._get_session(session);
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('response', response, 'note', note));
     SELECT * INTO item FROM brain.action_item a
     WHERE a.workspace_id = brain.current_workspace() AND a.action_item_id = id FOR UPDATE;
     IF NOT FOUND THEN
@@ -418,8 +429,10 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    target record := brain._scratch_scope(session, project);
+    target record;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('key', key, 'value', value, 'project', project));
+    target := brain._scratch_scope(session, project);
     IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
         PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
             jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
@@ -430,10 +443,6 @@ BEGIN
     IF length(value) > 4000 THEN
         PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
             jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
-    END IF;
-    IF cardinality(brain.find_secrets(value)) > 0 THEN
-        PERFORM brain._raise('BR007', 'The value contains what looks like a secret; nothing was stored.',
-            jsonb_build_object('patterns', brain.find_secrets(value)), 'Remove the secret and refer to where it is kept.');
     END IF;
     INSERT INTO brain.scratch AS x (workspace_id, scope, scope_key, key, value, updated_at)
     VALUES (brain.current_workspace(), target.scope, target.scope_key, scratch_set.key, scratch_set.value,

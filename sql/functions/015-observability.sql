@@ -17,13 +17,15 @@ AS $$
 DECLARE
     new_id bigint;
 BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('tool', tool, 'channel', channel, 'error_code', error_code));
     IF tool IS NULL OR brain.trim_space(tool) = '' OR channel IS NULL OR channel NOT IN ('mcp', 'cli', 'sql') THEN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
     VALUES (brain.current_workspace(), tool, channel, session, started_at, greatest(latency_ms, 0), ok, error_code,
-            left(error, 2000))
+            -- an error message never carries a secret into the table, whoever wrote it
+            left(brain.redact_secrets(error), 2000))
     RETURNING event_id INTO new_id;
     IF session IS NOT NULL THEN
         PERFORM brain._get_session(session);
