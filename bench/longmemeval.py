@@ -300,9 +300,7 @@ def clock_shift(
     """
     (base,) = conn.execute("SELECT clock_timestamp()").fetchone()
     out: dict[str, dict[str, Any]] = {}
-
-    fresh: dict[str, list[int]] = {}
-
+    fresh: dict[str, list[int]] = {}  # the first leg's top 10 per mode
     try:
         for name, days, episodic in clock_legs():
             at = base + dt.timedelta(days=days)
