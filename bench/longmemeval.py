@@ -296,7 +296,8 @@ def clock_shift(
     `now` at that time, scored by `score(ids)`. The episodic_decay leg sets the
     workspace setting first and leaves it off again afterwards. Also recorded:
     the share of the workspace's active memories that are dormant at that time,
-    and whether each search returned the first leg's (the fresh store's) top 10.
+    whether each search returned the first leg's (the fresh store's) top 10,
+    and the tsquery of the lexical leg.
     """
     (base,) = conn.execute("SELECT clock_timestamp()").fetchone()
     out: dict[str, dict[str, Any]] = {}
@@ -326,6 +327,9 @@ def clock_shift(
                 "scores": {mode: score(ids[mode]) for mode in MODES},
                 # the same ten memories in the same order as the fresh store's
                 "same_top10": {mode: ids[mode] == fresh[mode] for mode in MODES},
+                # the words the lexical leg looks for: chosen by the planner's statistics,
+                # which autovacuum's ANALYZE may change between legs (not by the clock)
+                "lexical_query": conn.execute("SELECT brain.lexical_query(%s)::text", (query,)).fetchone()[0],
             }
     finally:
         conn.execute("SELECT brain.set_setting('episodic_decay', 'false'::jsonb)")
