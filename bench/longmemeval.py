@@ -12,10 +12,18 @@ three modes: vector only (empty text + question embedding), lexical only
 and sessions through what observe_batch returned (a turn folded into an
 existing memory by exact or near-identical dedup maps to that memory, and so
 does one that brain.index_vectors folds after the batches).
+
+Then the clock moves (clock_shift): with the store as built, brain.maintain
+runs at +0, +30, +90 and +365 days, in that order, and after each run the
+same three searches run with brain.search's `now` at that time; once more at
++365 days with the workspace setting episodic_decay on (records decay and go
+dormant like beliefs). Recall@10 (session any@10 and turn@10) at +30, +90 and
++365 days must stay within one point of +0, the fresh store.
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import json
 from collections import defaultdict
@@ -37,6 +45,11 @@ DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data" /
 DB = "bench_lme"
 BATCH = 100  # turns per observe_batch call
 MODES = ("vector", "lexical", "hybrid")
+# Days the clock moves on after a question's store is built; the first is the fresh store.
+SHIFTS = (0, 30, 90, 365)
+# The figures the clock-shift check compares with the fresh store, and by how much they may move.
+CLOCK_METRICS = ("session_any@10", "turn@10")
+CLOCK_TOLERANCE = 0.01  # one point of recall
 TYPES = (
     "single-session-user",
     "single-session-assistant",
@@ -136,6 +149,7 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
         per_question_ingest: list[float] = []
         analyze_seconds = 0.0
         search_ms: dict[str, list[float]] = {m: [] for m in MODES}
+        clock_seconds = 0.0
         for n, (q, turns, batches) in enumerate(plan, 1):
             (ws,) = conn.execute(
                 "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
@@ -195,12 +209,21 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
                 )
                 search_ms[mode].append(r["ms"])
                 scores[mode] = _score(r["ids"], turns_of, evidence_sessions, evidence_turns)
+            with timed() as t_clock:
+                clock = clock_shift(
+                    conn,
+                    q["question"],
+                    qvec,
+                    lambda ids, t=turns_of, ev=evidence_sessions, et=evidence_turns: _score(ids, t, ev, et),
+                )
+            clock_seconds += t_clock[0]
             per_question.append(
                 {
                     "question_id": q["question_id"],
                     "type": q["question_type"],
                     "memories": len(turns_of),
                     "scores": scores,
+                    "clock": clock,
                 }
             )
             if n % 10 == 0 or n == len(plan):
@@ -219,6 +242,13 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
     }
     result["search_ms"] = {m: summary(v) for m, v in search_ms.items()}
     result["metrics"] = _aggregate(per_question)
+    result["clock_shift"] = _aggregate_clock(per_question)
+    result["clock_shift"]["seconds"] = round(clock_seconds, 1)
+    check = result["clock_shift"]["check"]
+    log(
+        f"  clock moved +{'/+'.join(str(d) for d in SHIFTS[1:])} days: largest change of recall@10 "
+        f"{check['max_change_points']} points: {'pass' if check['passed'] else 'FAIL'}"
+    )
     result["per_question"] = per_question
     return result
 
@@ -235,6 +265,124 @@ def _score(
         if evidence_turns:
             out[f"turn@{k}"] = len(turns & evidence_turns) / len(evidence_turns)
     return out
+
+
+def clock_legs() -> list[tuple[str, int, bool]]:
+    """(name, days after the store was built, episodic_decay on) of each clock-shift leg, in order."""
+    return [(f"+{d}", d, False) for d in SHIFTS] + [(f"+{SHIFTS[-1]} episodic_decay", SHIFTS[-1], True)]
+
+
+def search_ids(
+    conn: psycopg.Connection, query: str, vec: np.ndarray | None, now: dt.datetime, max_results: int = 10
+) -> list[int]:
+    """brain.search with its clock at `now` (ranking, dormancy and expiry are judged at that time)."""
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT id FROM brain.search(query => %s, query_embedding => %s, max_results => %s, now => %s)",
+            (query, latency._vec(vec), max_results, now),
+        )
+    ]
+
+
+def clock_shift(
+    conn: psycopg.Connection, query: str, qvec: np.ndarray, score: Any
+) -> dict[str, dict[str, Any]]:
+    """The question searched again as the clock moves on from the store just built.
+
+    For each leg of clock_legs(), in order: brain.maintain at the moved clock
+    (so the maintenance state is the one a workspace left alone that long would
+    have), then the three searches (vector, lexical, hybrid) with brain.search's
+    `now` at that time, scored by `score(ids)`. The episodic_decay leg sets the
+    workspace setting first and leaves it off again afterwards. Also recorded:
+    the share of the workspace's active memories that are dormant at that time,
+    whether each search returned the first leg's (the fresh store's) top 10,
+    and the tsquery of the lexical leg.
+    """
+    (base,) = conn.execute("SELECT clock_timestamp()").fetchone()
+    out: dict[str, dict[str, Any]] = {}
+    fresh: dict[str, list[int]] = {}  # the first leg's top 10 per mode
+    try:
+        for name, days, episodic in clock_legs():
+            at = base + dt.timedelta(days=days)
+            if episodic:
+                conn.execute("SELECT brain.set_setting('episodic_decay', 'true'::jsonb)")
+            conn.execute("SELECT brain.maintain(now => %s)", (at,))
+            dormant, active = conn.execute(
+                "SELECT count(*) FILTER (WHERE dormant_after <= %s), count(*) FROM brain.memory"
+                " WHERE workspace_id = brain.current_workspace() AND state = 'active'",
+                (at,),
+            ).fetchone()
+            ids = {
+                mode: search_ids(
+                    conn, "" if mode == "vector" else query, None if mode == "lexical" else qvec, at
+                )
+                for mode in MODES
+            }
+            fresh = fresh or ids
+            out[name] = {
+                "days": days,
+                "episodic_decay": episodic,
+                "dormant_share": dormant / active if active else 0.0,
+                "scores": {mode: score(ids[mode]) for mode in MODES},
+                # the same ten memories in the same order as the fresh store's
+                "same_top10": {mode: ids[mode] == fresh[mode] for mode in MODES},
+                # the words the lexical leg looks for: chosen by the planner's statistics,
+                # which autovacuum's ANALYZE may change between legs (not by the clock)
+                "lexical_query": conn.execute("SELECT brain.lexical_query(%s)::text", (query,)).fetchone()[0],
+            }
+    finally:
+        conn.execute("SELECT brain.set_setting('episodic_decay', 'false'::jsonb)")
+    return out
+
+
+def _aggregate_clock(per_question: list[dict[str, Any]]) -> dict[str, Any]:
+    """Clock-shift scores averaged over the questions, and the check against the fresh store."""
+    legs: dict[str, Any] = {}
+    for name, days, episodic in clock_legs():
+        items = [pq["clock"][name] for pq in per_question]
+        leg: dict[str, Any] = {
+            "days": days,
+            "episodic_decay": episodic,
+            "dormant_share": round(float(np.mean([i["dormant_share"] for i in items])), 3) if items else None,
+            # share of the searches (questions x modes) whose top 10 is the fresh store's
+            "same_top10": round(float(np.mean([i["same_top10"][m] for i in items for m in MODES])), 3)
+            if items
+            else None,
+        }
+        for mode in MODES:
+            leg[mode] = {}
+            for metric in ("session_any@5", "session_any@10", "session_all@10", "turn@5", "turn@10"):
+                values = [i["scores"][mode][metric] for i in items if metric in i["scores"][mode]]
+                leg[mode][metric] = round(float(np.mean(values)), 4) if values else None
+        legs[name] = leg
+    fresh = legs[f"+{SHIFTS[0]}"]
+
+    def change(leg: dict[str, Any]) -> float:
+        diffs = [
+            abs(leg[mode][m] - fresh[mode][m])
+            for mode in MODES
+            for m in CLOCK_METRICS
+            if leg[mode][m] is not None and fresh[mode][m] is not None
+        ]
+        return round(max(diffs, default=0.0) * 100, 2)  # in points of recall
+
+    for leg in legs.values():
+        leg["max_change_points"] = change(leg)
+    checked = [f"+{d}" for d in SHIFTS[1:]]
+    worst = max((legs[name]["max_change_points"] for name in checked), default=0.0)
+    return {
+        "questions": len(per_question),
+        "legs": legs,
+        "check": {
+            "legs": checked,
+            "metrics": list(CLOCK_METRICS),
+            "modes": list(MODES),
+            "tolerance_points": CLOCK_TOLERANCE * 100,
+            "max_change_points": worst,
+            "passed": bool(per_question) and worst <= CLOCK_TOLERANCE * 100,
+        },
+    }
 
 
 def _aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:

@@ -77,6 +77,17 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     size = _get(results, ("boot", "memories"))
     label = f"boot_session p50, {size or '?'} memories with 500 rules and 200 open tasks"
     out.append(_verdict(label, shaped, "<=", 10.0, "ms"))
+    clock = _get(results, ("longmemeval", "clock_shift", "check"))
+    if clock:
+        out.append(
+            _verdict(
+                "LongMemEval recall@10, clock moved " + "/".join(clock["legs"]) + " days: change from fresh",
+                clock["max_change_points"],
+                "<=",
+                clock["tolerance_points"],
+                "points",
+            )
+        )
     cli = _get(results, ("cli", "no_warm_server", "median_s"))
     out.append(_verdict("CLI `brain search`, cold (no warm embedding server)", cli, "<=", 1.0, "s"))
     warm = _get(results, ("cli", "warm_server", "median_s"))
@@ -259,6 +270,7 @@ def render(results: dict[str, Any]) -> str:
                 f"{mode} p50 {_fmt(s['p50'])} p95 {_fmt(s['p95'])}" for mode, s in lme["search_ms"].items()
             )
         )
+        lines.extend(_clock_shift_lines(lme.get("clock_shift")))
         lines.append("")
 
     cli = results.get("cli")
@@ -282,6 +294,41 @@ def render(results: dict[str, Any]) -> str:
         status = "n/a" if t["met"] is None else "met" if t["met"] else f"MISSED ({t['miss']})"
         lines.append(f"  {t['target']:62} {_fmt(t['value'])} {t.get('unit', '')}  goal {t['goal']}: {status}")
     return "\n".join(lines)
+
+
+def _clock_shift_lines(clock: dict[str, Any] | None) -> list[str]:
+    """The LongMemEval store searched again with the clock moved on: recall@10 per leg and mode."""
+    if not clock:
+        return []
+    modes = clock["check"]["modes"]
+    metrics = clock["check"]["metrics"]
+    short = {"session_any@10": "any@10", "turn@10": "turn@10"}
+    lines = [
+        f"  The same stores with the clock moved on (brain.maintain, then brain.search at that time), "
+        f"{clock['questions']} questions, overall:"
+    ]
+    lines.append(
+        f"  {'clock':34}{'dormant':>8}{'same top 10':>12}"
+        + "".join(f"{mode + ' ' + short.get(m, m):>16}" for mode in modes for m in metrics)
+        + f"{'change':>8}"
+    )
+    for leg in clock["legs"].values():
+        label = f"+{leg['days']} days" + (", episodic_decay on" if leg["episodic_decay"] else "")
+        if leg["days"] == 0:
+            label += " (fresh store)"
+        lines.append(
+            f"  {label:34}{_fmt(leg['dormant_share'], 3):>8}{_fmt(leg.get('same_top10'), 3):>12}"
+            + "".join(f"{_fmt(leg[mode][m], 3):>16}" for mode in modes for m in metrics)
+            + f"{_fmt(leg['max_change_points'], 1):>8}"
+        )
+    check = clock["check"]
+    lines.append(
+        f"  recall@10 ({', '.join(metrics)}; {', '.join(modes)}) at {', '.join(check['legs'])} days within "
+        f"{_fmt(check['tolerance_points'], 0)} point of the fresh store: "
+        f"{'pass' if check['passed'] else 'FAIL'} "
+        f"(largest change {_fmt(check['max_change_points'], 1)} points)"
+    )
+    return lines
 
 
 def _size(s: str) -> str:
