@@ -26,7 +26,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TextIO
 
 # The command names and the Claude Code events they serve.
@@ -63,9 +63,10 @@ def run(
     """Run one hook: its JSON answer (if any) to `out`, a notice to `err` on failure. Always 0."""
     out = out or sys.stdout
     err = err or sys.stderr
+    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event])
     try:
         payload = _payload(raw)
-        with _deadline(options.timeout or DEFAULT_TIMEOUT[event]):
+        with _deadline(options.timeout):
             answer = HANDLERS[event](payload, options)
     except Exception as exc:  # a hook never fails the session: it says why and exits 0
         print(f"pybrain {event} hook: {_describe(exc)} (the session goes on without it)", file=err)
@@ -135,7 +136,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     from pybrain.errors import DatabaseUnavailable, MigrationError
 
     settings = Settings.from_env()
-    budget = options.timeout or 10
+    budget = options.timeout or 10.0
     url = db.database_url(settings, start=start)
     conn = db.connect(
         url,
@@ -195,6 +196,22 @@ def _warm_local() -> Any:
     return WarmOnly(LocalEmbedder(), "local")
 
 
+def _warm_up(brain: Any) -> None:
+    """Start the warm embedding server of a local space in the background, if none runs,
+    so the prompt and capture hooks of this session find it."""
+    space = brain.active_space()
+    if space is None or space.provider != "local":
+        return
+    from pybrain.errors import EmbedderError
+
+    try:
+        embedder = _warm_local()
+        if embedder is not None:
+            embedder.embed(["warm"])
+    except EmbedderError:
+        pass  # it is starting: nothing waits for it
+
+
 class _NoEmbedder:
     """Stands in for an embedder a hook may not load: every call fails, so writes queue."""
 
@@ -247,6 +264,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         "model": _string(payload, "model"),
     }
     with _brain(options, start=True) as brain:
+        _warm_up(brain)
         boot = brain.boot_session(
             options.source,
             project=options.project,
