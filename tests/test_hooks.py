@@ -427,3 +427,52 @@ def test_wire_hooks_refuses_what_it_cannot_merge(brain_cli, tmp_path) -> None:
     assert settings.read_text() == '{"hooks": {"SessionStart": {"command": "x"}}}'
     r = brain_cli("wire", "cursor", "--hooks")
     assert r.exit_code == 2
+
+
+def test_without_the_embedded_database_running_a_hook_says_so(tmp_path, transcript, project_dir) -> None:
+    env = {"BRAIN_HOME": str(tmp_path / "home"), "BRAIN_EMBEDDER": "hash"}  # no BRAIN_DATABASE_URL
+    for event in ("prompt", "pre-compact", "session-end"):
+        out, _ = run_hook(env, event, payload(event, transcript, project_dir))
+        assert out.returncode == 0
+        assert out.stdout == b""
+        assert out.stderr.decode().startswith(
+            f"pybrain {event} hook: the database is unavailable: The embedded database is not running."
+        )
+
+
+# --- embeddings in a hook: the warm server or none ---------------------------------
+
+
+def test_a_local_space_embeds_through_the_warm_server_only(tmp_path, monkeypatch) -> None:
+    import threading
+
+    from pybrain.embed import get_embedder, server
+    from pybrain.errors import EmbedderError
+    from pybrain.hooks import _warm_local
+
+    monkeypatch.setenv("BRAIN_HOME", str(tmp_path))
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
+    assert _warm_local() is None
+
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
+    warm = _warm_local()
+    assert warm.space == "local:all-MiniLM-L6-v2"
+    started = []
+    monkeypatch.setattr(type(warm), "_start", lambda self: started.append(self.path))
+    clock = time.monotonic()
+    with pytest.raises(EmbedderError, match="no warm embedding server was running"):
+        warm.embed(["the billing export failed"])
+    assert time.monotonic() - clock < 5, "no model is loaded in the hook's process"
+    assert started == [warm.path], "a server is started for the next call"
+
+    # A server answering on the local space's socket (serving the 384-dimension hash
+    # vectors, so that no model loads in the test): the hook's vectors come from it.
+    warm.path.parent.mkdir(parents=True, exist_ok=True)
+    thread = threading.Thread(target=server.serve, args=("hash", warm.path, 2.0), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not warm.path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    texts = ["the billing export failed", "rerun it for 2026-11-19"]
+    assert warm.embed(texts) == get_embedder("hash").embed(texts)
+    thread.join(15)
