@@ -564,6 +564,24 @@ class Brain:
             kwargs["metadata"] = [Jsonb(m or {}) for m in kwargs["metadata"]]
         return self._embedded_batch("observe_batch", embeddings, texts=list(texts), **kwargs)
 
+    def observe_transcript(
+        self,
+        turns: Sequence[dict[str, Any]],
+        *,
+        source_system: str,
+        project: str = "",
+        source_agent: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Store the turns of an agent session transcript that are not stored yet
+        (brain.observe_transcript): [{ref, role user|assistant, text, at}], in order."""
+        return self._embedded_batch(
+            "observe_transcript",
+            turns=Jsonb(list(turns)),
+            source_system=source_system,
+            project=project,
+            source_agent=source_agent,
+        )
+
     # --- re-embedding ---------------------------------------------------------
 
     def embedding_progress(self, space: str | None = None) -> dict[str, Any]:

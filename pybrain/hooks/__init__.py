@@ -317,6 +317,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     """Observe the transcript's new turns, then end the session with a handoff written from them."""
     from psycopg.types.json import Jsonb
 
+    from pybrain.client import Brain
     from pybrain.hooks.transcript import read_turns
 
     path = _string(payload, "transcript_path")
@@ -327,16 +328,13 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     detail = _string(payload, "trigger") or _string(payload, "reason")
     when = f"{event} ({detail})" if detail else event
     clock = time.perf_counter()
-    with _brain(options, start=False) as brain:
-        brain._embedder = _hook_embedder(brain, remote=True) or _NoEmbedder()
+    with _brain(options, start=False) as opened:
+        embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
+        brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
         rows = []
         if turns:
-            rows = brain._embedded_batch(
-                "observe_transcript",
-                turns=Jsonb(turns),
-                source_system=SOURCE_SYSTEM,
-                project=options.project,
-                source_agent=options.source,
+            rows = brain.observe_transcript(
+                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
             )
         handoff = brain.value(
             "transcript_handoff", turns=Jsonb(turns), event=when, client=CLIENT_NAME, transcript=session
