@@ -476,3 +476,19 @@ def test_a_local_space_embeds_through_the_warm_server_only(tmp_path, monkeypatch
     texts = ["the billing export failed", "rerun it for 2026-11-19"]
     assert warm.embed(texts) == get_embedder("hash").embed(texts)
     thread.join(15)
+
+
+def test_a_missing_transcript_still_ends_the_session(cli_env, conn, tmp_path, project_dir) -> None:
+    gone = tmp_path / "gone.jsonl"
+    out, _ = run_hook(cli_env, "session-start", payload("session-start", gone, project_dir))
+    assert out.returncode == 0, out.stderr
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", gone, project_dir))
+    assert out.returncode == 0
+    assert f"no transcript at {gone}".encode() in out.stderr
+    (s,) = sessions(conn)
+    assert s["status"] == "ended"
+    assert s["handoff"] == (
+        "Written from the transcript of Claude Code at session end (prompt_input_exit): "
+        "0 prompts and 0 replies."
+    )
+    assert captured(conn) == []

@@ -324,7 +324,13 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     session = _string(payload, "session_id") or (
         os.path.splitext(os.path.basename(path))[0] if path else None
     )
-    turns = read_turns(os.path.expanduser(path), session or "session") if path and session else []
+    turns: list[dict[str, Any]] = []
+    missing = None
+    if path and session:
+        try:
+            turns = read_turns(os.path.expanduser(path), session)
+        except FileNotFoundError:
+            missing = path  # the session is ended with its handoff all the same
     detail = _string(payload, "trigger") or _string(payload, "reason")
     when = f"{event} ({detail})" if detail else event
     clock = time.perf_counter()
@@ -346,6 +352,8 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     for r in rows:
         counts[r["action"]] = counts.get(r["action"], 0) + 1
     summary = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no new turns"
+    if missing:
+        summary = f"no transcript at {missing}"
     where = f"session #{ended['session']}" if ended.get("session") else "the next session"
     print(
         f"pybrain {event}: {summary}; handoff for {where} ({time.perf_counter() - clock:.2f} s)",
