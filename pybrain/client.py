@@ -51,13 +51,16 @@ IDEMPOTENT = frozenset(
         "list_skills",
         "load_skill",
         "metrics",
+        "observe_transcript",
         "pending_action_items",
         "pending_embeddings",
+        "prompt_context",
         "recent_errors",
         "scratch_get",
         "scratch_list",
         "search",
         "stats",
+        "transcript_handoff",
     }
 )
 
