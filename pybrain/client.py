@@ -51,13 +51,16 @@ IDEMPOTENT = frozenset(
         "list_skills",
         "load_skill",
         "metrics",
+        "observe_transcript",
         "pending_action_items",
         "pending_embeddings",
+        "prompt_context",
         "recent_errors",
         "scratch_get",
         "scratch_list",
         "search",
         "stats",
+        "transcript_handoff",
     }
 )
 
@@ -572,6 +575,24 @@ class Brain:
         if kwargs.get("metadata") is not None:
             kwargs["metadata"] = [Jsonb(m or {}) for m in kwargs["metadata"]]
         return self._embedded_batch("observe_batch", embeddings, texts=list(texts), **kwargs)
+
+    def observe_transcript(
+        self,
+        turns: Sequence[dict[str, Any]],
+        *,
+        source_system: str,
+        project: str = "",
+        source_agent: str | None = None,
+    ) -> list[dict[str, Any]]:
+        """Store the turns of an agent session transcript that are not stored yet
+        (brain.observe_transcript): [{ref, role user|assistant, text, at}], in order."""
+        return self._embedded_batch(
+            "observe_transcript",
+            turns=Jsonb(list(turns)),
+            source_system=source_system,
+            project=project,
+            source_agent=source_agent,
+        )
 
     # --- re-embedding ---------------------------------------------------------
 

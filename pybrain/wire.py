@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import sys
 import tempfile
@@ -136,3 +138,108 @@ def merge_into(target: str | os.PathLike[str], client: str, entry: dict[str, Any
         out.write("\n")
     os.replace(tmp, path)
     return path
+
+
+# --- Claude Code hooks -----------------------------------------------------
+
+# The hooks `brain wire claude-code --hooks` adds: event -> (`brain hook` command,
+# Claude Code's timeout in seconds, a little over the hook's own deadline).
+CLAUDE_HOOKS: dict[str, tuple[str, int]] = {
+    "SessionStart": ("session-start", 15),
+    "UserPromptSubmit": ("prompt", 5),
+    "PreCompact": ("pre-compact", 60),
+    "SessionEnd": ("session-end", 60),
+}
+CLAUDE_SETTINGS = ".claude/settings.json"
+# A command that runs `brain hook EVENT`: pybrain's own entry, found again on a second run.
+_OUR_HOOK = re.compile(
+    r"(?:^|[\s/'\"])brain['\"]?\s+hook\s+(session-start|prompt|pre-compact|session-end)(?=\s|$)"
+)
+
+
+def hook_entries(project: str | None = None, prompt_context: bool = False) -> dict[str, dict[str, Any]]:
+    """The hook handler of each event, as Claude Code's settings hold it. UserPromptSubmit
+    only with prompt_context (a process per prompt: see docs/hooks.md for its latency)."""
+    command = shlex.quote(_brain_command())
+    entries: dict[str, dict[str, Any]] = {}
+    for event, (name, timeout) in CLAUDE_HOOKS.items():
+        if event == "UserPromptSubmit" and not prompt_context:
+            continue
+        line = f"{command} hook {name}"
+        if project:
+            line += f" --project {shlex.quote(project)}"
+        entries[event] = {"type": "command", "command": line, "timeout": timeout}
+    return entries
+
+
+def _ours(handler: Any) -> str | None:
+    """The `brain hook` event a handler runs, None when it is not pybrain's."""
+    if not isinstance(handler, dict) or not isinstance(handler.get("command"), str):
+        return None
+    found = _OUR_HOOK.search(handler["command"])
+    return found.group(1) if found else None
+
+
+def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Put pybrain's hook handlers into a Claude Code settings file, keeping every other
+    setting and hook; a handler of pybrain already there is replaced in place, and
+    pybrain's handlers of events not in `entries` are removed. Running it twice changes
+    nothing. Returns {"path", "added", "replaced", "removed"} (event names)."""
+    path = Path(target).expanduser()
+    settings: dict[str, Any] = {}
+    if path.exists() and path.read_text(encoding="utf-8").strip():
+        try:
+            settings = json.loads(path.read_text(encoding="utf-8"))
+        except ValueError as exc:
+            raise InvalidArgument(
+                f"{path} is not valid JSON: {exc}", hint="Fix the file, or write to another one."
+            ) from exc
+    hooks = settings.get("hooks", {}) if isinstance(settings, dict) else None
+    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
+        raise InvalidArgument(
+            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
+            hint="Fix the file, or write to another one (--settings PATH).",
+        )
+    report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
+    for event in CLAUDE_HOOKS:
+        wanted = entries.get(event)
+        placed = False
+        groups = []
+        for group in hooks.get(event, []):
+            handlers = group.get("hooks") if isinstance(group, dict) else None
+            if not isinstance(handlers, list):
+                groups.append(group)
+                continue
+            kept = []
+            for handler in handlers:
+                if _ours(handler) is None:
+                    kept.append(handler)
+                elif wanted is not None and not placed:
+                    kept.append(wanted)
+                    placed = True
+                    if handler != wanted:
+                        report["replaced"].append(event)
+                elif wanted is None:
+                    report["removed"].append(event)
+            if kept or not handlers:
+                groups.append({**group, "hooks": kept})
+        if wanted is not None and not placed:
+            groups.append({"hooks": [wanted]})
+            report["added"].append(event)
+        if groups:
+            hooks[event] = groups
+        else:
+            hooks.pop(event, None)
+    settings["hooks"] = hooks
+    _write_json(path, settings)
+    return report
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    """Write a sibling file and rename it over the original: a crash never leaves half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        json.dump(data, out, indent=2, ensure_ascii=False)
+        out.write("\n")
+    os.replace(tmp, path)

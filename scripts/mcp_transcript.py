@@ -14,15 +14,43 @@ from mcp import ClientSession, StdioServerParameters, stdio_client
 
 CALLS = [
     ("boot_session", {"source": "claude", "project": "shop", "task": "speed up checkout"}),
-    ("remember", {"kind": "rule", "severity": "BLOCKER", "project": "shop",
-                  "headline": "Never run migrations during business hours",
-                  "body": "Lock contention stalls checkout; schedule them after 22:00."}),
-    ("remember", {"kind": "fact", "project": "shop", "headline": "Checkout p95 is 1.8 s",
-                  "body": "Measured on 2026-11-20; the payment call takes 1.1 s of it."}),
-    ("remember", {"kind": "fact", "project": "shop", "headline": "Checkout p95 is about 1.8 seconds",
-                  "body": "Measured on 2026-11-20, the payment provider call takes 1.1 s of it."}),
-    ("supersede", {"old_id": 2, "headline": "Checkout p95 is 0.9 s after caching",
-                   "body": "Payment tokens are cached now.", "reason": "token cache shipped"}),
+    (
+        "remember",
+        {
+            "kind": "rule",
+            "severity": "BLOCKER",
+            "project": "shop",
+            "headline": "Never run migrations during business hours",
+            "body": "Lock contention stalls checkout; schedule them after 22:00.",
+        },
+    ),
+    (
+        "remember",
+        {
+            "kind": "fact",
+            "project": "shop",
+            "headline": "Checkout p95 is 1.8 s",
+            "body": "Measured on 2026-11-20; the payment call takes 1.1 s of it.",
+        },
+    ),
+    (
+        "remember",
+        {
+            "kind": "fact",
+            "project": "shop",
+            "headline": "Checkout p95 is about 1.8 seconds",
+            "body": "Measured on 2026-11-20, the payment provider call takes 1.1 s of it.",
+        },
+    ),
+    (
+        "supersede",
+        {
+            "old_id": 2,
+            "headline": "Checkout p95 is 0.9 s after caching",
+            "body": "Payment tokens are cached now.",
+            "reason": "token cache shipped",
+        },
+    ),
     ("search", {"query": "how slow is checkout", "project": "shop"}),
     ("recall", {"id": 2}),
     ("end_session", {"handoff": "Token cache shipped; next: profile the cart page."}),

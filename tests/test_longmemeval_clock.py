@@ -114,7 +114,8 @@ def test_dev_conversations_are_found_as_well_a_year_later(brain, conn, questions
     later = base + dt.timedelta(days=365)
     conn.execute("SELECT brain.maintain(now => %s)", (later,))
     active = scalar(conn, "SELECT count(*) FROM brain.memory WHERE state = 'active'")
-    assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE dormant_after <= %s", (later,)) == active
+    dormant = "SELECT count(*) FROM brain.memory WHERE state = 'active' AND dormant_after <= %s"
+    assert scalar(conn, dormant, (later,)) == active
     decayed = recall(conn, questions, turns_of, later)
     for mode in MODES:
         assert decayed[mode]["session_any@10"] == fresh[mode]["session_any@10"], mode

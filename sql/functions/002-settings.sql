@@ -25,6 +25,9 @@ AS $$
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
         'maintain_interval_hours', 24,    -- maintain_if_due runs at most this often
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
+        'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
+        'prompt_context_max', 3,          -- and this many memories
+        'prompt_context_min_similarity', 0.45, -- found by meaning only: at least this similar
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most

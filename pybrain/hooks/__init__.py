@@ -1,0 +1,369 @@
+"""`brain hook EVENT`: memory from an agent client's hooks, without the agent deciding.
+
+Claude Code runs a hook command at SessionStart, UserPromptSubmit, PreCompact
+and SessionEnd with one JSON object on standard input (session_id,
+transcript_path, cwd, hook_event_name, and per event source, prompt, trigger
+or reason). Each event here is a thin shell over SQL:
+
+- session-start: brain.boot_session; prints the boot payload as
+  hookSpecificOutput.additionalContext.
+- prompt: brain.prompt_context; prints the few memories the prompt brings up
+  (nothing when none is relevant).
+- pre-compact, session-end: the transcript's new turns through
+  brain.observe_transcript (the gate redacts or refuses secrets), then a
+  handoff from brain.transcript_handoff through brain.end_session_of.
+
+A hook never blocks the session: whatever fails (no database, a deadline, bad
+input) is one line on standard error, nothing on standard output, exit 0.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, replace
+from typing import Any, TextIO
+
+# The command names and the Claude Code events they serve.
+EVENTS: dict[str, str] = {
+    "session-start": "SessionStart",
+    "prompt": "UserPromptSubmit",
+    "pre-compact": "PreCompact",
+    "session-end": "SessionEnd",
+}
+# Seconds a hook gives itself (it is cut off before Claude Code's own timeout,
+# which `brain wire claude-code --hooks` sets a few seconds longer).
+DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
+SOURCE_SYSTEM = "claude-code"
+CLIENT_NAME = "Claude Code"
+# Processes that sit between the client and the hook: the client is the first other ancestor.
+SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
+
+
+class HookTimeout(Exception):
+    """The hook's own deadline passed."""
+
+
+@dataclass(frozen=True)
+class Options:
+    source: str = "claude-code"
+    project: str = ""
+    timeout: float | None = None
+    budget: int | None = None
+
+
+def run(
+    event: str, raw: bytes, options: Options, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """Run one hook: its JSON answer (if any) to `out`, a notice to `err` on failure. Always 0."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event])
+    try:
+        payload = _payload(raw)
+        with _deadline(options.timeout):
+            answer = HANDLERS[event](payload, options)
+    except Exception as exc:  # a hook never fails the session: it says why and exits 0
+        print(f"pybrain {event} hook: {_describe(exc)} (the session goes on without it)", file=err)
+        return 0
+    if answer is not None:
+        out.write(json.dumps(answer, ensure_ascii=False))
+        out.write("\n")
+        out.flush()
+    return 0
+
+
+def _describe(exc: BaseException) -> str:
+    from pybrain.errors import BrainError, DatabaseUnavailable
+
+    if isinstance(exc, HookTimeout):
+        return str(exc)
+    if isinstance(exc, DatabaseUnavailable):
+        return f"the database is unavailable: {_first_line(exc.message)}"
+    if isinstance(exc, BrainError):
+        return f"{exc.code + ': ' if exc.code else ''}{_first_line(exc.message)}"
+    return f"{type(exc).__name__}: {_first_line(str(exc))}"
+
+
+def _first_line(text: str) -> str:
+    line = (text or "").strip().splitlines()[0] if (text or "").strip() else ""
+    return line[:300]
+
+
+def _payload(raw: bytes) -> dict[str, Any]:
+    try:
+        payload = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as exc:
+        raise ValueError(f"standard input is not the hook's JSON ({exc})") from None
+    if not isinstance(payload, dict):
+        raise ValueError("standard input is not a JSON object")
+    return payload
+
+
+@contextmanager
+def _deadline(seconds: float) -> Iterator[None]:
+    """Raise HookTimeout in this thread after `seconds` (SIGALRM, where there is one)."""
+    if not hasattr(signal, "setitimer"):
+        yield
+        return
+
+    def expire(*_: Any) -> None:
+        raise HookTimeout(f"gave up after {seconds:g} s")
+
+    previous = signal.signal(signal.SIGALRM, expire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+# --- the database ----------------------------------------------------------
+
+
+@contextmanager
+def _brain(options: Options, *, start: bool) -> Iterator[Any]:
+    """A Brain for one hook: short connect and statement timeouts, no migration, no model load."""
+    from pybrain import db
+    from pybrain.client import Brain
+    from pybrain.config import Settings
+    from pybrain.errors import DatabaseUnavailable, MigrationError
+
+    settings = Settings.from_env()
+    budget = options.timeout or 10.0
+    url = db.database_url(settings, start=start)
+    conn = db.connect(
+        url,
+        connect_timeout=max(2, int(budget / 3)),
+        options=f"-c statement_timeout={int(budget * 1000)}",
+        application_name="pybrain-hook",
+    )
+    try:
+        if not db.is_migrated(conn):
+            raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
+        if not db.is_current(conn):
+            raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
+        yield Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=options.source)
+    finally:
+        conn.close()
+
+
+def _hook_embedder(brain: Any, *, remote: bool) -> Any:
+    """The embedder a hook may use without loading a model: the hash embedder, a warm
+    local server, and (when `remote`) the HTTP providers. None: search by words only,
+    or store and queue the rows for `brain worker`."""
+    from pybrain.embed import get_embedder
+    from pybrain.errors import EmbedderError
+
+    space = brain.active_space()
+    if space is None:
+        return None
+    try:
+        if space.provider == "hash" or (remote and space.provider in ("ollama", "openai")):
+            return get_embedder(space.name)
+        if space.provider == "local":
+            return _warm_local()
+    except EmbedderError:
+        return None
+    return None
+
+
+def _warm_local() -> Any:
+    from pybrain.embed import server
+    from pybrain.embed.local import LocalEmbedder
+    from pybrain.errors import EmbedderError
+
+    if not server.enabled():
+        return None
+
+    class WarmOnly(server.ServedEmbedder):
+        """The warm server or nothing: without one, a server is started for the next
+        call and this one goes without (loading the model takes seconds)."""
+
+        def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+            try:
+                return server.request(self.path, texts, timeout=5)
+            except (OSError, ValueError) as exc:
+                self._start()
+                raise EmbedderError("no warm embedding server was running (one is starting)") from exc
+
+    return WarmOnly(LocalEmbedder(), "local")
+
+
+def _warm_up(brain: Any) -> None:
+    """Start the warm embedding server of a local space in the background, if none runs,
+    so the prompt and capture hooks of this session find it."""
+    space = brain.active_space()
+    if space is None or space.provider != "local":
+        return
+    from pybrain.errors import EmbedderError
+
+    try:
+        embedder = _warm_local()
+        if embedder is not None:
+            embedder.embed(["warm"])
+    except EmbedderError:
+        pass  # it is starting: nothing waits for it
+
+
+class _NoEmbedder:
+    """Stands in for an embedder a hook may not load: every call fails, so writes queue."""
+
+    space = None
+
+    def embed(self, texts: Any) -> list[list[float]]:
+        from pybrain.errors import EmbedderError
+
+        raise EmbedderError("no embedder is available to a hook without loading a model")
+
+    def embed_one(self, text: str) -> list[float]:
+        return self.embed([text])[0]
+
+
+def _seat(payload: dict[str, Any]) -> str:
+    """The directory a session is booted and ended for: the project's, as Claude Code
+    gives it to hooks (CLAUDE_PROJECT_DIR), else the payload's cwd."""
+    return os.environ.get("CLAUDE_PROJECT_DIR") or str(payload.get("cwd") or os.getcwd())
+
+
+def _client_pid() -> int | None:
+    """The client's process: the first ancestor that is not a shell between it and this hook."""
+    import psutil
+
+    try:
+        proc = psutil.Process(os.getppid())
+        while proc is not None and proc.name() in SHELLS:
+            proc = proc.parent()
+    except psutil.Error:
+        return None
+    return proc.pid if proc is not None and proc.pid > 1 else None
+
+
+def _string(payload: dict[str, Any], key: str) -> str | None:
+    value = payload.get(key)
+    return value if isinstance(value, str) and value.strip() else None
+
+
+# --- the events ------------------------------------------------------------
+
+
+def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
+    from pybrain.client import render_boot
+
+    client_info = {
+        "via": "hook",
+        "client": SOURCE_SYSTEM,
+        "client_session": _string(payload, "session_id"),
+        "start": _string(payload, "source"),  # startup | resume | clear | compact
+        "model": _string(payload, "model"),
+    }
+    with _brain(options, start=True) as brain:
+        _warm_up(brain)
+        boot = brain.boot_session(
+            options.source,
+            project=options.project,
+            cwd=_seat(payload),
+            pid=_client_pid(),
+            token_budget=options.budget,
+            client_info={k: v for k, v in client_info.items() if v is not None},
+        )
+    return {
+        "hookSpecificOutput": {
+            "hookEventName": "SessionStart",
+            "additionalContext": render_boot(boot),
+        }
+    }
+
+
+def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
+    text = payload.get("prompt")
+    if not isinstance(text, str):
+        raise ValueError("the UserPromptSubmit input has no prompt")
+    if not text.strip():
+        return None
+    session = _string(payload, "session_id")
+    with _brain(options, start=False) as brain:
+        embedder = _hook_embedder(brain, remote=False)
+        vector = None
+        if embedder is not None:
+            from pybrain.errors import EmbedderError
+
+            try:
+                vector = embedder.embed_one(text)
+            except EmbedderError:
+                vector = None  # by words only
+        context = brain.value(
+            "prompt_context",
+            prompt=text,
+            query_embedding=vector,
+            embedding_space=embedder.space if vector is not None else None,
+            project=options.project or None,
+            exclude_source_system=SOURCE_SYSTEM if session else None,
+            exclude_ref_prefix=f"{session}/" if session else None,
+            token_budget=options.budget,
+        )
+    if not context["text"]:
+        return None
+    return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context["text"]}}
+
+
+def capture(payload: dict[str, Any], options: Options, event: str) -> None:
+    """Observe the transcript's new turns, then end the session with a handoff written from them."""
+    from psycopg.types.json import Jsonb
+
+    from pybrain.client import Brain
+    from pybrain.hooks.transcript import read_turns
+
+    path = _string(payload, "transcript_path")
+    session = _string(payload, "session_id") or (
+        os.path.splitext(os.path.basename(path))[0] if path else None
+    )
+    turns: list[dict[str, Any]] = []
+    missing = None
+    if path and session:
+        try:
+            turns = read_turns(os.path.expanduser(path), session)
+        except FileNotFoundError:
+            missing = path  # the session is ended with its handoff all the same
+    detail = _string(payload, "trigger") or _string(payload, "reason")
+    when = f"{event} ({detail})" if detail else event
+    clock = time.perf_counter()
+    with _brain(options, start=False) as opened:
+        embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
+        brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
+        rows = []
+        if turns:
+            rows = brain.observe_transcript(
+                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+            )
+        handoff = brain.value(
+            "transcript_handoff", turns=Jsonb(turns), event=when, client=CLIENT_NAME, transcript=session
+        )
+        ended = brain.end_session_of(
+            options.source, project=options.project, cwd=_seat(payload), handoff=handoff
+        )
+    counts: dict[str, int] = {}
+    for r in rows:
+        counts[r["action"]] = counts.get(r["action"], 0) + 1
+    summary = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no new turns"
+    if missing:
+        summary = f"no transcript at {missing}"
+    where = f"session #{ended['session']}" if ended.get("session") else "the next session"
+    print(
+        f"pybrain {event}: {summary}; handoff for {where} ({time.perf_counter() - clock:.2f} s)",
+        file=sys.stderr,
+    )
+
+
+HANDLERS = {
+    "session-start": session_start,
+    "prompt": prompt,
+    "pre-compact": lambda payload, options: capture(payload, options, "compaction"),
+    "session-end": lambda payload, options: capture(payload, options, "session end"),
+}

@@ -1,0 +1,223 @@
+-- Capture without the agent deciding: what an agent client's hooks (Claude
+-- Code's SessionStart, UserPromptSubmit, PreCompact, SessionEnd) ask of the
+-- database. The hook process parses the client's transcript into turns and
+-- passes them here; which turns are new, how each is stored, the handoff
+-- written from them and the memories a prompt brings up are decided here.
+
+-- Turns as observe_transcript and transcript_handoff take them: a JSON array
+-- of {"ref": stable id, "role": "user" | "assistant", "text": ..., "at": time}.
+-- BR009 for anything else.
+CREATE OR REPLACE FUNCTION brain._check_turns(turns jsonb)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    bad jsonb;
+BEGIN
+    IF turns IS NULL OR jsonb_typeof(turns) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'Turns are a JSON array of {ref, role, text, at} objects.',
+            jsonb_build_object('turns', jsonb_typeof(turns)),
+            'Example: [{"ref": "4f1c…", "role": "user", "text": "…", "at": "2026-01-01T10:00:00Z"}]');
+    END IF;
+    SELECT t.value INTO bad
+    FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
+    WHERE jsonb_typeof(t.value) <> 'object'
+       OR jsonb_typeof(t.value->'ref') IS DISTINCT FROM 'string' OR brain.trim_space(t.value->>'ref') = ''
+       OR t.value->>'role' IS NULL OR t.value->>'role' NOT IN ('user', 'assistant')
+       OR jsonb_typeof(t.value->'text') IS DISTINCT FROM 'string'
+       OR t.value ? 'at' AND jsonb_typeof(t.value->'at') NOT IN ('string', 'null')
+    ORDER BY t.n
+    LIMIT 1;
+    IF bad IS NOT NULL THEN
+        PERFORM brain._raise('BR009',
+            'A turn is an object with a ref (a non-empty string), a role (user or assistant), a text and an optional at.',
+            jsonb_build_object('turn', left(bad::text, 300)),
+            'Pass only the user prompts and assistant replies of the transcript, each with its line''s id.');
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.observe_transcript(
+    turns jsonb,
+    source_system text,
+    project text DEFAULT '',
+    source_agent text DEFAULT NULL,
+    embeddings double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    check_only boolean DEFAULT false
+)
+RETURNS TABLE (item integer, ref text, chunk integer, action text, memory_id bigint, duplicate_of bigint,
+               similarity real, embedding_input text, error_code text, error text, provisional boolean)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_variable
+DECLARE
+    ws bigint := brain.current_workspace();
+    refs text[];
+    texts text[];
+    metas jsonb[];
+BEGIN
+    IF source_system IS NULL OR source_system !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A transcript is observed under its source_system: one word naming the client.',
+            jsonb_build_object('source_system', source_system), 'For example claude-code.');
+    END IF;
+    PERFORM brain._check_turns(turns);
+    -- The new turns: text to store, and a ref no memory of this source system
+    -- carries yet (stored, folded or forgotten: any state counts), once each.
+    SELECT coalesce(array_agg(x.ref ORDER BY x.n), '{}'),
+           coalesce(array_agg(format('%s: %s', initcap(x.role), brain.trim_space(x.text)) ORDER BY x.n), '{}'),
+           coalesce(array_agg(jsonb_strip_nulls(jsonb_build_object('role', x.role, 'at', x.at, 'turn', x.ref))
+                              ORDER BY x.n), '{}')
+    INTO refs, texts, metas
+    FROM (
+        SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
+               t.value->>'text' AS text, t.value->>'at' AS at, t.n
+        FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
+        WHERE brain.trim_space(t.value->>'text') <> ''
+        ORDER BY t.value->>'ref', t.n
+    ) AS x
+    WHERE NOT EXISTS (SELECT FROM brain.memory m
+                      WHERE m.workspace_id = ws AND m.source_system = observe_transcript.source_system
+                        AND m.source_ref = x.ref);
+    IF cardinality(refs) = 0 THEN
+        RETURN;
+    END IF;
+    RETURN QUERY
+    SELECT o.item, refs[o.item], o.chunk, o.action, o.memory_id, o.duplicate_of, o.similarity, o.embedding_input,
+           o.error_code, o.error, o.provisional
+    FROM brain.observe_batch(texts => texts, kind => 'fact', project => coalesce(project, ''), origin => 'observed',
+                             source_system => source_system, source_refs => refs, source_agent => source_agent,
+                             metadata => metas, embeddings => embeddings, embedding_space => embedding_space,
+                             check_only => check_only) AS o;
+END
+$$;
+COMMENT ON FUNCTION brain.observe_transcript IS
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+
+-- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
+CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN t IS NULL THEN NULL
+        WHEN cardinality(brain.find_secrets(t)) > 0 THEN '(left out: it looks like it holds a secret)'
+        WHEN length(brain.trim_space(t)) > chars THEN left(brain.trim_space(t), chars - 1) || '…'
+        ELSE brain.trim_space(t)
+    END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.transcript_handoff(
+    turns jsonb,
+    event text,
+    client text DEFAULT 'the agent',
+    transcript text DEFAULT NULL
+)
+RETURNS text
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    quote integer := greatest(200, ((brain.setting('handoff_max_chars'))::integer - 400) / 2);
+    n_user integer;
+    n_assistant integer;
+    last_user text;
+    last_reply text;
+    head text;
+BEGIN
+    PERFORM brain._check_turns(turns);
+    IF event IS NULL OR brain.trim_space(event) = '' THEN
+        PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
+            NULL, 'For example: session end (logout), or compaction (auto).');
+    END IF;
+    SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
+           count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
+    INTO n_user, n_assistant
+    FROM jsonb_array_elements(turns) AS t;
+    SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
+    WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
+    SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
+    WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
+    head := format('Written from the transcript of %s at %s: %s prompt%s and %s repl%s%s.',
+                   coalesce(nullif(brain.trim_space(client), ''), 'the agent'), brain.trim_space(event),
+                   n_user, CASE WHEN n_user = 1 THEN '' ELSE 's' END,
+                   n_assistant, CASE WHEN n_assistant = 1 THEN 'y' ELSE 'ies' END,
+                   CASE WHEN n_user + n_assistant > 0 AND transcript IS NOT NULL
+                        THEN format(', observed as memories (source_ref %s/…)', transcript) ELSE '' END);
+    RETURN concat_ws(E'\n', head,
+                     'Last request: ' || brain._handoff_quote(last_user, quote),
+                     'Last reply: ' || brain._handoff_quote(last_reply, quote));
+END
+$$;
+COMMENT ON FUNCTION brain.transcript_handoff IS
+    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
+
+CREATE OR REPLACE FUNCTION brain.prompt_context(
+    prompt text,
+    query_embedding double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    project text DEFAULT NULL,
+    exclude_source_system text DEFAULT NULL,
+    exclude_ref_prefix text DEFAULT NULL,
+    token_budget integer DEFAULT NULL,
+    max_results integer DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
+    n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
+    min_sim double precision := (brain.setting('prompt_context_min_similarity'))::double precision;
+    heading text := 'Memories (pybrain) that may bear on this prompt:';
+    total integer;
+    line text;
+    lines text[] := '{}';
+    ids bigint[] := '{}';
+    hit record;
+BEGIN
+    IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
+        PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
+            jsonb_build_object('token_budget', budget), 'The default is prompt_context_tokens (300).');
+    END IF;
+    IF n_max IS NULL OR n_max < 1 OR n_max > 20 THEN
+        PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
+            jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
+    END IF;
+    total := brain.estimate_tokens(heading);
+    IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
+        -- Relevant: its words matched, or its meaning is near enough. The turns
+        -- of the calling session itself (exclude_ref_prefix) are what the agent
+        -- has in front of it already.
+        FOR hit IN
+            SELECT s.id, s.kind, s.headline, s.score
+            FROM brain.search(query => prompt, query_embedding => query_embedding,
+                              embedding_space => embedding_space, project => project,
+                              max_results => n_max * 4) AS s
+            JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
+            WHERE (s.lexical_rank IS NOT NULL OR s.similarity >= min_sim)
+              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
+            ORDER BY s.score DESC, s.id DESC
+        LOOP
+            EXIT WHEN cardinality(ids) >= n_max;
+            line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
+            total := total + brain.estimate_tokens(line) + 1;
+            lines := lines || line;
+            ids := ids || hit.id;
+        END LOOP;
+    END IF;
+    RETURN jsonb_build_object(
+        'text', CASE WHEN cardinality(ids) > 0 THEN heading || E'\n' || array_to_string(lines, E'\n') END,
+        'ids', to_jsonb(ids),
+        'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
+        'budget', budget);
+END
+$$;
+COMMENT ON FUNCTION brain.prompt_context IS
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when the words matched or the similarity reaches prompt_context_min_similarity (0.45), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';

@@ -1,0 +1,494 @@
+"""`brain hook EVENT` fed the JSON Claude Code sends, with the database up and down,
+and `brain wire claude-code --hooks` on a settings file that holds other hooks.
+
+The payloads in tests/fixtures/hooks/ have the documented shapes of SessionStart,
+UserPromptSubmit, PreCompact and SessionEnd; transcript.jsonl is a Claude Code
+transcript (prompts, replies, thinking, tool calls and results, meta lines,
+slash-command markup, a sub-agent line, a file-history snapshot).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psycopg
+import pytest
+from helpers import remember
+
+from pybrain.hooks.transcript import read_turns
+from pybrain.wire import CLAUDE_HOOKS
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "hooks"
+SESSION = "8d0c6f3e-2b1a-4c59-9e0f-5a7d3c1b2e44"
+DOWN_URL = "postgresql://brain:brain@127.0.0.1:1/brain"
+PAYLOADS = {
+    "session-start": "session_start.json",
+    "prompt": "user_prompt_submit.json",
+    "pre-compact": "pre_compact.json",
+    "session-end": "session_end.json",
+}
+
+
+def payload(event: str, transcript: Path, cwd: Path, **changes: str) -> bytes:
+    data = json.loads((FIXTURES / PAYLOADS[event]).read_text(encoding="utf-8"))
+    data.update(transcript_path=str(transcript), cwd=str(cwd), **changes)
+    return json.dumps(data).encode()
+
+
+def run_hook(
+    env: dict[str, str], event: str, data: bytes, *args: str
+) -> tuple[subprocess.CompletedProcess, float]:
+    """`brain hook EVENT` as Claude Code runs it: JSON on stdin, in a process of its own."""
+    environ = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    started = time.monotonic()
+    out = subprocess.run(
+        [sys.executable, "-m", "pybrain", "hook", event, *args],
+        input=data,
+        capture_output=True,
+        env={**environ, **env},
+        timeout=120,
+    )
+    return out, time.monotonic() - started
+
+
+@pytest.fixture
+def transcript(tmp_path: Path) -> Path:
+    """A copy of the fixture transcript, which a test may extend as the session goes on."""
+    path = tmp_path / f"{SESSION}.jsonl"
+    shutil.copy(FIXTURES / "transcript.jsonl", path)
+    return path
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    path = tmp_path / "billing"
+    path.mkdir()
+    return path
+
+
+def captured(conn: psycopg.Connection) -> list[dict]:
+    with conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
+        cur.execute(
+            "SELECT memory_id, headline, body, source_ref, metadata, state, project FROM brain.memory"
+            " WHERE source_system = 'claude-code' ORDER BY memory_id"
+        )
+        return cur.fetchall()
+
+
+def sessions(conn: psycopg.Connection) -> list[dict]:
+    with conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
+        cur.execute("SELECT * FROM brain.session ORDER BY session_id")
+        return cur.fetchall()
+
+
+# --- the transcript ----------------------------------------------------------
+
+
+def test_transcript_turns_are_the_prompts_and_replies() -> None:
+    turns = read_turns(FIXTURES / "transcript.jsonl", SESSION)
+    assert [(t["ref"], t["role"]) for t in turns] == [
+        (f"{SESSION}/a3", "user"),
+        (f"{SESSION}/a4", "assistant"),
+        (f"{SESSION}/a6", "assistant"),
+        (f"{SESSION}/a7", "user"),
+        (f"{SESSION}/a9", "assistant"),
+    ]
+    # the reply's text only: no thinking, no tool call
+    assert turns[1]["text"] == "I will look at the export job's IAM role and the bucket policy."
+    assert turns[0]["at"] == "2026-11-20T09:01:00.000Z"
+
+
+def test_a_line_being_written_is_skipped(tmp_path: Path) -> None:
+    path = tmp_path / "t.jsonl"
+    text = (FIXTURES / "transcript.jsonl").read_text(encoding="utf-8")
+    path.write_text(text + '{"type": "user", "uuid": "zz", "message": {"role": "us', encoding="utf-8")
+    assert len(read_turns(path, SESSION)) == 5
+
+
+# --- the database up ---------------------------------------------------------
+
+
+def test_session_start_boots_and_injects_the_payload(cli_env, conn, transcript, project_dir) -> None:
+    remember(
+        conn,
+        kind="rule",
+        severity="BLOCKER",
+        headline="Never rerun the billing export against production by hand",
+    )
+    out, _ = run_hook(
+        cli_env, "session-start", payload("session-start", transcript, project_dir), "--project", "billing"
+    )
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert "Never rerun the billing export against production by hand" in context
+    (s,) = sessions(conn)
+    assert (s["source"], s["project"], s["cwd"], s["status"]) == (
+        "claude-code",
+        "billing",
+        str(project_dir),
+        "active",
+    )
+    assert s["client_info"]["client_session"] == SESSION
+    assert s["client_info"]["start"] == "startup"
+    # bound to the client's process (here the test runner, which ran the hook)
+    assert s["pid"] == os.getpid()
+
+
+def test_compaction_and_session_end_capture_new_turns_and_hand_off(
+    cli_env, conn, transcript, project_dir
+) -> None:
+    start = payload("session-start", transcript, project_dir)
+    out, _ = run_hook(cli_env, "session-start", start, "--project", "billing")
+    assert out.returncode == 0, out.stderr
+
+    out, _ = run_hook(
+        cli_env, "pre-compact", payload("pre-compact", transcript, project_dir), "--project", "billing"
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b""
+    rows = captured(conn)
+    assert [r["source_ref"] for r in rows] == [f"{SESSION}/{u}" for u in ("a3", "a4", "a6", "a7", "a9")]
+    assert rows[0]["headline"].startswith("User: The nightly billing export")
+    assert rows[2]["metadata"] == {
+        "role": "assistant",
+        "at": "2026-11-20T09:01:20.000Z",
+        "turn": f"{SESSION}/a6",
+    }
+    assert {r["project"] for r in rows} == {"billing"}
+    assert not any("Sub-agent" in r["headline"] or "<command-name>" in r["headline"] for r in rows)
+
+    (first,) = sessions(conn)
+    assert first["status"] == "ended"
+    assert first["handoff"].startswith(
+        "Written from the transcript of Claude Code at compaction (auto): 2 prompts"
+    )
+    assert (
+        "Last request: Good, update the policy in infra/iam/billing.tf and open a pull request."
+        in first["handoff"]
+    )
+    assert "Last reply: Updated infra/iam/billing.tf" in first["handoff"]
+
+    # Claude Code starts again after compaction: the new session gets the handoff.
+    out, _ = run_hook(
+        cli_env,
+        "session-start",
+        payload("session-start", transcript, project_dir, source="compact"),
+        "--project",
+        "billing",
+    )
+    assert out.returncode == 0, out.stderr
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Last reply: Updated infra/iam/billing.tf" in context
+
+    # The session goes on; at its end only the turns added since are observed.
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write((FIXTURES / "transcript_more.jsonl").read_text(encoding="utf-8"))
+    end = payload("session-end", transcript, project_dir)
+    out, _ = run_hook(cli_env, "session-end", end, "--project", "billing")
+    assert out.returncode == 0, out.stderr
+    assert b"2 created" in out.stderr
+    rows = captured(conn)
+    assert len(rows) == 7
+    assert rows[-1]["source_ref"] == f"{SESSION}/b2"
+    second = sessions(conn)[1]
+    assert second["status"] == "ended"
+    assert (
+        "Last request: CI is green on #482. Merge it and rerun the export for 2026-11-19."
+        in second["handoff"]
+    )
+
+    # Run again (a retried hook): nothing new is stored, the handoff is kept all the same.
+    out, _ = run_hook(cli_env, "session-end", end, "--project", "billing")
+    assert out.returncode == 0, out.stderr
+    assert b"no new turns" in out.stderr
+    assert len(captured(conn)) == 7
+    stored = conn.execute("SELECT count(*) FROM brain.handoff WHERE source = 'claude-code'").fetchone()[0]
+    assert stored == 1
+
+
+def test_a_secret_in_the_transcript_is_never_stored(cli_env, conn, transcript, project_dir) -> None:
+    key = "AKIA2E3KQ7ZP4XWN6RLM"
+    line = {
+        "type": "user",
+        "uuid": "s1",
+        "sessionId": SESSION,
+        "timestamp": "2026-11-20T09:30:00.000Z",
+        "message": {
+            "role": "user",
+            "content": f"The export now fails with key {key}, use that for the rerun.",
+        },
+    }
+    with transcript.open("a", encoding="utf-8") as f:
+        f.write(json.dumps(line) + "\n")
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", transcript, project_dir))
+    assert out.returncode == 0, out.stderr
+    assert len(captured(conn)) >= 5
+    everything = json.dumps(captured(conn)) + json.dumps(
+        conn.execute("SELECT coalesce(json_agg(h.text), '[]') FROM brain.handoff h").fetchone()[0]
+    )
+    assert key not in everything
+    handoff = conn.execute("SELECT text FROM brain.handoff").fetchone()[0]
+    assert "Last request: (left out: it looks like it holds a secret)" in handoff
+
+
+def test_prompt_adds_the_memories_it_brings_up(cli_env, conn, transcript, project_dir) -> None:
+    rerun = remember(
+        conn,
+        kind="fact",
+        headline="Billing export reruns: make billing-export DATE=YYYY-MM-DD from the ops box",
+    )
+    remember(conn, kind="fact", headline="The staging VPN certificate rotates every ninety days")
+    out, _ = run_hook(cli_env, "prompt", payload("prompt", transcript, project_dir))
+    assert out.returncode == 0, out.stderr
+    answer = json.loads(out.stdout)
+    assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
+    context = answer["hookSpecificOutput"]["additionalContext"]
+    assert f"#{rerun['memory_id']} fact: Billing export reruns" in context
+    assert "VPN" not in context
+
+    # Nothing relevant: nothing added.
+    out, _ = run_hook(
+        cli_env, "prompt", payload("prompt", transcript, project_dir, prompt="Rename the README headings")
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b""
+
+
+def test_prompt_leaves_out_the_sessions_own_turns(cli_env, conn, transcript, project_dir) -> None:
+    out, _ = run_hook(cli_env, "pre-compact", payload("pre-compact", transcript, project_dir))
+    assert out.returncode == 0, out.stderr
+    ask = "who opened pull request 482 for infra/iam/billing.tf?"
+    out, _ = run_hook(cli_env, "prompt", payload("prompt", transcript, project_dir, prompt=ask))
+    assert out.returncode == 0, out.stderr
+    assert out.stdout == b""  # the agent has its own turns in front of it already
+    out, _ = run_hook(
+        cli_env, "prompt", payload("prompt", transcript, project_dir, prompt=ask, session_id="other")
+    )
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    assert "Assistant: Updated infra/iam/billing.tf" in context
+
+
+def test_prompt_context_stays_within_its_budget(brain) -> None:
+    for i in range(8):
+        brain.remember(
+            "fact", f"Billing export incident {i}: the finance bucket refused the nightly upload batch {i}"
+        )
+    full = brain.value(
+        "prompt_context", prompt="billing export finance bucket", max_results=5, token_budget=400
+    )
+    assert len(full["ids"]) == 5
+    small = brain.value("prompt_context", prompt="billing export finance bucket", token_budget=45)
+    assert 0 < len(small["ids"]) < 3
+    assert small["tokens"] <= 45
+    assert brain.value("estimate_tokens", t=small["text"]) <= 45
+    assert brain.value("prompt_context", prompt="   ")["text"] is None
+
+
+def test_observe_transcript_refuses_malformed_turns(brain) -> None:
+    from psycopg.types.json import Jsonb
+
+    from pybrain.errors import InvalidArgument
+
+    with pytest.raises(InvalidArgument, match="A turn is an object"):
+        brain.call(
+            "observe_transcript",
+            turns=Jsonb([{"ref": "x", "role": "system", "text": "hi"}]),
+            source_system="claude-code",
+        )
+    with pytest.raises(InvalidArgument, match="JSON array"):
+        brain.call("observe_transcript", turns=Jsonb({"ref": "x"}), source_system="claude-code")
+    assert brain.call("observe_transcript", turns=Jsonb([]), source_system="claude-code") == []
+
+
+# --- the database down ---------------------------------------------------------
+
+
+@pytest.mark.parametrize("event", list(PAYLOADS))
+def test_a_hook_never_blocks_when_the_database_is_down(event, tmp_path, transcript, project_dir) -> None:
+    env = {"BRAIN_DATABASE_URL": DOWN_URL, "BRAIN_EMBEDDER": "hash", "BRAIN_HOME": str(tmp_path)}
+    out, seconds = run_hook(env, event, payload(event, transcript, project_dir))
+    assert out.returncode == 0
+    assert out.stdout == b""
+    notice = out.stderr.decode()
+    assert notice.startswith(f"pybrain {event} hook: the database is unavailable")
+    assert len(notice.splitlines()) == 1
+    assert seconds < dict(CLAUDE_HOOKS.values())[event]
+
+
+def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transcript, project_dir) -> None:
+    with socket.socket() as silent:  # accepts connections, never speaks
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        env = {
+            "BRAIN_DATABASE_URL": f"postgresql://brain:brain@127.0.0.1:{port}/brain",
+            "BRAIN_EMBEDDER": "hash",
+        }
+        out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "1")
+    assert out.returncode == 0
+    assert out.stdout == b""
+    assert "gave up after 1 s" in out.stderr.decode()
+    assert seconds < dict(CLAUDE_HOOKS.values())["prompt"]
+
+
+def test_input_that_is_not_the_hooks_json_is_a_notice(cli_env, project_dir) -> None:
+    out, _ = run_hook(cli_env, "session-start", b"session started")
+    assert out.returncode == 0
+    assert out.stdout == b""
+    assert "standard input is not the hook's JSON" in out.stderr.decode()
+
+
+# --- brain wire claude-code --hooks --------------------------------------------
+
+OTHER_SETTINGS = {
+    "permissions": {"allow": ["Bash(make test)"]},
+    "env": {"BRAIN_PROJECT": "billing"},
+    "hooks": {
+        "PreToolUse": [
+            {"matcher": "Bash", "hooks": [{"type": "command", "command": "./scripts/check-bash.sh"}]}
+        ],
+        "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "cat NOTES.md"}]}],
+    },
+}
+
+
+def test_wire_hooks_merges_and_is_idempotent(brain_cli, tmp_path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text(json.dumps(OTHER_SETTINGS, indent=2))
+    r = brain_cli("wire", "claude-code", "--hooks", "--settings", str(settings), "--project", "billing")
+    assert r.exit_code == 0, r.output
+    assert "added SessionStart, PreCompact, SessionEnd" in r.output
+    first = settings.read_text()
+    data = json.loads(first)
+    assert data["permissions"] == OTHER_SETTINGS["permissions"] and data["env"] == OTHER_SETTINGS["env"]
+    assert data["hooks"]["PreToolUse"] == OTHER_SETTINGS["hooks"]["PreToolUse"]
+    assert data["hooks"]["SessionStart"][0] == OTHER_SETTINGS["hooks"]["SessionStart"][0]
+    (ours,) = data["hooks"]["SessionStart"][1]["hooks"]
+    assert ours["type"] == "command" and ours["timeout"] == 15
+    assert ours["command"].endswith(" hook session-start --project billing")
+    assert data["hooks"]["PreCompact"][0]["hooks"][0]["command"].endswith(
+        " hook pre-compact --project billing"
+    )
+    assert data["hooks"]["SessionEnd"][0]["hooks"][0]["command"].endswith(
+        " hook session-end --project billing"
+    )
+    assert "UserPromptSubmit" not in data["hooks"]
+
+    r = brain_cli("wire", "claude-code", "--hooks", "--settings", str(settings), "--project", "billing")
+    assert r.exit_code == 0, r.output
+    assert "already up to date" in r.output
+    assert settings.read_text() == first
+
+    r = brain_cli(
+        "wire",
+        "claude-code",
+        "--hooks",
+        "--settings",
+        str(settings),
+        "--project",
+        "billing",
+        "--prompt-context",
+    )
+    assert "added UserPromptSubmit" in r.output
+    prompt = json.loads(settings.read_text())["hooks"]["UserPromptSubmit"]
+    assert prompt == [
+        {"hooks": [{"type": "command", "command": prompt[0]["hooks"][0]["command"], "timeout": 5}]}
+    ]
+    r = brain_cli("wire", "claude-code", "--hooks", "--settings", str(settings), "--project", "billing")
+    assert "removed UserPromptSubmit" in r.output
+    assert settings.read_text() == first
+
+
+def test_wire_hooks_writes_the_projects_settings_by_default(brain_cli, tmp_path, monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    r = brain_cli("wire", "claude-code", "--hooks", "--json")
+    assert r.exit_code == 0, r.output
+    report = json.loads(r.output)
+    assert report["path"] == ".claude/settings.json"
+    data = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert sorted(data["hooks"]) == ["PreCompact", "SessionEnd", "SessionStart"]
+    assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(" hook session-start")
+
+
+def test_wire_hooks_refuses_what_it_cannot_merge(brain_cli, tmp_path) -> None:
+    settings = tmp_path / "settings.json"
+    settings.write_text('{"hooks": {"SessionStart": {"command": "x"}}}')
+    r = brain_cli("wire", "claude-code", "--hooks", "--settings", str(settings))
+    assert r.exit_code == 1
+    assert settings.read_text() == '{"hooks": {"SessionStart": {"command": "x"}}}'
+    r = brain_cli("wire", "cursor", "--hooks")
+    assert r.exit_code == 2
+
+
+def test_without_the_embedded_database_running_a_hook_says_so(tmp_path, transcript, project_dir) -> None:
+    env = {"BRAIN_HOME": str(tmp_path / "home"), "BRAIN_EMBEDDER": "hash"}  # no BRAIN_DATABASE_URL
+    for event in ("prompt", "pre-compact", "session-end"):
+        out, _ = run_hook(env, event, payload(event, transcript, project_dir))
+        assert out.returncode == 0
+        assert out.stdout == b""
+        assert out.stderr.decode().startswith(
+            f"pybrain {event} hook: the database is unavailable: The embedded database is not running."
+        )
+
+
+# --- embeddings in a hook: the warm server or none ---------------------------------
+
+
+def test_a_local_space_embeds_through_the_warm_server_only(tmp_path, monkeypatch) -> None:
+    import threading
+
+    from pybrain.embed import get_embedder, server
+    from pybrain.errors import EmbedderError
+    from pybrain.hooks import _warm_local
+
+    monkeypatch.setenv("BRAIN_HOME", str(tmp_path))
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
+    assert _warm_local() is None
+
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
+    warm = _warm_local()
+    assert warm.space == "local:all-MiniLM-L6-v2"
+    started = []
+    monkeypatch.setattr(type(warm), "_start", lambda self: started.append(self.path))
+    clock = time.monotonic()
+    with pytest.raises(EmbedderError, match="no warm embedding server was running"):
+        warm.embed(["the billing export failed"])
+    assert time.monotonic() - clock < 5, "no model is loaded in the hook's process"
+    assert started == [warm.path], "a server is started for the next call"
+
+    # A server answering on the local space's socket (serving the 384-dimension hash
+    # vectors, so that no model loads in the test): the hook's vectors come from it.
+    warm.path.parent.mkdir(parents=True, exist_ok=True)
+    thread = threading.Thread(target=server.serve, args=("hash", warm.path, 2.0), daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not warm.path.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    texts = ["the billing export failed", "rerun it for 2026-11-19"]
+    assert warm.embed(texts) == get_embedder("hash").embed(texts)
+    thread.join(15)
+
+
+def test_a_missing_transcript_still_ends_the_session(cli_env, conn, tmp_path, project_dir) -> None:
+    gone = tmp_path / "gone.jsonl"
+    out, _ = run_hook(cli_env, "session-start", payload("session-start", gone, project_dir))
+    assert out.returncode == 0, out.stderr
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", gone, project_dir))
+    assert out.returncode == 0
+    assert f"no transcript at {gone}".encode() in out.stderr
+    (s,) = sessions(conn)
+    assert s["status"] == "ended"
+    assert s["handoff"] == (
+        "Written from the transcript of Claude Code at session end (prompt_input_exit): "
+        "0 prompts and 0 replies."
+    )
+    assert captured(conn) == []
