@@ -2467,7 +2467,11 @@ CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text
 #variable_conflict use_column
 DECLARE
     ws bigint := brain.current_workspace();
-    n_docs integer;
+    i integer;
+    -- the audit rows, written once the links are in place
+    audit_id bigint[] := '{}';
+    audit_detail jsonb[] := '{}';
+    n_audit integer;
     d jsonb;
     v_kind text;
     v_state text;
@@ -2522,12 +2526,12 @@ BEGIN
         PERFORM brain._raise('BR009', 'import_memories takes a JSON array of memory documents.',
             jsonb_build_object('type', jsonb_typeof(docs)), 'See docs/export-format.md for a document''s fields.');
     END IF;
-    n_docs := jsonb_array_length(docs);
     -- 1. Each document through the gate and into the workspace, in order; the
     --    links wait until every document has its new id.
-    FOR i IN 1 .. n_docs LOOP
-        d := docs->(i - 1);
+    -- (one pass over the array: indexing a large jsonb reads it whole each time)
+    FOR d, i IN SELECT x.doc, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(doc, n) LOOP
         n_res := cardinality(r_item);
+        n_audit := cardinality(audit_id);
         n_map := cardinality(map_old);
         n_link := cardinality(link_id);
         n_fold := cardinality(fold_mem);
@@ -2604,7 +2608,7 @@ BEGIN
                     SELECT m.memory_id INTO found_id FROM brain.memory m
                     WHERE m.workspace_id = ws AND m.kind = v_kind AND m.project = v_project
                       AND m.normalized_hash = md5(v_norm)::uuid AND m.normalized = v_norm
-                      AND m.created_at = v_created
+                      AND (m.created_at = v_created OR NOT d ? 'created_at')
                       AND (m.state = v_state OR v_state = 'superseded' AND m.state = 'archived')
                     ORDER BY m.memory_id LIMIT 1;
                 END IF;
@@ -2741,8 +2745,8 @@ BEGIN
                     ON CONFLICT DO NOTHING;
                     n_vec := n_vec + 1;
                 END LOOP;
-                PERFORM brain._audit(new_id, 'insert', import_memories.source,
-                    jsonb_build_object('import', coalesce(import_memories.source, 'import'))
+                audit_id := audit_id || new_id;
+                audit_detail := audit_detail || (jsonb_build_object('import', coalesce(import_memories.source, 'import'))
                     || CASE WHEN v_old IS NOT NULL THEN jsonb_build_object('imported_id', v_old) ELSE '{}' END
                     || CASE WHEN v_state <> 'active' THEN jsonb_build_object('state', v_state) ELSE '{}' END);
                 IF k = 1 AND v_old IS NOT NULL THEN
@@ -2775,6 +2779,7 @@ BEGIN
             link_id := link_id[1:n_link]; link_sup := link_sup[1:n_link]; link_by := link_by[1:n_link];
             link_repl := link_repl[1:n_link]; link_state := link_state[1:n_link];
             fold_mem := fold_mem[1:n_fold]; fold_doc := fold_doc[1:n_fold];
+            audit_id := audit_id[1:n_audit]; audit_detail := audit_detail[1:n_audit];
         END;
     END LOOP;
     -- 2. The links, through the id map: supersede chains, forget replacements
@@ -2803,6 +2808,14 @@ BEGIN
     CROSS JOIN LATERAL jsonb_array_elements(u.folds) WITH ORDINALITY AS x(f, k)
     LEFT JOIN unnest(map_old, map_new) AS mp(old_id, new_id) ON mp.old_id = (x.f->>'folded_memory_id')::bigint
     ORDER BY u.n, x.k;
+    -- 3. One audit row per memory stored, with its snapshot as imported (links included).
+    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
+    SELECT ws, u.id, 'insert',
+           coalesce(nullif(import_memories.source, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+           u.detail, md.doc
+    FROM unnest(audit_id, audit_detail) WITH ORDINALITY AS u(id, detail, n)
+    LEFT JOIN brain._memory_docs(audit_id) AS md ON md.memory_id = u.id
+    ORDER BY u.n;
     RETURN QUERY
     SELECT u.item, u.chunk, u.old, u.act, u.id, u.vec, u.code, u.err
     FROM unnest(r_item, r_chunk, r_old, r_action, r_id, r_vec, r_code, r_error)
@@ -4599,7 +4612,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 929a4977cf8c3cf54a9e173cce3910fcfccdc48b6e792cdd601ccd7d05fef149';
+COMMENT ON TABLE brain.migration IS 'functions 155804148a01c38b17a6801d8a425c2638efbb6e22e908f49756d3eb522b6214';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -237,6 +237,8 @@ def test_a_superseded_memory_without_its_successor_stays_out_of_default_reads(br
     state = rows(conn, "SELECT state, superseded_by, archived_at FROM brain.memory")
     assert [(s["state"], s["superseded_by"]) for s in state] == [("archived", None)]
     assert state[0]["archived_at"].year == 2025
+    # Imported again: the record is there already (the secret is refused again).
+    assert [r["action"] for r in import_documents(brain, docs)] == ["skipped", "rejected"]
 
 
 def test_markdown_export_shows_chains(brain: Brain, conn, tmp_path: Path) -> None:
