@@ -2463,7 +2463,7 @@ COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede cha
 CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $$
+    AS $_$
 #variable_conflict use_column
 DECLARE
     ws bigint := brain.current_workspace();
@@ -2621,6 +2621,13 @@ BEGIN
                     r_vec := r_vec || 0; r_code := r_code || NULL::text; r_error := r_error || NULL::text;
                     CONTINUE;
                 END IF;
+                IF jsonb_typeof(d->'skill_trigger') IN ('string', 'number', 'boolean', 'array')
+                   OR jsonb_typeof(d->'skill_trigger') = 'object'
+                      AND coalesce(d->'skill_trigger'->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$' THEN
+                    PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+                        jsonb_build_object('skill_trigger', d->'skill_trigger'),
+                        'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}.');
+                END IF;
                 IF d->'skill_trigger' IS NOT NULL AND jsonb_typeof(d->'skill_trigger') = 'object' AND v_state = 'active'
                    AND EXISTS (SELECT FROM brain.memory m
                                WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
@@ -2654,7 +2661,7 @@ BEGIN
                                    ELSE '{}' END,
                     -- a superseded memory is linked to its successor in step 2
                     CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    coalesce((d->>'pinned')::boolean, false), d->'skill_trigger',
+                    coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
                     coalesce((d->>'importance')::real, 0.5), coalesce((d->>'upvotes')::integer, 0),
                     coalesce((d->>'downvotes')::integer, 0), coalesce((d->>'access_count')::integer, 0),
                     (d->>'last_accessed')::timestamptz, d->>'source_agent', NULL, d->>'source_system',
@@ -2666,7 +2673,8 @@ BEGIN
                     coalesce((d->>'updated_at')::timestamptz, v_created),
                     CASE WHEN d ? 'dormant_after' THEN (d->>'dormant_after')::timestamptz
                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(v_created, v_halflife) END,
+                         THEN brain._dormant_after(greatest(v_created, (d->>'last_accessed')::timestamptz,
+                                                            (d->>'last_confirmed_at')::timestamptz), v_halflife) END,
                     (d->>'forgotten_at')::timestamptz, (d->>'archived_at')::timestamptz,
                     coalesce((d->>'foldable')::boolean, true))
                 ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
@@ -2821,7 +2829,7 @@ BEGIN
     FROM unnest(r_item, r_chunk, r_old, r_action, r_id, r_vec, r_code, r_error)
          AS u(item, chunk, old, act, id, vec, code, err);
 END
-$$;
+$_$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
@@ -4612,7 +4620,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 155804148a01c38b17a6801d8a425c2638efbb6e22e908f49756d3eb522b6214';
+COMMENT ON TABLE brain.migration IS 'functions 8a9c24e23f8b240382ebbed95b8a86ec220c320e74f967204586334917d4000c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -29,7 +29,7 @@ def test_backup_drop_restore(brain: Brain, conn, database: str, admin_url: str, 
     out = backup.backup(database, tmp_path / "nightly.dump")
     manifest = json.loads((tmp_path / "nightly.dump.json").read_text())
     assert manifest["counts"] == out["counts"]
-    assert out["counts"]["memories"] == {"active": 8, "superseded": 2, "archived": 1, "tombstoned": 2}
+    assert out["counts"]["memories"] == {"active": 9, "superseded": 2, "archived": 1, "tombstoned": 2}
     assert (
         out["counts"]["annotations"] == 2 and out["counts"]["folds"] == 1 and out["counts"]["sessions"] == 1
     )

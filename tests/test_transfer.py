@@ -47,6 +47,18 @@ def build_workspace(brain: Brain, conn: psycopg.Connection) -> dict[str, int]:
         "rule", "Name migrations by their number and purpose", severity="PATTERN", category="procedural"
     )
     ids["pattern"] = pattern.memory_id
+    skill = brain.remember(
+        "rule",
+        "Run database migrations with the checksum test first",
+        severity="PATTERN",
+        skill_trigger={
+            "name": "db-migrations",
+            "keywords": ["migration"],
+            "projects": [],
+            "always_on": False,
+        },
+    )
+    ids["skill"] = skill.memory_id
     fact = brain.remember(
         "fact",
         "The payments API answers within 300 ms at the 99th percentile",

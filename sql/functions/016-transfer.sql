@@ -257,6 +257,13 @@ BEGIN
                     r_vec := r_vec || 0; r_code := r_code || NULL::text; r_error := r_error || NULL::text;
                     CONTINUE;
                 END IF;
+                IF jsonb_typeof(d->'skill_trigger') IN ('string', 'number', 'boolean', 'array')
+                   OR jsonb_typeof(d->'skill_trigger') = 'object'
+                      AND coalesce(d->'skill_trigger'->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$' THEN
+                    PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+                        jsonb_build_object('skill_trigger', d->'skill_trigger'),
+                        'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}.');
+                END IF;
                 IF d->'skill_trigger' IS NOT NULL AND jsonb_typeof(d->'skill_trigger') = 'object' AND v_state = 'active'
                    AND EXISTS (SELECT FROM brain.memory m
                                WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
@@ -292,7 +299,7 @@ BEGIN
                                    ELSE '{}' END,
                     -- a superseded memory is linked to its successor in step 2
                     CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    coalesce((d->>'pinned')::boolean, false), d->'skill_trigger',
+                    coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
                     coalesce((d->>'importance')::real, 0.5), coalesce((d->>'upvotes')::integer, 0),
                     coalesce((d->>'downvotes')::integer, 0), coalesce((d->>'access_count')::integer, 0),
                     (d->>'last_accessed')::timestamptz, d->>'source_agent', NULL, d->>'source_system',
@@ -304,7 +311,8 @@ BEGIN
                     coalesce((d->>'updated_at')::timestamptz, v_created),
                     CASE WHEN d ? 'dormant_after' THEN (d->>'dormant_after')::timestamptz
                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(v_created, v_halflife) END,
+                         THEN brain._dormant_after(greatest(v_created, (d->>'last_accessed')::timestamptz,
+                                                            (d->>'last_confirmed_at')::timestamptz), v_halflife) END,
                     (d->>'forgotten_at')::timestamptz, (d->>'archived_at')::timestamptz,
                     coalesce((d->>'foldable')::boolean, true))
                 ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
