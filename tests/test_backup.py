@@ -105,6 +105,12 @@ def test_cli_backup_and_restore_into_a_new_data_directory(
         assert [h["headline"] for h in json.loads(r.output)] == [
             "The staging bucket is emptied every Sunday night"
         ]
+        # The embedded database backs up the same way (its superuser, no URL to give).
+        r = brain_cli("backup", str(tmp_path / "embedded.dump"), "--json")
+        assert r.exit_code == 0, r.output
+        assert (
+            json.loads(r.output)["counts"] == json.loads((tmp_path / "brain.dump.json").read_text())["counts"]
+        )
         r = brain_cli("restore", "12")
         assert r.exit_code == 1 and "#12" in r.output, "a number still restores a memory"
     finally:
