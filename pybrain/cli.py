@@ -1293,8 +1293,12 @@ def export_command(
             return
         else:
             partial = file.with_name(file.name + ".partial")
-            with partial.open("w", encoding="utf-8") as f:
-                count = native.write_jsonl(brain, f, include_vectors=vectors, project=project)
+            try:
+                with partial.open("w", encoding="utf-8") as f:
+                    count = native.write_jsonl(brain, f, include_vectors=vectors, project=project)
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                raise
             partial.replace(file)
             out = {"file": str(file), "memories": count, "vectors": vectors}
     if as_json:
