@@ -300,6 +300,16 @@ CREATE FUNCTION brain._distinct_facts(a text, b text) RETURNS boolean
        AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
     FROM (SELECT brain.distinguishing_terms(a) AS ta, brain.distinguishing_terms(b) AS tb) AS t
 $$;
+CREATE FUNCTION brain._doc_texts(doc jsonb, field text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE jsonb_typeof(doc->field)
+               WHEN 'array' THEN ARRAY(SELECT x FROM jsonb_array_elements_text(doc->field) WITH ORDINALITY AS a(x, n)
+                                       ORDER BY a.n)
+               WHEN 'string' THEN ARRAY[doc->>field]
+           END
+$$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2550,6 +2560,24 @@ CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     SELECT memory_id FROM chain ORDER BY depth DESC LIMIT 1
 $$;
 COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
+CREATE FUNCTION brain.database_counts() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'workspaces', (SELECT count(*) FROM brain.workspace),
+        'memories', (SELECT jsonb_object_agg(s.state, coalesce(c.n, 0))
+                     FROM unnest(ARRAY['active', 'superseded', 'archived', 'tombstoned']) AS s(state)
+                     LEFT JOIN (SELECT m.state, count(*) AS n FROM brain.memory m GROUP BY m.state) AS c
+                            ON c.state = s.state),
+        'audit', (SELECT count(*) FROM brain.audit),
+        'annotations', (SELECT count(*) FROM brain.annotation),
+        'folds', (SELECT count(*) FROM brain.memory_fold),
+        'embeddings', (SELECT count(*) FROM brain.embedding),
+        'sessions', (SELECT count(*) FROM brain.session),
+        'handoffs', (SELECT count(*) FROM brain.handoff))
+$$;
+COMMENT ON FUNCTION brain.database_counts() IS 'Row counts a backup is checked by: memories per state, audit rows, annotations, folds, embeddings, sessions, handoffs and workspaces — every workspace''s for a superuser (`brain backup` and `brain restore` read them as the database owner), the rows row-level security shows otherwise.';
 CREATE FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone DEFAULT now()) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2759,6 +2787,64 @@ CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
     SELECT ceil(char_length(coalesce(t, '')) / 4.0)::integer
 $$;
 COMMENT ON FUNCTION brain.estimate_tokens(t text) IS 'Estimated tokens of a text: one per 4 characters, rounded up (the usual ratio of BPE tokenizers on English). Boot budgets count with it.';
+CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'format', 'pybrain-memories',
+        'version', 1,
+        'source', jsonb_build_object(
+            'system', 'pybrain',
+            'workspace_id', w.workspace_id,
+            'workspace', w.name,
+            'database', current_database(),
+            'schema', (SELECT max(g.name) FROM brain.migration g)),
+        'exported_at', now(),
+        'project', export_header.project,
+        'include_vectors', coalesce(include_vectors, false),
+        'memories', (SELECT count(*) FROM brain.memory m
+                     WHERE m.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR m.project = export_header.project)))
+    FROM brain.workspace w
+    WHERE w.workspace_id = brain.current_workspace()
+$$;
+COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 1, the source workspace and schema, the time and the number of memories that follow.';
+CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text, after_id bigint DEFAULT 0, max_results integer DEFAULT NULL::integer) RETURNS TABLE(memory_id bigint, doc jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT d.memory_id,
+           (d.doc - 'dedup_pending')
+           || jsonb_build_object('folds', coalesce(
+                  (SELECT jsonb_agg(jsonb_build_object(
+                              'folded_memory_id', f.folded_memory_id, 'displaced', f.displaced,
+                              'headline', f.headline, 'body', f.body, 'metadata', f.metadata,
+                              'source_agent', f.source_agent, 'session_id', f.session_id,
+                              'source_system', f.source_system, 'source_ref', f.source_ref,
+                              'source_hash', f.source_hash, 'item_created_at', f.item_created_at,
+                              'similarity', f.similarity, 'folded_at', f.folded_at)
+                          ORDER BY f.fold_id)
+                   FROM brain.memory_fold f
+                   WHERE f.workspace_id = brain.current_workspace() AND f.memory_id = d.memory_id), '[]'))
+           || CASE WHEN export_memories.include_vectors THEN jsonb_build_object('vectors', coalesce(
+                  (SELECT jsonb_agg(jsonb_build_object('provider', s.provider, 'model', s.model, 'dims', s.dims,
+                                                       'values', (e.embedding::text)::jsonb)
+                                    ORDER BY s.space_id)
+                   FROM brain.embedding e
+                   JOIN brain.embedding_space s ON s.workspace_id = e.workspace_id AND s.space_id = e.space_id
+                   WHERE e.workspace_id = brain.current_workspace() AND e.memory_id = d.memory_id), '[]'))
+                   ELSE '{}'::jsonb END
+    FROM brain._memory_docs(ARRAY(
+             SELECT m.memory_id FROM brain.memory m
+             WHERE m.workspace_id = brain.current_workspace()
+               AND (export_memories.project IS NULL OR m.project = export_memories.project)
+               AND m.memory_id > coalesce(export_memories.after_id, 0)
+             ORDER BY m.memory_id
+             LIMIT export_memories.max_results)) AS d
+    ORDER BY d.memory_id
+$$;
+COMMENT ON FUNCTION brain.export_memories(include_vectors boolean, project text, after_id bigint, max_results integer) IS 'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2952,6 +3038,379 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     END
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
+CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    i integer;
+    -- the audit rows, written once the links are in place
+    audit_id bigint[] := '{}';
+    audit_detail jsonb[] := '{}';
+    n_audit integer;
+    d jsonb;
+    v_kind text;
+    v_state text;
+    v_origin text;
+    v_project text;
+    v_category text;
+    v_severity text;
+    v_old bigint;
+    v_text text;
+    v_head text;
+    h text;
+    b text;
+    pieces text[];
+    n_parts integer;
+    v_norm text;
+    v_meta jsonb;
+    v_tags text[];
+    v_created timestamptz;
+    v_halflife double precision;
+    extra text;
+    found_id bigint;
+    new_id bigint;
+    n_vec integer;
+    sp brain.embedding_space;
+    v jsonb;
+    -- the id map (old -> new) and each new row's links, by old id
+    map_old bigint[] := '{}';
+    map_new bigint[] := '{}';
+    link_id bigint[] := '{}';
+    link_sup bigint[] := '{}';
+    link_by bigint[] := '{}';
+    link_repl bigint[] := '{}';
+    link_state text[] := '{}';
+    -- each new memory's fold records, stored once the map is complete
+    fold_mem bigint[] := '{}';
+    fold_doc jsonb[] := '{}';
+    -- the results, in document order
+    r_item integer[] := '{}';
+    r_chunk integer[] := '{}';
+    r_old bigint[] := '{}';
+    r_action text[] := '{}';
+    r_id bigint[] := '{}';
+    r_vec integer[] := '{}';
+    r_code text[] := '{}';
+    r_error text[] := '{}';
+    n_res integer;
+    n_map integer;
+    n_link integer;
+    n_fold integer;
+BEGIN
+    IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'import_memories takes a JSON array of memory documents.',
+            jsonb_build_object('type', jsonb_typeof(docs)), 'See docs/export-format.md for a document''s fields.');
+    END IF;
+    -- 1. Each document through the gate and into the workspace, in order; the
+    --    links wait until every document has its new id.
+    -- (one pass over the array: indexing a large jsonb reads it whole each time)
+    FOR d, i IN SELECT x.doc, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(doc, n) LOOP
+        n_res := cardinality(r_item);
+        n_audit := cardinality(audit_id);
+        n_map := cardinality(map_old);
+        n_link := cardinality(link_id);
+        n_fold := cardinality(fold_mem);
+        v_old := NULL;
+        BEGIN
+            IF jsonb_typeof(d) IS DISTINCT FROM 'object' THEN
+                PERFORM brain._raise('BR009', 'A memory document is a JSON object.', NULL,
+                    'See docs/export-format.md.');
+            END IF;
+            IF d ? 'invalid' THEN
+                -- an importer's report of an entry it could not read
+                PERFORM brain._raise('BR009', d->>'invalid', d - 'invalid', 'Fix the entry at its source and import again.');
+            END IF;
+            v_old := (d->>'id')::bigint;
+            v_kind := coalesce(d->>'kind', 'fact');
+            v_state := coalesce(d->>'state', 'active');
+            v_origin := coalesce(d->>'origin', 'explicit');
+            v_project := coalesce(import_memories.project, d->>'project', '');
+            v_category := d->>'category';
+            v_meta := coalesce(d->'metadata', '{}');
+            v_created := coalesce((d->>'created_at')::timestamptz, now());
+            IF v_state NOT IN ('active', 'superseded', 'archived', 'tombstoned') THEN
+                PERFORM brain._raise('BR009', format('Unknown state %L.', v_state), jsonb_build_object('state', v_state),
+                    'A memory is active, superseded, archived or tombstoned.');
+            END IF;
+            IF jsonb_typeof(v_meta) <> 'object' THEN
+                PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: {"ticket": "OPS-12"}.');
+            END IF;
+            -- the severity the rule was written with (a superseded rule is DEPRECATED)
+            v_severity := CASE WHEN v_kind <> 'rule' THEN d->>'severity'
+                               WHEN upper(d->>'severity') = 'DEPRECATED' OR v_state = 'superseded'
+                               THEN upper(coalesce(nullif(d->>'prior_severity', ''), 'PATTERN'))
+                               ELSE upper(coalesce(d->>'severity', 'PATTERN')) END;
+            -- Everything stored with the memory is scanned by the gate.
+            extra := concat_ws(E'\n', v_meta::text, (d->'skill_trigger')::text, (d->'tags')::text,
+                d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message', d->>'command_attempted',
+                d->>'source_ref', d->>'status_note', d->>'supersede_reason', d->>'forget_reason',
+                (SELECT string_agg(a->>'note', E'\n') FROM jsonb_array_elements(
+                     CASE WHEN jsonb_typeof(d->'annotations') = 'array' THEN d->'annotations' ELSE '[]' END) AS a),
+                (SELECT string_agg(concat_ws(E'\n', x->>'headline', x->>'body', x->>'metadata'), E'\n')
+                 FROM jsonb_array_elements(
+                     CASE WHEN jsonb_typeof(d->'folds') = 'array' THEN d->'folds' ELSE '[]' END) AS x));
+            -- A document with a headline is one memory; a document with only a
+            -- text (an importer's note or message) gets a derived headline, and
+            -- a text too long for one memory is split into parts sharing its source_ref.
+            IF d ? 'headline' THEN
+                pieces := ARRAY[brain.trim_space(coalesce(d->>'body', ''))];
+                v_head := brain.trim_space(d->>'headline');
+            ELSE
+                v_text := brain.trim_space(coalesce(d->>'text', ''));
+                v_head := coalesce(nullif(brain.trim_space(d->>'title'), ''), brain.derive_headline(v_text));
+                IF brain.word_count(v_head) > 15 OR length(v_head) > 300 THEN
+                    v_head := brain.derive_headline(v_head);
+                END IF;
+                IF brain.word_count(v_text) > 400 OR length(v_text) > 20000 THEN
+                    pieces := ARRAY(SELECT c.body FROM brain.chunk_text(v_text) AS c ORDER BY c.chunk);
+                ELSIF brain.normalize_text(v_text) = brain.normalize_text(v_head) THEN
+                    pieces := ARRAY[''];
+                ELSE
+                    pieces := ARRAY[v_text];
+                END IF;
+            END IF;
+            n_parts := cardinality(pieces);
+            FOR k IN 1 .. n_parts LOOP
+                h := CASE WHEN n_parts = 1 THEN v_head ELSE format('%s (part %s/%s)', v_head, k, n_parts) END;
+                b := pieces[k];
+                -- No field of an imported document may hold a secret (as in brain._write).
+                PERFORM brain._refuse_secrets(jsonb_build_object('headline', h, 'body', b, 'document', extra));
+                PERFORM brain._gate(v_kind, h, b, v_severity, v_category, v_origin, extra);
+                v_norm := brain.normalize_text(h, b);
+                -- Duplicates: an active memory with the same text (kind, project),
+                -- or the same record (text, state and creation time) stored before.
+                IF v_state = 'active' THEN
+                    found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;
+                ELSE
+                    SELECT m.memory_id INTO found_id FROM brain.memory m
+                    WHERE m.workspace_id = ws AND m.kind = v_kind AND m.project = v_project
+                      AND m.normalized_hash = md5(v_norm)::uuid AND m.normalized = v_norm
+                      AND (m.created_at = v_created OR NOT d ? 'created_at')
+                      AND (m.state = v_state OR v_state = 'superseded' AND m.state = 'archived')
+                    ORDER BY m.memory_id LIMIT 1;
+                END IF;
+                IF found_id IS NOT NULL THEN
+                    IF k = 1 AND v_old IS NOT NULL THEN
+                        map_old := map_old || v_old; map_new := map_new || found_id;
+                    END IF;
+                    r_item := r_item || i; r_chunk := r_chunk || CASE WHEN n_parts > 1 THEN k END;
+                    r_old := r_old || v_old; r_action := r_action || 'skipped'::text; r_id := r_id || found_id;
+                    r_vec := r_vec || 0; r_code := r_code || NULL::text; r_error := r_error || NULL::text;
+                    CONTINUE;
+                END IF;
+                IF jsonb_typeof(d->'skill_trigger') IN ('string', 'number', 'boolean', 'array')
+                   OR jsonb_typeof(d->'skill_trigger') = 'object'
+                      AND coalesce(d->'skill_trigger'->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$' THEN
+                    PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+                        jsonb_build_object('skill_trigger', d->'skill_trigger'),
+                        'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}.');
+                END IF;
+                IF d->'skill_trigger' IS NOT NULL AND jsonb_typeof(d->'skill_trigger') = 'object' AND v_state = 'active'
+                   AND EXISTS (SELECT FROM brain.memory m
+                               WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+                                 AND m.skill_trigger->>'name' = d->'skill_trigger'->>'name') THEN
+                    PERFORM brain._raise('BR009',
+                        format('A skill named %L exists in this workspace.', d->'skill_trigger'->>'name'),
+                        jsonb_build_object('skill', d->'skill_trigger'->>'name'),
+                        'Supersede the existing skill, or rename the imported one.');
+                END IF;
+                v_tags := ARRAY(SELECT s.t FROM (
+                                    SELECT lower(brain.trim_space(u.t)) AS t, min(u.n) AS n
+                                    FROM unnest(coalesce(brain._doc_texts(d, 'tags'), '{}')
+                                                || brain.extract_tags(h || E'\n' || b)) WITH ORDINALITY AS u(t, n)
+                                    WHERE brain.trim_space(u.t) <> ''
+                                    GROUP BY 1) AS s
+                                ORDER BY s.n);
+                v_halflife := coalesce((d->>'halflife_days')::double precision,
+                                       (brain.setting('fact_halflife_days'))::double precision);
+                INSERT INTO brain.memory AS m (
+                    workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+                    topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
+                    access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
+                    superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason, dedup_pending,
+                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable)
+                VALUES (
+                    ws, v_kind, coalesce(v_category, 'note'), v_origin, v_project, h, b, v_norm, v_tags,
+                    coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b)),
+                    coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b)),
+                    coalesce(brain._doc_texts(d, 'action_items'), brain.extract_action_items(h || E'\n' || b)),
+                    v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
+                                   ELSE '{}' END,
+                    -- a superseded memory is linked to its successor in step 2
+                    CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
+                    coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
+                    coalesce((d->>'importance')::real, 0.5), coalesce((d->>'upvotes')::integer, 0),
+                    coalesce((d->>'downvotes')::integer, 0), coalesce((d->>'access_count')::integer, 0),
+                    (d->>'last_accessed')::timestamptz, d->>'source_agent', NULL, d->>'source_system',
+                    d->>'source_ref', d->>'source_hash', (d->>'superseded_at')::timestamptz,
+                    d->>'supersede_reason', (d->>'expires_at')::timestamptz,
+                    (d->>'last_confirmed_at')::timestamptz, d->>'forget_reason',
+                    coalesce(import_memories.semantic_dedup, false) AND v_state = 'active' AND v_kind <> 'incident',
+                    coalesce((d->>'record_version')::integer, 1), v_created,
+                    coalesce((d->>'updated_at')::timestamptz, v_created),
+                    CASE WHEN d ? 'dormant_after' THEN (d->>'dormant_after')::timestamptz
+                         WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
+                         THEN brain._dormant_after(greatest(v_created, (d->>'last_accessed')::timestamptz,
+                                                            (d->>'last_confirmed_at')::timestamptz), v_halflife) END,
+                    (d->>'forgotten_at')::timestamptz, (d->>'archived_at')::timestamptz,
+                    coalesce((d->>'foldable')::boolean, true))
+                ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+                RETURNING m.memory_id INTO new_id;
+                IF new_id IS NULL THEN
+                    -- an earlier document of this import has the same text
+                    found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;
+                    IF k = 1 AND v_old IS NOT NULL THEN
+                        map_old := map_old || v_old; map_new := map_new || found_id;
+                    END IF;
+                    r_item := r_item || i; r_chunk := r_chunk || CASE WHEN n_parts > 1 THEN k END;
+                    r_old := r_old || v_old; r_action := r_action || 'skipped'::text; r_id := r_id || found_id;
+                    r_vec := r_vec || 0; r_code := r_code || NULL::text; r_error := r_error || NULL::text;
+                    CONTINUE;
+                END IF;
+                CASE v_kind
+                    WHEN 'rule' THEN
+                        INSERT INTO brain.rule (workspace_id, memory_id, severity, prior_severity)
+                        VALUES (ws, new_id,
+                                CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
+                                CASE WHEN v_state = 'superseded' THEN v_severity
+                                     ELSE upper(nullif(d->>'prior_severity', '')) END);
+                    WHEN 'fact' THEN
+                        INSERT INTO brain.fact (workspace_id, memory_id, halflife_days) VALUES (ws, new_id, v_halflife);
+                    WHEN 'incident' THEN
+                        INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
+                            error_message, command_attempted, related_files, complexity)
+                        VALUES (ws, new_id, d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
+                            d->>'command_attempted', coalesce(brain._doc_texts(d, 'related_files'), '{}'),
+                            d->>'complexity');
+                    WHEN 'task' THEN
+                        INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note,
+                            status_changed_at)
+                        VALUES (ws, new_id, coalesce(d->>'status', 'open'), coalesce((d->>'priority')::smallint, 3),
+                            (d->>'due_at')::timestamptz, d->>'status_note',
+                            coalesce((d->>'status_changed_at')::timestamptz, v_created));
+                END CASE;
+                IF k = 1 THEN
+                    INSERT INTO brain.annotation (workspace_id, memory_id, note, source, created_at)
+                    SELECT ws, new_id, a->>'note', a->>'source', coalesce((a->>'created_at')::timestamptz, now())
+                    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->'annotations') = 'array'
+                                                   THEN d->'annotations' ELSE '[]' END) WITH ORDINALITY AS x(a, n)
+                    ORDER BY x.n;
+                    IF EXISTS (SELECT FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->'folds') = 'array'
+                                                                     THEN d->'folds' ELSE '[]' END) AS x(f)
+                               WHERE jsonb_typeof(x.f) <> 'object' OR brain.trim_space(coalesce(x.f->>'headline', '')) = ''
+                                  OR jsonb_typeof(coalesce(x.f->'metadata', '{}')) <> 'object'
+                                  OR (x.f->>'item_created_at')::timestamptz IS NULL AND x.f ? 'item_created_at'
+                                  OR (x.f->>'folded_at')::timestamptz IS NULL AND x.f ? 'folded_at'
+                                  OR (x.f->>'similarity')::real IS NULL AND x.f ? 'similarity'
+                                  OR (x.f->>'folded_memory_id')::bigint IS NULL AND x.f ? 'folded_memory_id'
+                                     AND x.f->'folded_memory_id' <> 'null') THEN
+                        PERFORM brain._raise('BR009', 'A fold record is an object with a headline (docs/export-format.md).',
+                            jsonb_build_object('folds', d->'folds'), 'Fix or leave out the folds of this memory.');
+                    END IF;
+                    IF jsonb_typeof(d->'folds') = 'array' AND jsonb_array_length(d->'folds') > 0 THEN
+                        fold_mem := fold_mem || new_id;
+                        fold_doc := fold_doc || (d->'folds');
+                    END IF;
+                END IF;
+                -- Vectors of a space this workspace has (same provider, model and
+                -- dimensions); others are left out and the worker embeds the memory.
+                n_vec := 0;
+                FOR v IN SELECT x FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->'vectors') = 'array'
+                                                                 THEN d->'vectors' ELSE '[]' END) AS x LOOP
+                    CONTINUE WHEN n_parts > 1;
+                    SELECT * INTO sp FROM brain.embedding_space s
+                    WHERE s.workspace_id = ws AND s.provider = v->>'provider' AND s.model = v->>'model'
+                      AND s.dims = (v->>'dims')::integer;
+                    CONTINUE WHEN NOT FOUND;
+                    INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+                    VALUES (ws, sp.space_id, new_id,
+                            brain._check_vector(ARRAY(SELECT x::double precision
+                                                      FROM jsonb_array_elements_text(v->'values') WITH ORDINALITY AS e(x, n)
+                                                      ORDER BY e.n), sp))
+                    ON CONFLICT DO NOTHING;
+                    n_vec := n_vec + 1;
+                END LOOP;
+                audit_id := audit_id || new_id;
+                audit_detail := audit_detail || (jsonb_build_object('import', coalesce(import_memories.source, 'import'))
+                    || CASE WHEN v_old IS NOT NULL THEN jsonb_build_object('imported_id', v_old) ELSE '{}' END
+                    || CASE WHEN v_state <> 'active' THEN jsonb_build_object('state', v_state) ELSE '{}' END);
+                IF k = 1 AND v_old IS NOT NULL THEN
+                    map_old := map_old || v_old; map_new := map_new || new_id;
+                END IF;
+                IF (d->>'supersedes') IS NOT NULL OR (d->>'superseded_by') IS NOT NULL
+                   OR (d->>'replaced_by') IS NOT NULL OR v_state = 'superseded' THEN
+                    link_id := link_id || new_id;
+                    link_sup := link_sup || (d->>'supersedes')::bigint;
+                    link_by := link_by || (d->>'superseded_by')::bigint;
+                    link_repl := link_repl || (d->>'replaced_by')::bigint;
+                    link_state := link_state || v_state;
+                END IF;
+                r_item := r_item || i; r_chunk := r_chunk || CASE WHEN n_parts > 1 THEN k END;
+                r_old := r_old || v_old; r_action := r_action || 'created'::text; r_id := r_id || new_id;
+                r_vec := r_vec || n_vec; r_code := r_code || NULL::text; r_error := r_error || NULL::text;
+            END LOOP;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT LIKE '22%' AND SQLSTATE NOT LIKE '23%' THEN
+                RAISE;
+            END IF;
+            -- The document is refused whole (its parts too); the rest goes on.
+            r_item := r_item[1:n_res] || i; r_chunk := r_chunk[1:n_res] || NULL::integer;
+            r_old := r_old[1:n_res] || v_old; r_action := r_action[1:n_res] || 'rejected'::text;
+            r_id := r_id[1:n_res] || NULL::bigint; r_vec := r_vec[1:n_res] || 0;
+            r_code := r_code[1:n_res] || CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE::text ELSE 'BR009' END;
+            r_error := r_error[1:n_res] || SQLERRM;
+            -- its parts' writes were rolled back: so are their map and link entries
+            map_old := map_old[1:n_map]; map_new := map_new[1:n_map];
+            link_id := link_id[1:n_link]; link_sup := link_sup[1:n_link]; link_by := link_by[1:n_link];
+            link_repl := link_repl[1:n_link]; link_state := link_state[1:n_link];
+            fold_mem := fold_mem[1:n_fold]; fold_doc := fold_doc[1:n_fold];
+            audit_id := audit_id[1:n_audit]; audit_detail := audit_detail[1:n_audit];
+        END;
+    END LOOP;
+    -- 2. The links, through the id map: supersede chains, forget replacements
+    --    and fold records. A superseded memory whose successor was not
+    --    imported stays out of default reads as archived.
+    UPDATE brain.memory m
+    SET supersedes = ms.new_id,
+        superseded_by = CASE WHEN u.st = 'superseded' THEN mb.new_id END,
+        replaced_by = mr.new_id,
+        state = CASE WHEN u.st = 'superseded' AND mb.new_id IS NOT NULL THEN 'superseded' ELSE m.state END,
+        archived_at = CASE WHEN u.st = 'superseded' AND mb.new_id IS NULL
+                           THEN coalesce(m.archived_at, m.superseded_at, now()) ELSE m.archived_at END
+    FROM unnest(link_id, link_sup, link_by, link_repl, link_state) AS u(id, sup, by_id, repl, st)
+    LEFT JOIN unnest(map_old, map_new) AS ms(old_id, new_id) ON ms.old_id = u.sup
+    LEFT JOIN unnest(map_old, map_new) AS mb(old_id, new_id) ON mb.old_id = u.by_id
+    LEFT JOIN unnest(map_old, map_new) AS mr(old_id, new_id) ON mr.old_id = u.repl
+    WHERE m.workspace_id = ws AND m.memory_id = u.id;
+    INSERT INTO brain.memory_fold (workspace_id, memory_id, folded_memory_id, displaced, headline, body, metadata,
+        source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity, folded_at)
+    SELECT ws, u.id, mp.new_id, coalesce((x.f->>'displaced')::boolean, false), x.f->>'headline',
+           coalesce(x.f->>'body', ''), coalesce(x.f->'metadata', '{}'), x.f->>'source_agent', NULL,
+           x.f->>'source_system', x.f->>'source_ref', x.f->>'source_hash',
+           coalesce((x.f->>'item_created_at')::timestamptz, now()), coalesce((x.f->>'similarity')::real, 1),
+           coalesce((x.f->>'folded_at')::timestamptz, now())
+    FROM unnest(fold_mem, fold_doc) WITH ORDINALITY AS u(id, folds, n)
+    CROSS JOIN LATERAL jsonb_array_elements(u.folds) WITH ORDINALITY AS x(f, k)
+    LEFT JOIN unnest(map_old, map_new) AS mp(old_id, new_id) ON mp.old_id = (x.f->>'folded_memory_id')::bigint
+    ORDER BY u.n, x.k;
+    -- 3. One audit row per memory stored, with its snapshot as imported (links included).
+    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
+    SELECT ws, u.id, 'insert',
+           coalesce(nullif(import_memories.source, ''), nullif(current_setting('brain.actor', true), ''), session_user),
+           u.detail, md.doc
+    FROM unnest(audit_id, audit_detail) WITH ORDINALITY AS u(id, detail, n)
+    LEFT JOIN brain._memory_docs(audit_id) AS md ON md.memory_id = u.id
+    ORDER BY u.n;
+    RETURN QUERY
+    SELECT u.item, u.chunk, u.old, u.act, u.id, u.vec, u.code, u.err
+    FROM unnest(r_item, r_chunk, r_old, r_action, r_id, r_vec, r_code, r_error)
+         AS u(item, chunk, old, act, id, vec, code, err);
+END
+$_$;
+COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -5141,7 +5600,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions ffc112a6a5fe40acb06a550013e7f3e39d5ad97be73d4ad3c69689ed5d7aca2d';
+COMMENT ON TABLE brain.migration IS 'functions 59d151375c0136bf8e385c49be8a44cbeea813351b21bb95315b600a197a3ba6';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

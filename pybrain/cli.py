@@ -16,6 +16,7 @@ import sys
 import time
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import click
@@ -739,10 +740,21 @@ def archive(memory_id: int, reason: str, source: str | None, as_json: bool) -> N
 
 
 @command(main)
-@click.argument("memory_id", type=int)
-@click.option("--source", help="Who is restoring.")
-def restore(memory_id: int, source: str | None, as_json: bool) -> None:
-    """Bring an archived or forgotten memory back."""
+@click.argument("target", metavar="MEMORY_ID|FILE")
+@click.option("--source", help="Who is restoring (a memory).")
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="A backup: restore into a new embedded database under this BRAIN_HOME.",
+)
+@click.option("--url", help="A backup: restore into this empty database (superuser or owner URL).")
+def restore(target: str, source: str | None, home: Path | None, url: str | None, as_json: bool) -> None:
+    """Bring an archived or forgotten memory back (MEMORY_ID), or restore a backup
+    (FILE, from `brain backup`) into an empty database and check its counts."""
+    if not target.isdigit() or home or url:
+        _restore_backup(Path(target), home, url, as_json)
+        return
+    memory_id = int(target)
     with _open(source) as brain:
         brain.restore(memory_id, source=source)
     click.echo(_dump({"restored": memory_id}) if as_json else f"#{memory_id} restored")
@@ -1489,6 +1501,175 @@ def embedder_stop(as_json: bool) -> None:
 
     stopped = server.stop(_active_space_name())
     click.echo(_dump({"stopped": stopped}) if as_json else "stopped" if stopped else "not running")
+
+
+# --- export, import, backup ------------------------------------------------
+
+
+@command(main, "export")
+@click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
+@click.option(
+    "--markdown",
+    "markdown_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    help="Write a readable Markdown export into this folder (one file per project and kind).",
+)
+@click.option("--vectors", is_flag=True, help="Include the embeddings, with their space.")
+@click.option("--project", help="Only this project ('' = global memories).")
+def export_command(
+    file: Path | None, markdown_dir: Path | None, vectors: bool, project: str | None, as_json: bool
+) -> None:
+    """Write every memory of the workspace as JSONL (docs/export-format.md); FILE '-' or
+    none writes to standard output."""
+    from pybrain.transfer import native
+
+    with _open() as brain:
+        if markdown_dir is not None:
+            files = native.write_markdown(brain, markdown_dir, project=project)
+            out: dict[str, Any] = {"markdown": str(markdown_dir), "files": [str(f) for f in files]}
+        elif file is None or str(file) == "-":
+            count = native.write_jsonl(brain, sys.stdout, include_vectors=vectors, project=project)
+            click.echo(f"exported {count} memories", err=True)
+            return
+        else:
+            partial = file.with_name(file.name + ".partial")
+            try:
+                with partial.open("w", encoding="utf-8") as f:
+                    count = native.write_jsonl(brain, f, include_vectors=vectors, project=project)
+            except BaseException:
+                partial.unlink(missing_ok=True)
+                raise
+            partial.replace(file)
+            out = {"file": str(file), "memories": count, "vectors": vectors}
+    if as_json:
+        click.echo(_dump(out))
+    elif "files" in out:
+        click.echo(f"wrote {len(out['files'])} Markdown files into {markdown_dir}")
+    else:
+        click.echo(f"exported {out['memories']} memories to {file}")
+
+
+@command(main, "import")
+@click.argument("paths", nargs=-1, required=True, type=click.Path(exists=True, path_type=Path))
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["auto", "pybrain", "ownsona", "mem0", "markdown", "claude-code"]),
+    default="auto",
+    show_default=True,
+)
+@click.option("--project", help="Store everything in this project (default: as exported; '' for others).")
+@click.option("--source", help="Who is importing (recorded in the audit log).")
+@click.option("--semantic-dedup", is_flag=True, help="Run semantic dedup on the imported memories too.")
+@click.option("--no-embed", is_flag=True, help="Leave the embedding to `brain worker`.")
+def import_command(
+    paths: tuple[Path, ...],
+    fmt: str,
+    project: str | None,
+    source: str | None,
+    semantic_dedup: bool,
+    no_embed: bool,
+    as_json: bool,
+) -> None:
+    """Load a pybrain export, an OwnSona or mem0 export, a folder of markdown notes or
+    Claude Code transcripts into the workspace, through the write gate."""
+    from pybrain.transfer import claude_code, detect_format, import_documents, mem0, native, notes, ownsona
+    from pybrain.transfer import summarize as tally
+
+    rows: list[dict[str, Any]] = []
+    with _open(source) as brain:
+        for path in paths:
+            kind = detect_format(path) if fmt == "auto" else fmt
+            if kind == "claude-code":
+                found = claude_code.observe(brain, path, project=project or "")
+            else:
+                reader = {"ownsona": ownsona.read, "mem0": mem0.read, "markdown": notes.read}.get(kind)
+                docs = native.read_jsonl(path)[1] if reader is None else reader(path)
+                found = import_documents(
+                    brain,
+                    docs,
+                    source=source or f"import:{kind}",
+                    project=project,
+                    semantic_dedup=semantic_dedup,
+                )
+            for r in found:
+                r["file"], r["format"] = str(path), kind
+            rows += found
+        embedded = 0
+        if not no_embed:
+            for _ in brain.index_waiting():
+                pass
+            while done := brain.embed_pending(64):
+                embedded += len(done)
+    counts = tally(rows)
+    if as_json:
+        click.echo(_dump({"counts": counts, "embedded": embedded, "rows": rows}))
+    else:
+        for r in rows:
+            if r["action"] == "rejected":
+                where = f"item {r['item']}" if r.get("item") else f"session {r.get('session')}"
+                click.echo(f"{r['file']} {where}: rejected ({r.get('error_code')}): {r.get('error')}")
+        summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
+        click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
+    if counts.get("rejected"):
+        sys.exit(1)
+
+
+def _count_lines(c: dict[str, Any]) -> str:
+    states = ", ".join(f"{n} {s}" for s, n in c["memories"].items())
+    rest = ", ".join(
+        f"{c[k]} {k}" for k in ("audit", "annotations", "folds", "embeddings", "sessions", "handoffs")
+    )
+    return f"memories: {states}\nrows: {rest}; {c['workspaces']} workspaces"
+
+
+@command(main)
+@click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--url", help="Back up this database (default: the one `brain init` migrates).")
+def backup(file: Path | None, url: str | None, as_json: bool) -> None:
+    """Back up the whole database with pg_dump (custom format) into FILE, default
+    BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks."""
+    from pybrain.transfer import backup as backups
+
+    settings = Settings.from_env()
+    if file is None:
+        stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
+        file = settings.home / "backups" / f"brain-{stamp}.dump"
+    out = backups.backup(url or db.database_url(settings), file)
+    if as_json:
+        click.echo(_dump(out))
+        return
+    click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
+
+
+def _restore_backup(file: Path, home: Path | None, url: str | None, as_json: bool) -> None:
+    from pybrain.transfer import backup as backups
+
+    settings = Settings.from_env()
+    server = None
+    if url is None:
+        if home is not None or settings.database_url is None:
+            # (the server keeps running afterwards, as after any command: `brain db stop`)
+            server = db.EmbeddedServer(home.expanduser().resolve() if home else settings.home)
+            url = server.start()
+        else:
+            url = settings.database_url
+    out = backups.restore(file, url)
+    out["target"] = str(server.pgdata) if server else _mask(url)
+    if as_json:
+        click.echo(_dump(out))
+    else:
+        click.echo(f"restored {file} into {out['target']}\n{_count_lines(out['counts'])}")
+        if out["count_check"] is None:
+            click.echo("count check: no manifest (FILE.json) to compare with")
+        elif out["count_check"]:
+            click.echo("count check: ok, the same counts as at backup time")
+        else:
+            click.secho(f"count check: MISMATCH, at backup time:\n{_count_lines(out['expected'])}", fg="red")
+        if home is not None:
+            click.echo(f"use it with BRAIN_HOME={home}")
+    if out["count_check"] is False:
+        sys.exit(1)
 
 
 @main.group("db")

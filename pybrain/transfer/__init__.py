@@ -1,0 +1,89 @@
+"""Memories in and out of a workspace: export and import, importers of other
+tools' formats, and backups of the whole database.
+
+One module per format: ``native`` (pybrain's JSONL export, and its Markdown
+rendering), ``ownsona``, ``mem0``, ``notes`` (markdown notes with front
+matter), ``claude_code`` (session transcripts); ``backup`` runs the
+PostgreSQL client programs. Each importer only translates its format into
+memory documents (docs/export-format.md); what is stored, skipped or refused
+is decided by ``brain.import_memories`` and ``brain.observe_batch``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from psycopg.types.json import Jsonb
+
+from pybrain.client import Brain
+from pybrain.errors import InvalidArgument
+
+FORMATS = ("pybrain", "ownsona", "mem0", "markdown", "claude-code")
+
+
+def import_documents(
+    brain: Brain,
+    docs: Sequence[dict[str, Any]],
+    *,
+    source: str | None = None,
+    project: str | None = None,
+    semantic_dedup: bool = False,
+) -> list[dict[str, Any]]:
+    """Load memory documents with brain.import_memories: one result row per document (part)."""
+    if not docs:
+        return []
+    return brain.call(
+        "import_memories",
+        docs=Jsonb(list(docs)),
+        source=source,
+        project=project,
+        semantic_dedup=semantic_dedup,
+    )
+
+
+def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
+    """Counts by action (created, skipped, rejected, folded ...)."""
+    return dict(sorted(Counter(r["action"] for r in rows).items()))
+
+
+def detect_format(path: Path) -> str:
+    """The format of a file or folder, from its content."""
+    if path.is_dir():
+        if any(path.rglob("*.jsonl")) and not any(path.rglob("*.md")):
+            return "claude-code"
+        return "markdown"
+    if path.suffix.lower() in (".md", ".markdown"):
+        return "markdown"
+    with path.open(encoding="utf-8") as f:
+        first = f.readline().strip()
+    try:
+        head = json.loads(first) if first else None
+    except json.JSONDecodeError:
+        head = None
+    if isinstance(head, dict):
+        if head.get("format") == "pybrain-memories":
+            return "pybrain"
+        if "sessionId" in head or head.get("type") in ("user", "assistant", "summary", "system"):
+            return "claude-code"
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError:
+        data = None
+    if isinstance(data, dict) and isinstance(data.get("results"), list):
+        return "mem0"
+    if isinstance(data, dict) and isinstance(data.get("memories"), list):
+        return "ownsona"
+    if isinstance(data, list) and data and isinstance(data[0], dict):
+        if "memory" in data[0]:
+            return "mem0"
+        if "text" in data[0]:
+            return "ownsona"
+    raise InvalidArgument(
+        f"Cannot tell the format of {path}.",
+        detail={"path": str(path)},
+        hint=f"Name it with --format ({', '.join(FORMATS)}).",
+    )

@@ -1,0 +1,225 @@
+"""pybrain's own export: versioned JSONL (docs/export-format.md) and a readable Markdown rendering."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+import psycopg
+from psycopg.rows import dict_row
+
+from pybrain.client import Brain
+from pybrain.errors import InvalidArgument, wrap_exceptions
+
+FORMAT = "pybrain-memories"
+VERSION = 1
+PAGE = 500
+
+
+@contextmanager
+def _snapshot(brain: Brain) -> Iterator[psycopg.Cursor]:
+    """One read-only REPEATABLE READ transaction in the workspace: every page of an
+    export sees the same database, so its links point at memories it holds."""
+    conn = brain.conn
+    saved = conn.isolation_level, conn.read_only
+    conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
+    try:
+        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            cur.execute("SELECT set_config('brain.workspace', %s, true)", (str(brain.workspace),))
+            yield cur
+    finally:
+        conn.isolation_level, conn.read_only = saved
+
+
+def documents(
+    brain: Brain, *, include_vectors: bool = False, project: str | None = None
+) -> Iterator[dict[str, Any]]:
+    """The header, then one document per memory by id (brain.export_header, brain.export_memories)."""
+    with _snapshot(brain) as cur:
+        cur.execute(
+            "SELECT brain.export_header(include_vectors => %s, project => %s) AS h",
+            (include_vectors, project),
+        )
+        yield cur.fetchone()["h"]
+        after = 0
+        while True:
+            cur.execute(
+                "SELECT memory_id, doc FROM brain.export_memories(include_vectors => %s, project => %s,"
+                " after_id => %s, max_results => %s)",
+                (include_vectors, project, after, PAGE),
+            )
+            rows = cur.fetchall()
+            for r in rows:
+                yield r["doc"]
+            if len(rows) < PAGE:
+                return
+            after = rows[-1]["memory_id"]
+
+
+def write_jsonl(
+    brain: Brain, out: IO[str], *, include_vectors: bool = False, project: str | None = None
+) -> int:
+    """Write the export to out; the number of memories."""
+    count = -1
+    for doc in documents(brain, include_vectors=include_vectors, project=project):
+        out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=str) + "\n")
+        count += 1
+    return count
+
+
+def read_jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The header and the memory documents of an export file; refuses other formats and versions."""
+    header: dict[str, Any] | None = None
+    docs: list[dict[str, Any]] = []
+    with path.open(encoding="utf-8") as f:
+        for number, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError as exc:
+                raise InvalidArgument(
+                    f"{path}, line {number}: not JSON ({exc.msg}).",
+                    detail={"path": str(path), "line": number},
+                    hint="An export has one JSON object per line (docs/export-format.md).",
+                ) from None
+            if header is None:
+                if not isinstance(item, dict) or item.get("format") != FORMAT:
+                    raise InvalidArgument(
+                        f"{path} is not a pybrain export: its first line has no format {FORMAT!r}.",
+                        detail={"path": str(path)},
+                        hint="Give the format of another tool's export with --format.",
+                    )
+                if item.get("version") != VERSION:
+                    raise InvalidArgument(
+                        f"{path} is export version {item.get('version')}; "
+                        f"this pybrain reads version {VERSION}.",
+                        detail={"version": item.get("version"), "supported": [VERSION]},
+                        hint="Import it with the pybrain release that wrote it, or a newer one.",
+                    )
+                header = item
+                continue
+            docs.append(item)
+    if header is None:
+        raise InvalidArgument(f"{path} is empty.", detail={"path": str(path)})
+    return header, docs
+
+
+# --- Markdown ----------------------------------------------------------------
+
+
+def _slug(text: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "project"
+
+
+def _line(doc: dict[str, Any]) -> str:
+    facts = [doc["kind"]]
+    if doc.get("severity"):
+        facts.append(doc["severity"])
+    if doc.get("status"):
+        facts.append(f"{doc['status']} P{doc['priority']}")
+    facts += [doc["state"], doc["category"], doc["origin"], f"created {str(doc['created_at'])[:10]}"]
+    if doc.get("pinned"):
+        facts.append("pinned")
+    if doc.get("upvotes") or doc.get("downvotes"):
+        facts.append(f"rated +{doc.get('upvotes', 0)}/-{doc.get('downvotes', 0)}")
+    if doc.get("tags"):
+        facts.append("tags: " + ", ".join(doc["tags"]))
+    if doc.get("source_ref"):
+        facts.append(f"source: {doc.get('source_system') or ''} {doc['source_ref']}".replace("  ", " "))
+    return " · ".join(facts)
+
+
+def _render(doc: dict[str, Any], level: str = "###") -> list[str]:
+    out = [f"{level} #{doc['id']} {doc['headline']}", "", f"*{_line(doc)}*", ""]
+    if doc.get("body"):
+        out += [doc["body"], ""]
+    for label, key in (
+        ("What was wrong", "what_was_wrong"),
+        ("What is correct", "what_is_correct"),
+        ("Error", "error_message"),
+        ("Command", "command_attempted"),
+    ):
+        if doc.get(key):
+            out.append(f"- {label}: {doc[key]}")
+    if doc.get("state") == "superseded":
+        out.append(
+            f"- Superseded by #{doc['superseded_by']} on {str(doc.get('superseded_at'))[:10]}: "
+            f"{doc.get('supersede_reason') or ''}".rstrip(": ")
+        )
+    if doc.get("state") == "tombstoned":
+        by = f" (replaced by #{doc['replaced_by']})" if doc.get("replaced_by") else ""
+        out.append(f"- Forgotten{by}: {doc.get('forget_reason') or ''}")
+    for note in doc.get("annotations") or []:
+        by = f" ({note['source']})" if note.get("source") else ""
+        out.append(f"- Annotation{by}: {note['note']}")
+    for fold in doc.get("folds") or []:
+        out.append(f"- Folded in: {fold['headline']}")
+    if out[-1] != "":
+        out.append("")
+    return out
+
+
+def write_markdown(brain: Brain, directory: Path, *, project: str | None = None) -> list[Path]:
+    """One file per project and kind under directory; each memory with its earlier
+    versions (its supersede chain, newest first) beneath it. The files written."""
+    docs = list(documents(brain, project=project))
+    header, docs = docs[0], docs[1:]
+    by_id = {d["id"]: d for d in docs}
+
+    def chain_end(d: dict[str, Any]) -> dict[str, Any]:
+        seen = set()
+        while d.get("superseded_by") in by_id and d["id"] not in seen:
+            seen.add(d["id"])
+            d = by_id[d["superseded_by"]]
+        return d
+
+    earlier: dict[int, list[dict[str, Any]]] = {}
+    for d in docs:
+        if d["state"] == "superseded":
+            earlier.setdefault(chain_end(d)["id"], []).append(d)
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for d in docs:
+        if d["state"] != "superseded" or chain_end(d) is d:
+            groups.setdefault((d["project"], d["kind"]), []).append(d)
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    sections = (
+        ("active", "Current"),
+        ("archived", "Archived"),
+        ("tombstoned", "Forgotten"),
+        ("superseded", "Superseded (their successor is not in this export)"),
+    )
+    for (proj, kind), items in sorted(groups.items()):
+        name = f"{_slug(proj) if proj else '_global'}/{kind}s.md"
+        path = directory / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        scope = f"project {proj}" if proj else "global"
+        n_earlier = sum(len(earlier.get(d["id"], [])) for d in items)
+        lines = [
+            f"# {kind.capitalize()}s — {scope}",
+            "",
+            f"Exported from workspace {header['source']['workspace']} on {str(header['exported_at'])[:19]}: "
+            f"{len(items)} memories, with {n_earlier} earlier versions.",
+            "",
+        ]
+        for state, title in sections:
+            chosen = [d for d in items if d["state"] == state]
+            if not chosen:
+                continue
+            lines += [f"## {title}", ""]
+            for d in chosen:
+                lines += _render(d)
+                versions = sorted(earlier.get(d["id"], []), key=lambda x: x["id"], reverse=True)
+                if versions:
+                    chain = " → ".join(f"#{v['id']}" for v in reversed(versions)) + f" → #{d['id']}"
+                    lines += [f"Earlier versions ({chain}):", ""]
+                    for v in versions:
+                        lines += _render(v, "####")
+        path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
+        written.append(path)
+    return written

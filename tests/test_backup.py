@@ -1,0 +1,118 @@
+"""Backups: pg_dump of the whole database, drop, restore, and the count check."""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from pathlib import Path
+
+import psycopg
+import pytest
+from conftest import TEST_ROLE, with_database
+from psycopg.conninfo import conninfo_to_dict
+from test_transfer import build_workspace
+
+from pybrain import db
+from pybrain.client import Brain
+from pybrain.embed import get_embedder
+from pybrain.errors import BrainError
+from pybrain.transfer import backup
+
+
+def test_backup_drop_restore(brain: Brain, conn, database: str, admin_url: str, tmp_path: Path) -> None:
+    ids = build_workspace(brain, conn)
+    conn.execute("SELECT brain.boot_session(source => 'claude', project => 'shop', cwd => '/home/dev/shop')")
+    before = [h["id"] for h in brain.search("signed tags release branch")]
+    assert before[0] == ids["rule_v3"]
+    conn.close()
+
+    out = backup.backup(database, tmp_path / "nightly.dump")
+    manifest = json.loads((tmp_path / "nightly.dump.json").read_text())
+    assert manifest["counts"] == out["counts"]
+    assert out["counts"]["memories"] == {"active": 9, "superseded": 2, "archived": 1, "tombstoned": 2}
+    assert (
+        out["counts"]["annotations"] == 2 and out["counts"]["folds"] == 1 and out["counts"]["sessions"] == 1
+    )
+    assert out["counts"]["audit"] > 20
+    assert "brain_user" in manifest["roles"]
+
+    name = conninfo_to_dict(database)["dbname"]
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"DROP DATABASE {name} WITH (FORCE)")
+        admin.execute(f"CREATE DATABASE {name}")
+    restored = backup.restore(tmp_path / "nightly.dump", database)
+    assert restored["count_check"] is True
+    assert restored["counts"] == manifest["counts"]
+
+    # The application role works on the restored database as before: grants and
+    # row-level security came back with it, and search finds the same memory.
+    user_url = with_database(database, name, user=TEST_ROLE, password="test")
+    with psycopg.connect(user_url, autocommit=True) as again:
+        after = Brain(again, embedder=get_embedder("hash"))
+        assert [h["id"] for h in after.search("signed tags release branch")] == before
+        assert after.recall(ids["rule_v1"])["current_id"] == ids["rule_v3"]
+        assert db.is_current(again)
+
+    # A restore never goes into a database that has pybrain in it.
+    with pytest.raises(BrainError, match="already has a brain schema"):
+        backup.restore(tmp_path / "nightly.dump", database)
+
+
+def test_a_restore_that_does_not_match_its_manifest_says_so(
+    brain: Brain, database: str, admin_url: str, tmp_path: Path
+) -> None:
+    brain.remember("fact", "Backups are checked by their counts")
+    backup.backup(database, tmp_path / "b.dump")
+    manifest_path = tmp_path / "b.dump.json"
+    manifest = json.loads(manifest_path.read_text())
+    manifest["counts"]["memories"]["active"] += 1
+    manifest_path.write_text(json.dumps(manifest))
+    target = f"{conninfo_to_dict(database)['dbname']}_copy"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f"CREATE DATABASE {target}")
+    try:
+        result = backup.restore(tmp_path / "b.dump", with_database(database, target))
+        assert result["count_check"] is False
+        assert result["counts"]["memories"]["active"] == 1
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {target} WITH (FORCE)")
+
+
+def test_cli_backup_and_restore_into_a_new_data_directory(
+    brain_cli, brain: Brain, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    brain.remember("fact", "The staging bucket is emptied every Sunday night")
+    monkeypatch.setenv("BRAIN_DATABASE_URL", database)  # the owner's URL, as `brain init` uses
+    file = tmp_path / "brain.dump"
+    r = brain_cli("backup", str(file))
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith(f"backup: {file} (") and "memories: 1 active" in r.output
+
+    # A new data directory outside pytest's (which is private to its user, and
+    # the embedded server runs as its own user under root), as conftest's server.
+    scratch = tempfile.TemporaryDirectory(prefix="pybrain-restore-")
+    home = Path(scratch.name) / "restored-home"
+    monkeypatch.delenv("BRAIN_DATABASE_URL")
+    try:
+        r = brain_cli("restore", str(file), "--home", str(home))
+        assert r.exit_code == 0, r.output
+        assert f"restored {file} into {home / 'pgdata'}" in r.output
+        assert "count check: ok" in r.output
+        monkeypatch.setenv("BRAIN_HOME", str(home))
+        r = brain_cli("search", "staging bucket emptied", "--json")
+        assert r.exit_code == 0, r.output
+        assert [h["headline"] for h in json.loads(r.output)] == [
+            "The staging bucket is emptied every Sunday night"
+        ]
+        # The embedded database backs up the same way (its superuser, no URL to give).
+        r = brain_cli("backup", str(tmp_path / "embedded.dump"), "--json")
+        assert r.exit_code == 0, r.output
+        assert (
+            json.loads(r.output)["counts"] == json.loads((tmp_path / "brain.dump.json").read_text())["counts"]
+        )
+        r = brain_cli("restore", "12")
+        assert r.exit_code == 1 and "#12" in r.output, "a number still restores a memory"
+    finally:
+        db.EmbeddedServer(home).stop()
+        scratch.cleanup()
