@@ -1,4 +1,4 @@
-"""Tenancy: the workspace comes from one setting, and row-level security enforces it."""
+"""Tenancy: a member chooses among its workspaces with one setting, and row-level security enforces it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from helpers import raises_br, remember, scalar, unit
 @pytest.fixture
 def second_workspace(database: str) -> int:
     with psycopg.connect(database, autocommit=True) as admin:
-        return scalar(
-            admin,
-            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'team-b') RETURNING workspace_id",
-        )
+        ws = scalar(admin, "SELECT brain.create_workspace('team-b') ->> 'workspace'")
+        scalar(admin, "SELECT brain.grant_workspace('brain_tester', %s, 'write')", (int(ws),))
+        return int(ws)
 
 
 def in_workspace(conn, workspace: int):

@@ -1,0 +1,222 @@
+-- Tenancy decided by the database role, never by a value the client sends.
+--
+-- brain.membership maps roles to workspaces with an access level (read,
+-- write, admin). brain.current_workspace() returns the workspace a
+-- transaction selected (SET LOCAL brain.workspace = <id>), or the role's
+-- first one, only when the role is a member, and raises BR020 otherwise.
+-- Row-level security is FORCEd on every tenant table, so it binds the table
+-- owner too; reading needs any membership, changing needs write (the session
+-- bookkeeping tables: read). The audit log is append-only for everyone but
+-- the owner, and only the API writes it (triggers in sql/functions/016).
+
+CREATE TABLE brain.membership (
+    workspace_id bigint NOT NULL REFERENCES brain.workspace ON DELETE CASCADE,
+    role_name    text NOT NULL CHECK (role_name ~ '^[a-z_][a-z0-9_]{0,62}$'),
+    access       text NOT NULL CHECK (access IN ('read', 'write', 'admin')),
+    granted_at   timestamptz NOT NULL DEFAULT now(),
+    granted_by   text NOT NULL DEFAULT session_user,
+    PRIMARY KEY (workspace_id, role_name)
+);
+CREATE INDEX membership_role ON brain.membership (role_name);
+COMMENT ON TABLE brain.membership IS
+    'Who may use a workspace: a database role (and every role that is a member of it) with read, write or admin access.';
+
+-- The access of one role in one workspace: the owner of schema brain (and a
+-- superuser) holds admin everywhere; others the highest level granted to
+-- them or to a role they are a member of. NULL when none. A dropped role
+-- has no access (its memberships are ignored, not an error).
+CREATE FUNCTION brain._role_access(role oid, ws bigint) RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN pg_catalog.pg_has_role(role, n.nspowner, 'MEMBER') THEN 'admin'
+        ELSE (SELECT m.access FROM brain.membership m JOIN pg_catalog.pg_roles r ON r.rolname = m.role_name
+              WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(role, r.oid, 'MEMBER')
+              ORDER BY array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1)
+    END
+    FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'
+$$;
+
+-- A caller's access: the lesser of the session's login role and the current
+-- role. Inside a SECURITY DEFINER function the current role is the owner, so
+-- the login role decides; a session that SET ROLE to another role keeps no
+-- more than that role has.
+CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL) RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH ws AS (SELECT coalesce(workspace_access.workspace_id, brain.current_workspace()) AS id),
+         a AS (SELECT brain._role_access(s.oid, ws.id) AS session_access,
+                      brain._role_access(c.oid, ws.id) AS current_access
+               FROM ws, pg_catalog.pg_roles s, pg_catalog.pg_roles c
+               WHERE s.rolname = session_user AND c.rolname = current_user)
+    SELECT CASE WHEN session_access IS NULL OR current_access IS NULL THEN NULL
+                WHEN array_position(ARRAY['read', 'write', 'admin'], session_access)
+                     < array_position(ARRAY['read', 'write', 'admin'], current_access) THEN session_access
+                ELSE current_access END
+    FROM a
+$$;
+COMMENT ON FUNCTION brain.workspace_access IS
+    'The access (read, write, admin) of the connected role in a workspace (default: the current one); NULL when it is not a member.';
+
+CREATE OR REPLACE FUNCTION brain.current_workspace() RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    raw text := pg_catalog.current_setting('brain.workspace', true);
+    ws bigint;
+BEGIN
+    IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
+        -- Not chosen: the role's first workspace.
+        SELECT w.workspace_id INTO ws FROM brain.workspace w
+        WHERE brain.workspace_access(w.workspace_id) IS NOT NULL
+        ORDER BY w.workspace_id LIMIT 1;
+        IF ws IS NULL THEN
+            RAISE EXCEPTION USING ERRCODE = 'BR020',
+                MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
+                DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
+                HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
+        END IF;
+        RETURN ws;
+    END IF;
+    IF raw !~ '^\s*[0-9]{1,18}\s*$' THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('brain.workspace must be a workspace id, not %L.', pg_catalog.left(raw, 40)),
+            HINT = 'SET LOCAL brain.workspace = <id>; see brain.list_workspaces().';
+    END IF;
+    ws := raw::bigint;
+    IF brain.workspace_access(ws) IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is not a member of workspace %s.', session_user, ws),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws)::text,
+            HINT = 'See your workspaces with brain.list_workspaces(); an admin grants access.';
+    END IF;
+    RETURN ws;
+END
+$$;
+COMMENT ON FUNCTION brain.current_workspace() IS
+    'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s first workspace. Raises BR020 when the connected role is not a member.';
+
+-- The current workspace, when the role has at least the given access there.
+CREATE FUNCTION brain.current_workspace(access text) RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    have text := brain.workspace_access(ws);
+BEGIN
+    IF array_position(ARRAY['read', 'write', 'admin'], have)
+       < coalesce(array_position(ARRAY['read', 'write', 'admin'], access), 4) THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s has %s access to workspace %s; this needs %s.',
+                                        session_user, have, ws, access),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws,
+                                                   'access', have, 'needs', access)::text,
+            HINT = 'An admin of the workspace grants more: brain workspace grant <role> <workspace> --access write.';
+    END IF;
+    RETURN ws;
+END
+$$;
+COMMENT ON FUNCTION brain.current_workspace(text) IS
+    'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise.';
+
+-- The membership rows a role may see: its own (and those of roles it is in).
+ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.membership FORCE ROW LEVEL SECURITY;
+CREATE POLICY own_memberships ON brain.membership FOR SELECT USING (
+    EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = role_name
+            AND (pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER')
+                 OR pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')))
+    OR EXISTS (SELECT FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'
+               AND pg_catalog.pg_has_role(current_user, n.nspowner, 'MEMBER')));
+GRANT SELECT ON brain.membership TO brain_user;
+
+-- Workspaces are listed to their members only.
+ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.workspace FORCE ROW LEVEL SECURITY;
+CREATE POLICY members_see ON brain.workspace FOR SELECT
+    USING (brain.workspace_access(workspace_id) IS NOT NULL);
+
+-- Every tenant table: the old single policy becomes one for reading (any
+-- member) and one per kind of change (write access; read for the session
+-- bookkeeping a reader does: sessions, boots, tool events). The function is
+-- wrapped in a subquery so it runs once per statement, not once per row.
+DO $$
+DECLARE
+    t text;
+    need text;
+BEGIN
+    FOR t IN SELECT c.relname FROM pg_catalog.pg_class c
+             JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
+             WHERE n.nspname = 'brain' AND c.relkind IN ('r', 'p')
+               AND c.relname NOT IN ('workspace', 'membership')
+             ORDER BY 1
+    LOOP
+        need := CASE WHEN t IN ('session', 'boot_event', 'tool_event') THEN 'read' ELSE 'write' END;
+        EXECUTE format('DROP POLICY IF EXISTS workspace_isolation ON brain.%I', t);
+        EXECUTE format('ALTER TABLE brain.%I ENABLE ROW LEVEL SECURITY', t);
+        EXECUTE format('ALTER TABLE brain.%I FORCE ROW LEVEL SECURITY', t);
+        EXECUTE format('CREATE POLICY workspace_isolation ON brain.%I FOR SELECT'
+                       ' USING (workspace_id = (SELECT brain.current_workspace()))', t);
+        EXECUTE format('CREATE POLICY workspace_insert ON brain.%I FOR INSERT'
+                       ' WITH CHECK (workspace_id = (SELECT brain.current_workspace(%L)))', t, need);
+        EXECUTE format('CREATE POLICY workspace_update ON brain.%I FOR UPDATE'
+                       ' USING (workspace_id = (SELECT brain.current_workspace(%L)))'
+                       ' WITH CHECK (workspace_id = (SELECT brain.current_workspace(%L)))', t, need, need);
+        EXECUTE format('CREATE POLICY workspace_delete ON brain.%I FOR DELETE'
+                       ' USING (workspace_id = (SELECT brain.current_workspace(%L)))', t, need);
+    END LOOP;
+END
+$$;
+
+-- The audit log: written only through the API (brain._audit_many, checked
+-- by a trigger), never changed or deleted but by the owner. Each row names
+-- the database role that wrote it.
+ALTER TABLE brain.audit ADD COLUMN db_role text;
+COMMENT ON COLUMN brain.audit.db_role IS 'The login role of the session that wrote the row (set by a trigger).';
+REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON brain.audit FROM brain_user;
+
+-- Functions are private unless granted (sql/functions/016 grants the API to
+-- brain_user after every migrate).
+REVOKE ALL ON ALL FUNCTIONS IN SCHEMA brain FROM PUBLIC;
+REVOKE ALL ON SCHEMA brain FROM PUBLIC;
+
+-- Before this migration any role in brain_user could use any workspace by
+-- setting brain.workspace. Existing login roles keep the default workspace
+-- with write access; anything more is granted explicitly.
+INSERT INTO brain.membership (workspace_id, role_name, access, granted_by)
+SELECT 1, r.rolname, 'write', 'migration 012'
+FROM pg_catalog.pg_roles r
+WHERE r.rolcanlogin AND NOT r.rolsuper AND r.rolname ~ '^[a-z_][a-z0-9_]{0,62}$'
+  AND pg_catalog.pg_has_role(r.oid, 'brain_user', 'MEMBER')
+  AND EXISTS (SELECT FROM brain.workspace w WHERE w.workspace_id = 1)
+ON CONFLICT DO NOTHING;
+
+-- The application roles may not create objects: no functions (no language
+-- to write them in), no tables in schema public, nothing in a temporary
+-- schema. Each step needs a privilege the migrating role may lack on a
+-- managed server (then it is skipped with a notice); docs/security.md lists
+-- them for the operator.
+DO $$
+BEGIN
+    BEGIN
+        REVOKE USAGE ON LANGUAGE sql, plpgsql FROM PUBLIC;
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'could not revoke USAGE on languages sql and plpgsql from PUBLIC (docs/security.md)';
+    END;
+    BEGIN
+        REVOKE CREATE ON SCHEMA public FROM PUBLIC;
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'could not revoke CREATE on schema public from PUBLIC (docs/security.md)';
+    END;
+    BEGIN
+        EXECUTE format('REVOKE TEMPORARY ON DATABASE %I FROM PUBLIC', current_database());
+    EXCEPTION WHEN insufficient_privilege THEN
+        RAISE NOTICE 'could not revoke TEMPORARY on this database from PUBLIC (docs/security.md)';
+    END;
+END
+$$;
