@@ -98,6 +98,15 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
 $$;
+CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain._check_length(field, value, max);
+    RETURN value;
+END
+$$;
 CREATE FUNCTION brain.current_workspace() RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -209,6 +218,21 @@ BEGIN
     END IF;
 END
 $$;
+CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain._check_length('project', NEW.project, 200);
+    PERFORM brain._check_length('source_agent', NEW.source_agent, 200);
+    PERFORM brain._check_length('source_system', NEW.source_system, 200);
+    PERFORM brain._check_length('source_ref', NEW.source_ref, 2000);
+    PERFORM brain._check_length('source_hash', NEW.source_hash, 200);
+    PERFORM brain._check_length('reason', NEW.supersede_reason, 2000);
+    PERFORM brain._check_length('reason', NEW.forget_reason, 2000);
+    RETURN NEW;
+END
+$$;
 CREATE FUNCTION brain._check_role_name(name text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -222,6 +246,42 @@ BEGIN
     END IF;
 END
 $_$;
+CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> name;
+    v numeric;
+BEGIN
+    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
+        RETURN;
+    END IF;
+    v := value::text::numeric;
+    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
+       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+        PERFORM brain._raise('BR009',
+            format('Setting %s is %s %s to %s, not %s.', name,
+                   CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
+                   r ->> 'min', r ->> 'max', left(value::text, 40)),
+            jsonb_build_object('setting', name, 'value', value, 'min', r -> 'min', 'max', r -> 'max'),
+            format('The default is %s.', brain.setting_defaults() -> name));
+    END IF;
+END
+$$;
+CREATE FUNCTION brain._check_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    doc jsonb := to_jsonb(NEW);
+BEGIN
+    FOR i IN 0 .. TG_NARGS - 1 BY 2 LOOP
+        PERFORM brain._check_length(TG_ARGV[i], doc ->> TG_ARGV[i], TG_ARGV[i + 1]::integer);
+    END LOOP;
+    RETURN NEW;
+END
+$$;
 CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1834,6 +1894,10 @@ DECLARE
     current_text text := '';
     n integer := 0;
 BEGIN
+    IF max_words IS NULL OR max_words NOT BETWEEN 1 AND 100000 THEN
+        PERFORM brain._raise('BR009', 'max_words lies between 1 and 100000.',
+            jsonb_build_object('max_words', max_words), 'The default is 300.');
+    END IF;
     IF brain.word_count(t) <= max_words THEN
         chunk := 1;
         body := brain.trim_space(t);
@@ -3369,7 +3433,7 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.lexical_query(query);
+    tsq tsquery := brain.lexical_query(brain._bounded('query', query, 4000));
     candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
@@ -3571,6 +3635,7 @@ BEGIN
             format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
                    name, brain.setting_defaults() -> name));
     END IF;
+    PERFORM brain._check_setting_range(name, value);
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
@@ -3621,6 +3686,36 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
+CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'fact_halflife_days',      jsonb_build_object('min', 0.01, 'max', 36500),
+        'fact_dormant_threshold',  jsonb_build_object('min', 0.0001, 'max', 0.99),
+        'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
+        'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
+        'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
+        'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
+        'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),
+        'hot_days',                jsonb_build_object('min', 0, 'max', 3650),
+        'incident_archive_days',   jsonb_build_object('min', 1, 'max', 36500),
+        'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
+        'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
+        'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
+        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
+        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true)
+    )
+$$;
+COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
 CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4156,7 +4251,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3df8a47cecae26f9ae0b66cd31775bc02b1e3de4fd39d23a311f80772e193267';
+COMMENT ON TABLE brain.migration IS 'functions bbdc1c450614a71cd6972167cf0e4578dbb5df7cb959b9f1b6bca7b6f7de9581';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -4329,9 +4424,16 @@ CREATE INDEX session_project ON brain.session USING btree (workspace_id, project
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
+CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200', 'response_note', '2000');
+CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
 CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
+CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
+CREATE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
+CREATE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255', 'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
+CREATE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('value', '10000');
+CREATE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
 ALTER TABLE ONLY brain.action_item
     ADD CONSTRAINT action_item_workspace_id_acknowledged_by_fkey FOREIGN KEY (workspace_id, acknowledged_by) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.action_item

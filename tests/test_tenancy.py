@@ -51,7 +51,8 @@ def victim_state(admin: psycopg.Connection) -> str:
     for t in tables:
         (text,) = admin.execute(
             sql.SQL(
-                "SELECT coalesce(string_agg(x::text, '|' ORDER BY x::text), '') FROM {} x WHERE workspace_id = %s"
+                "SELECT coalesce(string_agg(x::text, '|' ORDER BY x::text), '')"
+                " FROM {} x WHERE workspace_id = %s"
             ).format(sql.Identifier("brain", t)),
             (VICTIM_WS,),
         ).fetchone()
@@ -149,7 +150,8 @@ def test_direct_sql_on_every_table_and_view(admin, attacker_url, victim) -> None
     relations = rows(
         admin,
         "SELECT c.relname, c.relkind, EXISTS (SELECT FROM pg_attribute a WHERE a.attrelid = c.oid"
-        " AND a.attname = 'workspace_id') AS scoped FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+        " AND a.attname = 'workspace_id') AS scoped"
+        " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
         " WHERE n.nspname = 'brain' AND c.relkind IN ('r', 'v', 'm', 'p') ORDER BY 1",
     )
     assert len(relations) >= 18
@@ -204,7 +206,8 @@ def test_direct_sql_on_every_table_and_view(admin, attacker_url, victim) -> None
                         tally,
                         f"insert {label}",
                         sql.SQL(
-                            "INSERT INTO {} ({}) OVERRIDING SYSTEM VALUE SELECT {} FROM jsonb_populate_record(NULL::{}, %s)"
+                            "INSERT INTO {} ({}) OVERRIDING SYSTEM VALUE"
+                            " SELECT {} FROM jsonb_populate_record(NULL::{}, %s)"
                         ).format(name, collist, collist, name),
                         (json.dumps(doc, default=str),),
                     )
@@ -275,7 +278,7 @@ def _calls(fn: dict[str, Any], victim_ids: list[int]) -> list[str]:
     for options in args_for:
         if len(options) > 1 and any(len(o) > 1 for o in args_for[: args_for.index(options)]):
             options = options[:1]
-        calls = [c + [o] for c in calls for o in options]
+        calls = [[*c, o] for c in calls for o in options]
     return [
         f"SELECT coalesce(jsonb_agg(to_jsonb(x)), '[]') FROM brain.{fn['name']}({', '.join(c)}) AS x"
         for c in calls
@@ -459,10 +462,15 @@ def test_even_the_owner_session_keeps_the_audit_when_not_the_owner(database, vic
 
 
 def test_every_tenant_table_forces_row_level_security(admin) -> None:
+    assert_forced(admin)
+
+
+def assert_forced(admin) -> None:
     loose = rows(
         admin,
         "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = 'brain' AND c.relkind = 'r' AND c.relname NOT IN ('migration', 'account', 'organization')"
+        " WHERE n.nspname = 'brain' AND c.relkind = 'r'"
+        " AND c.relname NOT IN ('migration', 'account', 'organization')"
         " AND NOT (c.relrowsecurity AND c.relforcerowsecurity) ORDER BY 1",
     )
     assert loose == []
@@ -507,3 +515,105 @@ def test_only_owner_or_helpers_the_api_needs_are_private(admin) -> None:
         )
         is False
     )
+
+
+def test_cli_manages_workspaces_and_roles(brain_cli, database, monkeypatch, admin) -> None:
+    # As the application role these are refused; as the owner they work.
+    r = brain_cli("workspace", "create", "team-b")
+    assert r.exit_code == 1 and "Only the owner of schema brain" in r.stderr
+    monkeypatch.setenv("BRAIN_ADMIN_DATABASE_URL", database)
+    assert brain_cli("workspace", "create", "team-b").output.strip() == "created workspace #2 team-b"
+    r = brain_cli("workspace", "create", "team-b")
+    assert r.exit_code == 1 and "exists" in r.stderr
+    admin.execute("DROP ROLE IF EXISTS agent_cli")
+    try:
+        r = brain_cli("role", "create", "agent_cli", "--workspace", "2", "--json")
+        created = json.loads(r.output)
+        assert created["role"] == "agent_cli" and len(created["password"]) >= 32
+        assert created["statement_timeout"] == "5000ms"
+        assert brain_cli("workspace", "grant", "brain_tester", "2", "--access", "read").output.strip() == (
+            "brain_tester: read access to workspace #2"
+        )
+        listed = json.loads(brain_cli("workspace", "list", "--json").output)
+        assert [(w["workspace_id"], w["name"], w["members"]) for w in listed] == [
+            (1, "default", 1),
+            (2, "team-b", 2),
+        ]
+        r = brain_cli("workspace", "grant", "brain_tester", "9")
+        assert r.exit_code == 1 and "No workspace #9" in r.stderr
+        assert (
+            brain_cli("workspace", "revoke", "brain_tester", "2").output.strip()
+            == "brain_tester: access revoked"
+        )
+        assert "had no access" in brain_cli("workspace", "revoke", "brain_tester", "2").output
+        # The new role logs in, sees its workspace only, and cannot leave it.
+        url = with_database(
+            database, conninfo_to_dict(database)["dbname"], user="agent_cli", password=created["password"]
+        )
+        with psycopg.connect(url, autocommit=True) as agent:
+            assert scalar(agent, "SELECT brain.current_workspace()") == 2
+            assert scalar(agent, "SHOW statement_timeout") == "5s"
+            with raises_br("BR020"):
+                agent.execute("SELECT set_config('brain.workspace', '1', false); SELECT brain.stats()")
+    finally:
+        admin.execute("DROP OWNED BY agent_cli")
+        admin.execute("DROP ROLE IF EXISTS agent_cli")
+
+
+def test_an_installation_of_the_previous_release_upgrades(admin_url) -> None:
+    """A database at 007 (the previous release) with two workspaces of data, upgraded."""
+    from pybrain import db
+
+    name = "brain_upgrade_012"
+    with psycopg.connect(admin_url, autocommit=True) as c:
+        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        c.execute(f"CREATE DATABASE {name}")
+    url = with_database(admin_url, name)
+    try:
+        with psycopg.connect(url, autocommit=True) as owner:
+            owner.execute("CREATE SCHEMA brain")
+            owner.execute(
+                "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+                " applied_at timestamptz NOT NULL DEFAULT now())"
+            )
+            for path in db.sql_files("migrations")[:7]:
+                with owner.transaction():
+                    owner.execute(path.read_text())
+                    owner.execute(
+                        "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
+                        (path.name, hashlib.sha256(path.read_bytes()).hexdigest()),
+                    )
+            owner.execute("INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'team-b')")
+            for ws, text in ((1, "Default team ships on Mondays"), (2, f"Team B keeps the {SECRET} plan")):
+                owner.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+                owner.execute(
+                    "INSERT INTO brain.memory (kind, headline, normalized) VALUES ('fact', %s, lower(%s))",
+                    (text, text),
+                )
+                owner.execute(
+                    "INSERT INTO brain.audit (memory_id, action, actor) VALUES (1, 'insert', 'old')"
+                )
+            owner.execute("SELECT set_config('brain.workspace', '', false)")
+
+            applied = db.migrate(owner).applied
+            assert "012-tenancy.sql" in applied
+        tester = with_database(admin_url, name, user="brain_tester", password="test")
+        with psycopg.connect(tester, autocommit=True) as c:
+            # The existing application role keeps the default workspace, and only it.
+            assert scalar(c, "SELECT brain.workspace_access()") == "write"
+            assert [r["headline"] for r in rows(c, "SELECT headline FROM brain.memory")] == [
+                "Default team ships on Mondays"
+            ]
+            c.execute("SELECT set_config('brain.workspace', '2', false)")
+            with raises_br("BR020"):
+                scalar(c, "SELECT count(*) FROM brain.memory")
+            c.execute("SELECT set_config('brain.workspace', '', false)")
+            with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                c.execute("DELETE FROM brain.audit")
+            assert scalar(c, "SELECT count(*) FROM brain.audit") == 1
+            assert remember(c, kind="fact", headline="Written after the upgrade")["action"] == "created"
+        with psycopg.connect(url, autocommit=True) as owner:
+            assert_forced(owner)
+    finally:
+        with psycopg.connect(admin_url, autocommit=True) as c:
+            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")

@@ -35,6 +35,10 @@ DECLARE
     current_text text := '';
     n integer := 0;
 BEGIN
+    IF max_words IS NULL OR max_words NOT BETWEEN 1 AND 100000 THEN
+        PERFORM brain._raise('BR009', 'max_words lies between 1 and 100000.',
+            jsonb_build_object('max_words', max_words), 'The default is 300.');
+    END IF;
     IF brain.word_count(t) <= max_words THEN
         chunk := 1;
         body := brain.trim_space(t);

@@ -41,6 +41,72 @@ BEGIN
 END
 $$;
 
+-- The same check in an expression: returns value.
+CREATE OR REPLACE FUNCTION brain._bounded(field text, value text, max integer)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._check_length(field, value, max);
+    RETURN value;
+END
+$$;
+
+-- Text fields have bounds, whichever function (or direct INSERT) writes them:
+-- a value over its bound is refused with BR009 and nothing is written.
+CREATE OR REPLACE FUNCTION brain._check_memory_sizes()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._check_length('project', NEW.project, 200);
+    PERFORM brain._check_length('source_agent', NEW.source_agent, 200);
+    PERFORM brain._check_length('source_system', NEW.source_system, 200);
+    PERFORM brain._check_length('source_ref', NEW.source_ref, 2000);
+    PERFORM brain._check_length('source_hash', NEW.source_hash, 200);
+    PERFORM brain._check_length('reason', NEW.supersede_reason, 2000);
+    PERFORM brain._check_length('reason', NEW.forget_reason, 2000);
+    RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER memory_sizes
+    BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash,
+                               supersede_reason, forget_reason
+    ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
+
+-- The same for the smaller tables: the trigger's arguments are pairs of a
+-- column and its bound.
+CREATE OR REPLACE FUNCTION brain._check_sizes()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    doc jsonb := to_jsonb(NEW);
+BEGIN
+    FOR i IN 0 .. TG_NARGS - 1 BY 2 LOOP
+        PERFORM brain._check_length(TG_ARGV[i], doc ->> TG_ARGV[i], TG_ARGV[i + 1]::integer);
+    END LOOP;
+    RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255',
+                                        'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
+CREATE OR REPLACE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
+CREATE OR REPLACE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200',
+                                        'response_note', '2000');
+CREATE OR REPLACE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
+CREATE OR REPLACE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
+CREATE OR REPLACE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('value', '10000');
+
 -- A workspace by id, or BR021.
 CREATE OR REPLACE FUNCTION brain._workspace(id bigint)
 RETURNS brain.workspace
