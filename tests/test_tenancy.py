@@ -421,7 +421,9 @@ def test_the_application_role_cannot_reach_the_server(conn, victim) -> None:
         scalar(
             conn,
             "SELECT pg_has_role(current_user, 'pg_use_reserved_connections', 'MEMBER')"
-            " OR pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER')",
+            " OR pg_has_role(current_user, 'pg_execute_server_program', 'MEMBER')"
+            " OR pg_has_role(current_user, 'pg_read_server_files', 'MEMBER')"
+            " OR pg_has_role(current_user, 'pg_write_server_files', 'MEMBER')",
         )
         is False
     )
@@ -617,3 +619,25 @@ def test_an_installation_of_the_previous_release_upgrades(admin_url) -> None:
     finally:
         with psycopg.connect(admin_url, autocommit=True) as c:
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_an_admin_manages_its_own_workspace_only(attacker_url) -> None:
+    with psycopg.connect(attacker_url, autocommit=True) as admin_of_2:
+        ws = scalar(admin_of_2, "SELECT brain.current_workspace()")
+        assert ws != VICTIM_WS
+        granted = scalar(admin_of_2, "SELECT brain.grant_workspace('brain_tester', %s, 'read')", (ws,))
+        assert granted == {"workspace": ws, "role": "brain_tester", "access": "read"}
+        members = rows(admin_of_2, "SELECT role_name, access FROM brain.list_members()")
+        assert members == [
+            {"role_name": ATTACKER, "access": "admin"},
+            {"role_name": "brain_tester", "access": "read"},
+        ]
+        assert scalar(admin_of_2, "SELECT brain.revoke_workspace('brain_tester', %s) -> 'revoked'", (ws,))
+        with raises_br("BR020"):
+            admin_of_2.execute("SELECT brain.create_workspace('mine too')")
+        with raises_br("BR020"):
+            admin_of_2.execute("SELECT brain.create_role('agent_x', %s)", (ws,))
+        with raises_br("BR020"):
+            admin_of_2.execute("SELECT brain.grant_workspace(%s, %s, 'admin')", (ATTACKER, VICTIM_WS))
+        with raises_br("BR020"):
+            admin_of_2.execute("SELECT * FROM brain.list_members(%s)", (VICTIM_WS,))
