@@ -48,6 +48,41 @@ CREATE TYPE brain.write_result AS (
 	embedding_pending boolean,
 	embedding_input text
 );
+CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    owner oid;
+    mine text;
+    theirs text;
+BEGIN
+    SELECT n.nspowner INTO owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain';
+    IF pg_catalog.pg_has_role(session_user, owner, 'MEMBER') THEN
+        mine := 'admin';
+    ELSE
+        SELECT m.access INTO mine FROM brain.membership m
+        WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF mine IS NULL OR role IS NULL OR role = session_user::text THEN
+        RETURN mine;
+    END IF;
+    IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
+        theirs := 'admin';
+    ELSE
+        SELECT m.access INTO theirs FROM brain.membership m
+        WHERE m.workspace_id = ws
+          AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF theirs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (ARRAY['read', 'write', 'admin'])[least(pg_catalog.array_position(ARRAY['read', 'write', 'admin'], mine),
+                                                  pg_catalog.array_position(ARRAY['read', 'write', 'admin'], theirs))];
+END
+$$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -117,9 +152,7 @@ DECLARE
 BEGIN
     IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
         -- Not chosen: the role's first workspace.
-        SELECT w.workspace_id INTO ws FROM brain.workspace w
-        WHERE brain.workspace_access(w.workspace_id) IS NOT NULL
-        ORDER BY w.workspace_id LIMIT 1;
+        ws := brain._first_workspace(current_user::text);
         IF ws IS NULL THEN
             RAISE EXCEPTION USING ERRCODE = 'BR020',
                 MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
@@ -134,7 +167,7 @@ BEGIN
             HINT = 'SET LOCAL brain.workspace = <id>; see brain.list_workspaces().';
     END IF;
     ws := raw::bigint;
-    IF brain.workspace_access(ws) IS NULL THEN
+    IF brain._access(ws, current_user::text) IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
             MESSAGE = pg_catalog.format('Role %s is not a member of workspace %s.', session_user, ws),
             DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws)::text,
@@ -385,6 +418,29 @@ CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     AS $$
     SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
                 ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
+$$;
+CREATE FUNCTION brain._first_workspace(role text) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint;
+BEGIN
+    IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                             WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        SELECT w.workspace_id INTO ws FROM brain.workspace w
+        WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1;
+    ELSIF role = session_user::text THEN
+        SELECT min(m.workspace_id) INTO ws FROM brain.membership m
+        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER');
+    ELSE
+        SELECT m.workspace_id INTO ws FROM brain.membership m
+        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+          AND brain._access(m.workspace_id, role) IS NOT NULL
+        ORDER BY 1 LIMIT 1;
+    END IF;
+    RETURN ws;
+END
 $$;
 CREATE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer) RETURNS integer
     LANGUAGE plpgsql
@@ -975,18 +1031,6 @@ BEGIN
     END IF;
     RETURN s;
 END
-$$;
-CREATE FUNCTION brain._role_access(role oid, ws bigint) RETURNS text
-    LANGUAGE sql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    SELECT CASE
-        WHEN pg_catalog.pg_has_role(role, n.nspowner, 'MEMBER') THEN 'admin'
-        ELSE (SELECT m.access FROM brain.membership m JOIN pg_catalog.pg_roles r ON r.rolname = m.role_name
-              WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(role, r.oid, 'MEMBER')
-              ORDER BY array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1)
-    END
-    FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'
 $$;
 CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
     LANGUAGE plpgsql
@@ -2079,7 +2123,7 @@ CREATE FUNCTION brain.current_workspace(access text) RETURNS bigint
     AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    have text := brain.workspace_access(ws);
+    have text := brain._access(ws, current_user::text);
 BEGIN
     IF array_position(ARRAY['read', 'write', 'admin'], have)
        < coalesce(array_position(ARRAY['read', 'write', 'admin'], access), 4) THEN
@@ -4039,19 +4083,12 @@ CREATE FUNCTION brain.word_count(t text) RETURNS integer
 $$;
 COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by white space (no-break spaces included).';
 CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL::bigint) RETURNS text
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    WITH ws AS (SELECT coalesce(workspace_access.workspace_id, brain.current_workspace()) AS id),
-         a AS (SELECT brain._role_access(s.oid, ws.id) AS session_access,
-                      brain._role_access(c.oid, ws.id) AS current_access
-               FROM ws, pg_catalog.pg_roles s, pg_catalog.pg_roles c
-               WHERE s.rolname = session_user AND c.rolname = current_user)
-    SELECT CASE WHEN session_access IS NULL OR current_access IS NULL THEN NULL
-                WHEN array_position(ARRAY['read', 'write', 'admin'], session_access)
-                     < array_position(ARRAY['read', 'write', 'admin'], current_access) THEN session_access
-                ELSE current_access END
-    FROM a
+BEGIN
+    RETURN brain._access(coalesce(workspace_access.workspace_id, brain.current_workspace()), current_user::text);
+END
 $$;
 COMMENT ON FUNCTION brain.workspace_access(workspace_id bigint) IS 'The access (read, write, admin) of the connected role in a workspace (default: the current one); NULL when it is not a member.';
 CREATE TABLE brain.account (
@@ -4498,11 +4535,9 @@ ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 CREATE POLICY members_see ON brain.workspace FOR SELECT USING ((brain.workspace_access(workspace_id) IS NOT NULL));
 ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
-CREATE POLICY own_memberships ON brain.membership FOR SELECT USING (((EXISTS ( SELECT
-   FROM pg_roles r
-  WHERE ((r.rolname = membership.role_name) AND (pg_has_role(SESSION_USER, r.oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, r.oid, 'MEMBER'::text))))) OR (EXISTS ( SELECT
+CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role(SESSION_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, ( SELECT n.nspowner
    FROM pg_namespace n
-  WHERE ((n.nspname = 'brain'::name) AND pg_has_role(CURRENT_USER, n.nspowner, 'MEMBER'::text))))));
+  WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text)));
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;

@@ -236,6 +236,13 @@ def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None 
     with wrap_exceptions():
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
         if stored and exists:
+            if workspace is not None:
+                # `BRAIN_WORKSPACE=n brain init` on the embedded server: its commands use workspace n.
+                conn.execute(
+                    "SELECT brain.grant_workspace(%s, %s, 'write') WHERE NOT EXISTS"
+                    " (SELECT FROM brain.membership WHERE role_name = %s AND workspace_id = %s)",
+                    (APP_ROLE, workspace, APP_ROLE, workspace),
+                )
             return stored["role"]
         if exists:
             # The credentials were lost: a new password.

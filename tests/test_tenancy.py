@@ -488,11 +488,19 @@ def test_security_definer_functions_pin_search_path_and_check_membership(admin, 
     for d in definers:
         assert any(c.startswith("search_path=pg_catalog") for c in d["proconfig"] or []), d
     # Called by a member of another workspace, with that workspace chosen, each refuses.
-    # brain.list_workspaces lists the caller's own workspaces wherever it is.
-    callable_definers = [f for f in _functions(admin) if f["definer"] and f["name"] != "list_workspaces"]
+    # The membership checks themselves answer instead: no access there, and the
+    # caller's own first workspace; brain.list_workspaces lists the caller's own.
+    answers = {
+        "_access": f"SELECT brain._access({VICTIM_WS}, current_user::text) IS NULL",
+        "_first_workspace": f"SELECT brain._first_workspace(current_user::text) <> {VICTIM_WS}",
+        "list_workspaces": f"SELECT bool_and(workspace_id <> {VICTIM_WS}) FROM brain.list_workspaces()",
+    }
+    callable_definers = [f for f in _functions(admin) if f["definer"] and f["name"] not in answers]
     assert callable_definers
     with psycopg.connect(attacker_url, autocommit=True) as c:
         c.execute("SELECT set_config('brain.workspace', %s, false)", (str(VICTIM_WS),))
+        for query in answers.values():
+            assert scalar(c, query) is True, query
         for fn in callable_definers:
             for call in _calls(fn, [1]):
                 try:

@@ -21,41 +21,84 @@ CREATE INDEX membership_role ON brain.membership (role_name);
 COMMENT ON TABLE brain.membership IS
     'Who may use a workspace: a database role (and every role that is a member of it) with read, write or admin access.';
 
--- The access of one role in one workspace: the owner of schema brain (and a
--- superuser) holds admin everywhere; others the highest level granted to
--- them or to a role they are a member of. NULL when none. A dropped role
--- has no access (its memberships are ignored, not an error).
-CREATE FUNCTION brain._role_access(role oid, ws bigint) RETURNS text
-LANGUAGE sql STABLE
+-- The access of the caller in a workspace: the lesser of what the session's
+-- login role and the given role (the caller's current role) hold; NULL when
+-- either holds none. The owner of schema brain (and a superuser) holds admin
+-- everywhere; another role the highest level granted to it or to a role it
+-- is a member of. A dropped role's memberships count for nothing. Inside a
+-- SECURITY DEFINER function the current role is the owner, so the login role
+-- decides; a session that SET ROLE keeps no more than that role has. It reads
+-- brain.membership as its owner, so that it is one index lookup per call.
+CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT CASE
-        WHEN pg_catalog.pg_has_role(role, n.nspowner, 'MEMBER') THEN 'admin'
-        ELSE (SELECT m.access FROM brain.membership m JOIN pg_catalog.pg_roles r ON r.rolname = m.role_name
-              WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(role, r.oid, 'MEMBER')
-              ORDER BY array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1)
-    END
-    FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'
+DECLARE
+    owner oid;
+    mine text;
+    theirs text;
+BEGIN
+    SELECT n.nspowner INTO owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain';
+    IF pg_catalog.pg_has_role(session_user, owner, 'MEMBER') THEN
+        mine := 'admin';
+    ELSE
+        SELECT m.access INTO mine FROM brain.membership m
+        WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF mine IS NULL OR role IS NULL OR role = session_user::text THEN
+        RETURN mine;
+    END IF;
+    IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
+        theirs := 'admin';
+    ELSE
+        SELECT m.access INTO theirs FROM brain.membership m
+        WHERE m.workspace_id = ws
+          AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF theirs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (ARRAY['read', 'write', 'admin'])[least(pg_catalog.array_position(ARRAY['read', 'write', 'admin'], mine),
+                                                  pg_catalog.array_position(ARRAY['read', 'write', 'admin'], theirs))];
+END
 $$;
 
--- A caller's access: the lesser of the session's login role and the current
--- role. Inside a SECURITY DEFINER function the current role is the owner, so
--- the login role decides; a session that SET ROLE to another role keeps no
--- more than that role has.
-CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL) RETURNS text
-LANGUAGE sql STABLE
+-- The caller's first workspace (the lowest id it may use); NULL when none.
+CREATE FUNCTION brain._first_workspace(role text) RETURNS bigint
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    WITH ws AS (SELECT coalesce(workspace_access.workspace_id, brain.current_workspace()) AS id),
-         a AS (SELECT brain._role_access(s.oid, ws.id) AS session_access,
-                      brain._role_access(c.oid, ws.id) AS current_access
-               FROM ws, pg_catalog.pg_roles s, pg_catalog.pg_roles c
-               WHERE s.rolname = session_user AND c.rolname = current_user)
-    SELECT CASE WHEN session_access IS NULL OR current_access IS NULL THEN NULL
-                WHEN array_position(ARRAY['read', 'write', 'admin'], session_access)
-                     < array_position(ARRAY['read', 'write', 'admin'], current_access) THEN session_access
-                ELSE current_access END
-    FROM a
+DECLARE
+    ws bigint;
+BEGIN
+    IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                             WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        SELECT w.workspace_id INTO ws FROM brain.workspace w
+        WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1;
+    ELSIF role = session_user::text THEN
+        SELECT min(m.workspace_id) INTO ws FROM brain.membership m
+        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER');
+    ELSE
+        SELECT m.workspace_id INTO ws FROM brain.membership m
+        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+          AND brain._access(m.workspace_id, role) IS NOT NULL
+        ORDER BY 1 LIMIT 1;
+    END IF;
+    RETURN ws;
+END
+$$;
+
+CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL) RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN brain._access(coalesce(workspace_access.workspace_id, brain.current_workspace()), current_user::text);
+END
 $$;
 COMMENT ON FUNCTION brain.workspace_access IS
     'The access (read, write, admin) of the connected role in a workspace (default: the current one); NULL when it is not a member.';
@@ -70,9 +113,7 @@ DECLARE
 BEGIN
     IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
         -- Not chosen: the role's first workspace.
-        SELECT w.workspace_id INTO ws FROM brain.workspace w
-        WHERE brain.workspace_access(w.workspace_id) IS NOT NULL
-        ORDER BY w.workspace_id LIMIT 1;
+        ws := brain._first_workspace(current_user::text);
         IF ws IS NULL THEN
             RAISE EXCEPTION USING ERRCODE = 'BR020',
                 MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
@@ -87,7 +128,7 @@ BEGIN
             HINT = 'SET LOCAL brain.workspace = <id>; see brain.list_workspaces().';
     END IF;
     ws := raw::bigint;
-    IF brain.workspace_access(ws) IS NULL THEN
+    IF brain._access(ws, current_user::text) IS NULL THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
             MESSAGE = pg_catalog.format('Role %s is not a member of workspace %s.', session_user, ws),
             DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws)::text,
@@ -106,7 +147,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    have text := brain.workspace_access(ws);
+    have text := brain._access(ws, current_user::text);
 BEGIN
     IF array_position(ARRAY['read', 'write', 'admin'], have)
        < coalesce(array_position(ARRAY['read', 'write', 'admin'], access), 4) THEN
@@ -127,11 +168,10 @@ COMMENT ON FUNCTION brain.current_workspace(text) IS
 ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.membership FORCE ROW LEVEL SECURITY;
 CREATE POLICY own_memberships ON brain.membership FOR SELECT USING (
-    EXISTS (SELECT FROM pg_catalog.pg_roles r WHERE r.rolname = role_name
-            AND (pg_catalog.pg_has_role(session_user, r.oid, 'MEMBER')
-                 OR pg_catalog.pg_has_role(current_user, r.oid, 'MEMBER')))
-    OR EXISTS (SELECT FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'
-               AND pg_catalog.pg_has_role(current_user, n.nspowner, 'MEMBER')));
+    pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(role_name), 'MEMBER')
+    OR pg_catalog.pg_has_role(current_user, pg_catalog.to_regrole(role_name), 'MEMBER')
+    OR pg_catalog.pg_has_role(current_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                             WHERE n.nspname = 'brain'), 'MEMBER'));
 GRANT SELECT ON brain.membership TO brain_user;
 
 -- Workspaces are listed to their members only.
