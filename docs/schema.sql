@@ -151,15 +151,8 @@ DECLARE
     ws bigint;
 BEGIN
     IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
-        -- Not chosen: the role's first workspace.
-        ws := brain._first_workspace(current_user::text);
-        IF ws IS NULL THEN
-            RAISE EXCEPTION USING ERRCODE = 'BR020',
-                MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
-                DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
-                HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
-        END IF;
-        RETURN ws;
+        -- Not chosen: the role's only workspace.
+        RETURN brain._default_workspace(current_user::text);
     END IF;
     IF raw !~ '^\s*[0-9]{1,18}\s*$' THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
@@ -176,7 +169,7 @@ BEGIN
     RETURN ws;
 END
 $_$;
-COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s first workspace. Raises BR020 when the connected role is not a member.';
+COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s only workspace. Raises BR020 when the connected role is not a member (or, choosing none, is a member of several).';
 CREATE TABLE brain.embedding_space (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     space_id bigint NOT NULL,
@@ -371,6 +364,41 @@ BEGIN
     PERFORM brain._touch_session(session);
 END
 $$;
+CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    found bigint[];
+BEGIN
+    IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                             WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        found := ARRAY(SELECT w.workspace_id FROM brain.workspace w
+                       WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1);
+    ELSIF role = session_user::text THEN
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                       ORDER BY 1 LIMIT 10);
+    ELSE
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                         AND brain._access(m.workspace_id, role) IS NOT NULL
+                       ORDER BY 1 LIMIT 10);
+    END IF;
+    IF cardinality(found) = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
+            HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
+    ELSIF cardinality(found) > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of several workspaces; choose one.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspaces', found)::text,
+            HINT = 'SET LOCAL brain.workspace = <id> (BRAIN_WORKSPACE for the brain command).';
+    END IF;
+    RETURN found[1];
+END
+$$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -418,29 +446,6 @@ CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     AS $$
     SELECT CASE WHEN length(line) - length(replace(line, ' ', '')) < max_words THEN line
                 ELSE substring(line FROM '^[^ ]*(?: [^ ]*){' || (max_words - 1) || '}') || ' …' END
-$$;
-CREATE FUNCTION brain._first_workspace(role text) RETURNS bigint
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-DECLARE
-    ws bigint;
-BEGIN
-    IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
-                                             WHERE n.nspname = 'brain'), 'MEMBER') THEN
-        SELECT w.workspace_id INTO ws FROM brain.workspace w
-        WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1;
-    ELSIF role = session_user::text THEN
-        SELECT min(m.workspace_id) INTO ws FROM brain.membership m
-        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER');
-    ELSE
-        SELECT m.workspace_id INTO ws FROM brain.membership m
-        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
-          AND brain._access(m.workspace_id, role) IS NOT NULL
-        ORDER BY 1 LIMIT 1;
-    END IF;
-    RETURN ws;
-END
 $$;
 CREATE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer) RETURNS integer
     LANGUAGE plpgsql
@@ -2389,6 +2394,10 @@ BEGIN
         PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
+    IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
+            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
         PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
             jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
@@ -4288,7 +4297,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions bbdc1c450614a71cd6972167cf0e4578dbb5df7cb959b9f1b6bca7b6f7de9581';
+COMMENT ON TABLE brain.migration IS 'functions 57a1301f167f6b49237c1a9383d0857f92efe171f6c280cf409c79b69a804dd6';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -782,6 +782,8 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
 
     signal.signal(signal.SIGTERM, request_stop)
     with _open() as brain:
+        # An index rebuild of a large space outlasts the application role's statement_timeout.
+        brain.conn.execute("SET statement_timeout = '30min'")
         listener = db.connect(db.database_url(settings))
         listener.execute("LISTEN brain_embedding")
         if not once and not as_json:

@@ -23,7 +23,7 @@ Environment:
                        the owner's URL, used only by init and the workspace
                        and role commands (default BRAIN_DATABASE_URL; the
                        embedded server's superuser)
-  BRAIN_WORKSPACE      workspace id (default: the role's first workspace)
+  BRAIN_WORKSPACE      workspace id (default: the role's only workspace)
   BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
   BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_BATCH
                        embedder settings (docs/embedders.md)

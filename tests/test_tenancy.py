@@ -492,7 +492,7 @@ def test_security_definer_functions_pin_search_path_and_check_membership(admin, 
     # caller's own first workspace; brain.list_workspaces lists the caller's own.
     answers = {
         "_access": f"SELECT brain._access({VICTIM_WS}, current_user::text) IS NULL",
-        "_first_workspace": f"SELECT brain._first_workspace(current_user::text) <> {VICTIM_WS}",
+        "_default_workspace": f"SELECT brain._default_workspace(current_user::text) <> {VICTIM_WS}",
         "list_workspaces": f"SELECT bool_and(workspace_id <> {VICTIM_WS}) FROM brain.list_workspaces()",
     }
     callable_definers = [f for f in _functions(admin) if f["definer"] and f["name"] not in answers]
@@ -649,3 +649,22 @@ def test_an_admin_manages_its_own_workspace_only(attacker_url) -> None:
             admin_of_2.execute("SELECT brain.grant_workspace(%s, %s, 'admin')", (ATTACKER, VICTIM_WS))
         with raises_br("BR020"):
             admin_of_2.execute("SELECT * FROM brain.list_members(%s)", (VICTIM_WS,))
+
+
+def test_a_grant_cannot_move_another_roles_writes(attacker_url, conn) -> None:
+    """An admin adds the victim to its workspace: the victim, choosing none, is asked to
+    choose, and nothing it writes lands in the attacker's workspace."""
+    with psycopg.connect(attacker_url, autocommit=True) as c:
+        ws = scalar(c, "SELECT brain.current_workspace()")
+        scalar(c, "SELECT brain.grant_workspace('brain_tester', %s, 'write')", (ws,))
+        with raises_br("BR020") as caught:
+            c.execute("SELECT brain.grant_workspace('brain_user', %s, 'write')", (ws,))
+        assert "group role" in caught.error.diag.message_primary
+        before = scalar(c, "SELECT count(*) FROM brain.memory")
+    with raises_br("BR020") as caught:
+        remember(conn, kind="fact", headline="Where does this go")
+    assert "several workspaces; choose one" in caught.error.diag.message_primary
+    conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(VICTIM_WS),))
+    assert remember(conn, kind="fact", headline="It goes where I chose")["action"] == "created"
+    with psycopg.connect(attacker_url, autocommit=True) as c:
+        assert scalar(c, "SELECT count(*) FROM brain.memory") == before

@@ -20,6 +20,7 @@ def in_workspace(conn, workspace: int):
 
 
 def test_memories_are_invisible_across_workspaces(conn, second_workspace) -> None:
+    in_workspace(conn, 1)  # a member of two workspaces chooses one
     mine = remember(conn, kind="fact", headline="Team A uses Postgres")["memory_id"]
     in_workspace(conn, second_workspace)
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0
@@ -32,6 +33,7 @@ def test_memories_are_invisible_across_workspaces(conn, second_workspace) -> Non
 
 
 def test_row_level_security_refuses_writes_into_another_workspace(conn, second_workspace) -> None:
+    in_workspace(conn, 1)
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute(
             "INSERT INTO brain.memory (workspace_id, kind, headline, normalized) "

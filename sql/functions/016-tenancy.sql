@@ -232,6 +232,10 @@ BEGIN
         PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
+    IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
+            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
         PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
             jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');

@@ -3,7 +3,7 @@
 -- brain.membership maps roles to workspaces with an access level (read,
 -- write, admin). brain.current_workspace() returns the workspace a
 -- transaction selected (SET LOCAL brain.workspace = <id>), or the role's
--- first one, only when the role is a member, and raises BR020 otherwise.
+-- only one, only when the role is a member, and raises BR020 otherwise.
 -- Row-level security is FORCEd on every tenant table, so it binds the table
 -- owner too; reading needs any membership, changing needs write (the session
 -- bookkeeping tables: read). The audit log is append-only for everyone but
@@ -66,29 +66,44 @@ BEGIN
 END
 $$;
 
--- The caller's first workspace (the lowest id it may use); NULL when none.
-CREATE FUNCTION brain._first_workspace(role text) RETURNS bigint
+-- The workspace of a caller that chose none: its only one. A role with
+-- several must choose (BR020), so that nobody's grant can move another
+-- role's writes into a workspace it did not choose. The owner of schema
+-- brain may use every workspace: its default is the lowest id.
+CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
 LANGUAGE plpgsql STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ws bigint;
+    found bigint[];
 BEGIN
     IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
                                              WHERE n.nspname = 'brain'), 'MEMBER') THEN
-        SELECT w.workspace_id INTO ws FROM brain.workspace w
-        WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1;
+        found := ARRAY(SELECT w.workspace_id FROM brain.workspace w
+                       WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1);
     ELSIF role = session_user::text THEN
-        SELECT min(m.workspace_id) INTO ws FROM brain.membership m
-        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER');
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                       ORDER BY 1 LIMIT 10);
     ELSE
-        SELECT m.workspace_id INTO ws FROM brain.membership m
-        WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
-          AND brain._access(m.workspace_id, role) IS NOT NULL
-        ORDER BY 1 LIMIT 1;
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                         AND brain._access(m.workspace_id, role) IS NOT NULL
+                       ORDER BY 1 LIMIT 10);
     END IF;
-    RETURN ws;
+    IF cardinality(found) = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
+            HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
+    ELSIF cardinality(found) > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of several workspaces; choose one.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspaces', found)::text,
+            HINT = 'SET LOCAL brain.workspace = <id> (BRAIN_WORKSPACE for the brain command).';
+    END IF;
+    RETURN found[1];
 END
 $$;
 
@@ -112,15 +127,8 @@ DECLARE
     ws bigint;
 BEGIN
     IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
-        -- Not chosen: the role's first workspace.
-        ws := brain._first_workspace(current_user::text);
-        IF ws IS NULL THEN
-            RAISE EXCEPTION USING ERRCODE = 'BR020',
-                MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
-                DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
-                HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
-        END IF;
-        RETURN ws;
+        -- Not chosen: the role's only workspace.
+        RETURN brain._default_workspace(current_user::text);
     END IF;
     IF raw !~ '^\s*[0-9]{1,18}\s*$' THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
@@ -138,7 +146,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.current_workspace() IS
-    'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s first workspace. Raises BR020 when the connected role is not a member.';
+    'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s only workspace. Raises BR020 when the connected role is not a member (or, choosing none, is a member of several).';
 
 -- The current workspace, when the role has at least the given access there.
 CREATE FUNCTION brain.current_workspace(access text) RETURNS bigint
