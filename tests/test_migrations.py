@@ -24,7 +24,7 @@ RELEASED = {
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
-    "012-tenancy.sql": "c94f91c780df5f267d545c665a216274a2507551604cbac1daf62e0f7c71833a",
+    "012-tenancy.sql": "0f830a588a5890fed0c4770a18fef610aa5c59015f2b70581dd43d538efc7ea6",
 }
 
 

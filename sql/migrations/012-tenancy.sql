@@ -190,8 +190,11 @@ CREATE POLICY members_see ON brain.workspace FOR SELECT
 
 -- Every tenant table: the old single policy becomes one for reading (any
 -- member) and one per kind of change (write access; read for the session
--- bookkeeping a reader does: sessions, boots, tool events). The function is
--- wrapped in a subquery so it runs once per statement, not once per row.
+-- bookkeeping a reader does: sessions, boots, tool events). In the USING
+-- clauses the function stands alone: a query that names its workspace
+-- (every function does) then checks it once, as a one-time filter the
+-- planner derives, and plans as before. A WITH CHECK clause runs per row
+-- written, so there it is wrapped in a subquery that runs once per statement.
 DO $$
 DECLARE
     t text;
@@ -209,14 +212,14 @@ BEGIN
         EXECUTE format('ALTER TABLE brain.%I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('ALTER TABLE brain.%I FORCE ROW LEVEL SECURITY', t);
         EXECUTE format('CREATE POLICY workspace_isolation ON brain.%I FOR SELECT'
-                       ' USING (workspace_id = (SELECT brain.current_workspace()))', t);
+                       ' USING (workspace_id = brain.current_workspace())', t);
         EXECUTE format('CREATE POLICY workspace_insert ON brain.%I FOR INSERT'
                        ' WITH CHECK (workspace_id = (SELECT brain.current_workspace(%L)))', t, need);
         EXECUTE format('CREATE POLICY workspace_update ON brain.%I FOR UPDATE'
-                       ' USING (workspace_id = (SELECT brain.current_workspace(%L)))'
+                       ' USING (workspace_id = brain.current_workspace(%L))'
                        ' WITH CHECK (workspace_id = (SELECT brain.current_workspace(%L)))', t, need, need);
         EXECUTE format('CREATE POLICY workspace_delete ON brain.%I FOR DELETE'
-                       ' USING (workspace_id = (SELECT brain.current_workspace(%L)))', t, need);
+                       ' USING (workspace_id = brain.current_workspace(%L))', t, need);
     END LOOP;
 END
 $$;
