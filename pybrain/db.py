@@ -270,6 +270,48 @@ def connect(url: str, **kwargs: Any) -> psycopg.Connection:
         return psycopg.connect(url, autocommit=True, **kwargs)
 
 
+RECONNECT_WAIT = 10.0
+
+
+def conninfo_of(conn: psycopg.Connection) -> str:
+    """The parameters that opened conn, password included, to open another like it."""
+    from psycopg.conninfo import make_conninfo
+
+    return make_conninfo(conn.info.dsn, password=conn.info.password or None)
+
+
+def reconnect(conninfo: str, wait: float | None = None) -> psycopg.Connection:
+    """A new autocommit connection, trying for up to `wait` seconds (BRAIN_DB_RECONNECT_WAIT,
+    default 10) while the server restarts or refuses connections; DatabaseUnavailable after."""
+    import time
+
+    if wait is None:
+        raw = os.environ.get("BRAIN_DB_RECONNECT_WAIT", "").strip()
+        try:
+            wait = float(raw) if raw else RECONNECT_WAIT
+        except ValueError:
+            raise DatabaseUnavailable(
+                f"BRAIN_DB_RECONNECT_WAIT must be a number of seconds, not {raw!r}."
+            ) from None
+    ends = time.monotonic() + max(0.0, wait)
+    pause = 0.1
+    while True:
+        left = ends - time.monotonic()
+        try:
+            # connect_timeout is whole seconds, at least 2 (libpq)
+            return psycopg.connect(conninfo, autocommit=True, connect_timeout=max(2, min(10, int(left) + 1)))
+        except psycopg.OperationalError as exc:
+            if time.monotonic() + pause > ends:
+                raise DatabaseUnavailable(
+                    f"The database connection was lost and no new one could be made within {wait:g} s: "
+                    f"{str(exc).strip()}",
+                    hint="Check that the server is running (`brain db status`); the next call tries again. "
+                    "BRAIN_DB_RECONNECT_WAIT sets how long a call waits for it.",
+                ) from exc
+            time.sleep(pause)
+            pause = min(2.0, pause * 2)
+
+
 # --- migrations ------------------------------------------------------------
 
 

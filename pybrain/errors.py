@@ -167,6 +167,22 @@ class EmbedderError(BrainError):
     exit_code = 4
 
 
+class EmbeddingRefused(EmbedderError):
+    """The embedding provider refused a text, or answered it with a vector that is not finite.
+
+    Unlike an outage, trying again soon gives the same answer: `brain worker`
+    reports such a text to brain.embedding_failed, which decides when it is
+    tried again and when it is parked. ``status`` is the provider's HTTP status
+    (None for a non-finite vector) and ``reason`` a short message that never
+    contains the text.
+    """
+
+    def __init__(self, message: str, *, status: int | None, reason: str, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.status = status
+        self.reason = reason
+
+
 _BY_SQLSTATE: dict[str, type[BrainError]] = {
     cls.code: cls
     for cls in (

@@ -58,6 +58,13 @@ Headline = Annotated[str, Field(description="One line, at most 15 words.", min_l
 Body = Annotated[str, Field(description="The detail, at most 400 words.", max_length=20000)]
 Project = Annotated[str, Field(description="Project scope; '' is global.", max_length=200)]
 Source = Annotated[str | None, Field(description="Who acts (agent or person).", max_length=100)]
+OnRelated = Annotated[
+    Literal["refuse", "store", "supersede"],
+    Field(
+        description="When a related memory exists: refuse (report it), store (both are true) "
+        "or supersede (the new one replaces it)."
+    ),
+]
 
 
 def _plain(value: Any) -> Any:
@@ -225,7 +232,8 @@ def build_server(service: Service) -> BrainMCP:
         "Store a memory through the write gate: a rule (how to behave; severity BLOCKER or "
         "PATTERN), a fact (what is true; decays unless recalled), an incident (what happened and "
         "what was learned), or a task (what to do). Exact and near-identical repeats are skipped; "
-        "a related memory is refused with its id: supersede it instead. Secrets are refused.",
+        "a related memory is refused with its id unless on_related says store (both are true) or "
+        "supersede (the new one replaces it). Secrets are refused.",
     )
     def remember(
         kind: Annotated[Kind, Field(description="rule, fact, incident or task.")],
@@ -250,6 +258,11 @@ def build_server(service: Service) -> BrainMCP:
             dict[str, Any] | None,
             Field(description='Makes the memory a skill: {"name", "keywords", "projects", "always_on"}.'),
         ] = None,
+        on_related: OnRelated = "refuse",
+        reason: Annotated[
+            str | None,
+            Field(description="With on_related supersede: why the related one is replaced.", max_length=2000),
+        ] = None,
         source: Source = None,
     ) -> dict[str, Any]:
         return brain.remember(
@@ -272,6 +285,8 @@ def build_server(service: Service) -> BrainMCP:
             error_message=error_message,
             command_attempted=command_attempted,
             skill_trigger=skill_trigger,
+            on_related=on_related,
+            reason=reason,
             source_agent=source,
             session_id=service.session,
         ).as_dict()
@@ -348,6 +363,7 @@ def build_server(service: Service) -> BrainMCP:
         body: Body = "",
         inherit_pinned: bool = False,
         severity: Literal["BLOCKER", "PATTERN"] | None = None,
+        on_related: OnRelated = "refuse",
         source: Source = None,
     ) -> dict[str, Any]:
         return brain.supersede(
@@ -357,6 +373,7 @@ def build_server(service: Service) -> BrainMCP:
             body=body,
             inherit_pinned=inherit_pinned,
             severity=severity,
+            on_related=on_related,
             source=source,
             session_id=service.session,
         ).as_dict()

@@ -36,6 +36,12 @@ class FakeServer:
     always: tuple[int, Any] | None = None
     delay: float = 0.0
     drop_one: bool = False
+    # Outages: hold every request without an answer until the test ends; refuse
+    # (HTTP 400, echoing the text as some providers do) every request holding a
+    # text that contains one of `refuse`; answer NaN for texts containing one of `nan_for`.
+    black_hole: bool = False
+    refuse: set[str] = field(default_factory=set)
+    nan_for: set[str] = field(default_factory=set)
     received: list[Received] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -45,7 +51,15 @@ class FakeServer:
         if self.always:
             return self.always
         texts = body["input"]
-        vectors = [fake_vector(text, self.dims) for text in texts]
+        for text in texts:
+            if any(marker in text for marker in self.refuse):
+                return 400, {"error": {"message": f"invalid input: {text!r} cannot be embedded"}}
+        vectors = [
+            [float("nan")] * self.dims
+            if any(marker in text for marker in self.nan_for)
+            else fake_vector(text, self.dims)
+            for text in texts
+        ]
         if self.drop_one:
             vectors.pop()
         if path == "/api/embed":
@@ -64,6 +78,10 @@ class Handler(BaseHTTPRequestHandler):
         fake: FakeServer = self.server.fake
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
         fake.received.append(Received(self.path, dict(self.headers), body))
+        if fake.black_hole:
+            fake.release.wait(120)
+            self.close_connection = True
+            return  # nothing was ever answered
         if fake.delay:
             fake.release.wait(fake.delay)
         status, payload = fake.answer(self.path, body)

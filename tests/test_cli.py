@@ -172,7 +172,7 @@ def test_curation_and_search_commands(brain_cli) -> None:
 
 def test_observe_command(brain_cli) -> None:
     r = brain_cli("observe", "User: the build is red", "Assistant: rerun it with --clean")
-    assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2"]
+    assert r.output.splitlines() == ["text 1: created #1", "text 2: created #2", "2 rows: 2 created"]
     r = brain_cli("observe", "key sk-abcdefghijklmnopqrstuvwxyz0123")
     assert r.exit_code == 1 and "rejected (BR007)" in r.output
 

@@ -67,9 +67,15 @@ def test_a_fact_turns_dormant_at_the_threshold_and_recall_revives_it(conn) -> No
     assert (dormant_after - created).total_seconds() / 86400 == pytest.approx(7 * 3.321928, rel=1e-5)
     just_before = dormant_after - dt.timedelta(seconds=1)
     at = dormant_after
-    q = "SELECT id FROM brain.search('office wifi', now => %s)"
-    assert [r[0] for r in conn.execute(q, (just_before,)).fetchall()] == [a]
-    assert conn.execute(q, (at,)).fetchall() == []
+    q = "SELECT id, score FROM brain.search('office wifi', now => %s)"
+    ((found, score_before),) = conn.execute(q, (just_before,)).fetchall()
+    ((found_dormant, score_dormant),) = conn.execute(q, (at,)).fetchall()
+    assert found == found_dormant == a, "a dormant fact still answers the search it matches"
+    assert score_dormant < score_before
+    year = conn.execute(q, (at + dt.timedelta(days=365),)).fetchall()
+    assert [r[0] for r in year] == [a] and year[0][1] == pytest.approx(score_before / 1.1, rel=0.01), (
+        "decay halves the fused score at most: 0.5 + 0.5 x 0.1 at the threshold, 0.5 a year on"
+    )
     decay = scalar(conn, "SELECT brain.decay_score(%s, 7, %s)", (created, at))
     assert decay == pytest.approx(0.1)
 
@@ -89,10 +95,14 @@ def test_confirm_revives_a_dormant_fact_and_is_audited(conn) -> None:
     conn.execute(
         "UPDATE brain.memory SET dormant_after = now() - interval '1 day' WHERE memory_id = %s", (a,)
     )
-    assert conn.execute("SELECT id FROM brain.search('vpn endpoint')").fetchall() == []
+    assert scalar(conn, "SELECT brain.stats()")["dormant_facts"] == 1
+    ((found, score_dormant),) = conn.execute("SELECT id, score FROM brain.search('vpn endpoint')").fetchall()
+    assert found == a, "dormant, and still found"
     out = scalar(conn, "SELECT brain.confirm(%s)", (a,))
     assert out["dormant_after"] is not None
-    assert [r[0] for r in conn.execute("SELECT id FROM brain.search('vpn endpoint')").fetchall()] == [a]
+    assert scalar(conn, "SELECT brain.stats()")["dormant_facts"] == 0
+    ((found, score),) = conn.execute("SELECT id, score FROM brain.search('vpn endpoint')").fetchall()
+    assert found == a and score > score_dormant
     assert scalar(conn, "SELECT count(*) FROM brain.audit WHERE action = 'confirm'") == 1
 
 

@@ -147,15 +147,32 @@ def test_attach_embedding_completes_a_queued_write(conn) -> None:
 
 def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
     kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
+    queued = remember(conn, kind="fact", headline="Build uses make, run from the repository root")
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     states = dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
     assert states == {kept["memory_id"]: "active", queued["memory_id"]: "tombstoned"}
     assert (
         scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (kept["memory_id"],))
-        == "Build uses GNU make and ninja"
+        == "Build uses make, run from the repository root"
     )
+    (fold,) = rows(conn, "SELECT * FROM brain.memory_fold")
+    assert (fold["memory_id"], fold["displaced"], fold["headline"]) == (
+        kept["memory_id"],
+        True,
+        "Build uses make",
+    ), "the survivor's earlier text is kept as a fold record"
+
+
+def test_attach_embedding_keeps_a_queued_write_that_names_more(conn) -> None:
+    """Near-identical by cosine, but the queued text names GNU and ninja: two memories."""
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    assert (done["action"], done["memory_id"]) == ("embedded", queued["memory_id"])
+    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    assert meta["possible_duplicate_of"] == kept["memory_id"], "it extends the other: flagged as related"
+    assert rows(conn, "SELECT * FROM brain.memory_fold") == []
 
 
 def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
@@ -216,7 +233,7 @@ def test_a_write_embedded_while_its_space_was_filling_still_gets_its_dedup(conn)
     """A queued write reaches a new space before that space is activated: the worker owes it dedup."""
     kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
     one(conn, "SELECT * FROM brain.use_embedding_space('other', 'model', 384)")
-    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
+    queued = remember(conn, kind="fact", headline="Build uses make, run from the repository root")
     for memory_id, vector in ((kept["memory_id"], unit(1.0)), (queued["memory_id"], unit(0.97))):
         one(conn, "SELECT * FROM brain.attach_embedding(%s, %s, 'other:model')", (memory_id, vector))
     one(conn, "SELECT brain.activate_embedding_space('other:model')")

@@ -24,7 +24,10 @@ RELEASED = {
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
-    "012-tenancy.sql": "0f830a588a5890fed0c4770a18fef610aa5c59015f2b70581dd43d538efc7ea6",
+    "008-folds-and-records.sql": "50d70fde0ffca128ebf3ff8fb7a13f65c1c7a1bd604b3f4a16f7f7bda9b53c56",
+    "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
+    "010-embedding-failures.sql": "43a86839d261adb3a22c08280f55b889ab5b37aa40fc0dc6c471752bd159d025",
+    "012-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
 }
 
 
@@ -103,21 +106,26 @@ def test_migrations_give_the_documented_schema(empty_database: str) -> None:
     assert dump(empty_database) == documented, "run `make schema` and review the diff"
 
 
+def migrate_through(conn: psycopg.Connection, count: int) -> None:
+    """An empty database brought to the first `count` migrations, as an older release left it:
+    the migrations alone, with no function files applied after them."""
+    conn.execute("CREATE SCHEMA brain")
+    conn.execute(
+        "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
+        " applied_at timestamptz NOT NULL DEFAULT now())"
+    )
+    for path in db.sql_files("migrations")[:count]:
+        with conn.transaction():
+            conn.execute(path.read_text())
+            conn.execute(
+                "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)", (path.name, RELEASED[path.name])
+            )
+
+
 def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
     """A database at 006 with a space and vectors, as its functions left them."""
     with psycopg.connect(empty_database, autocommit=True) as conn:
-        conn.execute("CREATE SCHEMA brain")
-        conn.execute(
-            "CREATE TABLE brain.migration (name text PRIMARY KEY, sha256 text NOT NULL,"
-            " applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        for path in db.sql_files("migrations")[:6]:
-            with conn.transaction():
-                conn.execute(path.read_text())
-                conn.execute(
-                    "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
-                    (path.name, RELEASED[path.name]),
-                )
+        migrate_through(conn, 6)
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
@@ -136,7 +144,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
                 "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, v)
             )
 
-        assert db.migrate(conn).applied[0] == "007-deferred-vector-index.sql"
+        assert db.migrate(conn).applied == sorted(RELEASED)[6:]
         (indexdef,) = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'embedding_hnsw_1'"
         ).fetchone()
@@ -154,3 +162,55 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
             "SELECT id FROM brain.search('', query_embedding => '{0, 1, 0.1}', max_results => 1)"
         ).fetchall()
         assert found == [(2,)]
+
+
+def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database: str) -> None:
+    """A database at 007 whose last session left a handoff, and one that expired without one."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 7)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for started, state, ended, handoff in (
+            ("2 hours", "ended", "1 hour", "Deploy after review."),
+            ("50 minutes", "active", None, None),
+        ):
+            conn.execute(
+                "INSERT INTO brain.session (source, project, cwd, host, started_at, heartbeat_at, status,"
+                " ended_at, end_reason, handoff) VALUES ('claude', 'web', '/src/web', 'laptop',"
+                " now() - %(started)s::interval, now() - %(started)s::interval, %(state)s,"
+                " now() - %(ended)s::interval, CASE WHEN %(ended)s IS NOT NULL THEN 'ended' END,"
+                " %(handoff)s)",
+                {"started": started, "state": state, "ended": ended, "handoff": handoff},
+            )
+        assert "009-session-handoffs.sql" in db.migrate(conn).applied
+        boot = "SELECT brain.boot_session('claude', 'web', cwd => '/src/web', host => 'laptop')"
+        (payload,) = conn.execute(boot).fetchone()
+        assert payload["sections"]["handoff"]["text"] == "Deploy after review."
+        (out,) = conn.execute(
+            "SELECT brain.end_session(2, 'Tests green, review open.', now => now() + interval '1 second')"
+        ).fetchone()
+        assert (out["ended"], out["had_ended"]["reason"]) == (False, "heartbeat expired")
+        (payload,) = conn.execute(boot.replace(")", ", now => now() + interval '2 seconds')")).fetchone()
+        assert payload["sections"]["handoff"]["text"] == "Tests green, review open."
+
+
+def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_database: str) -> None:
+    """A database at 007 with an observed and an explicit fact that had gone dormant."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 7)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for origin in ("observed", "explicit"):
+            (mid,) = conn.execute(
+                "INSERT INTO brain.memory (kind, origin, headline, normalized, dormant_after)"
+                " VALUES ('fact', %s, %s, %s, now() - interval '1 day') RETURNING memory_id",
+                (origin, f"{origin} fact", f"{origin} fact"),
+            ).fetchone()
+            conn.execute("INSERT INTO brain.fact (memory_id) VALUES (%s)", (mid,))
+
+        assert "008-folds-and-records.sql" in db.migrate(conn).applied
+        dormant = dict(conn.execute("SELECT origin, dormant_after IS NOT NULL FROM brain.memory").fetchall())
+        assert dormant == {"observed": False, "explicit": True}, "records stop being dormant; beliefs do not"
+        r = conn.execute(
+            "SELECT action FROM brain.remember(kind => 'fact', headline => 'Upgraded', on_related => 'store')"
+        ).fetchone()
+        assert r == ("created",)
+        assert conn.execute("SELECT brain.recall(1)").fetchone()[0]["folds"] == []

@@ -131,14 +131,23 @@ def test_a_batch_dedups_against_itself(conn) -> None:
         {"memory_id": first, "headline": "build finished, all green"},
         {"memory_id": out[3]["memory_id"], "headline": "deploy started"},
     ]
-    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 2, "the folded row is not kept"
-    audit = rows(
-        conn, "SELECT memory_id, action, snapshot->>'headline' AS head FROM brain.audit ORDER BY audit_id"
-    )
+    (folded,) = rows(conn, "SELECT memory_id, replaced_by FROM brain.memory WHERE state = 'tombstoned'")
+    assert folded["replaced_by"] == first, "the folded row stays, pointing at the memory that holds it"
+    (fold,) = rows(conn, "SELECT * FROM brain.memory_fold")
+    assert (fold["memory_id"], fold["folded_memory_id"], fold["displaced"], fold["headline"]) == (
+        first,
+        first,
+        True,
+        "build finished",
+    ), "the shorter text the survivor held is kept as a fold record"
+    audit = rows(conn, "SELECT memory_id, action FROM brain.audit ORDER BY audit_id")
     assert audit == [
-        {"memory_id": first, "action": "insert", "head": "build finished, all green"},
-        {"memory_id": out[3]["memory_id"], "action": "insert", "head": "deploy started"},
-    ], "one insert per memory, with the text it ended up with"
+        {"memory_id": first, "action": "insert"},
+        {"memory_id": folded["memory_id"], "action": "insert"},
+        {"memory_id": out[3]["memory_id"], "action": "insert"},
+        {"memory_id": folded["memory_id"], "action": "dedup"},
+        {"memory_id": first, "action": "update"},
+    ], "every row is audited as inserted, then the fold"
     stored = scalar(
         conn,
         "SELECT embedding <=> %s::vector FROM brain.embedding WHERE memory_id = %s",
@@ -151,7 +160,7 @@ def test_near_identical_rows_of_a_batch_fold_along_a_chain(conn) -> None:
     (kept,) = observe(conn, ["disk almost full on db-1"], embeddings=[unit(1.0)])
     out = observe(
         conn,
-        ["disk almost full on db-1 again", "disk almost full on db-1 again, at 97%"],
+        ["disk almost full on db-1 again", "disk almost full on db-1 again, still"],
         embeddings=[unit(0.96), unit(0.97)],
     )
     assert [(r["action"], r["memory_id"], r["duplicate_of"]) for r in out] == [
@@ -159,10 +168,15 @@ def test_near_identical_rows_of_a_batch_fold_along_a_chain(conn) -> None:
         ("updated", kept["memory_id"], kept["memory_id"]),
     ]
     assert rows(conn, "SELECT headline FROM brain.memory WHERE state = 'active'") == [
-        {"headline": "disk almost full on db-1 again, at 97%"}
+        {"headline": "disk almost full on db-1 again, still"}
     ]
     actions = [r[0] for r in conn.execute("SELECT action FROM brain.audit ORDER BY audit_id")]
-    assert actions == ["insert", "update", "update"]
+    assert actions == ["insert", "insert", "insert", "dedup", "update", "dedup", "update"]
+    folds = rows(conn, "SELECT headline, displaced FROM brain.memory_fold ORDER BY fold_id")
+    assert folds == [
+        {"headline": "disk almost full on db-1", "displaced": True},
+        {"headline": "disk almost full on db-1 again", "displaced": True},
+    ], "each text the survivor gave up is kept"
 
 
 def test_observed_incidents_skip_only_exact_duplicates(conn) -> None:

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
+import shlex
+import subprocess
+import sys
 
 import pytest
 from helpers import raises_br, remember, rows, scalar
@@ -252,3 +256,199 @@ def test_an_unknown_session_is_refused(conn) -> None:
     s = boot(conn)["session_id"]
     with raises_br("BR007"):
         scalar(conn, "SELECT brain.update_active_task(%s, 'deploy with AKIAIOSFODNN7EXAMPLE')", (s,))
+
+
+def end_of(conn, source: str = "claude", **kwargs) -> dict:
+    """brain.end_session_of as a later shell of a seat calls it."""
+    kwargs.setdefault("now", T0)
+    for key in ("host_processes", "snapshot"):
+        if key in kwargs:
+            kwargs[key] = json.dumps(kwargs[key])
+    args = {"source": source, **kwargs}
+    named = ", ".join(f"{k} => %({k})s" for k in args)
+    return scalar(conn, f"SELECT brain.end_session_of({named})", args)
+
+
+def status(conn, session: int) -> tuple[str, str | None]:
+    row = rows(conn, "SELECT status, end_reason FROM brain.session WHERE session_id = %s", (session,))[0]
+    return row["status"], row["end_reason"]
+
+
+SEAT = {"project": "web", "cwd": "/src/web", "host": "laptop"}
+
+
+def test_a_session_without_a_process_lives_by_its_heartbeat(conn) -> None:
+    s = boot(conn, **SEAT)["session_id"]
+    # The host's process table is checked only for sessions bound to a process.
+    assert active(conn, host="laptop", host_processes=[[1, 0.0]], now=at(4)) == [s]
+    remember(conn, kind="fact", headline="Login form posts to the new API", session_id=s)
+    heartbeat = scalar(conn, "SELECT heartbeat_at FROM brain.session WHERE session_id = %s", (s,))
+    assert active(conn, now=heartbeat + dt.timedelta(minutes=4)) == [s]
+    assert active(conn, now=heartbeat + dt.timedelta(minutes=6)) == []
+    assert status(conn, s) == ("ended", "heartbeat expired")
+
+
+def test_end_from_a_later_shell_ends_the_session_of_its_seat(conn) -> None:
+    other_dir = boot(conn, project="web", cwd="/src/web-2", host="laptop")["session_id"]
+    other_source = boot(conn, "cursor", **SEAT)["session_id"]
+    other_host = boot(conn, project="web", cwd="/src/web", host="desktop")["session_id"]
+    mine = boot(conn, **SEAT, now=at(1))["session_id"]
+    out = end_of(conn, **SEAT, handoff="Login fixed; deploy is next.", now=at(3))
+    assert (out["session"], out["ended"], out["handoff_chars"]) == (mine, True, 28)
+    assert status(conn, mine) == ("ended", "ended")
+    assert active(conn, now=at(3)) == [other_dir, other_source, other_host]
+    handoff = boot(conn, **SEAT, now=at(4))["sections"]["handoff"]
+    assert (handoff["session_id"], handoff["text"]) == (mine, "Login fixed; deploy is next.")
+
+
+def test_end_of_a_seat_takes_its_newest_live_session(conn) -> None:
+    older = boot(conn, **SEAT)["session_id"]
+    newer = boot(conn, **SEAT, now=at(1))["session_id"]
+    assert end_of(conn, **SEAT, now=at(2))["session"] == newer
+    assert end_of(conn, **SEAT, now=at(3))["session"] == older, "then the one still live"
+    assert status(conn, older) == ("ended", "ended")
+
+
+def test_a_handoff_for_a_session_whose_heartbeat_expired_is_kept(conn) -> None:
+    s = boot(conn, **SEAT, task="fix the login form")["session_id"]
+    snapshot = {"summary": "form fixed", "pending": ["deploy"]}
+    out = end_of(conn, **SEAT, handoff="Deploy after the review.", snapshot=snapshot, now=at(40))
+    assert (out["session"], out["ended"], out["had_ended"]["reason"]) == (s, False, "heartbeat expired")
+    assert (out["source"], out["project"], out["handoff_chars"]) == ("claude", "web", 24)
+    assert status(conn, s) == ("ended", "heartbeat expired")
+    handoff = boot(conn, **SEAT, now=at(41))["sections"]["handoff"]
+    assert (handoff["session_id"], handoff["text"], handoff["snapshot"]) == (
+        s,
+        "Deploy after the review.",
+        snapshot,
+    )
+    assert boot(conn, "cursor", **SEAT, now=at(42))["sections"]["handoff"] is None, "same source only"
+
+
+def test_a_handoff_for_a_session_maintenance_ended_is_kept(conn) -> None:
+    s = boot(conn, **SEAT)["session_id"]
+    counts = scalar(conn, "SELECT brain.maintain(now => %s)", (at(30),))
+    assert counts["sessions_ended"] == 1
+    assert status(conn, s) == ("ended", "heartbeat expired")
+    out = scalar(conn, "SELECT brain.end_session(%s, 'Cache layer half done.', now => %s)", (s, at(31)))
+    assert (out["ended"], out["had_ended"]["reason"], out["handoff_id"] > 0) == (
+        False,
+        "heartbeat expired",
+        True,
+    )
+    assert boot(conn, **SEAT, now=at(32))["sections"]["handoff"]["text"] == "Cache layer half done."
+
+
+def test_a_session_bound_to_a_process_ends_with_it_and_its_handoff_is_kept(conn) -> None:
+    s = boot(conn, **SEAT, pid=4242, pid_started_at=T0)["session_id"]
+    alive = [[4242, T0.timestamp()], [1, 0.0]]
+    assert active(conn, host="laptop", host_processes=alive, now=at(1)) == [s]
+    out = end_of(conn, **SEAT, host_processes=[[1, 0.0]], handoff="Rebase onto main first.", now=at(2))
+    assert (out["session"], out["ended"], out["had_ended"]["reason"]) == (s, False, "process gone")
+    assert boot(conn, **SEAT, now=at(3))["sections"]["handoff"]["text"] == "Rebase onto main first."
+
+
+def test_a_handoff_with_no_session_to_name_is_stored_for_the_project(conn) -> None:
+    with raises_br("BR016") as caught:
+        end_of(conn, **SEAT)
+    assert "No session of claude in web at /src/web" in caught.error.diag.message_primary
+    out = end_of(conn, **SEAT, handoff="Staging is down until Monday.", now=at(1))
+    assert (out["session"], out["ended"], out["project"], out["handoff_id"] > 0) == (None, False, "web", True)
+    handoff = boot(conn, project="web", cwd="/elsewhere", now=at(2))["sections"]["handoff"]
+    assert (handoff["session_id"], handoff["text"]) == (None, "Staging is down until Monday.")
+
+
+def test_the_newest_handoff_wins_whichever_way_it_was_stored(conn) -> None:
+    s1 = boot(conn, **SEAT)["session_id"]
+    s2 = boot(conn, **{**SEAT, "cwd": "/src/web-2"})["session_id"]
+    scalar(conn, "SELECT brain.end_session(%s, 'From the first session.', now => %s)", (s1, at(1)))
+    assert boot(conn, "ops", now=at(2))["sections"]["handoff"] is None
+    # s1 ended before; its second handoff is newer than s2's own.
+    scalar(conn, "SELECT brain.end_session(%s, 'From the second session.', now => %s)", (s2, at(3)))
+    scalar(conn, "SELECT brain.end_session(%s, 'The first, again.', now => %s)", (s1, at(4)))
+    assert boot(conn, **SEAT, now=at(5))["sections"]["handoff"]["text"] == "The first, again."
+    assert boot(conn, **SEAT, now=at(3))["sections"]["handoff"]["text"] == "From the second session."
+
+
+def test_end_session_of_checks_before_it_stores(conn) -> None:
+    s = boot(conn, **SEAT)["session_id"]
+    with raises_br("BR009"):
+        end_of(conn, "two words", **SEAT, handoff="x")
+    with raises_br("BR009"):
+        end_of(conn, **SEAT, handoff="x", snapshot={"mood": "good"})
+    with raises_br("BR007"):
+        end_of(conn, **SEAT, handoff="key AKIAIOSFODNN7EXAMPLE", now=at(30))
+    assert scalar(conn, "SELECT count(*) FROM brain.handoff") == 0
+    assert status(conn, s) == ("active", None), "a refused call changes nothing"
+    with raises_br("BR011") as caught:
+        end_of(conn, **SEAT, now=at(31))
+    assert "has already ended (heartbeat expired)" in caught.error.diag.message_primary
+
+
+def shell(env: dict[str, str], cwd, *args: str) -> subprocess.CompletedProcess[str]:
+    """`brain` run by a new shell in `cwd`: its own process, whose parent shell exits after it."""
+    return subprocess.run(
+        ["sh", "-c", shlex.join([sys.executable, "-m", "pybrain", *args])],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=60,
+    )
+
+
+def test_boot_in_one_shell_and_end_in_another(cli_env, tmp_path) -> None:
+    repo = tmp_path / "web"
+    repo.mkdir()
+    booted = shell(cli_env, repo, "boot", "--source", "claude", "--project", "web", "--task", "fix login")
+    assert booted.returncode == 0, booted.stderr
+    assert booted.stdout.startswith("# pybrain memory · web · session #1\nTask: fix login")
+    listed = shell(cli_env, tmp_path, "sessions").stdout
+    assert listed.startswith(f"#1 claude · web · {repo} · by heartbeat · fix login"), listed
+    ended = shell(cli_env, repo, "end", "--source", "claude", "--project", "web", "--handoff", "Login fixed.")
+    assert (ended.returncode, ended.stdout) == (0, "session #1 ended\n"), ended.stderr
+    again = shell(cli_env, repo, "boot", "--source", "claude", "--project", "web")
+    assert "## Handoff from the last session\nLogin fixed.\n" in again.stdout
+
+
+def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn) -> None:
+    brain_cli("boot", "--source", "claude", "--project", "web", "--cwd", "/src/web")
+    counts = scalar(conn, "SELECT brain.maintain(now => now() + interval '1 hour')")
+    assert counts["sessions_ended"] == 1
+    r = brain_cli(
+        "end", "--source", "claude", "--project", "web", "--cwd", "/src/web", "--handoff", "Review open."
+    )
+    assert r.exit_code == 0, r.output
+    assert r.output.startswith("session #1 had already ended (heartbeat expired, ")
+    assert r.output.endswith("); the handoff is stored for the next session of claude in web\n")
+    out = brain_cli("boot", "--source", "claude", "--project", "web", "--cwd", "/src/web").output
+    assert "## Handoff from the last session\nReview open.\n" in out
+    r = brain_cli("end", "--source", "claude", "--project", "api", "--handoff", "API keys rotate Friday.")
+    assert (r.exit_code, r.output) == (
+        0,
+        "no session of claude in api was found here; "
+        "the handoff is stored for the next session of claude in api\n",
+    )
+    assert "API keys rotate Friday." in brain_cli("boot", "--source", "claude", "--project", "api").output
+    r = brain_cli("end", "--source", "claude", "--project", "docs")
+    assert r.exit_code == 1 and "No session of claude in docs" in r.stderr
+
+
+def test_a_session_bound_to_a_named_process_ends_with_it(cli_env, tmp_path) -> None:
+    agent = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(120)"])
+    try:
+        booted = shell(
+            cli_env, tmp_path, "boot", "--source", "cursor", "--project", "web", "--pid", str(agent.pid)
+        )
+        assert booted.returncode == 0, booted.stderr
+        assert f"· pid {agent.pid} ·" in shell(cli_env, tmp_path, "sessions").stdout
+    finally:
+        agent.kill()
+        agent.wait()
+    assert shell(cli_env, tmp_path, "sessions").stdout == "no active sessions\n"
+    ended = shell(
+        cli_env, tmp_path, "end", "--source", "cursor", "--project", "web", "--handoff", "Tests green."
+    )
+    assert ended.returncode == 0, ended.stderr
+    assert ended.stdout.startswith("session #1 had already ended (process gone, ")
+    assert "Tests green." in shell(cli_env, tmp_path, "boot", "--source", "cursor", "--project", "web").stdout

@@ -3,12 +3,37 @@
 from __future__ import annotations
 
 import abc
+import contextlib
+import math
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextvars import ContextVar
 
-from pybrain.errors import EmbedderError
+from pybrain.errors import EmbedderError, EmbeddingRefused
 
 DEFAULT_BATCH = 64
+
+# The total time one embedding request may take, retries included, when a caller
+# sets one (see deadline()); None: the provider's own (BRAIN_EMBED_DEADLINE).
+_deadline: ContextVar[float | None] = ContextVar("pybrain_embed_deadline", default=None)
+
+
+@contextlib.contextmanager
+def deadline(seconds: float) -> Iterator[None]:
+    """Give each embedding request made inside this block `seconds` in total, retries included.
+
+    `brain worker` embeds in the background and can wait longer than a write
+    made while a person or an agent waits for it.
+    """
+    token = _deadline.set(seconds)
+    try:
+        yield
+    finally:
+        _deadline.reset(token)
+
+
+def current_deadline() -> float | None:
+    return _deadline.get()
 
 
 class Embedder(abc.ABC):
@@ -32,7 +57,19 @@ class Embedder(abc.ABC):
         size = env_int("BRAIN_EMBED_BATCH", DEFAULT_BATCH)
         vectors: list[list[float]] = []
         for start in range(0, len(items), size):
-            vectors.extend(self._embed_batch(items[start : start + size]))
+            batch = self._embed_batch(items[start : start + size])
+            for i, vector in enumerate(batch):
+                if not math.isfinite(sum(vector)):  # a NaN or an infinity makes the sum one
+                    # No write stores it: the caller queues the text (or parks it, when it recurs).
+                    raise EmbeddingRefused(
+                        f"{self.space} returned a vector with NaN or infinite values "
+                        f"(text {start + i + 1} of {len(items)}).",
+                        status=None,
+                        reason="the vector has NaN or infinite values",
+                        detail={"space": self.space, "index": start + i},
+                        hint="The text is kept and queued; `brain worker` tries it again.",
+                    )
+            vectors.extend(batch)
         return vectors
 
     def embed_one(self, text: str) -> list[float]:

@@ -11,10 +11,13 @@ from typing import Any, ClassVar
 
 import requests
 
-from pybrain.embed.base import Embedder, env_float, env_int
-from pybrain.errors import EmbedderError
+from pybrain.embed.base import Embedder, current_deadline, env_float, env_int
+from pybrain.errors import EmbedderError, EmbeddingRefused
 
 CONNECT_TIMEOUT = 3.0
+# The provider refused the texts themselves (bad input, too long, unprocessable):
+# sending them again gives the same answer, other texts may pass.
+REFUSAL_STATUSES = (400, 413, 422)
 _PROBE_TEXT = "dimension probe"
 _MAX_ERROR_TEXT = 300
 _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
@@ -22,12 +25,18 @@ _ERRNO = re.compile(r"\[Errno -?\d+\] ([^'\")\]]+)")
 
 @dataclass(frozen=True)
 class HttpSettings:
-    """Retry and timeout policy; attempt n > 1 waits retry_delay * 2 ** (n - 2) first."""
+    """Retry and timeout policy; attempt n > 1 waits retry_delay * 2 ** (n - 2) first.
+
+    `deadline` bounds one request in total, its retries and waits included: when
+    it has passed, the request fails and the write that waited for it is stored
+    and queued. Each attempt's connect and read timeouts are cut to what is left.
+    """
 
     attempts: int = 3
     retry_delay: float = 0.2
     connect_timeout: float = CONNECT_TIMEOUT
     read_timeout: float = 30.0
+    deadline: float = 5.0
     sleep: Callable[[float], None] = time.sleep
 
     @classmethod
@@ -36,6 +45,7 @@ class HttpSettings:
             attempts=env_int("BRAIN_EMBED_RETRIES", cls.attempts),
             retry_delay=env_float("BRAIN_EMBED_RETRY_DELAY", cls.retry_delay),
             read_timeout=env_float("BRAIN_EMBED_TIMEOUT", cls.read_timeout, minimum=0.001),
+            deadline=env_float("BRAIN_EMBED_DEADLINE", cls.deadline, minimum=0.001),
         )
 
 
@@ -133,20 +143,38 @@ class HttpEmbedder(Embedder):
         settings = self.settings
         url = self.endpoint
         failure, hint = "", ""
+        total = current_deadline() or settings.deadline
+        clock = time.monotonic
+        ends = clock() + total
+        attempt = 0
         for attempt in range(1, settings.attempts + 1):
             if attempt > 1:
-                settings.sleep(settings.retry_delay * 2 ** (attempt - 2))
+                wait = settings.retry_delay * 2 ** (attempt - 2)
+                if clock() + wait >= ends:
+                    attempt -= 1
+                    break
+                settings.sleep(wait)
+            left = ends - clock()
+            if left <= 0:
+                attempt -= 1
+                break
+            read_timeout = min(settings.read_timeout, left)
             try:
                 response = self._session.post(
-                    url, json=payload, timeout=(settings.connect_timeout, settings.read_timeout)
+                    url, json=payload, timeout=(min(settings.connect_timeout, left), read_timeout)
                 )
             except requests.ConnectionError as exc:  # includes ConnectTimeout
                 failure = f"connection failed ({_reason(exc)})"
                 hint = self._unreachable_hint()
                 continue
             except requests.Timeout:
-                failure = f"no answer within {settings.read_timeout:g} s"
-                hint = "Raise BRAIN_EMBED_TIMEOUT (seconds), or check the server's load."
+                failure = f"no answer within {read_timeout:g} s"
+                hint = (
+                    "Raise BRAIN_EMBED_DEADLINE (the total, seconds) or BRAIN_EMBED_TIMEOUT (one "
+                    "attempt), or check the server's load. The write is stored and queued."
+                    if read_timeout < settings.read_timeout
+                    else "Raise BRAIN_EMBED_TIMEOUT (seconds), or check the server's load."
+                )
                 continue
             except requests.RequestException as exc:
                 raise self._error(
@@ -162,21 +190,26 @@ class HttpEmbedder(Embedder):
                 )
                 continue
             if status >= 400:
-                raise self._client_error(response)
+                raise self._client_error(response, payload)
             try:
                 return response.json()
             except ValueError as exc:
                 raise self._bad_response("the response is not JSON") from exc
+        extra: dict[str, Any] = {}
+        if attempt < settings.attempts:
+            failure = (failure + "; " if failure else "") + f"deadline of {total:g} s reached"
+            hint = hint or "Raise BRAIN_EMBED_DEADLINE (seconds), or check the server's load."
+            extra["deadline_s"] = total
         raise self._error(
-            f"{self.provider} embedding request to {url} failed after "
-            f"{settings.attempts} attempt(s): {failure}",
+            f"{self.provider} embedding request to {url} failed after {attempt} attempt(s): {failure}",
             hint,
-            attempts=settings.attempts,
+            attempts=attempt,
+            **extra,
         )
 
-    def _client_error(self, response: requests.Response) -> EmbedderError:
+    def _client_error(self, response: requests.Response, payload: dict[str, Any]) -> EmbedderError:
         status = response.status_code
-        text = self._error_text(response)
+        text = self._error_text(response, payload)
         where = f"{self.provider} at {self.endpoint}"
         if status in (401, 403):
             message = f"{where}: authentication failed (HTTP {status}): {text}"
@@ -187,6 +220,19 @@ class HttpEmbedder(Embedder):
         else:
             message = f"{where} rejected the request (HTTP {status}): {text}"
             hint = f"Check the model name {self.model!r} and the input texts."
+            if status in REFUSAL_STATUSES:
+                return EmbeddingRefused(
+                    message,
+                    status=status,
+                    reason=text,
+                    hint=hint,
+                    detail={
+                        "provider": self.provider,
+                        "model": self.model,
+                        "url": self.endpoint,
+                        "status": status,
+                    },
+                )
         return self._error(message, hint, status=status)
 
     def _bad_response(self, reason: str) -> EmbedderError:
@@ -202,8 +248,8 @@ class HttpEmbedder(Embedder):
             detail={"provider": self.provider, "model": self.model, "url": self.endpoint, **detail},
         )
 
-    def _error_text(self, response: requests.Response) -> str:
-        """The server's own error message, short, and without the API key."""
+    def _error_text(self, response: requests.Response, payload: dict[str, Any] | None = None) -> str:
+        """The server's own error message, short, and without the API key or the texts sent."""
         try:
             error: Any = response.json().get("error", "")
             if isinstance(error, dict):
@@ -211,7 +257,12 @@ class HttpEmbedder(Embedder):
             text = str(error)
         except (ValueError, AttributeError):
             text = response.text
-        text = " ".join(text.split())[:_MAX_ERROR_TEXT] or response.reason or "no message"
+        text = " ".join(text.split())
+        for sent in (payload or {}).get("input", []):
+            sent = " ".join(str(sent).split())
+            if len(sent) >= 4:
+                text = text.replace(sent, "[the text]")
+        text = text[:_MAX_ERROR_TEXT] or response.reason or "no message"
         if self._secret:
             text = text.replace(self._secret, "***")
         return text

@@ -8,6 +8,7 @@ AS $$
     SELECT jsonb_build_object(
         'fact_halflife_days', 7,          -- default half-life of a new fact
         'fact_dormant_threshold', 0.1,    -- a fact whose decay score is below this is dormant
+        'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_candidates', 40,          -- rows each search leg contributes before fusion
@@ -27,7 +28,9 @@ AS $$
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
-        'handoff_max_chars', 2000         -- a handoff longer than this is cut at boot
+        'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
+        'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
+        'embedding_retry_seconds', 60     -- wait before its second try; doubled after each failure
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
@@ -61,7 +64,9 @@ AS $$
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
-        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true)
+        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
+        'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges IS
@@ -128,7 +133,7 @@ BEGIN
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
-    IF name = 'fact_dormant_threshold' THEN
+    IF name IN ('fact_dormant_threshold', 'episodic_decay') THEN
         PERFORM brain._refresh_dormancy(NULL);
     END IF;
     RETURN value;
@@ -158,6 +163,17 @@ AS $$
         * log(2, 1.0 / (brain.setting('fact_dormant_threshold'))::numeric)::double precision)
 $$;
 
+-- Records (observed and artifact memories: chat turns, tool output, document
+-- chunks) are what happened, not beliefs that go stale: they neither decay
+-- nor go dormant unless the setting episodic_decay says so.
+CREATE OR REPLACE FUNCTION brain._undecaying(origin text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT origin IN ('observed', 'artifact') AND NOT (brain.setting('episodic_decay'))::boolean
+$$;
+
 -- Recomputes dormant_after for one fact (or every fact when id is NULL).
 CREATE OR REPLACE FUNCTION brain._refresh_dormancy(id bigint)
 RETURNS void
@@ -165,8 +181,8 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     UPDATE brain.memory m
-    SET dormant_after = brain._dormant_after(
-            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days)
+    SET dormant_after = CASE WHEN brain._undecaying(m.origin) THEN NULL ELSE brain._dormant_after(
+            greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days) END
     FROM brain.fact f
     WHERE m.workspace_id = brain.current_workspace() AND f.workspace_id = m.workspace_id
       AND f.memory_id = m.memory_id AND (id IS NULL OR m.memory_id = id)

@@ -157,14 +157,120 @@ AS $$
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
 $$;
 
--- A near-identical write met the active memory existing_id: the longer text is
--- kept (a rule's text never changes), in existing_id, with the new embedding
--- when the new text wins, audited with audit_detail (no audit row when it is
--- NULL). Returns the write's result: updated or skipped.
-CREATE OR REPLACE FUNCTION brain._keep_longer(existing_id bigint, kind text, headline text, body text,
-                                              normalized text, tags text[], vec public.vector,
-                                              space_id bigint, similarity real, actor text,
-                                              audit_detail jsonb)
+-- Common English words that a capital letter at a sentence's start does not
+-- make a name: left out of brain.distinguishing_terms.
+CREATE OR REPLACE FUNCTION brain._common_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT '{a,about,above,after,again,against,ah,all,also,although,always,am,an,and,another,any,anyone,
+        anything,anyway,are,around,as,ask,at,avoid,awesome,back,be,because,been,before,being,below,best,
+        better,between,both,but,by,can,cannot,check,could,did,do,does,doing,done,don''t,down,during,each,
+        either,else,ensure,even,every,everyone,everything,exactly,fine,first,for,from,further,get,give,go,
+        good,got,great,had,has,have,having,he,hello,her,here,here''s,hers,hey,hi,him,his,how,however,i,
+        i''d,i''ll,i''m,i''ve,if,in,instead,into,is,isn''t,it,it''s,its,just,keep,last,let,let''s,like,make,
+        many,may,maybe,me,might,more,most,much,must,my,need,never,new,next,no,nor,not,note,nothing,now,of,
+        off,often,ok,okay,on,once,one,only,or,other,our,ours,out,over,own,perfect,please,prefer,probably,
+        quite,rather,really,right,same,see,she,should,since,so,some,someone,something,sometimes,soon,
+        still,such,sure,take,thank,thanks,than,that,that''s,the,their,theirs,them,then,there,there''s,these,
+        they,they''re,thing,things,think,this,those,though,through,to,today,too,try,under,until,up,us,
+        use,used,uses,using,usually,very,was,we,we''re,well,were,what,what''s,when,where,whether,which,
+        while,who,whose,why,will,with,within,without,would,wow,yes,yet,you,you''re,your,yours,yeah,
+        actually,alright,absolutely,certainly,definitely,indeed,overall,otherwise,also,both,oh,
+        add,added,remove,run,runs,set,start,stop,follow,read,write,store,find,show,tell,look,want,know,
+        feel,said,says,say,answer,question,user,assistant,step,steps,finally,additionally,
+        furthermore,moreover,meanwhile,besides,regarding,based,given,unfortunately,hopefully,
+        interesting,understood,noted,correct,true,false,yesterday,tomorrow,tonight,morning,
+        monday,tuesday,wednesday,thursday,friday,saturday,sunday}'::text[]
+$$;
+
+-- The terms that tell one fact from another: numbers, dates and versions (any
+-- token with a digit), identifiers, paths, hosts and addresses (tokens with
+-- an inner _ . / : @ #), acronyms and camelCase, and names: capitalized words
+-- inside a sentence that are not common English words. (A capital at a
+-- sentence's start says nothing: every headline has one.) Lowercased,
+-- distinct, sorted. Two texts whose terms differ never fold into one memory.
+CREATE OR REPLACE FUNCTION brain.distinguishing_terms(t text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(w.tok) ORDER BY lower(w.tok)), '{}')
+    FROM regexp_matches(coalesce(t, ''), '([^[:alnum:]]*)([[:alnum:]]+(?:[._/:@+#''-][[:alnum:]]+)*)', 'g')
+             WITH ORDINALITY AS m(g, n),
+         LATERAL (SELECT m.g[2] AS tok, m.n = 1 OR m.g[1] ~ '[.!?:;\n]' AS starts) AS w
+    WHERE w.tok ~ '[0-9]'
+       OR w.tok ~ '[[:alnum:]][_./:@#][[:alnum:]]'
+       OR w.tok ~ '^[[:alpha:]].*[[:upper:]]'
+       OR w.tok ~ '^[[:upper:]]' AND NOT w.starts AND NOT (lower(w.tok) = ANY (brain._common_words()))
+$$;
+COMMENT ON FUNCTION brain.distinguishing_terms IS
+    'The terms that tell one fact from another: numbers, dates, versions, identifiers, paths, hosts, acronyms, camelCase and names (capitalized words inside a sentence that are not common English words), lowercased. Texts with different terms never fold together (docs/ranking.md).';
+
+-- True when two texts carry the same distinguishing terms: the condition of
+-- every near-identical fold, whatever the cosine of their vectors.
+CREATE OR REPLACE FUNCTION brain._same_terms(a text, b text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.distinguishing_terms(a) = brain.distinguishing_terms(b)
+$$;
+
+-- True when each text has a distinguishing term the other lacks (Prod and 17
+-- against Staging and 16): two facts, not a restatement, so the related gate
+-- lets the new one through. A text that only adds terms to the other (it
+-- extends it) is still related.
+CREATE OR REPLACE FUNCTION brain._distinct_facts(a text, b text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
+       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
+    FROM (SELECT brain.distinguishing_terms(a) AS ta, brain.distinguishing_terms(b) AS tb) AS t
+$$;
+
+-- Whether a near-identical pair may fold: same distinguishing terms, not two
+-- chunks of one source (parts of a document are distinct by position), and
+-- folding allowed for the new item (its write, and for observed and artifact
+-- rows its space).
+CREATE OR REPLACE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text,
+                                           source_ref text, foldable boolean, s brain.embedding_space)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(foldable, true)
+       AND (origin IN ('explicit', 'overlay') OR s.fold_observed)
+       AND (source_ref IS NULL OR kept.source_ref IS DISTINCT FROM source_ref)
+       AND brain._same_terms(kept.headline || E'\n' || kept.body, headline || E'\n' || body)
+$$;
+
+-- A memory's tags with the #hashtags of a text and the given tags added:
+-- lowercased, trimmed, distinct. (One expression: inlined into its callers.)
+CREATE OR REPLACE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[])
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                 FROM unnest(existing || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
+                 WHERE brain.trim_space(t) <> '')
+$$;
+
+-- A near-identical item folds into the active memory target. The survivor
+-- keeps the longer text (a rule's text never changes) together with that
+-- item's metadata and provenance, so text, metadata and provenance always
+-- describe one item; the other item goes into brain.memory_fold whole (when
+-- it is the survivor's own earlier text, as displaced). The survivor gains
+-- the item's tags and people. Audited with audit_detail (no audit row when
+-- it is NULL). Returns the write's result: updated or skipped.
+CREATE OR REPLACE FUNCTION brain._fold_item(target bigint, kind text, headline text, body text,
+                                            normalized text, tags text[], metadata jsonb, source_agent text,
+                                            session_id bigint, source_system text, source_ref text,
+                                            source_hash text, item_created_at timestamptz,
+                                            folded_memory_id bigint, vec public.vector, space_id bigint,
+                                            similarity real, actor text, audit_detail jsonb)
 RETURNS brain.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
@@ -173,40 +279,66 @@ AS $$
 DECLARE
     ws bigint := brain.current_workspace();
     full_text text := headline || E'\n' || body;
-    kept_length integer;
+    kept brain.memory;
+    fold bigint;
 BEGIN
-    SELECT length(m.normalized) INTO kept_length FROM brain.memory m
-    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
-    IF kind = 'rule' OR length(normalized) <= kept_length THEN
-        RETURN ROW('skipped'::text, existing_id, existing_id, similarity, false,
+    SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = target;
+    IF kind = 'rule' OR length(normalized) <= length(kept.normalized) THEN
+        INSERT INTO brain.memory_fold AS f (workspace_id, memory_id, folded_memory_id, headline, body, metadata,
+            source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity)
+        VALUES (ws, target, folded_memory_id, headline, coalesce(body, ''), coalesce(metadata, '{}'),
+            source_agent, session_id, source_system, source_ref, source_hash,
+            coalesce(item_created_at, now()), similarity)
+        RETURNING f.fold_id INTO fold;
+        UPDATE brain.memory m
+        SET tags = brain._merged_tags(m.tags, full_text, tags),
+            people = ARRAY(SELECT DISTINCT p FROM unnest(m.people || brain.extract_people(full_text)) AS p)
+        WHERE m.workspace_id = ws AND m.memory_id = target
+          AND NOT (m.tags @> (brain.extract_tags(full_text) || coalesce(tags, '{}'))
+                   AND m.people @> brain.extract_people(full_text));
+        IF audit_detail IS NOT NULL THEN
+            PERFORM brain._audit(target, 'update', actor,
+                jsonb_build_object('reason', 'near-identical item folded in', 'similarity', similarity,
+                                   'fold_id', fold) || audit_detail);
+        END IF;
+        RETURN ROW('skipped'::text, target, target, similarity, false,
                    brain.embedding_input(headline, body))::brain.write_result;
     END IF;
+    -- The new text is longer: it becomes the survivor's, with its own metadata
+    -- and provenance; the survivor's earlier item is kept as displaced.
+    INSERT INTO brain.memory_fold AS f (workspace_id, memory_id, folded_memory_id, displaced, headline, body,
+        metadata, source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity)
+    VALUES (ws, target, target, true, kept.headline, kept.body, kept.metadata, kept.source_agent,
+        kept.session_id, kept.source_system, kept.source_ref, kept.source_hash, kept.created_at, similarity)
+    RETURNING f.fold_id INTO fold;
     UPDATE brain.memory m
-    SET headline = _keep_longer.headline, body = _keep_longer.body, normalized = _keep_longer.normalized,
-        tags = ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(m.tags || brain.extract_tags(full_text) || coalesce(tags, '{}')) AS t
-                     WHERE brain.trim_space(t) <> ''),
+    SET headline = _fold_item.headline, body = _fold_item.body, normalized = _fold_item.normalized,
+        tags = brain._merged_tags(m.tags, full_text, tags),
         people = brain.extract_people(full_text), topics = brain.extract_topics(full_text),
-        action_items = brain.extract_action_items(full_text), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = existing_id;
+        action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
+        source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
+        source_system = _fold_item.source_system, source_ref = _fold_item.source_ref,
+        source_hash = _fold_item.source_hash, updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = target;
     UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
-    WHERE e.workspace_id = ws AND e.space_id = _keep_longer.space_id AND e.memory_id = existing_id;
+    WHERE e.workspace_id = ws AND e.space_id = _fold_item.space_id AND e.memory_id = target;
     IF audit_detail IS NOT NULL THEN
-        PERFORM brain._audit(existing_id, 'update', actor,
-            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity)
-            || audit_detail);
+        PERFORM brain._audit(target, 'update', actor,
+            jsonb_build_object('reason', 'near-identical write with a longer text', 'similarity', similarity,
+                               'fold_id', fold) || audit_detail);
     END IF;
-    RETURN ROW('updated'::text, existing_id, existing_id, similarity, false,
+    RETURN ROW('updated'::text, target, target, similarity, false,
                brain.embedding_input(headline, body))::brain.write_result;
 END
 $$;
 
 -- Folds a stored memory found near-identical to an older one (target) into
--- it: the memory is tombstoned, pointing at target, and target keeps the
--- longer text. For writes whose dedup ran after they were stored (queued, or
--- written in bulk and indexed later), so their ids stay resolvable.
+-- it: the memory is tombstoned, pointing at target, and its item is folded
+-- into target (brain._fold_item). For writes whose dedup ran after they were
+-- stored (queued, or written in bulk and indexed later), so their ids stay
+-- resolvable.
 CREATE OR REPLACE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real,
-                                            vec public.vector, space_id bigint)
+                                            vec public.vector, space_id bigint, actor text DEFAULT NULL)
 RETURNS brain.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
@@ -217,16 +349,19 @@ BEGIN
         forget_reason = format('near-identical to #%s (similarity %s)', target, round(similarity::numeric, 3)),
         forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
-    PERFORM brain._audit(mem.memory_id, 'dedup', NULL, jsonb_build_object('kept', target, 'similarity', similarity));
-    RETURN brain._keep_longer(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, vec, space_id,
-                              similarity, NULL, jsonb_build_object('from', mem.memory_id));
+    PERFORM brain._audit(mem.memory_id, 'dedup', actor, jsonb_build_object('kept', target, 'similarity', similarity));
+    RETURN brain._fold_item(target, mem.kind, mem.headline, mem.body, mem.normalized, mem.tags, mem.metadata,
+                            mem.source_agent, mem.session_id, mem.source_system, mem.source_ref, mem.source_hash,
+                            mem.created_at, mem.memory_id, vec, space_id, similarity, actor,
+                            jsonb_build_object('from', mem.memory_id));
 END
 $$;
 
 -- Near-identical dedup owed by memories stored with an embedding in space s
 -- (ids) but not compared yet: each is folded into its nearest older active
--- memory of its kind and project when they are near-identical. Incidents are
--- kept apart, as in observe_batch. Returns the number folded.
+-- memory of its kind and project when they are near-identical and may fold
+-- (brain._may_fold). Incidents are kept apart, as in observe_batch. Returns
+-- the number folded.
 -- brain.index_vectors calls it for the vectors it just indexed, taken oldest
 -- first, so the older memories they are compared with are in the HNSW index
 -- (only a batch that committed after a younger one could still wait).
@@ -239,15 +374,16 @@ DECLARE
     g record;
     hit record;
     mem brain.memory;
+    kept brain.memory;
     folded bigint[] := '{}';
-    kept bigint[] := '{}';
+    kept_ids bigint[] := '{}';
     target bigint;
 BEGIN
     FOR g IN
         SELECT m.kind, m.project, array_agg(m.memory_id ORDER BY m.memory_id) AS ids
         FROM brain.memory m
         WHERE m.workspace_id = s.workspace_id AND m.memory_id = ANY (ids) AND m.state = 'active'
-          AND m.kind <> 'incident'
+          AND m.kind <> 'incident' AND m.foldable
         GROUP BY m.kind, m.project
     LOOP
         -- All looked up first, then folded oldest first: a hit on a memory
@@ -258,18 +394,69 @@ BEGIN
             WHERE x.similarity >= s.near_identical
             ORDER BY x.memory_id
         LOOP
-            target := coalesce(kept[array_position(folded, hit.nearest)], hit.nearest);
+            target := coalesce(kept_ids[array_position(folded, hit.nearest)], hit.nearest);
             SELECT * INTO mem FROM brain.memory m
             WHERE m.workspace_id = s.workspace_id AND m.memory_id = hit.memory_id;
+            SELECT * INTO kept FROM brain.memory m
+            WHERE m.workspace_id = s.workspace_id AND m.memory_id = target;
+            CONTINUE WHEN kept.state IS DISTINCT FROM 'active'
+                OR NOT brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, s);
             PERFORM brain._fold_into(mem, target, hit.similarity,
                 (SELECT e.embedding FROM brain.embedding e
                  WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = mem.memory_id),
                 s.space_id);
             folded := folded || hit.memory_id;
-            kept := kept || target;
+            kept_ids := kept_ids || target;
         END LOOP;
     END LOOP;
     RETURN cardinality(folded);
+END
+$$;
+
+-- The active memories of the kind and project nearest to v in space s, most
+-- similar first (at most k): the candidates of a write's semantic dedup.
+CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
+                                            project text, exclude_id bigint, k integer)
+RETURNS TABLE (memory_id bigint, similarity real)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = strict_order
+SET enable_sort = off  -- as in brain._nearest: the HNSW index, whatever the estimates
+AS $$
+BEGIN
+    RETURN QUERY EXECUTE format($q$
+        SELECT x.memory_id, (1 - x.dist)::real
+        FROM (%s) AS x
+        ORDER BY x.dist
+        LIMIT %s $q$,
+        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+             AND m.memory_id IS DISTINCT FROM $5', k), k)
+    USING v, s.workspace_id, kind, project, exclude_id;
+END
+$$;
+
+-- Marks old superseded by new_id (a supersede, or a write whose related-hit
+-- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited.
+CREATE OR REPLACE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+BEGIN
+    UPDATE brain.memory m
+    SET state = 'superseded', superseded_by = new_id, superseded_at = now(),
+        supersede_reason = brain.trim_space(reason), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
+    IF old.kind = 'rule' THEN
+        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = t.severity
+        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
+    END IF;
+    PERFORM brain._audit(old.memory_id, 'supersede', source,
+        jsonb_build_object('superseded_by', new_id, 'reason', brain.trim_space(reason)));
 END
 $$;
 
@@ -281,7 +468,8 @@ CREATE OR REPLACE FUNCTION brain._write(
     p_expires_at timestamptz, p_halflife_days double precision, p_status text, p_priority integer,
     p_due_at timestamptz, p_what_was_wrong text, p_what_is_correct text, p_error_message text,
     p_command_attempted text, p_related_files text[], p_complexity text,
-    p_check_only boolean, p_supersedes bigint)
+    p_check_only boolean, p_supersedes bigint, p_on_related text DEFAULT 'refuse',
+    p_reason text DEFAULT NULL, p_foldable boolean DEFAULT true)
 RETURNS brain.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
@@ -300,8 +488,15 @@ DECLARE
     vec public.vector;
     near record;
     existing brain.memory;
+    related brain.memory;
+    related_sim real;
     r brain.write_result;
 BEGIN
+    IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
+        PERFORM brain._raise('BR009', format('on_related is refuse, store or supersede, not %L.', p_on_related),
+            jsonb_build_object('on_related', p_on_related),
+            'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
+    END IF;
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(p_session_id);
     PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
@@ -390,29 +585,49 @@ BEGIN
     END IF;
 
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        SELECT * INTO near FROM brain._nearest(space, vec, p_kind, v_project, p_supersedes);
-        IF near.memory_id IS NOT NULL AND near.similarity >= space.near_identical THEN
-            RETURN brain._keep_longer(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
-                                      vec, space.space_id, near.similarity, p_source_agent, '{}');
-        END IF;
-        IF near.memory_id IS NOT NULL AND near.similarity >= space.related
-           AND v_origin IN ('explicit', 'overlay') THEN
-            SELECT * INTO existing FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            PERFORM brain._raise('BR008',
-                format('A related %s already exists: #%s "%s" (similarity %s).', p_kind, existing.memory_id,
-                       existing.headline, round(near.similarity::numeric, 3)),
-                jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
-                                   'headline', existing.headline, 'threshold', space.related),
-                format('If the new text corrects or extends it, supersede it: brain supersede %s ... (SQL: brain.supersede(old_id => %s, ...)).',
-                       existing.memory_id, existing.memory_id));
-        END IF;
+        -- The nearest memories first: the first that carries the same
+        -- information and is near-identical takes the write in (a fold); the
+        -- first related one that is not a distinct fact meets the write's
+        -- on_related policy (authored memories only). Texts that differ in a
+        -- number, date, version, identifier or name are distinct memories.
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x
+            WHERE x.similarity >= space.related
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            IF near.similarity >= space.near_identical
+               AND brain._may_fold(existing, v_headline, v_body, v_origin, p_source_ref, p_foldable, space) THEN
+                RETURN brain._fold_item(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
+                    p_metadata, p_source_agent, p_session_id, p_source_system, p_source_ref, p_source_hash,
+                    now(), NULL, vec, space.space_id, near.similarity, p_source_agent, '{}');
+            END IF;
+            IF v_origin IN ('explicit', 'overlay')
+               AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
+                IF p_on_related = 'refuse' THEN
+                    PERFORM brain._raise('BR008',
+                        format('A related %s already exists: #%s "%s" (similarity %s).', p_kind,
+                               existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
+                        jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                           'headline', existing.headline, 'threshold', space.related,
+                                           'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
+                        format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
+                               '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
+                               '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
+                               'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
+                END IF;
+                related := existing;
+                related_sim := near.similarity;
+                EXIT;
+            END IF;
+        END LOOP;
     END IF;
 
     INSERT INTO brain.memory AS m (
         workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
         topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after)
+        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable)
     VALUES (
         ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
         ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
@@ -423,8 +638,9 @@ BEGIN
         p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
         p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
         -- set here rather than by a second UPDATE of the new row
-        CASE WHEN p_kind = 'fact' THEN brain._dormant_after(now(),
-            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END)
+        CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END,
+        coalesce(p_foldable, true))
     ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
     RETURNING * INTO existing;
 
@@ -459,8 +675,19 @@ BEGIN
 
     PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
         CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
-             ELSE jsonb_build_object('supersedes', p_supersedes) END);
-    r := ROW('created', existing.memory_id, NULL, NULL, vec IS NULL, brain.embedding_input(v_headline, v_body));
+             ELSE jsonb_build_object('supersedes', p_supersedes) END
+        || CASE WHEN related.memory_id IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('related', related.memory_id, 'similarity', related_sim,
+                                        'on_related', p_on_related) END);
+    IF related.memory_id IS NOT NULL AND p_on_related = 'supersede' THEN
+        PERFORM brain._mark_superseded(related, existing.memory_id,
+            coalesce(nullif(brain.trim_space(p_reason), ''),
+                     format('replaced by the related write #%s (similarity %s)', existing.memory_id,
+                            round(related_sim::numeric, 3))),
+            p_source_agent);
+    END IF;
+    r := ROW('created', existing.memory_id, related.memory_id, related_sim, vec IS NULL,
+             brain.embedding_input(v_headline, v_body));
     RETURN r;
 END
 $$;
@@ -496,7 +723,9 @@ CREATE OR REPLACE FUNCTION brain.remember(
     command_attempted text DEFAULT NULL,
     related_files text[] DEFAULT '{}',
     complexity text DEFAULT NULL,
-    check_only boolean DEFAULT false
+    check_only boolean DEFAULT false,
+    on_related text DEFAULT 'refuse',
+    reason text DEFAULT NULL
 )
 RETURNS brain.write_result
 LANGUAGE sql
@@ -506,10 +735,10 @@ AS $$
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL)
+        check_only, NULL, on_related, reason)
 $$;
 COMMENT ON FUNCTION brain.remember IS
-    'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical: keep the longer text or skip; related: BR008), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+    'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 
 CREATE OR REPLACE FUNCTION brain.attach_embedding(
     memory_id bigint,
@@ -525,6 +754,7 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
+    kept brain.memory;
     near record;
     r brain.write_result;
 BEGIN
@@ -540,6 +770,8 @@ BEGIN
     VALUES (ws, space.space_id, mem.memory_id, vec)
     ON CONFLICT ON CONSTRAINT embedding_pkey
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    DELETE FROM brain.embedding_failure f
+    WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
 
     r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
@@ -553,31 +785,36 @@ BEGIN
     END IF;
 
     PERFORM brain._lock_writes(mem.kind, mem.project);
-    SELECT * INTO near FROM brain._nearest(space, vec, mem.kind, mem.project, mem.memory_id);
-    IF near.memory_id IS NULL OR near.similarity < space.related THEN
-        RETURN r;
-    END IF;
-
-    IF near.similarity < space.near_identical THEN
-        -- Related, and the writer is gone and cannot be told to supersede: keep
-        -- the memory and flag the pair (authored memories only, as in remember).
-        IF mem.origin IN ('explicit', 'overlay') THEN
+    FOR near IN
+        SELECT x.memory_id, x.similarity
+        FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+    LOOP
+        SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+        IF near.similarity >= space.near_identical
+           AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space) THEN
+            -- Near-identical: fold the queued memory into the existing one.
+            RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
+        END IF;
+        IF mem.origin IN ('explicit', 'overlay')
+           AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body) THEN
+            -- Related, and the writer is gone and cannot be told to supersede:
+            -- keep the memory and flag the pair (authored memories only, as in remember).
             UPDATE brain.memory m
             SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
                                                             'similarity', near.similarity)
             WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
             r.duplicate_of := near.memory_id;
             r.similarity := near.similarity;
+            RETURN r;
         END IF;
-        RETURN r;
-    END IF;
-
-    -- Near-identical: fold the queued memory into the existing one, keeping the longer text.
-    RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
+    END LOOP;
+    RETURN r;
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding IS
-    'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical folds it into the existing memory (keeping the longer text); related flags it in metadata.possible_duplicate_of.';
+    'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical with the same distinguishing terms folds it into the existing memory (the longer text kept, the other recorded in brain.memory_fold; the queued memory is tombstoned pointing there); related and not a distinct fact flags it in metadata.possible_duplicate_of.';
 
 CREATE OR REPLACE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL,
                                                     max_results integer DEFAULT 64)
@@ -597,8 +834,13 @@ AS $$
                          AND e.memory_id = m.memory_id)
            -- embedded while its space was still being filled: the dedup is still owed
            OR m.dedup_pending AND m.state = 'active' AND space.state = 'active')
+      -- a text the embedder refused waits for its next try, or is parked (brain.embedding_failed)
+      AND NOT EXISTS (SELECT FROM brain.embedding_failure f
+                      WHERE f.workspace_id = m.workspace_id AND f.space_id = space.space_id
+                        AND f.memory_id = m.memory_id
+                        AND (f.parked_at IS NOT NULL OR f.next_attempt_at > now()))
     ORDER BY m.dedup_pending DESC, m.memory_id
     LIMIT max_results
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings IS
-    'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`.';
+    'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';

@@ -60,7 +60,8 @@ CREATE OR REPLACE FUNCTION brain.supersede(
     skill_trigger jsonb DEFAULT NULL,
     metadata jsonb DEFAULT NULL,
     session_id bigint DEFAULT NULL,
-    check_only boolean DEFAULT false
+    check_only boolean DEFAULT false,
+    on_related text DEFAULT 'refuse'
 )
 RETURNS brain.write_result
 LANGUAGE plpgsql
@@ -108,7 +109,7 @@ BEGIN
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
-        check_only, old.memory_id);
+        check_only, old.memory_id, on_related, reason);
     IF check_only THEN
         RETURN r;
     END IF;
@@ -117,21 +118,12 @@ BEGIN
             jsonb_build_object('id', old.memory_id), 'Change the text, or leave the memory as it is.');
     END IF;
 
-    UPDATE brain.memory m
-    SET state = 'superseded', superseded_by = r.memory_id, superseded_at = now(),
-        supersede_reason = brain.trim_space(reason), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = old.memory_id;
-    IF old.kind = 'rule' THEN
-        UPDATE brain.rule t SET severity = 'DEPRECATED', prior_severity = old_rule.severity
-        WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
-    END IF;
-    PERFORM brain._audit(old.memory_id, 'supersede', source,
-        jsonb_build_object('superseded_by', r.memory_id, 'reason', brain.trim_space(reason)));
+    PERFORM brain._mark_superseded(old, r.memory_id, reason, source);
     RETURN r;
 END
 $$;
 COMMENT ON FUNCTION brain.supersede IS
-    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required.';
+    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 
 CREATE OR REPLACE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL)
 RETURNS bigint
@@ -244,6 +236,23 @@ $$;
 COMMENT ON FUNCTION brain.forget IS
     'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
 
+-- The items folded into a memory, oldest fold first.
+CREATE OR REPLACE FUNCTION brain._folds(id bigint)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(jsonb_agg(jsonb_build_object(
+               'fold_id', f.fold_id, 'folded_memory_id', f.folded_memory_id, 'displaced', f.displaced,
+               'headline', f.headline, 'body', f.body, 'metadata', f.metadata,
+               'source_agent', f.source_agent, 'session_id', f.session_id,
+               'source_system', f.source_system, 'source_ref', f.source_ref, 'source_hash', f.source_hash,
+               'created_at', f.item_created_at, 'similarity', f.similarity, 'folded_at', f.folded_at)
+           ORDER BY f.fold_id), '[]')
+    FROM brain.memory_fold f
+    WHERE f.workspace_id = brain.current_workspace() AND f.memory_id = id
+$$;
+
 CREATE OR REPLACE FUNCTION brain.recall(id bigint)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -285,8 +294,9 @@ BEGIN
     RETURN brain.memory_json(mem.memory_id)
         || jsonb_build_object('banner', banner, 'current_id',
                               CASE WHEN mem.state = 'tombstoned' THEN current_id
-                                   ELSE coalesce(current_id, mem.memory_id) END);
+                                   ELSE coalesce(current_id, mem.memory_id) END,
+                              'folds', brain._folds(mem.memory_id));
 END
 $$;
 COMMENT ON FUNCTION brain.recall IS
-    'The whole memory as JSON, and counts the access. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+    'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';

@@ -19,7 +19,7 @@ AS $$
         AND ($10 IS NULL OR m.created_at < $10)
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
-                AND ($13 OR m.dormant_after IS NULL OR m.dormant_after > $15)
+                -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
                 AND (m.expires_at IS NULL OR m.expires_at > $15)
             ELSE
                 m.created_at <= $14
@@ -256,7 +256,10 @@ BEGIN
                    f.rrf
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
-                                       fa.halflife_days, coalesce($14, $15)) AS score
+                                       -- records that do not decay (brain._undecaying) have no dormancy date
+                                       CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
+                                            THEN NULL ELSE fa.halflife_days END,
+                                       coalesce($14, $15)) AS score
             FROM fused f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -324,7 +327,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
-    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
 
 CREATE OR REPLACE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real,
                                              upvotes integer, downvotes integer, last_touch timestamptz,

@@ -136,6 +136,18 @@ AS $$
                         AND e.memory_id = m.memory_id)
 $$;
 
+-- The active space's texts the embedder refused: waiting for another try, and parked.
+CREATE OR REPLACE FUNCTION brain._embedding_failures()
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object('retrying', count(*) FILTER (WHERE f.parked_at IS NULL),
+                              'parked', count(*) FILTER (WHERE f.parked_at IS NOT NULL))
+    FROM brain.embedding_failure f, brain.active_embedding_space() AS space
+    WHERE f.workspace_id = brain.current_workspace() AND f.space_id = space.space_id
+$$;
+
 CREATE OR REPLACE FUNCTION brain.stats()
 RETURNS jsonb
 LANGUAGE sql STABLE
@@ -161,6 +173,7 @@ AS $$
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         -- vectors of large batches that wait for brain.index_vectors
         'unindexed_vectors', (SELECT count(*) FROM space, brain._waiting_vectors(space) AS w),
         'oldest', (SELECT min(created_at) FROM m),
@@ -168,4 +181,4 @@ AS $$
     )
 $$;
 COMMENT ON FUNCTION brain.stats IS
-    'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings and the vectors waiting for its HNSW index.';
+    'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';

@@ -86,10 +86,11 @@ CREATE OR REPLACE FUNCTION brain.observe_batch(
     metadata jsonb[] DEFAULT NULL,
     embeddings double precision[] DEFAULT NULL,
     embedding_space text DEFAULT NULL,
-    check_only boolean DEFAULT false
+    check_only boolean DEFAULT false,
+    fold boolean DEFAULT NULL
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text)
+               similarity real, embedding_input text, error_code text, error text, provisional boolean)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
@@ -100,7 +101,9 @@ DECLARE
     ws bigint := brain.current_workspace();
     v_project text := coalesce(project, '');
     halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
-    dormant timestamptz := brain._dormant_after(now(), halflife);
+    -- records do not go dormant unless episodic_decay says so (brain._undecaying)
+    dormant timestamptz := CASE WHEN brain._undecaying(origin) THEN NULL
+                                ELSE brain._dormant_after(now(), halflife) END;
     n_items integer := coalesce(cardinality(texts), 0);
     n_vectors integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 1) ELSE 0 END;
     dims integer := CASE WHEN array_ndims(embeddings) = 2 THEN array_length(embeddings, 2) END;
@@ -148,6 +151,10 @@ DECLARE
     pos integer;
     hit record;
     r brain.write_result;
+    mem brain.memory;
+    kept brain.memory;
+    -- near-identical dedup still owed by the rows this call reports created
+    owed boolean := false;
 BEGIN
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
@@ -221,10 +228,10 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false
         FROM unnest(c_item, c_chunk, c_head, c_body) AS u(item, chunk, h, b)
         UNION ALL
-        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+        SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
         ORDER BY 1, 2 NULLS FIRST;
         RETURN;
@@ -279,7 +286,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after)
+            source_hash, dedup_pending, dormant_after, foldable)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -287,7 +294,7 @@ BEGIN
                brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END
+               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true)
         FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of)
              WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, j)
         WHERE u.existing IS NULL AND u.fst = u.j
@@ -324,15 +331,24 @@ BEGIN
     res_dup := array_fill(NULL::bigint, ARRAY[n]);
     res_sim := array_fill(NULL::real, ARRAY[n]);
 
+    PERFORM brain._audit_many(created, 'insert', source_agent);
+
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
-    --    batch). A hit folds the new row into that memory, keeping the longer text.
+    --    batch). A hit that may fold (the same distinguishing terms, not a
+    --    chunk of the same source, folding on for the write and the space:
+    --    brain._may_fold) folds the new row into that memory
+    --    (brain._fold_into: the row is tombstoned pointing there, the longer
+    --    text kept, the other item recorded in brain.memory_fold).
     --    (A batch whose vectors wait for the index is compared when indexed;
     --    unless an index rebuild that began after this batch took its
     --    ingest_seq holds them already: then no later pass would.)
+    owed := kind <> 'incident' AND coalesce(fold, true)
+            AND (vecs IS NULL OR space.fold_observed);
     IF vecs IS NOT NULL AND kind <> 'incident' AND cardinality(created) > 0
        AND (seq = 0 OR seq <= (SELECT es.indexed_through FROM brain.embedding_space es
                                WHERE es.workspace_id = ws AND es.space_id = space.space_id)) THEN
+        owed := false;
         -- in the order of created (all looked up before any row is folded)
         SELECT array_agg(x.nearest ORDER BY array_position(created, x.memory_id)),
                array_agg(x.similarity ORDER BY array_position(created, x.memory_id))
@@ -350,20 +366,17 @@ BEGIN
             IF pos IS NOT NULL AND res_id[pos] IS NOT NULL THEN
                 target := res_id[pos];
             END IF;
-            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
-            r := brain._keep_longer(target, kind, c_head[hit.j], c_body[hit.j], c_norm[hit.j], NULL,
-                                    vecs[hit.j], space.space_id, hit.sim, source_agent,
-                                    -- a memory of this batch is audited once, as inserted, below
-                                    CASE WHEN target = ANY (created) THEN NULL ELSE '{}'::jsonb END);
+            SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = target;
+            SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = hit.id;
+            CONTINUE WHEN NOT brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref,
+                                              mem.foldable, space);
+            r := brain._fold_into(mem, target, hit.sim, vecs[hit.j], space.space_id, observe_batch.source_agent);
             res_action[hit.j] := r.action;
             res_id[hit.j] := target;
             res_dup[hit.j] := target;
             res_sim[hit.j] := hit.sim;
-            created := array_remove(created, hit.id);
         END LOOP;
     END IF;
-
-    PERFORM brain._audit_many(created, 'insert', source_agent);
 
     -- 6. One result row per chunk, and one per refused item, in batch order.
     FOR j IN 1 .. n LOOP
@@ -384,17 +397,18 @@ BEGIN
     END LOOP;
 
     RETURN QUERY
-    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
+           u.act = 'created' AND owed
     FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body)
          AS u(item, chunk, act, id, dup, sim, h, b)
     UNION ALL
-    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message
+    SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_batch IS
-    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup.';
+    'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 
 CREATE OR REPLACE FUNCTION brain.observe(
     text text,
@@ -408,10 +422,11 @@ CREATE OR REPLACE FUNCTION brain.observe(
     metadata jsonb DEFAULT NULL,
     embeddings double precision[] DEFAULT NULL,
     embedding_space text DEFAULT NULL,
-    check_only boolean DEFAULT false
+    check_only boolean DEFAULT false,
+    fold boolean DEFAULT NULL
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
-               similarity real, embedding_input text, error_code text, error text)
+               similarity real, embedding_input text, error_code text, error text, provisional boolean)
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -419,6 +434,38 @@ AS $$
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
 $$;
 COMMENT ON FUNCTION brain.observe IS 'brain.observe_batch for one text.';
+
+CREATE OR REPLACE FUNCTION brain.write_outcomes(memory_ids bigint[])
+RETURNS TABLE (memory_id bigint, outcome text, current_id bigint, state text, provisional boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT x.id,
+           CASE WHEN m.memory_id IS NULL THEN 'unknown'
+                WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL
+                     AND EXISTS (SELECT FROM brain.audit a
+                                 WHERE a.workspace_id = m.workspace_id AND a.memory_id = m.memory_id
+                                   AND a.action = 'dedup')
+                     THEN 'folded'
+                WHEN m.state = 'tombstoned' THEN 'forgotten'
+                ELSE m.state END,
+           CASE WHEN m.state = 'tombstoned' AND m.replaced_by IS NOT NULL THEN brain.current_version(m.replaced_by)
+                WHEN m.memory_id IS NOT NULL THEN brain.current_version(m.memory_id) END,
+           m.state,
+           coalesce(m.state = 'active' AND m.foldable AND m.kind <> 'incident'
+                    AND (m.dedup_pending
+                         OR EXISTS (SELECT FROM brain.embedding e
+                                    JOIN brain.embedding_space s ON s.workspace_id = e.workspace_id
+                                                                 AND s.space_id = e.space_id
+                                    WHERE e.workspace_id = m.workspace_id AND e.memory_id = m.memory_id
+                                      AND s.state = 'active' AND s.fold_observed
+                                      AND e.ingest_seq > s.folded_through)), false)
+    FROM unnest(memory_ids) WITH ORDINALITY AS x(id, n)
+    LEFT JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = x.id
+    ORDER BY x.n
+$$;
+COMMENT ON FUNCTION brain.write_outcomes IS
+    'The final outcome of memories a write reported: active (or another state), folded (tombstoned into current_id, the memory that holds its item now: brain.recall(current_id) lists it under folds), forgotten, or unknown; provisional while their near-identical dedup is still owed (queued without an embedding, or waiting for brain.index_vectors).';

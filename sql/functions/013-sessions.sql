@@ -119,19 +119,14 @@ END
 $$;
 COMMENT ON FUNCTION brain.update_active_task IS 'Sets what a session is working on (siblings see it) and refreshes its heartbeat.';
 
-CREATE OR REPLACE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL, snapshot jsonb DEFAULT NULL,
-                                             now timestamptz DEFAULT NULL)
-RETURNS jsonb
+-- A handoff and snapshot as end_session takes them: BR009 for a malformed
+-- snapshot, BR007 for a secret in either.
+CREATE OR REPLACE FUNCTION brain._check_handoff(handoff text, snapshot jsonb)
+RETURNS void
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    s brain.session := brain._get_session(session);
 BEGIN
-    IF s.status <> 'active' THEN
-        PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
-            jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason), 'Nothing to do.');
-    END IF;
     IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
             SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
         PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
@@ -143,16 +138,138 @@ BEGIN
             jsonb_build_object('patterns', brain.find_secrets(concat_ws(E'\n', handoff, snapshot::text))),
             'Remove the secret and refer to where it is kept.');
     END IF;
+END
+$$;
+
+-- Stores a handoff apart from its session, for the next session of `project`
+-- and `source`: the session had ended before the handoff came, or none was found
+-- (`session` NULL). Returns what end_session returns in that case.
+CREATE OR REPLACE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text,
+                                                snapshot jsonb, clock timestamptz)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    new_id bigint;
+BEGIN
+    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+    VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
+            nullif(brain.trim_space(handoff), ''), snapshot, clock)
+    RETURNING handoff_id INTO new_id;
+    RETURN jsonb_build_object('session', session, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff_id', new_id, 'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+END
+$$;
+
+-- The handoff the next session of a project and source gets: the newest of the
+-- handoffs its ended sessions left and of those stored apart (brain.handoff).
+CREATE OR REPLACE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamptz)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object('session_id', h.session_id, 'ended_at', h.at, 'text', h.text, 'snapshot', h.snapshot)
+    FROM (
+        (SELECT o.session_id, o.ended_at AS at, o.handoff AS text, o.snapshot, 0 AS late, o.session_id AS id
+         FROM brain.session o
+         WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended' AND o.project = _last_handoff.project
+           AND o.source = _last_handoff.source AND o.handoff IS NOT NULL
+           AND o.session_id IS DISTINCT FROM exclude_session AND o.ended_at <= clock
+         ORDER BY o.ended_at DESC, o.session_id DESC
+         LIMIT 1)
+        UNION ALL
+        (SELECT l.session_id, l.created_at, l.text, l.snapshot, 1, l.handoff_id
+         FROM brain.handoff l
+         WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
+           AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
+           AND l.created_at <= clock
+         ORDER BY l.created_at DESC, l.handoff_id DESC
+         LIMIT 1)
+    ) AS h
+    ORDER BY h.at DESC, h.late DESC, h.id DESC
+    LIMIT 1
+$$;
+
+CREATE OR REPLACE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL, snapshot jsonb DEFAULT NULL,
+                                             now timestamptz DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+BEGIN
+    PERFORM brain._check_handoff(handoff, snapshot);
+    SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
+    IF s.status <> 'active' THEN
+        IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+            PERFORM brain._raise('BR011', format('Session #%s has already ended (%s).', s.session_id, s.end_reason),
+                jsonb_build_object('session', s.session_id, 'end_reason', s.end_reason, 'ended_at', s.ended_at),
+                'Nothing to do.');
+        END IF;
+        -- A handoff is never dropped: it goes to the session's project and source all the same.
+        RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
+               || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
+    END IF;
     UPDATE brain.session x
-    SET status = 'ended', ended_at = coalesce(end_session.now, pg_catalog.now()), end_reason = 'ended',
+    SET status = 'ended', ended_at = clock, end_reason = 'ended',
         handoff = nullif(brain.trim_space(end_session.handoff), ''), snapshot = end_session.snapshot
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN jsonb_build_object('session', s.session_id, 'ended', true,
-                              'handoff_chars', length(brain.trim_space(end_session.handoff)));
+    RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
 END
 $$;
 COMMENT ON FUNCTION brain.end_session IS
-    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}.';
+    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+
+CREATE OR REPLACE FUNCTION brain.end_session_of(
+    source text,
+    project text DEFAULT '',
+    cwd text DEFAULT NULL,
+    host text DEFAULT NULL,
+    handoff text DEFAULT NULL,
+    snapshot jsonb DEFAULT NULL,
+    host_processes jsonb DEFAULT NULL,
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    clock timestamptz := coalesce(end_session_of.now, pg_catalog.now());
+    target bigint;
+BEGIN
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude.');
+    END IF;
+    PERFORM brain._check_handoff(handoff, snapshot);
+    PERFORM brain._sweep_sessions(clock, end_session_of.host, host_processes);
+    -- The seat's live session, the newest first; else the newest that has ended.
+    SELECT s.session_id INTO target FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = end_session_of.source
+      AND s.project = coalesce(end_session_of.project, '') AND s.cwd IS NOT DISTINCT FROM end_session_of.cwd
+      AND s.host IS NOT DISTINCT FROM end_session_of.host AND s.started_at <= clock
+    ORDER BY s.status = 'active' DESC, s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF target IS NOT NULL THEN
+        RETURN brain.end_session(target, handoff, snapshot, clock);
+    END IF;
+    IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
+        PERFORM brain._raise('BR016',
+            format('No session of %s in %s at %s.', source, coalesce(nullif(project, ''), 'global'),
+                   coalesce(cwd, '(no cwd)')),
+            jsonb_build_object('source', source, 'project', coalesce(project, ''), 'cwd', cwd, 'host', host),
+            'brain.list_active_sessions() lists the live sessions; brain.end_session(session) ends one by id.');
+    END IF;
+    RETURN brain._store_handoff(source, project, NULL, handoff, snapshot, clock);
+END
+$$;
+COMMENT ON FUNCTION brain.end_session_of IS
+    'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 
 CREATE OR REPLACE FUNCTION brain.create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,
                                                     session bigint DEFAULT NULL, now timestamptz DEFAULT NULL)

@@ -171,15 +171,8 @@ BEGIN
                               ORDER BY p.created_at, p.id), '[]') INTO actions
     FROM brain.pending_action_items(s.session_id) AS p;
 
-    -- The handoff of the last ended session of the same project and source.
-    SELECT jsonb_build_object('session_id', o.session_id, 'ended_at', o.ended_at, 'text', o.handoff,
-                              'snapshot', o.snapshot)
-    INTO handoff
-    FROM brain.session o
-    WHERE o.workspace_id = ws AND o.status = 'ended' AND o.project = s.project AND o.source = s.source
-      AND o.handoff IS NOT NULL AND o.session_id <> s.session_id AND o.ended_at <= clock
-    ORDER BY o.ended_at DESC, o.session_id DESC
-    LIMIT 1;
+    -- The newest handoff left for the same project and source.
+    handoff := brain._last_handoff(s.project, s.source, s.session_id, clock);
     IF handoff IS NOT NULL THEN
         handoff_text := handoff->>'text';
         IF char_length(handoff_text) > (brain.setting('handoff_max_chars'))::integer THEN

@@ -95,10 +95,11 @@ AS $$
         'active_space', (SELECT CASE WHEN space.space_id IS NOT NULL
                                      THEN space.provider || ':' || space.model END FROM space),
         'pending_embeddings', brain._pending_embedding_count(),
+        'embedding_failures', brain._embedding_failures(),
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
                              WHERE r.workspace_id = brain.current_workspace()))
 $$;
 COMMENT ON FUNCTION brain.health IS
-    'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space and its pending embeddings, sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
+    'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';

@@ -7,7 +7,7 @@
 -- Row-level security is FORCEd on every tenant table, so it binds the table
 -- owner too; reading needs any membership, changing needs write (the session
 -- bookkeeping tables: read). The audit log is append-only for everyone but
--- the owner, and only the API writes it (triggers in sql/functions/016).
+-- the owner, and only the API writes it (triggers in sql/functions/017-tenancy.sql).
 
 CREATE TABLE brain.membership (
     workspace_id bigint NOT NULL REFERENCES brain.workspace ON DELETE CASCADE,
@@ -190,7 +190,7 @@ CREATE POLICY members_see ON brain.workspace FOR SELECT
 
 -- Every tenant table: the old single policy becomes one for reading (any
 -- member) and one per kind of change (write access; read for the session
--- bookkeeping a reader does: sessions, boots, tool events). In the USING
+-- bookkeeping a reader does: sessions and their handoffs, boots, tool events). In the USING
 -- clauses the function stands alone: a query that names its workspace
 -- (every function does) then checks it once, as a one-time filter the
 -- planner derives, and plans as before. A WITH CHECK clause runs per row
@@ -207,7 +207,7 @@ BEGIN
                AND c.relname NOT IN ('workspace', 'membership')
              ORDER BY 1
     LOOP
-        need := CASE WHEN t IN ('session', 'boot_event', 'tool_event') THEN 'read' ELSE 'write' END;
+        need := CASE WHEN t IN ('session', 'handoff', 'boot_event', 'tool_event') THEN 'read' ELSE 'write' END;
         EXECUTE format('DROP POLICY IF EXISTS workspace_isolation ON brain.%I', t);
         EXECUTE format('ALTER TABLE brain.%I ENABLE ROW LEVEL SECURITY', t);
         EXECUTE format('ALTER TABLE brain.%I FORCE ROW LEVEL SECURITY', t);
@@ -231,7 +231,7 @@ ALTER TABLE brain.audit ADD COLUMN db_role text;
 COMMENT ON COLUMN brain.audit.db_role IS 'The login role of the session that wrote the row (set by a trigger).';
 REVOKE INSERT, UPDATE, DELETE, TRUNCATE ON brain.audit FROM brain_user;
 
--- Functions are private unless granted (sql/functions/016 grants the API to
+-- Functions are private unless granted (sql/functions/017-tenancy.sql grants the API to
 -- brain_user after every migrate).
 REVOKE ALL ON ALL FUNCTIONS IN SCHEMA brain FROM PUBLIC;
 REVOKE ALL ON SCHEMA brain FROM PUBLIC;
