@@ -49,14 +49,81 @@ CREATE TYPE brain.write_result AS (
 	embedding_pending boolean,
 	embedding_input text
 );
+CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    owner oid;
+    mine text;
+    theirs text;
+BEGIN
+    SELECT n.nspowner INTO owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain';
+    IF pg_catalog.pg_has_role(session_user, owner, 'MEMBER') THEN
+        mine := 'admin';
+    ELSE
+        SELECT m.access INTO mine FROM brain.membership m
+        WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF mine IS NULL OR role IS NULL OR role = session_user::text THEN
+        RETURN mine;
+    END IF;
+    IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
+        theirs := 'admin';
+    ELSE
+        SELECT m.access INTO theirs FROM brain.membership m
+        WHERE m.workspace_id = ws
+          AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+    END IF;
+    IF theirs IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (ARRAY['read', 'write', 'admin'])[least(pg_catalog.array_position(ARRAY['read', 'write', 'admin'], mine),
+                                                  pg_catalog.array_position(ARRAY['read', 'write', 'admin'], theirs))];
+END
+$$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT brain._audit_many(ARRAY[id], action, actor, detail)
 $$;
+CREATE FUNCTION brain._audit_guard() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    stack text;
+    after_audit text;
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        IF NOT brain._is_owner() THEN
+            PERFORM brain._raise('BR020', 'The audit log is append-only.',
+                jsonb_build_object('role', session_user, 'operation', TG_OP),
+                'Audit rows are never changed or deleted.');
+        END IF;
+        RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+    END IF;
+    IF NOT brain._is_owner() THEN
+        GET DIAGNOSTICS stack = PG_CONTEXT;
+        -- The first function that called brain._audit_many (through brain._audit or not).
+        after_audit := substring(stack FROM 'SQL function "_audit_many"[^\n]*\n(?:SQL function "_audit" [^\n]*\n)?(.*)$');
+        after_audit := substring(after_audit FROM '(?n)^((?:PL/pgSQL|SQL) function .*)$');
+        IF after_audit IS NULL OR after_audit !~ '^PL/pgSQL function brain\.[a-z_]+\(' THEN
+            PERFORM brain._raise('BR020', 'Audit rows are written by pybrain''s functions only.',
+                jsonb_build_object('role', session_user), 'Call the API (brain.remember, brain.forget, ...).');
+        END IF;
+        NEW.workspace_id := brain.current_workspace('write');
+    END IF;
+    NEW.db_role := session_user;
+    NEW.at := clock_timestamp();
+    RETURN NEW;
+END
+$_$;
 CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
-    LANGUAGE sql
+    LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the actor and the detail (reasons, notes) hold no secret; the snapshot was checked when written
@@ -69,13 +136,43 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
 $$;
-CREATE FUNCTION brain.current_workspace() RETURNS bigint
-    LANGUAGE sql STABLE PARALLEL SAFE
+CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT coalesce(nullif(pg_catalog.current_setting('brain.workspace', true), '')::bigint, 1)
+BEGIN
+    PERFORM brain._check_length(field, value, max);
+    RETURN value;
+END
 $$;
-COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>; the default workspace (1) when unset.';
+CREATE FUNCTION brain.current_workspace() RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    raw text := pg_catalog.current_setting('brain.workspace', true);
+    ws bigint;
+BEGIN
+    IF raw IS NULL OR pg_catalog.btrim(raw) = '' THEN
+        -- Not chosen: the role's only workspace.
+        RETURN brain._default_workspace(current_user::text);
+    END IF;
+    IF raw !~ '^\s*[0-9]{1,18}\s*$' THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('brain.workspace must be a workspace id, not %L.', pg_catalog.left(raw, 40)),
+            HINT = 'SET LOCAL brain.workspace = <id>; see brain.list_workspaces().';
+    END IF;
+    ws := raw::bigint;
+    IF brain._access(ws, current_user::text) IS NULL THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is not a member of workspace %s.', session_user, ws),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws)::text,
+            HINT = 'See your workspaces with brain.list_workspaces(); an admin grants access.';
+    END IF;
+    RETURN ws;
+END
+$_$;
+COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s only workspace. Raises BR020 when the connected role is not a member (or, choosing none, is a member of several).';
 CREATE TABLE brain.embedding_space (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     space_id bigint NOT NULL,
@@ -102,6 +199,7 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_related_check CHECK (((related > (0)::double precision) AND (related <= (1)::double precision))),
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
+ALTER TABLE ONLY brain.embedding_space FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
 COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
@@ -155,6 +253,82 @@ BEGIN
             jsonb_build_object('snapshot', snapshot),
             'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
     END IF;
+END
+$$;
+CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF length(value) > max THEN
+        PERFORM brain._raise('BR009', format('%s is %s characters long; at most %s.', field, length(value), max),
+            jsonb_build_object('field', field, 'length', length(value), 'max', max),
+            format('Shorten the %s.', field));
+    END IF;
+END
+$$;
+CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain._check_length('project', NEW.project, 200);
+    PERFORM brain._check_length('source_agent', NEW.source_agent, 200);
+    PERFORM brain._check_length('source_system', NEW.source_system, 200);
+    PERFORM brain._check_length('source_ref', NEW.source_ref, 2000);
+    PERFORM brain._check_length('source_hash', NEW.source_hash, 200);
+    PERFORM brain._check_length('reason', NEW.supersede_reason, 2000);
+    PERFORM brain._check_length('reason', NEW.forget_reason, 2000);
+    RETURN NEW;
+END
+$$;
+CREATE FUNCTION brain._check_role_name(name text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+BEGIN
+    IF name IS NULL OR name !~ '^[a-z_][a-z0-9_]{0,62}$' OR name LIKE 'pg\_%' THEN
+        PERFORM brain._raise('BR009',
+            format('A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_; not %L.',
+                   left(name, 80)),
+            jsonb_build_object('role', left(name, 80)), 'For example: agent_claude, alice.');
+    END IF;
+END
+$_$;
+CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> name;
+    v numeric;
+BEGIN
+    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
+        RETURN;
+    END IF;
+    v := value::text::numeric;
+    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
+       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+        PERFORM brain._raise('BR009',
+            format('Setting %s is %s %s to %s, not %s.', name,
+                   CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
+                   r ->> 'min', r ->> 'max', left(value::text, 40)),
+            jsonb_build_object('setting', name, 'value', value, 'min', r -> 'min', 'max', r -> 'max'),
+            format('The default is %s.', brain.setting_defaults() -> name));
+    END IF;
+END
+$$;
+CREATE FUNCTION brain._check_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    doc jsonb := to_jsonb(NEW);
+BEGIN
+    FOR i IN 0 .. TG_NARGS - 1 BY 2 LOOP
+        PERFORM brain._check_length(TG_ARGV[i], doc ->> TG_ARGV[i], TG_ARGV[i + 1]::integer);
+    END LOOP;
+    RETURN NEW;
 END
 $$;
 CREATE FUNCTION brain._check_turns(turns jsonb) RETURNS void
@@ -291,6 +465,41 @@ CREATE FUNCTION brain._common_words() RETURNS text[]
         furthermore,moreover,meanwhile,besides,regarding,based,given,unfortunately,hopefully,
         interesting,understood,noted,correct,true,false,yesterday,tomorrow,tonight,morning,
         monday,tuesday,wednesday,thursday,friday,saturday,sunday}'::text[]
+$$;
+CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    found bigint[];
+BEGIN
+    IF pg_catalog.pg_has_role(session_user, (SELECT n.nspowner FROM pg_catalog.pg_namespace n
+                                             WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        found := ARRAY(SELECT w.workspace_id FROM brain.workspace w
+                       WHERE brain._access(w.workspace_id, role) IS NOT NULL ORDER BY 1 LIMIT 1);
+    ELSIF role = session_user::text THEN
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                       ORDER BY 1 LIMIT 10);
+    ELSE
+        found := ARRAY(SELECT DISTINCT m.workspace_id FROM brain.membership m
+                       WHERE pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
+                         AND brain._access(m.workspace_id, role) IS NOT NULL
+                       ORDER BY 1 LIMIT 10);
+    END IF;
+    IF cardinality(found) = 0 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of no workspace.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user)::text,
+            HINT = 'An admin grants access: brain workspace grant <role> <workspace>.';
+    ELSIF cardinality(found) > 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s is a member of several workspaces; choose one.', session_user),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspaces', found)::text,
+            HINT = 'SET LOCAL brain.workspace = <id> (BRAIN_WORKSPACE for the brain command).';
+    END IF;
+    RETURN found[1];
+END
 $$;
 CREATE FUNCTION brain._distinct_facts(a text, b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -473,6 +682,7 @@ CREATE TABLE brain.memory (
     CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
 );
 ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
+ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
 CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
@@ -722,6 +932,7 @@ CREATE TABLE brain.session (
     CONSTRAINT session_source_check CHECK ((source ~ '^\S+$'::text)),
     CONSTRAINT session_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
 );
+ALTER TABLE ONLY brain.session FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._get_session(id bigint) RETURNS brain.session
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -775,6 +986,13 @@ CREATE FUNCTION brain._is_flagged(flag_reasons text[], flag_confirmed_at timesta
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT cardinality(flag_reasons) > 0 AND flag_confirmed_at IS NULL
+$$;
+CREATE FUNCTION brain._is_owner() RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_has_role(session_user, n.nspowner, 'MEMBER')
+    FROM pg_namespace n WHERE n.nspname = 'brain'
 $$;
 CREATE FUNCTION brain._known_max_tokens(provider text, model text) RETURNS integer
     LANGUAGE sql IMMUTABLE
@@ -1096,6 +1314,42 @@ BEGIN
         'Remove the secret and refer to where it is kept (a vault path or an environment variable name).');
 END
 $$;
+CREATE TABLE brain.workspace (
+    workspace_id bigint NOT NULL,
+    organization_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
+CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    IF brain.workspace_access(ws) IS DISTINCT FROM 'admin' THEN
+        -- Whether the workspace exists is told only to its admins.
+        PERFORM brain._raise('BR020', format('Role %s is not an admin of workspace %s.', session_user, ws),
+            jsonb_build_object('role', session_user, 'workspace', ws),
+            'An admin of the workspace, or the owner of schema brain, manages its members.');
+    END IF;
+    w := brain._workspace(ws);
+    RETURN w;
+END
+$$;
+CREATE FUNCTION brain._require_owner(what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain may %s.', what),
+            jsonb_build_object('role', session_user),
+            'Run it as the role that ran `brain init` (the database owner).');
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1400,6 +1654,21 @@ CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(me
     WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
       AND e.ingest_seq > 0 AND e.ingest_seq > s.indexed_through
 $$;
+CREATE FUNCTION brain._workspace(id bigint) RETURNS brain.workspace
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    SELECT * INTO w FROM brain.workspace x WHERE x.workspace_id = id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No workspace #%s.', id), jsonb_build_object('workspace', id),
+            'See the workspaces with brain.list_workspaces() (brain workspace list).');
+    END IF;
+    RETURN w;
+END
+$$;
 CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint, p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text, p_foldable boolean DEFAULT true) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1601,8 +1870,7 @@ BEGIN
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
         VALUES (ws, space.space_id, existing.memory_id, vec);
     ELSE
-        PERFORM pg_notify('brain_embedding',
-            jsonb_build_object('workspace_id', ws, 'memory_id', existing.memory_id)::text);
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
     PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
         CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
@@ -2542,6 +2810,75 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked.';
+CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    secret text := coalesce(password, encode(sha256(convert_to(gen_random_uuid()::text || clock_timestamp()::text
+                                                               || random()::text, 'UTF8')), 'hex'));
+    timeout_ms bigint;
+BEGIN
+    PERFORM brain._require_owner('create a role');
+    PERFORM brain._check_role_name(name);
+    PERFORM brain._workspace(workspace_id);
+    IF length(secret) < 12 OR length(secret) > 200 THEN
+        PERFORM brain._raise('BR009', 'A password is 12 to 200 characters.', NULL,
+            'Leave it out and one is generated.');
+    END IF;
+    BEGIN
+        timeout_ms := extract(epoch FROM statement_timeout::interval) * 1000;
+    EXCEPTION WHEN invalid_datetime_format OR invalid_parameter_value OR datetime_field_overflow THEN
+        timeout_ms := NULL;
+    END;
+    IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
+        PERFORM brain._raise('BR009',
+            format('statement_timeout is between 100ms and 1h, not %L.', left(statement_timeout, 40)),
+            jsonb_build_object('statement_timeout', left(statement_timeout, 40)), 'The default is 5s.');
+    END IF;
+    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
+        PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
+            'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
+    END IF;
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS'
+                   ' CONNECTION LIMIT 20 PASSWORD %L IN ROLE brain_user', name, secret);
+    EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', name, timeout_ms || 'ms');
+    EXECUTE format('ALTER ROLE %I SET idle_in_transaction_session_timeout = %L', name, '60s');
+    PERFORM brain.grant_workspace(name, workspace_id, access);
+    RETURN jsonb_build_object('role', name, 'workspace', workspace_id, 'access', access,
+                              'statement_timeout', timeout_ms || 'ms',
+                              'password', CASE WHEN password IS NULL THEN secret END);
+END
+$$;
+COMMENT ON FUNCTION brain.create_role(name text, workspace_id bigint, access text, password text, statement_timeout text) IS 'Creates a login role in brain_user bound to one workspace, with a statement_timeout (owner of schema brain only). Returns the generated password when none was given; it is not stored anywhere else.';
+CREATE FUNCTION brain.create_workspace(name text, organization_id bigint DEFAULT 1) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    PERFORM brain._require_owner('create a workspace');
+    IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
+        PERFORM brain._raise('BR009', 'A workspace name is 1 to 100 characters on one line.',
+            jsonb_build_object('name', left(name, 120)), 'For example: team-platform.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM brain.organization o WHERE o.organization_id = create_workspace.organization_id) THEN
+        PERFORM brain._raise('BR021', format('No organization #%s.', organization_id),
+            jsonb_build_object('organization', organization_id), 'The default organization is 1.');
+    END IF;
+    IF EXISTS (SELECT FROM brain.workspace x WHERE x.organization_id = create_workspace.organization_id
+               AND x.name = brain.trim_space(create_workspace.name)) THEN
+        PERFORM brain._raise('BR009', format('Workspace %L exists.', brain.trim_space(name)),
+            jsonb_build_object('name', brain.trim_space(name)), 'Choose another name, or grant access to it.');
+    END IF;
+    INSERT INTO brain.workspace (organization_id, name)
+    VALUES (create_workspace.organization_id, brain.trim_space(create_workspace.name))
+    RETURNING * INTO w;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'name', w.name, 'organization', w.organization_id);
+END
+$$;
+COMMENT ON FUNCTION brain.create_workspace(name text, organization_id bigint) IS 'Creates a workspace (owner of schema brain only). It has no members until brain.grant_workspace.';
 CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2560,6 +2897,27 @@ CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     SELECT memory_id FROM chain ORDER BY depth DESC LIMIT 1
 $$;
 COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
+CREATE FUNCTION brain.current_workspace(access text) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    have text := brain._access(ws, current_user::text);
+BEGIN
+    IF array_position(ARRAY['read', 'write', 'admin'], have)
+       < coalesce(array_position(ARRAY['read', 'write', 'admin'], access), 4) THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s has %s access to workspace %s; this needs %s.',
+                                        session_user, have, ws, access),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws,
+                                                   'access', have, 'needs', access)::text,
+            HINT = 'An admin of the workspace grants more: brain workspace grant <role> <workspace> --access write.';
+    END IF;
+    RETURN ws;
+END
+$$;
+COMMENT ON FUNCTION brain.current_workspace(access text) IS 'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise.';
 CREATE FUNCTION brain.database_counts() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2615,6 +2973,7 @@ DECLARE
     removed bigint;
     index_name text;
 BEGIN
+    PERFORM brain.current_workspace('write');
     IF target.state = 'active' THEN
         PERFORM brain._raise('BR011', format('Space %s is the active one.', embedding_space),
             jsonb_build_object('space', embedding_space),
@@ -2963,6 +3322,42 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.forget(id bigint, reason text, replaced_by bigint, source text) IS 'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
+CREATE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write'::text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._require_admin(workspace_id);
+    END IF;
+    w := brain._workspace(workspace_id);
+    PERFORM brain._check_role_name(role);
+    IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
+        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(access, 40)),
+            jsonb_build_object('access', left(access, 40)), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
+        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+            'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
+    END IF;
+    IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
+            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
+    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
+        PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
+            jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
+    END IF;
+    INSERT INTO brain.membership AS m (workspace_id, role_name, access, granted_by)
+    VALUES (w.workspace_id, role, access, session_user)
+    ON CONFLICT ON CONSTRAINT membership_pkey
+    DO UPDATE SET access = excluded.access, granted_at = now(), granted_by = excluded.granted_by;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'access', access);
+END
+$$;
+COMMENT ON FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text) IS 'Gives a database role read, write or admin access to a workspace, or changes its access (admins of the workspace and the owner).';
 CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3397,13 +3792,10 @@ BEGIN
     LEFT JOIN unnest(map_old, map_new) AS mp(old_id, new_id) ON mp.old_id = (x.f->>'folded_memory_id')::bigint
     ORDER BY u.n, x.k;
     -- 3. One audit row per memory stored, with its snapshot as imported (links included).
-    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
-    SELECT ws, u.id, 'insert',
-           coalesce(nullif(import_memories.source, ''), nullif(current_setting('brain.actor', true), ''), session_user),
-           u.detail, md.doc
-    FROM unnest(audit_id, audit_detail) WITH ORDINALITY AS u(id, detail, n)
-    LEFT JOIN brain._memory_docs(audit_id) AS md ON md.memory_id = u.id
-    ORDER BY u.n;
+    -- (through brain._audit: only the owner's audit helpers may write the audit table)
+    FOR i IN 1 .. coalesce(cardinality(audit_id), 0) LOOP
+        PERFORM brain._audit(audit_id[i], 'insert', nullif(import_memories.source, ''), audit_detail[i]);
+    END LOOP;
     RETURN QUERY
     SELECT u.item, u.chunk, u.old, u.act, u.id, u.vec, u.code, u.err
     FROM unnest(r_item, r_chunk, r_old, r_action, r_id, r_vec, r_code, r_error)
@@ -3426,6 +3818,7 @@ DECLARE
     n_in_index bigint;
     done record;
 BEGIN
+    PERFORM brain.current_workspace('write');
     IF max_rows IS NULL OR max_rows < 1 THEN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
             'The default is 1000.');
@@ -3576,6 +3969,21 @@ CREATE FUNCTION brain.list_flagged(include_confirmed boolean DEFAULT false, max_
     LIMIT max_results
 $$;
 COMMENT ON FUNCTION brain.list_flagged(include_confirmed boolean, max_results integer) IS 'Active memories flagged as possible instructions to the agent, with their reasons, newest first: those waiting for a person (and the confirmed ones with include_confirmed).';
+CREATE FUNCTION brain.list_members(workspace_id bigint DEFAULT NULL::bigint) RETURNS TABLE(role_name text, access text, can_login boolean, granted_at timestamp with time zone, granted_by text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(list_members.workspace_id, brain.current_workspace());
+BEGIN
+    PERFORM brain._require_admin(ws);
+    RETURN QUERY
+    SELECT m.role_name, m.access, coalesce(r.rolcanlogin, false), m.granted_at, m.granted_by
+    FROM brain.membership m LEFT JOIN pg_roles r ON r.rolname = m.role_name
+    WHERE m.workspace_id = ws ORDER BY m.role_name;
+END
+$$;
+COMMENT ON FUNCTION brain.list_members(workspace_id bigint) IS 'The roles with access to a workspace and their access (admins of the workspace).';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3608,6 +4016,20 @@ CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE
     ORDER BY 1
 $$;
 COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
+CREATE FUNCTION brain.list_workspaces() RETURNS TABLE(workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamp with time zone)
+    LANGUAGE sql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT w.workspace_id, w.name, a.access,
+           (SELECT count(*) FROM brain.membership m WHERE m.workspace_id = w.workspace_id),
+           (SELECT count(*) FROM brain.memory x WHERE x.workspace_id = w.workspace_id AND x.state = 'active'),
+           w.created_at
+    FROM brain.workspace w
+    CROSS JOIN LATERAL (SELECT brain.workspace_access(w.workspace_id) AS access) a
+    WHERE a.access IS NOT NULL
+    ORDER BY w.workspace_id
+$$;
+COMMENT ON FUNCTION brain.list_workspaces() IS 'The workspaces the connected role is a member of, with its access, the number of members and of active memories.';
 CREATE FUNCTION brain.load_skill(name text, project text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4019,12 +4441,10 @@ BEGIN
         FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
         WHERE u.fst = u.j AND u.id IS NOT NULL;
         IF seq > 0 AND cardinality(created) > 0 THEN
-            PERFORM pg_notify('brain_embedding',
-                jsonb_build_object('workspace_id', ws, 'index', space.space_id, 'count', cardinality(created))::text);
+            PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
         END IF;
     ELSIF cardinality(created) > 0 THEN
-        PERFORM pg_notify('brain_embedding',
-            jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
     res_action := array_fill(NULL::text, ARRAY[n]);
     res_id := array_fill(NULL::bigint, ARRAY[n]);
@@ -4382,11 +4802,14 @@ DECLARE
     current_headline text;
     banner text;
 BEGIN
-    UPDATE brain.memory m
-    SET access_count = m.access_count + 1, last_accessed = now()
-    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-    -- Recalling a fact resets its decay: a dormant fact is active again.
-    PERFORM brain._refresh_dormancy(mem.memory_id);
+    -- A reader's recall is not counted: counting is a write.
+    IF brain.workspace_access(ws) <> 'read' THEN
+        UPDATE brain.memory m
+        SET access_count = m.access_count + 1, last_accessed = now()
+        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+        -- Recalling a fact resets its decay: a dormant fact is active again.
+        PERFORM brain._refresh_dormancy(mem.memory_id);
+    END IF;
     IF mem.state = 'superseded' THEN
         current_id := brain.current_version(mem.memory_id);
         SELECT m.headline INTO current_headline FROM brain.memory m
@@ -4517,6 +4940,25 @@ CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL:
     SELECT count(*) FROM gone
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
+CREATE FUNCTION brain.revoke_workspace(role text, workspace_id bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    w brain.workspace;
+    n integer;
+BEGIN
+    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._require_admin(workspace_id);
+    END IF;
+    w := brain._workspace(workspace_id);
+    PERFORM brain._check_role_name(role);
+    DELETE FROM brain.membership m WHERE m.workspace_id = w.workspace_id AND m.role_name = role;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'revoked', n > 0);
+END
+$$;
+COMMENT ON FUNCTION brain.revoke_workspace(role text, workspace_id bigint) IS 'Takes a role''s access to a workspace away (admins of the workspace and the owner); revoked is false when it had none.';
 CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at integer, end_at integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4644,7 +5086,7 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.lexical_query(query);
+    tsq tsquery := brain.lexical_query(brain._bounded('query', query, 4000));
     candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
@@ -4900,6 +5342,7 @@ BEGIN
             format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
                    name, brain.setting_defaults() -> name));
     END IF;
+    PERFORM brain._check_setting_range(name, value);
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;
@@ -4958,6 +5401,43 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults() IS 'Every setting and its default value.';
+CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'fact_halflife_days',      jsonb_build_object('min', 0.01, 'max', 36500),
+        'fact_dormant_threshold',  jsonb_build_object('min', 0.0001, 'max', 0.99),
+        'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
+        'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
+        'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
+        'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
+        'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),
+        'hot_days',                jsonb_build_object('min', 0, 'max', 3650),
+        'incident_archive_days',   jsonb_build_object('min', 1, 'max', 36500),
+        'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
+        'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
+        'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
+        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
+        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
+        'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
+        'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
+        'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
+        'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
+        'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'prompt_context_min_similarity', jsonb_build_object('min', -1, 'max', 1)
+    )
+$$;
+COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
 CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5235,7 +5715,7 @@ CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims intege
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
 DECLARE
-    ws bigint := brain.current_workspace();
+    ws bigint := brain.current_workspace('write');
     s brain.embedding_space;
 BEGIN
     IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
@@ -5335,6 +5815,15 @@ CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
            + 2 * regexp_count(coalesce(t, ''), '[\uac00-\ud7a3]')
 $$;
 COMMENT ON FUNCTION brain.wordpiece_tokens(t text) IS 'A conservative estimate of the tokens a BERT WordPiece tokenizer (all-MiniLM-L6-v2) makes of a text, special tokens left out: never below the true count on realistic text.';
+CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL::bigint) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    RETURN brain._access(coalesce(workspace_access.workspace_id, brain.current_workspace()), current_user::text);
+END
+$$;
+COMMENT ON FUNCTION brain.workspace_access(workspace_id bigint) IS 'The access (read, write, admin) of the connected role in a workspace (default: the current one); NULL when it is not a member.';
 CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_id bigint, outcome text, current_id bigint, state text, provisional boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5394,6 +5883,7 @@ CREATE TABLE brain.action_item (
     CONSTRAINT action_item_response_check CHECK ((response = ANY (ARRAY['will_execute'::text, 'already_done'::text, 'not_relevant'::text]))),
     CONSTRAINT action_item_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'acknowledged'::text])))
 );
+ALTER TABLE ONLY brain.action_item FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.action_item ALTER COLUMN action_item_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.action_item_action_item_id_seq
     START WITH 1
@@ -5411,6 +5901,7 @@ CREATE TABLE brain.annotation (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT annotation_note_check CHECK ((note !~ '^\s*$'::text))
 );
+ALTER TABLE ONLY brain.annotation FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.annotation ALTER COLUMN annotation_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.annotation_annotation_id_seq
     START WITH 1
@@ -5428,8 +5919,11 @@ CREATE TABLE brain.audit (
     at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     detail jsonb DEFAULT '{}'::jsonb NOT NULL,
     snapshot jsonb,
+    db_role text,
     CONSTRAINT audit_action_check CHECK ((action = ANY (ARRAY['insert'::text, 'update'::text, 'dedup'::text, 'supersede'::text, 'unsupersede'::text, 'forget'::text, 'archive'::text, 'restore'::text, 'rate'::text, 'annotate'::text, 'pin'::text, 'unpin'::text, 'confirm'::text, 'prune'::text])))
 );
+ALTER TABLE ONLY brain.audit FORCE ROW LEVEL SECURITY;
+COMMENT ON COLUMN brain.audit.db_role IS 'The login role of the session that wrote the row (set by a trigger).';
 ALTER TABLE brain.audit ALTER COLUMN audit_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.audit_audit_id_seq
     START WITH 1
@@ -5448,6 +5942,7 @@ CREATE TABLE brain.boot_event (
     sections jsonb NOT NULL,
     dropped jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.boot_event FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.boot_event ALTER COLUMN boot_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.boot_event_boot_id_seq
     START WITH 1
@@ -5465,6 +5960,7 @@ CREATE TABLE brain.embedding (
     ingest_seq bigint DEFAULT 0 NOT NULL,
     CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
+ALTER TABLE ONLY brain.embedding FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
 CREATE TABLE brain.embedding_failure (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -5479,6 +5975,7 @@ CREATE TABLE brain.embedding_failure (
     parked_at timestamp with time zone,
     CONSTRAINT embedding_failure_attempts_check CHECK ((attempts > 0))
 );
+ALTER TABLE ONLY brain.embedding_failure FORCE ROW LEVEL SECURITY;
 CREATE SEQUENCE brain.embedding_ingest_seq
     START WITH 1
     INCREMENT BY 1
@@ -5499,6 +5996,7 @@ CREATE TABLE brain.fact (
     halflife_days real DEFAULT 7 NOT NULL,
     CONSTRAINT fact_halflife_days_check CHECK ((halflife_days > (0)::double precision))
 );
+ALTER TABLE ONLY brain.fact FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.handoff (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     handoff_id bigint NOT NULL,
@@ -5511,6 +6009,7 @@ CREATE TABLE brain.handoff (
     CONSTRAINT handoff_check CHECK (((text IS NOT NULL) OR (snapshot IS NOT NULL))),
     CONSTRAINT handoff_source_check CHECK ((source ~ '^\S+$'::text))
 );
+ALTER TABLE ONLY brain.handoff FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ALTER COLUMN handoff_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.handoff_handoff_id_seq
     START WITH 1
@@ -5530,6 +6029,7 @@ CREATE TABLE brain.incident (
     complexity text,
     CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
 );
+ALTER TABLE ONLY brain.incident FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.maintenance_run (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     run_id bigint NOT NULL,
@@ -5537,6 +6037,7 @@ CREATE TABLE brain.maintenance_run (
     started_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     counts jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.maintenance_run FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ALTER COLUMN run_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.maintenance_run_run_id_seq
     START WITH 1
@@ -5545,6 +6046,17 @@ ALTER TABLE brain.maintenance_run ALTER COLUMN run_id ADD GENERATED ALWAYS AS ID
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.membership (
+    workspace_id bigint NOT NULL,
+    role_name text NOT NULL,
+    access text NOT NULL,
+    granted_at timestamp with time zone DEFAULT now() NOT NULL,
+    granted_by text DEFAULT SESSION_USER NOT NULL,
+    CONSTRAINT membership_access_check CHECK ((access = ANY (ARRAY['read'::text, 'write'::text, 'admin'::text]))),
+    CONSTRAINT membership_role_name_check CHECK ((role_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
+);
+ALTER TABLE ONLY brain.membership FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.membership IS 'Who may use a workspace: a database role (and every role that is a member of it) with read, write or admin access.';
 CREATE TABLE brain.memory_fold (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     fold_id bigint NOT NULL,
@@ -5563,6 +6075,7 @@ CREATE TABLE brain.memory_fold (
     similarity real NOT NULL,
     folded_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY brain.memory_fold FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.memory_fold IS 'One row per near-identical fold: the item whose text is no longer the survivor''s (memory_id). displaced: the survivor''s own earlier text, replaced by a longer folded one; folded_memory_id: the memory the item was stored as, if it had one.';
 ALTER TABLE brain.memory_fold ALTER COLUMN fold_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.memory_fold_fold_id_seq
@@ -5580,7 +6093,7 @@ ALTER TABLE brain.memory ALTER COLUMN memory_id ADD GENERATED ALWAYS AS IDENTITY
     NO MAXVALUE
     CACHE 1
 );
-CREATE VIEW brain.memory_tiers AS
+CREATE VIEW brain.memory_tiers WITH (security_invoker='true') AS
  SELECT m.memory_id AS id,
     m.kind,
     m.project,
@@ -5600,7 +6113,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 59d151375c0136bf8e385c49be8a44cbeea813351b21bb95315b600a197a3ba6';
+COMMENT ON TABLE brain.migration IS 'functions 81055df9af19df6558b7780122f67614714c4cf835fb958c6dd01d38bf963fc7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -5623,6 +6136,7 @@ CREATE TABLE brain.rule (
     CONSTRAINT rule_prior_severity_check CHECK ((prior_severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text]))),
     CONSTRAINT rule_severity_check CHECK ((severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text, 'DEPRECATED'::text])))
 );
+ALTER TABLE ONLY brain.rule FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.scratch (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     scope text NOT NULL,
@@ -5632,6 +6146,7 @@ CREATE TABLE brain.scratch (
     updated_at timestamp with time zone NOT NULL,
     CONSTRAINT scratch_scope_check CHECK ((scope = ANY (ARRAY['session'::text, 'project'::text])))
 );
+ALTER TABLE ONLY brain.scratch FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ALTER COLUMN session_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.session_session_id_seq
     START WITH 1
@@ -5645,6 +6160,7 @@ CREATE TABLE brain.setting (
     name text NOT NULL,
     value jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.setting FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.task (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -5656,6 +6172,7 @@ CREATE TABLE brain.task (
     CONSTRAINT task_priority_check CHECK (((priority >= 1) AND (priority <= 5))),
     CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
 );
+ALTER TABLE ONLY brain.task FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.tool_event (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     event_id bigint NOT NULL,
@@ -5670,6 +6187,7 @@ CREATE TABLE brain.tool_event (
     CONSTRAINT tool_event_channel_check CHECK ((channel = ANY (ARRAY['mcp'::text, 'cli'::text, 'sql'::text]))),
     CONSTRAINT tool_event_latency_ms_check CHECK ((latency_ms >= (0)::double precision))
 );
+ALTER TABLE ONLY brain.tool_event FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.tool_event_event_id_seq
     START WITH 1
@@ -5677,12 +6195,6 @@ ALTER TABLE brain.tool_event ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENT
     NO MINVALUE
     NO MAXVALUE
     CACHE 1
-);
-CREATE TABLE brain.workspace (
-    workspace_id bigint NOT NULL,
-    organization_id bigint NOT NULL,
-    name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
 );
 ALTER TABLE brain.workspace ALTER COLUMN workspace_id ADD GENERATED BY DEFAULT AS IDENTITY (
     SEQUENCE NAME brain.workspace_workspace_id_seq
@@ -5720,6 +6232,8 @@ ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_pkey PRIMARY KEY (workspace_id, run_id);
+ALTER TABLE ONLY brain.membership
+    ADD CONSTRAINT membership_pkey PRIMARY KEY (workspace_id, role_name);
 ALTER TABLE ONLY brain.memory_fold
     ADD CONSTRAINT memory_fold_pkey PRIMARY KEY (workspace_id, fold_id);
 ALTER TABLE ONLY brain.memory
@@ -5756,6 +6270,7 @@ CREATE UNIQUE INDEX embedding_space_one_active ON brain.embedding_space USING bt
 CREATE INDEX embedding_unindexed ON brain.embedding USING btree (workspace_id, space_id, ingest_seq) WHERE (ingest_seq > 0);
 CREATE INDEX handoff_latest ON brain.handoff USING btree (workspace_id, project, source, created_at DESC);
 CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (workspace_id, ran_at DESC);
+CREATE INDEX membership_role ON brain.membership USING btree (role_name);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
 CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archived_at) WHERE (state = 'archived'::text);
 CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
@@ -5784,8 +6299,16 @@ CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, pr
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
+CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200', 'response_note', '2000');
+CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
+CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
+CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
+CREATE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
+CREATE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255', 'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
+CREATE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('value', '10000');
+CREATE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
 ALTER TABLE ONLY brain.action_item
     ADD CONSTRAINT action_item_workspace_id_acknowledged_by_fkey FOREIGN KEY (workspace_id, acknowledged_by) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.action_item
@@ -5822,6 +6345,8 @@ ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.membership
+    ADD CONSTRAINT membership_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.memory_fold
     ADD CONSTRAINT memory_fold_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.memory
@@ -5859,30 +6384,93 @@ ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
+CREATE POLICY members_see ON brain.workspace FOR SELECT USING ((brain.workspace_access(workspace_id) IS NOT NULL));
+ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.memory_fold ENABLE ROW LEVEL SECURITY;
+CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role(SESSION_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, ( SELECT n.nspowner
+   FROM pg_namespace n
+  WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text)));
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
-CREATE POLICY workspace_isolation ON brain.action_item USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.annotation USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.audit USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.boot_event USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding_failure USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding_space USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.fact USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.handoff USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.incident USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.maintenance_run USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.memory USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.memory_fold USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.rule USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.scratch USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.session USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.setting USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.task USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.tool_event USING ((workspace_id = brain.current_workspace())) WITH CHECK ((workspace_id = brain.current_workspace()));
+ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
+CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.annotation FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.audit FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.boot_event FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
+CREATE POLICY workspace_delete ON brain.embedding FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.embedding_failure FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
+CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
+CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
+CREATE POLICY workspace_insert ON brain.action_item FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.annotation FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.audit FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.boot_event FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.embedding FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.embedding_failure FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.embedding_space FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.fact FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.handoff FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.incident FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.session FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.setting FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.task FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.tool_event FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.action_item FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.annotation FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.audit FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.boot_event FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding_failure FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.setting FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.task FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.tool_event FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_update ON brain.action_item FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.annotation FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.audit FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.boot_event FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding_failure FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.setting FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.task FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.tool_event FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));

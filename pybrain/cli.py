@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 import psycopg
+from psycopg.conninfo import make_conninfo
 
 from pybrain import __version__, db
 from pybrain.client import Brain, WriteResult
@@ -192,12 +193,14 @@ def main() -> None:
 def init(as_json: bool) -> None:
     """Start the database if needed, migrate it, and register the embedding space."""
     settings = Settings.from_env()
-    url = db.database_url(settings)
+    url = db.admin_url(settings)
     conn = db.connect(url)
     report = db.migrate(conn)
     brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder)
     configured = brain.use_embedding_space(brain.configured_embedder())
     active = brain.active_space()
+    # On the embedded server the commands connect as a role that owns nothing.
+    app_role = None if settings.database_url else db.ensure_app_role(conn, settings.home, settings.workspace)
     out = {
         "database": _mask(url) if settings.database_url else str(settings.pgdata),
         "embedded": settings.database_url is None,
@@ -206,6 +209,7 @@ def init(as_json: bool) -> None:
         "embedding_space": configured.name,
         "dims": configured.dims,
         "active_space": active.name if active else None,
+        "app_role": app_role,
     }
     if as_json:
         click.echo(_dump(out))
@@ -220,6 +224,8 @@ def init(as_json: bool) -> None:
     )
     click.echo(f"migrations: {applied}; {functions}")
     click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
+    if app_role:
+        click.echo(f"commands connect as role {app_role} (credentials in {settings.home / 'app-role.json'})")
     if active and active.name != configured.name:
         click.secho(
             f"note: the active embedding space stays {active.name}; pybrain embeds with its "
@@ -907,6 +913,10 @@ def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: b
 
     signal.signal(signal.SIGTERM, request_stop)
     with _open() as brain, embed_deadline(deadline):
+        # An index rebuild of a large space outlasts the application role's statement_timeout
+        # (on this connection and on any the worker opens after a restart).
+        brain._conninfo = make_conninfo(brain._conninfo, options="-c statement_timeout=30min")
+        brain.connection().execute("SET statement_timeout = '30min'")
         if retry_failed:
             totals["released"] = brain.retry_failed_embeddings()
         listener = None
@@ -1635,7 +1645,7 @@ def backup(file: Path | None, url: str | None, as_json: bool) -> None:
     if file is None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         file = settings.home / "backups" / f"brain-{stamp}.dump"
-    out = backups.backup(url or db.database_url(settings), file)
+    out = backups.backup(url or db.admin_url(settings), file)
     if as_json:
         click.echo(_dump(out))
         return
@@ -1653,7 +1663,7 @@ def _restore_backup(file: Path, home: Path | None, url: str | None, as_json: boo
             server = db.EmbeddedServer(home.expanduser().resolve() if home else settings.home)
             url = server.start()
         else:
-            url = settings.database_url
+            url = db.admin_url(settings)
     out = backups.restore(file, url)
     out["target"] = str(server.pgdata) if server else _mask(url)
     if as_json:
@@ -1670,6 +1680,104 @@ def _restore_backup(file: Path, home: Path | None, url: str | None, as_json: boo
             click.echo(f"use it with BRAIN_HOME={home}")
     if out["count_check"] is False:
         sys.exit(1)
+
+
+@main.group("workspace")
+def workspace_group() -> None:
+    """Workspaces and who may use them (docs/security.md). Run as the database owner."""
+
+
+@contextlib.contextmanager
+def _admin() -> Iterator[Brain]:
+    """A Brain on the owner's connection (BRAIN_ADMIN_DATABASE_URL, or the embedded superuser)."""
+    settings = Settings.from_env()
+    brain = Brain(db.connect(db.admin_url(settings)), workspace=settings.workspace)
+    try:
+        yield brain
+    finally:
+        brain.close()
+
+
+@command(workspace_group, "create")
+@click.argument("name")
+def workspace_create(name: str, as_json: bool) -> None:
+    """Create a workspace; it has no members until `brain workspace grant`."""
+    with _admin() as brain:
+        out = brain.value("create_workspace", name=_text(name, "name"))
+    click.echo(_dump(out) if as_json else f"created workspace #{out['workspace']} {out['name']}")
+
+
+@command(workspace_group, "list")
+def workspace_list(as_json: bool) -> None:
+    """The workspaces, with their members and active memories."""
+    with _admin() as brain:
+        found = brain.call("list_workspaces")
+    if as_json:
+        click.echo(_dump(found))
+        return
+    for w in found:
+        click.echo(f"#{w['workspace_id']} {w['name']}: {w['members']} members, {w['memories']} memories")
+
+
+@command(workspace_group, "grant")
+@click.argument("role")
+@click.argument("workspace", type=click.IntRange(1))
+@click.option("--access", type=click.Choice(["read", "write", "admin"]), default="write", show_default=True)
+def workspace_grant(role: str, workspace: int, access: str, as_json: bool) -> None:
+    """Give ROLE access to WORKSPACE (or change its access)."""
+    with _admin() as brain:
+        out = brain.value("grant_workspace", role=role, workspace_id=workspace, access=access)
+    click.echo(_dump(out) if as_json else f"{out['role']}: {out['access']} access to workspace #{workspace}")
+
+
+@command(workspace_group, "revoke")
+@click.argument("role")
+@click.argument("workspace", type=click.IntRange(1))
+def workspace_revoke(role: str, workspace: int, as_json: bool) -> None:
+    """Take ROLE's access to WORKSPACE away."""
+    with _admin() as brain:
+        out = brain.value("revoke_workspace", role=role, workspace_id=workspace)
+    if as_json:
+        click.echo(_dump(out))
+    else:
+        click.echo(
+            f"{role}: " + ("access revoked" if out["revoked"] else f"had no access to workspace #{workspace}")
+        )
+
+
+@main.group("role")
+def role_group() -> None:
+    """Login roles for agents and people (docs/security.md). Run as the database owner."""
+
+
+@command(role_group, "create")
+@click.argument("name")
+@click.option("--workspace", type=click.IntRange(1), required=True, help="The workspace it may use.")
+@click.option("--access", type=click.Choice(["read", "write", "admin"]), default="write", show_default=True)
+@click.option("--statement-timeout", default="5s", show_default=True, help="Its statements' time limit.")
+@click.option(
+    "--password-stdin", is_flag=True, help="Read the password from standard input (default: generate one)."
+)
+def role_create(
+    name: str, workspace: int, access: str, statement_timeout: str, password_stdin: bool, as_json: bool
+) -> None:
+    """Create a login role bound to one workspace; prints its password once."""
+    password = sys.stdin.readline().rstrip("\n") if password_stdin else None
+    with _admin() as brain:
+        out = brain.value(
+            "create_role",
+            name=name,
+            workspace_id=workspace,
+            access=access,
+            password=password,
+            statement_timeout=statement_timeout,
+        )
+    if as_json:
+        click.echo(_dump(out))
+        return
+    click.echo(f"created role {out['role']}: {out['access']} access to workspace #{workspace}")
+    if out.get("password"):
+        click.echo(f"password: {out['password']}  (shown once; give it to the agent's BRAIN_DATABASE_URL)")
 
 
 @main.group("db")

@@ -102,7 +102,7 @@ class Brain:
         self,
         conn: psycopg.Connection,
         *,
-        workspace: int = 1,
+        workspace: int | None = None,
         embedder: Embedder | None = None,
         embedder_spec: str | None = None,
         actor: str | None = None,
@@ -128,10 +128,27 @@ class Brain:
             conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor, conninfo=url
         )
         if not db.is_current(conn):
-            # First use without `brain init`, or a new pybrain on an older schema.
-            db.migrate(conn)
-            if brain.active_space() is None:
-                brain.use_embedding_space(brain.configured_embedder())
+            # First use without `brain init`, or a new pybrain on an older schema:
+            # the owner migrates (on the embedded server, then connect as the application role).
+            admin_url = db.admin_url(settings)
+            with db.connect(admin_url) as admin:
+                db.migrate(admin)
+                owner = cls(admin, workspace=settings.workspace, embedder_spec=settings.embedder)
+                if owner.active_space() is None:
+                    owner.use_embedding_space(owner.configured_embedder())
+                if not settings.database_url:
+                    db.ensure_app_role(admin, settings.home, settings.workspace)
+            if db.database_url(settings) != url:
+                conn.close()
+                url = db.database_url(settings)
+                conn = db.connect(url)
+                brain = cls(
+                    conn,
+                    workspace=settings.workspace,
+                    embedder_spec=settings.embedder,
+                    actor=actor,
+                    conninfo=url,
+                )
         return brain
 
     @property
@@ -186,7 +203,7 @@ class Brain:
         with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
             cur.execute(
                 "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
-                (str(self.workspace), self.actor or ""),
+                ("" if self.workspace is None else str(self.workspace), self.actor or ""),
             )
             yield cur
 

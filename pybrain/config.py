@@ -19,7 +19,11 @@ Environment:
                        instead of the embedded one
   BRAIN_EMBEDDER       hash | local | ollama[:model] | openai[:model];
                        default local when installed, else hash
-  BRAIN_WORKSPACE      workspace id (default 1)
+  BRAIN_ADMIN_DATABASE_URL
+                       the owner's URL, used only by init and the workspace
+                       and role commands (default BRAIN_DATABASE_URL; the
+                       embedded server's superuser)
+  BRAIN_WORKSPACE      workspace id (default: the role's only workspace)
   BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
   BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_DEADLINE, BRAIN_EMBED_BATCH
                        embedder settings (docs/embedders.md)
@@ -41,7 +45,8 @@ class Settings:
     home: Path
     database_url: str | None
     embedder: str | None
-    workspace: int
+    workspace: int | None
+    admin_database_url: str | None = None
 
     @property
     def pgdata(self) -> Path:
@@ -50,9 +55,9 @@ class Settings:
     @classmethod
     def from_env(cls) -> Settings:
         home = os.environ.get("BRAIN_HOME")
-        workspace = os.environ.get("BRAIN_WORKSPACE", "1")
+        workspace = os.environ.get("BRAIN_WORKSPACE") or None
         try:
-            workspace_id = int(workspace)
+            workspace_id = int(workspace) if workspace is not None else None
         except ValueError:
             raise InvalidArgument(
                 f"BRAIN_WORKSPACE must be a workspace id (a whole number), not {workspace!r}."
@@ -62,4 +67,5 @@ class Settings:
             database_url=os.environ.get("BRAIN_DATABASE_URL") or None,
             embedder=os.environ.get("BRAIN_EMBEDDER") or None,
             workspace=workspace_id,
+            admin_database_url=os.environ.get("BRAIN_ADMIN_DATABASE_URL") or None,
         )

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
+import secrets
 import struct
 import subprocess
 from collections.abc import Sequence
@@ -15,7 +17,9 @@ from pathlib import Path
 from typing import Any
 
 import psycopg
+from psycopg import sql
 from psycopg.adapt import Dumper
+from psycopg.conninfo import make_conninfo
 from psycopg.pq import Format
 
 from pybrain.config import Settings
@@ -194,8 +198,11 @@ def bundled_binary(name: str) -> str:
     return str(POSTGRES_BIN_PATH / name)
 
 
-def database_url(settings: Settings, *, start: bool = True) -> str:
-    """BRAIN_DATABASE_URL, or the embedded server's URL (started when needed)."""
+def admin_url(settings: Settings, *, start: bool = True) -> str:
+    """The URL that initialises and migrates: BRAIN_ADMIN_DATABASE_URL, else
+    BRAIN_DATABASE_URL, else the embedded server's superuser (started when needed)."""
+    if settings.admin_database_url:
+        return settings.admin_database_url
     if settings.database_url:
         return settings.database_url
     server = EmbeddedServer(settings.home)
@@ -207,6 +214,84 @@ def database_url(settings: Settings, *, start: bool = True) -> str:
             "The embedded database is not running.", hint="Start it with `brain db start`."
         )
     return status.url
+
+
+def database_url(settings: Settings, *, start: bool = True) -> str:
+    """BRAIN_DATABASE_URL, or the embedded server as the application role (started when needed).
+
+    The CLI, the MCP server and the worker use this URL. On the embedded
+    server it names the login role `brain init` created (APP_ROLE), which
+    owns nothing and may use only what brain_user may; before that role
+    exists (a database not initialised yet) it is the superuser's.
+    """
+    if settings.database_url:
+        return settings.database_url
+    url = admin_url(settings, start=start)
+    credentials = app_credentials(settings.home)
+    if credentials is None:
+        return url
+    return make_conninfo(url, user=credentials["role"], password=credentials["password"])
+
+
+# The login role of the CLI, MCP server and worker on the embedded server.
+APP_ROLE = "brain_app"
+# Its statement_timeout: a runaway query is cancelled (docs/security.md).
+APP_STATEMENT_TIMEOUT = "10s"
+
+
+def _credentials_file(home: Path) -> Path:
+    return home / "app-role.json"
+
+
+def app_credentials(home: Path) -> dict[str, str] | None:
+    """The application role's name and password that `brain init` stored under BRAIN_HOME."""
+    path = _credentials_file(home)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None
+    except (OSError, ValueError) as exc:
+        raise BrainError(
+            f"Cannot read the application role's credentials in {path}: {exc}",
+            hint="Run `brain init` to create them again.",
+        ) from exc
+    return {"role": str(data["role"]), "password": str(data["password"])}
+
+
+def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None = None) -> str:
+    """Create the embedded server's application role (once) and store its credentials
+    under BRAIN_HOME, readable by this user only. conn is the superuser's. The role's name."""
+    stored = app_credentials(home)
+    with wrap_exceptions():
+        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
+        if stored and exists:
+            if workspace is not None:
+                # `BRAIN_WORKSPACE=n brain init` on the embedded server: its commands use workspace n.
+                conn.execute(
+                    "SELECT brain.grant_workspace(%s, %s, 'write') WHERE NOT EXISTS"
+                    " (SELECT FROM brain.membership WHERE role_name = %s AND workspace_id = %s)",
+                    (APP_ROLE, workspace, APP_ROLE, workspace),
+                )
+            return stored["role"]
+        if exists:
+            # The credentials were lost: a new password.
+            password = secrets.token_urlsafe(24)
+            conn.execute(
+                sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(APP_ROLE), sql.Literal(password))
+            )
+            conn.execute("SELECT brain.grant_workspace(%s, %s, 'write')", (APP_ROLE, workspace or 1))
+        else:
+            password = secrets.token_urlsafe(24)
+            conn.execute(
+                "SELECT brain.create_role(%s, %s, 'write', password => %s, statement_timeout => %s)",
+                (APP_ROLE, workspace or 1, password, APP_STATEMENT_TIMEOUT),
+            )
+    path = _credentials_file(home)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump({"role": APP_ROLE, "password": password}, f)
+    return APP_ROLE
 
 
 def connect(url: str, **kwargs: Any) -> psycopg.Connection:

@@ -133,6 +133,18 @@ class SessionNotFound(BrainError):
     code = "BR016"
 
 
+class AccessDenied(BrainError):
+    """The connected role may not do this in this workspace."""
+
+    code = "BR020"
+
+
+class WorkspaceNotFound(BrainError):
+    """No such workspace, organization or role."""
+
+    code = "BR021"
+
+
 class InvalidText(BrainError):
     """The text cannot be stored (NUL bytes or invalid UTF-8)."""
 
@@ -190,6 +202,8 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
         ReasonRequired,
         ImmutableRule,
         SessionNotFound,
+        AccessDenied,
+        WorkspaceNotFound,
     )
     if cls.code
 }

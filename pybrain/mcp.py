@@ -92,6 +92,7 @@ class BrainMCP(MCPServer):
         started = datetime.now(UTC)
         clock = time.perf_counter()
         try:
+            self.check_arguments(name, arguments)
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             # The SDK may wrap the ToolError a tool raised: the code is on the first that has one.
@@ -111,6 +112,85 @@ class BrainMCP(MCPServer):
             raise exc
         self.service.brain.record_event(name, "mcp", started, clock, self.service.session)
         return result
+
+    def check_arguments(self, name: str, arguments: dict[str, Any] | None) -> None:
+        """Refuse arguments the tool does not take, and values of another JSON type than its
+        schema's: no true for an id, no "1" for a number, no 1.0 for an integer."""
+        tool = self._tool_manager.get_tool(name)
+        if tool is None:
+            return  # the SDK says the tool is unknown
+        schema = tool.parameters
+        known = schema.get("properties", {})
+        given = arguments or {}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise _invalid(
+                f"{name} takes no argument {', '.join(map(repr, unknown))}; "
+                f"its arguments are {', '.join(sorted(known)) or 'none'}."
+            )
+        defs = schema.get("$defs", {})
+        for key, value in given.items():
+            if not _matches(value, known[key], defs):
+                raise _invalid(
+                    f"{name}: argument {key!r} must be {_describe(known[key], defs)}, "
+                    f"not {json.dumps(value)[:60]}."
+                )
+
+
+def _invalid(message: str) -> ToolError:
+    error = ToolError(message)
+    error.code = "invalid_arguments"  # type: ignore[attr-defined]
+    return error
+
+
+def _resolve(schema: dict[str, Any], defs: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    return defs.get(ref.rsplit("/", 1)[-1], {}) if isinstance(ref, str) else schema
+
+
+def _matches(value: Any, schema: dict[str, Any], defs: dict[str, Any]) -> bool:
+    """Whether value has a JSON type the schema allows (strictly: a boolean is no number)."""
+    schema = _resolve(schema, defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return any(_matches(value, s, defs) for s in schema[key])
+    kinds = schema.get("type")
+    if kinds is None:
+        return True
+    for kind in kinds if isinstance(kinds, list) else [kinds]:
+        if kind == "integer" and isinstance(value, int) and not isinstance(value, bool):
+            return True
+        if kind == "number" and isinstance(value, int | float) and not isinstance(value, bool):
+            return True
+        if kind == "string" and isinstance(value, str):
+            return True
+        if kind == "boolean" and isinstance(value, bool):
+            return True
+        if kind == "null" and value is None:
+            return True
+        if kind == "object" and isinstance(value, dict):
+            return True
+        if kind == "array" and isinstance(value, list):
+            return all(_matches(v, schema.get("items", {}), defs) for v in value)
+    return False
+
+
+def _describe(schema: dict[str, Any], defs: dict[str, Any]) -> str:
+    schema = _resolve(schema, defs)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            return " or ".join(_describe(s, defs) for s in schema[key])
+    kinds = schema.get("type", "any value")
+    names = {
+        "integer": "a whole number",
+        "number": "a number",
+        "string": "a string",
+        "boolean": "true or false",
+        "null": "null",
+        "object": "an object",
+        "array": "a list",
+    }
+    return " or ".join(names.get(k, k) for k in (kinds if isinstance(kinds, list) else [kinds]))
 
 
 class Service:

@@ -96,6 +96,8 @@ def template_url(admin_url: str) -> str:
         db.migrate(conn)
         if not conn.execute("SELECT FROM pg_roles WHERE rolname = %s", (TEST_ROLE,)).fetchone():
             conn.execute(f"CREATE ROLE {TEST_ROLE} LOGIN PASSWORD 'test' IN ROLE brain_user")
+        # The test role is an admin of the default workspace, and nothing else.
+        conn.execute("SELECT brain.grant_workspace(%s, 1, 'admin')", (TEST_ROLE,))
         Brain(conn, embedder=get_embedder("hash")).use_embedding_space()
     return url
 

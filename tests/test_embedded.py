@@ -36,8 +36,11 @@ def test_db_lifecycle_and_first_write(tmp_path: Path) -> None:
         assert wrote.stdout.startswith("created #1 fact"), wrote.stderr
         status = json.loads(brain(home, "db", "status", "--json").stdout)
         assert status["running"] and status["pgdata"] == str(home / "pgdata")
+        # The commands connect as the application role brain init created, not as the superuser.
         url = brain(home, "db", "url").stdout.strip()
-        assert url == status["url"] and url.endswith(f"host={home / 'pgdata'}")
+        assert f"host={home / 'pgdata'}" in url and "user=brain_app" in url
+        assert status["url"].startswith("postgresql://postgres")
+        assert (home / "app-role.json").stat().st_mode & 0o777 == 0o600
     finally:
         stopped = brain(home, "db", "stop")
     assert stopped.stdout.strip() == "stopped"

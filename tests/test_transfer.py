@@ -135,11 +135,11 @@ def comparable(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def new_workspace(database: str, name: str) -> int:
+    """A new workspace (as the owner) whose admin is the test role."""
     with psycopg.connect(database, autocommit=True) as admin:
-        return admin.execute(
-            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
-            (name,),
-        ).fetchone()[0]
+        (created,) = admin.execute("SELECT brain.create_workspace(%s)", (name,)).fetchone()
+        admin.execute("SELECT brain.grant_workspace('brain_tester', %s, 'admin')", (created["workspace"],))
+        return created["workspace"]
 
 
 def test_round_trip_into_an_empty_workspace(brain: Brain, conn, database: str, tmp_path: Path) -> None:
@@ -158,6 +158,7 @@ def test_round_trip_into_an_empty_workspace(brain: Brain, conn, database: str, t
     assert [f["headline"] for f in by_id[ids["survivor"]]["folds"]] == ["Build uses make"]
     assert all(v["provider"] == "hash" and len(v["values"]) == v["dims"] for d in docs for v in d["vectors"])
 
+    brain.workspace = 1  # the test role is a member of two workspaces now: it names the one it means
     target = Brain(conn, workspace=new_workspace(database, "restored"), embedder=get_embedder("hash"))
     target.use_embedding_space()
     result = import_documents(target, docs, source="round-trip")

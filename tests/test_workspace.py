@@ -1,4 +1,4 @@
-"""Tenancy: the workspace comes from one setting, and row-level security enforces it."""
+"""Tenancy: a member chooses among its workspaces with one setting, and row-level security enforces it."""
 
 from __future__ import annotations
 
@@ -10,10 +10,9 @@ from helpers import raises_br, remember, scalar, unit
 @pytest.fixture
 def second_workspace(database: str) -> int:
     with psycopg.connect(database, autocommit=True) as admin:
-        return scalar(
-            admin,
-            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'team-b') RETURNING workspace_id",
-        )
+        ws = scalar(admin, "SELECT brain.create_workspace('team-b') ->> 'workspace'")
+        scalar(admin, "SELECT brain.grant_workspace('brain_tester', %s, 'write')", (int(ws),))
+        return int(ws)
 
 
 def in_workspace(conn, workspace: int):
@@ -21,6 +20,7 @@ def in_workspace(conn, workspace: int):
 
 
 def test_memories_are_invisible_across_workspaces(conn, second_workspace) -> None:
+    in_workspace(conn, 1)  # a member of two workspaces chooses one
     mine = remember(conn, kind="fact", headline="Team A uses Postgres")["memory_id"]
     in_workspace(conn, second_workspace)
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0
@@ -33,6 +33,7 @@ def test_memories_are_invisible_across_workspaces(conn, second_workspace) -> Non
 
 
 def test_row_level_security_refuses_writes_into_another_workspace(conn, second_workspace) -> None:
+    in_workspace(conn, 1)
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
         conn.execute(
             "INSERT INTO brain.memory (workspace_id, kind, headline, normalized) "

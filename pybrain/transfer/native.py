@@ -29,7 +29,10 @@ def _snapshot(brain: Brain) -> Iterator[psycopg.Cursor]:
     conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
     try:
         with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-            cur.execute("SELECT set_config('brain.workspace', %s, true)", (str(brain.workspace),))
+            cur.execute(
+                "SELECT set_config('brain.workspace', %s, true)",
+                ("" if brain.workspace is None else str(brain.workspace),),
+            )
             yield cur
     finally:
         conn.isolation_level, conn.read_only = saved

@@ -40,6 +40,74 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
 
+-- The range of every numeric setting: set_setting refuses a value outside
+-- it (BR009). integer: the value must be a whole number.
+CREATE OR REPLACE FUNCTION brain.setting_ranges()
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT jsonb_build_object(
+        'fact_halflife_days',      jsonb_build_object('min', 0.01, 'max', 36500),
+        'fact_dormant_threshold',  jsonb_build_object('min', 0.0001, 'max', 0.99),
+        'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
+        'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
+        'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
+        'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
+        'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),
+        'hot_days',                jsonb_build_object('min', 0, 'max', 3650),
+        'incident_archive_days',   jsonb_build_object('min', 1, 'max', 36500),
+        'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
+        'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
+        'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
+        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
+        'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
+        'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
+        'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
+        'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
+        'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
+        'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'prompt_context_min_similarity', jsonb_build_object('min', -1, 'max', 1)
+    )
+$$;
+COMMENT ON FUNCTION brain.setting_ranges IS
+    'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
+
+-- BR009 when a setting's value is outside its range.
+CREATE OR REPLACE FUNCTION brain._check_setting_range(name text, value jsonb)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> name;
+    v numeric;
+BEGIN
+    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
+        RETURN;
+    END IF;
+    v := value::text::numeric;
+    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
+       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+        PERFORM brain._raise('BR009',
+            format('Setting %s is %s %s to %s, not %s.', name,
+                   CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
+                   r ->> 'min', r ->> 'max', left(value::text, 40)),
+            jsonb_build_object('setting', name, 'value', value, 'min', r -> 'min', 'max', r -> 'max'),
+            format('The default is %s.', brain.setting_defaults() -> name));
+    END IF;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.setting(name text)
 RETURNS jsonb
 LANGUAGE sql STABLE
@@ -71,6 +139,7 @@ BEGIN
             format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
                    name, brain.setting_defaults() -> name));
     END IF;
+    PERFORM brain._check_setting_range(name, value);
     INSERT INTO brain.setting AS s (workspace_id, name, value)
     VALUES (brain.current_workspace(), set_setting.name, set_setting.value)
     ON CONFLICT ON CONSTRAINT setting_pkey DO UPDATE SET value = excluded.value;

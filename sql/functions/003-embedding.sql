@@ -61,7 +61,7 @@ SECURITY DEFINER  -- creates the space's index, which needs the table owner
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
-    ws bigint := brain.current_workspace();
+    ws bigint := brain.current_workspace('write');
     s brain.embedding_space;
 BEGIN
     IF dims IS NULL OR dims < 1 OR dims > 16000 THEN

@@ -676,8 +676,7 @@ BEGIN
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
         VALUES (ws, space.space_id, existing.memory_id, vec);
     ELSE
-        PERFORM pg_notify('brain_embedding',
-            jsonb_build_object('workspace_id', ws, 'memory_id', existing.memory_id)::text);
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
 
     PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,

@@ -265,11 +265,14 @@ DECLARE
     current_headline text;
     banner text;
 BEGIN
-    UPDATE brain.memory m
-    SET access_count = m.access_count + 1, last_accessed = now()
-    WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-    -- Recalling a fact resets its decay: a dormant fact is active again.
-    PERFORM brain._refresh_dormancy(mem.memory_id);
+    -- A reader's recall is not counted: counting is a write.
+    IF brain.workspace_access(ws) <> 'read' THEN
+        UPDATE brain.memory m
+        SET access_count = m.access_count + 1, last_accessed = now()
+        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+        -- Recalling a fact resets its decay: a dormant fact is active again.
+        PERFORM brain._refresh_dormancy(mem.memory_id);
+    END IF;
 
     IF mem.state = 'superseded' THEN
         current_id := brain.current_version(mem.memory_id);

@@ -137,7 +137,7 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.lexical_query(query);
+    tsq tsquery := brain.lexical_query(brain._bounded('query', query, 4000));
     candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';

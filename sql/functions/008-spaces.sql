@@ -69,6 +69,7 @@ DECLARE
     removed bigint;
     index_name text;
 BEGIN
+    PERFORM brain.current_workspace('write');
     IF target.state = 'active' THEN
         PERFORM brain._raise('BR011', format('Space %s is the active one.', embedding_space),
             jsonb_build_object('space', embedding_space),
@@ -277,6 +278,7 @@ DECLARE
     n_in_index bigint;
     done record;
 BEGIN
+    PERFORM brain.current_workspace('write');
     IF max_rows IS NULL OR max_rows < 1 THEN
         PERFORM brain._raise('BR009', 'max_rows is at least 1.', jsonb_build_object('max_rows', max_rows),
             'The default is 1000.');

@@ -654,12 +654,10 @@ BEGIN
         FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
         WHERE u.fst = u.j AND u.id IS NOT NULL;
         IF seq > 0 AND cardinality(created) > 0 THEN
-            PERFORM pg_notify('brain_embedding',
-                jsonb_build_object('workspace_id', ws, 'index', space.space_id, 'count', cardinality(created))::text);
+            PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
         END IF;
     ELSIF cardinality(created) > 0 THEN
-        PERFORM pg_notify('brain_embedding',
-            jsonb_build_object('workspace_id', ws, 'memory_id', created[1], 'count', cardinality(created))::text);
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
 
     res_action := array_fill(NULL::text, ARRAY[n]);

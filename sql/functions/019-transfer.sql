@@ -464,13 +464,10 @@ BEGIN
     ORDER BY u.n, x.k;
 
     -- 3. One audit row per memory stored, with its snapshot as imported (links included).
-    INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
-    SELECT ws, u.id, 'insert',
-           coalesce(nullif(import_memories.source, ''), nullif(current_setting('brain.actor', true), ''), session_user),
-           u.detail, md.doc
-    FROM unnest(audit_id, audit_detail) WITH ORDINALITY AS u(id, detail, n)
-    LEFT JOIN brain._memory_docs(audit_id) AS md ON md.memory_id = u.id
-    ORDER BY u.n;
+    -- (through brain._audit: only the owner's audit helpers may write the audit table)
+    FOR i IN 1 .. coalesce(cardinality(audit_id), 0) LOOP
+        PERFORM brain._audit(audit_id[i], 'insert', nullif(import_memories.source, ''), audit_detail[i]);
+    END LOOP;
 
     RETURN QUERY
     SELECT u.item, u.chunk, u.old, u.act, u.id, u.vec, u.code, u.err

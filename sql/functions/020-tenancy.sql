@@ -1,0 +1,427 @@
+-- Tenancy: workspaces, memberships and login roles; the audit log's guards;
+-- bounded inputs; and, last of all files, who may execute what.
+
+-- Whether the session's login role owns schema brain (or is a superuser):
+-- the operator who initialises, migrates and creates workspaces and roles.
+CREATE OR REPLACE FUNCTION brain._is_owner()
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_has_role(session_user, n.nspowner, 'MEMBER')
+    FROM pg_namespace n WHERE n.nspname = 'brain'
+$$;
+
+CREATE OR REPLACE FUNCTION brain._require_owner(what text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain may %s.', what),
+            jsonb_build_object('role', session_user),
+            'Run it as the role that ran `brain init` (the database owner).');
+    END IF;
+END
+$$;
+
+-- A text argument no longer than max characters (NULL passes); BR009 naming it.
+CREATE OR REPLACE FUNCTION brain._check_length(field text, value text, max integer)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF length(value) > max THEN
+        PERFORM brain._raise('BR009', format('%s is %s characters long; at most %s.', field, length(value), max),
+            jsonb_build_object('field', field, 'length', length(value), 'max', max),
+            format('Shorten the %s.', field));
+    END IF;
+END
+$$;
+
+-- The same check in an expression: returns value.
+CREATE OR REPLACE FUNCTION brain._bounded(field text, value text, max integer)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._check_length(field, value, max);
+    RETURN value;
+END
+$$;
+
+-- Text fields have bounds, whichever function (or direct INSERT) writes them:
+-- a value over its bound is refused with BR009 and nothing is written.
+CREATE OR REPLACE FUNCTION brain._check_memory_sizes()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._check_length('project', NEW.project, 200);
+    PERFORM brain._check_length('source_agent', NEW.source_agent, 200);
+    PERFORM brain._check_length('source_system', NEW.source_system, 200);
+    PERFORM brain._check_length('source_ref', NEW.source_ref, 2000);
+    PERFORM brain._check_length('source_hash', NEW.source_hash, 200);
+    PERFORM brain._check_length('reason', NEW.supersede_reason, 2000);
+    PERFORM brain._check_length('reason', NEW.forget_reason, 2000);
+    RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER memory_sizes
+    BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash,
+                               supersede_reason, forget_reason
+    ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
+
+-- The same for the smaller tables: the trigger's arguments are pairs of a
+-- column and its bound.
+CREATE OR REPLACE FUNCTION brain._check_sizes()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    doc jsonb := to_jsonb(NEW);
+BEGIN
+    FOR i IN 0 .. TG_NARGS - 1 BY 2 LOOP
+        PERFORM brain._check_length(TG_ARGV[i], doc ->> TG_ARGV[i], TG_ARGV[i + 1]::integer);
+    END LOOP;
+    RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255',
+                                        'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
+CREATE OR REPLACE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
+CREATE OR REPLACE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200',
+                                        'response_note', '2000');
+CREATE OR REPLACE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
+CREATE OR REPLACE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
+CREATE OR REPLACE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW
+    EXECUTE FUNCTION brain._check_sizes('value', '10000');
+
+-- A workspace by id, or BR021.
+CREATE OR REPLACE FUNCTION brain._workspace(id bigint)
+RETURNS brain.workspace
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    SELECT * INTO w FROM brain.workspace x WHERE x.workspace_id = id;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No workspace #%s.', id), jsonb_build_object('workspace', id),
+            'See the workspaces with brain.list_workspaces() (brain workspace list).');
+    END IF;
+    RETURN w;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain._check_role_name(name text)
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF name IS NULL OR name !~ '^[a-z_][a-z0-9_]{0,62}$' OR name LIKE 'pg\_%' THEN
+        PERFORM brain._raise('BR009',
+            format('A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_; not %L.',
+                   left(name, 80)),
+            jsonb_build_object('role', left(name, 80)), 'For example: agent_claude, alice.');
+    END IF;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.create_workspace(name text, organization_id bigint DEFAULT 1)
+RETURNS jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER  -- writes brain.workspace, which application roles only read
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    PERFORM brain._require_owner('create a workspace');
+    IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
+        PERFORM brain._raise('BR009', 'A workspace name is 1 to 100 characters on one line.',
+            jsonb_build_object('name', left(name, 120)), 'For example: team-platform.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM brain.organization o WHERE o.organization_id = create_workspace.organization_id) THEN
+        PERFORM brain._raise('BR021', format('No organization #%s.', organization_id),
+            jsonb_build_object('organization', organization_id), 'The default organization is 1.');
+    END IF;
+    IF EXISTS (SELECT FROM brain.workspace x WHERE x.organization_id = create_workspace.organization_id
+               AND x.name = brain.trim_space(create_workspace.name)) THEN
+        PERFORM brain._raise('BR009', format('Workspace %L exists.', brain.trim_space(name)),
+            jsonb_build_object('name', brain.trim_space(name)), 'Choose another name, or grant access to it.');
+    END IF;
+    INSERT INTO brain.workspace (organization_id, name)
+    VALUES (create_workspace.organization_id, brain.trim_space(create_workspace.name))
+    RETURNING * INTO w;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'name', w.name, 'organization', w.organization_id);
+END
+$$;
+COMMENT ON FUNCTION brain.create_workspace IS
+    'Creates a workspace (owner of schema brain only). It has no members until brain.grant_workspace.';
+
+CREATE OR REPLACE FUNCTION brain.list_workspaces()
+RETURNS TABLE (workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamptz)
+LANGUAGE sql STABLE
+SECURITY DEFINER  -- counts members and memories of the workspaces the caller may see, and only those
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT w.workspace_id, w.name, a.access,
+           (SELECT count(*) FROM brain.membership m WHERE m.workspace_id = w.workspace_id),
+           (SELECT count(*) FROM brain.memory x WHERE x.workspace_id = w.workspace_id AND x.state = 'active'),
+           w.created_at
+    FROM brain.workspace w
+    CROSS JOIN LATERAL (SELECT brain.workspace_access(w.workspace_id) AS access) a
+    WHERE a.access IS NOT NULL
+    ORDER BY w.workspace_id
+$$;
+COMMENT ON FUNCTION brain.list_workspaces IS
+    'The workspaces the connected role is a member of, with its access, the number of members and of active memories.';
+
+-- The caller must be an admin of the workspace (the owner is one everywhere).
+CREATE OR REPLACE FUNCTION brain._require_admin(ws bigint)
+RETURNS brain.workspace
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    IF brain.workspace_access(ws) IS DISTINCT FROM 'admin' THEN
+        -- Whether the workspace exists is told only to its admins.
+        PERFORM brain._raise('BR020', format('Role %s is not an admin of workspace %s.', session_user, ws),
+            jsonb_build_object('role', session_user, 'workspace', ws),
+            'An admin of the workspace, or the owner of schema brain, manages its members.');
+    END IF;
+    w := brain._workspace(ws);
+    RETURN w;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write')
+RETURNS jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER  -- writes brain.membership, which application roles only read
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._require_admin(workspace_id);
+    END IF;
+    w := brain._workspace(workspace_id);
+    PERFORM brain._check_role_name(role);
+    IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
+        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(access, 40)),
+            jsonb_build_object('access', left(access, 40)), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
+        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+            'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
+    END IF;
+    IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
+        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
+            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
+    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
+        PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
+            jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
+    END IF;
+    INSERT INTO brain.membership AS m (workspace_id, role_name, access, granted_by)
+    VALUES (w.workspace_id, role, access, session_user)
+    ON CONFLICT ON CONSTRAINT membership_pkey
+    DO UPDATE SET access = excluded.access, granted_at = now(), granted_by = excluded.granted_by;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'access', access);
+END
+$$;
+COMMENT ON FUNCTION brain.grant_workspace IS
+    'Gives a database role read, write or admin access to a workspace, or changes its access (admins of the workspace and the owner).';
+
+CREATE OR REPLACE FUNCTION brain.revoke_workspace(role text, workspace_id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER  -- writes brain.membership, which application roles only read
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+    n integer;
+BEGIN
+    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._require_admin(workspace_id);
+    END IF;
+    w := brain._workspace(workspace_id);
+    PERFORM brain._check_role_name(role);
+    DELETE FROM brain.membership m WHERE m.workspace_id = w.workspace_id AND m.role_name = role;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'revoked', n > 0);
+END
+$$;
+COMMENT ON FUNCTION brain.revoke_workspace IS
+    'Takes a role''s access to a workspace away (admins of the workspace and the owner); revoked is false when it had none.';
+
+CREATE OR REPLACE FUNCTION brain.list_members(workspace_id bigint DEFAULT NULL)
+RETURNS TABLE (role_name text, access text, can_login boolean, granted_at timestamptz, granted_by text)
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER  -- reads every membership of the workspace, for its admins only
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := coalesce(list_members.workspace_id, brain.current_workspace());
+BEGIN
+    PERFORM brain._require_admin(ws);
+    RETURN QUERY
+    SELECT m.role_name, m.access, coalesce(r.rolcanlogin, false), m.granted_at, m.granted_by
+    FROM brain.membership m LEFT JOIN pg_roles r ON r.rolname = m.role_name
+    WHERE m.workspace_id = ws ORDER BY m.role_name;
+END
+$$;
+COMMENT ON FUNCTION brain.list_members IS 'The roles with access to a workspace and their access (admins of the workspace).';
+
+CREATE OR REPLACE FUNCTION brain.create_role(
+    name text,
+    workspace_id bigint,
+    access text DEFAULT 'write',
+    password text DEFAULT NULL,
+    statement_timeout text DEFAULT '5s'
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER  -- CREATE ROLE needs the owner's CREATEROLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    secret text := coalesce(password, encode(sha256(convert_to(gen_random_uuid()::text || clock_timestamp()::text
+                                                               || random()::text, 'UTF8')), 'hex'));
+    timeout_ms bigint;
+BEGIN
+    PERFORM brain._require_owner('create a role');
+    PERFORM brain._check_role_name(name);
+    PERFORM brain._workspace(workspace_id);
+    IF length(secret) < 12 OR length(secret) > 200 THEN
+        PERFORM brain._raise('BR009', 'A password is 12 to 200 characters.', NULL,
+            'Leave it out and one is generated.');
+    END IF;
+    BEGIN
+        timeout_ms := extract(epoch FROM statement_timeout::interval) * 1000;
+    EXCEPTION WHEN invalid_datetime_format OR invalid_parameter_value OR datetime_field_overflow THEN
+        timeout_ms := NULL;
+    END;
+    IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
+        PERFORM brain._raise('BR009',
+            format('statement_timeout is between 100ms and 1h, not %L.', left(statement_timeout, 40)),
+            jsonb_build_object('statement_timeout', left(statement_timeout, 40)), 'The default is 5s.');
+    END IF;
+    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
+        PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
+            'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
+    END IF;
+    EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS'
+                   ' CONNECTION LIMIT 20 PASSWORD %L IN ROLE brain_user', name, secret);
+    EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', name, timeout_ms || 'ms');
+    EXECUTE format('ALTER ROLE %I SET idle_in_transaction_session_timeout = %L', name, '60s');
+    PERFORM brain.grant_workspace(name, workspace_id, access);
+    RETURN jsonb_build_object('role', name, 'workspace', workspace_id, 'access', access,
+                              'statement_timeout', timeout_ms || 'ms',
+                              'password', CASE WHEN password IS NULL THEN secret END);
+END
+$$;
+COMMENT ON FUNCTION brain.create_role IS
+    'Creates a login role in brain_user bound to one workspace, with a statement_timeout (owner of schema brain only). Returns the generated password when none was given; it is not stored anywhere else.';
+
+-- The audit log is written only by the API: brain._audit_many, called by a
+-- PL/pgSQL function of schema brain. A client cannot create functions of its
+-- own in brain, so a call made directly (SELECT brain._audit(...), a DO block,
+-- a temporary function) is refused. Each row is stamped with the login role
+-- and the time; nobody but the owner updates or deletes a row.
+CREATE OR REPLACE FUNCTION brain._audit_guard()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stack text;
+    after_audit text;
+BEGIN
+    IF TG_OP IN ('UPDATE', 'DELETE') THEN
+        IF NOT brain._is_owner() THEN
+            PERFORM brain._raise('BR020', 'The audit log is append-only.',
+                jsonb_build_object('role', session_user, 'operation', TG_OP),
+                'Audit rows are never changed or deleted.');
+        END IF;
+        RETURN CASE TG_OP WHEN 'DELETE' THEN OLD ELSE NEW END;
+    END IF;
+    IF NOT brain._is_owner() THEN
+        GET DIAGNOSTICS stack = PG_CONTEXT;
+        -- The first function that called brain._audit_many (through brain._audit or not).
+        after_audit := substring(stack FROM 'SQL function "_audit_many"[^\n]*\n(?:SQL function "_audit" [^\n]*\n)?(.*)$');
+        after_audit := substring(after_audit FROM '(?n)^((?:PL/pgSQL|SQL) function .*)$');
+        IF after_audit IS NULL OR after_audit !~ '^PL/pgSQL function brain\.[a-z_]+\(' THEN
+            PERFORM brain._raise('BR020', 'Audit rows are written by pybrain''s functions only.',
+                jsonb_build_object('role', session_user), 'Call the API (brain.remember, brain.forget, ...).');
+        END IF;
+        NEW.workspace_id := brain.current_workspace('write');
+    END IF;
+    NEW.db_role := session_user;
+    NEW.at := clock_timestamp();
+    RETURN NEW;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER audit_guard BEFORE INSERT OR UPDATE OR DELETE ON brain.audit
+    FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
+
+-- brain._audit_many inserts as the owner: application roles may not insert
+-- into brain.audit themselves.
+ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb) SECURITY DEFINER;
+
+-- Who may execute what. Nothing is executable by PUBLIC. brain_user gets
+-- every function of schema brain but the ones below: the functions run as
+-- the caller, so the helpers the API calls must be executable too; they run
+-- with the caller's privileges under row-level security and give nothing
+-- plain SQL does not. The SECURITY DEFINER helpers that build and drop
+-- indexes, and the trigger functions, are the owner's.
+DO $$
+DECLARE
+    f regprocedure;
+BEGIN
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+             WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
+    LOOP
+        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
+        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)')
+           OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
+            EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
+        ELSE
+            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO brain_user', f);
+        END IF;
+    END LOOP;
+END
+$$;
+
+-- Views run with the caller's privileges, so row-level security applies to
+-- the caller and not to the view's owner.
+DO $$
+DECLARE
+    v text;
+BEGIN
+    FOR v IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+             WHERE n.nspname = 'brain' AND c.relkind = 'v'
+    LOOP
+        EXECUTE format('ALTER VIEW brain.%I SET (security_invoker = true)', v);
+    END LOOP;
+END
+$$;
