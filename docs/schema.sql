@@ -2763,7 +2763,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other.';
-CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone, all_projects boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2779,6 +2779,11 @@ BEGIN
     IF length(create_action_item.text) > 2000 THEN
         PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
             jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');
+    END IF;
+    IF coalesce(all_projects, false) AND brain.workspace_access() IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._raise('BR020', 'Only an admin of the workspace raises action items for every project.',
+            jsonb_build_object('role', current_user::text, 'access', brain.workspace_access()),
+            'Raise it for one project (project => ...), or ask an admin of the workspace.');
     END IF;
     IF session IS NOT NULL THEN
         s := brain._get_session(session);
@@ -2802,14 +2807,14 @@ BEGIN
         END IF;
         PERFORM brain._touch_session(session, now);
     END IF;
-    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at)
+    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at, all_projects)
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
-            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()))
+            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4578,12 +4583,12 @@ CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigi
     FROM brain.action_item a
     JOIN brain.session s ON s.workspace_id = a.workspace_id AND s.session_id = pending_action_items.session
     WHERE a.workspace_id = brain.current_workspace() AND a.status = 'pending'
-      AND a.project = s.project
+      AND (a.project = s.project OR a.all_projects)
       AND (a.for_source IS NULL OR a.for_source = s.source)
       AND a.created_by IS DISTINCT FROM s.session_id
     ORDER BY a.created_at, a.action_item_id
 $$;
-COMMENT ON FUNCTION brain.pending_action_items(session bigint) IS 'Action items waiting for this session: of its project, for its source or any, raised by another session.';
+COMMENT ON FUNCTION brain.pending_action_items(session bigint) IS 'Action items waiting for this session: of its project (or global), for its source or any, raised by another session.';
 CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5879,6 +5884,7 @@ CREATE TABLE brain.action_item (
     acknowledged_at timestamp with time zone,
     response text,
     response_note text,
+    all_projects boolean DEFAULT false NOT NULL,
     CONSTRAINT action_item_check CHECK (((status = 'acknowledged'::text) = (response IS NOT NULL))),
     CONSTRAINT action_item_response_check CHECK ((response = ANY (ARRAY['will_execute'::text, 'already_done'::text, 'not_relevant'::text]))),
     CONSTRAINT action_item_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'acknowledged'::text])))
@@ -6113,7 +6119,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 81055df9af19df6558b7780122f67614714c4cf835fb958c6dd01d38bf963fc7';
+COMMENT ON TABLE brain.migration IS 'functions 4ae218f46506c9b3b4a27a30aed98f844d144b3cc3533b02f22afad9da3349e8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1178,13 +1178,18 @@ def actions_group() -> None:
 
 @command(actions_group, "add")
 @click.argument("text")
-@click.option("--project", default="", help="Project ('' = every project).")
+@click.option("--project", default="", help="Project ('' = sessions without a project).")
+@click.option("--all-projects", is_flag=True, help="Sessions of every project (admins of the workspace only).")
 @click.option("--for-source", help="Only sessions of this source.")
 @SESSION_OPTION
-def actions_add(text: str, project: str, for_source: str | None, session: int | None, as_json: bool) -> None:
+def actions_add(
+    text: str, project: str, all_projects: bool, for_source: str | None, session: int | None, as_json: bool
+) -> None:
     """Raise an action item."""
     with _open() as brain:
-        item = brain.create_action_item(_text(text, "text") or "", project, for_source, session)
+        item = brain.create_action_item(
+            _text(text, "text") or "", project, for_source, session, all_projects=all_projects
+        )
     click.echo(_dump({"id": item}) if as_json else f"action item #{item} raised")
 
 

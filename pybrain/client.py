@@ -549,10 +549,20 @@ class Brain:
         )
 
     def create_action_item(
-        self, text: str, project: str = "", for_source: str | None = None, session: int | None = None
+        self,
+        text: str,
+        project: str = "",
+        for_source: str | None = None,
+        session: int | None = None,
+        all_projects: bool = False,
     ) -> int:
         return self.value(
-            "create_action_item", text=text, project=project, for_source=for_source, session=session
+            "create_action_item",
+            text=text,
+            project=project,
+            for_source=for_source,
+            session=session,
+            all_projects=all_projects or None,
         )
 
     def acknowledge_action_item(

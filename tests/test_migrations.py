@@ -28,7 +28,7 @@ RELEASED = {
     "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
     "010-embedding-failures.sql": "43a86839d261adb3a22c08280f55b889ab5b37aa40fc0dc6c471752bd159d025",
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
-    "012-secrets-and-flags.sql": "6b3b3ee2a0bc00bde35958373a24394f88724ee9477cfa23bc21dba59e0a25a0",
+    "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
 }
 

@@ -573,3 +573,22 @@ def test_mcp_argument_errors_never_repeat_the_value() -> None:
     assert secret in str(caught.value), "pydantic's own message does"
     summary = _validation_summary("remember", caught.value)
     assert secret not in summary and summary.startswith("Invalid arguments for remember: kind: ")
+
+
+def test_an_item_for_every_project_needs_an_admin(conn, database) -> None:
+    web = scalar(conn, "SELECT brain.boot_session(source => 'claude', project => 'web', now => %s)", (T0,))
+    api = scalar(conn, "SELECT brain.boot_session(source => 'cursor', project => 'api', now => %s)", (T0,))
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute("DROP ROLE IF EXISTS brain_writer")
+        owner.execute("CREATE ROLE brain_writer LOGIN PASSWORD 'writer' IN ROLE brain_user")
+        owner.execute("SELECT brain.grant_workspace('brain_writer', 1, 'write')")
+    writer_url = psycopg.conninfo.make_conninfo(database, user="brain_writer", password="writer")
+    with psycopg.connect(writer_url, autocommit=True) as writer:
+        with raises_br("BR020"):
+            writer.execute("SELECT brain.create_action_item('Freeze every project', all_projects => true)")
+        assert remember(writer, kind="fact", headline="A writer still writes")["memory_id"]
+    # brain_tester, the test role, is an admin of the workspace: its item reaches every project.
+    scalar(conn, "SELECT brain.create_action_item('Freeze every project', all_projects => true)")
+    for session in (web, api):
+        with raises_br("BR013"):
+            remember(conn, kind="fact", headline="Blocked everywhere", session_id=session["session_id"])

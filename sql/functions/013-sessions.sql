@@ -266,7 +266,8 @@ COMMENT ON FUNCTION brain.end_session_of IS
     'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 
 CREATE OR REPLACE FUNCTION brain.create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,
-                                                    session bigint DEFAULT NULL, now timestamptz DEFAULT NULL)
+                                                    session bigint DEFAULT NULL, now timestamptz DEFAULT NULL,
+                                                    all_projects boolean DEFAULT false)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -283,6 +284,11 @@ BEGIN
     IF length(create_action_item.text) > 2000 THEN
         PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
             jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');
+    END IF;
+    IF coalesce(all_projects, false) AND brain.workspace_access() IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._raise('BR020', 'Only an admin of the workspace raises action items for every project.',
+            jsonb_build_object('role', current_user::text, 'access', brain.workspace_access()),
+            'Raise it for one project (project => ...), or ask an admin of the workspace.');
     END IF;
     IF session IS NOT NULL THEN
         s := brain._get_session(session);
@@ -306,15 +312,15 @@ BEGIN
         END IF;
         PERFORM brain._touch_session(session, now);
     END IF;
-    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at)
+    INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at, all_projects)
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
-            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()))
+            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item IS
-    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked.';
+    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 
 -- The items a session must acknowledge before it writes.
 CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)
@@ -326,13 +332,13 @@ AS $$
     FROM brain.action_item a
     JOIN brain.session s ON s.workspace_id = a.workspace_id AND s.session_id = pending_action_items.session
     WHERE a.workspace_id = brain.current_workspace() AND a.status = 'pending'
-      AND a.project = s.project
+      AND (a.project = s.project OR a.all_projects)
       AND (a.for_source IS NULL OR a.for_source = s.source)
       AND a.created_by IS DISTINCT FROM s.session_id
     ORDER BY a.created_at, a.action_item_id
 $$;
 COMMENT ON FUNCTION brain.pending_action_items IS
-    'Action items waiting for this session: of its project, for its source or any, raised by another session.';
+    'Action items waiting for this session: of its project (or global), for its source or any, raised by another session.';
 
 CREATE OR REPLACE FUNCTION brain._check_write_allowed(session bigint)
 RETURNS void

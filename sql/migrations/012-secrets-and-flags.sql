@@ -21,6 +21,11 @@ DROP FUNCTION IF EXISTS brain.observe(text, text, text, text, text, text, text, 
 DROP FUNCTION IF EXISTS brain.observe_batch(text[], text, text, text, text, text[], text, bigint, jsonb[],
                                             double precision[], text, boolean, boolean);
 
+-- An action item blocks the sessions of its project; a global one, which only
+-- an admin of the workspace may raise, those of every project.
+ALTER TABLE brain.action_item ADD COLUMN all_projects boolean NOT NULL DEFAULT false;
+DROP FUNCTION IF EXISTS brain.create_action_item(text, text, text, bigint, timestamptz);
+
 -- Action items are rate-limited per session: the count looks up a session's recent items.
 CREATE INDEX action_item_created_by ON brain.action_item (workspace_id, created_by, created_at);
 
