@@ -1179,7 +1179,7 @@ def actions_group() -> None:
 @command(actions_group, "add")
 @click.argument("text")
 @click.option("--project", default="", help="Project ('' = sessions without a project).")
-@click.option("--all-projects", is_flag=True, help="Sessions of every project (admins of the workspace only).")
+@click.option("--all-projects", is_flag=True, help="Sessions of every project (workspace admins only).")
 @click.option("--for-source", help="Only sessions of this source.")
 @SESSION_OPTION
 def actions_add(
