@@ -34,6 +34,25 @@ from pybrain.errors import (
 
 log = logging.getLogger("pybrain")
 
+# The categories brain.remember takes (its gate checks them: BR009); clients use the
+# list to shape a tool schema or to fall back to 'note' for a source's own labels.
+CATEGORIES = (
+    "decision",
+    "idea",
+    "meeting",
+    "person",
+    "insight",
+    "journal",
+    "reference",
+    "procedural",
+    "episodic",
+    "learning",
+    "gotcha",
+    "action",
+    "feature_request",
+    "note",
+)
+
 # Functions that change nothing a second call would change again. A call whose
 # connection is lost before its COMMIT was sent changed nothing (its transaction
 # ended with the connection) and is always sent again on a new connection; one

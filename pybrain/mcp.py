@@ -21,7 +21,7 @@ from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
 
 from pybrain import __version__
-from pybrain.client import Brain, render_boot
+from pybrain.client import CATEGORIES, Brain, render_boot
 from pybrain.errors import BrainError
 
 DATA_NOTE = (
@@ -37,22 +37,8 @@ with a reason instead of storing a contradicting one. End with end_session and a
 {DATA_NOTE}"""
 
 Kind = Literal["rule", "fact", "incident", "task"]
-Category = Literal[
-    "decision",
-    "idea",
-    "meeting",
-    "person",
-    "insight",
-    "journal",
-    "reference",
-    "procedural",
-    "episodic",
-    "learning",
-    "gotcha",
-    "action",
-    "feature_request",
-    "note",
-]
+# (the gate checks categories in SQL; this list only shapes the tool schema)
+Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 MemoryId = Annotated[int, Field(description="A memory id (the #number shown with it).", ge=1)]
 Headline = Annotated[str, Field(description="One line, at most 15 words.", min_length=1, max_length=300)]
 Body = Annotated[str, Field(description="The detail, at most 400 words.", max_length=20000)]

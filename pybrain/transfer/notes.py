@@ -20,23 +20,9 @@ from typing import Any
 
 import yaml
 
+from pybrain.client import CATEGORIES
+
 SOURCE_SYSTEM = "markdown"
-CATEGORIES = {
-    "decision",
-    "idea",
-    "meeting",
-    "person",
-    "insight",
-    "journal",
-    "reference",
-    "procedural",
-    "episodic",
-    "learning",
-    "gotcha",
-    "action",
-    "feature_request",
-    "note",
-}
 FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)
 
 
