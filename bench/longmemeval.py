@@ -176,7 +176,7 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
                     ingest_rows += len(vecs)
                     if b == 0:
                         # The planner knows nothing of a new workspace: until statistics
-                        # cover it, the dedup lookup (brain._nearest) takes a plan that is
+                        # cover it, the dedup lookup (brain._nearest_k) takes a plan that is
                         # quadratic in the workspace's size (docs/benchmarks.md). Autovacuum
                         # would not analyze soon: a workspace is a small share of the table.
                         with timed() as t_analyze:

@@ -1153,26 +1153,6 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
         || '.'
 $$;
-CREATE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint DEFAULT NULL::bigint, OUT memory_id bigint, OUT similarity real) RETURNS record
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    SET "hnsw.iterative_scan" TO 'strict_order'
-    SET enable_sort TO 'off'
-    AS $_$
-BEGIN
-    EXECUTE format($q$
-        SELECT x.memory_id, (1 - x.dist)::real
-        FROM (%s) AS x
-        ORDER BY x.dist
-        LIMIT 1 $q$,
-        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', 1))
-    INTO memory_id, similarity
-    USING v, s.workspace_id, kind, project, exclude_id;
-END
-$_$;
 CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -6119,7 +6099,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4ae218f46506c9b3b4a27a30aed98f844d144b3cc3533b02f22afad9da3349e8';
+COMMENT ON TABLE brain.migration IS 'functions b9ad3b4c7db1125c41258dbbc539ae55f42a2eb65afe9b63d2fd397546c1e185';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -24,7 +24,7 @@ RELEASED = {
     "005-observability.sql": "6812663ebbac2173f7a86fed886b24e0b6ca35402d592850a3ff27d790384d09",
     "006-reference-indexes.sql": "af2d2eede45076c2d4f41fd7c67b1c357c129cb403be0d07499f15da67ee7082",
     "007-deferred-vector-index.sql": "16143329ea323c86d301bc5032ebd2dae23e1988a4683fe33a6910ec2ac69c27",
-    "008-folds-and-records.sql": "50d70fde0ffca128ebf3ff8fb7a13f65c1c7a1bd604b3f4a16f7f7bda9b53c56",
+    "008-folds-and-records.sql": "3168c744b82ee365ae7ce1ff26e72ef58c4621620e93c00b78b485bd235dbd45",
     "009-session-handoffs.sql": "7e3605e994faa620947521a3df40743f7267efae3193f25e4987e4b762f5a32b",
     "010-embedding-failures.sql": "43a86839d261adb3a22c08280f55b889ab5b37aa40fc0dc6c471752bd159d025",
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",

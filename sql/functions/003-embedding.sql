@@ -320,10 +320,11 @@ AS $$
        ELSE '' END
 $$;
 
--- The most similar active memory of the same kind and project in a space.
-CREATE OR REPLACE FUNCTION brain._nearest(s brain.embedding_space, v public.vector, kind text,
-                                          project text, exclude_id bigint DEFAULT NULL,
-                                          OUT memory_id bigint, OUT similarity real)
+-- The active memories of the kind and project nearest to v in space s, most
+-- similar first (at most k): the candidates of a write's semantic dedup.
+CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
+                                            project text, exclude_id bigint, k integer)
+RETURNS TABLE (memory_id bigint, similarity real)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
@@ -333,16 +334,15 @@ SET hnsw.iterative_scan = strict_order
 SET enable_sort = off
 AS $$
 BEGIN
-    EXECUTE format($q$
+    RETURN QUERY EXECUTE format($q$
         SELECT x.memory_id, (1 - x.dist)::real
         FROM (%s) AS x
         ORDER BY x.dist
-        LIMIT 1 $q$,
+        LIMIT %s $q$,
         brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
             'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
             'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', 1))
-    INTO memory_id, similarity
+             AND m.memory_id IS DISTINCT FROM $5', k), k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $$;
@@ -360,7 +360,7 @@ SET hnsw.iterative_scan = strict_order
 -- Each row is in the HNSW graph already, so its nearest neighbours are a step
 -- or two away: a short candidate list finds them.
 SET hnsw.ef_search = 20
-SET enable_sort = off  -- as in _nearest: the HNSW index, whatever the estimates
+SET enable_sort = off  -- as in _nearest_k: the HNSW index, whatever the estimates
 AS $$
 BEGIN
     RETURN QUERY EXECUTE format($q$

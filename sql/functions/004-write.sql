@@ -409,30 +409,6 @@ BEGIN
 END
 $$;
 
--- The active memories of the kind and project nearest to v in space s, most
--- similar first (at most k): the candidates of a write's semantic dedup.
-CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
-                                            project text, exclude_id bigint, k integer)
-RETURNS TABLE (memory_id bigint, similarity real)
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, public, pg_temp
-SET hnsw.iterative_scan = strict_order
-SET enable_sort = off  -- as in brain._nearest: the HNSW index, whatever the estimates
-AS $$
-BEGIN
-    RETURN QUERY EXECUTE format($q$
-        SELECT x.memory_id, (1 - x.dist)::real
-        FROM (%s) AS x
-        ORDER BY x.dist
-        LIMIT %s $q$,
-        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', k), k)
-    USING v, s.workspace_id, kind, project, exclude_id;
-END
-$$;
-
 -- Marks old superseded by new_id (a supersede, or a write whose related-hit
 -- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited.
 CREATE OR REPLACE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text)

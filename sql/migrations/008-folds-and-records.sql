@@ -71,3 +71,5 @@ DROP FUNCTION IF EXISTS brain.observe_batch(text[], text, text, text, text, text
 DROP FUNCTION IF EXISTS brain._keep_longer(bigint, text, text, text, text, text[], public.vector, bigint, real,
     text, jsonb);
 DROP FUNCTION IF EXISTS brain._fold_into(brain.memory, bigint, real, public.vector, bigint);
+-- A write's dedup looks at its nearest few candidates (brain._nearest_k), not the nearest one.
+DROP FUNCTION IF EXISTS brain._nearest(brain.embedding_space, public.vector, text, text, bigint);
