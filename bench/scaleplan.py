@@ -54,6 +54,12 @@ PROBED = {"1%": 6, "10%": 2, "50%": 1}
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m bench.scaleplan", description=__doc__.split("\n\n")[0])
     p.add_argument("--rows", type=int, default=1_000_000, help="vectors in the table (default 1,000,000)")
+    p.add_argument(
+        "--vectors",
+        choices=["synthetic", "minilm"],
+        default="synthetic",
+        help="synthetic: --rows clustered vectors; minilm: the MiniLM vectors in bench/embcache.py's cache",
+    )
     p.add_argument("--queries", type=int, default=200, help="query vectors (default 200)")
     p.add_argument("--runs", type=int, default=3, help="timed passes over the queries; medians reported")
     p.add_argument("--data-dir", type=Path, default=Path("/work/bench-scaleplan"))
@@ -63,13 +69,25 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="append",
         help="run only this experiment (repeatable)",
     )
+    p.add_argument(
+        "--indexes",
+        type=lambda v: [x for x in v.split(",") if x],
+        default=["bit", "halfvec", "vector"],
+        help="the quant experiment's indexes, comma-separated (default bit,halfvec,vector)",
+    )
     p.add_argument("--rebuild", action="store_true", help="drop the generated tables and indexes first")
     p.add_argument("--maintenance-work-mem", default="4GB", help="for the index builds (default 4GB)")
     p.add_argument("--keep-running", action="store_true", help="leave the server running afterwards")
     p.add_argument(
         "--output", type=Path, default=None, help="JSON results (default DATA_DIR/scaleplan-ROWS.json)"
     )
-    return p.parse_args(argv)
+    args = p.parse_args(argv)
+    unknown = set(args.indexes) - set(INDEXES)
+    if unknown or not args.indexes:
+        p.error(
+            f"--indexes takes some of {', '.join(INDEXES)}, not {', '.join(sorted(unknown)) or 'nothing'}"
+        )
+    return args
 
 
 # ---------------------------------------------------------------- vectors
@@ -311,29 +329,30 @@ def recall(found: list[list[int]], truth: np.ndarray) -> float:
 # ---------------------------------------------------------------- experiments
 
 
-def quant(
-    conn, queries: np.ndarray, truth: np.ndarray, runs: int, builds: dict[str, Any]
-) -> list[dict[str, Any]]:
-    log("quantization: building the three indexes (each once; a rerun reuses them)")
-    build_index(
-        conn,
+INDEXES = {
+    "bit": (
         "sp_item_bit_hnsw",
         f"CREATE INDEX sp_item_bit_hnsw ON sp_item"
         f" USING hnsw ((binary_quantize(v)::bit({DIMS})) bit_hamming_ops) {HNSW_WITH}",
-        builds,
-    )
-    build_index(
-        conn,
+    ),
+    "halfvec": (
         "sp_item_half_hnsw",
         f"CREATE INDEX sp_item_half_hnsw ON sp_item_half USING hnsw (v halfvec_cosine_ops) {HNSW_WITH}",
-        builds,
-    )
-    build_index(
-        conn,
+    ),
+    "vector": (
         "sp_item_hnsw",
         f"CREATE INDEX sp_item_hnsw ON sp_item USING hnsw (v vector_cosine_ops) {HNSW_WITH}",
-        builds,
-    )
+    ),
+}
+
+
+def quant(
+    conn, queries: np.ndarray, truth: np.ndarray, runs: int, builds: dict[str, Any], indexes: list[str]
+) -> list[dict[str, Any]]:
+    log(f"quantization: building the {', '.join(indexes)} indexes (each once; a rerun reuses them)")
+    for kind in ("bit", "halfvec", "vector"):  # fastest build first
+        if kind in indexes:
+            build_index(conn, *INDEXES[kind], builds)
     conn.execute("ANALYZE sp_item")
     conn.execute("ANALYZE sp_item_half")
     sizes = {
@@ -388,7 +407,10 @@ def quant(
             )
         )
     results = []
+    wanted = {INDEXES[kind][0] for kind in indexes}
     for label, index, sql, settings in variants:
+        if index not in wanted:
+            continue
         log(f"  {label} ...")
         r = run_queries(conn, label, sql, queries, runs, settings)
         row = {
@@ -536,8 +558,8 @@ def machine() -> dict[str, Any]:
 def markdown(res: dict[str, Any]) -> str:
     m = res["machine"]
     out = [
-        f"## scaleplan, {res['rows']:,} vectors of {DIMS} dimensions, {res['queries']} queries, "
-        f"medians of {res['runs']} runs",
+        f"## scaleplan, {res['rows']:,} {res['vectors']} vectors of {DIMS} dimensions, "
+        f"{res['queries']} queries, medians of {res['runs']} runs",
         "",
         f"{m['cores']} cores ({m['cpu']}), {m['memory_gb']} GB, PostgreSQL {res['server']['postgresql']}, "
         f"pgvector {res['server']['pgvector']}, "
@@ -546,17 +568,15 @@ def markdown(res: dict[str, Any]) -> str:
         f"commit {m['pybrain_commit']}; {res['finished_at']}",
         "",
     ]
-    shape = res["vector_shape"]
+    shapes = [
+        f"{label} ({v['n']:,} sampled) {v['mean_pair_cosine']} / {v['mean_nn1_cosine']} / "
+        f"{v['sign_imbalance']}"
+        for label, v in res["vector_shape"].items()
+        if v
+    ]
     out.append(
-        "Vector shape (mean pairwise cosine / mean nearest-neighbour cosine / sign imbalance): "
-        f"synthetic {shape['synthetic']['mean_pair_cosine']} / {shape['synthetic']['mean_nn1_cosine']} / "
-        f"{shape['synthetic']['sign_imbalance']}"
-        + (
-            f", cached MiniLM ({shape['minilm']['n']:,}) {shape['minilm']['mean_pair_cosine']} / "
-            f"{shape['minilm']['mean_nn1_cosine']} / {shape['minilm']['sign_imbalance']}"
-            if shape.get("minilm")
-            else ""
-        )
+        f"Vectors: {res['vectors']}. Shape (mean pairwise cosine / mean nearest-neighbour cosine / "
+        "sign imbalance): " + "; ".join(shapes)
     )
     out.append("")
     if res.get("builds"):
@@ -592,51 +612,66 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     only = set(args.only or ["quant", "partition"])
-    output = args.output or args.data_dir / f"scaleplan-{args.rows}.json"
-    res: dict[str, Any] = {
-        "rows": args.rows,
-        "queries": args.queries,
-        "runs": args.runs,
-        "machine": machine(),
-        "generator": GENERATOR,
-        "hnsw": HNSW_WITH,
-        "started_at": _now(),
-    }
-    data_dir = args.data_dir / f"rows-{args.rows}"  # one server per size, each reusable
-    server = Server(data_dir, args.maintenance_work_mem)
-    res["server"] = server.info()
-    try:
+    minilm = minilm_sample()
+    if args.vectors == "minilm":
+        if minilm is None or len(minilm) < args.queries + 1000:
+            log("too few cached MiniLM vectors: run `python -m bench` (LongMemEval) first to fill the cache")
+            return 2
+        # held-out queries: the table never holds the query's own vector
+        x = minilm / np.linalg.norm(minilm, axis=1, keepdims=True)
+        x = x[np.random.default_rng(14).permutation(len(x))].astype(np.float32)
+        queries, vectors = x[: args.queries], x[args.queries :]
+        name = f"minilm-{len(vectors)}"
+    else:
         log(f"generating {args.rows:,} vectors and {args.queries} queries")
         vectors = generate(args.rows, seed=14, stream=1)
         queries = generate(args.queries, seed=14, stream=2)
+        name = f"rows-{args.rows}"
+    rows = len(vectors)
+    output = args.output or args.data_dir / f"scaleplan-{name}.json"
+    res: dict[str, Any] = {
+        "vectors": args.vectors,
+        "rows": rows,
+        "queries": args.queries,
+        "runs": args.runs,
+        "machine": machine(),
+        "generator": GENERATOR
+        if args.vectors == "synthetic"
+        else "cached MiniLM vectors (bench/embcache.py)",
+        "hnsw": HNSW_WITH,
+        "started_at": _now(),
+    }
+    data_dir = args.data_dir / name  # one server per data set, each reusable
+    server = Server(data_dir, args.maintenance_work_mem)
+    res["server"] = server.info()
+    try:
         rng = np.random.default_rng(14)
         shares = np.array([s for _, s in WORKSPACES])
-        workspaces = rng.choice([w for w, _ in WORKSPACES], size=args.rows, p=shares / shares.sum())
-        minilm = minilm_sample()
+        workspaces = rng.choice([w for w, _ in WORKSPACES], size=rows, p=shares / shares.sum())
         res["vector_shape"] = {
-            "synthetic": shape_of(vectors),
+            "synthetic" if args.vectors == "synthetic" else "minilm_table": shape_of(vectors),
             "minilm": shape_of(minilm) if minilm is not None and len(minilm) >= 1000 else None,
         }
-        truth_file = data_dir / f"truth-{args.rows}-{args.queries}.npy"
+        truth_file = data_dir / f"truth-{rows}-{args.queries}.npy"
         if truth_file.exists():
             truth = np.load(truth_file)
         else:
             log("exact top 10 of every query (numpy)")
             truth = exact_top(vectors, queries)
             np.save(truth_file, truth)
-        builds_file = data_dir / f"builds-{args.rows}.json"
+        builds_file = data_dir / f"builds-{rows}.json"
         builds: dict[str, Any] = json.loads(builds_file.read_text()) if builds_file.exists() else {}
         with server.connect() as conn:
             have = conn.execute("SELECT to_regclass('sp_item') IS NOT NULL").fetchone()[0]
             n = conn.execute("SELECT count(*) FROM sp_item").fetchone()[0] if have else 0
-            if args.rebuild or n != args.rows:
+            if args.rebuild or n != rows:
                 builds = {}
                 load_table(conn, vectors, workspaces)
             else:
                 log(f"reusing sp_item ({n:,} rows) and its indexes")
             try:
                 if "quant" in only:
-                    res["quant"] = quant(conn, queries, truth, args.runs, builds)
+                    res["quant"] = quant(conn, queries, truth, args.runs, builds, args.indexes)
                 if "partition" in only:
                     res["partition"] = partition(conn, vectors, workspaces, queries, args.runs, builds)
             finally:

@@ -146,12 +146,16 @@ def test_a_streaming_replica_serves_search(servers: tuple[str, str]) -> None:
         assert {h["kind"] for h in replica.search("release pipeline migrations", kinds=["rule"])} == {"rule"}
         assert [m["id"] for m in replica.list_recent(kinds=["fact"])] == [written.memory_id]
         assert replica.stats()["memories"] == 2
+        assert replica.history(written.memory_id)["current_id"] == written.memory_id
+        assert replica.list_skills() == []
+        assert replica.metrics() == []
 
         # What writes is refused by the standby, and nothing changes.
         for call in (
             lambda: replica.recall(written.memory_id),  # counts an access
             lambda: replica.remember("fact", "The replica accepts no writes at all"),
             lambda: replica.rate(written.memory_id, "up"),
+            lambda: replica.boot_session("replica-test", project="staging"),  # registers a session
         ):
             with pytest.raises(BrainError) as refused:
                 call()
