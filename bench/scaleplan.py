@@ -79,8 +79,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--maintenance-work-mem", default="4GB", help="for the index builds (default 4GB)")
     p.add_argument("--keep-running", action="store_true", help="leave the server running afterwards")
     p.add_argument(
-        "--output", type=Path, default=None, help="JSON results (default DATA_DIR/scaleplan-ROWS.json)"
+        "--output", type=Path, default=None, help="JSON results (default DATA_DIR/scaleplan-NAME.json)"
     )
+    p.add_argument("--markdown", type=Path, metavar="JSON", help="print the summary of an earlier run's JSON")
     args = p.parse_args(argv)
     unknown = set(args.indexes) - set(INDEXES)
     if unknown or not args.indexes:
@@ -499,7 +500,7 @@ def partition(
                 {"enable_indexscan": "off", "enable_seqscan": "off"},
             ),
             (
-                "partitioned by workspace, the partition's HNSW index",
+                "partitioned by workspace: the partition's HNSW index, or a scan of the partition",
                 f"SELECT id FROM sp_part WHERE workspace_id = {ws} ORDER BY v <=> {half} LIMIT 10",
                 {"hnsw.ef_search": "40"},
             ),
@@ -598,10 +599,13 @@ def markdown(res: dict[str, Any]) -> str:
             )
         out.append("")
     if res.get("partition"):
-        out += ["| workspace | rows | shape | recall@10 | p50 ms | p95 ms |", "|---|---:|---|---:|---:|---:|"]
+        out += [
+            "| workspace | rows | shape | plan | recall@10 | p50 ms | p95 ms |",
+            "|---|---:|---|---|---:|---:|---:|",
+        ]
         for r in res["partition"]:
             out.append(
-                f"| {r['workspace']} ({r['share']}) | {r['rows']:,} | {r['shape']} | "
+                f"| {r['workspace']} ({r['share']}) | {r['rows']:,} | {r['shape']} | {r['plan']} | "
                 f"{r['recall_at_10']:.3f} | {r['p50_ms']} | {r['p95_ms']} |"
             )
         out.append("")
@@ -610,6 +614,9 @@ def markdown(res: dict[str, Any]) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.markdown:
+        print(markdown(json.loads(args.markdown.read_text())))
+        return 0
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     only = set(args.only or ["quant", "partition"])
     minilm = minilm_sample()
