@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 # resolves to a multi-gigabyte CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: install demo test lint schema bench clean
+.PHONY: install demo test lint schema bench bench-scaleplan clean
 
 $(BIN)/brain: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -36,6 +36,11 @@ schema: install
 # flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick
 bench: install
 	$(BIN)/python -m bench $(BENCH_FLAGS)
+
+# The measurements behind docs/scaling.md's plan (slow: HNSW builds at 1M);
+# flags through SCALEPLAN_FLAGS, e.g. make bench-scaleplan SCALEPLAN_FLAGS="--rows 100000"
+bench-scaleplan: install
+	$(BIN)/python -m bench.scaleplan $(SCALEPLAN_FLAGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info
