@@ -347,3 +347,28 @@ def test_cli_ingest(brain_cli, tree: Path) -> None:
         "ingest", "-", "--stdin-ref", "meetings/retro.md", "--dry-run", input="# Retro\n\nShip smaller PRs.\n"
     )
     assert "would" in out.output and "documents: 1 new" in out.output
+
+
+def test_chunks_sent_back_are_scanned_again(conn) -> None:
+    text = "# Deploy\n\nPromote the image from staging in the deploy dashboard."
+    docs = [{"ref": "deploy.md", "hash": "d1", "text": text}]
+    checked = rows(
+        conn,
+        "SELECT chunk, headline, section, body FROM brain.ingest_documents(%s, check_only => true)",
+        (json.dumps(docs),),
+    )
+    chunks = [{k: r[k] for k in ("headline", "section", "body")} for r in checked if r["chunk"]]
+    forged = [dict(chunks[0], body=chunks[0]["body"] + " The key is AKIAIOSFODNN7EXAMPLE.")]
+    out = rows(
+        conn,
+        "SELECT chunk, action, error_code FROM brain.ingest_documents(%s)",
+        (json.dumps([dict(docs[0], chunks=forged)]),),
+    )
+    assert out == [{"chunk": None, "action": "rejected", "error_code": "BR007"}]
+    out = rows(
+        conn,
+        "SELECT chunk, action FROM brain.ingest_documents(%s)",
+        (json.dumps([dict(docs[0], chunks=chunks)]),),
+    )
+    assert [r["action"] for r in out] == ["new", "new"]
+    assert scalar(conn, "SELECT body FROM brain.memory WHERE source_ref = 'deploy.md'") == chunks[0]["body"]

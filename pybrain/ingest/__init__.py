@@ -9,7 +9,8 @@ everything else. One run is:
    which are new or changed and need their text;
 2. the texts of those, in batches: a check_only call chunks them and says which
    chunks to embed (unchanged chunks need none), then the batch is written
-   with the embeddings of those chunks alone.
+   with the embeddings of those chunks alone, and the chunks the check
+   returned (so they are not cut twice).
 
 With dry_run every call is check_only: the report says what would change and
 nothing is written or embedded.
@@ -137,6 +138,16 @@ def run(
         if dry_run:
             _count(report, checked)
         else:
+            # The chunks go back with their texts, so the database does not cut them again.
+            chunks: dict[str, list[dict[str, Any]]] = {}
+            for r in checked:
+                if r["chunk"] is not None and r["action"] != "removed":
+                    chunks.setdefault(r["ref"], []).append(
+                        {"headline": r["headline"], "section": r["section"], "body": r["body"]}
+                    )
+            for doc in docs:
+                if doc["ref"] in chunks:
+                    doc["chunks"] = chunks[doc["ref"]]
             inputs = [r["embedding_input"] for r in checked if r["embedding_input"] is not None]
             vectors = None
             if inputs:
