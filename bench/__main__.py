@@ -29,6 +29,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="leave out the synthetic workspace embedded with MiniLM (search and recall on real vectors)",
     )
+    p.add_argument("--skip-docingest", action="store_true", help="leave out the document ingest throughput")
+    p.add_argument(
+        "--docingest-mb",
+        type=int,
+        default=None,
+        help="size of the generated markdown corpus (default 10, quick 2)",
+    )
+    p.add_argument(
+        "--docingest-runs", type=int, default=None, help="runs of each ingest (default 3, quick 1)"
+    )
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
     p.add_argument("--no-profile", action="store_true", help="skip the per-function profiles")
     p.add_argument("--seed", type=int, default=20261122)
@@ -45,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-    from bench import boot, cli_start, ingest, longmemeval, report, synthetic
+    from bench import boot, cli_start, docingest, ingest, longmemeval, report, synthetic
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
     from bench.util import elapsed_total, log
@@ -106,6 +116,17 @@ def main(argv: list[str] | None = None) -> int:
         results["ingest"] = phase(
             "ingest", lambda: ingest.run(server, seed=args.seed, rows=10_000, quick=quick, profile=profile)
         )
+        if not args.skip_docingest:
+            results["docingest"] = phase(
+                "docingest",
+                lambda: docingest.run(
+                    server,
+                    seed=args.seed,
+                    runs=args.docingest_runs or (1 if quick else 3),
+                    minilm=not quick,
+                    corpus_mb=args.docingest_mb or (2 if quick else 10),
+                ),
+            )
         results["synthetic"] = {}
         for size in sizes:
             counts = quick_counts if quick else million_counts if size >= 1_000_000 else full_counts

@@ -201,6 +201,8 @@ def render(results: dict[str, Any]) -> str:
             )
         lines.append("")
 
+    lines += docingest_lines(results.get("docingest"))
+
     ing = results.get("ingest")
     if ing:
         lines.append("Bulk ingest: brain.observe_batch, observed rows with precomputed hash embeddings")
@@ -334,3 +336,29 @@ def _clock_shift_lines(clock: dict[str, Any] | None) -> list[str]:
 def _size(s: str) -> str:
     n = int(s)
     return f"{n // 1_000_000}M" if n >= 1_000_000 else f"{n // 1000}k"
+
+
+def docingest_lines(doc: dict[str, Any] | None) -> list[str]:
+    """The document ingest table (bench/docingest.py): medians of the runs."""
+    if not doc:
+        return []
+    lines = ["Document ingest: brain ingest end to end (walk, read, chunk, embed, write; median of runs)"]
+    for key, label in (
+        ("project_docs_hash", "project docs (README, docs/), hash embedder"),
+        ("project_docs_minilm", "project docs (README, docs/), MiniLM"),
+        ("generated_hash", "generated markdown corpus, hash embedder"),
+    ):
+        d = doc.get(key)
+        if not d:
+            continue
+        lines.append(
+            f"  {label:48} {d['documents']:>5} docs {d['chunks']:>6} chunks {d['bytes'] / 1e6:5.1f} MB"
+            f"  {d['seconds']:7.2f} s  {d['documents_per_s']:7.2f} docs/s {d['chunks_per_s']:7.1f} chunks/s"
+            f"  embedding {d['embed_share']:.0%}  (runs {d['runs']}: {d['seconds_each']})"
+        )
+        lines.append(
+            f"  {'  unchanged re-run':48} {d['rerun_seconds']:7.2f} s,"
+            f" {d['rerun_documents_per_s']:.0f} docs/s, {d['rerun_embedded']} embedded"
+        )
+    lines.append("")
+    return lines

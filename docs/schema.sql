@@ -673,17 +673,20 @@ CREATE TABLE brain.memory (
     flag_reasons text[] DEFAULT '{}'::text[] NOT NULL,
     flag_confirmed_at timestamp with time zone,
     flag_confirmed_by text,
+    source_chunk integer,
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
     CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
     CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text]))),
     CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
+    CONSTRAINT memory_source_chunk_check CHECK ((source_chunk >= 1)),
     CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
 );
 ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
+COMMENT ON COLUMN brain.memory.source_chunk IS 'An ingested chunk''s position in its document (1 = first); NULL for memories not written by brain.ingest_documents.';
 CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -958,6 +961,11 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
         WHEN length(brain.trim_space(t)) > chars THEN left(brain.trim_space(t), chars - 1) || '…'
         ELSE brain.trim_space(t)
     END
+$$;
+CREATE FUNCTION brain._in_scope(ref text, scope text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT scope = '' OR ref = scope OR right(scope, 1) = '/' AND starts_with(ref, scope)
 $$;
 CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
@@ -1428,6 +1436,9 @@ CREATE FUNCTION brain._search_filter() RETURNS text
         AND ($8 IS NULL OR m.people @> $8)
         AND ($9 IS NULL OR m.created_at >= $9)
         AND ($10 IS NULL OR m.created_at < $10)
+        -- provenance: a source_ref ending in / is a folder, matching every ref under it
+        AND ($22 IS NULL OR m.source_system = $22)
+        AND ($23 IS NULL OR m.source_ref = $23 OR right($23, 1) = '/' AND starts_with(m.source_ref, $23))
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
                 -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
@@ -3854,6 +3865,453 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
+CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, embedding_input text, error_code text, error text, redacted jsonb)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    v_system text := brain.trim_space(coalesce(ingest_documents.source_system, ''));
+    v_project text := coalesce(ingest_documents.project, '');
+    v_scopes text[] := coalesce(ingest_documents.scopes, '{}');
+    v_agent text := ingest_documents.source_agent;
+    v_listing text[];
+    chunk_tokens integer := brain._chunk_tokens(ingest_documents.embedding_space);
+    halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
+    n_vectors integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
+                              THEN array_length(ingest_documents.embeddings, 1) ELSE 0 END;
+    dims integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
+                         THEN array_length(ingest_documents.embeddings, 2) END;
+    n_docs integer;
+    d jsonb;
+    -- the documents sent, in order
+    d_ref text[] := '{}';
+    d_hash text[] := '{}';
+    d_text text[] := '{}';
+    d_format text[] := '{}';
+    d_action text[] := '{}';
+    d_prev text[] := '{}';
+    claimed text[] := '{}';
+    removed_refs text[];
+    doomed bigint[];  -- the chunks of documents removed at source
+    cnt integer;
+    same boolean;
+    prev text;
+    -- one output row per document and per chunk, in order
+    n integer := 0;
+    doc_start integer;
+    o_ref text[] := '{}';
+    o_chunk integer[] := '{}';
+    o_action text[] := '{}';
+    o_id bigint[] := '{}';
+    o_prev_id bigint[] := '{}';
+    o_prev_ref text[] := '{}';
+    o_head text[] := '{}';
+    o_body text[] := '{}';
+    o_norm text[] := '{}';
+    o_meta jsonb[] := '{}';
+    o_hash text[] := '{}';
+    o_flag jsonb[] := '{}';
+    o_code text[] := '{}';
+    o_err text[] := '{}';
+    o_red jsonb[] := '{}';
+    o_dup integer[] := '{}';  -- a chunk that repeats an earlier chunk of this call: that chunk's row
+    -- a document's chunks
+    obs record;
+    k_head text[];
+    k_body text[];
+    k_sect text[];
+    k_norm text[];
+    k_key uuid[];
+    k_act text[];
+    k_id bigint[];
+    k_dup integer[];
+    nk integer;
+    ol_id bigint[];
+    ol_key uuid[];
+    ol_sect text[];
+    ol_chunk integer[];
+    ol_used boolean[];
+    seen_key uuid[] := '{}';   -- the keys of chunks this call stores, and their rows
+    seen_row integer[] := '{}';
+    pos integer;
+    hit bigint;
+    meta jsonb;
+    -- writing
+    space brain.embedding_space;
+    vecs public.vector[];
+    seq bigint := 0;
+    defer boolean := false;
+    w_rows integer[];
+    new_ids bigint[];
+    created bigint[];
+    moved bigint[];
+    gone bigint[];
+    pair record;
+BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('source_system', ingest_documents.source_system,
+                                                     'project', ingest_documents.project,
+                                                     'source_agent', v_agent));
+    IF v_system = '' OR v_system ~ '[\r\n]' THEN
+        PERFORM brain._raise('BR009', 'Documents are ingested under a source_system: one line naming where they come from.',
+            jsonb_build_object('source_system', ingest_documents.source_system), 'For example files, or wiki.');
+    END IF;
+    IF documents IS NULL OR jsonb_typeof(documents) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'documents is a JSON array of {ref, hash, text}.', NULL,
+            'Example: ''[{"ref": "docs/guide.md", "hash": "…", "text": "# Guide …"}]''.');
+    END IF;
+    IF array_position(v_scopes, NULL) IS NOT NULL OR array_position(listing, NULL) IS NOT NULL THEN
+        PERFORM brain._raise('BR009', 'A scope is a ref, a folder ending in /, or '''' for every ref; a listing holds refs.',
+            NULL, 'Leave NULL entries out of scopes and listing.');
+    END IF;
+    IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
+        PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk to embed.', NULL,
+            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    END IF;
+    n_docs := jsonb_array_length(documents);
+    FOR i IN 1 .. n_docs LOOP
+        d := documents -> (i - 1);
+        IF jsonb_typeof(d) <> 'object' OR jsonb_typeof(d -> 'ref') IS DISTINCT FROM 'string'
+           OR jsonb_typeof(d -> 'hash') IS DISTINCT FROM 'string'
+           OR brain.trim_space(d ->> 'ref') = '' OR d ->> 'ref' ~ '[\r\n]' OR brain.trim_space(d ->> 'hash') = ''
+           OR coalesce(jsonb_typeof(d -> 'text'), 'null') NOT IN ('string', 'null')
+           OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null') THEN
+            PERFORM brain._raise('BR009', format('Document %s needs a ref (one line), a hash and, when sent, a text.', i),
+                jsonb_build_object('document', i),
+                'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out.');
+        END IF;
+        IF (d ->> 'ref') = ANY (d_ref) THEN
+            PERFORM brain._raise('BR009', format('Document %s repeats the ref of an earlier one.', i),
+                jsonb_build_object('document', i), 'Send each ref once.');
+        END IF;
+        d_ref := d_ref || (d ->> 'ref');
+        d_hash := d_hash || (d ->> 'hash');
+        d_text := d_text || (d ->> 'text');
+        d_format := d_format || (d ->> 'format');
+    END LOOP;
+    v_listing := coalesce(listing, '{}') || d_ref;
+    IF NOT check_only THEN
+        -- One ingest at a time per source and project: each sees what the one before it wrote.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.ingest'), hashtext(ws || '/' || v_system || '/' || v_project));
+    END IF;
+    -- 1. What became of each document: unchanged (same hash), changed, new,
+    --    or renamed (its hash under a ref in scope that is gone).
+    FOR i IN 1 .. n_docs LOOP
+        SELECT count(*), bool_and(m.source_hash IS NOT DISTINCT FROM d_hash[i]) INTO cnt, same
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+          AND m.source_ref = d_ref[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL;
+        d_prev[i] := NULL;
+        IF cnt > 0 THEN
+            d_action[i] := CASE WHEN same THEN 'unchanged' ELSE 'changed' END;
+            CONTINUE;
+        END IF;
+        SELECT min(m.source_ref) INTO prev
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+          AND m.source_hash = d_hash[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
+          AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
+          AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s));
+        IF prev IS NOT NULL THEN
+            d_action[i] := 'renamed';
+            d_prev[i] := prev;
+            claimed := claimed || prev;
+        ELSE
+            d_action[i] := 'new';
+        END IF;
+    END LOOP;
+    -- The documents in scope that are not in the listing: removed at source.
+    SELECT coalesce(array_agg(DISTINCT m.source_ref), '{}'),
+           coalesce(array_agg(m.memory_id ORDER BY m.source_ref, m.source_chunk), '{}')
+    INTO removed_refs, doomed
+    FROM brain.memory m
+    WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+      AND m.state = 'active' AND m.source_chunk IS NOT NULL
+      AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
+      AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s));
+    -- 2. The chunks of new and changed documents, matched against their old ones.
+    FOR i IN 1 .. n_docs LOOP
+        doc_start := n;
+        n := n + 1;
+        o_ref[n] := d_ref[i]; o_chunk[n] := NULL; o_action[n] := d_action[i]; o_id[n] := NULL;
+        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL;
+        o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := d_hash[i]; o_flag[n] := NULL;
+        o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
+        CONTINUE WHEN d_action[i] IN ('unchanged', 'renamed');
+        -- (sent without its text: reported, and left for a call that sends it)
+        CONTINUE WHEN d_text[i] IS NULL;
+        BEGIN
+            PERFORM brain._refuse_secrets(jsonb_build_object('source_ref', d_ref[i], 'format', d_format[i]));
+            -- Stored with its secrets redacted and its hidden characters removed.
+            obs := brain._clean_observed(d_text[i]);
+            o_red[n] := obs.redacted;
+            IF brain.trim_space(coalesce(obs.cleaned, '')) = '' THEN
+                PERFORM brain._raise('BR009', format('Document %s is empty.', d_ref[i]),
+                    jsonb_build_object('ref', d_ref[i]), 'Only documents with text are ingested.');
+            END IF;
+            SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
+                   array_agg(c.section ORDER BY c.chunk)
+            INTO k_head, k_body, k_sect
+            FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+            nk := cardinality(k_body);
+            k_norm := '{}'; k_key := '{}';
+            k_act := array_fill(NULL::text, ARRAY[nk]);
+            k_id := array_fill(NULL::bigint, ARRAY[nk]);
+            k_dup := array_fill(NULL::integer, ARRAY[nk]);
+            FOR k IN 1 .. nk LOOP
+                -- A text that fits its headline is not repeated as a body.
+                IF nk = 1 AND brain.normalize_text(k_body[k]) = brain.normalize_text(k_head[k]) THEN
+                    k_body[k] := '';
+                END IF;
+                PERFORM brain._gate('fact', k_head[k], k_body[k], NULL, 'reference', 'artifact', NULL);
+                k_norm[k] := brain.normalize_text(k_head[k], k_body[k]);
+                k_key[k] := md5(k_norm[k])::uuid;
+            END LOOP;
+            SELECT coalesce(array_agg(m.memory_id ORDER BY m.source_chunk), '{}'),
+                   coalesce(array_agg(m.normalized_hash ORDER BY m.source_chunk), '{}'),
+                   coalesce(array_agg(coalesce(m.metadata ->> 'section', '') ORDER BY m.source_chunk), '{}'),
+                   coalesce(array_agg(m.source_chunk ORDER BY m.source_chunk), '{}')
+            INTO ol_id, ol_key, ol_sect, ol_chunk
+            FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+              AND m.source_ref = d_ref[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL;
+            ol_used := array_fill(false, ARRAY[cardinality(ol_id)]);
+            -- a. The same text as an old chunk: unchanged (it may have moved).
+            FOR k IN 1 .. nk LOOP
+                FOR j IN 1 .. cardinality(ol_id) LOOP
+                    IF NOT ol_used[j] AND ol_key[j] = k_key[k] THEN
+                        k_act[k] := 'unchanged'; k_id[k] := ol_id[j]; ol_used[j] := true;
+                        EXIT;
+                    END IF;
+                END LOOP;
+            END LOOP;
+            -- b. The same text as another active memory of the project, or as a
+            --    chunk stored earlier in this call: a duplicate, not stored again.
+            --    (Chunks of documents removed at source do not count: they go first.)
+            FOR k IN 1 .. nk LOOP
+                CONTINUE WHEN k_act[k] IS NOT NULL;
+                pos := array_position(seen_key, k_key[k]);
+                IF pos IS NOT NULL THEN
+                    k_act[k] := 'duplicate'; k_dup[k] := seen_row[pos];
+                    CONTINUE;
+                END IF;
+                SELECT m.memory_id INTO hit
+                FROM brain.memory m
+                WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project AND m.state = 'active'
+                  AND m.normalized_hash = k_key[k] AND m.normalized = k_norm[k]
+                  AND m.memory_id <> ALL (doomed);
+                IF hit IS NOT NULL THEN
+                    k_act[k] := 'duplicate'; k_id[k] := hit;
+                END IF;
+            END LOOP;
+            -- c. A changed chunk supersedes the old chunk of its section, in order.
+            FOR k IN 1 .. nk LOOP
+                CONTINUE WHEN k_act[k] IS NOT NULL;
+                FOR j IN 1 .. cardinality(ol_id) LOOP
+                    IF NOT ol_used[j] AND ol_sect[j] = coalesce(k_sect[k], '') THEN
+                        k_act[k] := 'changed'; k_id[k] := ol_id[j]; ol_used[j] := true;
+                        EXIT;
+                    END IF;
+                END LOOP;
+                k_act[k] := coalesce(k_act[k], 'new');
+            END LOOP;
+            FOR k IN 1 .. nk LOOP
+                n := n + 1;
+                meta := jsonb_build_object('chunk', k, 'chunks', nk)
+                        || CASE WHEN k_sect[k] IS NOT NULL THEN jsonb_build_object('section', k_sect[k]) ELSE '{}' END
+                        || CASE WHEN d_format[i] IS NOT NULL THEN jsonb_build_object('format', d_format[i]) ELSE '{}' END;
+                o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
+                o_id[n] := CASE WHEN k_act[k] IN ('unchanged', 'duplicate') THEN k_id[k] END;
+                o_prev_id[n] := CASE WHEN k_act[k] = 'changed' THEN k_id[k] END;
+                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_norm[n] := k_norm[k];
+                o_meta[n] := meta; o_hash[n] := d_hash[i]; o_flag[n] := to_jsonb(obs.signals);
+                o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL;
+                o_dup[n] := CASE WHEN k_dup[k] IS NOT NULL THEN k_dup[k] END;
+                IF k_act[k] IN ('new', 'changed') THEN
+                    seen_key := seen_key || k_key[k];
+                    seen_row := seen_row || n;
+                END IF;
+            END LOOP;
+            -- d. Old chunks left over: gone from the document.
+            FOR j IN 1 .. cardinality(ol_id) LOOP
+                CONTINUE WHEN ol_used[j];
+                n := n + 1;
+                o_ref[n] := d_ref[i]; o_chunk[n] := ol_chunk[j]; o_action[n] := 'removed'; o_id[n] := ol_id[j];
+                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+                o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
+                o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
+            END LOOP;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' THEN
+                RAISE;
+            END IF;
+            -- the document is reported and left as it was; the rest goes on
+            n := doc_start + 1;
+            o_action[n] := 'rejected'; o_code[n] := SQLSTATE; o_err[n] := SQLERRM; o_red[n] := NULL;
+            -- the chunks it had queued as seen are dropped with it
+            pos := coalesce(array_position(ARRAY(SELECT r > doc_start FROM unnest(seen_row) AS r), true), 0);
+            IF pos > 0 THEN
+                seen_key := seen_key[1:pos - 1]; seen_row := seen_row[1:pos - 1];
+            END IF;
+        END;
+    END LOOP;
+    -- 3. The documents removed at source, with their chunks.
+    FOR pair IN
+        SELECT m.source_ref AS r, m.source_chunk AS c, m.memory_id AS id
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id = ANY (doomed)
+        ORDER BY m.source_ref, m.source_chunk
+    LOOP
+        IF n = 0 OR o_ref[n] IS DISTINCT FROM pair.r OR o_action[n] NOT IN ('removed') THEN
+            n := n + 1;
+            o_ref[n] := pair.r; o_chunk[n] := NULL; o_action[n] := 'removed'; o_id[n] := NULL;
+            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+            o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
+            o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
+        END IF;
+        n := n + 1;
+        o_ref[n] := pair.r; o_chunk[n] := pair.c; o_action[n] := 'removed'; o_id[n] := pair.id;
+        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+        o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
+        o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
+    END LOOP;
+    o_ref := o_ref[1:n]; o_chunk := o_chunk[1:n]; o_action := o_action[1:n]; o_id := o_id[1:n];
+    o_prev_id := o_prev_id[1:n]; o_prev_ref := o_prev_ref[1:n]; o_head := o_head[1:n]; o_body := o_body[1:n];
+    o_norm := o_norm[1:n]; o_meta := o_meta[1:n]; o_hash := o_hash[1:n]; o_flag := o_flag[1:n];
+    o_code := o_code[1:n]; o_err := o_err[1:n]; o_red := o_red[1:n]; o_dup := o_dup[1:n];
+    -- the rows to store, in order: one embedding row each
+    w_rows := ARRAY(SELECT j FROM generate_series(1, n) AS j
+                    WHERE o_chunk[j] IS NOT NULL AND o_action[j] IN ('new', 'changed') ORDER BY j);
+    IF check_only THEN
+        RETURN QUERY
+        SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j],
+               CASE WHEN j = ANY (w_rows) THEN brain.embedding_input(o_head[j], o_body[j]) END,
+               o_code[j], o_err[j], o_red[j]
+        FROM generate_series(1, n) AS j
+        ORDER BY j;
+        RETURN;
+    END IF;
+    -- 4. The embeddings: one row per chunk to store, in order.
+    IF embeddings IS NOT NULL THEN
+        IF n_vectors <> cardinality(w_rows) THEN
+            PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks to store.', n_vectors,
+                                                 cardinality(w_rows)),
+                jsonb_build_object('rows', n_vectors, 'chunks', cardinality(w_rows)),
+                'Run with check_only => true first: it returns the chunks to embed, in order.');
+        END IF;
+        space := brain._write_space(ingest_documents.embedding_space);
+        vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:dims])), space)
+                      FROM generate_series(1, n_vectors) AS r
+                      ORDER BY r);
+        -- As brain.observe_batch: a large batch leaves its vectors out of the
+        -- HNSW index until brain.index_vectors (`brain worker`) indexes them.
+        defer := n_vectors >= (brain.setting('index_defer_rows'))::integer;
+        IF defer AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
+                                            LIMIT (brain.setting('index_pending_max'))::integer) AS w)
+                     >= (brain.setting('index_pending_max'))::integer THEN
+            PERFORM brain._insert_waiting(space, n_vectors, false, 'fact', v_project);
+        END IF;
+    END IF;
+    PERFORM brain._lock_writes('fact', v_project);
+    IF defer THEN
+        seq := nextval('brain.embedding_ingest_seq');
+    END IF;
+    -- 5. Out of the way first: the chunks of removed documents and the
+    --    chunks gone from changed ones (tombstoned), and the positions of the
+    --    old chunks of changed documents (each takes its new one below).
+    gone := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
+                  WHERE o_action[j] = 'removed' AND o_id[j] IS NOT NULL ORDER BY j);
+    UPDATE brain.memory m
+    SET state = 'tombstoned', forget_reason = 'removed at source', forgotten_at = now(), updated_at = now()
+    WHERE m.workspace_id = ws AND m.memory_id = ANY (gone);
+    PERFORM brain._audit_many(gone, 'forget', v_agent, jsonb_build_object('reason', 'removed at source'));
+    UPDATE brain.memory m
+    SET source_chunk = NULL
+    WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project AND m.state = 'active'
+      AND m.source_chunk IS NOT NULL
+      AND m.source_ref IN (SELECT d_ref[i] FROM generate_series(1, n_docs) AS i
+                           WHERE d_action[i] = 'changed' AND d_text[i] IS NOT NULL);
+    -- 6. The new chunks, their fact rows and embeddings.
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
+            source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons)
+        SELECT ws, 'fact', 'reference', 'artifact', v_project, o_head[j], o_body[j], o_norm[j],
+               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                     FROM unnest(brain.extract_tags(o_head[j] || E'\n' || o_body[j])) AS t
+                     WHERE brain.trim_space(t) <> ''),
+               brain.extract_people(o_head[j] || E'\n' || o_body[j]),
+               brain.extract_topics(o_head[j] || E'\n' || o_body[j]),
+               brain.extract_action_items(o_head[j] || E'\n' || o_body[j]), o_meta[j], v_agent, v_system,
+               o_ref[j], o_chunk[j], o_hash[j], o_prev_id[j], vecs IS NULL, NULL, false,
+               ARRAY(SELECT jsonb_array_elements_text(o_flag[j]))
+        FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
+        ORDER BY u.w
+        RETURNING m.memory_id, m.source_ref, m.source_chunk
+    )
+    SELECT array_agg(ins.memory_id ORDER BY u.w) INTO new_ids
+    FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
+    JOIN ins ON ins.source_ref = o_ref[u.j] AND ins.source_chunk = o_chunk[u.j];
+    new_ids := coalesce(new_ids, '{}');
+    FOR w IN 1 .. cardinality(w_rows) LOOP
+        o_id[w_rows[w]] := new_ids[w];
+    END LOOP;
+    FOR j IN 1 .. n LOOP
+        IF o_dup[j] IS NOT NULL THEN
+            o_id[j] := o_id[o_dup[j]];
+        END IF;
+    END LOOP;
+    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days) SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id);
+    IF vecs IS NOT NULL THEN
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
+        SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v);
+    END IF;
+    IF cardinality(new_ids) > 0 AND (vecs IS NULL OR seq > 0) THEN
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+    END IF;
+    PERFORM brain._audit_many(new_ids, 'insert', v_agent);
+    -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
+    FOR pair IN
+        SELECT o_prev_id[j] AS old_id, o_id[j] AS new_id FROM generate_series(1, n) AS j
+        WHERE o_action[j] = 'changed' AND o_chunk[j] IS NOT NULL ORDER BY j
+    LOOP
+        PERFORM brain._mark_superseded(brain._get_memory(pair.old_id), pair.new_id, 'changed at source', v_agent);
+    END LOOP;
+    -- 8. Unchanged chunks of changed documents take their new position and
+    --    the document's hash; renamed documents' chunks move to the new ref.
+    moved := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
+                   WHERE o_action[j] = 'unchanged' AND o_chunk[j] IS NOT NULL ORDER BY j);
+    UPDATE brain.memory m
+    SET source_chunk = o_chunk[x.j], source_hash = o_hash[x.j],
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || o_meta[x.j], updated_at = now()
+    FROM generate_series(1, n) AS x(j)
+    WHERE o_action[x.j] = 'unchanged' AND o_chunk[x.j] IS NOT NULL
+      AND m.workspace_id = ws AND m.memory_id = o_id[x.j];
+    PERFORM brain._audit_many(moved, 'update', v_agent, jsonb_build_object('reason', 'document changed at source'));
+    moved := '{}';
+    FOR i IN 1 .. n_docs LOOP
+        CONTINUE WHEN d_action[i] <> 'renamed';
+        WITH mv AS (
+            UPDATE brain.memory m
+            SET source_ref = d_ref[i], updated_at = now()
+            WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+              AND m.source_ref = d_prev[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
+            RETURNING m.memory_id
+        )
+        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id) INTO created FROM mv;
+        PERFORM brain._audit_many(coalesce(created, '{}'), 'update', v_agent,
+            jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
+    END LOOP;
+    RETURN QUERY
+    SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j], NULL::text,
+           o_code[j], o_err[j], o_red[j]
+    FROM generate_series(1, n) AS j
+    ORDER BY j;
+END
+$$;
+COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker).';
 CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5056,7 +5514,7 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
-CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.search_result
+CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
@@ -5080,7 +5538,8 @@ DECLARE
     skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
     -- Without selective filters every search of a shape can share one plan.
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
-                        AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL;
+                        AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
+                        AND source_system IS NULL AND source_ref IS NULL;
     statement text;
     statement_name text;
     stale text;
@@ -5226,7 +5685,8 @@ BEGIN
         USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
               (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-              max_results, (brain.setting('vector_min_similarity'))::double precision;
+              max_results, (brain.setting('vector_min_similarity'))::double precision,
+              source_system, source_ref;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -5246,20 +5706,21 @@ BEGIN
         END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
-                       ' integer, bigint, double precision, integer, integer, double precision) AS %s',
+                       ' integer, bigint, double precision, integer, integer, double precision, text, text) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-        max_results, (brain.setting('vector_min_similarity'))::double precision);
+        max_results, (brain.setting('vector_min_similarity'))::double precision, search.source_system,
+        search.source_ref);
 END
 $_$;
-COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6099,7 +6560,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b9ad3b4c7db1125c41258dbbc539ae55f42a2eb65afe9b63d2fd397546c1e185';
+COMMENT ON TABLE brain.migration IS 'functions b64c6c251de1824529a6a4531e9e85bb0830aea0c80620da3fcf94737dd18df8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -6273,6 +6734,9 @@ CREATE INDEX memory_replaced_by ON brain.memory USING btree (workspace_id, repla
 CREATE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
 CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
 CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
+CREATE UNIQUE INDEX memory_source_chunk ON brain.memory USING btree (workspace_id, source_system, project, source_ref, source_chunk) WHERE ((state = 'active'::text) AND (source_chunk IS NOT NULL));
+CREATE INDEX memory_source_hash ON brain.memory USING btree (workspace_id, source_system, project, source_hash) WHERE ((state = 'active'::text) AND (source_chunk IS NOT NULL));
+CREATE INDEX memory_source_ref_prefix ON brain.memory USING btree (workspace_id, source_ref text_pattern_ops) WHERE (source_ref IS NOT NULL);
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memory_supersedes ON brain.memory USING btree (workspace_id, supersedes) WHERE (supersedes IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);

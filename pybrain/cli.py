@@ -162,6 +162,13 @@ def _render_memory(m: dict[str, Any]) -> str:
     count = m["access_count"]
     facts.append(f"recalled {count} time{'' if count == 1 else 's'}")
     lines.append(" · ".join(facts))
+    if m.get("source_ref") or m.get("source_system"):
+        where = " ".join(x for x in (m.get("source_system"), m.get("source_ref")) if x)
+        if m.get("source_chunk"):
+            where += f", chunk {m['source_chunk']}"
+        if m.get("source_hash"):
+            where += f" (hash {m['source_hash'][:12]})"
+        lines.append(f"source: {where}")
     for item in m.get("action_items") or []:
         lines.append(f"action item: {item}")
     for note in m.get("annotations") or []:
@@ -436,6 +443,8 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option("--until", "created_before", help="Created before (ISO date or timestamp).")
 @click.option("--include-dormant", is_flag=True, hidden=True, help="No effect: dormant facts are searched.")
 @click.option("--as-of", help="What was believed at that time (ISO timestamp).")
+@click.option("--source-system", help="Only memories from this source system (e.g. files).")
+@click.option("--source-ref", help="Only this document (a ref), or every ref under a folder ending in /.")
 def search(query: str, as_json: bool, **filters: Any) -> None:
     """Find memories: meaning, words and near-spellings, fused and ranked."""
     query = _text(query, "query") or ""
@@ -1627,6 +1636,129 @@ def import_command(
         summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
         click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
     if counts.get("rejected"):
+        sys.exit(1)
+
+
+class _IngestProgress:
+    """A one-line progress bar on standard error: documents done, chunks written, rate."""
+
+    def __init__(self, dry_run: bool) -> None:
+        self.started = time.perf_counter()
+        self.dry_run = dry_run
+
+    def __call__(self, done: int, total: int, report: Any) -> None:
+        width = 24
+        filled = width * done // total if total else width
+        rate = done / max(time.perf_counter() - self.started, 1e-9)
+        chunks = report.chunks.get("new", 0) + report.chunks.get("changed", 0)
+        line = (
+            f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} documents, "
+            f"{chunks} chunks {'to write' if self.dry_run else 'written'}, {rate:.1f} documents/s"
+        )
+        click.echo(line, nl=done >= total, err=True)
+
+
+def _ingest_text(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[str]:
+    d, c = summary["documents"], summary["chunks"]
+    total = sum(d.values())
+    lines = []
+    for r in rows:
+        if r["chunk"] is not None:
+            continue
+        if r["action"] == "renamed":
+            lines.append(f"renamed {r['previous_ref']} -> {r['ref']}")
+        elif r["action"] == "removed":
+            lines.append(f"removed at source: {r['ref']}")
+        elif r["action"] == "rejected":
+            lines.append(f"{r['ref']}: rejected ({r['error_code']}): {r['error']}")
+        if r.get("redacted"):
+            kinds = ", ".join(sorted({x["kind"] for x in r["redacted"]}))
+            lines.append(f"{r['ref']}: secrets redacted ({kinds})")
+    seconds = summary["seconds"]
+    if summary["dry_run"]:
+        lines.append(f"dry run: nothing was written; {total} documents would be ingested as follows")
+    else:
+        share = summary["embed_seconds"] / seconds if seconds else 0
+        chunks = c["new"] + c["changed"]
+        lines.append(
+            f"ingested {total} documents in {seconds:.2f} s ({total / max(seconds, 1e-9):.1f} documents/s, "
+            f"{chunks / max(seconds, 1e-9):.1f} chunks/s written; {share:.0%} of the time in embedding)"
+        )
+    lines.append("documents: " + ", ".join(f"{n} {a}" for a, n in d.items()))
+    lines.append(
+        f"chunks: {c['new']} new, {c['changed']} changed (superseding their old version), "
+        f"{c['unchanged']} unchanged, {c['removed']} removed (tombstoned), {c['duplicate']} duplicate"
+    )
+    lines.append(f"redacted: {summary['redacted']} document{'' if summary['redacted'] == 1 else 's'}")
+    if summary["skipped"]:
+        lines.append(f"skipped: {summary['skipped']} files of no known format or with no text")
+    if summary["embedding_queued"]:
+        lines.append(
+            f"embedding pending for {summary['embedding_queued']} chunks: `brain worker --once` embeds them"
+        )
+    return lines
+
+
+@command(main, "ingest")
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--project", default="", help="Project scope ('' = global).")
+@click.option(
+    "--source-system",
+    default="files",
+    show_default=True,
+    help="Where the documents come from (keys their refs).",
+)
+@click.option(
+    "--root",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=".",
+    help="Refs are paths relative to this folder (default: the current one).",
+)
+@click.option(
+    "--stdin-ref", default="stdin", show_default=True, help="The ref of the document read from '-'."
+)
+@click.option("--dry-run", is_flag=True, help="Report what would change; write and embed nothing.")
+@click.option("--source", "source_agent", help="Who is ingesting (recorded in the audit log).")
+def ingest_command(
+    paths: tuple[str, ...],
+    project: str,
+    source_system: str,
+    root: Path,
+    stdin_ref: str,
+    dry_run: bool,
+    source_agent: str | None,
+    as_json: bool,
+) -> None:
+    """Keep documents in memory in step with their source: files, folders (with their
+    .gitignore and .brainignore), globs, '-' for standard input. Markdown, plain text,
+    and the comments and docstrings of source code.
+
+    Unchanged documents cost nothing; a changed chunk supersedes its old version;
+    a document gone from a folder named here is tombstoned ("removed at source");
+    a renamed one keeps its memories. See docs/ingest.md.
+    """
+    from pybrain import ingest
+
+    listing = ingest.collect(list(paths), root=root, stdin_ref=stdin_ref)
+    for p in listing.problems:
+        click.echo(f"{p.path}: {p.message}", err=True)
+    show = not as_json and sys.stderr.isatty()
+    with _open(source_agent) as brain:
+        report = ingest.run(
+            brain,
+            listing,
+            source_system=source_system,
+            project=project,
+            dry_run=dry_run,
+            source_agent=source_agent,
+            progress=_IngestProgress(dry_run) if show else None,
+        )
+    summary = report.summary()
+    if as_json:
+        click.echo(_dump(summary | {"rows": [r for r in report.rows if r["chunk"] is None]}))
+    else:
+        click.echo("\n".join(_ingest_text(summary, report.rows)))
+    if report.problems or report.documents.get("rejected"):
         sys.exit(1)
 
 

@@ -640,6 +640,17 @@ class Brain:
             source_agent=source_agent,
         )
 
+    def ingest_documents(self, documents: Sequence[dict[str, Any]], **kwargs: Any) -> list[dict[str, Any]]:
+        """One call of brain.ingest_documents: documents [{ref, hash, text, format}], and its
+        scopes, listing, embeddings (a Float8Matrix or rows), check_only, source_system, project.
+        pybrain.ingest runs the whole protocol (listing, then texts in batches)."""
+        embeddings = kwargs.pop("embeddings", None)
+        if embeddings is not None and not isinstance(embeddings, db.Float8Matrix):
+            embeddings = db.Float8Matrix(embeddings)
+        return self.call(
+            "ingest_documents", documents=Jsonb(list(documents)), embeddings=embeddings, **kwargs
+        )
+
     # --- re-embedding ---------------------------------------------------------
 
     def embedding_progress(self, space: str | None = None) -> dict[str, Any]:

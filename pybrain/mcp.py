@@ -317,6 +317,16 @@ def build_server(service: Service) -> BrainMCP:
         include_dormant: bool = False,
         as_of: Annotated[str | None, Field(description="What was believed at that time, ISO 8601.")] = None,
         max_results: Annotated[int, Field(ge=1, le=50)] = 10,
+        source_system: Annotated[
+            str | None, Field(description="Only memories from this source (e.g. files).", max_length=200)
+        ] = None,
+        source_ref: Annotated[
+            str | None,
+            Field(
+                description="Only this document, or every document under a folder ending in /.",
+                max_length=2000,
+            ),
+        ] = None,
     ) -> dict[str, Any]:
         return {
             "results": brain.search(
@@ -329,6 +339,8 @@ def build_server(service: Service) -> BrainMCP:
                 include_dormant=include_dormant,
                 as_of=as_of,
                 max_results=max_results,
+                source_system=source_system,
+                source_ref=source_ref,
             )
         }
 

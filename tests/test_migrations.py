@@ -30,6 +30,7 @@ RELEASED = {
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
     "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
+    "014-ingest.sql": "3a979a7b2a706f2f99324da0331fc3150924320fb1623204046443ae7718c286",
 }
 
 
@@ -234,3 +235,60 @@ def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> No
         assert spaces == {"local": 254, "hash": None}
         # the chunks of observed text now fit the active space's window
         assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
+
+
+def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) -> None:
+    """A database at 013 holding memories with provenance, as remember and observe wrote them:
+    two chunks of one observed text sharing a source_ref, and an authored fact with the same ref."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 13)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for headline, chunk in (
+            ("Export runbook, part one", 1),
+            ("Export runbook, part two", 2),
+            ("Export owner", None),
+        ):
+            (mid,) = conn.execute(
+                "INSERT INTO brain.memory (kind, origin, headline, normalized, source_system, source_ref,"
+                " source_hash, metadata)"
+                " VALUES ('fact', %s, %s, lower(%s), 'files', 'ops/export.md', 'h0', %s)"
+                " RETURNING memory_id",
+                (
+                    "artifact" if chunk else "explicit",
+                    headline,
+                    headline,
+                    psycopg.types.json.Jsonb({"chunk": chunk} if chunk else {}),
+                ),
+            ).fetchone()
+            conn.execute("INSERT INTO brain.fact (memory_id) VALUES (%s)", (mid,))
+
+        assert "014-ingest.sql" in db.migrate(conn).applied
+        # older memories sharing a ref are not bound by the one-chunk-per-position rule
+        assert conn.execute(
+            "SELECT count(*) FROM brain.memory WHERE source_chunk IS NOT NULL"
+        ).fetchone() == (0,)
+        # search filters by provenance through the new signature (the old one is gone)
+        assert conn.execute(
+            "SELECT count(*) FROM pg_proc WHERE proname = 'search' AND pronamespace = 'brain'::regnamespace"
+        ).fetchone() == (1,)
+        found = conn.execute(
+            "SELECT headline FROM brain.search('export runbook', source_system => 'files',"
+            " source_ref => 'ops/') ORDER BY headline"
+        ).fetchall()
+        assert found == [("Export owner",), ("Export runbook, part one",), ("Export runbook, part two",)]
+        assert conn.execute(
+            "SELECT count(*) FROM brain.search('export', source_ref => 'ops/')"
+        ).fetchone() == (3,)
+        assert conn.execute(
+            "SELECT count(*) FROM brain.search('export', source_ref => 'ops')"
+        ).fetchone() == (0,)
+        # ingesting the same ref keys its chunks by position beside the old rows
+        docs = '[{"ref": "ops/export.md", "hash": "h1", "text": "The export runs nightly at 02:00 UTC."}]'
+        out = conn.execute(
+            "SELECT chunk, action FROM brain.ingest_documents(%s::jsonb, scopes => '{ops/}')", (docs,)
+        ).fetchall()
+        assert out == [(None, "new"), (1, "new")]
+        again = conn.execute(
+            "SELECT action FROM brain.ingest_documents(%s::jsonb, scopes => '{ops/}')", (docs,)
+        )
+        assert again.fetchall() == [("unchanged",)]

@@ -2,7 +2,7 @@
 -- reciprocal rank fusion and weighted; docs/ranking.md), skills, recent memories.
 
 -- The WHERE clause every search leg shares, over brain.memory m, with the
--- parameters of brain.search's dynamic query ($4 .. $15, $17).
+-- parameters of brain.search's dynamic query ($4 .. $15, $17, $22, $23).
 CREATE OR REPLACE FUNCTION brain._search_filter()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -17,6 +17,9 @@ AS $$
         AND ($8 IS NULL OR m.people @> $8)
         AND ($9 IS NULL OR m.created_at >= $9)
         AND ($10 IS NULL OR m.created_at < $10)
+        -- provenance: a source_ref ending in / is a folder, matching every ref under it
+        AND ($22 IS NULL OR m.source_system = $22)
+        AND ($23 IS NULL OR m.source_ref = $23 OR right($23, 1) = '/' AND starts_with(m.source_ref, $23))
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
                 -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
@@ -118,7 +121,9 @@ CREATE OR REPLACE FUNCTION brain.search(
     include_dormant boolean DEFAULT false,
     as_of timestamptz DEFAULT NULL,
     max_results integer DEFAULT 10,
-    now timestamptz DEFAULT NULL
+    now timestamptz DEFAULT NULL,
+    source_system text DEFAULT NULL,
+    source_ref text DEFAULT NULL
 )
 RETURNS SETOF brain.search_result
 LANGUAGE plpgsql
@@ -146,7 +151,8 @@ DECLARE
     skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
     -- Without selective filters every search of a shape can share one plan.
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
-                        AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL;
+                        AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
+                        AND source_system IS NULL AND source_ref IS NULL;
     statement text;
     statement_name text;
     stale text;
@@ -294,7 +300,8 @@ BEGIN
         USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
               (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-              max_results, (brain.setting('vector_min_similarity'))::double precision;
+              max_results, (brain.setting('vector_min_similarity'))::double precision,
+              source_system, source_ref;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -314,21 +321,22 @@ BEGIN
         END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
-                       ' integer, bigint, double precision, integer, integer, double precision) AS %s',
+                       ' integer, bigint, double precision, integer, integer, double precision, text, text) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-        max_results, (brain.setting('vector_min_similarity'))::double precision);
+        max_results, (brain.setting('vector_min_similarity'))::double precision, search.source_system,
+        search.source_ref);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
-    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of. Headlines and previews only: bodies come from brain.recall.';
+    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 
 CREATE OR REPLACE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real,
                                              upvotes integer, downvotes integer, last_touch timestamptz,

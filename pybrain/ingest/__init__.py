@@ -1,0 +1,193 @@
+"""`brain ingest`: documents kept in step with their source (docs/ingest.md).
+
+Python reads the files and computes embeddings; brain.ingest_documents decides
+everything else. One run is:
+
+1. the listing (refs and hashes, no text) in one call, with the scopes whose
+   listing is complete: the database answers which documents are unchanged,
+   renamed (moved there, history kept) or removed at source (tombstoned), and
+   which are new or changed and need their text;
+2. the texts of those, in batches: a check_only call chunks them and says which
+   chunks to embed (unchanged chunks need none), then the batch is written
+   with the embeddings of those chunks alone, and the chunks the check
+   returned (so they are not cut twice).
+
+With dry_run every call is check_only: the report says what would change and
+nothing is written or embedded.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pybrain import db
+from pybrain.errors import EmbedderError
+from pybrain.ingest.walk import Listing, Problem, collect
+
+__all__ = ["Report", "collect", "ingest", "run"]
+
+log = logging.getLogger("pybrain")
+
+# The text sent per call: big enough to keep the calls few, small enough to
+# show progress and to keep one transaction short.
+BATCH_CHARS = 200_000
+BATCH_DOCUMENTS = 200
+
+
+@dataclass
+class Report:
+    """What a run did (or, dry, would do): counts of documents and chunks by action."""
+
+    dry_run: bool
+    documents: Counter = field(default_factory=Counter)  # unchanged renamed new changed removed rejected
+    chunks: Counter = field(default_factory=Counter)  # new changed unchanged removed duplicate
+    redacted: int = 0  # documents stored with a secret redacted
+    problems: list[Problem] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    embedded: int = 0  # texts sent to the embedder
+    # chunks stored without a vector (the embedder failed): `brain worker` embeds them
+    embedding_queued: int = 0
+    seconds: float = 0.0
+    embed_seconds: float = 0.0
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "dry_run": self.dry_run,
+            "documents": {k: self.documents.get(k, 0) for k in _DOC_ACTIONS},
+            "chunks": {k: self.chunks.get(k, 0) for k in _CHUNK_ACTIONS},
+            "redacted": self.redacted,
+            "problems": [{"path": p.path, "message": p.message} for p in self.problems],
+            "skipped": len(self.skipped),
+            "embedded": self.embedded,
+            "embedding_queued": self.embedding_queued,
+            "seconds": round(self.seconds, 3),
+            "embed_seconds": round(self.embed_seconds, 3),
+        }
+
+
+_DOC_ACTIONS = ("new", "changed", "unchanged", "renamed", "removed", "rejected")
+_CHUNK_ACTIONS = ("new", "changed", "unchanged", "removed", "duplicate")
+
+Progress = Callable[[int, int, Report], None]
+
+
+def _batches(docs: Sequence[Any]) -> list[list[Any]]:
+    out: list[list[Any]] = []
+    size = 0
+    for d in docs:
+        if not out or size + len(d.text) > BATCH_CHARS or len(out[-1]) >= BATCH_DOCUMENTS:
+            out.append([])
+            size = 0
+        out[-1].append(d)
+        size += len(d.text)
+    return out
+
+
+def _count(report: Report, rows: list[dict[str, Any]]) -> None:
+    for r in rows:
+        if r["chunk"] is None:
+            report.documents[r["action"]] += 1
+            if r.get("redacted"):
+                report.redacted += 1
+        else:
+            report.chunks[r["action"]] += 1
+    report.rows += rows
+
+
+def run(
+    brain: Any,
+    listing: Listing,
+    *,
+    source_system: str = "files",
+    project: str = "",
+    dry_run: bool = False,
+    source_agent: str | None = None,
+    progress: Progress | None = None,
+) -> Report:
+    """Ingest a listing (pybrain.ingest.collect) into brain's workspace."""
+    started = time.perf_counter()
+    report = Report(dry_run=dry_run, problems=list(listing.problems), skipped=list(listing.skipped))
+    common = {"source_system": source_system, "project": project, "source_agent": source_agent}
+    by_ref = {d.ref: d for d in listing.documents}
+    total = len(listing.documents)
+
+    # 1. The listing: unchanged, renamed and removed are settled here.
+    rows = brain.ingest_documents(
+        [d.as_json(with_text=False) for d in listing.documents],
+        scopes=listing.scopes,
+        check_only=dry_run,
+        **common,
+    )
+    need = [by_ref[r["ref"]] for r in rows if r["chunk"] is None and r["action"] in ("new", "changed")]
+    _count(report, [r for r in rows if not (r["chunk"] is None and r["action"] in ("new", "changed"))])
+    done = total - len(need)
+    if progress:
+        progress(done, total, report)
+
+    # 2. The texts of new and changed documents, batch by batch.
+    for batch in _batches(need):
+        docs = [d.as_json(with_text=True) for d in batch]
+        checked = brain.ingest_documents(docs, check_only=True, **common)
+        if dry_run:
+            _count(report, checked)
+        else:
+            # The chunks go back with their texts, so the database does not cut them again.
+            chunks: dict[str, list[dict[str, Any]]] = {}
+            for r in checked:
+                if r["chunk"] is not None and r["action"] != "removed":
+                    chunks.setdefault(r["ref"], []).append(
+                        {"headline": r["headline"], "section": r["section"], "body": r["body"]}
+                    )
+            for doc in docs:
+                if doc["ref"] in chunks:
+                    doc["chunks"] = chunks[doc["ref"]]
+            inputs = [r["embedding_input"] for r in checked if r["embedding_input"] is not None]
+            vectors = None
+            if inputs:
+                clock = time.perf_counter()
+                try:
+                    vectors = brain.embedder.embed(inputs)
+                    report.embedded += len(inputs)
+                except EmbedderError as exc:
+                    log.warning("embedding failed, the chunks are queued for `brain worker`: %s", exc)
+                    report.embedding_queued += len(inputs)
+                finally:
+                    report.embed_seconds += time.perf_counter() - clock
+            written = brain.ingest_documents(
+                docs,
+                embeddings=db.Float8Matrix(vectors) if vectors else None,
+                embedding_space=brain.embedder.space if vectors else None,
+                **common,
+            )
+            _count(report, written)
+        done += len(batch)
+        if progress:
+            progress(done, total, report)
+    if not dry_run:
+        # Large batches left their vectors out of the HNSW index: index them now,
+        # as `brain worker` would, so a run leaves nothing waiting.
+        for _ in brain.index_waiting():
+            pass
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def ingest(
+    brain: Any,
+    paths: Sequence[str],
+    *,
+    root: Path | str = ".",
+    stdin_ref: str = "stdin",
+    read_stdin: Callable[[], bytes] | None = None,
+    **kwargs: Any,
+) -> Report:
+    """Collect paths (files, folders, globs, '-' for standard input) and ingest them."""
+    listing = collect(list(paths), root=root, stdin_ref=stdin_ref, read_stdin=read_stdin)
+    return run(brain, listing, **kwargs)

@@ -1,0 +1,215 @@
+"""From the paths a user names to documents: files, folders (walked, with their
+ignore files), globs and standard input; each file read, checked and turned
+into text by its format. A path that cannot be read is reported, and the rest
+goes on."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import ModuleType
+
+from pybrain.ingest import code, ignore, markdown, text
+
+FORMATS: tuple[ModuleType, ...] = (markdown, text, code)
+# Directories no walk enters: version control.
+SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
+MAX_BYTES = 5_000_000
+STDIN = "-"
+
+
+@dataclass
+class Document:
+    ref: str  # the stable external id: the path relative to the root, POSIX style
+    format: str
+    text: str
+    hash: str  # sha256 of text
+    path: str  # as named, for messages
+
+    def as_json(self, with_text: bool) -> dict[str, str]:
+        doc = {"ref": self.ref, "hash": self.hash, "format": self.format}
+        if with_text:
+            doc["text"] = self.text
+        return doc
+
+
+@dataclass
+class Problem:
+    path: str
+    message: str
+
+
+@dataclass
+class Listing:
+    documents: list[Document] = field(default_factory=list)
+    # Where the listing is complete: '' (all of the root), 'dir/' (everything under dir)
+    scopes: list[str] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+    # files in walked folders with no format of ours, or no text
+    skipped: list[str] = field(default_factory=list)
+
+
+def format_of(name: str) -> ModuleType | None:
+    lower = name.lower()
+    for f in FORMATS:
+        if lower.endswith(f.SUFFIXES):
+            return f
+    return None
+
+
+def _decode(raw: bytes) -> str:
+    """UTF-8 text, or ValueError saying why the bytes are not text."""
+    if b"\0" in raw[:8192]:
+        raise ValueError("binary file (it holds NUL bytes)")
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ValueError(f"not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+
+
+class Collector:
+    def __init__(self, root: Path, stdin_ref: str, read_stdin: Callable[[], bytes]) -> None:
+        self.root = Path(os.path.abspath(root))
+        self.stdin_ref = stdin_ref
+        self.read_stdin = read_stdin
+        self.listing = Listing()
+        self._refs: set[str] = set()
+
+    def ref_of(self, path: Path) -> str:
+        absolute = Path(os.path.abspath(path))
+        try:
+            return absolute.relative_to(self.root).as_posix()
+        except ValueError:
+            return absolute.as_posix()
+
+    def _problem(self, path: str, message: str) -> None:
+        self.listing.problems.append(Problem(path, message))
+
+    def _add(self, named: str, ref: str, raw: bytes, fmt: ModuleType, walked: bool) -> None:
+        if ref in self._refs:
+            return
+        try:
+            content = _decode(raw)
+        except ValueError as exc:
+            self._problem(named, str(exc))
+            return
+        extracted = fmt.extract(content, ref)
+        if not extracted.strip():
+            if walked:
+                self.listing.skipped.append(named)
+            else:
+                self._problem(named, f"no {fmt.NAME} text to ingest")
+            return
+        self._refs.add(ref)
+        digest = hashlib.sha256(extracted.encode("utf-8")).hexdigest()
+        self.listing.documents.append(Document(ref, fmt.NAME, extracted, digest, named))
+
+    def file(self, path: Path, named: str, walked: bool) -> None:
+        fmt = format_of(path.name)
+        if fmt is None:
+            if walked:
+                self.listing.skipped.append(named)
+                return
+            fmt = text  # a file named on its own is read as plain text
+        try:
+            if path.stat().st_size > MAX_BYTES:
+                self._problem(named, f"larger than {MAX_BYTES // 1_000_000} MB: split it or leave it out")
+                return
+            raw = path.read_bytes()
+        except OSError as exc:
+            self._problem(named, f"cannot be read ({exc.strerror or exc})")
+            return
+        self._add(named, self.ref_of(path), raw, fmt, walked)
+
+    def _ignore_stack(self, directory: Path) -> list[ignore.IgnoreFile]:
+        """The ignore files of the root and of each folder from it down to directory."""
+        absolute = Path(os.path.abspath(directory))
+        chain = [absolute]
+        if absolute != self.root and self.root in absolute.parents:
+            chain = [p for p in reversed(absolute.parents) if p == self.root or self.root in p.parents]
+            chain.append(absolute)
+        stack: list[ignore.IgnoreFile] = []
+        for d in chain[:-1]:
+            stack += ignore.load(d)
+        return stack
+
+    def directory(self, path: Path, named: str) -> None:
+        ref = self.ref_of(path)
+        self.listing.scopes.append("" if ref in ("", ".") else ref.rstrip("/") + "/")
+        self._walk(Path(os.path.abspath(path)), self._ignore_stack(path), named)
+
+    def _walk(self, directory: Path, stack: list[ignore.IgnoreFile], named: str) -> None:
+        stack = stack + ignore.load(directory)
+        try:
+            entries = sorted(os.scandir(directory), key=lambda e: e.name)
+        except OSError as exc:
+            self._problem(str(directory), f"cannot be listed ({exc.strerror or exc})")
+            return
+        for entry in entries:
+            path = Path(entry.path)
+            shown = os.path.join(named, os.path.relpath(entry.path, directory)) if named else entry.path
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if entry.name in SKIP_DIRS or ignore.ignored(path, True, stack):
+                    continue
+                self._walk(path, stack, shown)
+            elif (
+                entry.is_file()
+                and entry.name not in ignore.IGNORE_FILES
+                and not ignore.ignored(path, False, stack)
+            ):
+                self.file(path, shown, walked=True)
+
+    def stdin(self) -> None:
+        try:
+            raw = self.read_stdin()
+        except OSError as exc:
+            self._problem(STDIN, f"standard input cannot be read ({exc.strerror or exc})")
+            return
+        self._add(STDIN, self.stdin_ref, raw, format_of(self.stdin_ref) or markdown, walked=False)
+
+    def path(self, arg: str) -> None:
+        if arg == STDIN:
+            self.stdin()
+            return
+        p = Path(arg)
+        if p.is_dir():
+            self.directory(p, arg)
+        elif p.is_file():
+            self.file(p, arg, walked=False)
+        elif p.exists():
+            self._problem(arg, "not a regular file or folder")
+        elif glob.has_magic(arg):
+            matches = sorted(glob.glob(arg, recursive=True))
+            if not matches:
+                self._problem(arg, "matches no file")
+            for m in matches:
+                mp = Path(m)
+                if mp.is_dir():
+                    self.directory(mp, m)
+                elif mp.is_file():
+                    self.file(mp, m, walked=True)
+        else:
+            self._problem(arg, "no such file or folder")
+
+
+def collect(
+    paths: list[str],
+    root: Path | str = ".",
+    stdin_ref: str = "stdin",
+    read_stdin: Callable[[], bytes] | None = None,
+) -> Listing:
+    """The documents under paths, the scopes whose listing they complete, and the problems met."""
+    import sys
+
+    collector = Collector(Path(root), stdin_ref, read_stdin or (lambda: sys.stdin.buffer.read()))
+    for arg in paths:
+        collector.path(arg)
+    return collector.listing

@@ -1,0 +1,374 @@
+"""Document ingest: provenance, idempotent re-ingest, renames, removals, secrets, search by source."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import psycopg
+import pytest
+from helpers import raises_br, rows, scalar
+
+from pybrain.client import Brain
+from pybrain.embed.hash import HashEmbedder
+from pybrain.ingest import collect, ingest
+from pybrain.ingest.ignore import parse
+
+TREE = Path(__file__).parent / "fixtures" / "ingest" / "tree"
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, counting the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return super()._embed_batch(texts)
+
+
+@pytest.fixture
+def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A copy of the fixture tree, as the current directory (paths given to ingest are relative to it)."""
+    root = tmp_path / "tree"
+    shutil.copytree(TREE, root)
+    monkeypatch.chdir(root)
+    return root
+
+
+@pytest.fixture
+def counting(conn: psycopg.Connection) -> tuple[Brain, CountingEmbedder]:
+    embedder = CountingEmbedder()
+    return Brain(conn, embedder=embedder), embedder
+
+
+def chunk_ids(conn: psycopg.Connection, ref: str, state: str = "active") -> list[int]:
+    return [
+        r[0]
+        for r in conn.execute(
+            "SELECT memory_id FROM brain.memory WHERE source_ref = %s AND state = %s"
+            " ORDER BY source_chunk, memory_id",
+            (ref, state),
+        )
+    ]
+
+
+def test_the_walk_reads_formats_and_honours_ignore_files(tree: Path) -> None:
+    listing = collect(["."], root=tree)
+    docs = {d.ref: d for d in listing.documents}
+    assert sorted(docs) == [
+        "docs/deploy.md",
+        "docs/guide.md",
+        "keep.log",
+        "notes.txt",
+        "src/retry/backoff.py",
+    ]
+    assert listing.scopes == [""]
+    # ignored: generated/ (a folder rule) and *.log but the re-included keep.log; a PNG has no format of ours
+    assert listing.skipped == ["./docs/diagram.png"]
+    assert {d.format for d in docs.values()} == {"markdown", "text", "code"}
+    code = docs["src/retry/backoff.py"].text
+    assert code.startswith("Retries with exponential backoff")
+    assert "## class RetryPolicy\n\nHow long to wait before each attempt" in code
+    assert "## def RetryPolicy.delay" in code and "Full jitter spreads the retries" in code
+    assert "The processor's documented limit" in code
+    assert "noqa" not in code and "import random" not in code
+
+
+def test_ignore_patterns_follow_gitignore() -> None:
+    rules = parse(["*.tmp", "/only-root.md", "docs/**/draft-*.md", "cache/", "!important.tmp", "\\#hash.md"])
+
+    def ignored(rel: str, is_dir: bool = False) -> bool:
+        decision = False
+        for r in rules:
+            if r.dir_only and not is_dir:
+                continue
+            if r.regex.match(rel):
+                decision = not r.negate
+        return decision
+
+    assert ignored("a/b/x.tmp") and not ignored("a/important.tmp")
+    assert ignored("only-root.md") and not ignored("sub/only-root.md")
+    assert ignored("docs/a/b/draft-1.md") and ignored("docs/draft-2.md") and not ignored("docs/final.md")
+    assert ignored("x/cache", is_dir=True) and not ignored("x/cache")
+    assert ignored("#hash.md")
+
+
+def test_ingest_then_change_delete_rename_reingest(counting, conn, tree: Path) -> None:
+    brain, embedder = counting
+    first = ingest(brain, ["."], root=tree)
+    assert first.problems == []
+    assert dict(first.documents) == {"new": 5}
+    n_chunks = first.chunks["new"]
+    assert n_chunks == len(embedder.texts) == scalar(conn, "SELECT count(*) FROM brain.memory")
+    guide = chunk_ids(conn, "docs/guide.md")
+    assert len(guide) >= 3, "the guide is long enough for several chunks"
+    row = rows(
+        conn,
+        "SELECT kind, origin, category, source_system, source_chunk, source_hash, metadata"
+        " FROM brain.memory WHERE memory_id = %s",
+        (guide[1],),
+    )[0]
+    assert (row["kind"], row["origin"], row["category"], row["source_system"], row["source_chunk"]) == (
+        "fact",
+        "artifact",
+        "reference",
+        "files",
+        2,
+    )
+    assert row["metadata"]["chunks"] == len(guide) and row["metadata"]["format"] == "markdown"
+    refunds = next(
+        i
+        for i in guide
+        if "Refunds" in scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (i,))
+    )
+    notes = chunk_ids(conn, "notes.txt")
+    deploy = chunk_ids(conn, "docs/deploy.md")
+
+    # One paragraph changed, one file deleted, one renamed.
+    guide_md = tree / "docs" / "guide.md"
+    guide_md.write_text(guide_md.read_text().replace("up to the captured amount", "up to the settled amount"))
+    (tree / "notes.txt").unlink()
+    (tree / "docs" / "deploy.md").rename(tree / "docs" / "releases.md")
+    audits = scalar(conn, "SELECT count(*) FROM brain.audit")
+    embedder.texts.clear()
+
+    second = ingest(brain, ["."], root=tree)
+    assert dict(second.documents) == {"changed": 1, "removed": 1, "renamed": 1, "unchanged": 2}
+    assert dict(second.chunks) == {"changed": 1, "unchanged": len(guide) - 1, "removed": len(notes)}
+    assert len(embedder.texts) == 1 and "settled amount" in embedder.texts[0], (
+        "only the changed chunk is embedded"
+    )
+
+    # the changed chunk superseded its old version: the chain is in history and recall
+    (new_refunds,) = [i for i in chunk_ids(conn, "docs/guide.md") if i not in guide]
+    assert chunk_ids(conn, "docs/guide.md") == [i if i != refunds else new_refunds for i in guide]
+    history = brain.history(new_refunds)
+    assert [c["id"] for c in history["chain"]] == [refunds, new_refunds]
+    assert history["chain"][0]["reason"] == "changed at source"
+    old = brain.recall(refunds)
+    assert old["state"] == "superseded" and old["current_id"] == new_refunds
+    # the deleted file's chunks are tombstoned, said why
+    assert chunk_ids(conn, "notes.txt") == []
+    assert {
+        r[0]
+        for r in conn.execute("SELECT forget_reason FROM brain.memory WHERE memory_id = ANY(%s)", (notes,))
+    } == {"removed at source"}
+    # the renamed file's memories moved: same ids, new ref, history kept
+    assert chunk_ids(conn, "docs/releases.md") == deploy and chunk_ids(conn, "docs/deploy.md") == []
+    moved = brain.recall(deploy[0])
+    assert (moved["source_ref"], moved["state"]) == ("docs/releases.md", "active")
+    events = [e["action"] for e in brain.history(deploy[0])["events"]]
+    assert events == ["insert", "update"]
+    written = scalar(conn, "SELECT count(*) FROM brain.audit") - audits
+    # an insert and a supersede, the moved chunks, the forgotten ones, the renamed ones
+    assert written == 1 + 1 + (len(guide) - 1) + len(notes) + len(deploy)
+
+    # A third run finds nothing to do: no embedding, no write.
+    embedder.texts.clear()
+    audits = scalar(conn, "SELECT count(*) FROM brain.audit")
+    third = ingest(brain, ["."], root=tree)
+    assert dict(third.documents) == {"unchanged": 4} and sum(third.chunks.values()) == 0
+    assert embedder.texts == [] and scalar(conn, "SELECT count(*) FROM brain.audit") == audits
+
+
+def test_a_moved_paragraph_keeps_its_memory(counting, conn, tree: Path) -> None:
+    brain, embedder = counting
+    ingest(brain, ["docs/guide.md"], root=tree)
+    before = chunk_ids(conn, "docs/guide.md")
+    guide_md = tree / "docs" / "guide.md"
+    text = guide_md.read_text()
+    # the Troubleshooting section moves before Refunds; a new section is added at the end
+    head, rest = text.split("## Refunds", 1)
+    refunds, trouble = rest.split("## Troubleshooting", 1)
+    guide_md.write_text(
+        head + "## Troubleshooting" + trouble.rstrip() + "\n\n## Refunds" + refunds.rstrip() + "\n\n"
+        "## Chargebacks\n\nA chargeback freezes the payment and opens a case in the back office"
+        " within a day.\n"
+    )
+    embedder.texts.clear()
+    report = ingest(brain, ["docs/guide.md"], root=tree)
+    assert dict(report.chunks) == {"unchanged": len(before), "new": 1}
+    assert len(embedder.texts) == 1 and "chargeback" in embedder.texts[0].lower()
+    after = chunk_ids(conn, "docs/guide.md")
+    assert sorted(after[:-1]) == sorted(before), "the same memories, renumbered"
+    chunks = rows(conn, "SELECT source_chunk, metadata FROM brain.memory WHERE memory_id = ANY(%s)", (after,))
+    assert sorted(c["source_chunk"] for c in chunks) == list(range(1, len(after) + 1))
+    assert {c["metadata"]["chunks"] for c in chunks} == {len(after)}
+
+
+def test_dry_run_writes_nothing(counting, conn, tree: Path) -> None:
+    brain, embedder = counting
+    dry = ingest(brain, ["."], root=tree, dry_run=True)
+    assert dict(dry.documents) == {"new": 5} and dry.chunks["new"] > 5
+    assert embedder.texts == [] and scalar(conn, "SELECT count(*) FROM brain.memory") == 0
+    ingest(brain, ["."], root=tree)
+    (tree / "notes.txt").unlink()
+    (tree / "docs" / "guide.md").write_text("# Payments service guide\n\nThe guide moved to the wiki.\n")
+    state = rows(conn, "SELECT memory_id, state, source_ref, source_chunk FROM brain.memory ORDER BY 1")
+    embedder.texts.clear()
+    dry = ingest(brain, ["."], root=tree, dry_run=True)
+    assert dry.documents["removed"] == 1 and dry.documents["changed"] == 1 and dry.chunks["removed"] >= 2
+    assert embedder.texts == []
+    assert (
+        rows(conn, "SELECT memory_id, state, source_ref, source_chunk FROM brain.memory ORDER BY 1") == state
+    )
+
+
+def test_stdin_and_bad_input(brain, conn, tree: Path) -> None:
+    (tree / "data.bin").write_bytes(b"\x00\x01\x02binary")
+    (tree / "latin1.txt").write_bytes("Caf\xe9 au lait".encode("latin-1"))
+    text = (
+        "# Standup 2026-11-20\n\n"
+        "The refund button is back after the hotfix; @maria will watch the error rate.\n"
+    )
+    report = ingest(
+        brain,
+        ["-", "missing.md", "data.bin", "latin1.txt", "notes.txt"],
+        root=tree,
+        stdin_ref="meetings/standup.md",
+        read_stdin=lambda: text.encode(),
+    )
+    problems = {p.path: p.message for p in report.problems}
+    assert problems == {
+        "missing.md": "no such file or folder",
+        "data.bin": "binary file (it holds NUL bytes)",
+        "latin1.txt": "not UTF-8 text (invalid continuation byte at byte 3)",
+    }
+    assert report.documents["new"] == 2, "the rest goes on"
+    (memory,) = rows(
+        conn, "SELECT headline, people, source_ref FROM brain.memory WHERE source_ref LIKE 'meetings/%'"
+    )
+    assert memory["source_ref"] == "meetings/standup.md" and memory["people"] == ["maria"]
+
+
+def test_a_secret_in_a_document_is_redacted(brain, conn, tree: Path) -> None:
+    report = ingest(brain, ["docs/deploy.md"], root=tree)
+    assert report.redacted == 1
+    (doc,) = [r for r in report.rows if r["chunk"] is None]
+    assert [x["kind"] for x in doc["redacted"]] == ["aws-access-key-id"]
+    assert (
+        scalar(conn, "SELECT count(*) FROM brain.memory WHERE body LIKE '%AKIA%' OR headline LIKE '%AKIA%'")
+        == 0
+    )
+    assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE body LIKE '%[redacted:%'") == 1
+    # unchanged at the next run: the hash is the file's, the stored text the redacted one
+    again = ingest(brain, ["docs/deploy.md"], root=tree)
+    assert dict(again.documents) == {"unchanged": 1}
+
+
+def test_search_filters_by_provenance(brain, tree: Path) -> None:
+    ingest(brain, ["."], root=tree)
+    ingest(brain, ["docs"], root=tree, source_system="wiki", project="payments")
+    everything = brain.search("webhooks signing secret worker queue", max_results=20)
+    assert {h["id"] for h in everything}
+    by_ref = brain.search("webhooks signing secret worker queue", source_ref="docs/guide.md", max_results=20)
+    assert by_ref and {brain.recall(h["id"])["source_ref"] for h in by_ref} == {"docs/guide.md"}
+    wiki = brain.search("webhooks signing secret", source_system="wiki", source_ref="docs/", max_results=20)
+    assert wiki and {
+        (m["source_system"], m["source_ref"][:5]) for m in map(brain.recall, [h["id"] for h in wiki])
+    } == {("wiki", "docs/")}
+    assert brain.search("webhooks", source_ref="docs/guide", max_results=5) == [], "a ref without / is exact"
+    assert brain.search("settlement export", source_system="wiki", max_results=5) == []
+
+
+def test_the_same_file_in_two_source_systems_or_projects_is_two_documents(brain, conn, tree: Path) -> None:
+    ingest(brain, ["notes.txt"], root=tree)
+    report = ingest(brain, ["notes.txt"], root=tree, project="payments")
+    assert dict(report.documents) == {"new": 1}
+    assert (
+        scalar(conn, "SELECT count(DISTINCT project) FROM brain.memory WHERE source_ref = 'notes.txt'") == 2
+    )
+
+
+def test_a_folder_removes_only_what_lies_under_it(brain, conn, tree: Path) -> None:
+    ingest(brain, ["."], root=tree)
+    (tree / "notes.txt").unlink()
+    report = ingest(brain, ["docs"], root=tree)
+    assert dict(report.documents) == {"unchanged": 2}
+    assert chunk_ids(conn, "notes.txt"), "notes.txt lies outside docs/: it stays"
+    report = ingest(brain, ["docs/guide.md"], root=tree)
+    assert dict(report.documents) == {"unchanged": 1}, "a file names no scope: nothing is removed"
+
+
+def test_a_copy_is_a_duplicate_not_a_rename(counting, conn, tree: Path) -> None:
+    brain, embedder = counting
+    ingest(brain, ["."], root=tree)
+    shutil.copy(tree / "notes.txt", tree / "docs" / "notes-copy.txt")
+    embedder.texts.clear()
+    report = ingest(brain, ["."], root=tree)
+    assert report.documents["new"] == 1 and report.documents.get("renamed", 0) == 0
+    assert dict(report.chunks) == {"duplicate": 1} and embedder.texts == []
+
+
+def test_sql_api_refuses_bad_documents(conn) -> None:
+    with raises_br("BR009"):
+        conn.execute("SELECT * FROM brain.ingest_documents('{}'::jsonb)")
+    with raises_br("BR009"):
+        conn.execute("""SELECT * FROM brain.ingest_documents('[{"ref": "a.md"}]')""")
+    with raises_br("BR009"):
+        conn.execute(
+            "SELECT * FROM brain.ingest_documents(%s)",
+            (json.dumps([{"ref": "a.md", "hash": "1"}, {"ref": "a.md", "hash": "2"}]),),
+        )
+    with raises_br("BR009"):
+        conn.execute("""SELECT * FROM brain.ingest_documents('[]', source_system => '')""")
+    # a document the gate refuses is reported; the others are stored
+    docs = [
+        {"ref": "empty.md", "hash": "e", "text": "   \n"},
+        {"ref": "ok.md", "hash": "o", "text": "The settlement export runs at 02:00 UTC."},
+    ]
+    out = rows(
+        conn, "SELECT ref, chunk, action, error_code FROM brain.ingest_documents(%s)", (json.dumps(docs),)
+    )
+    assert [(r["ref"], r["action"], r["error_code"]) for r in out if r["chunk"] is None] == [
+        ("empty.md", "rejected", "BR009"),
+        ("ok.md", "new", None),
+    ]
+    # stored without embeddings: queued for the worker
+    assert scalar(conn, "SELECT dedup_pending FROM brain.memory WHERE source_ref = 'ok.md'") is True
+
+
+def test_cli_ingest(brain_cli, tree: Path) -> None:
+    out = brain_cli("ingest", ".", "missing.md")
+    assert out.exit_code == 1, out.output
+    assert "missing.md: no such file or folder" in out.output
+    assert "documents: 5 new" in out.output
+    out = brain_cli("ingest", ".", "--json")
+    assert out.exit_code == 0
+    summary = json.loads(out.output)
+    assert summary["documents"]["unchanged"] == 5 and summary["embedded"] == 0
+    out = brain_cli("search", "signing secret webhooks", "--source-ref", "docs/guide.md", "--json")
+    hits = json.loads(out.output)
+    assert hits and all(h["kind"] == "fact" for h in hits)
+    out = brain_cli(
+        "ingest", "-", "--stdin-ref", "meetings/retro.md", "--dry-run", input="# Retro\n\nShip smaller PRs.\n"
+    )
+    assert "would" in out.output and "documents: 1 new" in out.output
+
+
+def test_chunks_sent_back_are_scanned_again(conn) -> None:
+    text = "# Deploy\n\nPromote the image from staging in the deploy dashboard."
+    docs = [{"ref": "deploy.md", "hash": "d1", "text": text}]
+    checked = rows(
+        conn,
+        "SELECT chunk, headline, section, body FROM brain.ingest_documents(%s, check_only => true)",
+        (json.dumps(docs),),
+    )
+    chunks = [{k: r[k] for k in ("headline", "section", "body")} for r in checked if r["chunk"]]
+    forged = [dict(chunks[0], body=chunks[0]["body"] + " The key is AKIAIOSFODNN7EXAMPLE.")]
+    out = rows(
+        conn,
+        "SELECT chunk, action, error_code FROM brain.ingest_documents(%s)",
+        (json.dumps([dict(docs[0], chunks=forged)]),),
+    )
+    assert out == [{"chunk": None, "action": "rejected", "error_code": "BR007"}]
+    out = rows(
+        conn,
+        "SELECT chunk, action FROM brain.ingest_documents(%s)",
+        (json.dumps([dict(docs[0], chunks=chunks)]),),
+    )
+    assert [r["action"] for r in out] == ["new", "new"]
+    assert scalar(conn, "SELECT body FROM brain.memory WHERE source_ref = 'deploy.md'") == chunks[0]["body"]
