@@ -1785,6 +1785,58 @@ def role_create(
         click.echo(f"password: {out['password']}  (shown once; give it to the agent's BRAIN_DATABASE_URL)")
 
 
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--pool-size",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    envvar="BRAIN_SERVE_POOL_SIZE",
+    help="Database connections shared by all clients (env BRAIN_SERVE_POOL_SIZE).",
+)
+@click.option(
+    "--public-url",
+    help="The origin clients use behind a reverse proxy, such as https://brain.example.com.",
+)
+@click.option(
+    "--allow-anonymous-localhost",
+    is_flag=True,
+    help="Serve requests without a token from this machine, as the local application role.",
+)
+def serve_http(
+    host: str, port: int, pool_size: int, public_url: str | None, allow_anonymous_localhost: bool
+) -> None:
+    """Serve MCP over streamable HTTP at /mcp; every request needs a bearer token (docs/serve.md).
+
+    Tokens: brain token create. TLS: put a reverse proxy (Caddy, nginx) in front.
+    """
+    from pybrain.serve.app import ServeOptions, run, serve_database_url
+
+    options = ServeOptions(
+        host=host,
+        port=port,
+        pool_size=pool_size,
+        public_url=public_url,
+        allow_anonymous_localhost=allow_anonymous_localhost,
+    )
+    try:
+        options.check()
+        settings = Settings.from_env()
+        Brain.open(settings).close()  # initialised and migrated, as for every command
+        url = serve_database_url(settings)
+        anonymous_url = db.database_url(settings) if allow_anonymous_localhost else None
+
+        def ready(endpoint: str) -> None:
+            mode = "; anonymous requests from this machine allowed" if allow_anonymous_localhost else ""
+            click.echo(f"pybrain MCP at {endpoint} (bearer tokens{mode}); Ctrl-C stops", err=True)
+
+        run(options, url, anonymous_url=anonymous_url, embedder_spec=settings.embedder, ready=ready)
+    except BrainError as exc:
+        _fail(exc, False)
+
+
 @main.group("token")
 def token_group() -> None:
     """Bearer tokens for `brain serve` (docs/serve.md). Run as an admin of the workspace or the owner."""
