@@ -1385,6 +1385,14 @@ def errors(max_results: int, as_json: bool) -> None:
     help="With --hooks: also UserPromptSubmit, which adds the memories a prompt brings up "
     "(a process per prompt: off by default, see docs/hooks.md).",
 )
+@click.option(
+    "--url",
+    help="A remote `brain serve` instead of `brain mcp`: its address, such as https://brain.example.com/mcp.",
+)
+@click.option(
+    "--token-env",
+    help="With --url: the environment variable that holds the token; the config refers to it.",
+)
 def wire(
     client: str,
     target: str | None,
@@ -1392,18 +1400,27 @@ def wire(
     settings_path: str | None,
     project: str | None,
     prompt_context: bool,
+    url: str | None,
+    token_env: str | None,
     as_json: bool,
 ) -> None:
     """Print (or --write) the configuration that registers `brain mcp` with an MCP client.
 
+    With --url and --token-env: register a remote `brain serve` (docs/serve.md).
     With --hooks (claude-code): add pybrain's hooks to Claude Code's settings file.
     """
-    from pybrain.wire import merge_into, server_entry, usual_file
+    from pybrain.wire import merge_into, remote_entry, server_entry, usual_file
 
+    if token_env and not url:
+        raise click.UsageError("--token-env goes with --url.")
     if hooks or settings_path or prompt_context or project is not None:
+        if url:
+            raise click.UsageError("--url registers a remote server; hooks run `brain` on this machine.")
         _wire_hooks(client, hooks, target, settings_path, project, prompt_context, as_json)
         return
-    entry = server_entry(client)
+    entry = remote_entry(client, url, token_env) if url else server_entry(client)
+    if url and token_env and not os.environ.get(token_env):
+        click.echo(f"note: {token_env} is not set here; the client needs it in its environment.", err=True)
     if target:
         path = merge_into(target, client, entry)
         click.echo(_dump({"written": str(path)}) if as_json else f"pybrain added to {path}")

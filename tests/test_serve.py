@@ -26,10 +26,14 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from psycopg.conninfo import conninfo_to_dict
+from test_tenancy import SECRET as VICTIM_SECRET
+from test_tenancy import VICTIM_WS, victim, victim_state
 from test_tokens import SERVE_ROLE, create, ensure_role
 
 from pybrain.serve.app import ServeOptions, build_app
 from pybrain.serve.pool import open_pool
+
+assert victim  # a fixture of test_tenancy: the victim workspace, with something of every kind
 
 SECRET = "quetzalcoatl"
 
@@ -309,3 +313,220 @@ def test_anonymous_access_only_with_the_flag_and_only_on_this_machine(serve_url,
     finally:
         pool.close()
         anonymous.close()
+
+
+# What the hostile client sends for an argument, by name (ids come from the victim).
+HOSTILE_ARGS: dict[str, Any] = {
+    "query": "Zanzibar freeze certificate",
+    "project": "zanzibar",
+    "key": "zanzibar-key",
+    "value": "overwritten",
+    "reason": "taking it over",
+    "headline": "Zanzibar is ours now",
+    "kind": "fact",
+    "direction": "up",
+    "response": "already_done",
+    "name": "zanzibar",
+    "text": "Zanzibar rollout notes",
+    "task": "Zanzibar rollout",
+    "note": "seen",
+    "handoff": "Zanzibar handoff",
+    "source": "claude",
+    "window": "30 days",
+    "older_than": "1 day",
+}
+
+
+def _hostile_calls(tool: Any, victim_ids: list[int]) -> list[dict[str, Any]]:
+    """Arguments for a tool from its input schema: each victim id where it takes an id."""
+    schema = tool.input_schema
+    props = schema.get("properties", {})
+    base: dict[str, Any] = {}
+    id_args = []
+    for arg in schema.get("required", []) + [p for p in ("project",) if p in props]:
+        spec = props[arg]
+        kinds = {s.get("type") for s in spec.get("anyOf", [spec])}
+        if arg in HOSTILE_ARGS:
+            base[arg] = HOSTILE_ARGS[arg]
+        elif "enum" in spec:
+            base[arg] = spec["enum"][0]
+        elif "integer" in kinds:
+            id_args.append(arg)
+        elif "string" in kinds:
+            base[arg] = "Zanzibar"
+    if not id_args:
+        return [base]
+    return [{**base, **dict.fromkeys(id_args, i)} for i in victim_ids]
+
+
+def test_a_token_for_one_workspace_never_reaches_another(served, conn, admin, victim, capsys) -> None:
+    """test_tenancy's victim workspace, attacked through HTTP by a token of another workspace
+    whose role can even read the victim's workspace with a token of its own."""
+    ensure_role(admin, "brain_mallory_http")
+    ws = int(scalar(admin, "SELECT brain.create_workspace('mallory-http') ->> 'workspace'"))
+    scalar(admin, "SELECT brain.grant_workspace('brain_mallory_http', %s, 'admin')", (ws,))
+    scalar(admin, "SELECT brain.grant_workspace('brain_mallory_http', %s, 'read')", (VICTIM_WS,))
+    admin.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+    scalar(admin, "SELECT space_id FROM brain.use_embedding_space('hash', 'feature-hash-v1', 384)")
+    admin.execute("RESET brain.workspace")
+    token = create(admin, role="brain_mallory_http", name="mallory", workspace_id=ws)["token"]
+    victim_token = create(conn, role=TEST_ROLE, name="victim-laptop")["token"]
+    victim_ids = [victim[k] for k in ("rule", "fact", "newer", "task", "incident", "session", "action_item")]
+    # The victim's own client has an MCP session (its token's use is recorded now).
+    r = post(served.url, INITIALIZE, victim_token)
+    session_id = r.headers["mcp-session-id"]
+    before = victim_state(admin)
+    tried: list[str] = []
+    crossed: list[str] = []
+
+    async def run() -> None:
+        async with agent(served.url, token) as s:
+            tools = (await s.list_tools()).tools
+            assert len(tools) >= 8
+            boot = await s.call_tool("boot_session", {"source": "claude", "project": "zanzibar"})
+            assert not boot.is_error
+            for tool in sorted(tools, key=lambda t: t.name == "end_session"):
+                for args in _hostile_calls(tool, victim_ids):
+                    result = await s.call_tool(tool.name, args)
+                    out = json.dumps(result.model_dump(), default=str)
+                    tried.append(f"{tool.name}({json.dumps(args)})")
+                    if VICTIM_SECRET in out.lower():
+                        crossed.append(f"{tool.name}({json.dumps(args)}): {out[:200]}")
+
+    anyio.run(run)
+    # The victim's MCP session, named with this token or with none.
+    search = {
+        "jsonrpc": "2.0",
+        "id": 2,
+        "method": "tools/call",
+        "params": {"name": "search", "arguments": {"query": "Zanzibar"}},
+    }
+    for label, with_token in (("mallory's token", token), ("no token", None)):
+        r = post(
+            served.url,
+            search,
+            with_token,
+            **{"mcp-session-id": session_id, "mcp-protocol-version": "2025-06-18"},
+        )
+        tried.append(f"the victim's MCP session with {label}: HTTP {r.status_code}")
+        if r.status_code < 400 or VICTIM_SECRET in r.text.lower():
+            crossed.append(f"the victim's MCP session with {label}: HTTP {r.status_code} {r.text[:200]}")
+    if victim_state(admin) != before:
+        crossed.append("the victim workspace's rows changed")
+    with capsys.disabled():
+        print(f"\nthrough HTTP: {len(tried)} attempts, {len(crossed)} crossings")
+        for line in crossed:
+            print("  crossed:", line)
+    assert len(tried) > 40
+    assert crossed == []
+    # Its own workspace works: what it wrote is there, and only there.
+    assert scalar(admin, "SELECT count(*) FROM brain.memory WHERE workspace_id = %s", (ws,)) >= 1
+
+
+def test_wire_url_writes_remote_configs_that_refer_to_the_token(brain_cli, tmp_path, monkeypatch) -> None:
+    token = "pbt_" + "5e" * 32
+    monkeypatch.setenv("PYBRAIN_TOKEN", token)
+    expected = {
+        "claude-code": (
+            "mcpServers",
+            {"type": "http", "url": "https://brain.example.com/mcp"},
+            "${PYBRAIN_TOKEN}",
+        ),
+        "cursor": ("mcpServers", {"url": "https://brain.example.com/mcp"}, "${env:PYBRAIN_TOKEN}"),
+        "vscode": (
+            "servers",
+            {"type": "http", "url": "https://brain.example.com/mcp"},
+            "${env:PYBRAIN_TOKEN}",
+        ),
+        "windsurf": ("mcpServers", {"serverUrl": "https://brain.example.com/mcp"}, "${env:PYBRAIN_TOKEN}"),
+        "generic": (
+            "mcpServers",
+            {"type": "streamable-http", "url": "https://brain.example.com/mcp"},
+            "${PYBRAIN_TOKEN}",
+        ),
+    }
+    for client, (key, fields, reference) in expected.items():
+        r = brain_cli("wire", client, "--url", "https://brain.example.com", "--token-env", "PYBRAIN_TOKEN")
+        assert r.exit_code == 0, r.output
+        assert token not in r.output
+        assert json.loads(r.stdout) == {
+            key: {"pybrain": {**fields, "headers": {"Authorization": f"Bearer {reference}"}}}
+        }, client
+    # --write merges into the client's file and keeps its other servers.
+    target = tmp_path / ".mcp.json"
+    target.write_text(json.dumps({"mcpServers": {"github": {"command": "gh-mcp"}}}))
+    r = brain_cli(
+        "wire", "claude-code", "--url", "https://brain.example.com/mcp", "--token-env", "PYBRAIN_TOKEN",
+        "--write", str(target),
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    written = json.loads(target.read_text())
+    assert written["mcpServers"]["github"] == {"command": "gh-mcp"}
+    assert written["mcpServers"]["pybrain"]["headers"] == {"Authorization": "Bearer ${PYBRAIN_TOKEN}"}
+    assert token not in target.read_text()
+    # On this machine, plain http and no token (anonymous) are allowed.
+    r = brain_cli("wire", "cursor", "--url", "http://127.0.0.1:8765/mcp")
+    assert json.loads(r.stdout) == {"mcpServers": {"pybrain": {"url": "http://127.0.0.1:8765/mcp"}}}
+    refused = {
+        "clear text to another machine": ("cursor", "http://brain.example.com/mcp", "PYBRAIN_TOKEN"),
+        "the token instead of its variable": ("cursor", "https://brain.example.com/mcp", token),
+        "no token for another machine": ("cursor", "https://brain.example.com/mcp", None),
+        "a client without references": ("claude-desktop", "https://brain.example.com/mcp", "PYBRAIN_TOKEN"),
+        "credentials in the URL": ("vscode", "https://alice:pw@brain.example.com/mcp", "PYBRAIN_TOKEN"),
+    }
+    for label, (client, url, env) in refused.items():
+        r = brain_cli("wire", client, "--url", url, *(["--token-env", env] if env else []))
+        assert r.exit_code == 1, (label, r.output)
+        assert token not in r.output, label
+        assert r.stdout == "", label
+
+
+def test_brain_serve_runs_as_a_process(cli_env, serve_url, conn) -> None:
+    import os
+    import subprocess
+    import sys
+
+    remember(conn, kind="fact", headline="The brain serve process answers over HTTP")
+    token = create(conn, role=TEST_ROLE, name="process")["token"]
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()
+    env = {**os.environ, **cli_env, "BRAIN_SERVE_DATABASE_URL": serve_url, "BRAIN_EMBED_SERVER": "off"}
+    refused = subprocess.run(
+        [sys.executable, "-m", "pybrain", "serve", "--host", "0.0.0.0", "--allow-anonymous-localhost"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert refused.returncode == 1 and "this machine only" in refused.stderr
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "pybrain", "serve", "--port", str(port), "--pool-size", "3"],
+        env=env,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        line = proc.stderr.readline()
+        assert f"pybrain MCP at http://127.0.0.1:{port}/mcp" in line, line
+        url = f"http://127.0.0.1:{port}/mcp"
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                assert post(url, INITIALIZE).status_code == 401
+                break
+            except httpx2.ConnectError:
+                assert time.monotonic() < deadline, "brain serve did not listen"
+                time.sleep(0.2)
+
+        async def run() -> None:
+            async with agent(url, token) as s:
+                found = await call(s, "search", query="brain serve process HTTP")
+                assert found["results"][0]["headline"] == "The brain serve process answers over HTTP"
+
+        anyio.run(run)
+    finally:
+        proc.terminate()
+        proc.wait(20)
+        proc.stderr.close()
