@@ -125,19 +125,33 @@ def test_a_whole_session_over_http_with_a_token(served, conn, admin) -> None:
             assert stored["action"] == "created"
             found = await call(s, "search", query="invoice export finance")
             assert [r["id"] for r in found["results"]][:1] == [stored["memory_id"]]
+            # Every tool that needs no argument works as the token's role, as over stdio.
+            tools = (await s.list_tools()).tools
+            plain = sorted(
+                t.name
+                for t in tools
+                if not t.input_schema.get("required") and t.name not in ("boot_session", "end_session")
+            )
+            assert len(plain) >= 5, plain
+            for name in plain:
+                result = await s.call_tool(name, {})
+                assert not result.is_error, (name, result.content[0].text)
             ended = await call(s, "end_session", handoff="Export works; next: the PDF layout")
             assert ended
 
     anyio.run(run)
     session = rows(
-        admin, "SELECT source, project, pid, ended_at IS NOT NULL AS ended, client_info FROM brain.session"
+        admin, "SELECT session_id, pid, ended_at IS NOT NULL AS ended, client_info FROM brain.session"
     )
     assert len(session) == 1 and session[0]["ended"] and session[0]["pid"] is None
     assert (
         session[0]["client_info"]["via"] == "http" and session[0]["client_info"]["token"] == "laptop-claude"
     )
     events = rows(admin, "SELECT tool, channel, session_id FROM brain.tool_event ORDER BY event_id")
-    assert [e["tool"] for e in events] == ["boot_session", "remember", "search", "end_session"]
+    tools = [e["tool"] for e in events]
+    assert tools[:3] == ["boot_session", "remember", "search"] and tools[-1] == "end_session"
+    # (end_session's own event is recorded after it ended the session, as over stdio)
+    assert {e["session_id"] for e in events[:-1]} == {session[0]["session_id"]}
     audit = rows(admin, "SELECT actor, db_role FROM brain.audit WHERE action = 'insert'")
     assert audit == [{"actor": TEST_ROLE, "db_role": SERVE_ROLE}]
 
