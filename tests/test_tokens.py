@@ -251,3 +251,48 @@ def test_015_upgrades_a_database_of_the_previous_release(admin_url: str) -> None
     finally:
         with psycopg.connect(admin_url, autocommit=True) as a:
             a.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+def test_the_starlette_helpers_authenticate_and_refuse(conn, serve_url) -> None:
+    from starlette.requests import Request
+
+    from pybrain.serve.pool import open_pool
+
+    token = create(conn, role=TEST_ROLE, name="dashboard", access="read")["token"]
+
+    def request(authorization: str | None, client: str = "203.0.113.9") -> Request:
+        headers = [(b"authorization", authorization.encode())] if authorization else []
+        return Request(
+            {"type": "http", "method": "GET", "path": "/", "headers": headers, "client": (client, 5000)}
+        )
+
+    pool = open_pool(serve_url, 1)
+    try:
+        principal = auth.authenticate(pool, request(f"Bearer {token}"))
+        assert (principal.role, principal.workspace, principal.access, principal.name) == (
+            TEST_ROLE,
+            1,
+            "read",
+            "dashboard",
+        )
+        with pytest.raises(auth.TokenRefused) as caught:
+            auth.authenticate(pool, request(None))
+        response = auth.refusal(
+            caught.value, "https://brain.example.com/.well-known/oauth-protected-resource/mcp"
+        )
+        assert response.status_code == 401
+        assert response.headers["www-authenticate"] == (
+            'Bearer error="invalid_token", error_description="A bearer token is required.", '
+            'resource_metadata="https://brain.example.com/.well-known/oauth-protected-resource/mcp"'
+        )
+        # The anonymous principal only for a client on this machine.
+        anonymous = auth.Principal(workspace=None, role=None, access=None)
+        assert auth.authenticate(pool, request(None, "127.0.0.1"), anonymous=anonymous) is anonymous
+        with pytest.raises(auth.TokenRefused) as caught:
+            auth.authenticate(pool, request(None), anonymous=anonymous)
+        assert caught.value.status == 403
+        # A token is checked even where anonymous requests are allowed.
+        with pytest.raises(auth.TokenRefused):
+            auth.authenticate(pool, request("Bearer pbt_" + "c" * 64, "127.0.0.1"), anonymous=anonymous)
+    finally:
+        pool.close()
