@@ -54,9 +54,12 @@ CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
+    levels CONSTANT text[] := ARRAY['read', 'write', 'admin'];
     owner oid;
     mine text;
     theirs text;
+    result text;
+    cap text := pg_catalog.current_setting('brain.max_access', true);
 BEGIN
     SELECT n.nspowner INTO owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain';
     IF pg_catalog.pg_has_role(session_user, owner, 'MEMBER') THEN
@@ -64,24 +67,28 @@ BEGIN
     ELSE
         SELECT m.access INTO mine FROM brain.membership m
         WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
-        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+        ORDER BY pg_catalog.array_position(levels, m.access) DESC LIMIT 1;
     END IF;
     IF mine IS NULL OR role IS NULL OR role = session_user::text THEN
-        RETURN mine;
-    END IF;
-    IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
-        theirs := 'admin';
+        result := mine;
     ELSE
-        SELECT m.access INTO theirs FROM brain.membership m
-        WHERE m.workspace_id = ws
-          AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
-        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+        IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
+            theirs := 'admin';
+        ELSE
+            SELECT m.access INTO theirs FROM brain.membership m
+            WHERE m.workspace_id = ws
+              AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+            ORDER BY pg_catalog.array_position(levels, m.access) DESC LIMIT 1;
+        END IF;
+        IF theirs IS NOT NULL THEN
+            result := levels[least(pg_catalog.array_position(levels, mine), pg_catalog.array_position(levels, theirs))];
+        END IF;
     END IF;
-    IF theirs IS NULL THEN
-        RETURN NULL;
+    IF result IS NOT NULL AND cap IS NOT NULL AND cap <> '' THEN
+        result := levels[least(pg_catalog.array_position(levels, result),
+                               coalesce(pg_catalog.array_position(levels, cap), 1))];
     END IF;
-    RETURN (ARRAY['read', 'write', 'admin'])[least(pg_catalog.array_position(ARRAY['read', 'write', 'admin'], mine),
-                                                  pg_catalog.array_position(ARRAY['read', 'write', 'admin'], theirs))];
+    RETURN result;
 END
 $$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
@@ -1364,6 +1371,21 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE
+        WHEN pg_catalog.to_regrole(role) IS NULL THEN NULL
+        WHEN pg_catalog.pg_has_role(pg_catalog.to_regrole(role),
+                                    (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'),
+                                    'MEMBER') THEN 'admin'
+        ELSE (SELECT m.access FROM brain.membership m
+              WHERE m.workspace_id = ws
+                AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+              ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1)
+    END
+$$;
 CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1625,6 +1647,19 @@ BEGIN
     RETURN n_stale + n_gone;
 END
 $$;
+CREATE FUNCTION brain._token_hash(token text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+BEGIN
+    IF token IS NULL OR token !~ '^pbt_[0-9a-f]{64}$' THEN
+        PERFORM brain._raise('BR009', 'That is not a pybrain token (pbt_ and 64 hexadecimal digits).',
+            jsonb_build_object('length', length(token)),
+            'Create one with brain token create (brain.create_token).');
+    END IF;
+    RETURN encode(sha256(convert_to(token, 'UTF8')), 'hex');
+END
+$_$;
 CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2847,6 +2882,85 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.create_role(name text, workspace_id bigint, access text, password text, statement_timeout text) IS 'Creates a login role in brain_user bound to one workspace, with a statement_timeout (owner of schema brain only). Returns the generated password when none was given; it is not stored anywhere else.';
+CREATE FUNCTION brain.create_token(role text, name text, workspace_id bigint DEFAULT NULL::bigint, access text DEFAULT NULL::text, expires_in interval DEFAULT NULL::interval) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(create_token.workspace_id, brain.current_workspace());
+    r pg_roles;
+    have text;
+    want text;
+    token text;
+    t brain.token;
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    PERFORM brain._workspace(ws);
+    PERFORM brain._check_role_name(role);
+    IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
+        PERFORM brain._raise('BR009', 'A token name is 1 to 100 characters on one line.',
+            jsonb_build_object('name', left(name, 120)), 'For example: laptop-claude, ci.');
+    END IF;
+    SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+            'Create it first: brain role create <name> --workspace <id>.');
+    END IF;
+    IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')
+       OR pg_has_role(r.oid, 'brain_server', 'MEMBER')
+       OR pg_has_role(r.oid, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        PERFORM brain._raise('BR009',
+            format('A token stands for an application role (a member of brain_user); %s is not one.', role),
+            jsonb_build_object('role', role),
+            'Use a role made with brain role create, not the owner, a superuser or a server role.');
+    END IF;
+    have := brain._role_access(ws, role);
+    IF have IS NULL THEN
+        PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
+            jsonb_build_object('role', role, 'workspace', ws),
+            'Grant it first: brain workspace grant <role> <workspace>.');
+    END IF;
+    want := coalesce(access, have);
+    IF want NOT IN ('read', 'write', 'admin') THEN
+        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(want, 40)),
+            jsonb_build_object('access', left(want, 40)), 'Leave it out for the role''s own access.');
+    END IF;
+    IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
+        PERFORM brain._raise('BR009',
+            format('Role %s has %s access to workspace %s; a token of it cannot have %s.', role, have, ws, want),
+            jsonb_build_object('role', role, 'workspace', ws, 'access', have, 'asked', want),
+            'Ask for at most the role''s access, or grant the role more first.');
+    END IF;
+    IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
+        PERFORM brain._raise('BR009', format('A token expires in more than 0 and at most 10 years, not %s.', expires_in),
+            jsonb_build_object('expires_in', expires_in::text), 'For example: 30 days, 12 hours.');
+    END IF;
+    IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
+               AND x.revoked_at IS NULL) THEN
+        PERFORM brain._raise('BR009', format('Workspace %s has a token named %L.', ws, brain.trim_space(name)),
+            jsonb_build_object('workspace', ws, 'name', brain.trim_space(name)),
+            'Choose another name, or revoke that token first.');
+    END IF;
+    BEGIN
+        EXECUTE format('GRANT %I TO brain_server', role);
+    EXCEPTION WHEN insufficient_privilege THEN
+        PERFORM brain._raise('BR020', format('The owner of schema brain cannot grant role %s to brain_server.', role),
+            jsonb_build_object('role', role),
+            format('As a superuser (or a role with ADMIN on it): GRANT %I TO brain_server.', role));
+    END;
+    token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
+    INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)
+    VALUES (ws, brain.trim_space(create_token.name), role, want, brain._token_hash(token), left(token, 12),
+            now() + expires_in)
+    RETURNING * INTO t;
+    RETURN jsonb_build_object('token_id', t.token_id, 'token', token, 'name', t.name, 'workspace', ws,
+                              'role', t.role_name, 'access', t.access, 'prefix', t.prefix,
+                              'expires_at', t.expires_at);
+END
+$$;
+COMMENT ON FUNCTION brain.create_token(role text, name text, workspace_id bigint, access text, expires_in interval) IS 'Creates a bearer token of brain serve for a role in a workspace (admins of the workspace and the owner), with at most the role''s access there and an optional lifetime. Returns the token once; only its sha256 is kept.';
 CREATE FUNCTION brain.create_workspace(name text, organization_id bigint DEFAULT 1) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3865,7 +3979,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
-CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, embedding_input text, error_code text, error text, redacted jsonb)
+CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, section text, body text, embedding_input text, error_code text, error text, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -3890,6 +4004,7 @@ DECLARE
     d_hash text[] := '{}';
     d_text text[] := '{}';
     d_format text[] := '{}';
+    d_chunks jsonb[] := '{}';
     d_action text[] := '{}';
     d_prev text[] := '{}';
     claimed text[] := '{}';
@@ -3909,6 +4024,7 @@ DECLARE
     o_prev_ref text[] := '{}';
     o_head text[] := '{}';
     o_body text[] := '{}';
+    o_sect text[] := '{}';
     o_norm text[] := '{}';
     o_meta jsonb[] := '{}';
     o_hash text[] := '{}';
@@ -3976,10 +4092,17 @@ BEGIN
            OR jsonb_typeof(d -> 'hash') IS DISTINCT FROM 'string'
            OR brain.trim_space(d ->> 'ref') = '' OR d ->> 'ref' ~ '[\r\n]' OR brain.trim_space(d ->> 'hash') = ''
            OR coalesce(jsonb_typeof(d -> 'text'), 'null') NOT IN ('string', 'null')
-           OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null') THEN
+           OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null')
+           OR d ? 'chunks' AND (jsonb_typeof(d -> 'chunks') <> 'array' OR jsonb_typeof(d -> 'text') <> 'string'
+                                OR EXISTS (SELECT FROM jsonb_array_elements(d -> 'chunks') AS c
+                                           WHERE jsonb_typeof(c -> 'headline') IS DISTINCT FROM 'string'
+                                              OR jsonb_typeof(c -> 'body') IS DISTINCT FROM 'string'
+                                              OR coalesce(jsonb_typeof(c -> 'section'), 'null')
+                                                 NOT IN ('string', 'null'))
+                                OR jsonb_array_length(d -> 'chunks') = 0) THEN
             PERFORM brain._raise('BR009', format('Document %s needs a ref (one line), a hash and, when sent, a text.', i),
                 jsonb_build_object('document', i),
-                'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out.');
+                'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out. chunks, when sent with the text, are [{headline, section, body}] as check_only returned them.');
         END IF;
         IF (d ->> 'ref') = ANY (d_ref) THEN
             PERFORM brain._raise('BR009', format('Document %s repeats the ref of an earlier one.', i),
@@ -3989,6 +4112,7 @@ BEGIN
         d_hash := d_hash || (d ->> 'hash');
         d_text := d_text || (d ->> 'text');
         d_format := d_format || (d ->> 'format');
+        d_chunks := d_chunks || (d -> 'chunks');
     END LOOP;
     v_listing := coalesce(listing, '{}') || d_ref;
     IF NOT check_only THEN
@@ -4035,7 +4159,7 @@ BEGIN
         doc_start := n;
         n := n + 1;
         o_ref[n] := d_ref[i]; o_chunk[n] := NULL; o_action[n] := d_action[i]; o_id[n] := NULL;
-        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL;
+        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
         o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := d_hash[i]; o_flag[n] := NULL;
         o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
         CONTINUE WHEN d_action[i] IN ('unchanged', 'renamed');
@@ -4050,10 +4174,20 @@ BEGIN
                 PERFORM brain._raise('BR009', format('Document %s is empty.', d_ref[i]),
                     jsonb_build_object('ref', d_ref[i]), 'Only documents with text are ingested.');
             END IF;
-            SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
-                   array_agg(c.section ORDER BY c.chunk)
-            INTO k_head, k_body, k_sect
-            FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+            IF d_chunks[i] IS NOT NULL THEN
+                -- The chunks a check_only call returned for this text, sent back so
+                -- they are not cut again: scanned for secrets again like any text.
+                PERFORM brain._refuse_secrets(jsonb_build_object('chunks', d_chunks[i]));
+                SELECT array_agg(c.value ->> 'headline' ORDER BY c.n), array_agg(c.value ->> 'body' ORDER BY c.n),
+                       array_agg(c.value ->> 'section' ORDER BY c.n)
+                INTO k_head, k_body, k_sect
+                FROM jsonb_array_elements(d_chunks[i]) WITH ORDINALITY AS c(value, n);
+            ELSE
+                SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
+                       array_agg(c.section ORDER BY c.chunk)
+                INTO k_head, k_body, k_sect
+                FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+            END IF;
             nk := cardinality(k_body);
             k_norm := '{}'; k_key := '{}';
             k_act := array_fill(NULL::text, ARRAY[nk]);
@@ -4124,7 +4258,7 @@ BEGIN
                 o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
                 o_id[n] := CASE WHEN k_act[k] IN ('unchanged', 'duplicate') THEN k_id[k] END;
                 o_prev_id[n] := CASE WHEN k_act[k] = 'changed' THEN k_id[k] END;
-                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_norm[n] := k_norm[k];
+                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_sect[n] := k_sect[k]; o_norm[n] := k_norm[k];
                 o_meta[n] := meta; o_hash[n] := d_hash[i]; o_flag[n] := to_jsonb(obs.signals);
                 o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL;
                 o_dup[n] := CASE WHEN k_dup[k] IS NOT NULL THEN k_dup[k] END;
@@ -4138,7 +4272,7 @@ BEGIN
                 CONTINUE WHEN ol_used[j];
                 n := n + 1;
                 o_ref[n] := d_ref[i]; o_chunk[n] := ol_chunk[j]; o_action[n] := 'removed'; o_id[n] := ol_id[j];
-                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
                 o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
                 o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
             END LOOP;
@@ -4166,30 +4300,34 @@ BEGIN
         IF n = 0 OR o_ref[n] IS DISTINCT FROM pair.r OR o_action[n] NOT IN ('removed') THEN
             n := n + 1;
             o_ref[n] := pair.r; o_chunk[n] := NULL; o_action[n] := 'removed'; o_id[n] := NULL;
-            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
             o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
             o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
         END IF;
         n := n + 1;
         o_ref[n] := pair.r; o_chunk[n] := pair.c; o_action[n] := 'removed'; o_id[n] := pair.id;
-        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
         o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
         o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
     END LOOP;
     o_ref := o_ref[1:n]; o_chunk := o_chunk[1:n]; o_action := o_action[1:n]; o_id := o_id[1:n];
     o_prev_id := o_prev_id[1:n]; o_prev_ref := o_prev_ref[1:n]; o_head := o_head[1:n]; o_body := o_body[1:n];
+    o_sect := o_sect[1:n];
     o_norm := o_norm[1:n]; o_meta := o_meta[1:n]; o_hash := o_hash[1:n]; o_flag := o_flag[1:n];
     o_code := o_code[1:n]; o_err := o_err[1:n]; o_red := o_red[1:n]; o_dup := o_dup[1:n];
     -- the rows to store, in order: one embedding row each
-    w_rows := ARRAY(SELECT j FROM generate_series(1, n) AS j
-                    WHERE o_chunk[j] IS NOT NULL AND o_action[j] IN ('new', 'changed') ORDER BY j);
+    -- (Queries read the o_ arrays through unnest: a subscript per row would
+    -- copy the whole array for each row.)
+    w_rows := ARRAY(SELECT u.j FROM unnest(o_chunk, o_action) WITH ORDINALITY AS u(c, a, j)
+                    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed') ORDER BY u.j);
     IF check_only THEN
         RETURN QUERY
-        SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j],
-               CASE WHEN j = ANY (w_rows) THEN brain.embedding_input(o_head[j], o_body[j]) END,
-               o_code[j], o_err[j], o_red[j]
-        FROM generate_series(1, n) AS j
-        ORDER BY j;
+        SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, u.b,
+               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b) END,
+               u.code, u.err, u.red
+        FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_body, o_code,
+                    o_err, o_red) WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, b, code, err, red, j)
+        ORDER BY u.j;
         RETURN;
     END IF;
     -- 4. The embeddings: one row per chunk to store, in order.
@@ -4220,8 +4358,8 @@ BEGIN
     -- 5. Out of the way first: the chunks of removed documents and the
     --    chunks gone from changed ones (tombstoned), and the positions of the
     --    old chunks of changed documents (each takes its new one below).
-    gone := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
-                  WHERE o_action[j] = 'removed' AND o_id[j] IS NOT NULL ORDER BY j);
+    gone := ARRAY(SELECT u.id FROM unnest(o_id, o_action) WITH ORDINALITY AS u(id, a, j)
+                  WHERE u.a = 'removed' AND u.id IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = 'removed at source', forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = ANY (gone);
@@ -4238,22 +4376,25 @@ BEGIN
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
             source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons)
-        SELECT ws, 'fact', 'reference', 'artifact', v_project, o_head[j], o_body[j], o_norm[j],
+        SELECT ws, 'fact', 'reference', 'artifact', v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(o_head[j] || E'\n' || o_body[j])) AS t
+                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
                      WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(o_head[j] || E'\n' || o_body[j]),
-               brain.extract_topics(o_head[j] || E'\n' || o_body[j]),
-               brain.extract_action_items(o_head[j] || E'\n' || o_body[j]), o_meta[j], v_agent, v_system,
-               o_ref[j], o_chunk[j], o_hash[j], o_prev_id[j], vecs IS NULL, NULL, false,
-               ARRAY(SELECT jsonb_array_elements_text(o_flag[j]))
-        FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
-        ORDER BY u.w
+               brain.extract_people(u.h || E'\n' || u.b),
+               brain.extract_topics(u.h || E'\n' || u.b),
+               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, v_agent, v_system,
+               u.r, u.c, u.sh, u.pid, vecs IS NULL, NULL, false,
+               ARRAY(SELECT jsonb_array_elements_text(u.flag))
+        FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
+             WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
+        WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
+        ORDER BY u.j
         RETURNING m.memory_id, m.source_ref, m.source_chunk
     )
-    SELECT array_agg(ins.memory_id ORDER BY u.w) INTO new_ids
-    FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
-    JOIN ins ON ins.source_ref = o_ref[u.j] AND ins.source_chunk = o_chunk[u.j];
+    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_ids
+    FROM unnest(o_ref, o_chunk, o_action) WITH ORDINALITY AS u(r, c, a, j)
+    JOIN ins ON ins.source_ref = u.r AND ins.source_chunk = u.c
+    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed');
     new_ids := coalesce(new_ids, '{}');
     FOR w IN 1 .. cardinality(w_rows) LOOP
         o_id[w_rows[w]] := new_ids[w];
@@ -4274,21 +4415,22 @@ BEGIN
     PERFORM brain._audit_many(new_ids, 'insert', v_agent);
     -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
     FOR pair IN
-        SELECT o_prev_id[j] AS old_id, o_id[j] AS new_id FROM generate_series(1, n) AS j
-        WHERE o_action[j] = 'changed' AND o_chunk[j] IS NOT NULL ORDER BY j
+        SELECT u.pid AS old_id, u.id AS new_id
+        FROM unnest(o_prev_id, o_id, o_action, o_chunk) WITH ORDINALITY AS u(pid, id, a, c, j)
+        WHERE u.a = 'changed' AND u.c IS NOT NULL ORDER BY u.j
     LOOP
         PERFORM brain._mark_superseded(brain._get_memory(pair.old_id), pair.new_id, 'changed at source', v_agent);
     END LOOP;
     -- 8. Unchanged chunks of changed documents take their new position and
     --    the document's hash; renamed documents' chunks move to the new ref.
-    moved := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
-                   WHERE o_action[j] = 'unchanged' AND o_chunk[j] IS NOT NULL ORDER BY j);
+    moved := ARRAY(SELECT u.id FROM unnest(o_id, o_action, o_chunk) WITH ORDINALITY AS u(id, a, c, j)
+                   WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
-    SET source_chunk = o_chunk[x.j], source_hash = o_hash[x.j],
-        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || o_meta[x.j], updated_at = now()
-    FROM generate_series(1, n) AS x(j)
-    WHERE o_action[x.j] = 'unchanged' AND o_chunk[x.j] IS NOT NULL
-      AND m.workspace_id = ws AND m.memory_id = o_id[x.j];
+    SET source_chunk = x.c, source_hash = x.sh,
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta, updated_at = now()
+    FROM unnest(o_id, o_chunk, o_hash, o_meta, o_action) AS x(id, c, sh, meta, a)
+    WHERE x.a = 'unchanged' AND x.c IS NOT NULL
+      AND m.workspace_id = ws AND m.memory_id = x.id;
     PERFORM brain._audit_many(moved, 'update', v_agent, jsonb_build_object('reason', 'document changed at source'));
     moved := '{}';
     FOR i IN 1 .. n_docs LOOP
@@ -4305,13 +4447,13 @@ BEGIN
             jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
     END LOOP;
     RETURN QUERY
-    SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j], NULL::text,
-           o_code[j], o_err[j], o_red[j]
-    FROM generate_series(1, n) AS j
-    ORDER BY j;
+    SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, NULL::text, NULL::text, u.code, u.err, u.red
+    FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_code, o_err, o_red)
+         WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, code, err, red, j)
+    ORDER BY u.j;
 END
 $$;
-COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker).';
+COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns each chunk (headline, section, body) and the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker), and a document may carry the chunks check_only returned ([{headline, section, body}], unchanged and duplicate ones too) so they are not cut again (they are scanned for secrets and gated again).';
 CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4459,6 +4601,27 @@ CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE
     ORDER BY 1
 $$;
 COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
+CREATE FUNCTION brain.list_tokens(workspace_id bigint DEFAULT NULL::bigint, include_revoked boolean DEFAULT false) RETURNS TABLE(token_id bigint, name text, role_name text, access text, prefix text, state text, created_at timestamp with time zone, created_by text, last_used_at timestamp with time zone, expires_at timestamp with time zone, revoked_at timestamp with time zone, revoked_by text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(list_tokens.workspace_id, brain.current_workspace());
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    RETURN QUERY
+    SELECT t.token_id, t.name, t.role_name, t.access, t.prefix,
+           CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+                WHEN t.expires_at <= now() THEN 'expired' ELSE 'active' END,
+           t.created_at, t.created_by, t.last_used_at, t.expires_at, t.revoked_at, t.revoked_by
+    FROM brain.token t
+    WHERE t.workspace_id = ws AND (include_revoked OR t.revoked_at IS NULL)
+    ORDER BY t.token_id;
+END
+$$;
+COMMENT ON FUNCTION brain.list_tokens(workspace_id bigint, include_revoked boolean) IS 'The tokens of a workspace (default: the current one) with their role, access, state (active, expired, revoked), creation, last use and expiry; never the token (admins of the workspace).';
 CREATE FUNCTION brain.list_workspaces() RETURNS TABLE(workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamp with time zone)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5383,6 +5546,41 @@ CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL:
     SELECT count(*) FROM gone
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
+CREATE FUNCTION brain.revoke_token(token_id bigint DEFAULT NULL::bigint, name text DEFAULT NULL::text, workspace_id bigint DEFAULT NULL::bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(revoke_token.workspace_id, brain.current_workspace());
+    t brain.token;
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    IF (token_id IS NULL) = (name IS NULL) THEN
+        PERFORM brain._raise('BR009', 'Name the token by its id or by its name (one of them).', NULL,
+            'See the tokens with brain token list.');
+    END IF;
+    SELECT * INTO t FROM brain.token x
+    WHERE x.workspace_id = ws
+      AND (x.token_id = revoke_token.token_id OR x.name = brain.trim_space(revoke_token.name))
+    ORDER BY x.revoked_at IS NULL DESC, x.token_id DESC LIMIT 1;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, quote_literal(left(name, 100))), ws),
+            jsonb_build_object('workspace', ws, 'token_id', token_id, 'name', left(name, 100)),
+            'See the tokens with brain token list.');
+    END IF;
+    IF t.revoked_at IS NOT NULL THEN
+        RETURN jsonb_build_object('token_id', t.token_id, 'name', t.name, 'revoked', false,
+                                  'revoked_at', t.revoked_at);
+    END IF;
+    UPDATE brain.token x SET revoked_at = now(), revoked_by = session_user
+    WHERE x.workspace_id = ws AND x.token_id = t.token_id
+    RETURNING * INTO t;
+    RETURN jsonb_build_object('token_id', t.token_id, 'name', t.name, 'revoked', true, 'revoked_at', t.revoked_at);
+END
+$$;
+COMMENT ON FUNCTION brain.revoke_token(token_id bigint, name text, workspace_id bigint) IS 'Revokes a token by id or name (admins of the workspace and the owner): the next request that carries it is refused. revoked is false when it was revoked already.';
 CREATE FUNCTION brain.revoke_workspace(role text, workspace_id bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6236,6 +6434,43 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision, max_tokens integer) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
+CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_id bigint, workspace_id bigint, role_name text, access text, name text, expires_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    hash text := brain._token_hash(verify_token.token);
+    t brain.token;
+    have text;
+BEGIN
+    SELECT * INTO t FROM brain.token x WHERE x.token_hash = hash;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'unknown'::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text,
+                            NULL::timestamptz;
+        RETURN;
+    END IF;
+    have := brain._role_access(t.workspace_id, t.role_name);
+    status := CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+                   WHEN t.expires_at <= now() THEN 'expired'
+                   WHEN have IS NULL THEN 'no_access'
+                   ELSE 'valid' END;
+    IF status = 'valid' THEN
+        access := (ARRAY['read', 'write', 'admin'])[least(array_position(ARRAY['read', 'write', 'admin'], t.access),
+                                                          array_position(ARRAY['read', 'write', 'admin'], have))];
+        IF t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute' THEN
+            UPDATE brain.token x SET last_used_at = now()
+            WHERE x.workspace_id = t.workspace_id AND x.token_id = t.token_id;
+        END IF;
+    END IF;
+    token_id := t.token_id;
+    workspace_id := t.workspace_id;
+    role_name := t.role_name;
+    name := t.name;
+    expires_at := t.expires_at;
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION brain.verify_token(token text) IS 'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -6560,7 +6795,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b64c6c251de1824529a6a4531e9e85bb0830aea0c80620da3fcf94737dd18df8';
+COMMENT ON TABLE brain.migration IS 'functions 2d2597780b4b3fb1baff3618a6e4ffa1dfd851c6b3e49a3e49a7a0958283537d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -6620,6 +6855,37 @@ CREATE TABLE brain.task (
     CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
 );
 ALTER TABLE ONLY brain.task FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.token (
+    workspace_id bigint NOT NULL,
+    token_id bigint NOT NULL,
+    name text NOT NULL,
+    role_name text NOT NULL,
+    access text NOT NULL,
+    token_hash text NOT NULL,
+    prefix text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_by text DEFAULT SESSION_USER NOT NULL,
+    expires_at timestamp with time zone,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    revoked_by text,
+    CONSTRAINT token_access_check CHECK ((access = ANY (ARRAY['read'::text, 'write'::text, 'admin'::text]))),
+    CONSTRAINT token_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 100)) AND (name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT token_prefix_check CHECK ((prefix ~ '^pbt_[0-9a-f]{8}$'::text)),
+    CONSTRAINT token_role_name_check CHECK ((role_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT token_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text))
+);
+ALTER TABLE ONLY brain.token FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.token IS 'Bearer tokens of brain serve: the sha256 of each token (never the token), its role, workspace, access, expiry, last use and revocation.';
+COMMENT ON COLUMN brain.token.prefix IS 'The first characters of the token, to recognise it in a list.';
+ALTER TABLE brain.token ALTER COLUMN token_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.token_token_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.tool_event (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     event_id bigint NOT NULL,
@@ -6701,6 +6967,10 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_pkey PRIMARY KEY (workspace_id, token_id);
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_workspace_id_token_hash_key UNIQUE (workspace_id, token_hash);
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_pkey PRIMARY KEY (workspace_id, event_id);
 ALTER TABLE ONLY brain.workspace
@@ -6747,6 +7017,8 @@ CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, p
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
 CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+CREATE INDEX token_by_hash ON brain.token USING btree (token_hash);
+CREATE UNIQUE INDEX token_live_name ON brain.token USING btree (workspace_id, name) WHERE (revoked_at IS NULL);
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
 CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200', 'response_note', '2000');
@@ -6819,6 +7091,8 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.workspace
@@ -6841,11 +7115,15 @@ ALTER TABLE brain.memory_fold ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role(SESSION_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, ( SELECT n.nspowner
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text)));
+CREATE POLICY owner_only ON brain.token USING (pg_has_role(CURRENT_USER, ( SELECT n.nspowner
+   FROM pg_namespace n
+  WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.token ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
 CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));

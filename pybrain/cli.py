@@ -1394,6 +1394,14 @@ def errors(max_results: int, as_json: bool) -> None:
     help="With --hooks: also UserPromptSubmit, which adds the memories a prompt brings up "
     "(a process per prompt: off by default, see docs/hooks.md).",
 )
+@click.option(
+    "--url",
+    help="A remote `brain serve` instead of `brain mcp`: its address, such as https://brain.example.com/mcp.",
+)
+@click.option(
+    "--token-env",
+    help="With --url: the environment variable that holds the token; the config refers to it.",
+)
 def wire(
     client: str,
     target: str | None,
@@ -1401,18 +1409,27 @@ def wire(
     settings_path: str | None,
     project: str | None,
     prompt_context: bool,
+    url: str | None,
+    token_env: str | None,
     as_json: bool,
 ) -> None:
     """Print (or --write) the configuration that registers `brain mcp` with an MCP client.
 
+    With --url and --token-env: register a remote `brain serve` (docs/serve.md).
     With --hooks (claude-code): add pybrain's hooks to Claude Code's settings file.
     """
-    from pybrain.wire import merge_into, server_entry, usual_file
+    from pybrain.wire import merge_into, remote_entry, server_entry, usual_file
 
+    if token_env and not url:
+        raise click.UsageError("--token-env goes with --url.")
     if hooks or settings_path or prompt_context or project is not None:
+        if url:
+            raise click.UsageError("--url registers a remote server; hooks run `brain` on this machine.")
         _wire_hooks(client, hooks, target, settings_path, project, prompt_context, as_json)
         return
-    entry = server_entry(client)
+    entry = remote_entry(client, url, token_env) if url else server_entry(client)
+    if url and token_env and not os.environ.get(token_env):
+        click.echo(f"note: {token_env} is not set here; the client needs it in its environment.", err=True)
     if target:
         path = merge_into(target, client, entry)
         click.echo(_dump({"written": str(path)}) if as_json else f"pybrain added to {path}")
@@ -1915,6 +1932,149 @@ def role_create(
     click.echo(f"created role {out['role']}: {out['access']} access to workspace #{workspace}")
     if out.get("password"):
         click.echo(f"password: {out['password']}  (shown once; give it to the agent's BRAIN_DATABASE_URL)")
+
+
+@main.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--pool-size",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    envvar="BRAIN_SERVE_POOL_SIZE",
+    help="Database connections shared by all clients (env BRAIN_SERVE_POOL_SIZE).",
+)
+@click.option(
+    "--public-url",
+    help="The origin clients use behind a reverse proxy, such as https://brain.example.com.",
+)
+@click.option(
+    "--allow-anonymous-localhost",
+    is_flag=True,
+    help="Serve requests without a token from this machine, as the local application role.",
+)
+def serve_http(
+    host: str, port: int, pool_size: int, public_url: str | None, allow_anonymous_localhost: bool
+) -> None:
+    """Serve MCP over streamable HTTP at /mcp; every request needs a bearer token (docs/serve.md).
+
+    Tokens: brain token create. TLS: put a reverse proxy (Caddy, nginx) in front.
+    """
+    from pybrain.serve.app import ServeOptions, run, serve_database_url
+
+    options = ServeOptions(
+        host=host,
+        port=port,
+        pool_size=pool_size,
+        public_url=public_url,
+        allow_anonymous_localhost=allow_anonymous_localhost,
+    )
+    try:
+        options.check()
+        settings = Settings.from_env()
+        Brain.open(settings).close()  # initialised and migrated, as for every command
+        url = serve_database_url(settings)
+        anonymous_url = db.database_url(settings) if allow_anonymous_localhost else None
+
+        def ready(endpoint: str) -> None:
+            mode = "; anonymous requests from this machine allowed" if allow_anonymous_localhost else ""
+            click.echo(f"pybrain MCP at {endpoint} (bearer tokens{mode}); Ctrl-C stops", err=True)
+
+        run(options, url, anonymous_url=anonymous_url, embedder_spec=settings.embedder, ready=ready)
+    except BrainError as exc:
+        _fail(exc, False)
+
+
+@main.group("token")
+def token_group() -> None:
+    """Bearer tokens for `brain serve` (docs/serve.md). Run as an admin of the workspace or the owner."""
+
+
+@command(token_group, "create")
+@click.option("--workspace", type=click.IntRange(1), help="The token's workspace (default: the current one).")
+@click.option("--role", required=True, help="The database role the token's requests run as.")
+@click.option("--name", required=True, help="A name to recognise the token by, unique in the workspace.")
+@click.option(
+    "--access",
+    type=click.Choice(["read", "write", "admin"]),
+    help="At most the role's access in the workspace (default: the role's).",
+)
+@click.option("--expires-in", help="Lifetime, such as 30d, 12h, 2w, 1y (default: until revoked).")
+def token_create(
+    workspace: int | None, role: str, name: str, access: str | None, expires_in: str | None, as_json: bool
+) -> None:
+    """Create a bearer token; prints it once (the database keeps only its hash)."""
+    from pybrain.serve.auth import parse_lifetime
+
+    lifetime = parse_lifetime(expires_in)
+    with _admin() as brain:
+        out = brain.value(
+            "create_token",
+            role=role,
+            name=_text(name, "name"),
+            workspace_id=workspace,
+            access=access,
+            expires_in=lifetime,
+        )
+    if as_json:
+        click.echo(_dump(out))
+        return
+    expiry = f", expires {str(out['expires_at'])[:19]}" if out.get("expires_at") else ""
+    click.echo(
+        f"created token #{out['token_id']} {out['name']}: {out['access']} access to workspace "
+        f"#{out['workspace']} as {out['role']}{expiry}"
+    )
+    click.echo(f"token: {out['token']}")
+    click.echo(
+        "(shown once: keep it in an environment variable and give the client its name, "
+        "e.g. brain wire claude-code --url https://HOST/mcp --token-env PYBRAIN_TOKEN)",
+        err=True,
+    )
+
+
+@command(token_group, "list")
+@click.option("--workspace", type=click.IntRange(1), help="The workspace (default: the current one).")
+@click.option("--all", "include_revoked", is_flag=True, help="Include revoked tokens.")
+def token_list(workspace: int | None, include_revoked: bool, as_json: bool) -> None:
+    """The tokens of a workspace: role, access, state, last use, expiry (never the token)."""
+    with _admin() as brain:
+        found = brain.call("list_tokens", workspace_id=workspace, include_revoked=include_revoked)
+    if as_json:
+        click.echo(_dump(found))
+        return
+    for t in found:
+        used = str(t["last_used_at"])[:19] if t["last_used_at"] else "never"
+        expires = str(t["expires_at"])[:19] if t["expires_at"] else "never"
+        click.echo(
+            f"#{t['token_id']} {t['name']} ({t['prefix']}…): {t['role_name']} {t['access']}, {t['state']};"
+            f" last used {used}, expires {expires}"
+        )
+    if not found:
+        click.echo("no tokens")
+
+
+@command(token_group, "revoke")
+@click.argument("token")
+@click.option("--workspace", type=click.IntRange(1), help="The workspace (default: the current one).")
+def token_revoke(token: str, workspace: int | None, as_json: bool) -> None:
+    """Revoke TOKEN (its #id or its name): the next request that carries it is refused."""
+    ident = token.removeprefix("#")
+    by_id = int(ident) if ident.isdigit() else None
+    with _admin() as brain:
+        out = brain.value(
+            "revoke_token",
+            token_id=by_id,
+            name=None if by_id is not None else _text(token, "name"),
+            workspace_id=workspace,
+        )
+    if as_json:
+        click.echo(_dump(out))
+    elif out["revoked"]:
+        click.echo(f"revoked token #{out['token_id']} {out['name']}")
+    else:
+        when = str(out["revoked_at"])[:19]
+        click.echo(f"token #{out['token_id']} {out['name']} was revoked already ({when})")
 
 
 @main.group("db")

@@ -29,6 +29,8 @@ Environment:
                        embedder settings (docs/embedders.md)
   BRAIN_DB_RECONNECT_WAIT
                        seconds a call waits for a restarted database (default 10)
+  BRAIN_SERVE_DATABASE_URL, BRAIN_SERVE_POOL_SIZE
+                       brain serve's login role and pool size (docs/serve.md)
 """
 
 

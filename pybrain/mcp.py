@@ -8,11 +8,14 @@ JSON-RPC goes to stdout: logs go to stderr.
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Annotated, Any, Literal
 
@@ -70,7 +73,7 @@ class BrainMCP(MCPServer):
     """An MCPServer that records every tool call, including rejected arguments."""
 
     def __init__(self, service: Service) -> None:
-        super().__init__("pybrain", instructions=INSTRUCTIONS, version=__version__)
+        super().__init__("pybrain", instructions=INSTRUCTIONS, version=__version__, **service.server_options)
         self.service = service
         self.tool_names: list[str] = []
 
@@ -179,13 +182,70 @@ def _describe(schema: dict[str, Any], defs: dict[str, Any]) -> str:
     return " or ".join(names.get(k, k) for k in (kinds if isinstance(kinds, list) else [kinds]))
 
 
-class Service:
-    """What the server holds: one connection and the session it booted."""
+@dataclass
+class SessionState:
+    """What one client's MCP session holds: the Brain its calls use and the session it booted."""
 
-    def __init__(self, brain: Brain) -> None:
-        self.brain = brain
-        self.session: int | None = None
+    brain: Brain
+    session: int | None = None
+
+
+# The MCP session of the request being served (`brain serve` sets it per request; stdio has one).
+_current_state: contextvars.ContextVar[SessionState | None] = contextvars.ContextVar(
+    "pybrain_mcp_state", default=None
+)
+
+
+class _CurrentBrain:
+    """Stands for the Brain of the request's MCP session: the tools hold this and call through it."""
+
+    def __init__(self, service: Service) -> None:
+        self._service = service
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._service.state.brain, name)
+
+
+class Service:
+    """What the server holds: for each MCP session a Brain and the session it booted.
+
+    Over stdio there is one client, so one SessionState. `brain serve` makes one
+    per MCP session and selects it for each request (use_state); `brain` and
+    `session` answer for the selected one."""
+
+    def __init__(self, brain: Brain | None) -> None:
+        self._default = SessionState(brain) if brain is not None else None
+        self.brain: Any = _CurrentBrain(self)
         self.started_at = time.time()
+        # More arguments of MCPServer (brain serve: its token verifier and auth settings).
+        self.server_options: dict[str, Any] = {}
+
+    @property
+    def state(self) -> SessionState:
+        state = _current_state.get()
+        if state is None:
+            if self._default is None:
+                raise ToolError("No MCP session is selected.")
+            return self._default
+        return state
+
+    @property
+    def session(self) -> int | None:
+        return self.state.session
+
+    @session.setter
+    def session(self, value: int | None) -> None:
+        self.state.session = value
+
+    @staticmethod
+    @contextlib.contextmanager
+    def use_state(state: SessionState) -> Iterator[None]:
+        """Serve the calls made inside (and the threads they start) for this MCP session."""
+        token = _current_state.set(state)
+        try:
+            yield
+        finally:
+            _current_state.reset(token)
 
     def require_session(self) -> int:
         if self.session is None:

@@ -112,6 +112,86 @@ def server_entry(client: str) -> dict[str, Any]:
     return {CLIENTS[client]["key"]: {SERVER_NAME: server}}
 
 
+# How each client names a remote (streamable HTTP) server: the entry's fixed keys and the
+# key of its URL. Claude Desktop takes remote servers as connectors in its own settings.
+REMOTE: dict[str, tuple[dict[str, str], str]] = {
+    "claude-code": ({"type": "http"}, "url"),
+    "cursor": ({}, "url"),
+    "vscode": ({"type": "http"}, "url"),
+    "windsurf": ({}, "serverUrl"),
+    "generic": ({"type": "streamable-http"}, "url"),
+}
+_ENV_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,127}$")
+
+
+def remote_url(url: str) -> str:
+    """The MCP endpoint of a `brain serve`: https, or http on this machine only; /mcp when
+    only the origin is given."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    from pybrain.serve.auth import is_loopback
+
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise InvalidArgument(
+            f"--url is the server's address, such as https://brain.example.com/mcp; not {url[:80]!r}.",
+            hint="brain serve answers at /mcp.",
+        )
+    if parts.username or parts.password or parts.query or parts.fragment:
+        raise InvalidArgument(
+            "--url carries no credentials, query or fragment: the token goes in a header.",
+            hint="Give the token's environment variable with --token-env.",
+        )
+    if parts.scheme == "http" and not is_loopback(parts.hostname):
+        raise InvalidArgument(
+            f"http://{parts.netloc} would send the token in clear text over the network.",
+            hint="Use https (a reverse proxy in front of brain serve: docs/serve.md), "
+            "or http://127.0.0.1 on this machine.",
+        )
+    path = parts.path if parts.path not in ("", "/") else "/mcp"
+    return urlunsplit((parts.scheme, parts.netloc, path, "", ""))
+
+
+def remote_entry(client: str, url: str, token_env: str | None) -> dict[str, Any]:
+    """The JSON object that registers a remote `brain serve` with `client`. The token is
+    referred to through the environment variable token_env, never written: the client
+    reads it when it starts. Without token_env (anonymous, this machine only) no header."""
+    if client not in REMOTE:
+        raise InvalidArgument(
+            f"{client} takes remote servers in its own settings, not in a file pybrain writes.",
+            hint="Add the URL there, or use claude-code, cursor, vscode, windsurf or generic.",
+        )
+    endpoint = remote_url(url)
+    from urllib.parse import urlsplit
+
+    from pybrain.serve.auth import is_loopback
+
+    fixed, url_key = REMOTE[client]
+    server: dict[str, Any] = {**fixed, url_key: endpoint}
+    if token_env is None:
+        if not is_loopback(urlsplit(endpoint).hostname):
+            raise InvalidArgument(
+                "A remote server needs a token: name its environment variable with --token-env.",
+                hint="brain token create --role ROLE --name NAME prints one; export it as that variable.",
+            )
+    elif not _ENV_NAME.match(token_env):
+        raise InvalidArgument(
+            "--token-env is the name of an environment variable, such as PYBRAIN_TOKEN; "
+            f"not {token_env[:60]!r}.",
+            hint="Letters, digits and _, not starting with a digit. Never the token itself.",
+        )
+    elif token_env.startswith("pbt_"):
+        raise InvalidArgument(
+            "--token-env takes the name of the variable that holds the token, not the token.",
+            hint="export PYBRAIN_TOKEN=pbt_...; then --token-env PYBRAIN_TOKEN.",
+        )
+    else:
+        reference = ENV_REFERENCE[client]
+        assert reference is not None
+        server["headers"] = {"Authorization": "Bearer " + reference % token_env}
+    return {CLIENTS[client]["key"]: {SERVER_NAME: server}}
+
+
 def merge_into(target: str | os.PathLike[str], client: str, entry: dict[str, Any]) -> Path:
     """Add or replace pybrain in a client's JSON config, keeping every other entry."""
     path = Path(target).expanduser()

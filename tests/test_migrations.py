@@ -31,6 +31,7 @@ RELEASED = {
     "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
     "014-ingest.sql": "3a979a7b2a706f2f99324da0331fc3150924320fb1623204046443ae7718c286",
+    "015-tokens.sql": "5cba81cde1910a34005213bcd1caf8fcc23b27104a5cca2815e7a0c009ab5133",
 }
 
 
