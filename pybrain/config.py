@@ -29,6 +29,7 @@ Environment:
                        embedder settings (docs/embedders.md)
   BRAIN_DB_RECONNECT_WAIT
                        seconds a call waits for a restarted database (default 10)
+  BRAIN_MCP_PROFILE    lean | full: the tools brain mcp serves (default lean)
 """
 
 

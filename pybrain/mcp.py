@@ -61,7 +61,7 @@ LEAN_OMITS = {
     "remember": ("importance", "halflife_days", "skill_trigger", "error_message", "command_attempted"),
 }
 PROFILES = ("lean", "full")
-FULL_PROFILE_HINT = "brain mcp --profile full, or BRAIN_MCP_PROFILE=full."
+FULL_PROFILE_HINT = "brain mcp --profile full, or BRAIN_MCP_PROFILE=full"
 DEFAULT_PROFILE = "lean"
 # What the lean profile's tools/list may cost an agent's context, by schema_tokens.
 MCP_TOKEN_BUDGET = 2000
@@ -168,7 +168,7 @@ class BrainMCP(MCPServer):
         full_only = self.other_profile.get(name, ())
         if tool is None:
             if name in self.other_profile:
-                raise _invalid(f"{name} is a tool of the full profile: {FULL_PROFILE_HINT}")
+                raise _invalid(f"{name} is a tool of the full profile: {FULL_PROFILE_HINT}.")
             return  # the SDK says the tool is unknown
         schema = tool.parameters
         known = schema.get("properties", {})
@@ -179,7 +179,7 @@ class BrainMCP(MCPServer):
             raise _invalid(
                 f"{name} takes no argument {', '.join(map(repr, unknown))}{_suggest(unknown, known)}; "
                 f"its arguments are {', '.join(sorted(known)) or 'none'}."
-                + (f" {', '.join(more)}: full profile only ({FULL_PROFILE_HINT})" if more else "")
+                + (f" {', '.join(more)}: full profile only ({FULL_PROFILE_HINT})." if more else "")
             )
         defs = schema.get("$defs", {})
         for key, value in given.items():
