@@ -123,6 +123,9 @@ def test_wrong_argument_names_and_full_profile_tools_get_a_clear_error(cli_env, 
         async with agent(cli_env, "full") as s:
             stored = await call(s, "remember", kind="fact", headline="Tokens expire daily", importance=0.9)
             assert stored["action"] == "created"
+            header, line = (await text_of(s, "list_recent", max_results=5)).splitlines()
+            assert header.startswith("1 memory.") and HIT_LINE.match(line)
+            assert line.startswith(f"#{stored['memory_id']} fact ")
 
     anyio.run(run)
     assert conn.execute("SELECT importance FROM brain.memory").fetchone()[0] == pytest.approx(0.9)
