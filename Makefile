@@ -14,6 +14,7 @@ $(BIN)/brain: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip uninstall --quiet --yes pybrain 2>/dev/null || true  # the name before pybrain-memory
 	$(BIN)/pip install --quiet -e '.[local,dev]'
 	touch $@
 

@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-    from bench import boot, cli_start, docingest, ingest, longmemeval, report, synthetic
+    from bench import boot, cli_start, docingest, ingest, longmemeval, mcp_tools, report, synthetic
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
     from bench.util import elapsed_total, log
@@ -112,6 +112,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         results["machine"] = server.machine_info()
+        results["mcp_tools"] = phase("mcp_tools", mcp_tools.run)
         profile = not args.no_profile
         results["ingest"] = phase(
             "ingest", lambda: ingest.run(server, seed=args.seed, rows=10_000, quick=quick, profile=profile)

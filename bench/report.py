@@ -92,6 +92,11 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.append(_verdict("CLI `brain search`, cold (no warm embedding server)", cli, "<=", 1.0, "s"))
     warm = _get(results, ("cli", "warm_server", "median_s"))
     out.append(_verdict("CLI `brain search`, warm embedding server", warm, "<=", 1.0, "s"))
+    lean = _get(results, ("mcp_tools", "profiles", "lean"))
+    if lean:
+        out.append(_verdict("MCP default (lean) profile: tools", lean["tools"], "<=", 10, "tools"))
+        label = "MCP default (lean) profile: schema tokens (chars/4)"
+        out.append(_verdict(label, lean["schema_tokens"], "<=", 2000, "tokens"))
     return out
 
 
@@ -273,6 +278,14 @@ def render(results: dict[str, Any]) -> str:
             )
         )
         lines.extend(_clock_shift_lines(lme.get("clock_shift")))
+        lines.append("")
+
+    tools = results.get("mcp_tools")
+    if tools:
+        lines.append("MCP tools/list, schemas as compact JSON at 4 characters a token")
+        for name, d in tools["profiles"].items():
+            default = " (default)" if name == tools["default"] else ""
+            lines.append(f"  {name + default:16} {d['tools']:>3} tools, {d['schema_tokens']:>5} tokens")
         lines.append("")
 
     cli = results.get("cli")

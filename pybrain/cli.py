@@ -420,11 +420,43 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+class _AliasedOption(click.Option):
+    """An option that still accepts old names, which --help leaves out."""
+
+    def __init__(self, *args: Any, old_names: tuple[str, ...] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.old_names = old_names
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        shown = self.opts
+        self.opts = [o for o in shown if o not in self.old_names]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = shown
+
+
+def _max_results(default: int, maximum: int, *names: str) -> Callable:
+    """--max-results, the name the SQL functions and the MCP tools use; --limit for old scripts."""
+    return click.option(
+        "--max-results",
+        *names,
+        "--limit",
+        "max_results",
+        cls=_AliasedOption,
+        old_names=("--limit",),
+        default=default,
+        show_default=True,
+        type=click.IntRange(1, maximum),
+        help="How many results at most.",
+    )
+
+
 def _filter_options(fn: Callable) -> Callable:
     options = [
         click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Repeatable."),
         click.option("--project", help="This project and global memories."),
-        click.option("--limit", "max_results", default=10, show_default=True, type=click.IntRange(1, 100)),
+        _max_results(10, 100),
         click.option("--include-superseded", is_flag=True),
         click.option("--include-archived", is_flag=True),
     ]
@@ -1271,12 +1303,20 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
 
 
 @main.command("mcp")
-def mcp_command() -> None:
+@click.option(
+    "--profile",
+    type=click.Choice(["lean", "full"]),
+    envvar="BRAIN_MCP_PROFILE",
+    default="lean",
+    show_default=True,
+    help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
+)
+def mcp_command(profile: str) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
     from pybrain.mcp import serve
 
     try:
-        serve()
+        serve(profile)
     except BrainError as exc:
         _fail(exc, as_json=False)
 
@@ -1329,7 +1369,7 @@ def metrics(window: str, as_json: bool) -> None:
     "--confirm", "confirm_id", type=click.IntRange(1), help="Confirm this flagged memory: it is data."
 )
 @click.option("--source", help="Who confirms.")
-@click.option("-n", "max_results", default=50, show_default=True, type=click.IntRange(1, 1000))
+@_max_results(50, 1000, "-n")
 def flagged(
     include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool
 ) -> None:
@@ -1353,7 +1393,7 @@ def flagged(
 
 
 @command(main)
-@click.option("-n", "max_results", default=20, show_default=True, type=click.IntRange(1, 1000))
+@_max_results(20, 1000, "-n")
 def errors(max_results: int, as_json: bool) -> None:
     """The latest failed tool calls and commands."""
     with _open() as brain:

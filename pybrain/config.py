@@ -31,6 +31,7 @@ Environment:
                        seconds a call waits for a restarted database (default 10)
   BRAIN_SERVE_DATABASE_URL, BRAIN_SERVE_POOL_SIZE
                        brain serve's login role and pool size (docs/serve.md)
+  BRAIN_MCP_PROFILE    lean | full: the tools brain mcp serves (default lean)
 """
 
 

@@ -12,6 +12,8 @@ import sys
 import anyio
 from mcp import ClientSession, StdioServerParameters, stdio_client
 
+from pybrain.mcp import schema_tokens
+
 CALLS = [
     ("boot_session", {"source": "claude", "project": "shop", "task": "speed up checkout"}),
     (
@@ -52,13 +54,10 @@ CALLS = [
         },
     ),
     ("search", {"query": "how slow is checkout", "project": "shop"}),
+    ("search", {"query": "checkout", "limit": 5}),
     ("recall", {"id": 2}),
     ("end_session", {"handoff": "Token cache shipped; next: profile the cart page."}),
 ]
-
-
-def show(value: object) -> str:
-    return json.dumps(value, indent=2, ensure_ascii=False)
 
 
 async def main() -> None:
@@ -68,7 +67,8 @@ async def main() -> None:
         async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as s:
             await s.initialize()
             tools = await s.list_tools()
-            print(f"tools/list: {len(tools.tools)} tools: {', '.join(sorted(t.name for t in tools.tools))}\n")
+            names = ", ".join(t.name for t in tools.tools)
+            print(f"tools/list: {len(tools.tools)} tools, {schema_tokens(tools.tools)} tokens: {names}\n")
             for name, arguments in CALLS:
                 result = await s.call_tool(name, arguments)
                 print(f"→ {name} {json.dumps(arguments, ensure_ascii=False)}")
@@ -78,7 +78,7 @@ async def main() -> None:
                     out = result.structured_content
                     print(f"← session {out['session_id']}:\n{out['boot']}")
                 else:
-                    print(f"← {show(result.structured_content)}\n")
+                    print(f"← {result.content[0].text}\n")  # what the agent reads
 
 
 if __name__ == "__main__":

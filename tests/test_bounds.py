@@ -142,7 +142,7 @@ def test_workspace_and_role_names_are_checked(database) -> None:
 def server(conn):
     from pybrain.mcp import Service, build_server
 
-    return build_server(Service(Brain(conn, embedder=get_embedder("hash"))))
+    return build_server(Service(Brain(conn, embedder=get_embedder("hash"))), "full")
 
 
 def _numeric_arguments(server) -> list[tuple[str, str, str]]:

@@ -19,7 +19,6 @@ EXPECTED_TOOLS = {
     "remember",
     "capture_context",
     "search",
-    "search_memory",
     "recall",
     "supersede",
     "unsupersede",
@@ -51,9 +50,11 @@ EXPECTED_TOOLS = {
 
 
 @asynccontextmanager
-async def agent(env: dict[str, str]) -> AsyncIterator[ClientSession]:
+async def agent(env: dict[str, str], profile: str = "lean") -> AsyncIterator[ClientSession]:
     params = StdioServerParameters(
-        command=sys.executable, args=["-m", "pybrain", "mcp"], env={**env, "BRAIN_EMBED_SERVER": "off"}
+        command=sys.executable,
+        args=["-m", "pybrain", "mcp"],
+        env={**env, "BRAIN_EMBED_SERVER": "off", "BRAIN_MCP_PROFILE": profile},
     )
     with open(os.devnull, "w") as quiet:
         async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as session:
@@ -67,6 +68,14 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str,
     return result.structured_content
 
 
+async def text_of(session: ClientSession, tool: str, **arguments: Any) -> str:
+    """What a tool returns as text (search and list_recent: the compact lines, or JSON)."""
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, result.content[0].text
+    assert result.structured_content is None
+    return result.content[0].text
+
+
 async def fail(session: ClientSession, tool: str, **arguments: Any) -> str:
     result = await session.call_tool(tool, arguments)
     assert result.is_error
@@ -75,7 +84,7 @@ async def fail(session: ClientSession, tool: str, **arguments: Any) -> str:
 
 def test_a_whole_agent_session(cli_env, conn) -> None:
     async def run() -> None:
-        async with agent(cli_env) as s:
+        async with agent(cli_env, "full") as s:
             listed = await s.list_tools()
             assert {t.name for t in listed.tools} == EXPECTED_TOOLS
             for t in listed.tools:
@@ -119,10 +128,12 @@ def test_a_whole_agent_session(cli_env, conn) -> None:
                 headline="Login uses OAuth PKCE flow",
                 reason="device flow was replaced by PKCE",
             )
-            found = await call(s, "search", query="how does login work", project="web")
-            assert [r["id"] for r in found["results"]][:1] == [new["memory_id"]]
-            alias = await call(s, "search_memory", query="how does login work", project="web")
-            assert [r["id"] for r in alias["results"]] == [r["id"] for r in found["results"]]
+            found = await text_of(s, "search", query="how does login work", project="web")
+            assert found.splitlines()[1].startswith(f"#{new['memory_id']} fact ")
+            full = json.loads(
+                await text_of(s, "search", query="how does login work", project="web", format="json")
+            )
+            assert [r["id"] for r in full][:1] == [new["memory_id"]]
             old = await call(s, "recall", id=first["memory_id"])
             assert old["banner"].startswith("SUPERSEDED") and old["current_id"] == new["memory_id"]
 
@@ -144,7 +155,7 @@ def test_a_whole_agent_session(cli_env, conn) -> None:
 
 def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(cli_env, conn) -> None:
     async def run() -> None:
-        async with agent(cli_env) as s:
+        async with agent(cli_env, "full") as s:
             text = await fail(s, "remember", kind="belief", headline="x")
             assert "kind" in text and "'rule', 'fact', 'incident' or 'task'" in text
             text = await fail(s, "recall", id="not a number")
@@ -164,7 +175,7 @@ def test_bad_arguments_get_a_clear_error_and_the_server_keeps_serving(cli_env, c
 
 def test_two_servers_are_siblings_and_their_concurrent_writes_leave_one_memory(cli_env, conn) -> None:
     async def run() -> None:
-        async with agent(cli_env) as a, agent(cli_env) as b:
+        async with agent(cli_env, "full") as a, agent(cli_env, "full") as b:
             sa = (await call(a, "boot_session", source="claude", project="web", task="a's task"))[
                 "session_id"
             ]
@@ -248,7 +259,7 @@ def test_stdout_carries_only_json_rpc(cli_env) -> None:
 def test_every_tool_has_a_described_schema(tool) -> None:
     from pybrain.mcp import Service, build_server
 
-    server = build_server(Service(brain=None))  # type: ignore[arg-type]
+    server = build_server(Service(brain=None), "full")  # type: ignore[arg-type]
     (listed,) = [t for t in anyio.run(server.list_tools) if t.name == tool]
     for name, prop in listed.input_schema.get("properties", {}).items():
         assert prop, f"{tool}.{name} has an empty schema"

@@ -360,6 +360,7 @@ async def _mcp_session_survives(server: Server, home: str) -> None:
         "BRAIN_EMBED_SERVER": "off",
         "PYTHONPATH": str(ROOT),
         "BRAIN_DB_RECONNECT_WAIT": "1",
+        "BRAIN_MCP_PROFILE": "full",
     }
     params = StdioServerParameters(command=sys.executable, args=["-m", "pybrain", "mcp"], env=env)
     with open(os.devnull, "w") as quiet:
@@ -373,11 +374,11 @@ async def _mcp_session_survives(server: Server, home: str) -> None:
             for tool, args in (
                 ("stats", {}),
                 ("remember", {"kind": "fact", "headline": "The MCP drill survived a database restart"}),
-                ("search", {"query": "MCP drill"}),
+                ("search", {"query": "MCP drill", "format": "json"}),
             ):
                 result = await s.call_tool(tool, args)
                 assert not result.is_error, f"{tool}: {result.content[0].text}"
-            found = {r["headline"] for r in result.structured_content["results"]}
+            found = {r["headline"] for r in json.loads(result.content[0].text)}
             assert {"The MCP drill uses port 7433", "The MCP drill survived a database restart"} <= found
             errors = await s.call_tool("recent_errors", {})
             assert errors.structured_content["errors"] == []  # no call failed
