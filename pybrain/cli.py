@@ -1994,8 +1994,21 @@ def role_create(
     is_flag=True,
     help="Serve requests without a token from this machine, as the local application role.",
 )
+@click.option(
+    "--profile",
+    type=click.Choice(["lean", "full"]),
+    envvar="BRAIN_MCP_PROFILE",
+    default="lean",
+    show_default=True,
+    help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
+)
 def serve_http(
-    host: str, port: int, pool_size: int, public_url: str | None, allow_anonymous_localhost: bool
+    host: str,
+    port: int,
+    pool_size: int,
+    public_url: str | None,
+    allow_anonymous_localhost: bool,
+    profile: str,
 ) -> None:
     """Serve MCP over streamable HTTP at /mcp; every request needs a bearer token (docs/serve.md).
 
@@ -2009,6 +2022,7 @@ def serve_http(
         pool_size=pool_size,
         public_url=public_url,
         allow_anonymous_localhost=allow_anonymous_localhost,
+        profile=profile,
     )
     try:
         options.check()

@@ -83,7 +83,28 @@ def start(make_app: Callable[[int], Any]) -> Iterator[Running]:
 def served(serve_url: str) -> Iterator[Running]:
     pool = open_pool(serve_url, 4)
     try:
-        yield from start(lambda port: build_app(pool, ServeOptions(port=port), embedder_spec="hash"))
+        yield from start(
+            lambda port: build_app(pool, ServeOptions(port=port, profile="full"), embedder_spec="hash")
+        )
+    finally:
+        pool.close()
+
+
+def test_the_default_profile_over_http_is_the_lean_one(serve_url, conn) -> None:
+    from pybrain.mcp import LEAN_TOOLS
+
+    token = create(conn, role=TEST_ROLE, name="lean-client")["token"]
+    pool = open_pool(serve_url, 2)
+    try:
+        for running in start(lambda port: build_app(pool, ServeOptions(port=port), embedder_spec="hash")):
+
+            async def run(url: str = running.url) -> list[str]:
+                async with agent(url, token) as s:
+                    return [t.name for t in (await s.list_tools()).tools]
+
+            names = anyio.run(run)
+            print("tools over HTTP:", names)
+            assert sorted(names) == sorted(LEAN_TOOLS) and len(names) <= 10
     finally:
         pool.close()
 
@@ -106,6 +127,13 @@ async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str,
     return result.structured_content
 
 
+async def search(session: ClientSession, query: str) -> list[dict[str, Any]]:
+    """The hits of the search tool, as its JSON format gives them."""
+    result = await session.call_tool("search", {"query": query, "format": "json"})
+    assert not result.is_error, result.content[0].text
+    return json.loads(result.content[0].text)
+
+
 def test_a_whole_session_over_http_with_a_token(served, conn, admin) -> None:
     token = create(conn, role=TEST_ROLE, name="laptop-claude", access="write")["token"]
 
@@ -123,8 +151,8 @@ def test_a_whole_session_over_http_with_a_token(served, conn, admin) -> None:
                 project="billing",
             )
             assert stored["action"] == "created"
-            found = await call(s, "search", query="invoice export finance")
-            assert [r["id"] for r in found["results"]][:1] == [stored["memory_id"]]
+            found = await search(s, "invoice export finance")
+            assert [r["id"] for r in found][:1] == [stored["memory_id"]]
             # Every tool that needs no argument works as the token's role, as over stdio.
             tools = (await s.list_tools()).tools
             plain = sorted(
@@ -225,8 +253,7 @@ def test_a_revoked_token_is_refused_on_its_next_request(served, conn) -> None:
 
     async def run() -> None:
         async with agent(served.url, made["token"]) as s:
-            found = await call(s, "search", query="rotate keys quarter")
-            assert found["results"], "the token works before it is revoked"
+            assert await search(s, "rotate keys quarter"), "the token works before it is revoked"
             scalar(conn, "SELECT brain.revoke_token(%s)", (made["token_id"],))
             leaked = None
             try:
@@ -247,7 +274,7 @@ def test_a_read_token_reads_and_cannot_write(served, conn, admin) -> None:
 
     async def run() -> None:
         async with agent(served.url, token) as s:
-            assert (await call(s, "search", query="staging cluster PostgreSQL"))["results"]
+            assert await search(s, "staging cluster PostgreSQL")
             result = await s.call_tool("remember", {"kind": "fact", "headline": "Readers write nothing here"})
             assert result.is_error and "needs write" in result.content[0].text, result.content[0].text
 
@@ -319,7 +346,7 @@ def test_anonymous_access_only_with_the_flag_and_only_on_this_machine(serve_url,
 
             async def run(url: str = running.url) -> None:
                 async with agent(url, None) as s:
-                    assert (await call(s, "search", query="anonymous laptop notes"))["results"]
+                    assert await search(s, "anonymous laptop notes")
 
             anyio.run(run)
             # A token, when given, is still checked.
@@ -536,8 +563,8 @@ def test_brain_serve_runs_as_a_process(cli_env, serve_url, conn) -> None:
 
         async def run() -> None:
             async with agent(url, token) as s:
-                found = await call(s, "search", query="brain serve process HTTP")
-                assert found["results"][0]["headline"] == "The brain serve process answers over HTTP"
+                found = await search(s, "brain serve process HTTP")
+                assert found[0]["headline"] == "The brain serve process answers over HTTP"
 
         anyio.run(run)
     finally:

@@ -48,6 +48,8 @@ class ServeOptions:
     public_url: str | None = None
     allow_anonymous_localhost: bool = False
     session_idle_seconds: float = SESSION_IDLE_SECONDS
+    # The tools served: lean (the default, BRAIN_MCP_PROFILE) or full.
+    profile: str | None = None
 
     @property
     def base_url(self) -> str:
@@ -179,7 +181,7 @@ def build_app(
             validate_token_resource=False,
         ),
     }
-    server = build_server(service)
+    server = build_server(service, options.profile)
     sessions = Sessions(
         pool,
         anonymous_pool=anonymous_pool,
