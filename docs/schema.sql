@@ -3865,7 +3865,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
-CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, embedding_input text, error_code text, error text, redacted jsonb)
+CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, section text, body text, embedding_input text, error_code text, error text, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -3890,6 +3890,7 @@ DECLARE
     d_hash text[] := '{}';
     d_text text[] := '{}';
     d_format text[] := '{}';
+    d_chunks jsonb[] := '{}';
     d_action text[] := '{}';
     d_prev text[] := '{}';
     claimed text[] := '{}';
@@ -3909,6 +3910,7 @@ DECLARE
     o_prev_ref text[] := '{}';
     o_head text[] := '{}';
     o_body text[] := '{}';
+    o_sect text[] := '{}';
     o_norm text[] := '{}';
     o_meta jsonb[] := '{}';
     o_hash text[] := '{}';
@@ -3976,10 +3978,17 @@ BEGIN
            OR jsonb_typeof(d -> 'hash') IS DISTINCT FROM 'string'
            OR brain.trim_space(d ->> 'ref') = '' OR d ->> 'ref' ~ '[\r\n]' OR brain.trim_space(d ->> 'hash') = ''
            OR coalesce(jsonb_typeof(d -> 'text'), 'null') NOT IN ('string', 'null')
-           OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null') THEN
+           OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null')
+           OR d ? 'chunks' AND (jsonb_typeof(d -> 'chunks') <> 'array' OR jsonb_typeof(d -> 'text') <> 'string'
+                                OR EXISTS (SELECT FROM jsonb_array_elements(d -> 'chunks') AS c
+                                           WHERE jsonb_typeof(c -> 'headline') IS DISTINCT FROM 'string'
+                                              OR jsonb_typeof(c -> 'body') IS DISTINCT FROM 'string'
+                                              OR coalesce(jsonb_typeof(c -> 'section'), 'null')
+                                                 NOT IN ('string', 'null'))
+                                OR jsonb_array_length(d -> 'chunks') = 0) THEN
             PERFORM brain._raise('BR009', format('Document %s needs a ref (one line), a hash and, when sent, a text.', i),
                 jsonb_build_object('document', i),
-                'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out.');
+                'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out. chunks, when sent with the text, are [{headline, section, body}] as check_only returned them.');
         END IF;
         IF (d ->> 'ref') = ANY (d_ref) THEN
             PERFORM brain._raise('BR009', format('Document %s repeats the ref of an earlier one.', i),
@@ -3989,6 +3998,7 @@ BEGIN
         d_hash := d_hash || (d ->> 'hash');
         d_text := d_text || (d ->> 'text');
         d_format := d_format || (d ->> 'format');
+        d_chunks := d_chunks || (d -> 'chunks');
     END LOOP;
     v_listing := coalesce(listing, '{}') || d_ref;
     IF NOT check_only THEN
@@ -4035,7 +4045,7 @@ BEGIN
         doc_start := n;
         n := n + 1;
         o_ref[n] := d_ref[i]; o_chunk[n] := NULL; o_action[n] := d_action[i]; o_id[n] := NULL;
-        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL;
+        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
         o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := d_hash[i]; o_flag[n] := NULL;
         o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
         CONTINUE WHEN d_action[i] IN ('unchanged', 'renamed');
@@ -4050,10 +4060,20 @@ BEGIN
                 PERFORM brain._raise('BR009', format('Document %s is empty.', d_ref[i]),
                     jsonb_build_object('ref', d_ref[i]), 'Only documents with text are ingested.');
             END IF;
-            SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
-                   array_agg(c.section ORDER BY c.chunk)
-            INTO k_head, k_body, k_sect
-            FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+            IF d_chunks[i] IS NOT NULL THEN
+                -- The chunks a check_only call returned for this text, sent back so
+                -- they are not cut again: scanned for secrets again like any text.
+                PERFORM brain._refuse_secrets(jsonb_build_object('chunks', d_chunks[i]));
+                SELECT array_agg(c.value ->> 'headline' ORDER BY c.n), array_agg(c.value ->> 'body' ORDER BY c.n),
+                       array_agg(c.value ->> 'section' ORDER BY c.n)
+                INTO k_head, k_body, k_sect
+                FROM jsonb_array_elements(d_chunks[i]) WITH ORDINALITY AS c(value, n);
+            ELSE
+                SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
+                       array_agg(c.section ORDER BY c.chunk)
+                INTO k_head, k_body, k_sect
+                FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+            END IF;
             nk := cardinality(k_body);
             k_norm := '{}'; k_key := '{}';
             k_act := array_fill(NULL::text, ARRAY[nk]);
@@ -4124,7 +4144,7 @@ BEGIN
                 o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
                 o_id[n] := CASE WHEN k_act[k] IN ('unchanged', 'duplicate') THEN k_id[k] END;
                 o_prev_id[n] := CASE WHEN k_act[k] = 'changed' THEN k_id[k] END;
-                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_norm[n] := k_norm[k];
+                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_sect[n] := k_sect[k]; o_norm[n] := k_norm[k];
                 o_meta[n] := meta; o_hash[n] := d_hash[i]; o_flag[n] := to_jsonb(obs.signals);
                 o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL;
                 o_dup[n] := CASE WHEN k_dup[k] IS NOT NULL THEN k_dup[k] END;
@@ -4138,7 +4158,7 @@ BEGIN
                 CONTINUE WHEN ol_used[j];
                 n := n + 1;
                 o_ref[n] := d_ref[i]; o_chunk[n] := ol_chunk[j]; o_action[n] := 'removed'; o_id[n] := ol_id[j];
-                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
                 o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
                 o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
             END LOOP;
@@ -4147,6 +4167,7 @@ BEGIN
                 RAISE;
             END IF;
             -- the document is reported and left as it was; the rest goes on
+            d_action[i] := 'rejected';
             n := doc_start + 1;
             o_action[n] := 'rejected'; o_code[n] := SQLSTATE; o_err[n] := SQLERRM; o_red[n] := NULL;
             -- the chunks it had queued as seen are dropped with it
@@ -4166,30 +4187,34 @@ BEGIN
         IF n = 0 OR o_ref[n] IS DISTINCT FROM pair.r OR o_action[n] NOT IN ('removed') THEN
             n := n + 1;
             o_ref[n] := pair.r; o_chunk[n] := NULL; o_action[n] := 'removed'; o_id[n] := NULL;
-            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
             o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
             o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
         END IF;
         n := n + 1;
         o_ref[n] := pair.r; o_chunk[n] := pair.c; o_action[n] := 'removed'; o_id[n] := pair.id;
-        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL;
+        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
         o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
         o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
     END LOOP;
     o_ref := o_ref[1:n]; o_chunk := o_chunk[1:n]; o_action := o_action[1:n]; o_id := o_id[1:n];
     o_prev_id := o_prev_id[1:n]; o_prev_ref := o_prev_ref[1:n]; o_head := o_head[1:n]; o_body := o_body[1:n];
+    o_sect := o_sect[1:n];
     o_norm := o_norm[1:n]; o_meta := o_meta[1:n]; o_hash := o_hash[1:n]; o_flag := o_flag[1:n];
     o_code := o_code[1:n]; o_err := o_err[1:n]; o_red := o_red[1:n]; o_dup := o_dup[1:n];
     -- the rows to store, in order: one embedding row each
-    w_rows := ARRAY(SELECT j FROM generate_series(1, n) AS j
-                    WHERE o_chunk[j] IS NOT NULL AND o_action[j] IN ('new', 'changed') ORDER BY j);
+    -- (Queries read the o_ arrays through unnest: a subscript per row would
+    -- copy the whole array for each row.)
+    w_rows := ARRAY(SELECT u.j FROM unnest(o_chunk, o_action) WITH ORDINALITY AS u(c, a, j)
+                    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed') ORDER BY u.j);
     IF check_only THEN
         RETURN QUERY
-        SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j],
-               CASE WHEN j = ANY (w_rows) THEN brain.embedding_input(o_head[j], o_body[j]) END,
-               o_code[j], o_err[j], o_red[j]
-        FROM generate_series(1, n) AS j
-        ORDER BY j;
+        SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, u.b,
+               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b) END,
+               u.code, u.err, u.red
+        FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_body, o_code,
+                    o_err, o_red) WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, b, code, err, red, j)
+        ORDER BY u.j;
         RETURN;
     END IF;
     -- 4. The embeddings: one row per chunk to store, in order.
@@ -4220,8 +4245,8 @@ BEGIN
     -- 5. Out of the way first: the chunks of removed documents and the
     --    chunks gone from changed ones (tombstoned), and the positions of the
     --    old chunks of changed documents (each takes its new one below).
-    gone := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
-                  WHERE o_action[j] = 'removed' AND o_id[j] IS NOT NULL ORDER BY j);
+    gone := ARRAY(SELECT u.id FROM unnest(o_id, o_action) WITH ORDINALITY AS u(id, a, j)
+                  WHERE u.a = 'removed' AND u.id IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = 'removed at source', forgotten_at = now(), updated_at = now()
     WHERE m.workspace_id = ws AND m.memory_id = ANY (gone);
@@ -4238,22 +4263,25 @@ BEGIN
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
             source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons)
-        SELECT ws, 'fact', 'reference', 'artifact', v_project, o_head[j], o_body[j], o_norm[j],
+        SELECT ws, 'fact', 'reference', 'artifact', v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(o_head[j] || E'\n' || o_body[j])) AS t
+                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
                      WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(o_head[j] || E'\n' || o_body[j]),
-               brain.extract_topics(o_head[j] || E'\n' || o_body[j]),
-               brain.extract_action_items(o_head[j] || E'\n' || o_body[j]), o_meta[j], v_agent, v_system,
-               o_ref[j], o_chunk[j], o_hash[j], o_prev_id[j], vecs IS NULL, NULL, false,
-               ARRAY(SELECT jsonb_array_elements_text(o_flag[j]))
-        FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
-        ORDER BY u.w
+               brain.extract_people(u.h || E'\n' || u.b),
+               brain.extract_topics(u.h || E'\n' || u.b),
+               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, v_agent, v_system,
+               u.r, u.c, u.sh, u.pid, vecs IS NULL, NULL, false,
+               ARRAY(SELECT jsonb_array_elements_text(u.flag))
+        FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
+             WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
+        WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
+        ORDER BY u.j
         RETURNING m.memory_id, m.source_ref, m.source_chunk
     )
-    SELECT array_agg(ins.memory_id ORDER BY u.w) INTO new_ids
-    FROM unnest(w_rows) WITH ORDINALITY AS u(j, w)
-    JOIN ins ON ins.source_ref = o_ref[u.j] AND ins.source_chunk = o_chunk[u.j];
+    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_ids
+    FROM unnest(o_ref, o_chunk, o_action) WITH ORDINALITY AS u(r, c, a, j)
+    JOIN ins ON ins.source_ref = u.r AND ins.source_chunk = u.c
+    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed');
     new_ids := coalesce(new_ids, '{}');
     FOR w IN 1 .. cardinality(w_rows) LOOP
         o_id[w_rows[w]] := new_ids[w];
@@ -4274,21 +4302,22 @@ BEGIN
     PERFORM brain._audit_many(new_ids, 'insert', v_agent);
     -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
     FOR pair IN
-        SELECT o_prev_id[j] AS old_id, o_id[j] AS new_id FROM generate_series(1, n) AS j
-        WHERE o_action[j] = 'changed' AND o_chunk[j] IS NOT NULL ORDER BY j
+        SELECT u.pid AS old_id, u.id AS new_id
+        FROM unnest(o_prev_id, o_id, o_action, o_chunk) WITH ORDINALITY AS u(pid, id, a, c, j)
+        WHERE u.a = 'changed' AND u.c IS NOT NULL ORDER BY u.j
     LOOP
         PERFORM brain._mark_superseded(brain._get_memory(pair.old_id), pair.new_id, 'changed at source', v_agent);
     END LOOP;
     -- 8. Unchanged chunks of changed documents take their new position and
     --    the document's hash; renamed documents' chunks move to the new ref.
-    moved := ARRAY(SELECT o_id[j] FROM generate_series(1, n) AS j
-                   WHERE o_action[j] = 'unchanged' AND o_chunk[j] IS NOT NULL ORDER BY j);
+    moved := ARRAY(SELECT u.id FROM unnest(o_id, o_action, o_chunk) WITH ORDINALITY AS u(id, a, c, j)
+                   WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
-    SET source_chunk = o_chunk[x.j], source_hash = o_hash[x.j],
-        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || o_meta[x.j], updated_at = now()
-    FROM generate_series(1, n) AS x(j)
-    WHERE o_action[x.j] = 'unchanged' AND o_chunk[x.j] IS NOT NULL
-      AND m.workspace_id = ws AND m.memory_id = o_id[x.j];
+    SET source_chunk = x.c, source_hash = x.sh,
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta, updated_at = now()
+    FROM unnest(o_id, o_chunk, o_hash, o_meta, o_action) AS x(id, c, sh, meta, a)
+    WHERE x.a = 'unchanged' AND x.c IS NOT NULL
+      AND m.workspace_id = ws AND m.memory_id = x.id;
     PERFORM brain._audit_many(moved, 'update', v_agent, jsonb_build_object('reason', 'document changed at source'));
     moved := '{}';
     FOR i IN 1 .. n_docs LOOP
@@ -4305,13 +4334,13 @@ BEGIN
             jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
     END LOOP;
     RETURN QUERY
-    SELECT o_ref[j], o_chunk[j], o_action[j], o_id[j], o_prev_id[j], o_prev_ref[j], o_head[j], NULL::text,
-           o_code[j], o_err[j], o_red[j]
-    FROM generate_series(1, n) AS j
-    ORDER BY j;
+    SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, NULL::text, NULL::text, u.code, u.err, u.red
+    FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_code, o_err, o_red)
+         WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, code, err, red, j)
+    ORDER BY u.j;
 END
 $$;
-COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker).';
+COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns each chunk (headline, section, body) and the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker), and a document may carry the chunks check_only returned ([{headline, section, body}], unchanged and duplicate ones too) so they are not cut again (they are scanned for secrets and gated again).';
 CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6560,7 +6589,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b64c6c251de1824529a6a4531e9e85bb0830aea0c80620da3fcf94737dd18df8';
+COMMENT ON TABLE brain.migration IS 'functions d0129c425592408add1f1e6bddc7d15126b8b2ded637961854d6ffd400c7bd39';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
