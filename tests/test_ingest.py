@@ -74,7 +74,7 @@ def test_the_walk_reads_formats_and_honours_ignore_files(tree: Path) -> None:
     assert "## class RetryPolicy\n\nHow long to wait before each attempt" in code
     assert "## def RetryPolicy.delay" in code and "Full jitter spreads the retries" in code
     assert "The processor's documented limit" in code
-    assert "noqa" not in code and "import random" not in code
+    assert "type: ignore" not in code and "import random" not in code
 
 
 def test_gitignore_files_apply_below_the_root(tree: Path) -> None:
