@@ -4281,6 +4281,7 @@ BEGIN
                 RAISE;
             END IF;
             -- the document is reported and left as it was; the rest goes on
+            d_action[i] := 'rejected';
             n := doc_start + 1;
             o_action[n] := 'rejected'; o_code[n] := SQLSTATE; o_err[n] := SQLERRM; o_red[n] := NULL;
             -- the chunks it had queued as seen are dropped with it
@@ -6795,7 +6796,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 2d2597780b4b3fb1baff3618a6e4ffa1dfd851c6b3e49a3e49a7a0958283537d';
+COMMENT ON TABLE brain.migration IS 'functions c49fabfb16670c95931dcbb3e0eeb3c6a8dfb596b452c241f404c24a453ec63c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

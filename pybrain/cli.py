@@ -1748,7 +1748,8 @@ def _ingest_text(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
     )
     lines.append(f"redacted: {summary['redacted']} document{'' if summary['redacted'] == 1 else 's'}")
     if summary["skipped"]:
-        lines.append(f"skipped: {summary['skipped']} files of no known format or with no text")
+        n = summary["skipped"]
+        lines.append(f"skipped: {n} file{'' if n == 1 else 's'} of no known format or with no text")
     if summary["embedding_queued"]:
         lines.append(
             f"embedding pending for {summary['embedding_queued']} chunks: `brain worker --once` embeds them"

@@ -74,7 +74,20 @@ def test_the_walk_reads_formats_and_honours_ignore_files(tree: Path) -> None:
     assert "## class RetryPolicy\n\nHow long to wait before each attempt" in code
     assert "## def RetryPolicy.delay" in code and "Full jitter spreads the retries" in code
     assert "The processor's documented limit" in code
-    assert "noqa" not in code and "import random" not in code
+    assert "type: ignore" not in code and "import random" not in code
+
+
+def test_gitignore_files_apply_below_the_root(tree: Path) -> None:
+    (tree / ".gitignore").write_text("drafts/\n")
+    (tree / "docs" / "drafts").mkdir()
+    (tree / "docs" / "drafts" / "wip.md").write_text("# Work in progress\n\nNot ready for anyone.\n")
+    (tree / "docs" / ".gitignore").write_text("deploy.md\n")
+    listing = collect(["docs"], root=tree)
+    # the root's .gitignore reaches docs/ (named alone), and docs/.gitignore its own files
+    assert [d.ref for d in listing.documents] == ["docs/guide.md"]
+    assert listing.scopes == ["docs/"]
+    # a file named on the command line is read whatever the ignore files say
+    assert [d.ref for d in collect(["docs/deploy.md"], root=tree).documents] == ["docs/deploy.md"]
 
 
 def test_ignore_patterns_follow_gitignore() -> None:
@@ -372,3 +385,10 @@ def test_chunks_sent_back_are_scanned_again(conn) -> None:
     )
     assert [r["action"] for r in out] == ["new", "new"]
     assert scalar(conn, "SELECT body FROM brain.memory WHERE source_ref = 'deploy.md'") == chunks[0]["body"]
+    # a changed version refused leaves the stored one as it was
+    changed = dict(docs[0], hash="d2", text=text + " Roll back the same way.", chunks=forged)
+    out = rows(conn, "SELECT chunk, action FROM brain.ingest_documents(%s)", (json.dumps([changed]),))
+    assert out == [{"chunk": None, "action": "rejected"}]
+    assert rows(conn, "SELECT source_chunk, source_hash FROM brain.memory WHERE state = 'active'") == [
+        {"source_chunk": 1, "source_hash": "d1"}
+    ]

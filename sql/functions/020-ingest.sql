@@ -336,6 +336,7 @@ BEGIN
                 RAISE;
             END IF;
             -- the document is reported and left as it was; the rest goes on
+            d_action[i] := 'rejected';
             n := doc_start + 1;
             o_action[n] := 'rejected'; o_code[n] := SQLSTATE; o_err[n] := SQLERRM; o_red[n] := NULL;
             -- the chunks it had queued as seen are dropped with it
