@@ -1272,6 +1272,19 @@ def mcp_command() -> None:
         _fail(exc, as_json=False)
 
 
+@main.command("ui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address (this machine only).")
+@click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port.")
+def ui_command(host: str, port: int) -> None:
+    """Serve the dashboard in a browser: memories, history, sessions, health, decay, flagged."""
+    from pybrain.serve.ui.server import run
+
+    try:
+        run(host, port, on_ready=lambda url: click.echo(f"dashboard: {url}", err=True))
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+
+
 @command(main)
 def health(as_json: bool) -> None:
     """Database, extensions, embedder reachability, counts, pending embeddings."""
