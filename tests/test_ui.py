@@ -329,7 +329,7 @@ def test_curation_from_the_browser_shows_in_history(
     page.fill("textarea[name=note]", "Disk alert now pages the on-call at 80%")
     page.locator("form[action$='/annotate'] button").click()
     assert "Done: annotated." in page.locator(".done").inner_text()
-    assert "Disk alert now pages the on-call at 80%" in page.locator("#annotations").inner_text()
+    assert "Disk alert now pages the on-call at 80% — ui" in page.locator("#annotations").inner_text()
     page.locator("form[action$='/pin'] button").click()
     assert "pinned" in page.locator(".meta").inner_text()
 
@@ -339,6 +339,8 @@ def test_curation_from_the_browser_shows_in_history(
     page.locator("form[action$='/supersede'] button").click()
     alert = page.locator(".error").inner_text()
     assert "BR004" in alert and "15 words" in alert
+    # nothing typed is lost: the form still holds it
+    assert page.input_value("form[action$='/supersede'] input[name=reason]") == "too long on purpose"
     shot(page, "curation-error")
     assert scalar(conn, "SELECT state FROM brain.memory WHERE memory_id = %s", (ids["incident"],)) == "active"
 

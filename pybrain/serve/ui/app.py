@@ -226,7 +226,13 @@ class Dashboard:
             tiers=TIERS,
         )
 
-    def memory(self, request: Request, error: BrainError | None = None, done: str | None = None) -> Response:
+    def memory(
+        self,
+        request: Request,
+        error: BrainError | None = None,
+        done: str | None = None,
+        form: dict[str, str] | None = None,
+    ) -> Response:
         memory_id = _int(request.path_params["id"])
         with self.brain() as brain:
             viewer = self.viewer(brain)
@@ -244,6 +250,7 @@ class Dashboard:
             trail=trail,
             error=error,
             done=done or request.query_params.get("done"),
+            form=form or {},
         )
 
     def history(self, request: Request) -> Response:
@@ -419,7 +426,9 @@ class Dashboard:
             else:
                 error = None
         if error is not None:
-            return self.memory(request, error=error)
+            # shown with the database's message, the typed text kept in the form
+            kept = {k: v for k, v in form.items() if isinstance(v, str) and k not in ("csrf", "next")}
+            return self.memory(request, error=error, form={"action": action, **kept})
         target = _next(form.get("next"), f"/memories/{done.get('id', memory_id)}")
         return RedirectResponse(f"{target}{'&' if '?' in target else '?'}done={done['done']}", 303)
 
@@ -445,7 +454,7 @@ def _rate(brain: Brain, memory_id: int, form: FormData) -> dict[str, Any]:
 
 
 def _annotate(brain: Brain, memory_id: int, form: FormData) -> dict[str, Any]:
-    brain.annotate(memory_id, _form_text(form, "note"))
+    brain.annotate(memory_id, _form_text(form, "note"), source=brain.actor)
     return {"done": "annotated"}
 
 
@@ -586,7 +595,7 @@ def _when(value: Any) -> str:
             value = datetime.fromisoformat(value)
         except ValueError:
             return value
-    return value.strftime("%Y-%m-%d %H:%M")
+    return value.strftime("%Y-%m-%d\u00a0%H:%M")
 
 
 def _bytes(value: Any) -> str:

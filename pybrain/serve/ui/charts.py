@@ -176,7 +176,7 @@ def decay_chart(rows: list[dict[str, Any]], threshold: float) -> Chart:
     chart.rules.append(
         {
             "y": round(p["bottom"] - height * threshold, 1),
-            "label": f"dormant below {threshold:g}",
+            "label": f"dashed: dormant below {threshold:g}",
             "css": "threshold",
         }
     )
