@@ -54,9 +54,12 @@ CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
+    levels CONSTANT text[] := ARRAY['read', 'write', 'admin'];
     owner oid;
     mine text;
     theirs text;
+    result text;
+    cap text := pg_catalog.current_setting('brain.max_access', true);
 BEGIN
     SELECT n.nspowner INTO owner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain';
     IF pg_catalog.pg_has_role(session_user, owner, 'MEMBER') THEN
@@ -64,24 +67,28 @@ BEGIN
     ELSE
         SELECT m.access INTO mine FROM brain.membership m
         WHERE m.workspace_id = ws AND pg_catalog.pg_has_role(session_user, pg_catalog.to_regrole(m.role_name), 'MEMBER')
-        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+        ORDER BY pg_catalog.array_position(levels, m.access) DESC LIMIT 1;
     END IF;
     IF mine IS NULL OR role IS NULL OR role = session_user::text THEN
-        RETURN mine;
-    END IF;
-    IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
-        theirs := 'admin';
+        result := mine;
     ELSE
-        SELECT m.access INTO theirs FROM brain.membership m
-        WHERE m.workspace_id = ws
-          AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
-        ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1;
+        IF pg_catalog.pg_has_role(pg_catalog.to_regrole(role), owner, 'MEMBER') THEN
+            theirs := 'admin';
+        ELSE
+            SELECT m.access INTO theirs FROM brain.membership m
+            WHERE m.workspace_id = ws
+              AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+            ORDER BY pg_catalog.array_position(levels, m.access) DESC LIMIT 1;
+        END IF;
+        IF theirs IS NOT NULL THEN
+            result := levels[least(pg_catalog.array_position(levels, mine), pg_catalog.array_position(levels, theirs))];
+        END IF;
     END IF;
-    IF theirs IS NULL THEN
-        RETURN NULL;
+    IF result IS NOT NULL AND cap IS NOT NULL AND cap <> '' THEN
+        result := levels[least(pg_catalog.array_position(levels, result),
+                               coalesce(pg_catalog.array_position(levels, cap), 1))];
     END IF;
-    RETURN (ARRAY['read', 'write', 'admin'])[least(pg_catalog.array_position(ARRAY['read', 'write', 'admin'], mine),
-                                                  pg_catalog.array_position(ARRAY['read', 'write', 'admin'], theirs))];
+    RETURN result;
 END
 $$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
@@ -1365,6 +1372,21 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE
+        WHEN pg_catalog.to_regrole(role) IS NULL THEN NULL
+        WHEN pg_catalog.pg_has_role(pg_catalog.to_regrole(role),
+                                    (SELECT n.nspowner FROM pg_catalog.pg_namespace n WHERE n.nspname = 'brain'),
+                                    'MEMBER') THEN 'admin'
+        ELSE (SELECT m.access FROM brain.membership m
+              WHERE m.workspace_id = ws
+                AND pg_catalog.pg_has_role(pg_catalog.to_regrole(role), pg_catalog.to_regrole(m.role_name), 'MEMBER')
+              ORDER BY pg_catalog.array_position(ARRAY['read', 'write', 'admin'], m.access) DESC LIMIT 1)
+    END
+$$;
 CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1623,6 +1645,19 @@ BEGIN
     RETURN n_stale + n_gone;
 END
 $$;
+CREATE FUNCTION brain._token_hash(token text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+BEGIN
+    IF token IS NULL OR token !~ '^pbt_[0-9a-f]{64}$' THEN
+        PERFORM brain._raise('BR009', 'That is not a pybrain token (pbt_ and 64 hexadecimal digits).',
+            jsonb_build_object('length', length(token)),
+            'Create one with brain token create (brain.create_token).');
+    END IF;
+    RETURN encode(sha256(convert_to(token, 'UTF8')), 'hex');
+END
+$_$;
 CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2868,6 +2903,85 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.create_role(name text, workspace_id bigint, access text, password text, statement_timeout text) IS 'Creates a login role in brain_user bound to one workspace, with a statement_timeout (owner of schema brain only). Returns the generated password when none was given; it is not stored anywhere else.';
+CREATE FUNCTION brain.create_token(role text, name text, workspace_id bigint DEFAULT NULL::bigint, access text DEFAULT NULL::text, expires_in interval DEFAULT NULL::interval) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(create_token.workspace_id, brain.current_workspace());
+    r pg_roles;
+    have text;
+    want text;
+    token text;
+    t brain.token;
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    PERFORM brain._workspace(ws);
+    PERFORM brain._check_role_name(role);
+    IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
+        PERFORM brain._raise('BR009', 'A token name is 1 to 100 characters on one line.',
+            jsonb_build_object('name', left(name, 120)), 'For example: laptop-claude, ci.');
+    END IF;
+    SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+            'Create it first: brain role create <name> --workspace <id>.');
+    END IF;
+    IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')
+       OR pg_has_role(r.oid, 'brain_server', 'MEMBER')
+       OR pg_has_role(r.oid, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'brain'), 'MEMBER') THEN
+        PERFORM brain._raise('BR009',
+            format('A token stands for an application role (a member of brain_user); %s is not one.', role),
+            jsonb_build_object('role', role),
+            'Use a role made with brain role create, not the owner, a superuser or a server role.');
+    END IF;
+    have := brain._role_access(ws, role);
+    IF have IS NULL THEN
+        PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
+            jsonb_build_object('role', role, 'workspace', ws),
+            'Grant it first: brain workspace grant <role> <workspace>.');
+    END IF;
+    want := coalesce(access, have);
+    IF want NOT IN ('read', 'write', 'admin') THEN
+        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(want, 40)),
+            jsonb_build_object('access', left(want, 40)), 'Leave it out for the role''s own access.');
+    END IF;
+    IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
+        PERFORM brain._raise('BR009',
+            format('Role %s has %s access to workspace %s; a token of it cannot have %s.', role, have, ws, want),
+            jsonb_build_object('role', role, 'workspace', ws, 'access', have, 'asked', want),
+            'Ask for at most the role''s access, or grant the role more first.');
+    END IF;
+    IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
+        PERFORM brain._raise('BR009', format('A token expires in more than 0 and at most 10 years, not %s.', expires_in),
+            jsonb_build_object('expires_in', expires_in::text), 'For example: 30 days, 12 hours.');
+    END IF;
+    IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
+               AND x.revoked_at IS NULL) THEN
+        PERFORM brain._raise('BR009', format('Workspace %s has a token named %L.', ws, brain.trim_space(name)),
+            jsonb_build_object('workspace', ws, 'name', brain.trim_space(name)),
+            'Choose another name, or revoke that token first.');
+    END IF;
+    BEGIN
+        EXECUTE format('GRANT %I TO brain_server', role);
+    EXCEPTION WHEN insufficient_privilege THEN
+        PERFORM brain._raise('BR020', format('The owner of schema brain cannot grant role %s to brain_server.', role),
+            jsonb_build_object('role', role),
+            format('As a superuser (or a role with ADMIN on it): GRANT %I TO brain_server.', role));
+    END;
+    token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
+    INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)
+    VALUES (ws, brain.trim_space(create_token.name), role, want, brain._token_hash(token), left(token, 12),
+            now() + expires_in)
+    RETURNING * INTO t;
+    RETURN jsonb_build_object('token_id', t.token_id, 'token', token, 'name', t.name, 'workspace', ws,
+                              'role', t.role_name, 'access', t.access, 'prefix', t.prefix,
+                              'expires_at', t.expires_at);
+END
+$$;
+COMMENT ON FUNCTION brain.create_token(role text, name text, workspace_id bigint, access text, expires_in interval) IS 'Creates a bearer token of brain serve for a role in a workspace (admins of the workspace and the owner), with at most the role''s access there and an optional lifetime. Returns the token once; only its sha256 is kept.';
 CREATE FUNCTION brain.create_workspace(name text, organization_id bigint DEFAULT 1) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4163,6 +4277,27 @@ CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE
     ORDER BY 1
 $$;
 COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
+CREATE FUNCTION brain.list_tokens(workspace_id bigint DEFAULT NULL::bigint, include_revoked boolean DEFAULT false) RETURNS TABLE(token_id bigint, name text, role_name text, access text, prefix text, state text, created_at timestamp with time zone, created_by text, last_used_at timestamp with time zone, expires_at timestamp with time zone, revoked_at timestamp with time zone, revoked_by text)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(list_tokens.workspace_id, brain.current_workspace());
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    RETURN QUERY
+    SELECT t.token_id, t.name, t.role_name, t.access, t.prefix,
+           CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+                WHEN t.expires_at <= now() THEN 'expired' ELSE 'active' END,
+           t.created_at, t.created_by, t.last_used_at, t.expires_at, t.revoked_at, t.revoked_by
+    FROM brain.token t
+    WHERE t.workspace_id = ws AND (include_revoked OR t.revoked_at IS NULL)
+    ORDER BY t.token_id;
+END
+$$;
+COMMENT ON FUNCTION brain.list_tokens(workspace_id bigint, include_revoked boolean) IS 'The tokens of a workspace (default: the current one) with their role, access, state (active, expired, revoked), creation, last use and expiry; never the token (admins of the workspace).';
 CREATE FUNCTION brain.list_workspaces() RETURNS TABLE(workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamp with time zone)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5175,6 +5310,41 @@ CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL:
     SELECT count(*) FROM gone
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
+CREATE FUNCTION brain.revoke_token(token_id bigint DEFAULT NULL::bigint, name text DEFAULT NULL::text, workspace_id bigint DEFAULT NULL::bigint) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := coalesce(revoke_token.workspace_id, brain.current_workspace());
+    t brain.token;
+BEGIN
+    IF NOT brain._is_owner() THEN
+        PERFORM brain._require_admin(ws);
+    END IF;
+    IF (token_id IS NULL) = (name IS NULL) THEN
+        PERFORM brain._raise('BR009', 'Name the token by its id or by its name (one of them).', NULL,
+            'See the tokens with brain token list.');
+    END IF;
+    SELECT * INTO t FROM brain.token x
+    WHERE x.workspace_id = ws
+      AND (x.token_id = revoke_token.token_id OR x.name = brain.trim_space(revoke_token.name))
+    ORDER BY x.revoked_at IS NULL DESC, x.token_id DESC LIMIT 1;
+    IF NOT FOUND THEN
+        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, quote_literal(left(name, 100))), ws),
+            jsonb_build_object('workspace', ws, 'token_id', token_id, 'name', left(name, 100)),
+            'See the tokens with brain token list.');
+    END IF;
+    IF t.revoked_at IS NOT NULL THEN
+        RETURN jsonb_build_object('token_id', t.token_id, 'name', t.name, 'revoked', false,
+                                  'revoked_at', t.revoked_at);
+    END IF;
+    UPDATE brain.token x SET revoked_at = now(), revoked_by = session_user
+    WHERE x.workspace_id = ws AND x.token_id = t.token_id
+    RETURNING * INTO t;
+    RETURN jsonb_build_object('token_id', t.token_id, 'name', t.name, 'revoked', true, 'revoked_at', t.revoked_at);
+END
+$$;
+COMMENT ON FUNCTION brain.revoke_token(token_id bigint, name text, workspace_id bigint) IS 'Revokes a token by id or name (admins of the workspace and the owner): the next request that carries it is refused. revoked is false when it was revoked already.';
 CREATE FUNCTION brain.revoke_workspace(role text, workspace_id bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6048,6 +6218,43 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision, max_tokens integer) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
+CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_id bigint, workspace_id bigint, role_name text, access text, name text, expires_at timestamp with time zone)
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    hash text := brain._token_hash(verify_token.token);
+    t brain.token;
+    have text;
+BEGIN
+    SELECT * INTO t FROM brain.token x WHERE x.token_hash = hash;
+    IF NOT FOUND THEN
+        RETURN QUERY SELECT 'unknown'::text, NULL::bigint, NULL::bigint, NULL::text, NULL::text, NULL::text,
+                            NULL::timestamptz;
+        RETURN;
+    END IF;
+    have := brain._role_access(t.workspace_id, t.role_name);
+    status := CASE WHEN t.revoked_at IS NOT NULL THEN 'revoked'
+                   WHEN t.expires_at <= now() THEN 'expired'
+                   WHEN have IS NULL THEN 'no_access'
+                   ELSE 'valid' END;
+    IF status = 'valid' THEN
+        access := (ARRAY['read', 'write', 'admin'])[least(array_position(ARRAY['read', 'write', 'admin'], t.access),
+                                                          array_position(ARRAY['read', 'write', 'admin'], have))];
+        IF t.last_used_at IS NULL OR t.last_used_at < now() - interval '1 minute' THEN
+            UPDATE brain.token x SET last_used_at = now()
+            WHERE x.workspace_id = t.workspace_id AND x.token_id = t.token_id;
+        END IF;
+    END IF;
+    token_id := t.token_id;
+    workspace_id := t.workspace_id;
+    role_name := t.role_name;
+    name := t.name;
+    expires_at := t.expires_at;
+    RETURN NEXT;
+END
+$$;
+COMMENT ON FUNCTION brain.verify_token(token text) IS 'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -6372,7 +6579,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 06673d66fc37e7fceec542af887b2e9f163d6db3fc8b0d6c1fdc79d21e36a402';
+COMMENT ON TABLE brain.migration IS 'functions a531e848885a7e5fa3a0766979146fa07f603c81db0dfc4445b429b74a3fbe0e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -6432,6 +6639,37 @@ CREATE TABLE brain.task (
     CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
 );
 ALTER TABLE ONLY brain.task FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.token (
+    workspace_id bigint NOT NULL,
+    token_id bigint NOT NULL,
+    name text NOT NULL,
+    role_name text NOT NULL,
+    access text NOT NULL,
+    token_hash text NOT NULL,
+    prefix text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    created_by text DEFAULT SESSION_USER NOT NULL,
+    expires_at timestamp with time zone,
+    last_used_at timestamp with time zone,
+    revoked_at timestamp with time zone,
+    revoked_by text,
+    CONSTRAINT token_access_check CHECK ((access = ANY (ARRAY['read'::text, 'write'::text, 'admin'::text]))),
+    CONSTRAINT token_name_check CHECK ((((length(name) >= 1) AND (length(name) <= 100)) AND (name !~ '[[:cntrl:]]'::text))),
+    CONSTRAINT token_prefix_check CHECK ((prefix ~ '^pbt_[0-9a-f]{8}$'::text)),
+    CONSTRAINT token_role_name_check CHECK ((role_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
+    CONSTRAINT token_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text))
+);
+ALTER TABLE ONLY brain.token FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.token IS 'Bearer tokens of brain serve: the sha256 of each token (never the token), its role, workspace, access, expiry, last use and revocation.';
+COMMENT ON COLUMN brain.token.prefix IS 'The first characters of the token, to recognise it in a list.';
+ALTER TABLE brain.token ALTER COLUMN token_id ADD GENERATED ALWAYS AS IDENTITY (
+    SEQUENCE NAME brain.token_token_id_seq
+    START WITH 1
+    INCREMENT BY 1
+    NO MINVALUE
+    NO MAXVALUE
+    CACHE 1
+);
 CREATE TABLE brain.tool_event (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     event_id bigint NOT NULL,
@@ -6513,6 +6751,10 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_pkey PRIMARY KEY (workspace_id, token_id);
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_workspace_id_token_hash_key UNIQUE (workspace_id, token_hash);
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_pkey PRIMARY KEY (workspace_id, event_id);
 ALTER TABLE ONLY brain.workspace
@@ -6556,6 +6798,8 @@ CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, p
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
 CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
 CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+CREATE INDEX token_by_hash ON brain.token USING btree (token_hash);
+CREATE UNIQUE INDEX token_live_name ON brain.token USING btree (workspace_id, name) WHERE (revoked_at IS NULL);
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
 CREATE TRIGGER action_item_notify AFTER INSERT OR UPDATE OF status ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
@@ -6632,6 +6876,8 @@ ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.token
+    ADD CONSTRAINT token_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.workspace
@@ -6654,11 +6900,15 @@ ALTER TABLE brain.memory_fold ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role(SESSION_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, (to_regrole(role_name))::oid, 'MEMBER'::text) OR pg_has_role(CURRENT_USER, ( SELECT n.nspowner
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text)));
+CREATE POLICY owner_only ON brain.token USING (pg_has_role(CURRENT_USER, ( SELECT n.nspowner
+   FROM pg_namespace n
+  WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.token ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
 CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));

@@ -140,7 +140,7 @@ class AccessDenied(BrainError):
 
 
 class WorkspaceNotFound(BrainError):
-    """No such workspace, organization or role."""
+    """No such workspace, organization, role or token."""
 
     code = "BR021"
 
