@@ -8,6 +8,7 @@ go to $BRAIN_TEST_ARTIFACTS, else tests/artifacts/ (git-ignored).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
 import re
@@ -22,7 +23,7 @@ from typing import Any
 import psycopg
 import pytest
 import requests
-from conftest import with_database
+from conftest import TEST_ROLE, with_database
 from helpers import rows, scalar
 from psycopg.conninfo import conninfo_to_dict
 
@@ -144,10 +145,11 @@ class Dashboard:
         self.log = log
 
 
-def start_ui(db_url: str, home: Path, *args: str) -> Iterator[Dashboard]:
+def start_ui(db_url: str, home: Path, *args: str, env: dict[str, str] | None = None) -> Iterator[Dashboard]:
     port = free_port()
     env = {
         **os.environ,
+        **(env or {}),
         "BRAIN_DATABASE_URL": db_url,
         "BRAIN_EMBEDDER": "hash",
         "BRAIN_HOME": str(home),
@@ -463,12 +465,96 @@ def test_headers_status_codes_and_csrf(ui: Dashboard, ids: dict[str, int], conn)
     assert static.status_code == 200 and static.headers["cache-control"] == "no-cache"
 
 
-def test_brain_ui_refuses_to_listen_beyond_this_machine(brain_cli) -> None:
-    result = subprocess.run(
-        [sys.executable, "-m", "pybrain", "ui", "--host", "0.0.0.0", "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
+def test_beyond_this_machine_the_dashboard_needs_the_server_role(brain_cli) -> None:
+    for args in (["--host", "0.0.0.0"], ["--require-token"]):
+        result = subprocess.run(
+            [sys.executable, "-m", "pybrain", "ui", "--port", str(free_port()), *args],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONPATH": str(ROOT)},
+        )
+        assert result.returncode == 1 and "BRAIN_SERVE_DATABASE_URL" in result.stderr, result.stderr
+
+
+# --- tokens ------------------------------------------------------------------------
+
+
+@pytest.fixture
+def serve_url(database: str) -> str:
+    """The dashboard's login role with tokens: a member of brain_server, nothing else."""
+    with psycopg.connect(database, autocommit=True) as admin:
+        if not admin.execute("SELECT FROM pg_roles WHERE rolname = 'brain_ui_server'").fetchone():
+            with contextlib.suppress(psycopg.errors.DuplicateObject, psycopg.errors.UniqueViolation):
+                admin.execute("CREATE ROLE brain_ui_server LOGIN PASSWORD 'serve' IN ROLE brain_server")
+    return with_database(
+        database, conninfo_to_dict(database)["dbname"], user="brain_ui_server", password="serve"
     )
-    assert result.returncode == 1 and "only this machine" in result.stderr
+
+
+def token(conn, name: str, access: str) -> str:
+    made = scalar(
+        conn, "SELECT brain.create_token(role => %s, name => %s, access => %s)", (TEST_ROLE, name, access)
+    )
+    return made["token"]
+
+
+def test_tokens_decide_who_sees_and_changes_what(
+    db_url: str, serve_url: str, conn, ids: dict[str, int], tmp_path: Path, page: Any
+) -> None:
+    reader = token(conn, "wall-screen", "read")
+    writer = token(conn, "alice-laptop", "write")
+    memory = f"/memories/{ids['port_v3']}"
+    for ui in start_ui(db_url, tmp_path, "--require-token", env={"BRAIN_SERVE_DATABASE_URL": serve_url}):
+        # no token: a browser is sent to log in, a client is refused
+        r = requests.get(ui.url + memory, allow_redirects=False)
+        assert r.status_code == 303 and r.headers["location"] == "/login"
+        r = requests.get(ui.url + memory, headers={"Authorization": "Bearer pbt_" + "0" * 64})
+        assert r.status_code == 401 and r.headers["www-authenticate"].startswith("Bearer")
+        assert requests.get(ui.url + "/sessions/events").status_code == 401
+
+        # a read-only token by header: no write controls, and its POSTs get 403
+        http = requests.Session()
+        http.headers["Authorization"] = f"Bearer {reader}"
+        r = http.get(ui.url + memory)
+        assert r.status_code == 200 and "The API listens on port 9443 with TLS" in r.text
+        assert "read only" in r.text and 'method="post"' not in r.text
+        r = http.post(f"{ui.url}{memory}/pin", data={"csrf": http.cookies["brain_csrf"]})
+        assert r.status_code == 403
+        assert (
+            scalar(conn, "SELECT pinned FROM brain.memory WHERE memory_id = %s", (ids["port_v3"],)) is False
+        )
+
+        # the login form: a wrong token is refused with a message, nothing in the URL
+        page.goto(ui.url + "/memories")
+        assert page.url == ui.url + "/login"
+        page.fill("input[name=token]", "pbt_" + "1" * 64)
+        page.locator("#login button").click()
+        assert "The token is not known." in page.locator(".error").inner_text()
+        page.fill("input[name=token]", reader)
+        page.locator("#login button").click()
+        assert page.url == ui.url + "/memories" and reader not in page.url
+        assert "read only" in page.locator("header").inner_text()
+        cookies = {c["name"]: c for c in page.context.cookies()}
+        assert cookies["brain_login"]["httpOnly"] and cookies["brain_login"]["sameSite"] == "Strict"
+        assert reader not in str(cookies)
+        page.goto(ui.url + memory)
+        assert page.locator("#curation").count() == 0
+        shot(page, "token-read-only")
+        page.locator("form.logout button").click()
+        assert page.url == ui.url + "/login"
+
+        # a write token curates, and the audit names the token
+        page.fill("input[name=token]", writer)
+        page.locator("#login button").click()
+        page.goto(ui.url + memory)
+        page.locator("form[action$='/pin'] button").click()
+        assert "Done: pinned." in page.locator(".done").inner_text()
+        page.goto(ui.url + "/history?actor=ui:alice-laptop")
+        assert "pin" in page.locator("#events tbody").inner_text()
+        shot(page, "token-write")
+
+        # a revoked token stops at once
+        scalar(conn, "SELECT brain.revoke_token(name => 'alice-laptop')")
+        page.goto(ui.url + memory)
+        assert page.url == ui.url + "/login"

@@ -13,6 +13,8 @@ import asyncio
 import hmac
 import logging
 import secrets
+import threading
+import time
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass
@@ -23,6 +25,7 @@ from urllib.parse import urlencode
 
 import psycopg
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, QueryParams
@@ -43,14 +46,18 @@ from pybrain.errors import (
     InvalidArgument,
     InvalidTransition,
     MemoryNotFound,
+    wrap_exceptions,
 )
 from pybrain.health import health as health_report
+from pybrain.serve import auth
 from pybrain.serve.ui import charts
 
 log = logging.getLogger("pybrain.ui")
 
 STATIC = Path(__file__).parent / "static"
 CSRF_COOKIE = "brain_csrf"
+SESSION_COOKIE = "brain_login"
+LOGIN_LIFETIME = 12 * 3600.0  # seconds a browser login lasts
 KINDS = ("rule", "fact", "incident", "task")
 STATES = ("active", "superseded", "archived", "tombstoned")
 TIERS = ("hot", "warm", "cold", "archive")
@@ -105,6 +112,50 @@ class Viewer:
         return self.access in ("write", "admin")
 
 
+class PrincipalBrain(Brain):
+    """A Brain whose every transaction runs as a principal: its role, workspace and access ceiling."""
+
+    def __init__(self, conn: psycopg.Connection, principal: auth.Principal, **kwargs: Any) -> None:
+        super().__init__(conn, **kwargs)
+        self.principal = principal
+
+    @contextmanager
+    def transaction(self) -> Iterator[psycopg.Cursor]:
+        conn = self.connection()
+        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
+            auth.apply(cur, self.principal)
+            cur.execute("SELECT set_config('brain.actor', %s, true)", (self.actor or "",))
+            yield cur
+
+
+class Logins:
+    """Browser logins: a random session id in an HttpOnly cookie stands for a token kept here,
+    in memory only, and verified again on every request. A restart logs everyone out."""
+
+    def __init__(self) -> None:
+        self._tokens: dict[str, tuple[str, float]] = {}
+        self._lock = threading.Lock()
+
+    def start(self, token: str) -> str:
+        sid = secrets.token_urlsafe(32)
+        with self._lock:
+            now = time.monotonic()
+            self._tokens = {k: v for k, v in self._tokens.items() if v[1] > now}
+            self._tokens[sid] = (token, now + LOGIN_LIFETIME)
+        return sid
+
+    def token(self, sid: str | None) -> str | None:
+        if not sid:
+            return None
+        with self._lock:
+            found = self._tokens.get(sid)
+        return found[0] if found and found[1] > time.monotonic() else None
+
+    def end(self, sid: str | None) -> None:
+        with self._lock:
+            self._tokens.pop(sid or "", None)
+
+
 class Dashboard:
     """The dashboard for one database role and workspace (the local user's, by default)."""
 
@@ -116,8 +167,11 @@ class Dashboard:
         embedder: Embedder,
         actor: str = "ui",
         pool_size: int = 4,
+        require_token: bool = False,
     ) -> None:
         self.conninfo = conninfo
+        self.require_token = require_token
+        self.logins = Logins()
         self.workspace = workspace
         self.embedder = embedder
         self.actor = actor
@@ -138,23 +192,49 @@ class Dashboard:
     # --- plumbing -------------------------------------------------------------
 
     @contextmanager
-    def brain(self) -> Iterator[Brain]:
+    def brain(self, request: Request) -> Iterator[Brain]:
+        """A Brain for this request, running as its principal (see principal)."""
+        principal = self.principal(request)
+        actor = self.actor if principal.anonymous else f"{self.actor}:{principal.name}"
         with self.pool.connection() as conn:
-            yield Brain(
+            yield PrincipalBrain(
                 conn,
-                workspace=self.workspace,
+                principal,
+                workspace=principal.workspace,
                 embedder=self.embedder,
-                actor=self.actor,
+                actor=actor,
                 conninfo=self.conninfo,
             )
 
+    def principal(self, request: Request) -> auth.Principal:
+        """Who the request runs as: the role and workspace of its bearer token or of the token
+        its login cookie stands for, asked of the database on every request (a revoked token
+        stops at once); without either, the local role when no token is required."""
+        cached = getattr(request.state, "principal", None)
+        if cached is not None:
+            return cached
+        token = auth.bearer_token(request.headers)
+        if token is None:
+            token = self.logins.token(request.cookies.get(SESSION_COOKIE))
+        if token is None and not self.require_token:
+            principal = auth.Principal(workspace=self.workspace, role=None, access=None)
+        else:
+            with self.pool.connection() as conn:
+                principal = auth.verify(conn, token)
+        request.state.principal = principal
+        return principal
+
     def viewer(self, brain: Brain) -> Viewer:
-        return Viewer(access=brain.value("workspace_access"), actor=self.actor)
+        return Viewer(access=brain.value("workspace_access"), actor=brain.actor or self.actor)
 
     def render(self, request: Request, template: str, status_code: int = 200, **context: Any) -> HTMLResponse:
         token = request.cookies.get(CSRF_COOKIE) or secrets.token_urlsafe(32)
         html = self.env.get_template(template).render(
-            request=request, path=request.url.path, csrf=token, **context
+            request=request,
+            path=request.url.path,
+            csrf=token,
+            logged_in=self.logins.token(request.cookies.get(SESSION_COOKIE)) is not None,
+            **context,
         )
         response = HTMLResponse(html, status_code=status_code)
         if request.cookies.get(CSRF_COOKIE) != token:
@@ -173,7 +253,7 @@ class Dashboard:
     def memories(self, request: Request) -> Response:
         q = request.query_params
         f = _memory_filters(q)
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             facets = brain.value("dashboard_facets")
             error = None
@@ -234,7 +314,7 @@ class Dashboard:
         form: dict[str, str] | None = None,
     ) -> Response:
         memory_id = _int(request.path_params["id"])
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             try:
                 page = brain.value("memory_page", id=memory_id)
@@ -259,7 +339,7 @@ class Dashboard:
         actor = q.get("actor") or None
         action = q.get("action") or None
         before_id = _int(q.get("before_id")) if q.get("before_id") else None
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             facets = brain.value("dashboard_facets")
             events = brain.call(
@@ -293,20 +373,23 @@ class Dashboard:
         }
 
     def sessions(self, request: Request) -> Response:
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             context = self._sessions_context(brain)
         return self.render(request, "sessions.html", viewer=viewer, **context)
 
     def sessions_live(self, request: Request) -> Response:
         """The live part of the sessions page, fetched again when the database says it changed."""
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             context = self._sessions_context(brain)
         return self.render(request, "_sessions_live.html", **context)
 
     async def session_events(self, request: Request) -> Response:
         """Server-sent events: 'change' whenever brain_sessions is notified for this workspace."""
-        workspace = await asyncio.to_thread(self._workspace_id)
+        try:
+            workspace = await asyncio.to_thread(self._workspace_id, request)
+        except auth.TokenRefused as exc:
+            return auth.refusal(exc)
 
         async def stream() -> AsyncIterator[str]:
             conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
@@ -331,15 +414,15 @@ class Dashboard:
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
-    def _workspace_id(self) -> int:
-        with self.brain() as brain, brain.transaction() as cur:
+    def _workspace_id(self, request: Request) -> int:
+        with self.brain(request) as brain, brain.transaction() as cur:
             cur.execute("SELECT brain.current_workspace() AS ws")
             return cur.fetchone()["ws"]
 
     def health(self, request: Request) -> Response:
         key = request.query_params.get("window", "24h")
         window, buckets = WINDOWS.get(key, WINDOWS["24h"])
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             report = health_report(brain)
             tools = brain.metrics(window)
@@ -371,7 +454,7 @@ class Dashboard:
     def decay(self, request: Request) -> Response:
         days = request.query_params.get("within", "7")
         within = _int(days) if days.isdigit() else 7
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             facts = brain.call("decay_outlook", within=f"{within} days", max_results=200)
             threshold = float(brain.value("setting", name="fact_dormant_threshold"))
@@ -391,12 +474,63 @@ class Dashboard:
 
     def flagged(self, request: Request) -> Response:
         include_confirmed = request.query_params.get("all") == "1"
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             viewer = self.viewer(brain)
             rows = brain.list_flagged(include_confirmed, 100)
         return self.render(
             request, "flagged.html", viewer=viewer, rows=rows, include_confirmed=include_confirmed
         )
+
+    # --- login --------------------------------------------------------------------
+
+    def login_page(self, request: Request, error: BrainError | None = None, status: int = 200) -> Response:
+        return self.render(
+            request,
+            "login.html",
+            status,
+            viewer=Viewer(access="read", actor=""),
+            error=error,
+            anonymous=not self.require_token,
+        )
+
+    async def login(self, request: Request) -> Response:
+        """Check a token typed into the login form; a good one gets an HttpOnly session cookie."""
+        if request.method == "GET":
+            return self.login_page(request)
+        form = await request.form()
+        if not _csrf_ok(request, form):
+            return Response("The form's CSRF token is missing or wrong; reload the page.", 403)
+        token = form.get("token")
+        token = token.strip() if isinstance(token, str) else ""
+
+        def check() -> auth.Principal:
+            with self.pool.connection() as conn:
+                return auth.verify(conn, token)
+
+        try:
+            await asyncio.to_thread(check)
+        except auth.TokenRefused as exc:
+            return self.login_page(request, exc, exc.status)
+        response = RedirectResponse("/memories", 303)
+        response.set_cookie(
+            SESSION_COOKIE,
+            self.logins.start(token),
+            max_age=int(LOGIN_LIFETIME),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+            path="/",
+        )
+        return response
+
+    async def logout(self, request: Request) -> Response:
+        form = await request.form()
+        if not _csrf_ok(request, form):
+            return Response("The form's CSRF token is missing or wrong; reload the page.", 403)
+        self.logins.end(request.cookies.get(SESSION_COOKIE))
+        response = RedirectResponse("/login", 303)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
 
     # --- curation -------------------------------------------------------------
 
@@ -405,7 +539,10 @@ class Dashboard:
         form = await request.form()
         if not _csrf_ok(request, form):
             return Response("The form's CSRF token is missing or wrong; reload the page.", 403)
-        return await asyncio.to_thread(self._curate, request, form)
+        try:
+            return await asyncio.to_thread(self._curate, request, form)
+        except auth.TokenRefused as exc:
+            return auth.refusal(exc)
 
     def _curate(self, request: Request, form: FormData) -> Response:
         action = request.path_params["action"]
@@ -415,7 +552,7 @@ class Dashboard:
             memory_id = _int(request.path_params["id"])
         except InvalidArgument as exc:
             return Response(exc.message, 400)
-        with self.brain() as brain:
+        with self.brain(request) as brain:
             if not self.viewer(brain).may_write:
                 return Response("This role may only read this workspace.", 403)
             try:
@@ -614,6 +751,10 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
         async def endpoint(request: Request) -> Response:
             try:
                 return await asyncio.to_thread(handler, request)
+            except auth.TokenRefused as exc:
+                if auth.bearer_token(request.headers) is None:
+                    return RedirectResponse("/login", 303)  # a browser: log in with a token
+                return auth.refusal(exc)
             except InvalidArgument as exc:
                 return dashboard.render(
                     request, "error.html", 400, viewer=Viewer(access="read", actor=""), error=exc
@@ -633,6 +774,8 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
         Route("/health", guarded(dashboard.health)),
         Route("/decay", guarded(dashboard.decay)),
         Route("/flagged", guarded(dashboard.flagged)),
+        Route("/login", dashboard.login, methods=["GET", "POST"]),
+        Route("/logout", dashboard.logout, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
 
