@@ -61,7 +61,7 @@ def seed(conn: psycopg.Connection) -> dict[str, int]:
         source_system="notes",
         source_ref="notes/api.md#ports",
     ).memory_id
-    brain.annotate(ids["port_v1"], "Checked against the load balancer config by @alice")
+    brain.annotate(ids["port_v1"], "Checked against the load balancer config by @alice", source="alice")
     brain.rate(ids["port_v1"], "up")
     ids["port_v2"] = brain.supersede(
         ids["port_v1"], "The API listens on port 9090", "the port moved in the May release"
@@ -72,7 +72,7 @@ def seed(conn: psycopg.Connection) -> dict[str, int]:
         "TLS terminates at the service since June",
         body="deploy/api.yaml sets 9443; plain 9090 is closed.",
     ).memory_id
-    brain.annotate(ids["port_v3"], "Confirmed in the June incident review")
+    brain.annotate(ids["port_v3"], "Confirmed in the June incident review", source="alice")
     ids["stale"] = brain.remember("fact", "The old wiki is read-only since March", project="docs").memory_id
     ids["fading"] = brain.remember(
         "fact", "Staging data is refreshed from production every Sunday", project="api"
@@ -237,6 +237,13 @@ def shot(page: Any, name: str) -> None:
     page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
+def readme_shot(page: Any, name: str, height: int) -> None:
+    """The top of a page, as docs/img/dashboard-NAME.png shows it in the README."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    clip = {"x": 0, "y": 0, "width": 1200, "height": height}
+    page.screenshot(path=str(ARTIFACTS / f"readme-{name}.png"), clip=clip, full_page=True)
+
+
 # --- pages in the browser -------------------------------------------------------
 
 
@@ -280,6 +287,7 @@ def test_every_page_shows_the_fixture_data(ui: Dashboard, page: Any, ids: dict[s
     page.goto(f"{ui.url}/memories/{ids['port_v3']}")
     assert page.locator("#curation").is_visible()
     shot(page, "memory")
+    readme_shot(page, "memory", 1000)
 
     page.goto(f"{ui.url}/history")
     events = page.locator("#events").inner_text()
@@ -308,6 +316,7 @@ def test_every_page_shows_the_fixture_data(ui: Dashboard, page: Any, ids: dict[s
     assert "BR008" in page.locator("#errors").inner_text()
     assert "memory" in page.locator("#storage").inner_text()
     shot(page, "health")
+    readme_shot(page, "health", 1000)
 
     page.goto(f"{ui.url}/decay")
     assert page.locator("figure.chart rect.bar").count() >= 3

@@ -25,6 +25,7 @@ from urllib.parse import urlencode
 
 import psycopg
 from jinja2 import Environment, PackageLoader, StrictUndefined
+from markupsafe import Markup
 from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
@@ -724,15 +725,16 @@ def _memory_filters(q: QueryParams) -> dict[str, Any]:
     }
 
 
-def _when(value: Any) -> str:
+def _when(value: Any) -> Markup:
+    """A timestamp to the minute, kept on one line."""
     if value is None:
-        return "—"
+        return Markup("—")
     if isinstance(value, str):
         try:
             value = datetime.fromisoformat(value)
         except ValueError:
-            return value
-    return value.strftime("%Y-%m-%d\u00a0%H:%M")
+            return Markup('<span class="when">{}</span>').format(value)
+    return Markup('<span class="when">{}</span>').format(value.strftime("%Y-%m-%d %H:%M"))
 
 
 def _bytes(value: Any) -> str:

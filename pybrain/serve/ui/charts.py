@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-WIDTH = 640
-HEIGHT = 180
+WIDTH = 1000
+HEIGHT = 200
 PAD_LEFT = 48
 PAD_RIGHT = 12
 PAD_TOP = 12
