@@ -1236,6 +1236,15 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
         s.dims, s.space_id, s.indexed_through, target, joins, filter, lim, s.workspace_id)
        ELSE '' END
 $_$;
+CREATE FUNCTION brain._notify_sessions() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM pg_notify('brain_sessions', NEW.workspace_id::text);
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2120,6 +2129,29 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical with the same distinguishing terms folds it into the existing memory (the longer text kept, the other recorded in brain.memory_fold; the queued memory is tombstoned pointing there); related and not a distinct fact flags it in metadata.possible_duplicate_of.';
+CREATE FUNCTION brain.audit_trail(id bigint DEFAULT NULL::bigint, actors text[] DEFAULT NULL::text[], actions text[] DEFAULT NULL::text[], before_id bigint DEFAULT NULL::bigint, max_results integer DEFAULT 100) RETURNS TABLE(audit_id bigint, memory_id bigint, kind text, headline text, action text, actor text, db_role text, at timestamp with time zone, detail jsonb)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 1000 THEN
+        PERFORM brain._raise('BR009', 'max_results lies between 1 and 1000.',
+            jsonb_build_object('max_results', max_results), 'Ask for 1 to 1000 events a page.');
+    END IF;
+    RETURN QUERY
+    SELECT a.audit_id, a.memory_id, m.kind, m.headline, a.action, a.actor, a.db_role, a.at, a.detail
+    FROM brain.audit a
+    LEFT JOIN brain.memory m ON m.workspace_id = a.workspace_id AND m.memory_id = a.memory_id
+    WHERE a.workspace_id = brain.current_workspace()
+      AND (audit_trail.id IS NULL OR a.memory_id = audit_trail.id)
+      AND (actors IS NULL OR a.actor = ANY (actors))
+      AND (actions IS NULL OR a.action = ANY (actions))
+      AND (before_id IS NULL OR a.audit_id < before_id)
+    ORDER BY a.audit_id DESC
+    LIMIT max_results;
+END
+$$;
+COMMENT ON FUNCTION brain.audit_trail(id bigint, actors text[], actions text[], before_id bigint, max_results integer) IS 'The audit trail of the workspace, or of one memory (id), newest first, filtered by actors and actions; before_id continues from the last audit_id of a page.';
 CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -3028,6 +3060,23 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.current_workspace(access text) IS 'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise.';
+CREATE FUNCTION brain.dashboard_facets() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'projects', coalesce((SELECT jsonb_agg(p ORDER BY p) FROM (
+                        SELECT DISTINCT m.project AS p FROM brain.memory m
+                        WHERE m.workspace_id = brain.current_workspace()) x), '[]'),
+        'actors', coalesce((SELECT jsonb_agg(a ORDER BY a) FROM (
+                      SELECT DISTINCT au.actor AS a FROM brain.audit au
+                      WHERE au.workspace_id = brain.current_workspace()) x), '[]'),
+        'actions', coalesce((SELECT jsonb_agg(a ORDER BY a) FROM (
+                       SELECT DISTINCT au.action AS a FROM brain.audit au
+                       WHERE au.workspace_id = brain.current_workspace()) x), '[]'),
+        'access', brain.workspace_access())
+$$;
+COMMENT ON FUNCTION brain.dashboard_facets() IS 'The projects, audit actors and audit actions of the workspace (the dashboard''s filter choices), and the caller''s access (read, write or admin).';
 CREATE FUNCTION brain.database_counts() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3046,6 +3095,26 @@ CREATE FUNCTION brain.database_counts() RETURNS jsonb
         'handoffs', (SELECT count(*) FROM brain.handoff))
 $$;
 COMMENT ON FUNCTION brain.database_counts() IS 'Row counts a backup is checked by: memories per state, audit rows, annotations, folds, embeddings, sessions, handoffs and workspaces — every workspace''s for a superuser (`brain backup` and `brain restore` read them as the database owner), the rows row-level security shows otherwise.';
+CREATE FUNCTION brain.decay_outlook(within interval DEFAULT '7 days'::interval, projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 200, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, project text, headline text, decay double precision, halflife_days real, last_touch timestamp with time zone, dormant_after timestamp with time zone, dormant boolean, dormant_soon boolean, pinned boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT m.memory_id, m.project, m.headline,
+           brain.decay_score(greatest(m.created_at, m.last_accessed, m.last_confirmed_at), f.halflife_days,
+                             coalesce(decay_outlook.now, pg_catalog.now())),
+           f.halflife_days, greatest(m.created_at, m.last_accessed, m.last_confirmed_at), m.dormant_after,
+           m.dormant_after IS NOT NULL AND m.dormant_after <= coalesce(decay_outlook.now, pg_catalog.now()),
+           m.dormant_after IS NOT NULL AND m.dormant_after > coalesce(decay_outlook.now, pg_catalog.now())
+               AND m.dormant_after <= coalesce(decay_outlook.now, pg_catalog.now()) + within,
+           m.pinned
+    FROM brain.memory m
+    JOIN brain.fact f ON f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND (projects IS NULL OR m.project = ANY (projects))
+    ORDER BY 4, m.memory_id
+    LIMIT greatest(1, least(max_results, 1000))
+$$;
+COMMENT ON FUNCTION brain.decay_outlook(within interval, projects text[], max_results integer, now timestamp with time zone) IS 'Active facts by decay score, lowest first: each one''s score, half-life, last touch, when it goes (or went) dormant, and whether it will within the given interval; the dormant threshold is the setting fact_dormant_threshold.';
 CREATE FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone DEFAULT now()) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -4519,6 +4588,26 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (1000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF statuses IS NOT NULL AND NOT statuses <@ ARRAY['pending', 'acknowledged'] THEN
+        PERFORM brain._raise('BR009', 'Unknown action item status.', jsonb_build_object('statuses', statuses),
+            'Ask for pending or acknowledged items, or NULL for all.');
+    END IF;
+    RETURN QUERY
+    SELECT a.action_item_id, a.text, a.project, a.all_projects, a.for_source, a.created_by, a.created_at,
+           a.status, a.acknowledged_by, a.acknowledged_at, a.response
+    FROM brain.action_item a
+    WHERE a.workspace_id = brain.current_workspace()
+      AND (statuses IS NULL OR a.status = ANY (statuses))
+    ORDER BY a.created_at DESC, a.action_item_id DESC
+    LIMIT greatest(1, least(max_results, 500));
+END
+$$;
+COMMENT ON FUNCTION brain.list_action_items(statuses text[], max_results integer) IS 'Action items of the workspace with the given statuses (pending by default; NULL for all), newest first.';
 CREATE FUNCTION brain.list_active_sessions(project text DEFAULT NULL::text, exclude_session bigint DEFAULT NULL::bigint, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.session_brief
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4570,6 +4659,55 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.list_members(workspace_id bigint) IS 'The roles with access to a workspace and their access (admins of the workspace).';
+CREATE FUNCTION brain.list_memories(kinds text[] DEFAULT NULL::text[], projects text[] DEFAULT NULL::text[], states text[] DEFAULT NULL::text[], tiers text[] DEFAULT NULL::text[], only_flagged boolean DEFAULT false, before_id bigint DEFAULT NULL::bigint, max_results integer DEFAULT 50, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, category text, origin text, project text, headline text, preview text, state text, tier text, decay double precision, pinned boolean, flagged boolean, upvotes integer, downvotes integer, created_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(list_memories.now, pg_catalog.now());
+BEGIN
+    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 500 THEN
+        PERFORM brain._raise('BR009', 'max_results lies between 1 and 500.',
+            jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 memories a page.');
+    END IF;
+    IF tiers IS NOT NULL AND NOT tiers <@ ARRAY['hot', 'warm', 'cold', 'archive'] THEN
+        PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('tiers', tiers),
+            'A tier is hot, warm, cold or archive.');
+    END IF;
+    IF states IS NOT NULL AND NOT states <@ ARRAY['active', 'superseded', 'archived', 'tombstoned'] THEN
+        PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('states', states),
+            'A state is active, superseded, archived or tombstoned.');
+    END IF;
+    IF kinds IS NOT NULL AND NOT kinds <@ ARRAY['rule', 'fact', 'incident', 'task'] THEN
+        PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('kinds', kinds),
+            'A kind is rule, fact, incident or task.');
+    END IF;
+    RETURN QUERY
+    SELECT x.memory_id, x.kind, x.category, x.origin, x.project, x.headline, brain.preview(x.body), x.state,
+           x.t, x.d, x.pinned, x.f, x.upvotes, x.downvotes, x.created_at
+    FROM (
+        SELECT m.*, fc.halflife_days,
+               brain.memory_tier(m.state, m.kind, m.pinned, m.dormant_after, m.expires_at,
+                                 greatest(m.created_at, m.last_accessed, m.last_confirmed_at), clock) AS t,
+               CASE WHEN fc.memory_id IS NOT NULL
+                    THEN brain.decay_score(greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                           fc.halflife_days, clock) END AS d,
+               brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) AS f
+        FROM brain.memory m
+        LEFT JOIN brain.fact fc ON fc.workspace_id = m.workspace_id AND fc.memory_id = m.memory_id
+        WHERE m.workspace_id = brain.current_workspace()
+          AND (kinds IS NULL OR m.kind = ANY (kinds))
+          AND (projects IS NULL OR m.project = ANY (projects))
+          AND (states IS NULL OR m.state = ANY (states))
+          AND (before_id IS NULL OR m.memory_id < before_id)
+    ) AS x
+    WHERE (tiers IS NULL OR x.t = ANY (tiers))
+      AND (NOT only_flagged OR x.f)
+    ORDER BY x.memory_id DESC
+    LIMIT max_results;
+END
+$$;
+COMMENT ON FUNCTION brain.list_memories(kinds text[], projects text[], states text[], tiers text[], only_flagged boolean, before_id bigint, max_results integer, now timestamp with time zone) IS 'A page of memories, newest first, filtered by kinds, projects (exact), states, tiers (hot, warm, cold, archive) and, with only_flagged, the memories flagged as possible instructions and not confirmed; with each one''s tier and a fact''s decay score; before_id continues from the last id of a page.';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4586,6 +4724,30 @@ CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project tex
     LIMIT greatest(1, least(max_results, 500))
 $$;
 COMMENT ON FUNCTION brain.list_recent(kinds text[], project text, max_results integer, include_superseded boolean, include_archived boolean) IS 'The newest memories, headlines and previews, filtered like search.';
+CREATE FUNCTION brain.list_sessions(include_ended boolean DEFAULT true, projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 50) RETURNS TABLE(session_id bigint, source text, project text, cwd text, host text, pid integer, current_task text, status text, started_at timestamp with time zone, heartbeat_at timestamp with time zone, ended_at timestamp with time zone, end_reason text, handoff text, siblings bigint[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 500 THEN
+        PERFORM brain._raise('BR009', 'max_results lies between 1 and 500.',
+            jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 sessions.');
+    END IF;
+    RETURN QUERY
+    SELECT s.session_id, s.source, s.project, s.cwd, s.host, s.pid, s.current_task, s.status, s.started_at,
+           s.heartbeat_at, s.ended_at, s.end_reason, s.handoff,
+           coalesce((SELECT array_agg(o.session_id ORDER BY o.session_id) FROM brain.session o
+                     WHERE o.workspace_id = s.workspace_id AND o.project = s.project
+                       AND o.status = 'active' AND o.session_id <> s.session_id), '{}')
+    FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace()
+      AND (include_ended OR s.status = 'active')
+      AND (projects IS NULL OR s.project = ANY (projects))
+    ORDER BY (s.status = 'active') DESC, coalesce(s.ended_at, s.heartbeat_at) DESC, s.session_id DESC
+    LIMIT max_results;
+END
+$$;
+COMMENT ON FUNCTION brain.list_sessions(include_ended boolean, projects text[], max_results integer) IS 'Sessions of the workspace, active ones first, then the most recent, each with its handoff and the ids of its siblings (the other active sessions of its project).';
 CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE(name text, id bigint, headline text, keywords jsonb, projects jsonb, always_on boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4759,6 +4921,38 @@ CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     SELECT d.doc FROM brain._memory_docs(ARRAY[id]) AS d
 $$;
 COMMENT ON FUNCTION brain.memory_json(id bigint) IS 'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
+CREATE FUNCTION brain.memory_page(id bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(memory_page.now, pg_catalog.now());
+    doc jsonb := brain.memory_json(memory_page.id);
+    m brain.memory;
+    halflife double precision;
+BEGIN
+    IF doc IS NULL THEN
+        PERFORM brain._raise('BR010', format('No memory #%s in this workspace.', memory_page.id),
+            jsonb_build_object('id', memory_page.id), 'Search or list the memories to find its id.');
+    END IF;
+    SELECT * INTO m FROM brain.memory x
+    WHERE x.workspace_id = brain.current_workspace() AND x.memory_id = memory_page.id;
+    SELECT f.halflife_days INTO halflife FROM brain.fact f
+    WHERE f.workspace_id = m.workspace_id AND f.memory_id = m.memory_id;
+    RETURN doc || jsonb_build_object(
+        'tier', brain.memory_tier(m.state, m.kind, m.pinned, m.dormant_after, m.expires_at,
+                                  greatest(m.created_at, m.last_accessed, m.last_confirmed_at), clock),
+        'decay', CASE WHEN halflife IS NOT NULL
+                      THEN brain.decay_score(greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                             halflife, clock) END,
+        'dormant', m.dormant_after IS NOT NULL AND m.dormant_after <= clock,
+        'flagged', brain._is_flagged(m.flag_reasons, m.flag_confirmed_at),
+        'current_id', brain.current_version(m.memory_id),
+        'history', brain.history(m.memory_id),
+        'access', brain.workspace_access());
+END
+$$;
+COMMENT ON FUNCTION brain.memory_page(id bigint, now timestamp with time zone) IS 'A memory''s page: its document (brain.memory_json, with annotations and ratings), tier, decay, whether it is dormant or flagged, the end of its supersede chain, its history (chain with reasons, and audit events), and the caller''s access; reading it is not a use (no access bump).';
 CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4788,6 +4982,44 @@ CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval,
     ORDER BY count(*) DESC, e.tool
 $$;
 COMMENT ON FUNCTION brain.metrics(window_size interval, now timestamp with time zone) IS 'Per tool over a window (24 h): calls, errors, error rate, average and p99 latency in ms.';
+CREATE FUNCTION brain.metrics_series(window_size interval DEFAULT '24:00:00'::interval, buckets integer DEFAULT 24, tool text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(bucket_start timestamp with time zone, calls bigint, errors bigint, error_rate double precision, p50_ms double precision, p95_ms double precision, p99_ms double precision)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    clock timestamptz := coalesce(metrics_series.now, pg_catalog.now());
+    width interval;
+BEGIN
+    IF buckets IS NULL OR buckets NOT BETWEEN 1 AND 500 THEN
+        PERFORM brain._raise('BR009', 'buckets lies between 1 and 500.', jsonb_build_object('buckets', buckets),
+            'Ask for 1 to 500 buckets.');
+    END IF;
+    IF window_size IS NULL OR window_size <= interval '0' THEN
+        PERFORM brain._raise('BR009', 'The window must be a positive interval.',
+            jsonb_build_object('window_size', window_size), 'For example ''24 hours'' or ''7 days''.');
+    END IF;
+    width := window_size / buckets;
+    RETURN QUERY
+    WITH b AS (
+        SELECT clock - window_size + width * i AS lo, clock - window_size + width * (i + 1) AS hi
+        FROM generate_series(0, buckets - 1) AS i
+    )
+    SELECT b.lo, count(e.event_id), count(e.event_id) FILTER (WHERE NOT e.ok),
+           CASE WHEN count(e.event_id) > 0
+                THEN round((count(e.event_id) FILTER (WHERE NOT e.ok))::numeric / count(e.event_id), 4)::double precision
+           END,
+           round(percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           round(percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision
+    FROM b
+    LEFT JOIN brain.tool_event e ON e.workspace_id = brain.current_workspace()
+                                AND e.started_at > b.lo AND e.started_at <= b.hi
+                                AND (metrics_series.tool IS NULL OR e.tool = metrics_series.tool)
+    GROUP BY b.lo
+    ORDER BY b.lo;
+END
+$$;
+COMMENT ON FUNCTION brain.metrics_series(window_size interval, buckets integer, tool text, now timestamp with time zone) IS 'Tool calls over a window in equal buckets (oldest first, empty ones included): calls, errors, error rate and latency percentiles (p50, p95, p99), of one tool or all.';
 CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -5452,6 +5684,24 @@ CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABL
     LIMIT greatest(1, least(max_results, 1000))
 $$;
 COMMENT ON FUNCTION brain.recent_errors(max_results integer) IS 'The latest failed tool calls and commands, newest first.';
+CREATE FUNCTION brain.recent_handoffs(projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 20) RETURNS TABLE(session_id bigint, source text, project text, text text, created_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.session_id, x.source, x.project, x.text, x.created_at FROM (
+        SELECT s.session_id, s.source, s.project, s.handoff AS text, s.ended_at AS created_at
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.handoff IS NOT NULL
+        UNION ALL
+        SELECT h.session_id, h.source, h.project, h.text, h.created_at
+        FROM brain.handoff h
+        WHERE h.workspace_id = brain.current_workspace() AND h.text IS NOT NULL
+    ) AS x
+    WHERE projects IS NULL OR x.project = ANY (projects)
+    ORDER BY x.created_at DESC NULLS LAST, x.session_id DESC NULLS LAST
+    LIMIT greatest(1, least(max_results, 200))
+$$;
+COMMENT ON FUNCTION brain.recent_handoffs(projects text[], max_results integer) IS 'The handoffs sessions left for the next one, newest first (at most 200): those of ended sessions and those kept for a source whose session had already ended.';
 CREATE FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text DEFAULT 'sql'::text, session bigint DEFAULT NULL::bigint, error_code text DEFAULT NULL::text, error text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6115,6 +6365,29 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
     )
 $$;
 COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';
+CREATE FUNCTION brain.storage_state() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT jsonb_build_object(
+        'database_bytes', pg_database_size(current_database()),
+        'tables', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                      'name', c.relname, 'bytes', pg_total_relation_size(c.oid),
+                      'index_bytes', pg_indexes_size(c.oid)) ORDER BY pg_total_relation_size(c.oid) DESC)
+                  FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+                  WHERE n.nspname = 'brain' AND c.relkind IN ('r', 'p')), '[]'),
+        'vector_indexes', coalesce((SELECT jsonb_agg(jsonb_build_object(
+                      'name', c.relname, 'bytes', pg_relation_size(c.oid),
+                      'valid', i.indisvalid, 'ready', i.indisready) ORDER BY c.relname)
+                  FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+                  JOIN pg_am am ON am.oid = c.relam
+                  JOIN pg_namespace n ON n.oid = c.relnamespace
+                  WHERE n.nspname = 'brain' AND am.amname IN ('hnsw', 'ivfflat')), '[]'),
+        'unindexed_vectors', (SELECT count(*) FROM brain.active_embedding_space() AS s,
+                                                   brain._waiting_vectors(s) AS w
+                              WHERE s.space_id IS NOT NULL))
+$$;
+COMMENT ON FUNCTION brain.storage_state() IS 'Disk use of the database and of each table of schema brain (indexes included), the vector indexes with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6796,7 +7069,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c49fabfb16670c95931dcbb3e0eeb3c6a8dfb596b452c241f404c24a453ec63c';
+COMMENT ON TABLE brain.migration IS 'functions ee20eb1cf81840f234e95d845d0e6acc99372550f6d7fc05b331e6e140767656';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -7022,13 +7295,17 @@ CREATE INDEX token_by_hash ON brain.token USING btree (token_hash);
 CREATE UNIQUE INDEX token_live_name ON brain.token USING btree (workspace_id, name) WHERE (revoked_at IS NULL);
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);
 CREATE INDEX tool_event_recent ON brain.tool_event USING btree (workspace_id, started_at DESC);
+CREATE TRIGGER action_item_notify AFTER INSERT OR UPDATE OF status ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200', 'response_note', '2000');
 CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
 CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
+CREATE TRIGGER handoff_notify AFTER INSERT ON brain.handoff FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
 CREATE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
+CREATE TRIGGER session_change_notify AFTER UPDATE ON brain.session FOR EACH ROW WHEN (((old.status IS DISTINCT FROM new.status) OR (old.current_task IS DISTINCT FROM new.current_task) OR (old.handoff IS DISTINCT FROM new.handoff))) EXECUTE FUNCTION brain._notify_sessions();
+CREATE TRIGGER session_notify AFTER INSERT ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255', 'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
 CREATE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('value', '10000');
 CREATE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');

@@ -1321,6 +1321,25 @@ def mcp_command(profile: str) -> None:
         _fail(exc, as_json=False)
 
 
+@main.command("ui")
+@click.option("--host", default="127.0.0.1", show_default=True, help="Beyond localhost: tokens only.")
+@click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port.")
+@click.option("--require-token", is_flag=True, help="Tokens only, on localhost too (brain token create).")
+def ui_command(host: str, port: int, require_token: bool) -> None:
+    """Serve the dashboard in a browser: memories, history, sessions, health, decay, flagged."""
+    from pybrain.serve.ui.server import run
+
+    try:
+        run(
+            host,
+            port,
+            require_token=require_token,
+            on_ready=lambda url: click.echo(f"dashboard: {url}", err=True),
+        )
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+
+
 @command(main)
 def health(as_json: bool) -> None:
     """Database, extensions, embedder reachability, counts, pending embeddings."""

@@ -2,5 +2,6 @@
 
 auth: verify a token against the database and run a transaction as its role
 and workspace; pool: a Brain whose calls take a pooled connection; app: the
-Starlette application and the server.
+Starlette application and the server. ui: the dashboard (`brain ui`,
+docs/dashboard.md) on the same stack.
 """
