@@ -30,6 +30,7 @@ RELEASED = {
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
     "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
+    "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
 }
 
 
@@ -234,3 +235,26 @@ def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> No
         assert spaces == {"local": 254, "hash": None}
         # the chunks of observed text now fit the active space's window
         assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
+
+
+def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) -> None:
+    """A database at 013 with open tasks and rules: 016 replaces task_open and adds the boot indexes."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 13)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for i, kind in enumerate(["task", "task", "rule"], 1):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized) VALUES (%s, %s, %s)",
+                (kind, f"note {i}", f"note {i}"),
+            )
+        conn.execute("INSERT INTO brain.task (memory_id, priority) VALUES (1, 2), (2, 1)")
+        conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (3, 'BLOCKER')")
+
+        assert "016-scale.sql" in db.migrate(conn).applied
+        indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'brain'")}
+        assert {"memory_rule_boot_blockers", "memory_rule_boot_patterns", "task_open_order"} <= indexes
+        assert "task_open" not in indexes
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        payload = conn.execute("SELECT brain.boot_session(source => 'upgrade')").fetchone()[0]
+        assert [t["id"] for t in payload["sections"]["tasks"]] == [2, 1]
+        assert [r["id"] for r in payload["sections"]["blockers"]] == [3]

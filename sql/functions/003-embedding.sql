@@ -320,29 +320,75 @@ AS $$
        ELSE '' END
 $$;
 
+-- Filtered nearest-neighbour lookups choose their plan by how many rows the
+-- filter keeps. The HNSW index yields the nearest vectors first and each is
+-- then checked against the filter, so a filter that keeps a share f of the
+-- space costs about lim / f index tuples (and pgvector stops the walk at
+-- hnsw.max_scan_tuples, returning fewer rows than exist). A filter that keeps
+-- fewer than this many rows is ranked exactly instead: the distances of its
+-- rows, computed and sorted, whatever the size of the space.
+CREATE OR REPLACE FUNCTION brain._exact_rank_rows()
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT 2000
+$$;
+
+-- Like brain._nearest_sql, ranked exactly: the rows of space s that pass
+-- `filter` (with `joins`), by their distance to `target`, indexed and waiting
+-- vectors alike. The distance is taken on the stored column, not on the
+-- cast the HNSW index holds, so the planner starts from the filter.
+CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, joins text, filter text,
+                                                    lim integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format($q$
+        (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
+         FROM brain.embedding e %3$s
+         WHERE e.space_id = %1$s AND %4$s
+         ORDER BY 2
+         LIMIT %5$s) $q$,
+        s.space_id, target, joins, filter, lim)
+$$;
+
 -- The active memories of the kind and project nearest to v in space s, most
 -- similar first (at most k): the candidates of a write's semantic dedup.
+-- A scope of fewer than brain._exact_rank_rows() memories (a new project, a
+-- rare kind) is ranked exactly; a larger one walks the HNSW index, which then
+-- meets k of its rows within about k x (space / scope) tuples.
 CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
                                             project text, exclude_id bigint, k integer)
 RETURNS TABLE (memory_id bigint, similarity real)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
+SET hnsw.max_scan_tuples = 20000
 -- Without statistics for the workspace (a new one, or a new space) the planner
 -- would rather sort the workspace's rows by distance, once per call; with
 -- sorts off it walks the HNSW index, whatever the estimates say.
 SET enable_sort = off
 AS $$
+DECLARE
+    scope integer;
+    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
+    filter text := 'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+                    AND m.memory_id IS DISTINCT FROM $5';
 BEGIN
+    SELECT count(*) INTO scope FROM (
+        SELECT FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.kind = _nearest_k.kind AND m.project = _nearest_k.project
+          AND m.state = 'active'
+        LIMIT brain._exact_rank_rows()) AS x;
     RETURN QUERY EXECUTE format($q$
         SELECT x.memory_id, (1 - x.dist)::real
         FROM (%s) AS x
         ORDER BY x.dist
         LIMIT %s $q$,
-        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', k), k)
+        CASE WHEN scope < brain._exact_rank_rows()
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k)
+             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $$;
