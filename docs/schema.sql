@@ -626,9 +626,9 @@ CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, j
         s.space_id, target, joins, filter, lim)
 $_$;
 CREATE FUNCTION brain._exact_rank_rows() RETURNS integer
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE sql STABLE
     AS $$
-    SELECT 2000
+    SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 CREATE FUNCTION brain._field_text(v jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -5176,6 +5176,7 @@ DECLARE
     statement text;
     statement_name text;
     stale text;
+    kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -5193,11 +5194,23 @@ BEGIN
         -- The space's HNSW index (and an exact ranking of vectors it does not hold
         -- yet: brain._nearest_sql); iterative scans keep filtered searches from
         -- returning fewer rows than exist.
-        -- Prepared (generic plan): the filters are a subquery per candidate, so
-        -- a plan that cannot know how many rows they leave has no cheaper way
-        -- than walking the HNSW index. Planned per call (selective filters): a
-        -- join, so the planner may start from the filter's index and rank the
-        -- few rows that pass exactly.
+        -- The filters are a subquery per candidate, so the plan (generic when
+        -- prepared) has no cheaper way than walking the HNSW index. Selective
+        -- filters that keep few rows rank them exactly instead (below).
+        IF NOT prepared THEN
+            -- The plan by the filters' selectivity: the rows they keep, counted up to
+            -- brain._exact_rank_rows(). Fewer are ranked exactly; more walk the
+            -- index, with a tuple budget that lets the walk reach `candidates`
+            -- of them (about candidates x space / kept tuples).
+            EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m WHERE %s LIMIT %s) AS x',
+                           brain._search_filter(), brain._exact_rank_rows())
+            INTO kept
+            USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws;
+            PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
+                * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
+                / brain._exact_rank_rows()))::bigint::text, true);
+        END IF;
         vector_sql := format($v$
             SELECT x.memory_id, x.r, x.sim
             -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
@@ -5206,15 +5219,16 @@ BEGIN
                   FROM (%s) AS k
                   WHERE 1 - k.dist >= $21) AS x
             WHERE x.r <= %s $v$,
-            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                CASE WHEN prepared THEN ''
-                     ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+            CASE WHEN kept < brain._exact_rank_rows() THEN
+                brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
+                    'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
+                    'e.workspace_id = $17 AND ' || brain._search_filter(), candidates)
+            ELSE
+            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '
-                || CASE WHEN prepared
-                        THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                                    ' AND m.memory_id = e.memory_id)', brain._search_filter())
-                        ELSE brain._search_filter() END,
-                candidates),
+                || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                          ' AND m.memory_id = e.memory_id)', brain._search_filter()),
+                candidates) END,
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN
@@ -5455,6 +5469,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
+        'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
         'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
@@ -5492,6 +5507,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
         'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
         'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),
@@ -6191,7 +6207,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions ac16a1d2d04ba54efb614536358eddfd6d9f9f25315c3d6bd7101249f122b25f';
+COMMENT ON TABLE brain.migration IS 'functions 06a000910673b59bb10e9d7b52986b81ca6794da7a008588762df032c7c591a4';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import random
 import threading
 
 import psycopg
 import pytest
-from helpers import memory_count, one, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, memory_count, one, raises_br, remember, rows, scalar, unit
 
 
 def test_exact_duplicate_is_skipped_across_case_and_spacing(conn) -> None:
@@ -242,3 +244,46 @@ def test_a_write_embedded_while_its_space_was_filling_still_gets_its_dedup(conn)
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.97)))
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     assert rows(conn, "SELECT * FROM brain.pending_embeddings()") == []
+
+
+def test_the_duplicate_check_finds_a_near_identical_memory_by_either_plan(conn) -> None:
+    """A scope under exact_rank_rows is ranked exactly; a larger one walks the HNSW index: both fold."""
+    rng = random.Random(4)
+    for i in range(300):
+        g = [rng.gauss(0, 1) for _ in range(DIMS)]
+        norm = math.sqrt(sum(x * x for x in g))
+        remember(
+            conn,
+            kind="fact",
+            project="fleet",
+            headline=f"Disk {i} of host db-{i % 17} reports {i * 3} GB free",
+            embedding=[x / norm for x in g],
+        )
+    kept = remember(
+        conn, kind="fact", project="fleet", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+    )
+    rare = remember(
+        conn, kind="fact", project="rare", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+    )
+    conn.execute("ANALYZE brain.memory")
+
+    for n, exact_rows in enumerate((2000, 20), 1):
+        one(conn, "SELECT brain.set_setting('exact_rank_rows', %s)", (str(exact_rows),))
+        for project, target in (("fleet", kept), ("rare", rare)):
+            again = remember(
+                conn,
+                kind="fact",
+                project=project,
+                headline="Backups run at 02:00 UTC" + "!" * n,
+                embedding=unit(0.99, axis=n),
+            )
+            assert again["memory_id"] == target["memory_id"], (exact_rows, project)
+            assert again["action"] in ("skipped", "updated")
+        new = remember(
+            conn,
+            kind="fact",
+            project=f"new-{exact_rows}",
+            headline="Backups run at 02:00 UTC",
+            embedding=unit(1.0),
+        )
+        assert new["action"] == "created", "a new project has nothing to fold into"

@@ -326,12 +326,13 @@ $$;
 -- space costs about lim / f index tuples (and pgvector stops the walk at
 -- hnsw.max_scan_tuples, returning fewer rows than exist). A filter that keeps
 -- fewer than this many rows is ranked exactly instead: the distances of its
--- rows, computed and sorted, whatever the size of the space.
+-- rows, computed and sorted, whatever the size of the space (the setting
+-- exact_rank_rows, 2000).
 CREATE OR REPLACE FUNCTION brain._exact_rank_rows()
 RETURNS integer
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE sql STABLE
 AS $$
-    SELECT 2000
+    SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 
 -- Like brain._nearest_sql, ranked exactly: the rows of space s that pass
