@@ -240,20 +240,24 @@ FROM (SELECT b.*, b.headline || E'\n' || b.body AS full_text FROM bench_stage b
 ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
 """
 
-BULK_KINDS = """
-INSERT INTO brain.rule (workspace_id, memory_id, severity)
-SELECT %(ws)s, m.memory_id, s.severity FROM bench_stage s
-JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i WHERE s.kind = 'rule';
-INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-SELECT %(ws)s, m.memory_id, (brain.setting('fact_halflife_days'))::real FROM bench_stage s
-JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i WHERE s.kind = 'fact';
-INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message)
-SELECT %(ws)s, m.memory_id, s.what_was_wrong, s.what_is_correct, s.error_message FROM bench_stage s
-JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i WHERE s.kind = 'incident';
-INSERT INTO brain.task (workspace_id, memory_id, status, priority)
-SELECT %(ws)s, m.memory_id, coalesce(s.status, 'open'), coalesce(s.priority, 3) FROM bench_stage s
-JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i WHERE s.kind = 'task';
-"""
+BULK_KINDS = (
+    """INSERT INTO brain.rule (workspace_id, memory_id, severity)
+       SELECT %(ws)s, m.memory_id, s.severity FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'rule' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+       SELECT %(ws)s, m.memory_id, (brain.setting('fact_halflife_days'))::real FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'fact' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message)
+       SELECT %(ws)s, m.memory_id, s.what_was_wrong, s.what_is_correct, s.error_message FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'incident' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.task (workspace_id, memory_id, status, priority)
+       SELECT %(ws)s, m.memory_id, coalesce(s.status, 'open'), coalesce(s.priority, 3) FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'task' ON CONFLICT DO NOTHING""",
+)
 
 
 def load_bulk(
@@ -264,8 +268,10 @@ def load_bulk(
     space_id: int,
     chunk: int = 50_000,
     embed: Callable[[list[str]], np.ndarray] | None = None,
+    resume: bool = False,
 ) -> dict[str, Any]:
-    """Stores memories set-based (see BULK_INSERT); returns what load() returns."""
+    """Stores memories set-based (see BULK_INSERT); returns what load() returns. resume: the
+    workspace holds the first chunks of an interrupted load of the same memories."""
     n = len(memories)
     fields = (
         "kind",
@@ -287,11 +293,22 @@ def load_bulk(
         with conn.cursor() as cur, cur.copy(f"COPY bench_stage (i, {', '.join(fields)}) FROM STDIN") as copy:
             for i, m in enumerate(memories):
                 copy.write_row((i, *(getattr(m, f) for f in fields)))
+        # Memory i gets the id base + i. A load that was interrupted is resumed: each chunk is
+        # one statement, so the chunks below the largest id stored are complete and skipped.
+        low, high = conn.execute(
+            "SELECT min(memory_id), max(memory_id) FROM brain.memory WHERE workspace_id = %s", (workspace,)
+        ).fetchone()
         (base,) = conn.execute("SELECT coalesce(max(memory_id), 0) FROM brain.memory").fetchone()
+        if resume and low is not None:
+            base = low
+            log(f"  resuming: memories {low:,} to {high:,} are stored")
         for lo in range(0, n, chunk):
+            if resume and high is not None and base + min(lo + chunk, n) - 1 <= high:
+                continue
             conn.execute(BULK_INSERT, {"base": base, "ws": workspace, "lo": lo, "hi": lo + chunk})
             log(f"  stored {min(lo + chunk, n):,}/{n:,} (set-based)")
-        conn.execute(BULK_KINDS, {"base": base, "ws": workspace})
+        for statement in BULK_KINDS:
+            conn.execute(statement, {"base": base, "ws": workspace})
         conn.execute(
             "SELECT setval(pg_get_serial_sequence('brain.memory', 'memory_id'), "
             "(SELECT max(memory_id) FROM brain.memory))"

@@ -226,7 +226,8 @@ BEGIN
     scope := brain._boot_count(ws, projects, 'PATTERN', brain._exact_rank_rows());
     RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
         CASE WHEN scope < brain._exact_rank_rows()
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING vec, ws, projects;
 END
@@ -613,20 +614,24 @@ CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text,
       AND m.project = _exact_duplicate.project AND m.state = 'active'
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
 $$;
-CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, joins text, filter text, lim integer) RETURNS text
+CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     SELECT format($q$
-        (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
-         FROM brain.embedding e %3$s
-         WHERE e.space_id = %1$s AND %4$s
+        (SELECT m.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
+         FROM brain.memory m
+         CROSS JOIN LATERAL (SELECT e.embedding FROM brain.embedding e
+                             WHERE e.workspace_id = m.workspace_id AND e.space_id = %1$s
+                               AND e.memory_id = m.memory_id OFFSET 0) AS e
+         WHERE %3$s
          ORDER BY 2
-         LIMIT %5$s) $q$,
-        s.space_id, target, joins, filter, lim)
+         LIMIT %4$s) $q$,
+        s.space_id, target, filter, lim)
 $_$;
 CREATE FUNCTION brain._exact_rank_rows() RETURNS integer
     LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
@@ -1108,6 +1113,23 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    key integer;
+BEGIN
+    IF cardinality(ids) < 5 THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
+                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+    END IF;
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
+    END LOOP;
+END
+$$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1132,6 +1154,13 @@ BEGIN
         PERFORM brain._lock_writes(g.kind, g.project);
     END LOOP;
 END
+$$;
+CREATE FUNCTION brain._lock_writes_shared(kind text, project text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
+                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 CREATE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text) RETURNS void
     LANGUAGE plpgsql
@@ -1231,7 +1260,8 @@ BEGIN
         ORDER BY x.dist
         LIMIT %s $q$,
         CASE WHEN scope < brain._exact_rank_rows()
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
@@ -1824,7 +1854,11 @@ BEGIN
     IF p_embedding IS NOT NULL THEN
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        PERFORM brain._lock_writes(p_kind, v_project);
+        -- Only writers that could conflict take turns (brain._lock_near).
+        PERFORM brain._lock_writes_shared(p_kind, v_project);
+        IF p_kind <> 'incident' THEN
+            PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
+        END IF;
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
     r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
@@ -5221,8 +5255,7 @@ BEGIN
             WHERE x.r <= %s $v$,
             CASE WHEN kept < brain._exact_rank_rows() THEN
                 brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                    'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-                    'e.workspace_id = $17 AND ' || brain._search_filter(), candidates)
+                                         brain._search_filter(), candidates)
             ELSE
             brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '
@@ -6207,7 +6240,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 06a000910673b59bb10e9d7b52986b81ca6794da7a008588762df032c7c591a4';
+COMMENT ON TABLE brain.migration IS 'functions 2baa97f7336e4e1e348ac6a24dc3e309133f1724e24f968926d04fe569ada635';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

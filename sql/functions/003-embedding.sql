@@ -212,6 +212,48 @@ AS $$
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 
+-- A write of one memory with an embedding (brain._write) takes the lock of its
+-- kind and project shared: such writers do not wait for one another there,
+-- only for the batches and deferred dedup that take it exclusively
+-- (brain._lock_writes); among themselves, brain._lock_near decides who waits.
+CREATE OR REPLACE FUNCTION brain._lock_writes_shared(kind text, project text)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
+                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
+
+-- Writers whose semantic dedup could decide against each other take turns;
+-- others do not wait. A write locks its 5 nearest active memories of the kind
+-- and project (one key per memory, taken in key order, so lockers never wait
+-- in a cycle); while the scope holds fewer than 5, it also locks the scope's
+-- key, so the writers of a new or small scope take turns. Two near-identical
+-- texts lie near the same stored memories, so the second waits for the first
+-- and, looking again behind the locks (brain._write's lookup runs after this),
+-- sees it; two unrelated texts lock different memories and neither waits. The
+-- lock is held to the end of the transaction.
+CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text,
+                                            exclude_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    key integer;
+BEGIN
+    IF cardinality(ids) < 5 THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
+                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+    END IF;
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
+    END LOOP;
+END
+$$;
+
 -- _lock_writes for the kinds and projects of several memories (and for
 -- also_kind / also_project), in one fixed order, so two callers that lock
 -- several never wait for each other in a cycle.
@@ -331,27 +373,33 @@ $$;
 CREATE OR REPLACE FUNCTION brain._exact_rank_rows()
 RETURNS integer
 LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 
--- Like brain._nearest_sql, ranked exactly: the rows of space s that pass
--- `filter` (with `joins`), by their distance to `target`, indexed and waiting
--- vectors alike. The distance is taken on the stored column, not on the
--- cast the HNSW index holds, so the planner starts from the filter.
-CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, joins text, filter text,
-                                                    lim integer)
+-- Like brain._nearest_sql, ranked exactly: the memories m that pass `filter`
+-- (an expression over brain.memory m), by the distance of their vector in
+-- space s to `target`, indexed and waiting vectors alike. The filter's rows
+-- come first (its indexes), each vector is then read by its key (a lateral
+-- lookup, OFFSET 0 so the planner does not turn it into a scan of the space),
+-- and the distance is taken on the stored column, not on the cast the HNSW
+-- index holds.
+CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT format($q$
-        (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
-         FROM brain.embedding e %3$s
-         WHERE e.space_id = %1$s AND %4$s
+        (SELECT m.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
+         FROM brain.memory m
+         CROSS JOIN LATERAL (SELECT e.embedding FROM brain.embedding e
+                             WHERE e.workspace_id = m.workspace_id AND e.space_id = %1$s
+                               AND e.memory_id = m.memory_id OFFSET 0) AS e
+         WHERE %3$s
          ORDER BY 2
-         LIMIT %5$s) $q$,
-        s.space_id, target, joins, filter, lim)
+         LIMIT %4$s) $q$,
+        s.space_id, target, filter, lim)
 $$;
 
 -- The active memories of the kind and project nearest to v in space s, most
@@ -388,7 +436,8 @@ BEGIN
         ORDER BY x.dist
         LIMIT %s $q$,
         CASE WHEN scope < brain._exact_rank_rows()
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END

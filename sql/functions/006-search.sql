@@ -195,8 +195,7 @@ BEGIN
             WHERE x.r <= %s $v$,
             CASE WHEN kept < brain._exact_rank_rows() THEN
                 brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                    'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-                    'e.workspace_id = $17 AND ' || brain._search_filter(), candidates)
+                                         brain._search_filter(), candidates)
             ELSE
             brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '

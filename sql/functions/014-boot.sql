@@ -87,7 +87,8 @@ BEGIN
     scope := brain._boot_count(ws, projects, 'PATTERN', brain._exact_rank_rows());
     RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
         CASE WHEN scope < brain._exact_rank_rows()
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING vec, ws, projects;
 END
