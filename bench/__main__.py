@@ -41,6 +41,23 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
     p.add_argument("--no-profile", action="store_true", help="skip the per-function profiles")
+    p.add_argument(
+        "--sizes",
+        type=lambda v: [int(x) for x in v.split(",")],
+        default=None,
+        help="synthetic workspace sizes, comma-separated (default 10000,100000, plus 1000000 with --million)",
+    )
+    p.add_argument(
+        "--only-synthetic",
+        action="store_true",
+        help="only the synthetic workspaces (no ingest, MiniLM, shaped boot, LongMemEval or CLI parts)",
+    )
+    p.add_argument(
+        "--data-dir",
+        type=Path,
+        default=None,
+        help="keep the server's data directory there and reuse the loaded workspaces in later runs",
+    )
     p.add_argument("--seed", type=int, default=20261122)
     p.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     return p.parse_args(argv)
@@ -64,6 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     sizes = [10_000] if quick else [10_000, 100_000]
     if args.million:
         sizes.append(1_000_000)
+    if args.sizes:
+        sizes = args.sizes
     full_counts = {
         "n_queries": 200,
         "n_filtered": 100,
@@ -99,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
         "synthetic_embedder": "hash:feature-hash-v1 (384 dims, feature hashing: not semantic)",
     }
-    server = BenchServer()
+    server = BenchServer(args.data_dir)
     phases: dict[str, float] = {}
     results["phase_seconds"] = phases
 
@@ -114,10 +133,13 @@ def main(argv: list[str] | None = None) -> int:
         results["machine"] = server.machine_info()
         results["mcp_tools"] = phase("mcp_tools", mcp_tools.run)
         profile = not args.no_profile
-        results["ingest"] = phase(
-            "ingest", lambda: ingest.run(server, seed=args.seed, rows=10_000, quick=quick, profile=profile)
-        )
-        if not args.skip_docingest:
+        only = args.only_synthetic
+        if not only:
+            results["ingest"] = phase(
+                "ingest",
+                lambda: ingest.run(server, seed=args.seed, rows=10_000, quick=quick, profile=profile),
+            )
+        if not only and not args.skip_docingest:
             results["docingest"] = phase(
                 "docingest",
                 lambda: docingest.run(
@@ -138,7 +160,7 @@ def main(argv: list[str] | None = None) -> int:
                 ),
             )
         cache = None
-        if not args.skip_minilm_synthetic:
+        if not (args.skip_minilm_synthetic or only):
             cache = EmbeddingCache()
 
             def minilm(texts: list[str]) -> Any:
@@ -156,16 +178,17 @@ def main(argv: list[str] | None = None) -> int:
                 )
             }
         boot_size = 10_000 if quick else 100_000
-        results["boot"] = phase(
-            "boot",
-            lambda: boot.run_shaped(server, seed=args.seed + 7, size=boot_size, n=30 if quick else 100),
-        )
-        if not args.skip_longmemeval:
+        if not only:
+            results["boot"] = phase(
+                "boot",
+                lambda: boot.run_shaped(server, seed=args.seed + 7, size=boot_size, n=30 if quick else 100),
+            )
+        if not (args.skip_longmemeval or only):
             cache = cache or EmbeddingCache()
             results["longmemeval"] = phase(
                 "longmemeval", lambda: longmemeval.run(server, cache, lme_questions)
             )
-        if not args.skip_cli:
+        if not (args.skip_cli or only):
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))
     finally:
         server.close()

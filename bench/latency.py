@@ -10,6 +10,7 @@ outer statement and the commit, and includes everything the function does.
 
 from __future__ import annotations
 
+import os
 import random
 import time
 from typing import Any
@@ -471,3 +472,227 @@ def profile_functions(conn: psycopg.Connection, work: Any) -> list[dict[str, Any
 
 def log_summary(label: str, s: dict[str, Any]) -> None:
     log(f"  {label}: p50 {s.get('p50')} ms, p95 {s.get('p95')} ms (n={s.get('n')})")
+
+
+# --- the raw PostgreSQL floor ---------------------------------------------------
+
+RAW_TIMER = """
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_raw(p_sql text, p_vec public.vector, p_tsq tsquery,
+                                               OUT n integer, OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+BEGIN
+    t0 := clock_timestamp();
+    EXECUTE 'SELECT count(*) FROM (' || p_sql || ') AS x' INTO n USING p_vec, p_tsq;
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION pg_temp.bench_t_raw_insert(p_kind text, p_headline text, p_body text,
+                                                      p_project text, p_space bigint, p_vec public.vector,
+                                                      OUT ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz;
+    id bigint;
+BEGIN
+    t0 := clock_timestamp();
+    INSERT INTO brain.memory (workspace_id, kind, project, headline, body, normalized)
+    VALUES (1, p_kind, p_project, p_headline, p_body, lower(p_headline || ' ' || p_body))
+    RETURNING memory_id INTO id;
+    INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding) VALUES (1, p_space, id, p_vec);
+    ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+END
+$$;
+"""
+
+# The work under each pybrain figure, as plain SQL on the same tables and indexes:
+# the space's HNSW index (top 10 at pybrain's hnsw_ef_search), the ranked
+# full-text match of the words brain.lexical_query picks for the query (top 10),
+# and an INSERT of a memory row and its vector (the HNSW insert included).
+RAW_HNSW = """
+    SELECT e.memory_id FROM brain.embedding e
+    WHERE e.space_id = {space} AND e.ingest_seq <= {through}
+    ORDER BY e.embedding::public.vector({dims}) OPERATOR(public.<=>) $1::public.vector({dims})
+    LIMIT 10"""
+RAW_FTS = """
+    SELECT m.memory_id FROM brain.memory m
+    WHERE m.tsv @@ $2 AND m.workspace_id = 1 AND m.state = 'active'
+    ORDER BY ts_rank_cd(m.tsv, $2) DESC LIMIT 10"""
+RAW_FILTERED_HNSW = """
+    SELECT e.memory_id FROM brain.embedding e
+    JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+    WHERE e.space_id = {space} AND e.ingest_seq <= {through} AND m.tags @> ARRAY['{tag}']
+    ORDER BY e.embedding::public.vector({dims}) OPERATOR(public.<=>) $1::public.vector({dims})
+    LIMIT 10"""
+
+
+def raw_floor(
+    conn: psycopg.Connection,
+    queries: list[str],
+    qvecs: np.ndarray,
+    tags: list[str],
+    space_id: int,
+    inserts: list[Memory],
+) -> dict[str, Any]:
+    """The raw PostgreSQL work beside pybrain's, timed the same way (inside the database)."""
+    conn.execute(RAW_TIMER)
+    through, dims = conn.execute(
+        "SELECT indexed_through, dims FROM brain.embedding_space WHERE space_id = %s", (space_id,)
+    ).fetchone()
+    hnsw = RAW_HNSW.format(space=space_id, through=through, dims=dims)
+    ef = conn.execute("SELECT (brain.setting('hnsw_ef_search'))::integer").fetchone()[0]
+    out: dict[str, Any] = {}
+    with conn.transaction():
+        conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef), 40)}")
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        for v in qvecs[:10]:  # warm-up
+            conn.execute("SELECT * FROM pg_temp.bench_t_raw(%s, %s, NULL)", (hnsw, _vec_text(v)))
+        times = [
+            conn.execute("SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (hnsw, _vec_text(v))).fetchone()[
+                0
+            ]
+            for v in qvecs
+        ]
+        out["hnsw_top10"] = summary(times)
+        times = []
+        for v, tag in zip(qvecs, tags, strict=False):
+            sql = RAW_FILTERED_HNSW.format(space=space_id, through=through, dims=dims, tag=tag)
+            times.append(
+                conn.execute(
+                    "SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (sql, _vec_text(v))
+                ).fetchone()[0]
+            )
+        out["filtered_hnsw_top10"] = summary(times) | {"filter": "one comp-NN tag (~1% of rows)"}
+    times = []
+    for q in queries:
+        (tsq,) = conn.execute("SELECT brain.lexical_query(%s)::text", (q,)).fetchone()
+        if tsq is None:
+            continue
+        times.append(
+            conn.execute("SELECT ms FROM pg_temp.bench_t_raw(%s, NULL, %s)", (RAW_FTS, tsq)).fetchone()[0]
+        )
+    out["fts_top10"] = summary(times) | {"words": "brain.lexical_query's words for each query"}
+    vecs = hashvec.vectors([m.embedding_input() for m in inserts])
+    times = []
+    for m, v in zip(inserts, vecs, strict=True):
+        times.append(
+            conn.execute(
+                "SELECT ms FROM pg_temp.bench_t_raw_insert(%s, %s, %s, %s, %s, %s)",
+                (m.kind, m.headline + " (raw)", m.body, m.project, space_id, _vec_text(v)),
+            ).fetchone()[0]
+        )
+    out["insert"] = summary(times) | {"what": "INSERT of a memory row and its vector (HNSW insert included)"}
+    return out
+
+
+def floor_ratios(ws: dict[str, Any]) -> dict[str, Any]:
+    """pybrain's p50 over the raw floor's p50, per figure."""
+    raw = ws.get("raw_floor") or {}
+
+    def p50(d: Any) -> float | None:
+        return d.get("p50") if isinstance(d, dict) else None
+
+    pairs = {
+        "vector search / raw HNSW top-10": (
+            p50(ws.get("search", {}).get("vector")),
+            p50(raw.get("hnsw_top10")),
+        ),
+        "lexical search / raw full-text top-10": (
+            p50(ws.get("search", {}).get("lexical")),
+            p50(raw.get("fts_top10")),
+        ),
+        "hybrid search / (raw HNSW + raw full-text)": (
+            p50(ws.get("search", {}).get("hybrid")),
+            (p50(raw.get("hnsw_top10")) or 0) + (p50(raw.get("fts_top10")) or 0) or None,
+        ),
+        "filtered search / raw filtered HNSW": (
+            p50(ws.get("search_filtered")),
+            p50(raw.get("filtered_hnsw_top10")),
+        ),
+        "remember, created / raw INSERT": (
+            (ws.get("remember") or {}).get("p50_by_outcome", {}).get("created"),
+            p50(raw.get("insert")),
+        ),
+    }
+    return {
+        k: {"pybrain_p50": a, "raw_p50": b, "ratio": round(a / b, 2) if a and b else None}
+        for k, (a, b) in pairs.items()
+    }
+
+
+# --- remember throughput with concurrent clients ----------------------------------
+
+
+def remember_throughput(
+    url: str, gen: Generator, clients: tuple[int, ...] = (1, 2, 4, 8), seconds: float = 8.0
+) -> dict[str, Any]:
+    """brain.remember with precomputed hash embeddings from 1, 2, 4 and 8 connections at once, each
+    writing new memories of the generator's kinds and projects for `seconds`: writes per second."""
+    out: dict[str, Any] = {"cores": os.cpu_count(), "seconds_per_run": seconds, "runs": {}}
+    for n in clients:
+        pool = gen.memories(int(600 * seconds * n) + 200)
+        vecs = hashvec.vectors([m.embedding_input() for m in pool])
+        out["runs"][str(n)] = _throughput_run(url, pool, vecs, n, seconds)
+    one = out["runs"][str(clients[0])]["writes_per_s"]
+    for run in out["runs"].values():
+        run["speedup"] = round(run["writes_per_s"] / one, 2) if one else None
+    cores = os.cpu_count() or 1
+    at_cores = out["runs"].get(str(cores))
+    out["speedup_at_cores"] = at_cores["speedup"] if at_cores else None
+    out["target_speedup_at_cores"] = round(0.8 * cores, 2)
+    return out
+
+
+def _throughput_run(url: str, pool: list[Memory], vecs: np.ndarray, n: int, seconds: float) -> dict[str, Any]:
+    import threading
+
+    lock = threading.Lock()
+    cursor = [0]
+    counts: list[int] = [0] * n
+    outcomes: dict[str, int] = {}
+    barrier = threading.Barrier(n + 1)
+    stop = [0.0]
+
+    def client(k: int) -> None:
+        with psycopg.connect(url, autocommit=True) as c:
+            c.execute("SELECT set_config('brain.workspace', '1', false)")
+            barrier.wait()
+            while time.perf_counter() < stop[0]:
+                with lock:
+                    i = cursor[0]
+                    cursor[0] += 1
+                if i >= len(pool):
+                    return
+                a = {"severity": None, "status": None, "priority": None, **pool[i].remember_args()}
+                a["embedding"] = _vec(vecs[i])
+                try:
+                    (action,) = c.execute(
+                        "SELECT action FROM brain.remember(kind => %(kind)s, headline => %(headline)s,"
+                        " body => %(body)s, category => %(category)s, project => %(project)s,"
+                        " tags => %(tags)s, severity => %(severity)s, status => %(status)s,"
+                        " priority => %(priority)s, embedding => %(embedding)s)",
+                        a,
+                    ).fetchone()
+                except psycopg.Error as exc:
+                    action = f"refused ({exc.sqlstate})"
+                counts[k] += 1
+                with lock:
+                    outcomes[action] = outcomes.get(action, 0) + 1
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(n)]
+    for t in threads:
+        t.start()
+    stop[0] = time.perf_counter() + seconds  # the clocks start once every client is connected
+    start = time.perf_counter()
+    barrier.wait()
+    for t in threads:
+        t.join()
+    elapsed = time.perf_counter() - start
+    return {
+        "clients": n,
+        "writes": sum(counts),
+        "writes_per_s": round(sum(counts) / elapsed, 1),
+        "outcomes": dict(sorted(outcomes.items())),
+    }

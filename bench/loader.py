@@ -155,7 +155,25 @@ def load(
         else:
             vecs = np.asarray(vectors, dtype=np.float32)[created]
     log(f"  {len(created):,} stored ({actions}); vectors in {t_vec[0]:.1f}s")
+    out = {
+        "rows": n,
+        "created": len(created),
+        "actions": actions,
+        "remember_seconds": round(t_rows[0], 1),
+        "remember_rows_per_s": round(n / t_rows[0]),
+    }
+    out |= index_vectors(url, workspace, space_id, [ids[i] for i in created], vecs)
+    return out | {
+        "ids": [ids[i] for i in range(n)],
+        "vectors": vecs,
+        "vector_row_of": {ids[i]: row for row, i in enumerate(created)},
+    }
 
+
+def index_vectors(
+    url: str, workspace: int, space_id: int, memory_ids: list[int], vecs: np.ndarray
+) -> dict[str, Any]:
+    """COPY the vectors with the space's HNSW index dropped, rebuild it, clear the flags, VACUUM ANALYZE."""
     with psycopg.connect(url, autocommit=True) as conn:
         index = f"embedding_hnsw_{space_id}"
         (indexdef,) = conn.execute(
@@ -163,8 +181,8 @@ def load(
         ).fetchone()
         conn.execute(f"DROP INDEX brain.{index}")
         with timed() as t_copy:
-            copy_embeddings(conn, workspace, space_id, [ids[i] for i in created], vecs)
-        log(f"  copied {len(created):,} embeddings in {t_copy[0]:.1f}s; building the HNSW index")
+            copy_embeddings(conn, workspace, space_id, memory_ids, vecs)
+        log(f"  copied {len(memory_ids):,} embeddings in {t_copy[0]:.1f}s; building the HNSW index")
         with timed() as t_index:
             # The graph is built in memory when it fits (1M x 384 dims needs ~2 GB).
             conn.execute("SET maintenance_work_mem = '4GB'")
@@ -177,20 +195,149 @@ def load(
         with timed() as t_vacuum:
             conn.execute("VACUUM ANALYZE brain.memory")
             conn.execute("VACUUM ANALYZE brain.embedding")
-            conn.execute("VACUUM ANALYZE brain.fact")
-            conn.execute("VACUUM ANALYZE brain.audit")
+            for table in ("fact", "rule", "task", "incident", "audit"):
+                conn.execute(f"VACUUM ANALYZE brain.{table}")
             conn.execute("ANALYZE")
     log(f"  HNSW index built in {t_index[0]:.1f}s; flags {t_flag[0]:.1f}s; vacuum {t_vacuum[0]:.1f}s")
     return {
-        "rows": n,
-        "created": len(created),
-        "actions": actions,
-        "remember_seconds": round(t_rows[0], 1),
-        "remember_rows_per_s": round(n / t_rows[0]),
         "embedding_copy_seconds": round(t_copy[0], 1),
         "hnsw_build_seconds": round(t_index[0], 1),
         "vacuum_seconds": round(t_vacuum[0] + t_flag[0], 1),
-        "ids": [ids[i] for i in range(n)],
+    }
+
+
+# Set-based load for the largest workspaces: the same columns brain.remember
+# fills (text normalization, #tags, @people, topics, action items, dormancy,
+# injection flags, kind rows), computed by the same SQL functions in one
+# INSERT ... SELECT per chunk instead of one PL/pgSQL call per memory. What it
+# leaves out: the gate (the generated texts pass it), the audit rows and the
+# semantic dedup (the texts are distinct; exact duplicates are skipped by the
+# same unique index).
+BULK_STAGE = """
+CREATE TEMP TABLE bench_stage (
+    i bigint, kind text, headline text, body text, category text, project text, tags text[],
+    severity text, status text, priority integer, error_message text, what_was_wrong text,
+    what_is_correct text)
+"""
+
+BULK_INSERT = """
+INSERT INTO brain.memory AS m (memory_id, workspace_id, kind, category, origin, project, headline, body,
+    normalized, tags, people, topics, action_items, dormant_after, flag_reasons)
+OVERRIDING SYSTEM VALUE
+SELECT %(base)s + s.i, %(ws)s, s.kind, coalesce(s.category, 'note'), 'explicit', s.project,
+       s.headline, s.body,
+       brain.normalize_text(s.headline, s.body),
+       ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+             FROM unnest(coalesce(s.tags, '{}') || brain.extract_tags(s.full_text)) AS t
+             WHERE brain.trim_space(t) <> ''),
+       brain.extract_people(s.full_text), brain.extract_topics(s.full_text),
+       brain.extract_action_items(s.full_text),
+       CASE WHEN s.kind = 'fact' THEN brain._dormant_after(now(),
+            (brain.setting('fact_halflife_days'))::double precision) END,
+       brain.injection_signals(concat_ws(E'\n', s.headline, s.body))
+FROM (SELECT b.*, b.headline || E'\n' || b.body AS full_text FROM bench_stage b
+      WHERE b.i >= %(lo)s AND b.i < %(hi)s) AS s
+ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+"""
+
+BULK_KINDS = (
+    """INSERT INTO brain.rule (workspace_id, memory_id, severity)
+       SELECT %(ws)s, m.memory_id, s.severity FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'rule' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+       SELECT %(ws)s, m.memory_id, (brain.setting('fact_halflife_days'))::real FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'fact' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message)
+       SELECT %(ws)s, m.memory_id, s.what_was_wrong, s.what_is_correct, s.error_message FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'incident' ON CONFLICT DO NOTHING""",
+    """INSERT INTO brain.task (workspace_id, memory_id, status, priority)
+       SELECT %(ws)s, m.memory_id, coalesce(s.status, 'open'), coalesce(s.priority, 3) FROM bench_stage s
+       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
+       WHERE s.kind = 'task' ON CONFLICT DO NOTHING""",
+)
+
+
+def load_bulk(
+    url: str,
+    memories: list[Memory],
+    *,
+    workspace: int = 1,
+    space_id: int,
+    chunk: int = 50_000,
+    embed: Callable[[list[str]], np.ndarray] | None = None,
+    resume: bool = False,
+) -> dict[str, Any]:
+    """Stores memories set-based (see BULK_INSERT); returns what load() returns. resume: the
+    workspace holds the first chunks of an interrupted load of the same memories."""
+    n = len(memories)
+    fields = (
+        "kind",
+        "headline",
+        "body",
+        "category",
+        "project",
+        "tags",
+        "severity",
+        "status",
+        "priority",
+        "error_message",
+        "what_was_wrong",
+        "what_is_correct",
+    )
+    with psycopg.connect(url, autocommit=True) as conn, timed() as t_rows:
+        set_workspace(conn, workspace)
+        conn.execute(BULK_STAGE)
+        with conn.cursor() as cur, cur.copy(f"COPY bench_stage (i, {', '.join(fields)}) FROM STDIN") as copy:
+            for i, m in enumerate(memories):
+                copy.write_row((i, *(getattr(m, f) for f in fields)))
+        # Memory i gets the id base + i. A load that was interrupted is resumed: each chunk is
+        # one statement, so the chunks below the largest id stored are complete and skipped.
+        low, high = conn.execute(
+            "SELECT min(memory_id), max(memory_id) FROM brain.memory WHERE workspace_id = %s", (workspace,)
+        ).fetchone()
+        (base,) = conn.execute("SELECT coalesce(max(memory_id), 0) FROM brain.memory").fetchone()
+        if resume and low is not None:
+            base = low
+            log(f"  resuming: memories {low:,} to {high:,} are stored")
+        for lo in range(0, n, chunk):
+            if resume and high is not None and base + min(lo + chunk, n) - 1 <= high:
+                continue
+            conn.execute(BULK_INSERT, {"base": base, "ws": workspace, "lo": lo, "hi": lo + chunk})
+            log(f"  stored {min(lo + chunk, n):,}/{n:,} (set-based)")
+        for statement in BULK_KINDS:
+            conn.execute(statement, {"base": base, "ws": workspace})
+        conn.execute(
+            "SELECT setval(pg_get_serial_sequence('brain.memory', 'memory_id'), "
+            "(SELECT max(memory_id) FROM brain.memory))"
+        )
+        rows = conn.execute(
+            "SELECT m.memory_id - %s, m.memory_id, brain.embedding_input(m.headline, m.body)"
+            " FROM brain.memory m WHERE m.workspace_id = %s AND m.memory_id > %s ORDER BY m.memory_id",
+            (base, workspace, base),
+        ).fetchall()
+    ids: list[int | None] = [None] * n
+    inputs: list[str] = []
+    for i, memory_id, text in rows:
+        ids[i] = memory_id
+        inputs.append(text)
+    with timed() as t_vec:
+        vecs = (embed or hashvec.vectors)(inputs)
+    created = [i for i in range(n) if ids[i] is not None]
+    log(f"  {len(created):,} stored set-based in {t_rows[0]:.1f}s; vectors in {t_vec[0]:.1f}s")
+    out = {
+        "rows": n,
+        "created": len(created),
+        "actions": {"created": len(created), "skipped": n - len(created)},
+        "path": "set-based INSERT ... SELECT (bench.loader.load_bulk)",
+        "remember_seconds": round(t_rows[0], 1),
+        "remember_rows_per_s": round(n / t_rows[0]),
+    }
+    out |= index_vectors(url, workspace, space_id, [ids[i] for i in created], vecs)
+    return out | {
+        "ids": ids,
         "vectors": vecs,
         "vector_row_of": {ids[i]: row for row, i in enumerate(created)},
     }

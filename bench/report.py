@@ -157,6 +157,19 @@ def render(results: dict[str, Any]) -> str:
         for label, path in SEARCH_ROWS:
             row(label, path)
         row("  recall", ("recall",))
+        row("  boot_session, synthetic mix (task embedding)", ("boot", "with_task_embedding"))
+        row("  boot_session, synthetic mix (no task)", ("boot", "without_task"))
+        lines.append("the raw PostgreSQL floor, same tables and indexes (ms)")
+        row("  raw HNSW top-10", ("raw_floor", "hnsw_top10"))
+        row("  raw full-text top-10 (the same words)", ("raw_floor", "fts_top10"))
+        row("  raw HNSW top-10, 1% tag filter", ("raw_floor", "filtered_hnsw_top10"))
+        row("  raw INSERT (memory row and vector)", ("raw_floor", "insert"))
+        lines.append("pybrain p50 / raw p50")
+        for key in next((syn[s].get("floor_ratios") or {} for s in sizes if syn[s].get("floor_ratios")), {}):
+            lines.append(
+                f"  {key:42}"
+                + "".join(f"{_fmt(_get(syn[s], ('floor_ratios', key, 'ratio'))):>10}{'':9}" for s in sizes)
+            )
         lines.append("end to end through pybrain.client.Brain (ms)")
         row("  remember (check, hash embed, write)", ("remember_e2e",))
         row("  search (hash embed, search)", ("search_e2e",))
@@ -171,6 +184,18 @@ def render(results: dict[str, Any]) -> str:
                 f" ({_fmt(lex.get('median_share'), 3)} of the workspace), p95 {lex.get('p95_rows')}; "
                 f"trigram median {tri.get('median_rows')}, p95 {tri.get('p95_rows')}"
             )
+        for s in sizes:
+            tp = syn[s].get("remember_throughput")
+            if tp:
+                lines.append(
+                    f"remember throughput ({_size(s)}, {tp['cores']} cores): "
+                    + ", ".join(
+                        f"{r['clients']} clients {r['writes_per_s']}/s (x{r['speedup']})"
+                        for r in tp["runs"].values()
+                    )
+                    + f"; at {tp['cores']} clients x{tp['speedup_at_cores']}"
+                    + f" (target x{tp['target_speedup_at_cores']})"
+                )
         lines.append(
             "remember outcomes: "
             + "; ".join(f"{_size(s)} {_get(syn[s], ('remember', 'outcomes'))}" for s in sizes)

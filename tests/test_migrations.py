@@ -32,6 +32,7 @@ RELEASED = {
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
     "014-ingest.sql": "3a979a7b2a706f2f99324da0331fc3150924320fb1623204046443ae7718c286",
     "015-tokens.sql": "5cba81cde1910a34005213bcd1caf8fcc23b27104a5cca2815e7a0c009ab5133",
+    "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
 }
 
 
@@ -293,3 +294,24 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
             "SELECT action FROM brain.ingest_documents(%s::jsonb, scopes => '{ops/}')", (docs,)
         )
         assert again.fetchall() == [("unchanged",)]
+def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) -> None:
+    """A database at 013 with open tasks and rules: 016 replaces task_open and adds the boot indexes."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 13)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for i, kind in enumerate(["task", "task", "rule"], 1):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized) VALUES (%s, %s, %s)",
+                (kind, f"note {i}", f"note {i}"),
+            )
+        conn.execute("INSERT INTO brain.task (memory_id, priority) VALUES (1, 2), (2, 1)")
+        conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (3, 'BLOCKER')")
+
+        assert "016-scale.sql" in db.migrate(conn).applied
+        indexes = {r[0] for r in conn.execute("SELECT indexname FROM pg_indexes WHERE schemaname = 'brain'")}
+        assert {"memory_rule_boot_blockers", "memory_rule_boot_patterns", "task_open_order"} <= indexes
+        assert "task_open" not in indexes
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        payload = conn.execute("SELECT brain.boot_session(source => 'upgrade')").fetchone()[0]
+        assert [t["id"] for t in payload["sections"]["tasks"]] == [2, 1]
+        assert [r["id"] for r in payload["sections"]["blockers"]] == [3]

@@ -339,3 +339,57 @@ def test_a_session_keeps_at_most_32_prepared_searches(conn) -> None:
     search(conn, "release branch", unit(1.0))
     names = [r[0] for r in conn.execute("SELECT name FROM pg_prepared_statements")]
     assert len(names) == 1 and names[0].startswith("brain_search_") and "old" not in names[0]
+
+
+def _hnsw_scans(conn) -> int:
+    """Scans of the space's HNSW index in the current transaction."""
+    return scalar(
+        conn,
+        "SELECT coalesce(sum(pg_stat_get_xact_numscans(c.oid)), 0) FROM pg_class c"
+        " WHERE c.relnamespace = 'brain'::regnamespace AND c.relname LIKE 'embedding\\_hnsw\\_%%'",
+    )
+
+
+def test_filtered_search_plan_follows_the_filters_selectivity(conn) -> None:
+    """1500 readings around e0: a tag on 3 of them is ranked exactly (all 3, most similar first),
+    a tag on a tenth of them fills the page, by the exact ranking and by the index walk alike."""
+    rng = random.Random(14)
+    rare = {100: 0.25, 700: 0.3, 1300: 0.22}
+    stored = []
+    for i in range(1500):
+        # at most 0.8 to e0, so no two readings are related (>= 0.75) to each other
+        sim = rare.get(i, 0.2 + 0.6 * rng.random())
+        tags = ["rare"] if i in rare else ["tenth"] if i % 10 == 0 else []
+        r = remember(
+            conn,
+            kind="fact",
+            headline=f"Reading {i} of sensor {i % 37} on rack {i % 11}",
+            tags=tags,
+            embedding=_around_e0(sim, rng),
+        )
+        assert r["action"] == "created"
+        stored.append((r["memory_id"], sim, tags))
+    conn.execute("ANALYZE brain.memory")
+    conn.execute("ANALYZE brain.embedding")
+
+    with conn.transaction():
+        found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+        assert _hnsw_scans(conn) == 0, "3 rows: ranked exactly, not by walking the index"
+    by_sim = [m for m, _, tags in sorted(stored, key=lambda x: -x[1]) if "rare" in tags]
+    assert ids(found) == by_sim
+    assert [r["vector_rank"] for r in found] == [1, 2, 3]
+    assert [round(r["similarity"], 2) for r in found] == [0.3, 0.25, 0.22]
+
+    tenth = [m for m, _, tags in sorted(stored, key=lambda x: -x[1]) if "tenth" in tags]
+    with conn.transaction():
+        exact = search(conn, "", unit(1.0), tags=["tenth"], max_results=10)
+        assert _hnsw_scans(conn) == 0, "150 rows, under exact_rank_rows: ranked exactly"
+    assert ids(exact) == tenth[:10]
+
+    one(conn, "SELECT brain.set_setting('exact_rank_rows', '50')")
+    with conn.transaction():
+        walked = search(conn, "", unit(1.0), tags=["tenth"], max_results=10)
+        assert _hnsw_scans(conn) > 0, "150 rows, over exact_rank_rows: the HNSW index is walked"
+    assert len(walked) == 10 and all(r["vector_rank"] for r in walked)
+    assert set(ids(walked)) <= set(tenth)
+    assert len(set(ids(walked)) & set(tenth[:10])) >= 8, "the walk finds the nearest of the tagged rows"

@@ -16,6 +16,7 @@ AS $$
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
+        'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
         'index_rebuild_share', 0.25,      -- index_vectors rebuilds when the waiting vectors are this share of the indexed
@@ -57,6 +58,7 @@ AS $$
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
         'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
+        'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
         'index_pending_max',       jsonb_build_object('min', 0, 'max', 100000000, 'integer', true),
         'index_rebuild_share',     jsonb_build_object('min', 0.01, 'max', 100),

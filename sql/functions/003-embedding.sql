@@ -212,6 +212,48 @@ AS $$
                                  hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 
+-- A write of one memory with an embedding (brain._write) takes the lock of its
+-- kind and project shared: such writers do not wait for one another there,
+-- only for the batches and deferred dedup that take it exclusively
+-- (brain._lock_writes); among themselves, brain._lock_near decides who waits.
+CREATE OR REPLACE FUNCTION brain._lock_writes_shared(kind text, project text)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
+                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
+
+-- Writers whose semantic dedup could decide against each other take turns;
+-- others do not wait. A write locks its 5 nearest active memories of the kind
+-- and project (one key per memory, taken in key order, so lockers never wait
+-- in a cycle); while the scope holds fewer than 5, it also locks the scope's
+-- key, so the writers of a new or small scope take turns. Two near-identical
+-- texts lie near the same stored memories, so the second waits for the first
+-- and, looking again behind the locks (brain._write's lookup runs after this),
+-- sees it; two unrelated texts lock different memories and neither waits. The
+-- lock is held to the end of the transaction.
+CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text,
+                                            exclude_id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    key integer;
+BEGIN
+    IF cardinality(ids) < 5 THEN
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
+                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+    END IF;
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
+    END LOOP;
+END
+$$;
+
 -- _lock_writes for the kinds and projects of several memories (and for
 -- also_kind / also_project), in one fixed order, so two callers that lock
 -- several never wait for each other in a cycle.
@@ -320,29 +362,83 @@ AS $$
        ELSE '' END
 $$;
 
+-- Filtered nearest-neighbour lookups choose their plan by how many rows the
+-- filter keeps. The HNSW index yields the nearest vectors first and each is
+-- then checked against the filter, so a filter that keeps a share f of the
+-- space costs about lim / f index tuples (and pgvector stops the walk at
+-- hnsw.max_scan_tuples, returning fewer rows than exist). A filter that keeps
+-- fewer than this many rows is ranked exactly instead: the distances of its
+-- rows, computed and sorted, whatever the size of the space (the setting
+-- exact_rank_rows, 2000).
+CREATE OR REPLACE FUNCTION brain._exact_rank_rows()
+RETURNS integer
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT (brain.setting('exact_rank_rows'))::integer
+$$;
+
+-- Like brain._nearest_sql, ranked exactly: the memories m that pass `filter`
+-- (an expression over brain.memory m), by the distance of their vector in
+-- space s to `target`, indexed and waiting vectors alike. The filter's rows
+-- come first (its indexes), each vector is then read by its key (a lateral
+-- lookup, OFFSET 0 so the planner does not turn it into a scan of the space),
+-- and the distance is taken on the stored column, not on the cast the HNSW
+-- index holds.
+CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format($q$
+        (SELECT m.memory_id, e.embedding OPERATOR(public.<=>) %2$s AS dist
+         FROM brain.memory m
+         CROSS JOIN LATERAL (SELECT e.embedding FROM brain.embedding e
+                             WHERE e.workspace_id = m.workspace_id AND e.space_id = %1$s
+                               AND e.memory_id = m.memory_id OFFSET 0) AS e
+         WHERE %3$s
+         ORDER BY 2
+         LIMIT %4$s) $q$,
+        s.space_id, target, filter, lim)
+$$;
+
 -- The active memories of the kind and project nearest to v in space s, most
 -- similar first (at most k): the candidates of a write's semantic dedup.
+-- A scope of fewer than brain._exact_rank_rows() memories (a new project, a
+-- rare kind) is ranked exactly; a larger one walks the HNSW index, which then
+-- meets k of its rows within about k x (space / scope) tuples.
 CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
                                             project text, exclude_id bigint, k integer)
 RETURNS TABLE (memory_id bigint, similarity real)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
+SET hnsw.max_scan_tuples = 20000
 -- Without statistics for the workspace (a new one, or a new space) the planner
 -- would rather sort the workspace's rows by distance, once per call; with
 -- sorts off it walks the HNSW index, whatever the estimates say.
 SET enable_sort = off
 AS $$
+DECLARE
+    scope integer;
+    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
+    filter text := 'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+                    AND m.memory_id IS DISTINCT FROM $5';
 BEGIN
+    SELECT count(*) INTO scope FROM (
+        SELECT FROM brain.memory m
+        WHERE m.workspace_id = s.workspace_id AND m.kind = _nearest_k.kind AND m.project = _nearest_k.project
+          AND m.state = 'active'
+        LIMIT brain._exact_rank_rows()) AS x;
     RETURN QUERY EXECUTE format($q$
         SELECT x.memory_id, (1 - x.dist)::real
         FROM (%s) AS x
         ORDER BY x.dist
         LIMIT %s $q$,
-        brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-            'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id',
-            'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
-             AND m.memory_id IS DISTINCT FROM $5', k), k)
+        CASE WHEN scope < brain._exact_rank_rows()
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
+             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END
 $$;

@@ -556,7 +556,11 @@ BEGIN
     IF p_embedding IS NOT NULL THEN
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        PERFORM brain._lock_writes(p_kind, v_project);
+        -- Only writers that could conflict take turns (brain._lock_near).
+        PERFORM brain._lock_writes_shared(p_kind, v_project);
+        IF p_kind <> 'incident' THEN
+            PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
+        END IF;
     END IF;
 
     v_normalized := brain.normalize_text(v_headline, v_body);

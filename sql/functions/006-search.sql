@@ -156,6 +156,7 @@ DECLARE
     statement text;
     statement_name text;
     stale text;
+    kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -173,11 +174,23 @@ BEGIN
         -- The space's HNSW index (and an exact ranking of vectors it does not hold
         -- yet: brain._nearest_sql); iterative scans keep filtered searches from
         -- returning fewer rows than exist.
-        -- Prepared (generic plan): the filters are a subquery per candidate, so
-        -- a plan that cannot know how many rows they leave has no cheaper way
-        -- than walking the HNSW index. Planned per call (selective filters): a
-        -- join, so the planner may start from the filter's index and rank the
-        -- few rows that pass exactly.
+        -- The filters are a subquery per candidate, so the plan (generic when
+        -- prepared) has no cheaper way than walking the HNSW index. Selective
+        -- filters that keep few rows rank them exactly instead (below).
+        IF NOT prepared THEN
+            -- The plan by the filters' selectivity: the rows they keep, counted up to
+            -- brain._exact_rank_rows(). Fewer are ranked exactly; more walk the
+            -- index, with a tuple budget that lets the walk reach `candidates`
+            -- of them (about candidates x space / kept tuples).
+            EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m WHERE %s LIMIT %s) AS x',
+                           brain._search_filter(), brain._exact_rank_rows())
+            INTO kept
+            USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
+                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws;
+            PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
+                * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
+                / brain._exact_rank_rows()))::bigint::text, true);
+        END IF;
         vector_sql := format($v$
             SELECT x.memory_id, x.r, x.sim
             -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
@@ -186,15 +199,15 @@ BEGIN
                   FROM (%s) AS k
                   WHERE 1 - k.dist >= $21) AS x
             WHERE x.r <= %s $v$,
-            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                CASE WHEN prepared THEN ''
-                     ELSE 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id' END,
+            CASE WHEN kept < brain._exact_rank_rows() THEN
+                brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
+                                         brain._search_filter(), candidates)
+            ELSE
+            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '
-                || CASE WHEN prepared
-                        THEN format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                                    ' AND m.memory_id = e.memory_id)', brain._search_filter())
-                        ELSE brain._search_filter() END,
-                candidates),
+                || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                          ' AND m.memory_id = e.memory_id)', brain._search_filter()),
+                candidates) END,
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN

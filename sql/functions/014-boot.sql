@@ -37,14 +37,61 @@ RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
+    -- Counts stop at 100 (brain.boot_payload counts no further): shown as "100+".
     SELECT format('More: %s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  more->>'blockers', more->>'patterns', more->>'tasks',
-                  CASE WHEN (more->>'facts')::integer >= 100 THEN '100+' ELSE more->>'facts' END,
-                  CASE WHEN (more->>'incidents')::integer >= 100 THEN '100+' ELSE more->>'incidents' END)
+                  VARIADIC ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
+                                 FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
+                                      WITH ORDINALITY AS c(k, n) ORDER BY c.n))
         || coalesce('; left out for the ' || budget || '-token budget: '
                     || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
         || '.'
+$$;
+
+-- Rules of a severity in the projects of a boot's scope, counted up to `cap`.
+CREATE OR REPLACE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer)
+RETURNS bigint
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT count(*) FROM (
+        SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+        WHERE m.workspace_id = ws AND m.project = ANY (projects) AND m.kind = 'rule' AND m.state = 'active'
+          AND m.skill_trigger IS NULL AND r.severity = _boot_count.severity
+          AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        LIMIT cap) AS x
+$$;
+
+-- The k PATTERN rules of the scope nearest to vec (none without vec): ranked
+-- exactly when the scope holds fewer than brain._exact_rank_rows() rules, else
+-- an iterative walk of the space's HNSW index restricted to them.
+CREATE OR REPLACE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space,
+                                                     vec public.vector, k integer)
+RETURNS TABLE (memory_id bigint, dist double precision)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = strict_order
+SET hnsw.max_scan_tuples = 20000
+AS $$
+DECLARE
+    scope integer;
+    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
+    filter text := 'e.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
+                    AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                    AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
+                                AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
+BEGIN
+    IF vec IS NULL OR k < 1 THEN
+        RETURN;
+    END IF;
+    scope := brain._boot_count(ws, projects, 'PATTERN', brain._exact_rank_rows());
+    RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
+        CASE WHEN scope < brain._exact_rank_rows()
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
+             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
+    USING vec, ws, projects;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION brain.boot_payload(
@@ -77,6 +124,12 @@ DECLARE
     room integer;
     handoff_text text;
     n_blockers bigint; n_patterns bigint; n_tasks bigint;
+    projects text[] := CASE WHEN s.project = '' THEN ARRAY[''] ELSE ARRAY[s.project, ''] END;
+    blocker_k integer := (brain.setting('boot_blockers'))::integer;
+    pattern_k integer := (brain.setting('boot_patterns'))::integer;
+    task_k integer := (brain.setting('boot_tasks'))::integer;
+    near_ids bigint[];
+    near_dists double precision[];
     headings jsonb := jsonb_build_object(
         'blockers', '## BLOCKER rules', 'patterns', '## PATTERN rules', 'tasks', '## Open tasks',
         'skills', '## Skills (brain.load_skill(name) loads one)', 'handoff', '## Handoff from the last session',
@@ -99,61 +152,82 @@ BEGIN
         vec := brain._check_vector(task_embedding, space);
     END IF;
 
-    SELECT count(*) INTO n_blockers FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-      AND m.project IN (s.project, '');
+    -- Every section is a top-k read in index order (migration 016), per project
+    -- of the scope (the session's and the global one), and every count stops
+    -- at 100 more than a section shows: a boot reads about as many rows as it
+    -- shows, whatever the workspace holds.
+    n_blockers := brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100);
     -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
-                              ORDER BY x.ord), '[]') INTO blockers FROM (
-        SELECT m.memory_id, m.headline, m.pinned,
-               row_number() OVER (ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC,
-                                           m.created_at DESC, m.memory_id DESC) AS ord
-        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'BLOCKER' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND m.project IN (s.project, '')
-        ORDER BY ord LIMIT (brain.setting('boot_blockers'))::integer) AS x;
+                              ORDER BY x.pinned DESC, x.score DESC, x.importance DESC, x.created_at DESC,
+                                       x.memory_id DESC), '[]') INTO blockers FROM (
+        SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT m.memory_id, m.headline, m.pinned, m.upvotes - m.downvotes AS score, m.importance, m.created_at
+            FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND r.severity = 'BLOCKER'
+              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+            ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC,
+                     m.memory_id DESC
+            LIMIT blocker_k) AS y
+        ORDER BY y.pinned DESC, y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
+        LIMIT blocker_k) AS x;
 
-    -- PATTERN rules: the ones nearest the stated task when its embedding is given.
-    SELECT count(*) INTO n_patterns FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-      AND m.project IN (s.project, '');
+    -- PATTERN rules: the ones nearest the stated task when its embedding is
+    -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
+    -- index), then, and without one, by rating and age.
+    n_patterns := brain._boot_count(ws, projects, 'PATTERN', pattern_k + 100);
+    SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}')
+    INTO near_ids, near_dists
+    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
-        SELECT m.memory_id, m.headline, d.dist,
-               row_number() OVER (ORDER BY d.dist ASC NULLS LAST,
-                                           m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC) AS ord
-        FROM brain.memory m JOIN brain.rule r USING (workspace_id, memory_id)
-        LEFT JOIN brain.embedding e ON vec IS NOT NULL AND e.workspace_id = m.workspace_id
-                                   AND e.space_id = space.space_id AND e.memory_id = m.memory_id
-        CROSS JOIN LATERAL (SELECT CASE WHEN vec IS NOT NULL THEN e.embedding OPERATOR(public.<=>) vec END AS dist) AS d
-        WHERE m.workspace_id = ws AND m.kind = 'rule' AND m.state = 'active' AND r.severity = 'PATTERN' AND m.skill_trigger IS NULL
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND m.project IN (s.project, '')
-        ORDER BY ord LIMIT (brain.setting('boot_patterns'))::integer) AS x;
+        SELECT z.memory_id, z.headline, z.dist,
+               row_number() OVER (ORDER BY z.dist ASC NULLS LAST, z.score DESC, z.created_at DESC,
+                                           z.memory_id DESC) AS ord
+        FROM (
+            SELECT m.memory_id, m.headline, nb.dist, m.upvotes - m.downvotes AS score, m.created_at
+            FROM unnest(near_ids, near_dists) AS nb(memory_id, dist)
+            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = nb.memory_id
+            UNION ALL
+            SELECT y.memory_id, y.headline, NULL, y.score, y.created_at
+            FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+                SELECT m.memory_id, m.headline, m.upvotes - m.downvotes AS score, m.created_at
+                FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+                WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
+                  AND m.skill_trigger IS NULL AND r.severity = 'PATTERN'
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                ORDER BY m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC
+                -- with a task embedding these only fill up: as many as may be needed
+                LIMIT pattern_k * 2) AS y
+            WHERE y.memory_id <> ALL (near_ids)
+        ) AS z
+        ORDER BY ord LIMIT pattern_k) AS x;
 
-    SELECT count(*) INTO n_tasks FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-    WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked') AND m.project IN (s.project, '')
-      AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at);
+    -- Open and blocked tasks by priority, due date and age (the id), walked in
+    -- the order of task_open_order until the scope's first ones are found.
+    SELECT count(*) INTO n_tasks FROM (
+        SELECT FROM brain.task t JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
+        WHERE t.workspace_id = ws AND t.status IN ('open', 'blocked') AND m.kind = 'task' AND m.state = 'active'
+          AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        LIMIT task_k + 100) AS x;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'status', x.status,
                                   'priority', x.priority, 'due_at', x.due_at, 'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens(format('#%s P%s %s %s%s', x.memory_id, x.priority,
                                       x.status, brain.quote_text(x.headline),
                                       coalesce(' due ' || to_char(x.due_at, 'YYYY-MM-DD'), ''))))
-                              ORDER BY x.ord), '[]') INTO tasks FROM (
-        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at,
-               row_number() OVER (ORDER BY t.priority, t.due_at NULLS LAST, m.created_at, m.memory_id) AS ord
-        FROM brain.memory m JOIN brain.task t USING (workspace_id, memory_id)
-        WHERE m.workspace_id = ws AND m.kind = 'task' AND m.state = 'active' AND t.status IN ('open', 'blocked')
-          AND m.project IN (s.project, '') AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-        ORDER BY ord LIMIT (brain.setting('boot_tasks'))::integer) AS x;
+                              ORDER BY x.priority, x.due_at NULLS LAST, x.memory_id), '[]') INTO tasks FROM (
+        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at
+        FROM brain.task t JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
+        WHERE t.workspace_id = ws AND t.status IN ('open', 'blocked') AND m.kind = 'task' AND m.state = 'active'
+          AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        ORDER BY t.priority, t.due_at, t.memory_id
+        LIMIT task_k) AS x;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
@@ -198,9 +272,10 @@ BEGIN
     END IF;
 
     more := jsonb_build_object(
-        'blockers', greatest(n_blockers - jsonb_array_length(blockers), 0),
-        'patterns', greatest(n_patterns - jsonb_array_length(patterns), 0),
-        'tasks', greatest(n_tasks - jsonb_array_length(tasks), 0),
+        -- counted up to 100 more than shown: 100 reads "100+"
+        'blockers', least(greatest(n_blockers - jsonb_array_length(blockers), 0), 100),
+        'patterns', least(greatest(n_patterns - jsonb_array_length(patterns), 0), 100),
+        'tasks', least(greatest(n_tasks - jsonb_array_length(tasks), 0), 100),
         -- Counted up to 100 ("100+"): the line only says that search finds more,
         -- and counting to 1000 was most of a boot's time at 100k memories (8 of 12 ms).
         'facts', (SELECT count(*) FROM (SELECT FROM brain.memory m WHERE m.workspace_id = ws
