@@ -294,6 +294,8 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
             "SELECT action FROM brain.ingest_documents(%s::jsonb, scopes => '{ops/}')", (docs,)
         )
         assert again.fetchall() == [("unchanged",)]
+
+
 def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) -> None:
     """A database at 013 with open tasks and rules: 016 replaces task_open and adds the boot indexes."""
     with psycopg.connect(empty_database, autocommit=True) as conn:
