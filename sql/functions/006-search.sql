@@ -186,7 +186,9 @@ BEGIN
                            brain._search_filter(), brain._exact_rank_rows())
             INTO kept
             USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws;
+                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+                  NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
+                  source_system, source_ref;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / brain._exact_rank_rows()))::bigint::text, true);
