@@ -470,6 +470,14 @@ def test_headers_status_codes_and_csrf(ui: Dashboard, ids: dict[str, int], conn)
         allow_redirects=False,
     )
     assert r.status_code == 303 and r.headers["location"].startswith("/memories/")
+    # lists page by id: the next page starts after the last id of this one
+    first = http.get(f"{ui.url}/memories?kind=fact&max=2")
+    shown = re.findall(r'<td><a href="/memories/(\d+)">', first.text)
+    older = re.search(r'href="/memories(\?[^"]*before_id=\d+[^"]*)"', first.text)
+    assert len(shown) == 2 and older
+    second = http.get(f"{ui.url}/memories" + older.group(1).replace("&amp;", "&"))
+    rest = re.findall(r'<td><a href="/memories/(\d+)">', second.text)
+    assert rest and max(map(int, rest)) < min(map(int, shown))
     static = http.get(f"{ui.url}/static/live.js")
     assert static.status_code == 200 and static.headers["cache-control"] == "no-cache"
 

@@ -43,6 +43,7 @@ from pybrain.embed import Embedder
 from pybrain.errors import (
     AccessDenied,
     BrainError,
+    DatabaseUnavailable,
     DuplicateMemory,
     InvalidArgument,
     InvalidTransition,
@@ -454,7 +455,7 @@ class Dashboard:
 
     def decay(self, request: Request) -> Response:
         days = request.query_params.get("within", "7")
-        within = _int(days) if days.isdigit() else 7
+        within = min(int(days), 3650) if days.isdigit() and int(days) > 0 else 7
         with self.brain(request) as brain:
             viewer = self.viewer(brain)
             facts = brain.call("decay_outlook", within=f"{within} days", max_results=200)
@@ -757,9 +758,11 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
                 if auth.bearer_token(request.headers) is None:
                     return RedirectResponse("/login", 303)  # a browser: log in with a token
                 return auth.refusal(exc)
-            except InvalidArgument as exc:
+            except BrainError as exc:  # a bad id in the URL, the database down: said on a page
+                log.warning("%s %s: %s", request.method, request.url.path, exc.message)
+                status = 503 if isinstance(exc, DatabaseUnavailable) else _status(exc)
                 return dashboard.render(
-                    request, "error.html", 400, viewer=Viewer(access="read", actor=""), error=exc
+                    request, "error.html", status, viewer=Viewer(access="read", actor=""), error=exc
                 )
 
         return endpoint
