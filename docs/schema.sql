@@ -5187,6 +5187,7 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
     SET "hnsw.ef_search" TO '40'
+    SET "hnsw.max_scan_tuples" TO '20000'
     SET jit TO 'off'
     SET plan_cache_mode TO 'force_generic_plan'
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
@@ -6240,7 +6241,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 2baa97f7336e4e1e348ac6a24dc3e309133f1724e24f968926d04fe569ada635';
+COMMENT ON TABLE brain.migration IS 'functions bccc6fcfbc284c840ac0dc611ad046addc609578f57f97fc47ba2981a1274020';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
