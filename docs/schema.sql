@@ -6094,6 +6094,7 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
     SET "hnsw.ef_search" TO '40'
+    SET "hnsw.max_scan_tuples" TO '20000'
     SET jit TO 'off'
     SET plan_cache_mode TO 'force_generic_plan'
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
@@ -6148,7 +6149,9 @@ BEGIN
                            brain._search_filter(), brain._exact_rank_rows())
             INTO kept
             USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws;
+                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
+                  NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
+                  source_system, source_ref;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / brain._exact_rank_rows()))::bigint::text, true);
@@ -7210,7 +7213,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 16ed3ad189ff15d992bc3a3bbe72cd341707e9defcc6ac63505513f3ed37263a';
+COMMENT ON TABLE brain.migration IS 'functions 72d5eab29d8dec6807385344d9a3947acb7c1218141729708f4d9a88522d384d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

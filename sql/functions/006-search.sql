@@ -130,6 +130,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = relaxed_order
 SET hnsw.ef_search = 40
+SET hnsw.max_scan_tuples = 20000  -- raised below for selective filters, restored on return
 -- One query, short plans: compiling it would cost more than it saves.
 SET jit = off
 -- The prepared search statement (below) runs its generic plan: see there.
