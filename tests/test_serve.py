@@ -286,16 +286,22 @@ def test_two_clients_at_once_keep_their_own_sessions(served, conn, admin) -> Non
     alice = create(conn, role=TEST_ROLE, name="alice-laptop")["token"]
     bob = create(conn, role=TEST_ROLE, name="bob-laptop")["token"]
     seen: dict[str, Any] = {}
-    both_booted = anyio.Event()
-    booted = []
+    clients = 3
+    # Each client boots, then (when all have booted) works and lists the others, then
+    # (when all have listed) ends its session.
+    booted, listed = anyio.Event(), anyio.Event()
+    counts = {"booted": 0, "listed": 0}
+
+    async def step(name: str, event: anyio.Event) -> None:
+        counts[name] += 1
+        if counts[name] == clients:
+            event.set()
+        await event.wait()
 
     async def client(name: str, token: str, task: str) -> None:
         async with agent(served.url, token) as s:
             boot = await call(s, "boot_session", source=name, project="billing", task=task)
-            booted.append(name)
-            if len(booted) == 2:
-                both_booted.set()
-            await both_booted.wait()
+            await step("booted", booted)
             await call(s, "scratch_set", key="draft", value=f"{name}'s draft")
             await call(s, "update_active_task", task=f"{task}, step 2")
             others = await call(s, "list_active_sessions", project="billing")
@@ -304,6 +310,7 @@ def test_two_clients_at_once_keep_their_own_sessions(served, conn, admin) -> Non
                 "draft": (await call(s, "scratch_get", key="draft"))["value"],
                 "others": [o["session_id"] for o in others["sessions"]],
             }
+            await step("listed", listed)
             await call(s, "end_session", handoff=f"{name} hands off: {task}")
 
     async def run() -> None:
