@@ -40,7 +40,7 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 def write_corpus(directory: Path, seed: int, target_bytes: int = 10_000_000) -> tuple[int, int]:
-    """Markdown documents of about 20 kB under directory, target_bytes in all: (files, bytes)."""
+    """Markdown documents of about 9 kB under directory, target_bytes in all: (files, bytes)."""
     gen = Generator(seed)
     total = files = 0
     while total < target_bytes:
