@@ -317,6 +317,12 @@ def build_server(service: Service) -> BrainMCP:
         include_dormant: bool = False,
         as_of: Annotated[str | None, Field(description="What was believed at that time, ISO 8601.")] = None,
         max_results: Annotated[int, Field(ge=1, le=50)] = 10,
+        min_relevance: Annotated[
+            float | None, Field(ge=0, le=1, description="Only results this relevant (0-1; default 0.3).")
+        ] = None,
+        neighbours: Annotated[
+            int, Field(ge=0, le=10, description="Turns or chunks beside each hit to bring along.")
+        ] = 0,
     ) -> dict[str, Any]:
         return {
             "results": brain.search(
@@ -329,6 +335,8 @@ def build_server(service: Service) -> BrainMCP:
                 include_dormant=include_dormant,
                 as_of=as_of,
                 max_results=max_results,
+                min_relevance=min_relevance,
+                neighbours=neighbours,
             )
         }
 

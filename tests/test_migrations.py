@@ -30,6 +30,7 @@ RELEASED = {
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
     "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
+    "017-retrieval.sql": "237002f53bf04551d39b6293eb8df237108e5e853b4fb26d2fc0e99dd4d26750",
 }
 
 
@@ -234,3 +235,63 @@ def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> No
         assert spaces == {"local": 254, "hash": None}
         # the chunks of observed text now fit the active space's window
         assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
+
+
+def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: str) -> None:
+    """A database at 013 with memories, a chunked document, a MiniLM space and the old hook setting."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 13)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active')"
+        )
+        conn.execute(
+            "INSERT INTO brain.setting (name, value) VALUES ('prompt_context_min_similarity', '0.5')"
+        )
+        notes = [
+            ("Pool setting", "The pooler closes clients after idle_timeout seconds.", None, None),
+            ("Runbook", "Restart the worker first.", "doc.md", {"chunk": 1, "chunks": 2}),
+            ("Runbook (part 2/2)", "Then drain the queue.", "doc.md", {"chunk": 2, "chunks": 2}),
+        ]
+        for headline, body, ref, meta in notes:
+            conn.execute(
+                "INSERT INTO brain.memory (kind, origin, headline, body, normalized, source_ref, metadata)"
+                " VALUES ('fact', 'artifact', %s, %s, %s, %s, %s)",
+                (headline, body, f"{headline} {body}".lower(), ref, psycopg.types.json.Jsonb(meta or {})),
+            )
+
+        assert db.migrate(conn).applied == sorted(RELEASED)[13:]
+        tsv, length = conn.execute(
+            "SELECT tsv::text, lexical_len FROM brain.memory WHERE memory_id = 1"
+        ).fetchone()
+        assert "'idle_timeout'" in tsv and "'idl'" in tsv and length == 8
+        assert conn.execute("SELECT thread, position FROM brain.memory ORDER BY memory_id").fetchall() == [
+            (None, None),
+            ("doc.md", 1),
+            ("doc.md", 2),
+        ]
+        docs, lexemes = conn.execute("SELECT sum(docs), sum(lexemes) FROM brain.lexical_corpus").fetchone()
+        assert (
+            docs == 3 and lexemes == conn.execute("SELECT sum(lexical_len) FROM brain.memory").fetchone()[0]
+        )
+        center, slope = conn.execute(
+            "SELECT relevance_center, relevance_slope FROM brain.embedding_space"
+        ).fetchone()
+        known = conn.execute(
+            "SELECT relevance_center, relevance_slope"
+            " FROM brain._known_calibration('local', 'all-MiniLM-L6-v2')"
+        ).fetchone()
+        assert (center, slope) == known
+        assert conn.execute("SELECT count(*) FROM brain.setting").fetchone()[0] == 0
+        # The write path keeps it all up: a new memory counts, and the identifier is found as typed.
+        conn.execute("SELECT brain.remember(kind => 'fact', headline => 'Raise idle_timeout for batch jobs')")
+        assert conn.execute("SELECT sum(docs) FROM brain.lexical_corpus").fetchone()[0] == 4
+        found = conn.execute("SELECT id FROM brain.search('idle_timeout', min_relevance => 0)").fetchall()
+        assert sorted(found) == [(1,), (4,)]
+        assert conn.execute("SELECT id FROM brain.search('Restart the worker', neighbours => 1)").fetchall()[
+            :2
+        ] == [
+            (2,),
+            (3,),
+        ]
