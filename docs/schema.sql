@@ -1071,10 +1071,10 @@ CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABL
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
-    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.73::real, 14.7::real),
-                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.73, 14.7),
+    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
+                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
                  (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
-                 (9, NULL, NULL, 0.92, 0.75, 0.73, 14.7)) AS k(ord, provider, model, near_identical, related,
+                 (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
                                                        relevance_center, relevance_slope)
     WHERE k.provider IS NULL OR (k.provider = _known_calibration.provider AND k.model = _known_calibration.model)
     ORDER BY k.ord LIMIT 1
@@ -4854,7 +4854,7 @@ BEGIN
         'budget', budget);
 END
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.5), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5662,12 +5662,12 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
         'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
         'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
-        'min_relevance', 0.3,             -- search returns results at least this relevant (0 .. 1)
-        'relevance_lexical_center', 0.9,  -- BM25 share at which lexical evidence alone means relevance 0.5
-        'relevance_lexical_slope', 9,     -- steepness of that logistic (brain.relevance, docs/ranking.md)
-        'relevance_hybrid_bias', 2.2,     -- with both legs: bias of the fused log-odds
-        'relevance_hybrid_vector', 0.8,   -- weight of the vector log-odds
-        'relevance_hybrid_lexical', 0.66, -- weight of the lexical log-odds
+        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
+        'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
+        'relevance_hybrid_bias', 1.34,    -- with both legs: bias of the fused log-odds
+        'relevance_hybrid_vector', 0.73,  -- weight of the vector log-odds
+        'relevance_hybrid_lexical', 0.48, -- weight of the lexical log-odds
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
@@ -5680,7 +5680,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_relevance', 0.5, -- and only memories at least this relevant (brain.search's relevance)
+        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -6425,7 +6425,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 54a20b53e2ad0fe4c0bf5a33d8172fa2420b2507aa1df7a79bf4e76c0890d7a2';
+COMMENT ON TABLE brain.migration IS 'functions ae69329b056c837634fff60fb59c69500712c5b38ef32e297850ce0e23f96d8a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -6605,7 +6605,7 @@ CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, sup
 CREATE INDEX memory_supersedes ON brain.memory USING btree (workspace_id, supersedes) WHERE (supersedes IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
 CREATE INDEX memory_thread ON brain.memory USING btree (workspace_id, thread, "position") WHERE (thread IS NOT NULL);
-CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
+CREATE INDEX memory_tsv ON brain.memory USING gin (tsv) WITH (gin_pending_list_limit='256');
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);

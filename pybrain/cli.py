@@ -443,7 +443,7 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option(
     "--min-relevance",
     type=click.FloatRange(0, 1),
-    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance, 0.3).",
+    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance, 0.05).",
 )
 @click.option(
     "--neighbours",

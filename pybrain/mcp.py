@@ -318,7 +318,7 @@ def build_server(service: Service) -> BrainMCP:
         as_of: Annotated[str | None, Field(description="What was believed at that time, ISO 8601.")] = None,
         max_results: Annotated[int, Field(ge=1, le=50)] = 10,
         min_relevance: Annotated[
-            float | None, Field(ge=0, le=1, description="Only results this relevant (0-1; default 0.3).")
+            float | None, Field(ge=0, le=1, description="Only results this relevant (0-1; default 0.05).")
         ] = None,
         neighbours: Annotated[
             int, Field(ge=0, le=10, description="Turns or chunks beside each hit to bring along.")

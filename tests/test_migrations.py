@@ -30,7 +30,7 @@ RELEASED = {
     "011-chunk-tokens.sql": "35b72925660bdb53af13c1ec263a95d097b2063abab96ece0fa9c25d7b873eac",
     "012-secrets-and-flags.sql": "bd9922e9ab018306d7bfe99dd71fdd23c532a086e198b64b2fa2f3fc51faa398",
     "013-tenancy.sql": "5eb6b222ea0a269230cc5677739f0b344c9a292badfe54dc3534ad7b53038908",
-    "017-retrieval.sql": "237002f53bf04551d39b6293eb8df237108e5e853b4fb26d2fc0e99dd4d26750",
+    "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
 }
 
 

@@ -18,12 +18,12 @@ AS $$
         'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
         'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
         'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
-        'min_relevance', 0.3,             -- search returns results at least this relevant (0 .. 1)
-        'relevance_lexical_center', 0.9,  -- BM25 share at which lexical evidence alone means relevance 0.5
-        'relevance_lexical_slope', 9,     -- steepness of that logistic (brain.relevance, docs/ranking.md)
-        'relevance_hybrid_bias', 2.2,     -- with both legs: bias of the fused log-odds
-        'relevance_hybrid_vector', 0.8,   -- weight of the vector log-odds
-        'relevance_hybrid_lexical', 0.66, -- weight of the lexical log-odds
+        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
+        'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
+        'relevance_hybrid_bias', 1.34,    -- with both legs: bias of the fused log-odds
+        'relevance_hybrid_vector', 0.73,  -- weight of the vector log-odds
+        'relevance_hybrid_lexical', 0.48, -- weight of the lexical log-odds
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
         'index_pending_max', 10000,       -- unless this many vectors already wait (they are ranked exactly)
@@ -36,7 +36,7 @@ AS $$
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_relevance', 0.5, -- and only memories at least this relevant (brain.search's relevance)
+        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most

@@ -58,10 +58,10 @@ LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
-    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.73::real, 14.7::real),
-                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.73, 14.7),
+    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
+                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
                  (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
-                 (9, NULL, NULL, 0.92, 0.75, 0.73, 14.7)) AS k(ord, provider, model, near_identical, related,
+                 (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
                                                        relevance_center, relevance_slope)
     WHERE k.provider IS NULL OR (k.provider = _known_calibration.provider AND k.model = _known_calibration.model)
     ORDER BY k.ord LIMIT 1

@@ -503,8 +503,7 @@ BEGIN
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
                    brain.relevance(%5$s,
                                    CASE WHEN f.fuzzy_rank IS NOT NULL
-                                        -- at the trigram threshold (0.5) or above: the query's words, as typed
-                                        THEN greatest(least(1, public.word_similarity($1, m.headline) / 0.5), m.share)
+                                        THEN greatest(public.word_similarity($1, m.headline), m.share)
                                         ELSE m.share END,
                                    $26) AS relevance
             FROM fused f

@@ -107,10 +107,15 @@ DROP FUNCTION IF EXISTS brain.observe_batch(text[], text, text, text, text, text
 -- brain._known_calibration).
 UPDATE brain.embedding_space es
 SET relevance_center = k.center, relevance_slope = k.slope
-FROM (VALUES ('local', 'all-MiniLM-L6-v2', 0.73::real, 14.7::real),
-             ('ollama', 'all-minilm', 0.73, 14.7),
+FROM (VALUES ('local', 'all-MiniLM-L6-v2', 0.72::real, 13::real),
+             ('ollama', 'all-minilm', 0.72, 13),
              ('hash', 'feature-hash-v1', 0.5, 10)) AS k(provider, model, center, slope)
 WHERE es.provider = k.provider AND es.model = k.model;
 
 -- The prompt hook's floor is a relevance now (prompt_context_min_relevance).
 DELETE FROM brain.setting WHERE name = 'prompt_context_min_similarity';
+
+-- The lexical leg probes the full-text index once per query word: a short
+-- pending list (GIN fast update) keeps each probe from reading every recent
+-- insert again.
+ALTER INDEX brain.memory_tsv SET (gin_pending_list_limit = 256);
