@@ -1120,17 +1120,21 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     LIMIT 1
 $$;
 CREATE FUNCTION brain._lexeme_shares(lexemes text[]) RETURNS TABLE(lexeme text, share double precision)
-    LANGUAGE sql STABLE SECURITY DEFINER
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)
+BEGIN
+    PERFORM brain.current_workspace();
+    RETURN QUERY
+    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision
     FROM unnest(lexemes) AS l(lexeme)
     LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
                       s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
                FROM pg_stats s
                WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS st ON true
     LEFT JOIN LATERAL (SELECT st.freqs[u.n] AS freq FROM unnest(st.elems) WITH ORDINALITY AS u(e, n)
-                       WHERE u.e = l.lexeme) AS f ON true
+                       WHERE u.e = l.lexeme) AS f ON true;
+END
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -6425,7 +6429,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions ae69329b056c837634fff60fb59c69500712c5b38ef32e297850ce0e23f96d8a';
+COMMENT ON TABLE brain.migration IS 'functions 8baff0c3a0863ebfb70ce12e89f5abba78a877fb75e9ecba331c99e58993590e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -221,20 +221,25 @@ COMMENT ON FUNCTION brain.lexical_terms IS
 -- not among them: the least frequency listed; no statistics: 0), read once.
 CREATE OR REPLACE FUNCTION brain._lexeme_shares(lexemes text[])
 RETURNS TABLE (lexeme text, share double precision)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 -- pg_stats hides a table's statistics from roles under its row-level security;
--- the owner reads them. Only word frequencies of the whole table leave here.
+-- the owner reads them. Only word frequencies of the whole table leave here,
+-- and only to a member of the workspace chosen (brain.current_workspace raises).
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)
+BEGIN
+    PERFORM brain.current_workspace();
+    RETURN QUERY
+    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision
     FROM unnest(lexemes) AS l(lexeme)
     LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
                       s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
                FROM pg_stats s
                WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS st ON true
     LEFT JOIN LATERAL (SELECT st.freqs[u.n] AS freq FROM unnest(st.elems) WITH ORDINALITY AS u(e, n)
-                       WHERE u.e = l.lexeme) AS f ON true
+                       WHERE u.e = l.lexeme) AS f ON true;
+END
 $$;
 
 -- The words the lexical leg looks for, OR-ed (NULL when none).
