@@ -272,3 +272,18 @@ def test_the_corpus_counts_follow_every_write_and_writers_do_not_wait(conn, db_u
     assert scalar(conn, "SELECT count(*) FROM brain.lexical_corpus") == 2, (
         "a second slot for the second writer"
     )
+
+
+def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, database) -> None:
+    """The lexical leg counts each word up to lexical_max_rows; past that, the column's statistics."""
+    observe(conn, LOG_LINES)
+    conn.execute("SELECT brain.set_setting('lexical_max_rows', '100'::jsonb)")
+    with psycopg.connect(database, autocommit=True) as owner:  # only the owner may ANALYZE
+        owner.execute("ANALYZE brain.memory")
+    terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
+    assert 250 <= terms["checkpoint"]["docs"] <= 300 and not terms["checkpoint"]["searched"]
+    assert terms["77"]["searched"] and terms["77"]["docs"] < 100
+    assert ids(search(conn, "checkpoint step=77 latency_ms=249", min_relevance=0))[0] == scalar(
+        conn,
+        "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
+    )
