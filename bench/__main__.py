@@ -22,6 +22,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--quick", action="store_true", help="10k workspace only, fewer queries, LongMemEval on 10 questions"
     )
     p.add_argument("--skip-longmemeval", action="store_true", help="leave out the LongMemEval retrieval run")
+    p.add_argument(
+        "--only-longmemeval",
+        action="store_true",
+        help="the LongMemEval retrieval run alone (no synthetic workspaces, boot or CLI figures)",
+    )
     p.add_argument("--million", action="store_true", help="also a 1M-memory workspace (slow: ~1 h)")
     p.add_argument("--skip-cli", action="store_true", help="leave out the CLI cold-start measurement")
     p.add_argument(
@@ -133,6 +138,11 @@ def main(argv: list[str] | None = None) -> int:
         results["machine"] = server.machine_info()
         results["mcp_tools"] = phase("mcp_tools", mcp_tools.run)
         profile = not args.no_profile
+        if args.only_longmemeval:
+            results["longmemeval"] = phase(
+                "longmemeval", lambda: longmemeval.run(server, EmbeddingCache(), lme_questions)
+            )
+            return _finish(args, results, report, log, elapsed_total)
         only = args.only_synthetic
         if not only:
             results["ingest"] = phase(
@@ -193,6 +203,12 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)
+    return _finish(args, results, report, log, elapsed_total)
+
+
+def _finish(
+    args: argparse.Namespace, results: dict[str, Any], report: Any, log: Any, elapsed_total: Any
+) -> int:
     results["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["duration_s"] = round(elapsed_total(), 1)
     results["targets"] = report.check_targets(results)

@@ -52,21 +52,24 @@ $$;
 
 CREATE OR REPLACE FUNCTION pg_temp.bench_t_search(
     p_query text, p_embedding double precision[], p_tags text[], p_max_results integer,
-    OUT ids bigint[], OUT vector_ranks integer[], OUT sims real[], OUT ms double precision)
+    p_min_relevance double precision DEFAULT 0, p_neighbours integer DEFAULT 0,
+    OUT ids bigint[], OUT vector_ranks integer[], OUT sims real[], OUT ms double precision,
+    OUT relevances real[])
 LANGUAGE plpgsql AS $$
 DECLARE
     t0 timestamptz;
 BEGIN
     t0 := clock_timestamp();
-    SELECT coalesce(array_agg(s.id ORDER BY s.n), '{}'),
-           coalesce(array_agg(s.vector_rank ORDER BY s.n), '{}'),
-           coalesce(array_agg(s.similarity ORDER BY s.n), '{}')
-    INTO ids, vector_ranks, sims
+    -- in the order search returned them (its ordinality, not a column)
+    SELECT coalesce(array_agg(s.id ORDER BY s.ordinality), '{}'),
+           coalesce(array_agg(s.vector_rank ORDER BY s.ordinality), '{}'),
+           coalesce(array_agg(s.similarity ORDER BY s.ordinality), '{}'),
+           coalesce(array_agg(s.relevance ORDER BY s.ordinality), '{}')
+    INTO ids, vector_ranks, sims, relevances
     FROM brain.search(query => p_query, query_embedding => p_embedding, tags => p_tags,
-                      max_results => p_max_results)
-         WITH ORDINALITY AS s(id, kind, category, project, headline,
-                          preview, score, vector_rank, lexical_rank, fuzzy_rank, similarity, state, pinned,
-                          superseded_by, current_id, via_skill_trigger, created_at, n);
+                      max_results => p_max_results, min_relevance => p_min_relevance,
+                      neighbours => p_neighbours)
+         WITH ORDINALITY AS s;
     ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
@@ -100,11 +103,16 @@ def timed_search(
     *,
     tags: list[str] | None = None,
     max_results: int = 10,
+    min_relevance: float = 0.0,
+    neighbours: int = 0,
 ) -> dict[str, Any]:
-    ids, ranks, sims, ms = conn.execute(
-        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s)", (query, _vec(vec), tags, max_results)
+    """One brain.search, timed in the database. min_relevance 0 (every result the
+    ranking gives) unless asked: the latency and recall figures measure the ranking."""
+    ids, ranks, sims, ms, relevances = conn.execute(
+        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s, %s, %s)",
+        (query, _vec(vec), tags, max_results, min_relevance, neighbours),
     ).fetchone()
-    return {"ids": ids, "vector_ranks": ranks, "sims": sims, "ms": ms}
+    return {"ids": ids, "vector_ranks": ranks, "sims": sims, "ms": ms, "relevances": relevances}
 
 
 # --- search ----------------------------------------------------------------

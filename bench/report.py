@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 # (label, getter path, comparison, target value, unit)
@@ -77,6 +78,30 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     size = _get(results, ("boot", "memories"))
     label = f"boot_session p50, {size or '?'} memories with 500 rules and 200 open tasks"
     out.append(_verdict(label, shaped, "<=", 10.0, "ms"))
+    overall = _get(results, ("longmemeval", "metrics", "overall"))
+    if overall:
+        n = overall["questions"]
+        hybrid = overall["hybrid"]["turn@10"]
+        best_leg = max(overall["vector"]["turn@10"], overall["lexical"]["turn@10"])
+        out.append(_verdict(f"LongMemEval hybrid turn@10 ({n} questions)", hybrid, ">=", 0.85, ""))
+        out.append(
+            _verdict(
+                f"LongMemEval hybrid turn@10 minus the best single leg ({n} questions)",
+                round(hybrid - best_leg, 3),
+                ">=",
+                0.05,
+                "",
+            )
+        )
+        out.append(
+            _verdict(
+                f"LongMemEval hybrid session all@10 ({n} questions)",
+                overall["hybrid"]["session_all@10"],
+                ">=",
+                0.95,
+                "",
+            )
+        )
     clock = _get(results, ("longmemeval", "clock_shift", "check"))
     if clock:
         out.append(
@@ -290,6 +315,7 @@ def render(results: dict[str, Any]) -> str:
                 lines.append(
                     f"  {name:28}{n:>4}  {mode:8}" + "".join(f"{_fmt(d[mode][c], 3):>16}" for c in cols)
                 )
+        lines.extend(_before_after_lines(metrics))
         vr = lme.get("vector_recall_minilm")
         if vr:
             lines.append(
@@ -334,6 +360,35 @@ def render(results: dict[str, Any]) -> str:
         status = "n/a" if t["met"] is None else "met" if t["met"] else f"MISSED ({t['miss']})"
         lines.append(f"  {t['target']:62} {_fmt(t['value'])} {t.get('unit', '')}  goal {t['goal']}: {status}")
     return "\n".join(lines)
+
+
+def _before_after_lines(metrics: dict[str, Any]) -> list[str]:
+    """The same figures from main before issue 15 (bench/baselines/longmemeval.json), same questions."""
+    from bench.longmemeval import BASELINE
+
+    if not BASELINE.exists() or "overall" not in metrics:
+        return []
+    baseline = json.loads(BASELINE.read_text())
+    before = baseline["metrics"].get(str(metrics["overall"]["questions"]))
+    if not before:
+        return [
+            f"  (no figures from before for {metrics['overall']['questions']} questions in {BASELINE.name})"
+        ]
+    cols = ("turn@5", "turn@10", "session_all@10")
+    lines = [
+        f"  before ({baseline['commit']}: {baseline['ranking']}) -> after, same questions",
+        f"  {'question type':28}{'n':>4}  {'mode':8}" + "".join(f"{c:>22}" for c in cols),
+    ]
+    for group, d in metrics.items():
+        for i, mode in enumerate(("vector", "lexical", "hybrid")):
+            was = before.get(group, {}).get(mode)
+            if not was:
+                continue
+            name = group if i == 0 else ""
+            n = str(d["questions"]) if i == 0 else ""
+            cells = "".join(f"{_fmt(was.get(c), 3) + ' -> ' + _fmt(d[mode].get(c), 3):>22}" for c in cols)
+            lines.append(f"  {name:28}{n:>4}  {mode:8}{cells}")
+    return lines
 
 
 def _clock_shift_lines(clock: dict[str, Any] | None) -> list[str]:

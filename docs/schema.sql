@@ -28,7 +28,14 @@ CREATE TYPE brain.search_result AS (
 	current_id bigint,
 	via_skill_trigger text,
 	created_at timestamp with time zone,
-	flag_reasons text[]
+	flag_reasons text[],
+	relevance real,
+	source_system text,
+	source_ref text,
+	metadata jsonb,
+	thread text,
+	"position" integer,
+	neighbour_of bigint
 );
 CREATE TYPE brain.session_brief AS (
 	session_id bigint,
@@ -143,6 +150,14 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
 $$;
+CREATE FUNCTION brain._bm25(tsv tsvector, len integer, words_ab tsquery[], words_c tsquery[], idf double precision[], p double precision[]) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(sum(w.idf * w.tf * (p[1] + 1) / (w.tf + p[1] * (1 - p[2] + p[2] * coalesce(len, 0) / p[3]))), 0)
+    FROM (SELECT u.idf, CASE WHEN tsv @@ u.ab THEN 1 WHEN tsv @@ u.c THEN p[4] ELSE 0 END AS tf
+          FROM unnest(words_ab, words_c, idf) AS u(ab, c, idf)) AS w
+    WHERE w.tf > 0
+$$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -197,6 +212,8 @@ CREATE TABLE brain.embedding_space (
     folded_through bigint DEFAULT 0 NOT NULL,
     fold_observed boolean DEFAULT true NOT NULL,
     max_tokens integer,
+    relevance_center real DEFAULT 0.5 NOT NULL,
+    relevance_slope real DEFAULT 20 NOT NULL,
     CONSTRAINT embedding_space_check CHECK ((related <= near_identical)),
     CONSTRAINT embedding_space_check1 CHECK ((folded_through <= indexed_through)),
     CONSTRAINT embedding_space_dims_check CHECK (((dims >= 1) AND (dims <= 16000))),
@@ -206,6 +223,8 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_near_identical_check CHECK (((near_identical > (0)::double precision) AND (near_identical <= (1)::double precision))),
     CONSTRAINT embedding_space_provider_check CHECK ((provider ~ '^[a-z][a-z0-9_-]*$'::text)),
     CONSTRAINT embedding_space_related_check CHECK (((related > (0)::double precision) AND (related <= (1)::double precision))),
+    CONSTRAINT embedding_space_relevance_center_check CHECK (((relevance_center > ('-1'::integer)::double precision) AND (relevance_center < (1)::double precision))),
+    CONSTRAINT embedding_space_relevance_slope_check CHECK (((relevance_slope > (0)::double precision) AND (relevance_slope <= (1000)::double precision))),
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
 ALTER TABLE ONLY brain.embedding_space FORCE ROW LEVEL SECURITY;
@@ -510,6 +529,51 @@ CREATE FUNCTION brain._common_words() RETURNS text[]
         interesting,understood,noted,correct,true,false,yesterday,tomorrow,tonight,morning,
         monday,tuesday,wednesday,thursday,friday,saturday,sunday}'::text[]
 $$;
+CREATE FUNCTION brain._count_corpus(ws bigint, docs bigint, lexemes bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    free integer;
+BEGIN
+    IF docs = 0 AND lexemes = 0 THEN
+        RETURN;
+    END IF;
+    SELECT c.slot INTO free FROM brain.lexical_corpus c
+    WHERE c.workspace_id = ws ORDER BY c.slot LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF free IS NOT NULL THEN
+        UPDATE brain.lexical_corpus c SET docs = c.docs + _count_corpus.docs, lexemes = c.lexemes + _count_corpus.lexemes
+        WHERE c.workspace_id = ws AND c.slot = free;
+    ELSE
+        -- every slot is held by another writer (or there is none yet): this backend's own
+        INSERT INTO brain.lexical_corpus AS c (workspace_id, slot, docs, lexemes)
+        VALUES (ws, pg_backend_pid(), _count_corpus.docs, _count_corpus.lexemes)
+        ON CONFLICT (workspace_id, slot)
+        DO UPDATE SET docs = c.docs + excluded.docs, lexemes = c.lexemes + excluded.lexemes;
+    END IF;
+END
+$$;
+CREATE FUNCTION brain._count_corpus_rows() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    d record;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        FOR d IN SELECT n.workspace_id, count(*) AS docs, coalesce(sum(n.lexical_len), 0) AS lexemes
+                 FROM new_rows n GROUP BY 1 ORDER BY 1 LOOP
+            PERFORM brain._count_corpus(d.workspace_id, d.docs, d.lexemes);
+        END LOOP;
+    ELSE
+        FOR d IN SELECT o.workspace_id, count(*) AS docs, coalesce(sum(o.lexical_len), 0) AS lexemes
+                 FROM old_rows o GROUP BY 1 ORDER BY 1 LOOP
+            PERFORM brain._count_corpus(d.workspace_id, -d.docs, -d.lexemes);
+        END LOOP;
+    END IF;
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -730,7 +794,7 @@ CREATE TABLE brain.memory (
     record_version integer DEFAULT 1 NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    tsv tsvector GENERATED ALWAYS AS ((setweight(to_tsvector('english'::regconfig, headline), 'A'::"char") || setweight(to_tsvector('english'::regconfig, body), 'B'::"char"))) STORED,
+    tsv tsvector,
     dormant_after timestamp with time zone,
     forgotten_at timestamp with time zone,
     archived_at timestamp with time zone,
@@ -739,6 +803,10 @@ CREATE TABLE brain.memory (
     flag_confirmed_at timestamp with time zone,
     flag_confirmed_by text,
     source_chunk integer,
+    context text,
+    thread text,
+    "position" integer,
+    lexical_len integer,
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
@@ -752,6 +820,10 @@ ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
 COMMENT ON COLUMN brain.memory.source_chunk IS 'An ingested chunk''s position in its document (1 = first); NULL for memories not written by brain.ingest_documents.';
+COMMENT ON COLUMN brain.memory.context IS 'Indexed with the memory (full text, weight C) but not its text: speaker, date, neighbouring turns, title and heading path.';
+COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memory is part of (NULL: none).';
+COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
+COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
 CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1067,6 +1139,19 @@ CREATE FUNCTION brain._is_owner() RETURNS boolean
     SELECT pg_has_role(session_user, n.nspowner, 'MEMBER')
     FROM pg_namespace n WHERE n.nspname = 'brain'
 $$;
+CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
+    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
+                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
+                 (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
+                 (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
+                                                       relevance_center, relevance_slope)
+    WHERE k.provider IS NULL OR (k.provider = _known_calibration.provider AND k.model = _known_calibration.model)
+    ORDER BY k.ord LIMIT 1
+$$;
 CREATE FUNCTION brain._known_max_tokens(provider text, model text) RETURNS integer
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1106,6 +1191,23 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     ) AS h
     ORDER BY h.at DESC, h.late DESC, h.id DESC
     LIMIT 1
+$$;
+CREATE FUNCTION brain._lexeme_shares(lexemes text[]) RETURNS TABLE(lexeme text, share double precision)
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    PERFORM brain.current_workspace();
+    RETURN QUERY
+    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision
+    FROM unnest(lexemes) AS l(lexeme)
+    LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+                      s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
+               FROM pg_stats s
+               WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS st ON true
+    LEFT JOIN LATERAL (SELECT st.freqs[u.n] AS freq FROM unnest(st.elems) WITH ORDINALITY AS u(e, n)
+                       WHERE u.e = l.lexeme) AS f ON true;
+END
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1230,6 +1332,20 @@ CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint,
     FROM brain.memory m
     WHERE m.workspace_id = brain.current_workspace() AND m.memory_id = ANY (ids)
 $$;
+CREATE FUNCTION brain._memory_tsv() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    NEW.tsv := brain.memory_tsv(NEW.headline, NEW.body, NEW.context);
+    NEW.lexical_len := length(to_tsvector('english'::regconfig,
+                                          coalesce(NEW.headline, '') || ' ' || coalesce(NEW.body, '')));
+    IF TG_OP = 'UPDATE' AND NEW.lexical_len IS DISTINCT FROM OLD.lexical_len THEN
+        PERFORM brain._count_corpus(NEW.workspace_id, 0, coalesce(NEW.lexical_len, 0) - coalesce(OLD.lexical_len, 0));
+    END IF;
+    RETURN NEW;
+END
+$$;
 CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1338,6 +1454,17 @@ BEGIN
     PERFORM pg_notify('brain_sessions', NEW.workspace_id::text);
     RETURN NULL;
 END
+$$;
+CREATE FUNCTION brain._observed_context(meta jsonb, given text, section text, before text, after text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT nullif(left(concat_ws(E'\n',
+        nullif(concat_ws(' ', coalesce(meta->>'speaker', meta->>'role'), coalesce(meta->>'date', meta->>'session_date')), ''),
+        nullif(concat_ws(' > ', meta->>'title', section), ''),
+        brain.trim_space(given),
+        'before: ' || brain._first_words(regexp_replace(before, '\s+', ' ', 'g'), 40),
+        'after: ' || brain._first_words(regexp_replace(after, '\s+', ' ', 'g'), 40)), 2000), '')
 $$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
@@ -1562,8 +1689,8 @@ CREATE FUNCTION brain._search_filter() RETURNS text
         AND ($9 IS NULL OR m.created_at >= $9)
         AND ($10 IS NULL OR m.created_at < $10)
         -- provenance: a source_ref ending in / is a folder, matching every ref under it
-        AND ($22 IS NULL OR m.source_system = $22)
-        AND ($23 IS NULL OR m.source_ref = $23 OR right($23, 1) = '/' AND starts_with(m.source_ref, $23))
+        AND ($29 IS NULL OR m.source_system = $29)
+        AND ($30 IS NULL OR m.source_ref = $30 OR right($30, 1) = '/' AND starts_with(m.source_ref, $30))
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
                 -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
@@ -2903,6 +3030,19 @@ CREATE FUNCTION brain.clean_headline(t text) RETURNS text
         '', 'g'), ' {2,}', ' ', 'g'))
 $$;
 COMMENT ON FUNCTION brain.clean_headline(t text) IS 'A headline as stored: one line (line breaks and tabs folded to spaces), without control or format characters (bidi overrides, zero-width, tag characters).';
+CREATE FUNCTION brain.code_tokens(t text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT p.tok), '{}')
+    FROM (SELECT lower(r.m[1]) AS word
+          FROM regexp_matches(coalesce(t, ''), '([A-Za-z0-9]+(?:[_:]+[A-Za-z0-9]+)+)', 'g') AS r(m)) AS w
+    CROSS JOIN LATERAL (
+        SELECT array_to_string((regexp_split_to_array(w.word, '[_:]+'))[1:k], '_') AS tok
+        FROM generate_series(2, least(cardinality(regexp_split_to_array(w.word, '[_:]+')), 6)) AS k
+    ) AS p
+    WHERE length(p.tok) <= 200
+$$;
+COMMENT ON FUNCTION brain.code_tokens(t text) IS 'Identifiers joined by _ or : (idle_timeout, ERR_SSL_PROTOCOL), lowercased, with their leading runs of 2+ parts: indexed and searched whole beside the parts the english parser splits them into.';
 CREATE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4670,50 +4810,68 @@ CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
 $$;
 COMMENT ON FUNCTION brain.injection_signals(t text) IS 'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery
+    FROM brain.lexical_terms(query) AS t WHERE t.searched
+$$;
+COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg looks for (brain.lexical_terms with searched), OR-ed: the rarest, until about lexical_max_rows (1000) memories match, never a word in more than lexical_max_term_share (2%) of memories.';
+CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs bigint, idf double precision, searched boolean)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    AS $$
 DECLARE
-    lexemes text[] := tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')));
-    elems text[];
-    freqs real[];
-    floor_freq real;
-    total_rows real;
-    max_share real := (brain.setting('lexical_max_term_share'))::real;
-    max_rows real := (brain.setting('lexical_max_rows'))::real;
-    picked text[] := '{}';
-    matched real := 0;
+    ws bigint := brain.current_workspace();
+    max_share double precision := (brain.setting('lexical_max_term_share'))::double precision;
+    max_rows integer := (brain.setting('lexical_max_rows'))::integer;
+    n_docs double precision;
+    picked integer := 0;
+    matched bigint := 0;
     w record;
 BEGIN
-    IF cardinality(lexemes) = 0 THEN
-        RETURN NULL;
-    END IF;
-    -- The ~1,700 lexemes through array_to_string and string_to_array: half the
-    -- cost of the usual ::text::text[] round trip, whose array parser quotes.
-    SELECT string_to_array(array_to_string(s.most_common_elems, E'\x01'), E'\x01'), s.most_common_elem_freqs
-    INTO elems, freqs
-    FROM pg_stats s WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv';
-    IF elems IS NULL THEN
-        RETURN brain.query_lexemes(query);
-    END IF;
-    -- After the element frequencies come the minimum, the maximum and the null fraction.
-    floor_freq := freqs[cardinality(elems) + 1];
-    SELECT c.reltuples INTO total_rows FROM pg_class c WHERE c.oid = 'brain.memory'::regclass;
+    SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     FOR w IN
-        SELECT l AS lexeme, coalesce(freqs[array_position(elems, l)], floor_freq) AS share
-        FROM unnest(lexemes) AS l
+        WITH words AS (
+            SELECT DISTINCT l AS lexeme
+            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                        || brain.code_tokens(query)) AS l
+            LIMIT 64
+        ),
+        counted AS MATERIALIZED (
+            SELECT x.lexeme,
+                   (SELECT count(*) FROM (SELECT FROM brain.memory m
+                                          WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(x.lexeme)::tsquery
+                                          LIMIT max_rows + 1) AS y) AS found
+            FROM words x
+        ),
+        -- past the cap: the planner's statistics (read once, for those words only)
+        estimated AS (
+            SELECT sh.lexeme, sh.share
+            FROM brain._lexeme_shares(ARRAY(SELECT c.lexeme FROM counted c WHERE c.found > max_rows)) AS sh
+        )
+        SELECT c.lexeme,
+               CASE WHEN c.found <= max_rows THEN c.found
+                    ELSE least(greatest(c.found, coalesce(e.share, 0) * n_docs), n_docs)::bigint END AS docs
+        FROM counted c LEFT JOIN estimated e USING (lexeme)
+        WHERE c.found > 0
         ORDER BY 2, 1
     LOOP
-        -- Too common: in more than max_share of the memories, and matching more than a tenth of the budget.
-        EXIT WHEN w.share > max_share AND w.share * total_rows > max_rows / 10
-               OR cardinality(picked) > 0 AND matched + w.share * total_rows > max_rows;
-        picked := picked || w.lexeme;
-        matched := matched + w.share * total_rows;
+        lexeme := w.lexeme;
+        docs := w.docs;
+        idf := ln(1 + (n_docs - w.docs + 0.5) / (w.docs + 0.5));
+        searched := NOT (w.docs > max_share * n_docs AND w.docs > max_rows / 10.0)
+                    AND (picked = 0 OR matched + w.docs <= max_rows);
+        IF searched THEN
+            picked := picked + 1;
+            matched := matched + w.docs;
+        END IF;
+        RETURN NEXT;
     END LOOP;
-    RETURN nullif(array_to_string(ARRAY(SELECT quote_literal(p) FROM unnest(picked) AS p), ' | '), '')::tsquery;
 END
 $$;
-COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (1000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5091,6 +5249,17 @@ CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant
     END
 $$;
 COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant facts and expired memories; archive: archived, superseded or forgotten.';
+CREATE FUNCTION brain.memory_tsv(headline text, body text, context text) RETURNS tsvector
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT setweight(to_tsvector('english'::regconfig, coalesce(headline, '')), 'A')
+           || setweight(to_tsvector('english'::regconfig, coalesce(body, '')), 'B')
+           || setweight(to_tsvector('english'::regconfig, coalesce(context, '')), 'C')
+           || coalesce((SELECT string_agg(quote_literal(c.tok) || ':1B', ' ')::tsvector
+                        FROM unnest(brain.code_tokens(coalesce(headline, '') || ' ' || coalesce(body, ''))) AS c(tok)),
+                       ''::tsvector)
+$$;
+COMMENT ON FUNCTION brain.memory_tsv(headline text, body text, context text) IS 'The full-text vector the lexical leg searches: headline words weigh A, body words B, context words C, plus identifiers whole (brain.code_tokens).';
 CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(tool text, calls bigint, errors bigint, error_rate double precision, avg_ms double precision, p99_ms double precision, last_call timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5164,7 +5333,7 @@ CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project
         observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
 $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
-CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
+CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean, contexts text[] DEFAULT NULL::text[], threads text[] DEFAULT NULL::text[], positions integer[] DEFAULT NULL::integer[]) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -5192,6 +5361,10 @@ DECLARE
     c_hash text[] := '{}';
     c_red jsonb[] := '{}';   -- the secrets redacted from the chunk's text: kind, start, end in the text as sent
     c_flag jsonb[] := '{}';  -- the text's injection signals (brain.injection_signals)
+    c_ctx text[] := '{}';    -- context indexed with the chunk (brain._observed_context)
+    c_thread text[] := '{}';
+    c_pos integer[] := '{}';
+    c_section text[] := '{}';
     obs record;
     -- The items the gate refused.
     bad_item integer[] := '{}';
@@ -5244,10 +5417,14 @@ BEGIN
             jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
-       OR metadata IS NOT NULL AND cardinality(metadata) <> n_items THEN
-        PERFORM brain._raise('BR009', 'source_refs and metadata need one entry per text.',
+       OR metadata IS NOT NULL AND cardinality(metadata) <> n_items
+       OR contexts IS NOT NULL AND cardinality(contexts) <> n_items
+       OR threads IS NOT NULL AND cardinality(threads) <> n_items
+       OR positions IS NOT NULL AND cardinality(positions) <> n_items THEN
+        PERFORM brain._raise('BR009', 'source_refs, metadata, contexts, threads and positions need one entry per text.',
             jsonb_build_object('texts', n_items, 'source_refs', cardinality(source_refs),
-                               'metadata', cardinality(metadata)),
+                               'metadata', cardinality(metadata), 'contexts', cardinality(contexts),
+                               'threads', cardinality(threads), 'positions', cardinality(positions)),
             'Pass one entry per text (NULL entries are allowed), or leave the array out.');
     END IF;
     IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
@@ -5261,7 +5438,10 @@ BEGIN
     FOR i IN 1 .. n_items LOOP
         item_start := n;
         BEGIN
-            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i]));
+            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i],
+                                                             'context', contexts[i], 'thread', threads[i]));
+            PERFORM brain._check_length('context', contexts[i], 4000);
+            PERFORM brain._check_length('thread', threads[i], 2000);
             -- The text is stored with its secrets redacted and its hidden characters removed.
             obs := brain._clean_observed(texts[i]);
             texts[i] := obs.cleaned;
@@ -5300,6 +5480,11 @@ BEGIN
                 c_hash[n] := text_hash;
                 c_red[n] := obs.redacted;
                 c_flag[n] := to_jsonb(obs.signals);
+                -- a thread given, or the chunks of one long text: a document in chunk order
+                c_thread[n] := coalesce(threads[i], CASE WHEN n_chunks > 1 THEN ref END);
+                c_pos[n] := CASE WHEN threads[i] IS NOT NULL THEN coalesce(positions[i], i)
+                                 WHEN n_chunks > 1 THEN k END;
+                c_section[n] := sections[k];
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' THEN
@@ -5314,6 +5499,18 @@ BEGIN
     c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
     c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
     c_red := c_red[1:n]; c_flag := c_flag[1:n];
+    c_thread := c_thread[1:n]; c_pos := c_pos[1:n]; c_section := c_section[1:n];
+    -- 1b. Context (docs/ranking.md): indexed with each chunk, not part of its text.
+    c_ctx := ARRAY(
+        SELECT brain._observed_context(c_meta[j], contexts[c_item[j]], c_section[j],
+                   -- the turns before and after it in its thread, of this batch (their text as stored)
+                   (SELECT texts[x.i] FROM generate_series(1, n_items) AS x(i)
+                    WHERE threads IS NOT NULL AND threads[x.i] = threads[c_item[j]] AND x.i <> ALL (bad_item)
+                      AND coalesce(positions[x.i], x.i) = coalesce(positions[c_item[j]], c_item[j]) - 1 LIMIT 1),
+                   (SELECT texts[x.i] FROM generate_series(1, n_items) AS x(i)
+                    WHERE threads IS NOT NULL AND threads[x.i] = threads[c_item[j]] AND x.i <> ALL (bad_item)
+                      AND coalesce(positions[x.i], x.i) = coalesce(positions[c_item[j]], c_item[j]) + 1 LIMIT 1))
+        FROM generate_series(1, n) AS j ORDER BY j);
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
@@ -5372,7 +5569,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after, foldable, flag_reasons)
+            source_hash, dedup_pending, dormant_after, foldable, flag_reasons, context, thread, position)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -5381,9 +5578,9 @@ BEGIN
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
                CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true),
-               ARRAY(SELECT jsonb_array_elements_text(u.flag))
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, j)
+               ARRAY(SELECT jsonb_array_elements_text(u.flag)), u.ctx, u.thread, u.pos
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag, c_ctx, c_thread, c_pos)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, ctx, thread, pos, j)
         WHERE u.existing IS NULL AND u.fst = u.j
         ORDER BY u.j
         ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
@@ -5488,7 +5685,7 @@ BEGIN
     ORDER BY 1, 2 NULLS FIRST;
 END
 $$;
-COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
+COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean, contexts text[], threads text[], positions integer[]) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text DEFAULT ''::text, source_agent text DEFAULT NULL::text, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, ref text, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5595,7 +5792,7 @@ CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precisi
 DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
-    min_sim double precision := (brain.setting('prompt_context_min_similarity'))::double precision;
+    floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
     heading text := 'Memories (pybrain) that may bear on this prompt:';
     total integer;
     line text;
@@ -5613,17 +5810,16 @@ BEGIN
     END IF;
     total := brain.estimate_tokens(heading);
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: its words matched, or its meaning is near enough. The turns
-        -- of the calling session itself (exclude_ref_prefix) are what the agent
-        -- has in front of it already.
+        -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
+        -- The turns of the calling session itself (exclude_ref_prefix) are what
+        -- the agent has in front of it already.
         FOR hit IN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4) AS s
+                              max_results => n_max * 4, min_relevance => floor) AS s
             JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
-            WHERE (s.lexical_rank IS NOT NULL OR s.similarity >= min_sim)
-              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+            WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                        AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
             ORDER BY s.score DESC, s.id DESC
         LOOP
@@ -5642,7 +5838,7 @@ BEGIN
         'budget', budget);
 END
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when the words matched or the similarity reaches prompt_context_min_similarity (0.45), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5867,6 +6063,15 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.redact_secrets(t text) IS 'The text with each secret replaced by [redacted:KIND] (the key of a `key = value` line and the rest of a URL are kept).';
+CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) RETURNS double precision
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT 1 / (1 + exp(-least(50, greatest(-50,
+               CASE WHEN sim IS NULL THEN c[4] * (lex - c[3])
+                    WHEN lex IS NULL THEN c[2] * (sim - c[1])
+                    ELSE c[5] + c[6] * c[2] * (sim - c[1]) + c[7] * c[4] * (lex - c[3]) END))))
+$$;
+COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6089,7 +6294,7 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
-CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text) RETURNS SETOF brain.search_result
+CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, min_relevance double precision DEFAULT NULL::double precision, neighbours integer DEFAULT 0) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
@@ -6105,8 +6310,21 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.lexical_query(brain._bounded('query', query, 4000));
-    candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
+    tsq tsquery;
+    -- A fixed pool, whatever max_results: the first k results do not depend on it.
+    candidates integer := greatest((brain.setting('search_candidates'))::integer, 1);
+    -- The query's words as the lexical leg weighs them (brain.lexical_terms).
+    words_ab tsquery[];
+    words_c tsquery[];
+    words_idf double precision[];
+    -- k1, b, average memory length, context weight, the query's idf sum
+    bm25 double precision[];
+    idf_sum double precision;
+    left_out boolean;  -- a word of the query was left out for being common
+    -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
+    calibration double precision[];
+    floor double precision := coalesce(min_relevance, (brain.setting('min_relevance'))::double precision);
+    sim_sql text := 'NULL::double precision';
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
     lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
@@ -6125,12 +6343,45 @@ BEGIN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
             jsonb_build_object('max_results', max_results), 'The default is 10.');
     END IF;
+    IF floor IS NULL OR floor < 0 OR floor > 1 THEN
+        PERFORM brain._raise('BR009', 'min_relevance lies between 0 and 1.',
+            jsonb_build_object('min_relevance', min_relevance), 'The default is the setting min_relevance.');
+    END IF;
+    IF neighbours IS NULL OR neighbours NOT BETWEEN 0 AND 10 THEN
+        PERFORM brain._raise('BR009', 'neighbours lies between 0 and 10.',
+            jsonb_build_object('neighbours', neighbours),
+            'The turns or chunks on each side of a hit to bring along; 0 (the default) brings none.');
+    END IF;
     IF q = '' AND query_embedding IS NULL THEN
         PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
             'To list memories without a query, use brain.list_recent.');
     END IF;
+    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
+           array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
+           array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
+           array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+    INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
+    FROM brain.lexical_terms(brain._bounded('query', query, 4000)) AS t;
+    bm25[1] := (brain.setting('lexical_k1'))::double precision;
+    bm25[2] := (brain.setting('lexical_b'))::double precision;
+    bm25[3] := (SELECT greatest(sum(c.lexemes)::double precision / nullif(sum(c.docs), 0), 1)
+                FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
+    bm25[3] := coalesce(bm25[3], 1);
+    bm25[4] := (brain.setting('lexical_context_weight'))::double precision;
+    bm25[5] := coalesce(idf_sum, 0);
+    calibration := ARRAY[NULL, NULL, (brain.setting('relevance_lexical_center'))::double precision,
+                         (brain.setting('relevance_lexical_slope'))::double precision,
+                         (brain.setting('relevance_hybrid_bias'))::double precision,
+                         (brain.setting('relevance_hybrid_vector'))::double precision,
+                         (brain.setting('relevance_hybrid_lexical'))::double precision];
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
+        calibration[1] := space.relevance_center;
+        calibration[2] := space.relevance_slope;
+        -- The similarity of every fused candidate, found by the vector leg or not.
+        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s))'
+                          ' FROM brain.embedding e WHERE e.workspace_id = $17 AND e.space_id = %2$s'
+                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
         vec := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
@@ -6151,6 +6402,8 @@ BEGIN
             USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
                   include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
                   NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
+                  NULL::tsquery[], NULL::tsquery[], NULL::double precision[], NULL::double precision[],
+                  NULL::double precision[], NULL::double precision, NULL::integer,
                   source_system, source_ref;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
@@ -6176,19 +6429,21 @@ BEGIN
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN
+        -- BM25 over the memories holding a searched word (at most lexical_max_rows
+        -- of them: when even the rarest word is in more, those first found).
         lexical_sql := format($l$
-            SELECT m.memory_id,
-                   row_number() OVER (ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC) AS r
-            FROM brain.memory m
-            WHERE m.tsv @@ $3 AND %1$s
-            ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC
-            LIMIT %2$s $l$, brain._search_filter(), candidates);
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r
+            FROM (SELECT m.memory_id, brain._bm25(m.tsv, m.lexical_len, $22, $23, $24, $25) AS bm25
+                  -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
+                  FROM (SELECT m.memory_id, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
+                        WHERE m.tsv @@ $3 AND %1$s LIMIT %3$s) AS m) AS x
+            ORDER BY x.bm25 DESC, x.memory_id DESC
+            LIMIT %2$s $l$, brain._search_filter(), candidates, (brain.setting('lexical_max_rows'))::integer);
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
     -- When words were left out for being common, trigrams of those words would only
     -- rank the same crowd of memories, slowly: then the leg does not run.
-    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5
-             AND numnode(coalesce(tsq, ''::tsquery)) = numnode(coalesce(brain.query_lexemes(query), ''::tsquery));
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5 AND NOT left_out;
     IF fuzzy THEN
         fuzzy_sql := format($t$
             SELECT m.memory_id,
@@ -6233,43 +6488,87 @@ BEGIN
             FROM legs g GROUP BY g.memory_id
         ),
         skills AS (%4$s),
+        evidence AS (
+            -- every candidate's similarity and share of the query's BM25 weight
+            -- (a headline close by trigrams counts as its share), whichever leg found it
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
+                   brain.relevance(%5$s,
+                                   CASE WHEN f.fuzzy_rank IS NOT NULL
+                                        THEN greatest(public.word_similarity($1, m.headline), m.share)
+                                        ELSE m.share END,
+                                   $26) AS relevance
+            FROM fused f
+            CROSS JOIN LATERAL (
+                SELECT x.headline, brain._bm25(x.tsv, x.lexical_len, $22, $23, $24, $25) / nullif($25[5], 0) AS share
+                FROM (SELECT m.headline, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
+                      WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id OFFSET 0) AS x) AS m
+        ),
         scored AS (
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank,
-                   f.rrf
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
+                   f.relevance
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
                                        -- records that do not decay (brain._undecaying) have no dormancy date
                                        CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
                                             THEN NULL ELSE fa.halflife_days END,
                                        coalesce($14, $15)) AS score
-            FROM fused f
+            FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
         ),
         ranked AS (
             SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
-                   coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
+                   coalesce(sc.score, 0) AS score, sc.relevance, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
-            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, 1,
-                   row_number() OVER (ORDER BY sc.score DESC, sc.memory_id DESC)
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
+                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC)
             FROM scored sc
             WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+              AND sc.relevance >= $27
+        ),
+        -- the page first (max_results lookups, not one per candidate), then on
+        -- request each hit's neighbours in its thread, after it, within the page
+        page AS (
+            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
+            ORDER BY r.tier, r.place LIMIT $20
+        ),
+        expanded AS (
+            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
+                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos
+            FROM page p
+            UNION ALL
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+                   abs(n.position - h.position), n.position
+            FROM page p
+            JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
+            JOIN brain.memory n ON n.workspace_id = $17 AND n.thread = h.thread
+                               AND n.position BETWEEN h.position - $28 AND h.position + $28
+                               AND n.memory_id <> h.memory_id AND n.state = 'active'
+            WHERE $28 > 0 AND h.thread IS NOT NULL
+        ),
+        chosen AS (
+            SELECT x.* FROM (
+                SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                ORDER BY e.memory_id, e.neighbour_of IS NOT NULL, e.hit, e.dist) AS x
+            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+            LIMIT $20
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at,
-               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END
-        -- the page first, then its rows: max_results lookups, not one per candidate
-        FROM (SELECT r.* FROM ranked r ORDER BY r.tier, r.place LIMIT $20) AS rk
+               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of
+        FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.tier, rk.place $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql);
+        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
@@ -6277,7 +6576,7 @@ BEGIN
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
               (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
               max_results, (brain.setting('vector_min_similarity'))::double precision,
-              source_system, source_ref;
+              words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -6297,21 +6596,24 @@ BEGIN
         END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
-                       ' integer, bigint, double precision, integer, integer, double precision, text, text) AS %s',
+                       ' integer, bigint, double precision, integer, integer, double precision,'
+                       ' tsquery[], tsquery[], double precision[], double precision[], double precision[],'
+                       ' double precision, integer, text, text) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-        max_results, (brain.setting('vector_min_similarity'))::double precision, search.source_system,
+        max_results, (brain.setting('vector_min_similarity'))::double precision,
+        words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
         search.source_ref);
 END
 $_$;
-COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
+COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6410,10 +6712,19 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
-        'search_candidates', 40,          -- rows each search leg contributes before fusion
+        'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
+        'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
+        'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
+        'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
+        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
+        'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
+        'relevance_hybrid_bias', 1.34,    -- with both legs: bias of the fused log-odds
+        'relevance_hybrid_vector', 0.73,  -- weight of the vector log-odds
+        'relevance_hybrid_lexical', 0.48, -- weight of the lexical log-odds
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
@@ -6427,7 +6738,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_similarity', 0.45, -- found by meaning only: at least this similar
+        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -6452,6 +6763,15 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
         'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'lexical_k1',              jsonb_build_object('min', 0, 'max', 10),
+        'lexical_b',               jsonb_build_object('min', 0, 'max', 1),
+        'lexical_context_weight',  jsonb_build_object('min', 0, 'max', 1),
+        'min_relevance',           jsonb_build_object('min', 0, 'max', 1),
+        'relevance_lexical_center', jsonb_build_object('min', -10, 'max', 10),
+        'relevance_lexical_slope', jsonb_build_object('min', 0.001, 'max', 1000),
+        'relevance_hybrid_bias',   jsonb_build_object('min', -50, 'max', 50),
+        'relevance_hybrid_vector', jsonb_build_object('min', 0, 'max', 10),
+        'relevance_hybrid_lexical', jsonb_build_object('min', 0, 'max', 10),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
@@ -6473,7 +6793,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
-        'prompt_context_min_similarity', jsonb_build_object('min', -1, 'max', 1)
+        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
@@ -6831,12 +7151,15 @@ BEGIN
         WHERE es.workspace_id = ws AND es.space_id = s.space_id
         RETURNING * INTO s;
     ELSE
-        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens)
-        VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
-                coalesce(use_embedding_space.near_identical, 0.92),
-                coalesce(use_embedding_space.related, 0.75),
-                coalesce(use_embedding_space.max_tokens,
-                         brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)))
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens,
+                                           relevance_center, relevance_slope)
+        SELECT ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
+               coalesce(use_embedding_space.near_identical, k.near_identical),
+               coalesce(use_embedding_space.related, k.related),
+               coalesce(use_embedding_space.max_tokens,
+                        brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)),
+               k.relevance_center, k.relevance_slope
+        FROM brain._known_calibration(use_embedding_space.provider, use_embedding_space.model) AS k
         RETURNING * INTO s;
     END IF;
     IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
@@ -7130,6 +7453,14 @@ CREATE TABLE brain.incident (
     CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
 );
 ALTER TABLE ONLY brain.incident FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.lexical_corpus (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    slot integer NOT NULL,
+    docs bigint DEFAULT 0 NOT NULL,
+    lexemes bigint DEFAULT 0 NOT NULL
+);
+ALTER TABLE ONLY brain.lexical_corpus FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.lexical_corpus IS 'Memories and lexemes per workspace, for the lexical leg''s BM25 statistics (sum over slots).';
 CREATE TABLE brain.maintenance_run (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     run_id bigint NOT NULL,
@@ -7213,7 +7544,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 72d5eab29d8dec6807385344d9a3947acb7c1218141729708f4d9a88522d384d';
+COMMENT ON TABLE brain.migration IS 'functions 7f36a2afe8801e10f71f361fef593741529736000474c82334be25754b4f9f77';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -7361,6 +7692,8 @@ ALTER TABLE ONLY brain.handoff
     ADD CONSTRAINT handoff_pkey PRIMARY KEY (workspace_id, handoff_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.lexical_corpus
+    ADD CONSTRAINT lexical_corpus_pkey PRIMARY KEY (workspace_id, slot);
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_pkey PRIMARY KEY (workspace_id, run_id);
 ALTER TABLE ONLY brain.membership
@@ -7430,7 +7763,8 @@ CREATE INDEX memory_source_ref_prefix ON brain.memory USING btree (workspace_id,
 CREATE INDEX memory_superseded_by ON brain.memory USING btree (workspace_id, superseded_by) WHERE (superseded_by IS NOT NULL);
 CREATE INDEX memory_supersedes ON brain.memory USING btree (workspace_id, supersedes) WHERE (supersedes IS NOT NULL);
 CREATE INDEX memory_tags ON brain.memory USING gin (tags);
-CREATE INDEX memory_tsv ON brain.memory USING gin (tsv);
+CREATE INDEX memory_thread ON brain.memory USING btree (workspace_id, thread, "position") WHERE (thread IS NOT NULL);
+CREATE INDEX memory_tsv ON brain.memory USING gin (tsv) WITH (gin_pending_list_limit='256');
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
 CREATE INDEX session_process ON brain.session USING btree (workspace_id, host, pid) WHERE (status = 'active'::text);
@@ -7446,7 +7780,10 @@ CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FO
 CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
 CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
 CREATE TRIGGER handoff_notify AFTER INSERT ON brain.handoff FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
+CREATE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+CREATE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
+CREATE TRIGGER memory_tsv BEFORE INSERT OR UPDATE OF headline, body, context ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._memory_tsv();
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
 CREATE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');
@@ -7489,6 +7826,8 @@ ALTER TABLE ONLY brain.handoff
     ADD CONSTRAINT handoff_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.lexical_corpus
+    ADD CONSTRAINT lexical_corpus_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.maintenance_run
     ADD CONSTRAINT maintenance_run_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.membership
@@ -7531,6 +7870,7 @@ ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.lexical_corpus ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 CREATE POLICY members_see ON brain.workspace FOR SELECT USING ((brain.workspace_access(workspace_id) IS NOT NULL));
 ALTER TABLE brain.membership ENABLE ROW LEVEL SECURITY;
@@ -7560,6 +7900,7 @@ CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((works
 CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
 CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.lexical_corpus FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
@@ -7579,6 +7920,7 @@ CREATE POLICY workspace_insert ON brain.embedding_space FOR INSERT WITH CHECK ((
 CREATE POLICY workspace_insert ON brain.fact FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.handoff FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.incident FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.lexical_corpus FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -7598,6 +7940,7 @@ CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((wo
 CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.lexical_corpus FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -7617,6 +7960,7 @@ CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((works
 CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexical_corpus FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

@@ -402,6 +402,10 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
         marks = [f"#{h['id']}", h["kind"]]
         if h.get("via_skill_trigger"):
             marks.append(f"skill {h['via_skill_trigger']}")
+        elif h.get("neighbour_of") is not None:
+            marks.append(f"beside #{h['neighbour_of']}")
+        elif h.get("relevance") is not None:
+            marks.append(f"relevance {h['relevance']:.2f}")
         elif h.get("score") is not None:
             marks.append(f"{h['score']:.4f}")
         if h["project"]:
@@ -477,6 +481,17 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option("--as-of", help="What was believed at that time (ISO timestamp).")
 @click.option("--source-system", help="Only memories from this source system (e.g. files).")
 @click.option("--source-ref", help="Only this document (a ref), or every ref under a folder ending in /.")
+@click.option(
+    "--min-relevance",
+    type=click.FloatRange(0, 1),
+    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance, 0.05).",
+)
+@click.option(
+    "--neighbours",
+    type=click.IntRange(0, 10),
+    default=0,
+    help="Bring this many turns or chunks on each side of a hit, within --limit.",
+)
 def search(query: str, as_json: bool, **filters: Any) -> None:
     """Find memories: meaning, words and near-spellings, fused and ranked."""
     query = _text(query, "query") or ""

@@ -630,6 +630,12 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
                 max_length=2000,
             ),
         ] = None,
+        min_relevance: Annotated[
+            float | None, Field(ge=0, le=1, description="Only results this relevant (0-1; default 0.05).")
+        ] = None,
+        neighbours: Annotated[
+            int, Field(ge=0, le=10, description="Turns or chunks beside each hit to bring along.")
+        ] = 0,
         format: ResultFormat = "compact",
     ) -> str:
         return hits(
@@ -644,6 +650,8 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
                 max_results=max_results,
                 source_system=source_system,
                 source_ref=source_ref,
+                min_relevance=min_relevance,
+                neighbours=neighbours,
             ),
             format,
         )

@@ -69,7 +69,7 @@ def recall(conn, questions: list[dict[str, Any]], turns_of: dict[int, set], at: 
                 r[0]
                 for r in conn.execute(
                     "SELECT id FROM brain.search(query => %s, query_embedding => %s, max_results => 10,"
-                    " now => %s)",
+                    " now => %s, min_relevance => 0)",
                     (
                         "" if mode == "vector" else q["question"],
                         None if mode == "lexical" else embed([q["question"]])[0],

@@ -33,6 +33,7 @@ RELEASED = {
     "014-ingest.sql": "3a979a7b2a706f2f99324da0331fc3150924320fb1623204046443ae7718c286",
     "015-tokens.sql": "5cba81cde1910a34005213bcd1caf8fcc23b27104a5cca2815e7a0c009ab5133",
     "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
+    "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
 }
 
 
@@ -317,3 +318,63 @@ def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) ->
         payload = conn.execute("SELECT brain.boot_session(source => 'upgrade')").fetchone()[0]
         assert [t["id"] for t in payload["sections"]["tasks"]] == [2, 1]
         assert [r["id"] for r in payload["sections"]["blockers"]] == [3]
+
+
+def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: str) -> None:
+    """A database at 013 with memories, a chunked document, a MiniLM space and the old hook setting."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 13)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active')"
+        )
+        conn.execute(
+            "INSERT INTO brain.setting (name, value) VALUES ('prompt_context_min_similarity', '0.5')"
+        )
+        notes = [
+            ("Pool setting", "The pooler closes clients after idle_timeout seconds.", None, None),
+            ("Runbook", "Restart the worker first.", "doc.md", {"chunk": 1, "chunks": 2}),
+            ("Runbook (part 2/2)", "Then drain the queue.", "doc.md", {"chunk": 2, "chunks": 2}),
+        ]
+        for headline, body, ref, meta in notes:
+            conn.execute(
+                "INSERT INTO brain.memory (kind, origin, headline, body, normalized, source_ref, metadata)"
+                " VALUES ('fact', 'artifact', %s, %s, %s, %s, %s)",
+                (headline, body, f"{headline} {body}".lower(), ref, psycopg.types.json.Jsonb(meta or {})),
+            )
+
+        assert db.migrate(conn).applied == sorted(RELEASED)[13:]
+        tsv, length = conn.execute(
+            "SELECT tsv::text, lexical_len FROM brain.memory WHERE memory_id = 1"
+        ).fetchone()
+        assert "'idle_timeout'" in tsv and "'idl'" in tsv and length == 8
+        assert conn.execute("SELECT thread, position FROM brain.memory ORDER BY memory_id").fetchall() == [
+            (None, None),
+            ("doc.md", 1),
+            ("doc.md", 2),
+        ]
+        docs, lexemes = conn.execute("SELECT sum(docs), sum(lexemes) FROM brain.lexical_corpus").fetchone()
+        assert (
+            docs == 3 and lexemes == conn.execute("SELECT sum(lexical_len) FROM brain.memory").fetchone()[0]
+        )
+        center, slope = conn.execute(
+            "SELECT relevance_center, relevance_slope FROM brain.embedding_space"
+        ).fetchone()
+        known = conn.execute(
+            "SELECT relevance_center, relevance_slope"
+            " FROM brain._known_calibration('local', 'all-MiniLM-L6-v2')"
+        ).fetchone()
+        assert (center, slope) == known
+        assert conn.execute("SELECT count(*) FROM brain.setting").fetchone()[0] == 0
+        # The write path keeps it all up: a new memory counts, and the identifier is found as typed.
+        conn.execute("SELECT brain.remember(kind => 'fact', headline => 'Raise idle_timeout for batch jobs')")
+        assert conn.execute("SELECT sum(docs) FROM brain.lexical_corpus").fetchone()[0] == 4
+        found = conn.execute("SELECT id FROM brain.search('idle_timeout', min_relevance => 0)").fetchall()
+        assert sorted(found) == [(1,), (4,)]
+        assert conn.execute("SELECT id FROM brain.search('Restart the worker', neighbours => 1)").fetchall()[
+            :2
+        ] == [
+            (2,),
+            (3,),
+        ]

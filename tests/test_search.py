@@ -9,8 +9,6 @@ import random
 import pytest
 from helpers import DIMS, one, raises_br, remember, rows, scalar, unit
 
-RRF_K = 60
-
 
 @pytest.fixture(autouse=True)
 def exact_vectors_only(conn) -> None:
@@ -31,7 +29,7 @@ def ids(results: list[dict]) -> list[int]:
     return [r["id"] for r in results]
 
 
-def test_reciprocal_rank_fusion_orders_a_hand_built_set(conn) -> None:
+def test_calibrated_relevance_orders_a_hand_built_set(conn) -> None:
     a = remember(
         conn,
         kind="rule",
@@ -49,17 +47,50 @@ def test_reciprocal_rank_fusion_orders_a_hand_built_set(conn) -> None:
     c = remember(
         conn, kind="rule", headline="Third memory", body="nothing in common", embedding=unit(0.9, axis=2)
     )["memory_id"]
-    found = search(conn, "alpha beta", unit(1.0))
-    assert ids(found) == [b, a, c]
+    found = search(conn, "alpha beta", unit(1.0), min_relevance=0)
+    assert set(ids(found)) == {a, b, c}
     by_id = {r["id"]: r for r in found}
     assert (by_id[a]["lexical_rank"], by_id[a]["vector_rank"]) == (1, 3)
     assert (by_id[b]["lexical_rank"], by_id[b]["vector_rank"]) == (2, 1)
     assert (by_id[c]["lexical_rank"], by_id[c]["vector_rank"]) == (None, 2)
-    # Rules at default importance weigh exactly 1: the score is the fused RRF sum.
-    assert by_id[b]["score"] == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
-    assert by_id[a]["score"] == pytest.approx(1 / (RRF_K + 1) + 1 / (RRF_K + 3))
-    assert by_id[c]["score"] == pytest.approx(1 / (RRF_K + 2))
     assert by_id[b]["similarity"] == pytest.approx(0.99, abs=1e-5)
+    # The evidence of each: its similarity and the share of the query's BM25 weight it holds.
+    space = one(
+        conn, "SELECT relevance_center, relevance_slope FROM brain.embedding_space WHERE state = 'active'"
+    )
+
+    def setting(name: str) -> float:
+        return float(scalar(conn, "SELECT brain.setting(%s)::float", (name,)))
+
+    calibration = [
+        space["relevance_center"],
+        space["relevance_slope"],
+        setting("relevance_lexical_center"),
+        setting("relevance_lexical_slope"),
+        setting("relevance_hybrid_bias"),
+        setting("relevance_hybrid_vector"),
+        setting("relevance_hybrid_lexical"),
+    ]
+    idf = {r["lexeme"]: r["idf"] for r in rows(conn, "SELECT * FROM brain.lexical_terms('alpha beta')")}
+    assert set(idf) == {"alpha", "beta"}
+    avg_len = scalar(conn, "SELECT sum(lexemes)::float / sum(docs) FROM brain.lexical_corpus")
+    k1, b_ = setting("lexical_k1"), setting("lexical_b")
+    for memory, sim in ((a, 0.5), (b, 0.99), (c, 0.9)):
+        length, tsv_words = one(
+            conn, "SELECT lexical_len, tsv::text FROM brain.memory WHERE memory_id = %s", (memory,)
+        ).values()
+        bm25 = sum(
+            w * (k1 + 1) / (1 + k1 * (1 - b_ + b_ * length / avg_len))
+            for word, w in idf.items()
+            if f"'{word}'" in tsv_words
+        )
+        share = bm25 / sum(idf.values())
+        expected = scalar(conn, "SELECT brain.relevance(%s, %s, %s)", (sim, share, calibration))
+        assert by_id[memory]["relevance"] == pytest.approx(expected, rel=1e-4)
+        # Rules at default importance weigh exactly 1: the score is the relevance.
+        assert by_id[memory]["score"] == pytest.approx(expected, rel=1e-4)
+    assert [r["relevance"] for r in found] == sorted((r["relevance"] for r in found), reverse=True)
+    assert 0 < by_id[c]["relevance"] < min(by_id[a]["relevance"], by_id[b]["relevance"]) < 1, "c: no word"
 
 
 def test_a_query_without_embedding_uses_the_lexical_legs(conn) -> None:
@@ -73,8 +104,9 @@ def test_a_query_without_embedding_uses_the_lexical_legs(conn) -> None:
 def test_fuzzy_leg_finds_typos_and_identifiers(conn) -> None:
     a = remember(conn, kind="fact", headline="Postgres runs on db-primary-01")["memory_id"]
     remember(conn, kind="fact", headline="Traffic goes through the load balancer")
-    found = search(conn, "postgress")
+    found = search(conn, "postgress", min_relevance=0)
     assert ids(found) == [a] and found[0]["fuzzy_rank"] == 1 and found[0]["lexical_rank"] is None
+    assert 0 < found[0]["relevance"] < 0.5, "a misspelling alone is weak evidence"
     assert ids(search(conn, "db-primary")) == [a]
 
 
@@ -86,34 +118,37 @@ def test_results_are_headlines_and_previews(conn) -> None:
 
 
 def test_rating_and_pin_change_the_order(conn) -> None:
-    # Six words or more: no trigram leg, so only the lexical ranks (1 and 2) differ.
-    query = "what do we know about the cache"
-    a = remember(conn, kind="rule", headline="Cache invalidation rules", body="cache cache")["memory_id"]
-    b = remember(conn, kind="rule", headline="Warmup", body="the cache")["memory_id"]
-    assert ids(search(conn, query)) == [a, b]
+    # Six words or more: no trigram leg. Both hold the same words, so both are as
+    # relevant, and the newer one comes first: the weights alone change the order.
+    query = "what do we know about the cache warmup"
+    b = remember(conn, kind="rule", headline="Warmup of the cache", body="before traffic arrives")
+    b = b["memory_id"]
+    a = remember(conn, kind="rule", headline="Cache warmup", body="before the traffic arrives")["memory_id"]
+    first = search(conn, query, min_relevance=0)
+    assert ids(first) == [a, b] and first[0]["relevance"] == pytest.approx(first[1]["relevance"])
     scalar(conn, "SELECT brain.rate(%s, 'up')", (b,))
-    assert ids(search(conn, query)) == [b, a]
+    assert ids(search(conn, query, min_relevance=0)) == [b, a]
     scalar(conn, "SELECT brain.rate(%s, 'down')", (b,))
     scalar(conn, "SELECT brain.rate(%s, 'down')", (b,))
-    assert ids(search(conn, query)) == [a, b]
+    assert ids(search(conn, query, min_relevance=0)) == [a, b]
     scalar(conn, "SELECT brain.pin(%s)", (b,))
-    assert ids(search(conn, query)) == [b, a]
+    assert ids(search(conn, query, min_relevance=0)) == [b, a]
 
 
 def test_overlay_origin_ranks_above_derived_material(conn) -> None:
     query = "what do we know about the release"
     a = remember(conn, kind="rule", headline="Release checklist", body="release release")["memory_id"]
     b = remember(conn, kind="rule", headline="Notes", body="release", origin="overlay")["memory_id"]
-    assert ids(search(conn, query)) == [b, a]
+    assert ids(search(conn, query, min_relevance=0)) == [b, a]
 
 
 def test_fact_decay_weighs_old_facts_down(conn) -> None:
-    query = "what do we know about the deploy"
-    a = remember(conn, kind="fact", headline="Deploy window", body="deploy deploy")["memory_id"]
-    b = remember(conn, kind="fact", headline="Owner", body="deploy")["memory_id"]
-    assert ids(search(conn, query)) == [a, b]
+    query = "what do we know about the deploy window"
+    b = remember(conn, kind="fact", headline="Window for a deploy", body="tuesdays")["memory_id"]
+    a = remember(conn, kind="fact", headline="Deploy window", body="on tuesdays")["memory_id"]
+    assert ids(search(conn, query, min_relevance=0)) == [a, b], "as relevant: the newer first"
     conn.execute("UPDATE brain.memory SET created_at = now() - interval '14 days' WHERE memory_id = %s", (a,))
-    assert ids(search(conn, query)) == [b, a]
+    assert ids(search(conn, query, min_relevance=0)) == [b, a]
     weight = scalar(
         conn,
         "SELECT brain.rank_weight('fact', 'explicit', false, 0.5, 0, 0, "
@@ -248,7 +283,7 @@ def test_filters_do_not_starve_the_vector_leg(conn) -> None:
         )
     conn.execute("SET enable_seqscan = off")
     conn.execute("SET enable_bitmapscan = off")
-    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10, min_relevance=0)
     assert len(found) == 5 and all(r["vector_rank"] for r in found)
 
 
@@ -324,7 +359,7 @@ def test_a_selective_filter_still_fills_the_page_from_the_vector_leg(conn) -> No
         )["memory_id"]
         for i in range(12)
     ]
-    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10)
+    found = search(conn, "", unit(1.0), tags=["rare"], max_results=10, min_relevance=0)
     assert ids(found) == tagged[:10]
     assert (
         scalar(conn, "SELECT count(*) FROM pg_prepared_statements WHERE name LIKE 'brain_search_%%'") == 0

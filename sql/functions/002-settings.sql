@@ -11,10 +11,19 @@ AS $$
         'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
-        'search_candidates', 40,          -- rows each search leg contributes before fusion
+        'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
         'lexical_max_rows', 1000,         -- and takes the rarest words until about this many memories match
+        'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
+        'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
+        'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
+        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
+        'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
+        'relevance_hybrid_bias', 1.34,    -- with both legs: bias of the fused log-odds
+        'relevance_hybrid_vector', 0.73,  -- weight of the vector log-odds
+        'relevance_hybrid_lexical', 0.48, -- weight of the lexical log-odds
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
@@ -28,7 +37,7 @@ AS $$
         'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_similarity', 0.45, -- found by meaning only: at least this similar
+        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -57,6 +66,15 @@ AS $$
         'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
         'lexical_max_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
+        'lexical_k1',              jsonb_build_object('min', 0, 'max', 10),
+        'lexical_b',               jsonb_build_object('min', 0, 'max', 1),
+        'lexical_context_weight',  jsonb_build_object('min', 0, 'max', 1),
+        'min_relevance',           jsonb_build_object('min', 0, 'max', 1),
+        'relevance_lexical_center', jsonb_build_object('min', -10, 'max', 10),
+        'relevance_lexical_slope', jsonb_build_object('min', 0.001, 'max', 1000),
+        'relevance_hybrid_bias',   jsonb_build_object('min', -50, 'max', 50),
+        'relevance_hybrid_vector', jsonb_build_object('min', 0, 'max', 10),
+        'relevance_hybrid_lexical', jsonb_build_object('min', 0, 'max', 10),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),
@@ -78,7 +96,7 @@ AS $$
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
-        'prompt_context_min_similarity', jsonb_build_object('min', -1, 'max', 1)
+        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges IS

@@ -47,6 +47,26 @@ AS $$
     WHERE k.provider = _known_max_tokens.provider AND k.model = _known_max_tokens.model
 $$;
 
+-- The similarity thresholds of a known model (docs/ranking.md, "Calibrated
+-- per model"): near-identical and related (dedup) and the relevance logistic
+-- of a vector match (center: the similarity at relevance 0.5; slope). Each
+-- model has its own similarity scale, so a space starts with its model's
+-- values; a model not listed gets the all-MiniLM-L6-v2 values.
+CREATE OR REPLACE FUNCTION brain._known_calibration(provider text, model text)
+RETURNS TABLE (near_identical real, related real, relevance_center real, relevance_slope real)
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
+    FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
+                 (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
+                 (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
+                 (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
+                                                       relevance_center, relevance_slope)
+    WHERE k.provider IS NULL OR (k.provider = _known_calibration.provider AND k.model = _known_calibration.model)
+    ORDER BY k.ord LIMIT 1
+$$;
+
 CREATE OR REPLACE FUNCTION brain.use_embedding_space(
     provider text,
     model text,
@@ -117,12 +137,15 @@ BEGIN
         WHERE es.workspace_id = ws AND es.space_id = s.space_id
         RETURNING * INTO s;
     ELSE
-        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens)
-        VALUES (ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
-                coalesce(use_embedding_space.near_identical, 0.92),
-                coalesce(use_embedding_space.related, 0.75),
-                coalesce(use_embedding_space.max_tokens,
-                         brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)))
+        INSERT INTO brain.embedding_space (workspace_id, provider, model, dims, near_identical, related, max_tokens,
+                                           relevance_center, relevance_slope)
+        SELECT ws, use_embedding_space.provider, use_embedding_space.model, use_embedding_space.dims,
+               coalesce(use_embedding_space.near_identical, k.near_identical),
+               coalesce(use_embedding_space.related, k.related),
+               coalesce(use_embedding_space.max_tokens,
+                        brain._known_max_tokens(use_embedding_space.provider, use_embedding_space.model)),
+               k.relevance_center, k.relevance_slope
+        FROM brain._known_calibration(use_embedding_space.provider, use_embedding_space.model) AS k
         RETURNING * INTO s;
     END IF;
 

@@ -2,7 +2,7 @@
 -- reciprocal rank fusion and weighted; docs/ranking.md), skills, recent memories.
 
 -- The WHERE clause every search leg shares, over brain.memory m, with the
--- parameters of brain.search's dynamic query ($4 .. $15, $17, $22, $23).
+-- parameters of brain.search's dynamic query ($4 .. $15, $17, $29, $30).
 CREATE OR REPLACE FUNCTION brain._search_filter()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -18,8 +18,8 @@ AS $$
         AND ($9 IS NULL OR m.created_at >= $9)
         AND ($10 IS NULL OR m.created_at < $10)
         -- provenance: a source_ref ending in / is a folder, matching every ref under it
-        AND ($22 IS NULL OR m.source_system = $22)
-        AND ($23 IS NULL OR m.source_ref = $23 OR right($23, 1) = '/' AND starts_with(m.source_ref, $23))
+        AND ($29 IS NULL OR m.source_system = $29)
+        AND ($30 IS NULL OR m.source_ref = $30 OR right($30, 1) = '/' AND starts_with(m.source_ref, $30))
         AND CASE WHEN $14 IS NULL THEN
                 (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
                 -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
@@ -34,64 +34,228 @@ AS $$
     $f$
 $$;
 
--- The informative lexemes of a query OR-ed into a tsquery (NULL when none).
--- Word frequencies come from the planner's statistics of brain.memory.tsv
--- (most common elements, kept by ANALYZE): a word in more than
--- lexical_max_term_share of all memories (and in more than a tenth of
--- lexical_max_rows of them) says little about any one, and
--- the rarest words are taken only until about lexical_max_rows memories
--- match, so the lexical leg ranks a bounded number of rows. Without
--- statistics (a new or small table) every word counts.
-CREATE OR REPLACE FUNCTION brain.lexical_query(query text)
-RETURNS tsquery
-LANGUAGE plpgsql STABLE
--- pg_stats hides a table's statistics from roles under its row-level security;
--- the owner reads them. Only word frequencies of the whole table leave here.
-SECURITY DEFINER
+-- Identifiers, version strings and code tokens as typed: words joined by
+-- underscores or colons (idle_timeout, ERR_SSL_PROTOCOL, std::vector),
+-- lowercased, with each leading run of two or more parts (err_ssl,
+-- err_ssl_protocol), so a query for the start of an identifier matches as
+-- written. The english parser splits them at the underscore; dotted names and
+-- versions (v2.3.1, app.config.yml) it keeps whole already.
+CREATE OR REPLACE FUNCTION brain.code_tokens(t text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(array_agg(DISTINCT p.tok), '{}')
+    FROM (SELECT lower(r.m[1]) AS word
+          FROM regexp_matches(coalesce(t, ''), '([A-Za-z0-9]+(?:[_:]+[A-Za-z0-9]+)+)', 'g') AS r(m)) AS w
+    CROSS JOIN LATERAL (
+        SELECT array_to_string((regexp_split_to_array(w.word, '[_:]+'))[1:k], '_') AS tok
+        FROM generate_series(2, least(cardinality(regexp_split_to_array(w.word, '[_:]+')), 6)) AS k
+    ) AS p
+    WHERE length(p.tok) <= 200
+$$;
+COMMENT ON FUNCTION brain.code_tokens IS
+    'Identifiers joined by _ or : (idle_timeout, ERR_SSL_PROTOCOL), lowercased, with their leading runs of 2+ parts: indexed and searched whole beside the parts the english parser splits them into.';
+
+-- The full-text vector of a memory: headline (A), body (B), context (C),
+-- and the code tokens of headline and body (B) as typed.
+CREATE OR REPLACE FUNCTION brain.memory_tsv(headline text, body text, context text)
+RETURNS tsvector
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT setweight(to_tsvector('english'::regconfig, coalesce(headline, '')), 'A')
+           || setweight(to_tsvector('english'::regconfig, coalesce(body, '')), 'B')
+           || setweight(to_tsvector('english'::regconfig, coalesce(context, '')), 'C')
+           || coalesce((SELECT string_agg(quote_literal(c.tok) || ':1B', ' ')::tsvector
+                        FROM unnest(brain.code_tokens(coalesce(headline, '') || ' ' || coalesce(body, ''))) AS c(tok)),
+                       ''::tsvector)
+$$;
+COMMENT ON FUNCTION brain.memory_tsv IS
+    'The full-text vector the lexical leg searches: headline words weigh A, body words B, context words C, plus identifiers whole (brain.code_tokens).';
+
+-- Fills tsv and lexical_len on every write of the text, and keeps the
+-- workspace's lexeme count in step when a memory's text changes in place.
+CREATE OR REPLACE FUNCTION brain._memory_tsv()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.tsv := brain.memory_tsv(NEW.headline, NEW.body, NEW.context);
+    NEW.lexical_len := length(to_tsvector('english'::regconfig,
+                                          coalesce(NEW.headline, '') || ' ' || coalesce(NEW.body, '')));
+    IF TG_OP = 'UPDATE' AND NEW.lexical_len IS DISTINCT FROM OLD.lexical_len THEN
+        PERFORM brain._count_corpus(NEW.workspace_id, 0, coalesce(NEW.lexical_len, 0) - coalesce(OLD.lexical_len, 0));
+    END IF;
+    RETURN NEW;
+END
+$$;
+
+-- Adds to the workspace's memory and lexeme counts (brain.lexical_corpus), in
+-- a slot no other transaction holds: concurrent writers never wait here.
+CREATE OR REPLACE FUNCTION brain._count_corpus(ws bigint, docs bigint, lexemes bigint)
+RETURNS void
+LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    lexemes text[] := tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')));
-    elems text[];
-    freqs real[];
-    floor_freq real;
-    total_rows real;
-    max_share real := (brain.setting('lexical_max_term_share'))::real;
-    max_rows real := (brain.setting('lexical_max_rows'))::real;
-    picked text[] := '{}';
-    matched real := 0;
-    w record;
+    free integer;
 BEGIN
-    IF cardinality(lexemes) = 0 THEN
-        RETURN NULL;
+    IF docs = 0 AND lexemes = 0 THEN
+        RETURN;
     END IF;
-    -- The ~1,700 lexemes through array_to_string and string_to_array: half the
-    -- cost of the usual ::text::text[] round trip, whose array parser quotes.
-    SELECT string_to_array(array_to_string(s.most_common_elems, E'\x01'), E'\x01'), s.most_common_elem_freqs
-    INTO elems, freqs
-    FROM pg_stats s WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv';
-    IF elems IS NULL THEN
-        RETURN brain.query_lexemes(query);
+    SELECT c.slot INTO free FROM brain.lexical_corpus c
+    WHERE c.workspace_id = ws ORDER BY c.slot LIMIT 1 FOR UPDATE SKIP LOCKED;
+    IF free IS NOT NULL THEN
+        UPDATE brain.lexical_corpus c SET docs = c.docs + _count_corpus.docs, lexemes = c.lexemes + _count_corpus.lexemes
+        WHERE c.workspace_id = ws AND c.slot = free;
+    ELSE
+        -- every slot is held by another writer (or there is none yet): this backend's own
+        INSERT INTO brain.lexical_corpus AS c (workspace_id, slot, docs, lexemes)
+        VALUES (ws, pg_backend_pid(), _count_corpus.docs, _count_corpus.lexemes)
+        ON CONFLICT (workspace_id, slot)
+        DO UPDATE SET docs = c.docs + excluded.docs, lexemes = c.lexemes + excluded.lexemes;
     END IF;
-    -- After the element frequencies come the minimum, the maximum and the null fraction.
-    floor_freq := freqs[cardinality(elems) + 1];
-    SELECT c.reltuples INTO total_rows FROM pg_class c WHERE c.oid = 'brain.memory'::regclass;
-    FOR w IN
-        SELECT l AS lexeme, coalesce(freqs[array_position(elems, l)], floor_freq) AS share
-        FROM unnest(lexemes) AS l
-        ORDER BY 2, 1
-    LOOP
-        -- Too common: in more than max_share of the memories, and matching more than a tenth of the budget.
-        EXIT WHEN w.share > max_share AND w.share * total_rows > max_rows / 10
-               OR cardinality(picked) > 0 AND matched + w.share * total_rows > max_rows;
-        picked := picked || w.lexeme;
-        matched := matched + w.share * total_rows;
-    END LOOP;
-    RETURN nullif(array_to_string(ARRAY(SELECT quote_literal(p) FROM unnest(picked) AS p), ' | '), '')::tsquery;
 END
 $$;
+
+CREATE OR REPLACE FUNCTION brain._count_corpus_rows()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    d record;
+BEGIN
+    IF TG_OP = 'INSERT' THEN
+        FOR d IN SELECT n.workspace_id, count(*) AS docs, coalesce(sum(n.lexical_len), 0) AS lexemes
+                 FROM new_rows n GROUP BY 1 ORDER BY 1 LOOP
+            PERFORM brain._count_corpus(d.workspace_id, d.docs, d.lexemes);
+        END LOOP;
+    ELSE
+        FOR d IN SELECT o.workspace_id, count(*) AS docs, coalesce(sum(o.lexical_len), 0) AS lexemes
+                 FROM old_rows o GROUP BY 1 ORDER BY 1 LOOP
+            PERFORM brain._count_corpus(d.workspace_id, -d.docs, -d.lexemes);
+        END LOOP;
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER memory_tsv BEFORE INSERT OR UPDATE OF headline, body, context ON brain.memory
+    FOR EACH ROW EXECUTE FUNCTION brain._memory_tsv();
+CREATE OR REPLACE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory
+    REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
+    REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+
+-- The words of a query as the lexical leg weighs them (BM25, docs/ranking.md):
+-- each distinct lexeme of the query (english stemming, plus its code tokens),
+-- how many of the workspace's memories hold it, its inverse document
+-- frequency, and whether the leg looks for it. Document frequencies are
+-- counted in the full-text index, up to lexical_max_rows each (the work is
+-- bounded whatever the words); a word past the cap is estimated from the
+-- planner's statistics of the column. The leg looks for the rarest words, until about
+-- lexical_max_rows memories match; a word in more than
+-- lexical_max_term_share of the memories (and in more than a tenth of
+-- lexical_max_rows) it never looks for: such words add to the score of the
+-- memories the rare words found, and find none themselves.
+CREATE OR REPLACE FUNCTION brain.lexical_terms(query text)
+RETURNS TABLE (lexeme text, docs bigint, idf double precision, searched boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+-- Counted through the full-text index: a scan of the table would read every
+-- memory's text vector (large ones from TOAST) to count a few of them.
+SET enable_seqscan = off
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    max_share double precision := (brain.setting('lexical_max_term_share'))::double precision;
+    max_rows integer := (brain.setting('lexical_max_rows'))::integer;
+    n_docs double precision;
+    picked integer := 0;
+    matched bigint := 0;
+    w record;
+BEGIN
+    SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    FOR w IN
+        WITH words AS (
+            SELECT DISTINCT l AS lexeme
+            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                        || brain.code_tokens(query)) AS l
+            LIMIT 64
+        ),
+        counted AS MATERIALIZED (
+            SELECT x.lexeme,
+                   (SELECT count(*) FROM (SELECT FROM brain.memory m
+                                          WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(x.lexeme)::tsquery
+                                          LIMIT max_rows + 1) AS y) AS found
+            FROM words x
+        ),
+        -- past the cap: the planner's statistics (read once, for those words only)
+        estimated AS (
+            SELECT sh.lexeme, sh.share
+            FROM brain._lexeme_shares(ARRAY(SELECT c.lexeme FROM counted c WHERE c.found > max_rows)) AS sh
+        )
+        SELECT c.lexeme,
+               CASE WHEN c.found <= max_rows THEN c.found
+                    ELSE least(greatest(c.found, coalesce(e.share, 0) * n_docs), n_docs)::bigint END AS docs
+        FROM counted c LEFT JOIN estimated e USING (lexeme)
+        WHERE c.found > 0
+        ORDER BY 2, 1
+    LOOP
+        lexeme := w.lexeme;
+        docs := w.docs;
+        idf := ln(1 + (n_docs - w.docs + 0.5) / (w.docs + 0.5));
+        searched := NOT (w.docs > max_share * n_docs AND w.docs > max_rows / 10.0)
+                    AND (picked = 0 OR matched + w.docs <= max_rows);
+        IF searched THEN
+            picked := picked + 1;
+            matched := matched + w.docs;
+        END IF;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION brain.lexical_terms IS
+    'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
+
+-- The share of all memories holding each lexeme, by the planner's
+-- statistics of the column (most common elements, kept by ANALYZE; a lexeme
+-- not among them: the least frequency listed; no statistics: 0), read once.
+CREATE OR REPLACE FUNCTION brain._lexeme_shares(lexemes text[])
+RETURNS TABLE (lexeme text, share double precision)
+LANGUAGE plpgsql STABLE
+-- pg_stats hides a table's statistics from roles under its row-level security;
+-- the owner reads them. Only word frequencies of the whole table leave here,
+-- and only to a member of the workspace chosen (brain.current_workspace raises).
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain.current_workspace();
+    RETURN QUERY
+    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision
+    FROM unnest(lexemes) AS l(lexeme)
+    LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
+                      s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
+               FROM pg_stats s
+               WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS st ON true
+    LEFT JOIN LATERAL (SELECT st.freqs[u.n] AS freq FROM unnest(st.elems) WITH ORDINALITY AS u(e, n)
+                       WHERE u.e = l.lexeme) AS f ON true;
+END
+$$;
+
+-- The words the lexical leg looks for, OR-ed (NULL when none).
+CREATE OR REPLACE FUNCTION brain.lexical_query(query text)
+RETURNS tsquery
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery
+    FROM brain.lexical_terms(query) AS t WHERE t.searched
+$$;
 COMMENT ON FUNCTION brain.lexical_query IS
-    'The query words the lexical leg searches: stemmed, rarest first, leaving out words in more than lexical_max_term_share (2%) of memories and stopping near lexical_max_rows (1000) matching memories, by the planner''s statistics of the column. Every word when there are no statistics yet.';
+    'The query words the lexical leg looks for (brain.lexical_terms with searched), OR-ed: the rarest, until about lexical_max_rows (1000) memories match, never a word in more than lexical_max_term_share (2%) of memories.';
 
 -- The lexemes of a query OR-ed into a tsquery (NULL when it has none).
 CREATE OR REPLACE FUNCTION brain.query_lexemes(query text)
@@ -104,6 +268,43 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.query_lexemes IS
     'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
+
+-- The BM25 score of a memory for the query's words (docs/ranking.md): for
+-- each word, idf x tf (k1 + 1) / (tf + k1 (1 - b + b len / avg len)), with tf
+-- 1 when the headline or body holds it, lexical_context_weight when only the
+-- context does. p: k1, b, average length, context weight. No SET clause: the
+-- planner inlines it into search's ranking.
+CREATE OR REPLACE FUNCTION brain._bm25(tsv tsvector, len integer, words_ab tsquery[], words_c tsquery[],
+                                       idf double precision[], p double precision[])
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(sum(w.idf * w.tf * (p[1] + 1) / (w.tf + p[1] * (1 - p[2] + p[2] * coalesce(len, 0) / p[3]))), 0)
+    FROM (SELECT u.idf, CASE WHEN tsv @@ u.ab THEN 1 WHEN tsv @@ u.c THEN p[4] ELSE 0 END AS tf
+          FROM unnest(words_ab, words_c, idf) AS u(ab, c, idf)) AS w
+    WHERE w.tf > 0
+$$;
+
+-- Calibrated relevance in [0, 1] (docs/ranking.md): the probability, by
+-- logistic maps fitted on the dev questions, that a result is evidence for
+-- the query. Each leg's evidence is a log-odds: vector slope x (similarity -
+-- center), with the embedding space's center and slope; lexical lex_slope x
+-- (BM25 share - lex_center). With both, bias + w_vec x vector + w_lex x
+-- lexical; with one, that one (NULL similarity: the query had no embedding
+-- or the memory has none in the space; NULL share: the query had no word
+-- the workspace holds). c: {center, slope, lex_center, lex_slope, bias,
+-- w_vec, w_lex}.
+CREATE OR REPLACE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[])
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT 1 / (1 + exp(-least(50, greatest(-50,
+               CASE WHEN sim IS NULL THEN c[4] * (lex - c[3])
+                    WHEN lex IS NULL THEN c[2] * (sim - c[1])
+                    ELSE c[5] + c[6] * c[2] * (sim - c[1]) + c[7] * c[4] * (lex - c[3]) END))))
+$$;
+COMMENT ON FUNCTION brain.relevance IS
+    'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 
 CREATE OR REPLACE FUNCTION brain.search(
     query text,
@@ -123,7 +324,9 @@ CREATE OR REPLACE FUNCTION brain.search(
     max_results integer DEFAULT 10,
     now timestamptz DEFAULT NULL,
     source_system text DEFAULT NULL,
-    source_ref text DEFAULT NULL
+    source_ref text DEFAULT NULL,
+    min_relevance double precision DEFAULT NULL,
+    neighbours integer DEFAULT 0
 )
 RETURNS SETOF brain.search_result
 LANGUAGE plpgsql
@@ -143,8 +346,21 @@ DECLARE
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
-    tsq tsquery := brain.lexical_query(brain._bounded('query', query, 4000));
-    candidates integer := greatest((brain.setting('search_candidates'))::integer, max_results * 2);
+    tsq tsquery;
+    -- A fixed pool, whatever max_results: the first k results do not depend on it.
+    candidates integer := greatest((brain.setting('search_candidates'))::integer, 1);
+    -- The query's words as the lexical leg weighs them (brain.lexical_terms).
+    words_ab tsquery[];
+    words_c tsquery[];
+    words_idf double precision[];
+    -- k1, b, average memory length, context weight, the query's idf sum
+    bm25 double precision[];
+    idf_sum double precision;
+    left_out boolean;  -- a word of the query was left out for being common
+    -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
+    calibration double precision[];
+    floor double precision := coalesce(min_relevance, (brain.setting('min_relevance'))::double precision);
+    sim_sql text := 'NULL::double precision';
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
     lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
@@ -163,12 +379,45 @@ BEGIN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
             jsonb_build_object('max_results', max_results), 'The default is 10.');
     END IF;
+    IF floor IS NULL OR floor < 0 OR floor > 1 THEN
+        PERFORM brain._raise('BR009', 'min_relevance lies between 0 and 1.',
+            jsonb_build_object('min_relevance', min_relevance), 'The default is the setting min_relevance.');
+    END IF;
+    IF neighbours IS NULL OR neighbours NOT BETWEEN 0 AND 10 THEN
+        PERFORM brain._raise('BR009', 'neighbours lies between 0 and 10.',
+            jsonb_build_object('neighbours', neighbours),
+            'The turns or chunks on each side of a hit to bring along; 0 (the default) brings none.');
+    END IF;
     IF q = '' AND query_embedding IS NULL THEN
         PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
             'To list memories without a query, use brain.list_recent.');
     END IF;
+    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
+           array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
+           array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
+           array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+    INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
+    FROM brain.lexical_terms(brain._bounded('query', query, 4000)) AS t;
+    bm25[1] := (brain.setting('lexical_k1'))::double precision;
+    bm25[2] := (brain.setting('lexical_b'))::double precision;
+    bm25[3] := (SELECT greatest(sum(c.lexemes)::double precision / nullif(sum(c.docs), 0), 1)
+                FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
+    bm25[3] := coalesce(bm25[3], 1);
+    bm25[4] := (brain.setting('lexical_context_weight'))::double precision;
+    bm25[5] := coalesce(idf_sum, 0);
+    calibration := ARRAY[NULL, NULL, (brain.setting('relevance_lexical_center'))::double precision,
+                         (brain.setting('relevance_lexical_slope'))::double precision,
+                         (brain.setting('relevance_hybrid_bias'))::double precision,
+                         (brain.setting('relevance_hybrid_vector'))::double precision,
+                         (brain.setting('relevance_hybrid_lexical'))::double precision];
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
+        calibration[1] := space.relevance_center;
+        calibration[2] := space.relevance_slope;
+        -- The similarity of every fused candidate, found by the vector leg or not.
+        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s))'
+                          ' FROM brain.embedding e WHERE e.workspace_id = $17 AND e.space_id = %2$s'
+                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
         vec := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
@@ -189,6 +438,8 @@ BEGIN
             USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
                   include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
                   NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
+                  NULL::tsquery[], NULL::tsquery[], NULL::double precision[], NULL::double precision[],
+                  NULL::double precision[], NULL::double precision, NULL::integer,
                   source_system, source_ref;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
@@ -214,19 +465,21 @@ BEGIN
             candidates);
     END IF;
     IF tsq IS NOT NULL THEN
+        -- BM25 over the memories holding a searched word (at most lexical_max_rows
+        -- of them: when even the rarest word is in more, those first found).
         lexical_sql := format($l$
-            SELECT m.memory_id,
-                   row_number() OVER (ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC) AS r
-            FROM brain.memory m
-            WHERE m.tsv @@ $3 AND %1$s
-            ORDER BY ts_rank_cd(m.tsv, $3) DESC, m.memory_id DESC
-            LIMIT %2$s $l$, brain._search_filter(), candidates);
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r
+            FROM (SELECT m.memory_id, brain._bm25(m.tsv, m.lexical_len, $22, $23, $24, $25) AS bm25
+                  -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
+                  FROM (SELECT m.memory_id, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
+                        WHERE m.tsv @@ $3 AND %1$s LIMIT %3$s) AS m) AS x
+            ORDER BY x.bm25 DESC, x.memory_id DESC
+            LIMIT %2$s $l$, brain._search_filter(), candidates, (brain.setting('lexical_max_rows'))::integer);
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
     -- When words were left out for being common, trigrams of those words would only
     -- rank the same crowd of memories, slowly: then the leg does not run.
-    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5
-             AND numnode(coalesce(tsq, ''::tsquery)) = numnode(coalesce(brain.query_lexemes(query), ''::tsquery));
+    fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5 AND NOT left_out;
     IF fuzzy THEN
         fuzzy_sql := format($t$
             SELECT m.memory_id,
@@ -273,43 +526,87 @@ BEGIN
             FROM legs g GROUP BY g.memory_id
         ),
         skills AS (%4$s),
+        evidence AS (
+            -- every candidate's similarity and share of the query's BM25 weight
+            -- (a headline close by trigrams counts as its share), whichever leg found it
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
+                   brain.relevance(%5$s,
+                                   CASE WHEN f.fuzzy_rank IS NOT NULL
+                                        THEN greatest(public.word_similarity($1, m.headline), m.share)
+                                        ELSE m.share END,
+                                   $26) AS relevance
+            FROM fused f
+            CROSS JOIN LATERAL (
+                SELECT x.headline, brain._bm25(x.tsv, x.lexical_len, $22, $23, $24, $25) / nullif($25[5], 0) AS share
+                FROM (SELECT m.headline, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
+                      WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id OFFSET 0) AS x) AS m
+        ),
         scored AS (
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank,
-                   f.rrf
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
+                   f.relevance
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
                                        -- records that do not decay (brain._undecaying) have no dormancy date
                                        CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
                                             THEN NULL ELSE fa.halflife_days END,
                                        coalesce($14, $15)) AS score
-            FROM fused f
+            FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
         ),
         ranked AS (
             SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
-                   coalesce(sc.score, 0) AS score, 0 AS tier, sk.r AS place
+                   coalesce(sc.score, 0) AS score, sc.relevance, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
-            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, 1,
-                   row_number() OVER (ORDER BY sc.score DESC, sc.memory_id DESC)
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
+                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC)
             FROM scored sc
             WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+              AND sc.relevance >= $27
+        ),
+        -- the page first (max_results lookups, not one per candidate), then on
+        -- request each hit's neighbours in its thread, after it, within the page
+        page AS (
+            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
+            ORDER BY r.tier, r.place LIMIT $20
+        ),
+        expanded AS (
+            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
+                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos
+            FROM page p
+            UNION ALL
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+                   abs(n.position - h.position), n.position
+            FROM page p
+            JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
+            JOIN brain.memory n ON n.workspace_id = $17 AND n.thread = h.thread
+                               AND n.position BETWEEN h.position - $28 AND h.position + $28
+                               AND n.memory_id <> h.memory_id AND n.state = 'active'
+            WHERE $28 > 0 AND h.thread IS NOT NULL
+        ),
+        chosen AS (
+            SELECT x.* FROM (
+                SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                ORDER BY e.memory_id, e.neighbour_of IS NOT NULL, e.hit, e.dist) AS x
+            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+            LIMIT $20
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at,
-               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END
-        -- the page first, then its rows: max_results lookups, not one per candidate
-        FROM (SELECT r.* FROM ranked r ORDER BY r.tier, r.place LIMIT $20) AS rk
+               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of
+        FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.tier, rk.place $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql);
+        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
@@ -317,7 +614,7 @@ BEGIN
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
               (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
               max_results, (brain.setting('vector_min_similarity'))::double precision,
-              source_system, source_ref;
+              words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -337,17 +634,20 @@ BEGIN
         END IF;
         EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
-                       ' integer, bigint, double precision, integer, integer, double precision, text, text) AS %s',
+                       ' integer, bigint, double precision, integer, integer, double precision,'
+                       ' tsquery[], tsquery[], double precision[], double precision[], double precision[],'
+                       ' double precision, integer, text, text) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-        max_results, (brain.setting('vector_min_similarity'))::double precision, search.source_system,
+        max_results, (brain.setting('vector_min_similarity'))::double precision,
+        words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
         search.source_ref);
 END
 $$;

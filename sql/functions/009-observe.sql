@@ -387,6 +387,23 @@ AS $$
            AND CASE WHEN space IS NULL THEN es.state = 'active' ELSE es.provider || ':' || es.model = space END)))
 $$;
 
+-- The context of an observed chunk: who spoke and when (metadata speaker or
+-- role, date or session_date), its title and heading path (metadata title,
+-- the chunk's section), the caller's own context, and the start of the turns
+-- before and after it in its thread. At most 2000 characters.
+CREATE OR REPLACE FUNCTION brain._observed_context(meta jsonb, given text, section text, before text, after text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT nullif(left(concat_ws(E'\n',
+        nullif(concat_ws(' ', coalesce(meta->>'speaker', meta->>'role'), coalesce(meta->>'date', meta->>'session_date')), ''),
+        nullif(concat_ws(' > ', meta->>'title', section), ''),
+        brain.trim_space(given),
+        'before: ' || brain._first_words(regexp_replace(before, '\s+', ' ', 'g'), 40),
+        'after: ' || brain._first_words(regexp_replace(after, '\s+', ' ', 'g'), 40)), 2000), '')
+$$;
+
 CREATE OR REPLACE FUNCTION brain.observe_batch(
     texts text[],
     kind text DEFAULT 'fact',
@@ -400,7 +417,10 @@ CREATE OR REPLACE FUNCTION brain.observe_batch(
     embeddings double precision[] DEFAULT NULL,
     embedding_space text DEFAULT NULL,
     check_only boolean DEFAULT false,
-    fold boolean DEFAULT NULL
+    fold boolean DEFAULT NULL,
+    contexts text[] DEFAULT NULL,
+    threads text[] DEFAULT NULL,
+    positions integer[] DEFAULT NULL
 )
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
                similarity real, embedding_input text, error_code text, error text, provisional boolean,
@@ -434,6 +454,10 @@ DECLARE
     c_hash text[] := '{}';
     c_red jsonb[] := '{}';   -- the secrets redacted from the chunk's text: kind, start, end in the text as sent
     c_flag jsonb[] := '{}';  -- the text's injection signals (brain.injection_signals)
+    c_ctx text[] := '{}';    -- context indexed with the chunk (brain._observed_context)
+    c_thread text[] := '{}';
+    c_pos integer[] := '{}';
+    c_section text[] := '{}';
     obs record;
     -- The items the gate refused.
     bad_item integer[] := '{}';
@@ -486,10 +510,14 @@ BEGIN
             jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
-       OR metadata IS NOT NULL AND cardinality(metadata) <> n_items THEN
-        PERFORM brain._raise('BR009', 'source_refs and metadata need one entry per text.',
+       OR metadata IS NOT NULL AND cardinality(metadata) <> n_items
+       OR contexts IS NOT NULL AND cardinality(contexts) <> n_items
+       OR threads IS NOT NULL AND cardinality(threads) <> n_items
+       OR positions IS NOT NULL AND cardinality(positions) <> n_items THEN
+        PERFORM brain._raise('BR009', 'source_refs, metadata, contexts, threads and positions need one entry per text.',
             jsonb_build_object('texts', n_items, 'source_refs', cardinality(source_refs),
-                               'metadata', cardinality(metadata)),
+                               'metadata', cardinality(metadata), 'contexts', cardinality(contexts),
+                               'threads', cardinality(threads), 'positions', cardinality(positions)),
             'Pass one entry per text (NULL entries are allowed), or leave the array out.');
     END IF;
     IF embeddings IS NOT NULL AND array_ndims(embeddings) <> 2 THEN
@@ -504,7 +532,10 @@ BEGIN
     FOR i IN 1 .. n_items LOOP
         item_start := n;
         BEGIN
-            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i]));
+            PERFORM brain._refuse_secrets(jsonb_build_object('metadata', metadata[i], 'source_ref', source_refs[i],
+                                                             'context', contexts[i], 'thread', threads[i]));
+            PERFORM brain._check_length('context', contexts[i], 4000);
+            PERFORM brain._check_length('thread', threads[i], 2000);
             -- The text is stored with its secrets redacted and its hidden characters removed.
             obs := brain._clean_observed(texts[i]);
             texts[i] := obs.cleaned;
@@ -543,6 +574,11 @@ BEGIN
                 c_hash[n] := text_hash;
                 c_red[n] := obs.redacted;
                 c_flag[n] := to_jsonb(obs.signals);
+                -- a thread given, or the chunks of one long text: a document in chunk order
+                c_thread[n] := coalesce(threads[i], CASE WHEN n_chunks > 1 THEN ref END);
+                c_pos[n] := CASE WHEN threads[i] IS NOT NULL THEN coalesce(positions[i], i)
+                                 WHEN n_chunks > 1 THEN k END;
+                c_section[n] := sections[k];
             END LOOP;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' THEN
@@ -557,6 +593,18 @@ BEGIN
     c_item := c_item[1:n]; c_chunk := c_chunk[1:n]; c_head := c_head[1:n]; c_body := c_body[1:n];
     c_norm := c_norm[1:n]; c_key := c_key[1:n]; c_meta := c_meta[1:n]; c_ref := c_ref[1:n]; c_hash := c_hash[1:n];
     c_red := c_red[1:n]; c_flag := c_flag[1:n];
+    c_thread := c_thread[1:n]; c_pos := c_pos[1:n]; c_section := c_section[1:n];
+    -- 1b. Context (docs/ranking.md): indexed with each chunk, not part of its text.
+    c_ctx := ARRAY(
+        SELECT brain._observed_context(c_meta[j], contexts[c_item[j]], c_section[j],
+                   -- the turns before and after it in its thread, of this batch (their text as stored)
+                   (SELECT texts[x.i] FROM generate_series(1, n_items) AS x(i)
+                    WHERE threads IS NOT NULL AND threads[x.i] = threads[c_item[j]] AND x.i <> ALL (bad_item)
+                      AND coalesce(positions[x.i], x.i) = coalesce(positions[c_item[j]], c_item[j]) - 1 LIMIT 1),
+                   (SELECT texts[x.i] FROM generate_series(1, n_items) AS x(i)
+                    WHERE threads IS NOT NULL AND threads[x.i] = threads[c_item[j]] AND x.i <> ALL (bad_item)
+                      AND coalesce(positions[x.i], x.i) = coalesce(positions[c_item[j]], c_item[j]) + 1 LIMIT 1))
+        FROM generate_series(1, n) AS j ORDER BY j);
 
     IF check_only THEN
         RETURN QUERY
@@ -619,7 +667,7 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after, foldable, flag_reasons)
+            source_hash, dedup_pending, dormant_after, foldable, flag_reasons, context, thread, position)
         SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -628,9 +676,9 @@ BEGIN
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
                observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
                CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true),
-               ARRAY(SELECT jsonb_array_elements_text(u.flag))
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, j)
+               ARRAY(SELECT jsonb_array_elements_text(u.flag)), u.ctx, u.thread, u.pos
+        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag, c_ctx, c_thread, c_pos)
+             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, ctx, thread, pos, j)
         WHERE u.existing IS NULL AND u.fst = u.j
         ORDER BY u.j
         ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING

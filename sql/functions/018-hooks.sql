@@ -172,7 +172,7 @@ AS $$
 DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
-    min_sim double precision := (brain.setting('prompt_context_min_similarity'))::double precision;
+    floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
     heading text := 'Memories (pybrain) that may bear on this prompt:';
     total integer;
     line text;
@@ -190,17 +190,16 @@ BEGIN
     END IF;
     total := brain.estimate_tokens(heading);
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: its words matched, or its meaning is near enough. The turns
-        -- of the calling session itself (exclude_ref_prefix) are what the agent
-        -- has in front of it already.
+        -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
+        -- The turns of the calling session itself (exclude_ref_prefix) are what
+        -- the agent has in front of it already.
         FOR hit IN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4) AS s
+                              max_results => n_max * 4, min_relevance => floor) AS s
             JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
-            WHERE (s.lexical_rank IS NOT NULL OR s.similarity >= min_sim)
-              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+            WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                        AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
             ORDER BY s.score DESC, s.id DESC
         LOOP
@@ -220,4 +219,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when the words matched or the similarity reaches prompt_context_min_similarity (0.45), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';

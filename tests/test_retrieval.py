@@ -1,0 +1,289 @@
+"""Retrieval that finds the evidence: the BM25 lexical leg and its statistics, identifiers as
+typed, a candidate pool that does not depend on max_results, calibrated relevance and its
+floor, per-space calibration, contextual indexing and neighbourhood (docs/ranking.md)."""
+
+from __future__ import annotations
+
+import threading
+
+import psycopg
+import pytest
+from helpers import one, raises_br, remember, rows, scalar, unit
+from psycopg.types.json import Jsonb
+
+
+def search(conn, query: str, embedding: list[float] | None = None, **options) -> list[dict]:
+    args = {"query": query, "query_embedding": embedding, **options}
+    named = ", ".join(f"{k} => %({k})s" for k in args)
+    return rows(conn, f"SELECT * FROM brain.search({named})", args)
+
+
+def ids(results: list[dict]) -> list[int]:
+    return [r["id"] for r in results]
+
+
+def observe(conn, texts: list[str], **arrays) -> list[dict]:
+    args = {"texts": texts, **arrays}
+    named = ", ".join(f"{k} => %({k})s" for k in args)
+    return rows(conn, f"SELECT * FROM brain.observe_batch({named})", args)
+
+
+LOG_LINES = [
+    f"event=checkpoint step={i} shard=s{i % 7} latency_ms={100 + (i * 37) % 900}"
+    f" retries={i % 4} host=web-{i % 5}"
+    for i in range(300)
+]
+
+
+def test_rare_words_are_not_swamped_by_words_every_memory_holds(conn) -> None:
+    """300 log lines that differ only in their numbers: the line's numbers find it first,
+    whether or not the query also holds the words every line has."""
+    created = observe(conn, LOG_LINES)
+    by_line = {r["item"]: r["memory_id"] for r in created}
+    for i in (3, 77, 150, 299):
+        latency = 100 + (i * 37) % 900
+        bare = f"step={i} latency_ms={latency}"
+        noisy = f"event checkpoint step shard latency retries host step={i} latency_ms={latency}"
+        for query in (bare, noisy):
+            assert ids(search(conn, query, min_relevance=0))[0] == by_line[i + 1], query
+    terms = {
+        t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('event checkpoint step 77')")
+    }
+    assert terms["checkpoint"]["docs"] == 300 and not terms["checkpoint"]["searched"]
+    assert terms["77"]["searched"] and terms["77"]["idf"] > 10 * terms["checkpoint"]["idf"]
+
+
+def test_identifiers_versions_and_code_tokens_match_as_typed(conn) -> None:
+    timeout = remember(
+        conn,
+        kind="fact",
+        headline="Pool setting",
+        body="The pooler closes clients after idle_timeout seconds.",
+    )["memory_id"]
+    idle = remember(conn, kind="fact", headline="Idle workers", body="Workers idle out after a timeout.")[
+        "memory_id"
+    ]
+    version = remember(conn, kind="fact", headline="Agent release", body="Agents on v2.3.1 leak sockets.")[
+        "memory_id"
+    ]
+    remember(conn, kind="fact", headline="Agent release notes", body="Agents on v2.3.0 are fine.")
+    ssl = remember(
+        conn, kind="incident", headline="Handshake failed", body="curl: ERR_SSL_PROTOCOL_ERROR on api"
+    )["memory_id"]
+    remember(
+        conn,
+        kind="fact",
+        headline="Error budget",
+        body="An ERR page costs a point; SSL renewals are monthly.",
+    )
+    assert ids(search(conn, "idle_timeout"))[:1] == [timeout]
+    assert ids(search(conn, "idle_timeout", min_relevance=0))[:2] == [timeout, idle], "the parts still match"
+    assert ids(search(conn, "v2.3.1")) == [version]
+    assert ids(search(conn, "ERR_SSL"))[:1] == [ssl]
+    assert "err_ssl" in scalar(conn, "SELECT brain.code_tokens('ERR_SSL_PROTOCOL_ERROR')")
+
+
+def test_the_first_results_do_not_depend_on_max_results(conn) -> None:
+    for i in range(150):
+        remember(
+            conn,
+            kind="fact",
+            headline=f"Deploy note {i} for service s{i % 13}",
+            body=f"deploy step {i % 9} region r{i % 4}",
+            embedding=unit(0.3 + 0.6 * ((i * 7919) % 150) / 150, axis=1 + i % 300),
+        )
+    for query, vector in (
+        ("deploy step 4 region r2", unit(1.0)),
+        ("service s7 deploy", None),
+        ("", unit(1.0)),
+    ):
+        ten = search(conn, query, vector, max_results=10, min_relevance=0)
+        hundred = search(conn, query, vector, max_results=100, min_relevance=0)
+        assert len(ten) == 10 and len(hundred) > 10
+        assert ids(ten) == ids(hundred)[:10], query
+
+
+def test_each_hit_carries_its_source_reference_metadata_and_thread(conn) -> None:
+    observe(
+        conn,
+        ["user: the staging database is called pg-stage-2", "assistant: noted, pg-stage-2 for staging"],
+        source_system="claude-code",
+        source_refs=["session-9#1", "session-9#2"],
+        metadata=[Jsonb({"role": "user"}), Jsonb({"role": "assistant"})],
+        threads=["session-9", "session-9"],
+    )
+    hit = search(conn, "staging database name")[0]
+    assert hit["source_system"] == "claude-code" and hit["source_ref"] == "session-9#1"
+    assert hit["metadata"] == {"role": "user"} and (hit["thread"], hit["position"]) == ("session-9", 1)
+
+
+def test_a_query_about_nothing_stored_returns_nothing_by_default(conn) -> None:
+    for text in (
+        "Prod runs PostgreSQL 17 on db-primary-01",
+        "Deploys go out on Tuesdays after the change review",
+        "The billing service retries failed charges three times",
+        "Alice owns the on-call rotation for the API team",
+    ):
+        remember(conn, kind="fact", headline=text)
+    assert search(conn, "favourite recipe for banana bread") == []
+    assert search(conn, "favourite recipe for banana bread", min_relevance=0) == [], "no word in common"
+    found = search(conn, "who owns the on-call rotation")
+    assert [r["headline"] for r in found][:1] == ["Alice owns the on-call rotation for the API team"]
+    floor = scalar(conn, "SELECT brain.setting('min_relevance')::float")
+    assert all(floor <= r["relevance"] <= 1 for r in found)
+    with raises_br("BR009"):
+        search(conn, "rotation", min_relevance=1.5)
+    with raises_br("BR009"):
+        search(conn, "rotation", neighbours=11)
+
+
+def test_relevance_is_calibrated_per_embedding_space(conn) -> None:
+    """Each model has its own similarity scale: the space carries its calibration, a known
+    model gets its calibrated values, and search judges a vector match by the active space's."""
+    minilm = one(conn, "SELECT * FROM brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384)")
+    known = one(conn, "SELECT * FROM brain._known_calibration('local', 'all-MiniLM-L6-v2')")
+    assert (minilm["relevance_center"], minilm["relevance_slope"]) == (
+        pytest.approx(known["relevance_center"]),
+        pytest.approx(known["relevance_slope"]),
+    )
+    assert (minilm["near_identical"], minilm["related"]) == (
+        pytest.approx(known["near_identical"]),
+        pytest.approx(known["related"]),
+    )
+    hashed = one(conn, "SELECT * FROM brain.embedding_space WHERE provider = 'hash'")
+    memory = remember(conn, kind="fact", headline="Backups run nightly", embedding=unit(0.6))["memory_id"]
+    (hit,) = search(conn, "", unit(1.0), min_relevance=0)
+    assert hit["id"] == memory
+    expected = scalar(
+        conn,
+        "SELECT brain.relevance(0.6, NULL, ARRAY[%s, %s, 0, 1, 0, 1, 1])",
+        (hashed["relevance_center"], hashed["relevance_slope"]),
+    )
+    assert hit["relevance"] == pytest.approx(expected, abs=1e-4)
+    # A stricter calibration of the same space: the same match is judged less relevant.
+    conn.execute(
+        "UPDATE brain.embedding_space SET relevance_center = 0.8 WHERE space_id = %s", (hashed["space_id"],)
+    )
+    (again,) = search(conn, "", unit(1.0), min_relevance=0)
+    assert again["relevance"] < hit["relevance"]
+    assert search(conn, "", unit(1.0), min_relevance=0.5) == [], "0.73 before, 0.12 now"
+
+
+def test_observed_turns_carry_their_context_and_both_sides_count(conn) -> None:
+    turns = [
+        "user: I adopted a cat last week",
+        "assistant: Congratulations! What did you name her?",
+        "user: Pixel, after the old phone",
+        "assistant: Pixel is a lovely name.",
+        "user: Now, can you help me plan a trip to Lisbon?",
+    ]
+    meta = [Jsonb({"role": t.split(":")[0], "date": "2023/05/20"}) for t in turns]
+    out = observe(conn, turns, metadata=meta, threads=["s1"] * 5, positions=[0, 1, 2, 3, 4])
+    memory = {r["item"]: r["memory_id"] for r in out}
+    third = one(
+        conn,
+        "SELECT context, thread, position, headline FROM brain.memory WHERE memory_id = %s",
+        (memory[3],),
+    )
+    assert third["thread"] == "s1" and third["position"] == 2
+    assert third["context"].startswith("user 2023/05/20")
+    assert (
+        "before: assistant: Congratulations!" in third["context"]
+        and "after: assistant: Pixel" in third["context"]
+    )
+    assert "cat" not in third["headline"].lower(), "context is indexed, not part of the text"
+    # "cat" is in turn 1's text, and in the context of turn 2 (its neighbour): the text ranks first.
+    found = search(conn, "cat", min_relevance=0)
+    assert ids(found)[:2] == [memory[1], memory[2]] and found[0]["relevance"] > found[1]["relevance"]
+    # A secret in a given context refuses its item, as one in metadata does.
+    refused = observe(conn, ["user: hello"], contexts=["key AKIAIOSFODNN7EXAMPLE in the context"])
+    assert refused[0]["action"] == "rejected" and refused[0]["error_code"] == "BR007"
+    with raises_br("BR009"):
+        observe(conn, ["a", "b"], threads=["s2"])
+
+
+def test_a_hit_brings_its_neighbours_within_the_result_budget(conn) -> None:
+    turns = [
+        f"user: turn {i} about {'the cellar door code 4417' if i == 5 else 'weather and gardening'}"
+        for i in range(10)
+    ]
+    out = observe(conn, turns, threads=["chat"] * 10)
+    memory = {r["item"]: r["memory_id"] for r in out}
+    # The turns beside it hold the words in their context only: found, less relevant.
+    alone = search(conn, "cellar door code", min_relevance=0)
+    assert ids(alone)[0] == memory[6] and set(ids(alone)[1:]) == {memory[5], memory[7]}
+    floor = (alone[0]["relevance"] + max(r["relevance"] for r in alone[1:])) / 2
+    assert alone[0]["relevance"] > floor > max(r["relevance"] for r in alone[1:])
+    found = search(conn, "cellar door code", min_relevance=floor, neighbours=1)
+    assert ids(found) == [memory[6], memory[5], memory[7]]
+    assert [r["neighbour_of"] for r in found] == [None, memory[6], memory[6]]
+    assert found[1]["relevance"] is None
+    assert len(search(conn, "cellar door code", neighbours=3, max_results=2)) == 2, "within max_results"
+    # The chunks of one long document are a thread in chunk order.
+    doc = "\n\n".join(
+        f"## Part {i}\n\n" + " ".join(f"sentence {j} of part {i} says something new." for j in range(40))
+        for i in range(4)
+    )
+    chunks = observe(conn, [doc], origin="artifact")
+    assert len(chunks) > 2
+    threads = rows(
+        conn,
+        "SELECT thread, position, context FROM brain.memory WHERE memory_id = ANY(%s) ORDER BY position",
+        ([r["memory_id"] for r in chunks],),
+    )
+    assert len({t["thread"] for t in threads}) == 1 and [t["position"] for t in threads] == list(
+        range(1, len(chunks) + 1)
+    )
+    assert all(t["context"] and "Part" in t["context"] for t in threads), "the heading path is context"
+
+
+def test_the_corpus_counts_follow_every_write_and_writers_do_not_wait(conn, db_url) -> None:
+    def counts() -> tuple[int, int]:
+        r = one(conn, "SELECT sum(docs)::int AS docs, sum(lexemes)::int AS lexemes FROM brain.lexical_corpus")
+        return r["docs"] or 0, r["lexemes"] or 0
+
+    before = counts()
+    a = remember(conn, kind="fact", headline="Gateway timeouts come from the old proxy")["memory_id"]
+    docs, lexemes = counts()
+    length = scalar(conn, "SELECT lexical_len FROM brain.memory WHERE memory_id = %s", (a,))
+    assert (docs, lexemes) == (before[0] + 1, before[1] + length) and length >= 4
+    observe(conn, ["one observed line", "two observed lines"])
+    assert counts()[0] == before[0] + 3
+    assert scalar(conn, "SELECT sum(docs) FROM brain.lexical_corpus") == scalar(
+        conn, "SELECT count(*) FROM brain.memory"
+    )
+    # A writer holding its slot open does not make a second writer wait.
+    with psycopg.connect(db_url) as first:
+        first.execute("SELECT brain.remember(kind => 'fact', headline => 'First writer holds its slot')")
+        done = threading.Event()
+
+        def second() -> None:
+            with psycopg.connect(db_url, autocommit=True) as other:
+                other.execute("SET lock_timeout = '2s'")
+                other.execute("SELECT brain.remember(kind => 'fact', headline => 'Second writer goes on')")
+            done.set()
+
+        t = threading.Thread(target=second)
+        t.start()
+        t.join(10)
+        assert done.is_set(), "the second writer waited for the first"
+        first.commit()
+    assert counts()[0] == before[0] + 5
+    assert scalar(conn, "SELECT count(*) FROM brain.lexical_corpus") == 2, (
+        "a second slot for the second writer"
+    )
+
+
+def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, database) -> None:
+    """The lexical leg counts each word up to lexical_max_rows; past that, the column's statistics."""
+    observe(conn, LOG_LINES)
+    conn.execute("SELECT brain.set_setting('lexical_max_rows', '100'::jsonb)")
+    with psycopg.connect(database, autocommit=True) as owner:  # only the owner may ANALYZE
+        owner.execute("ANALYZE brain.memory")
+    terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
+    assert 250 <= terms["checkpoint"]["docs"] <= 300 and not terms["checkpoint"]["searched"]
+    assert terms["77"]["searched"] and terms["77"]["docs"] < 100
+    assert ids(search(conn, "checkpoint step=77 latency_ms=249", min_relevance=0))[0] == scalar(
+        conn,
+        "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
+    )
