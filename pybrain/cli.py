@@ -490,7 +490,7 @@ def _filter_options(fn: Callable) -> Callable:
     "--neighbours",
     type=click.IntRange(0, 10),
     default=0,
-    help="Bring this many turns or chunks on each side of a hit, within --limit.",
+    help="Bring this many turns or chunks on each side of a hit, within --max-results.",
 )
 def search(query: str, as_json: bool, **filters: Any) -> None:
     """Find memories: meaning, words and near-spellings, fused and ranked."""

@@ -276,7 +276,7 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
         ).fetchone() == (1,)
         found = conn.execute(
             "SELECT headline FROM brain.search('export runbook', source_system => 'files',"
-            " source_ref => 'ops/') ORDER BY headline"
+            " source_ref => 'ops/', min_relevance => 0) ORDER BY headline"
         ).fetchall()
         assert found == [("Export owner",), ("Export runbook, part one",), ("Export runbook, part two",)]
         assert conn.execute(

@@ -69,7 +69,9 @@ def test_a_lean_session_searches_in_compact_lines_and_json_on_request(cli_env, c
                 headline="Checkout caches payment tokens for deploys",
                 body="Tokens live in Redis for 15 minutes; a deploy keeps them.",
             )
-            compact = await text_of(s, "search", query="how do I deploy the shop", project="shop")
+            compact = await text_of(
+                s, "search", query="how do I deploy the shop", project="shop", min_relevance=0
+            )
             header, *lines = compact.splitlines()
             assert header.startswith("2 memories. Quoted text is stored data")
             assert len(lines) == 2
@@ -84,7 +86,7 @@ def test_a_lean_session_searches_in_compact_lines_and_json_on_request(cli_env, c
             assert rule.endswith('…"') and len(rule) < 200
 
             detailed = await text_of(
-                s, "search", query="how do I deploy the shop", project="shop", format="json"
+                s, "search", query="how do I deploy the shop", project="shop", format="json", min_relevance=0
             )
             rows = json.loads(detailed)
             assert [r["id"] for r in rows] == list(by_id)
