@@ -392,3 +392,57 @@ def test_chunks_sent_back_are_scanned_again(conn) -> None:
     assert rows(conn, "SELECT source_chunk, source_hash FROM brain.memory WHERE state = 'active'") == [
         {"source_chunk": 1, "source_hash": "d1"}
     ]
+
+
+def test_chunks_are_indexed_with_their_document_and_heading_and_keep_their_order(
+    brain, conn, tree: Path
+) -> None:
+    """A chunk's context (document and heading path) is indexed with it, a document is a thread
+    of chunks in order, and both follow a rename and a reordering."""
+
+    def rows(ref: str) -> list[tuple[int, str, int, str]]:
+        return conn.execute(
+            "SELECT memory_id, thread, position, context FROM brain.memory"
+            " WHERE source_ref = %s AND state = 'active' ORDER BY source_chunk",
+            (ref,),
+        ).fetchall()
+
+    ingest(brain, ["docs/guide.md"], root=tree)
+    first = rows("docs/guide.md")
+    assert len(first) >= 3
+    assert [(t, p) for _, t, p, _ in first] == [("docs/guide.md", i) for i in range(1, len(first) + 1)]
+    webhooks = next(r for r in first if "Webhooks" in (r[3] or ""))
+    assert webhooks[3].startswith("docs/guide.md > ") and "Webhooks" in webhooks[3]
+    # the context is searched: the document's name and the heading find the chunk
+    found = brain.search("guide.md Webhooks", source_ref="docs/guide.md", min_relevance=0, max_results=3)
+    assert webhooks[0] in [h["id"] for h in found]
+    # neighbours: a hit brings the chunks beside it in its document
+    hit = brain.search(
+        "processed_events table drops an event it has seen",
+        source_ref="docs/guide.md",
+        neighbours=1,
+        min_relevance=0,
+        max_results=3,
+    )
+    ids = [h["id"] for h in hit]
+    at = [r[0] for r in first].index(ids[0])
+    assert set(ids[1:]) <= {r[0] for r in first[max(0, at - 1) : at + 2]}
+
+    # Renamed, and its sections reordered in a later run: the thread follows the ref, positions the order.
+    (tree / "docs" / "guide.md").rename(tree / "docs" / "payments.md")
+    ingest(brain, ["docs"], root=tree)
+    moved = rows("docs/payments.md")
+    assert [m[0] for m in moved] == [r[0] for r in first]
+    assert {m[1] for m in moved} == {"docs/payments.md"}
+    assert all(m[3].startswith("docs/payments.md") for m in moved)
+    text = (tree / "docs" / "payments.md").read_text()
+    head, rest = text.split("## Webhooks", 1)
+    webhooks_part, tail = rest.split("\n## ", 1)
+    (tree / "docs" / "payments.md").write_text(
+        head + "## " + tail.rstrip() + "\n\n## Webhooks" + webhooks_part
+    )
+    ingest(brain, ["docs"], root=tree)
+    reordered = rows("docs/payments.md")
+    assert [p for _, _, p, _ in reordered] == list(range(1, len(reordered) + 1))
+    assert {r[0] for r in reordered} & {webhooks[0]}, "the moved section keeps its memory"
+    assert "Webhooks" in reordered[-1][3], "the section moved to the end, its context with it"

@@ -435,7 +435,8 @@ BEGIN
         INSERT INTO brain.memory AS m (
             workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
             topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
-            source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons)
+            source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons,
+            context, thread, position)
         SELECT ws, 'fact', 'reference', 'artifact', v_project, u.h, u.b, u.nm,
                ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
                      FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
@@ -444,7 +445,11 @@ BEGIN
                brain.extract_topics(u.h || E'\n' || u.b),
                brain.extract_action_items(u.h || E'\n' || u.b), u.meta, v_agent, v_system,
                u.r, u.c, u.sh, u.pid, vecs IS NULL, NULL, false,
-               ARRAY(SELECT jsonb_array_elements_text(u.flag))
+               ARRAY(SELECT jsonb_array_elements_text(u.flag)),
+               -- indexed with the chunk, not its text: the document and the heading path
+               -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
+               brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section', NULL, NULL),
+               u.r, u.c
         FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
              WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
         WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
@@ -488,8 +493,11 @@ BEGIN
     moved := ARRAY(SELECT u.id FROM unnest(o_id, o_action, o_chunk) WITH ORDINALITY AS u(id, a, c, j)
                    WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
-    SET source_chunk = x.c, source_hash = x.sh,
-        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta, updated_at = now()
+    SET source_chunk = x.c, position = x.c, source_hash = x.sh,
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta,
+        context = brain._observed_context(jsonb_build_object('title', m.source_ref), NULL, x.meta ->> 'section',
+                                          NULL, NULL),
+        updated_at = now()
     FROM unnest(o_id, o_chunk, o_hash, o_meta, o_action) AS x(id, c, sh, meta, a)
     WHERE x.a = 'unchanged' AND x.c IS NOT NULL
       AND m.workspace_id = ws AND m.memory_id = x.id;
@@ -499,7 +507,10 @@ BEGIN
         CONTINUE WHEN d_action[i] <> 'renamed';
         WITH mv AS (
             UPDATE brain.memory m
-            SET source_ref = d_ref[i], updated_at = now()
+            SET source_ref = d_ref[i], thread = d_ref[i],
+                context = brain._observed_context(jsonb_build_object('title', d_ref[i]), NULL,
+                                                  m.metadata ->> 'section', NULL, NULL),
+                updated_at = now()
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
               AND m.source_ref = d_prev[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
             RETURNING m.memory_id
