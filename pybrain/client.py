@@ -216,14 +216,27 @@ class Brain:
         return db.reconnect(self._conninfo)
 
     @contextmanager
+    def _checkout(self) -> Iterator[psycopg.Connection]:
+        """The connection a transaction runs on (a pooled Brain takes one from its pool)."""
+        yield self.connection()
+
+    def _scope(self, cur: psycopg.Cursor) -> None:
+        """SET LOCAL what every call of this Brain runs with: its workspace and actor."""
+        cur.execute(
+            "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
+            ("" if self.workspace is None else str(self.workspace), self.actor or ""),
+        )
+
+    @contextmanager
     def transaction(self) -> Iterator[psycopg.Cursor]:
-        """A transaction scoped to this workspace and actor (SET LOCAL)."""
-        conn = self.connection()
-        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-            cur.execute(
-                "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
-                ("" if self.workspace is None else str(self.workspace), self.actor or ""),
-            )
+        """A transaction scoped to this Brain (see _scope)."""
+        with (
+            wrap_exceptions(),
+            self._checkout() as conn,
+            conn.transaction(),
+            conn.cursor(row_factory=dict_row) as cur,
+        ):
+            self._scope(cur)
             yield cur
 
     def call(self, function: str, **kwargs: Any) -> list[dict[str, Any]]:

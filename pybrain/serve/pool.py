@@ -7,7 +7,6 @@ from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from pybrain.client import Brain
@@ -62,7 +61,20 @@ class _PoolHandle:
         """The pool outlives each Brain: closing one closes nothing."""
 
 
-class PooledBrain(Brain):
+class PrincipalBrain(Brain):
+    """A Brain whose every transaction runs as a principal: its role, workspace and access
+    ceiling (auth.apply), and the Brain's actor."""
+
+    def __init__(self, conn: Any, principal: auth.Principal, **kwargs: Any) -> None:
+        super().__init__(conn, **kwargs)
+        self.principal = principal
+
+    def _scope(self, cur: psycopg.Cursor) -> None:
+        auth.apply(cur, self.principal)
+        cur.execute("SELECT set_config('brain.actor', %s, true)", (self.actor or "",))
+
+
+class PooledBrain(PrincipalBrain):
     """A Brain for one principal: every call is a transaction on a connection of the pool,
     as the principal's role, in its workspace, with its access as a ceiling."""
 
@@ -70,14 +82,14 @@ class PooledBrain(Brain):
         self, pool: ConnectionPool, principal: auth.Principal, *, embedder_spec: str | None = None
     ) -> None:
         super().__init__(
-            _PoolHandle(pool),  # type: ignore[arg-type]
+            _PoolHandle(pool),
+            principal,
             workspace=principal.workspace,
             embedder_spec=embedder_spec,
             actor=principal.role,
             conninfo=pool.conninfo,
         )
         self.pool = pool
-        self.principal = principal
 
     def connection(self) -> Any:
         return self.conn
@@ -86,13 +98,6 @@ class PooledBrain(Brain):
         raise BrainError("A pooled Brain has no connection of its own.")
 
     @contextmanager
-    def transaction(self) -> Iterator[psycopg.Cursor]:
-        with (
-            wrap_exceptions(),
-            self.pool.connection() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            auth.apply(cur, self.principal)
-            cur.execute("SELECT set_config('brain.actor', %s, true)", (self.actor or "",))
-            yield cur
+    def _checkout(self) -> Iterator[psycopg.Connection]:
+        with self.pool.connection() as conn:
+            yield conn

@@ -26,7 +26,6 @@ from urllib.parse import urlencode
 import psycopg
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
-from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, QueryParams
@@ -48,10 +47,10 @@ from pybrain.errors import (
     InvalidArgument,
     InvalidTransition,
     MemoryNotFound,
-    wrap_exceptions,
 )
 from pybrain.health import health as health_report
 from pybrain.serve import auth
+from pybrain.serve.pool import PrincipalBrain
 from pybrain.serve.ui import charts
 
 log = logging.getLogger("pybrain.ui")
@@ -112,22 +111,6 @@ class Viewer:
     @property
     def may_write(self) -> bool:
         return self.access in ("write", "admin")
-
-
-class PrincipalBrain(Brain):
-    """A Brain whose every transaction runs as a principal: its role, workspace and access ceiling."""
-
-    def __init__(self, conn: psycopg.Connection, principal: auth.Principal, **kwargs: Any) -> None:
-        super().__init__(conn, **kwargs)
-        self.principal = principal
-
-    @contextmanager
-    def transaction(self) -> Iterator[psycopg.Cursor]:
-        conn = self.connection()
-        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-            auth.apply(cur, self.principal)
-            cur.execute("SELECT set_config('brain.actor', %s, true)", (self.actor or "",))
-            yield cur
 
 
 class Logins:
