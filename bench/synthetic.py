@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from bench import boot, hashvec, latency, loader
+from pybrain import db
 from bench.corpus import Generator
 from bench.server import BenchServer
 from bench.util import log, timed
@@ -61,6 +62,11 @@ def run(
         # A kept data directory may hold an interrupted set-based load: it is resumed.
         resume = server.persistent and size > 100_000 and server.has_database(name)
         url = server.url(name) if resume else server.create_database(name)
+        if resume:
+            # the interrupted load may predate this tree's SQL
+            with server.connect(name) as conn:
+                report = db.migrate(conn)
+            log(f"  resuming {name}; migrated: {', '.join(report.applied) or 'nothing new'}")
         with server.connect(name) as conn:
             space_id = loader.register_space(conn, provider, model, 384)
         # Above 100k memories the set-based path (minutes instead of an hour on two busy cores).
