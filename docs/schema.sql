@@ -2451,13 +2451,19 @@ BEGIN
         LIMIT blocker_k) AS x;
     -- PATTERN rules: the ones nearest the stated task when its embedding is
     -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
-    -- index), then, and without one, by rating and age.
+    -- index) and relevant to it (search's calibrated relevance of their
+    -- similarity reaches boot_min_relevance), then, and without one, by
+    -- rating and age.
     n_patterns := brain._boot_count(ws, projects, 'PATTERN', pattern_k + 100);
     SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}')
     INTO near_ids, near_dists
-    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb;
+    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb
+    WHERE brain.relevance(1 - nb.dist, NULL, ARRAY[space.relevance_center, space.relevance_slope])
+          >= (brain.setting('boot_min_relevance'))::double precision;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
+                                  'relevance', CASE WHEN x.dist IS NOT NULL THEN round(brain.relevance(1 - x.dist, NULL,
+                                      ARRAY[space.relevance_center, space.relevance_slope])::numeric, 3) END,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
@@ -6753,6 +6759,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
+        'boot_min_relevance', 0.3,        -- a PATTERN rule leads the boot as relevant to the stated task from this relevance
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
         'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
         'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
@@ -6796,6 +6803,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_min_relevance',      jsonb_build_object('min', 0, 'max', 1),
         'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
         'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
         'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
@@ -7555,7 +7563,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a797d864a8c6b6d52212e39f487374d184fe9d739efb6d58f6929b43850186a3';
+COMMENT ON TABLE brain.migration IS 'functions 5340e1c3a207e6af50d9c31e9a59b415b17fa0597e7568ff86be6541a641dd14';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -74,6 +74,27 @@ def test_patterns_follow_the_task_embedding(conn) -> None:
     assert next(r["id"] for r in boot(conn)["sections"]["patterns"]) == far, "without a task: by rating"
 
 
+def test_patterns_irrelevant_to_the_task_go_by_rating(conn) -> None:
+    """Only rules relevant to the task (calibrated relevance >= boot_min_relevance) lead as near;
+    the rest are not claimed as related and keep the order of a boot without a task."""
+    conn.execute(
+        "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384, near_identical => 1.0, "
+        "related => 1.0)"
+    )
+    near = remember(conn, kind="rule", headline="About deploys", embedding=unit(0.9, axis=2))["memory_id"]
+    off = remember(conn, kind="rule", headline="About databases", embedding=unit(0.15, axis=1))["memory_id"]
+    liked = remember(conn, kind="rule", headline="About logging", embedding=unit(0.05, axis=3))["memory_id"]
+    scalar(conn, "SELECT brain.rate(%s, 'up')", (liked,))
+    ranked = boot(conn, task_embedding=unit(1.0))["sections"]["patterns"]
+    assert [r["id"] for r in ranked] == [near, liked, off]
+    assert ranked[0]["relevance"] > 0.9
+    assert ranked[1]["relevance"] is None and ranked[1]["similarity"] is None
+    scalar(conn, "SELECT brain.set_setting('boot_min_relevance', '0')")
+    ranked = boot(conn, task_embedding=unit(1.0))["sections"]["patterns"]
+    assert [r["id"] for r in ranked] == [near, off, liked], "no floor: every near rule by distance"
+    assert ranked[2]["relevance"] < ranked[1]["relevance"] < 0.3
+
+
 def test_skills_in_boot_are_the_always_on_ones(conn) -> None:
     remember(
         conn,

@@ -177,13 +177,19 @@ BEGIN
 
     -- PATTERN rules: the ones nearest the stated task when its embedding is
     -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
-    -- index), then, and without one, by rating and age.
+    -- index) and relevant to it (search's calibrated relevance of their
+    -- similarity reaches boot_min_relevance), then, and without one, by
+    -- rating and age.
     n_patterns := brain._boot_count(ws, projects, 'PATTERN', pattern_k + 100);
     SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}')
     INTO near_ids, near_dists
-    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb;
+    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb
+    WHERE brain.relevance(1 - nb.dist, NULL, ARRAY[space.relevance_center, space.relevance_slope])
+          >= (brain.setting('boot_min_relevance'))::double precision;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
+                                  'relevance', CASE WHEN x.dist IS NOT NULL THEN round(brain.relevance(1 - x.dist, NULL,
+                                      ARRAY[space.relevance_center, space.relevance_slope])::numeric, 3) END,
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
