@@ -173,20 +173,35 @@ def load(
 def index_vectors(
     url: str, workspace: int, space_id: int, memory_ids: list[int], vecs: np.ndarray
 ) -> dict[str, Any]:
-    """COPY the vectors with the space's HNSW index dropped, rebuild it, clear the flags, VACUUM ANALYZE."""
+    """COPY the vectors with the space's HNSW index dropped, rebuild it, clear the flags, VACUUM ANALYZE.
+
+    A resumed load copies only the vectors not stored yet, and keeps a built index when none were missing.
+    """
     with psycopg.connect(url, autocommit=True) as conn:
         index = f"embedding_hnsw_{space_id}"
         (indexdef,) = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE schemaname = 'brain' AND indexname = %s", (index,)
         ).fetchone()
-        conn.execute(f"DROP INDEX brain.{index}")
-        with timed() as t_copy:
-            copy_embeddings(conn, workspace, space_id, memory_ids, vecs)
-        log(f"  copied {len(memory_ids):,} embeddings in {t_copy[0]:.1f}s; building the HNSW index")
-        with timed() as t_index:
-            # The graph is built in memory when it fits (1M x 384 dims needs ~2 GB).
-            conn.execute("SET maintenance_work_mem = '4GB'")
-            conn.execute(indexdef)
+        stored = {
+            r[0]
+            for r in conn.execute(
+                "SELECT memory_id FROM brain.embedding WHERE workspace_id = %s AND space_id = %s",
+                (workspace, space_id),
+            )
+        }
+        missing = [row for row, memory_id in enumerate(memory_ids) if memory_id not in stored]
+        t_copy = t_index = [0.0]
+        if missing:
+            conn.execute(f"DROP INDEX brain.{index}")
+            with timed() as t_copy:
+                copy_embeddings(conn, workspace, space_id, [memory_ids[r] for r in missing], vecs[missing])
+            log(f"  copied {len(missing):,} embeddings in {t_copy[0]:.1f}s; building the HNSW index")
+            with timed() as t_index:
+                # The graph is built in memory when it fits (1M x 384 dims needs ~2 GB).
+                conn.execute("SET maintenance_work_mem = '4GB'")
+                conn.execute(indexdef)
+        else:
+            log(f"  all {len(memory_ids):,} embeddings and the HNSW index are stored already")
         with timed() as t_flag:
             conn.execute(
                 "UPDATE brain.memory SET dedup_pending = false WHERE workspace_id = %s AND dedup_pending",

@@ -16,10 +16,10 @@ from typing import Any
 import numpy as np
 
 from bench import boot, hashvec, latency, loader
-from pybrain import db
 from bench.corpus import Generator
 from bench.server import BenchServer
 from bench.util import log, timed
+from pybrain import db
 
 
 def run(
