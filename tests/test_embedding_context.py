@@ -274,3 +274,48 @@ def test_a_renamed_document_is_embedded_under_its_new_name(counting, conn, tree:
     found = vector_search(conn, "session limits", k=len(after))
     assert {h["id"] for h in found} == set(before)
     assert not {h["id"] for h in vector_search(conn, "connection pool", k=3)} & set(before)
+
+
+def test_chunks_stored_before_titles_keep_their_vectors(counting, conn, tree: Path) -> None:
+    """A chunk ingested before chunks were embedded with their ref has no metadata.title: it keeps
+    its vector and is embedded (by a re-embed too) with its text alone, through a rename and
+    a change of its document."""
+    brain, embedder = counting
+    ingest(brain, ["."], root=tree)
+    # as the ingest of an older release left them
+    conn.execute(
+        "UPDATE brain.memory SET metadata = metadata - 'title' WHERE source_ref = 'docs/payments.md'"
+    )
+    old = {c["memory_id"]: c for c in chunks(conn, "docs/payments.md")}
+    vectors = dict(
+        conn.execute(
+            "SELECT memory_id, embedding::text FROM brain.embedding WHERE memory_id = ANY(%s)", (list(old),)
+        ).fetchall()
+    )
+    assert len(vectors) == len(old)
+
+    (tree / "docs" / "payments.md").rename(tree / "docs" / "billing.md")
+    embedder.texts.clear()
+    report = ingest(brain, ["."], root=tree)
+    assert dict(report.documents) == {"renamed": 1, "unchanged": 2}
+    assert embedder.texts == [] and brain.pending() == []
+    moved = chunks(conn, "docs/billing.md")
+    assert [c["memory_id"] for c in moved] == list(old)
+    assert all("title" not in c["metadata"] and c["with_title"] == c["text_alone"] for c in moved)
+
+    # A change of the document: its new chunk is titled, the unchanged ones keep what they had.
+    billing = tree / "docs" / "billing.md"
+    billing.write_text(billing.read_text().replace("every Monday", "every Friday"))
+    report = ingest(brain, ["."], root=tree)
+    assert report.documents["changed"] == 1
+    after = {c["memory_id"]: c for c in chunks(conn, "docs/billing.md")}
+    kept = set(after) & set(old)
+    assert kept and all("title" not in after[i]["metadata"] for i in kept)
+    assert dict(
+        conn.execute(
+            "SELECT memory_id, embedding::text FROM brain.embedding WHERE memory_id = ANY(%s)", (list(kept),)
+        ).fetchall()
+    ) == {i: vectors[i] for i in kept}
+    new = [after[i] for i in set(after) - set(old)]
+    assert new and all(c["metadata"]["title"] == "docs/billing.md" for c in new)
+    assert sorted(embedder.texts) == sorted(c["with_title"] for c in new)
