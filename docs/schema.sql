@@ -659,6 +659,37 @@ BEGIN
     RETURN n;
 END
 $$;
+CREATE FUNCTION brain._embedded_title(title text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    t text := brain.trim_space(regexp_replace(coalesce(title, ''), '\s+', ' ', 'g'));
+    rest text := t;
+    c text;
+BEGIN
+    IF t = '' THEN
+        RETURN NULL;
+    END IF;
+    IF brain.wordpiece_tokens(t) <= 24 THEN
+        RETURN t;
+    END IF;
+    WHILE strpos(rest, '/') > 0 LOOP
+        rest := substr(rest, strpos(rest, '/') + 1);
+        c := '…/' || rest;
+        IF rest <> '' AND brain.wordpiece_tokens(c) <= 24 THEN
+            RETURN c;
+        END IF;
+    END LOOP;
+    FOR n IN REVERSE 12 .. 1 LOOP
+        c := brain._first_words(t, n);
+        IF brain.wordpiece_tokens(c) <= 24 THEN
+            RETURN c;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -667,6 +698,12 @@ CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
                               'parked', count(*) FILTER (WHERE f.parked_at IS NOT NULL))
     FROM brain.embedding_failure f, brain.active_embedding_space() AS space
     WHERE f.workspace_id = brain.current_workspace() AND f.space_id = space.space_id
+$$;
+CREATE FUNCTION brain._embedding_title(origin text, metadata jsonb) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN origin IN ('observed', 'artifact') AND jsonb_typeof(metadata -> 'title') = 'string'
+                THEN metadata ->> 'title' END
 $$;
 CREATE FUNCTION brain._entropy(t text) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1877,6 +1914,12 @@ BEGIN
     RETURN n_stale + n_gone;
 END
 $$;
+CREATE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE WHEN brain.trim_space(coalesce(title, '')) = '' THEN max_tokens
+                ELSE greatest(32, max_tokens - 25) END
+$$;
 CREATE FUNCTION brain._token_hash(token text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2315,7 +2358,8 @@ BEGIN
     DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
     DELETE FROM brain.embedding_failure f
     WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
-    r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    r := ROW('embedded', mem.memory_id, NULL, NULL, false,
+             brain.embedding_input(mem.headline, mem.body, brain._embedding_title(mem.origin, mem.metadata)));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
     END IF;
@@ -3469,6 +3513,8 @@ BEGIN
     END IF;
     -- A short reason on one line, never the text itself: a provider may echo its input.
     msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);
+    msg := replace(msg, brain.embedding_input(mem.headline, mem.body, brain._embedding_title(mem.origin, mem.metadata)),
+                   '[the text]');
     msg := replace(msg, brain.embedding_input(mem.headline, mem.body), '[the text]');
     IF length(mem.headline) >= 8 THEN
         msg := replace(msg, mem.headline, '[the text]');
@@ -3506,6 +3552,27 @@ CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $_$;
 COMMENT ON FUNCTION brain.embedding_input(headline text, body text) IS 'The text an embedder sees for a memory: the headline, a blank line, the body (the body alone when it starts with the headline).';
+CREATE FUNCTION brain.embedding_input(headline text, body text, title text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    t text := brain._embedded_title(title);
+    h text := brain.trim_space(coalesce(headline, ''));
+    text_part text := brain.embedding_input(headline, body);
+BEGIN
+    IF t IS NULL THEN
+        RETURN text_part;
+    END IF;
+    -- The headline said apart from the body and not its start: the heading path
+    -- of a chunk (or another headline that names the text), read on from the title.
+    IF h <> '' AND brain.trim_space(coalesce(body, '')) NOT IN ('', text_part) THEN
+        RETURN t || ' > ' || text_part;
+    END IF;
+    RETURN t || E'\n\n' || text_part;
+END
+$$;
+COMMENT ON FUNCTION brain.embedding_input(headline text, body text, title text) IS 'The text an embedder sees for a memory with a title (a document chunk): the title first (cut to 24 estimated tokens), joined to the headline as one location path (docs/guide.md > Guide > Webhooks) when the headline is said apart from the body, else on its own line; then brain.embedding_input(headline, body). A NULL or empty title: brain.embedding_input(headline, body).';
 CREATE FUNCTION brain.embedding_progress(embedding_space text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4406,6 +4473,7 @@ DECLARE
     moved bigint[];
     gone bigint[];
     pair record;
+    retitled boolean;
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('source_system', ingest_documents.source_system,
                                                      'project', ingest_documents.project,
@@ -4527,7 +4595,7 @@ BEGIN
                 SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
                        array_agg(c.section ORDER BY c.chunk)
                 INTO k_head, k_body, k_sect
-                FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+                FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, d_ref[i])) AS c;
             END IF;
             nk := cardinality(k_body);
             k_norm := '{}'; k_key := '{}';
@@ -4593,7 +4661,8 @@ BEGIN
             END LOOP;
             FOR k IN 1 .. nk LOOP
                 n := n + 1;
-                meta := jsonb_build_object('chunk', k, 'chunks', nk)
+                -- the ref is the chunk's title: embedded with its text (brain.embedding_input)
+                meta := jsonb_build_object('chunk', k, 'chunks', nk, 'title', d_ref[i])
                         || CASE WHEN k_sect[k] IS NOT NULL THEN jsonb_build_object('section', k_sect[k]) ELSE '{}' END
                         || CASE WHEN d_format[i] IS NOT NULL THEN jsonb_build_object('format', d_format[i]) ELSE '{}' END;
                 o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
@@ -4665,7 +4734,7 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, u.b,
-               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b) END,
+               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b, u.r) END,
                u.code, u.err, u.red
         FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_body, o_code,
                     o_err, o_red) WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, b, code, err, red, j)
@@ -4774,7 +4843,9 @@ BEGIN
                    WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
     SET source_chunk = x.c, position = x.c, source_hash = x.sh,
-        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta,
+        -- (a chunk stored before chunks had a title keeps none: its vector was made without)
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format'
+                   || CASE WHEN m.metadata ? 'title' THEN x.meta ELSE x.meta - 'title' END,
         context = brain._observed_context(jsonb_build_object('title', m.source_ref), NULL, x.meta ->> 'section',
                                           NULL, NULL),
         updated_at = now()
@@ -4790,12 +4861,24 @@ BEGIN
             SET source_ref = d_ref[i], thread = d_ref[i],
                 context = brain._observed_context(jsonb_build_object('title', d_ref[i]), NULL,
                                                   m.metadata ->> 'section', NULL, NULL),
+                metadata = CASE WHEN m.metadata ? 'title' THEN m.metadata || jsonb_build_object('title', d_ref[i])
+                                ELSE m.metadata END,
                 updated_at = now()
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
               AND m.source_ref = d_prev[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
-            RETURNING m.memory_id
+            RETURNING m.memory_id, m.metadata ? 'title' AS titled
+        ), stale AS (
+            -- A chunk's title is embedded with it: its vectors (in every space) are
+            -- made again under the new ref, by `brain ingest` or `brain worker`.
+            DELETE FROM brain.embedding e
+            USING mv
+            WHERE mv.titled AND e.workspace_id = ws AND e.memory_id = mv.memory_id
+            RETURNING e.memory_id
         )
-        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id) INTO created FROM mv;
+        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id), bool_or(mv.titled) INTO created, retitled FROM mv;
+        IF retitled THEN
+            PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+        END IF;
         PERFORM brain._audit_many(coalesce(created, '{}'), 'update', v_agent,
             jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
     END LOOP;
@@ -5466,11 +5549,13 @@ BEGIN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
                     'Example: ''{"ticket": "OPS-12"}''.');
             END IF;
-            -- Each chunk headed by its heading path, or by its own first line.
+            -- Each chunk headed by its heading path, or by its own first line
+            -- (a titled text's chunks leave room for the title they are embedded with).
             SELECT array_agg(c.body ORDER BY c.chunk), array_agg(c.headline ORDER BY c.chunk),
                    array_agg(c.section ORDER BY c.chunk)
             INTO pieces, heads, sections
-            FROM brain.chunk_text(texts[i], chunk_tokens) AS c;
+            FROM brain.chunk_text(texts[i], brain._titled_chunk_tokens(chunk_tokens,
+                     brain._embedding_title(observe_batch.origin, metadata[i]))) AS c;
             n_chunks := cardinality(pieces);
             text_hash := md5(texts[i]);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN text_hash END);
@@ -5531,8 +5616,9 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false, u.red
-        FROM unnest(c_item, c_chunk, c_head, c_body, c_red) AS u(item, chunk, h, b, red)
+               brain.embedding_input(u.h, u.b, brain._embedding_title(observe_batch.origin, u.meta)),
+               NULL::text, NULL::text, false, u.red
+        FROM unnest(c_item, c_chunk, c_head, c_body, c_red, c_meta) AS u(item, chunk, h, b, red, meta)
         UNION ALL
         SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
@@ -5692,10 +5778,11 @@ BEGIN
         END IF;
     END LOOP;
     RETURN QUERY
-    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim,
+           brain.embedding_input(u.h, u.b, brain._embedding_title(observe_batch.origin, u.meta)), NULL::text, NULL::text,
            u.act = 'created' AND owed, u.red
-    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red)
-         AS u(item, chunk, act, id, dup, sim, h, b, red)
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red, c_meta)
+         AS u(item, chunk, act, id, dup, sim, h, b, red, meta)
     UNION ALL
     SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
@@ -5770,7 +5857,7 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
     WITH space AS MATERIALIZED (
         SELECT s.space_id, s.state FROM brain._resolve_space(pending_embeddings.embedding_space) AS s
     )
-    SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
+    SELECT m.memory_id, brain.embedding_input(m.headline, m.body, brain._embedding_title(m.origin, m.metadata))
     FROM brain.memory m, space
     WHERE m.workspace_id = brain.current_workspace()
       AND m.state <> 'tombstoned'
@@ -7563,7 +7650,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5340e1c3a207e6af50d9c31e9a59b415b17fa0597e7568ff86be6541a641dd14';
+COMMENT ON TABLE brain.migration IS 'functions f826de9df102b1eeb10ebb9a085d4869be0eb9021b89e59a19c4910b521ad55f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

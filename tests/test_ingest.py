@@ -151,9 +151,13 @@ def test_ingest_then_change_delete_rename_reingest(counting, conn, tree: Path) -
     second = ingest(brain, ["."], root=tree)
     assert dict(second.documents) == {"changed": 1, "removed": 1, "renamed": 1, "unchanged": 2}
     assert dict(second.chunks) == {"changed": 1, "unchanged": len(guide) - 1, "removed": len(notes)}
-    assert len(embedder.texts) == 1 and "settled amount" in embedder.texts[0], (
-        "only the changed chunk is embedded"
-    )
+    # embedded: the changed chunk, and the renamed document's chunks (a chunk is embedded with its
+    # document's ref), nothing else
+    changed = [t for t in embedder.texts if "settled amount" in t]
+    retitled = [t for t in embedder.texts if t.startswith("docs/releases.md")]
+    assert len(changed) == 1 and len(retitled) == len(deploy) == len(embedder.texts) - 1
+    assert changed[0].startswith("docs/guide.md > ")
+    assert brain.pending() == [], "the renamed chunks have their new vectors"
 
     # the changed chunk superseded its old version: the chain is in history and recall
     (new_refunds,) = [i for i in chunk_ids(conn, "docs/guide.md") if i not in guide]

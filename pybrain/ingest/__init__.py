@@ -128,6 +128,10 @@ def run(
     need = [by_ref[r["ref"]] for r in rows if r["chunk"] is None and r["action"] in ("new", "changed")]
     _count(report, [r for r in rows if not (r["chunk"] is None and r["action"] in ("new", "changed"))])
     done = total - len(need)
+    if not dry_run and any(r["chunk"] is None and r["action"] == "renamed" for r in rows):
+        # A chunk is embedded with its document's ref: the database queued the chunks of
+        # renamed documents for new vectors, made here as `brain worker` would.
+        _embed_queued(brain, report)
     if progress:
         progress(done, total, report)
 
@@ -177,6 +181,17 @@ def run(
             pass
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _embed_queued(brain: Any, report: Report) -> None:
+    clock = time.perf_counter()
+    try:
+        while done := brain.embed_pending():
+            report.embedded += sum(1 for r in done if r.action == "embedded")
+    except EmbedderError as exc:
+        log.warning("embedding failed, the chunks are queued for `brain worker`: %s", exc)
+    finally:
+        report.embed_seconds += time.perf_counter() - clock
 
 
 def ingest(

@@ -54,8 +54,53 @@ AS $$
                     THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $$;
-COMMENT ON FUNCTION brain.embedding_input IS
+COMMENT ON FUNCTION brain.embedding_input(text, text) IS
     'The text an embedder sees for a memory: the headline, a blank line, the body (the body alone when it starts with the headline).';
+
+-- The text an embedder sees for a memory with a title (a document's, for its
+-- chunks: docs/ranking.md, "What the embedder sees"): the title first, as the
+-- start of the location path when the headline is the chunk's heading path
+-- (docs/guide.md > Guide > Webhooks), else on a line of its own; then the text
+-- as brain.embedding_input(headline, body) gives it. The title is cut to 24
+-- estimated tokens (brain._embedded_title), and the chunks of a titled text
+-- are cut that much shorter (brain.observe_batch, brain.ingest_documents), so
+-- the whole still fits the embedder's window. Without a title:
+-- brain.embedding_input(headline, body).
+-- (PL/pgSQL: brain._embedded_title is defined with the token estimate, later.)
+CREATE OR REPLACE FUNCTION brain.embedding_input(headline text, body text, title text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text := brain._embedded_title(title);
+    h text := brain.trim_space(coalesce(headline, ''));
+    text_part text := brain.embedding_input(headline, body);
+BEGIN
+    IF t IS NULL THEN
+        RETURN text_part;
+    END IF;
+    -- The headline said apart from the body and not its start: the heading path
+    -- of a chunk (or another headline that names the text), read on from the title.
+    IF h <> '' AND brain.trim_space(coalesce(body, '')) NOT IN ('', text_part) THEN
+        RETURN t || ' > ' || text_part;
+    END IF;
+    RETURN t || E'\n\n' || text_part;
+END
+$$;
+COMMENT ON FUNCTION brain.embedding_input(text, text, text) IS
+    'The text an embedder sees for a memory with a title (a document chunk): the title first (cut to 24 estimated tokens), joined to the headline as one location path (docs/guide.md > Guide > Webhooks) when the headline is said apart from the body, else on its own line; then brain.embedding_input(headline, body). A NULL or empty title: brain.embedding_input(headline, body).';
+
+-- The title a stored memory is embedded with: metadata.title of an observed
+-- or artifact memory (brain.observe_batch keeps the caller's, brain.ingest_documents
+-- sets the document's ref); authored memories are embedded by their text alone.
+CREATE OR REPLACE FUNCTION brain._embedding_title(origin text, metadata jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN origin IN ('observed', 'artifact') AND jsonb_typeof(metadata -> 'title') = 'string'
+                THEN metadata ->> 'title' END
+$$;
 
 CREATE OR REPLACE FUNCTION brain.word_count(t text)
 RETURNS integer

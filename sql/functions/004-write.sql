@@ -759,7 +759,8 @@ BEGIN
     DELETE FROM brain.embedding_failure f
     WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
 
-    r := ROW('embedded', mem.memory_id, NULL, NULL, false, brain.embedding_input(mem.headline, mem.body));
+    r := ROW('embedded', mem.memory_id, NULL, NULL, false,
+             brain.embedding_input(mem.headline, mem.body, brain._embedding_title(mem.origin, mem.metadata)));
     IF NOT mem.dedup_pending OR space.state <> 'active' OR mem.state <> 'active' THEN
         RETURN r;
     END IF;
@@ -811,7 +812,7 @@ AS $$
     WITH space AS MATERIALIZED (
         SELECT s.space_id, s.state FROM brain._resolve_space(pending_embeddings.embedding_space) AS s
     )
-    SELECT m.memory_id, brain.embedding_input(m.headline, m.body)
+    SELECT m.memory_id, brain.embedding_input(m.headline, m.body, brain._embedding_title(m.origin, m.metadata))
     FROM brain.memory m, space
     WHERE m.workspace_id = brain.current_workspace()
       AND m.state <> 'tombstoned'

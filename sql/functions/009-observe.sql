@@ -64,6 +64,54 @@ $$;
 COMMENT ON FUNCTION brain.wordpiece_tokens IS
     'A conservative estimate of the tokens a BERT WordPiece tokenizer (all-MiniLM-L6-v2) makes of a text, special tokens left out: never below the true count on realistic text.';
 
+-- The title as it is embedded with a memory's text (brain.embedding_input
+-- with a title): white space folded, at most 24 estimated tokens, so that a
+-- chunk cut 25 tokens shorter (brain._titled_chunk_tokens) still fits the
+-- embedder's window with it. A longer title keeps its last path segments
+-- (…/ingest/markdown.py), or else its first words; NULL when empty.
+CREATE OR REPLACE FUNCTION brain._embedded_title(title text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t text := brain.trim_space(regexp_replace(coalesce(title, ''), '\s+', ' ', 'g'));
+    rest text := t;
+    c text;
+BEGIN
+    IF t = '' THEN
+        RETURN NULL;
+    END IF;
+    IF brain.wordpiece_tokens(t) <= 24 THEN
+        RETURN t;
+    END IF;
+    WHILE strpos(rest, '/') > 0 LOOP
+        rest := substr(rest, strpos(rest, '/') + 1);
+        c := '…/' || rest;
+        IF rest <> '' AND brain.wordpiece_tokens(c) <= 24 THEN
+            RETURN c;
+        END IF;
+    END LOOP;
+    FOR n IN REVERSE 12 .. 1 LOOP
+        c := brain._first_words(t, n);
+        IF brain.wordpiece_tokens(c) <= 24 THEN
+            RETURN c;
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+-- The chunk budget of a text embedded with a title: the budget less the
+-- title's room (24 tokens and the ` > ` that joins it), never below 32.
+CREATE OR REPLACE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE WHEN brain.trim_space(coalesce(title, '')) = '' THEN max_tokens
+                ELSE greatest(32, max_tokens - 25) END
+$$;
+
 -- The headline of a chunk under headings: its heading path (Guide > Install >
 -- Linux), the deepest headings that fit in 12 words, 200 characters and a
 -- quarter of the chunk's token budget; NULL when not even the deepest does.
@@ -543,11 +591,13 @@ BEGIN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
                     'Example: ''{"ticket": "OPS-12"}''.');
             END IF;
-            -- Each chunk headed by its heading path, or by its own first line.
+            -- Each chunk headed by its heading path, or by its own first line
+            -- (a titled text's chunks leave room for the title they are embedded with).
             SELECT array_agg(c.body ORDER BY c.chunk), array_agg(c.headline ORDER BY c.chunk),
                    array_agg(c.section ORDER BY c.chunk)
             INTO pieces, heads, sections
-            FROM brain.chunk_text(texts[i], chunk_tokens) AS c;
+            FROM brain.chunk_text(texts[i], brain._titled_chunk_tokens(chunk_tokens,
+                     brain._embedding_title(observe_batch.origin, metadata[i]))) AS c;
             n_chunks := cardinality(pieces);
             text_hash := md5(texts[i]);
             ref := coalesce(source_refs[i], CASE WHEN n_chunks > 1 THEN text_hash END);
@@ -609,8 +659,9 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.item, u.chunk, 'valid'::text, NULL::bigint, NULL::bigint, NULL::real,
-               brain.embedding_input(u.h, u.b), NULL::text, NULL::text, false, u.red
-        FROM unnest(c_item, c_chunk, c_head, c_body, c_red) AS u(item, chunk, h, b, red)
+               brain.embedding_input(u.h, u.b, brain._embedding_title(observe_batch.origin, u.meta)),
+               NULL::text, NULL::text, false, u.red
+        FROM unnest(c_item, c_chunk, c_head, c_body, c_red, c_meta) AS u(item, chunk, h, b, red, meta)
         UNION ALL
         SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
         FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)
@@ -779,10 +830,11 @@ BEGIN
     END LOOP;
 
     RETURN QUERY
-    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim, brain.embedding_input(u.h, u.b), NULL::text, NULL::text,
+    SELECT u.item, u.chunk, u.act, u.id, u.dup, u.sim,
+           brain.embedding_input(u.h, u.b, brain._embedding_title(observe_batch.origin, u.meta)), NULL::text, NULL::text,
            u.act = 'created' AND owed, u.red
-    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red)
-         AS u(item, chunk, act, id, dup, sim, h, b, red)
+    FROM unnest(c_item, c_chunk, res_action, res_id, res_dup, res_sim, c_head, c_body, c_red, c_meta)
+         AS u(item, chunk, act, id, dup, sim, h, b, red, meta)
     UNION ALL
     SELECT x.item, NULL, 'rejected', NULL, NULL, NULL, NULL, x.code, x.message, false, NULL
     FROM unnest(bad_item, bad_code, bad_message) AS x(item, code, message)

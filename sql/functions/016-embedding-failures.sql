@@ -35,6 +35,8 @@ BEGIN
     END IF;
     -- A short reason on one line, never the text itself: a provider may echo its input.
     msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);
+    msg := replace(msg, brain.embedding_input(mem.headline, mem.body, brain._embedding_title(mem.origin, mem.metadata)),
+                   '[the text]');
     msg := replace(msg, brain.embedding_input(mem.headline, mem.body), '[the text]');
     IF length(mem.headline) >= 8 THEN
         msg := replace(msg, mem.headline, '[the text]');

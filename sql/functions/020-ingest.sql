@@ -118,6 +118,7 @@ DECLARE
     moved bigint[];
     gone bigint[];
     pair record;
+    retitled boolean;
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('source_system', ingest_documents.source_system,
                                                      'project', ingest_documents.project,
@@ -241,7 +242,7 @@ BEGIN
                 SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
                        array_agg(c.section ORDER BY c.chunk)
                 INTO k_head, k_body, k_sect
-                FROM brain.chunk_text(obs.cleaned, chunk_tokens) AS c;
+                FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, d_ref[i])) AS c;
             END IF;
             nk := cardinality(k_body);
             k_norm := '{}'; k_key := '{}';
@@ -307,7 +308,8 @@ BEGIN
             END LOOP;
             FOR k IN 1 .. nk LOOP
                 n := n + 1;
-                meta := jsonb_build_object('chunk', k, 'chunks', nk)
+                -- the ref is the chunk's title: embedded with its text (brain.embedding_input)
+                meta := jsonb_build_object('chunk', k, 'chunks', nk, 'title', d_ref[i])
                         || CASE WHEN k_sect[k] IS NOT NULL THEN jsonb_build_object('section', k_sect[k]) ELSE '{}' END
                         || CASE WHEN d_format[i] IS NOT NULL THEN jsonb_build_object('format', d_format[i]) ELSE '{}' END;
                 o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
@@ -380,7 +382,7 @@ BEGIN
     IF check_only THEN
         RETURN QUERY
         SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, u.b,
-               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b) END,
+               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b, u.r) END,
                u.code, u.err, u.red
         FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_body, o_code,
                     o_err, o_red) WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, b, code, err, red, j)
@@ -494,7 +496,9 @@ BEGIN
                    WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
     UPDATE brain.memory m
     SET source_chunk = x.c, position = x.c, source_hash = x.sh,
-        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format' || x.meta,
+        -- (a chunk stored before chunks had a title keeps none: its vector was made without)
+        metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format'
+                   || CASE WHEN m.metadata ? 'title' THEN x.meta ELSE x.meta - 'title' END,
         context = brain._observed_context(jsonb_build_object('title', m.source_ref), NULL, x.meta ->> 'section',
                                           NULL, NULL),
         updated_at = now()
@@ -510,12 +514,24 @@ BEGIN
             SET source_ref = d_ref[i], thread = d_ref[i],
                 context = brain._observed_context(jsonb_build_object('title', d_ref[i]), NULL,
                                                   m.metadata ->> 'section', NULL, NULL),
+                metadata = CASE WHEN m.metadata ? 'title' THEN m.metadata || jsonb_build_object('title', d_ref[i])
+                                ELSE m.metadata END,
                 updated_at = now()
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
               AND m.source_ref = d_prev[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
-            RETURNING m.memory_id
+            RETURNING m.memory_id, m.metadata ? 'title' AS titled
+        ), stale AS (
+            -- A chunk's title is embedded with it: its vectors (in every space) are
+            -- made again under the new ref, by `brain ingest` or `brain worker`.
+            DELETE FROM brain.embedding e
+            USING mv
+            WHERE mv.titled AND e.workspace_id = ws AND e.memory_id = mv.memory_id
+            RETURNING e.memory_id
         )
-        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id) INTO created FROM mv;
+        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id), bool_or(mv.titled) INTO created, retitled FROM mv;
+        IF retitled THEN
+            PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+        END IF;
         PERFORM brain._audit_many(coalesce(created, '{}'), 'update', v_agent,
             jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
     END LOOP;
