@@ -45,6 +45,14 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--docingest-runs", type=int, default=None, help="runs of each ingest (default 3, quick 1)"
     )
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
+    p.add_argument(
+        "--lme-setting",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a workspace setting for each LongMemEval question's workspace (repeatable), e.g. "
+        "search_max_per_thread=2",
+    )
     p.add_argument("--no-profile", action="store_true", help="skip the per-function profiles")
     p.add_argument(
         "--sizes",
@@ -113,6 +121,10 @@ def main(argv: list[str] | None = None) -> int:
         "n_remember_e2e": 30,
         "n_recall": 100,
     }
+    lme_settings = {}
+    for item in args.lme_setting:
+        name, _, value = item.partition("=")
+        lme_settings[name] = json.loads(value)
     lme_questions = args.lme_questions if args.lme_questions is not None else (10 if quick else None)
 
     started = dt.datetime.now(dt.UTC)
@@ -140,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
         profile = not args.no_profile
         if args.only_longmemeval:
             results["longmemeval"] = phase(
-                "longmemeval", lambda: longmemeval.run(server, EmbeddingCache(), lme_questions)
+                "longmemeval", lambda: longmemeval.run(server, EmbeddingCache(), lme_questions, lme_settings)
             )
             return _finish(args, results, report, log, elapsed_total)
         only = args.only_synthetic
@@ -196,7 +208,7 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.skip_longmemeval or only):
             cache = cache or EmbeddingCache()
             results["longmemeval"] = phase(
-                "longmemeval", lambda: longmemeval.run(server, cache, lme_questions)
+                "longmemeval", lambda: longmemeval.run(server, cache, lme_questions, lme_settings)
             )
         if not (args.skip_cli or only):
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))

@@ -117,7 +117,13 @@ def _check(conn: psycopg.Connection, batch: list[dict[str, Any]]) -> list[tuple]
     ).fetchall()
 
 
-def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> dict[str, Any]:
+def run(
+    server: BenchServer,
+    cache: EmbeddingCache,
+    n_questions: int | None,
+    settings: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """settings: workspace settings (brain.set_setting) each question's workspace gets."""
     questions = load_questions(n_questions)
     log(f"== LongMemEval-S: {len(questions)} questions (abstention questions left out), local embedder")
     server.create_database(DB)
@@ -125,6 +131,7 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
         "questions": len(questions),
         "embedder": "local:all-MiniLM-L6-v2 (384 dims)",
         "granularity": "one memory per turn (turns over 300 words: one per chunk)",
+        "settings": settings or {},
     }
     with server.connect(DB) as conn:
         # 1. What observe_batch will store and embed, per batch (check_only: the gate and chunking only).
@@ -177,6 +184,8 @@ def run(server: BenchServer, cache: EmbeddingCache, n_questions: int | None) -> 
             conn.execute(
                 "SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)"
             )
+            for name, value in (settings or {}).items():
+                conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
             turns_of: dict[int, set] = defaultdict(set)
             with timed() as t_ingest:
                 for b, (batch, checked) in enumerate(batches):

@@ -6615,7 +6615,8 @@ BEGIN
                                        -- records that do not decay (brain._undecaying) have no dormancy date
                                        CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
                                             THEN NULL ELSE fa.halflife_days END,
-                                       coalesce($14, $15)) AS score
+                                       coalesce($14, $15)) AS score,
+                   m.thread
             FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -6628,11 +6629,17 @@ BEGIN
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
-                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
-                   row_number() OVER (ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC)
-            FROM scored sc
-            WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-              AND sc.relevance >= $27
+                   -- past search_max_per_thread hits of one thread, the rest of that
+                   -- thread goes after the other threads' hits; equal scores: the one
+                   -- the legs ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY %6$s > 0 AND sc.thread_place > %6$s, sc.score DESC, sc.rrf DESC,
+                                               sc.memory_id DESC)
+            FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
+                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.score DESC, sc.rrf DESC,
+                                                                          sc.memory_id DESC) END AS thread_place
+                  FROM scored sc
+                  WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+                    AND sc.relevance >= $27) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each hit's neighbours in its thread, after it, within the page
@@ -6672,7 +6679,7 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql);
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (brain.setting('search_max_per_thread'))::integer);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
@@ -6816,6 +6823,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'episodic_decay', false,          -- observed and artifact facts (records) decay and go dormant too
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
+        'search_max_per_thread', 0,       -- hits of one thread (conversation, document) before other threads' (0: no limit)
         'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
@@ -6864,6 +6872,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'fact_dormant_threshold',  jsonb_build_object('min', 0.0001, 'max', 0.99),
         'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
+        'search_max_per_thread',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
@@ -7650,7 +7659,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f826de9df102b1eeb10ebb9a085d4869be0eb9021b89e59a19c4910b521ad55f';
+COMMENT ON TABLE brain.migration IS 'functions e8ff4c721990608694c239e04230d025f66357c3402350b45fbd4decc4f587e2';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -287,3 +287,37 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
         conn,
         "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
     )
+
+
+def test_search_max_per_thread_lets_other_threads_in(conn) -> None:
+    """One conversation says a thing five times, another once and less plainly: with
+    search_max_per_thread 2, the other conversation's turn comes third instead of sixth."""
+    loud = observe(
+        conn,
+        [
+            "user: the boiler service is booked with Harrow Heating for Monday",
+            "user: Harrow Heating says the boiler service takes two hours",
+            "user: I paid Harrow Heating a deposit for the boiler service",
+            "user: the boiler service by Harrow Heating needs the loft cleared",
+            "user: Harrow Heating confirmed the boiler service by email",
+        ],
+        threads=["loud"] * 5,
+    )
+    quiet = observe(
+        conn,
+        ["user: Harrow Heating called about the boiler", "assistant: weekend plans then"],
+        threads=["quiet", "quiet"],
+    )
+    quiet_id = quiet[0]["memory_id"]
+    loud_ids = [r["memory_id"] for r in loud]
+    assert len(set(loud_ids)) == 5
+    plain = ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=6))
+    assert plain[:5] == [i for i in plain[:5] if i in loud_ids] and plain.index(quiet_id) == 5
+    plain_all = ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=20))
+    scalar(conn, "SELECT brain.set_setting('search_max_per_thread', '2')")
+    capped = ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=6))
+    assert capped.index(quiet_id) == 2 and capped[:2] == plain[:2]
+    capped_all = ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=20))
+    assert sorted(capped_all) == sorted(plain_all) and capped_all != plain_all, "moved down, never dropped"
+    scalar(conn, "SELECT brain.set_setting('search_max_per_thread', '0')")
+    assert ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=6)) == plain

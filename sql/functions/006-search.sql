@@ -549,7 +549,8 @@ BEGIN
                                        -- records that do not decay (brain._undecaying) have no dormancy date
                                        CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
                                             THEN NULL ELSE fa.halflife_days END,
-                                       coalesce($14, $15)) AS score
+                                       coalesce($14, $15)) AS score,
+                   m.thread
             FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -562,11 +563,17 @@ BEGIN
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
-                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
-                   row_number() OVER (ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC)
-            FROM scored sc
-            WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-              AND sc.relevance >= $27
+                   -- past search_max_per_thread hits of one thread, the rest of that
+                   -- thread goes after the other threads' hits; equal scores: the one
+                   -- the legs ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY %6$s > 0 AND sc.thread_place > %6$s, sc.score DESC, sc.rrf DESC,
+                                               sc.memory_id DESC)
+            FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
+                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.score DESC, sc.rrf DESC,
+                                                                          sc.memory_id DESC) END AS thread_place
+                  FROM scored sc
+                  WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+                    AND sc.relevance >= $27) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each hit's neighbours in its thread, after it, within the page
@@ -606,7 +613,7 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql);
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (brain.setting('search_max_per_thread'))::integer);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
