@@ -328,6 +328,14 @@ def render(results: dict[str, Any]) -> str:
                 f"{mode} p50 {_fmt(s['p50'])} p95 {_fmt(s['p95'])}" for mode, s in lme["search_ms"].items()
             )
         )
+        if lme.get("search_ms_first"):
+            lines.append(
+                "  the first search of each mode in a question's new workspace (plans the statement): "
+                + ", ".join(
+                    f"{mode} p50 {_fmt(s['p50'])} p95 {_fmt(s['p95'])}"
+                    for mode, s in lme["search_ms_first"].items()
+                )
+            )
         lines.extend(_clock_shift_lines(lme.get("clock_shift")))
         lines.append("")
 
