@@ -2140,6 +2140,12 @@ BEGIN
         RETURN r;
     END IF;
     IF p_embedding IS NOT NULL THEN
+        IF current_setting('transaction_isolation') = 'repeatable read' THEN
+            PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
+                jsonb_build_object('transaction_isolation', 'repeatable read'),
+                'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
+                'commit would not see a near-duplicate that another transaction committed meanwhile.');
+        END IF;
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
         -- Only writers that could conflict take turns (brain._lock_near; the
@@ -7666,7 +7672,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7cd34ab89b8f2c9497850d4f1db3c21d2f63cc93d30ef227d4edc50e56dbf364';
+COMMENT ON TABLE brain.migration IS 'functions d338520d14e92b123608c10aa2f51a9585e929dde158cb8d7b0a63f799b08ce5';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -352,3 +352,85 @@ def test_the_client_sends_a_write_refused_at_commit_again(conn, db_url) -> None:
     assert len(through) == 1 and through[0]["memory_id"] == first["memory_id"]
     (row,) = result
     assert (row["action"], row["memory_id"]) == ("updated", first["memory_id"]), "sent again, it folds in"
+
+
+def test_a_batch_of_the_same_kind_and_project_waits_for_an_open_single_write(conn, db_url) -> None:
+    """observe_batch locks the whole kind and project, single writes take that lock shared: a batch
+    near-identical to a held-open write (disjoint neighbours again) waits (seen in pg_locks) and,
+    once the write commits, folds its row into it."""
+    a, a2 = _near_dups(2, 0.94)
+    near_a, near_a2 = _surround(conn, [a, a2])
+    assert not near_a & near_a2
+    with psycopg.connect(db_url) as holder, psycopg.connect(db_url, autocommit=True) as batcher:
+        first = remember(
+            holder,
+            kind="fact",
+            project=PROJECT,
+            headline="User prefers dark mode",
+            origin="observed",
+            embedding=a,
+        )
+        assert first["action"] == "created"
+        result: list = []
+
+        def batch() -> None:
+            result.extend(
+                rows(
+                    batcher,
+                    "SELECT * FROM brain.observe_batch(texts => %s, kind => 'fact', project => %s,"
+                    " embeddings => %s::float8[][])",
+                    (["User prefers dark mode!"], PROJECT, [a2]),
+                )
+            )
+
+        t = threading.Thread(target=batch)
+        t.start()
+        _wait_until(
+            "the batch waits for the open write",
+            lambda: _waiting_on_advisory(conn, [batcher.info.backend_pid]) == [batcher.info.backend_pid],
+        )
+        assert result == []
+        holder.commit()
+        t.join()
+    through = _active(conn, "User prefers dark mode%")
+    _report("a batch against a held-open single write", [f"single: {first}", f"batch: {result}"], through)
+    (item,) = result
+    assert item["memory_id"] == first["memory_id"] and item["action"] in ("skipped", "updated")
+    assert [r["memory_id"] for r in through] == [first["memory_id"]]
+
+
+def test_repeatable_read_cannot_write_with_an_embedding_and_serializable_keeps_the_race_safe(
+    conn, db_url
+) -> None:
+    """Under REPEATABLE READ the check at commit would read the transaction's first snapshot and miss
+    a later commit: such writes are refused (BR009). Under SERIALIZABLE the same race as above ends
+    with one memory too (PostgreSQL's serialization failure, 40001, or BR022)."""
+    a, a2 = _near_dups(2, 0.94)
+    _surround(conn, [a, a2])
+    with psycopg.connect(db_url) as rr:
+        rr.isolation_level = psycopg.IsolationLevel.REPEATABLE_READ
+        with pytest.raises(psycopg.Error) as refused:
+            remember(rr, kind="fact", project=PROJECT, headline="Tokens expire after 1 hour", embedding=a)
+        assert refused.value.sqlstate == "BR009"
+        assert "READ COMMITTED" in refused.value.diag.message_hint
+
+    with psycopg.connect(db_url) as holder, psycopg.connect(db_url) as writer:
+        holder.isolation_level = writer.isolation_level = psycopg.IsolationLevel.SERIALIZABLE
+        first = remember(
+            holder, kind="fact", project=PROJECT, headline="Tokens expire after 1 hour", embedding=a
+        )
+        second = remember(
+            writer, kind="fact", project=PROJECT, headline="Tokens expire after 1 hour!", embedding=a2
+        )
+        assert (first["action"], second["action"]) == ("created", "created")
+        outcomes = []
+        for c in (writer, holder):
+            try:
+                c.commit()
+                outcomes.append("committed")
+            except psycopg.Error as exc:
+                outcomes.append(exc.sqlstate)
+    through = _active(conn, "Tokens expire after 1 hour%")
+    _report("serializable pair, disjoint neighbours", [f"writer, holder: {outcomes}"], through)
+    assert outcomes[0] == "committed" and outcomes[1] in ("40001", "BR022")
+    assert len(through) == 1

@@ -691,6 +691,12 @@ BEGIN
     END IF;
 
     IF p_embedding IS NOT NULL THEN
+        IF current_setting('transaction_isolation') = 'repeatable read' THEN
+            PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
+                jsonb_build_object('transaction_isolation', 'repeatable read'),
+                'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
+                'commit would not see a near-duplicate that another transaction committed meanwhile.');
+        END IF;
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
         -- Only writers that could conflict take turns (brain._lock_near; the
