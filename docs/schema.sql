@@ -303,6 +303,16 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT set_config('brain.commit_checks',
+        (coalesce(nullif(current_setting('brain.commit_checks', true), ''), '{}')::jsonb
+         || jsonb_build_object(id::text, jsonb_build_object('space', space_id, 'on_related', on_related,
+                                                             'lookup', lookup::text)))::text,
+        true)
+$$;
 CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -504,6 +514,87 @@ BEGIN
                     || coalesce(redacted, '[]');
     END LOOP;
     cleaned := brain.clean_body(cleaned);
+END
+$$;
+CREATE FUNCTION brain._commit_check() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+DECLARE
+    checks jsonb := nullif(current_setting('brain.commit_checks', true), '')::jsonb;
+    ws bigint;
+    g record;
+    w record;
+    near record;
+    mem brain.memory;
+    kept brain.memory;
+    kept_xmin xid;
+    space brain.embedding_space;
+    vec public.vector;
+    own xid[];
+    concurrent boolean;
+    folds boolean;
+BEGIN
+    IF checks IS NULL THEN
+        RETURN NULL;  -- an earlier row of this commit checked them all
+    END IF;
+    PERFORM set_config('brain.commit_checks', '', true);
+    ws := brain.current_workspace();
+    FOR g IN
+        SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id IN (SELECT k::bigint FROM jsonb_object_keys(checks) AS k)
+        ORDER BY 1, 2, 3
+    LOOP
+        PERFORM brain._lock_commits(g.kind, g.project);
+    END LOOP;
+    FOR w IN
+        SELECT e.k::bigint AS id, (e.v->>'space')::bigint AS space_id, e.v->>'on_related' AS on_related,
+               (e.v->>'lookup')::pg_snapshot AS lookup
+        FROM jsonb_each(checks) AS e(k, v)
+        ORDER BY 1
+    LOOP
+        SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = w.id;
+        CONTINUE WHEN NOT FOUND OR mem.state <> 'active';
+        SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
+        vec := (SELECT e.embedding FROM brain.embedding e
+                WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
+        CONTINUE WHEN vec IS NULL;
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
+            WHERE x.similarity >= space.related
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            kept_xmin := (SELECT m.xmin FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id);
+            IF own IS NULL THEN
+                -- this transaction's ids (its subtransactions' too): the ones it holds locks on
+                own := ARRAY(SELECT l.transactionid FROM pg_catalog.pg_locks l
+                             WHERE l.locktype = 'transactionid' AND l.pid = pg_backend_pid()
+                               AND l.mode = 'ExclusiveLock' AND l.granted);
+            END IF;
+            CONTINUE WHEN kept_xmin = ANY (own);
+            concurrent := NOT pg_visible_in_snapshot(brain._full_xid(kept_xmin), w.lookup);
+            folds := near.similarity >= space.near_identical
+                     AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space);
+            CONTINUE WHEN NOT folds AND NOT (mem.origin IN ('explicit', 'overlay')
+                AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body));
+            IF concurrent AND (folds OR w.on_related <> 'store') THEN
+                PERFORM brain._raise('BR022',
+                    format('A concurrent write stored a %s %s first: #%s "%s" (similarity %s); this transaction is rolled back.',
+                           CASE WHEN folds THEN 'near-identical' ELSE 'related' END, mem.kind, kept.memory_id,
+                           kept.headline, round(near.similarity::numeric, 3)),
+                    jsonb_build_object('memory_id', mem.memory_id, 'duplicate_of', kept.memory_id,
+                                       'similarity', near.similarity, 'headline', kept.headline),
+                    format('Nothing of this transaction was stored. Send it again: the write then meets #%s as '
+                           'any later write does (folded into it, or refused as related with BR008).',
+                           kept.memory_id));
+            END IF;
+            EXIT;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
 END
 $$;
 CREATE FUNCTION brain._common_words() RETURNS text[]
@@ -998,6 +1089,13 @@ CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
     FROM brain.memory_fold f
     WHERE f.workspace_id = brain.current_workspace() AND f.memory_id = id
 $$;
+CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT greatest(c + (x::text::bigint - c % 4294967296 + 6442450944) % 4294967296 - 2147483648, 0)::text::xid8
+    FROM (SELECT pg_current_xact_id()::text::bigint AS c) AS t
+$$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1251,6 +1349,13 @@ CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT brain.estimate_tokens('- ' || t) + 1
+$$;
+CREATE FUNCTION brain._lock_commits(kind text, project text) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_advisory_xact_lock(hashtext('brain.write.commit'),
+                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 CREATE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean) RETURNS brain.embedding_space
     LANGUAGE plpgsql
@@ -1988,6 +2093,7 @@ DECLARE
     existing brain.memory;
     related brain.memory;
     related_sim real;
+    lookup pg_snapshot;
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -2077,9 +2183,16 @@ BEGIN
         RETURN r;
     END IF;
     IF p_embedding IS NOT NULL THEN
+        IF current_setting('transaction_isolation') = 'repeatable read' THEN
+            PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
+                jsonb_build_object('transaction_isolation', 'repeatable read'),
+                'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
+                'commit would not see a near-duplicate that another transaction committed meanwhile.');
+        END IF;
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        -- Only writers that could conflict take turns (brain._lock_near).
+        -- Only writers that could conflict take turns (brain._lock_near; the
+        -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
@@ -2091,6 +2204,7 @@ BEGIN
         RETURN r;
     END IF;
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
+        lookup := pg_current_snapshot();  -- what this lookup cannot see, the check at commit will
         -- The nearest memories first: the first that carries the same
         -- information and is near-identical takes the write in (a fold); the
         -- first related one that is not a distinct fact meets the write's
@@ -2170,6 +2284,9 @@ BEGIN
             VALUES (ws, existing.memory_id, coalesce(p_status, 'open'), coalesce(p_priority, 3), p_due_at);
     END CASE;
     IF vec IS NOT NULL THEN
+        IF p_kind <> 'incident' THEN
+            PERFORM brain._check_at_commit(existing.memory_id, space.space_id, p_on_related, lookup);
+        END IF;
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
         VALUES (ws, space.space_id, existing.memory_id, vec);
     ELSE
@@ -7659,7 +7776,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e8ff4c721990608694c239e04230d025f66357c3402350b45fbd4decc4f587e2';
+COMMENT ON TABLE brain.migration IS 'functions 730d54df5b513b6c9bdb414f80a25ae3b205e21f10a299c12395abc2afa2ddde';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -7894,6 +8011,7 @@ CREATE TRIGGER action_item_notify AFTER INSERT OR UPDATE OF status ON brain.acti
 CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('text', '2000', 'project', '200', 'for_source', '200', 'response_note', '2000');
 CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
 CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
+CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((NULLIF(current_setting('brain.commit_checks'::text, true), ''::text))::jsonb ? (new.memory_id)::text)) EXECUTE FUNCTION brain._commit_check();
 CREATE TRIGGER handoff_notify AFTER INSERT ON brain.handoff FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 CREATE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();

@@ -25,6 +25,7 @@ from pybrain.config import Settings
 from pybrain.embed import Embedder, get_embedder
 from pybrain.errors import (
     BrainError,
+    ConcurrentDuplicate,
     DatabaseUnavailable,
     EmbedderError,
     EmbeddingRefused,
@@ -58,6 +59,10 @@ CATEGORIES = (
 # ended with the connection) and is always sent again on a new connection; one
 # lost during the COMMIT may or may not have taken effect, and only these are
 # sent again then.
+# How many times Brain.call sends a write that a concurrent near-duplicate beat
+# at COMMIT (BR022): the second time it meets that memory like any later write.
+RACE_TRIES = 3
+
 IDEMPOTENT = frozenset(
     {
         "active_embedding_space",
@@ -245,7 +250,8 @@ class Brain:
         A connection the server closed (a restart) is replaced and the call sent
         again, once: always when it was lost before the COMMIT was sent (nothing
         was changed), and for the functions in IDEMPOTENT also when it was lost
-        during the COMMIT.
+        during the COMMIT. A write that a concurrent near-duplicate beat at its
+        COMMIT (BR022: nothing was stored) is sent again, up to RACE_TRIES times.
         """
         args = {k: v for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
@@ -254,7 +260,8 @@ class Brain:
                 sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
             ),
         )
-        for attempt in (1, 2):
+        attempt, races = 1, 0
+        while True:
             committing = False
             conn = self.connection()
             try:
@@ -263,10 +270,18 @@ class Brain:
                     rows = cur.fetchall() if cur.description else []
                     committing = True  # leaving the block sends COMMIT
                 return rows
+            except ConcurrentDuplicate:
+                # Beaten at COMMIT by a concurrent near-duplicate: nothing was stored, and
+                # sent again the write meets it as any later write does (docs/errors.md).
+                races += 1
+                if races < RACE_TRIES:
+                    continue
+                raise
             except BrainError as exc:
                 if not conn.closed or self._closed:
                     raise
                 if attempt == 1 and (not committing or function in IDEMPOTENT):
+                    attempt = 2
                     continue
                 if not committing:
                     raise DatabaseUnavailable(
@@ -280,7 +295,6 @@ class Brain:
                     hint="Check the result (search, recall, stats) before you send it again; "
                     "the next call reconnects.",
                 ) from exc
-        raise AssertionError("unreachable")
 
     def value(self, function: str, **kwargs: Any) -> Any:
         """The single value a scalar brain.* function returns."""

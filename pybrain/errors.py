@@ -145,6 +145,12 @@ class WorkspaceNotFound(BrainError):
     code = "BR021"
 
 
+class ConcurrentDuplicate(BrainError):
+    """A concurrent write stored a duplicate first; the transaction was rolled back: send it again."""
+
+    code = "BR022"
+
+
 class InvalidText(BrainError):
     """The text cannot be stored (NUL bytes or invalid UTF-8)."""
 
@@ -204,6 +210,7 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
         SessionNotFound,
         AccessDenied,
         WorkspaceNotFound,
+        ConcurrentDuplicate,
     )
     if cls.code
 }

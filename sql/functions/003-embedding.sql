@@ -238,7 +238,8 @@ $$;
 -- A write of one memory with an embedding (brain._write) takes the lock of its
 -- kind and project shared: such writers do not wait for one another there,
 -- only for the batches and deferred dedup that take it exclusively
--- (brain._lock_writes); among themselves, brain._lock_near decides who waits.
+-- (brain._lock_writes); among themselves, brain._lock_near and the check at
+-- commit (brain._commit_check) decide who waits.
 CREATE OR REPLACE FUNCTION brain._lock_writes_shared(kind text, project text)
 RETURNS void
 LANGUAGE sql
@@ -248,15 +249,34 @@ AS $$
                                         hashtext(brain.current_workspace() || '/' || kind || '/' || project))
 $$;
 
--- Writers whose semantic dedup could decide against each other take turns;
--- others do not wait. A write locks its 5 nearest active memories of the kind
--- and project (one key per memory, taken in key order, so lockers never wait
--- in a cycle); while the scope holds fewer than 5, it also locks the scope's
--- key, so the writers of a new or small scope take turns. Two near-identical
--- texts lie near the same stored memories, so the second waits for the first
--- and, looking again behind the locks (brain._write's lookup runs after this),
--- sees it; two unrelated texts lock different memories and neither waits. The
--- lock is held to the end of the transaction.
+-- The commits of single writes of one kind and project take turns behind
+-- this lock, taken by brain._commit_check when the transaction commits and
+-- held to the end of the commit: the check behind it sees every write of the
+-- scope that committed before, so of two near-duplicates written at once the
+-- second to commit finds the first. Only the check and the commit wait; the
+-- lookup, the insert and the HNSW insert run in parallel.
+CREATE OR REPLACE FUNCTION brain._lock_commits(kind text, project text)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_advisory_xact_lock(hashtext('brain.write.commit'),
+                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+$$;
+
+-- Writers whose semantic dedup could decide against each other usually take
+-- turns before their lookup; others do not wait. A write locks its 5 nearest
+-- active memories of the kind and project (one key per memory, taken in key
+-- order, so lockers never wait in a cycle); while the scope holds fewer than
+-- 5, it also locks the scope's key, so the writers of a new or small scope
+-- take turns. Two near-identical texts mostly lie near the same stored
+-- memories, so the second waits for the first and, looking again behind the
+-- locks (brain._write's lookup runs after this), sees it and gets the result
+-- of a write made after it; two unrelated texts lock different memories and
+-- neither waits. Nothing guarantees a shared neighbour (a scope crowded near
+-- one text and not the other, an approximate walk): what makes the race
+-- certain is the check at commit (brain._commit_check); these locks make it
+-- rare that the check has to refuse a write. Held to the end of the transaction.
 CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text,
                                             exclude_id bigint)
 RETURNS void

@@ -432,6 +432,142 @@ BEGIN
 END
 $$;
 
+-- Semantic dedup of single writes is certain at commit. A write with an
+-- embedding (brain._write) registers its new memory here: the space, its
+-- on_related policy and the snapshot its duplicate lookup ran in. The list is
+-- a transaction-local setting, so a write rolled back with its savepoint
+-- leaves it too; inserting the memory's vector then queues the check
+-- (trigger embedding_commit_check), which runs when the transaction commits.
+CREATE OR REPLACE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot)
+RETURNS void
+LANGUAGE sql
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT set_config('brain.commit_checks',
+        (coalesce(nullif(current_setting('brain.commit_checks', true), ''), '{}')::jsonb
+         || jsonb_build_object(id::text, jsonb_build_object('space', space_id, 'on_related', on_related,
+                                                             'lookup', lookup::text)))::text,
+        true)
+$$;
+
+-- The full (64-bit) id of a recent transaction from its 32-bit xid (a row's
+-- xmin), taken within 2^31 of this transaction's id.
+CREATE OR REPLACE FUNCTION brain._full_xid(x xid)
+RETURNS xid8
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT greatest(c + (x::text::bigint - c % 4294967296 + 6442450944) % 4294967296 - 2147483648, 0)::text::xid8
+    FROM (SELECT pg_current_xact_id()::text::bigint AS c) AS t
+$$;
+
+-- The check at commit (a deferred constraint trigger on brain.embedding; the
+-- first row of a commit checks every write registered by brain._check_at_commit).
+-- It takes the commit lock of each kind and project written (brain._lock_commits,
+-- in key order, so two commits never wait for each other in a cycle) and then
+-- looks again for each new memory's duplicates, with a snapshot taken behind
+-- the lock: under READ COMMITTED it sees every write of the scope that
+-- committed before, and the lock is held until this commit is complete. The
+-- candidates are replayed as brain._write's lookup takes them (nearest first,
+-- the first that would fold or meet the related gate decides); a candidate its
+-- lookup could not see (committed by another transaction after the lookup's
+-- snapshot) that would have folded the write, or met a related gate whose
+-- policy is not store, means the write would not have been stored had it
+-- come second: the transaction is refused (BR022) and rolls back, so the
+-- memory that committed first is the only one. Sent again, the write meets it
+-- as any later write does. Memories this transaction wrote after the lookup
+-- are passed over (their own lookups saw this one). The check only reads,
+-- so behind the lock it never waits for anything else.
+CREATE OR REPLACE FUNCTION brain._commit_check()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    checks jsonb := nullif(current_setting('brain.commit_checks', true), '')::jsonb;
+    ws bigint;
+    g record;
+    w record;
+    near record;
+    mem brain.memory;
+    kept brain.memory;
+    kept_xmin xid;
+    space brain.embedding_space;
+    vec public.vector;
+    own xid[];
+    concurrent boolean;
+    folds boolean;
+BEGIN
+    IF checks IS NULL THEN
+        RETURN NULL;  -- an earlier row of this commit checked them all
+    END IF;
+    PERFORM set_config('brain.commit_checks', '', true);
+    ws := brain.current_workspace();
+    FOR g IN
+        SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
+        FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id IN (SELECT k::bigint FROM jsonb_object_keys(checks) AS k)
+        ORDER BY 1, 2, 3
+    LOOP
+        PERFORM brain._lock_commits(g.kind, g.project);
+    END LOOP;
+
+    FOR w IN
+        SELECT e.k::bigint AS id, (e.v->>'space')::bigint AS space_id, e.v->>'on_related' AS on_related,
+               (e.v->>'lookup')::pg_snapshot AS lookup
+        FROM jsonb_each(checks) AS e(k, v)
+        ORDER BY 1
+    LOOP
+        SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = w.id;
+        CONTINUE WHEN NOT FOUND OR mem.state <> 'active';
+        SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
+        vec := (SELECT e.embedding FROM brain.embedding e
+                WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
+        CONTINUE WHEN vec IS NULL;
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
+            WHERE x.similarity >= space.related
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            kept_xmin := (SELECT m.xmin FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id);
+            IF own IS NULL THEN
+                -- this transaction's ids (its subtransactions' too): the ones it holds locks on
+                own := ARRAY(SELECT l.transactionid FROM pg_catalog.pg_locks l
+                             WHERE l.locktype = 'transactionid' AND l.pid = pg_backend_pid()
+                               AND l.mode = 'ExclusiveLock' AND l.granted);
+            END IF;
+            CONTINUE WHEN kept_xmin = ANY (own);
+            concurrent := NOT pg_visible_in_snapshot(brain._full_xid(kept_xmin), w.lookup);
+            folds := near.similarity >= space.near_identical
+                     AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space);
+            CONTINUE WHEN NOT folds AND NOT (mem.origin IN ('explicit', 'overlay')
+                AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body));
+            IF concurrent AND (folds OR w.on_related <> 'store') THEN
+                PERFORM brain._raise('BR022',
+                    format('A concurrent write stored a %s %s first: #%s "%s" (similarity %s); this transaction is rolled back.',
+                           CASE WHEN folds THEN 'near-identical' ELSE 'related' END, mem.kind, kept.memory_id,
+                           kept.headline, round(near.similarity::numeric, 3)),
+                    jsonb_build_object('memory_id', mem.memory_id, 'duplicate_of', kept.memory_id,
+                                       'similarity', near.similarity, 'headline', kept.headline),
+                    format('Nothing of this transaction was stored. Send it again: the write then meets #%s as '
+                           'any later write does (folded into it, or refused as related with BR008).',
+                           kept.memory_id));
+            END IF;
+            EXIT;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS embedding_commit_check ON brain.embedding;
+CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    WHEN (nullif(current_setting('brain.commit_checks', true), '')::jsonb ? NEW.memory_id::text)
+    EXECUTE FUNCTION brain._commit_check();
+
 CREATE OR REPLACE FUNCTION brain._write(
     p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
     p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
@@ -462,6 +598,7 @@ DECLARE
     existing brain.memory;
     related brain.memory;
     related_sim real;
+    lookup pg_snapshot;
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -554,9 +691,16 @@ BEGIN
     END IF;
 
     IF p_embedding IS NOT NULL THEN
+        IF current_setting('transaction_isolation') = 'repeatable read' THEN
+            PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
+                jsonb_build_object('transaction_isolation', 'repeatable read'),
+                'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
+                'commit would not see a near-duplicate that another transaction committed meanwhile.');
+        END IF;
         space := brain._write_space(p_embedding_space);
         vec := brain._check_vector(p_embedding, space);
-        -- Only writers that could conflict take turns (brain._lock_near).
+        -- Only writers that could conflict take turns (brain._lock_near; the
+        -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
@@ -570,6 +714,7 @@ BEGIN
     END IF;
 
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
+        lookup := pg_current_snapshot();  -- what this lookup cannot see, the check at commit will
         -- The nearest memories first: the first that carries the same
         -- information and is near-identical takes the write in (a fold); the
         -- first related one that is not a distinct fact meets the write's
@@ -653,6 +798,9 @@ BEGIN
     END CASE;
 
     IF vec IS NOT NULL THEN
+        IF p_kind <> 'incident' THEN
+            PERFORM brain._check_at_commit(existing.memory_id, space.space_id, p_on_related, lookup);
+        END IF;
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
         VALUES (ws, space.space_id, existing.memory_id, vec);
     ELSE
