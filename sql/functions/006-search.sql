@@ -187,7 +187,10 @@ BEGIN
         counted AS MATERIALIZED (
             SELECT x.lexeme,
                    (SELECT count(*) FROM (SELECT FROM brain.memory m
-                                          WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(x.lexeme)::tsquery
+                                          -- through the word's posting list: + 0 keeps the
+                                          -- planner off the workspace's btree, which reads
+                                          -- every memory of the workspace
+                                          WHERE m.tsv @@ quote_literal(x.lexeme)::tsquery AND m.workspace_id + 0 = ws
                                           LIMIT max_rows + 1) AS y) AS found
             FROM words x
         ),
@@ -362,8 +365,9 @@ DECLARE
     floor double precision := coalesce(min_relevance, (brain.setting('min_relevance'))::double precision);
     sim_sql text := 'NULL::double precision';
     fuzzy boolean;
-    vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim WHERE false';
-    lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
+    vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
+                       ' NULL::double precision AS similarity WHERE false';
+    lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::double precision AS bm25 WHERE false';
     fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
     skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
     -- Without selective filters every search of a shape can share one plan.
@@ -446,10 +450,10 @@ BEGIN
                 / brain._exact_rank_rows()))::bigint::text, true);
         END IF;
         vector_sql := format($v$
-            SELECT x.memory_id, x.r, x.sim
+            SELECT x.memory_id, x.r, x.similarity::real AS sim, x.similarity
             -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
             FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
-                         (1 - k.dist)::real AS sim
+                         1 - k.dist AS similarity
                   FROM (%s) AS k
                   WHERE 1 - k.dist >= $21) AS x
             WHERE x.r <= %s $v$,
@@ -468,7 +472,7 @@ BEGIN
         -- BM25 over the memories holding a searched word (at most lexical_max_rows
         -- of them: when even the rarest word is in more, those first found).
         lexical_sql := format($l$
-            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
             FROM (SELECT m.memory_id, brain._bm25(m.tsv, m.lexical_len, $22, $23, $24, $25) AS bm25
                   -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
                   FROM (SELECT m.memory_id, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
@@ -513,13 +517,15 @@ BEGIN
     statement := format($q$
         WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
-            SELECT v.memory_id, v.r, 'vector' AS leg FROM vec v
-            UNION ALL SELECT l.memory_id, l.r, 'lexical' FROM lex l
-            UNION ALL SELECT z.memory_id, z.r, 'fuzzy' FROM fuz z
+            SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
+            UNION ALL SELECT l.memory_id, l.r, 'lexical', NULL, l.bm25 FROM lex l
+            UNION ALL SELECT z.memory_id, z.r, 'fuzzy', NULL, NULL FROM fuz z
         ),
         fused AS (
             SELECT g.memory_id,
                    sum(1.0 / ($18 + g.r)) AS rrf,
+                   -- what a leg already computed is not computed again below
+                   max(g.similarity) AS similarity, max(g.bm25) AS bm25,
                    min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
                    min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
                    min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
@@ -528,18 +534,24 @@ BEGIN
         skills AS (%4$s),
         evidence AS (
             -- every candidate's similarity and share of the query's BM25 weight
-            -- (a headline close by trigrams counts as its share), whichever leg found it
+            -- (a headline close by trigrams counts as its share), whichever leg found it:
+            -- the legs' own figures, else looked up for the candidate alone
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
-                   brain.relevance(%5$s,
+                   brain.relevance(CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END,
                                    CASE WHEN f.fuzzy_rank IS NOT NULL
-                                        THEN greatest(public.word_similarity($1, m.headline), m.share)
-                                        ELSE m.share END,
+                                        THEN greatest((SELECT public.word_similarity($1, m.headline) FROM brain.memory m
+                                                       WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id),
+                                                      f.share)
+                                        ELSE f.share END,
                                    $26) AS relevance
-            FROM fused f
-            CROSS JOIN LATERAL (
-                SELECT x.headline, brain._bm25(x.tsv, x.lexical_len, $22, $23, $24, $25) / nullif($25[5], 0) AS share
-                FROM (SELECT m.headline, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
-                      WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id OFFSET 0) AS x) AS m
+            FROM (SELECT f.*,
+                         CASE WHEN f.lexical_rank IS NOT NULL THEN f.bm25
+                              WHEN $25[5] > 0 THEN
+                                  (SELECT brain._bm25(x.tsv, x.lexical_len, $22, $23, $24, $25)
+                                   FROM (SELECT m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
+                                         WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id OFFSET 0) AS x)
+                         END / nullif($25[5], 0) AS share
+                  FROM fused f) AS f
         ),
         scored AS (
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
