@@ -1327,14 +1327,14 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     ORDER BY h.at DESC, h.late DESC, h.id DESC
     LIMIT 1
 $$;
-CREATE FUNCTION brain._lexeme_shares(lexemes text[]) RETURNS TABLE(lexeme text, share double precision)
+CREATE FUNCTION brain._lexeme_stats(lexemes text[]) RETURNS TABLE(lexeme text, share double precision, listed boolean)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
     PERFORM brain.current_workspace();
     RETURN QUERY
-    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision
+    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision, f.freq IS NOT NULL
     FROM unnest(lexemes) AS l(lexeme)
     LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
                       s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
@@ -5038,7 +5038,8 @@ CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs 
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET enable_seqscan TO 'off'
-    AS $$
+    SET enable_indexscan TO 'off'
+    AS $_$
 DECLARE
     ws bigint := brain.current_workspace();
     max_share double precision := (brain.setting('lexical_max_term_share'))::double precision;
@@ -5046,6 +5047,9 @@ DECLARE
     n_docs double precision;
     picked integer := 0;
     matched bigint := 0;
+    found bigint;
+    words text[] := '{}';
+    counts bigint[] := '{}';
     w record;
 BEGIN
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
@@ -5055,29 +5059,30 @@ BEGIN
             FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
                         || brain.code_tokens(query)) AS l
             LIMIT 64
-        ),
-        counted AS MATERIALIZED (
-            SELECT x.lexeme,
-                   (SELECT count(*) FROM (SELECT FROM brain.memory m
-                                          -- through the word's posting list: + 0 keeps the
-                                          -- planner off the workspace's btree, which reads
-                                          -- every memory of the workspace
-                                          WHERE m.tsv @@ quote_literal(x.lexeme)::tsquery AND m.workspace_id + 0 = ws
-                                          LIMIT max_rows + 1) AS y) AS found
-            FROM words x
-        ),
-        -- past the cap: the planner's statistics (read once, for those words only)
-        estimated AS (
-            SELECT sh.lexeme, sh.share
-            FROM brain._lexeme_shares(ARRAY(SELECT c.lexeme FROM counted c WHERE c.found > max_rows)) AS sh
         )
-        SELECT c.lexeme,
-               CASE WHEN c.found <= max_rows THEN c.found
-                    ELSE least(greatest(c.found, coalesce(e.share, 0) * n_docs), n_docs)::bigint END AS docs
-        FROM counted c LEFT JOIN estimated e USING (lexeme)
-        WHERE c.found > 0
-        ORDER BY 2, 1
+        -- the planner's statistics, read once
+        SELECT x.lexeme, e.share, e.listed
+        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x)) AS e USING (lexeme)
     LOOP
+        IF w.listed AND w.share * n_docs > 2 * max_rows THEN
+            found := max_rows + 1;
+        ELSE
+            -- The word as a literal, so that the planner weighs it by the column's
+            -- statistics and walks its posting list: as a parameter, the
+            -- workspace's btree looked cheaper (row-level security adds its
+            -- workspace condition), and that reads every memory of the workspace.
+            EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m'
+                           ' WHERE m.tsv @@ %L::tsquery AND m.workspace_id = $1 LIMIT %s) AS y',
+                           quote_literal(w.lexeme), max_rows + 1)
+            INTO found USING ws;
+        END IF;
+        IF found > 0 THEN
+            words := words || w.lexeme;
+            counts := counts || CASE WHEN found <= max_rows THEN found
+                                     ELSE least(greatest(found, coalesce(w.share, 0) * n_docs), n_docs)::bigint END;
+        END IF;
+    END LOOP;
+    FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
         idf := ln(1 + (n_docs - w.docs + 0.5) / (w.docs + 0.5));
@@ -5090,7 +5095,7 @@ BEGIN
         RETURN NEXT;
     END LOOP;
 END
-$$;
+$_$;
 COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
     LANGUAGE plpgsql STABLE
@@ -6559,6 +6564,18 @@ DECLARE
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
+    -- BM25 (brain._bm25, set-based: a function call per memory cost more than
+    -- the scoring) of the memories a subquery gives as (memory_id, tsv, lexical_len)
+    bm25_sql text := $b$
+        SELECT m.memory_id,
+               sum(u.idf * u.tf * ($25[1] + 1)
+                   / (u.tf + $25[1] * (1 - $25[2] + $25[2] * coalesce(m.lexical_len, 0) / $25[3]))) AS bm25
+        FROM (%s) AS m
+        CROSS JOIN LATERAL (
+            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN $25[4] ELSE 0 END AS tf
+            FROM unnest($22, $23, $24) AS w(ab, c, idf)) AS u
+        WHERE u.tf > 0
+        GROUP BY m.memory_id $b$;
     statement text;
     statement_name text;
     stale text;
@@ -6581,12 +6598,16 @@ BEGIN
         PERFORM brain._raise('BR009', 'A search needs a query text or a query embedding.', NULL,
             'To list memories without a query, use brain.list_recent.');
     END IF;
-    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
-           array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
-           array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
-           array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
-    INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
-    FROM brain.lexical_terms(brain._bounded('query', query, 4000)) AS t;
+    PERFORM brain._bounded('query', query, 4000);
+    left_out := false;
+    IF q <> '' THEN
+        SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
+               array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
+               array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
+               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
+        FROM brain.lexical_terms(query) AS t;
+    END IF;
     bm25[1] := (brain.setting('lexical_k1'))::double precision;
     bm25[2] := (brain.setting('lexical_b'))::double precision;
     bm25[3] := (SELECT greatest(sum(c.lexemes)::double precision / nullif(sum(c.docs), 0), 1)
@@ -6658,12 +6679,15 @@ BEGIN
         -- of them: when even the rarest word is in more, those first found).
         lexical_sql := format($l$
             SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
-            FROM (SELECT m.memory_id, brain._bm25(m.tsv, m.lexical_len, $22, $23, $24, $25) AS bm25
-                  -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
-                  FROM (SELECT m.memory_id, m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
-                        WHERE m.tsv @@ $3 AND %1$s LIMIT %3$s) AS m) AS x
+            FROM (%1$s) AS x
             ORDER BY x.bm25 DESC, x.memory_id DESC
-            LIMIT %2$s $l$, brain._search_filter(), candidates, (brain.setting('lexical_max_rows'))::integer);
+            LIMIT %2$s $l$,
+            format(bm25_sql, format(
+                -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
+                'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len FROM brain.memory m'
+                ' WHERE m.tsv @@ $3 AND %s LIMIT %s',
+                brain._search_filter(), (brain.setting('lexical_max_rows'))::integer)),
+            candidates);
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
     -- When words were left out for being common, trigrams of those words would only
@@ -6715,26 +6739,28 @@ BEGIN
             FROM legs g GROUP BY g.memory_id
         ),
         skills AS (%4$s),
+        -- the BM25 of candidates the lexical leg did not rank (when the query has words)
+        unranked AS (%7$s),
         evidence AS (
             -- every candidate's similarity and share of the query's BM25 weight
             -- (a headline close by trigrams counts as its share), whichever leg found it:
             -- the legs' own figures, else looked up for the candidate alone
+            -- (computed first, so that brain.relevance is inlined: an argument holding
+            -- a subquery would make it a function call per candidate)
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
-                   brain.relevance(CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END,
-                                   CASE WHEN f.fuzzy_rank IS NOT NULL
-                                        THEN greatest((SELECT public.word_similarity($1, m.headline) FROM brain.memory m
-                                                       WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id),
-                                                      f.share)
-                                        ELSE f.share END,
-                                   $26) AS relevance
+                   brain.relevance(f.sim, f.lex, $26) AS relevance
             FROM (SELECT f.*,
-                         CASE WHEN f.lexical_rank IS NOT NULL THEN f.bm25
-                              WHEN $25[5] > 0 THEN
-                                  (SELECT brain._bm25(x.tsv, x.lexical_len, $22, $23, $24, $25)
-                                   FROM (SELECT m.tsv || ''::tsvector AS tsv, m.lexical_len FROM brain.memory m
-                                         WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id OFFSET 0) AS x)
-                         END / nullif($25[5], 0) AS share
-                  FROM fused f) AS f
+                         CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL
+                              THEN greatest((SELECT public.word_similarity($1, m.headline) FROM brain.memory m
+                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id),
+                                            f.share)
+                              ELSE f.share END AS lex
+                  FROM (SELECT f.*,
+                               -- a candidate holding none of the words: 0
+                               coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END) / nullif($25[5], 0) AS share
+                        FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
+                  OFFSET 0) AS f
         ),
         scored AS (
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
@@ -6808,7 +6834,10 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (brain.setting('search_max_per_thread'))::integer);
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (brain.setting('search_max_per_thread'))::integer,
+        format(bm25_sql, 'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                         ' FROM fused f JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id'
+                         ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'));
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
@@ -7788,7 +7817,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3b0dfd137036391f15a11bf5dfebd66859f0916d0d101a8566bff41ed0311dce';
+COMMENT ON TABLE brain.migration IS 'functions 8f59b1a09e9d6162a28f373ad3736dc0c33c884ccd50fbb28b93c8d3c2ab34b9';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -283,6 +283,14 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
     terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
     assert 250 <= terms["checkpoint"]["docs"] <= 300 and not terms["checkpoint"]["searched"]
     assert terms["77"]["searched"] and terms["77"]["docs"] < 100
+    # a word the statistics list as held by more than twice the cap is not counted at all
+    # (counting visits a memory per row counted); a rare one is
+    fetched = "SELECT pg_stat_get_xact_tuples_fetched('brain.memory'::regclass)"
+    for word, counted in (("checkpoint", False), ("77", True)):
+        with conn.transaction():
+            before = scalar(conn, fetched)
+            rows(conn, "SELECT * FROM brain.lexical_terms(%s)", (word,))
+            assert (scalar(conn, fetched) > before) == counted, word
     assert ids(search(conn, "checkpoint step=77 latency_ms=249", min_relevance=0))[0] == scalar(
         conn,
         "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
