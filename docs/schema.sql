@@ -1335,6 +1335,9 @@ CREATE FUNCTION brain._lexeme_stats(lexemes text[]) RETURNS TABLE(lexeme text, s
     AS $$
 BEGIN
     PERFORM brain.current_workspace();
+    IF coalesce(cardinality(lexemes), 0) = 0 THEN
+        RETURN;
+    END IF;
     RETURN QUERY
     SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision, f.freq IS NOT NULL
     FROM unnest(lexemes) AS l(lexeme)
@@ -5062,12 +5065,19 @@ BEGIN
                         || brain.code_tokens(query)) AS l
             LIMIT 64
         )
-        -- the planner's statistics, read once
+        -- the planner's statistics, read once (a workspace under the cap needs none)
         SELECT x.lexeme, e.share, e.listed
-        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x)) AS e USING (lexeme)
+        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > max_rows)) AS e
+             USING (lexeme)
     LOOP
         IF w.listed AND w.share * n_docs > 2 * max_rows THEN
             found := max_rows + 1;
+        ELSIF n_docs <= 10 * max_rows THEN
+            -- a small workspace: one plan for every word, whichever index it takes
+            SELECT count(*) INTO found
+            FROM (SELECT FROM brain.memory m
+                  WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(w.lexeme)::tsquery
+                  LIMIT max_rows + 1) AS y;
         ELSE
             -- The word as a literal, so that the planner weighs it by the column's
             -- statistics and walks its posting list: as a parameter, the
@@ -7819,7 +7829,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d71652d5519c3fc7aa5c6afadd5ecc543c7f4ebc28edb936bb36f666f1c76624';
+COMMENT ON TABLE brain.migration IS 'functions 11a5c11a600bb1dc6a1e068bba65bb789da7e39b7deccd1d9ba56bd8e7a8a0ae';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
