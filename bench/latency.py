@@ -137,7 +137,8 @@ def search_latency(conn: psycopg.Connection, queries: list[str], qvecs: np.ndarr
 def leg_sizes(conn: psycopg.Connection, queries: list[str]) -> dict[str, Any]:
     """How many rows the lexical leg (rows matching the search's tsquery) and the trigram leg (queries
     of 3+ characters and at most 5 words, word_similarity >= 0.5 to the headline, when the leg runs)
-    match: both legs rank every match."""
+    match. The trigram leg ranks every match; the lexical leg scores at most lexical_max_rows of them
+    (its ranked rows)."""
     (total,) = conn.execute(
         "SELECT count(*) FROM brain.memory"
         " WHERE workspace_id = brain.current_workspace() AND state = 'active'"
@@ -147,6 +148,7 @@ def leg_sizes(conn: psycopg.Connection, queries: list[str]) -> dict[str, Any]:
         "SELECT to_regprocedure('brain.lexical_query(text)') IS NOT NULL"
     ).fetchone()
     tsquery_fn = "brain.lexical_query" if has_lexical_query else "brain.query_lexemes"
+    (cap,) = conn.execute("SELECT (brain.setting('lexical_max_rows'))::integer").fetchone()
     lexical, fuzzy = [], []
     for q in queries:
         (n,) = conn.execute(
@@ -176,7 +178,18 @@ def leg_sizes(conn: psycopg.Connection, queries: list[str]) -> dict[str, Any]:
             "median_share": round(med / total, 3) if total else None,
         }
 
-    return {"active_rows": total, "tsquery": tsquery_fn, "lexical": stats(lexical), "trigram": stats(fuzzy)}
+    ranked = stats([min(n, cap) for n in lexical])
+    return {
+        "active_rows": total,
+        "tsquery": tsquery_fn,
+        "lexical": stats(lexical)
+        | {
+            "lexical_max_rows": cap,
+            "median_ranked": ranked.get("median_rows"),
+            "p95_ranked": ranked.get("p95_rows"),
+        },
+        "trigram": stats(fuzzy),
+    }
 
 
 def filtered_search(

@@ -205,9 +205,12 @@ def render(results: dict[str, Any]) -> str:
             legs = _get(syn[s], ("search", "leg_sizes")) or {}
             lex, tri = legs.get("lexical", {}), legs.get("trigram", {})
             lines.append(
-                f"rows the text legs rank per query ({_size(s)}): lexical median {lex.get('median_rows')}"
-                f" ({_fmt(lex.get('median_share'), 3)} of the workspace), p95 {lex.get('p95_rows')}; "
-                f"trigram median {tri.get('median_rows')}, p95 {tri.get('p95_rows')}"
+                f"rows the text legs match per query ({_size(s)}): lexical median {lex.get('median_rows')}"
+                f" ({_fmt(lex.get('median_share'), 3)} of the workspace), p95 {lex.get('p95_rows')}, of which"
+                f" it scores at most {lex.get('lexical_max_rows')} (median {lex.get('median_ranked')}, p95"
+                f" {lex.get('p95_ranked')}); trigram median {tri.get('median_rows')},"
+                f" p95 {tri.get('p95_rows')}"
+                " (it runs only when the lexical leg found fewer than 5)"
             )
         for s in sizes:
             tp = syn[s].get("remember_throughput")
