@@ -1338,15 +1338,19 @@ BEGIN
     IF coalesce(cardinality(lexemes), 0) = 0 THEN
         RETURN;
     END IF;
+    -- the list decoded once, each word found by array_position (a scan of the
+    -- unnested list per word cost 0.27 ms a word with 1,600 listed)
     RETURN QUERY
-    SELECT l.lexeme, coalesce(f.freq, st.least_freq, 0)::double precision, f.freq IS NOT NULL
+    WITH st AS MATERIALIZED (
+        SELECT x.elems, x.freqs, x.freqs[cardinality(x.elems) + 1] AS least_freq
+        FROM (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
+              FROM pg_stats s
+              WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS x
+    )
+    SELECT l.lexeme, coalesce(st.freqs[p.n], st.least_freq, 0)::double precision, p.n IS NOT NULL
     FROM unnest(lexemes) AS l(lexeme)
-    LEFT JOIN (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs,
-                      s.most_common_elem_freqs[cardinality(s.most_common_elems::text::text[]) + 1] AS least_freq
-               FROM pg_stats s
-               WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS st ON true
-    LEFT JOIN LATERAL (SELECT st.freqs[u.n] AS freq FROM unnest(st.elems) WITH ORDINALITY AS u(e, n)
-                       WHERE u.e = l.lexeme) AS f ON true;
+    LEFT JOIN st ON true
+    LEFT JOIN LATERAL (SELECT array_position(st.elems, l.lexeme) AS n) AS p ON true;
 END
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
@@ -7829,7 +7833,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 11a5c11a600bb1dc6a1e068bba65bb789da7e39b7deccd1d9ba56bd8e7a8a0ae';
+COMMENT ON TABLE brain.migration IS 'functions 815f8b4f41ea5abe10b289d853ed654267cc5332295f52c0c57febf416fd447b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
