@@ -150,14 +150,6 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
 $$;
-CREATE FUNCTION brain._bm25(tsv tsvector, len integer, words_ab tsquery[], words_c tsquery[], idf double precision[], p double precision[]) RETURNS double precision
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    SELECT coalesce(sum(w.idf * w.tf * (p[1] + 1) / (w.tf + p[1] * (1 - p[2] + p[2] * coalesce(len, 0) / p[3]))), 0)
-    FROM (SELECT u.idf, CASE WHEN tsv @@ u.ab THEN 1 WHEN tsv @@ u.c THEN p[4] ELSE 0 END AS tf
-          FROM unnest(words_ab, words_c, idf) AS u(ab, c, idf)) AS w
-    WHERE w.tf > 0
-$$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6580,8 +6572,12 @@ DECLARE
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
-    -- BM25 (brain._bm25, set-based: a function call per memory cost more than
-    -- the scoring) of the memories a subquery gives as (memory_id, tsv, lexical_len)
+    -- The BM25 score (docs/ranking.md) of the memories a subquery gives as
+    -- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
+    -- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
+    -- holds it, lexical_context_weight when only the context does; $25 holds
+    -- k1, b, average length, context weight. One grouped join: a function
+    -- call per memory cost more than the scoring.
     bm25_sql text := $b$
         SELECT m.memory_id,
                sum(u.idf * u.tf * ($25[1] + 1)
@@ -7833,7 +7829,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 815f8b4f41ea5abe10b289d853ed654267cc5332295f52c0c57febf416fd447b';
+COMMENT ON TABLE brain.migration IS 'functions 37a3ac87cd254aa162f5cb0742e0f175c7486cfe25d1eabb495463f4726d3a81';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -297,21 +297,9 @@ $$;
 COMMENT ON FUNCTION brain.query_lexemes IS
     'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
 
--- The BM25 score of a memory for the query's words (docs/ranking.md): for
--- each word, idf x tf (k1 + 1) / (tf + k1 (1 - b + b len / avg len)), with tf
--- 1 when the headline or body holds it, lexical_context_weight when only the
--- context does. p: k1, b, average length, context weight. No SET clause: the
--- planner inlines it into search's ranking.
-CREATE OR REPLACE FUNCTION brain._bm25(tsv tsvector, len integer, words_ab tsquery[], words_c tsquery[],
-                                       idf double precision[], p double precision[])
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-    SELECT coalesce(sum(w.idf * w.tf * (p[1] + 1) / (w.tf + p[1] * (1 - p[2] + p[2] * coalesce(len, 0) / p[3]))), 0)
-    FROM (SELECT u.idf, CASE WHEN tsv @@ u.ab THEN 1 WHEN tsv @@ u.c THEN p[4] ELSE 0 END AS tf
-          FROM unnest(words_ab, words_c, idf) AS u(ab, c, idf)) AS w
-    WHERE w.tf > 0
-$$;
+-- BM25 is scored inside brain.search, set-based (bm25_sql there): this
+-- per-memory function could not be inlined and cost a call per memory.
+DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
 
 -- Calibrated relevance in [0, 1] (docs/ranking.md): the probability, by
 -- logistic maps fitted on the dev questions, that a result is evidence for
@@ -399,8 +387,12 @@ DECLARE
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
-    -- BM25 (brain._bm25, set-based: a function call per memory cost more than
-    -- the scoring) of the memories a subquery gives as (memory_id, tsv, lexical_len)
+    -- The BM25 score (docs/ranking.md) of the memories a subquery gives as
+    -- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
+    -- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
+    -- holds it, lexical_context_weight when only the context does; $25 holds
+    -- k1, b, average length, context weight. One grouped join: a function
+    -- call per memory cost more than the scoring.
     bm25_sql text := $b$
         SELECT m.memory_id,
                sum(u.idf * u.tf * ($25[1] + 1)
