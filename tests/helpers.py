@@ -9,7 +9,20 @@ import psycopg
 import pytest
 from psycopg.rows import dict_row
 
+from pybrain.embed.hash import HashEmbedder
+
 DIMS = 384  # the hash embedder's space, registered in the template database
+
+
+class CountingEmbedder(HashEmbedder):
+    """The hash embedder, keeping the texts it is asked to embed."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        self.texts += texts
+        return super()._embed_batch(texts)
 
 
 def unit(similarity: float = 1.0, axis: int = 1) -> list[float]:

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import rows, scalar
+from helpers import CountingEmbedder, rows, scalar
 from psycopg.types.json import Jsonb
 
 from pybrain.client import Brain
-from pybrain.embed.hash import HashEmbedder, hash_vector
+from pybrain.embed.hash import hash_vector
 from pybrain.ingest import ingest
 
 # An operations runbook. Its file name says what it is about; its own text never does.
@@ -90,17 +90,6 @@ each region waiting for the one before it to stay healthy for fifteen minutes.
 Run the deploy job again with the previous release tag, then watch the error rate for ten
 minutes. Do not delete the failed release: its logs are needed for the postmortem.
 """
-
-
-class CountingEmbedder(HashEmbedder):
-    """The hash embedder, keeping the texts it is asked to embed."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
-        self.texts += texts
-        return super()._embed_batch(texts)
 
 
 @pytest.fixture

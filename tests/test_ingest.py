@@ -8,25 +8,13 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import raises_br, rows, scalar
+from helpers import CountingEmbedder, raises_br, rows, scalar
 
 from pybrain.client import Brain
-from pybrain.embed.hash import HashEmbedder
 from pybrain.ingest import collect, ingest
 from pybrain.ingest.ignore import parse
 
 TREE = Path(__file__).parent / "fixtures" / "ingest" / "tree"
-
-
-class CountingEmbedder(HashEmbedder):
-    """The hash embedder, counting the texts it is asked to embed."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-
-    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
-        self.texts += texts
-        return super()._embed_batch(texts)
 
 
 @pytest.fixture
