@@ -224,14 +224,13 @@ COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW in
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
 COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
 COMMENT ON COLUMN brain.embedding_space.max_tokens IS 'Tokens of text the model embeds (its window less its special tokens); NULL when unlimited or unknown. Chunks of observed text fit it.';
-CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer) RETURNS TABLE(memory_id bigint, dist double precision)
+CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer, scope bigint) RETURNS TABLE(memory_id bigint, dist double precision)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
     SET "hnsw.max_scan_tuples" TO '20000'
     AS $_$
 DECLARE
-    scope integer;
     joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
     filter text := 'e.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
                     AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
@@ -241,9 +240,6 @@ BEGIN
     IF vec IS NULL OR k < 1 THEN
         RETURN;
     END IF;
-    -- Counted up to k + 100 only: counting up to exact_rank_rows (2000) joined
-    -- that many rules to theirs (7 ms at 1M memories), more than the walk costs.
-    scope := brain._boot_count(ws, projects, 'PATTERN', k + 100);
     RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
         CASE WHEN scope < k + 100
              THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
@@ -2568,6 +2564,7 @@ DECLARE
     task_k integer := (brain.setting('boot_tasks'))::integer;
     near_ids bigint[];
     near_dists double precision[];
+    near_relevance double precision[];
     headings jsonb := jsonb_build_object(
         'blockers', '## BLOCKER rules', 'patterns', '## PATTERN rules', 'tasks', '## Open tasks',
         'skills', '## Skills (brain.load_skill(name) loads one)', 'handoff', '## Handoff from the last session',
@@ -2617,27 +2614,28 @@ BEGIN
     -- similarity reaches boot_min_relevance), then, and without one, by
     -- rating and age.
     n_patterns := brain._boot_count(ws, projects, 'PATTERN', pattern_k + 100);
-    SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}')
-    INTO near_ids, near_dists
-    FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k) AS nb
-    WHERE brain.relevance(1 - nb.dist, NULL, ARRAY[space.relevance_center, space.relevance_slope])
-          >= (brain.setting('boot_min_relevance'))::double precision;
+    SELECT coalesce(array_agg(nb.memory_id ORDER BY nb.dist), '{}'), coalesce(array_agg(nb.dist ORDER BY nb.dist), '{}'),
+           coalesce(array_agg(nb.relevance ORDER BY nb.dist), '{}')
+    INTO near_ids, near_dists, near_relevance
+    FROM (SELECT nb.memory_id, nb.dist,
+                 brain.relevance(1 - nb.dist, NULL, ARRAY[space.relevance_center, space.relevance_slope]) AS relevance
+          FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k, n_patterns) AS nb) AS nb
+    WHERE nb.relevance >= (brain.setting('boot_min_relevance'))::double precision;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
-                                  'relevance', CASE WHEN x.dist IS NOT NULL THEN round(brain.relevance(1 - x.dist, NULL,
-                                      ARRAY[space.relevance_center, space.relevance_slope])::numeric, 3) END,
+                                  'relevance', round(x.relevance::numeric, 3),
                                   'quoted', brain.quote_text(x.headline),
                                   'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
-        SELECT z.memory_id, z.headline, z.dist,
+        SELECT z.memory_id, z.headline, z.dist, z.relevance,
                row_number() OVER (ORDER BY z.dist ASC NULLS LAST, z.score DESC, z.created_at DESC,
                                            z.memory_id DESC) AS ord
         FROM (
-            SELECT m.memory_id, m.headline, nb.dist, m.upvotes - m.downvotes AS score, m.created_at
-            FROM unnest(near_ids, near_dists) AS nb(memory_id, dist)
+            SELECT m.memory_id, m.headline, nb.dist, nb.relevance, m.upvotes - m.downvotes AS score, m.created_at
+            FROM unnest(near_ids, near_dists, near_relevance) AS nb(memory_id, dist, relevance)
             JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = nb.memory_id
             UNION ALL
-            SELECT y.memory_id, y.headline, NULL, y.score, y.created_at
+            SELECT y.memory_id, y.headline, NULL, NULL, y.score, y.created_at
             FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
                 SELECT m.memory_id, m.headline, m.upvotes - m.downvotes AS score, m.created_at
                 FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
@@ -7829,7 +7827,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 37a3ac87cd254aa162f5cb0742e0f175c7486cfe25d1eabb495463f4726d3a81';
+COMMENT ON TABLE brain.migration IS 'functions 37ec0c6f8a7d8696631ff38619b1ce3609f5321693ea15bf9ab59d74474527c0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -152,23 +152,23 @@ CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
 -- each distinct lexeme of the query (english stemming, plus its code tokens),
 -- how many of the workspace's memories hold it, its inverse document
 -- frequency, and whether the leg looks for it. Document frequencies are
--- counted in the full-text index, up to lexical_max_rows each (the work is
+-- counted through an index, up to lexical_max_rows each (the work is
 -- bounded whatever the words); a word past the cap is estimated from the
 -- planner's statistics of the column. A word those statistics list as held by
 -- more than twice lexical_max_rows of the workspace's memories is not counted
 -- at all: counting visits a memory per row counted, up to the cap, and such a
--- word would only reach it (at 1M memories, 5-10 ms a word). The leg looks for the rarest words, until about
--- lexical_max_rows memories match; a word in more than
--- lexical_max_term_share of the memories (and in more than a tenth of
--- lexical_max_rows) it never looks for: such words add to the score of the
--- memories the rare words found, and find none themselves.
+-- word would only reach it (at 1M memories, 5-10 ms a word). The leg looks
+-- for the rarest words, until about lexical_max_rows memories match; a word
+-- in more than lexical_max_term_share of the memories (and in more than a
+-- tenth of lexical_max_rows) it never looks for: such words add to the score
+-- of the memories the rare words found, and find none themselves.
 CREATE OR REPLACE FUNCTION brain.lexical_terms(query text)
 RETURNS TABLE (lexeme text, docs bigint, idf double precision, searched boolean)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
--- Counted through the full-text index: a scan of the table, or of a btree
--- index, would read every memory's text vector (large ones from TOAST) to
--- count a few of them.
+-- Counted through an index, never a scan of the table, which would read every
+-- memory's text vector (large ones from TOAST) to count a few of them; past
+-- ten times the cap, through the word's posting list (below).
 SET enable_seqscan = off
 SET enable_indexscan = off
 AS $$
