@@ -1917,6 +1917,14 @@ BEGIN
     RETURN true;
 END
 $$;
+CREATE FUNCTION brain._settings() RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain.setting_defaults()
+           || coalesce((SELECT jsonb_object_agg(s.name, s.value) FROM brain.setting s
+                        WHERE s.workspace_id = brain.current_workspace()), '{}')
+$$;
 CREATE FUNCTION brain._space_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5049,6 +5057,8 @@ DECLARE
     found bigint;
     words text[] := '{}';
     counts bigint[] := '{}';
+    shares double precision[] := '{}';
+    capped text[] := '{}';
     w record;
 BEGIN
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
@@ -5059,9 +5069,11 @@ BEGIN
                         || brain.code_tokens(query)) AS l
             LIMIT 64
         )
-        -- the planner's statistics, read once (a workspace under the cap needs none)
+        -- the planner's statistics, read once, and first only where a word may be
+        -- skipped by them (below twice the cap none can be: then they are read after
+        -- counting, for the words past the cap, if any)
         SELECT x.lexeme, e.share, e.listed
-        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > max_rows)) AS e
+        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
     LOOP
         IF w.listed AND w.share * n_docs > 2 * max_rows THEN
@@ -5084,10 +5096,24 @@ BEGIN
         END IF;
         IF found > 0 THEN
             words := words || w.lexeme;
-            counts := counts || CASE WHEN found <= max_rows THEN found
-                                     ELSE least(greatest(found, coalesce(w.share, 0) * n_docs), n_docs)::bigint END;
+            counts := counts || found;
+            shares := shares || w.share;
+            IF found > max_rows AND w.share IS NULL THEN
+                capped := capped || w.lexeme;
+            END IF;
         END IF;
     END LOOP;
+    -- Words past the cap that were counted: their share from the statistics, now.
+    IF cardinality(capped) > 0 THEN
+        SELECT array_agg(coalesce(e.share, 0) ORDER BY u.n) INTO shares
+        FROM unnest(words, shares) WITH ORDINALITY AS u(lexeme, share, n)
+        LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme AND u.share IS NULL;
+    END IF;
+    SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
+                          ELSE least(greatest(u.found, coalesce(u.share, 0) * n_docs), n_docs)::bigint END
+                     ORDER BY u.n)
+    INTO counts
+    FROM unnest(counts, shares) WITH ORDINALITY AS u(found, share, n);
     FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
@@ -6541,13 +6567,14 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     AS $_$
 DECLARE
     ws bigint := brain.current_workspace();
+    cfg jsonb := brain._settings();  -- every setting, read once
     clock timestamptz := coalesce(search.now, pg_catalog.now());
     q text := brain.trim_space(coalesce(query, ''));
     space brain.embedding_space;
     vec public.vector;
     tsq tsquery;
     -- A fixed pool, whatever max_results: the first k results do not depend on it.
-    candidates integer := greatest((brain.setting('search_candidates'))::integer, 1);
+    candidates integer := greatest((cfg->'search_candidates')::integer, 1);
     -- The query's words as the lexical leg weighs them (brain.lexical_terms).
     words_ab tsquery[];
     words_c tsquery[];
@@ -6558,7 +6585,7 @@ DECLARE
     left_out boolean;  -- a word of the query was left out for being common
     -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
     calibration double precision[];
-    floor double precision := coalesce(min_relevance, (brain.setting('min_relevance'))::double precision);
+    floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
     sim_sql text := 'NULL::double precision';
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
@@ -6590,6 +6617,8 @@ DECLARE
     statement_name text;
     stale text;
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
+    n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
+    n_lexemes bigint;
 BEGIN
     IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 100 THEN
         PERFORM brain._raise('BR009', 'max_results lies between 1 and 100.',
@@ -6618,18 +6647,19 @@ BEGIN
         INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
         FROM brain.lexical_terms(query) AS t;
     END IF;
-    bm25[1] := (brain.setting('lexical_k1'))::double precision;
-    bm25[2] := (brain.setting('lexical_b'))::double precision;
-    bm25[3] := (SELECT greatest(sum(c.lexemes)::double precision / nullif(sum(c.docs), 0), 1)
-                FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
+    bm25[1] := (cfg->'lexical_k1')::double precision;
+    bm25[2] := (cfg->'lexical_b')::double precision;
+    SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
+    FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);
     bm25[3] := coalesce(bm25[3], 1);
-    bm25[4] := (brain.setting('lexical_context_weight'))::double precision;
+    bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
-    calibration := ARRAY[NULL, NULL, (brain.setting('relevance_lexical_center'))::double precision,
-                         (brain.setting('relevance_lexical_slope'))::double precision,
-                         (brain.setting('relevance_hybrid_bias'))::double precision,
-                         (brain.setting('relevance_hybrid_vector'))::double precision,
-                         (brain.setting('relevance_hybrid_lexical'))::double precision];
+    calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
+                         (cfg->'relevance_lexical_slope')::double precision,
+                         (cfg->'relevance_hybrid_bias')::double precision,
+                         (cfg->'relevance_hybrid_vector')::double precision,
+                         (cfg->'relevance_hybrid_lexical')::double precision];
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         calibration[1] := space.relevance_center;
@@ -6640,7 +6670,7 @@ BEGIN
                           ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
         vec := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
-            greatest((brain.setting('hnsw_ef_search'))::integer, candidates)::text, true);
+            greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
         -- The space's HNSW index (and an exact ranking of vectors it does not hold
         -- yet: brain._nearest_sql); iterative scans keep filtered searches from
         -- returning fewer rows than exist.
@@ -6676,6 +6706,20 @@ BEGIN
             CASE WHEN kept < brain._exact_rank_rows() THEN
                 brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
                                          brain._search_filter(), candidates)
+            -- A small workspace: every vector's distance (cheaper than the walk, and
+            -- exact), then the filters in that order until `candidates` pass. Ranked
+            -- after filtering instead, the filters' lookup ran for every memory.
+            WHEN n_docs <= brain._exact_rank_rows() THEN format($x$
+                (SELECT e.memory_id, e.dist
+                 FROM (SELECT e.workspace_id, e.memory_id,
+                              e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
+                       FROM brain.embedding e
+                       WHERE e.workspace_id = $17 AND e.space_id = %2$s
+                       ORDER BY 3 OFFSET 0) AS e
+                 WHERE (SELECT %3$s FROM brain.memory m
+                        WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
+                 ORDER BY e.dist
+                 LIMIT %4$s) $x$, space.dims, space.space_id, brain._search_filter(), candidates)
             ELSE
             brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
                 'e.workspace_id = $17 AND '
@@ -6696,7 +6740,7 @@ BEGIN
                 -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
                 'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len FROM brain.memory m'
                 ' WHERE m.tsv @@ $3 AND %s LIMIT %s',
-                brain._search_filter(), (brain.setting('lexical_max_rows'))::integer)),
+                brain._search_filter(), (cfg->'lexical_max_rows')::integer)),
             candidates);
     END IF;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
@@ -6780,8 +6824,12 @@ BEGIN
                                        -- records that do not decay (brain._undecaying) have no dormancy date
                                        CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
                                             THEN NULL ELSE fa.halflife_days END,
-                                       coalesce($14, $15)) AS score,
-                   m.thread
+                                       coalesce($14, $15))
+                   -- what an assistant said in a conversation, below what a person said or wrote
+                   * CASE WHEN m.origin IN ('observed', 'artifact')
+                               AND coalesce(m.metadata->>'speaker', m.metadata->>'role') = 'assistant'
+                          THEN %9$s ELSE 1 END AS score,
+                   m.thread, m.source_ref, m.position
             FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -6794,17 +6842,24 @@ BEGIN
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
-                   -- past search_max_per_thread hits of one thread, the rest of that
-                   -- thread goes after the other threads' hits; equal scores: the one
-                   -- the legs ranked higher (reciprocal rank fusion) first
-                   row_number() OVER (ORDER BY %6$s > 0 AND sc.thread_place > %6$s, sc.score DESC, sc.rrf DESC,
+                   -- the parts of one text (chunks of a long turn or note: one source_ref and
+                   -- position) stand as one hit, their best, and the other parts go after
+                   -- every text's best; a thread's n-th hit ranks by its score x
+                   -- search_thread_decay^(n - 1); past search_max_per_thread hits of one
+                   -- thread, the rest of that thread goes after the other threads' hits;
+                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
+                                               sc.score * power(%8$s, sc.thread_place - 1) DESC, sc.rrf DESC,
                                                sc.memory_id DESC)
             FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
-                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.score DESC, sc.rrf DESC,
+                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC, sc.rrf DESC,
                                                                           sc.memory_id DESC) END AS thread_place
-                  FROM scored sc
-                  WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-                    AND sc.relevance >= $27) AS sc
+                  FROM (SELECT sc.*, CASE WHEN sc.source_ref IS NULL THEN 1 ELSE
+                            row_number() OVER (PARTITION BY sc.source_ref, sc.position
+                                               ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
+                        FROM scored sc
+                        WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+                          AND sc.relevance >= $27) AS sc) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each hit's neighbours in its thread, after it, within the page
@@ -6844,17 +6899,19 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (brain.setting('search_max_per_thread'))::integer,
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
         format(bm25_sql, 'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id'
-                         ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'));
+                         ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'),
+        (cfg->'search_thread_decay')::double precision,
+        (cfg->'assistant_turn_weight')::double precision);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
         RETURN QUERY EXECUTE statement
         USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-              (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-              max_results, (brain.setting('vector_min_similarity'))::double precision,
+              (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
+              max_results, (cfg->'vector_min_similarity')::double precision,
               words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref;
         RETURN;
     END IF;
@@ -6886,8 +6943,8 @@ BEGIN
                                 ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-        (brain.setting('rrf_k'))::double precision, (brain.setting('skill_trigger_max'))::integer,
-        max_results, (brain.setting('vector_min_similarity'))::double precision,
+        (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
+        max_results, (cfg->'vector_min_similarity')::double precision,
         words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
         search.source_ref);
 END
@@ -6992,6 +7049,8 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_max_per_thread', 0,       -- hits of one thread (conversation, document) before other threads' (0: no limit)
+        'search_thread_decay', 0.6,       -- a thread's second hit ranks by its score x this, its third x this^2 ... (1: off)
+        'assistant_turn_weight', 0.25,    -- an observed turn an assistant spoke (metadata role or speaker) ranks by its score x this
         'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
@@ -7041,6 +7100,8 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
         'search_max_per_thread',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
+        'search_thread_decay',     jsonb_build_object('min', 0, 'max', 1),
+        'assistant_turn_weight',   jsonb_build_object('min', 0, 'max', 1),
         'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
@@ -7827,7 +7888,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 37ec0c6f8a7d8696631ff38619b1ce3609f5321693ea15bf9ab59d74474527c0';
+COMMENT ON TABLE brain.migration IS 'functions aa4532ac3618b9b6a4385d17d8555b26ecfa831229b4424ba383c3c9c30f33c9';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

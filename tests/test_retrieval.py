@@ -291,6 +291,12 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
             before = scalar(conn, fetched)
             rows(conn, "SELECT * FROM brain.lexical_terms(%s)", (word,))
             assert (scalar(conn, fetched) > before) == counted, word
+    # under twice the cap no word can be skipped: each is counted, and the statistics are
+    # read afterwards for the words past the cap only
+    conn.execute("SELECT brain.set_setting('lexical_max_rows', '200'::jsonb)")
+    terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
+    assert 250 <= terms["checkpoint"]["docs"] <= 300 and terms["77"]["docs"] < 100
+    conn.execute("SELECT brain.set_setting('lexical_max_rows', '100'::jsonb)")
     assert ids(search(conn, "checkpoint step=77 latency_ms=249", min_relevance=0))[0] == scalar(
         conn,
         "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
@@ -300,6 +306,7 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
 def test_search_max_per_thread_lets_other_threads_in(conn) -> None:
     """One conversation says a thing five times, another once and less plainly: with
     search_max_per_thread 2, the other conversation's turn comes third instead of sixth."""
+    scalar(conn, "SELECT brain.set_setting('search_thread_decay', '1')")  # the cap alone
     loud = observe(
         conn,
         [
@@ -329,3 +336,87 @@ def test_search_max_per_thread_lets_other_threads_in(conn) -> None:
     assert sorted(capped_all) == sorted(plain_all) and capped_all != plain_all, "moved down, never dropped"
     scalar(conn, "SELECT brain.set_setting('search_max_per_thread', '0')")
     assert ids(search(conn, "boiler service booked Harrow Heating", min_relevance=0, max_results=6)) == plain
+
+
+LOUD_THREAD = [
+    "user: the boiler service is booked with Harrow Heating for Monday",
+    "user: Harrow Heating says the boiler service takes two hours",
+    "user: I paid Harrow Heating a deposit for the boiler service",
+    "user: the boiler service by Harrow Heating needs the loft cleared",
+    "user: Harrow Heating confirmed the boiler service by email",
+]
+QUERY = "boiler service booked Harrow Heating"
+
+
+def test_a_threads_further_hits_weigh_less_so_other_threads_come_up(conn) -> None:
+    """search_thread_decay (0.6): a thread's second hit ranks by 0.6 x its score, its third by
+    0.36 x ...; the quiet conversation's one turn, sixth when every hit ranks by its own
+    score (decay 1), comes up among the loud one's; nothing is dropped."""
+    loud = [r["memory_id"] for r in observe(conn, LOUD_THREAD, threads=["loud"] * 5)]
+    quiet = observe(conn, ["user: Harrow Heating called about the boiler", "user: weekend plans then"],
+                    threads=["quiet", "quiet"])[0]["memory_id"]
+    decayed = ids(search(conn, QUERY, min_relevance=0, max_results=20))
+    scalar(conn, "SELECT brain.set_setting('search_thread_decay', '1')")
+    plain = ids(search(conn, QUERY, min_relevance=0, max_results=20))
+    print("decay 0.6:", decayed.index(quiet) + 1, "decay 1:", plain.index(quiet) + 1)
+    assert plain[:5] == [i for i in plain if i in loud] and plain.index(quiet) == 5
+    assert decayed[0] == plain[0] and decayed.index(quiet) < 5
+    assert sorted(decayed) == sorted(plain), "moved, never dropped"
+    with raises_br("BR009"):
+        scalar(conn, "SELECT brain.set_setting('search_thread_decay', '1.5')")
+
+
+def test_the_parts_of_one_long_text_stand_as_one_hit(conn) -> None:
+    """A long turn stored as several chunks (one source_ref and position) that all match
+    the query: its best chunk stands for it, and another turn comes before its other
+    chunks; with max_results 100 every chunk is still there, after."""
+    section = (
+        "The retry budget of the ingest worker is spent when a batch fails three times in a row; "
+        "then the worker parks the batch, raises an action item and moves on to the next batch. "
+    )
+    long_turn = "assistant: " + " ".join(f"Step {i}. {section}" for i in range(12))
+    other = "user: what happens when the retry budget is spent?"
+    got = observe(conn, [long_turn, other], threads=["t1", "t2"], positions=[1, 1],
+                  metadata=[Jsonb({"role": "assistant"}), Jsonb({"role": "user"})])
+    parts = [r["memory_id"] for r in got if r["item"] == 1]
+    other_id = next(r["memory_id"] for r in got if r["item"] == 2)
+    assert len(set(parts)) >= 3, got
+    scalar(conn, "SELECT brain.set_setting('search_thread_decay', '1')")
+    scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '1')")
+    found = ids(search(conn, "ingest worker retry budget parks the batch", min_relevance=0, max_results=100))
+    first_part = min(found.index(p) for p in parts)
+    print("order:", ["other" if i == other_id else f"part {parts.index(i) + 1}" for i in found])
+    assert found.index(other_id) == first_part + 1, "the other turn comes before the long turn's second chunk"
+    assert sorted(set(found) & set(parts)) == sorted(parts), "every chunk is still returned"
+
+
+def test_what_an_assistant_said_ranks_below_what_a_person_said(conn) -> None:
+    """Two observed turns that say the same thing, one by the user and one by the
+    assistant: the user's comes first (assistant_turn_weight 0.25), their relevance is the
+    same figure either way, and an authored memory is not weighed by any speaker."""
+    got = observe(
+        conn,
+        ["user: so the staging database moved to port 6543 last week, right",
+         "assistant: the staging database moved to port 6543 last week"],
+        metadata=[Jsonb({"role": "user"}), Jsonb({"role": "assistant"})],
+        threads=["a", "b"],
+    )
+    said_by = {r["item"]: r["memory_id"] for r in got}
+    results = search(conn, "staging database port 6543", min_relevance=0)
+    order = ids(results)
+    print([(r["id"], r["score"], r["relevance"]) for r in results])
+    assert order.index(said_by[1]) < order.index(said_by[2])
+    weighted = {r["id"]: r for r in results}
+    scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '1')")
+    plain = {r["id"]: r for r in search(conn, "staging database port 6543", min_relevance=0)}
+    assert list(plain)[0] == said_by[2], "the assistant's turn is the closer match"
+    a = said_by[2]
+    assert weighted[a]["relevance"] == plain[a]["relevance"]
+    assert weighted[a]["score"] == pytest.approx(0.25 * plain[a]["score"])
+    fact = remember(conn, kind="fact", headline="Staging port", body="the staging database port is 6543",
+                    metadata=Jsonb({"role": "assistant"}))
+    scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '0.25')")
+    before = {r["id"]: r["score"] for r in search(conn, "staging database port 6543", min_relevance=0)}
+    scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '1')")
+    after = {r["id"]: r["score"] for r in search(conn, "staging database port 6543", min_relevance=0)}
+    assert before[fact["memory_id"]] == pytest.approx(after[fact["memory_id"]])

@@ -12,6 +12,8 @@ AS $$
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_max_per_thread', 0,       -- hits of one thread (conversation, document) before other threads' (0: no limit)
+        'search_thread_decay', 0.6,       -- a thread's second hit ranks by its score x this, its third x this^2 ... (1: off)
+        'assistant_turn_weight', 0.25,    -- an observed turn an assistant spoke (metadata role or speaker) ranks by its score x this
         'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this
         'lexical_max_term_share', 0.02,   -- the lexical leg ignores words in more of the memories than this
@@ -65,6 +67,8 @@ AS $$
         'skill_trigger_max',       jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'rrf_k',                   jsonb_build_object('min', 1, 'max', 10000),
         'search_max_per_thread',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
+        'search_thread_decay',     jsonb_build_object('min', 0, 'max', 1),
+        'assistant_turn_weight',   jsonb_build_object('min', 0, 'max', 1),
         'search_candidates',       jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'vector_min_similarity',   jsonb_build_object('min', -1, 'max', 1),
         'lexical_max_term_share',  jsonb_build_object('min', 0.0001, 'max', 1),
