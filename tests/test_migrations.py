@@ -34,7 +34,7 @@ RELEASED = {
     "015-tokens.sql": "5cba81cde1910a34005213bcd1caf8fcc23b27104a5cca2815e7a0c009ab5133",
     "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
-    "018-boot-pattern-index.sql": "56c2f60c78bee877fadc8b7089f2010008967b1ea56240dd29eead392ebd240c",
+    "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
 }
 
 
