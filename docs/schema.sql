@@ -7890,7 +7890,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3ead12647a1383b47e627c5e13b0132be812b65a9c3e9f3c5e971ced5de42c4e';
+COMMENT ON TABLE brain.migration IS 'functions 00d1a81113a2f308395c597800bd5f9343c25f6dcd67dd189b953e5706c59e5e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
