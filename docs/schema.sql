@@ -229,10 +229,10 @@ CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.em
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
     SET "hnsw.max_scan_tuples" TO '20000'
+    SET enable_sort TO 'off'
     AS $_$
 DECLARE
-    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
-    filter text := 'e.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
+    filter text := 'm.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
                     AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
                     AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
                                 AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
@@ -242,9 +242,14 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
         CASE WHEN scope < k + 100
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
-             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), filter, k)
+             ELSE format($q$
+                 (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s) AS dist
+                  FROM brain.embedding e
+                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+                  WHERE e.space_id = %2$s AND e.pattern_rule AND e.workspace_id = $2 AND %3$s
+                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
+                  LIMIT %4$s) $q$, s.dims, s.space_id, filter, k) END, k)
     USING vec, ws, projects;
 END
 $_$;
@@ -780,6 +785,15 @@ CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
     FROM brain.embedding_failure f, brain.active_embedding_space() AS space
     WHERE f.workspace_id = brain.current_workspace() AND f.space_id = space.space_id
 $$;
+CREATE FUNCTION brain._embedding_pattern_rule() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    NEW.pattern_rule := brain._is_pattern_rule(NEW.workspace_id, NEW.memory_id);
+    RETURN NEW;
+END
+$$;
 CREATE FUNCTION brain._embedding_title(origin text, metadata jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1264,6 +1278,16 @@ CREATE FUNCTION brain._is_owner() RETURNS boolean
     SELECT pg_has_role(session_user, n.nspowner, 'MEMBER')
     FROM pg_namespace n WHERE n.nspname = 'brain'
 $$;
+CREATE FUNCTION brain._is_pattern_rule(ws bigint, id bigint) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT EXISTS (
+        SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+        WHERE m.workspace_id = ws AND m.memory_id = id AND m.kind = 'rule' AND m.state = 'active'
+          AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+          AND r.severity = 'PATTERN')
+$$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1437,6 +1461,13 @@ BEGIN
         jsonb_build_object('superseded_by', new_id, 'reason', brain.trim_space(reason)));
 END
 $$;
+CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT kind = 'rule' AND state = 'active' AND skill_trigger IS NULL
+           AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+$$;
 CREATE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text, source_ref text, foldable boolean, s brain.embedding_space) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1604,6 +1635,20 @@ CREATE FUNCTION brain._observed_context(meta jsonb, given text, section text, be
         brain.trim_space(given),
         'before: ' || brain._first_words(regexp_replace(before, '\s+', ' ', 'g'), 40),
         'after: ' || brain._first_words(regexp_replace(after, '\s+', ' ', 'g'), 40)), 2000), '')
+$$;
+CREATE FUNCTION brain._pattern_index_name(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT 'embedding_patterns_' || s.space_id
+$$;
+CREATE FUNCTION brain._pattern_index_sql(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
+                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND pattern_rule',
+                  brain._pattern_index_name(s), s.dims, s.space_id)
 $$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
@@ -2022,6 +2067,18 @@ BEGIN
         GET DIAGNOSTICS n_gone = ROW_COUNT;
     END IF;
     RETURN n_stale + n_gone;
+END
+$$;
+CREATE FUNCTION brain._sync_pattern_rule() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    is_pattern boolean := brain._is_pattern_rule(NEW.workspace_id, NEW.memory_id);
+BEGIN
+    UPDATE brain.embedding e SET pattern_rule = is_pattern
+    WHERE e.workspace_id = NEW.workspace_id AND e.memory_id = NEW.memory_id AND e.pattern_rule <> is_pattern;
+    RETURN NULL;
 END
 $$;
 CREATE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text) RETURNS integer
@@ -3604,12 +3661,13 @@ BEGIN
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(target.space_id) AS i LOOP
         EXECUTE format('DROP INDEX IF EXISTS brain.%I', index_name);
     END LOOP;
+    EXECUTE format('DROP INDEX IF EXISTS brain.%I', brain._pattern_index_name(target));
     DELETE FROM brain.embedding_space s
     WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
     RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);
 END
 $$;
-COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW index.';
+COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW indexes.';
 CREATE FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer DEFAULT NULL::integer, embedding_space text DEFAULT NULL::text) RETURNS TABLE(attempts integer, parked boolean, next_attempt_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7509,6 +7567,9 @@ BEGIN
     IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
         EXECUTE brain._space_index_sql(s);
     END IF;
+    IF to_regclass(format('brain.%I', brain._pattern_index_name(s))) IS NULL THEN
+        EXECUTE brain._pattern_index_sql(s);
+    END IF;
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
         UPDATE brain.embedding_space es SET state = 'active', activated_at = now()
@@ -7518,7 +7579,7 @@ BEGIN
     RETURN s;
 END
 $_$;
-COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision, max_tokens integer) IS 'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
+COMMENT ON FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision, related double precision, max_tokens integer) IS 'Registers an embedding space (provider, model, dims) with its HNSW indexes (all its vectors; its PATTERN rules'' for boot), or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
 CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_id bigint, workspace_id bigint, role_name text, access text, name text, expires_at timestamp with time zone)
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7725,10 +7786,12 @@ CREATE TABLE brain.embedding (
     embedding public.vector NOT NULL,
     embedded_at timestamp with time zone DEFAULT now() NOT NULL,
     ingest_seq bigint DEFAULT 0 NOT NULL,
+    pattern_rule boolean DEFAULT false NOT NULL,
     CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
 ALTER TABLE ONLY brain.embedding FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
+COMMENT ON COLUMN brain.embedding.pattern_rule IS 'Its memory is an active, unflagged PATTERN rule without a skill trigger: a candidate of the boot payload''s PATTERN section, in the space''s index embedding_patterns_<space_id>. Kept by triggers on brain.memory, brain.rule and brain.embedding.';
 CREATE TABLE brain.embedding_failure (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     space_id bigint NOT NULL,
@@ -7888,7 +7951,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions aa4532ac3618b9b6a4385d17d8555b26ecfa831229b4424ba383c3c9c30f33c9';
+COMMENT ON TABLE brain.migration IS 'functions de3b67c45d902b81c9f646572e4a830a4fef21f38f03ae5eb199bfed01b72819';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -8124,11 +8187,15 @@ CREATE TRIGGER action_item_sizes BEFORE INSERT OR UPDATE ON brain.action_item FO
 CREATE TRIGGER annotation_sizes BEFORE INSERT OR UPDATE ON brain.annotation FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('note', '10000', 'source', '200');
 CREATE TRIGGER audit_guard BEFORE INSERT OR DELETE OR UPDATE ON brain.audit FOR EACH ROW EXECUTE FUNCTION brain._audit_guard();
 CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding DEFERRABLE INITIALLY DEFERRED FOR EACH ROW WHEN (((NULLIF(current_setting('brain.commit_checks'::text, true), ''::text))::jsonb ? (new.memory_id)::text)) EXECUTE FUNCTION brain._commit_check();
+CREATE TRIGGER embedding_pattern_rule BEFORE INSERT ON brain.embedding FOR EACH ROW EXECUTE FUNCTION brain._embedding_pattern_rule();
 CREATE TRIGGER handoff_notify AFTER INSERT ON brain.handoff FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 CREATE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+CREATE TRIGGER memory_pattern_rule AFTER UPDATE OF kind, state, skill_trigger, flag_reasons, flag_confirmed_at ON brain.memory FOR EACH ROW WHEN ((brain._may_be_pattern_rule(old.kind, old.state, old.skill_trigger, old.flag_reasons, old.flag_confirmed_at) IS DISTINCT FROM brain._may_be_pattern_rule(new.kind, new.state, new.skill_trigger, new.flag_reasons, new.flag_confirmed_at))) EXECUTE FUNCTION brain._sync_pattern_rule();
 CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
 CREATE TRIGGER memory_tsv BEFORE INSERT OR UPDATE OF headline, body, context ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._memory_tsv();
+CREATE TRIGGER rule_pattern_rule_insert AFTER INSERT ON brain.rule FOR EACH ROW WHEN ((new.severity = 'PATTERN'::text)) EXECUTE FUNCTION brain._sync_pattern_rule();
+CREATE TRIGGER rule_pattern_rule_update AFTER UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((old.severity IS DISTINCT FROM new.severity)) EXECUTE FUNCTION brain._sync_pattern_rule();
 CREATE TRIGGER rule_severity_follows_supersede BEFORE UPDATE OF severity ON brain.rule FOR EACH ROW WHEN ((new.severity IS DISTINCT FROM old.severity)) EXECUTE FUNCTION brain._rule_severity_follows_supersede();
 CREATE TRIGGER rule_text_is_immutable BEFORE UPDATE OF headline, body, normalized, kind ON brain.memory FOR EACH ROW WHEN (((old.kind = 'rule'::text) AND ((new.headline IS DISTINCT FROM old.headline) OR (new.body IS DISTINCT FROM old.body) OR (new.kind IS DISTINCT FROM old.kind)))) EXECUTE FUNCTION brain._rule_is_immutable();
 CREATE TRIGGER scratch_sizes BEFORE INSERT OR UPDATE ON brain.scratch FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('key', '200', 'scope_key', '200', 'value', '100000');

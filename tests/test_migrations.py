@@ -34,6 +34,7 @@ RELEASED = {
     "015-tokens.sql": "5cba81cde1910a34005213bcd1caf8fcc23b27104a5cca2815e7a0c009ab5133",
     "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
+    "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
 }
 
 
@@ -378,3 +379,65 @@ def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: s
             (2,),
             (3,),
         ]
+
+
+def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database: str) -> None:
+    """A database at 017 with a space, PATTERN rules (active, superseded, flagged), a BLOCKER and a fact:
+    018 marks the vectors of boot candidates and indexes them, and the boot walks that index."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 17)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
+            " VALUES ('hash', 'h', 3, 'active')"
+        )
+        conn.execute(
+            "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
+            " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+            " WHERE space_id = 1 AND ingest_seq <= 0"
+        )
+        rows = [
+            ("rule", "PATTERN", "active", "{}", "[1,0.1,0]"),  # 1: the nearest candidate
+            ("rule", "BLOCKER", "active", "{}", "[1,0,0.1]"),  # 2
+            ("rule", "PATTERN", "superseded", "{}", "[1,0,0]"),  # 3
+            ("rule", "PATTERN", "active", "{imperative}", "[1,0.05,0]"),  # 4: flagged
+            ("fact", None, "active", "{}", "[1,0,0]"),  # 5
+        ] + [("rule", "PATTERN", "active", "{}", f"[0.1,1,{i / 100}]") for i in range(105)]
+        for i, (kind, severity, state, flags, vec) in enumerate(rows, 1):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized, state, superseded_by, flag_reasons)"
+                " VALUES (%s, %s, %s, %s, %s, %s::text[])",
+                (kind, f"note {i}", f"note {i}", state, 1 if state == "superseded" else None, flags),
+            )
+            if severity:
+                conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (%s, %s)", (i, severity))
+            conn.execute(
+                "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, vec)
+            )
+
+        assert db.migrate(conn).applied == ["018-boot-pattern-index.sql"]
+        flagged = {r[0] for r in conn.execute("SELECT memory_id FROM brain.embedding WHERE pattern_rule")}
+        assert flagged == {1} | set(range(6, 6 + 105))
+        (indexdef,) = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'embedding_patterns_1'"
+        ).fetchone()
+        assert indexdef.endswith("WHERE ((space_id = 1) AND pattern_rule)")
+
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        payload = conn.execute(
+            "SELECT brain.boot_session(source => 'upgrade', task_embedding => '{1, 0, 0}')"
+        ).fetchone()[0]
+        ids = [r["id"] for r in payload["sections"]["patterns"]]
+        assert ids[0] == 1 and not {2, 3, 4, 5} & set(ids)
+        # The write path keeps it up: a new PATTERN rule is a candidate at once.
+        new = conn.execute(
+            "SELECT (brain.remember(kind => 'rule', headline => 'Deploy on Tuesdays',"
+            " embedding => '{1, 0.01, 0}')).memory_id"
+        ).fetchone()[0]
+        assert conn.execute(
+            "SELECT pattern_rule FROM brain.embedding WHERE memory_id = %s", (new,)
+        ).fetchone()[0]
+        payload = conn.execute(
+            "SELECT brain.boot_session(source => 'upgrade', task_embedding => '{1, 0, 0}')"
+        ).fetchone()[0]
+        assert payload["sections"]["patterns"][0]["id"] == new

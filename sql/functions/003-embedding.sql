@@ -26,6 +26,28 @@ AS $$
                   brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
 $$;
 
+-- The boot payload's PATTERN rules of a space (brain.embedding.pattern_rule,
+-- migration 018) have an HNSW index of their own: brain._boot_patterns_near
+-- walks their vectors only, not the whole space's. It holds them whatever
+-- their ingest_seq (they are few: inserted one by one).
+CREATE OR REPLACE FUNCTION brain._pattern_index_name(s brain.embedding_space)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT 'embedding_patterns_' || s.space_id
+$$;
+
+CREATE OR REPLACE FUNCTION brain._pattern_index_sql(s brain.embedding_space)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
+                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND pattern_rule',
+                  brain._pattern_index_name(s), s.dims, s.space_id)
+$$;
+
 -- The tokens of text a known model embeds: its input window less the special
 -- tokens it adds (migration 010 sets the same on existing spaces). BERT
 -- tokenizers (MiniLM, nomic-embed-text, mxbai-embed-large) add [CLS] and
@@ -152,6 +174,9 @@ BEGIN
     IF to_regclass(format('brain.%I', brain._space_index_name(s))) IS NULL THEN
         EXECUTE brain._space_index_sql(s);
     END IF;
+    IF to_regclass(format('brain.%I', brain._pattern_index_name(s))) IS NULL THEN
+        EXECUTE brain._pattern_index_sql(s);
+    END IF;
 
     IF NOT EXISTS (SELECT FROM brain.embedding_space es
                    WHERE es.workspace_id = ws AND es.state = 'active') THEN
@@ -163,7 +188,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.use_embedding_space IS
-    'Registers an embedding space (provider, model, dims) with its HNSW index, or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
+    'Registers an embedding space (provider, model, dims) with its HNSW indexes (all its vectors; its PATTERN rules'' for boot), or updates its dedup thresholds and max_tokens (the tokens of text its model embeds; known models get theirs). The first space of a workspace becomes active.';
 
 CREATE OR REPLACE FUNCTION brain.active_embedding_space()
 RETURNS brain.embedding_space

@@ -81,13 +81,14 @@ BEGIN
     FOR index_name IN SELECT i.indexname FROM brain._space_indexes(target.space_id) AS i LOOP
         EXECUTE format('DROP INDEX IF EXISTS brain.%I', index_name);
     END LOOP;
+    EXECUTE format('DROP INDEX IF EXISTS brain.%I', brain._pattern_index_name(target));
     DELETE FROM brain.embedding_space s
     WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
     RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);
 END
 $$;
 COMMENT ON FUNCTION brain.drop_embedding_space IS
-    'Deletes a space that is not active, with its embeddings and its HNSW index.';
+    'Deletes a space that is not active, with its embeddings and its HNSW indexes.';
 
 -- The HNSW indexes of a space: its current one, and one a rebuild replaced
 -- until brain.index_vectors drops it.

@@ -62,12 +62,90 @@ AS $$
         LIMIT cap) AS x
 $$;
 
+-- A memory that the boot payload's PATTERN section may show: an active,
+-- unflagged PATTERN rule without a skill trigger. Its vectors carry
+-- pattern_rule (migration 018), so that the space's index of PATTERN rules
+-- (brain._pattern_index_sql) holds them and nothing else.
+CREATE OR REPLACE FUNCTION brain._is_pattern_rule(ws bigint, id bigint)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (
+        SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+        WHERE m.workspace_id = ws AND m.memory_id = id AND m.kind = 'rule' AND m.state = 'active'
+          AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+          AND r.severity = 'PATTERN')
+$$;
+
+-- The part of brain._is_pattern_rule a memory row decides by itself: its
+-- triggers fire only when that changes.
+CREATE OR REPLACE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb,
+                                                      flag_reasons text[], flag_confirmed_at timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT kind = 'rule' AND state = 'active' AND skill_trigger IS NULL
+           AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+$$;
+
+-- A new vector: pattern_rule as its memory is now (a write stores the
+-- memory and its rule row first, so this is the common case).
+CREATE OR REPLACE FUNCTION brain._embedding_pattern_rule()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    NEW.pattern_rule := brain._is_pattern_rule(NEW.workspace_id, NEW.memory_id);
+    RETURN NEW;
+END
+$$;
+
+-- A memory or rule row changed what decides it: the vectors of the memory,
+-- in every space, follow (a superseded, flagged, confirmed, deprecated or
+-- restored rule). Only the rows that change are written.
+CREATE OR REPLACE FUNCTION brain._sync_pattern_rule()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    is_pattern boolean := brain._is_pattern_rule(NEW.workspace_id, NEW.memory_id);
+BEGIN
+    UPDATE brain.embedding e SET pattern_rule = is_pattern
+    WHERE e.workspace_id = NEW.workspace_id AND e.memory_id = NEW.memory_id AND e.pattern_rule <> is_pattern;
+    RETURN NULL;
+END
+$$;
+
+CREATE OR REPLACE TRIGGER embedding_pattern_rule BEFORE INSERT ON brain.embedding
+    FOR EACH ROW EXECUTE FUNCTION brain._embedding_pattern_rule();
+CREATE OR REPLACE TRIGGER memory_pattern_rule
+    AFTER UPDATE OF kind, state, skill_trigger, flag_reasons, flag_confirmed_at ON brain.memory
+    FOR EACH ROW
+    WHEN (brain._may_be_pattern_rule(OLD.kind, OLD.state, OLD.skill_trigger, OLD.flag_reasons, OLD.flag_confirmed_at)
+          IS DISTINCT FROM
+          brain._may_be_pattern_rule(NEW.kind, NEW.state, NEW.skill_trigger, NEW.flag_reasons, NEW.flag_confirmed_at))
+    EXECUTE FUNCTION brain._sync_pattern_rule();
+CREATE OR REPLACE TRIGGER rule_pattern_rule_insert AFTER INSERT ON brain.rule
+    FOR EACH ROW WHEN (NEW.severity = 'PATTERN')
+    EXECUTE FUNCTION brain._sync_pattern_rule();
+CREATE OR REPLACE TRIGGER rule_pattern_rule_update AFTER UPDATE OF severity ON brain.rule
+    FOR EACH ROW WHEN (OLD.severity IS DISTINCT FROM NEW.severity)
+    EXECUTE FUNCTION brain._sync_pattern_rule();
+
 -- The k PATTERN rules of the scope nearest to vec (none without vec): ranked
 -- exactly when the scope holds fewer than k + 100 of them (scope: their count,
 -- brain._boot_count up to k + 100, which the boot payload shows as well), else
--- an iterative walk of the space's HNSW index restricted to them. Counting up
--- to exact_rank_rows (2000) instead joined that many rules to theirs (7 ms at
--- 1M memories), more than the walk costs.
+-- an iterative walk of the space's index of PATTERN rules
+-- (brain._pattern_index_sql), which holds them and nothing else, indexed and
+-- waiting vectors alike: the walk passes over the rules of other projects
+-- only, whatever else the space holds. Walking the space's whole index for
+-- them visited about 4,500 tuples a boot at 1M memories (issue 14). Counting
+-- up to exact_rank_rows (2000) instead of k + 100 joined that many rules to
+-- theirs (7 ms at 1M memories), more than the walk costs.
 DROP FUNCTION IF EXISTS brain._boot_patterns_near(bigint, text[], brain.embedding_space, public.vector, integer);
 CREATE OR REPLACE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space,
                                                      vec public.vector, k integer, scope bigint)
@@ -76,10 +154,11 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
 SET hnsw.max_scan_tuples = 20000
+-- The index, whatever the estimates say (as in brain._nearest_k).
+SET enable_sort = off
 AS $$
 DECLARE
-    joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
-    filter text := 'e.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
+    filter text := 'm.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
                     AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
                     AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
                                 AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
@@ -89,9 +168,14 @@ BEGIN
     END IF;
     RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
         CASE WHEN scope < k + 100
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
-             ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
+             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), filter, k)
+             ELSE format($q$
+                 (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s) AS dist
+                  FROM brain.embedding e
+                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+                  WHERE e.space_id = %2$s AND e.pattern_rule AND e.workspace_id = $2 AND %3$s
+                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
+                  LIMIT %4$s) $q$, s.dims, s.space_id, filter, k) END, k)
     USING vec, ws, projects;
 END
 $$;
