@@ -302,16 +302,24 @@ $$;
 -- one text and not the other, an approximate walk): what makes the race
 -- certain is the check at commit (brain._commit_check); these locks make it
 -- rare that the check has to refuse a write. Held to the end of the transaction.
+-- Returns the nearest it found and locked (brain._nearest_k), which the
+-- write's own lookup reuses when no other transaction ended meanwhile.
+DROP FUNCTION IF EXISTS brain._lock_near(brain.embedding_space, public.vector, text, text, bigint);
 CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text,
                                             exclude_id bigint)
-RETURNS void
+RETURNS TABLE (memory_id bigint, similarity real)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
-    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    ids bigint[];
+    sims real[];
     key integer;
 BEGIN
+    SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
+           coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+    INTO ids, sims
+    FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
     IF cardinality(ids) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
@@ -319,7 +327,24 @@ BEGIN
     FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
+    RETURN QUERY SELECT u.memory_id, u.similarity FROM unnest(ids, sims) AS u(memory_id, similarity);
 END
+$$;
+
+-- Whether a transaction other than this one has ended (committed or rolled
+-- back) since the snapshot s was taken: what a query run now could see beyond
+-- what one run in s saw. A transaction that ends advances the snapshot's xmax
+-- or leaves the list of those in progress; this transaction's own ids are in
+-- neither. A lookup whose snapshot nothing has ended since need not be run
+-- again: it would find the same rows.
+CREATE OR REPLACE FUNCTION brain._ended_since(s pg_snapshot)
+RETURNS boolean
+LANGUAGE sql VOLATILE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT pg_snapshot_xmax(n) <> pg_snapshot_xmax(s)
+           OR EXISTS (SELECT FROM pg_snapshot_xip(s) AS x WHERE pg_visible_in_snapshot(x, n))
+    FROM (SELECT pg_current_snapshot() AS n) AS t
 $$;
 
 -- _lock_writes for the kinds and projects of several memories (and for

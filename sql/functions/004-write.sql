@@ -520,6 +520,9 @@ BEGIN
     LOOP
         SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = w.id;
         CONTINUE WHEN NOT FOUND OR mem.state <> 'active';
+        -- Behind the lock: when no other transaction has ended since the lookup,
+        -- looking again would find what the lookup found.
+        CONTINUE WHEN NOT brain._ended_since(w.lookup);
         SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
         vec := (SELECT e.embedding FROM brain.embedding e
                 WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
@@ -599,6 +602,8 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
+    near_ids bigint[];  -- the lookup's nearest memories of the kind and project, nearest first
+    near_sims real[];
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -703,7 +708,10 @@ BEGIN
         -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
-            PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
+            lookup := pg_current_snapshot();  -- what brain._lock_near's lookup saw at least
+            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
+            INTO near_ids, near_sims
+            FROM brain._lock_near(space, vec, p_kind, v_project, p_supersedes) AS x;
         END IF;
     END IF;
 
@@ -714,15 +722,25 @@ BEGIN
     END IF;
 
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        lookup := pg_current_snapshot();  -- what this lookup cannot see, the check at commit will
-        -- The nearest memories first: the first that carries the same
-        -- information and is near-identical takes the write in (a fold); the
-        -- first related one that is not a distinct fact meets the write's
-        -- on_related policy (authored memories only). Texts that differ in a
-        -- number, date, version, identifier or name are distinct memories.
+        -- The nearest memories, as brain._lock_near found them when no other
+        -- transaction has ended since (nothing new to see: the same rows), else
+        -- looked up again behind its locks. What this lookup cannot see, the
+        -- check at commit will.
+        IF lookup IS NULL OR brain._ended_since(lookup) THEN
+            lookup := pg_current_snapshot();
+            SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
+                   coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+            INTO near_ids, near_sims
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+        END IF;
+        -- The nearest first: the first that carries the same information and is
+        -- near-identical takes the write in (a fold); the first related one that
+        -- is not a distinct fact meets the write's on_related policy (authored
+        -- memories only). Texts that differ in a number, date, version,
+        -- identifier or name are distinct memories.
         FOR near IN
             SELECT x.memory_id, x.similarity
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x
+            FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
             WHERE x.similarity >= space.related
             ORDER BY x.similarity DESC, x.memory_id
         LOOP

@@ -109,9 +109,12 @@ BEGIN
         UPDATE brain.lexical_corpus c SET docs = c.docs + _count_corpus.docs, lexemes = c.lexemes + _count_corpus.lexemes
         WHERE c.workspace_id = ws AND c.slot = free;
     ELSE
-        -- every slot is held by another writer (or there is none yet): this backend's own
+        -- Every slot is held by another writer (or there is none yet): a new one,
+        -- named by this transaction's id. A slot named by the backend's pid could be
+        -- one another writer had just taken above, and then this insert waited for it.
         INSERT INTO brain.lexical_corpus AS c (workspace_id, slot, docs, lexemes)
-        VALUES (ws, pg_backend_pid(), _count_corpus.docs, _count_corpus.lexemes)
+        VALUES (ws, -1 - (pg_current_xact_id()::text::bigint % 2147483647)::integer,
+                _count_corpus.docs, _count_corpus.lexemes)
         ON CONFLICT (workspace_id, slot)
         DO UPDATE SET docs = c.docs + excluded.docs, lexemes = c.lexemes + excluded.lexemes;
     END IF;
