@@ -551,6 +551,9 @@ BEGIN
     LOOP
         SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = w.id;
         CONTINUE WHEN NOT FOUND OR mem.state <> 'active';
+        -- Behind the lock: when no other transaction has ended since the lookup,
+        -- looking again would find what the lookup found.
+        CONTINUE WHEN NOT brain._ended_since(w.lookup);
         SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
         vec := (SELECT e.embedding FROM brain.embedding e
                 WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
@@ -631,9 +634,12 @@ BEGIN
         UPDATE brain.lexical_corpus c SET docs = c.docs + _count_corpus.docs, lexemes = c.lexemes + _count_corpus.lexemes
         WHERE c.workspace_id = ws AND c.slot = free;
     ELSE
-        -- every slot is held by another writer (or there is none yet): this backend's own
+        -- Every slot is held by another writer (or there is none yet): a new one,
+        -- named by this transaction's id. A slot named by the backend's pid could be
+        -- one another writer had just taken above, and then this insert waited for it.
         INSERT INTO brain.lexical_corpus AS c (workspace_id, slot, docs, lexemes)
-        VALUES (ws, pg_backend_pid(), _count_corpus.docs, _count_corpus.lexemes)
+        VALUES (ws, -1 - (pg_current_xact_id()::text::bigint % 2147483647)::integer,
+                _count_corpus.docs, _count_corpus.lexemes)
         ON CONFLICT (workspace_id, slot)
         DO UPDATE SET docs = c.docs + excluded.docs, lexemes = c.lexemes + excluded.lexemes;
     END IF;
@@ -799,6 +805,14 @@ CREATE FUNCTION brain._embedding_title(origin text, metadata jsonb) RETURNS text
     AS $$
     SELECT CASE WHEN origin IN ('observed', 'artifact') AND jsonb_typeof(metadata -> 'title') = 'string'
                 THEN metadata ->> 'title' END
+$$;
+CREATE FUNCTION brain._ended_since(s pg_snapshot) RETURNS boolean
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT pg_snapshot_xmax(n) <> pg_snapshot_xmax(s)
+           OR EXISTS (SELECT FROM pg_snapshot_xip(s) AS x WHERE pg_visible_in_snapshot(x, n))
+    FROM (SELECT pg_current_snapshot() AS n) AS t
 $$;
 CREATE FUNCTION brain._entropy(t text) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1393,14 +1407,19 @@ BEGIN
     RETURN s;
 END
 $$;
-CREATE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint) RETURNS void
+CREATE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint) RETURNS TABLE(memory_id bigint, similarity real)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
 DECLARE
-    ids bigint[] := ARRAY(SELECT x.memory_id FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x);
+    ids bigint[];
+    sims real[];
     key integer;
 BEGIN
+    SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
+           coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+    INTO ids, sims
+    FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
     IF cardinality(ids) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
@@ -1408,6 +1427,7 @@ BEGIN
     FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
+    RETURN QUERY SELECT u.memory_id, u.similarity FROM unnest(ids, sims) AS u(memory_id, similarity);
 END
 $$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
@@ -2156,6 +2176,8 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
+    near_ids bigint[];  -- the lookup's nearest memories of the kind and project, nearest first
+    near_sims real[];
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -2257,7 +2279,10 @@ BEGIN
         -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
-            PERFORM brain._lock_near(space, vec, p_kind, v_project, p_supersedes);
+            lookup := pg_current_snapshot();  -- what brain._lock_near's lookup saw at least
+            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
+            INTO near_ids, near_sims
+            FROM brain._lock_near(space, vec, p_kind, v_project, p_supersedes) AS x;
         END IF;
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
@@ -2266,15 +2291,25 @@ BEGIN
         RETURN r;
     END IF;
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        lookup := pg_current_snapshot();  -- what this lookup cannot see, the check at commit will
-        -- The nearest memories first: the first that carries the same
-        -- information and is near-identical takes the write in (a fold); the
-        -- first related one that is not a distinct fact meets the write's
-        -- on_related policy (authored memories only). Texts that differ in a
-        -- number, date, version, identifier or name are distinct memories.
+        -- The nearest memories, as brain._lock_near found them when no other
+        -- transaction has ended since (nothing new to see: the same rows), else
+        -- looked up again behind its locks. What this lookup cannot see, the
+        -- check at commit will.
+        IF lookup IS NULL OR brain._ended_since(lookup) THEN
+            lookup := pg_current_snapshot();
+            SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
+                   coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+            INTO near_ids, near_sims
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+        END IF;
+        -- The nearest first: the first that carries the same information and is
+        -- near-identical takes the write in (a fold); the first related one that
+        -- is not a distinct fact meets the write's on_related policy (authored
+        -- memories only). Texts that differ in a number, date, version,
+        -- identifier or name are distinct memories.
         FOR near IN
             SELECT x.memory_id, x.similarity
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x
+            FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
             WHERE x.similarity >= space.related
             ORDER BY x.similarity DESC, x.memory_id
         LOOP
@@ -7951,7 +7986,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions de3b67c45d902b81c9f646572e4a830a4fef21f38f03ae5eb199bfed01b72819';
+COMMENT ON TABLE brain.migration IS 'functions 6b1a676b7fb9b758a85f7b7eb5e24f774cf9cbeea5fde0a81656dbae3cb3dd31';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
