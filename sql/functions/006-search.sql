@@ -476,8 +476,7 @@ BEGIN
     bm25[2] := (cfg->'lexical_b')::double precision;
     SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
     FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
-    bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);
-    bm25[3] := coalesce(bm25[3], 1);
+    bm25[3] := coalesce(greatest(n_lexemes::double precision / nullif(n_docs, 0), 1), 1);
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
