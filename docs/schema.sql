@@ -6744,8 +6744,7 @@ BEGIN
     bm25[2] := (cfg->'lexical_b')::double precision;
     SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
     FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
-    bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);
-    bm25[3] := coalesce(bm25[3], 1);
+    bm25[3] := coalesce(greatest(n_lexemes::double precision / nullif(n_docs, 0), 1), 1);
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
@@ -7986,7 +7985,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 6b1a676b7fb9b758a85f7b7eb5e24f774cf9cbeea5fde0a81656dbae3cb3dd31';
+COMMENT ON TABLE brain.migration IS 'functions 0243e19e0c7abb1b7eef09bf5de246116d48bc3d2ff23795d80b0ec88a8fbd7a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

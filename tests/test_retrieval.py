@@ -353,8 +353,11 @@ def test_a_threads_further_hits_weigh_less_so_other_threads_come_up(conn) -> Non
     0.36 x ...; the quiet conversation's one turn, sixth when every hit ranks by its own
     score (decay 1), comes up among the loud one's; nothing is dropped."""
     loud = [r["memory_id"] for r in observe(conn, LOUD_THREAD, threads=["loud"] * 5)]
-    quiet = observe(conn, ["user: Harrow Heating called about the boiler", "user: weekend plans then"],
-                    threads=["quiet", "quiet"])[0]["memory_id"]
+    quiet = observe(
+        conn,
+        ["user: Harrow Heating called about the boiler", "user: weekend plans then"],
+        threads=["quiet", "quiet"],
+    )[0]["memory_id"]
     decayed = ids(search(conn, QUERY, min_relevance=0, max_results=20))
     scalar(conn, "SELECT brain.set_setting('search_thread_decay', '1')")
     plain = ids(search(conn, QUERY, min_relevance=0, max_results=20))
@@ -376,8 +379,13 @@ def test_the_parts_of_one_long_text_stand_as_one_hit(conn) -> None:
     )
     long_turn = "assistant: " + " ".join(f"Step {i}. {section}" for i in range(12))
     other = "user: what happens when the retry budget is spent?"
-    got = observe(conn, [long_turn, other], threads=["t1", "t2"], positions=[1, 1],
-                  metadata=[Jsonb({"role": "assistant"}), Jsonb({"role": "user"})])
+    got = observe(
+        conn,
+        [long_turn, other],
+        threads=["t1", "t2"],
+        positions=[1, 1],
+        metadata=[Jsonb({"role": "assistant"}), Jsonb({"role": "user"})],
+    )
     parts = [r["memory_id"] for r in got if r["item"] == 1]
     other_id = next(r["memory_id"] for r in got if r["item"] == 2)
     assert len(set(parts)) >= 3, got
@@ -396,8 +404,10 @@ def test_what_an_assistant_said_ranks_below_what_a_person_said(conn) -> None:
     same figure either way, and an authored memory is not weighed by any speaker."""
     got = observe(
         conn,
-        ["user: so the staging database moved to port 6543 last week, right",
-         "assistant: the staging database moved to port 6543 last week"],
+        [
+            "user: so the staging database moved to port 6543 last week, right",
+            "assistant: the staging database moved to port 6543 last week",
+        ],
         metadata=[Jsonb({"role": "user"}), Jsonb({"role": "assistant"})],
         threads=["a", "b"],
     )
@@ -409,12 +419,17 @@ def test_what_an_assistant_said_ranks_below_what_a_person_said(conn) -> None:
     weighted = {r["id"]: r for r in results}
     scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '1')")
     plain = {r["id"]: r for r in search(conn, "staging database port 6543", min_relevance=0)}
-    assert list(plain)[0] == said_by[2], "the assistant's turn is the closer match"
+    assert next(iter(plain)) == said_by[2], "the assistant's turn is the closer match"
     a = said_by[2]
     assert weighted[a]["relevance"] == plain[a]["relevance"]
     assert weighted[a]["score"] == pytest.approx(0.25 * plain[a]["score"])
-    fact = remember(conn, kind="fact", headline="Staging port", body="the staging database port is 6543",
-                    metadata=Jsonb({"role": "assistant"}))
+    fact = remember(
+        conn,
+        kind="fact",
+        headline="Staging port",
+        body="the staging database port is 6543",
+        metadata=Jsonb({"role": "assistant"}),
+    )
     scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '0.25')")
     before = {r["id"]: r["score"] for r in search(conn, "staging database port 6543", min_relevance=0)}
     scalar(conn, "SELECT brain.set_setting('assistant_turn_weight', '1')")

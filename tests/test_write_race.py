@@ -456,25 +456,33 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
             other.execute("SET lock_timeout = '10s'")  # it must not wait for the writer: fail, not hang
             _surround(other, [a])
             base = _lookups(writer)  # in the writer's transaction, as every reading below
-            first = remember(writer, kind="fact", project=PROJECT, headline="Backups run at 02:00", embedding=a)
+            first = remember(
+                writer, kind="fact", project=PROJECT, headline="Backups run at 02:00", embedding=a
+            )
             after_write = _lookups(writer) - base
             writer.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the check at commit, run now
             after_check = _lookups(writer) - base
             writer.commit()
-            print(f"\nalone: {first['action']}; lookups after the write {after_write}, with the check {after_check}")
+            print(
+                f"\nalone: {first['action']}; lookups after the write {after_write},"
+                f" with the check {after_check}"
+            )
             assert first["action"] == "created" and (after_write, after_check) == (1, 1)
 
             base = _lookups(writer)
-            second = remember(writer, kind="fact", project=PROJECT, headline="Restores are tested monthly",
-                              embedding=b)
+            second = remember(
+                writer, kind="fact", project=PROJECT, headline="Restores are tested monthly", embedding=b
+            )
             after_write = _lookups(writer) - base
             # another scope: no lock in common, and still a transaction that ended after the lookup
             remember(other, kind="fact", project="web", headline="Disk alerts page the on-call", embedding=c)
             writer.execute("SET CONSTRAINTS ALL IMMEDIATE")
             after_check = _lookups(writer) - base
             writer.commit()
-            print(f"another write committed before the check: {second['action']}; lookups after the write"
-                  f" {after_write}, with the check {after_check}")
+            print(
+                f"another write committed before the check: {second['action']}; lookups after the write"
+                f" {after_write}, with the check {after_check}"
+            )
             assert second["action"] == "created" and (after_write, after_check) == (1, 2)
     finally:
         with psycopg.connect(database, autocommit=True) as owner:

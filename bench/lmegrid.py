@@ -1,0 +1,212 @@
+"""python -m bench.lmegrid: LongMemEval-S recall for many settings, the stores built once.
+
+`python -m bench --only-longmemeval` stores the dev questions' haystacks
+again on every run (about six minutes here) and measures one setting. This
+builds the same stores once, with the same protocol (bench/longmemeval.py:
+one workspace per question, observe_batch in batches of 100 turns, the
+cached MiniLM vectors, brain.index_vectors, folded turns mapped to the
+memory that kept them), keeps them under --data-dir, and then runs the
+three searches of each question (vector only, lexical only, hybrid; top 10,
+min_relevance 0) once per setting given, in seconds:
+
+    python -m bench.lmegrid                                  # the defaults
+    python -m bench.lmegrid --setting search_thread_decay=1 \\
+        --setting search_thread_decay=0.8,assistant_turn_weight=0.5
+
+Each --setting is one variant: NAME=JSON pairs, comma-separated, set as
+workspace settings of every question's workspace (the defaults otherwise).
+The first run after the SQL changed migrates the kept database to the
+tree's SQL (brain.migrate), so the variants are measured with it. The
+embedding cache must already hold the chunks (`python -m bench
+--only-longmemeval` fills it). --rebuild builds the stores again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import pickle
+import statistics
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import psycopg
+from psycopg.types.json import Jsonb
+
+from bench import latency
+from bench import longmemeval as lme
+from bench.embcache import EmbeddingCache
+from bench.server import BenchServer
+from bench.util import log
+from pybrain import db
+
+DB = "lme_grid"
+
+
+def _default_dir() -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "pybrain-bench" / "lmegrid"
+
+
+def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
+    """Every question's store, as bench/longmemeval.py builds it; what scoring needs, per question."""
+    cache = EmbeddingCache()
+    questions = lme.load_questions(None)
+    server.create_database(DB)
+    meta: list[dict[str, Any]] = []
+    with server.connect(DB) as conn:
+        plan = []
+        for q in questions:
+            turns = lme._turns(q)
+            batches = [
+                (turns[i : i + lme.BATCH], lme._check(conn, turns[i : i + lme.BATCH]))
+                for i in range(0, len(turns), lme.BATCH)
+            ]
+            plan.append((q, turns, batches))
+        cache.ensure(
+            [r[3] for _, _, batches in plan for _, rows in batches for r in rows if r[2] == "valid"]
+            + [q["question"] for q in questions],
+            "LongMemEval chunks and questions",
+        )
+        for n, (q, turns, batches) in enumerate(plan, 1):
+            (ws,) = conn.execute(
+                "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
+                (f"lme-{q['question_id']}",),
+            ).fetchone()
+            latency.prepare(conn, ws)
+            conn.execute(
+                "SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)"
+            )
+            turns_of: dict[int, set] = defaultdict(set)
+            for b, (batch, checked) in enumerate(batches):
+                vecs = cache.get([r[3] for r in checked if r[2] == "valid"])
+                for item, action, memory_id in lme.store_batch(conn, batch, vecs):
+                    if memory_id is not None and action in ("created", "updated", "skipped"):
+                        turns_of[memory_id].add(batch[item - 1]["key"])
+                if b == 0:
+                    conn.execute("ANALYZE brain.memory")
+                    conn.execute("ANALYZE brain.embedding")
+            while conn.execute("SELECT brain.index_vectors()").fetchone()[0]["action"] != "none":
+                pass
+            for folded, kept in conn.execute(
+                "SELECT memory_id, replaced_by FROM brain.memory WHERE workspace_id = %s"
+                " AND state = 'tombstoned' AND replaced_by IS NOT NULL ORDER BY memory_id",
+                (ws,),
+            ).fetchall():
+                turns_of[kept] |= turns_of.pop(folded, set())
+            meta.append(
+                {
+                    "workspace": ws,
+                    "question_id": q["question_id"],
+                    "type": q["question_type"],
+                    "question": q["question"],
+                    "vector": cache.get([q["question"]])[0],
+                    "evidence_sessions": set(q["answer_session_ids"]),
+                    "evidence_turns": {t["key"] for t in turns if t["has_answer"]},
+                    "turns_of": dict(turns_of),
+                }
+            )
+            if n % 10 == 0 or n == len(questions):
+                log(f"  {n}/{len(questions)} questions stored")
+        conn.execute("ANALYZE")
+    with meta_path.open("wb") as f:
+        pickle.dump({"questions": meta}, f)
+    return meta
+
+
+def evaluate(
+    conn: psycopg.Connection, meta: list[dict[str, Any]], settings: dict[str, Any]
+) -> dict[str, Any]:
+    """The three modes' recall (overall and per type) and warm search latency with these settings."""
+    workspaces = [m["workspace"] for m in meta]
+    conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
+    scores: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
+    ms: dict[str, list[float]] = defaultdict(list)
+    for m in meta:
+        latency.prepare(conn, m["workspace"])
+        for name, value in settings.items():
+            conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
+        for mode in lme.MODES:
+            for _ in range(2):  # the second search is the warm one, timed
+                r = latency.timed_search(
+                    conn,
+                    "" if mode == "vector" else m["question"],
+                    None if mode == "lexical" else m["vector"],
+                    max_results=10,
+                )
+            ms[mode].append(r["ms"])
+            got = lme._score(r["ids"], m["turns_of"], m["evidence_sessions"], m["evidence_turns"])
+            for group in (m["type"], "overall"):
+                for metric, value in got.items():
+                    scores[(mode, group)][metric].append(value)
+    conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
+    out: dict[str, Any] = {"settings": settings, "modes": {}}
+    for mode in lme.MODES:
+        out["modes"][mode] = {
+            group: {k: round(float(np.mean(v)), 3) for k, v in scores[(mode, group)].items()}
+            for group in [*lme.TYPES, "overall"]
+            if scores[(mode, group)]
+        }
+        out["modes"][mode]["search_ms_p50"] = round(statistics.median(ms[mode]), 2)
+    return out
+
+
+def _variant(text: str) -> dict[str, Any]:
+    settings: dict[str, Any] = {}
+    for pair in filter(None, text.split(",")):
+        name, _, value = pair.partition("=")
+        if not value:
+            raise SystemExit(f"--setting takes NAME=JSON pairs, not {pair!r}")
+        settings[name.strip()] = json.loads(value)
+    return settings
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.lmegrid", description=__doc__.split("\n\n")[0])
+    p.add_argument(
+        "--setting",
+        action="append",
+        default=[],
+        metavar="NAME=JSON[,NAME=JSON...]",
+        help="one variant (repeatable); without any, the defaults",
+    )
+    p.add_argument("--data-dir", type=Path, default=_default_dir(), help="where the stores are kept")
+    p.add_argument("--rebuild", action="store_true", help="build the stores again")
+    p.add_argument("--output", type=Path, help="the results as JSON")
+    args = p.parse_args(argv)
+    variants = [_variant(v) for v in args.setting] or [{}]
+
+    meta_path = args.data_dir / "questions.pkl"
+    server = BenchServer(args.data_dir)
+    try:
+        if args.rebuild or not meta_path.exists() or not server.has_database(DB):
+            log("== storing the LongMemEval-S dev questions (once)")
+            meta = build(server, meta_path)
+        else:
+            with meta_path.open("rb") as f:
+                kept = pickle.load(f)
+            meta = kept["questions"]
+            with psycopg.connect(server.url(DB), autocommit=True) as conn:
+                db.migrate(conn)  # the tree's SQL, whatever it was built with
+        results = []
+        with server.connect(DB) as conn:
+            for settings in variants:
+                r = evaluate(conn, meta, settings)
+                results.append(r)
+                h, v, x = (r["modes"][mode]["overall"] for mode in ("hybrid", "vector", "lexical"))
+                log(
+                    f"  {json.dumps(settings)}: hybrid turn@5 {h['turn@5']:.3f} turn@10 {h['turn@10']:.3f}"
+                    f" session all@10 {h['session_all@10']:.3f}; vector turn@10 {v['turn@10']:.3f},"
+                    f" lexical turn@10 {x['turn@10']:.3f}; hybrid p50 {r['modes']['hybrid']['search_ms_p50']}"
+                )
+        if args.output:
+            args.output.write_text(json.dumps({"questions": len(meta), "results": results}, indent=1))
+    finally:
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
