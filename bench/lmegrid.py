@@ -24,6 +24,7 @@ embedding cache must already hold the chunks (`python -m bench
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import os
 import pickle
@@ -154,6 +155,27 @@ def evaluate(
     return out
 
 
+BINS = (0.0, 0.01, 0.05, 0.1, 0.3, 0.5, 1.0)
+
+
+def calibration(conn: psycopg.Connection, meta: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """How often a hybrid result of each relevance is evidence: every question's first 100 results
+    (min_relevance 0), binned by the relevance search gave them; a result is evidence when it holds
+    an evidence turn (has_answer) of its question."""
+    counts = [[0, 0] for _ in BINS[:-1]]
+    for m in meta:
+        latency.prepare(conn, m["workspace"])
+        r = latency.timed_search(conn, m["question"], m["vector"], max_results=100)
+        for memory_id, relevance in zip(r["ids"], r["relevances"], strict=True):
+            b = next(i for i in range(len(BINS) - 1) if relevance < BINS[i + 1] or i == len(BINS) - 2)
+            counts[b][0] += 1
+            counts[b][1] += bool(m["turns_of"].get(memory_id, set()) & m["evidence_turns"])
+    return [
+        {"relevance": f"{lo:g}-{hi:g}", "results": n, "evidence": e, "share": round(e / n, 3) if n else None}
+        for (lo, hi), (n, e) in zip(itertools.pairwise(BINS), counts, strict=True)
+    ]
+
+
 def _variant(text: str) -> dict[str, Any]:
     settings: dict[str, Any] = {}
     for pair in filter(None, text.split(",")):
@@ -176,6 +198,11 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--data-dir", type=Path, default=_default_dir(), help="where the stores are kept")
     p.add_argument("--rebuild", action="store_true", help="build the stores again")
     p.add_argument("--output", type=Path, help="the results as JSON")
+    p.add_argument(
+        "--calibration",
+        action="store_true",
+        help="also bin the first 100 hybrid results by relevance: how many are evidence (defaults)",
+    )
     args = p.parse_args(argv)
     variants = [_variant(v) for v in args.setting] or [{}]
 
@@ -202,8 +229,16 @@ def main(argv: list[str] | None = None) -> None:
                     f" session all@10 {h['session_all@10']:.3f}; vector turn@10 {v['turn@10']:.3f},"
                     f" lexical turn@10 {x['turn@10']:.3f}; hybrid p50 {r['modes']['hybrid']['search_ms_p50']}"
                 )
+            bins = calibration(conn, meta) if args.calibration else None
+        for b in bins or []:
+            log(
+                f"  relevance {b['relevance']:>9}: {b['results']:5} results,"
+                f" {b['evidence']:3} evidence ({b['share']})"
+            )
         if args.output:
-            args.output.write_text(json.dumps({"questions": len(meta), "results": results}, indent=1))
+            args.output.write_text(
+                json.dumps({"questions": len(meta), "results": results, "calibration": bins}, indent=1)
+            )
     finally:
         server.close()
 
