@@ -398,6 +398,29 @@ def test_the_parts_of_one_long_text_stand_as_one_hit(conn) -> None:
     assert sorted(set(found) & set(parts)) == sorted(parts), "every chunk is still returned"
 
 
+def test_memories_that_only_share_a_source_are_not_parts_of_one_text(conn) -> None:
+    """Two facts written from one postmortem (one source_ref, no chunks) rank each by its own
+    score: the second is not sent after other memories as a part of the first."""
+    common = dict(kind="fact", source_ref="postmortems/2026-11-02.md")
+    first = remember(
+        conn, headline="Ingest worker retry budget", body="the ingest worker retry budget is three", **common
+    )
+    second = remember(
+        conn,
+        headline="Ingest worker parking",
+        body="the ingest worker parks a batch past its retry budget",
+        **common,
+    )
+    other = remember(
+        conn, kind="fact", headline="Queue sizing", body="the ingest queue holds one retry budget"
+    )
+    found = ids(search(conn, "ingest worker retry budget", min_relevance=0))
+    print(
+        "order:", found, "same source:", first["memory_id"], second["memory_id"], "other:", other["memory_id"]
+    )
+    assert found.index(second["memory_id"]) < found.index(other["memory_id"])
+
+
 def test_what_an_assistant_said_ranks_below_what_a_person_said(conn) -> None:
     """Two observed turns that say the same thing, one by the user and one by the
     assistant: the user's comes first (assistant_turn_weight 0.25), their relevance is the

@@ -655,7 +655,9 @@ BEGIN
                    * CASE WHEN m.origin IN ('observed', 'artifact')
                                AND coalesce(m.metadata->>'speaker', m.metadata->>'role') = 'assistant'
                           THEN %9$s ELSE 1 END AS score,
-                   m.thread, m.source_ref, m.position
+                   m.thread, m.position,
+                   -- a part of a longer text that pybrain split (metadata chunk and chunks)
+                   CASE WHEN m.metadata ? 'chunks' THEN m.source_ref END AS text_ref
             FROM evidence f
             JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
             LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
@@ -668,8 +670,8 @@ BEGIN
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
-                   -- the parts of one text (chunks of a long turn or note: one source_ref and
-                   -- position) stand as one hit, their best, and the other parts go after
+                   -- the parts of one text (chunks of a long turn or note: metadata chunks,
+                   -- one source_ref and position) stand as one hit, their best, and the other parts go after
                    -- every text's best; a thread's n-th hit ranks by its score x
                    -- search_thread_decay^(n - 1); past search_max_per_thread hits of one
                    -- thread, the rest of that thread goes after the other threads' hits;
@@ -680,8 +682,8 @@ BEGIN
             FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
                       row_number() OVER (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC, sc.rrf DESC,
                                                                           sc.memory_id DESC) END AS thread_place
-                  FROM (SELECT sc.*, CASE WHEN sc.source_ref IS NULL THEN 1 ELSE
-                            row_number() OVER (PARTITION BY sc.source_ref, sc.position
+                  FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
+                            row_number() OVER (PARTITION BY sc.text_ref, sc.position
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
                         FROM scored sc
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
