@@ -73,31 +73,7 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
             "LongMemEval chunks and questions",
         )
         for n, (q, turns, batches) in enumerate(plan, 1):
-            (ws,) = conn.execute(
-                "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
-                (f"lme-{q['question_id']}",),
-            ).fetchone()
-            latency.prepare(conn, ws)
-            conn.execute(
-                "SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)"
-            )
-            turns_of: dict[int, set] = defaultdict(set)
-            for b, (batch, checked) in enumerate(batches):
-                vecs = cache.get([r[3] for r in checked if r[2] == "valid"])
-                for item, action, memory_id in lme.store_batch(conn, batch, vecs):
-                    if memory_id is not None and action in ("created", "updated", "skipped"):
-                        turns_of[memory_id].add(batch[item - 1]["key"])
-                if b == 0:
-                    conn.execute("ANALYZE brain.memory")
-                    conn.execute("ANALYZE brain.embedding")
-            while conn.execute("SELECT brain.index_vectors()").fetchone()[0]["action"] != "none":
-                pass
-            for folded, kept in conn.execute(
-                "SELECT memory_id, replaced_by FROM brain.memory WHERE workspace_id = %s"
-                " AND state = 'tombstoned' AND replaced_by IS NOT NULL ORDER BY memory_id",
-                (ws,),
-            ).fetchall():
-                turns_of[kept] |= turns_of.pop(folded, set())
+            ws, turns_of, _ = lme.store_question(conn, cache, q, batches)
             meta.append(
                 {
                     "workspace": ws,
@@ -107,7 +83,7 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
                     "vector": cache.get([q["question"]])[0],
                     "evidence_sessions": set(q["answer_session_ids"]),
                     "evidence_turns": {t["key"] for t in turns if t["has_answer"]},
-                    "turns_of": dict(turns_of),
+                    "turns_of": turns_of,
                 }
             )
             if n % 10 == 0 or n == len(questions):

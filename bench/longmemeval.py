@@ -174,47 +174,10 @@ def run(
         search_ms_first: dict[str, list[float]] = {m: [] for m in MODES}
         clock_seconds = 0.0
         for n, (q, turns, batches) in enumerate(plan, 1):
-            (ws,) = conn.execute(
-                "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
-                (f"lme-{q['question_id']}",),
-            ).fetchone()
-            latency.prepare(conn, ws)
-            # Chunked as the plan above was (chunk_max_tokens, 256 estimated tokens: the
-            # estimate runs high, so such a chunk fits MiniLM's window); with the space's
-            # own 254 the stored chunks would not be the ones embedded.
-            conn.execute(
-                "SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)"
-            )
-            for name, value in (settings or {}).items():
-                conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
-            turns_of: dict[int, set] = defaultdict(set)
             with timed() as t_ingest:
-                for b, (batch, checked) in enumerate(batches):
-                    vecs = cache.get([r[3] for r in checked if r[2] == "valid"])
-                    rows = store_batch(conn, batch, vecs)
-                    for item, action, memory_id in rows:
-                        if memory_id is not None and action in ("created", "updated", "skipped"):
-                            turns_of[memory_id].add(batch[item - 1]["key"])
-                    ingest_rows += len(vecs)
-                    if b == 0:
-                        # The planner knows nothing of a new workspace: until statistics
-                        # cover it, the dedup lookup (brain._nearest_k) takes a plan that is
-                        # quadratic in the workspace's size (docs/benchmarks.md). Autovacuum
-                        # would not analyze soon: a workspace is a small share of the table.
-                        with timed() as t_analyze:
-                            conn.execute("ANALYZE brain.memory")
-                            conn.execute("ANALYZE brain.embedding")
-                        analyze_seconds += t_analyze[0]
-                # Batches of 100 turns leave their vectors out of the HNSW index;
-                # `brain worker` would index them (and fold near-identical turns) now.
-                while conn.execute("SELECT brain.index_vectors()").fetchone()[0]["action"] != "none":
-                    pass
-            for folded, kept in conn.execute(
-                "SELECT memory_id, replaced_by FROM brain.memory WHERE workspace_id = %s"
-                " AND state = 'tombstoned' AND replaced_by IS NOT NULL ORDER BY memory_id",
-                (ws,),
-            ).fetchall():
-                turns_of[kept] |= turns_of.pop(folded, set())
+                _, turns_of, analyzed = store_question(conn, cache, q, batches, settings)
+            ingest_rows += sum(1 for _, rows in batches for r in rows if r[2] == "valid")
+            analyze_seconds += analyzed
             ingest_seconds += t_ingest[0]
             per_question_ingest.append(round(t_ingest[0], 2))
 
@@ -290,6 +253,57 @@ def run(
     )
     result["per_question"] = per_question
     return result
+
+
+def store_question(
+    conn: psycopg.Connection,
+    cache: EmbeddingCache,
+    q: dict[str, Any],
+    batches: list[tuple[list[dict[str, Any]], list[tuple]]],
+    settings: dict[str, Any] | None = None,
+) -> tuple[int, dict[int, set], float]:
+    """One question's haystack in a new workspace of its own (with these workspace settings):
+    observe_batch per batch of turns with their cached vectors, then brain.index_vectors.
+    Returns the workspace, the turns each memory holds (a turn folded into another memory
+    counts as that memory's) and the seconds ANALYZE took."""
+    (ws,) = conn.execute(
+        "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
+        (f"lme-{q['question_id']}",),
+    ).fetchone()
+    latency.prepare(conn, ws)
+    # Chunked as the plan was (chunk_max_tokens, 256 estimated tokens: the estimate runs
+    # high, so such a chunk fits MiniLM's window); with the space's own 254 the stored
+    # chunks would not be the ones embedded.
+    conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)")
+    for name, value in (settings or {}).items():
+        conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
+    turns_of: dict[int, set] = defaultdict(set)
+    analyzed = 0.0
+    for b, (batch, checked) in enumerate(batches):
+        vecs = cache.get([r[3] for r in checked if r[2] == "valid"])
+        for item, action, memory_id in store_batch(conn, batch, vecs):
+            if memory_id is not None and action in ("created", "updated", "skipped"):
+                turns_of[memory_id].add(batch[item - 1]["key"])
+        if b == 0:
+            # The planner knows nothing of a new workspace: until statistics cover it,
+            # the dedup lookup (brain._nearest_k) takes a plan that is quadratic in the
+            # workspace's size (docs/benchmarks.md). Autovacuum would not analyze soon:
+            # a workspace is a small share of the table.
+            with timed() as t_analyze:
+                conn.execute("ANALYZE brain.memory")
+                conn.execute("ANALYZE brain.embedding")
+            analyzed += t_analyze[0]
+    # Batches of 100 turns leave their vectors out of the HNSW index; `brain worker`
+    # would index them (and fold near-identical turns) now.
+    while conn.execute("SELECT brain.index_vectors()").fetchone()[0]["action"] != "none":
+        pass
+    for folded, kept in conn.execute(
+        "SELECT memory_id, replaced_by FROM brain.memory WHERE workspace_id = %s"
+        " AND state = 'tombstoned' AND replaced_by IS NOT NULL ORDER BY memory_id",
+        (ws,),
+    ).fetchall():
+        turns_of[kept] |= turns_of.pop(folded, set())
+    return ws, dict(turns_of), analyzed
 
 
 def store_batch(conn: psycopg.Connection, batch: list[dict[str, Any]], vecs: np.ndarray) -> list[tuple]:
