@@ -1252,6 +1252,13 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
         ELSE brain.trim_space(t)
     END
 $$;
+CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
+                  ' WITH (m = 16, ef_construction = 128) WHERE %s', name, dims, predicate)
+$$;
 CREATE FUNCTION brain._in_scope(ref text, scope text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1298,9 +1305,8 @@ CREATE FUNCTION brain._is_pattern_rule(ws bigint, id bigint) RETURNS boolean
     AS $$
     SELECT EXISTS (
         SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
-        WHERE m.workspace_id = ws AND m.memory_id = id AND m.kind = 'rule' AND m.state = 'active'
-          AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND r.severity = 'PATTERN')
+        WHERE m.workspace_id = ws AND m.memory_id = id AND r.severity = 'PATTERN'
+          AND brain._may_be_pattern_rule(m.kind, m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at))
 $$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
@@ -1407,19 +1413,13 @@ BEGIN
     RETURN s;
 END
 $$;
-CREATE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint) RETURNS TABLE(memory_id bigint, similarity real)
+CREATE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[]) RETURNS void
     LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    ids bigint[];
-    sims real[];
     key integer;
 BEGIN
-    SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
-           coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
-    INTO ids, sims
-    FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
     IF cardinality(ids) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
@@ -1427,7 +1427,6 @@ BEGIN
     FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
-    RETURN QUERY SELECT u.memory_id, u.similarity FROM unnest(ids, sims) AS u(memory_id, similarity);
 END
 $$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
@@ -1666,9 +1665,8 @@ CREATE FUNCTION brain._pattern_index_sql(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
-                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND pattern_rule',
-                  brain._pattern_index_name(s), s.dims, s.space_id)
+    SELECT brain._hnsw_index_sql(brain._pattern_index_name(s), s.dims,
+                                 format('space_id = %s AND pattern_rule', s.space_id))
 $$;
 CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
@@ -2000,9 +1998,8 @@ CREATE FUNCTION brain._space_index_sql(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
-                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
-                  brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
+    SELECT brain._hnsw_index_sql(brain._space_index_name(s), s.dims,
+                                 format('space_id = %s AND ingest_seq <= %s', s.space_id, s.indexed_through))
 $$;
 CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname text)
     LANGUAGE sql STABLE
@@ -2176,7 +2173,7 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
-    near_ids bigint[];  -- the lookup's nearest memories of the kind and project, nearest first
+    near_ids bigint[];  -- the lookup's nearest memories of the kind and project (brain._nearest_k)
     near_sims real[];
     r brain.write_result;
 BEGIN
@@ -2279,10 +2276,11 @@ BEGIN
         -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
-            lookup := pg_current_snapshot();  -- what brain._lock_near's lookup saw at least
+            lookup := pg_current_snapshot();  -- what the lookup saw at least
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
-            FROM brain._lock_near(space, vec, p_kind, v_project, p_supersedes) AS x;
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+            PERFORM brain._lock_near(space, p_kind, v_project, near_ids);
         END IF;
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
@@ -2291,14 +2289,13 @@ BEGIN
         RETURN r;
     END IF;
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        -- The nearest memories, as brain._lock_near found them when no other
-        -- transaction has ended since (nothing new to see: the same rows), else
-        -- looked up again behind its locks. What this lookup cannot see, the
+        -- The nearest memories as the lookup before the locks found them when no
+        -- other transaction has ended since (nothing new to see: the same rows),
+        -- else looked up again behind the locks. What this lookup cannot see, the
         -- check at commit will.
-        IF lookup IS NULL OR brain._ended_since(lookup) THEN
+        IF brain._ended_since(lookup) THEN
             lookup := pg_current_snapshot();
-            SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
-                   coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
             FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
         END IF;
@@ -5196,17 +5193,15 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    -- Words past the cap that were counted: their share from the statistics, now.
-    IF cardinality(capped) > 0 THEN
-        SELECT array_agg(coalesce(e.share, 0) ORDER BY u.n) INTO shares
-        FROM unnest(words, shares) WITH ORDINALITY AS u(lexeme, share, n)
-        LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme AND u.share IS NULL;
-    END IF;
+    -- A word past the cap is estimated from the statistics: those read above, or
+    -- now for the words counted past the cap (brain._lexeme_stats reads nothing
+    -- for none).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
-                          ELSE least(greatest(u.found, coalesce(u.share, 0) * n_docs), n_docs)::bigint END
+                          ELSE least(greatest(u.found, coalesce(u.share, e.share, 0) * n_docs), n_docs)::bigint END
                      ORDER BY u.n)
     INTO counts
-    FROM unnest(counts, shares) WITH ORDINALITY AS u(found, share, n);
+    FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
+    LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme;
     FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
@@ -6744,7 +6739,7 @@ BEGIN
     bm25[2] := (cfg->'lexical_b')::double precision;
     SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
     FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
-    bm25[3] := coalesce(greatest(n_lexemes::double precision / nullif(n_docs, 0), 1), 1);
+    bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);  -- 1 in an empty workspace
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
@@ -7987,7 +7982,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 6317d3d6990d2123641c743c0ff24e54ef0a5b78b95e65605f85a54d059ef8e8';
+COMMENT ON TABLE brain.migration IS 'functions 4ad5e961d16f0bf1f69bd6a465ee26a25a713181e190eca2ce7f4356f69bc1d3';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -11,19 +11,29 @@ AS $$
     SELECT 'embedding_hnsw_' || s.space_id || CASE WHEN s.indexed_through > 0 THEN '_' || s.indexed_through ELSE '' END
 $$;
 
--- The statement that creates a space's HNSW index: the vectors with
--- ingest_seq up to the space's indexed_through (migration 007).
+-- The statement that creates an HNSW index named `name` over the vectors of
+-- `dims` dimensions that `predicate` keeps (a partial index of brain.embedding).
 -- ef_construction 128, not pgvector's 64: on 100k MiniLM vectors of templated
 -- notes, recall@10 at ef_search 40 went from 0.945 to 0.981, for 31% more time
 -- per inserted vector (1.07 to 1.40 ms; docs/benchmarks.md).
-CREATE OR REPLACE FUNCTION brain._space_index_sql(s brain.embedding_space)
+CREATE OR REPLACE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
-                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND ingest_seq <= %s',
-                  brain._space_index_name(s), s.dims, s.space_id, s.indexed_through)
+                  ' WITH (m = 16, ef_construction = 128) WHERE %s', name, dims, predicate)
+$$;
+
+-- A space's HNSW index: the vectors with ingest_seq up to the space's
+-- indexed_through (migration 007).
+CREATE OR REPLACE FUNCTION brain._space_index_sql(s brain.embedding_space)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain._hnsw_index_sql(brain._space_index_name(s), s.dims,
+                                 format('space_id = %s AND ingest_seq <= %s', s.space_id, s.indexed_through))
 $$;
 
 -- The boot payload's PATTERN rules of a space (brain.embedding.pattern_rule,
@@ -43,9 +53,8 @@ RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT format('CREATE INDEX %I ON brain.embedding USING hnsw ((embedding::public.vector(%s)) public.vector_cosine_ops)'
-                  ' WITH (m = 16, ef_construction = 128) WHERE space_id = %s AND pattern_rule',
-                  brain._pattern_index_name(s), s.dims, s.space_id)
+    SELECT brain._hnsw_index_sql(brain._pattern_index_name(s), s.dims,
+                                 format('space_id = %s AND pattern_rule', s.space_id))
 $$;
 
 -- The tokens of text a known model embeds: its input window less the special
@@ -291,35 +300,27 @@ $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
 -- turns before their lookup; others do not wait. A write locks its 5 nearest
--- active memories of the kind and project (one key per memory, taken in key
--- order, so lockers never wait in a cycle); while the scope holds fewer than
--- 5, it also locks the scope's key, so the writers of a new or small scope
--- take turns. Two near-identical texts mostly lie near the same stored
--- memories, so the second waits for the first and, looking again behind the
--- locks (brain._write's lookup runs after this), sees it and gets the result
--- of a write made after it; two unrelated texts lock different memories and
--- neither waits. Nothing guarantees a shared neighbour (a scope crowded near
--- one text and not the other, an approximate walk): what makes the race
--- certain is the check at commit (brain._commit_check); these locks make it
--- rare that the check has to refuse a write. Held to the end of the transaction.
--- Returns the nearest it found and locked (brain._nearest_k), which the
--- write's own lookup reuses when no other transaction ended meanwhile.
+-- active memories of the kind and project, ids (brain._nearest_k; one key per
+-- memory, taken in key order, so lockers never wait in a cycle); while the
+-- scope holds fewer than 5, it also locks the scope's key, so the writers of
+-- a new or small scope take turns. Two near-identical texts mostly lie near
+-- the same stored memories, so the second waits for the first and, looking
+-- again behind the locks (brain._write does when a transaction ended
+-- meanwhile), sees it and gets the result of a write made after it; two
+-- unrelated texts lock different memories and neither waits. Nothing
+-- guarantees a shared neighbour (a scope crowded near one text and not the
+-- other, an approximate walk): what makes the race certain is the check at
+-- commit (brain._commit_check); these locks make it rare that the check has
+-- to refuse a write. Held to the end of the transaction.
 DROP FUNCTION IF EXISTS brain._lock_near(brain.embedding_space, public.vector, text, text, bigint);
-CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, v public.vector, kind text, project text,
-                                            exclude_id bigint)
-RETURNS TABLE (memory_id bigint, similarity real)
+CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[])
+RETURNS void
 LANGUAGE plpgsql
-SET search_path = pg_catalog, public, pg_temp
+SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ids bigint[];
-    sims real[];
     key integer;
 BEGIN
-    SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
-           coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
-    INTO ids, sims
-    FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
     IF cardinality(ids) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
@@ -327,7 +328,6 @@ BEGIN
     FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
-    RETURN QUERY SELECT u.memory_id, u.similarity FROM unnest(ids, sims) AS u(memory_id, similarity);
 END
 $$;
 

@@ -602,7 +602,7 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
-    near_ids bigint[];  -- the lookup's nearest memories of the kind and project, nearest first
+    near_ids bigint[];  -- the lookup's nearest memories of the kind and project (brain._nearest_k)
     near_sims real[];
     r brain.write_result;
 BEGIN
@@ -708,10 +708,11 @@ BEGIN
         -- check at commit, brain._commit_check, makes the race certain).
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
-            lookup := pg_current_snapshot();  -- what brain._lock_near's lookup saw at least
+            lookup := pg_current_snapshot();  -- what the lookup saw at least
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
-            FROM brain._lock_near(space, vec, p_kind, v_project, p_supersedes) AS x;
+            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+            PERFORM brain._lock_near(space, p_kind, v_project, near_ids);
         END IF;
     END IF;
 
@@ -722,14 +723,13 @@ BEGIN
     END IF;
 
     IF vec IS NOT NULL AND p_kind <> 'incident' THEN
-        -- The nearest memories, as brain._lock_near found them when no other
-        -- transaction has ended since (nothing new to see: the same rows), else
-        -- looked up again behind its locks. What this lookup cannot see, the
+        -- The nearest memories as the lookup before the locks found them when no
+        -- other transaction has ended since (nothing new to see: the same rows),
+        -- else looked up again behind the locks. What this lookup cannot see, the
         -- check at commit will.
-        IF lookup IS NULL OR brain._ended_since(lookup) THEN
+        IF brain._ended_since(lookup) THEN
             lookup := pg_current_snapshot();
-            SELECT coalesce(array_agg(x.memory_id ORDER BY x.similarity DESC, x.memory_id), '{}'),
-                   coalesce(array_agg(x.similarity ORDER BY x.similarity DESC, x.memory_id), '{}')
+            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
             FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
         END IF;

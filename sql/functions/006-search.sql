@@ -231,17 +231,15 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    -- Words past the cap that were counted: their share from the statistics, now.
-    IF cardinality(capped) > 0 THEN
-        SELECT array_agg(coalesce(e.share, 0) ORDER BY u.n) INTO shares
-        FROM unnest(words, shares) WITH ORDINALITY AS u(lexeme, share, n)
-        LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme AND u.share IS NULL;
-    END IF;
+    -- A word past the cap is estimated from the statistics: those read above, or
+    -- now for the words counted past the cap (brain._lexeme_stats reads nothing
+    -- for none).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
-                          ELSE least(greatest(u.found, coalesce(u.share, 0) * n_docs), n_docs)::bigint END
+                          ELSE least(greatest(u.found, coalesce(u.share, e.share, 0) * n_docs), n_docs)::bigint END
                      ORDER BY u.n)
     INTO counts
-    FROM unnest(counts, shares) WITH ORDINALITY AS u(found, share, n);
+    FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
+    LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme;
     FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
@@ -476,7 +474,7 @@ BEGIN
     bm25[2] := (cfg->'lexical_b')::double precision;
     SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
     FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
-    bm25[3] := coalesce(greatest(n_lexemes::double precision / nullif(n_docs, 0), 1), 1);
+    bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);  -- 1 in an empty workspace
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,

@@ -62,6 +62,18 @@ AS $$
         LIMIT cap) AS x
 $$;
 
+-- The part of brain._is_pattern_rule (below) a memory row decides by itself:
+-- its triggers fire only when that changes.
+CREATE OR REPLACE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb,
+                                                      flag_reasons text[], flag_confirmed_at timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT kind = 'rule' AND state = 'active' AND skill_trigger IS NULL
+           AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+$$;
+
 -- A memory that the boot payload's PATTERN section may show: an active,
 -- unflagged PATTERN rule without a skill trigger. Its vectors carry
 -- pattern_rule (migration 018), so that the space's index of PATTERN rules
@@ -73,21 +85,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT EXISTS (
         SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
-        WHERE m.workspace_id = ws AND m.memory_id = id AND m.kind = 'rule' AND m.state = 'active'
-          AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-          AND r.severity = 'PATTERN')
-$$;
-
--- The part of brain._is_pattern_rule a memory row decides by itself: its
--- triggers fire only when that changes.
-CREATE OR REPLACE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb,
-                                                      flag_reasons text[], flag_confirmed_at timestamptz)
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT kind = 'rule' AND state = 'active' AND skill_trigger IS NULL
-           AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+        WHERE m.workspace_id = ws AND m.memory_id = id AND r.severity = 'PATTERN'
+          AND brain._may_be_pattern_rule(m.kind, m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at))
 $$;
 
 -- A new vector: pattern_rule as its memory is now (a write stores the
