@@ -10,6 +10,7 @@ outer statement and the commit, and includes everything the function does.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import random
 import time
@@ -441,6 +442,31 @@ def remember_in_db(conn: psycopg.Connection, items: list[Memory]) -> dict[str, A
         "outcomes": {k: len(v) for k, v in sorted(by_action.items())},
         "p50_by_outcome": {k: summary(v)["p50"] for k, v in sorted(by_action.items())},
     }
+
+
+def remember_by_scope(conn: psycopg.Connection, gen: Generator, n: int) -> dict[str, Any]:
+    """New facts written into the workspace's largest project, its smallest one and a new project
+    each (n each, in turns): the duplicate check's cost should not depend on the scope's size."""
+    sizes = conn.execute(
+        "SELECT project, count(*) FROM brain.memory WHERE workspace_id = brain.current_workspace()"
+        " AND kind = 'fact' AND state = 'active' GROUP BY project ORDER BY 2 DESC, 1"
+    ).fetchall()
+    largest, smallest = sizes[0], sizes[-1]
+    groups = {
+        f"largest project ({largest[1]:,} facts)": lambda i: largest[0],
+        f"smallest project ({smallest[1]:,} facts)": lambda i: smallest[0],
+        "a new project each": lambda i: f"bench-new-{i}",
+    }
+    items = []
+    while len(items) < n:
+        m = gen.memory()
+        if m.kind == "fact":
+            items.append(m)
+    out: dict[str, Any] = {}
+    for label, project in groups.items():
+        group = [dataclasses.replace(m, project=project(i)) for i, m in enumerate(items)]
+        out[label] = remember_in_db(conn, group)
+    return out
 
 
 def remember_end_to_end(conn: psycopg.Connection, workspace: int, items: list[Memory]) -> dict[str, Any]:

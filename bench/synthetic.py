@@ -163,6 +163,12 @@ def run(
             log(f"  remember in the database: {n_remember} writes (60% new, 40% near-duplicates)")
             result["remember"] = latency.remember_in_db(conn, items[:n_remember])
             latency.log_summary("remember", result["remember"])
+            log(f"  remember by scope size: {min(100, n_remember)} new facts into each of three projects")
+            result["remember_by_scope"] = latency.remember_by_scope(
+                conn, Generator(seed + 7), min(100, n_remember)
+            )
+            for label, r in result["remember_by_scope"].items():
+                latency.log_summary(f"remember, {label}", r)
             log(f"  remember end to end (Python client, hash embedder): {n_remember_e2e} writes")
             result["remember_e2e"] = latency.remember_end_to_end(conn, 1, items[n_remember:])
             latency.log_summary("remember e2e", result["remember_e2e"])

@@ -560,8 +560,8 @@ BEGIN
         CONTINUE WHEN vec IS NULL;
         FOR near IN
             SELECT x.memory_id, x.similarity
-            FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
-            WHERE x.similarity >= space.related
+            FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+            WHERE x.in_scope
             ORDER BY x.similarity DESC, x.memory_id
         LOOP
             SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -1420,11 +1420,12 @@ CREATE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project tex
 DECLARE
     key integer;
 BEGIN
-    IF cardinality(ids) < 5 THEN
+    IF (SELECT count(DISTINCT i) FROM unnest(ids) AS i) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
     END IF;
-    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || kind || '/' || project || '/' || i)
+               FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
 END
@@ -1556,6 +1557,75 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
         || '.'
 $$;
+CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, in_scope boolean)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET "hnsw.iterative_scan" TO 'strict_order'
+    SET "hnsw.max_scan_tuples" TO '20000'
+    SET enable_sort TO 'off'
+    AS $_$
+DECLARE
+    cap constant integer := 200;
+    walks text[];
+    walk text;
+    r record;
+    n integer;
+    crowded boolean := false;
+    ids bigint[] := '{}';
+    sims real[] := '{}';
+BEGIN
+    IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
+                              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                              LIMIT brain._exact_rank_rows()) AS x) < brain._exact_rank_rows() THEN
+        -- Every distance, on the stored column (not the cast the index holds).
+        walks := ARRAY[format($q$
+            SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+            FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
+            ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap)];
+    ELSE
+        -- The HNSW index, then the vectors waiting outside it (ranked exactly).
+        walks := ARRAY[format($q$
+            SELECT x.memory_id, (1 - x.dist)::real AS sim FROM %s AS x $q$,
+            brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2', cap,
+                               waiting => false))];
+        IF EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN
+            walks := walks || format($q$
+                SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                FROM brain._waiting_vectors($3) AS w
+                JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s AND e.memory_id = w.memory_id
+                ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap);
+        END IF;
+    END IF;
+    FOREACH walk IN ARRAY walks LOOP
+        n := 0;
+        FOR r IN EXECUTE walk USING v, s.workspace_id, s LOOP
+            n := n + 1;
+            EXIT WHEN n > 5 AND r.sim < min_similarity;
+            ids := ids || r.memory_id;
+            sims := sims || r.sim;
+            IF n = cap THEN
+                crowded := true;
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN QUERY
+        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims) AS c(memory_id, sim)
+        ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+    IF crowded THEN
+        RETURN QUERY
+            SELECT x.memory_id, x.similarity, true
+            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x
+            WHERE x.similarity >= min_similarity;
+    ELSE
+        RETURN QUERY
+            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims) AS c(memory_id, sim)
+            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = c.memory_id
+            WHERE c.sim >= min_similarity AND m.kind = _near_write.kind AND m.project = _near_write.project
+              AND m.state = 'active' AND m.memory_id IS DISTINCT FROM exclude_id
+            ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+    END IF;
+END
+$_$;
 CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2173,8 +2243,9 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
-    near_ids bigint[];  -- the lookup's nearest memories of the kind and project (brain._nearest_k)
+    near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
+    lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -2277,10 +2348,12 @@ BEGIN
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             lookup := pg_current_snapshot();  -- what the lookup saw at least
-            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
-            INTO near_ids, near_sims
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
-            PERFORM brain._lock_near(space, p_kind, v_project, near_ids);
+            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.in_scope), '{}'),
+                   coalesce(array_agg(x.similarity) FILTER (WHERE x.in_scope), '{}'),
+                   coalesce(array_agg(x.memory_id), '{}')
+            INTO near_ids, near_sims, lock_ids
+            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x;
+            PERFORM brain._lock_near(space, p_kind, v_project, lock_ids);
         END IF;
     END IF;
     v_normalized := brain.normalize_text(v_headline, v_body);
@@ -2297,7 +2370,8 @@ BEGIN
             lookup := pg_current_snapshot();
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x
+            WHERE x.in_scope;
         END IF;
         -- The nearest first: the first that carries the same information and is
         -- near-identical takes the write in (a fold); the first related one that
@@ -2582,8 +2656,8 @@ BEGIN
     PERFORM brain._lock_writes(mem.kind, mem.project);
     FOR near IN
         SELECT x.memory_id, x.similarity
-        FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
-        WHERE x.similarity >= space.related
+        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+        WHERE x.in_scope
         ORDER BY x.similarity DESC, x.memory_id
     LOOP
         SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -7982,7 +8056,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4ad5e961d16f0bf1f69bd6a465ee26a25a713181e190eca2ce7f4356f69bc1d3';
+COMMENT ON TABLE brain.migration IS 'functions 2206d6dbe321773e739954ad4f1357cdcd4ca0177bd0d811f3f816bfefdcd234';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -289,6 +289,99 @@ def test_the_duplicate_check_finds_a_near_identical_memory_by_either_plan(conn) 
         assert new["action"] == "created", "a new project has nothing to fold into"
 
 
+def _calls(conn: psycopg.Connection, function: str) -> int:
+    """Calls of a function by this connection not yet flushed to the statistics (track_functions)."""
+    return scalar(conn, "SELECT pg_stat_get_xact_function_calls(%s::regproc)", (function,)) or 0
+
+
+def test_the_duplicate_lookup_walks_the_space_not_the_scope(database, db_url) -> None:
+    """A write's duplicate lookup (brain._near_write) walks the space's nearest vectors, whatever their
+    kind and project, and stops past the related threshold: a write in a rare project, or a new one,
+    decides without the scoped walk (brain._nearest_k, which ran until five memories of the scope
+    passed: all of a space for a new project). Only a crowd of over 200 vectors of other scopes nearer
+    than the scope's related memory sends the lookup there, and it still finds that memory."""
+    with psycopg.connect(database, autocommit=True) as owner:
+        dbname = owner.info.dbname
+        owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} SET track_functions = 'all'")
+    try:
+        with psycopg.connect(db_url, autocommit=True) as conn:
+            one(conn, "SELECT brain.set_setting('exact_rank_rows', '20')")  # the HNSW walk, not exact
+            rng = random.Random(7)
+            for i in range(300):
+                g = [rng.gauss(0, 1) for _ in range(DIMS)]
+                norm = math.sqrt(sum(x * x for x in g))
+                remember(
+                    conn,
+                    kind="fact",
+                    project="fleet",
+                    headline=f"Disk {i} has {i * 3} GB free",
+                    embedding=[x / norm for x in g],
+                )
+            kept = remember(
+                conn, kind="fact", project="rare", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+            )
+            conn.execute("BEGIN")
+            scoped, walks = _calls(conn, "brain._nearest_k"), _calls(conn, "brain._near_write")
+            again = remember(
+                conn,
+                kind="fact",
+                project="rare",
+                headline="Backups run at 02:00 UTC!",
+                embedding=unit(0.99, axis=1),
+            )
+            new = remember(
+                conn, kind="fact", project="new", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
+            )
+            quiet = (_calls(conn, "brain._nearest_k") - scoped, _calls(conn, "brain._near_write") - walks)
+            conn.execute("COMMIT")
+            print(
+                f"\nrare project: {again['action']}; new project: {new['action']};"
+                f" scoped walks, lookups: {quiet}"
+            )
+            assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
+            assert new["action"] == "created"
+            assert quiet == (0, 2), "a rare or new scope must not send the lookup on the scoped walk"
+
+            # 210 log lines of another project, each 0.9 similar to e0, nearer to it than the fact below;
+            # the space's 500-odd vectors ranked exactly, so the walk meets them in order
+            one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
+            for k in range(210):
+                remember(
+                    conn,
+                    kind="fact",
+                    project="logs",
+                    headline=f"Host {k} logged backup step {k}",
+                    embedding=unit(0.9, axis=2 + k),
+                )
+            related = remember(
+                conn,
+                kind="fact",
+                project="crowded",
+                headline="Backups run at 02:00 UTC",
+                embedding=unit(0.85, axis=300),
+            )
+            conn.execute("BEGIN")
+            scoped = _calls(conn, "brain._nearest_k")
+            conn.execute("SAVEPOINT write")
+            with raises_br("BR008") as refused:
+                remember(
+                    conn,
+                    kind="fact",
+                    project="crowded",
+                    headline="The backups run at 02:00 UTC",
+                    embedding=unit(1.0, axis=301),
+                )
+            conn.execute("ROLLBACK TO SAVEPOINT write")
+            crowd = _calls(conn, "brain._nearest_k") - scoped
+            conn.execute("ROLLBACK")
+            print(f"behind a crowd of 210: refused as related; scoped walks {crowd}")
+            assert f'"duplicate_of": {related["memory_id"]}' in refused.error.diag.message_detail
+            assert crowd == 1
+    finally:
+        with psycopg.connect(database, autocommit=True) as owner:
+            owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} RESET track_functions")
+
+
 def _axes(*axes: int) -> list[float]:
     """The unit vector along the sum of these axes."""
     v = [0.0] * DIMS

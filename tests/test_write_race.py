@@ -437,9 +437,10 @@ def test_repeatable_read_cannot_write_with_an_embedding_and_serializable_keeps_t
 
 
 def _lookups(conn: psycopg.Connection) -> int:
-    """Calls of brain._nearest_k (the duplicate lookup) by this connection not yet flushed to the
+    """Calls of brain._near_write (the duplicate lookup) by this connection not yet flushed to the
     statistics: within one transaction, the difference of two readings counts its calls."""
-    return rows(conn, "SELECT pg_stat_get_xact_function_calls('brain._nearest_k'::regproc) AS n")[0]["n"] or 0
+    calls = "SELECT pg_stat_get_xact_function_calls('brain._near_write'::regproc) AS n"
+    return rows(conn, calls)[0]["n"] or 0
 
 
 def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) -> None:

@@ -299,19 +299,22 @@ AS $$
 $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
--- turns before their lookup; others do not wait. A write locks its 5 nearest
--- active memories of the kind and project, ids (brain._nearest_k; one key per
--- memory, taken in key order, so lockers never wait in a cycle); while the
--- scope holds fewer than 5, it also locks the scope's key, so the writers of
--- a new or small scope take turns. Two near-identical texts mostly lie near
--- the same stored memories, so the second waits for the first and, looking
--- again behind the locks (brain._write does when a transaction ended
+-- turns before their lookup; others do not wait. A write of a kind and
+-- project locks that scope's pair with each memory among the 5 vectors
+-- nearest its own in the space, whatever their kind, project or state, and
+-- among its near memories of the scope (ids, from brain._near_write; one key
+-- per pair, taken in key order, so lockers never wait in a cycle); while the
+-- space holds fewer than 5 vectors, it also locks the scope's key, so the
+-- first writers of a space take turns. Two near-identical texts mostly lie
+-- near the same stored vectors, so the second waits for the first and,
+-- looking again behind the locks (brain._write does when a transaction ended
 -- meanwhile), sees it and gets the result of a write made after it; two
--- unrelated texts lock different memories and neither waits. Nothing
--- guarantees a shared neighbour (a scope crowded near one text and not the
--- other, an approximate walk): what makes the race certain is the check at
--- commit (brain._commit_check); these locks make it rare that the check has
--- to refuse a write. Held to the end of the transaction.
+-- unrelated texts lock different pairs, and so do two writes of different
+-- scopes near the same memories, and neither waits. Nothing guarantees a
+-- shared neighbour (a space crowded near one text and not the other, an
+-- approximate walk): what makes the race certain is the check at commit
+-- (brain._commit_check); these locks make it rare that the check has to
+-- refuse a write. Held to the end of the transaction.
 DROP FUNCTION IF EXISTS brain._lock_near(brain.embedding_space, public.vector, text, text, bigint);
 CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[])
 RETURNS void
@@ -321,11 +324,12 @@ AS $$
 DECLARE
     key integer;
 BEGIN
-    IF cardinality(ids) < 5 THEN
+    IF (SELECT count(DISTINCT i) FROM unnest(ids) AS i) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
                                       hashtext(s.workspace_id || '/' || kind || '/' || project));
     END IF;
-    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || i) FROM unnest(ids) AS i ORDER BY 1 LOOP
+    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || kind || '/' || project || '/' || i)
+               FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;
 END
@@ -533,6 +537,97 @@ BEGIN
                                            replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
+END
+$$;
+
+-- The duplicate lookup of a write of one memory (brain._write, its check at
+-- commit, brain.attach_embedding), at a cost that does not depend on how many
+-- memories its kind and project hold. It walks the space's vectors nearest
+-- first, whatever their memory, and stops at the first one less than
+-- min_similarity similar once it has passed 5 (a walk the scope's filter
+-- cannot shorten: brain._nearest_k walks until 5 rows of the scope pass,
+-- about 5 x space / scope index tuples, all of a space for a new project).
+-- It returns
+-- * the space's 5 nearest vectors' memories, whatever their kind, project or
+--   state (in_scope false): the ones brain._lock_near locks, so two
+--   near-identical texts written at once lock the same ones and take turns;
+-- * the active memories of the kind and project, other than exclude_id, at
+--   least min_similarity similar, nearest first, at most 5 (in_scope true):
+--   the only ones a write's dedup decides on (the related threshold is its
+--   lowest), as brain._nearest_k's 5 nearest of the scope would give them.
+-- A space of fewer than brain._exact_rank_rows() vectors is ranked exactly.
+-- A walk that meets 200 vectors within min_similarity (a crowd of
+-- near-identical texts, of other kinds or projects too) stops there, and the
+-- scope's memories are taken from brain._nearest_k's scoped walk instead.
+CREATE OR REPLACE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text,
+                                             project text, exclude_id bigint, min_similarity real)
+RETURNS TABLE (memory_id bigint, similarity real, in_scope boolean)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+SET hnsw.iterative_scan = strict_order
+SET hnsw.max_scan_tuples = 20000
+SET enable_sort = off  -- as in _nearest_k: the HNSW index, whatever the estimates
+AS $$
+DECLARE
+    cap constant integer := 200;
+    walks text[];
+    walk text;
+    r record;
+    n integer;
+    crowded boolean := false;
+    ids bigint[] := '{}';
+    sims real[] := '{}';
+BEGIN
+    IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
+                              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
+                              LIMIT brain._exact_rank_rows()) AS x) < brain._exact_rank_rows() THEN
+        -- Every distance, on the stored column (not the cast the index holds).
+        walks := ARRAY[format($q$
+            SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+            FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
+            ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap)];
+    ELSE
+        -- The HNSW index, then the vectors waiting outside it (ranked exactly).
+        walks := ARRAY[format($q$
+            SELECT x.memory_id, (1 - x.dist)::real AS sim FROM %s AS x $q$,
+            brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2', cap,
+                               waiting => false))];
+        IF EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN
+            walks := walks || format($q$
+                SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                FROM brain._waiting_vectors($3) AS w
+                JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s AND e.memory_id = w.memory_id
+                ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap);
+        END IF;
+    END IF;
+    FOREACH walk IN ARRAY walks LOOP
+        n := 0;
+        FOR r IN EXECUTE walk USING v, s.workspace_id, s LOOP
+            n := n + 1;
+            EXIT WHEN n > 5 AND r.sim < min_similarity;
+            ids := ids || r.memory_id;
+            sims := sims || r.sim;
+            IF n = cap THEN
+                crowded := true;
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN QUERY
+        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims) AS c(memory_id, sim)
+        ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+    IF crowded THEN
+        RETURN QUERY
+            SELECT x.memory_id, x.similarity, true
+            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x
+            WHERE x.similarity >= min_similarity;
+    ELSE
+        RETURN QUERY
+            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims) AS c(memory_id, sim)
+            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = c.memory_id
+            WHERE c.sim >= min_similarity AND m.kind = _near_write.kind AND m.project = _near_write.project
+              AND m.state = 'active' AND m.memory_id IS DISTINCT FROM exclude_id
+            ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+    END IF;
 END
 $$;
 

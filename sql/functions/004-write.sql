@@ -529,8 +529,8 @@ BEGIN
         CONTINUE WHEN vec IS NULL;
         FOR near IN
             SELECT x.memory_id, x.similarity
-            FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
-            WHERE x.similarity >= space.related
+            FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+            WHERE x.in_scope
             ORDER BY x.similarity DESC, x.memory_id
         LOOP
             SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -602,8 +602,9 @@ DECLARE
     related brain.memory;
     related_sim real;
     lookup pg_snapshot;
-    near_ids bigint[];  -- the lookup's nearest memories of the kind and project (brain._nearest_k)
+    near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
+    lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -709,10 +710,12 @@ BEGIN
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             lookup := pg_current_snapshot();  -- what the lookup saw at least
-            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
-            INTO near_ids, near_sims
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
-            PERFORM brain._lock_near(space, p_kind, v_project, near_ids);
+            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.in_scope), '{}'),
+                   coalesce(array_agg(x.similarity) FILTER (WHERE x.in_scope), '{}'),
+                   coalesce(array_agg(x.memory_id), '{}')
+            INTO near_ids, near_sims, lock_ids
+            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x;
+            PERFORM brain._lock_near(space, p_kind, v_project, lock_ids);
         END IF;
     END IF;
 
@@ -731,7 +734,8 @@ BEGIN
             lookup := pg_current_snapshot();
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
-            FROM brain._nearest_k(space, vec, p_kind, v_project, p_supersedes, 5) AS x;
+            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x
+            WHERE x.in_scope;
         END IF;
         -- The nearest first: the first that carries the same information and is
         -- near-identical takes the write in (a fold); the first related one that
@@ -940,8 +944,8 @@ BEGIN
     PERFORM brain._lock_writes(mem.kind, mem.project);
     FOR near IN
         SELECT x.memory_id, x.similarity
-        FROM brain._nearest_k(space, vec, mem.kind, mem.project, mem.memory_id, 5) AS x
-        WHERE x.similarity >= space.related
+        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+        WHERE x.in_scope
         ORDER BY x.similarity DESC, x.memory_id
     LOOP
         SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
