@@ -53,7 +53,7 @@ $$;
 
 CREATE OR REPLACE FUNCTION pg_temp.bench_t_search(
     p_query text, p_embedding double precision[], p_tags text[], p_max_results integer,
-    p_min_relevance double precision DEFAULT 0, p_neighbours integer DEFAULT 0,
+    p_min_relevance double precision DEFAULT 0, p_neighbours integer DEFAULT 0, p_kinds text[] DEFAULT NULL,
     OUT ids bigint[], OUT vector_ranks integer[], OUT sims real[], OUT ms double precision,
     OUT relevances real[])
 LANGUAGE plpgsql AS $$
@@ -67,7 +67,7 @@ BEGIN
            coalesce(array_agg(s.similarity ORDER BY s.ordinality), '{}'),
            coalesce(array_agg(s.relevance ORDER BY s.ordinality), '{}')
     INTO ids, vector_ranks, sims, relevances
-    FROM brain.search(query => p_query, query_embedding => p_embedding, tags => p_tags,
+    FROM brain.search(query => p_query, query_embedding => p_embedding, tags => p_tags, kinds => p_kinds,
                       max_results => p_max_results, min_relevance => p_min_relevance,
                       neighbours => p_neighbours)
          WITH ORDINALITY AS s;
@@ -106,12 +106,13 @@ def timed_search(
     max_results: int = 10,
     min_relevance: float = 0.0,
     neighbours: int = 0,
+    kinds: list[str] | None = None,
 ) -> dict[str, Any]:
     """One brain.search, timed in the database. min_relevance 0 (every result the
     ranking gives) unless asked: the latency and recall figures measure the ranking."""
     ids, ranks, sims, ms, relevances = conn.execute(
-        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s, %s, %s)",
-        (query, _vec(vec), tags, max_results, min_relevance, neighbours),
+        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s, %s, %s, %s)",
+        (query, _vec(vec), tags, max_results, min_relevance, neighbours, kinds),
     ).fetchone()
     return {"ids": ids, "vector_ranks": ranks, "sims": sims, "ms": ms, "relevances": relevances}
 
@@ -234,6 +235,36 @@ def filtered_search(
         "fraction_full_when_max_results_exist": round(full / exist, 3) if exist else None,
         "shortfalls": shortfalls[:10],
     }
+
+
+def filter_selectivity(
+    conn: psycopg.Connection, queries: list[str], qvecs: np.ndarray, tags: list[str]
+) -> dict[str, Any]:
+    """Hybrid search under filters that keep about 0.1%, 1%, 10% and 70% of the rows (a task of one
+    component, one component, the rules, the facts): p50 / p95, the rows each filter keeps, and how
+    many searches came back with fewer than 10 results."""
+    filters = {
+        "0.1% (kinds task, one component tag)": lambda tag: {"kinds": ["task"], "tags": [tag]},
+        "1% (one component tag)": lambda tag: {"tags": [tag]},
+        "10% (kinds rule)": lambda tag: {"kinds": ["rule"]},
+        "70% (kinds fact)": lambda tag: {"kinds": ["fact"]},
+    }
+    out: dict[str, Any] = {}
+    for label, make in filters.items():
+        times, short = [], 0
+        for q, v, tag in zip(queries, qvecs, tags, strict=True):
+            r = timed_search(conn, q, v, **make(tag))
+            times.append(r["ms"])
+            short += len(r["ids"]) < 10
+        f = make(tags[0])
+        (kept,) = conn.execute(
+            "SELECT count(*) FROM brain.memory WHERE workspace_id = brain.current_workspace()"
+            " AND state = 'active' AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))"
+            " AND (%(tags)s::text[] IS NULL OR tags @> %(tags)s)",
+            {"kinds": f.get("kinds"), "tags": f.get("tags")},
+        ).fetchone()
+        out[label] = summary(times) | {"rows_kept_first_query": kept, "searches_under_10_results": short}
+    return out
 
 
 def _vector_eligible_rows(

@@ -120,6 +120,14 @@ def run(
             )
             latency.log_summary("filtered search", result["search_filtered"])
             log(f"  filtered searches complete: {result['search_filtered']['fraction_complete']}")
+            log(f"  filters of four selectivities: {n_filtered} queries each")
+            result["search_by_filter"] = latency.filter_selectivity(
+                conn, queries[:n_filtered], qvecs[:n_filtered], tags
+            )
+            for label, r in result["search_by_filter"].items():
+                latency.log_summary(
+                    f"filter {label}", r | {"n": f"{r['n']}, kept {r['rows_kept_first_query']:,}"}
+                )
 
             if not minilm:
                 log("  the raw PostgreSQL floor: HNSW top-10, full-text top-10, filtered HNSW, INSERT")
