@@ -561,7 +561,7 @@ BEGIN
         FOR near IN
             SELECT x.memory_id, x.similarity
             FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-            WHERE x.in_scope
+            WHERE x.decides
             ORDER BY x.similarity DESC, x.memory_id
         LOOP
             SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -1557,7 +1557,7 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
         || '.'
 $$;
-CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, in_scope boolean)
+CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, decides boolean)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
@@ -1566,51 +1566,73 @@ CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind
     AS $_$
 DECLARE
     cap constant integer := 200;
+    small constant integer := 50;
+    -- a walked row's memory: of the scope, and active (not exclude_id)
+    of_scope constant text := '(SELECT m.kind = $4 AND m.project = $5 AND m.state = ''active''
+                                       AND m.memory_id IS DISTINCT FROM $6
+                                FROM brain.memory m WHERE m.workspace_id = $2 AND m.memory_id = x.memory_id)';
     walks text[];
     walk text;
     r record;
     n integer;
+    met integer;
     crowded boolean := false;
     ids bigint[] := '{}';
     sims real[] := '{}';
+    scoped boolean[] := '{}';
 BEGIN
-    IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
-                              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                              LIMIT brain._exact_rank_rows()) AS x) < brain._exact_rank_rows() THEN
-        -- Every distance, on the stored column (not the cast the index holds).
+    IF (SELECT count(*) FROM (SELECT FROM brain.memory m
+                              WHERE m.workspace_id = s.workspace_id AND m.kind = _near_write.kind
+                                AND m.project = _near_write.project AND m.state = 'active'
+                                AND m.memory_id IS DISTINCT FROM exclude_id
+                              LIMIT small) AS x) < small THEN
+        RETURN QUERY
+            SELECT x.memory_id, x.similarity, x.similarity >= min_similarity
+            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
+        RETURN;
+    END IF;
+    IF (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c WHERE c.workspace_id = s.workspace_id)
+       <= brain._exact_rank_rows() THEN
+        -- A small space: every distance, on the stored column (not the cast the index holds).
         walks := ARRAY[format($q$
-            SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
-            FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
-            ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap)];
+            SELECT x.memory_id, x.sim, coalesce(%s, false) AS scoped
+            FROM (SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                  FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
+                  ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s) AS x $q$, of_scope, s.space_id, cap)];
     ELSE
         -- The HNSW index, then the vectors waiting outside it (ranked exactly).
         walks := ARRAY[format($q$
-            SELECT x.memory_id, (1 - x.dist)::real AS sim FROM %s AS x $q$,
-            brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2', cap,
-                               waiting => false))];
+            SELECT x.memory_id, (1 - x.dist)::real AS sim, coalesce(%s, false) AS scoped FROM %s AS x $q$,
+            of_scope, brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2',
+                                         cap, waiting => false))];
         IF EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN
             walks := walks || format($q$
-                SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
-                FROM brain._waiting_vectors($3) AS w
-                JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s AND e.memory_id = w.memory_id
-                ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap);
+                SELECT x.memory_id, x.sim, coalesce(%s, false) AS scoped
+                FROM (SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                      FROM brain._waiting_vectors($3) AS w
+                      JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s
+                                            AND e.memory_id = w.memory_id
+                      ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s) AS x $q$, of_scope, s.space_id, cap);
         END IF;
     END IF;
     FOREACH walk IN ARRAY walks LOOP
         n := 0;
-        FOR r IN EXECUTE walk USING v, s.workspace_id, s LOOP
+        met := 0;
+        FOR r IN EXECUTE walk USING v, s.workspace_id, s, kind, project, exclude_id LOOP
             n := n + 1;
-            EXIT WHEN n > 5 AND r.sim < min_similarity;
+            EXIT WHEN n > 5 AND (r.sim < min_similarity OR met >= 5);
             ids := ids || r.memory_id;
             sims := sims || r.sim;
+            scoped := scoped || (r.scoped AND r.sim >= min_similarity);
+            met := met + (r.scoped AND r.sim >= min_similarity)::integer;
             IF n = cap THEN
                 crowded := true;
             END IF;
         END LOOP;
     END LOOP;
     RETURN QUERY
-        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims) AS c(memory_id, sim)
-        ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims, scoped) AS c(memory_id, sim, scoped)
+        WHERE NOT c.scoped ORDER BY c.sim DESC, c.memory_id LIMIT 5;
     IF crowded THEN
         RETURN QUERY
             SELECT x.memory_id, x.similarity, true
@@ -1618,11 +1640,8 @@ BEGIN
             WHERE x.similarity >= min_similarity;
     ELSE
         RETURN QUERY
-            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims) AS c(memory_id, sim)
-            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = c.memory_id
-            WHERE c.sim >= min_similarity AND m.kind = _near_write.kind AND m.project = _near_write.project
-              AND m.state = 'active' AND m.memory_id IS DISTINCT FROM exclude_id
-            ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims, scoped) AS c(memory_id, sim, scoped)
+            WHERE c.scoped ORDER BY c.sim DESC, c.memory_id LIMIT 5;
     END IF;
 END
 $_$;
@@ -2348,8 +2367,8 @@ BEGIN
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             lookup := pg_current_snapshot();  -- what the lookup saw at least
-            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.in_scope), '{}'),
-                   coalesce(array_agg(x.similarity) FILTER (WHERE x.in_scope), '{}'),
+            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.decides), '{}'),
+                   coalesce(array_agg(x.similarity) FILTER (WHERE x.decides), '{}'),
                    coalesce(array_agg(x.memory_id), '{}')
             INTO near_ids, near_sims, lock_ids
             FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x;
@@ -2371,7 +2390,7 @@ BEGIN
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
             FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x
-            WHERE x.in_scope;
+            WHERE x.decides;
         END IF;
         -- The nearest first: the first that carries the same information and is
         -- near-identical takes the write in (a fold); the first related one that
@@ -2657,7 +2676,7 @@ BEGIN
     FOR near IN
         SELECT x.memory_id, x.similarity
         FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-        WHERE x.in_scope
+        WHERE x.decides
         ORDER BY x.similarity DESC, x.memory_id
     LOOP
         SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -8056,7 +8075,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 2206d6dbe321773e739954ad4f1357cdcd4ca0177bd0d811f3f816bfefdcd234';
+COMMENT ON TABLE brain.migration IS 'functions 414c2c0aff1cd43e1690afee127ce65aa71bbe730684a63fec5d18a60b0f24d9';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

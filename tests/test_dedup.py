@@ -5,6 +5,8 @@ from __future__ import annotations
 import math
 import random
 import threading
+from collections.abc import Callable
+from typing import Any
 
 import psycopg
 import pytest
@@ -294,15 +296,31 @@ def _calls(conn: psycopg.Connection, function: str) -> int:
     return scalar(conn, "SELECT pg_stat_get_xact_function_calls(%s::regproc)", (function,)) or 0
 
 
-def test_the_duplicate_lookup_walks_the_space_not_the_scope(database, db_url) -> None:
-    """A write's duplicate lookup (brain._near_write) walks the space's nearest vectors, whatever their
-    kind and project, and stops past the related threshold: a write in a rare project, or a new one,
-    decides without the scoped walk (brain._nearest_k, which ran until five memories of the scope
-    passed: all of a space for a new project). Only a crowd of over 200 vectors of other scopes nearer
-    than the scope's related memory sends the lookup there, and it still finds that memory."""
+def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) -> None:
+    """A write's duplicate lookup (brain._near_write) ranks a scope of fewer than 50 memories exactly
+    (brain._nearest_k on its few rows), and walks a larger one's space nearest first, whatever kind and
+    project its vectors are of, until it has met 5 of the scope or passed the related threshold: a
+    scope of 60 among 300 others decides without the walk filtered by the scope, and so does one
+    crowded with 210 of its own near memories. Only a crowd of over 200 vectors of other scopes nearer
+    than the scope's related memory sends the lookup on the filtered walk, and it still finds it."""
     with psycopg.connect(database, autocommit=True) as owner:
         dbname = owner.info.dbname
         owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} SET track_functions = 'all'")
+
+    def lookups(conn: psycopg.Connection, write: Callable[[], Any]) -> tuple[Any, int]:
+        """The write's outcome (or its error) and how many filtered walks (brain._nearest_k) it ran."""
+        conn.execute("BEGIN")
+        before = _calls(conn, "brain._nearest_k")
+        conn.execute("SAVEPOINT write")
+        try:
+            outcome = write()
+        except psycopg.Error as exc:
+            outcome = exc
+            conn.execute("ROLLBACK TO SAVEPOINT write")
+        walks = _calls(conn, "brain._nearest_k") - before
+        conn.execute("COMMIT")
+        return outcome, walks
+
     try:
         with psycopg.connect(db_url, autocommit=True) as conn:
             one(conn, "SELECT brain.set_setting('exact_rank_rows', '20')")  # the HNSW walk, not exact
@@ -313,70 +331,99 @@ def test_the_duplicate_lookup_walks_the_space_not_the_scope(database, db_url) ->
                 remember(
                     conn,
                     kind="fact",
-                    project="fleet",
+                    project="fleet" if i < 240 else "mid",
                     headline=f"Disk {i} has {i * 3} GB free",
                     embedding=[x / norm for x in g],
                 )
-            kept = remember(
+            rare = remember(
                 conn, kind="fact", project="rare", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
             )
-            conn.execute("BEGIN")
-            scoped, walks = _calls(conn, "brain._nearest_k"), _calls(conn, "brain._near_write")
-            again = remember(
-                conn,
-                kind="fact",
-                project="rare",
-                headline="Backups run at 02:00 UTC!",
-                embedding=unit(0.99, axis=1),
+            mid = remember(
+                conn, kind="fact", project="mid", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
             )
-            new = remember(
-                conn, kind="fact", project="new", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
-            )
-            quiet = (_calls(conn, "brain._nearest_k") - scoped, _calls(conn, "brain._near_write") - walks)
-            conn.execute("COMMIT")
-            print(
-                f"\nrare project: {again['action']}; new project: {new['action']};"
-                f" scoped walks, lookups: {quiet}"
-            )
-            assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
-            assert new["action"] == "created"
-            assert quiet == (0, 2), "a rare or new scope must not send the lookup on the scoped walk"
+            tried = []
+            for project, kept, expect_walks in (("rare", rare, 1), ("mid", mid, 0)):
+                again, walks = lookups(
+                    conn,
+                    lambda p=project: remember(
+                        conn,
+                        kind="fact",
+                        project=p,
+                        headline="Backups run at 02:00 UTC!",
+                        embedding=unit(0.99, axis=1),
+                    ),
+                )
+                tried.append(f"{project}: {again['action']} #{again['memory_id']}, filtered walks {walks}")
+                assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
+                assert walks == expect_walks, tried
 
-            # 210 log lines of another project, each 0.9 similar to e0, nearer to it than the fact below;
-            # the space's 500-odd vectors ranked exactly, so the walk meets them in order
-            one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
+            # 210 log lines of project 'mid' itself, each 0.9 similar to e0: the walk stops at 5 of them
             for k in range(210):
                 remember(
                     conn,
                     kind="fact",
-                    project="logs",
+                    project="logs" if k < 205 else "mid",
                     headline=f"Host {k} logged backup step {k}",
                     embedding=unit(0.9, axis=2 + k),
                 )
-            related = remember(
+            for k in range(205):
+                remember(
+                    conn,
+                    kind="fact",
+                    project="mid",
+                    headline=f"Host {k} archived backup step {k}",
+                    embedding=unit(0.9, axis=2 + k),
+                )
+            own, walks = lookups(
+                conn,
+                lambda: remember(
+                    conn,
+                    kind="fact",
+                    project="mid",
+                    headline="Backups run at 02:00 UTC every day",
+                    embedding=unit(0.995, axis=250),
+                ),
+            )
+            tried.append(
+                f"mid, crowded by its own: {own['action']} #{own['memory_id']}, filtered walks {walks}"
+            )
+            assert own["memory_id"] == mid["memory_id"] and walks == 0, tried
+
+            # 205 lines of 'logs' nearer to e0 than the fact of 'crowded' below: the filtered walk finds it
+            # (ranked exactly: an HNSW graph of such equidistant crowds is not what is tested here)
+            one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
+            crowded = remember(
                 conn,
                 kind="fact",
                 project="crowded",
                 headline="Backups run at 02:00 UTC",
                 embedding=unit(0.85, axis=300),
             )
-            conn.execute("BEGIN")
-            scoped = _calls(conn, "brain._nearest_k")
-            conn.execute("SAVEPOINT write")
-            with raises_br("BR008") as refused:
+            for k in range(60):
                 remember(
                     conn,
                     kind="fact",
                     project="crowded",
-                    headline="The backups run at 02:00 UTC",
-                    embedding=unit(1.0, axis=301),
+                    headline=f"Rack {k} holds host {k}",
+                    embedding=unit(0.1, axis=301 + k % 60),
                 )
-            conn.execute("ROLLBACK TO SAVEPOINT write")
-            crowd = _calls(conn, "brain._nearest_k") - scoped
-            conn.execute("ROLLBACK")
-            print(f"behind a crowd of 210: refused as related; scoped walks {crowd}")
-            assert f'"duplicate_of": {related["memory_id"]}' in refused.error.diag.message_detail
-            assert crowd == 1
+            refused, walks = lookups(
+                conn,
+                lambda: remember(
+                    conn,
+                    kind="fact",
+                    project="crowded",
+                    headline="The backups run at 02:00 UTC",
+                    embedding=unit(1.0, axis=370),
+                ),
+            )
+            tried.append(
+                f"crowded by 205 others: {getattr(refused, 'sqlstate', refused)}, filtered walks {walks}"
+            )
+            print("\n" + "\n".join(tried))
+            assert isinstance(refused, psycopg.Error) and refused.sqlstate == "BR008", tried
+            assert f'"duplicate_of": {crowded["memory_id"]}' in refused.diag.message_detail
+            assert walks == 1, tried
     finally:
         with psycopg.connect(database, autocommit=True) as owner:
             owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} RESET track_functions")

@@ -109,6 +109,64 @@ def _report(title: str, tried: list[str], through: list[dict]) -> None:
     )
 
 
+def test_near_duplicates_written_at_once_into_a_new_project_take_turns(conn, db_url) -> None:
+    """A new project, in a space of ten vectors of other projects: two near-identical texts (0.97)
+    whose five nearest stored vectors are disjoint, so they share no neighbour to lock. While the
+    project holds fewer than 5 memories its writers take its scope lock: the second waits for the
+    first and then folds into it, and nothing is refused at commit."""
+    a = _vec({0: 1.0})
+    b = _vec({0: 1.0, 1: 0.25})
+    assert _cos(a, b) > 0.95
+    near_a = [_vec({0: 1.0, 1: -0.5, 10 + k: 0.1}) for k in range(5)]
+    near_b = [_vec({0: 1.0, 1: 0.75, 20 + k: 0.1}) for k in range(5)]
+    assert min(_cos(a, x) for x in near_a) > max(_cos(a, x) for x in near_b)
+    assert min(_cos(b, x) for x in near_b) > max(_cos(b, x) for x in near_a)
+    for k, v in enumerate(near_a + near_b):
+        r = remember(
+            conn, kind="fact", project=f"other{k}", headline=f"Rack r{k} holds host h{k}", embedding=v
+        )
+        assert r["action"] == "created"
+
+    outcome: dict[str, str] = {}
+    tried = []
+    with psycopg.connect(db_url) as holder, psycopg.connect(db_url, autocommit=True) as writer:
+        writer.execute("SET lock_timeout = '20s'")
+        first = remember(
+            holder, kind="fact", project="fresh", headline="Deploys freeze on Fridays", embedding=a
+        )
+        tried.append(f"holder: 'Deploys freeze on Fridays' -> {first['action']} #{first['memory_id']} (open)")
+
+        def second() -> None:
+            try:
+                r = remember(
+                    writer, kind="fact", project="fresh", headline="Deploys freeze on Fridays!", embedding=b
+                )
+                outcome["writer"] = f"{r['action']} #{r['memory_id']}"
+            except psycopg.Error as exc:
+                outcome["writer"] = exc.sqlstate or "error"
+
+        t = threading.Thread(target=second)
+        t.start()
+        waited = False
+        deadline = time.monotonic() + 20
+        while t.is_alive() and not waited and time.monotonic() < deadline:
+            waited = bool(_waiting_on_advisory(conn, [writer.info.backend_pid]))
+            time.sleep(0.02)
+        try:
+            holder.commit()
+            outcome["holder"] = "committed"
+        except psycopg.Error as exc:
+            outcome["holder"] = exc.sqlstate or "error"
+        t.join()
+    tried.append(f"writer: 'Deploys freeze on Fridays!' waited {waited} -> {outcome.get('writer')}")
+    tried.append(f"holder: COMMIT -> {outcome['holder']}")
+    through = _active(conn, "Deploys freeze on Friday%")
+    _report("near-identical pair in a new project, disjoint neighbours", tried, through)
+    assert [r["memory_id"] for r in through] == [first["memory_id"]]
+    assert waited and outcome["holder"] == "committed"
+    assert outcome["writer"] == f"updated #{first['memory_id']}"
+
+
 def test_two_near_duplicates_with_disjoint_neighbours_end_as_one_memory(conn, db_url) -> None:
     """A (held open) and A' (a second connection) share none of their five nearest stored memories,
     so they take no lock in common and both are created; the one that commits second finds the other

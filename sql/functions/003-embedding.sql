@@ -300,21 +300,22 @@ $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
 -- turns before their lookup; others do not wait. A write of a kind and
--- project locks that scope's pair with each memory among the 5 vectors
--- nearest its own in the space, whatever their kind, project or state, and
--- among its near memories of the scope (ids, from brain._near_write; one key
--- per pair, taken in key order, so lockers never wait in a cycle); while the
--- space holds fewer than 5 vectors, it also locks the scope's key, so the
--- first writers of a space take turns. Two near-identical texts mostly lie
--- near the same stored vectors, so the second waits for the first and,
--- looking again behind the locks (brain._write does when a transaction ended
--- meanwhile), sees it and gets the result of a write made after it; two
--- unrelated texts lock different pairs, and so do two writes of different
--- scopes near the same memories, and neither waits. Nothing guarantees a
--- shared neighbour (a space crowded near one text and not the other, an
--- approximate walk): what makes the race certain is the check at commit
--- (brain._commit_check); these locks make it rare that the check has to
--- refuse a write. Held to the end of the transaction.
+-- project locks that scope's pair with each memory its lookup returned (ids,
+-- from brain._near_write: the scope's nearest or, in a larger scope, the
+-- space's nearest vectors whatever their memory, and the scope's near ones;
+-- one key per pair, taken in key order, so lockers never wait in a cycle);
+-- while the scope holds fewer than 5 memories (fewer than 5 ids), it also
+-- locks the scope's key, so the first writers of a project take turns. Two
+-- near-identical texts mostly lie near the same stored vectors, so the
+-- second waits for the first and, looking again behind the locks
+-- (brain._write does when a transaction ended meanwhile), sees it and gets
+-- the result of a write made after it; two unrelated texts lock different
+-- pairs, and so do two writes of different scopes near the same memories,
+-- and neither waits. Nothing guarantees a shared neighbour (a space crowded
+-- near one text and not the other, an approximate walk): what makes the race
+-- certain is the check at commit (brain._commit_check); these locks make it
+-- rare that the check has to refuse a write. Held to the end of the
+-- transaction.
 DROP FUNCTION IF EXISTS brain._lock_near(brain.embedding_space, public.vector, text, text, bigint);
 CREATE OR REPLACE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[])
 RETURNS void
@@ -541,27 +542,28 @@ END
 $$;
 
 -- The duplicate lookup of a write of one memory (brain._write, its check at
--- commit, brain.attach_embedding), at a cost that does not depend on how many
--- memories its kind and project hold. It walks the space's vectors nearest
--- first, whatever their memory, and stops at the first one less than
--- min_similarity similar once it has passed 5 (a walk the scope's filter
--- cannot shorten: brain._nearest_k walks until 5 rows of the scope pass,
--- about 5 x space / scope index tuples, all of a space for a new project).
--- It returns
--- * the space's 5 nearest vectors' memories, whatever their kind, project or
---   state (in_scope false): the ones brain._lock_near locks, so two
---   near-identical texts written at once lock the same ones and take turns;
--- * the active memories of the kind and project, other than exclude_id, at
---   least min_similarity similar, nearest first, at most 5 (in_scope true):
---   the only ones a write's dedup decides on (the related threshold is its
---   lowest), as brain._nearest_k's 5 nearest of the scope would give them.
--- A space of fewer than brain._exact_rank_rows() vectors is ranked exactly.
--- A walk that meets 200 vectors within min_similarity (a crowd of
--- near-identical texts, of other kinds or projects too) stops there, and the
--- scope's memories are taken from brain._nearest_k's scoped walk instead.
+-- commit, brain.attach_embedding), at a cost bounded whatever the size of
+-- its kind and project. Rows (memory_id, similarity, decides):
+-- * decides: an active memory of the kind and project, other than
+--   exclude_id, at least min_similarity similar; the 5 nearest such, the
+--   only ones a write's dedup decides on (the related threshold is its
+--   lowest), as the scope's 5 nearest would give them;
+-- * every row: what brain._lock_near locks, so that two near-identical texts
+--   written at once lock the same keys and take turns.
+-- A scope of fewer than 50 memories is ranked exactly: its 5 nearest (fewer
+-- than 5, and brain._lock_near locks the whole scope). A larger one walks
+-- the space's vectors nearest first, whatever their memory (a walk a filter
+-- cannot shorten: one filtered by the scope meets it every space / scope
+-- tuples), and stops once it has met 5 of the scope's memories at least
+-- min_similarity similar, or, past its first 5 rows, a vector less similar;
+-- the rows are the first 5 it met and the scope's. A walk that meets 200
+-- vectors within min_similarity without 5 of the scope among them (a crowd
+-- of near-identical texts of other kinds or projects) stops there, and the
+-- scope's are taken from brain._nearest_k's walk filtered by the scope.
+DROP FUNCTION IF EXISTS brain._near_write(brain.embedding_space, public.vector, text, text, bigint, real);
 CREATE OR REPLACE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text,
                                              project text, exclude_id bigint, min_similarity real)
-RETURNS TABLE (memory_id bigint, similarity real, in_scope boolean)
+RETURNS TABLE (memory_id bigint, similarity real, decides boolean)
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
@@ -570,51 +572,73 @@ SET enable_sort = off  -- as in _nearest_k: the HNSW index, whatever the estimat
 AS $$
 DECLARE
     cap constant integer := 200;
+    small constant integer := 50;
+    -- a walked row's memory: of the scope, and active (not exclude_id)
+    of_scope constant text := '(SELECT m.kind = $4 AND m.project = $5 AND m.state = ''active''
+                                       AND m.memory_id IS DISTINCT FROM $6
+                                FROM brain.memory m WHERE m.workspace_id = $2 AND m.memory_id = x.memory_id)';
     walks text[];
     walk text;
     r record;
     n integer;
+    met integer;
     crowded boolean := false;
     ids bigint[] := '{}';
     sims real[] := '{}';
+    scoped boolean[] := '{}';
 BEGIN
-    IF (SELECT count(*) FROM (SELECT FROM brain.embedding e
-                              WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id
-                              LIMIT brain._exact_rank_rows()) AS x) < brain._exact_rank_rows() THEN
-        -- Every distance, on the stored column (not the cast the index holds).
+    IF (SELECT count(*) FROM (SELECT FROM brain.memory m
+                              WHERE m.workspace_id = s.workspace_id AND m.kind = _near_write.kind
+                                AND m.project = _near_write.project AND m.state = 'active'
+                                AND m.memory_id IS DISTINCT FROM exclude_id
+                              LIMIT small) AS x) < small THEN
+        RETURN QUERY
+            SELECT x.memory_id, x.similarity, x.similarity >= min_similarity
+            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
+        RETURN;
+    END IF;
+    IF (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c WHERE c.workspace_id = s.workspace_id)
+       <= brain._exact_rank_rows() THEN
+        -- A small space: every distance, on the stored column (not the cast the index holds).
         walks := ARRAY[format($q$
-            SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
-            FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
-            ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap)];
+            SELECT x.memory_id, x.sim, coalesce(%s, false) AS scoped
+            FROM (SELECT e.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                  FROM brain.embedding e WHERE e.workspace_id = $2 AND e.space_id = %s
+                  ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s) AS x $q$, of_scope, s.space_id, cap)];
     ELSE
         -- The HNSW index, then the vectors waiting outside it (ranked exactly).
         walks := ARRAY[format($q$
-            SELECT x.memory_id, (1 - x.dist)::real AS sim FROM %s AS x $q$,
-            brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2', cap,
-                               waiting => false))];
+            SELECT x.memory_id, (1 - x.dist)::real AS sim, coalesce(%s, false) AS scoped FROM %s AS x $q$,
+            of_scope, brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), '', 'e.workspace_id = $2',
+                                         cap, waiting => false))];
         IF EXISTS (SELECT FROM brain._waiting_vectors(s)) THEN
             walks := walks || format($q$
-                SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
-                FROM brain._waiting_vectors($3) AS w
-                JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s AND e.memory_id = w.memory_id
-                ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s $q$, s.space_id, cap);
+                SELECT x.memory_id, x.sim, coalesce(%s, false) AS scoped
+                FROM (SELECT w.memory_id, (1 - (e.embedding OPERATOR(public.<=>) $1))::real AS sim
+                      FROM brain._waiting_vectors($3) AS w
+                      JOIN brain.embedding e ON e.workspace_id = $2 AND e.space_id = %s
+                                            AND e.memory_id = w.memory_id
+                      ORDER BY e.embedding OPERATOR(public.<=>) $1 LIMIT %s) AS x $q$, of_scope, s.space_id, cap);
         END IF;
     END IF;
     FOREACH walk IN ARRAY walks LOOP
         n := 0;
-        FOR r IN EXECUTE walk USING v, s.workspace_id, s LOOP
+        met := 0;
+        FOR r IN EXECUTE walk USING v, s.workspace_id, s, kind, project, exclude_id LOOP
             n := n + 1;
-            EXIT WHEN n > 5 AND r.sim < min_similarity;
+            EXIT WHEN n > 5 AND (r.sim < min_similarity OR met >= 5);
             ids := ids || r.memory_id;
             sims := sims || r.sim;
+            scoped := scoped || (r.scoped AND r.sim >= min_similarity);
+            met := met + (r.scoped AND r.sim >= min_similarity)::integer;
             IF n = cap THEN
                 crowded := true;
             END IF;
         END LOOP;
     END LOOP;
     RETURN QUERY
-        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims) AS c(memory_id, sim)
-        ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+        SELECT c.memory_id, c.sim, false FROM unnest(ids, sims, scoped) AS c(memory_id, sim, scoped)
+        WHERE NOT c.scoped ORDER BY c.sim DESC, c.memory_id LIMIT 5;
     IF crowded THEN
         RETURN QUERY
             SELECT x.memory_id, x.similarity, true
@@ -622,11 +646,8 @@ BEGIN
             WHERE x.similarity >= min_similarity;
     ELSE
         RETURN QUERY
-            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims) AS c(memory_id, sim)
-            JOIN brain.memory m ON m.workspace_id = s.workspace_id AND m.memory_id = c.memory_id
-            WHERE c.sim >= min_similarity AND m.kind = _near_write.kind AND m.project = _near_write.project
-              AND m.state = 'active' AND m.memory_id IS DISTINCT FROM exclude_id
-            ORDER BY c.sim DESC, c.memory_id LIMIT 5;
+            SELECT c.memory_id, c.sim, true FROM unnest(ids, sims, scoped) AS c(memory_id, sim, scoped)
+            WHERE c.scoped ORDER BY c.sim DESC, c.memory_id LIMIT 5;
     END IF;
 END
 $$;

@@ -530,7 +530,7 @@ BEGIN
         FOR near IN
             SELECT x.memory_id, x.similarity
             FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-            WHERE x.in_scope
+            WHERE x.decides
             ORDER BY x.similarity DESC, x.memory_id
         LOOP
             SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
@@ -710,8 +710,8 @@ BEGIN
         PERFORM brain._lock_writes_shared(p_kind, v_project);
         IF p_kind <> 'incident' THEN
             lookup := pg_current_snapshot();  -- what the lookup saw at least
-            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.in_scope), '{}'),
-                   coalesce(array_agg(x.similarity) FILTER (WHERE x.in_scope), '{}'),
+            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.decides), '{}'),
+                   coalesce(array_agg(x.similarity) FILTER (WHERE x.decides), '{}'),
                    coalesce(array_agg(x.memory_id), '{}')
             INTO near_ids, near_sims, lock_ids
             FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x;
@@ -735,7 +735,7 @@ BEGIN
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
             FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x
-            WHERE x.in_scope;
+            WHERE x.decides;
         END IF;
         -- The nearest first: the first that carries the same information and is
         -- near-identical takes the write in (a fold); the first related one that
@@ -945,7 +945,7 @@ BEGIN
     FOR near IN
         SELECT x.memory_id, x.similarity
         FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-        WHERE x.in_scope
+        WHERE x.decides
         ORDER BY x.similarity DESC, x.memory_id
     LOOP
         SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
