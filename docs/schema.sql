@@ -1565,7 +1565,7 @@ CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind
     SET enable_sort TO 'off'
     AS $_$
 DECLARE
-    cap constant integer := 200;
+    cap constant integer := 40;  -- the first candidate list of an HNSW walk (hnsw.ef_search)
     small constant integer := 50;
     -- a walked row's memory: of the scope, and active (not exclude_id)
     of_scope constant text := '(SELECT m.kind = $4 AND m.project = $5 AND m.state = ''active''
@@ -8075,7 +8075,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 414c2c0aff1cd43e1690afee127ce65aa71bbe730684a63fec5d18a60b0f24d9';
+COMMENT ON TABLE brain.migration IS 'functions 779ce6dd5f2dd8cc263156e2c5a584f0d2a398945715ce2495383805b0c5256e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -301,7 +301,7 @@ def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) ->
     (brain._nearest_k on its few rows), and walks a larger one's space nearest first, whatever kind and
     project its vectors are of, until it has met 5 of the scope or passed the related threshold: a
     scope of 60 among 300 others decides without the walk filtered by the scope, and so does one
-    crowded with 210 of its own near memories. Only a crowd of over 200 vectors of other scopes nearer
+    crowded with 210 of its own near memories. Only a crowd of over 40 vectors of other scopes nearer
     than the scope's related memory sends the lookup on the filtered walk, and it still finds it."""
     with psycopg.connect(database, autocommit=True) as owner:
         dbname = owner.info.dbname

@@ -556,10 +556,12 @@ $$;
 -- cannot shorten: one filtered by the scope meets it every space / scope
 -- tuples), and stops once it has met 5 of the scope's memories at least
 -- min_similarity similar, or, past its first 5 rows, a vector less similar;
--- the rows are the first 5 it met and the scope's. A walk that meets 200
+-- the rows are the first 5 it met and the scope's. A walk that meets 40
 -- vectors within min_similarity without 5 of the scope among them (a crowd
--- of near-identical texts of other kinds or projects) stops there, and the
--- scope's are taken from brain._nearest_k's walk filtered by the scope.
+-- of similar texts, mostly of other kinds or projects) stops there, and the
+-- scope's are taken from brain._nearest_k's walk filtered by the scope: in
+-- a crowd, that walk costs what it did, and the 40 rows before it little
+-- (one candidate list of the index).
 DROP FUNCTION IF EXISTS brain._near_write(brain.embedding_space, public.vector, text, text, bigint, real);
 CREATE OR REPLACE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text,
                                              project text, exclude_id bigint, min_similarity real)
@@ -571,7 +573,7 @@ SET hnsw.max_scan_tuples = 20000
 SET enable_sort = off  -- as in _nearest_k: the HNSW index, whatever the estimates
 AS $$
 DECLARE
-    cap constant integer := 200;
+    cap constant integer := 40;  -- the first candidate list of an HNSW walk (hnsw.ef_search)
     small constant integer := 50;
     -- a walked row's memory: of the scope, and active (not exclude_id)
     of_scope constant text := '(SELECT m.kind = $4 AND m.project = $5 AND m.state = ''active''
