@@ -7243,9 +7243,9 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
         'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
         'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
-        'relevance_hybrid_bias', 1.34,    -- with both legs: bias of the fused log-odds
-        'relevance_hybrid_vector', 0.73,  -- weight of the vector log-odds
-        'relevance_hybrid_lexical', 0.48, -- weight of the lexical log-odds
+        'relevance_hybrid_bias', 0.81,    -- with both legs: bias of the fused log-odds
+        'relevance_hybrid_vector', 0.53,  -- weight of the vector log-odds
+        'relevance_hybrid_lexical', 0.42, -- weight of the lexical log-odds
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
@@ -8075,7 +8075,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 779ce6dd5f2dd8cc263156e2c5a584f0d2a398945715ce2495383805b0c5256e';
+COMMENT ON TABLE brain.migration IS 'functions f52a95cf3c1fddc853833348d2246b9954e80d87bddc4086c7f3421108414248';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
