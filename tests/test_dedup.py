@@ -323,35 +323,23 @@ def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) ->
 
     try:
         with psycopg.connect(db_url, autocommit=True) as conn:
+
+            def fact(project: str, headline: str, embedding: list[float]) -> dict:
+                return remember(conn, kind="fact", project=project, headline=headline, embedding=embedding)
+
             one(conn, "SELECT brain.set_setting('exact_rank_rows', '20')")  # the HNSW walk, not exact
             rng = random.Random(7)
             for i in range(300):
                 g = [rng.gauss(0, 1) for _ in range(DIMS)]
                 norm = math.sqrt(sum(x * x for x in g))
-                remember(
-                    conn,
-                    kind="fact",
-                    project="fleet" if i < 240 else "mid",
-                    headline=f"Disk {i} has {i * 3} GB free",
-                    embedding=[x / norm for x in g],
-                )
-            rare = remember(
-                conn, kind="fact", project="rare", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
-            )
-            mid = remember(
-                conn, kind="fact", project="mid", headline="Backups run at 02:00 UTC", embedding=unit(1.0)
-            )
+                fact("fleet" if i < 240 else "mid", f"Disk {i} has {i * 3} GB free", [x / norm for x in g])
+            rare = fact("rare", "Backups run at 02:00 UTC", unit(1.0))
+            mid = fact("mid", "Backups run at 02:00 UTC", unit(1.0))
             tried = []
             for project, kept, expect_walks in (("rare", rare, 1), ("mid", mid, 0)):
                 again, walks = lookups(
                     conn,
-                    lambda p=project: remember(
-                        conn,
-                        kind="fact",
-                        project=p,
-                        headline="Backups run at 02:00 UTC!",
-                        embedding=unit(0.99, axis=1),
-                    ),
+                    lambda p=project: fact(p, "Backups run at 02:00 UTC!", unit(0.99, axis=1)),
                 )
                 tried.append(f"{project}: {again['action']} #{again['memory_id']}, filtered walks {walks}")
                 assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
@@ -359,30 +347,12 @@ def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) ->
 
             # 210 log lines of project 'mid' itself, each 0.9 similar to e0: the walk stops at 5 of them
             for k in range(210):
-                remember(
-                    conn,
-                    kind="fact",
-                    project="logs" if k < 205 else "mid",
-                    headline=f"Host {k} logged backup step {k}",
-                    embedding=unit(0.9, axis=2 + k),
-                )
+                fact("logs" if k < 205 else "mid", f"Host {k} logged backup step {k}", unit(0.9, axis=2 + k))
             for k in range(205):
-                remember(
-                    conn,
-                    kind="fact",
-                    project="mid",
-                    headline=f"Host {k} archived backup step {k}",
-                    embedding=unit(0.9, axis=2 + k),
-                )
+                fact("mid", f"Host {k} archived backup step {k}", unit(0.9, axis=2 + k))
             own, walks = lookups(
                 conn,
-                lambda: remember(
-                    conn,
-                    kind="fact",
-                    project="mid",
-                    headline="Backups run at 02:00 UTC every day",
-                    embedding=unit(0.995, axis=250),
-                ),
+                lambda: fact("mid", "Backups run at 02:00 UTC every day", unit(0.995, axis=250)),
             )
             tried.append(
                 f"mid, crowded by its own: {own['action']} #{own['memory_id']}, filtered walks {walks}"
@@ -392,30 +362,12 @@ def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) ->
             # 205 lines of 'logs' nearer to e0 than the fact of 'crowded' below: the filtered walk finds it
             # (ranked exactly: an HNSW graph of such equidistant crowds is not what is tested here)
             one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
-            crowded = remember(
-                conn,
-                kind="fact",
-                project="crowded",
-                headline="Backups run at 02:00 UTC",
-                embedding=unit(0.85, axis=300),
-            )
+            crowded = fact("crowded", "Backups run at 02:00 UTC", unit(0.85, axis=300))
             for k in range(60):
-                remember(
-                    conn,
-                    kind="fact",
-                    project="crowded",
-                    headline=f"Rack {k} holds host {k}",
-                    embedding=unit(0.1, axis=301 + k % 60),
-                )
+                fact("crowded", f"Rack {k} holds host {k}", unit(0.1, axis=301 + k % 60))
             refused, walks = lookups(
                 conn,
-                lambda: remember(
-                    conn,
-                    kind="fact",
-                    project="crowded",
-                    headline="The backups run at 02:00 UTC",
-                    embedding=unit(1.0, axis=370),
-                ),
+                lambda: fact("crowded", "The backups run at 02:00 UTC", unit(1.0, axis=370)),
             )
             tried.append(
                 f"crowded by 205 others: {getattr(refused, 'sqlstate', refused)}, filtered walks {walks}"
