@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import psycopg
@@ -79,3 +81,22 @@ class _BrRaises:
 
 def memory_count(conn: psycopg.Connection) -> int:
     return scalar(conn, "SELECT count(*) FROM brain.memory")
+
+
+@contextmanager
+def functions_tracked(database: str) -> Iterator[None]:
+    """The test role's new sessions in this test's database count function calls (track_functions)."""
+    with psycopg.connect(database, autocommit=True) as owner:
+        dbname = owner.info.dbname
+        owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} SET track_functions = 'all'")
+    try:
+        yield
+    finally:
+        with psycopg.connect(database, autocommit=True) as owner:
+            owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} RESET track_functions")
+
+
+def function_calls(conn: psycopg.Connection, function: str) -> int:
+    """Calls of a function by this connection not yet flushed to the statistics: within one
+    transaction, the difference of two readings counts the calls between them."""
+    return scalar(conn, "SELECT pg_stat_get_xact_function_calls(%s::regproc)", (function,)) or 0

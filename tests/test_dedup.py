@@ -10,7 +10,18 @@ from typing import Any
 
 import psycopg
 import pytest
-from helpers import DIMS, memory_count, one, raises_br, remember, rows, scalar, unit
+from helpers import (
+    DIMS,
+    function_calls,
+    functions_tracked,
+    memory_count,
+    one,
+    raises_br,
+    remember,
+    rows,
+    scalar,
+    unit,
+)
 
 
 def test_exact_duplicate_is_skipped_across_case_and_spacing(conn) -> None:
@@ -291,11 +302,6 @@ def test_the_duplicate_check_finds_a_near_identical_memory_by_either_plan(conn) 
         assert new["action"] == "created", "a new project has nothing to fold into"
 
 
-def _calls(conn: psycopg.Connection, function: str) -> int:
-    """Calls of a function by this connection not yet flushed to the statistics (track_functions)."""
-    return scalar(conn, "SELECT pg_stat_get_xact_function_calls(%s::regproc)", (function,)) or 0
-
-
 def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) -> None:
     """A write's duplicate lookup (brain._near_write) ranks a scope of fewer than 50 memories exactly
     (brain._nearest_k on its few rows), and walks a larger one's space nearest first, whatever kind and
@@ -303,82 +309,73 @@ def test_the_duplicate_lookup_is_bounded_whatever_the_scope(database, db_url) ->
     scope of 60 among 300 others decides without the walk filtered by the scope, and so does one
     crowded with 210 of its own near memories. Only a crowd of over 40 vectors of other scopes nearer
     than the scope's related memory sends the lookup on the filtered walk, and it still finds it."""
-    with psycopg.connect(database, autocommit=True) as owner:
-        dbname = owner.info.dbname
-        owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} SET track_functions = 'all'")
 
     def lookups(conn: psycopg.Connection, write: Callable[[], Any]) -> tuple[Any, int]:
         """The write's outcome (or its error) and how many filtered walks (brain._nearest_k) it ran."""
         conn.execute("BEGIN")
-        before = _calls(conn, "brain._nearest_k")
+        before = function_calls(conn, "brain._nearest_k")
         conn.execute("SAVEPOINT write")
         try:
             outcome = write()
         except psycopg.Error as exc:
             outcome = exc
             conn.execute("ROLLBACK TO SAVEPOINT write")
-        walks = _calls(conn, "brain._nearest_k") - before
+        walks = function_calls(conn, "brain._nearest_k") - before
         conn.execute("COMMIT")
         return outcome, walks
 
-    try:
-        with psycopg.connect(db_url, autocommit=True) as conn:
+    with functions_tracked(database), psycopg.connect(db_url, autocommit=True) as conn:
 
-            def fact(project: str, headline: str, embedding: list[float]) -> dict:
-                return remember(conn, kind="fact", project=project, headline=headline, embedding=embedding)
+        def fact(project: str, headline: str, embedding: list[float]) -> dict:
+            return remember(conn, kind="fact", project=project, headline=headline, embedding=embedding)
 
-            one(conn, "SELECT brain.set_setting('exact_rank_rows', '20')")  # the HNSW walk, not exact
-            rng = random.Random(7)
-            for i in range(300):
-                g = [rng.gauss(0, 1) for _ in range(DIMS)]
-                norm = math.sqrt(sum(x * x for x in g))
-                fact("fleet" if i < 240 else "mid", f"Disk {i} has {i * 3} GB free", [x / norm for x in g])
-            rare = fact("rare", "Backups run at 02:00 UTC", unit(1.0))
-            mid = fact("mid", "Backups run at 02:00 UTC", unit(1.0))
-            tried = []
-            for project, kept, expect_walks in (("rare", rare, 1), ("mid", mid, 0)):
-                again, walks = lookups(
-                    conn,
-                    lambda p=project: fact(p, "Backups run at 02:00 UTC!", unit(0.99, axis=1)),
-                )
-                tried.append(f"{project}: {again['action']} #{again['memory_id']}, filtered walks {walks}")
-                assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
-                assert walks == expect_walks, tried
-
-            # 210 log lines of project 'mid' itself, each 0.9 similar to e0: the walk stops at 5 of them
-            for k in range(210):
-                fact("logs" if k < 205 else "mid", f"Host {k} logged backup step {k}", unit(0.9, axis=2 + k))
-            for k in range(205):
-                fact("mid", f"Host {k} archived backup step {k}", unit(0.9, axis=2 + k))
-            own, walks = lookups(
+        one(conn, "SELECT brain.set_setting('exact_rank_rows', '20')")  # the HNSW walk, not exact
+        rng = random.Random(7)
+        for i in range(300):
+            g = [rng.gauss(0, 1) for _ in range(DIMS)]
+            norm = math.sqrt(sum(x * x for x in g))
+            fact("fleet" if i < 240 else "mid", f"Disk {i} has {i * 3} GB free", [x / norm for x in g])
+        rare = fact("rare", "Backups run at 02:00 UTC", unit(1.0))
+        mid = fact("mid", "Backups run at 02:00 UTC", unit(1.0))
+        tried = []
+        for project, kept, expect_walks in (("rare", rare, 1), ("mid", mid, 0)):
+            again, walks = lookups(
                 conn,
-                lambda: fact("mid", "Backups run at 02:00 UTC every day", unit(0.995, axis=250)),
+                lambda p=project: fact(p, "Backups run at 02:00 UTC!", unit(0.99, axis=1)),
             )
-            tried.append(
-                f"mid, crowded by its own: {own['action']} #{own['memory_id']}, filtered walks {walks}"
-            )
-            assert own["memory_id"] == mid["memory_id"] and walks == 0, tried
+            tried.append(f"{project}: {again['action']} #{again['memory_id']}, filtered walks {walks}")
+            assert again["action"] in ("skipped", "updated") and again["memory_id"] == kept["memory_id"]
+            assert walks == expect_walks, tried
 
-            # 205 lines of 'logs' nearer to e0 than the fact of 'crowded' below: the filtered walk finds it
-            # (ranked exactly: an HNSW graph of such equidistant crowds is not what is tested here)
-            one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
-            crowded = fact("crowded", "Backups run at 02:00 UTC", unit(0.85, axis=300))
-            for k in range(60):
-                fact("crowded", f"Rack {k} holds host {k}", unit(0.1, axis=301 + k % 60))
-            refused, walks = lookups(
-                conn,
-                lambda: fact("crowded", "The backups run at 02:00 UTC", unit(1.0, axis=370)),
-            )
-            tried.append(
-                f"crowded by 205 others: {getattr(refused, 'sqlstate', refused)}, filtered walks {walks}"
-            )
-            print("\n" + "\n".join(tried))
-            assert isinstance(refused, psycopg.Error) and refused.sqlstate == "BR008", tried
-            assert f'"duplicate_of": {crowded["memory_id"]}' in refused.diag.message_detail
-            assert walks == 1, tried
-    finally:
-        with psycopg.connect(database, autocommit=True) as owner:
-            owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} RESET track_functions")
+        # 210 log lines of project 'mid' itself, each 0.9 similar to e0: the walk stops at 5 of them
+        for k in range(210):
+            fact("logs" if k < 205 else "mid", f"Host {k} logged backup step {k}", unit(0.9, axis=2 + k))
+        for k in range(205):
+            fact("mid", f"Host {k} archived backup step {k}", unit(0.9, axis=2 + k))
+        own, walks = lookups(
+            conn,
+            lambda: fact("mid", "Backups run at 02:00 UTC every day", unit(0.995, axis=250)),
+        )
+        tried.append(f"mid, crowded by its own: {own['action']} #{own['memory_id']}, filtered walks {walks}")
+        assert own["memory_id"] == mid["memory_id"] and walks == 0, tried
+
+        # 205 lines of 'logs' nearer to e0 than the fact of 'crowded' below: the filtered walk finds it
+        # (ranked exactly: an HNSW graph of such equidistant crowds is not what is tested here)
+        one(conn, "SELECT brain.set_setting('exact_rank_rows', '2000')")
+        crowded = fact("crowded", "Backups run at 02:00 UTC", unit(0.85, axis=300))
+        for k in range(60):
+            fact("crowded", f"Rack {k} holds host {k}", unit(0.1, axis=301 + k % 60))
+        refused, walks = lookups(
+            conn,
+            lambda: fact("crowded", "The backups run at 02:00 UTC", unit(1.0, axis=370)),
+        )
+        tried.append(
+            f"crowded by 205 others: {getattr(refused, 'sqlstate', refused)}, filtered walks {walks}"
+        )
+        print("\n" + "\n".join(tried))
+        assert isinstance(refused, psycopg.Error) and refused.sqlstate == "BR008", tried
+        assert f'"duplicate_of": {crowded["memory_id"]}' in refused.diag.message_detail
+        assert walks == 1, tried
 
 
 def _axes(*axes: int) -> list[float]:

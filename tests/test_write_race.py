@@ -17,12 +17,13 @@ from collections.abc import Callable
 
 import psycopg
 import pytest
-from helpers import DIMS, remember, rows
+from helpers import DIMS, function_calls, functions_tracked, remember, rows
 
 from pybrain.client import Brain
 from pybrain.embed import get_embedder
 
 PROJECT = "ops"
+LOOKUP = "brain._near_write"  # a write's duplicate lookup, counted by function_calls
 
 
 def _vec(parts: dict[int, float]) -> list[float]:
@@ -494,33 +495,23 @@ def test_repeatable_read_cannot_write_with_an_embedding_and_serializable_keeps_t
     assert len(through) == 1
 
 
-def _lookups(conn: psycopg.Connection) -> int:
-    """Calls of brain._near_write (the duplicate lookup) by this connection not yet flushed to the
-    statistics: within one transaction, the difference of two readings counts its calls."""
-    calls = "SELECT pg_stat_get_xact_function_calls('brain._near_write'::regproc) AS n"
-    return rows(conn, calls)[0]["n"] or 0
-
-
 def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) -> None:
     """A write looks for its nearest memories to lock them (brain._lock_near), reuses that lookup
     when no other transaction has ended since, and at commit looks again only if one has: alone,
     one lookup; with a write committed by another connection before its commit, a second one,
     which is what keeps two concurrent near-duplicates from both getting through."""
-    with psycopg.connect(database, autocommit=True) as owner:
-        dbname = owner.info.dbname
-        owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} SET track_functions = 'all'")
-    try:
+    with functions_tracked(database):
         a, b, c = _near_dups(3, 0.5)
         with psycopg.connect(db_url) as writer, psycopg.connect(db_url, autocommit=True) as other:
             other.execute("SET lock_timeout = '10s'")  # it must not wait for the writer: fail, not hang
             _surround(other, [a])
-            base = _lookups(writer)  # in the writer's transaction, as every reading below
+            base = function_calls(writer, LOOKUP)  # in the writer's transaction, as every reading below
             first = remember(
                 writer, kind="fact", project=PROJECT, headline="Backups run at 02:00", embedding=a
             )
-            after_write = _lookups(writer) - base
+            after_write = function_calls(writer, LOOKUP) - base
             writer.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the check at commit, run now
-            after_check = _lookups(writer) - base
+            after_check = function_calls(writer, LOOKUP) - base
             writer.commit()
             print(
                 f"\nalone: {first['action']}; lookups after the write {after_write},"
@@ -528,21 +519,18 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
             )
             assert first["action"] == "created" and (after_write, after_check) == (1, 1)
 
-            base = _lookups(writer)
+            base = function_calls(writer, LOOKUP)
             second = remember(
                 writer, kind="fact", project=PROJECT, headline="Restores are tested monthly", embedding=b
             )
-            after_write = _lookups(writer) - base
+            after_write = function_calls(writer, LOOKUP) - base
             # another scope: no lock in common, and still a transaction that ended after the lookup
             remember(other, kind="fact", project="web", headline="Disk alerts page the on-call", embedding=c)
             writer.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            after_check = _lookups(writer) - base
+            after_check = function_calls(writer, LOOKUP) - base
             writer.commit()
             print(
                 f"another write committed before the check: {second['action']}; lookups after the write"
                 f" {after_write}, with the check {after_check}"
             )
             assert second["action"] == "created" and (after_write, after_check) == (1, 2)
-    finally:
-        with psycopg.connect(database, autocommit=True) as owner:
-            owner.execute(f"ALTER ROLE brain_tester IN DATABASE {dbname} RESET track_functions")
