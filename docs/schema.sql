@@ -8075,7 +8075,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f52a95cf3c1fddc853833348d2246b9954e80d87bddc4086c7f3421108414248';
+COMMENT ON TABLE brain.migration IS 'functions ae8154582445fc63f7bd11bed569a6cae4881fc57c230d7e0e4c5decf4b407a4';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -556,12 +556,12 @@ $$;
 -- cannot shorten: one filtered by the scope meets it every space / scope
 -- tuples), and stops once it has met 5 of the scope's memories at least
 -- min_similarity similar, or, past its first 5 rows, a vector less similar;
--- the rows are the first 5 it met and the scope's. A walk that meets 40
--- vectors within min_similarity without 5 of the scope among them (a crowd
--- of similar texts, mostly of other kinds or projects) stops there, and the
--- scope's are taken from brain._nearest_k's walk filtered by the scope: in
--- a crowd, that walk costs what it did, and the 40 rows before it little
--- (one candidate list of the index).
+-- the rows are the 5 nearest it met that do not decide, and the scope's
+-- that do. A walk that meets 40 vectors within min_similarity without 5 of
+-- the scope among them (a crowd of similar texts, mostly of other kinds or
+-- projects) stops there, and the scope's are taken from brain._nearest_k's
+-- walk filtered by the scope: in a crowd, that walk costs what it did, and
+-- the 40 rows before it little (one candidate list of the index).
 DROP FUNCTION IF EXISTS brain._near_write(brain.embedding_space, public.vector, text, text, bigint, real);
 CREATE OR REPLACE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text,
                                              project text, exclude_id bigint, min_similarity real)
