@@ -440,6 +440,7 @@ DECLARE
     statement_name text;
     stale text;
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
+    kept_ids bigint[];  -- and those rows, when fewer: ranked by their vectors alone
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
     n_lexemes bigint;
 BEGIN
@@ -500,13 +501,15 @@ BEGIN
         -- prepared) has no cheaper way than walking the HNSW index. Selective
         -- filters that keep few rows rank them exactly instead (below).
         IF NOT prepared THEN
-            -- The plan by the filters' selectivity: the rows they keep, counted up to
-            -- brain._exact_rank_rows(). Fewer are ranked exactly; more walk the
-            -- index, with a tuple budget that lets the walk reach `candidates`
-            -- of them (about candidates x space / kept tuples).
-            EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m WHERE %s LIMIT %s) AS x',
+            -- The plan by the filters' selectivity: the rows they keep, read up to
+            -- brain._exact_rank_rows(). Fewer are ranked exactly, by their vectors
+            -- looked up by key (the filters are not evaluated a second time); more
+            -- walk the index, with a tuple budget that lets the walk reach
+            -- `candidates` of them (about candidates x space / kept tuples).
+            EXECUTE format('SELECT count(*), array_agg(x.memory_id)'
+                           ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT %s) AS x',
                            brain._search_filter(), brain._exact_rank_rows())
-            INTO kept
+            INTO kept, kept_ids
             USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
                   include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
                   NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
@@ -525,9 +528,12 @@ BEGIN
                   FROM (%s) AS k
                   WHERE 1 - k.dist >= $21) AS x
             WHERE x.r <= %s $v$,
-            CASE WHEN kept < brain._exact_rank_rows() THEN
-                brain._exact_nearest_sql(space, format('$2::public.vector(%s)', space.dims),
-                                         brain._search_filter(), candidates)
+            CASE WHEN kept < brain._exact_rank_rows() THEN format($x$
+                (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
+                 FROM brain.embedding e
+                 WHERE e.workspace_id = $17 AND e.space_id = %2$s AND e.memory_id = ANY ($31)
+                 ORDER BY 2
+                 LIMIT %3$s) $x$, space.dims, space.space_id, candidates)
             -- A small workspace: every vector's distance (cheaper than the walk, and
             -- exact), then the filters in that order until `candidates` pass. Ranked
             -- after filtering instead, the filters' lookup ran for every memory.
@@ -738,7 +744,8 @@ BEGIN
               include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
               (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
               max_results, (cfg->'vector_min_similarity')::double precision,
-              words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref;
+              words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref,
+              kept_ids;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
