@@ -188,6 +188,7 @@ def render(results: dict[str, Any]) -> str:
         row("  raw HNSW top-10", ("raw_floor", "hnsw_top10"))
         row("  raw full-text top-10 (the same words)", ("raw_floor", "fts_top10"))
         row("  raw HNSW top-10, 1% tag filter", ("raw_floor", "filtered_hnsw_top10"))
+        row("  raw exact top-10, 1% tag filter", ("raw_floor", "filtered_exact_top10"))
         row("  raw INSERT (memory row and vector)", ("raw_floor", "insert"))
         lines.append("pybrain p50 / raw p50")
         for key in next((syn[s].get("floor_ratios") or {} for s in sizes if syn[s].get("floor_ratios")), {}):
