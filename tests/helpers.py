@@ -100,3 +100,26 @@ def function_calls(conn: psycopg.Connection, function: str) -> int:
     """Calls of a function by this connection not yet flushed to the statistics: within one
     transaction, the difference of two readings counts the calls between them."""
     return scalar(conn, "SELECT pg_stat_get_xact_function_calls(%s::regproc)", (function,)) or 0
+
+
+@contextmanager
+def logged_plans(conn: psycopg.Connection, *, analyze: bool = False) -> Iterator[list[str]]:
+    """The plan of every statement run on conn (a superuser's: LOAD) meanwhile, nested ones
+    included (auto_explain, sent as notices), collected into the list yielded."""
+    plans: list[str] = []
+
+    def keep(d: psycopg.errors.Diagnostic) -> None:
+        plans.append(d.message_primary or "")
+
+    conn.add_notice_handler(keep)
+    conn.execute("LOAD 'auto_explain'")
+    conn.execute(
+        "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;"
+        + (" SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on;" if analyze else "")
+        + " SET client_min_messages = log"
+    )
+    try:
+        yield plans
+    finally:
+        conn.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
+        conn.remove_notice_handler(keep)

@@ -8,7 +8,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import remember, scalar, unit
+from helpers import logged_plans, remember, scalar, unit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -300,15 +300,8 @@ def test_pattern_rule_vectors_follow_their_rules(conn) -> None:
 
 def _walk_plan(su, task: list[float]) -> tuple[list[int], str]:
     """The boot's PATTERN ids and the plan of its walk of the index (auto_explain)."""
-    plans: list[str] = []
-    su.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
-    su.execute("LOAD 'auto_explain'")
-    su.execute(
-        "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;"
-        " SET auto_explain.log_analyze = on; SET auto_explain.log_buffers = on; SET client_min_messages = log"
-    )
-    payload = scalar(su, "SELECT brain.boot_session(source => 'claude', task_embedding => %s)", (task,))
-    su.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
+    with logged_plans(su, analyze=True) as plans:
+        payload = scalar(su, "SELECT brain.boot_session(source => 'claude', task_embedding => %s)", (task,))
     walk = [p for p in plans if "ORDER BY x.dist" in p and "brain.embedding e" in p]
     assert len(walk) == 1
     return [r["id"] for r in payload["sections"]["patterns"]], walk[0]

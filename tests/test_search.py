@@ -8,7 +8,7 @@ import random
 
 import psycopg
 import pytest
-from helpers import DIMS, one, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, logged_plans, one, raises_br, remember, rows, scalar, unit
 
 
 @pytest.fixture(autouse=True)
@@ -459,15 +459,8 @@ def test_a_filter_and_a_word_it_never_holds_do_not_scan_every_memory(database) -
         # the word stays a searched one (in a fifth of the memories), and the leg's LIMIT is small
         su.execute("SELECT brain.set_setting('lexical_max_term_share', '0.5')")
         su.execute("SELECT brain.set_setting('lexical_max_rows', '5')")
-        plans: list[str] = []
-        su.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
-        su.execute("LOAD 'auto_explain'")
-        su.execute(
-            "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;"
-            " SET client_min_messages = log"
-        )
-        found = su.execute("SELECT * FROM brain.search('xylophone', kinds => ARRAY['fact'])").fetchall()
-        su.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
+        with logged_plans(su) as plans:
+            found = su.execute("SELECT * FROM brain.search('xylophone', kinds => ARRAY['fact'])").fetchall()
         assert found == []
         assert su.execute("SHOW enable_seqscan").fetchone() == ("on",), "the session's planner is as it was"
         lexical = [p for p in plans if "WITH vec AS" in p]
