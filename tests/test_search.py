@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import math
 import random
+import re
 
 import psycopg
 import pytest
@@ -466,3 +467,71 @@ def test_a_filter_and_a_word_it_never_holds_do_not_scan_every_memory(database) -
         lexical = [p for p in plans if "WITH vec AS" in p]
         assert lexical, "the search statement's plan was logged"
         assert not any("Seq Scan on memory" in p for p in lexical), lexical[0]
+
+
+def _lexical_leg_rows_removed(plan: str) -> int:
+    """The rows the lexical leg's scans of brain.memory read and threw away (auto_explain, analyze)."""
+    lines = plan.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == "CTE lex")
+    end = next(i for i in range(start + 1, len(lines)) if lines[i].startswith("  CTE "))
+    return sum(int(n) for n in re.findall(r"Rows Removed by Filter: (\d+)", "\n".join(lines[start:end])))
+
+
+@pytest.mark.parametrize(
+    ("word", "filters"),
+    [
+        ("xylophone", {"kinds": ["fact"]}),  # only incidents hold it
+        ("ember", {"categories": ["note"]}),  # only decisions hold it
+        ("ember", {"categories": ["note"], "include_superseded": True}),
+        # only old memories hold it
+        ("quartz", {"created_after": dt.datetime(2026, 1, 1, tzinfo=dt.UTC)}),
+    ],
+)
+def test_a_filter_none_of_a_words_memories_pass_reads_only_that_words_memories(
+    database, word, filters
+) -> None:
+    """With the lexical leg's LIMIT far below the rows the planner expects to pass, reading the
+    memories in some index's order until enough passed looked cheaper than the word's posting
+    list: with sequential scans off, the leg read every memory (or every fact) through
+    memory_active, memory_created_at or memory_last_accessed instead of the table, where none
+    passed. Whatever the filter, the leg reads the memories that hold the word, no others."""
+    with psycopg.connect(database, autocommit=True) as su:
+        su.execute("SELECT set_config('brain.workspace', '1', false)")
+        su.execute(
+            """INSERT INTO brain.memory (kind, category, headline, body, normalized, created_at)
+               SELECT (ARRAY['fact', 'fact', 'fact', 'incident', 'rule', 'task'])[1 + i % 6],
+                      (ARRAY['note', 'note', 'note', 'decision', 'learning', 'reference',
+                             'gotcha'])[1 + i % 7],
+                      'Pump ' || i || ' of station ' || (i % 17),
+                      concat_ws(' ', 'runs at', i % 23, 'bar',
+                                CASE WHEN i % 6 = 3 THEN 'xylophone' END,
+                                CASE WHEN i % 7 = 3 THEN 'ember' END,
+                                CASE WHEN i < 1000 THEN 'quartz' END),
+                      'n' || i, timestamptz '2025-01-01' + i * interval '4 hours'
+               FROM generate_series(1, 4000) AS i"""
+        )
+        su.execute("ANALYZE brain.memory")
+        holding = su.execute(
+            "SELECT count(*) FROM brain.memory WHERE tsv @@ to_tsquery('english', %s)", (word,)
+        ).fetchone()[0]
+        su.execute("SELECT brain.set_setting('lexical_max_term_share', '0.9')")
+        su.execute("SELECT brain.set_setting('lexical_max_rows', '5')")
+        plans: list[str] = []
+        su.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
+        su.execute("LOAD 'auto_explain'")
+        su.execute(
+            "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;"
+            " SET auto_explain.log_analyze = on; SET auto_explain.log_timing = off;"
+            " SET client_min_messages = log"
+        )
+        named = ", ".join(f"{k} => %({k})s" for k in filters)
+        with su.transaction():
+            query = f"SELECT * FROM brain.search(%(q)s, {named})"
+            found = su.execute(query, {"q": word, **filters}).fetchall()
+            # (inside the transaction: a setting made local to it would show here)
+            seqscan = su.execute("SHOW enable_seqscan").fetchone()
+            assert seqscan == ("on",), "the caller's planner is as it was"
+        su.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
+        assert found == []
+        (plan,) = [p for p in plans if "WITH vec AS" in p]
+        assert _lexical_leg_rows_removed(plan) <= holding, plan
