@@ -6918,6 +6918,12 @@ BEGIN
     IF tsq IS NOT NULL THEN
         -- BM25 over the memories holding a searched word (at most lexical_max_rows
         -- of them: when even the rarest word is in more, those first found).
+        -- The memories are read in a CTE, which is planned for all its rows and
+        -- read only as far as the LIMIT: planned under the LIMIT, a filter the
+        -- planner thought the word's memories often pass made reading the
+        -- memories in an index's order (memory_active, memory_created_at,
+        -- memory_last_accessed) until enough passed look cheaper than the word's
+        -- posting list, and where none passed that read every memory.
         lexical_sql := format($l$
             SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
             FROM (%1$s) AS x
@@ -6925,8 +6931,9 @@ BEGIN
             LIMIT %2$s $l$,
             format(bm25_sql, format(
                 -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
-                'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len FROM brain.memory m'
-                ' WHERE m.tsv @@ $3 AND %s LIMIT %s',
+                'WITH held AS MATERIALIZED (SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                ' FROM brain.memory m WHERE m.tsv @@ $3 AND %s)'
+                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT %s',
                 brain._search_filter(), (cfg->'lexical_max_rows')::integer)),
             candidates);
     END IF;
@@ -7098,7 +7105,8 @@ BEGIN
     -- vectors', the keys). Under a LIMIT, a filter the planner thinks the word's
     -- memories often pass made reading the table in order until enough passed look
     -- cheaper, and when none passed, that read every memory: a kind filter and a
-    -- word only other kinds hold took 625 ms at 1M memories.
+    -- word only other kinds hold took 625 ms at 1M memories. (An index's order
+    -- looks as cheap for the same reason: the lexical leg's CTE, above.)
     PERFORM set_config('enable_seqscan', 'off', true);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
@@ -8089,7 +8097,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0d8381a0240f3a2226a81aba0d24e8810f384eb2b88b6164bac51326425f9141';
+COMMENT ON TABLE brain.migration IS 'functions 1a6ba413ab202903aa46927b7688d4d41fb926cbaa2293221dc4d0dcfdee2672';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
