@@ -139,3 +139,40 @@ def test_a_memory_size_the_server_cannot_map_is_given_up(
         assert brain(home, "remember", "fact", "The server still answers").returncode == 0
     finally:
         brain(home, "db", "stop")
+
+
+def test_the_embedded_servers_memory_is_a_quarter_of_a_containers_limit(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """psutil reports the machine's RAM, also inside a container limited to less (cgroups): there
+    a quarter of the host's 64 GB (8 GB of shared_buffers) is more than the container may use, and
+    a store that fills them has the server's processes killed for memory. The limit of the
+    process's cgroup or of any cgroup above it counts, cgroup v2 or v1."""
+    from types import SimpleNamespace
+
+    import psutil
+
+    from pybrain import db
+
+    monkeypatch.setattr(psutil, "virtual_memory", lambda: SimpleNamespace(total=64 << 30))
+    root = tmp_path / "cgroup"
+    proc = tmp_path / "self-cgroup"
+    monkeypatch.setattr(db, "CGROUP_ROOT", root, raising=False)
+    monkeypatch.setattr(db, "PROC_SELF_CGROUP", proc, raising=False)
+    # cgroup v2: the process's own group unlimited, the slice above it at 2 GB
+    (root / "app.slice" / "brain.service").mkdir(parents=True)
+    (root / "app.slice" / "brain.service" / "memory.max").write_text("max\n")
+    (root / "app.slice" / "memory.max").write_text(f"{2 << 30}\n")
+    proc.write_text("0::/app.slice/brain.service\n")
+    assert db.shared_buffers_mb() == 512
+    # cgroup v1, as in a container: the memory controller's group at 4 GB
+    (root / "memory").mkdir()
+    (root / "memory" / "memory.limit_in_bytes").write_text(f"{4 << 30}\n")
+    proc.write_text("12:memory:/\n11:cpu,cpuacct:/\n")
+    assert db.shared_buffers_mb() == 1024
+    # no limit (v1 writes a figure near 2^63): the machine's RAM
+    (root / "memory" / "memory.limit_in_bytes").write_text("9223372036854771712\n")
+    assert db.shared_buffers_mb() == 8192
+    # no cgroup file at all
+    proc.unlink()
+    assert db.shared_buffers_mb() == 8192
