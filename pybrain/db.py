@@ -135,9 +135,44 @@ def shared_buffers_mb() -> int:
     into it: with 6 GB set, a new store's server holds about 150 MB of shared
     memory (51 MB with 1 GB), the buffers' bookkeeping.
     """
+    return max(128, min(8192, _memory_bytes() // (4 * 1024 * 1024)))
+
+
+# Where the kernel says how much memory this process's control group (a
+# container, a systemd service) may use.
+CGROUP_ROOT = Path("/sys/fs/cgroup")
+PROC_SELF_CGROUP = Path("/proc/self/cgroup")
+
+
+def _memory_bytes() -> int:
+    """The RAM, or less when a cgroup of this process (or one above it) is limited to less.
+
+    psutil reports the machine's RAM, also inside a container that may use only
+    part of it: shared_buffers sized by the machine's would have the server's
+    processes killed for memory once a large store fills them.
+    """
     import psutil
 
-    return max(128, min(8192, psutil.virtual_memory().total // (4 * 1024 * 1024)))
+    total = psutil.virtual_memory().total
+    try:
+        lines = PROC_SELF_CGROUP.read_text().splitlines()
+    except OSError:
+        return total
+    for line in lines:
+        if line.count(":") < 2:
+            continue
+        _, controllers, group = line.split(":", 2)
+        if controllers == "":  # cgroup v2
+            base, name = CGROUP_ROOT, "memory.max"
+        elif "memory" in controllers.split(","):  # cgroup v1
+            base, name = CGROUP_ROOT / "memory", "memory.limit_in_bytes"
+        else:
+            continue
+        # the group and every group above it (in a container: its own root)
+        for path in (base / group.strip("/"), *(base / p for p in Path(group.strip("/")).parents)):
+            with contextlib.suppress(OSError, ValueError):  # no such file; "max"
+                total = min(total, int((path / name).read_text().strip()))
+    return total
 
 
 # The shared_buffers pybrain itself set with ALTER SYSTEM, in MB: a value it
