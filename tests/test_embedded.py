@@ -176,3 +176,41 @@ def test_the_embedded_servers_memory_is_a_quarter_of_a_containers_limit(
     # no cgroup file at all
     proc.unlink()
     assert db.shared_buffers_mb() == 8192
+
+
+def test_a_restart_cut_short_leaves_the_figure_pybrains_to_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two `brain db start` at once on a new home: the second starts the server while the first's
+    restart has it stopped, and the first's pg_ctl, waiting for a pid file that never goes, is cut
+    off after 60 s (TimeoutExpired) though the server runs with pybrain's figure. That figure
+    stays pybrain's to change; unrecorded, it passed for one the user chose with ALTER SYSTEM."""
+    import contextlib
+
+    from pybrain import db
+
+    home = tmp_path / "cut"
+    try:
+        assert brain(home, "db", "start").returncode == 0
+        admin = json.loads(brain(home, "db", "status", "--json").stdout)["url"]
+        pgdata = home / "pgdata"
+        first = _shared_buffers_mb(admin)
+        restart = db._pg_ctl
+
+        def cut_short(path: Path, args: list[str], **kwargs: object) -> None:
+            restart(path, args, **kwargs)
+            if "restart" in args:
+                raise subprocess.TimeoutExpired(["pg_ctl", *args], 60)
+
+        monkeypatch.setattr(db, "_pg_ctl", cut_short)
+        monkeypatch.setattr(db, "shared_buffers_mb", lambda: first + 16)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            db.tune_memory(admin, pgdata)
+        assert _shared_buffers_mb(admin) == first + 16
+        assert (pgdata / db.TUNED_FILE).read_text().strip() == str(first + 16)
+        monkeypatch.setattr(db, "_pg_ctl", restart)
+        monkeypatch.setattr(db, "shared_buffers_mb", lambda: first + 32)
+        assert db.tune_memory(admin, pgdata) is True, "pybrain's own figure, raised"
+        assert _shared_buffers_mb(admin) == first + 32
+    finally:
+        brain(home, "db", "stop")
