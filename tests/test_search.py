@@ -435,40 +435,6 @@ def test_filtered_search_plan_follows_the_filters_selectivity(conn, database) ->
     assert len(set(ids(walked)) & set(tenth[:10])) >= 8, "the walk finds the nearest of the tagged rows"
 
 
-def test_a_filter_and_a_word_it_never_holds_do_not_scan_every_memory(database) -> None:
-    """The lexical leg reads the memories holding a query word through the word index. With
-    LIMIT lexical_max_rows and a filter the planner thinks the word's memories often pass (here
-    kind fact, where the word is only in incidents), reading the whole table in order until
-    enough passed looked cheaper, and a search that finds nothing read every memory (at 1M
-    memories, 625 ms)."""
-    with psycopg.connect(database, autocommit=True) as su:
-        su.execute("SELECT set_config('brain.workspace', '1', false)")
-        for i in range(1500):
-            kind, text = (
-                ("incident", f"Xylophone outage {i} on rack {i % 13}")
-                if i % 5 == 0
-                else (
-                    "fact",
-                    f"Pump {i} of station {i % 17} runs at {i % 23} bar",
-                )
-            )
-            su.execute(
-                "INSERT INTO brain.memory (kind, headline, normalized) VALUES (%s, %s, %s)",
-                (kind, text, text),
-            )
-        su.execute("ANALYZE brain.memory")
-        # the word stays a searched one (in a fifth of the memories), and the leg's LIMIT is small
-        su.execute("SELECT brain.set_setting('lexical_max_term_share', '0.5')")
-        su.execute("SELECT brain.set_setting('lexical_max_rows', '5')")
-        with logged_plans(su) as plans:
-            found = su.execute("SELECT * FROM brain.search('xylophone', kinds => ARRAY['fact'])").fetchall()
-        assert found == []
-        assert su.execute("SHOW enable_seqscan").fetchone() == ("on",), "the session's planner is as it was"
-        lexical = [p for p in plans if "WITH vec AS" in p]
-        assert lexical, "the search statement's plan was logged"
-        assert not any("Seq Scan on memory" in p for p in lexical), lexical[0]
-
-
 def _lexical_leg_rows_removed(plan: str) -> int:
     """The rows the lexical leg's scans of brain.memory read and threw away (auto_explain, analyze)."""
     lines = plan.splitlines()
@@ -516,22 +482,13 @@ def test_a_filter_none_of_a_words_memories_pass_reads_only_that_words_memories(
         ).fetchone()[0]
         su.execute("SELECT brain.set_setting('lexical_max_term_share', '0.9')")
         su.execute("SELECT brain.set_setting('lexical_max_rows', '5')")
-        plans: list[str] = []
-        su.add_notice_handler(lambda d: plans.append(d.message_primary or ""))
-        su.execute("LOAD 'auto_explain'")
-        su.execute(
-            "SET auto_explain.log_min_duration = 0; SET auto_explain.log_nested_statements = on;"
-            " SET auto_explain.log_analyze = on; SET auto_explain.log_timing = off;"
-            " SET client_min_messages = log"
-        )
         named = ", ".join(f"{k} => %({k})s" for k in filters)
-        with su.transaction():
+        with logged_plans(su, analyze=True) as plans, su.transaction():
             query = f"SELECT * FROM brain.search(%(q)s, {named})"
             found = su.execute(query, {"q": word, **filters}).fetchall()
             # (inside the transaction: a setting made local to it would show here)
             seqscan = su.execute("SHOW enable_seqscan").fetchone()
             assert seqscan == ("on",), "the caller's planner is as it was"
-        su.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
         assert found == []
         (plan,) = [p for p in plans if "WITH vec AS" in p]
         assert _lexical_leg_rows_removed(plan) <= holding, plan
