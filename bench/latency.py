@@ -631,36 +631,28 @@ def raw_floor(
     hnsw = RAW_HNSW.format(space=space_id, through=through, dims=dims)
     ef = conn.execute("SELECT (brain.setting('hnsw_ef_search'))::integer").fetchone()[0]
     out: dict[str, Any] = {}
+
+    def vector_ms(sql: str, v: np.ndarray) -> float:
+        (ms,) = conn.execute(
+            "SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (sql, _vec_text(v))
+        ).fetchone()
+        return ms
+
     with conn.transaction():
         conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef), 40)}")
         conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         for v in qvecs[:10]:  # warm-up
-            conn.execute("SELECT * FROM pg_temp.bench_t_raw(%s, %s, NULL)", (hnsw, _vec_text(v)))
-        times = [
-            conn.execute("SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (hnsw, _vec_text(v))).fetchone()[
-                0
+            vector_ms(hnsw, v)
+        out["hnsw_top10"] = summary([vector_ms(hnsw, v) for v in qvecs])
+        for key, template, what in (
+            ("filtered_hnsw_top10", RAW_FILTERED_HNSW, "one comp-NN tag (~1% of rows)"),
+            ("filtered_exact_top10", RAW_FILTERED_EXACT, "the same tags, every kept row ranked"),
+        ):
+            times = [
+                vector_ms(template.format(space=space_id, through=through, dims=dims, tag=tag), v)
+                for v, tag in zip(qvecs, tags, strict=False)
             ]
-            for v in qvecs
-        ]
-        out["hnsw_top10"] = summary(times)
-        times = []
-        for v, tag in zip(qvecs, tags, strict=False):
-            sql = RAW_FILTERED_HNSW.format(space=space_id, through=through, dims=dims, tag=tag)
-            times.append(
-                conn.execute(
-                    "SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (sql, _vec_text(v))
-                ).fetchone()[0]
-            )
-        out["filtered_hnsw_top10"] = summary(times) | {"filter": "one comp-NN tag (~1% of rows)"}
-        times = []
-        for v, tag in zip(qvecs, tags, strict=False):
-            sql = RAW_FILTERED_EXACT.format(space=space_id, dims=dims, tag=tag)
-            times.append(
-                conn.execute(
-                    "SELECT ms FROM pg_temp.bench_t_raw(%s, %s, NULL)", (sql, _vec_text(v))
-                ).fetchone()[0]
-            )
-        out["filtered_exact_top10"] = summary(times) | {"filter": "the same tags, every kept row ranked"}
+            out[key] = summary(times) | {"filter": what}
     times = []
     for q in queries:
         (tsq,) = conn.execute("SELECT brain.lexical_query(%s)::text", (q,)).fetchone()

@@ -11,11 +11,16 @@ from pathlib import Path
 import pytest
 
 
-def brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def _env(home: Path) -> dict[str, str]:
+    """This environment, with the embedded database under home and the hash embedder."""
     env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
     env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
+    return env
+
+
+def brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "pybrain", *args], capture_output=True, text=True, env=env, timeout=120
+        [sys.executable, "-m", "pybrain", *args], capture_output=True, text=True, env=_env(home), timeout=120
     )
 
 
@@ -224,13 +229,11 @@ def test_two_commands_starting_the_server_at_once_both_get_it(tmp_path: Path) ->
     from pybrain.db import TUNED_FILE, shared_buffers_mb
 
     home = tmp_path / "twice"
-    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
-    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
     try:
         starts = [
             subprocess.Popen(
                 [sys.executable, "-m", "pybrain", "db", "start"],
-                env=env,
+                env=_env(home),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,
