@@ -1,19 +1,19 @@
 # make demo  — set up (venv, install with the local embedder) and run the demo
 # make test  — the test suite on a throwaway embedded PostgreSQL
+# make test-torch — adds the opt-in torch path (CPU build) and runs the tests that compare it
 
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
-# CPU build of torch, pinned before sentence-transformers: an unpinned torch
-# resolves to a multi-gigabyte CUDA build.
+# The opt-in torch path only (make test-torch): torch's CPU build, pinned before
+# sentence-transformers, since an unpinned torch resolves to a multi-gigabyte CUDA build.
 TORCH ?= torch==2.13.0
 
-.PHONY: install demo test lint schema bench bench-scaleplan clean
+.PHONY: install demo test test-torch lint schema bench bench-scaleplan clean
 
 $(BIN)/brain: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet $(TORCH)
 	$(BIN)/pip uninstall --quiet --yes pybrain 2>/dev/null || true  # the name before pybrain-memory
 	$(BIN)/pip install --quiet -e '.[local,dev]'
 	touch $@
@@ -25,6 +25,11 @@ demo: install
 
 test: install
 	$(BIN)/pytest
+
+test-torch: install
+	$(BIN)/pip install --quiet $(TORCH)
+	$(BIN)/pip install --quiet -e '.[local,torch,dev]'
+	$(BIN)/pytest -m 'local_model or torch_model' tests/test_embed_local.py tests/test_embed_torch.py
 
 lint: install
 	$(BIN)/ruff check pybrain tests bench

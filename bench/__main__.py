@@ -30,6 +30,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--million", action="store_true", help="also a 1M-memory workspace (slow: ~1 h)")
     p.add_argument("--skip-cli", action="store_true", help="leave out the CLI cold-start measurement")
     p.add_argument(
+        "--skip-embedders",
+        action="store_true",
+        help="leave out the local embedder's runtimes side by side (onnxruntime, and torch where installed)",
+    )
+    p.add_argument(
         "--skip-minilm-synthetic",
         action="store_true",
         help="leave out the synthetic workspace embedded with MiniLM (search and recall on real vectors)",
@@ -85,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-    from bench import boot, cli_start, docingest, ingest, longmemeval, mcp_tools, report, synthetic
+    from bench import boot, cli_start, docingest, embedders, ingest, longmemeval, mcp_tools, report, synthetic
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
     from bench.util import elapsed_total, log
@@ -212,6 +217,8 @@ def main(argv: list[str] | None = None) -> int:
             )
         if not (args.skip_cli or only):
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))
+        if not (args.skip_embedders or only):
+            results["embedders"] = phase("embedders", lambda: embedders.run(1 if quick else 3))
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)

@@ -2,10 +2,10 @@
 
 The workspace's active space is local (MiniLM), so the query must be embedded
 with the model. Measured three ways: BRAIN_EMBED_SERVER=off (every call
-imports torch and loads the model), the first call with the warm embedding
+imports onnxruntime and loads the model), the first call with the warm embedding
 server allowed (it embeds in-process and starts the server), and calls once
 the server runs. Then the parts: interpreter start, importing pybrain.cli,
-importing sentence-transformers/torch and loading the model.
+importing onnxruntime and tokenizers, loading the model.
 """
 
 from __future__ import annotations
@@ -114,13 +114,13 @@ def run(server: BenchServer, cache: EmbeddingCache, home: Path, runs: int = 5) -
     parts["brain_help_s"] = statistics.median(_wall([*_brain(), "--help"], env) for _ in range(3))
     model = _python(
         "import os, time; os.environ['BRAIN_EMBED_SERVER'] = 'off'\n"
-        "t0 = time.perf_counter(); import sentence_transformers, torch; t1 = time.perf_counter()\n"
+        "t0 = time.perf_counter(); import onnxruntime, tokenizers; t1 = time.perf_counter()\n"
         "from pybrain.embed.local import LocalEmbedder; e = LocalEmbedder(); e.embed_one('warm up')\n"
         "t2 = time.perf_counter(); e.embed_one('how do we deploy payments-api'); t3 = time.perf_counter()\n"
         "print(t1 - t0, t2 - t1, t3 - t2)",
         env,
     ).split()
-    parts["import_torch_and_sentence_transformers_s"] = float(model[0])
+    parts["import_onnxruntime_and_tokenizers_s"] = float(model[0])
     parts["load_model_and_first_embedding_s"] = float(model[1])
     parts["one_embedding_warm_s"] = float(model[2])
     out["parts"] = {k: round(v, 3) for k, v in parts.items()}

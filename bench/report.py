@@ -114,7 +114,30 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             )
         )
     cli = _get(results, ("cli", "no_warm_server", "median_s"))
-    out.append(_verdict("CLI `brain search`, cold (no warm embedding server)", cli, "<=", 1.0, "s"))
+    out.append(_verdict("CLI `brain search`, cold (no warm embedding server)", cli, "<=", 1.5, "s"))
+    cold = _get(results, ("embedders", "paths", "onnxruntime", "cold_s"))
+    out.append(_verdict("local embedder cold start (import + load + first vector)", cold, "<=", 1.0, "s"))
+    ratios = _get(results, ("embedders", "ratios")) or {}
+    out.append(
+        _verdict(
+            "local embedder query p50 / the torch path's",
+            ratios.get("query_p50_onnxruntime_over_torch"),
+            "<=",
+            0.5,
+            "x",
+        )
+    )
+    out.append(
+        _verdict(
+            "local embedder batch texts/s / the torch path's",
+            ratios.get("batch_onnxruntime_over_torch"),
+            ">=",
+            1.0,
+            "x",
+        )
+    )
+    cosine = _get(results, ("embedders", "min_cosine_onnxruntime_vs_torch"))
+    out.append(_verdict("local embedder vectors: min cosine vs the torch path", cosine, ">=", 0.9999, ""))
     warm = _get(results, ("cli", "warm_server", "median_s"))
     out.append(_verdict("CLI `brain search`, warm embedding server", warm, "<=", 1.0, "s"))
     lean = _get(results, ("mcp_tools", "profiles", "lean"))
@@ -365,6 +388,22 @@ def render(results: dict[str, Any]) -> str:
             f"  with the warm server running:                       {cli['warm_server']['median_s']} s"
         )
         lines.append("  parts: " + ", ".join(f"{k} {v}" for k, v in cli["parts"].items()))
+        lines.append("")
+
+    emb = results.get("embedders")
+    if emb:
+        lines.append(f"Local embedder runtimes (fresh processes, median of {emb['rounds']})")
+        for name, d in emb["paths"].items():
+            lines.append(
+                f"  {name:12} cold {d['cold_s']:.3f} s (import {d['import_s']:.3f} s), query p50 "
+                f"{d['query_p50_ms']:.2f} ms, batch of 32 {d['batch32_texts_per_s']:.0f} texts/s, "
+                f"{d['rss_after_first_vector_mb']:.0f} MB after the first vector"
+            )
+        if "min_cosine_onnxruntime_vs_torch" in emb:
+            lines.append(
+                f"  min cosine over {emb['texts_compared']} texts: {emb['min_cosine_onnxruntime_vs_torch']}; "
+                + ", ".join(f"{k} {v}" for k, v in emb["ratios"].items())
+            )
         lines.append("")
 
     lines.append("Targets")

@@ -242,7 +242,7 @@ def init(as_json: bool) -> None:
     if configured.provider == "hash" and settings.embedder is None and default_provider() == "hash":
         click.echo(
             "note: the hash embedder matches shared words only. For semantic search:\n"
-            "  pip install torch==2.13.0 'pybrain[local]'   then   brain init"
+            "  pip install 'pybrain-memory[local]'   then   brain init"
         )
 
 

@@ -17,8 +17,8 @@ Environment:
                        default /var/lib/pybrain as root, else the user data dir
   BRAIN_DATABASE_URL   use this PostgreSQL (>= 15, pgvector >= 0.8, pg_trgm)
                        instead of the embedded one
-  BRAIN_EMBEDDER       hash | local | ollama[:model] | openai[:model];
-                       default local when installed, else hash
+  BRAIN_EMBEDDER       hash | local | torch[:directory] | ollama[:model] |
+                       openai[:model]; default local when installed, else hash
   BRAIN_ADMIN_DATABASE_URL
                        the owner's URL, used only by init and the workspace
                        and role commands (default BRAIN_DATABASE_URL; the
@@ -27,6 +27,8 @@ Environment:
   BRAIN_OLLAMA_URL, BRAIN_OPENAI_BASE_URL, BRAIN_OPENAI_API_KEY,
   BRAIN_EMBED_DIMS, BRAIN_EMBED_TIMEOUT, BRAIN_EMBED_DEADLINE, BRAIN_EMBED_BATCH
                        embedder settings (docs/embedders.md)
+  BRAIN_EMBED_SERVER   off: embed in each process, without the warm server
+  BRAIN_MODEL_CACHE    where the local model's graph is kept (BRAIN_HOME/models)
   BRAIN_DB_RECONNECT_WAIT
                        seconds a call waits for a restarted database (default 10)
   BRAIN_SERVE_DATABASE_URL, BRAIN_SERVE_POOL_SIZE

@@ -901,6 +901,10 @@ def serve(profile: str | None = None) -> None:
     """Run the server on stdio until the client closes it."""
     import anyio
 
+    from pybrain.embed import keep_warm
+
     profile = check_profile(profile)
     with Brain.open() as brain:
+        space = brain.active_space()
+        keep_warm(space.name if space else None)  # loaded while the client starts up, kept while it runs
         anyio.run(build_server(Service(brain), profile).run_stdio_async)

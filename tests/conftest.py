@@ -33,11 +33,20 @@ warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 TEMPLATE = "brain_template"
 
 
+@pytest.fixture(scope="session")
+def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One cache of the local model's built graph for the whole run (it takes a second to build)."""
+    return tmp_path_factory.mktemp("models")
+
+
 @pytest.fixture(autouse=True)
-def isolated(monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory) -> None:
+def isolated(
+    monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, model_cache: Path
+) -> None:
     """Tests touch no BRAIN_HOME of the machine and leave no processes behind: the warm
     embedding server is off unless a test starts one."""
     monkeypatch.setenv("BRAIN_HOME", str(tmp_path_factory.mktemp("home")))
+    monkeypatch.setenv("BRAIN_MODEL_CACHE", str(model_cache))
     monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
     monkeypatch.delenv("BRAIN_DATABASE_URL", raising=False)
 

