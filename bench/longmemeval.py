@@ -41,7 +41,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bench import latency, loader
+from bench import embcache, latency, loader
 from bench.corpus import Memory
 from bench.embcache import EmbeddingCache
 from bench.server import BenchServer
@@ -129,7 +129,7 @@ def run(
     server.create_database(DB)
     result: dict[str, Any] = {
         "questions": len(questions),
-        "embedder": "local:all-MiniLM-L6-v2 (384 dims)",
+        "embedder": f"{embcache.SPACE} (384 dims)",
         "granularity": "one memory per turn (turns over 300 words: one per chunk)",
         "settings": settings or {},
     }

@@ -27,6 +27,7 @@ from pybrain import __version__, db
 from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
+from pybrain.embed.local import INSTALL as LOCAL_INSTALL
 from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
 from pybrain.hooks import EVENTS as HOOK_EVENTS
 from pybrain.wire import CLAUDE_SETTINGS
@@ -242,7 +243,7 @@ def init(as_json: bool) -> None:
     if configured.provider == "hash" and settings.embedder is None and default_provider() == "hash":
         click.echo(
             "note: the hash embedder matches shared words only. For semantic search:\n"
-            "  pip install 'pybrain-memory[local]'   then   brain init"
+            f"  {LOCAL_INSTALL}   then   brain init"
         )
 
 

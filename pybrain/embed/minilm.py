@@ -76,23 +76,22 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
     Inputs: `input_ids` (int64, batch x tokens) and `attention_mask` (float32, 1 for a
     token, 0 for padding); output: `embedding` (float32, batch x hidden), unit length.
     """
-    import onnx
-    from onnx import TensorProto, helper, numpy_helper
+    from pybrain.embed import onnxproto as proto
 
     directory = Path(model_dir)
     config = _config(directory)
     hidden, heads = int(config["hidden_size"]), int(config["num_attention_heads"])
     head_size, eps = hidden // heads, float(config["layer_norm_eps"])
     w = read_safetensors(directory / "model.safetensors")
-    initializers: list[Any] = []
-    nodes: list[Any] = []
+    initializers: list[bytes] = []
+    nodes: list[bytes] = []
 
     def const(name: str, value: Any, dtype: Any = np.float32) -> str:
-        initializers.append(numpy_helper.from_array(np.ascontiguousarray(value, dtype=dtype), name))
+        initializers.append(proto.tensor(name, np.asarray(value, dtype=dtype)))
         return name
 
     def node(op: str, inputs: list[str], output: str, **attributes: Any) -> str:
-        nodes.append(helper.make_node(op, inputs, [output], **attributes))
+        nodes.append(proto.node(op, inputs, [output], **attributes))
         return output
 
     def linear(x: str, prefix: str, out: str) -> str:
@@ -151,7 +150,7 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
         attended = linear(context, f"{p}attention.output.dense", f"{at}attn.out")
         x = layer_norm(node("Add", [attended, x], f"{at}res1"), f"{p}attention.output.LayerNorm", f"{at}x1")
         up = linear(x, f"{p}intermediate.dense", f"{at}up")
-        # GELU as BERT has it: x · (1 + erf(x / √2)) / 2
+        # GELU as BERT has it: x * (1 + erf(x / sqrt 2)) / 2
         erf = node("Erf", [node("Mul", [up, root_half], f"{at}g.s")], f"{at}g.erf")
         gelu = node(
             "Mul", [node("Mul", [node("Add", [erf, "1.0"], f"{at}g.1p"), up], f"{at}g.x"), half], f"{at}gelu"
@@ -166,20 +165,18 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
     node("ReduceSum", ["attention_mask", "axes.1"], "count", keepdims=1)
     node("Div", ["summed", node("Max", ["count", const("1e-9", 1e-9)], "count.min")], "pooled")
     node("LpNormalization", ["pooled"], "embedding", axis=-1, p=2)
-    graph = helper.make_graph(
-        nodes,
+    graph = proto.graph(
         "all-MiniLM-L6-v2",
-        [
-            helper.make_tensor_value_info("input_ids", TensorProto.INT64, ["batch", "tokens"]),
-            helper.make_tensor_value_info("attention_mask", TensorProto.FLOAT, ["batch", "tokens"]),
-        ],
-        [helper.make_tensor_value_info("embedding", TensorProto.FLOAT, ["batch", hidden])],
+        nodes,
         initializers,
+        [
+            proto.value_info("input_ids", proto.INT64, ["batch", "tokens"]),
+            proto.value_info("attention_mask", proto.FLOAT, ["batch", "tokens"]),
+        ],
+        [proto.value_info("embedding", proto.FLOAT, ["batch", hidden])],
     )
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", OPSET)], producer_name="pybrain")
-    model.ir_version = 8  # the onnxruntime releases the extra admits all read IR 8
-    onnx.checker.check_model(model)
-    return model.SerializeToString()
+    # IR version 8 is read by every onnxruntime release the extra admits.
+    return proto.model(graph, opset=OPSET, ir_version=8, producer="pybrain")
 
 
 def source_key(model_dir: str | os.PathLike[str]) -> str:
@@ -191,36 +188,63 @@ def source_key(model_dir: str | os.PathLike[str]) -> str:
     return digest.hexdigest()[:16]
 
 
-def cached_path(model_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> Path:
+# The graph's variants: "fp32" is the model's own arithmetic; "int8" has its weights
+# quantised (dynamic quantisation), which gives other vectors: a space of its own.
+VARIANTS = ("fp32", "int8")
+
+
+def cached_path(
+    model_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], variant: str = "fp32"
+) -> Path:
     """Where the graph of these package files is kept under cache_dir."""
-    return Path(cache_dir) / f"all-MiniLM-L6-v2-{source_key(model_dir)}.onnx"
+    return Path(cache_dir) / f"minilm-{variant}-{source_key(model_dir)}.onnx"
 
 
-def model_file(model_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str]) -> Path:
+def model_file(
+    model_dir: str | os.PathLike[str], cache_dir: str | os.PathLike[str], variant: str = "fp32"
+) -> Path:
     """The built graph's file under cache_dir, built first when it is absent.
 
     Written to a temporary file and renamed, so two processes that build at once
     both end with a whole file; files of earlier builds are removed.
     """
+    if variant not in VARIANTS:
+        raise ValueError(f"unknown model variant {variant!r}; known: {', '.join(VARIANTS)}")
     cache = Path(cache_dir)
-    target = cached_path(model_dir, cache)
+    target = cached_path(model_dir, cache, variant)
     if target.exists():
         return target
-    data = build_graph(model_dir)
+    source = model_file(model_dir, cache) if variant == "int8" else None
     cache.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".build-", suffix=".onnx", dir=cache)
     try:
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            if source is None:
+                f.write(build_graph(model_dir))
+        if source is not None:
+            _quantize(source, Path(tmp))
         os.chmod(tmp, 0o644)  # as readable as the package's own weights
         os.replace(tmp, target)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
-    for old in cache.glob("all-MiniLM-L6-v2-*.onnx"):
+    for old in cache.glob(f"minilm-{variant}-*.onnx"):
         if old != target:
             old.unlink(missing_ok=True)
     return target
+
+
+def _quantize(source: Path, target: Path) -> None:
+    """int8 weights for the matrix products, activations quantised per call."""
+    import logging
+
+    import onnx
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))  # its advice to preprocess
+    # Given a file, the quantiser writes its shape-inferred copy beside it under a fixed
+    # name, which two processes would share; given the model, it works in a directory of its own.
+    quantize_dynamic(onnx.load(str(source)), target, weight_type=QuantType.QInt8)
 
 
 class MiniLM:
@@ -231,6 +255,7 @@ class MiniLM:
         model_dir: str | os.PathLike[str],
         cache_dir: str | os.PathLike[str] | None,
         *,
+        variant: str = "fp32",
         threads: int | None = None,
     ) -> None:
         import onnxruntime
@@ -245,7 +270,7 @@ class MiniLM:
         options.log_severity_level = 3
         if threads is not None:
             options.intra_op_num_threads = threads
-        self._session = self._open(onnxruntime, options, directory, cache_dir)
+        self._session = self._open(onnxruntime, options, directory, cache_dir, variant)
         self._tokenizer = Tokenizer.from_file(str(directory / "tokenizer.json"))
         self._tokenizer.no_padding()
         self._tokenizer.enable_truncation(self.max_tokens)
@@ -253,22 +278,26 @@ class MiniLM:
 
     @staticmethod
     def _open(
-        runtime: Any, options: Any, directory: Path, cache_dir: str | os.PathLike[str] | None
+        runtime: Any, options: Any, directory: Path, cache_dir: str | os.PathLike[str] | None, variant: str
     ) -> onnxruntime.InferenceSession:
         def session(model: str | bytes) -> onnxruntime.InferenceSession:
             return runtime.InferenceSession(model, options, providers=["CPUExecutionProvider"])
 
-        if cache_dir is None:
+        if cache_dir is None and variant == "fp32":
             return session(build_graph(directory))
+        if cache_dir is None:
+            raise ValueError(f"the {variant} variant is built into a cache directory")
         try:
-            path = model_file(directory, cache_dir)
+            path = model_file(directory, cache_dir, variant)
         except OSError:
+            if variant != "fp32":
+                raise
             return session(build_graph(directory))  # an unwritable cache: built in memory, each time
         try:
             return session(str(path))
         except Exception:  # a damaged file (onnxruntime has its own exception types): built again
             path.unlink(missing_ok=True)
-            return session(str(model_file(directory, cache_dir)))
+            return session(str(model_file(directory, cache_dir, variant)))
 
     def encode(self, texts: list[str]) -> np.ndarray:
         """Unit vectors (float32), one row per text, in the texts' order."""

@@ -245,9 +245,8 @@ def run(
     """Serve until interrupted: uvicorn on options.host:options.port."""
     import uvicorn
 
-    from pybrain.serve.pool import open_pool
-
     from pybrain.embed import keep_warm
+    from pybrain.serve.pool import open_pool
 
     options.check()
     keep_warm(embedder_spec)  # the model stays loaded in this process for its lifetime
