@@ -28,6 +28,7 @@ from pybrain.client import Brain, WriteResult
 from pybrain.config import ENVIRONMENT_HELP, Settings
 from pybrain.embed import default_provider
 from pybrain.embed.local import INSTALL as LOCAL_INSTALL
+from pybrain.embed.local import prepare as prepare_local_model
 from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
 from pybrain.hooks import EVENTS as HOOK_EVENTS
 from pybrain.wire import CLAUDE_SETTINGS
@@ -209,6 +210,10 @@ def init(as_json: bool) -> None:
     active = brain.active_space()
     # On the embedded server the commands connect as a role that owns nothing.
     app_role = None if settings.database_url else db.ensure_app_role(conn, settings.home, settings.workspace)
+    # The local model's graph is built here, once, rather than by the first command that embeds.
+    local_model = (
+        prepare_local_model() if "local" in (configured.provider, active and active.provider) else None
+    )
     out = {
         "database": _mask(url) if settings.database_url else str(settings.pgdata),
         "embedded": settings.database_url is None,
@@ -218,6 +223,7 @@ def init(as_json: bool) -> None:
         "dims": configured.dims,
         "active_space": active.name if active else None,
         "app_role": app_role,
+        "local_model": str(local_model) if local_model else None,
     }
     if as_json:
         click.echo(_dump(out))

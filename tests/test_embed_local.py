@@ -231,3 +231,20 @@ def test_protobuf_varints_match_the_wire_format() -> None:
     assert _varint(127) == b"\x7f"
     assert _varint(300) == b"\xac\x02"
     assert _varint(-1) == b"\xff" * 9 + b"\x01"  # an int64 -1 takes ten bytes
+
+
+def test_init_builds_the_model_so_the_first_write_does_not(brain_cli, monkeypatch, tmp_path) -> None:
+    import json
+
+    from pybrain.embed.local import model_cache
+
+    monkeypatch.setenv("BRAIN_MODEL_CACHE", str(tmp_path / "models"))
+    monkeypatch.setenv("BRAIN_EMBEDDER", "local")
+    clear_cache()
+    out = json.loads(brain_cli("init", "--json").output)
+    assert out["embedding_space"] == "local:all-MiniLM-L6-v2"
+    built = list(model_cache().glob("minilm-fp32-*.onnx"))
+    assert [str(p) for p in built] == [out["local_model"]]
+    # Again: nothing to build, the same file.
+    assert json.loads(brain_cli("init", "--json").output)["local_model"] == out["local_model"]
+    clear_cache()

