@@ -38,10 +38,12 @@ class FakeServer:
     drop_one: bool = False
     # Outages: hold every request without an answer until the test ends; refuse
     # (HTTP 400, echoing the text as some providers do) every request holding a
-    # text that contains one of `refuse`; answer NaN for texts containing one of `nan_for`.
+    # text that contains one of `refuse`; answer NaN for texts containing one of `nan_for`,
+    # and an all-zero vector for texts containing one of `zero_for`.
     black_hole: bool = False
     refuse: set[str] = field(default_factory=set)
     nan_for: set[str] = field(default_factory=set)
+    zero_for: set[str] = field(default_factory=set)
     received: list[Received] = field(default_factory=list)
     release: threading.Event = field(default_factory=threading.Event)
 
@@ -57,6 +59,8 @@ class FakeServer:
         vectors = [
             [float("nan")] * self.dims
             if any(marker in text for marker in self.nan_for)
+            else [0.0] * self.dims
+            if any(marker in text for marker in self.zero_for)
             else fake_vector(text, self.dims)
             for text in texts
         ]

@@ -474,3 +474,33 @@ def test_the_worker_waits_out_an_embedder_outage(conn, db_url, server, fake_spac
         worker.send_signal(signal.SIGTERM)
         worker.wait(timeout=30)
     assert worker.returncode == 0, log.read_text()
+
+
+def test_a_zero_vector_queues_the_write_and_search_falls_back(conn, server, fake_space):
+    """A provider answering all zeros (cosine undefined) is treated like NaN: every write is
+    stored and queued, search and boot go on without the vector leg."""
+    brain = Brain(conn, embedder=fake_space)
+    server.zero_for = {"kiln"}
+    r = brain.remember("fact", "The kiln thermocouple reads 1250 degrees at peak")
+    assert r.action == "created" and r.embedding_pending
+    assert "zero" in r.embedder_error
+    rows = brain.observe(["The kiln door seal was replaced", "The glaze batch 7 cracked"])
+    assert [x["action"] for x in rows] == ["created", "created"]
+    assert [x["id"] for x in brain.search("kiln thermocouple")][:1] == [r.memory_id]
+    assert brain.boot_session(source="test", task="fix the kiln")["session_id"]
+    server.zero_for = set()
+    results = {w.memory_id: w.action for w in brain.embed_pending()}
+    assert results[r.memory_id] == "embedded" and results[rows[0]["memory_id"]] == "embedded"
+    assert embedded(conn, r.memory_id)
+
+
+def test_a_nearly_zero_vector_is_refused_by_the_embedder(server):
+    clear_cache()
+    embedder = get_embedder("ollama:all-minilm")
+    server.always = (200, {"embeddings": [[1e-9] * 384]})
+    with pytest.raises(EmbeddingRefused, match="zero or nearly zero") as caught:
+        embedder.embed(["The queue drained at midnight"])
+    assert caught.value.status is None and caught.value.detail["index"] == 0
+    server.always = (200, {"embeddings": [[0.05] * 384]})
+    assert len(embedder.embed(["a short but real vector"])[0]) == 384
+    clear_cache()

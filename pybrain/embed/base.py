@@ -59,13 +59,14 @@ class Embedder(abc.ABC):
         for start in range(0, len(items), size):
             batch = self._embed_batch(items[start : start + size])
             for i, vector in enumerate(batch):
-                if not math.isfinite(sum(vector)):  # a NaN or an infinity makes the sum one
+                reason = _unusable(vector)
+                if reason:
                     # No write stores it: the caller queues the text (or parks it, when it recurs).
                     raise EmbeddingRefused(
-                        f"{self.space} returned a vector with NaN or infinite values "
+                        f"{self.space} returned a vector with {reason} "
                         f"(text {start + i + 1} of {len(items)}).",
                         status=None,
-                        reason="the vector has NaN or infinite values",
+                        reason=f"the vector has {reason}",
                         detail={"space": self.space, "index": start + i},
                         hint="The text is kept and queued; `brain worker` tries it again.",
                     )
@@ -81,6 +82,21 @@ class Embedder(abc.ABC):
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__} {self.space}>"
+
+
+# A vector whose length is below this has no direction: cosine similarity is undefined
+# for it (pgvector answers NaN), so it is refused like a NaN one.
+MIN_NORM = 1e-6
+
+
+def _unusable(vector: list[float]) -> str | None:
+    """Why a vector cannot be stored or searched with, or None."""
+    squares = math.fsum(x * x for x in vector)
+    if not math.isfinite(squares):  # a NaN or an infinity makes the sum one
+        return "NaN or infinite values"
+    if squares < MIN_NORM * MIN_NORM:
+        return "a length of zero or nearly zero"
+    return None
 
 
 def env_int(name: str, default: int, *, minimum: int = 1) -> int:
