@@ -248,3 +248,38 @@ def test_init_builds_the_model_so_the_first_write_does_not(brain_cli, monkeypatc
     # Again: nothing to build, the same file.
     assert json.loads(brain_cli("init", "--json").output)["local_model"] == out["local_model"]
     clear_cache()
+
+
+def test_a_long_lived_process_keeps_the_model_loaded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`brain mcp` and `brain serve` call keep_warm: the model loads in the background,
+    in the process, and no warm embedding server is used or started."""
+    import threading
+
+    from pybrain.embed import keep_warm
+    from pybrain.embed.local import LocalEmbedder
+
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
+    clear_cache()
+    embedder = keep_warm("local")
+    assert isinstance(embedder, LocalEmbedder)  # not the warm server's client
+    assert os.environ["BRAIN_EMBED_SERVER"] == "off"
+    for thread in threading.enumerate():
+        if thread.name == "pybrain-embedder-warm-up":
+            thread.join(60)
+    assert embedder._model is not None
+    assert get_embedder("local") is embedder
+    clear_cache()
+
+
+def test_keep_warm_sends_nothing_to_an_http_provider(monkeypatch: pytest.MonkeyPatch) -> None:
+    import threading
+
+    from pybrain.embed import keep_warm
+
+    monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
+    monkeypatch.setenv("BRAIN_OLLAMA_URL", "http://127.0.0.1:9")  # nothing listens: a request would fail
+    clear_cache()
+    embedder = keep_warm("ollama")
+    assert embedder is not None and embedder.provider == "ollama"
+    assert not [t for t in threading.enumerate() if t.name == "pybrain-embedder-warm-up"]
+    clear_cache()
