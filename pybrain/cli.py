@@ -1628,6 +1628,21 @@ def embedder_stop(as_json: bool) -> None:
 # --- export, import, backup ------------------------------------------------
 
 
+@contextlib.contextmanager
+def _writable(target: Path | None, error: type[BrainError]) -> Iterator[None]:
+    """An OS error writing `target` as a pybrain error that names the path and the reason."""
+    try:
+        yield
+    except OSError as exc:
+        if exc.filename is None:
+            raise
+        raise error(
+            f"Cannot write {target}: {exc.strerror or exc}.",
+            detail={"path": str(exc.filename)},
+            hint="Give a path in a directory that exists and that you may write to.",
+        ) from None
+
+
 @command(main, "export")
 @click.argument("file", required=False, type=click.Path(dir_okay=False, allow_dash=True, path_type=Path))
 @click.option(
@@ -1643,9 +1658,10 @@ def export_command(
 ) -> None:
     """Write every memory of the workspace as JSONL (docs/export-format.md); FILE '-' or
     none writes to standard output."""
+    from pybrain.errors import InvalidArgument
     from pybrain.transfer import native
 
-    with _open() as brain:
+    with _open() as brain, _writable(file if markdown_dir is None else markdown_dir, InvalidArgument):
         if markdown_dir is not None:
             files = native.write_markdown(brain, markdown_dir, project=project)
             out: dict[str, Any] = {"markdown": str(markdown_dir), "files": [str(f) for f in files]}

@@ -230,3 +230,17 @@ def test_session_commands(brain_cli) -> None:
     assert brain_cli("scratch", "list", "--project", "web").output.strip() == "branch: main"
     r = brain_cli("end")
     assert r.exit_code == 2 and "--session" in r.output
+
+
+def test_export_to_an_unwritable_place_is_a_clear_error(brain_cli, tmp_path) -> None:
+    brain_cli("remember", "fact", "Exports go to the backup share")
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a directory")
+    for args in (["export", str(blocker / "x.jsonl")], ["export", "--markdown", str(blocker / "notes")]):
+        r = brain_cli(*args)
+        assert r.exit_code != 0, args
+        assert "Cannot write" in r.output and "hint:" in r.output
+        assert "Traceback" not in r.output
+    r = brain_cli("export", str(blocker / "x.jsonl"), "--json")
+    assert json.loads(r.output)["detail"]["path"].startswith(str(blocker))
+    assert not list(tmp_path.glob("**/*.partial"))
