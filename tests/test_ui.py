@@ -457,6 +457,10 @@ def test_headers_status_codes_and_csrf(ui: Dashboard, ids: dict[str, int], conn)
     assert http.post(pin, data={"csrf": "not-the-token"}).status_code == 403
     assert requests.post(pin, data={"csrf": cookie}).status_code == 403  # no cookie: a foreign page's form
     assert http.post(pin, data={"csrf": cookie}, headers={"Origin": "http://evil.example"}).status_code == 403
+    # an opaque origin (a sandboxed frame, a file:// page) is refused unless the browser
+    # itself says the request is same-origin
+    for headers in ({"Origin": "null"}, {"Origin": "null", "Sec-Fetch-Site": "cross-site"}, {"Origin": ""}):
+        assert http.post(pin, data={"csrf": cookie}, headers=headers).status_code == 403, headers
     assert scalar(conn, "SELECT pinned FROM brain.memory WHERE memory_id = %s", (ids["rule"],)) is False
     r = http.post(pin, data={"csrf": cookie}, allow_redirects=False)
     assert r.status_code == 303 and r.headers["location"] == f"/memories/{ids['rule']}?done=pinned"
@@ -478,6 +482,11 @@ def test_headers_status_codes_and_csrf(ui: Dashboard, ids: dict[str, int], conn)
     second = http.get(f"{ui.url}/memories" + older.group(1).replace("&amp;", "&"))
     rest = re.findall(r'<td><a href="/memories/(\d+)">', second.text)
     assert rest and max(map(int, rest)) < min(map(int, shown))
+    # digits that are not decimal (superscripts) are no number: the default, not a 500
+    for query in ("max=%C2%B2", "before_id=%C2%B3", "max=%E2%91%A0"):
+        r = http.get(f"{ui.url}/memories?kind=fact&{query}")
+        assert r.status_code == 200, query
+    assert http.get(f"{ui.url}/decay?within=%C2%B2").status_code == 200
     static = http.get(f"{ui.url}/static/live.js")
     assert static.status_code == 200 and static.headers["cache-control"] == "no-cache"
 

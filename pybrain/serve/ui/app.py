@@ -73,7 +73,9 @@ SECURITY_HEADERS = [
     (b"content-security-policy", CSP.encode()),
     (b"x-frame-options", b"DENY"),
     (b"x-content-type-options", b"nosniff"),
-    (b"referrer-policy", b"no-referrer"),
+    # Nothing to other sites; this site's own requests carry their origin (no-referrer made
+    # Chromium send "Origin: null" with the dashboard's own forms).
+    (b"referrer-policy", b"same-origin"),
     (b"cross-origin-opener-policy", b"same-origin"),
 ]
 
@@ -438,7 +440,7 @@ class Dashboard:
 
     def decay(self, request: Request) -> Response:
         days = request.query_params.get("within", "7")
-        within = min(int(days), 3650) if days.isdigit() and int(days) > 0 else 7
+        within = min(int(days), 3650) if days.isdecimal() and int(days) > 0 else 7
         with self.brain(request) as brain:
             viewer = self.viewer(brain)
             facts = brain.call("decay_outlook", within=f"{within} days", max_results=200)
@@ -639,7 +641,11 @@ def _csrf_ok(request: Request, form: FormData) -> bool:
     if not cookie or not isinstance(sent, str) or not hmac.compare_digest(cookie.encode(), sent.encode()):
         return False
     origin = request.headers.get("origin")
-    if origin and origin != "null":
+    if origin == "null":
+        # An opaque origin: a sandboxed frame, a file, or a redirect. Only the browser's own
+        # word, which no page can set, makes it this site.
+        return request.headers.get("sec-fetch-site") == "same-origin"
+    if origin is not None:
         return origin == f"{request.url.scheme}://{request.headers.get('host', '')}"
     return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
 
@@ -704,8 +710,8 @@ def _memory_filters(q: QueryParams) -> dict[str, Any]:
         "states": [s for s in q.getlist("state") if s],
         "tiers": [t for t in q.getlist("tier") if t],
         "only_flagged": checked("flagged"),
-        "before_id": int(q["before_id"]) if (q.get("before_id") or "").isdigit() else None,
-        "max_results": int(max_results) if max_results.isdigit() and 0 < int(max_results) <= 500 else PAGE,
+        "before_id": int(q["before_id"]) if (q.get("before_id") or "").isdecimal() else None,
+        "max_results": int(max_results) if max_results.isdecimal() and 0 < int(max_results) <= 500 else PAGE,
     }
 
 
