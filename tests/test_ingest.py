@@ -438,3 +438,39 @@ def test_chunks_are_indexed_with_their_document_and_heading_and_keep_their_order
     assert [p for _, _, p, _ in reordered] == list(range(1, len(reordered) + 1))
     assert {r[0] for r in reordered} & {webhooks[0]}, "the moved section keeps its memory"
     assert "Webhooks" in reordered[-1][3], "the section moved to the end, its context with it"
+
+
+def test_links_that_leave_the_folder_are_reported_not_read(tmp_path: Path, monkeypatch) -> None:
+    """A symbolic link inside an ingested folder to a file outside it (/etc/passwd, a
+    home directory's keys) is skipped and named; a link within the folder is read."""
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.md").write_text("# Private\n\nThe vault unseal steps live here.\n")
+    docs = tmp_path / "docs"
+    (docs / "sub").mkdir(parents=True)
+    (docs / "guide.md").write_text("# Guide\n\nDeploys run nightly from main.\n")
+    (docs / "passwd.md").symlink_to("/etc/passwd")
+    (docs / "sub" / "escape.md").symlink_to(outside / "secret.md")
+    (docs / "again.md").symlink_to(docs / "guide.md")  # inside the folder: fine
+    monkeypatch.chdir(tmp_path)
+    listing = collect(["docs"], root=tmp_path)
+    refs = sorted(d.ref for d in listing.documents)
+    print("read:", refs, "reported:", [(p.path, p.message) for p in listing.problems])
+    assert refs == ["docs/again.md", "docs/guide.md"]
+    assert {p.path for p in listing.problems} == {"docs/passwd.md", "docs/sub/escape.md"}
+    assert all("outside the folder" in p.message for p in listing.problems)
+    # A glob that matches a link leaving the root is reported too.
+    listing = collect(["docs/*.md"], root=tmp_path)
+    assert "docs/passwd.md" in {p.path for p in listing.problems}
+    assert all("passwd" not in d.ref for d in listing.documents)
+
+
+def test_standard_input_is_bounded_like_a_file(tmp_path: Path) -> None:
+    from pybrain.ingest.walk import MAX_BYTES
+
+    big = b"# Log\n\n" + b"request 42 failed with 502\n" * (MAX_BYTES // 20)
+    listing = collect(["-"], root=tmp_path, read_stdin=lambda: big)
+    assert listing.documents == []
+    assert [(p.path, p.message) for p in listing.problems] == [
+        ("-", "larger than 5 MB: split it or leave it out")
+    ]

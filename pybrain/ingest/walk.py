@@ -140,9 +140,17 @@ class Collector:
     def directory(self, path: Path, named: str) -> None:
         ref = self.ref_of(path)
         self.listing.scopes.append("" if ref in ("", ".") else ref.rstrip("/") + "/")
-        self._walk(Path(os.path.abspath(path)), self._ignore_stack(path), named)
+        self._walk(Path(os.path.abspath(path)), self._ignore_stack(path), named, os.path.realpath(path))
 
-    def _walk(self, directory: Path, stack: list[ignore.IgnoreFile], named: str) -> None:
+    def _leaves(self, path: str, tree: str, shown: str) -> bool:
+        """Whether a symbolic link points outside `tree` (then it is reported, not read)."""
+        target = os.path.realpath(path)
+        if target == tree or target.startswith(tree.rstrip(os.sep) + os.sep):
+            return False
+        self._problem(shown, "a symbolic link to a file outside the folder ingested: skipped")
+        return True
+
+    def _walk(self, directory: Path, stack: list[ignore.IgnoreFile], named: str, tree: str) -> None:
         stack = stack + ignore.load(directory)
         try:
             entries = sorted(os.scandir(directory), key=lambda e: e.name)
@@ -159,11 +167,12 @@ class Collector:
             if is_dir:
                 if entry.name in SKIP_DIRS or ignore.ignored(path, True, stack):
                     continue
-                self._walk(path, stack, shown)
+                self._walk(path, stack, shown, tree)
             elif (
                 entry.is_file()
                 and entry.name not in ignore.IGNORE_FILES
                 and not ignore.ignored(path, False, stack)
+                and not (entry.is_symlink() and self._leaves(entry.path, tree, shown))
             ):
                 self.file(path, shown, walked=True)
 
@@ -172,6 +181,9 @@ class Collector:
             raw = self.read_stdin()
         except OSError as exc:
             self._problem(STDIN, f"standard input cannot be read ({exc.strerror or exc})")
+            return
+        if len(raw) > MAX_BYTES:  # the same bound as a file's
+            self._problem(STDIN, f"larger than {MAX_BYTES // 1_000_000} MB: split it or leave it out")
             return
         self._add(STDIN, self.stdin_ref, raw, format_of(self.stdin_ref) or markdown, walked=False)
 
@@ -194,7 +206,7 @@ class Collector:
                 mp = Path(m)
                 if mp.is_dir():
                     self.directory(mp, m)
-                elif mp.is_file():
+                elif mp.is_file() and not (mp.is_symlink() and self._leaves(m, str(self.root), m)):
                     self.file(mp, m, walked=True)
         else:
             self._problem(arg, "no such file or folder")
@@ -209,7 +221,8 @@ def collect(
     """The documents under paths, the scopes whose listing they complete, and the problems met."""
     import sys
 
-    collector = Collector(Path(root), stdin_ref, read_stdin or (lambda: sys.stdin.buffer.read()))
+    # Standard input is read up to one byte past the bound, so a larger one is refused unread.
+    collector = Collector(Path(root), stdin_ref, read_stdin or (lambda: sys.stdin.buffer.read(MAX_BYTES + 1)))
     for arg in paths:
         collector.path(arg)
     return collector.listing
