@@ -41,6 +41,14 @@ warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 KINDS = ("rule", "fact", "incident", "task")
 
 
+class Choice(click.Choice):
+    """click's Choice, whose error does not repeat what was typed: a secret pasted into
+    the wrong argument must not reach the terminal, a log or a CI transcript."""
+
+    def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
+        return "the value given is not one of " + ", ".join(map(repr, self.choices)) + "."
+
+
 # --- output ----------------------------------------------------------------
 
 
@@ -278,7 +286,7 @@ def _on_related_option(help: str):
     """--on-related: the write's policy for a related memory (brain.remember's on_related)."""
     return click.option(
         "--on-related",
-        type=click.Choice(["refuse", "store", "supersede"]),
+        type=Choice(["refuse", "store", "supersede"]),
         default="refuse",
         show_default=True,
         help=help,
@@ -298,26 +306,26 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 
 
 @command(main)
-@click.argument("kind", type=click.Choice(KINDS, case_sensitive=False))
+@click.argument("kind", type=Choice(KINDS, case_sensitive=False))
 @click.argument("headline")
 @click.argument("body", required=False, default="")
 @_remember_options
 @click.option(
     "--severity",
-    type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False),
+    type=Choice(["BLOCKER", "PATTERN"], case_sensitive=False),
     help="Rules: BLOCKER or PATTERN (default).",
 )
 @click.option("--pin", "pinned", is_flag=True, help="Load at every boot.")
 @click.option("--importance", type=click.FloatRange(0, 1), help="0..1, default 0.5.")
 @click.option(
     "--origin",
-    type=click.Choice(["explicit", "overlay", "observed", "artifact"]),
+    type=Choice(["explicit", "overlay", "observed", "artifact"]),
     default="explicit",
     show_default=True,
 )
 @click.option("--expires-at", help="Facts: a hard expiry (ISO timestamp).")
 @click.option("--halflife-days", type=float, help="Facts: decay half-life (default 7).")
-@click.option("--status", type=click.Choice(["open", "blocked", "done"]), help="Tasks.")
+@click.option("--status", type=Choice(["open", "blocked", "done"]), help="Tasks.")
 @click.option("--priority", type=click.IntRange(1, 5), help="Tasks: 1 (highest) to 5.")
 @click.option("--due", "due_at", help="Tasks: due date (ISO).")
 @click.option("--what-was-wrong", help="Incidents.")
@@ -325,7 +333,7 @@ def _json_option(value: str | None, name: str) -> dict[str, Any] | None:
 @click.option("--error-message", help="Incidents.")
 @click.option("--command", "command_attempted", help="Incidents: the command attempted.")
 @click.option("--file", "related_files", multiple=True, help="Incidents: a related file.")
-@click.option("--complexity", type=click.Choice(["simple", "medium", "complex"]), help="Incidents.")
+@click.option("--complexity", type=Choice(["simple", "medium", "complex"]), help="Incidents.")
 @_on_related_option(
     "When a related memory exists: refuse the write, store both, or supersede the related one."
 )
@@ -356,7 +364,7 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
 @click.option("--reason", required=True, help="Why the old memory is no longer true.")
 @click.option("--source", help="Who is writing.")
 @click.option("--inherit-pinned", is_flag=True, help="Keep the old memory's pin.")
-@click.option("--severity", type=click.Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
+@click.option("--severity", type=Choice(["BLOCKER", "PATTERN"], case_sensitive=False))
 @click.option("--category")
 @click.option("--tag", "tags", multiple=True, help="Replace the tags (default: inherit).")
 @_on_related_option(
@@ -465,7 +473,7 @@ def _max_results(default: int, maximum: int, *names: str) -> Callable:
 
 def _filter_options(fn: Callable) -> Callable:
     options = [
-        click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Repeatable."),
+        click.option("--kind", "kinds", multiple=True, type=Choice(KINDS), help="Repeatable."),
         click.option("--project", help="This project and global memories."),
         _max_results(10, 100),
         click.option("--include-superseded", is_flag=True),
@@ -533,7 +541,7 @@ def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | N
 
 @command(main)
 @click.argument("memory_id", type=int)
-@click.argument("direction", type=click.Choice(["up", "down"]))
+@click.argument("direction", type=Choice(["up", "down"]))
 @click.option("--source", help="Who is rating.")
 def rate(memory_id: int, direction: str, source: str | None, as_json: bool) -> None:
     """Rate a memory up (it helped) or down (it misled)."""
@@ -649,7 +657,7 @@ def _echo_refused(out: dict[str, Any]) -> None:
 
 @command(main)
 @click.argument("texts", nargs=-1, required=True)
-@click.option("--kind", type=click.Choice(["fact", "incident"]), default="fact", show_default=True)
+@click.option("--kind", type=Choice(["fact", "incident"]), default="fact", show_default=True)
 @click.option("--project", default="", help="Project scope ('' = global).")
 @click.option("--artifact", is_flag=True, help="Document chunks rather than runtime events.")
 @click.option("--source-system", help="What produced the text (a connector, an agent runtime).")
@@ -777,7 +785,7 @@ def reembed(target: str, batch: int, no_activate: bool, drop_old: bool, as_json:
 
 @command(main)
 @click.argument("memory_id", type=int)
-@click.argument("status", required=False, type=click.Choice(["open", "blocked", "done"]))
+@click.argument("status", required=False, type=Choice(["open", "blocked", "done"]))
 @click.option("--note", help="What changed.")
 @click.option("--priority", type=click.IntRange(1, 5))
 @click.option("--due", "due_at", help="Due date (ISO).")
@@ -1220,7 +1228,7 @@ def _describe_end(out: dict[str, Any]) -> str:
 
 @command(main)
 @click.argument("item", type=int)
-@click.argument("response", type=click.Choice(["will_execute", "already_done", "not_relevant"]))
+@click.argument("response", type=Choice(["will_execute", "already_done", "not_relevant"]))
 @SESSION_OPTION
 @click.option("--note", help="Anything to add.")
 def ack(item: int, response: str, session: int | None, note: str | None, as_json: bool) -> None:
@@ -1327,7 +1335,7 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
 @main.command("mcp")
 @click.option(
     "--profile",
-    type=click.Choice(["lean", "full"]),
+    type=Choice(["lean", "full"]),
     envvar="BRAIN_MCP_PROFILE",
     default="lean",
     show_default=True,
@@ -1449,7 +1457,7 @@ def errors(max_results: int, as_json: bool) -> None:
 
 
 @command(main)
-@click.argument("client", type=click.Choice(sorted(wire_clients())))
+@click.argument("client", type=Choice(sorted(wire_clients())))
 @click.option(
     "--write",
     "target",
@@ -1559,7 +1567,7 @@ def _wire_hooks(
     "hook",
     context_settings={"help_option_names": ["-h", "--help"]},
 )
-@click.argument("event", type=click.Choice(list(HOOK_EVENTS)))
+@click.argument("event", type=Choice(list(HOOK_EVENTS)))
 @click.option(
     "--source", default="claude-code", show_default=True, help="The client the session is booted as."
 )
@@ -1692,7 +1700,7 @@ def export_command(
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["auto", "pybrain", "ownsona", "mem0", "markdown", "claude-code"]),
+    type=Choice(["auto", "pybrain", "ownsona", "mem0", "markdown", "claude-code"]),
     default="auto",
     show_default=True,
 )
@@ -1974,7 +1982,7 @@ def workspace_list(as_json: bool) -> None:
 @command(workspace_group, "grant")
 @click.argument("role")
 @click.argument("workspace", type=click.IntRange(1))
-@click.option("--access", type=click.Choice(["read", "write", "admin"]), default="write", show_default=True)
+@click.option("--access", type=Choice(["read", "write", "admin"]), default="write", show_default=True)
 def workspace_grant(role: str, workspace: int, access: str, as_json: bool) -> None:
     """Give ROLE access to WORKSPACE (or change its access)."""
     with _admin() as brain:
@@ -2005,7 +2013,7 @@ def role_group() -> None:
 @command(role_group, "create")
 @click.argument("name")
 @click.option("--workspace", type=click.IntRange(1), required=True, help="The workspace it may use.")
-@click.option("--access", type=click.Choice(["read", "write", "admin"]), default="write", show_default=True)
+@click.option("--access", type=Choice(["read", "write", "admin"]), default="write", show_default=True)
 @click.option("--statement-timeout", default="5s", show_default=True, help="Its statements' time limit.")
 @click.option(
     "--password-stdin", is_flag=True, help="Read the password from standard input (default: generate one)."
@@ -2054,7 +2062,7 @@ def role_create(
 )
 @click.option(
     "--profile",
-    type=click.Choice(["lean", "full"]),
+    type=Choice(["lean", "full"]),
     envvar="BRAIN_MCP_PROFILE",
     default="lean",
     show_default=True,
@@ -2109,7 +2117,7 @@ def token_group() -> None:
 @click.option("--name", required=True, help="A name to recognise the token by, unique in the workspace.")
 @click.option(
     "--access",
-    type=click.Choice(["read", "write", "admin"]),
+    type=Choice(["read", "write", "admin"]),
     help="At most the role's access in the workspace (default: the role's).",
 )
 @click.option("--expires-in", help="Lifetime, such as 30d, 12h, 2w, 1y (default: until revoked).")

@@ -88,7 +88,13 @@ def test_init_on_a_migrated_database(brain_cli) -> None:
 
 def test_unknown_kind_and_bad_arguments_are_usage_errors(brain_cli) -> None:
     r = brain_cli("remember", "belief", "Something")
-    assert r.exit_code == 2 and "'belief' is not one of" in r.output
+    assert r.exit_code == 2 and "is not one of 'rule', 'fact'" in r.output
+    assert "belief" not in r.output  # what was typed is not repeated: it may be a pasted secret
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    r = brain_cli("remember", token, "Something")
+    assert r.exit_code == 2 and token not in r.output and token[:12] not in r.output
+    r = brain_cli("search", "x", "--kind", token)
+    assert r.exit_code == 2 and token not in r.output
     r = brain_cli("remember", "fact", "Something", "--metadata", "{not json")
     assert r.exit_code == 2 and "not valid JSON" in r.output
 
