@@ -187,10 +187,25 @@ class BrainMCP(MCPServer):
         defs = schema.get("$defs", {})
         for key, value in given.items():
             if not _matches(value, known[key], defs):
-                raise _invalid(
-                    f"{name}: argument {key!r} must be {_describe(known[key], defs)}, "
-                    f"not {json.dumps(value)[:60]}."
-                )
+                # The value itself is never repeated: it may be a secret in the wrong field,
+                # and the SDK logs the message.
+                expected = _describe(known[key], defs)
+                raise _invalid(f"{name}: argument {key!r} must be {expected}, not {_json_type(value)}.")
+
+
+def _json_type(value: Any) -> str:
+    """The JSON type of a value, in words: what an argument error may say of it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return "an integer"
+    if isinstance(value, float):
+        return "a number with a fraction" if value != int(value) else "a number written with a decimal point"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
 
 
 def _suggest(unknown: list[str], known: dict[str, Any]) -> str:

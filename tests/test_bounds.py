@@ -3,6 +3,7 @@ is written and nothing hangs; MCP arguments are checked strictly."""
 
 from __future__ import annotations
 
+import json
 import time
 from typing import Any
 
@@ -179,6 +180,8 @@ def test_mcp_refuses_coerced_ids_and_numbers_on_every_tool(server, conn) -> None
         for value in bad:
             text = _call(server, tool, {arg: value})
             assert repr(arg) in text, (tool, arg, value, text)
+            if not isinstance(value, bool | None):  # true, false and null are named as such
+                assert json.dumps(value) not in text.split(" must be ")[1], (tool, value, text)
             refusals += 1
     errors = scalar(conn, "SELECT count(*) FROM brain.tool_event WHERE error_code = 'invalid_arguments'")
     assert errors == refusals
@@ -199,3 +202,15 @@ def test_mcp_takes_well_typed_arguments(server, conn) -> None:
 
     result = anyio.run(run)
     assert "Strict arguments still work" in str(result)
+
+
+def test_mcp_argument_errors_never_repeat_the_value(server) -> None:
+    """A secret passed in the wrong field is named by type only: the SDK logs the message."""
+    secret = "AKIA" + "Q3EXAMPLE7VALUE2X9"
+    for arguments in ({"id": secret}, {"max_results": [secret]}, {"max_results": {"k": secret}}):
+        tool = "recall" if "id" in arguments else "search"
+        text = _call(server, tool, arguments)
+        assert secret not in text and "AKIA" not in text, text
+        assert "must be" in text and (
+            "not a string" in text or "not an array" in text or "not an object" in text
+        )
