@@ -2213,6 +2213,16 @@ CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEF
     UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
 $$;
+CREATE FUNCTION brain._turn_signals(t text, meta jsonb) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain.injection_signals(CASE
+        WHEN meta->>'role' IN ('user', 'assistant')
+             AND lower(left(ltrim(t), length(meta->>'role') + 1)) = (meta->>'role') || ':'
+        THEN substr(ltrim(t), length(meta->>'role') + 2)
+        ELSE t END)
+$$;
 CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5882,6 +5892,9 @@ BEGIN
             PERFORM brain._check_length('thread', threads[i], 2000);
             -- The text is stored with its secrets redacted and its hidden characters removed.
             obs := brain._clean_observed(texts[i]);
+            IF metadata[i]->>'role' IN ('user', 'assistant') THEN
+                obs.signals := brain._turn_signals(texts[i], metadata[i]);  -- its speaker is no role marker
+            END IF;
             texts[i] := obs.cleaned;
             IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
@@ -8097,7 +8110,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1a6ba413ab202903aa46927b7688d4d41fb926cbaa2293221dc4d0dcfdee2672';
+COMMENT ON TABLE brain.migration IS 'functions 4793e2f959db2a8a2fb25610efc9dc336202c25997abd7a9217e13810828d49e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

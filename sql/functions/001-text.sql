@@ -486,6 +486,23 @@ $$;
 COMMENT ON FUNCTION brain.injection_signals IS
     'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
 
+-- The injection signals of a turn of a conversation, observed with its role
+-- in metadata ({"role": "user" | "assistant"}): the "User: " / "Assistant: "
+-- its writer put in front of it (brain.observe_transcript does) names the
+-- turn's speaker, which metadata records; it is not a role marker in the
+-- turn's text. The rest of the text is read as any other.
+CREATE OR REPLACE FUNCTION brain._turn_signals(t text, meta jsonb)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.injection_signals(CASE
+        WHEN meta->>'role' IN ('user', 'assistant')
+             AND lower(left(ltrim(t), length(meta->>'role') + 1)) = (meta->>'role') || ':'
+        THEN substr(ltrim(t), length(meta->>'role') + 2)
+        ELSE t END)
+$$;
+
 CREATE OR REPLACE FUNCTION brain.guardrail_stamps(t text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
