@@ -1241,6 +1241,13 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._handoff_gist(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT regexp_replace(regexp_replace(brain.trim_space(brain.clean_body(t)), '\s+', ' ', 'g'),
+                          '^(Written from the transcript of [^\n]+) at [^:\n]+:', '\1:')
+$$;
 CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1251,6 +1258,15 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
         WHEN length(brain.trim_space(t)) > chars THEN left(brain.trim_space(t), chars - 1) || '…'
         ELSE brain.trim_space(t)
     END
+$$;
+CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb, exclude_session bigint, clock timestamp with time zone) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT brain._handoff_gist(l->>'text') = brain._handoff_gist(handoff)
+                            AND (snapshot IS NULL OR snapshot = l->'snapshot')
+                     FROM brain._last_handoff(coalesce(project, ''), source, exclude_session, clock) AS l), false)
+           AND nullif(brain.trim_space(handoff), '') IS NOT NULL
 $$;
 CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -2139,6 +2155,11 @@ CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, 
 DECLARE
     new_id bigint;
 BEGIN
+    IF brain._handoff_unchanged(source, project, handoff, snapshot, NULL, clock) THEN
+        RETURN jsonb_build_object('session', session, 'ended', false, 'source', source,
+                                  'project', coalesce(project, ''), 'handoff_id', NULL, 'unchanged', true,
+                                  'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+    END IF;
     INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
     VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
             nullif(brain.trim_space(brain.clean_body(handoff)), ''), snapshot, clock)
@@ -3917,6 +3938,7 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
 DECLARE
     s brain.session := brain._get_session(session);
     clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+    unchanged boolean;
 BEGIN
     PERFORM brain._check_handoff(handoff, snapshot);
     SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
@@ -3930,15 +3952,19 @@ BEGIN
         RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
                || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
     END IF;
+    -- A handoff the next session gets already is not stored twice: that one stays.
+    unchanged := brain._handoff_unchanged(s.source, s.project, handoff, snapshot, s.session_id, clock);
     UPDATE brain.session x
     SET status = 'ended', ended_at = clock, end_reason = 'ended',
-        handoff = nullif(brain.trim_space(brain.clean_body(end_session.handoff)), ''), snapshot = end_session.snapshot
+        handoff = CASE WHEN NOT unchanged THEN nullif(brain.trim_space(brain.clean_body(end_session.handoff)), '') END,
+        snapshot = CASE WHEN NOT unchanged THEN end_session.snapshot END
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
-                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')))
+           || CASE WHEN unchanged THEN '{"unchanged": true}'::jsonb ELSE '{}' END;
 END
 $$;
-COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4202,6 +4228,41 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    handoff text := brain.transcript_handoff(turns, event, client, transcript);
+    live bigint;
+BEGIN
+    IF handoff IS NOT NULL THEN
+        -- (brain.end_session stores no handoff the next session gets already)
+        RETURN brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
+               || jsonb_build_object('handoff', handoff);
+    END IF;
+    -- Nothing to hand off (no prompt, no reply, no transcript): the seat's live
+    -- session ends without a handoff, and the last real one stays.
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+    END IF;
+    PERFORM brain._sweep_sessions(clock, host, host_processes);
+    SELECT s.session_id INTO live FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+      AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
+      AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF live IS NOT NULL THEN
+        RETURN brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+    END IF;
+    RETURN jsonb_build_object('session', NULL, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff', NULL);
+END
+$_$;
+COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7491,6 +7552,9 @@ BEGIN
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
     FROM jsonb_array_elements(turns) AS t;
+    IF n_user + n_assistant = 0 THEN
+        RETURN NULL;  -- nothing to hand off: the last real handoff stays the one the next session gets
+    END IF;
     SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
     WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
     SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
@@ -7506,7 +7570,7 @@ BEGIN
                      'Last reply: ' || brain._handoff_quote(last_reply, quote));
 END
 $$;
-COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
+COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -8110,7 +8174,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4793e2f959db2a8a2fb25610efc9dc336202c25997abd7a9217e13810828d49e';
+COMMENT ON TABLE brain.migration IS 'functions 66a0bbc23c4627b18566dd55dc1b13cc8e57efeb380c7344d1a2db82f9fddf6f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

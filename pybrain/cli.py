@@ -1199,8 +1199,9 @@ def end(
 
 def _describe_end(out: dict[str, Any]) -> str:
     """What brain.end_session(_of) did, in a line."""
+    same = "; the next session gets the same handoff already" if out.get("unchanged") else ""
     if out["ended"]:
-        return f"session #{out['session']} ended"
+        return f"session #{out['session']} ended{same}"
     seat = f"{out['source']} in {out['project'] or 'global'}"
     if out["session"] is None:
         head = f"no session of {seat} was found here"
@@ -1208,6 +1209,8 @@ def _describe_end(out: dict[str, Any]) -> str:
         had = out["had_ended"]
         when = str(had["at"])[:16].replace("T", " ")
         head = f"session #{out['session']} had already ended ({had['reason']}, {when})"
+    if same:
+        return f"{head}{same}"
     return f"{head}; the handoff is stored for the next session of {seat}"
 
 

@@ -315,8 +315,6 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
 
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     """Observe the transcript's new turns, then end the session with a handoff written from them."""
-    from psycopg.types.json import Jsonb
-
     from pybrain.client import Brain
     from pybrain.hooks.transcript import read_turns
 
@@ -342,11 +340,14 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             rows = brain.observe_transcript(
                 turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
             )
-        handoff = brain.value(
-            "transcript_handoff", turns=Jsonb(turns), event=when, client=CLIENT_NAME, transcript=session
-        )
-        ended = brain.end_session_of(
-            options.source, project=options.project, cwd=_seat(payload), handoff=handoff
+        ended = brain.hand_off_transcript(
+            turns,
+            when,
+            options.source,
+            project=options.project,
+            cwd=_seat(payload),
+            client=CLIENT_NAME,
+            transcript=session,
         )
     counts: dict[str, int] = {}
     for r in rows:
@@ -355,10 +356,14 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     if missing:
         summary = f"no transcript at {missing}"
     where = f"session #{ended['session']}" if ended.get("session") else "the next session"
-    print(
-        f"pybrain {event}: {summary}; handoff for {where} ({time.perf_counter() - clock:.2f} s)",
-        file=sys.stderr,
+    handed = (
+        "nothing to hand off"
+        if ended.get("handoff") is None
+        else "the same handoff as before"
+        if ended.get("unchanged")
+        else f"handoff for {where}"
     )
+    print(f"pybrain {event}: {summary}; {handed} ({time.perf_counter() - clock:.2f} s)", file=sys.stderr)
 
 
 HANDLERS = {

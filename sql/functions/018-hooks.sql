@@ -137,6 +137,9 @@ BEGIN
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
     FROM jsonb_array_elements(turns) AS t;
+    IF n_user + n_assistant = 0 THEN
+        RETURN NULL;  -- nothing to hand off: the last real handoff stays the one the next session gets
+    END IF;
     SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
     WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
     SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
@@ -153,7 +156,56 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.transcript_handoff IS
-    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
+    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
+
+CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
+    turns jsonb,
+    event text,
+    source text,
+    project text DEFAULT '',
+    cwd text DEFAULT NULL,
+    host text DEFAULT NULL,
+    host_processes jsonb DEFAULT NULL,
+    client text DEFAULT 'the agent',
+    transcript text DEFAULT NULL,
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    handoff text := brain.transcript_handoff(turns, event, client, transcript);
+    live bigint;
+BEGIN
+    IF handoff IS NOT NULL THEN
+        -- (brain.end_session stores no handoff the next session gets already)
+        RETURN brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
+               || jsonb_build_object('handoff', handoff);
+    END IF;
+    -- Nothing to hand off (no prompt, no reply, no transcript): the seat's live
+    -- session ends without a handoff, and the last real one stays.
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+    END IF;
+    PERFORM brain._sweep_sessions(clock, host, host_processes);
+    SELECT s.session_id INTO live FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+      AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
+      AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF live IS NOT NULL THEN
+        RETURN brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+    END IF;
+    RETURN jsonb_build_object('session', NULL, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff', NULL);
+END
+$$;
+COMMENT ON FUNCTION brain.hand_off_transcript IS
+    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. Returns end_session_of''s answer and the handoff (NULL when none).';
 
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
