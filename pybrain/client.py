@@ -590,6 +590,7 @@ class Brain:
         cwd: str | None = None,
         client: str | None = None,
         transcript: str | None = None,
+        compaction: bool = False,
     ) -> dict[str, Any]:
         """End the seat's session with the handoff written from a transcript's turns
         (brain.hand_off_transcript); Python adds this host's name and process table."""
@@ -605,6 +606,7 @@ class Brain:
             host_processes=Jsonb(process["table"]),
             client=client,
             transcript=transcript,
+            compaction=compaction,
         )
 
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:

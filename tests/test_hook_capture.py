@@ -303,3 +303,49 @@ def test_identical_handoffs_are_stored_once(claude, conn) -> None:
     claude.end(t)
     assert len(handoffs(conn)) == 2
     assert "Last reply: The finance platform team owns acme-finance" in handoffs(conn)[-1]
+
+
+# --- the prompt hook: the session's own compacted turns, and the answer --------------------
+
+
+def test_the_prompt_hook_brings_back_the_answer_from_before_compaction(claude, conn) -> None:
+    t = claude.transcript("4c5d6e7f-8091-4a23-9d5e-6f7a8b9c0d12")
+    claude.start(t)
+    question = (
+        "Before we touch the load balancer config again, remind me which port the billing reconciler "
+        "service listens on in staging, and which health check path the ALB target group probes?"
+    )
+    t.user(question)
+    t.assistant(
+        "Let me check the service definition.",
+        thinking="The port is in deploy/staging/reconciler.yaml.",
+        tool="grep -n port deploy/staging/reconciler.yaml",
+    )
+    t.tool_result("12:    containerPort: 8443\n19:    path: /healthz/ready")
+    t.assistant(
+        "In staging the billing reconciler listens on port 8443 (deploy/staging/reconciler.yaml), and "
+        "the ALB target group probes /healthz/ready every 15 seconds."
+    )
+    claude.compact(t)
+    claude.start(t, source="compact")
+
+    # The same session after compaction: its earlier turns are no longer in front of the agent.
+    ask = "Which port does the billing reconciler listen on in staging?"
+    context = claude.prompt(t, ask)
+    assert context is not None
+    assert "8443" in context and "/healthz/ready" in context  # the answer, not the question
+    assert "remind me which port" not in context
+
+    # Another session, the same: the reply that answers, whole, not the question's headline.
+    other = claude.transcript("5d6e7f80-91a2-4b34-8e6f-7a8b9c0d1e23")
+    context = claude.prompt(other, "reconciler staging port ALB health check path")
+    assert context is not None and "8443" in context and "every 15 seconds" in context
+
+    # Turns the session still has in front of it (stored at its end, then resumed) are left out.
+    t.user("Which Grafana dashboard shows the reconciler's error budget?")
+    t.assistant("The error budget is on the dashboard 'Billing / Reconciler SLO' (uid rec-slo).")
+    claude.end(t)
+    claude.start(t, source="resume")
+    assert claude.prompt(t, "Which Grafana dashboard shows the reconciler error budget?") is None
+    context = claude.prompt(other, "Which Grafana dashboard shows the reconciler error budget?")
+    assert context is not None and "rec-slo" in context

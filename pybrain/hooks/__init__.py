@@ -348,6 +348,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             cwd=_seat(payload),
             client=CLIENT_NAME,
             transcript=session,
+            compaction=event == "compaction",
         )
     counts: dict[str, int] = {}
     for r in rows:

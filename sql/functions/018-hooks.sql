@@ -168,6 +168,7 @@ CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
     host_processes jsonb DEFAULT NULL,
     client text DEFAULT 'the agent',
     transcript text DEFAULT NULL,
+    compaction boolean DEFAULT false,
     now timestamptz DEFAULT NULL
 )
 RETURNS jsonb
@@ -178,11 +179,18 @@ DECLARE
     clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
     handoff text := brain.transcript_handoff(turns, event, client, transcript);
     live bigint;
+    result jsonb;
 BEGIN
     IF handoff IS NOT NULL THEN
         -- (brain.end_session stores no handoff the next session gets already)
-        RETURN brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
-               || jsonb_build_object('handoff', handoff);
+        result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
+                  || jsonb_build_object('handoff', handoff);
+        IF compaction AND (result->>'ended')::boolean THEN
+            -- The turns stored so far are compacted away: brain.prompt_context may bring them back.
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = (result->>'session')::bigint;
+        END IF;
+        RETURN result;
     END IF;
     -- Nothing to hand off (no prompt, no reply, no transcript): the seat's live
     -- session ends without a handoff, and the last real one stays.
@@ -198,14 +206,70 @@ BEGIN
     ORDER BY s.started_at DESC, s.session_id DESC
     LIMIT 1;
     IF live IS NOT NULL THEN
-        RETURN brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+        result := brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+        IF compaction THEN
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = live;
+        END IF;
+        RETURN result;
     END IF;
     RETURN jsonb_build_object('session', NULL, 'ended', false, 'source', source, 'project', coalesce(project, ''),
                               'handoff', NULL);
 END
 $$;
 COMMENT ON FUNCTION brain.hand_off_transcript IS
-    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. Returns end_session_of''s answer and the handoff (NULL when none).';
+    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+
+-- The text a prompt hook shows for a captured turn of a transcript (an
+-- observed memory whose metadata has its role and turn, its source_ref
+-- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
+-- assistant turn before the next prompt: the one after its tool calls), else
+-- the turn itself; its chunks joined, on one line. NULL for other memories.
+CREATE OR REPLACE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+    next_prompt bigint;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories: source_refs that start with "<transcript>/" (memory_source_ref_prefix)
+    prefix := replace(replace(replace(regexp_replace(m.source_ref, '[^/]*$', ''), '\', '\\'), '%', '\%'), '_', '\_')
+              || '%';
+    answer_id := m.memory_id;
+    IF m.metadata->>'role' = 'user' THEN
+        SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref LIKE prefix AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
+        SELECT x.memory_id INTO answer_id FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref LIKE prefix AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
+          AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
+          AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+        ORDER BY x.memory_id DESC
+        LIMIT 1;
+        IF answer_id IS NULL THEN
+            answer_id := m.memory_id;  -- not answered (yet): the prompt itself
+        END IF;
+    END IF;
+    SELECT regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    INTO answer
+    FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_system = m.source_system
+      AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
+      AND x.state = 'active';
+    answer_id := (SELECT min(x.memory_id) FROM brain.memory x
+                  WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
+                                        WHERE y.workspace_id = ws AND y.memory_id = answer_id));
+END
+$$;
 
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
@@ -226,11 +290,15 @@ DECLARE
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
     heading text := 'Memories (pybrain) that may bear on this prompt:';
+    ws bigint := brain.current_workspace();
     total integer;
     line text;
     lines text[] := '{}';
     ids bigint[] := '{}';
     hit record;
+    turn record;
+    compacted timestamptz;
+    turn_chars integer;
 BEGIN
     IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
         PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
@@ -241,26 +309,48 @@ BEGIN
             jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
     END IF;
     total := brain.estimate_tokens(heading);
+    -- a captured turn is shown whole up to its share of the budget
+    turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
+    IF exclude_ref_prefix IS NOT NULL THEN
+        -- The calling session's last compaction (brain.hand_off_transcript,
+        -- compaction => true, on the session booted for this client session):
+        -- its turns stored up to then are no longer in front of the agent.
+        SELECT max(s.ended_at) INTO compacted FROM brain.session s
+        WHERE s.workspace_id = ws AND s.end_reason = 'compacted'
+          AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
+    END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
         -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
-        -- The turns of the calling session itself (exclude_ref_prefix) are what
-        -- the agent has in front of it already.
+        -- The turns of the calling session itself (exclude_ref_prefix) that
+        -- the agent has in front of it (stored after its last compaction) are
+        -- left out, and so are flagged memories.
         FOR hit IN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
                               max_results => n_max * 4, min_relevance => floor) AS s
-            JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
+            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
             WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
+                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                       AND (compacted IS NULL OR m.created_at > compacted))
+              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
             ORDER BY s.score DESC, s.id DESC
         LOOP
             EXIT WHEN cardinality(ids) >= n_max;
-            line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            -- A captured turn: the reply that answers it, whole (up to its share of the budget).
+            turn := brain._turn_answer(ws, hit.id);
+            IF turn.answer_id IS NOT NULL THEN
+                CONTINUE WHEN turn.answer_id = ANY (ids);
+                line := format('- #%s %s: %s', turn.answer_id, hit.kind,
+                               CASE WHEN char_length(turn.answer) > turn_chars
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END);
+            ELSE
+                line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;
-            ids := ids || hit.id;
+            ids := ids || coalesce(turn.answer_id, hit.id);
         END LOOP;
     END IF;
     RETURN jsonb_build_object(
@@ -271,4 +361,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
