@@ -349,3 +349,59 @@ def test_the_prompt_hook_brings_back_the_answer_from_before_compaction(claude, c
     assert claude.prompt(t, "Which Grafana dashboard shows the reconciler error budget?") is None
     context = claude.prompt(other, "Which Grafana dashboard shows the reconciler error budget?")
     assert context is not None and "rec-slo" in context
+
+
+# --- 8. injected text is never captured back; <private> is never stored ----------------------
+
+
+def test_injected_context_and_private_text_are_never_stored(claude, conn, brain_cli) -> None:
+    rule = "Never rerun the billing export against production by hand"
+    r = brain_cli("remember", "rule", rule, "--severity", "BLOCKER", "--project", PROJECT)
+    assert r.exit_code == 0, r.output
+    flaky = "The reconciler's flaky test is test_retry_window"
+    r = brain_cli("remember", "fact", flaky, "--project", PROJECT)
+    assert r.exit_code == 0, r.output
+    t = claude.transcript("6e7f8091-a2b3-4c45-9f70-8b9c0d1e2f34")
+    boot = claude.start(t)
+    assert boot.startswith("<pybrain-context>\n# pybrain memory") and boot.endswith("</pybrain-context>")
+    asked = "Fix the reconciler's flaky test"
+    context = claude.prompt(t, asked)
+    assert context is not None and context.startswith("<pybrain-context>\nMemories (pybrain)")
+
+    # What Claude Code and the person put into the transcript around them:
+    # the hooks' context as the client wraps it, in a line of its own or beside the prompt,
+    t.user(f"<system-reminder>\nSessionStart:startup hook success: {boot}\n</system-reminder>")
+    t._line(
+        "user",
+        {
+            "role": "user",
+            "content": [
+                {"type": "text", "text": f"{asked}. <private>staging password hunter2-x</private> CI only."},
+                {"type": "text", "text": f"<user-prompt-submit-hook>{context}</user-prompt-submit-hook>"},
+            ],
+        },
+    )
+    fixed = "The flaky test is test_retry_window; it slept on the wall clock. It uses the fake clock now."
+    t.assistant(fixed)
+    # the boot payload pasted back by the person, and private text left unclosed
+    t.user(f"Is this still current?\n{boot}\nAsk me before you touch prod.")
+    t.user("<private>the whole of this prompt is mine alone</private>")
+    t.user("Open the PR. <private>my token for the registry is in ~/notes, line 4")
+    t.assistant("Opened #519 (reconciler: fake clock in test_retry_window).")
+    claude.end(t)
+
+    stored = json.dumps(captured(conn))
+    handoff = conn.execute("SELECT handoff FROM brain.session WHERE handoff IS NOT NULL").fetchone()[0]
+    leaks = ("hunter2", "mine alone", "~/notes", "pybrain memory", "Memories (pybrain)", "hook success")
+    for leaked in leaks:
+        assert leaked not in stored
+        assert leaked not in handoff
+    texts = [(r["body"] or r["headline"]) for r in captured(conn)]
+    assert texts == [
+        "User: Fix the reconciler's flaky test. CI only.",
+        f"Assistant: {fixed}",
+        "User: Is this still current?\nAsk me before you touch prod.",
+        "User: Open the PR.",
+        "Assistant: Opened #519 (reconciler: fake clock in test_retry_window).",
+    ]
+    assert "Last request: Open the PR." in handoff

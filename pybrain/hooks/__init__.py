@@ -40,6 +40,8 @@ EVENTS: dict[str, str] = {
 # which `brain wire claude-code --hooks` sets a few seconds longer).
 DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
 SOURCE_SYSTEM = "claude-code"
+# The tags that mark what a hook injects (brain.prompt_context's text has them too).
+INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
 # Processes that sit between the client and the hook: the client is the first other ancestor.
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
@@ -276,7 +278,8 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
     return {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
-            "additionalContext": render_boot(boot),
+            # marked as injected: the capture hooks never store it back (brain.capturable_text)
+            "additionalContext": f"{INJECTED[0]}\n{render_boot(boot)}{INJECTED[1]}",
         }
     }
 

@@ -38,6 +38,24 @@ BEGIN
 END
 $$;
 
+-- The part of a turn's text that may be stored: without what a hook injected
+-- (the <pybrain-context> the hooks wrap their context in, and the wrappers
+-- agent clients put injected context in: <system-reminder>,
+-- <user-prompt-submit-hook>, <session-start-hook>) and without what the person
+-- marked <private> (to the end of the text when it is not closed).
+CREATE OR REPLACE FUNCTION brain.capturable_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.trim_space(regexp_replace(regexp_replace(coalesce(t, ''),
+        '[ \t]*<(pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|private)(\s[^>]*)?>.*?</\1\s*>\n?',
+        '', 'gi'),
+        '[ \t]*<(pybrain-context|private)(\s[^>]*)?>.*$', '', 'i'))
+$$;
+COMMENT ON FUNCTION brain.capturable_text IS
+    'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
+
 CREATE OR REPLACE FUNCTION brain.observe_transcript(
     turns jsonb,
     source_system text,
@@ -73,9 +91,9 @@ BEGIN
     INTO refs, texts, metas
     FROM (
         SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
-               t.value->>'text' AS text, t.value->>'at' AS at, t.n
+               brain.capturable_text(t.value->>'text') AS text, t.value->>'at' AS at, t.n
         FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
-        WHERE brain.trim_space(t.value->>'text') <> ''
+        WHERE brain.capturable_text(t.value->>'text') <> ''
         ORDER BY t.value->>'ref', t.n
     ) AS x
     WHERE NOT EXISTS (SELECT FROM brain.memory m
@@ -94,7 +112,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_transcript IS
-    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 
 -- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
 CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
@@ -133,6 +151,10 @@ BEGIN
         PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
             NULL, 'For example: session end (logout), or compaction (auto).');
     END IF;
+    -- What may be stored of each turn (brain.capturable_text) is what may be handed off.
+    turns := (SELECT coalesce(jsonb_agg(jsonb_set(t, '{text}', to_jsonb(brain.capturable_text(t->>'text')))
+                                        ORDER BY x.n), '[]')
+              FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n));
     SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
@@ -156,7 +178,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.transcript_handoff IS
-    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
+    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
 
 CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
     turns jsonb,
@@ -289,7 +311,8 @@ DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
-    heading text := 'Memories (pybrain) that may bear on this prompt:';
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt:';
+    closing text := '</pybrain-context>';
     ws bigint := brain.current_workspace();
     total integer;
     line text;
@@ -308,7 +331,11 @@ BEGIN
         PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
             jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
     END IF;
-    total := brain.estimate_tokens(heading);
+    -- The context is marked as injected (<pybrain-context>), so that the capture
+    -- hooks never store it back (brain.capturable_text).
+    total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
+    -- What the person marked <private> is not searched for either.
+    prompt := brain.capturable_text(prompt);
     -- a captured turn is shown whole up to its share of the budget
     turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
     IF exclude_ref_prefix IS NOT NULL THEN
@@ -354,11 +381,12 @@ BEGIN
         END LOOP;
     END IF;
     RETURN jsonb_build_object(
-        'text', CASE WHEN cardinality(ids) > 0 THEN heading || E'\n' || array_to_string(lines, E'\n') END,
+        'text', CASE WHEN cardinality(ids) > 0
+                     THEN heading || E'\n' || array_to_string(lines, E'\n') || E'\n' || closing END,
         'ids', to_jsonb(ids),
         'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
         'budget', budget);
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
