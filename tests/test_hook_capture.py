@@ -405,3 +405,24 @@ def test_injected_context_and_private_text_are_never_stored(claude, conn, brain_
         "Assistant: Opened #519 (reconciler: fake clock in test_retry_window).",
     ]
     assert "Last request: Open the PR." in handoff
+
+
+# --- 7. pinned memories load at boot --------------------------------------------------------
+
+
+SKILL = '{"name": "reconciler", "keywords": ["reconciler"], "always_on": false}'
+
+
+def test_pinned_memories_load_at_session_start(claude, conn, brain_cli) -> None:
+    ids = {}
+    for name, args in (
+        ("fact", ["fact", "Finance signs off every rerun of the billing export"]),
+        ("skill", ["rule", "Reconciler runbook: drain the queue first", "--skill", SKILL]),
+    ):
+        r = brain_cli("remember", *args, "--project", PROJECT, "--json")
+        assert r.exit_code == 0, r.output
+        ids[name] = json.loads(r.output)["memory_id"]
+        assert brain_cli("pin", str(ids[name])).exit_code == 0
+    context = claude.start(claude.transcript("7f8091a2-b3c4-4d56-8a81-9c0d1e2f3a45"))
+    assert f'## Pinned memories\n- #{ids["fact"]} fact "Finance signs off every rerun' in context
+    assert "Reconciler runbook" not in context  # a skill that is not always on loads on demand only

@@ -35,6 +35,7 @@ RELEASED = {
     "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
+    "019-boot-pinned.sql": "589bf783faa0b0c6e0bcab0f21b2f1cb4f0a1ef33c793396584f5af956e4e38e",
 }
 
 
@@ -415,7 +416,7 @@ def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database:
                 "INSERT INTO brain.embedding (space_id, memory_id, embedding) VALUES (1, %s, %s)", (i, vec)
             )
 
-        assert db.migrate(conn).applied == ["018-boot-pattern-index.sql"]
+        assert db.migrate(conn).applied[0] == "018-boot-pattern-index.sql"
         flagged = {r[0] for r in conn.execute("SELECT memory_id FROM brain.embedding WHERE pattern_rule")}
         assert flagged == {1} | set(range(6, 6 + 105))
         (indexdef,) = conn.execute(
@@ -441,3 +442,36 @@ def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database:
             "SELECT brain.boot_session(source => 'upgrade', task_embedding => '{1, 0, 0}')"
         ).fetchone()[0]
         assert payload["sections"]["patterns"][0]["id"] == new
+
+
+def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_database: str) -> None:
+    """A database at 018 with pinned memories (a fact, an incident, one with a skill trigger) and an
+    unpinned one: 019 indexes the pinned ones for the boot, which shows those without a trigger."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 18)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for i, (kind, pinned, trigger) in enumerate(
+            [
+                ("fact", True, None),
+                ("incident", True, None),
+                ("rule", True, '{"name": "runbook", "keywords": ["x"], "always_on": false}'),
+                ("fact", False, None),
+            ],
+            1,
+        ):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized, pinned, skill_trigger)"
+                " VALUES (%s, %s, %s, %s, %s)",
+                (kind, f"note {i}", f"note {i}", pinned, trigger),
+            )
+        conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (3, 'PATTERN')")
+
+        assert db.migrate(conn).applied == ["019-boot-pinned.sql"]
+        (indexdef,) = conn.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'memory_boot_pinned'"
+        ).fetchone()
+        assert indexdef.endswith("WHERE (pinned AND (state = 'active'::text) AND (skill_trigger IS NULL))")
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        payload = conn.execute("SELECT brain.boot_session(source => 'upgrade')").fetchone()[0]
+        assert [r["id"] for r in payload["sections"]["pinned"]] == [2, 1]
+        assert payload["sections"]["patterns"] == [], "a rule with a skill trigger loads as a skill"
