@@ -3211,6 +3211,34 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.capture_context(text text, source text, project text, session_id bigint, embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores the decisions, actions, gotchas and insights of a text (brain.capture_sentences) through the write gate, marked metadata.auto_captured. Duplicates are skipped with a reason, refused sentences reported, never raised. embeddings holds one row per sentence that check_only => true returns as valid.';
+CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text DEFAULT 'the agent'::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    handoff text;
+    result jsonb;
+BEGIN
+    IF s.status <> 'ended' THEN
+        PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
+            jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    handoff := brain.transcript_handoff(turns, format('the next session''s start (it had ended: %s)', s.end_reason),
+                                        client, s.client_info->>'client_session');
+    IF handoff IS NOT NULL THEN
+        -- a handoff for the next sessions (brain.end_session keeps it, stored apart, once)
+        result := brain.end_session(s.session_id, handoff, NULL, clock);
+    ELSE
+        result := jsonb_build_object('session', s.session_id, 'ended', false);
+    END IF;
+    UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN result || jsonb_build_object('handoff', handoff);
+END
+$$;
+COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. BR011 for a session still active.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7719,6 +7747,26 @@ CREATE FUNCTION brain.trim_space(t text) RETURNS text
     SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
+CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, max_results integer DEFAULT 3, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(session_id bigint, client_session text, transcript text, end_reason text, started_at timestamp with time zone, ended_at timestamp with time zone)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT s.session_id, s.client_info->>'client_session', s.client_info->>'transcript', s.end_reason, s.started_at,
+           s.ended_at
+    FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = uncaptured_sessions.source
+      AND s.project = coalesce(uncaptured_sessions.project, '') AND s.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+      AND s.host IS NOT DISTINCT FROM uncaptured_sessions.host
+      -- ended otherwise than by a capture hook (ended, compacted) or by hand
+      AND s.status = 'ended' AND s.end_reason NOT IN ('ended', 'compacted')
+      AND jsonb_typeof(s.client_info->'transcript') = 'string'
+      AND jsonb_typeof(s.client_info->'client_session') = 'string'
+      AND NOT s.client_info ? 'captured_at'
+      AND s.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT greatest(coalesce(max_results, 3), 0)
+$$;
+COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'The sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days. The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8316,7 +8364,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 37395fb31d36b681911a75bb387b30ddd7c7882da820a6b5a6c4532135e09b59';
+COMMENT ON TABLE brain.migration IS 'functions 0eedd2c4b5510332dcb86aaf8e6b9a46b7e0d32c6d9aa0ad2ac6e30986d3b44a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -426,3 +426,37 @@ def test_pinned_memories_load_at_session_start(claude, conn, brain_cli) -> None:
     context = claude.start(claude.transcript("7f8091a2-b3c4-4d56-8a81-9c0d1e2f3a45"))
     assert f'## Pinned memories\n- #{ids["fact"]} fact "Finance signs off every rerun' in context
     assert "Reconciler runbook" not in context  # a skill that is not always on loads on demand only
+
+
+# --- 4. a crashed session's turns are captured by the next session's start -------------------
+
+
+def test_a_crashed_sessions_turns_are_captured_by_the_next_start(claude, conn) -> None:
+    crashed = claude.transcript("8091a2b3-c4d5-4e67-9b92-0d1e2f3a4b56")
+    claude.start(crashed)
+    crashed.user("Why did the 2026-11-19 rerun of the billing export write 0 invoices?")
+    crashed.assistant(
+        "The rerun read the 2026-11-18 partition: EXPORT_DATE defaults to yesterday in UTC.",
+        tool="grep -n EXPORT_DATE jobs/export.py",
+    )
+    crashed.tool_result("41: EXPORT_DATE = os.environ.get('EXPORT_DATE') or yesterday_utc()")
+    crashed.assistant("Pass DATE explicitly: make billing-export DATE=2026-11-19.")
+    # Claude Code dies here: no PreCompact, no SessionEnd. Its transcript stays on disk.
+    after = claude.transcript("91a2b3c4-d5e6-4f78-8ca3-1e2f3a4b5c67")
+    context = claude.start(after)
+    refs = [r["source_ref"] for r in captured(conn)]
+    assert len(refs) == 3 and all(r.startswith(f"{crashed.session}/") for r in refs)
+    assert "Last reply: Pass DATE explicitly: make billing-export DATE=2026-11-19." in context
+    assert "1 prompt and 2 replies" in context
+    # this one dies too, before its transcript was written
+    assert not after.path.exists()
+
+    # Captured once: the next start finds nothing more to capture, and the handoff stays.
+    context = claude.start(claude.transcript("a2b3c4d5-e6f7-4089-9db4-2f3a4b5c6d78"))
+    assert "Last reply: Pass DATE explicitly" in context
+    claude.start(claude.transcript("b3c4d5e6-f708-4190-8ec5-3a4b5c6d7e89"))
+    assert len(captured(conn)) == 3
+    assert len(handoffs(conn)) == 1
+    query = "SELECT count(*) FROM brain.session WHERE client_info ? 'captured_at'"
+    (marked,) = conn.execute(query).fetchone()
+    assert marked == 3  # the crashed one, and two whose transcripts were never written

@@ -264,6 +264,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         "client_session": _string(payload, "session_id"),
         "start": _string(payload, "source"),  # startup | resume | clear | compact
         "model": _string(payload, "model"),
+        "transcript": _string(payload, "transcript_path"),  # read by a later start if no hook ends this one
     }
     with _brain(options, start=True) as brain:
         _warm_up(brain)
@@ -275,6 +276,12 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             token_budget=options.budget,
             client_info={k: v for k, v in client_info.items() if v is not None},
         )
+        if _capture_ended(brain, options, _seat(payload)):
+            # a handoff came from them: the payload shows it
+            boot = {
+                **boot,
+                **brain.value("boot_payload", session=boot["session_id"], token_budget=options.budget),
+            }
     return {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
@@ -282,6 +289,43 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             "additionalContext": f"{INJECTED[0]}\n{render_boot(boot)}{INJECTED[1]}",
         }
     }
+
+
+def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
+    """Capture the transcripts of this seat's sessions that ended without a capture hook
+    (the client crashed): brain.uncaptured_sessions, then for each its turns through
+    brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
+    import socket
+
+    from psycopg.types.json import Jsonb
+
+    from pybrain.client import Brain
+    from pybrain.hooks.transcript import read_turns
+
+    handed = False
+    ended = opened.call(
+        "uncaptured_sessions",
+        source=options.source,
+        project=options.project,
+        cwd=seat,
+        host=socket.gethostname(),
+    )
+    for row in ended:
+        try:
+            turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
+        except OSError:
+            turns = []  # gone from disk: nothing to capture
+        if turns:
+            embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
+            brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
+            brain.observe_transcript(
+                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+            )
+        out = opened.value(
+            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
+        )
+        handed = handed or (out.get("handoff") is not None and not out.get("unchanged"))
+    return handed
 
 
 def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:

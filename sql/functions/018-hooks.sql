@@ -390,3 +390,74 @@ END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
     'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
+
+-- Sessions a capture hook never ended: the client crashed, was killed, or its
+-- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript
+-- were never stored. The next session of the seat captures them while the
+-- transcript is still on disk (brain.capture_ended_session).
+CREATE OR REPLACE FUNCTION brain.uncaptured_sessions(
+    source text,
+    project text DEFAULT '',
+    cwd text DEFAULT NULL,
+    host text DEFAULT NULL,
+    max_results integer DEFAULT 3,
+    now timestamptz DEFAULT NULL
+)
+RETURNS TABLE (session_id bigint, client_session text, transcript text, end_reason text, started_at timestamptz,
+               ended_at timestamptz)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT s.session_id, s.client_info->>'client_session', s.client_info->>'transcript', s.end_reason, s.started_at,
+           s.ended_at
+    FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = uncaptured_sessions.source
+      AND s.project = coalesce(uncaptured_sessions.project, '') AND s.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+      AND s.host IS NOT DISTINCT FROM uncaptured_sessions.host
+      -- ended otherwise than by a capture hook (ended, compacted) or by hand
+      AND s.status = 'ended' AND s.end_reason NOT IN ('ended', 'compacted')
+      AND jsonb_typeof(s.client_info->'transcript') = 'string'
+      AND jsonb_typeof(s.client_info->'client_session') = 'string'
+      AND NOT s.client_info ? 'captured_at'
+      AND s.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT greatest(coalesce(max_results, 3), 0)
+$$;
+COMMENT ON FUNCTION brain.uncaptured_sessions IS
+    'The sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days. The next session start captures them (brain.capture_ended_session).';
+
+CREATE OR REPLACE FUNCTION brain.capture_ended_session(
+    session bigint,
+    turns jsonb,
+    client text DEFAULT 'the agent',
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    handoff text;
+    result jsonb;
+BEGIN
+    IF s.status <> 'ended' THEN
+        PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
+            jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    handoff := brain.transcript_handoff(turns, format('the next session''s start (it had ended: %s)', s.end_reason),
+                                        client, s.client_info->>'client_session');
+    IF handoff IS NOT NULL THEN
+        -- a handoff for the next sessions (brain.end_session keeps it, stored apart, once)
+        result := brain.end_session(s.session_id, handoff, NULL, clock);
+    ELSE
+        result := jsonb_build_object('session', s.session_id, 'ended', false);
+    END IF;
+    UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN result || jsonb_build_object('handoff', handoff);
+END
+$$;
+COMMENT ON FUNCTION brain.capture_ended_session IS
+    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. BR011 for a session still active.';
