@@ -4133,7 +4133,7 @@ CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, proje
     AS $$
     SELECT jsonb_build_object(
         'format', 'pybrain-memories',
-        'version', 1,
+        'version', 2,
         'source', jsonb_build_object(
             'system', 'pybrain',
             'workspace_id', w.workspace_id,
@@ -4145,11 +4145,17 @@ CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, proje
         'include_vectors', coalesce(include_vectors, false),
         'memories', (SELECT count(*) FROM brain.memory m
                      WHERE m.workspace_id = w.workspace_id
-                       AND (export_header.project IS NULL OR m.project = export_header.project)))
+                       AND (export_header.project IS NULL OR m.project = export_header.project)),
+        'sessions', (SELECT count(*) FROM brain.session x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)),
+        'handoffs', (SELECT count(*) FROM brain.handoff x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)))
     FROM brain.workspace w
     WHERE w.workspace_id = brain.current_workspace()
 $$;
-COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 1, the source workspace and schema, the time and the number of memories that follow.';
+COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 2, the source workspace and schema, the time, and the number of memories, sessions and handoffs (stored apart from their session) that follow.';
 CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text, after_id bigint DEFAULT 0, max_results integer DEFAULT NULL::integer) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4185,6 +4191,32 @@ CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, pro
     ORDER BY d.memory_id
 $$;
 COMMENT ON FUNCTION brain.export_memories(include_vectors boolean, project text, after_id bigint, max_results integer) IS 'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
+CREATE FUNCTION brain.export_sessions(project text DEFAULT NULL::text) RETURNS TABLE(doc jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.doc FROM (
+        SELECT 1 AS part, s.session_id AS id,
+               jsonb_build_object('record', 'session', 'id', s.session_id, 'source', s.source, 'project', s.project,
+                                  'cwd', s.cwd, 'host', s.host, 'client_info', s.client_info,
+                                  'current_task', s.current_task, 'status', s.status, 'started_at', s.started_at,
+                                  'heartbeat_at', s.heartbeat_at, 'ended_at', s.ended_at, 'end_reason', s.end_reason,
+                                  'handoff', s.handoff, 'snapshot', s.snapshot) AS doc
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR s.project = export_sessions.project)
+        UNION ALL
+        SELECT 2, h.handoff_id,
+               jsonb_build_object('record', 'handoff', 'id', h.handoff_id, 'source', h.source, 'project', h.project,
+                                  'session_id', h.session_id, 'text', h.text, 'snapshot', h.snapshot,
+                                  'created_at', h.created_at)
+        FROM brain.handoff h
+        WHERE h.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR h.project = export_sessions.project)
+    ) AS x
+    ORDER BY x.part, x.id
+$$;
+COMMENT ON FUNCTION brain.export_sessions(project text) IS 'The sessions of the workspace (or of one project) with their handoffs and snapshots, then the handoffs stored apart from their session (brain.handoff), as export lines {"record": "session" | "handoff", ...} (docs/export-format.md). A session''s process (pid) stays out: it means nothing elsewhere.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4831,6 +4863,109 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
+CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    d jsonb;
+    n integer := 0;
+    v_project text;
+    v_started timestamptz;
+    v_ended timestamptz;
+    v_session bigint;
+    map_old bigint[] := '{}';
+    map_new bigint[] := '{}';
+BEGIN
+    IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'Session records are a JSON array of export lines.',
+            jsonb_build_object('docs', jsonb_typeof(docs)), 'Pass the lines of an export whose record is session or handoff.');
+    END IF;
+    -- Sessions first (handoffs name them), each in the order given.
+    FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
+                ORDER BY x.value->>'record' DESC, x.n LOOP
+        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        action := NULL; new_id := NULL; error_code := NULL; error := NULL;
+        BEGIN
+            v_project := coalesce(import_sessions.project, d->>'project', '');
+            PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
+                                                             'cwd', d->>'cwd', 'host', d->>'host',
+                                                             'client_info', d->'client_info',
+                                                             'current_task', d->>'current_task'),
+                                          'it was not imported');
+            IF line = 'session' THEN
+                PERFORM brain._check_handoff(d->>'handoff', nullif(d->'snapshot', 'null'));
+                v_started := (d->>'started_at')::timestamptz;
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR v_started IS NULL THEN
+                    PERFORM brain._raise('BR009', 'A session record has a source (one word) and a started_at.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                -- An imported session is not live here: it has ended, when it last showed a sign of life.
+                v_ended := coalesce((d->>'ended_at')::timestamptz, (d->>'heartbeat_at')::timestamptz, v_started);
+                SELECT x.session_id INTO v_session FROM brain.session x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.started_at = v_started AND x.cwd IS NOT DISTINCT FROM d->>'cwd'
+                LIMIT 1;
+                IF v_session IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.session (workspace_id, source, project, cwd, host, client_info, current_task,
+                                               status, started_at, heartbeat_at, ended_at, end_reason, handoff,
+                                               snapshot)
+                    VALUES (ws, d->>'source', v_project, d->>'cwd', d->>'host',
+                            CASE WHEN jsonb_typeof(d->'client_info') = 'object' THEN d->'client_info' ELSE '{}' END
+                            || jsonb_build_object('imported_from', old_id),
+                            nullif(brain.clean_headline(d->>'current_task'), ''), 'ended', v_started,
+                            greatest(v_started, coalesce((d->>'heartbeat_at')::timestamptz, v_started)),
+                            greatest(v_started, v_ended),
+                            CASE WHEN d->>'status' = 'ended' THEN coalesce(d->>'end_reason', 'ended') ELSE 'imported' END,
+                            nullif(brain.trim_space(brain.clean_body(d->>'handoff')), ''), nullif(d->'snapshot', 'null'))
+                    RETURNING session_id INTO v_session;
+                    action := 'created';
+                END IF;
+                new_id := v_session;
+                map_old := map_old || old_id;
+                map_new := map_new || v_session;
+            ELSIF line = 'handoff' THEN
+                PERFORM brain._check_handoff(d->>'text', nullif(d->'snapshot', 'null'));
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR (d->>'created_at') IS NULL
+                   OR (nullif(brain.trim_space(d->>'text'), '') IS NULL AND nullif(d->'snapshot', 'null') IS NULL) THEN
+                    PERFORM brain._raise('BR009', 'A handoff record has a source (one word), a created_at and a text or a snapshot.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                v_session := map_new[array_position(map_old, (d->>'session_id')::bigint)];
+                SELECT x.handoff_id INTO new_id FROM brain.handoff x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.created_at = (d->>'created_at')::timestamptz
+                  AND x.text IS NOT DISTINCT FROM nullif(brain.trim_space(brain.clean_body(d->>'text')), '')
+                LIMIT 1;
+                IF new_id IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+                    VALUES (ws, d->>'source', v_project, v_session,
+                            nullif(brain.trim_space(brain.clean_body(d->>'text')), ''), nullif(d->'snapshot', 'null'),
+                            (d->>'created_at')::timestamptz)
+                    RETURNING handoff_id INTO new_id;
+                    action := 'created';
+                END IF;
+            ELSE
+                PERFORM brain._raise('BR009', format('An export line of record %L is not a session or a handoff.', line),
+                    jsonb_build_object('record', line), 'Memories go through brain.import_memories.');
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
+                RAISE;
+            END IF;
+            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END
+$_$;
+COMMENT ON FUNCTION brain.import_sessions(docs jsonb, project text) IS 'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -7761,7 +7896,7 @@ CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::
       AND s.status = 'ended' AND s.end_reason NOT IN ('ended', 'compacted')
       AND jsonb_typeof(s.client_info->'transcript') = 'string'
       AND jsonb_typeof(s.client_info->'client_session') = 'string'
-      AND NOT s.client_info ? 'captured_at'
+      AND NOT s.client_info ? 'captured_at' AND NOT s.client_info ? 'imported_from'
       AND s.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
     ORDER BY s.started_at DESC, s.session_id DESC
     LIMIT greatest(coalesce(max_results, 3), 0)
@@ -8364,7 +8499,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0eedd2c4b5510332dcb86aaf8e6b9a46b7e0d32c6d9aa0ad2ac6e30986d3b44a';
+COMMENT ON TABLE brain.migration IS 'functions b7c0e68770af376a407b0840ceb01beb91a8bfd2373e6fe473762058c0f2d677';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1702,7 +1702,11 @@ def import_command(
                 found = claude_code.observe(brain, path, project=project or "")
             else:
                 reader = {"ownsona": ownsona.read, "mem0": mem0.read, "markdown": notes.read}.get(kind)
-                docs = native.read_jsonl(path)[1] if reader is None else reader(path)
+                records: list[dict[str, Any]] = []
+                if reader is None:
+                    _, docs, records = native.read_export(path)
+                else:
+                    docs = reader(path)
                 found = import_documents(
                     brain,
                     docs,
@@ -1710,6 +1714,7 @@ def import_command(
                     project=project,
                     semantic_dedup=semantic_dedup,
                 )
+                found += native.import_records(brain, records, project=project)
             for r in found:
                 r["file"], r["format"] = str(path), kind
             rows += found

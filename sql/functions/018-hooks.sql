@@ -418,7 +418,7 @@ AS $$
       AND s.status = 'ended' AND s.end_reason NOT IN ('ended', 'compacted')
       AND jsonb_typeof(s.client_info->'transcript') = 'string'
       AND jsonb_typeof(s.client_info->'client_session') = 'string'
-      AND NOT s.client_info ? 'captured_at'
+      AND NOT s.client_info ? 'captured_at' AND NOT s.client_info ? 'imported_from'
       AND s.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
     ORDER BY s.started_at DESC, s.session_id DESC
     LIMIT greatest(coalesce(max_results, 3), 0)
