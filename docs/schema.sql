@@ -7883,25 +7883,42 @@ CREATE FUNCTION brain.trim_space(t text) RETURNS text
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
 CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, max_results integer DEFAULT 3, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(session_id bigint, client_session text, transcript text, end_reason text, started_at timestamp with time zone, ended_at timestamp with time zone)
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT s.session_id, s.client_info->>'client_session', s.client_info->>'transcript', s.end_reason, s.started_at,
-           s.ended_at
-    FROM brain.session s
-    WHERE s.workspace_id = brain.current_workspace() AND s.source = uncaptured_sessions.source
-      AND s.project = coalesce(uncaptured_sessions.project, '') AND s.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
-      AND s.host IS NOT DISTINCT FROM uncaptured_sessions.host
-      -- ended otherwise than by a capture hook (ended, compacted) or by hand
-      AND s.status = 'ended' AND s.end_reason NOT IN ('ended', 'compacted')
-      AND jsonb_typeof(s.client_info->'transcript') = 'string'
-      AND jsonb_typeof(s.client_info->'client_session') = 'string'
-      AND NOT s.client_info ? 'captured_at' AND NOT s.client_info ? 'imported_from'
-      AND s.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
-    ORDER BY s.started_at DESC, s.session_id DESC
-    LIMIT greatest(coalesce(max_results, 3), 0)
+#variable_conflict use_column
+BEGIN
+    -- Each is handed out twice at most (client_info.capture_attempts): a
+    -- transcript too long to capture within a hook's deadline is not tried
+    -- at every start.
+    RETURN QUERY
+    WITH claimed AS (
+        UPDATE brain.session s
+        SET client_info = s.client_info || jsonb_build_object(
+                'capture_attempts', coalesce((s.client_info->>'capture_attempts')::integer, 0) + 1)
+        WHERE s.workspace_id = brain.current_workspace() AND s.session_id IN (
+            SELECT x.session_id FROM brain.session x
+            WHERE x.workspace_id = brain.current_workspace() AND x.source = uncaptured_sessions.source
+              AND x.project = coalesce(uncaptured_sessions.project, '')
+              AND x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+              AND x.host IS NOT DISTINCT FROM uncaptured_sessions.host
+              -- ended otherwise than by a capture hook (ended, compacted) or by hand
+              AND x.status = 'ended' AND x.end_reason NOT IN ('ended', 'compacted')
+              AND jsonb_typeof(x.client_info->'transcript') = 'string'
+              AND jsonb_typeof(x.client_info->'client_session') = 'string'
+              AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
+              AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
+              AND x.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+            ORDER BY x.started_at DESC, x.session_id DESC
+            LIMIT greatest(coalesce(max_results, 3), 0))
+        RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
+                  s.client_info->>'transcript' AS transcript, s.end_reason, s.started_at, s.ended_at)
+    SELECT c.session_id, c.client_session, c.transcript, c.end_reason, c.started_at, c.ended_at
+    FROM claimed AS c
+    ORDER BY c.started_at DESC, c.session_id DESC;
+END
 $$;
-COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'The sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days. The next session start captures them (brain.capture_ended_session).';
+COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8499,7 +8516,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b7c0e68770af376a407b0840ceb01beb91a8bfd2373e6fe473762058c0f2d677';
+COMMENT ON TABLE brain.migration IS 'functions d262facebb6f7bbc4110856a7fa39019b56d8209bb68f86a02fcd1aa22d1d1cd';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -460,3 +460,19 @@ def test_a_crashed_sessions_turns_are_captured_by_the_next_start(claude, conn) -
     query = "SELECT count(*) FROM brain.session WHERE client_info ? 'captured_at'"
     (marked,) = conn.execute(query).fetchone()
     assert marked == 3  # the crashed one, and two whose transcripts were never written
+
+
+def test_an_uncaptured_session_is_handed_out_twice_at_most(conn) -> None:
+    """A transcript too long to capture within the start hook's deadline is not tried at every start."""
+    info = json.dumps({"client_session": "s1", "transcript": "/tmp/none/s1.jsonl"})
+    seat = "source => 'claude-code', project => 'billing', cwd => '/src/billing', host => 'devbox'"
+    conn.execute(f"SELECT brain.boot_session({seat}, pid => 4242, client_info => %s)", (info,))
+    conn.execute(f"SELECT brain.boot_session({seat}, pid => 4242)")  # the same process again: rebooted
+    handed = [
+        [r[0] for r in conn.execute(f"SELECT client_session FROM brain.uncaptured_sessions({seat})")]
+        for _ in range(3)
+    ]
+    assert handed == [["s1"], ["s1"], []]
+    (s1,) = conn.execute("SELECT session_id FROM brain.session WHERE client_info->>'client_session' = 's1'")
+    out = conn.execute("SELECT brain.capture_ended_session(%s, '[]')", s1).fetchone()[0]
+    assert (out["handoff"], out["ended"]) == (None, False)
