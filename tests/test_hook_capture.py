@@ -476,3 +476,41 @@ def test_an_uncaptured_session_is_handed_out_twice_at_most(conn) -> None:
     (s1,) = conn.execute("SELECT session_id FROM brain.session WHERE client_info->>'client_session' = 's1'")
     out = conn.execute("SELECT brain.capture_ended_session(%s, '[]')", s1).fetchone()[0]
     assert (out["handoff"], out["ended"]) == (None, False)
+
+
+# --- the transcript: what Claude Code writes that no one said -------------------------------
+
+
+def test_client_lines_are_not_turns(tmp_path: Path) -> None:
+    """Lines Claude Code writes itself are no one's words: shell-mode markup, interruption
+    notices, synthetic replies (API errors, "No response requested.")."""
+    from pybrain.hooks.transcript import read_turns
+
+    t = Transcript(tmp_path, "c4d5e6f7-0819-42a1-9fd6-4b5c6d7e8f90", tmp_path)
+    t.user("<bash-input>git status</bash-input>")
+    t.user("<bash-stdout>On branch main\nnothing to commit</bash-stdout><bash-stderr></bash-stderr>")
+    t.user("Rerun the billing export for 2026-11-19.")
+    t.user("[Request interrupted by user for tool use]")
+    t._line(
+        "assistant",
+        {
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": "API Error: 529"}],
+        },
+        isApiErrorMessage=True,
+    )
+    t._line(
+        "assistant",
+        {
+            "role": "assistant",
+            "model": "<synthetic>",
+            "content": [{"type": "text", "text": "No response requested."}],
+        },
+    )
+    t.assistant("Rerun started: job 7781.")
+    turns = read_turns(t.path, t.session)
+    assert [(x["role"], x["text"]) for x in turns] == [
+        ("user", "Rerun the billing export for 2026-11-19."),
+        ("assistant", "Rerun started: job 7781."),
+    ]
