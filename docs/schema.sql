@@ -2252,16 +2252,18 @@ BEGIN
        OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
         RETURN;
     END IF;
-    -- the transcript's memories: source_refs that start with "<transcript>/" (memory_source_ref_prefix)
-    prefix := replace(replace(replace(regexp_replace(m.source_ref, '[^/]*$', ''), '\', '\\'), '%', '\%'), '_', '\_')
-              || '%';
+    -- the transcript's memories: source_refs from "<transcript>/" up to "<transcript>0"
+    -- ('/' + 1), compared byte by byte as memory_source_ref_prefix orders them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
     answer_id := m.memory_id;
     IF m.metadata->>'role' = 'user' THEN
         SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
-        WHERE x.workspace_id = ws AND x.source_ref LIKE prefix AND x.source_system = m.source_system
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
           AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
         SELECT x.memory_id INTO answer_id FROM brain.memory x
-        WHERE x.workspace_id = ws AND x.source_ref LIKE prefix AND x.source_system = m.source_system
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
           AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
           AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
           AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
@@ -8516,7 +8518,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d262facebb6f7bbc4110856a7fa39019b56d8209bb68f86a02fcd1aa22d1d1cd';
+COMMENT ON TABLE brain.migration IS 'functions c7151f889ba911a63ff608b3ab1c1120e6653989ab428903238b6665cc51c624';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
