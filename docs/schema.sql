@@ -3237,10 +3237,11 @@ BEGIN
     END IF;
     UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN result || jsonb_build_object('handoff', handoff);
+    RETURN result || jsonb_build_object('handoff', handoff,
+                                        'stored', handoff IS NOT NULL AND NOT coalesce((result->>'unchanged')::boolean, false));
 END
 $$;
-COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. BR011 for a session still active.';
+COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8518,7 +8519,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c7151f889ba911a63ff608b3ab1c1120e6653989ab428903238b6665cc51c624';
+COMMENT ON TABLE brain.migration IS 'functions 5d477c5d3307b30f09c6f5622c617ec4b018d6225bde7b0ac4cd8370a43d21c8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -327,7 +327,7 @@ def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
         out = opened.value(
             "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
         )
-        handed = handed or (out.get("handoff") is not None and not out.get("unchanged"))
+        handed = handed or out["stored"]
     return handed
 
 

@@ -475,8 +475,9 @@ BEGIN
     END IF;
     UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
-    RETURN result || jsonb_build_object('handoff', handoff);
+    RETURN result || jsonb_build_object('handoff', handoff,
+                                        'stored', handoff IS NOT NULL AND NOT coalesce((result->>'unchanged')::boolean, false));
 END
 $$;
 COMMENT ON FUNCTION brain.capture_ended_session IS
-    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. BR011 for a session still active.';
+    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active.';
