@@ -5550,7 +5550,7 @@ CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
         ('tool-call', t ~* '"(tool_use|tool_calls|function_call|tool_call)"|<(tool_call|function_calls|invoke|antml:\w+)[\s>]|"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|input|parameters)"\s*:'
                       OR t ~* '"type"\s*:\s*"(tool_use|function)"'),
         ('external-link', t ~* '!\[[^\]]*\]\(\s*<?(https?:)?//|\[[^\]]*\]\(\s*<?(https?:)?//|<(img|iframe|script|a|link)\M[^>]*(src|href)\s*=\s*["'']?(https?:)?//'),
-        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
+        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
         ('hidden-characters', t ~ '[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
                               OR t ~ '<!--')
     ) AS x(reason, found)
@@ -8519,7 +8519,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5d477c5d3307b30f09c6f5622c617ec4b018d6225bde7b0ac4cd8370a43d21c8';
+COMMENT ON TABLE brain.migration IS 'functions c5149fca3c11c47c7f410d2801b4dab67963eb637739f805a88ca74ec810e537';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
