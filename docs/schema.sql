@@ -6579,7 +6579,7 @@ DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
-    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt:';
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
     closing text := '</pybrain-context>';
     ws bigint := brain.current_workspace();
     total integer;
@@ -6636,11 +6636,11 @@ BEGIN
             turn := brain._turn_answer(ws, hit.id);
             IF turn.answer_id IS NOT NULL THEN
                 CONTINUE WHEN turn.answer_id = ANY (ids);
-                line := format('- #%s %s: %s', turn.answer_id, hit.kind,
+                line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
                                CASE WHEN char_length(turn.answer) > turn_chars
-                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END);
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
             ELSE
-                line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline));
             END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
@@ -6656,7 +6656,7 @@ BEGIN
         'budget', budget);
 END
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8519,7 +8519,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c5149fca3c11c47c7f410d2801b4dab67963eb637739f805a88ca74ec810e537';
+COMMENT ON TABLE brain.migration IS 'functions b187fe554b87eba8431cd4fb078be0a37153b12da7436238183369a74a3aea01';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

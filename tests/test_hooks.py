@@ -252,7 +252,7 @@ def test_prompt_adds_the_memories_it_brings_up(cli_env, conn, transcript, projec
     answer = json.loads(out.stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     context = answer["hookSpecificOutput"]["additionalContext"]
-    assert f"#{rerun['memory_id']} fact: Billing export reruns" in context
+    assert f'#{rerun["memory_id"]} fact: "Billing export reruns' in context
     assert "VPN" not in context
 
     # Nothing relevant: nothing added.

@@ -313,7 +313,7 @@ DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
-    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt:';
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
     closing text := '</pybrain-context>';
     ws bigint := brain.current_workspace();
     total integer;
@@ -370,11 +370,11 @@ BEGIN
             turn := brain._turn_answer(ws, hit.id);
             IF turn.answer_id IS NOT NULL THEN
                 CONTINUE WHEN turn.answer_id = ANY (ids);
-                line := format('- #%s %s: %s', turn.answer_id, hit.kind,
+                line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
                                CASE WHEN char_length(turn.answer) > turn_chars
-                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END);
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
             ELSE
-                line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline));
             END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
@@ -391,7 +391,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
 
 -- Sessions a capture hook never ended: the client crashed, was killed, or its
 -- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript
