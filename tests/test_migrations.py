@@ -36,7 +36,7 @@ RELEASED = {
     "016-scale.sql": "ea697bb13a8a7cc3dde98be0ee44f59afb0bf4f6a3879786163eb4087f28a19b",
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
-    "019-hook-capture.sql": "b9c4fba01c522696ab06dde41ae702512a7b3f7c620eb8df74709162a0d95584",
+    "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
 }
 
 
@@ -512,3 +512,30 @@ def test_019_unflags_captured_turns_flagged_for_their_speaker(empty_database: st
         assert flags == [[], [], ["override-phrase"], ["role-marker"], ["role-marker"]]
         audited = conn.execute("SELECT memory_id FROM brain.audit WHERE actor = 'migration 019-hook-capture'")
         assert sorted(r[0] for r in audited) == [1, 2, 3]
+
+
+def test_019_takes_away_the_empty_handoffs_that_hid_the_real_one(empty_database: str) -> None:
+    """A database at 018 where an empty Claude Code session wrote "0 prompts and 0 replies" over
+    a real handoff, in a session and stored apart: after 019 the next boot shows the real one."""
+    empty = "Written from the transcript of Claude Code at session end (clear): 0 prompts and 0 replies."
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 18)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for minute, handoff in ((1, "REAL HANDOFF: rerun after finance says go."), (2, empty)):
+            conn.execute(
+                "INSERT INTO brain.session (source, project, status, started_at, heartbeat_at, ended_at,"
+                " end_reason, handoff) VALUES ('claude-code', 'billing', 'ended', %s, %s, %s, 'ended', %s)",
+                (f"2026-11-20T10:0{minute}:00Z",) * 3 + (handoff,),
+            )
+        conn.execute(
+            "INSERT INTO brain.handoff (source, project, text, created_at)"
+            " VALUES ('claude-code', 'billing', %s, '2026-11-20T10:03:00Z')",
+            (empty.replace("(clear)", "(logout)"),),
+        )
+        db.migrate(conn)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        assert conn.execute("SELECT count(*) FROM brain.handoff").fetchone()[0] == 0
+        payload = conn.execute(
+            "SELECT brain.boot_session(source => 'claude-code', project => 'billing')"
+        ).fetchone()[0]
+        assert payload["sections"]["handoff"]["text"] == "REAL HANDOFF: rerun after finance says go."

@@ -39,3 +39,14 @@ SELECT f.workspace_id, f.memory_id, 'update', 'migration 019-hook-capture',
        jsonb_build_object('flag_reasons_removed', jsonb_build_array('role-marker'),
                           'why', 'the User: / Assistant: a captured turn starts with names its speaker')
 FROM fixed AS f;
+
+-- A session with nothing to hand off wrote "Written from the transcript of …:
+-- 0 prompts and 0 replies." over the last real handoff (issue 27). Such
+-- handoffs say nothing: they are taken away, and the real handoff before them
+-- is again the one the next session gets. (brain.transcript_handoff writes
+-- none now.)
+UPDATE brain.session
+SET handoff = NULL
+WHERE handoff ~ '^Written from the transcript of [^\n]* at [^\n]*: 0 prompts and 0 replies\.$' AND snapshot IS NULL;
+DELETE FROM brain.handoff
+WHERE text ~ '^Written from the transcript of [^\n]* at [^\n]*: 0 prompts and 0 replies\.$' AND snapshot IS NULL;
