@@ -1241,6 +1241,13 @@ BEGIN
     RETURN s;
 END
 $$;
+CREATE FUNCTION brain._handoff_gist(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT regexp_replace(regexp_replace(brain.trim_space(brain.clean_body(t)), '\s+', ' ', 'g'),
+                          '^(Written from the transcript of [^\n]+) at [^:\n]+:', '\1:')
+$$;
 CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1251,6 +1258,15 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
         WHEN length(brain.trim_space(t)) > chars THEN left(brain.trim_space(t), chars - 1) || '…'
         ELSE brain.trim_space(t)
     END
+$$;
+CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb, exclude_session bigint, clock timestamp with time zone) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce((SELECT brain._handoff_gist(l->>'text') = brain._handoff_gist(handoff)
+                            AND (snapshot IS NULL OR snapshot = l->'snapshot')
+                     FROM brain._last_handoff(coalesce(project, ''), source, exclude_session, clock) AS l), false)
+           AND nullif(brain.trim_space(handoff), '') IS NOT NULL
 $$;
 CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1548,10 +1564,14 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- Counts stop at 100 (brain.boot_payload counts no further): shown as "100+".
-    SELECT format('More: %s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  VARIADIC ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
-                                 FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
-                                      WITH ORDINALITY AS c(k, n) ORDER BY c.n))
+    SELECT format('More: %s%s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
+                  VARIADIC ARRAY[CASE WHEN coalesce((more->>'pinned')::integer, 0) > 0
+                                      THEN (CASE WHEN (more->>'pinned')::integer >= 100 THEN '100+'
+                                                 ELSE more->>'pinned' END) || ' pinned, '
+                                      ELSE '' END]
+                           || ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
+                                    FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
+                                         WITH ORDINALITY AS c(k, n) ORDER BY c.n))
         || coalesce('; left out for the ' || budget || '-token budget: '
                     || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
@@ -2139,6 +2159,11 @@ CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, 
 DECLARE
     new_id bigint;
 BEGIN
+    IF brain._handoff_unchanged(source, project, handoff, snapshot, NULL, clock) THEN
+        RETURN jsonb_build_object('session', session, 'ended', false, 'source', source,
+                                  'project', coalesce(project, ''), 'handoff_id', NULL, 'unchanged', true,
+                                  'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+    END IF;
     INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
     VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
             nullif(brain.trim_space(brain.clean_body(handoff)), ''), snapshot, clock)
@@ -2212,6 +2237,63 @@ CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEF
     AS $$
     UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
+$$;
+CREATE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text) RETURNS record
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    m brain.memory;
+    prefix text;
+    next_prompt bigint;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories: source_refs from "<transcript>/" up to "<transcript>0"
+    -- ('/' + 1), compared byte by byte as memory_source_ref_prefix orders them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    answer_id := m.memory_id;
+    IF m.metadata->>'role' = 'user' THEN
+        SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
+        SELECT x.memory_id INTO answer_id FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
+          AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
+          AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+        ORDER BY x.memory_id DESC
+        LIMIT 1;
+        IF answer_id IS NULL THEN
+            answer_id := m.memory_id;  -- not answered (yet): the prompt itself
+        END IF;
+    END IF;
+    SELECT regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    INTO answer
+    FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_system = m.source_system
+      AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
+      AND x.state = 'active';
+    answer_id := (SELECT min(x.memory_id) FROM brain.memory x
+                  WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
+                                        WHERE y.workspace_id = ws AND y.memory_id = answer_id));
+END
+$_$;
+CREATE FUNCTION brain._turn_signals(t text, meta jsonb) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain.injection_signals(CASE
+        WHEN meta->>'role' IN ('user', 'assistant')
+             AND lower(left(ltrim(t), length(meta->>'role') + 1)) = (meta->>'role') || ':'
+        THEN substr(ltrim(t), length(meta->>'role') + 2)
+        ELSE t END)
 $$;
 CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -2736,27 +2818,30 @@ DECLARE
     s brain.session := brain._get_session(session);
     space brain.embedding_space;
     vec public.vector;
-    blockers jsonb; patterns jsonb; tasks jsonb; skills jsonb; siblings jsonb; actions jsonb;
+    blockers jsonb; patterns jsonb; tasks jsonb; skills jsonb; siblings jsonb; actions jsonb; pins jsonb;
     handoff jsonb;
     more jsonb;
     dropped jsonb := '{}';
-    order_of_cuts text[] := ARRAY['tasks', 'patterns', 'blockers', 'skills', 'siblings', 'action_items'];
+    order_of_cuts text[] := ARRAY['tasks', 'patterns', 'pinned', 'blockers', 'skills', 'siblings', 'action_items'];
     cut text;
     sections jsonb;
     base integer;
     total integer;
     room integer;
     handoff_text text;
-    n_blockers bigint; n_patterns bigint; n_tasks bigint;
+    n_blockers bigint; n_patterns bigint; n_tasks bigint; n_pinned bigint;
+    shown bigint[];
     projects text[] := CASE WHEN s.project = '' THEN ARRAY[''] ELSE ARRAY[s.project, ''] END;
     blocker_k integer := (brain.setting('boot_blockers'))::integer;
     pattern_k integer := (brain.setting('boot_patterns'))::integer;
     task_k integer := (brain.setting('boot_tasks'))::integer;
+    pinned_k integer := (brain.setting('boot_pinned'))::integer;
     near_ids bigint[];
     near_dists double precision[];
     near_relevance double precision[];
     headings jsonb := jsonb_build_object(
-        'blockers', '## BLOCKER rules', 'patterns', '## PATTERN rules', 'tasks', '## Open tasks',
+        'blockers', '## BLOCKER rules', 'pinned', '## Pinned memories', 'patterns', '## PATTERN rules',
+        'tasks', '## Open tasks',
         'skills', '## Skills (brain.load_skill(name) loads one)', 'handoff', '## Handoff from the last session',
         'siblings', '## Other sessions in this project',
         'action_items', '## Action items to acknowledge before writing');
@@ -2857,6 +2942,35 @@ BEGIN
           AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
         ORDER BY t.priority, t.due_at, t.memory_id
         LIMIT task_k) AS x;
+    -- Pinned memories (seed 000: "load at every boot") that no section above
+    -- shows: ranked as the BLOCKER rules are, per project of the scope in the
+    -- order of memory_boot_pinned (migration 019). One with a skill trigger
+    -- loads as a skill (always_on) or on demand, not here.
+    shown := ARRAY(SELECT (i->>'id')::bigint FROM jsonb_array_elements(blockers || patterns || tasks) AS i);
+    SELECT count(*) INTO n_pinned FROM (
+        SELECT FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+              AND m.memory_id <> ALL (shown)
+            LIMIT pinned_k + 100) AS y
+        LIMIT pinned_k + 100) AS x;
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'kind', x.kind, 'headline', x.headline,
+                                  'quoted', brain.quote_text(x.headline),
+                                  'tokens', brain._line_tokens(format('#%s %s %s', x.memory_id, x.kind,
+                                                                      brain.quote_text(x.headline))))
+                              ORDER BY x.score DESC, x.importance DESC, x.created_at DESC, x.memory_id DESC), '[]')
+    INTO pins FROM (
+        SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT m.memory_id, m.kind, m.headline, m.upvotes - m.downvotes AS score, m.importance, m.created_at
+            FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+              AND m.memory_id <> ALL (shown)
+            ORDER BY m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC, m.memory_id DESC
+            LIMIT pinned_k) AS y
+        ORDER BY y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
+        LIMIT pinned_k) AS x;
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
                jsonb_build_object('id', m.memory_id, 'name', m.skill_trigger->>'name', 'headline', m.headline,
@@ -2897,6 +3011,7 @@ BEGIN
     END IF;
     more := jsonb_build_object(
         -- counted up to 100 more than shown: 100 reads "100+"
+        'pinned', least(greatest(n_pinned - jsonb_array_length(pins), 0), 100),
         'blockers', least(greatest(n_blockers - jsonb_array_length(blockers), 0), 100),
         'patterns', least(greatest(n_patterns - jsonb_array_length(patterns), 0), 100),
         'tasks', least(greatest(n_tasks - jsonb_array_length(tasks), 0), 100),
@@ -2915,8 +3030,8 @@ BEGIN
     task_line := CASE WHEN s.current_task IS NOT NULL THEN 'Task: ' || brain.quote_text(left(s.current_task, 300)) END;
     fixed := brain._line_tokens(title) + coalesce(brain._line_tokens(task_line), 0) + brain._line_tokens(note)
              + brain._line_tokens(hint) + 1;
-    sections := jsonb_build_object('blockers', blockers, 'patterns', patterns, 'tasks', tasks, 'skills', skills,
-                                   'siblings', siblings, 'action_items', actions);
+    sections := jsonb_build_object('blockers', blockers, 'pinned', pins, 'patterns', patterns, 'tasks', tasks,
+                                   'skills', skills, 'siblings', siblings, 'action_items', actions);
     total := fixed + brain._line_tokens(brain._more_line(more, '{}', budget)) + reserve
              + (SELECT sum(brain._section_tokens(v, headings->>k))::integer FROM jsonb_each(sections) AS e(k, v))
              + CASE WHEN handoff IS NULL THEN 0
@@ -2963,7 +3078,7 @@ BEGIN
                                     'hint', hint, 'headings', headings));
 END
 $$;
-COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3009,6 +3124,16 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
+CREATE FUNCTION brain.capturable_text(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT brain.trim_space(regexp_replace(regexp_replace(coalesce(t, ''),
+        '[ \t]*<(pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|private)(\s[^>]*)?>.*?</\1\s*>\n?',
+        '', 'gi'),
+        '[ \t]*<(pybrain-context|private)(\s[^>]*)?>.*$', '', 'i'))
+$_$;
+COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
 CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3088,6 +3213,35 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.capture_context(text text, source text, project text, session_id bigint, embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores the decisions, actions, gotchas and insights of a text (brain.capture_sentences) through the write gate, marked metadata.auto_captured. Duplicates are skipped with a reason, refused sentences reported, never raised. embeddings holds one row per sentence that check_only => true returns as valid.';
+CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text DEFAULT 'the agent'::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    handoff text;
+    result jsonb;
+BEGIN
+    IF s.status <> 'ended' THEN
+        PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
+            jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    handoff := brain.transcript_handoff(turns, format('the next session''s start (it had ended: %s)', s.end_reason),
+                                        client, s.client_info->>'client_session');
+    IF handoff IS NOT NULL THEN
+        -- a handoff for the next sessions (brain.end_session keeps it, stored apart, once)
+        result := brain.end_session(s.session_id, handoff, NULL, clock);
+    ELSE
+        result := jsonb_build_object('session', s.session_id, 'ended', false);
+    END IF;
+    UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN result || jsonb_build_object('handoff', handoff,
+                                        'stored', handoff IS NOT NULL AND NOT coalesce((result->>'unchanged')::boolean, false));
+END
+$$;
+COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3907,6 +4061,7 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
 DECLARE
     s brain.session := brain._get_session(session);
     clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+    unchanged boolean;
 BEGIN
     PERFORM brain._check_handoff(handoff, snapshot);
     SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
@@ -3920,15 +4075,19 @@ BEGIN
         RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
                || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
     END IF;
+    -- A handoff the next session gets already is not stored twice: that one stays.
+    unchanged := brain._handoff_unchanged(s.source, s.project, handoff, snapshot, s.session_id, clock);
     UPDATE brain.session x
     SET status = 'ended', ended_at = clock, end_reason = 'ended',
-        handoff = nullif(brain.trim_space(brain.clean_body(end_session.handoff)), ''), snapshot = end_session.snapshot
+        handoff = CASE WHEN NOT unchanged THEN nullif(brain.trim_space(brain.clean_body(end_session.handoff)), '') END,
+        snapshot = CASE WHEN NOT unchanged THEN end_session.snapshot END
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
-                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')))
+           || CASE WHEN unchanged THEN '{"unchanged": true}'::jsonb ELSE '{}' END;
 END
 $$;
-COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3977,7 +4136,7 @@ CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, proje
     AS $$
     SELECT jsonb_build_object(
         'format', 'pybrain-memories',
-        'version', 1,
+        'version', 2,
         'source', jsonb_build_object(
             'system', 'pybrain',
             'workspace_id', w.workspace_id,
@@ -3989,11 +4148,17 @@ CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, proje
         'include_vectors', coalesce(include_vectors, false),
         'memories', (SELECT count(*) FROM brain.memory m
                      WHERE m.workspace_id = w.workspace_id
-                       AND (export_header.project IS NULL OR m.project = export_header.project)))
+                       AND (export_header.project IS NULL OR m.project = export_header.project)),
+        'sessions', (SELECT count(*) FROM brain.session x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)),
+        'handoffs', (SELECT count(*) FROM brain.handoff x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)))
     FROM brain.workspace w
     WHERE w.workspace_id = brain.current_workspace()
 $$;
-COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 1, the source workspace and schema, the time and the number of memories that follow.';
+COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 2, the source workspace and schema, the time, and the number of memories, sessions and handoffs (stored apart from their session) that follow.';
 CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text, after_id bigint DEFAULT 0, max_results integer DEFAULT NULL::integer) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4029,6 +4194,32 @@ CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, pro
     ORDER BY d.memory_id
 $$;
 COMMENT ON FUNCTION brain.export_memories(include_vectors boolean, project text, after_id bigint, max_results integer) IS 'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
+CREATE FUNCTION brain.export_sessions(project text DEFAULT NULL::text) RETURNS TABLE(doc jsonb)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT x.doc FROM (
+        SELECT 1 AS part, s.session_id AS id,
+               jsonb_build_object('record', 'session', 'id', s.session_id, 'source', s.source, 'project', s.project,
+                                  'cwd', s.cwd, 'host', s.host, 'client_info', s.client_info,
+                                  'current_task', s.current_task, 'status', s.status, 'started_at', s.started_at,
+                                  'heartbeat_at', s.heartbeat_at, 'ended_at', s.ended_at, 'end_reason', s.end_reason,
+                                  'handoff', s.handoff, 'snapshot', s.snapshot) AS doc
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR s.project = export_sessions.project)
+        UNION ALL
+        SELECT 2, h.handoff_id,
+               jsonb_build_object('record', 'handoff', 'id', h.handoff_id, 'source', h.source, 'project', h.project,
+                                  'session_id', h.session_id, 'text', h.text, 'snapshot', h.snapshot,
+                                  'created_at', h.created_at)
+        FROM brain.handoff h
+        WHERE h.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR h.project = export_sessions.project)
+    ) AS x
+    ORDER BY x.part, x.id
+$$;
+COMMENT ON FUNCTION brain.export_sessions(project text) IS 'The sessions of the workspace (or of one project) with their handoffs and snapshots, then the handoffs stored apart from their session (brain.handoff), as export lines {"record": "session" | "handoff", ...} (docs/export-format.md). A session''s process (pid) stays out: it means nothing elsewhere.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4192,6 +4383,53 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
+CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text, compaction boolean DEFAULT false, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    handoff text := brain.transcript_handoff(turns, event, client, transcript);
+    live bigint;
+    result jsonb;
+BEGIN
+    IF handoff IS NOT NULL THEN
+        -- (brain.end_session stores no handoff the next session gets already)
+        result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
+                  || jsonb_build_object('handoff', handoff);
+        IF compaction AND (result->>'ended')::boolean THEN
+            -- The turns stored so far are compacted away: brain.prompt_context may bring them back.
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = (result->>'session')::bigint;
+        END IF;
+        RETURN result;
+    END IF;
+    -- Nothing to hand off (no prompt, no reply, no transcript): the seat's live
+    -- session ends without a handoff, and the last real one stays.
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+    END IF;
+    PERFORM brain._sweep_sessions(clock, host, host_processes);
+    SELECT s.session_id INTO live FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+      AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
+      AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF live IS NOT NULL THEN
+        result := brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+        IF compaction THEN
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = live;
+        END IF;
+        RETURN result;
+    END IF;
+    RETURN jsonb_build_object('session', NULL, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff', NULL);
+END
+$_$;
+COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4628,6 +4866,109 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
+CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    d jsonb;
+    n integer := 0;
+    v_project text;
+    v_started timestamptz;
+    v_ended timestamptz;
+    v_session bigint;
+    map_old bigint[] := '{}';
+    map_new bigint[] := '{}';
+BEGIN
+    IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'Session records are a JSON array of export lines.',
+            jsonb_build_object('docs', jsonb_typeof(docs)), 'Pass the lines of an export whose record is session or handoff.');
+    END IF;
+    -- Sessions first (handoffs name them), each in the order given.
+    FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
+                ORDER BY x.value->>'record' DESC, x.n LOOP
+        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        action := NULL; new_id := NULL; error_code := NULL; error := NULL;
+        BEGIN
+            v_project := coalesce(import_sessions.project, d->>'project', '');
+            PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
+                                                             'cwd', d->>'cwd', 'host', d->>'host',
+                                                             'client_info', d->'client_info',
+                                                             'current_task', d->>'current_task'),
+                                          'it was not imported');
+            IF line = 'session' THEN
+                PERFORM brain._check_handoff(d->>'handoff', nullif(d->'snapshot', 'null'));
+                v_started := (d->>'started_at')::timestamptz;
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR v_started IS NULL THEN
+                    PERFORM brain._raise('BR009', 'A session record has a source (one word) and a started_at.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                -- An imported session is not live here: it has ended, when it last showed a sign of life.
+                v_ended := coalesce((d->>'ended_at')::timestamptz, (d->>'heartbeat_at')::timestamptz, v_started);
+                SELECT x.session_id INTO v_session FROM brain.session x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.started_at = v_started AND x.cwd IS NOT DISTINCT FROM d->>'cwd'
+                LIMIT 1;
+                IF v_session IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.session (workspace_id, source, project, cwd, host, client_info, current_task,
+                                               status, started_at, heartbeat_at, ended_at, end_reason, handoff,
+                                               snapshot)
+                    VALUES (ws, d->>'source', v_project, d->>'cwd', d->>'host',
+                            CASE WHEN jsonb_typeof(d->'client_info') = 'object' THEN d->'client_info' ELSE '{}' END
+                            || jsonb_build_object('imported_from', old_id),
+                            nullif(brain.clean_headline(d->>'current_task'), ''), 'ended', v_started,
+                            greatest(v_started, coalesce((d->>'heartbeat_at')::timestamptz, v_started)),
+                            greatest(v_started, v_ended),
+                            CASE WHEN d->>'status' = 'ended' THEN coalesce(d->>'end_reason', 'ended') ELSE 'imported' END,
+                            nullif(brain.trim_space(brain.clean_body(d->>'handoff')), ''), nullif(d->'snapshot', 'null'))
+                    RETURNING session_id INTO v_session;
+                    action := 'created';
+                END IF;
+                new_id := v_session;
+                map_old := map_old || old_id;
+                map_new := map_new || v_session;
+            ELSIF line = 'handoff' THEN
+                PERFORM brain._check_handoff(d->>'text', nullif(d->'snapshot', 'null'));
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR (d->>'created_at') IS NULL
+                   OR (nullif(brain.trim_space(d->>'text'), '') IS NULL AND nullif(d->'snapshot', 'null') IS NULL) THEN
+                    PERFORM brain._raise('BR009', 'A handoff record has a source (one word), a created_at and a text or a snapshot.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                v_session := map_new[array_position(map_old, (d->>'session_id')::bigint)];
+                SELECT x.handoff_id INTO new_id FROM brain.handoff x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.created_at = (d->>'created_at')::timestamptz
+                  AND x.text IS NOT DISTINCT FROM nullif(brain.trim_space(brain.clean_body(d->>'text')), '')
+                LIMIT 1;
+                IF new_id IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+                    VALUES (ws, d->>'source', v_project, v_session,
+                            nullif(brain.trim_space(brain.clean_body(d->>'text')), ''), nullif(d->'snapshot', 'null'),
+                            (d->>'created_at')::timestamptz)
+                    RETURNING handoff_id INTO new_id;
+                    action := 'created';
+                END IF;
+            ELSE
+                PERFORM brain._raise('BR009', format('An export line of record %L is not a session or a handoff.', line),
+                    jsonb_build_object('record', line), 'Memories go through brain.import_memories.');
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
+                RAISE;
+            END IF;
+            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END
+$_$;
+COMMENT ON FUNCTION brain.import_sessions(docs jsonb, project text) IS 'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -5209,7 +5550,7 @@ CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
         ('tool-call', t ~* '"(tool_use|tool_calls|function_call|tool_call)"|<(tool_call|function_calls|invoke|antml:\w+)[\s>]|"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|input|parameters)"\s*:'
                       OR t ~* '"type"\s*:\s*"(tool_use|function)"'),
         ('external-link', t ~* '!\[[^\]]*\]\(\s*<?(https?:)?//|\[[^\]]*\]\(\s*<?(https?:)?//|<(img|iframe|script|a|link)\M[^>]*(src|href)\s*=\s*["'']?(https?:)?//'),
-        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
+        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
         ('hidden-characters', t ~ '[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
                               OR t ~ '<!--')
     ) AS x(reason, found)
@@ -5882,6 +6223,9 @@ BEGIN
             PERFORM brain._check_length('thread', threads[i], 2000);
             -- The text is stored with its secrets redacted and its hidden characters removed.
             obs := brain._clean_observed(texts[i]);
+            IF metadata[i]->>'role' IN ('user', 'assistant') THEN
+                obs.signals := brain._turn_signals(texts[i], metadata[i]);  -- its speaker is no role marker
+            END IF;
             texts[i] := obs.cleaned;
             IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,
@@ -6153,9 +6497,9 @@ BEGIN
     INTO refs, texts, metas
     FROM (
         SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
-               t.value->>'text' AS text, t.value->>'at' AS at, t.n
+               brain.capturable_text(t.value->>'text') AS text, t.value->>'at' AS at, t.n
         FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
-        WHERE brain.trim_space(t.value->>'text') <> ''
+        WHERE brain.capturable_text(t.value->>'text') <> ''
         ORDER BY t.value->>'ref', t.n
     ) AS x
     WHERE NOT EXISTS (SELECT FROM brain.memory m
@@ -6173,7 +6517,7 @@ BEGIN
                              check_only => check_only) AS o;
 END
 $_$;
-COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6235,12 +6579,17 @@ DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
-    heading text := 'Memories (pybrain) that may bear on this prompt:';
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
+    closing text := '</pybrain-context>';
+    ws bigint := brain.current_workspace();
     total integer;
     line text;
     lines text[] := '{}';
     ids bigint[] := '{}';
     hit record;
+    turn record;
+    compacted timestamptz;
+    turn_chars integer;
 BEGIN
     IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
         PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
@@ -6250,37 +6599,64 @@ BEGIN
         PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
             jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
     END IF;
-    total := brain.estimate_tokens(heading);
+    -- The context is marked as injected (<pybrain-context>), so that the capture
+    -- hooks never store it back (brain.capturable_text).
+    total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
+    -- What the person marked <private> is not searched for either.
+    prompt := brain.capturable_text(prompt);
+    -- a captured turn is shown whole up to its share of the budget
+    turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
+    IF exclude_ref_prefix IS NOT NULL THEN
+        -- The calling session's last compaction (brain.hand_off_transcript,
+        -- compaction => true, on the session booted for this client session):
+        -- its turns stored up to then are no longer in front of the agent.
+        SELECT max(s.ended_at) INTO compacted FROM brain.session s
+        WHERE s.workspace_id = ws AND s.end_reason = 'compacted'
+          AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
+    END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
         -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
-        -- The turns of the calling session itself (exclude_ref_prefix) are what
-        -- the agent has in front of it already.
+        -- The turns of the calling session itself (exclude_ref_prefix) that
+        -- the agent has in front of it (stored after its last compaction) are
+        -- left out, and so are flagged memories.
         FOR hit IN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
                               max_results => n_max * 4, min_relevance => floor) AS s
-            JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
+            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
             WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
+                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                       AND (compacted IS NULL OR m.created_at > compacted))
+              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
             ORDER BY s.score DESC, s.id DESC
         LOOP
             EXIT WHEN cardinality(ids) >= n_max;
-            line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            -- A captured turn: the reply that answers it, whole (up to its share of the budget).
+            turn := brain._turn_answer(ws, hit.id);
+            IF turn.answer_id IS NOT NULL THEN
+                CONTINUE WHEN turn.answer_id = ANY (ids);
+                line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
+                               CASE WHEN char_length(turn.answer) > turn_chars
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
+            ELSE
+                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline));
+            END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;
-            ids := ids || hit.id;
+            ids := ids || coalesce(turn.answer_id, hit.id);
         END LOOP;
     END IF;
     RETURN jsonb_build_object(
-        'text', CASE WHEN cardinality(ids) > 0 THEN heading || E'\n' || array_to_string(lines, E'\n') END,
+        'text', CASE WHEN cardinality(ids) > 0
+                     THEN heading || E'\n' || array_to_string(lines, E'\n') || E'\n' || closing END,
         'ids', to_jsonb(ids),
         'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
         'budget', budget);
 END
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7285,6 +7661,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
+        'boot_pinned', 10,                -- pinned memories shown in no other section of a boot payload, at most
         'boot_min_relevance', 0.3,        -- a PATTERN rule leads the boot as relevant to the stated task from this relevance
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
         'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
@@ -7332,6 +7709,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_pinned',             jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_min_relevance',      jsonb_build_object('min', 0, 'max', 1),
         'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
         'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
@@ -7474,10 +7852,17 @@ BEGIN
         PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
             NULL, 'For example: session end (logout), or compaction (auto).');
     END IF;
+    -- What may be stored of each turn (brain.capturable_text) is what may be handed off.
+    turns := (SELECT coalesce(jsonb_agg(jsonb_set(t, '{text}', to_jsonb(brain.capturable_text(t->>'text')))
+                                        ORDER BY x.n), '[]')
+              FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n));
     SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
     FROM jsonb_array_elements(turns) AS t;
+    IF n_user + n_assistant = 0 THEN
+        RETURN NULL;  -- nothing to hand off: the last real handoff stays the one the next session gets
+    END IF;
     SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
     WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
     SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
@@ -7493,13 +7878,50 @@ BEGIN
                      'Last reply: ' || brain._handoff_quote(last_reply, quote));
 END
 $$;
-COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
+COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
     SELECT regexp_replace(t, '^[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+|[\s\u00a0\u2000-\u200b\u2028\u2029\u202f\u205f\u3000\ufeff]+$', '', 'g')
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
+CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, max_results integer DEFAULT 3, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(session_id bigint, client_session text, transcript text, end_reason text, started_at timestamp with time zone, ended_at timestamp with time zone)
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+#variable_conflict use_column
+BEGIN
+    -- Each is handed out twice at most (client_info.capture_attempts): a
+    -- transcript too long to capture within a hook's deadline is not tried
+    -- at every start.
+    RETURN QUERY
+    WITH claimed AS (
+        UPDATE brain.session s
+        SET client_info = s.client_info || jsonb_build_object(
+                'capture_attempts', coalesce((s.client_info->>'capture_attempts')::integer, 0) + 1)
+        WHERE s.workspace_id = brain.current_workspace() AND s.session_id IN (
+            SELECT x.session_id FROM brain.session x
+            WHERE x.workspace_id = brain.current_workspace() AND x.source = uncaptured_sessions.source
+              AND x.project = coalesce(uncaptured_sessions.project, '')
+              AND x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+              AND x.host IS NOT DISTINCT FROM uncaptured_sessions.host
+              -- ended otherwise than by a capture hook (ended, compacted) or by hand
+              AND x.status = 'ended' AND x.end_reason NOT IN ('ended', 'compacted')
+              AND jsonb_typeof(x.client_info->'transcript') = 'string'
+              AND jsonb_typeof(x.client_info->'client_session') = 'string'
+              AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
+              AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
+              AND x.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+            ORDER BY x.started_at DESC, x.session_id DESC
+            LIMIT greatest(coalesce(max_results, 3), 0))
+        RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
+                  s.client_info->>'transcript' AS transcript, s.end_reason, s.started_at, s.ended_at)
+    SELECT c.session_id, c.client_session, c.transcript, c.end_reason, c.started_at, c.ended_at
+    FROM claimed AS c
+    ORDER BY c.started_at DESC, c.session_id DESC;
+END
+$$;
+COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8097,7 +8519,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1a6ba413ab202903aa46927b7688d4d41fb926cbaa2293221dc4d0dcfdee2672';
+COMMENT ON TABLE brain.migration IS 'functions b187fe554b87eba8431cd4fb078be0a37153b12da7436238183369a74a3aea01';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -8294,6 +8716,7 @@ CREATE INDEX maintenance_run_latest ON brain.maintenance_run USING btree (worksp
 CREATE INDEX membership_role ON brain.membership USING btree (role_name);
 CREATE INDEX memory_active ON brain.memory USING btree (workspace_id, kind, project) WHERE (state = 'active'::text);
 CREATE INDEX memory_archived_at ON brain.memory USING btree (workspace_id, archived_at) WHERE (state = 'archived'::text);
+CREATE INDEX memory_boot_pinned ON brain.memory USING btree (workspace_id, project, ((upvotes - downvotes)) DESC, importance DESC, created_at DESC, memory_id DESC) WHERE (pinned AND (state = 'active'::text) AND (skill_trigger IS NULL));
 CREATE INDEX memory_created_at ON brain.memory USING btree (workspace_id, created_at DESC);
 CREATE INDEX memory_dedup_pending ON brain.memory USING btree (workspace_id, memory_id) WHERE dedup_pending;
 CREATE UNIQUE INDEX memory_exact_dedup ON brain.memory USING btree (workspace_id, kind, project, normalized_hash) WHERE (state = 'active'::text);

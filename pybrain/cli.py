@@ -1214,8 +1214,9 @@ def end(
 
 def _describe_end(out: dict[str, Any]) -> str:
     """What brain.end_session(_of) did, in a line."""
+    same = "; the next session gets the same handoff already" if out.get("unchanged") else ""
     if out["ended"]:
-        return f"session #{out['session']} ended"
+        return f"session #{out['session']} ended{same}"
     seat = f"{out['source']} in {out['project'] or 'global'}"
     if out["session"] is None:
         head = f"no session of {seat} was found here"
@@ -1223,6 +1224,8 @@ def _describe_end(out: dict[str, Any]) -> str:
         had = out["had_ended"]
         when = str(had["at"])[:16].replace("T", " ")
         head = f"session #{out['session']} had already ended ({had['reason']}, {when})"
+    if same:
+        return f"{head}{same}"
     return f"{head}; the handoff is stored for the next session of {seat}"
 
 
@@ -1730,7 +1733,11 @@ def import_command(
                 found = claude_code.observe(brain, path, project=project or "")
             else:
                 reader = {"ownsona": ownsona.read, "mem0": mem0.read, "markdown": notes.read}.get(kind)
-                docs = native.read_jsonl(path)[1] if reader is None else reader(path)
+                records: list[dict[str, Any]] = []
+                if reader is None:
+                    _, docs, records = native.read_export(path)
+                else:
+                    docs = reader(path)
                 found = import_documents(
                     brain,
                     docs,
@@ -1738,6 +1745,7 @@ def import_command(
                     project=project,
                     semantic_dedup=semantic_dedup,
                 )
+                found += native.import_records(brain, records, project=project)
             for r in found:
                 r["file"], r["format"] = str(path), kind
             rows += found

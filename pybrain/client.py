@@ -68,6 +68,7 @@ IDEMPOTENT = frozenset(
         "active_embedding_space",
         "embedding_progress",
         "failed_embeddings",
+        "hand_off_transcript",
         "health",
         "history",
         "list_active_sessions",
@@ -577,6 +578,35 @@ class Brain:
             handoff=handoff,
             snapshot=Jsonb(snapshot) if snapshot else None,
             host_processes=Jsonb(process["table"]),
+        )
+
+    def hand_off_transcript(
+        self,
+        turns: list[dict[str, Any]],
+        event: str,
+        source: str,
+        *,
+        project: str = "",
+        cwd: str | None = None,
+        client: str | None = None,
+        transcript: str | None = None,
+        compaction: bool = False,
+    ) -> dict[str, Any]:
+        """End the seat's session with the handoff written from a transcript's turns
+        (brain.hand_off_transcript); Python adds this host's name and process table."""
+        process = _process_identity(None)
+        return self.value(
+            "hand_off_transcript",
+            turns=Jsonb(turns),
+            event=event,
+            source=source,
+            project=project,
+            cwd=cwd,
+            host=process["host"],
+            host_processes=Jsonb(process["table"]),
+            client=client,
+            transcript=transcript,
+            compaction=compaction,
         )
 
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:

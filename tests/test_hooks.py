@@ -206,13 +206,13 @@ def test_compaction_and_session_end_capture_new_turns_and_hand_off(
         in second["handoff"]
     )
 
-    # Run again (a retried hook): nothing new is stored, the handoff is kept all the same.
+    # Run again (a retried hook): nothing new is stored, and the same handoff not twice.
     out, _ = run_hook(cli_env, "session-end", end, "--project", "billing")
     assert out.returncode == 0, out.stderr
-    assert b"no new turns" in out.stderr
+    assert b"no new turns; the same handoff as before" in out.stderr
     assert len(captured(conn)) == 7
     stored = conn.execute("SELECT count(*) FROM brain.handoff WHERE source = 'claude-code'").fetchone()[0]
-    assert stored == 1
+    assert stored == 0
 
 
 def test_a_secret_in_the_transcript_is_never_stored(cli_env, conn, transcript, project_dir) -> None:
@@ -252,7 +252,7 @@ def test_prompt_adds_the_memories_it_brings_up(cli_env, conn, transcript, projec
     answer = json.loads(out.stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     context = answer["hookSpecificOutput"]["additionalContext"]
-    assert f"#{rerun['memory_id']} fact: Billing export reruns" in context
+    assert f'#{rerun["memory_id"]} fact: "Billing export reruns' in context
     assert "VPN" not in context
 
     # Nothing relevant: nothing added.
@@ -286,10 +286,10 @@ def test_prompt_context_stays_within_its_budget(brain) -> None:
         "prompt_context", prompt="billing export finance bucket", max_results=5, token_budget=400
     )
     assert len(full["ids"]) == 5
-    small = brain.value("prompt_context", prompt="billing export finance bucket", token_budget=45)
+    small = brain.value("prompt_context", prompt="billing export finance bucket", token_budget=60)
     assert 0 < len(small["ids"]) < 3
-    assert small["tokens"] <= 45
-    assert brain.value("estimate_tokens", t=small["text"]) <= 45
+    assert small["tokens"] <= 60
+    assert brain.value("estimate_tokens", t=small["text"]) <= 60
     assert brain.value("prompt_context", prompt="   ")["text"] is None
 
 
@@ -485,10 +485,8 @@ def test_a_missing_transcript_still_ends_the_session(cli_env, conn, tmp_path, pr
     out, _ = run_hook(cli_env, "session-end", payload("session-end", gone, project_dir))
     assert out.returncode == 0
     assert f"no transcript at {gone}".encode() in out.stderr
+    assert b"nothing to hand off" in out.stderr
     (s,) = sessions(conn)
     assert s["status"] == "ended"
-    assert s["handoff"] == (
-        "Written from the transcript of Claude Code at session end (prompt_input_exit): "
-        "0 prompts and 0 replies."
-    )
+    assert s["handoff"] is None  # nothing to hand off: an earlier real handoff stays the last one
     assert captured(conn) == []

@@ -367,6 +367,26 @@ def test_the_newest_handoff_wins_whichever_way_it_was_stored(conn) -> None:
     assert boot(conn, **SEAT, now=at(3))["sections"]["handoff"]["text"] == "From the second session."
 
 
+def test_the_same_handoff_is_stored_once(conn) -> None:
+    s1 = boot(conn, **SEAT)["session_id"]
+    first = end_of(conn, **SEAT, handoff="Deploy after  the review.", now=at(1))
+    assert first["ended"] and "unchanged" not in first
+    s2 = boot(conn, **SEAT, now=at(2))["session_id"]
+    again = end_of(conn, **SEAT, handoff="Deploy after the review.", now=at(3))
+    assert (again["session"], again["ended"], again["unchanged"]) == (s2, True, True)
+    # ended already, the same handoff again: not stored apart either
+    retried = end_of(conn, **SEAT, handoff="Deploy after the review.", now=at(4))
+    assert (retried["handoff_id"], retried["unchanged"]) == (None, True)
+    assert scalar(conn, "SELECT count(*) FROM brain.handoff") == 0
+    assert scalar(conn, "SELECT count(*) FROM brain.session WHERE handoff IS NOT NULL") == 1
+    handoff = boot(conn, **SEAT, now=at(5))["sections"]["handoff"]
+    assert (handoff["session_id"], handoff["text"]) == (s1, "Deploy after  the review.")
+    # a new snapshot is a new handoff
+    out = end_of(conn, **SEAT, handoff="Deploy after the review.", snapshot={"status": "blocked"}, now=at(6))
+    assert "unchanged" not in out
+    assert scalar(conn, "SELECT count(*) FROM brain.session WHERE handoff IS NOT NULL") == 2
+
+
 def test_end_session_of_checks_before_it_stores(conn) -> None:
     s = boot(conn, **SEAT)["session_id"]
     with raises_br("BR009"):

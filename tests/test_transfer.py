@@ -148,7 +148,7 @@ def test_round_trip_into_an_empty_workspace(brain: Brain, conn, database: str, t
     with path.open("w", encoding="utf-8") as f:
         count = native.write_jsonl(brain, f, include_vectors=True)
     header, docs = native.read_jsonl(path)
-    assert header["format"] == "pybrain-memories" and header["version"] == 1
+    assert header["format"] == "pybrain-memories" and header["version"] == 2
     assert count == header["memories"] == len(docs) == scalar(conn, "SELECT count(*) FROM brain.memory")
     assert {d["state"] for d in docs} == {"active", "superseded", "archived", "tombstoned"}
     assert {d["kind"] for d in docs} == {"rule", "fact", "incident", "task"}
@@ -412,3 +412,67 @@ def test_an_unknown_export_is_refused(tmp_path: Path, line: str) -> None:
     with pytest.raises(Exception) as err:
         native.read_jsonl(path)
     assert "version" in str(err.value) or "not a pybrain export" in str(err.value)
+
+
+def test_sessions_handoffs_and_snapshots_round_trip(
+    brain: Brain, conn, database: str, tmp_path: Path
+) -> None:
+    """Export carries the sessions (with their handoffs and snapshots) and the handoffs stored
+    apart; an import into another workspace gives its next session the same handoff."""
+    brain.remember("fact", "The billing export runs at 02:00 UTC", project="billing")
+    first = brain.boot_session("claude-code", project="billing", cwd="/src/billing")["session_id"]
+    brain.end_session(
+        first,
+        "Export fix merged; rerun 2026-11-19 next.",
+        {"summary": "IAM policy fixed", "status": "in progress", "blockers": [], "pending": ["rerun"]},
+    )
+    second = brain.boot_session("claude-code", project="billing", cwd="/src/billing")["session_id"]
+    brain.end_session(second)  # ended with nothing to hand off
+    live = brain.boot_session("cursor", project="web", cwd="/src/web", task="Fix the login form")[
+        "session_id"
+    ]
+    late = brain.end_session_of(
+        "claude-code", project="billing", cwd="/elsewhere", handoff="Rerun done: 18,204."
+    )
+    assert late["handoff_id"] is not None
+
+    path = tmp_path / "export.jsonl"
+    with path.open("w", encoding="utf-8") as f:
+        assert native.write_jsonl(brain, f) == 1
+    header, docs, records = native.read_export(path)
+    assert header["version"] == 2 and (header["sessions"], header["handoffs"]) == (3, 1)
+    assert len(docs) == 1 and native.read_jsonl(path)[1] == docs
+    sessions = [r for r in records if r["record"] == "session"]
+    assert [s["id"] for s in sessions] == [first, second, live]
+    assert sessions[0]["handoff"] == "Export fix merged; rerun 2026-11-19 next."
+    assert sessions[0]["snapshot"]["pending"] == ["rerun"]
+    assert "pid" not in sessions[0]
+    (apart,) = [r for r in records if r["record"] == "handoff"]
+    assert (apart["text"], apart["session_id"]) == ("Rerun done: 18,204.", None)
+
+    brain.workspace = 1
+    target = Brain(conn, workspace=new_workspace(database, "restored"), embedder=get_embedder("hash"))
+    target.use_embedding_space()
+    rows = native.import_records(target, records)
+    assert summarize(rows) == {"created": 4}
+    with target.transaction() as cur:
+        cur.execute(
+            "SELECT source, status, end_reason, handoff, snapshot FROM brain.session ORDER BY started_at"
+        )
+        restored = cur.fetchall()
+    assert [(r["source"], r["status"], r["handoff"]) for r in restored] == [
+        ("claude-code", "ended", "Export fix merged; rerun 2026-11-19 next."),
+        ("claude-code", "ended", None),
+        ("cursor", "ended", None),  # an imported session is not live here
+    ]
+    assert restored[0]["snapshot"]["summary"] == "IAM policy fixed"
+    payload = target.boot_session("claude-code", project="billing", cwd="/src/billing")
+    assert payload["sections"]["handoff"]["text"] == "Rerun done: 18,204."
+    # Imported again: nothing twice.
+    assert summarize(native.import_records(target, records)) == {"skipped": 4}
+
+    # A secret in an imported handoff is refused, never stored.
+    secret = "key AKIA2E3KQ7ZP4XWN6RLM"
+    bad = [{**sessions[0], "id": 99, "started_at": "2026-01-01T00:00:00Z", "handoff": secret}]
+    (row,) = native.import_records(target, bad)
+    assert (row["action"], row["error_code"]) == ("rejected", "BR007")

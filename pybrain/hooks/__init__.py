@@ -40,6 +40,8 @@ EVENTS: dict[str, str] = {
 # which `brain wire claude-code --hooks` sets a few seconds longer).
 DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
 SOURCE_SYSTEM = "claude-code"
+# The tags that mark what a hook injects (brain.prompt_context's text has them too).
+INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
 # Processes that sit between the client and the hook: the client is the first other ancestor.
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
@@ -262,6 +264,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         "client_session": _string(payload, "session_id"),
         "start": _string(payload, "source"),  # startup | resume | clear | compact
         "model": _string(payload, "model"),
+        "transcript": _string(payload, "transcript_path"),  # read by a later start if no hook ends this one
     }
     with _brain(options, start=True) as brain:
         _warm_up(brain)
@@ -273,12 +276,59 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             token_budget=options.budget,
             client_info={k: v for k, v in client_info.items() if v is not None},
         )
+        try:
+            if _capture_ended(brain, options, _seat(payload)):
+                # a handoff came from them: the payload shows it
+                boot = {
+                    **boot,
+                    **brain.value("boot_payload", session=boot["session_id"], token_budget=options.budget),
+                }
+        except HookTimeout:  # the payload goes out all the same; the next start tries once more
+            print("pybrain session-start: no time left to capture an earlier session", file=sys.stderr)
     return {
         "hookSpecificOutput": {
             "hookEventName": "SessionStart",
-            "additionalContext": render_boot(boot),
+            # marked as injected: the capture hooks never store it back (brain.capturable_text)
+            "additionalContext": f"{INJECTED[0]}\n{render_boot(boot)}{INJECTED[1]}",
         }
     }
+
+
+def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
+    """Capture the transcripts of this seat's sessions that ended without a capture hook
+    (the client crashed): brain.uncaptured_sessions, then for each its turns through
+    brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
+    import socket
+
+    from psycopg.types.json import Jsonb
+
+    from pybrain.client import Brain
+    from pybrain.hooks.transcript import read_turns
+
+    handed = False
+    ended = opened.call(
+        "uncaptured_sessions",
+        source=options.source,
+        project=options.project,
+        cwd=seat,
+        host=socket.gethostname(),
+    )
+    for row in ended:
+        try:
+            turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
+        except OSError:
+            turns = []  # gone from disk: nothing to capture
+        if turns:
+            embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
+            brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
+            brain.observe_transcript(
+                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+            )
+        out = opened.value(
+            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
+        )
+        handed = handed or out["stored"]
+    return handed
 
 
 def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
@@ -315,8 +365,6 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
 
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     """Observe the transcript's new turns, then end the session with a handoff written from them."""
-    from psycopg.types.json import Jsonb
-
     from pybrain.client import Brain
     from pybrain.hooks.transcript import read_turns
 
@@ -342,11 +390,15 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             rows = brain.observe_transcript(
                 turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
             )
-        handoff = brain.value(
-            "transcript_handoff", turns=Jsonb(turns), event=when, client=CLIENT_NAME, transcript=session
-        )
-        ended = brain.end_session_of(
-            options.source, project=options.project, cwd=_seat(payload), handoff=handoff
+        ended = brain.hand_off_transcript(
+            turns,
+            when,
+            options.source,
+            project=options.project,
+            cwd=_seat(payload),
+            client=CLIENT_NAME,
+            transcript=session,
+            compaction=event == "compaction",
         )
     counts: dict[str, int] = {}
     for r in rows:
@@ -355,10 +407,14 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     if missing:
         summary = f"no transcript at {missing}"
     where = f"session #{ended['session']}" if ended.get("session") else "the next session"
-    print(
-        f"pybrain {event}: {summary}; handoff for {where} ({time.perf_counter() - clock:.2f} s)",
-        file=sys.stderr,
+    handed = (
+        "nothing to hand off"
+        if ended.get("handoff") is None
+        else "the same handoff as before"
+        if ended.get("unchanged")
+        else f"handoff for {where}"
     )
+    print(f"pybrain {event}: {summary}; {handed} ({time.perf_counter() - clock:.2f} s)", file=sys.stderr)
 
 
 HANDLERS = {

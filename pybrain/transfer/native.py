@@ -11,12 +11,14 @@ from typing import IO, Any
 
 import psycopg
 from psycopg.rows import dict_row
+from psycopg.types.json import Jsonb
 
 from pybrain.client import Brain
 from pybrain.errors import InvalidArgument, wrap_exceptions
 
 FORMAT = "pybrain-memories"
-VERSION = 1
+VERSION = 2  # 2: sessions and handoffs follow the memories
+READS = (1, 2)
 PAGE = 500
 
 
@@ -39,9 +41,10 @@ def _snapshot(brain: Brain) -> Iterator[psycopg.Cursor]:
 
 
 def documents(
-    brain: Brain, *, include_vectors: bool = False, project: str | None = None
+    brain: Brain, *, include_vectors: bool = False, project: str | None = None, sessions: bool = False
 ) -> Iterator[dict[str, Any]]:
-    """The header, then one document per memory by id (brain.export_header, brain.export_memories)."""
+    """The header, then one document per memory by id (brain.export_header, brain.export_memories),
+    and with sessions the session and handoff lines after them (brain.export_sessions)."""
     with _snapshot(brain) as cur:
         cur.execute(
             "SELECT brain.export_header(include_vectors => %s, project => %s) AS h",
@@ -59,25 +62,44 @@ def documents(
             for r in rows:
                 yield r["doc"]
             if len(rows) < PAGE:
-                return
+                break
             after = rows[-1]["memory_id"]
+        if sessions:
+            cur.execute("SELECT doc FROM brain.export_sessions(project => %s)", (project,))
+            for r in cur.fetchall():
+                yield r["doc"]
 
 
 def write_jsonl(
     brain: Brain, out: IO[str], *, include_vectors: bool = False, project: str | None = None
 ) -> int:
-    """Write the export to out; the number of memories."""
+    """Write the export to out (its sessions and handoffs after the memories); the number of memories."""
     count = -1
-    for doc in documents(brain, include_vectors=include_vectors, project=project):
+    for doc in documents(brain, include_vectors=include_vectors, project=project, sessions=True):
         out.write(json.dumps(doc, ensure_ascii=False, sort_keys=True, default=str) + "\n")
-        count += 1
+        count += "record" not in doc
     return count
+
+
+def import_records(brain: Brain, records: list[dict[str, Any]], *, project: str | None = None) -> list[dict]:
+    """Load an export's session and handoff lines (brain.import_sessions): one row per line."""
+    if not records:
+        return []
+    return brain.call("import_sessions", docs=Jsonb(records), project=project)
 
 
 def read_jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header and the memory documents of an export file; refuses other formats and versions."""
+    header, docs, _ = read_export(path)
+    return header, docs
+
+
+def read_export(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The header, the memory documents and the other lines (sessions, handoffs: those with a
+    "record") of an export file; refuses other formats and versions."""
     header: dict[str, Any] | None = None
     docs: list[dict[str, Any]] = []
+    records: list[dict[str, Any]] = []
     with path.open(encoding="utf-8") as f:
         for number, line in enumerate(f, 1):
             if not line.strip():
@@ -97,19 +119,19 @@ def read_jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
                         detail={"path": str(path)},
                         hint="Give the format of another tool's export with --format.",
                     )
-                if item.get("version") != VERSION:
+                if item.get("version") not in READS:
                     raise InvalidArgument(
                         f"{path} is export version {item.get('version')}; "
-                        f"this pybrain reads version {VERSION}.",
-                        detail={"version": item.get("version"), "supported": [VERSION]},
+                        f"this pybrain reads versions {', '.join(map(str, READS))}.",
+                        detail={"version": item.get("version"), "supported": list(READS)},
                         hint="Import it with the pybrain release that wrote it, or a newer one.",
                     )
                 header = item
                 continue
-            docs.append(item)
+            (records if isinstance(item, dict) and "record" in item else docs).append(item)
     if header is None:
         raise InvalidArgument(f"{path} is empty.", detail={"path": str(path)})
-    return header, docs
+    return header, docs, records
 
 
 # --- Markdown ----------------------------------------------------------------

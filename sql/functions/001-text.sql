@@ -477,7 +477,7 @@ AS $$
         ('tool-call', t ~* '"(tool_use|tool_calls|function_call|tool_call)"|<(tool_call|function_calls|invoke|antml:\w+)[\s>]|"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|input|parameters)"\s*:'
                       OR t ~* '"type"\s*:\s*"(tool_use|function)"'),
         ('external-link', t ~* '!\[[^\]]*\]\(\s*<?(https?:)?//|\[[^\]]*\]\(\s*<?(https?:)?//|<(img|iframe|script|a|link)\M[^>]*(src|href)\s*=\s*["'']?(https?:)?//'),
-        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
+        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
         ('hidden-characters', t ~ '[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
                               OR t ~ '<!--')
     ) AS x(reason, found)
@@ -485,6 +485,23 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.injection_signals IS
     'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
+
+-- The injection signals of a turn of a conversation, observed with its role
+-- in metadata ({"role": "user" | "assistant"}): the "User: " / "Assistant: "
+-- its writer put in front of it (brain.observe_transcript does) names the
+-- turn's speaker, which metadata records; it is not a role marker in the
+-- turn's text. The rest of the text is read as any other.
+CREATE OR REPLACE FUNCTION brain._turn_signals(t text, meta jsonb)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.injection_signals(CASE
+        WHEN meta->>'role' IN ('user', 'assistant')
+             AND lower(left(ltrim(t), length(meta->>'role') + 1)) = (meta->>'role') || ':'
+        THEN substr(ltrim(t), length(meta->>'role') + 2)
+        ELSE t END)
+$$;
 
 CREATE OR REPLACE FUNCTION brain.guardrail_stamps(t text)
 RETURNS integer

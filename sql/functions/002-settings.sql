@@ -44,6 +44,7 @@ AS $$
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
+        'boot_pinned', 10,                -- pinned memories shown in no other section of a boot payload, at most
         'boot_min_relevance', 0.3,        -- a PATTERN rule leads the boot as relevant to the stated task from this relevance
         'boot_tasks', 20,                 -- open and blocked tasks in a boot payload, at most
         'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
@@ -95,6 +96,7 @@ AS $$
         'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'boot_pinned',             jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_min_relevance',      jsonb_build_object('min', 0, 'max', 1),
         'boot_tasks',              jsonb_build_object('min', 0, 'max', 200, 'integer', true),
         'handoff_max_chars',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),

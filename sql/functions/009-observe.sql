@@ -586,6 +586,9 @@ BEGIN
             PERFORM brain._check_length('thread', threads[i], 2000);
             -- The text is stored with its secrets redacted and its hidden characters removed.
             obs := brain._clean_observed(texts[i]);
+            IF metadata[i]->>'role' IN ('user', 'assistant') THEN
+                obs.signals := brain._turn_signals(texts[i], metadata[i]);  -- its speaker is no role marker
+            END IF;
             texts[i] := obs.cleaned;
             IF metadata[i] IS NOT NULL AND jsonb_typeof(metadata[i]) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL,

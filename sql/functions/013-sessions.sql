@@ -137,7 +137,8 @@ $$;
 
 -- Stores a handoff apart from its session, for the next session of `project`
 -- and `source`: the session had ended before the handoff came, or none was found
--- (`session` NULL). Returns what end_session returns in that case.
+-- (`session` NULL). Returns what end_session returns in that case. A handoff
+-- the next session gets already is not stored twice (unchanged).
 CREATE OR REPLACE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text,
                                                 snapshot jsonb, clock timestamptz)
 RETURNS jsonb
@@ -147,6 +148,11 @@ AS $$
 DECLARE
     new_id bigint;
 BEGIN
+    IF brain._handoff_unchanged(source, project, handoff, snapshot, NULL, clock) THEN
+        RETURN jsonb_build_object('session', session, 'ended', false, 'source', source,
+                                  'project', coalesce(project, ''), 'handoff_id', NULL, 'unchanged', true,
+                                  'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
+    END IF;
     INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
     VALUES (brain.current_workspace(), source, coalesce(project, ''), session,
             nullif(brain.trim_space(brain.clean_body(handoff)), ''), snapshot, clock)
@@ -185,6 +191,34 @@ AS $$
     LIMIT 1
 $$;
 
+-- A handoff as it is compared with the last one: its text as stored, spaces
+-- folded, and for one a hook wrote from a transcript (brain.transcript_handoff)
+-- without the event that wrote it: the same turns handed off at compaction and
+-- again at the session's end are the same handoff.
+CREATE OR REPLACE FUNCTION brain._handoff_gist(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT regexp_replace(regexp_replace(brain.trim_space(brain.clean_body(t)), '\s+', ' ', 'g'),
+                          '^(Written from the transcript of [^\n]+) at [^:\n]+:', '\1:')
+$$;
+
+-- true when a handoff would repeat the one the next session of `project` and
+-- `source` gets already (brain._last_handoff): the same text (brain._handoff_gist)
+-- and the same snapshot, or none. Such a handoff is not stored again.
+CREATE OR REPLACE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb,
+                                                    exclude_session bigint, clock timestamptz)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce((SELECT brain._handoff_gist(l->>'text') = brain._handoff_gist(handoff)
+                            AND (snapshot IS NULL OR snapshot = l->'snapshot')
+                     FROM brain._last_handoff(coalesce(project, ''), source, exclude_session, clock) AS l), false)
+           AND nullif(brain.trim_space(handoff), '') IS NOT NULL
+$$;
+
 CREATE OR REPLACE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL, snapshot jsonb DEFAULT NULL,
                                              now timestamptz DEFAULT NULL)
 RETURNS jsonb
@@ -194,6 +228,7 @@ AS $$
 DECLARE
     s brain.session := brain._get_session(session);
     clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+    unchanged boolean;
 BEGIN
     PERFORM brain._check_handoff(handoff, snapshot);
     SELECT * INTO s FROM brain.session x WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id FOR UPDATE;
@@ -207,16 +242,20 @@ BEGIN
         RETURN brain._store_handoff(s.source, s.project, s.session_id, handoff, snapshot, clock)
                || jsonb_build_object('had_ended', jsonb_build_object('at', s.ended_at, 'reason', s.end_reason));
     END IF;
+    -- A handoff the next session gets already is not stored twice: that one stays.
+    unchanged := brain._handoff_unchanged(s.source, s.project, handoff, snapshot, s.session_id, clock);
     UPDATE brain.session x
     SET status = 'ended', ended_at = clock, end_reason = 'ended',
-        handoff = nullif(brain.trim_space(brain.clean_body(end_session.handoff)), ''), snapshot = end_session.snapshot
+        handoff = CASE WHEN NOT unchanged THEN nullif(brain.trim_space(brain.clean_body(end_session.handoff)), '') END,
+        snapshot = CASE WHEN NOT unchanged THEN end_session.snapshot END
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'ended', true, 'source', s.source, 'project', s.project,
-                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')));
+                              'handoff_chars', length(nullif(brain.trim_space(end_session.handoff), '')))
+           || CASE WHEN unchanged THEN '{"unchanged": true}'::jsonb ELSE '{}' END;
 END
 $$;
 COMMENT ON FUNCTION brain.end_session IS
-    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011.';
+    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 
 CREATE OR REPLACE FUNCTION brain.end_session_of(
     source text,

@@ -38,10 +38,14 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     -- Counts stop at 100 (brain.boot_payload counts no further): shown as "100+".
-    SELECT format('More: %s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  VARIADIC ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
-                                 FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
-                                      WITH ORDINALITY AS c(k, n) ORDER BY c.n))
+    SELECT format('More: %s%s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
+                  VARIADIC ARRAY[CASE WHEN coalesce((more->>'pinned')::integer, 0) > 0
+                                      THEN (CASE WHEN (more->>'pinned')::integer >= 100 THEN '100+'
+                                                 ELSE more->>'pinned' END) || ' pinned, '
+                                      ELSE '' END]
+                           || ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
+                                    FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
+                                         WITH ORDINALITY AS c(k, n) ORDER BY c.n))
         || coalesce('; left out for the ' || budget || '-token budget: '
                     || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
@@ -197,27 +201,30 @@ DECLARE
     s brain.session := brain._get_session(session);
     space brain.embedding_space;
     vec public.vector;
-    blockers jsonb; patterns jsonb; tasks jsonb; skills jsonb; siblings jsonb; actions jsonb;
+    blockers jsonb; patterns jsonb; tasks jsonb; skills jsonb; siblings jsonb; actions jsonb; pins jsonb;
     handoff jsonb;
     more jsonb;
     dropped jsonb := '{}';
-    order_of_cuts text[] := ARRAY['tasks', 'patterns', 'blockers', 'skills', 'siblings', 'action_items'];
+    order_of_cuts text[] := ARRAY['tasks', 'patterns', 'pinned', 'blockers', 'skills', 'siblings', 'action_items'];
     cut text;
     sections jsonb;
     base integer;
     total integer;
     room integer;
     handoff_text text;
-    n_blockers bigint; n_patterns bigint; n_tasks bigint;
+    n_blockers bigint; n_patterns bigint; n_tasks bigint; n_pinned bigint;
+    shown bigint[];
     projects text[] := CASE WHEN s.project = '' THEN ARRAY[''] ELSE ARRAY[s.project, ''] END;
     blocker_k integer := (brain.setting('boot_blockers'))::integer;
     pattern_k integer := (brain.setting('boot_patterns'))::integer;
     task_k integer := (brain.setting('boot_tasks'))::integer;
+    pinned_k integer := (brain.setting('boot_pinned'))::integer;
     near_ids bigint[];
     near_dists double precision[];
     near_relevance double precision[];
     headings jsonb := jsonb_build_object(
-        'blockers', '## BLOCKER rules', 'patterns', '## PATTERN rules', 'tasks', '## Open tasks',
+        'blockers', '## BLOCKER rules', 'pinned', '## Pinned memories', 'patterns', '## PATTERN rules',
+        'tasks', '## Open tasks',
         'skills', '## Skills (brain.load_skill(name) loads one)', 'handoff', '## Handoff from the last session',
         'siblings', '## Other sessions in this project',
         'action_items', '## Action items to acknowledge before writing');
@@ -322,6 +329,36 @@ BEGIN
         ORDER BY t.priority, t.due_at, t.memory_id
         LIMIT task_k) AS x;
 
+    -- Pinned memories (seed 000: "load at every boot") that no section above
+    -- shows: ranked as the BLOCKER rules are, per project of the scope in the
+    -- order of memory_boot_pinned (migration 019). One with a skill trigger
+    -- loads as a skill (always_on) or on demand, not here.
+    shown := ARRAY(SELECT (i->>'id')::bigint FROM jsonb_array_elements(blockers || patterns || tasks) AS i);
+    SELECT count(*) INTO n_pinned FROM (
+        SELECT FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+              AND m.memory_id <> ALL (shown)
+            LIMIT pinned_k + 100) AS y
+        LIMIT pinned_k + 100) AS x;
+    SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'kind', x.kind, 'headline', x.headline,
+                                  'quoted', brain.quote_text(x.headline),
+                                  'tokens', brain._line_tokens(format('#%s %s %s', x.memory_id, x.kind,
+                                                                      brain.quote_text(x.headline))))
+                              ORDER BY x.score DESC, x.importance DESC, x.created_at DESC, x.memory_id DESC), '[]')
+    INTO pins FROM (
+        SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
+            SELECT m.memory_id, m.kind, m.headline, m.upvotes - m.downvotes AS score, m.importance, m.created_at
+            FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
+              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+              AND m.memory_id <> ALL (shown)
+            ORDER BY m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC, m.memory_id DESC
+            LIMIT pinned_k) AS y
+        ORDER BY y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
+        LIMIT pinned_k) AS x;
+
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
                jsonb_build_object('id', m.memory_id, 'name', m.skill_trigger->>'name', 'headline', m.headline,
@@ -366,6 +403,7 @@ BEGIN
 
     more := jsonb_build_object(
         -- counted up to 100 more than shown: 100 reads "100+"
+        'pinned', least(greatest(n_pinned - jsonb_array_length(pins), 0), 100),
         'blockers', least(greatest(n_blockers - jsonb_array_length(blockers), 0), 100),
         'patterns', least(greatest(n_patterns - jsonb_array_length(patterns), 0), 100),
         'tasks', least(greatest(n_tasks - jsonb_array_length(tasks), 0), 100),
@@ -385,8 +423,8 @@ BEGIN
     task_line := CASE WHEN s.current_task IS NOT NULL THEN 'Task: ' || brain.quote_text(left(s.current_task, 300)) END;
     fixed := brain._line_tokens(title) + coalesce(brain._line_tokens(task_line), 0) + brain._line_tokens(note)
              + brain._line_tokens(hint) + 1;
-    sections := jsonb_build_object('blockers', blockers, 'patterns', patterns, 'tasks', tasks, 'skills', skills,
-                                   'siblings', siblings, 'action_items', actions);
+    sections := jsonb_build_object('blockers', blockers, 'pinned', pins, 'patterns', patterns, 'tasks', tasks,
+                                   'skills', skills, 'siblings', siblings, 'action_items', actions);
     total := fixed + brain._line_tokens(brain._more_line(more, '{}', budget)) + reserve
              + (SELECT sum(brain._section_tokens(v, headings->>k))::integer FROM jsonb_each(sections) AS e(k, v))
              + CASE WHEN handoff IS NULL THEN 0
@@ -436,7 +474,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.boot_payload IS
-    'The payload of a session: BLOCKER rules (5, pinned first), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+    'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 
 CREATE OR REPLACE FUNCTION brain.boot_session(
     source text,

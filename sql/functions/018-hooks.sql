@@ -38,6 +38,24 @@ BEGIN
 END
 $$;
 
+-- The part of a turn's text that may be stored: without what a hook injected
+-- (the <pybrain-context> the hooks wrap their context in, and the wrappers
+-- agent clients put injected context in: <system-reminder>,
+-- <user-prompt-submit-hook>, <session-start-hook>) and without what the person
+-- marked <private> (to the end of the text when it is not closed).
+CREATE OR REPLACE FUNCTION brain.capturable_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.trim_space(regexp_replace(regexp_replace(coalesce(t, ''),
+        '[ \t]*<(pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|private)(\s[^>]*)?>.*?</\1\s*>\n?',
+        '', 'gi'),
+        '[ \t]*<(pybrain-context|private)(\s[^>]*)?>.*$', '', 'i'))
+$$;
+COMMENT ON FUNCTION brain.capturable_text IS
+    'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
+
 CREATE OR REPLACE FUNCTION brain.observe_transcript(
     turns jsonb,
     source_system text,
@@ -73,9 +91,9 @@ BEGIN
     INTO refs, texts, metas
     FROM (
         SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
-               t.value->>'text' AS text, t.value->>'at' AS at, t.n
+               brain.capturable_text(t.value->>'text') AS text, t.value->>'at' AS at, t.n
         FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
-        WHERE brain.trim_space(t.value->>'text') <> ''
+        WHERE brain.capturable_text(t.value->>'text') <> ''
         ORDER BY t.value->>'ref', t.n
     ) AS x
     WHERE NOT EXISTS (SELECT FROM brain.memory m
@@ -94,7 +112,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_transcript IS
-    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 
 -- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
 CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
@@ -133,10 +151,17 @@ BEGIN
         PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
             NULL, 'For example: session end (logout), or compaction (auto).');
     END IF;
+    -- What may be stored of each turn (brain.capturable_text) is what may be handed off.
+    turns := (SELECT coalesce(jsonb_agg(jsonb_set(t, '{text}', to_jsonb(brain.capturable_text(t->>'text')))
+                                        ORDER BY x.n), '[]')
+              FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n));
     SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
     FROM jsonb_array_elements(turns) AS t;
+    IF n_user + n_assistant = 0 THEN
+        RETURN NULL;  -- nothing to hand off: the last real handoff stays the one the next session gets
+    END IF;
     SELECT t->>'text' INTO last_user FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
     WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> '' ORDER BY x.n DESC LIMIT 1;
     SELECT t->>'text' INTO last_reply FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n)
@@ -153,7 +178,122 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.transcript_handoff IS
-    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret).';
+    'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
+
+CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
+    turns jsonb,
+    event text,
+    source text,
+    project text DEFAULT '',
+    cwd text DEFAULT NULL,
+    host text DEFAULT NULL,
+    host_processes jsonb DEFAULT NULL,
+    client text DEFAULT 'the agent',
+    transcript text DEFAULT NULL,
+    compaction boolean DEFAULT false,
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    handoff text := brain.transcript_handoff(turns, event, client, transcript);
+    live bigint;
+    result jsonb;
+BEGIN
+    IF handoff IS NOT NULL THEN
+        -- (brain.end_session stores no handoff the next session gets already)
+        result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
+                  || jsonb_build_object('handoff', handoff);
+        IF compaction AND (result->>'ended')::boolean THEN
+            -- The turns stored so far are compacted away: brain.prompt_context may bring them back.
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = (result->>'session')::bigint;
+        END IF;
+        RETURN result;
+    END IF;
+    -- Nothing to hand off (no prompt, no reply, no transcript): the seat's live
+    -- session ends without a handoff, and the last real one stays.
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
+            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+    END IF;
+    PERFORM brain._sweep_sessions(clock, host, host_processes);
+    SELECT s.session_id INTO live FROM brain.session s
+    WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+      AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
+      AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
+    ORDER BY s.started_at DESC, s.session_id DESC
+    LIMIT 1;
+    IF live IS NOT NULL THEN
+        result := brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+        IF compaction THEN
+            UPDATE brain.session s SET end_reason = 'compacted'
+            WHERE s.workspace_id = brain.current_workspace() AND s.session_id = live;
+        END IF;
+        RETURN result;
+    END IF;
+    RETURN jsonb_build_object('session', NULL, 'ended', false, 'source', source, 'project', coalesce(project, ''),
+                              'handoff', NULL);
+END
+$$;
+COMMENT ON FUNCTION brain.hand_off_transcript IS
+    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+
+-- The text a prompt hook shows for a captured turn of a transcript (an
+-- observed memory whose metadata has its role and turn, its source_ref
+-- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
+-- assistant turn before the next prompt: the one after its tool calls), else
+-- the turn itself; its chunks joined, on one line. NULL for other memories.
+CREATE OR REPLACE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+    next_prompt bigint;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories: source_refs from "<transcript>/" up to "<transcript>0"
+    -- ('/' + 1), compared byte by byte as memory_source_ref_prefix orders them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    answer_id := m.memory_id;
+    IF m.metadata->>'role' = 'user' THEN
+        SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
+        SELECT x.memory_id INTO answer_id FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
+          AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
+          AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+        ORDER BY x.memory_id DESC
+        LIMIT 1;
+        IF answer_id IS NULL THEN
+            answer_id := m.memory_id;  -- not answered (yet): the prompt itself
+        END IF;
+    END IF;
+    SELECT regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    INTO answer
+    FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_system = m.source_system
+      AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
+      AND x.state = 'active';
+    answer_id := (SELECT min(x.memory_id) FROM brain.memory x
+                  WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
+                                        WHERE y.workspace_id = ws AND y.memory_id = answer_id));
+END
+$$;
 
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
@@ -173,12 +313,17 @@ DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
     floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
-    heading text := 'Memories (pybrain) that may bear on this prompt:';
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
+    closing text := '</pybrain-context>';
+    ws bigint := brain.current_workspace();
     total integer;
     line text;
     lines text[] := '{}';
     ids bigint[] := '{}';
     hit record;
+    turn record;
+    compacted timestamptz;
+    turn_chars integer;
 BEGIN
     IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
         PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
@@ -188,35 +333,151 @@ BEGIN
         PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
             jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
     END IF;
-    total := brain.estimate_tokens(heading);
+    -- The context is marked as injected (<pybrain-context>), so that the capture
+    -- hooks never store it back (brain.capturable_text).
+    total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
+    -- What the person marked <private> is not searched for either.
+    prompt := brain.capturable_text(prompt);
+    -- a captured turn is shown whole up to its share of the budget
+    turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
+    IF exclude_ref_prefix IS NOT NULL THEN
+        -- The calling session's last compaction (brain.hand_off_transcript,
+        -- compaction => true, on the session booted for this client session):
+        -- its turns stored up to then are no longer in front of the agent.
+        SELECT max(s.ended_at) INTO compacted FROM brain.session s
+        WHERE s.workspace_id = ws AND s.end_reason = 'compacted'
+          AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
+    END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
         -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
-        -- The turns of the calling session itself (exclude_ref_prefix) are what
-        -- the agent has in front of it already.
+        -- The turns of the calling session itself (exclude_ref_prefix) that
+        -- the agent has in front of it (stored after its last compaction) are
+        -- left out, and so are flagged memories.
         FOR hit IN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
                               max_results => n_max * 4, min_relevance => floor) AS s
-            JOIN brain.memory m ON m.workspace_id = brain.current_workspace() AND m.memory_id = s.id
+            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
             WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix))
+                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                       AND (compacted IS NULL OR m.created_at > compacted))
+              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
             ORDER BY s.score DESC, s.id DESC
         LOOP
             EXIT WHEN cardinality(ids) >= n_max;
-            line := format('- #%s %s: %s', hit.id, hit.kind, hit.headline);
+            -- A captured turn: the reply that answers it, whole (up to its share of the budget).
+            turn := brain._turn_answer(ws, hit.id);
+            IF turn.answer_id IS NOT NULL THEN
+                CONTINUE WHEN turn.answer_id = ANY (ids);
+                line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
+                               CASE WHEN char_length(turn.answer) > turn_chars
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
+            ELSE
+                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline));
+            END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;
-            ids := ids || hit.id;
+            ids := ids || coalesce(turn.answer_id, hit.id);
         END LOOP;
     END IF;
     RETURN jsonb_build_object(
-        'text', CASE WHEN cardinality(ids) > 0 THEN heading || E'\n' || array_to_string(lines, E'\n') END,
+        'text', CASE WHEN cardinality(ids) > 0
+                     THEN heading || E'\n' || array_to_string(lines, E'\n') || E'\n' || closing END,
         'ids', to_jsonb(ids),
         'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
         'budget', budget);
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns); at most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens). text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>. text is NULL when nothing is relevant.';
+
+-- Sessions a capture hook never ended: the client crashed, was killed, or its
+-- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript
+-- were never stored. The next session of the seat captures them while the
+-- transcript is still on disk (brain.capture_ended_session).
+CREATE OR REPLACE FUNCTION brain.uncaptured_sessions(
+    source text,
+    project text DEFAULT '',
+    cwd text DEFAULT NULL,
+    host text DEFAULT NULL,
+    max_results integer DEFAULT 3,
+    now timestamptz DEFAULT NULL
+)
+RETURNS TABLE (session_id bigint, client_session text, transcript text, end_reason text, started_at timestamptz,
+               ended_at timestamptz)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+BEGIN
+    -- Each is handed out twice at most (client_info.capture_attempts): a
+    -- transcript too long to capture within a hook's deadline is not tried
+    -- at every start.
+    RETURN QUERY
+    WITH claimed AS (
+        UPDATE brain.session s
+        SET client_info = s.client_info || jsonb_build_object(
+                'capture_attempts', coalesce((s.client_info->>'capture_attempts')::integer, 0) + 1)
+        WHERE s.workspace_id = brain.current_workspace() AND s.session_id IN (
+            SELECT x.session_id FROM brain.session x
+            WHERE x.workspace_id = brain.current_workspace() AND x.source = uncaptured_sessions.source
+              AND x.project = coalesce(uncaptured_sessions.project, '')
+              AND x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+              AND x.host IS NOT DISTINCT FROM uncaptured_sessions.host
+              -- ended otherwise than by a capture hook (ended, compacted) or by hand
+              AND x.status = 'ended' AND x.end_reason NOT IN ('ended', 'compacted')
+              AND jsonb_typeof(x.client_info->'transcript') = 'string'
+              AND jsonb_typeof(x.client_info->'client_session') = 'string'
+              AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
+              AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
+              AND x.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+            ORDER BY x.started_at DESC, x.session_id DESC
+            LIMIT greatest(coalesce(max_results, 3), 0))
+        RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
+                  s.client_info->>'transcript' AS transcript, s.end_reason, s.started_at, s.ended_at)
+    SELECT c.session_id, c.client_session, c.transcript, c.end_reason, c.started_at, c.ended_at
+    FROM claimed AS c
+    ORDER BY c.started_at DESC, c.session_id DESC;
+END
+$$;
+COMMENT ON FUNCTION brain.uncaptured_sessions IS
+    'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
+
+CREATE OR REPLACE FUNCTION brain.capture_ended_session(
+    session bigint,
+    turns jsonb,
+    client text DEFAULT 'the agent',
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    handoff text;
+    result jsonb;
+BEGIN
+    IF s.status <> 'ended' THEN
+        PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
+            jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    handoff := brain.transcript_handoff(turns, format('the next session''s start (it had ended: %s)', s.end_reason),
+                                        client, s.client_info->>'client_session');
+    IF handoff IS NOT NULL THEN
+        -- a handoff for the next sessions (brain.end_session keeps it, stored apart, once)
+        result := brain.end_session(s.session_id, handoff, NULL, clock);
+    ELSE
+        result := jsonb_build_object('session', s.session_id, 'ended', false);
+    END IF;
+    UPDATE brain.session x SET client_info = x.client_info || jsonb_build_object('captured_at', clock)
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN result || jsonb_build_object('handoff', handoff,
+                                        'stored', handoff IS NOT NULL AND NOT coalesce((result->>'unchanged')::boolean, false));
+END
+$$;
+COMMENT ON FUNCTION brain.capture_ended_session IS
+    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active.';

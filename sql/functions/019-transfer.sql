@@ -10,7 +10,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT jsonb_build_object(
         'format', 'pybrain-memories',
-        'version', 1,
+        'version', 2,
         'source', jsonb_build_object(
             'system', 'pybrain',
             'workspace_id', w.workspace_id,
@@ -22,12 +22,18 @@ AS $$
         'include_vectors', coalesce(include_vectors, false),
         'memories', (SELECT count(*) FROM brain.memory m
                      WHERE m.workspace_id = w.workspace_id
-                       AND (export_header.project IS NULL OR m.project = export_header.project)))
+                       AND (export_header.project IS NULL OR m.project = export_header.project)),
+        'sessions', (SELECT count(*) FROM brain.session x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)),
+        'handoffs', (SELECT count(*) FROM brain.handoff x
+                     WHERE x.workspace_id = w.workspace_id
+                       AND (export_header.project IS NULL OR x.project = export_header.project)))
     FROM brain.workspace w
     WHERE w.workspace_id = brain.current_workspace()
 $$;
 COMMENT ON FUNCTION brain.export_header IS
-    'The first line of an export (docs/export-format.md): format pybrain-memories, version 1, the source workspace and schema, the time and the number of memories that follow.';
+    'The first line of an export (docs/export-format.md): format pybrain-memories, version 2, the source workspace and schema, the time, and the number of memories, sessions and handoffs (stored apart from their session) that follow.';
 
 CREATE OR REPLACE FUNCTION brain.export_memories(
     include_vectors boolean DEFAULT false,
@@ -71,6 +77,143 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.export_memories IS
     'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
+
+-- Sessions and handoffs: what the next session of a project and source is
+-- given (brain._last_handoff), carried by an export after its memories.
+CREATE OR REPLACE FUNCTION brain.export_sessions(project text DEFAULT NULL)
+RETURNS TABLE (doc jsonb)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT x.doc FROM (
+        SELECT 1 AS part, s.session_id AS id,
+               jsonb_build_object('record', 'session', 'id', s.session_id, 'source', s.source, 'project', s.project,
+                                  'cwd', s.cwd, 'host', s.host, 'client_info', s.client_info,
+                                  'current_task', s.current_task, 'status', s.status, 'started_at', s.started_at,
+                                  'heartbeat_at', s.heartbeat_at, 'ended_at', s.ended_at, 'end_reason', s.end_reason,
+                                  'handoff', s.handoff, 'snapshot', s.snapshot) AS doc
+        FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR s.project = export_sessions.project)
+        UNION ALL
+        SELECT 2, h.handoff_id,
+               jsonb_build_object('record', 'handoff', 'id', h.handoff_id, 'source', h.source, 'project', h.project,
+                                  'session_id', h.session_id, 'text', h.text, 'snapshot', h.snapshot,
+                                  'created_at', h.created_at)
+        FROM brain.handoff h
+        WHERE h.workspace_id = brain.current_workspace()
+          AND (export_sessions.project IS NULL OR h.project = export_sessions.project)
+    ) AS x
+    ORDER BY x.part, x.id
+$$;
+COMMENT ON FUNCTION brain.export_sessions IS
+    'The sessions of the workspace (or of one project) with their handoffs and snapshots, then the handoffs stored apart from their session (brain.handoff), as export lines {"record": "session" | "handoff", ...} (docs/export-format.md). A session''s process (pid) stays out: it means nothing elsewhere.';
+
+CREATE OR REPLACE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL)
+RETURNS TABLE (item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+#variable_conflict use_column
+DECLARE
+    ws bigint := brain.current_workspace();
+    d jsonb;
+    n integer := 0;
+    v_project text;
+    v_started timestamptz;
+    v_ended timestamptz;
+    v_session bigint;
+    map_old bigint[] := '{}';
+    map_new bigint[] := '{}';
+BEGIN
+    IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
+        PERFORM brain._raise('BR009', 'Session records are a JSON array of export lines.',
+            jsonb_build_object('docs', jsonb_typeof(docs)), 'Pass the lines of an export whose record is session or handoff.');
+    END IF;
+    -- Sessions first (handoffs name them), each in the order given.
+    FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
+                ORDER BY x.value->>'record' DESC, x.n LOOP
+        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        action := NULL; new_id := NULL; error_code := NULL; error := NULL;
+        BEGIN
+            v_project := coalesce(import_sessions.project, d->>'project', '');
+            PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
+                                                             'cwd', d->>'cwd', 'host', d->>'host',
+                                                             'client_info', d->'client_info',
+                                                             'current_task', d->>'current_task'),
+                                          'it was not imported');
+            IF line = 'session' THEN
+                PERFORM brain._check_handoff(d->>'handoff', nullif(d->'snapshot', 'null'));
+                v_started := (d->>'started_at')::timestamptz;
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR v_started IS NULL THEN
+                    PERFORM brain._raise('BR009', 'A session record has a source (one word) and a started_at.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                -- An imported session is not live here: it has ended, when it last showed a sign of life.
+                v_ended := coalesce((d->>'ended_at')::timestamptz, (d->>'heartbeat_at')::timestamptz, v_started);
+                SELECT x.session_id INTO v_session FROM brain.session x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.started_at = v_started AND x.cwd IS NOT DISTINCT FROM d->>'cwd'
+                LIMIT 1;
+                IF v_session IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.session (workspace_id, source, project, cwd, host, client_info, current_task,
+                                               status, started_at, heartbeat_at, ended_at, end_reason, handoff,
+                                               snapshot)
+                    VALUES (ws, d->>'source', v_project, d->>'cwd', d->>'host',
+                            CASE WHEN jsonb_typeof(d->'client_info') = 'object' THEN d->'client_info' ELSE '{}' END
+                            || jsonb_build_object('imported_from', old_id),
+                            nullif(brain.clean_headline(d->>'current_task'), ''), 'ended', v_started,
+                            greatest(v_started, coalesce((d->>'heartbeat_at')::timestamptz, v_started)),
+                            greatest(v_started, v_ended),
+                            CASE WHEN d->>'status' = 'ended' THEN coalesce(d->>'end_reason', 'ended') ELSE 'imported' END,
+                            nullif(brain.trim_space(brain.clean_body(d->>'handoff')), ''), nullif(d->'snapshot', 'null'))
+                    RETURNING session_id INTO v_session;
+                    action := 'created';
+                END IF;
+                new_id := v_session;
+                map_old := map_old || old_id;
+                map_new := map_new || v_session;
+            ELSIF line = 'handoff' THEN
+                PERFORM brain._check_handoff(d->>'text', nullif(d->'snapshot', 'null'));
+                IF d->>'source' IS NULL OR d->>'source' !~ '^\S+$' OR (d->>'created_at') IS NULL
+                   OR (nullif(brain.trim_space(d->>'text'), '') IS NULL AND nullif(d->'snapshot', 'null') IS NULL) THEN
+                    PERFORM brain._raise('BR009', 'A handoff record has a source (one word), a created_at and a text or a snapshot.',
+                        jsonb_build_object('id', old_id), 'Import the lines of a pybrain export as they are.');
+                END IF;
+                v_session := map_new[array_position(map_old, (d->>'session_id')::bigint)];
+                SELECT x.handoff_id INTO new_id FROM brain.handoff x
+                WHERE x.workspace_id = ws AND x.source = d->>'source' AND x.project = v_project
+                  AND x.created_at = (d->>'created_at')::timestamptz
+                  AND x.text IS NOT DISTINCT FROM nullif(brain.trim_space(brain.clean_body(d->>'text')), '')
+                LIMIT 1;
+                IF new_id IS NOT NULL THEN
+                    action := 'skipped';
+                ELSE
+                    INSERT INTO brain.handoff (workspace_id, source, project, session_id, text, snapshot, created_at)
+                    VALUES (ws, d->>'source', v_project, v_session,
+                            nullif(brain.trim_space(brain.clean_body(d->>'text')), ''), nullif(d->'snapshot', 'null'),
+                            (d->>'created_at')::timestamptz)
+                    RETURNING handoff_id INTO new_id;
+                    action := 'created';
+                END IF;
+            ELSE
+                PERFORM brain._raise('BR009', format('An export line of record %L is not a session or a handoff.', line),
+                    jsonb_build_object('record', line), 'Memories go through brain.import_memories.');
+            END IF;
+        EXCEPTION WHEN OTHERS THEN
+            IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
+                RAISE;
+            END IF;
+            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+        END;
+        RETURN NEXT;
+    END LOOP;
+END
+$$;
+COMMENT ON FUNCTION brain.import_sessions IS
+    'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
 
 -- A document's text array field, or NULL when it has none.
 CREATE OR REPLACE FUNCTION brain._doc_texts(doc jsonb, field text)
