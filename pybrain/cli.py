@@ -1465,7 +1465,8 @@ def errors(max_results: int, as_json: bool) -> None:
     "--write",
     "target",
     type=click.Path(dir_okay=False),
-    help="Merge the entry into this JSON config file, keeping its other entries.",
+    help="Merge the entry into this JSON config file, keeping its other entries "
+    "(with --hooks: the settings file, as --settings).",
 )
 @click.option(
     "--hooks",
@@ -1477,7 +1478,8 @@ def errors(max_results: int, as_json: bool) -> None:
     "--settings",
     "settings_path",
     type=click.Path(dir_okay=False),
-    help=f"With --hooks: the settings file (default {CLAUDE_SETTINGS} of this directory).",
+    help=f"With --hooks: the settings file (default {CLAUDE_SETTINGS} of this directory; --write "
+    "names it too).",
 )
 @click.option("--project", help="With --hooks: the project the hooks boot and capture for ('' = global).")
 @click.option(
@@ -1552,11 +1554,9 @@ def _wire_hooks(
         raise click.UsageError(
             f"--hooks writes Claude Code's settings; {client} has no hooks pybrain writes."
         )
-    if target:
-        raise click.UsageError(
-            "--write is the MCP config; with --hooks name the settings file with --settings."
-        )
-    report = merge_hooks(settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
+    if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
+        raise click.UsageError("--write and --settings both name the settings file: give one.")
+    report = merge_hooks(target or settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
     if as_json:
         click.echo(_dump(report))
         return
