@@ -91,8 +91,10 @@ def command(group: click.Group, name: str | None = None, **attrs: Any) -> Callab
 @contextlib.contextmanager
 def _open(source: str | None = None) -> Iterator[Brain]:
     """The configured Brain, for the length of one command, which is recorded as a tool event."""
-    brain = Brain.open(Settings.from_env(), actor=source)
+    settings = Settings.from_env()
+    brain = Brain.open(settings, actor=source)
     try:
+        _write_kept(settings)
         ctx = click.get_current_context(silent=True)
         tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
         session = ctx.params.get("session") or ctx.params.get("session_id") if ctx else None
@@ -100,6 +102,19 @@ def _open(source: str | None = None) -> Iterator[Brain]:
             yield brain
     finally:
         brain.close()
+
+
+def _write_kept(settings: Settings) -> None:
+    """Write what Claude Code's capture hooks kept on disk while the database was away
+    (pybrain.hooks.spool): this command has reached the database."""
+    from pybrain.hooks import spool, write_kept
+
+    if spool.pending(settings.home):
+        done = write_kept(settings.home)
+        if done:
+            click.echo(
+                f"pybrain: wrote {done} capture(s) the hooks had kept while the database was away", err=True
+            )
 
 
 def _text(value: str | None, what: str) -> str | None:

@@ -562,11 +562,13 @@ class Brain:
         cwd: str | None = None,
         handoff: str | None = None,
         snapshot: dict[str, Any] | None = None,
+        now: datetime | str | None = None,
     ) -> dict[str, Any]:
         """End the session booted for this source, project, cwd and host (brain.end_session_of).
 
         SQL decides which session that is, and keeps the handoff when it has
         ended or none is found; Python adds this host's name and process table.
+        now: the time it ended, when that was earlier (a hook's input written later).
         """
         process = _process_identity(None)
         return self.value(
@@ -578,6 +580,7 @@ class Brain:
             handoff=handoff,
             snapshot=Jsonb(snapshot) if snapshot else None,
             host_processes=Jsonb(process["table"]),
+            now=now,
         )
 
     def hand_off_transcript(
@@ -591,9 +594,11 @@ class Brain:
         client: str | None = None,
         transcript: str | None = None,
         compaction: bool = False,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
         """End the seat's session with the handoff written from a transcript's turns
-        (brain.hand_off_transcript); Python adds this host's name and process table."""
+        (brain.hand_off_transcript); Python adds this host's name and process table.
+        now: when the hook ran, when that was earlier (its input kept and written later)."""
         process = _process_identity(None)
         return self.value(
             "hand_off_transcript",
@@ -607,6 +612,7 @@ class Brain:
             client=client,
             transcript=transcript,
             compaction=compaction,
+            now=now,
         )
 
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:

@@ -14,7 +14,10 @@ or reason). Each event here is a thin shell over SQL:
   handoff from brain.transcript_handoff through brain.end_session_of.
 
 A hook never blocks the session: whatever fails (no database, a deadline, bad
-input) is one line on standard error, nothing on standard output, exit 0.
+input) is one line on standard error, nothing on standard output, exit 0. A
+database that does not accept the connection within CONNECT_TIMEOUT seconds is
+given up; what pre-compact and session-end could not write is kept on disk
+(pybrain.hooks.spool) and written by the next hook or command that reaches it.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, TextIO
 
 # The command names and the Claude Code events they serve.
@@ -39,6 +43,11 @@ EVENTS: dict[str, str] = {
 # Seconds a hook gives itself (it is cut off before Claude Code's own timeout,
 # which `brain wire claude-code --hooks` sets a few seconds longer).
 DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
+# Seconds a hook waits for the database to accept its connection (BRAIN_HOOK_CONNECT_TIMEOUT):
+# a local server answers in milliseconds; one that hangs must not hold the session.
+CONNECT_TIMEOUT = 0.5
+# The hooks whose input is kept on disk when the database cannot take it.
+CAPTURE_EVENTS = ("pre-compact", "session-end")
 SOURCE_SYSTEM = "claude-code"
 # The tags that mark what a hook injects (brain.prompt_context's text has them too).
 INJECTED = ("<pybrain-context>", "</pybrain-context>")
@@ -57,6 +66,9 @@ class Options:
     project: str = ""
     timeout: float | None = None
     budget: int | None = None
+    # Set by run(): the event; and, when a kept capture is written later, the time its hook ran.
+    event: str = ""
+    at: datetime | None = None
 
 
 def run(
@@ -65,19 +77,77 @@ def run(
     """Run one hook: its JSON answer (if any) to `out`, a notice to `err` on failure. Always 0."""
     out = out or sys.stdout
     err = err or sys.stderr
-    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event])
+    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event], event=event)
+    payload = None
     try:
         payload = _payload(raw)
         with _deadline(options.timeout):
             answer = HANDLERS[event](payload, options)
     except Exception as exc:  # a hook never fails the session: it says why and exits 0
-        print(f"pybrain {event} hook: {_describe(exc)} (the session goes on without it)", file=err)
+        kept = ""
+        if payload is not None and event in CAPTURE_EVENTS and _outage(exc):
+            try:
+                kept = f"; its input is kept in {_keep(event, payload, options)} for the next hook or command"
+            except Exception as failed:
+                kept = f"; its input could not be kept ({type(failed).__name__}: {_first_line(str(failed))})"
+        print(f"pybrain {event} hook: {_describe(exc)}{kept} (the session goes on without it)", file=err)
         return 0
     if answer is not None:
         out.write(json.dumps(answer, ensure_ascii=False))
         out.write("\n")
         out.flush()
     return 0
+
+
+def _outage(exc: BaseException) -> bool:
+    """Whether exc says the database is not there (down, hung, too slow, not migrated),
+    rather than that it refused what it was sent."""
+    from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError
+
+    if isinstance(exc, HookTimeout | DatabaseUnavailable | MigrationError):
+        return True
+    if isinstance(exc, BrainError) and isinstance(exc.detail, dict):
+        return str(exc.detail.get("sqlstate", ""))[:2] in ("08", "53", "57", "58")
+    return False
+
+
+def _keep(event: str, payload: dict[str, Any], options: Options) -> Any:
+    """Keep a capture hook's input on disk (pybrain.hooks.spool); the record's path."""
+    from pybrain.config import Settings
+    from pybrain.hooks import spool
+
+    wanted = {"source": options.source, "project": options.project, "budget": options.budget}
+    return spool.keep(Settings.from_env().home, event, payload, wanted, _seat(payload))
+
+
+def write_kept(home: Any, err: TextIO | None = None) -> int:
+    """Write the capture hooks' inputs kept in home's spool, oldest first, through the same
+    hooks (see pybrain.hooks.spool); the number written. Stops at the first outage."""
+    from pybrain.hooks import spool
+
+    def write(record: dict[str, Any]) -> None:
+        event = record["event"]
+        kept = record.get("options") or {}
+        options = Options(
+            source=kept.get("source") or "claude-code",
+            project=kept.get("project") or "",
+            budget=kept.get("budget"),
+            timeout=DEFAULT_TIMEOUT[event],
+            event=event,
+            at=datetime.fromisoformat(record["at"]),
+        )
+        seat = os.environ.pop("CLAUDE_PROJECT_DIR", None)  # the record's seat, not this process's
+        try:
+            HANDLERS[event](record["payload"], options)
+        except Exception as exc:
+            if _outage(exc):
+                raise spool.Outage(str(exc)) from exc
+            raise RuntimeError(_describe(exc)) from exc
+        finally:
+            if seat is not None:
+                os.environ["CLAUDE_PROJECT_DIR"] = seat
+
+    return spool.drain(home, write, lambda line: print(f"pybrain: {line}", file=err or sys.stderr))
 
 
 def _describe(exc: BaseException) -> str:
@@ -108,22 +178,42 @@ def _payload(raw: bytes) -> dict[str, Any]:
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Raise HookTimeout in this thread after `seconds` (SIGALRM, where there is one)."""
-    if not hasattr(signal, "setitimer"):
+def _deadline(seconds: float, message: str | None = None) -> Iterator[None]:
+    """Raise HookTimeout in this thread after `seconds` (SIGALRM, where there is one, in the
+    main thread). Inside another deadline, the earlier of the two; the outer one runs on after."""
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    previous = signal.getsignal(signal.SIGALRM)
+    if outer_left and outer_left <= seconds:
+        yield  # the outer deadline comes first
+        return
+    text = message or f"gave up after {seconds:g} s"
 
     def expire(*_: Any) -> None:
-        raise HookTimeout(f"gave up after {seconds:g} s")
+        raise HookTimeout(text)
 
-    previous = signal.signal(signal.SIGALRM, expire)
+    started = time.monotonic()
+    signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, outer_left - (time.monotonic() - started)))
+
+
+def _connect_timeout() -> float:
+    raw = os.environ.get("BRAIN_HOOK_CONNECT_TIMEOUT", "").strip()
+    try:
+        return max(0.05, float(raw)) if raw else CONNECT_TIMEOUT
+    except ValueError:
+        return CONNECT_TIMEOUT
 
 
 # --- the database ----------------------------------------------------------
@@ -131,7 +221,12 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 @contextmanager
 def _brain(options: Options, *, start: bool) -> Iterator[Any]:
-    """A Brain for one hook: short connect and statement timeouts, no migration, no model load."""
+    """A Brain for one hook: short connect and statement timeouts, no migration, no model load.
+
+    start: start the embedded database when it is stopped (one `brain init` created; a hook
+    creates none but at session-start). Once the database has answered, the capture hooks'
+    inputs kept on disk are written first (not by the prompt hook: it must stay fast).
+    """
     from pybrain import db
     from pybrain.client import Brain
     from pybrain.config import Settings
@@ -139,19 +234,31 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
 
     settings = Settings.from_env()
     budget = options.timeout or 10.0
+    if start and options.event != "session-start" and not settings.database_url:
+        start = (settings.home / "pgdata" / "PG_VERSION").exists()
     url = db.database_url(settings, start=start)
-    conn = db.connect(
-        url,
-        connect_timeout=max(2, int(budget / 3)),
-        options=f"-c statement_timeout={int(budget * 1000)}",
-        application_name="pybrain-hook",
-    )
+    wait = _connect_timeout()
+    with _deadline(wait, f"the database did not answer within {wait:g} s"):
+        conn = db.connect(
+            url,
+            connect_timeout=max(2, int(budget / 3)),
+            options=f"-c statement_timeout={int(budget * 1000)}",
+            application_name="pybrain-hook",
+        )
     try:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
         if not db.is_current(conn):
             raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
-        yield Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=options.source)
+        if options.event not in ("", "prompt") and options.at is None:
+            write_kept(settings.home)
+        yield Brain(
+            conn,
+            workspace=settings.workspace,
+            embedder_spec=settings.embedder,
+            actor=options.source,
+            conninfo=url,
+        )
     finally:
         conn.close()
 
@@ -382,7 +489,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     detail = _string(payload, "trigger") or _string(payload, "reason")
     when = f"{event} ({detail})" if detail else event
     clock = time.perf_counter()
-    with _brain(options, start=False) as opened:
+    with _brain(options, start=True) as opened:
         embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
         brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
         rows = []
@@ -399,6 +506,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             client=CLIENT_NAME,
             transcript=session,
             compaction=event == "compaction",
+            now=options.at,
         )
     counts: dict[str, int] = {}
     for r in rows:
