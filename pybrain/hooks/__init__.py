@@ -54,6 +54,8 @@ INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
 # Processes that sit between the client and the hook: the client is the first other ancestor.
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
+# The hook process's parent, when the hook runs in a child of the warm process (pybrain.hooks.warm).
+CLIENT_PARENT: int | None = None
 
 
 class HookTimeout(Exception):
@@ -346,7 +348,7 @@ def _client_pid() -> int | None:
     import psutil
 
     try:
-        proc = psutil.Process(os.getppid())
+        proc = psutil.Process(CLIENT_PARENT or os.getppid())
         while proc is not None and proc.name() in SHELLS:
             proc = proc.parent()
     except psutil.Error:
