@@ -30,6 +30,7 @@ import struct
 import sys
 
 CONNECT_TIMEOUT = 0.2
+START_TIMEOUT = 1.0
 DEFAULT_IDLE = 1800.0
 SOCKET_NAME = "hooks.sock"
 # AF_UNIX paths are at most 108 bytes; longer: no warm process.
@@ -59,7 +60,7 @@ def socket_path() -> str:
 # --- the hook's side -----------------------------------------------------------
 
 
-def forward(argv: list[str], timeout: float = 120.0) -> int | None:
+def forward(argv: list[str], timeout: float = 600.0) -> int | None:
     """Run `brain hook ...` in the warm process: its exit code, or None when the caller
     must run it itself (no warm process, or it declined)."""
     path = socket_path()
@@ -79,13 +80,16 @@ def forward(argv: list[str], timeout: float = 120.0) -> int | None:
             socket.send_fds(sock, [struct.pack(">I", len(request)) + request[:32768]], [0, 1, 2])
             if len(request) > 32768:
                 sock.sendall(request[32768:])
-            sock.settimeout(timeout)
+            # A fork answers in milliseconds; a warm process that does not (stopped, swamped)
+            # is left, and the hook runs here (closing the socket makes its child give up).
+            sock.settimeout(START_TIMEOUT)
             started = sock.recv(1)
         except OSError:
             return None
         if started != b"R":
             return None
         try:
+            sock.settimeout(timeout)
             code = sock.recv(1)
         except OSError:
             code = b""
