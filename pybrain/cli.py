@@ -110,7 +110,7 @@ def _write_kept(settings: Settings) -> None:
     from pybrain.hooks import spool, write_kept
 
     if spool.pending(settings.home):
-        done = write_kept(settings.home)
+        done = write_kept(settings)
         if done:
             click.echo(
                 f"pybrain: wrote {done} capture(s) the hooks had kept while the database was away", err=True

@@ -8,17 +8,20 @@ Each hook runs as Claude Code runs it: the command, its JSON on standard input, 
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import shutil
 import socket
 import subprocess
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_hooks import DOWN_URL, FIXTURES, SESSION, captured, payload, run_hook, sessions
 
 CAPTURE = ("pre-compact", "session-end")
@@ -49,6 +52,67 @@ def silent_database() -> Iterator[str]:
         yield f"postgresql://brain:brain@127.0.0.1:{silent.getsockname()[1]}/brain"
 
 
+class Switch:
+    """A TCP front of the test database that passes connections through, refuses them
+    (the server is down) or accepts them and never answers (it hangs): one URL throughout,
+    as a user's BRAIN_DATABASE_URL stays while the server comes and goes."""
+
+    def __init__(self, db_url: str) -> None:
+        params = conninfo_to_dict(db_url)
+        self.target = next(Path(params["host"]).glob(".s.PGSQL.*"))
+        self.mode = "pass"
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(32)
+        params.update(host="127.0.0.1", port=str(self.listener.getsockname()[1]))
+        self.url = make_conninfo(**params)
+        self.held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            if self.mode == "hang":
+                self.held.append(client)
+            elif self.mode == "refuse":
+                client.close()
+            else:
+                server = socket.socket(socket.AF_UNIX)
+                server.connect(str(self.target))
+                for a, b in ((client, server), (server, client)):
+                    threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        try:
+            while data := src.recv(65536):
+                dst.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (src, dst):
+                with contextlib.suppress(OSError):
+                    s.shutdown(socket.SHUT_RDWR)
+
+    def close(self) -> None:
+        self.listener.close()
+        for s in self.held:
+            s.close()
+
+
+@pytest.fixture
+def switch(db_url, cli_env, monkeypatch) -> Iterator[Switch]:
+    """The test database behind a Switch; cli_env and this process use its URL."""
+    front = Switch(db_url)
+    cli_env["BRAIN_DATABASE_URL"] = front.url
+    monkeypatch.setenv("BRAIN_DATABASE_URL", front.url)
+    yield front
+    front.close()
+
+
 def spooled(home: Path) -> list[Path]:
     return sorted((home / "spool").glob("*.json"))
 
@@ -75,28 +139,21 @@ def test_every_hook_returns_within_a_second_from_a_database_that_never_answers(
 
 
 def test_what_capture_hooks_could_not_write_is_written_by_the_next_hook_once(
-    cli_env, conn, tmp_path, transcript, project_dir
+    cli_env, conn, switch, transcript, project_dir
 ) -> None:
     home = Path(cli_env["BRAIN_HOME"])
     out, _ = run_hook(cli_env, "session-start", payload("session-start", transcript, project_dir))
     assert out.returncode == 0, out.stderr
 
     # compaction while the database hangs, the session's end while it refuses connections
-    with silent_database() as url:
-        out, _ = run_hook(
-            {**cli_env, "BRAIN_DATABASE_URL": url},
-            "pre-compact",
-            payload("pre-compact", transcript, project_dir),
-        )
-    assert b"kept in" in out.stderr
+    switch.mode = "hang"
+    out, _ = run_hook(cli_env, "pre-compact", payload("pre-compact", transcript, project_dir))
+    assert b"kept in" in out.stderr, out.stderr
     with transcript.open("a", encoding="utf-8") as f:
         f.write((FIXTURES / "transcript_more.jsonl").read_text(encoding="utf-8"))
-    out, _ = run_hook(
-        {**cli_env, "BRAIN_DATABASE_URL": DOWN_URL},
-        "session-end",
-        payload("session-end", transcript, project_dir),
-    )
-    assert b"kept in" in out.stderr
+    switch.mode = "refuse"
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", transcript, project_dir))
+    assert b"kept in" in out.stderr, out.stderr
     assert len(spooled(home)) == 2
     assert captured(conn) == []
     # Claude Code has cleaned its transcripts up meanwhile: the spool holds its own copy
@@ -104,6 +161,7 @@ def test_what_capture_hooks_could_not_write_is_written_by_the_next_hook_once(
 
     # The next session starts with the database back: what was kept is written first,
     # so its boot payload carries that session's handoff.
+    switch.mode = "pass"
     start = payload("session-start", transcript, project_dir, session_id="next-session")
     out, _ = run_hook(cli_env, "session-start", start)
     assert out.returncode == 0, out.stderr
@@ -113,7 +171,7 @@ def test_what_capture_hooks_could_not_write_is_written_by_the_next_hook_once(
     assert "Last request: CI is green on #482." in context
     first, second = sessions(conn)
     assert first["status"] == "ended" and second["status"] == "active"
-    assert first["ended_at"] < second["started_at"], "the spooled end is the first session's, at its time"
+    assert first["ended_at"] < second["started_at"], "the kept end is the first session's, at its time"
     assert spooled(home) == []
     assert list((home / "spool").iterdir()) == [], "the transcript copies go with their records"
 
@@ -125,36 +183,43 @@ def test_what_capture_hooks_could_not_write_is_written_by_the_next_hook_once(
     assert conn.execute("SELECT count(*) FROM brain.handoff").fetchone()[0] == handoffs
 
 
-def test_a_brain_command_writes_what_was_kept(cli_env, conn, brain_cli, transcript, project_dir) -> None:
+def test_a_brain_command_writes_what_was_kept(
+    cli_env, conn, switch, brain_cli, transcript, project_dir
+) -> None:
     home = Path(cli_env["BRAIN_HOME"])
-    out, _ = run_hook(
-        {**cli_env, "BRAIN_DATABASE_URL": DOWN_URL},
-        "pre-compact",
-        payload("pre-compact", transcript, project_dir),
-    )
+    switch.mode = "refuse"
+    out, _ = run_hook(cli_env, "pre-compact", payload("pre-compact", transcript, project_dir))
     assert len(spooled(home)) == 1, out.stderr
+    switch.mode = "pass"
     r = brain_cli("stats", "--json")
     assert r.exit_code == 0, r.output
     assert len(captured(conn)) == 5
     assert spooled(home) == []
 
 
+def test_what_was_kept_for_another_database_is_left_for_it(cli_env, conn, transcript, project_dir) -> None:
+    home = Path(cli_env["BRAIN_HOME"])
+    elsewhere = {**cli_env, "BRAIN_DATABASE_URL": DOWN_URL}
+    out, _ = run_hook(elsewhere, "session-end", payload("session-end", transcript, project_dir))
+    (record,) = spooled(home)
+    out, _ = run_hook(cli_env, "session-start", payload("session-start", transcript, project_dir))
+    assert out.returncode == 0, out.stderr
+    assert spooled(home) == [record]
+    assert captured(conn) == []
+
+
 def test_a_kept_capture_the_database_refuses_is_set_aside(
-    cli_env, conn, brain_cli, transcript, project_dir
+    cli_env, conn, switch, transcript, project_dir
 ) -> None:
     """A record the database refuses (not an outage) is moved to spool/failed, not tried forever."""
     home = Path(cli_env["BRAIN_HOME"])
-    out, _ = run_hook(
-        {**cli_env, "BRAIN_DATABASE_URL": DOWN_URL},
-        "session-end",
-        payload("session-end", transcript, project_dir),
-        "--source",
-        "claude-code",
-    )
+    switch.mode = "refuse"
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", transcript, project_dir))
     (record,) = spooled(home)
     data = json.loads(record.read_text())
     data["options"]["source"] = "two words"  # brain.end_session_of refuses it (BR009)
     record.write_text(json.dumps(data))
+    switch.mode = "pass"
     out, _ = run_hook(cli_env, "session-start", payload("session-start", transcript, project_dir))
     assert out.returncode == 0, out.stderr
     assert "set aside" in out.stderr.decode()

@@ -118,13 +118,16 @@ def _keep(event: str, payload: dict[str, Any], options: Options) -> Any:
     from pybrain.config import Settings
     from pybrain.hooks import spool
 
+    settings = Settings.from_env()
     wanted = {"source": options.source, "project": options.project, "budget": options.budget}
-    return spool.keep(Settings.from_env().home, event, payload, wanted, _seat(payload))
+    where = spool.target(settings.database_url, settings.workspace)
+    return spool.keep(settings.home, event, payload, wanted, _seat(payload), where)
 
 
-def write_kept(home: Any, err: TextIO | None = None) -> int:
-    """Write the capture hooks' inputs kept in home's spool, oldest first, through the same
-    hooks (see pybrain.hooks.spool); the number written. Stops at the first outage."""
+def write_kept(settings: Any, err: TextIO | None = None) -> int:
+    """Write the capture hooks' inputs kept in the spool of settings.home for its database,
+    oldest first, through the same hooks (see pybrain.hooks.spool); the number written.
+    Stops at the first outage."""
     from pybrain.hooks import spool
 
     def write(record: dict[str, Any]) -> None:
@@ -149,7 +152,12 @@ def write_kept(home: Any, err: TextIO | None = None) -> int:
             if seat is not None:
                 os.environ["CLAUDE_PROJECT_DIR"] = seat
 
-    return spool.drain(home, write, lambda line: print(f"pybrain: {line}", file=err or sys.stderr))
+    return spool.drain(
+        settings.home,
+        write,
+        lambda line: print(f"pybrain: {line}", file=err or sys.stderr),
+        spool.target(settings.database_url, settings.workspace),
+    )
 
 
 def _describe(exc: BaseException) -> str:
@@ -253,7 +261,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         if not db.is_current(conn):
             raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
         if options.event not in ("", "prompt") and options.at is None:
-            write_kept(settings.home)
+            write_kept(settings)
         yield Brain(
             conn,
             workspace=settings.workspace,

@@ -35,7 +35,27 @@ def directory(home: Path) -> Path:
     return home / "spool"
 
 
-def keep(home: Path, event: str, payload: dict[str, Any], options: dict[str, Any], seat: str) -> Path:
+def target(database_url: str | None, workspace: int | None) -> str:
+    """Which memory a record is for (the database and workspace, not the password): a
+    command set up for another database leaves it for one that reaches this one."""
+    import hashlib
+
+    where = "embedded"
+    if database_url:
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            params = conninfo_to_dict(database_url)
+        except Exception:  # an unparsable URL: its text stands for it
+            params = {"url": database_url}
+        params.pop("password", None)
+        where = json.dumps(params, sort_keys=True)
+    return hashlib.sha256(f"{where}|{workspace or ''}".encode()).hexdigest()[:16]
+
+
+def keep(
+    home: Path, event: str, payload: dict[str, Any], options: dict[str, Any], seat: str, target: str
+) -> Path:
     """Keep one capture hook's input; returns the record's path."""
     spool = directory(home)
     spool.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -51,7 +71,7 @@ def keep(home: Path, event: str, payload: dict[str, Any], options: dict[str, Any
             copy = copies / original.name  # the file's name is the session's when the payload has none
             shutil.copyfile(original, copy)
             payload["transcript_path"] = str(copy)
-    record = {"event": event, "at": now.isoformat(), "options": options, "payload": payload}
+    record = {"event": event, "at": now.isoformat(), "target": target, "options": options, "payload": payload}
     path = spool / f"{name}.json"
     partial = spool / f".{name}.json.tmp"
     partial.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
@@ -100,10 +120,12 @@ class Outage(Exception):
     """Writing a record failed because the database is not there (it stays for later)."""
 
 
-def drain(home: Path, write: Callable[[dict[str, Any]], None], notice: Callable[[str], None]) -> int:
-    """Write every record waiting: write(record) raises Outage when the database is not
-    there (the record and the rest stay), any other exception when it refuses the record
-    (set aside in spool/failed). Returns how many were written."""
+def drain(
+    home: Path, write: Callable[[dict[str, Any]], None], notice: Callable[[str], None], target: str
+) -> int:
+    """Write every record waiting for target: write(record) raises Outage when the database
+    is not there (the record and the rest stay), any other exception when it refuses the
+    record (set aside in spool/failed). Returns how many were written."""
     if not pending(home):
         return 0
     _release_abandoned(home)
@@ -116,6 +138,9 @@ def drain(home: Path, write: Callable[[dict[str, Any]], None], notice: Callable[
             continue  # another process took it
         try:
             data = json.loads(claimed.read_text(encoding="utf-8"))
+            if data.get("target") != target:
+                os.replace(claimed, record)  # another database's
+                continue
             write(data)
         except Outage:
             os.replace(claimed, record)

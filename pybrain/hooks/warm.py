@@ -31,6 +31,7 @@ import sys
 
 CONNECT_TIMEOUT = 0.2
 START_TIMEOUT = 1.0
+START_EVERY = 30.0
 DEFAULT_IDLE = 1800.0
 SOCKET_NAME = "hooks.sock"
 # AF_UNIX paths are at most 108 bytes; longer: no warm process.
@@ -99,14 +100,25 @@ def forward(argv: list[str], timeout: float = 600.0) -> int | None:
 
 
 def start() -> None:
-    """Start the warm process in the background (it does nothing when one already answers)."""
+    """Start the warm process in the background (it exits at once when one runs already).
+    At most one attempt a START_EVERY seconds: one that fails is not paid on every prompt."""
     import subprocess
+    import time
 
     path = socket_path()
     if len(path) > _MAX_PATH:
         return
-    os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-    with open(os.path.join(os.path.dirname(path), "hooks.log"), "ab") as log:
+    folder = os.path.dirname(path)
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    marker = os.path.join(folder, "hooks.started")
+    try:
+        if time.time() - os.stat(marker).st_mtime < START_EVERY:
+            return
+    except FileNotFoundError:
+        pass
+    with open(marker, "wb"):
+        pass
+    with open(os.path.join(folder, "hooks.log"), "ab") as log:
         subprocess.Popen(
             [sys.executable, "-m", "pybrain.hooks.warm", "--socket", path],
             stdin=subprocess.DEVNULL,
@@ -281,6 +293,7 @@ def serve(path: str, idle: float) -> int:
                     status = 0
                     try:
                         listener.close()
+                        lock.close()  # a long hook must not keep the next warm process out
                         conn.settimeout(None)
                         status = _child(conn, request, fds)
                     finally:
