@@ -6,6 +6,7 @@ rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -866,6 +867,12 @@ def _process_identity(pid: int | None) -> dict[str, Any]:
 
 def render_boot(payload: dict[str, Any]) -> str:
     """The boot payload as markdown for an agent (pybrain/templates/boot.md.j2)."""
+    return _boot_template().render(p=payload)
+
+
+@functools.cache
+def _boot_template() -> Any:
+    """The boot template, compiled once a process (the warm hook process compiles it for its children)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(
@@ -874,7 +881,7 @@ def render_boot(payload: dict[str, Any]) -> str:
         keep_trailing_newline=True,
         autoescape=False,  # markdown for an agent, not HTML
     )
-    return env.get_template("boot.md.j2").render(p=payload)
+    return env.get_template("boot.md.j2")
 
 
 def _space(row: dict[str, Any]) -> Space:

@@ -246,8 +246,10 @@ def _brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_capture_hooks_start_a_stopped_embedded_database(tmp_path, transcript, project_dir) -> None:
     home = tmp_path / "home"
     try:
-        assert _brain(home, "init").returncode == 0
-        assert _brain(home, "db", "stop").stdout.strip() == "stopped"
+        init = _brain(home, "init")
+        assert init.returncode == 0, init.stderr
+        stopped = _brain(home, "db", "stop")
+        assert stopped.stdout.strip() == "stopped", stopped.stderr
         env = {"BRAIN_HOME": str(home), "BRAIN_EMBEDDER": "hash", "BRAIN_DATABASE_URL": ""}
         out, _ = run_hook(env, "session-end", payload("session-end", transcript, project_dir))
         assert out.returncode == 0

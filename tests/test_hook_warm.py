@@ -66,8 +66,8 @@ def test_the_warm_process_runs_the_hooks_after_the_first(warm_env, conn, tmp_pat
     )
     assert out.returncode == 0, out.stderr
     imported = {line.split("|")[-1].strip() for line in out.stderr.decode().splitlines() if "|" in line}
-    assert "pybrain.hooks" in imported
-    assert not {"psycopg", "click", "pybrain.client", "pybrain.cli"} & imported
+    assert "pybrain.entry" in imported
+    assert not {"psycopg", "click", "pybrain.hooks", "pybrain.client", "pybrain.cli"} & imported
     first_context = json.loads(first.stdout)["hookSpecificOutput"]["additionalContext"]
     second_context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     assert first_context.splitlines()[1:] == second_context.splitlines()[1:]  # but the session number
@@ -107,3 +107,9 @@ def test_without_a_warm_process_the_hook_runs_in_its_own(cli_env, conn, tmp_path
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
     assert not (Path(cli_env["BRAIN_HOME"]) / "run" / "hooks.sock").exists()
+
+
+def test_the_entry_points_events_are_the_hooks() -> None:
+    from pybrain import entry, hooks
+
+    assert entry.HOOK_EVENTS == tuple(hooks.EVENTS)

@@ -22,6 +22,7 @@ given up; what pre-compact and session-end could not write is kept on disk
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -218,6 +219,14 @@ def _deadline(seconds: float, message: str | None = None) -> Iterator[None]:
             signal.setitimer(signal.ITIMER_REAL, max(0.001, outer_left - (time.monotonic() - started)))
 
 
+@functools.cache
+def _shipped_schema() -> tuple[list[str], str]:
+    """db.shipped_schema(), read once a process (the warm process reads it for its children)."""
+    from pybrain import db
+
+    return db.shipped_schema()
+
+
 def _connect_timeout() -> float:
     raw = os.environ.get("BRAIN_HOOK_CONNECT_TIMEOUT", "").strip()
     try:
@@ -258,7 +267,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     try:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
-        if not db.is_current(conn):
+        if not db.is_current(conn, _shipped_schema(), migrated=True):
             raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
         if options.event not in ("", "prompt") and options.at is None:
             write_kept(settings)

