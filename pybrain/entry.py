@@ -18,6 +18,24 @@ import os
 import socket
 import struct
 import sys
+import time
+
+
+def _process_start() -> float:
+    """When this process started (time.time()), its interpreter's start included where the
+    system says (Linux: /proc); else now."""
+    try:
+        with open("/proc/self/stat", encoding="ascii") as stat:
+            ticks = int(stat.read().rsplit(")", 1)[1].split()[19])  # field 22, starttime
+        with open("/proc/uptime", encoding="ascii") as uptime:
+            since_boot = float(uptime.read().split()[0])
+        started = time.time() - (since_boot - ticks / os.sysconf("SC_CLK_TCK"))
+    except (OSError, ValueError, IndexError):
+        return time.time()
+    return min(started, time.time())
+
+
+STARTED = _process_start()
 
 # The `brain hook` events (pybrain.hooks.EVENTS; a test keeps them the same).
 HOOK_EVENTS = ("session-start", "prompt", "pre-compact", "session-end")
@@ -75,7 +93,10 @@ def main() -> None:
                     sys.exit(code)
             import warnings
 
+            from pybrain import hooks
             from pybrain.hooks import Options, run
+
+            hooks.STARTED = STARTED
 
             # platformdirs warns about XDG_RUNTIME_DIR as root; its fallback works
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
@@ -142,7 +163,13 @@ def forward(argv: list[str], timeout: float = 600.0) -> int | None:
         except OSError:
             return None
         request = json.dumps(
-            {"argv": argv, "cwd": os.getcwd(), "env": dict(os.environ), "ppid": os.getppid()}
+            {
+                "argv": argv,
+                "cwd": os.getcwd(),
+                "env": dict(os.environ),
+                "ppid": os.getppid(),
+                "started": STARTED,
+            }
         ).encode()
         try:
             socket.send_fds(sock, [struct.pack(">I", len(request)) + request[:32768]], [0, 1, 2])

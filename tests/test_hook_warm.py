@@ -112,4 +112,4 @@ def test_without_a_warm_process_the_hook_runs_in_its_own(cli_env, conn, tmp_path
 def test_the_entry_points_events_are_the_hooks() -> None:
     from pybrain import entry, hooks
 
-    assert entry.HOOK_EVENTS == tuple(hooks.EVENTS)
+    assert tuple(hooks.EVENTS) == entry.HOOK_EVENTS

@@ -334,10 +334,10 @@ def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transc
             "BRAIN_EMBEDDER": "hash",
         }
         # a deadline shorter than the connection's wait (BRAIN_HOOK_CONNECT_TIMEOUT) comes first
-        out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "0.3")
+        out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "0.2")
     assert out.returncode == 0
     assert out.stdout == b""
-    assert "gave up after 0.3 s" in out.stderr.decode()
+    assert "gave up after 0.2 s" in out.stderr.decode()
     assert seconds < dict(CLAUDE_HOOKS.values())["prompt"]
 
 

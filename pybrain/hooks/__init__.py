@@ -15,8 +15,8 @@ or reason). Each event here is a thin shell over SQL:
 
 A hook never blocks the session: whatever fails (no database, a deadline, bad
 input) is one line on standard error, nothing on standard output, exit 0. A
-database that does not accept the connection within CONNECT_TIMEOUT seconds is
-given up; what pre-compact and session-end could not write is kept on disk
+database that has not accepted the connection CONNECT_BY seconds after the hook
+started is given up; what pre-compact and session-end could not write is kept on disk
 (pybrain.hooks.spool) and written by the next hook or command that reaches it.
 """
 
@@ -44,9 +44,13 @@ EVENTS: dict[str, str] = {
 # Seconds a hook gives itself (it is cut off before Claude Code's own timeout,
 # which `brain wire claude-code --hooks` sets a few seconds longer).
 DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
-# Seconds a hook waits for the database to accept its connection (BRAIN_HOOK_CONNECT_TIMEOUT):
-# a local server answers in milliseconds; one that hangs must not hold the session.
-CONNECT_TIMEOUT = 0.5
+# Seconds after the hook started by which the database must have accepted its connection
+# (BRAIN_HOOK_CONNECT_TIMEOUT), with at least CONNECT_AT_LEAST of waiting: a local server
+# answers in milliseconds, and one that hangs must not hold the session past a second.
+CONNECT_BY = 0.65
+CONNECT_AT_LEAST = 0.2
+# When the hook process started (time.time()), set by pybrain.entry and the warm process.
+STARTED: float | None = None
 # The hooks whose input is kept on disk when the database cannot take it.
 CAPTURE_EVENTS = ("pre-compact", "session-end")
 SOURCE_SYSTEM = "claude-code"
@@ -228,11 +232,16 @@ def _shipped_schema() -> tuple[list[str], str]:
 
 
 def _connect_timeout() -> float:
+    """Seconds left to wait for the connection: until CONNECT_BY (or BRAIN_HOOK_CONNECT_TIMEOUT)
+    seconds after the hook started, at least CONNECT_AT_LEAST."""
     raw = os.environ.get("BRAIN_HOOK_CONNECT_TIMEOUT", "").strip()
     try:
-        return max(0.05, float(raw)) if raw else CONNECT_TIMEOUT
+        limit = max(CONNECT_AT_LEAST, float(raw)) if raw else CONNECT_BY
     except ValueError:
-        return CONNECT_TIMEOUT
+        limit = CONNECT_BY
+    if STARTED is None:
+        return limit
+    return max(CONNECT_AT_LEAST, limit - (time.time() - STARTED))
 
 
 # --- the database ----------------------------------------------------------
@@ -257,7 +266,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         start = (settings.home / "pgdata" / "PG_VERSION").exists()
     url = db.database_url(settings, start=start)
     wait = _connect_timeout()
-    with _deadline(wait, f"the database did not answer within {wait:g} s"):
+    with _deadline(wait, f"the database did not answer within {wait:.2f} s"):
         conn = db.connect(
             url,
             connect_timeout=max(2, int(budget / 3)),

@@ -113,6 +113,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     """In the forked child: become the hook process the request describes and run it."""
     import contextlib
     import signal
+    import time
 
     from pybrain import entry, hooks
 
@@ -130,6 +131,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     with contextlib.suppress(OSError):
         os.chdir(request["cwd"])
     hooks.CLIENT_PARENT = int(request["ppid"])
+    hooks.STARTED = float(request.get("started") or time.time())
     parsed = entry.hook_arguments(args[1:]) or parsed  # again: --project defaults to its BRAIN_PROJECT
     conn.sendall(b"R")
     options = hooks.Options(
