@@ -188,10 +188,12 @@ def _hung(payloads: dict[str, bytes], env: dict[str, str], home: Path) -> dict[s
                 _call_quietly("session-start", payloads["session-start"], menv)
                 _wait_for_warm(menv)
             try:
-                result[mode] = {
-                    e: round(max(_call_quietly(e, payloads[e], menv) for _ in range(3)) * 1000, 1)
+                runs = {
+                    e: [round(_call_quietly(e, payloads[e], menv) * 1000, 1) for _ in range(3)]
                     for e in EVENTS
                 }
+                result[mode] = {e: max(times) for e, times in runs.items()}
+                result[f"{mode}_runs_ms"] = runs
             finally:
                 if flag == "auto":
                     _stop_warm(menv)
