@@ -109,7 +109,7 @@ def _write_kept(settings: Settings) -> None:
     (pybrain.hooks.spool): this command has reached the database."""
     from pybrain.hooks import spool, write_kept
 
-    if spool.pending(settings.home):
+    if spool.waiting(settings.home):
         done = write_kept(settings)
         if done:
             click.echo(

@@ -258,3 +258,24 @@ def test_capture_hooks_start_a_stopped_embedded_database(tmp_path, transcript, p
         assert _brain(home, "db", "status").returncode == 0
     finally:
         _brain(home, "db", "stop")
+
+
+def test_a_record_claimed_by_a_process_that_died_is_written_by_the_next(tmp_path) -> None:
+    """A writer killed while it held a record (renamed with its pid) leaves it to the next one."""
+    from pybrain.hooks import spool
+
+    kept = spool.keep(tmp_path, "session-end", {"session_id": "s"}, {"source": "claude-code"}, "/tmp", "t1")
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    claimed = kept.with_name(f"{kept.name}.claim-{int(dead.stdout)}")
+    os.replace(kept, claimed)
+    assert spool.pending(tmp_path) == []
+    written: list[dict] = []
+    assert spool.drain(tmp_path, written.append, print, "t1") == 1
+    assert [r["payload"]["session_id"] for r in written] == ["s"]
+    assert not claimed.exists() and spool.pending(tmp_path) == []
+    # a record for another database stays where it is
+    other = spool.keep(tmp_path, "session-end", {"session_id": "o"}, {}, "/tmp", "t2")
+    assert spool.drain(tmp_path, written.append, print, "t1") == 0
+    assert spool.pending(tmp_path) == [other]

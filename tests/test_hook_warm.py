@@ -113,3 +113,30 @@ def test_the_entry_points_events_are_the_hooks() -> None:
     from pybrain import entry, hooks
 
     assert tuple(hooks.EVENTS) == entry.HOOK_EVENTS
+
+
+def test_through_the_warm_process_a_hung_database_costs_under_a_second(warm_env, conn, tmp_path) -> None:
+    """The warm process's child gives the database the same time from the hook process's start."""
+    import socket
+
+    home = Path(warm_env["BRAIN_HOME"])
+    project = tmp_path / "billing"
+    project.mkdir()
+    transcript = tmp_path / "t.jsonl"
+    transcript.write_text("")
+    first, _ = run_hook(warm_env, "session-start", payload("session-start", transcript, project))
+    assert first.returncode == 0, first.stderr
+    _wait_for(home / "run" / "hooks.sock")
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(16)
+        hung = {
+            **warm_env,
+            "BRAIN_DATABASE_URL": f"postgresql://b:b@127.0.0.1:{silent.getsockname()[1]}/brain",
+        }
+        for event in ("session-start", "prompt", "pre-compact", "session-end"):
+            out, seconds = run_hook(hung, event, payload(event, transcript, project))
+            assert out.returncode == 0 and out.stdout == b""
+            assert "the database did not answer within" in out.stderr.decode()
+            assert seconds < 1.0, f"{event} took {seconds:.2f} s"
+    assert len(list((home / "spool").glob("*.json"))) == 2  # pre-compact's and session-end's

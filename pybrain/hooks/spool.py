@@ -88,6 +88,15 @@ def pending(home: Path) -> list[Path]:
     return [directory(home) / n for n in sorted(names) if n.endswith(".json") and not n.startswith(".")]
 
 
+def waiting(home: Path) -> bool:
+    """Whether any record waits, one a writer holds included (none: one stat, the directory is absent)."""
+    try:
+        names = os.listdir(directory(home))
+    except FileNotFoundError:
+        return False
+    return any(n.endswith(".json") or _CLAIM in n for n in names if not n.startswith("."))
+
+
 def _alive(pid: int) -> bool:
     try:
         os.kill(pid, 0)
@@ -126,7 +135,7 @@ def drain(
     """Write every record waiting for target: write(record) raises Outage when the database
     is not there (the record and the rest stay), any other exception when it refuses the
     record (set aside in spool/failed). Returns how many were written."""
-    if not pending(home):
+    if not waiting(home):
         return 0
     _release_abandoned(home)
     done = 0
