@@ -164,6 +164,10 @@ def run(server: BenchServer, home: Path, runs: int = 10, rounds: int = 3, seed: 
             + ", ".join(f"{e} p50 {r['p50_ms']} ms" for e, r in out["warm_process"].items())
         )
 
+        prompt_text = json.loads(payloads["prompt"])["prompt"]
+        out["mcp_tool_call"] = _mcp_tool_calls(env, prompt_text, runs, rounds)
+        log(f"  an MCP tool call on a running brain mcp: p50 {out['mcp_tool_call']['p50_ms']} ms")
+
         out["hung_database"] = _hung(payloads, env, hook_home)
         log(f"  hung database: slowest {out['hung_database']['max_ms']} ms")
     out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
@@ -207,3 +211,43 @@ def _call_quietly(event: str, data: bytes, env: dict[str, str]) -> float:
     started = time.perf_counter()
     subprocess.run([*_brain(), "hook", event, "--project", "bench"], input=data, env=env, capture_output=True)
     return time.perf_counter() - started
+
+
+def _mcp_tool_calls(env: dict[str, str], query: str, runs: int, rounds: int) -> dict[str, Any]:
+    """What an `mcp_tool` hook handler would cost instead of a process: a tools/call of
+    `search` (the prompt's text, 3 results) on a `brain mcp` already running, round trip
+    through its stdio, measured as the hooks are (three rounds of `runs`)."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=_brain()[0], args=[*_brain()[1:], "mcp"], env=env)
+
+    async def measure() -> list[list[float]]:
+        with open(os.devnull, "w") as quiet:
+            async with (
+                stdio_client(params, errlog=quiet) as (read, write),
+                ClientSession(read, write) as session,
+            ):
+                await session.initialize()
+                await session.call_tool("search", {"query": query, "max_results": 3})  # the first plans
+                every = []
+                for _ in range(rounds):
+                    times = []
+                    for _ in range(runs):
+                        started = time.perf_counter()
+                        result = await session.call_tool("search", {"query": query, "max_results": 3})
+                        times.append(time.perf_counter() - started)
+                        if result.is_error:
+                            raise RuntimeError(f"search failed: {result.content}")
+                    every.append(times)
+                return every
+
+    every = anyio.run(measure)
+    p50s = [percentile(t, 50) * 1000 for t in every]
+    p95s = [percentile(t, 95) * 1000 for t in every]
+    return {
+        "tool": "search",
+        "p50_ms": round(statistics.median(p50s), 1),
+        "p95_ms": round(statistics.median(p95s), 1),
+        "runs_ms": [[round(t * 1000, 1) for t in times] for times in every],
+    }

@@ -397,6 +397,12 @@ def render(results: dict[str, Any]) -> str:
                 f"{event} {r['p50_ms']:.0f} / {r['p95_ms']:.0f} ms" for event, r in hooks[mode].items()
             )
             lines.append(f"  {label}: {figures}")
+        tool = hooks.get("mcp_tool_call")
+        if tool:
+            lines.append(
+                f"  an mcp_tool handler instead (tools/call {tool['tool']} on a running brain mcp): "
+                f"{tool['p50_ms']:.0f} / {tool['p95_ms']:.0f} ms"
+            )
         hung = hooks["hung_database"]
         for mode in ("own_process", "warm_process"):
             figures = ", ".join(f"{event} {ms:.0f} ms" for event, ms in hung[mode].items())

@@ -130,6 +130,10 @@ _MAX_PATH = 100
 
 
 def enabled() -> bool:
+    """Whether hooks go to the warm process: not with BRAIN_HOOK_SERVER=off, nor where there
+    is no fork and no passing of descriptors over a Unix socket (Windows)."""
+    if os.name != "posix" or not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
+        return False
     return os.environ.get("BRAIN_HOOK_SERVER", "auto").strip().lower() != "off"
 
 
