@@ -129,10 +129,10 @@ def _keep(event: str, payload: dict[str, Any], options: Options) -> Any:
     return spool.keep(settings.home, event, payload, wanted, _seat(payload), where)
 
 
-def write_kept(settings: Any, err: TextIO | None = None) -> int:
+def write_kept(settings: Any, err: TextIO | None = None, seconds: float | None = None) -> int:
     """Write the capture hooks' inputs kept in the spool of settings.home for its database,
     oldest first, through the same hooks (see pybrain.hooks.spool); the number written.
-    Stops at the first outage."""
+    Stops at the first outage, and begins no record after `seconds`."""
     from pybrain.hooks import spool
 
     def write(record: dict[str, Any]) -> None:
@@ -162,6 +162,7 @@ def write_kept(settings: Any, err: TextIO | None = None) -> int:
         write,
         lambda line: print(f"pybrain: {line}", file=err or sys.stderr),
         spool.target(settings.database_url, settings.workspace),
+        None if seconds is None else time.monotonic() + seconds,
     )
 
 
@@ -279,7 +280,8 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         if not db.is_current(conn, _shipped_schema(), migrated=True):
             raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
         if options.event not in ("", "prompt") and options.at is None:
-            write_kept(settings)
+            # at most half the hook's time: the hook's own work comes after
+            write_kept(settings, seconds=budget / 2)
         yield Brain(
             conn,
             workspace=settings.workspace,

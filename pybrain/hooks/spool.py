@@ -22,6 +22,7 @@ import contextlib
 import json
 import os
 import shutil
+import time
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
@@ -130,16 +131,23 @@ class Outage(Exception):
 
 
 def drain(
-    home: Path, write: Callable[[dict[str, Any]], None], notice: Callable[[str], None], target: str
+    home: Path,
+    write: Callable[[dict[str, Any]], None],
+    notice: Callable[[str], None],
+    target: str,
+    until: float | None = None,
 ) -> int:
     """Write every record waiting for target: write(record) raises Outage when the database
     is not there (the record and the rest stay), any other exception when it refuses the
-    record (set aside in spool/failed). Returns how many were written."""
+    record (set aside in spool/failed). until: a time.monotonic() after which no record is
+    begun (the rest wait for the next writer). Returns how many were written."""
     if not waiting(home):
         return 0
     _release_abandoned(home)
     done = 0
     for record in pending(home):
+        if until is not None and time.monotonic() > until:
+            break
         claimed = record.with_name(f"{record.name}{_CLAIM}{os.getpid()}")
         try:
             os.replace(record, claimed)
