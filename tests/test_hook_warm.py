@@ -140,3 +140,25 @@ def test_through_the_warm_process_a_hung_database_costs_under_a_second(warm_env,
             assert "the database did not answer within" in out.stderr.decode()
             assert seconds < 1.0, f"{event} took {seconds:.2f} s"
     assert len(list((home / "spool").glob("*.json"))) == 2  # pre-compact's and session-end's
+
+
+def test_in_its_own_process_a_hook_imports_only_what_it_needs(cli_env, conn, tmp_path) -> None:
+    """BRAIN_HOOK_SERVER=off: the prompt hook imports psycopg, not the CLI's click, the MCP
+    server's mcp and pydantic, requests or the boot template's jinja2."""
+    import subprocess
+    import sys
+
+    project = tmp_path / "billing"
+    project.mkdir()
+    environ = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
+    out = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "pybrain", "hook", "prompt"],
+        input=payload("prompt", tmp_path / "t.jsonl", project),
+        capture_output=True,
+        env={**environ, **cli_env},
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    imported = {line.split("|")[-1].strip() for line in out.stderr.decode().splitlines() if "|" in line}
+    assert {"psycopg", "pybrain.hooks"} <= imported
+    assert not {"click", "mcp", "pydantic", "requests", "jinja2", "pybrain.cli", "pybrain.mcp"} & imported
