@@ -162,3 +162,31 @@ def test_in_its_own_process_a_hook_imports_only_what_it_needs(cli_env, conn, tmp
     imported = {line.split("|")[-1].strip() for line in out.stderr.decode().splitlines() if "|" in line}
     assert {"psycopg", "pybrain.hooks"} <= imported
     assert not {"click", "mcp", "pydantic", "requests", "jinja2", "pybrain.cli", "pybrain.mcp"} & imported
+
+
+def test_a_warm_process_whose_code_changed_hands_the_hook_back_and_exits(warm_env, conn, tmp_path) -> None:
+    """pybrain upgraded under a running warm process: the hook runs in its own process (the
+    new code), and the warm process exits for one with the new code to take its place."""
+    import pybrain.hooks.spool as module
+
+    home = Path(warm_env["BRAIN_HOME"])
+    project = tmp_path / "billing"
+    project.mkdir()
+    start = payload("session-start", tmp_path / "t.jsonl", project)
+    first, _ = run_hook(warm_env, "session-start", start)
+    assert first.returncode == 0, first.stderr
+    sock = home / "run" / "hooks.sock"
+    _wait_for(sock)
+    source = Path(module.__file__)
+    before = source.stat()
+    try:
+        os.utime(source, (before.st_atime, before.st_mtime + 5))
+        out, _ = run_hook(warm_env, "session-start", start)
+        assert out.returncode == 0, out.stderr
+        assert json.loads(out.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
+        deadline = time.monotonic() + 10
+        while sock.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not sock.exists(), "the stale warm process left"
+    finally:
+        os.utime(source, (before.st_atime, before.st_mtime))
