@@ -105,7 +105,9 @@ def _seed(url: str, count: int) -> None:
 
 
 def _wait_for_warm(env: dict[str, str], timeout: float = 60.0) -> float | None:
-    path = Path(env["BRAIN_HOME"]) / "run" / "hooks.sock"
+    from pybrain.entry import socket_path
+
+    path = Path(socket_path(env["BRAIN_HOME"]))
     started = time.perf_counter()
     while time.perf_counter() - started < timeout:
         if path.exists():

@@ -124,7 +124,7 @@ CONNECT_TIMEOUT = 0.2
 START_TIMEOUT = 1.0
 START_EVERY = 30.0
 DEFAULT_IDLE = 1800.0
-SOCKET_NAME = "hooks.sock"
+SOCKET_NAME = "hooks-{}.sock"  # one warm process per installed pybrain: its folder's digest
 # AF_UNIX paths are at most 108 bytes; longer: no warm process.
 _MAX_PATH = 100
 
@@ -149,8 +149,14 @@ def home() -> str:
     return platformdirs.user_data_dir("pybrain")
 
 
-def socket_path() -> str:
-    return os.path.join(home(), "run", SOCKET_NAME)
+def socket_path(brain_home: str | None = None) -> str:
+    """The warm process's socket for this pybrain (two installations sharing a BRAIN_HOME,
+    say pipx's and a project's virtual environment, each have their own)."""
+    import hashlib
+
+    here = os.path.dirname(os.path.abspath(__file__))
+    digest = hashlib.sha1(f"{sys.prefix}\0{here}".encode()).hexdigest()[:10]
+    return os.path.join(brain_home or home(), "run", SOCKET_NAME.format(digest))
 
 
 def forward(argv: list[str], timeout: float = 600.0) -> int | None:
@@ -208,7 +214,7 @@ def start() -> None:
         return
     folder = os.path.dirname(path)
     os.makedirs(folder, mode=0o700, exist_ok=True)
-    marker = os.path.join(folder, "hooks.started")
+    marker = path[: -len(".sock")] + ".started"
     try:
         if time.time() - os.stat(marker).st_mtime < START_EVERY:
             return
@@ -216,7 +222,7 @@ def start() -> None:
         pass
     with open(marker, "wb"):
         pass
-    with open(os.path.join(folder, "hooks.log"), "ab") as log:
+    with open(path[: -len(".sock")] + ".log", "ab") as log:
         subprocess.Popen(
             [sys.executable, "-m", "pybrain.hooks.warm", "--socket", path],
             stdin=subprocess.DEVNULL,

@@ -40,7 +40,7 @@ def test_the_warm_process_runs_the_hooks_after_the_first(warm_env, conn, tmp_pat
 
     first, _ = run_hook(warm_env, "session-start", start, "--project", "billing")
     assert first.returncode == 0, first.stderr
-    _wait_for(home / "run" / "hooks.sock")
+    _wait_for(Path(warm.socket_path(str(home))))
 
     # -X importtime lists this process's imports on its stderr: not psycopg, not click
     environ = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
@@ -94,9 +94,9 @@ def test_the_warm_process_runs_the_hooks_after_the_first(warm_env, conn, tmp_pat
 
     assert warm.stop()
     deadline = time.monotonic() + 10
-    while (home / "run" / "hooks.sock").exists() and time.monotonic() < deadline:
+    while (Path(warm.socket_path(str(home)))).exists() and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not (home / "run" / "hooks.sock").exists()
+    assert not (Path(warm.socket_path(str(home)))).exists()
 
 
 def test_without_a_warm_process_the_hook_runs_in_its_own(cli_env, conn, tmp_path) -> None:
@@ -106,7 +106,7 @@ def test_without_a_warm_process_the_hook_runs_in_its_own(cli_env, conn, tmp_path
     out, _ = run_hook(cli_env, "session-start", payload("session-start", tmp_path / "t.jsonl", project))
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout)["hookSpecificOutput"]["hookEventName"] == "SessionStart"
-    assert not (Path(cli_env["BRAIN_HOME"]) / "run" / "hooks.sock").exists()
+    assert not Path(warm.socket_path(cli_env["BRAIN_HOME"])).exists()
 
 
 def test_the_entry_points_events_are_the_hooks() -> None:
@@ -126,7 +126,7 @@ def test_through_the_warm_process_a_hung_database_costs_under_a_second(warm_env,
     transcript.write_text("")
     first, _ = run_hook(warm_env, "session-start", payload("session-start", transcript, project))
     assert first.returncode == 0, first.stderr
-    _wait_for(home / "run" / "hooks.sock")
+    _wait_for(Path(warm.socket_path(str(home))))
     with socket.socket() as silent:
         silent.bind(("127.0.0.1", 0))
         silent.listen(16)
@@ -175,7 +175,7 @@ def test_a_warm_process_whose_code_changed_hands_the_hook_back_and_exits(warm_en
     start = payload("session-start", tmp_path / "t.jsonl", project)
     first, _ = run_hook(warm_env, "session-start", start)
     assert first.returncode == 0, first.stderr
-    sock = home / "run" / "hooks.sock"
+    sock = Path(warm.socket_path(str(home)))
     _wait_for(sock)
     source = Path(module.__file__)
     before = source.stat()

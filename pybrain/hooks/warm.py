@@ -176,7 +176,7 @@ def serve(path: str, idle: float) -> int:
     import fcntl
 
     # One warm process per BRAIN_HOME: it holds this lock for its life.
-    lock = open(os.path.join(os.path.dirname(path), "hooks.lock"), "ab")  # noqa: SIM115
+    lock = open(path[: -len(".sock")] + ".lock", "ab")  # noqa: SIM115
     try:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError:
