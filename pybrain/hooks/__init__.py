@@ -323,7 +323,8 @@ def _warm_local() -> Any:
 
     class WarmOnly(server.ServedEmbedder):
         """The warm server or nothing: without one, a server is started for the next
-        call and this one goes without (loading the model takes seconds)."""
+        call and this one goes without (loading the model takes about half a second,
+        more than a hook's share of its budget; the word leg answers meanwhile)."""
 
         def _embed_batch(self, texts: list[str]) -> list[list[float]]:
             try:
