@@ -1711,6 +1711,12 @@ def export_command(
 @click.option("--source", help="Who is importing (recorded in the audit log).")
 @click.option("--semantic-dedup", is_flag=True, help="Run semantic dedup on the imported memories too.")
 @click.option("--no-embed", is_flag=True, help="Leave the embedding to `brain worker`.")
+@click.option(
+    "--trust-file",
+    is_flag=True,
+    help="Take pins, ratings, importance, access counts and flag confirmations from the file "
+    "(an admin of the workspace only; without it they are not imported).",
+)
 def import_command(
     paths: tuple[Path, ...],
     fmt: str,
@@ -1718,6 +1724,7 @@ def import_command(
     source: str | None,
     semantic_dedup: bool,
     no_embed: bool,
+    trust_file: bool,
     as_json: bool,
 ) -> None:
     """Load a pybrain export, an OwnSona or mem0 export, a folder of markdown notes or
@@ -1744,7 +1751,12 @@ def import_command(
                     source=source or f"import:{kind}",
                     project=project,
                     semantic_dedup=semantic_dedup,
+                    trust_file=trust_file,
                 )
+                for r in found:
+                    doc = docs[r["item"] - 1] if r.get("item") else None
+                    if isinstance(doc, dict) and isinstance(doc.get("line"), int):
+                        r["line"] = doc["line"]
                 found += native.import_records(brain, records, project=project)
             for r in found:
                 r["file"], r["format"] = str(path), kind
@@ -1761,7 +1773,13 @@ def import_command(
     else:
         for r in rows:
             if r["action"] == "rejected":
-                where = f"item {r['item']}" if r.get("item") else f"session {r.get('session')}"
+                where = (
+                    f"line {r['line']}"
+                    if r.get("line")
+                    else f"item {r['item']}"
+                    if r.get("item")
+                    else f"session {r.get('session')}"
+                )
                 click.echo(f"{r['file']} {where}: rejected ({r.get('error_code')}): {r.get('error')}")
         summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
         click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
