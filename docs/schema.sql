@@ -132,6 +132,12 @@ BEGIN
         NEW.workspace_id := brain.current_workspace('write');
     END IF;
     NEW.db_role := session_user;
+    -- The role the row was written as, when the session took one (SET ROLE:
+    -- brain serve runs each request as its token's role): who authored a
+    -- memory, for brain.confirm_flagged. Never taken from the caller's detail.
+    NEW.detail := (NEW.detail - 'as_role')
+        || CASE WHEN current_setting('role') NOT IN ('none', '') AND current_setting('role') <> session_user
+                THEN jsonb_build_object('as_role', current_setting('role')) ELSE '{}' END;
     NEW.at := clock_timestamp();
     RETURN NEW;
 END
@@ -149,6 +155,15 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     FROM unnest(ids) WITH ORDINALITY AS x(id, n)
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
+$$;
+CREATE FUNCTION brain._authors(ws bigint, id bigint) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT p), '{}')
+    FROM brain.audit a
+    CROSS JOIN LATERAL unnest(brain._principals(a.db_role, a.detail->>'as_role')) AS p
+    WHERE a.workspace_id = ws AND a.memory_id = id AND a.action IN ('insert', 'update')
 $$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
@@ -1842,6 +1857,17 @@ CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
       AND NOT EXISTS (SELECT FROM brain.embedding e
                       WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
                         AND e.memory_id = m.memory_id)
+$$;
+CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT ARRAY(SELECT DISTINCT r FROM unnest(ARRAY[
+        nullif(nullif(set_role, 'none'), ''),
+        CASE WHEN nullif(nullif(set_role, 'none'), '') IS NULL
+                  OR NOT coalesce(pg_has_role(login, 'brain_server', 'MEMBER'), false)
+             THEN login END]) AS r
+        WHERE r IS NOT NULL)
 $$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
@@ -3638,10 +3664,27 @@ CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text)
     AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
+    author text;
 BEGIN
     IF cardinality(mem.flag_reasons) = 0 THEN
         PERFORM brain._raise('BR011', format('Memory #%s is not flagged.', mem.memory_id),
             jsonb_build_object('id', mem.memory_id), 'Nothing to do.');
+    END IF;
+    -- Someone other than its author confirms it: a role that wrote its text
+    -- (or one that can act as that role) may not, unless it is an admin of
+    -- the workspace.
+    IF brain.workspace_access(mem.workspace_id) IS DISTINCT FROM 'admin' THEN
+        SELECT a INTO author
+        FROM unnest(brain._authors(mem.workspace_id, mem.memory_id)) AS a
+        CROSS JOIN unnest(brain._principals(session_user, current_setting('role'))) AS p
+        WHERE p = a OR coalesce(pg_has_role(p, to_regrole(a), 'MEMBER'), false)
+        LIMIT 1;
+        IF FOUND THEN
+            PERFORM brain._raise('BR020',
+                format('Memory #%s was written by role %s: its author cannot confirm it.', mem.memory_id, author),
+                jsonb_build_object('id', mem.memory_id, 'author', author),
+                'Another member of the workspace, or an admin, confirms it (brain flagged --confirm ID).');
+        END IF;
     END IF;
     UPDATE brain.memory m
     SET flag_confirmed_at = pg_catalog.now(),
@@ -3651,7 +3694,7 @@ BEGIN
     RETURN jsonb_build_object('id', mem.memory_id, 'flag_reasons', mem.flag_reasons, 'confirmed', true);
 END
 $$;
-COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other.';
+COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
 CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone, all_projects boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8648,7 +8691,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e9afaabd0c71268c51e52aad05202037468add71c43325be6fcab3a77c6ec869';
+COMMENT ON TABLE brain.migration IS 'functions 93170bf1600f1499982c73427638a11cea8e059e1c6fdbb0e5b2ff8d2d18f82c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
