@@ -378,20 +378,28 @@ BEGIN
     END IF;
 END
 $_$;
+CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> setting;
+BEGIN
+    IF value IS NULL OR NOT brain._in_setting_range(setting, to_jsonb(value)) THEN
+        PERFORM brain._raise('BR009', format('%s lies between %s and %s.', what, r ->> 'min', r ->> 'max'),
+            jsonb_build_object(argument, value),
+            format('The default is the setting %s (%s).', setting, brain.setting(setting)));
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     r jsonb := brain.setting_ranges() -> name;
-    v numeric;
 BEGIN
-    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
-        RETURN;
-    END IF;
-    v := value::text::numeric;
-    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
-       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+    IF NOT brain._in_setting_range(name, value) THEN
         PERFORM brain._raise('BR009',
             format('Setting %s is %s %s to %s, not %s.', name,
                    CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
@@ -1349,6 +1357,15 @@ CREATE FUNCTION brain._in_scope(ref text, scope text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT scope = '' OR ref = scope OR right(scope, 1) = '/' AND starts_with(ref, scope)
+$$;
+CREATE FUNCTION brain._in_setting_range(name text, value jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT r IS NULL OR jsonb_typeof(value) IS DISTINCT FROM 'number'
+           OR value::text::numeric BETWEEN (r ->> 'min')::numeric AND (r ->> 'max')::numeric
+              AND NOT (coalesce((r ->> 'integer')::boolean, false) AND value::text::numeric <> trunc(value::text::numeric))
+    FROM (SELECT brain.setting_ranges() -> name AS r) AS x
 $$;
 CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
@@ -2934,10 +2951,7 @@ DECLARE
     more_line text;
     fixed integer;
 BEGIN
-    IF budget IS NULL OR budget NOT BETWEEN 200 AND 100000 THEN
-        PERFORM brain._raise('BR009', 'A boot token budget lies between 200 and 100000.',
-            jsonb_build_object('token_budget', token_budget), 'The default is 2000.');
-    END IF;
+    PERFORM brain._check_setting_argument('boot_token_budget', 'token_budget', budget, 'A boot token budget');
     IF task_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         vec := brain._check_vector(task_embedding, space);
@@ -6763,14 +6777,10 @@ DECLARE
     compacted timestamptz;
     turn_chars integer;
 BEGIN
-    IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
-        PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
-            jsonb_build_object('token_budget', budget), 'The default is prompt_context_tokens (300).');
-    END IF;
-    IF n_max IS NULL OR n_max < 1 OR n_max > 20 THEN
-        PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
-            jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
-    END IF;
+    PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
+                                          'A prompt context budget (tokens)');
+    PERFORM brain._check_setting_argument('prompt_context_max', 'max_results', n_max,
+                                          'The memories of a prompt context');
     -- The context is marked as injected (<pybrain-context>), so that the capture
     -- hooks never store it back (brain.capturable_text).
     total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
@@ -7786,10 +7796,12 @@ CREATE FUNCTION brain.setting(name text) RETURNS jsonb
     AS $$
     SELECT coalesce(
         (SELECT s.value FROM brain.setting s
-         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name),
+         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name
+           -- (an override stored before its range narrowed reads as the default)
+           AND brain._in_setting_range(s.name, s.value)),
         brain.setting_defaults() -> setting.name)
 $$;
-COMMENT ON FUNCTION brain.setting(name text) IS 'A setting of this workspace: its override, else the default from brain.setting_defaults().';
+COMMENT ON FUNCTION brain.setting(name text) IS 'A setting of this workspace: its override, else the default from brain.setting_defaults(). An override outside the setting''s range (brain.setting_ranges(): stored before the range narrowed) reads as the default.';
 CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7878,7 +7890,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
         'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
         'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
-        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_token_budget',       jsonb_build_object('min', 200, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_pinned',             jsonb_build_object('min', 0, 'max', 50, 'integer', true),
@@ -7889,12 +7901,12 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
         'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
-        'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
-        'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
+        'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
         'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
     )
 $$;
-COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
+COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number): brain.set_setting refuses values outside it, brain.setting reads a stored value outside it as the default, and the functions whose arguments default to a setting (boot_payload''s token_budget, prompt_context''s token_budget and max_results) take its range.';
 CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8691,7 +8703,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 93170bf1600f1499982c73427638a11cea8e059e1c6fdbb0e5b2ff8d2d18f82c';
+COMMENT ON TABLE brain.migration IS 'functions c8b7c486843efd0da3e162bbf80b226aa12f98aeebc274c80b8d55d87183cc45';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
