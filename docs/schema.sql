@@ -2692,7 +2692,7 @@ BEGIN
     RETURN s;
 END
 $$;
-CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2719,15 +2719,15 @@ BEGIN
     END IF;
     UPDATE brain.action_item a
     SET status = 'acknowledged', acknowledged_by = s.session_id,
-        acknowledged_at = coalesce(acknowledge_action_item.now, pg_catalog.now()),
+        acknowledged_at = pg_catalog.now(),
         response = acknowledge_action_item.response, response_note = nullif(brain.trim_space(note), '')
     WHERE a.workspace_id = item.workspace_id AND a.action_item_id = item.action_item_id;
-    PERFORM brain._touch_session(s.session_id, now);
+    PERFORM brain._touch_session(s.session_id);
     RETURN jsonb_build_object('id', id, 'response', response, 'still_pending',
                               (SELECT count(*) FROM brain.pending_action_items(s.session_id)));
 END
 $$;
-COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text, now timestamp with time zone) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
+COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
 CREATE FUNCTION brain.activate_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2792,7 +2792,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
-CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
+CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2809,13 +2809,13 @@ BEGIN
             jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
     END IF;
     UPDATE brain.memory m
-    SET state = 'archived', archived_at = coalesce(archive.now, pg_catalog.now()), updated_at = pg_catalog.now()
+    SET state = 'archived', archived_at = pg_catalog.now(), updated_at = pg_catalog.now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'archive', source, jsonb_build_object('reason', brain.trim_space(reason)));
     RETURN mem.memory_id;
 END
 $$;
-COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text, now timestamp with time zone) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
+COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
 CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -3709,7 +3709,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
-CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone, all_projects boolean DEFAULT false) RETURNS bigint
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3743,7 +3743,7 @@ BEGIN
         project := s.project;
         IF (SELECT count(*) FROM brain.action_item a
             WHERE a.workspace_id = s.workspace_id AND a.created_by = s.session_id
-              AND a.created_at > coalesce(create_action_item.now, pg_catalog.now()) - interval '1 hour')
+              AND a.created_at > pg_catalog.now() - interval '1 hour')
            >= (brain.setting('action_items_per_hour'))::integer THEN
             PERFORM brain._raise('BR009',
                 format('Session #%s raised %s action items in the last hour, the limit.', s.session_id,
@@ -3751,16 +3751,16 @@ BEGIN
                 jsonb_build_object('session', s.session_id, 'limit', (brain.setting('action_items_per_hour'))::integer),
                 'Wait, or put the items into one.');
         END IF;
-        PERFORM brain._touch_session(session, now);
+        PERFORM brain._touch_session(session);
     END IF;
     INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at, all_projects)
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
-            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()), coalesce(all_projects, false))
+            nullif(for_source, ''), session, pg_catalog.now(), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6144,12 +6144,12 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
-CREATE FUNCTION brain.maintain_if_due(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    clock timestamptz := coalesce(maintain_if_due.now, pg_catalog.now());
+    clock timestamptz := pg_catalog.now();
     last_run timestamptz;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
@@ -6162,7 +6162,7 @@ BEGIN
     RETURN brain.maintain(clock) || jsonb_build_object('ran', true);
 END
 $$;
-COMMENT ON FUNCTION brain.maintain_if_due(now timestamp with time zone) IS 'brain.maintain, unless a run happened within maintain_interval_hours (24): cheap to call from every agent hook.';
+COMMENT ON FUNCTION brain.maintain_if_due() IS 'brain.maintain, unless a run happened within maintain_interval_hours (24) by the server''s clock: cheap to call from every agent hook.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6231,8 +6231,10 @@ CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval,
     AS $$
     SELECT e.tool, count(*), count(*) FILTER (WHERE NOT e.ok),
            round((count(*) FILTER (WHERE NOT e.ok))::numeric / count(*), 4)::double precision,
-           round(avg(e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           -- (a latency stored before they were checked may be NaN or infinite: left out)
+           round((avg(e.latency_ms) FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
            max(e.started_at)
     FROM brain.tool_event e
     WHERE e.workspace_id = brain.current_workspace()
@@ -6268,9 +6270,12 @@ BEGIN
            CASE WHEN count(e.event_id) > 0
                 THEN round((count(e.event_id) FILTER (WHERE NOT e.ok))::numeric / count(e.event_id), 4)::double precision
            END,
-           round(percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision
+           round((percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision
     FROM b
     LEFT JOIN brain.tool_event e ON e.workspace_id = brain.current_workspace()
                                 AND e.started_at > b.lo AND e.started_at <= b.hi
@@ -7036,8 +7041,14 @@ BEGIN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
+    IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
+        PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
+            jsonb_build_object('field', 'latency_ms'), 'Measure the call and give its duration, e.g. 3.2.');
+    END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
-    VALUES (brain.current_workspace(), tool, channel, session, started_at, greatest(latency_ms, 0), ok, error_code,
+    -- (a call is not dated after the server's clock: it would stay in every window)
+    VALUES (brain.current_workspace(), tool, channel, session,
+            least(coalesce(started_at, pg_catalog.now()), pg_catalog.now()), greatest(latency_ms, 0), ok, error_code,
             -- an error message never carries a secret into the table, whoever wrote it
             left(brain.redact_secrets(error), 2000))
     RETURNING event_id INTO new_id;
@@ -7048,7 +7059,7 @@ BEGIN
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat.';
+COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat. latency_ms is finite (BR009 for NaN or infinity; a negative one is 0); a start after the server''s clock is stored as the server''s time.';
 CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8703,7 +8714,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c8b7c486843efd0da3e162bbf80b226aa12f98aeebc274c80b8d55d87183cc45';
+COMMENT ON TABLE brain.migration IS 'functions 976b4f3dfe62b35c3dc134ab9230aead87aa6071ad7a093849e55dbd1af36cf1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

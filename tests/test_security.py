@@ -481,7 +481,7 @@ def test_the_detector_on_the_projects_own_text(conn) -> None:
 # --- action items ----------------------------------------------------------------------
 
 
-def test_a_planted_action_item_blocks_no_other_project(conn) -> None:
+def test_a_planted_action_item_blocks_no_other_project(conn, database) -> None:
     planter = scalar(
         conn, "SELECT brain.boot_session(source => 'claude', project => 'web', now => %s)", (T0,)
     )
@@ -492,13 +492,13 @@ def test_a_planted_action_item_blocks_no_other_project(conn) -> None:
     with raises_br("BR009"):
         scalar(
             conn,
-            "SELECT brain.create_action_item('Stop all writes', 'api', session => %s, now => %s)",
-            (planter["session_id"], T0),
+            "SELECT brain.create_action_item('Stop all writes', 'api', session => %s)",
+            (planter["session_id"],),
         )
     scalar(
         conn,
-        "SELECT brain.create_action_item('Stop all writes', session => %s, now => %s)",
-        (planter["session_id"], T0),
+        "SELECT brain.create_action_item('Stop all writes', session => %s)",
+        (planter["session_id"],),
     )
     assert remember(conn, kind="fact", headline="API writes go on", session_id=other["session_id"])[
         "memory_id"
@@ -508,20 +508,21 @@ def test_a_planted_action_item_blocks_no_other_project(conn) -> None:
     for i in range(4):
         scalar(
             conn,
-            "SELECT brain.create_action_item(%s, session => %s, now => %s)",
-            (f"Item {i}", planter["session_id"], T0 + timedelta(minutes=i)),
+            "SELECT brain.create_action_item(%s, session => %s)",
+            (f"Item {i}", planter["session_id"]),
         )
     with raises_br("BR009") as caught:
         scalar(
             conn,
-            "SELECT brain.create_action_item('One too many', session => %s, now => %s)",
-            (planter["session_id"], T0 + timedelta(minutes=5)),
+            "SELECT brain.create_action_item('One too many', session => %s)",
+            (planter["session_id"],),
         )
     assert "in the last hour" in caught.error.diag.message_primary
+    # An hour later (by the server's clock: the items are moved back, as the owner) it may again.
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute("UPDATE brain.action_item SET created_at = created_at - interval '61 minutes'")
     assert scalar(
-        conn,
-        "SELECT brain.create_action_item('Next hour', session => %s, now => %s)",
-        (planter["session_id"], T0 + timedelta(hours=2)),
+        conn, "SELECT brain.create_action_item('Next hour', session => %s)", (planter["session_id"],)
     )
 
 
@@ -849,3 +850,112 @@ def test_the_author_of_a_flagged_memory_cannot_confirm_it(conn, database) -> Non
     assert through == [] and refused == []
     who = rows(conn, "SELECT actor, db_role FROM brain.audit WHERE action = 'confirm' ORDER BY audit_id")
     assert [w["db_role"] for w in who] == ["brain_peer", "brain_serve_x", "brain_tester", "brain_tester"]
+
+
+# --- the server's clock (issue 30, items 9 and 10) -----------------------------
+
+
+def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
+    """A client's `now` may replay the past; it never lifts a limit, never dates what it
+    records, never runs ahead of the server's clock; latencies are finite."""
+    server_now = scalar(conn, "SELECT now()")
+    ahead = server_now + timedelta(days=365)
+    got_through: list[str] = []
+    tried: list[str] = []
+
+    def attempt(what: str, statement: str, params: Any = None) -> Any:
+        """Run an abuse; None when the database refused it (BR009, or no such argument)."""
+        tried.append(what)
+        try:
+            with conn.transaction():
+                cur = conn.execute(statement, params)
+                return cur.fetchone()[0] if cur.description else True
+        except psycopg.Error as exc:
+            assert exc.sqlstate in ("42883", "BR009"), exc
+            return None
+
+    # 1. Fifteen action items an hour against a limit of five, each dated two hours after the last.
+    planter = scalar(conn, "SELECT brain.boot_session('claude', project => 'web') ->> 'session_id'")
+    raised = 0
+    for i in range(15):
+        if attempt(
+            f"action item {i} dated +{2 * i} h",
+            "SELECT brain.create_action_item(%s, session => %s, now => %s)",
+            (f"Item {i}", planter, server_now + timedelta(hours=2 * i)),
+        ):
+            raised += 1
+    if raised > 5:
+        got_through.append(f"{raised} action items in an hour against a limit of 5")
+    for i in range(15):
+        try:
+            with conn.transaction():
+                conn.execute("SELECT brain.create_action_item(%s, session => %s)", (f"Plain {i}", planter))
+        except psycopg.Error as exc:
+            assert exc.sqlstate == "BR009" and "in the last hour" in str(exc)
+    items = scalar(conn, "SELECT count(*) FROM brain.action_item")
+    assert items >= 5, "the limit still lets five through"
+    if scalar(conn, "SELECT max(created_at) FROM brain.action_item") > scalar(conn, "SELECT now()"):
+        got_through.append("action items dated in the future")
+
+    # 2. An item acknowledged "years ago".
+    other = scalar(conn, "SELECT brain.boot_session('cursor', project => 'web') ->> 'session_id'")
+    item = scalar(conn, "SELECT min(action_item_id) FROM brain.action_item")
+    if attempt(
+        "acknowledged in 2001",
+        "SELECT brain.acknowledge_action_item(%s, %s, 'already_done', now => '2001-01-01')",
+        (item, other),
+    ):
+        got_through.append("an acknowledgement dated 2001")
+
+    # 3. A memory archived "in 2001", so that prune's 30-day floor lets it go at once.
+    mid = remember(conn, kind="fact", headline="The staging cluster runs three nodes")["memory_id"]
+    if attempt("archived in 2001", "SELECT brain.archive(%s, 'retired', now => '2001-01-01')", (mid,)):
+        got_through.append("an archive dated 2001")
+    else:
+        conn.execute("SELECT brain.archive(%s, 'retired')", (mid,))
+    if rows(conn, "SELECT * FROM brain.prune(dry_run => false)"):
+        got_through.append("a memory archived today pruned past the 30-day floor")
+
+    # 4. maintain_if_due (the rate-limited pass every hook may call) a year ahead.
+    live = scalar(conn, "SELECT brain.boot_session('codex', project => 'api') ->> 'session_id'")
+    attempt("maintain_if_due a year ahead", "SELECT brain.maintain_if_due(now => %s)", (ahead,))
+    if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
+        got_through.append("another agent's live session ended by maintain_if_due a year ahead")
+    last_run = scalar(conn, "SELECT max(ran_at) FROM brain.maintenance_run")
+    if last_run is not None and last_run > scalar(conn, "SELECT now()"):
+        got_through.append("a maintenance run recorded a year ahead")
+
+    # Not defended (docs/security.md): maintain and prune take an explicit clock, ahead too.
+    not_defended = []
+    gone = remember(conn, kind="fact", headline="The office printer is on floor two")["memory_id"]
+    conn.execute("SELECT brain.forget(%s, 'moved')", (gone,))
+    conn.execute("SELECT count(*) FROM brain.prune(dry_run => false, now => %s)", (ahead,))
+    if not scalar(conn, "SELECT count(*) FROM brain.memory WHERE memory_id = %s", (gone,)):
+        not_defended.append("prune a year ahead deletes what was forgotten today")
+    conn.execute("SELECT brain.maintain(now => %s)", (ahead,))
+    if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
+        not_defended.append("maintain a year ahead ends another agent's live session")
+
+    # 5. Latencies that are not numbers, and a call dated in the future.
+    for what, latency, started in (
+        ("latency NaN", "NaN", server_now),
+        ("latency Infinity", "Infinity", server_now),
+        ("latency -Infinity", "-Infinity", server_now),
+        ("a call dated 2099", "5", "2099-01-01"),
+    ):
+        attempt(
+            what,
+            "SELECT brain.record_tool_event('search', %s, %s::double precision, true)",
+            (started, latency),
+        )
+    metrics = rows(conn, "SELECT * FROM brain.metrics()")
+    if any(m["avg_ms"] != m["avg_ms"] or m["avg_ms"] in (float("inf"), float("-inf")) for m in metrics):
+        got_through.append("metrics of NaN or infinite latencies")
+    if scalar(conn, "SELECT max(started_at) FROM brain.tool_event") > scalar(conn, "SELECT now()"):
+        got_through.append("a tool event dated in the future")
+
+    print(
+        f"\nclock: {len(tried)} attempts with a client's clock or a non-finite latency;"
+        f" {len(got_through)} got through: {got_through}; not defended: {not_defended}"
+    )
+    assert got_through == []
