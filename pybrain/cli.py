@@ -102,6 +102,31 @@ def _open(source: str | None = None) -> Iterator[Brain]:
         brain.close()
 
 
+@contextlib.contextmanager
+def _person(source: str | None = None) -> Iterator[Brain]:
+    """The configured Brain on the owner's URL (BRAIN_ADMIN_DATABASE_URL, else
+    BRAIN_DATABASE_URL, else the embedded superuser), for a person's decision the
+    agent's role may not make: confirming a flagged memory, trusting a file. On one
+    machine the agent and the CLI share the application role; the database decides
+    whether the role on that URL may (docs/security.md)."""
+    settings = Settings.from_env()
+    url = db.admin_url(settings)
+    brain = Brain(
+        db.connect(url),
+        workspace=settings.workspace,
+        embedder_spec=settings.embedder,
+        actor=source,
+        conninfo=url,
+    )
+    try:
+        ctx = click.get_current_context(silent=True)
+        tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
+        with brain.tool_call(tool or "cli", "cli", None):
+            yield brain
+    finally:
+        brain.close()
+
+
 def _text(value: str | None, what: str) -> str | None:
     """A text argument, '-' meaning standard input; refuses bytes that are not UTF-8."""
     if value is None:
@@ -1425,12 +1450,17 @@ def metrics(window: str, as_json: bool) -> None:
 def flagged(
     include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool
 ) -> None:
-    """Memories flagged as possible instructions to the agent (kept out of boot until confirmed)."""
-    with _open(source) as brain:
-        if confirm_id is not None:
+    """Memories flagged as possible instructions to the agent (kept out of boot until confirmed).
+
+    --confirm is a person's decision: it connects with BRAIN_ADMIN_DATABASE_URL when set (on one
+    machine, the embedded server's owner), since the author of a flagged memory cannot confirm it."""
+    if confirm_id is not None:
+        # a person's decision: never the agent's role (its author)
+        with _person(source) as brain:
             result = brain.confirm_flagged(confirm_id, source)
-            click.echo(_dump(result) if as_json else f"#{confirm_id} confirmed: it enters the boot payload")
-            return
+        click.echo(_dump(result) if as_json else f"#{confirm_id} confirmed: it enters the boot payload")
+        return
+    with _open(source) as brain:
         rows = brain.list_flagged(include_confirmed, max_results)
     if as_json:
         click.echo(_dump(rows))
@@ -1715,7 +1745,8 @@ def export_command(
     "--trust-file",
     is_flag=True,
     help="Take pins, ratings, importance, access counts and flag confirmations from the file "
-    "(an admin of the workspace only; without it they are not imported).",
+    "(an admin of the workspace only, connecting with BRAIN_ADMIN_DATABASE_URL when set; "
+    "without it they are not imported).",
 )
 def import_command(
     paths: tuple[Path, ...],
@@ -1733,7 +1764,8 @@ def import_command(
     from pybrain.transfer import summarize as tally
 
     rows: list[dict[str, Any]] = []
-    with _open(source) as brain:
+    # Trusting a file is a person's decision, on the owner's URL (the database checks it is an admin).
+    with _person(source) if trust_file else _open(source) as brain:
         for path in paths:
             kind = detect_format(path) if fmt == "auto" else fmt
             if kind == "claude-code":
