@@ -5081,9 +5081,10 @@ BEGIN
     -- Sessions first (handoffs name them), each in the order given.
     FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
                 ORDER BY x.value->>'record' DESC, x.n LOOP
-        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        item := n; line := d->>'record'; old_id := NULL;
         action := NULL; new_id := NULL; error_code := NULL; error := NULL;
         BEGIN
+            old_id := (d->>'id')::bigint;
             v_project := coalesce(import_sessions.project, d->>'project', '');
             PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
                                                              'cwd', d->>'cwd', 'host', d->>'host',
@@ -5154,7 +5155,12 @@ BEGIN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
                 RAISE;
             END IF;
-            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+            -- (a value of the wrong type is named by its field's type, never repeated)
+            action := 'rejected'; new_id := NULL;
+            error_code := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE ELSE 'BR009' END;
+            error := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLERRM
+                          ELSE 'A value of the line is not of its field''s type: started_at, heartbeat_at, ended_at '
+                               'and created_at are times, id and session_id whole numbers.' END;
         END;
         RETURN NEXT;
     END LOOP;
@@ -8720,7 +8726,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 441acc42e7d85f0b30166a73c7152c459533a395aaa3fb261335e49b487045db';
+COMMENT ON TABLE brain.migration IS 'functions ca96eb03a7408ea3a7001a2296de56b71b416d034b429960ec6ab425b8957ef0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

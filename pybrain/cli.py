@@ -1785,11 +1785,8 @@ def import_command(
                     semantic_dedup=semantic_dedup,
                     trust_file=trust_file,
                 )
-                for r in found:
-                    doc = docs[r["item"] - 1] if r.get("item") else None
-                    if isinstance(doc, dict) and isinstance(doc.get("line"), int):
-                        r["line"] = doc["line"]
-                found += native.import_records(brain, records, project=project)
+                found += _line_numbers(native.import_records(brain, records, project=project), records)
+                found = _line_numbers(found, docs)
             for r in found:
                 r["file"], r["format"] = str(path), kind
             rows += found
@@ -1806,8 +1803,8 @@ def import_command(
         for r in rows:
             if r["action"] == "rejected":
                 where = (
-                    f"line {r['line']}"
-                    if r.get("line")
+                    f"line {r['line_number']}"
+                    if r.get("line_number")
                     else f"item {r['item']}"
                     if r.get("item")
                     else f"session {r.get('session')}"
@@ -1817,6 +1814,16 @@ def import_command(
         click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
     if counts.get("rejected"):
         sys.exit(1)
+
+
+def _line_numbers(rows: list[dict[str, Any]], docs: list[Any]) -> list[dict[str, Any]]:
+    """Each result row with the line of its file (line_number) the reader found its document on."""
+    for r in rows:
+        if r.get("line_number") is None and r.get("item"):
+            doc = docs[r["item"] - 1] if r["item"] <= len(docs) else None
+            if isinstance(doc, dict) and isinstance(doc.get("line"), int):
+                r["line_number"] = doc["line"]
+    return rows
 
 
 class _IngestProgress:

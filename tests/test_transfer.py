@@ -501,20 +501,22 @@ def test_a_bad_value_refuses_its_line_alone(brain_cli, conn, tmp_path: Path) -> 
         '{"id": 5, "kind": "fact", "headline": "Half-lives are finite", "halflife_days": "Infinity"}',
         '{"id": 6, "kind": "fact", "headline": "Times are finite", "created_at": "-infinity"}',
         '{"id": 7, "kind": "fact", "headline": "The release train leaves on Thursdays"}',
+        '{"record": "session", "id": 1, "source": "claude", "started_at": "half past teatime"}',
     ]
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = brain_cli("import", str(path), "--json", "--no-embed")
     assert r.exit_code == 1, r.output
     out = json.loads(r.output)
-    assert out["counts"] == {"created": 2, "rejected": 5}
-    refused = {row["line"]: row for row in out["rows"] if row["action"] == "rejected"}
-    assert sorted(refused) == [3, 4, 5, 6, 7]
+    assert out["counts"] == {"created": 2, "rejected": 6}
+    refused = {row["line_number"]: row for row in out["rows"] if row["action"] == "rejected"}
+    assert sorted(refused) == [3, 4, 5, 6, 7, 9]
     assert {row["error_code"] for row in refused.values()} == {"BR009"}
     assert "NaN" in refused[3]["error"]
     assert refused[4]["error"] == "created_at is not a time."
     assert refused[5]["error"] == "priority is not a whole number."
     assert "halflife_days" in refused[6]["error"] and "created_at" in refused[7]["error"]
+    assert refused[9]["line"] == "session" and "started_at" in refused[9]["error"]
     assert not any(v in r.output for v in ("teatime", "urgent-ish")), "values are never repeated"
     r = brain_cli("import", str(path), "--no-embed")
     assert f"{path} line 4: rejected (BR009): created_at is not a time." in r.output

@@ -146,12 +146,9 @@ def read_export(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
                     )
                 header = item
                 continue
-            if isinstance(item, dict) and "record" in item:
-                records.append(item)
-            else:
-                if isinstance(item, dict):
-                    item["line"] = number  # named when the import refuses the document
-                docs.append(item)
+            if isinstance(item, dict):
+                item["line"] = number  # named when the import refuses the line
+            (records if isinstance(item, dict) and "record" in item else docs).append(item)
     if header is None:
         raise InvalidArgument(f"{path} is empty.", detail={"path": str(path)})
     return header, docs, records
