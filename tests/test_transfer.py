@@ -520,3 +520,18 @@ def test_a_bad_value_refuses_its_line_alone(brain_cli, conn, tmp_path: Path) -> 
     assert not any(v in r.output for v in ("teatime", "urgent-ish")), "values are never repeated"
     r = brain_cli("import", str(path), "--no-embed")
     assert f"{path} line 4: rejected (BR009): created_at is not a time." in r.output
+
+
+def test_a_nan_in_another_tools_export_refuses_its_entry_alone(brain: Brain, tmp_path: Path) -> None:
+    path = tmp_path / "mem0.json"
+    path.write_text(
+        '{"results": [{"id": "a", "memory": "Prefers tea in the morning", "metadata": {"score": NaN}},'
+        ' {"id": "b", "memory": "Works from Lisbon on Fridays"}]}',
+        encoding="utf-8",
+    )
+    rows = import_documents(brain, mem0.read(path))
+    assert [(r["item"], r["action"], r["error_code"]) for r in rows] == [
+        (1, "rejected", "BR009"),
+        (2, "created", None),
+    ]
+    assert "NaN or infinite" in rows[0]["error"]
