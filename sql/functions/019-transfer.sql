@@ -409,7 +409,11 @@ BEGIN
             v_old := (d->>'id')::bigint;
             v_kind := coalesce(d->>'kind', 'fact');
             v_state := coalesce(d->>'state', 'active');
+            -- (overlay, human context that outranks derived material, is a trusted file's only)
             v_origin := coalesce(d->>'origin', 'explicit');
+            IF v_origin = 'overlay' AND NOT v_trust THEN
+                v_origin := 'explicit';
+            END IF;
             v_project := coalesce(import_memories.project, d->>'project', '');
             v_category := d->>'category';
             v_meta := coalesce(d->'metadata', '{}');
@@ -439,7 +443,10 @@ BEGIN
                                       'pinned', 'importance', 'upvotes', 'downvotes', 'access_count', 'last_accessed',
                                       'last_confirmed_at', 'dormant_after', 'flag_reasons', 'flag_confirmed_at',
                                       'flag_confirmed_by']) AS c(f)
-                                  WHERE d ? c.f AND d->c.f NOT IN ('null', 'false', '0', '[]')) END));
+                                  WHERE d ? c.f AND d->c.f NOT IN ('null', 'false', '0', '[]'))
+                                 || CASE WHEN d->>'origin' = 'overlay' THEN '["origin"]'::jsonb ELSE '[]' END
+                                 || CASE WHEN d->'skill_trigger'->'always_on' = 'true'::jsonb
+                                         THEN '["skill_trigger.always_on"]'::jsonb ELSE '[]' END END));
             -- the severity the rule was written with (a superseded rule is DEPRECATED)
             v_severity := CASE WHEN v_kind <> 'rule' THEN d->>'severity'
                                WHEN upper(d->>'severity') = 'DEPRECATED' OR v_state = 'superseded'
@@ -572,7 +579,12 @@ BEGIN
                                    ELSE '{}' END || v_mark,
                     -- a superseded memory is linked to its successor in step 2
                     CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    v_trust AND coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
+                    v_trust AND coalesce((d->>'pinned')::boolean, false),
+                    -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
+                    CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
+                              AND d->'skill_trigger' ? 'always_on'
+                         THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
+                         ELSE nullif(d->'skill_trigger', 'null') END,
                     CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END,
                     CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END,
                     CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END,
@@ -765,7 +777,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.import_memories IS
-    'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times and flags are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
+    'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 
 CREATE OR REPLACE FUNCTION brain.database_counts()
 RETURNS jsonb
