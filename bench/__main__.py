@@ -29,6 +29,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--million", action="store_true", help="also a 1M-memory workspace (slow: ~1 h)")
     p.add_argument("--skip-cli", action="store_true", help="leave out the CLI cold-start measurement")
+    p.add_argument("--skip-hooks", action="store_true", help="leave out the `brain hook` latency")
+    p.add_argument(
+        "--only-hooks", action="store_true", help="the `brain hook` latency alone (bench/hooks.py)"
+    )
     p.add_argument(
         "--skip-embedders",
         action="store_true",
@@ -90,7 +94,18 @@ def main(argv: list[str] | None = None) -> int:
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # this process embeds by itself; the CLI part turns it on
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
-    from bench import boot, cli_start, docingest, embedders, ingest, longmemeval, mcp_tools, report, synthetic
+    from bench import (
+        boot,
+        cli_start,
+        docingest,
+        embedders,
+        hooks,
+        ingest,
+        longmemeval,
+        mcp_tools,
+        report,
+        synthetic,
+    )
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
     from bench.util import elapsed_total, log
@@ -155,6 +170,9 @@ def main(argv: list[str] | None = None) -> int:
         results["machine"] = server.machine_info()
         results["mcp_tools"] = phase("mcp_tools", mcp_tools.run)
         profile = not args.no_profile
+        if args.only_hooks:
+            results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
+            return _finish(args, results, report, log, elapsed_total)
         if args.only_longmemeval:
             results["longmemeval"] = phase(
                 "longmemeval", lambda: longmemeval.run(server, EmbeddingCache(), lme_questions, lme_settings)
@@ -219,6 +237,8 @@ def main(argv: list[str] | None = None) -> int:
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))
         if not (args.skip_embedders or only):
             results["embedders"] = phase("embedders", lambda: embedders.run(1 if quick else 3))
+        if not (args.skip_hooks or only):
+            results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)

@@ -140,6 +140,15 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.append(_verdict("local embedder vectors: min cosine vs the torch path", cosine, ">=", 0.9999, ""))
     warm = _get(results, ("cli", "warm_server", "median_s"))
     out.append(_verdict("CLI `brain search`, warm embedding server", warm, "<=", 1.0, "s"))
+    for event in ("session-start", "prompt"):
+        for stat, goal in (("p50_ms", 200), ("p95_ms", 400)):
+            value = _get(results, ("hooks", "warm_process", event, stat))
+            label = f"`brain hook {event}`, warm process: {stat[:3]} (median of 3 rounds)"
+            out.append(_verdict(label, value, "<=", goal, "ms"))
+    hung = _get(results, ("hooks", "hung_database", "max_ms"))
+    out.append(
+        _verdict("`brain hook` (every event) against a hung database: slowest", hung, "<=", 1000, "ms")
+    )
     lean = _get(results, ("mcp_tools", "profiles", "lean"))
     if lean:
         out.append(_verdict("MCP default (lean) profile: tools", lean["tools"], "<=", 10, "tools"))
@@ -374,6 +383,31 @@ def render(results: dict[str, Any]) -> str:
             lines.append(f"  {name + default:16} {d['tools']:>3} tools, {d['schema_tokens']:>5} tokens")
         lines.append("")
 
+    hooks = results.get("hooks")
+    if hooks:
+        lines.append(
+            f"Hooks: `brain hook EVENT`, one process a call ({hooks['rounds']} rounds of {hooks['runs']}; "
+            f"medians of the rounds' p50 / p95; {hooks['memories']} memories; load {hooks['loadavg_start']})"
+        )
+        for mode, label in (
+            ("own_process", "own process (BRAIN_HOOK_SERVER=off)"),
+            ("warm_process", "warm process"),
+        ):
+            figures = ", ".join(
+                f"{event} {r['p50_ms']:.0f} / {r['p95_ms']:.0f} ms" for event, r in hooks[mode].items()
+            )
+            lines.append(f"  {label}: {figures}")
+        tool = hooks.get("mcp_tool_call")
+        if tool:
+            lines.append(
+                f"  an mcp_tool handler instead (tools/call {tool['tool']} on a running brain mcp): "
+                f"{tool['p50_ms']:.0f} / {tool['p95_ms']:.0f} ms"
+            )
+        hung = hooks["hung_database"]
+        for mode in ("own_process", "warm_process"):
+            figures = ", ".join(f"{event} {ms:.0f} ms" for event, ms in hung[mode].items())
+            lines.append(f"  hung database, slowest of 3, {mode.replace('_', ' ')}: {figures}")
+        lines.append("")
     cli = results.get("cli")
     if cli:
         lines.append(f"CLI: {cli['command']} (median of {cli['runs']} runs, wall time)")

@@ -1424,6 +1424,8 @@ CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABL
     SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
     FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
                  (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
+                 -- the same model with int8 weights (pybrain/embed/minilm.py): its own vectors, the same scale
+                 (4, 'local', 'all-MiniLM-L6-v2-int8', 0.92, 0.75, 0.72, 13),
                  (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
                  (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
                                                        relevance_center, relevance_slope)
@@ -1436,6 +1438,7 @@ CREATE FUNCTION brain._known_max_tokens(provider text, model text) RETURNS integ
     AS $$
     SELECT k.max_tokens
     FROM (VALUES ('local', 'all-MiniLM-L6-v2', 254),
+                 ('local', 'all-MiniLM-L6-v2-int8', 254),
                  ('ollama', 'all-minilm', 254),
                  ('ollama', 'nomic-embed-text', 2046),
                  ('ollama', 'mxbai-embed-large', 510),
@@ -8738,7 +8741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e5fcbc2577b21658c22fb88ec33933f4453de0747db532800be4d41cadcc7afa';
+COMMENT ON TABLE brain.migration IS 'functions 1bd79c5b5c8373f5fade29daef235cc6700bc6e23e051c7006ecf3863b988052';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1,3 +1,3 @@
-from pybrain.cli import main
+from pybrain.entry import main
 
 main()

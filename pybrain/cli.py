@@ -91,8 +91,10 @@ def command(group: click.Group, name: str | None = None, **attrs: Any) -> Callab
 @contextlib.contextmanager
 def _open(source: str | None = None) -> Iterator[Brain]:
     """The configured Brain, for the length of one command, which is recorded as a tool event."""
-    brain = Brain.open(Settings.from_env(), actor=source)
+    settings = Settings.from_env()
+    brain = Brain.open(settings, actor=source)
     try:
+        _write_kept(settings)
         ctx = click.get_current_context(silent=True)
         tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
         session = ctx.params.get("session") or ctx.params.get("session_id") if ctx else None
@@ -100,6 +102,19 @@ def _open(source: str | None = None) -> Iterator[Brain]:
             yield brain
     finally:
         brain.close()
+
+
+def _write_kept(settings: Settings) -> None:
+    """Write what Claude Code's capture hooks kept on disk while the database was away
+    (pybrain.hooks.spool): this command has reached the database."""
+    from pybrain.hooks import spool, write_kept
+
+    if spool.waiting(settings.home):
+        done = write_kept(settings)
+        if done:
+            click.echo(
+                f"pybrain: wrote {done} capture(s) the hooks had kept while the database was away", err=True
+            )
 
 
 @contextlib.contextmanager
@@ -1495,7 +1510,8 @@ def errors(max_results: int, as_json: bool) -> None:
     "--write",
     "target",
     type=click.Path(dir_okay=False),
-    help="Merge the entry into this JSON config file, keeping its other entries.",
+    help="Merge the entry into this JSON config file, keeping its other entries "
+    "(with --hooks: the settings file, as --settings).",
 )
 @click.option(
     "--hooks",
@@ -1507,7 +1523,8 @@ def errors(max_results: int, as_json: bool) -> None:
     "--settings",
     "settings_path",
     type=click.Path(dir_okay=False),
-    help=f"With --hooks: the settings file (default {CLAUDE_SETTINGS} of this directory).",
+    help=f"With --hooks: the settings file (default {CLAUDE_SETTINGS} of this directory; --write "
+    "names it too).",
 )
 @click.option("--project", help="With --hooks: the project the hooks boot and capture for ('' = global).")
 @click.option(
@@ -1582,11 +1599,9 @@ def _wire_hooks(
         raise click.UsageError(
             f"--hooks writes Claude Code's settings; {client} has no hooks pybrain writes."
         )
-    if target:
-        raise click.UsageError(
-            "--write is the MCP config; with --hooks name the settings file with --settings."
-        )
-    report = merge_hooks(settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
+    if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
+        raise click.UsageError("--write and --settings both name the settings file: give one.")
+    report = merge_hooks(target or settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
     if as_json:
         click.echo(_dump(report))
         return

@@ -6,6 +6,7 @@ rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
 
 from __future__ import annotations
 
+import functools
 import logging
 import threading
 import time
@@ -562,11 +563,13 @@ class Brain:
         cwd: str | None = None,
         handoff: str | None = None,
         snapshot: dict[str, Any] | None = None,
+        now: datetime | str | None = None,
     ) -> dict[str, Any]:
         """End the session booted for this source, project, cwd and host (brain.end_session_of).
 
         SQL decides which session that is, and keeps the handoff when it has
         ended or none is found; Python adds this host's name and process table.
+        now: the time it ended, when that was earlier (a hook's input written later).
         """
         process = _process_identity(None)
         return self.value(
@@ -578,6 +581,7 @@ class Brain:
             handoff=handoff,
             snapshot=Jsonb(snapshot) if snapshot else None,
             host_processes=Jsonb(process["table"]),
+            now=now,
         )
 
     def hand_off_transcript(
@@ -591,9 +595,11 @@ class Brain:
         client: str | None = None,
         transcript: str | None = None,
         compaction: bool = False,
+        now: datetime | None = None,
     ) -> dict[str, Any]:
         """End the seat's session with the handoff written from a transcript's turns
-        (brain.hand_off_transcript); Python adds this host's name and process table."""
+        (brain.hand_off_transcript); Python adds this host's name and process table.
+        now: when the hook ran, when that was earlier (its input kept and written later)."""
         process = _process_identity(None)
         return self.value(
             "hand_off_transcript",
@@ -607,6 +613,7 @@ class Brain:
             client=client,
             transcript=transcript,
             compaction=compaction,
+            now=now,
         )
 
     def update_active_task(self, session: int, task: str) -> dict[str, Any]:
@@ -860,6 +867,12 @@ def _process_identity(pid: int | None) -> dict[str, Any]:
 
 def render_boot(payload: dict[str, Any]) -> str:
     """The boot payload as markdown for an agent (pybrain/templates/boot.md.j2)."""
+    return _boot_template().render(p=payload)
+
+
+@functools.cache
+def _boot_template() -> Any:
+    """The boot template, compiled once a process (the warm hook process compiles it for its children)."""
     from jinja2 import Environment, PackageLoader, StrictUndefined
 
     env = Environment(
@@ -868,7 +881,7 @@ def render_boot(payload: dict[str, Any]) -> str:
         keep_trailing_newline=True,
         autoescape=False,  # markdown for an agent, not HTML
     )
-    return env.get_template("boot.md.j2").render(p=payload)
+    return env.get_template("boot.md.j2")
 
 
 def _space(row: dict[str, Any]) -> Space:

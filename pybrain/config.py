@@ -34,6 +34,11 @@ Environment:
   BRAIN_SERVE_DATABASE_URL, BRAIN_SERVE_POOL_SIZE
                        brain serve's login role and pool size (docs/serve.md)
   BRAIN_MCP_PROFILE    lean | full: the tools brain mcp serves (default lean)
+  BRAIN_HOOK_SERVER    off: each `brain hook` in its own process, not the warm
+                       hook process (docs/hooks.md)
+  BRAIN_HOOK_CONNECT_TIMEOUT
+                       seconds after a hook started by which the database must
+                       have accepted its connection (default 0.65)
 """
 
 

@@ -549,9 +549,21 @@ def functions_digest() -> str:
     return digest.hexdigest()
 
 
-def is_current(conn: psycopg.Connection) -> bool:
-    """Whether the database has every migration and the functions this pybrain ships."""
-    if not is_migrated(conn):
+def shipped_schema() -> tuple[list[str], str]:
+    """What this pybrain ships: its migrations (name:sha256) and its functions' digest, as
+    a current database records them."""
+    return sorted(
+        f"{p.name}:{_sha256(p)}" for p in sql_files("migrations")
+    ), f"functions {functions_digest()}"
+
+
+def is_current(
+    conn: psycopg.Connection, shipped: tuple[list[str], str] | None = None, *, migrated: bool = False
+) -> bool:
+    """Whether the database has every migration and the functions this pybrain ships
+    (shipped: shipped_schema(), computed once by a caller that checks often; migrated:
+    is_migrated(conn) is known to be true)."""
+    if not migrated and not is_migrated(conn):
         return False
     with wrap_exceptions():
         recorded, comment = conn.execute(
@@ -559,8 +571,7 @@ def is_current(conn: psycopg.Connection) -> bool:
             "        FROM brain.migration),"
             "       obj_description('brain.migration'::regclass, 'pg_class')"
         ).fetchone()
-    shipped = sorted(f"{p.name}:{_sha256(p)}" for p in sql_files("migrations"))
-    return recorded == shipped and comment == f"functions {functions_digest()}"
+    return (recorded, comment) == (shipped or shipped_schema())
 
 
 def is_migrated(conn: psycopg.Connection) -> bool:

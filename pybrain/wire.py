@@ -237,10 +237,13 @@ _OUR_HOOK = re.compile(
 )
 
 
-def hook_entries(project: str | None = None, prompt_context: bool = False) -> dict[str, dict[str, Any]]:
+def hook_entries(
+    project: str | None = None, prompt_context: bool = False, command: str | None = None
+) -> dict[str, dict[str, Any]]:
     """The hook handler of each event, as Claude Code's settings hold it. UserPromptSubmit
-    only with prompt_context (a process per prompt: see docs/hooks.md for its latency)."""
-    command = shlex.quote(_brain_command())
+    only with prompt_context (a process per prompt: see docs/hooks.md for its latency).
+    command: how the handler runs `brain` (default: this brain's absolute path)."""
+    command = command or shlex.quote(_brain_command())
     entries: dict[str, dict[str, Any]] = {}
     for event, (name, timeout) in CLAUDE_HOOKS.items():
         if event == "UserPromptSubmit" and not prompt_context:
@@ -323,3 +326,33 @@ def _write_json(path: Path, data: dict[str, Any]) -> None:
         json.dump(data, out, indent=2, ensure_ascii=False)
         out.write("\n")
     os.replace(tmp, path)
+
+
+# --- the Claude Code plugin --------------------------------------------------------
+
+# The plugin (plugin/ of the repository, listed by .claude-plugin/marketplace.json) runs
+# `brain` through its launcher, which finds the installed command (plugin/bin/brain).
+PLUGIN_COMMAND = 'sh "${CLAUDE_PLUGIN_ROOT}/bin/brain"'
+# Capture hooks Claude Code runs in the background: compaction goes on while the turns
+# are stored. SessionEnd stays synchronous: Claude Code is exiting and must not cut it off.
+PLUGIN_ASYNC = frozenset({"PreCompact"})
+
+
+def plugin_hooks() -> dict[str, Any]:
+    """The plugin's hooks/hooks.json: the events and timeouts `brain wire claude-code
+    --hooks` writes, running the plugin's launcher."""
+    hooks: dict[str, Any] = {}
+    for event, entry in hook_entries(command=PLUGIN_COMMAND).items():
+        handler = {**entry, "async": True} if event in PLUGIN_ASYNC else entry
+        hooks[event] = [{"hooks": [handler]}]
+    return {
+        "description": "pybrain: boot each session from memory, capture its turns and hand off",
+        "hooks": hooks,
+    }
+
+
+def plugin_mcp() -> dict[str, Any]:
+    """The plugin's .mcp.json: `brain mcp` through the launcher."""
+    return {
+        "mcpServers": {SERVER_NAME: {"command": "sh", "args": ["${CLAUDE_PLUGIN_ROOT}/bin/brain", "mcp"]}}
+    }

@@ -44,10 +44,11 @@ def isolated(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, model_cache: Path
 ) -> None:
     """Tests touch no BRAIN_HOME of the machine and leave no processes behind: the warm
-    embedding server is off unless a test starts one."""
+    embedding server and the warm hook process are off unless a test starts one."""
     monkeypatch.setenv("BRAIN_HOME", str(tmp_path_factory.mktemp("home")))
     monkeypatch.setenv("BRAIN_MODEL_CACHE", str(model_cache))
     monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
+    monkeypatch.setenv("BRAIN_HOOK_SERVER", "off")
     monkeypatch.delenv("BRAIN_DATABASE_URL", raising=False)
 
 

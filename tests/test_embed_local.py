@@ -283,3 +283,28 @@ def test_keep_warm_sends_nothing_to_an_http_provider(monkeypatch: pytest.MonkeyP
     assert embedder is not None and embedder.provider == "ollama"
     assert not [t for t in threading.enumerate() if t.name == "pybrain-embedder-warm-up"]
     clear_cache()
+
+
+def test_the_int8_graph_is_a_space_of_its_own(local: Embedder) -> None:
+    """Quantised weights give other vectors: near the model's, never stored in its space."""
+    pytest.importorskip("onnx")
+    int8 = get_embedder("local:all-MiniLM-L6-v2-int8")
+    assert int8 is not local
+    assert (int8.provider, int8.model, int8.dims) == ("local", "all-MiniLM-L6-v2-int8", 384)
+    assert int8.space == "local:all-MiniLM-L6-v2-int8" != local.space
+    texts = [DISK, DISK_AGAIN, MANGO]
+    ours, theirs = local.embed(texts), int8.embed(texts)
+    agreement = [cosine(a, b) for a, b in zip(ours, theirs, strict=True)]
+    assert all(0.85 < c < 0.9999 for c in agreement), agreement  # close, and not the same
+    disk, disk_again, mango = theirs
+    assert cosine(disk, disk_again) > cosine(disk, mango) + 0.3
+    with pytest.raises(EmbedderError, match="has the models"):
+        get_embedder("local:all-MiniLM-L12-v2")
+
+
+def test_an_int8_space_has_the_models_window(conn) -> None:
+    space = conn.execute(
+        "SELECT max_tokens, relevance_center"
+        " FROM brain.use_embedding_space('local', 'all-MiniLM-L6-v2-int8', 384)"
+    ).fetchone()
+    assert space == (254, pytest.approx(0.72))

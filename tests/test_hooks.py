@@ -333,10 +333,11 @@ def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transc
             "BRAIN_DATABASE_URL": f"postgresql://brain:brain@127.0.0.1:{port}/brain",
             "BRAIN_EMBEDDER": "hash",
         }
-        out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "1")
+        # a deadline shorter than the connection's wait (BRAIN_HOOK_CONNECT_TIMEOUT) comes first
+        out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "0.2")
     assert out.returncode == 0
     assert out.stdout == b""
-    assert "gave up after 1 s" in out.stderr.decode()
+    assert "gave up after 0.2 s" in out.stderr.decode()
     assert seconds < dict(CLAUDE_HOOKS.values())["prompt"]
 
 
@@ -490,3 +491,23 @@ def test_a_missing_transcript_still_ends_the_session(cli_env, conn, tmp_path, pr
     assert s["status"] == "ended"
     assert s["handoff"] is None  # nothing to hand off: an earlier real handoff stays the last one
     assert captured(conn) == []
+
+
+def test_wire_hooks_takes_write_as_the_mcp_wiring_does(brain_cli, tmp_path) -> None:
+    """`--write F` names the file for the hooks too (it is what the MCP wiring takes)."""
+    settings = tmp_path / "settings.json"
+    r = brain_cli("wire", "claude-code", "--hooks", "--write", str(settings), "--project", "billing")
+    assert r.exit_code == 0, r.output
+    assert f"pybrain hooks in {settings}: added SessionStart, PreCompact, SessionEnd" in r.output
+    data = json.loads(settings.read_text())
+    assert sorted(data["hooks"]) == ["PreCompact", "SessionEnd", "SessionStart"]
+    # the same file as with --settings, and a second run changes nothing
+    other = tmp_path / "other.json"
+    brain_cli("wire", "claude-code", "--hooks", "--settings", str(other), "--project", "billing")
+    assert other.read_text() == settings.read_text()
+    r = brain_cli("wire", "claude-code", "--hooks", "--write", str(settings), "--project", "billing")
+    assert "already up to date" in r.output
+    # two different files named at once is a usage error, and nothing is written
+    r = brain_cli("wire", "claude-code", "--hooks", "--write", str(settings), "--settings", str(other))
+    assert r.exit_code == 2
+    assert "--write and --settings" in r.output

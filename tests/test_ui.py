@@ -584,3 +584,35 @@ def test_tokens_decide_who_sees_and_changes_what(
         scalar(conn, "SELECT brain.revoke_token(name => 'alice-laptop')")
         page.goto(ui.url + memory)
         assert page.url == ui.url + "/login"
+
+
+def test_each_token_searches_with_its_own_workspaces_model(
+    db_url: str, serve_url: str, database: str, conn, ids: dict[str, int], tmp_path: Path
+) -> None:
+    """A token of a workspace whose active space is another model searches with that model:
+    the dashboard embedded every query with its starting workspace's (BR012 elsewhere, or
+    another workspace's paid provider)."""
+    pytest.importorskip("onnxruntime")
+    hashed = token(conn, "wall-screen-2", "read")  # the default workspace's space: hash
+    with psycopg.connect(database, autocommit=True) as admin:
+        other = scalar(admin, "SELECT (brain.create_workspace('minilm team'))->>'workspace'")
+        admin.execute("SELECT brain.grant_workspace(%s, %s, 'admin')", (TEST_ROLE, int(other)))
+        with admin.transaction():
+            admin.execute("SELECT set_config('brain.workspace', %s, true)", (other,))
+            admin.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384)")
+            admin.execute(
+                "SELECT brain.remember(kind => 'fact', headline => 'The kiln reaches 1250 degrees at peak')"
+            )
+    minilm = scalar(
+        conn,
+        "SELECT brain.create_token(role => %s, name => 'kiln-team', workspace_id => %s, access => 'read')",
+        (TEST_ROLE, int(other)),
+    )["token"]
+    env = {"BRAIN_SERVE_DATABASE_URL": serve_url, "BRAIN_WORKSPACE": "1"}
+    for ui in start_ui(db_url, tmp_path, "--require-token", env=env):
+        r = requests.get(ui.url + "/memories?q=kiln+peak", headers={"Authorization": f"Bearer {minilm}"})
+        assert r.status_code == 200 and "BR012" not in r.text, r.text[-500:]
+        assert "The kiln reaches 1250 degrees at peak" in r.text
+        r = requests.get(ui.url + "/memories?q=port+TLS", headers={"Authorization": f"Bearer {hashed}"})
+        assert r.status_code == 200 and "The API listens on port 9443 with TLS" in r.text
+        assert "kiln" not in r.text

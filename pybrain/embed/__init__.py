@@ -97,9 +97,9 @@ def _create(provider: str, model: str | None) -> Embedder:
         from pybrain.embed import server
         from pybrain.embed.local import LocalEmbedder
 
-        _check_fixed_model(LocalEmbedder, model)
-        # The model takes seconds to load: reuse a warm server process when allowed.
-        return server.ServedEmbedder(LocalEmbedder(), "local") if server.enabled() else LocalEmbedder()
+        local = LocalEmbedder(model)
+        # A CLI command gains from a warm server process (docs/embedders.md): reuse one when allowed.
+        return server.ServedEmbedder(local, local.space) if server.enabled() else local
     if provider == "torch":
         from pybrain.embed import server
         from pybrain.embed.sbert import TorchEmbedder

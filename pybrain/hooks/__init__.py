@@ -14,11 +14,15 @@ or reason). Each event here is a thin shell over SQL:
   handoff from brain.transcript_handoff through brain.end_session_of.
 
 A hook never blocks the session: whatever fails (no database, a deadline, bad
-input) is one line on standard error, nothing on standard output, exit 0.
+input) is one line on standard error, nothing on standard output, exit 0. A
+database that has not accepted the connection CONNECT_BY seconds after the hook
+started is given up; what pre-compact and session-end could not write is kept on disk
+(pybrain.hooks.spool) and written by the next hook or command that reaches it.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import signal
@@ -27,6 +31,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any, TextIO
 
 # The command names and the Claude Code events they serve.
@@ -39,12 +44,23 @@ EVENTS: dict[str, str] = {
 # Seconds a hook gives itself (it is cut off before Claude Code's own timeout,
 # which `brain wire claude-code --hooks` sets a few seconds longer).
 DEFAULT_TIMEOUT: dict[str, float] = {"session-start": 10, "prompt": 3, "pre-compact": 45, "session-end": 45}
+# Seconds after the hook started by which the database must have accepted its connection
+# (BRAIN_HOOK_CONNECT_TIMEOUT), with at least CONNECT_AT_LEAST of waiting: a local server
+# answers in milliseconds, and one that hangs must not hold the session past a second.
+CONNECT_BY = 0.65
+CONNECT_AT_LEAST = 0.2
+# When the hook process started (time.time()), set by pybrain.entry and the warm process.
+STARTED: float | None = None
+# The hooks whose input is kept on disk when the database cannot take it.
+CAPTURE_EVENTS = ("pre-compact", "session-end")
 SOURCE_SYSTEM = "claude-code"
 # The tags that mark what a hook injects (brain.prompt_context's text has them too).
 INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
 # Processes that sit between the client and the hook: the client is the first other ancestor.
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
+# The hook process's parent, when the hook runs in a child of the warm process (pybrain.hooks.warm).
+CLIENT_PARENT: int | None = None
 
 
 class HookTimeout(Exception):
@@ -57,6 +73,9 @@ class Options:
     project: str = ""
     timeout: float | None = None
     budget: int | None = None
+    # Set by run(): the event; and, when a kept capture is written later, the time its hook ran.
+    event: str = ""
+    at: datetime | None = None
 
 
 def run(
@@ -65,19 +84,86 @@ def run(
     """Run one hook: its JSON answer (if any) to `out`, a notice to `err` on failure. Always 0."""
     out = out or sys.stdout
     err = err or sys.stderr
-    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event])
+    options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event], event=event)
+    payload = None
     try:
         payload = _payload(raw)
         with _deadline(options.timeout):
             answer = HANDLERS[event](payload, options)
     except Exception as exc:  # a hook never fails the session: it says why and exits 0
-        print(f"pybrain {event} hook: {_describe(exc)} (the session goes on without it)", file=err)
+        kept = ""
+        if payload is not None and event in CAPTURE_EVENTS and _outage(exc):
+            try:
+                kept = f"; its input is kept in {_keep(event, payload, options)} for the next hook or command"
+            except Exception as failed:
+                kept = f"; its input could not be kept ({type(failed).__name__}: {_first_line(str(failed))})"
+        print(f"pybrain {event} hook: {_describe(exc)}{kept} (the session goes on without it)", file=err)
         return 0
     if answer is not None:
         out.write(json.dumps(answer, ensure_ascii=False))
         out.write("\n")
         out.flush()
     return 0
+
+
+def _outage(exc: BaseException) -> bool:
+    """Whether exc says the database is not there (down, hung, too slow, not migrated),
+    rather than that it refused what it was sent."""
+    from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError
+
+    if isinstance(exc, HookTimeout | DatabaseUnavailable | MigrationError):
+        return True
+    if isinstance(exc, BrainError) and isinstance(exc.detail, dict):
+        return str(exc.detail.get("sqlstate", ""))[:2] in ("08", "53", "57", "58")
+    return False
+
+
+def _keep(event: str, payload: dict[str, Any], options: Options) -> Any:
+    """Keep a capture hook's input on disk (pybrain.hooks.spool); the record's path."""
+    from pybrain.config import Settings
+    from pybrain.hooks import spool
+
+    settings = Settings.from_env()
+    wanted = {"source": options.source, "project": options.project, "budget": options.budget}
+    where = spool.target(settings.database_url, settings.workspace)
+    return spool.keep(settings.home, event, payload, wanted, _seat(payload), where)
+
+
+def write_kept(settings: Any, err: TextIO | None = None, seconds: float | None = None) -> int:
+    """Write the capture hooks' inputs kept in the spool of settings.home for its database,
+    oldest first, through the same hooks (see pybrain.hooks.spool); the number written.
+    Stops at the first outage, and begins no record after `seconds`."""
+    from pybrain.hooks import spool
+
+    def write(record: dict[str, Any]) -> None:
+        event = record["event"]
+        kept = record.get("options") or {}
+        options = Options(
+            source=kept.get("source") or "claude-code",
+            project=kept.get("project") or "",
+            budget=kept.get("budget"),
+            timeout=DEFAULT_TIMEOUT[event],
+            event=event,
+            at=datetime.fromisoformat(record["at"]),
+        )
+        seat = os.environ.pop("CLAUDE_PROJECT_DIR", None)  # the record's seat, not this process's
+        try:
+            HANDLERS[event](record["payload"], options)
+        except Exception as exc:
+            if _outage(exc):
+                raise spool.Outage(str(exc)) from exc
+            raise RuntimeError(_describe(exc)) from exc
+        finally:
+            if seat is not None:
+                os.environ["CLAUDE_PROJECT_DIR"] = seat
+
+    return spool.drain(
+        settings.home,
+        write,
+        lambda line: print(f"pybrain: {line}", file=err or sys.stderr),
+        spool.target(settings.database_url, settings.workspace),
+        None if seconds is None else time.monotonic() + seconds,
+    )
 
 
 def _describe(exc: BaseException) -> str:
@@ -108,22 +194,55 @@ def _payload(raw: bytes) -> dict[str, Any]:
 
 
 @contextmanager
-def _deadline(seconds: float) -> Iterator[None]:
-    """Raise HookTimeout in this thread after `seconds` (SIGALRM, where there is one)."""
-    if not hasattr(signal, "setitimer"):
+def _deadline(seconds: float, message: str | None = None) -> Iterator[None]:
+    """Raise HookTimeout in this thread after `seconds` (SIGALRM, where there is one, in the
+    main thread). Inside another deadline, the earlier of the two; the outer one runs on after."""
+    import threading
+
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not threading.main_thread():
         yield
         return
+    outer_left, _ = signal.getitimer(signal.ITIMER_REAL)
+    previous = signal.getsignal(signal.SIGALRM)
+    if outer_left and outer_left <= seconds:
+        yield  # the outer deadline comes first
+        return
+    text = message or f"gave up after {seconds:g} s"
 
     def expire(*_: Any) -> None:
-        raise HookTimeout(f"gave up after {seconds:g} s")
+        raise HookTimeout(text)
 
-    previous = signal.signal(signal.SIGALRM, expire)
+    started = time.monotonic()
+    signal.signal(signal.SIGALRM, expire)
     signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
         yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)
+        if outer_left:
+            signal.setitimer(signal.ITIMER_REAL, max(0.001, outer_left - (time.monotonic() - started)))
+
+
+@functools.cache
+def _shipped_schema() -> tuple[list[str], str]:
+    """db.shipped_schema(), read once a process (the warm process reads it for its children)."""
+    from pybrain import db
+
+    return db.shipped_schema()
+
+
+def _connect_timeout() -> float:
+    """Seconds left to wait for the connection: until CONNECT_BY (or BRAIN_HOOK_CONNECT_TIMEOUT)
+    seconds after the hook started, at least CONNECT_AT_LEAST."""
+    raw = os.environ.get("BRAIN_HOOK_CONNECT_TIMEOUT", "").strip()
+    try:
+        limit = max(CONNECT_AT_LEAST, float(raw)) if raw else CONNECT_BY
+    except ValueError:
+        limit = CONNECT_BY
+    if STARTED is None:
+        return limit
+    return max(CONNECT_AT_LEAST, limit - (time.time() - STARTED))
 
 
 # --- the database ----------------------------------------------------------
@@ -131,7 +250,12 @@ def _deadline(seconds: float) -> Iterator[None]:
 
 @contextmanager
 def _brain(options: Options, *, start: bool) -> Iterator[Any]:
-    """A Brain for one hook: short connect and statement timeouts, no migration, no model load."""
+    """A Brain for one hook: short connect and statement timeouts, no migration, no model load.
+
+    start: start the embedded database when it is stopped (one `brain init` created; a hook
+    creates none but at session-start). Once the database has answered, the capture hooks'
+    inputs kept on disk are written first (not by the prompt hook: it must stay fast).
+    """
     from pybrain import db
     from pybrain.client import Brain
     from pybrain.config import Settings
@@ -139,19 +263,32 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
 
     settings = Settings.from_env()
     budget = options.timeout or 10.0
+    if start and options.event != "session-start" and not settings.database_url:
+        start = (settings.home / "pgdata" / "PG_VERSION").exists()
     url = db.database_url(settings, start=start)
-    conn = db.connect(
-        url,
-        connect_timeout=max(2, int(budget / 3)),
-        options=f"-c statement_timeout={int(budget * 1000)}",
-        application_name="pybrain-hook",
-    )
+    wait = _connect_timeout()
+    with _deadline(wait, f"the database did not answer within {wait:.2f} s"):
+        conn = db.connect(
+            url,
+            connect_timeout=max(2, int(budget / 3)),
+            options=f"-c statement_timeout={int(budget * 1000)}",
+            application_name="pybrain-hook",
+        )
     try:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
-        if not db.is_current(conn):
+        if not db.is_current(conn, _shipped_schema(), migrated=True):
             raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
-        yield Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=options.source)
+        if options.event not in ("", "prompt") and options.at is None:
+            # at most half the hook's time: the hook's own work comes after
+            write_kept(settings, seconds=budget / 2)
+        yield Brain(
+            conn,
+            workspace=settings.workspace,
+            embedder_spec=settings.embedder,
+            actor=options.source,
+            conninfo=url,
+        )
     finally:
         conn.close()
 
@@ -186,7 +323,8 @@ def _warm_local() -> Any:
 
     class WarmOnly(server.ServedEmbedder):
         """The warm server or nothing: without one, a server is started for the next
-        call and this one goes without (loading the model takes seconds)."""
+        call and this one goes without (loading the model takes about half a second,
+        more than a hook's share of its budget; the word leg answers meanwhile)."""
 
         def _embed_batch(self, texts: list[str]) -> list[list[float]]:
             try:
@@ -239,7 +377,7 @@ def _client_pid() -> int | None:
     import psutil
 
     try:
-        proc = psutil.Process(os.getppid())
+        proc = psutil.Process(CLIENT_PARENT or os.getppid())
         while proc is not None and proc.name() in SHELLS:
             proc = proc.parent()
     except psutil.Error:
@@ -382,7 +520,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     detail = _string(payload, "trigger") or _string(payload, "reason")
     when = f"{event} ({detail})" if detail else event
     clock = time.perf_counter()
-    with _brain(options, start=False) as opened:
+    with _brain(options, start=True) as opened:
         embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
         brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
         rows = []
@@ -399,6 +537,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             client=CLIENT_NAME,
             transcript=session,
             compaction=event == "compaction",
+            now=options.at,
         )
     counts: dict[str, int] = {}
     for r in rows:

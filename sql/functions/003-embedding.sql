@@ -68,6 +68,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT k.max_tokens
     FROM (VALUES ('local', 'all-MiniLM-L6-v2', 254),
+                 ('local', 'all-MiniLM-L6-v2-int8', 254),
                  ('ollama', 'all-minilm', 254),
                  ('ollama', 'nomic-embed-text', 2046),
                  ('ollama', 'mxbai-embed-large', 510),
@@ -91,6 +92,8 @@ AS $$
     SELECT k.near_identical, k.related, k.relevance_center, k.relevance_slope
     FROM (VALUES (1, 'local', 'all-MiniLM-L6-v2', 0.92::real, 0.75::real, 0.72::real, 13::real),
                  (2, 'ollama', 'all-minilm', 0.92, 0.75, 0.72, 13),
+                 -- the same model with int8 weights (pybrain/embed/minilm.py): its own vectors, the same scale
+                 (4, 'local', 'all-MiniLM-L6-v2-int8', 0.92, 0.75, 0.72, 13),
                  (3, 'hash', 'feature-hash-v1', 0.92, 0.75, 0.5, 10),
                  (9, NULL, NULL, 0.92, 0.75, 0.72, 13)) AS k(ord, provider, model, near_identical, related,
                                                        relevance_center, relevance_slope)

@@ -38,7 +38,6 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pybrain.client import CATEGORIES, Brain
-from pybrain.embed import Embedder
 from pybrain.errors import (
     AccessDenied,
     BrainError,
@@ -151,7 +150,7 @@ class Dashboard:
         conninfo: str,
         *,
         workspace: int | None,
-        embedder: Embedder,
+        embedder_spec: str | None = None,
         actor: str = "ui",
         pool_size: int = 4,
         require_token: bool = False,
@@ -160,7 +159,10 @@ class Dashboard:
         self.require_token = require_token
         self.logins = Logins()
         self.workspace = workspace
-        self.embedder = embedder
+        # Each request's Brain embeds with its own workspace's active space (Brain.embedder):
+        # one model for all would embed other workspaces' queries in the wrong space (BR012),
+        # or send them to another workspace's paid provider.
+        self.embedder_spec = embedder_spec
         self.actor = actor
         self.pool = ConnectionPool(
             conninfo, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=False
@@ -188,7 +190,7 @@ class Dashboard:
                 conn,
                 principal,
                 workspace=principal.workspace,
-                embedder=self.embedder,
+                embedder_spec=self.embedder_spec,
                 actor=actor,
                 conninfo=self.conninfo,
             )

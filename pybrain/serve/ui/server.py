@@ -37,12 +37,19 @@ def run(
             hint="As the owner: CREATE ROLE brain_serve LOGIN PASSWORD '...' IN ROLE brain_server; "
             "then make tokens with brain token create.",
         )
+    from pybrain.embed import keep_warm
+
     # Starts the embedded database and migrates when needed, as every command does.
     with Brain.open(settings, actor="ui") as brain:
-        embedder = brain.embedder
+        space = brain.active_space()
+    keep_warm(space.name if space else settings.embedder)  # loaded here, kept for the server's lifetime
     conninfo = conninfo or db.database_url(settings)
     dashboard = Dashboard(
-        conninfo, workspace=settings.workspace, embedder=embedder, actor="ui", require_token=require_token
+        conninfo,
+        workspace=settings.workspace,
+        embedder_spec=settings.embedder,
+        actor="ui",
+        require_token=require_token,
     )
     # On this machine only its own names are served: a DNS-rebinding page cannot reach it.
     app = create_app(dashboard, allowed_hosts=["localhost", "127.0.0.1", host] if local else None)
