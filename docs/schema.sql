@@ -132,6 +132,12 @@ BEGIN
         NEW.workspace_id := brain.current_workspace('write');
     END IF;
     NEW.db_role := session_user;
+    -- The role the row was written as, when the session took one (SET ROLE:
+    -- brain serve runs each request as its token's role): who authored a
+    -- memory, for brain.confirm_flagged. Never taken from the caller's detail.
+    NEW.detail := (NEW.detail - 'as_role')
+        || CASE WHEN current_setting('role') NOT IN ('none', '') AND current_setting('role') <> session_user
+                THEN jsonb_build_object('as_role', current_setting('role')) ELSE '{}' END;
     NEW.at := clock_timestamp();
     RETURN NEW;
 END
@@ -149,6 +155,15 @@ CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail 
     FROM unnest(ids) WITH ORDINALITY AS x(id, n)
     LEFT JOIN brain._memory_docs(ids) AS d ON d.memory_id = x.id
     ORDER BY x.n
+$$;
+CREATE FUNCTION brain._authors(ws bigint, id bigint) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT coalesce(array_agg(DISTINCT p), '{}')
+    FROM brain.audit a
+    CROSS JOIN LATERAL unnest(brain._principals(a.db_role, a.detail->>'as_role')) AS p
+    WHERE a.workspace_id = ws AND a.memory_id = id AND a.action IN ('insert', 'update')
 $$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
@@ -363,20 +378,28 @@ BEGIN
     END IF;
 END
 $_$;
+CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> setting;
+BEGIN
+    IF value IS NULL OR NOT brain._in_setting_range(setting, to_jsonb(value)) THEN
+        PERFORM brain._raise('BR009', format('%s lies between %s and %s.', what, r ->> 'min', r ->> 'max'),
+            jsonb_build_object(argument, value),
+            format('The default is the setting %s (%s).', setting, brain.setting(setting)));
+    END IF;
+END
+$$;
 CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
     r jsonb := brain.setting_ranges() -> name;
-    v numeric;
 BEGIN
-    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
-        RETURN;
-    END IF;
-    v := value::text::numeric;
-    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
-       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+    IF NOT brain._in_setting_range(name, value) THEN
         PERFORM brain._raise('BR009',
             format('Setting %s is %s %s to %s, not %s.', name,
                    CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
@@ -709,6 +732,47 @@ CREATE FUNCTION brain._distinct_facts(a text, b text) RETURNS boolean
        AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
     FROM (SELECT brain.distinguishing_terms(a) AS ta, brain.distinguishing_terms(b) AS tb) AS t
 $$;
+CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN
+        SELECT x.field, x.value, x.type, x.label
+        FROM (SELECT k.field, k.type, k.label, doc->>k.field AS value, k.n
+              FROM unnest(
+                       ARRAY['id', 'supersedes', 'superseded_by', 'replaced_by', 'importance', 'upvotes',
+                             'downvotes', 'access_count', 'record_version', 'priority', 'halflife_days', 'pinned',
+                             'foldable', 'created_at', 'updated_at', 'last_accessed', 'superseded_at',
+                             'expires_at', 'last_confirmed_at', 'forgotten_at', 'archived_at', 'dormant_after',
+                             'due_at', 'status_changed_at', 'flag_confirmed_at'],
+                       ARRAY['bigint', 'bigint', 'bigint', 'bigint', 'real', 'integer', 'integer', 'integer',
+                             'integer', 'smallint', 'double precision', 'boolean', 'boolean', 'timestamptz',
+                             'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz',
+                             'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz',
+                             'timestamptz'],
+                       ARRAY['whole number', 'memory id', 'memory id', 'memory id', 'number', 'whole number',
+                             'whole number', 'whole number', 'whole number', 'whole number', 'number', 'boolean',
+                             'boolean', 'time', 'time', 'time', 'time', 'time', 'time', 'time', 'time', 'time',
+                             'time', 'time', 'time']) WITH ORDINALITY AS k(field, type, label, n)
+              UNION ALL
+              SELECT format('annotations[%s].created_at', a.n), 'timestamptz', 'time', a.a->>'created_at', 100 + a.n
+              FROM jsonb_array_elements(CASE WHEN jsonb_typeof(doc->'annotations') = 'array'
+                                             THEN doc->'annotations' ELSE '[]' END) WITH ORDINALITY AS a(a, n)) AS x
+        WHERE x.value IS NOT NULL
+        ORDER BY x.n
+    LOOP
+        BEGIN
+            EXECUTE format('SELECT %L::%s', f.value, f.type);
+        EXCEPTION WHEN data_exception THEN
+            RETURN format('%s is not a %s', f.field, f.label);
+        END;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._doc_texts(doc jsonb, field text) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -718,6 +782,20 @@ CREATE FUNCTION brain._doc_texts(doc jsonb, field text) RETURNS text[]
                                        ORDER BY a.n)
                WHEN 'string' THEN ARRAY[doc->>field]
            END
+$$;
+CREATE FUNCTION brain._doc_time(doc jsonb, field text, clamp boolean DEFAULT true) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    t timestamptz := (doc->>field)::timestamptz;
+BEGIN
+    IF NOT isfinite(t) THEN
+        PERFORM brain._raise('BR009', format('%s is not a finite time.', field), jsonb_build_object('field', field),
+            'Give an ISO 8601 time, e.g. 2026-03-02T09:00:00Z, or leave the field out.');
+    END IF;
+    RETURN CASE WHEN clamp AND t IS NOT NULL THEN least(t, now()) ELSE t END;
+END
 $$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
@@ -1034,7 +1112,13 @@ BEGIN
         action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
         source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
         source_system = _fold_item.source_system, source_ref = _fold_item.source_ref,
-        source_hash = _fold_item.source_hash, updated_at = now()
+        source_hash = _fold_item.source_hash, updated_at = now(),
+        -- The stored text's flags are its own: the new text is read by the
+        -- injection detector as any write's (a turn with its role, as observe
+        -- reads it), and a confirmation was of the text it replaces.
+        flag_reasons = brain._turn_signals(concat_ws(E'\n', _fold_item.headline, _fold_item.body),
+                                           coalesce(_fold_item.metadata, '{}')),
+        flag_confirmed_at = NULL, flag_confirmed_by = NULL
     WHERE m.workspace_id = ws AND m.memory_id = target;
     UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
     WHERE e.workspace_id = ws AND e.space_id = _fold_item.space_id AND e.memory_id = target;
@@ -1279,6 +1363,15 @@ CREATE FUNCTION brain._in_scope(ref text, scope text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     SELECT scope = '' OR ref = scope OR right(scope, 1) = '/' AND starts_with(ref, scope)
+$$;
+CREATE FUNCTION brain._in_setting_range(name text, value jsonb) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT r IS NULL OR jsonb_typeof(value) IS DISTINCT FROM 'number'
+           OR value::text::numeric BETWEEN (r ->> 'min')::numeric AND (r ->> 'max')::numeric
+              AND NOT (coalesce((r ->> 'integer')::boolean, false) AND value::text::numeric <> trunc(value::text::numeric))
+    FROM (SELECT brain.setting_ranges() -> name AS r) AS x
 $$;
 CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
@@ -1790,6 +1883,17 @@ CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
       AND NOT EXISTS (SELECT FROM brain.embedding e
                       WHERE e.workspace_id = m.workspace_id AND e.space_id = space.space_id
                         AND e.memory_id = m.memory_id)
+$$;
+CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT ARRAY(SELECT DISTINCT r FROM unnest(ARRAY[
+        nullif(nullif(set_role, 'none'), ''),
+        CASE WHEN nullif(nullif(set_role, 'none'), '') IS NULL
+                  OR NOT coalesce(pg_has_role(login, 'brain_server', 'MEMBER'), false)
+             THEN login END]) AS r
+        WHERE r IS NOT NULL)
 $$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
@@ -2597,7 +2701,7 @@ BEGIN
     RETURN s;
 END
 $$;
-CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2624,15 +2728,15 @@ BEGIN
     END IF;
     UPDATE brain.action_item a
     SET status = 'acknowledged', acknowledged_by = s.session_id,
-        acknowledged_at = coalesce(acknowledge_action_item.now, pg_catalog.now()),
+        acknowledged_at = pg_catalog.now(),
         response = acknowledge_action_item.response, response_note = nullif(brain.trim_space(note), '')
     WHERE a.workspace_id = item.workspace_id AND a.action_item_id = item.action_item_id;
-    PERFORM brain._touch_session(s.session_id, now);
+    PERFORM brain._touch_session(s.session_id);
     RETURN jsonb_build_object('id', id, 'response', response, 'still_pending',
                               (SELECT count(*) FROM brain.pending_action_items(s.session_id)));
 END
 $$;
-COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text, now timestamp with time zone) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
+COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
 CREATE FUNCTION brain.activate_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2697,7 +2801,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
-CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
+CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2714,13 +2818,13 @@ BEGIN
             jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
     END IF;
     UPDATE brain.memory m
-    SET state = 'archived', archived_at = coalesce(archive.now, pg_catalog.now()), updated_at = pg_catalog.now()
+    SET state = 'archived', archived_at = pg_catalog.now(), updated_at = pg_catalog.now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'archive', source, jsonb_build_object('reason', brain.trim_space(reason)));
     RETURN mem.memory_id;
 END
 $$;
-COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text, now timestamp with time zone) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
+COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
 CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2856,10 +2960,7 @@ DECLARE
     more_line text;
     fixed integer;
 BEGIN
-    IF budget IS NULL OR budget NOT BETWEEN 200 AND 100000 THEN
-        PERFORM brain._raise('BR009', 'A boot token budget lies between 200 and 100000.',
-            jsonb_build_object('token_budget', token_budget), 'The default is 2000.');
-    END IF;
+    PERFORM brain._check_setting_argument('boot_token_budget', 'token_budget', budget, 'A boot token budget');
     IF task_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         vec := brain._check_vector(task_embedding, space);
@@ -3586,10 +3687,27 @@ CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text)
     AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
+    author text;
 BEGIN
     IF cardinality(mem.flag_reasons) = 0 THEN
         PERFORM brain._raise('BR011', format('Memory #%s is not flagged.', mem.memory_id),
             jsonb_build_object('id', mem.memory_id), 'Nothing to do.');
+    END IF;
+    -- Someone other than its author confirms it: a role that wrote its text
+    -- (or one that can act as that role) may not, unless it is an admin of
+    -- the workspace.
+    IF brain.workspace_access(mem.workspace_id) IS DISTINCT FROM 'admin' THEN
+        SELECT a INTO author
+        FROM unnest(brain._authors(mem.workspace_id, mem.memory_id)) AS a
+        CROSS JOIN unnest(brain._principals(session_user, current_setting('role'))) AS p
+        WHERE p = a OR coalesce(pg_has_role(p, to_regrole(a), 'MEMBER'), false)
+        LIMIT 1;
+        IF FOUND THEN
+            PERFORM brain._raise('BR020',
+                format('Memory #%s was written by role %s: its author cannot confirm it.', mem.memory_id, author),
+                jsonb_build_object('id', mem.memory_id, 'author', author),
+                'Another member of the workspace, or an admin, confirms it (brain flagged --confirm ID).');
+        END IF;
     END IF;
     UPDATE brain.memory m
     SET flag_confirmed_at = pg_catalog.now(),
@@ -3599,8 +3717,8 @@ BEGIN
     RETURN jsonb_build_object('id', mem.memory_id, 'flag_reasons', mem.flag_reasons, 'confirmed', true);
 END
 $$;
-COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other.';
-CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone, all_projects boolean DEFAULT false) RETURNS bigint
+COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3634,7 +3752,7 @@ BEGIN
         project := s.project;
         IF (SELECT count(*) FROM brain.action_item a
             WHERE a.workspace_id = s.workspace_id AND a.created_by = s.session_id
-              AND a.created_at > coalesce(create_action_item.now, pg_catalog.now()) - interval '1 hour')
+              AND a.created_at > pg_catalog.now() - interval '1 hour')
            >= (brain.setting('action_items_per_hour'))::integer THEN
             PERFORM brain._raise('BR009',
                 format('Session #%s raised %s action items in the last hour, the limit.', s.session_id,
@@ -3642,16 +3760,16 @@ BEGIN
                 jsonb_build_object('session', s.session_id, 'limit', (brain.setting('action_items_per_hour'))::integer),
                 'Wait, or put the items into one.');
         END IF;
-        PERFORM brain._touch_session(session, now);
+        PERFORM brain._touch_session(session);
     END IF;
     INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at, all_projects)
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
-            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()), coalesce(all_projects, false))
+            nullif(for_source, ''), session, pg_catalog.now(), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, now timestamp with time zone, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4499,7 +4617,7 @@ CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     END
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
-CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
+CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false, trust_file boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -4560,10 +4678,23 @@ DECLARE
     n_map integer;
     n_link integer;
     n_fold integer;
+    -- A file is data, not authority: its ranking and trust fields count only
+    -- when an admin trusts it (trust_file); its times and provenance are its
+    -- claims, kept as such (metadata.import).
+    v_trust boolean := coalesce(trust_file, false);
+    v_label text := coalesce(nullif(brain.clean_headline(import_memories.source), ''), 'import');
+    v_raw text;       -- the document's text as the file has it: what the injection signals read
+    v_flags text[];
+    v_mark jsonb;     -- metadata.import
+    bad text;
 BEGIN
     IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
         PERFORM brain._raise('BR009', 'import_memories takes a JSON array of memory documents.',
             jsonb_build_object('type', jsonb_typeof(docs)), 'See docs/export-format.md for a document''s fields.');
+    END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('source', import_memories.source));
+    IF v_trust THEN
+        PERFORM brain._require_admin(ws);
     END IF;
     -- 1. Each document through the gate and into the workspace, in order; the
     --    links wait until every document has its new id.
@@ -4587,11 +4718,15 @@ BEGIN
             v_old := (d->>'id')::bigint;
             v_kind := coalesce(d->>'kind', 'fact');
             v_state := coalesce(d->>'state', 'active');
+            -- (overlay, human context that outranks derived material, is a trusted file's only)
             v_origin := coalesce(d->>'origin', 'explicit');
+            IF v_origin = 'overlay' AND NOT v_trust THEN
+                v_origin := 'explicit';
+            END IF;
             v_project := coalesce(import_memories.project, d->>'project', '');
             v_category := d->>'category';
             v_meta := coalesce(d->'metadata', '{}');
-            v_created := coalesce((d->>'created_at')::timestamptz, now());
+            v_created := coalesce(brain._doc_time(d, 'created_at'), now());
             IF v_state NOT IN ('active', 'superseded', 'archived', 'tombstoned') THEN
                 PERFORM brain._raise('BR009', format('Unknown state %L.', v_state), jsonb_build_object('state', v_state),
                     'A memory is active, superseded, archived or tombstoned.');
@@ -4599,6 +4734,28 @@ BEGIN
             IF jsonb_typeof(v_meta) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: {"ticket": "OPS-12"}.');
             END IF;
+            -- What the file claims and what it was not trusted with.
+            v_mark := jsonb_build_object('import', jsonb_build_object(
+                'source', v_label, 'trusted', v_trust,
+                'claims', (SELECT coalesce(jsonb_agg(c.f ORDER BY c.n), '[]') FROM unnest(ARRAY[
+                               'created_at', 'updated_at', 'superseded_at', 'forgotten_at', 'archived_at',
+                               'status_changed_at', 'source_agent', 'source_system', 'source_ref', 'source_hash'])
+                               WITH ORDINALITY AS c(f, n)
+                           WHERE d ? c.f AND d->c.f <> 'null'),
+                -- a time the file puts after the import is stored as the import's: the file's, here
+                'later_than_import', (SELECT coalesce(jsonb_object_agg(c.f, d->c.f), '{}') FROM unnest(ARRAY[
+                                          'created_at', 'updated_at', 'superseded_at', 'forgotten_at',
+                                          'archived_at', 'status_changed_at']) AS c(f)
+                                      WHERE (d->>c.f)::timestamptz > now()),
+                'not_taken', CASE WHEN v_trust THEN '[]'::jsonb ELSE
+                                 (SELECT coalesce(jsonb_agg(c.f), '[]') FROM unnest(ARRAY[
+                                      'pinned', 'importance', 'upvotes', 'downvotes', 'access_count', 'last_accessed',
+                                      'last_confirmed_at', 'dormant_after', 'flag_reasons', 'flag_confirmed_at',
+                                      'flag_confirmed_by']) AS c(f)
+                                  WHERE d ? c.f AND d->c.f NOT IN ('null', 'false', '0', '[]'))
+                                 || CASE WHEN d->>'origin' = 'overlay' THEN '["origin"]'::jsonb ELSE '[]' END
+                                 || CASE WHEN d->'skill_trigger'->'always_on' = 'true'::jsonb
+                                         THEN '["skill_trigger.always_on"]'::jsonb ELSE '[]' END END));
             -- the severity the rule was written with (a superseded rule is DEPRECATED)
             v_severity := CASE WHEN v_kind <> 'rule' THEN d->>'severity'
                                WHEN upper(d->>'severity') = 'DEPRECATED' OR v_state = 'superseded'
@@ -4608,7 +4765,9 @@ BEGIN
             extra := concat_ws(E'\n', v_meta::text, (d->'skill_trigger')::text, (d->'tags')::text,
                 d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message', d->>'command_attempted',
                 d->>'source_ref', d->>'status_note', d->>'supersede_reason', d->>'forget_reason',
-                (SELECT string_agg(a->>'note', E'\n') FROM jsonb_array_elements(
+                d->>'source_agent', d->>'source_system', d->>'source_hash', d->>'flag_confirmed_by',
+                (d->'flag_reasons')::text,
+                (SELECT string_agg(concat_ws(E'\n', a->>'note', a->>'source'), E'\n') FROM jsonb_array_elements(
                      CASE WHEN jsonb_typeof(d->'annotations') = 'array' THEN d->'annotations' ELSE '[]' END) AS a),
                 (SELECT string_agg(concat_ws(E'\n', x->>'headline', x->>'body', x->>'metadata'), E'\n')
                  FROM jsonb_array_elements(
@@ -4616,12 +4775,17 @@ BEGIN
             -- A document with a headline is one memory; a document with only a
             -- text (an importer's note or message) gets a derived headline, and
             -- a text too long for one memory is split into parts sharing its source_ref.
+            -- Headlines and bodies are cleaned as every write's (one visible line;
+            -- no hidden characters), and the text is flagged as every write's.
             IF d ? 'headline' THEN
-                pieces := ARRAY[brain.trim_space(coalesce(d->>'body', ''))];
-                v_head := brain.trim_space(d->>'headline');
+                v_raw := concat_ws(E'\n', d->>'headline', d->>'body');
+                pieces := ARRAY[brain.trim_space(brain.clean_body(coalesce(d->>'body', '')))];
+                v_head := brain.clean_headline(d->>'headline');
             ELSE
-                v_text := brain.trim_space(coalesce(d->>'text', ''));
-                v_head := coalesce(nullif(brain.trim_space(d->>'title'), ''), brain.derive_headline(v_text));
+                v_raw := concat_ws(E'\n', d->>'title', d->>'text');
+                v_text := brain.trim_space(brain.clean_body(coalesce(d->>'text', '')));
+                v_head := coalesce(nullif(brain.clean_headline(d->>'title'), ''),
+                                   brain.clean_headline(brain.derive_headline(v_text)));
                 IF brain.word_count(v_head) > 15 OR length(v_head) > 300 THEN
                     v_head := brain.derive_headline(v_head);
                 END IF;
@@ -4634,6 +4798,14 @@ BEGIN
                 END IF;
             END IF;
             n_parts := cardinality(pieces);
+            -- (a turn of a conversation, metadata.role user or assistant, is read as observe reads it)
+            v_flags := brain._turn_signals(v_raw, v_meta);
+            IF v_trust AND jsonb_typeof(d->'flag_reasons') = 'array' THEN
+                -- A trusted file adds its flags; it takes none of the gate's away.
+                v_flags := ARRAY(SELECT DISTINCT x FROM unnest(v_flags || ARRAY(
+                                     SELECT brain.clean_headline(r) FROM jsonb_array_elements_text(d->'flag_reasons') AS r))
+                                     AS x WHERE x <> '' ORDER BY x);
+            END IF;
             FOR k IN 1 .. n_parts LOOP
                 h := CASE WHEN n_parts = 1 THEN v_head ELSE format('%s (part %s/%s)', v_head, k, n_parts) END;
                 b := pieces[k];
@@ -4687,37 +4859,60 @@ BEGIN
                                 ORDER BY s.n);
                 v_halflife := coalesce((d->>'halflife_days')::double precision,
                                        (brain.setting('fact_halflife_days'))::double precision);
+                IF NOT (v_halflife > 0 AND v_halflife < 'Infinity') THEN
+                    PERFORM brain._raise('BR009', 'halflife_days is a positive, finite number of days.',
+                        jsonb_build_object('field', 'halflife_days'), 'The default is 7 days; leave it out for that.');
+                END IF;
+                IF v_trust AND NOT coalesce((d->>'importance')::real, 0.5) BETWEEN 0 AND 1 THEN
+                    PERFORM brain._raise('BR009', 'importance is a number between 0 and 1.',
+                        jsonb_build_object('field', 'importance'), 'The default is 0.5; leave it out for that.');
+                END IF;
                 INSERT INTO brain.memory AS m (
                     workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
                     topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
                     access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
                     superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason, dedup_pending,
-                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable)
+                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable,
+                    flag_reasons, flag_confirmed_at, flag_confirmed_by)
                 VALUES (
                     ws, v_kind, coalesce(v_category, 'note'), v_origin, v_project, h, b, v_norm, v_tags,
                     coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b)),
                     coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b)),
                     coalesce(brain._doc_texts(d, 'action_items'), brain.extract_action_items(h || E'\n' || b)),
                     v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
-                                   ELSE '{}' END,
+                                   ELSE '{}' END || v_mark,
                     -- a superseded memory is linked to its successor in step 2
                     CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
-                    coalesce((d->>'importance')::real, 0.5), coalesce((d->>'upvotes')::integer, 0),
-                    coalesce((d->>'downvotes')::integer, 0), coalesce((d->>'access_count')::integer, 0),
-                    (d->>'last_accessed')::timestamptz, d->>'source_agent', NULL, d->>'source_system',
-                    d->>'source_ref', d->>'source_hash', (d->>'superseded_at')::timestamptz,
-                    d->>'supersede_reason', (d->>'expires_at')::timestamptz,
-                    (d->>'last_confirmed_at')::timestamptz, d->>'forget_reason',
+                    v_trust AND coalesce((d->>'pinned')::boolean, false),
+                    -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
+                    CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
+                              AND d->'skill_trigger' ? 'always_on'
+                         THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
+                         ELSE nullif(d->'skill_trigger', 'null') END,
+                    CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END,
+                    d->>'source_agent', NULL, d->>'source_system',
+                    d->>'source_ref', d->>'source_hash', brain._doc_time(d, 'superseded_at'),
+                    d->>'supersede_reason', brain._doc_time(d, 'expires_at', clamp => false),
+                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END, d->>'forget_reason',
                     coalesce(import_memories.semantic_dedup, false) AND v_state = 'active' AND v_kind <> 'incident',
                     coalesce((d->>'record_version')::integer, 1), v_created,
-                    coalesce((d->>'updated_at')::timestamptz, v_created),
-                    CASE WHEN d ? 'dormant_after' THEN (d->>'dormant_after')::timestamptz
+                    greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created)),
+                    CASE WHEN v_trust AND d ? 'dormant_after' THEN brain._doc_time(d, 'dormant_after', clamp => false)
                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(greatest(v_created, (d->>'last_accessed')::timestamptz,
-                                                            (d->>'last_confirmed_at')::timestamptz), v_halflife) END,
-                    (d->>'forgotten_at')::timestamptz, (d->>'archived_at')::timestamptz,
-                    coalesce((d->>'foldable')::boolean, true))
+                         THEN brain._dormant_after(
+                                  CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
+                                                                  brain._doc_time(d, 'last_confirmed_at'))
+                                       ELSE v_created END, v_halflife) END,
+                    brain._doc_time(d, 'forgotten_at'), brain._doc_time(d, 'archived_at'),
+                    coalesce((d->>'foldable')::boolean, true),
+                    v_flags,
+                    CASE WHEN v_trust AND cardinality(v_flags) > 0 THEN brain._doc_time(d, 'flag_confirmed_at') END,
+                    CASE WHEN v_trust AND cardinality(v_flags) > 0 AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
+                         THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''), v_label) END)
                 ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
                 RETURNING m.memory_id INTO new_id;
                 IF new_id IS NULL THEN
@@ -4750,12 +4945,17 @@ BEGIN
                         INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note,
                             status_changed_at)
                         VALUES (ws, new_id, coalesce(d->>'status', 'open'), coalesce((d->>'priority')::smallint, 3),
-                            (d->>'due_at')::timestamptz, d->>'status_note',
-                            coalesce((d->>'status_changed_at')::timestamptz, v_created));
+                            brain._doc_time(d, 'due_at', clamp => false), d->>'status_note',
+                            coalesce(brain._doc_time(d, 'status_changed_at'), v_created));
                 END CASE;
                 IF k = 1 THEN
+                    -- Who wrote an annotation is the file's claim, named as such unless trusted.
                     INSERT INTO brain.annotation (workspace_id, memory_id, note, source, created_at)
-                    SELECT ws, new_id, a->>'note', a->>'source', coalesce((a->>'created_at')::timestamptz, now())
+                    SELECT ws, new_id, brain.trim_space(brain.clean_body(a->>'note')),
+                           CASE WHEN v_trust THEN a->>'source'
+                                WHEN nullif(brain.clean_headline(a->>'source'), '') IS NULL THEN v_label
+                                ELSE format('%s (claimed by %s)', brain.clean_headline(a->>'source'), v_label) END,
+                           coalesce(brain._doc_time(a, 'created_at'), now())
                     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->'annotations') = 'array'
                                                    THEN d->'annotations' ELSE '[]' END) WITH ORDINALITY AS x(a, n)
                     ORDER BY x.n;
@@ -4817,12 +5017,16 @@ BEGIN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT LIKE '22%' AND SQLSTATE NOT LIKE '23%' THEN
                 RAISE;
             END IF;
+            -- A value of the wrong type is named by its field and type, never repeated.
+            bad := CASE WHEN SQLSTATE LIKE '22%' THEN brain._doc_bad_field(d) END;
             -- The document is refused whole (its parts too); the rest goes on.
             r_item := r_item[1:n_res] || i; r_chunk := r_chunk[1:n_res] || NULL::integer;
             r_old := r_old[1:n_res] || v_old; r_action := r_action[1:n_res] || 'rejected'::text;
             r_id := r_id[1:n_res] || NULL::bigint; r_vec := r_vec[1:n_res] || 0;
             r_code := r_code[1:n_res] || CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE::text ELSE 'BR009' END;
-            r_error := r_error[1:n_res] || SQLERRM;
+            r_error := r_error[1:n_res] || CASE WHEN SQLSTATE LIKE 'BR%' OR SQLSTATE LIKE '23%' THEN SQLERRM
+                                                WHEN bad IS NOT NULL THEN bad || '.'
+                                                ELSE 'A value of the document is not of its field''s type.' END;
             -- its parts' writes were rolled back: so are their map and link entries
             map_old := map_old[1:n_map]; map_new := map_new[1:n_map];
             link_id := link_id[1:n_link]; link_sup := link_sup[1:n_link]; link_by := link_by[1:n_link];
@@ -4848,11 +5052,11 @@ BEGIN
     WHERE m.workspace_id = ws AND m.memory_id = u.id;
     INSERT INTO brain.memory_fold (workspace_id, memory_id, folded_memory_id, displaced, headline, body, metadata,
         source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity, folded_at)
-    SELECT ws, u.id, mp.new_id, coalesce((x.f->>'displaced')::boolean, false), x.f->>'headline',
-           coalesce(x.f->>'body', ''), coalesce(x.f->'metadata', '{}'), x.f->>'source_agent', NULL,
-           x.f->>'source_system', x.f->>'source_ref', x.f->>'source_hash',
-           coalesce((x.f->>'item_created_at')::timestamptz, now()), coalesce((x.f->>'similarity')::real, 1),
-           coalesce((x.f->>'folded_at')::timestamptz, now())
+    SELECT ws, u.id, mp.new_id, coalesce((x.f->>'displaced')::boolean, false), brain.clean_headline(x.f->>'headline'),
+           brain.trim_space(brain.clean_body(coalesce(x.f->>'body', ''))), coalesce(x.f->'metadata', '{}'),
+           x.f->>'source_agent', NULL, x.f->>'source_system', x.f->>'source_ref', x.f->>'source_hash',
+           least(coalesce((x.f->>'item_created_at')::timestamptz, now()), now()),
+           coalesce((x.f->>'similarity')::real, 1), least(coalesce((x.f->>'folded_at')::timestamptz, now()), now())
     FROM unnest(fold_mem, fold_doc) WITH ORDINALITY AS u(id, folds, n)
     CROSS JOIN LATERAL jsonb_array_elements(u.folds) WITH ORDINALITY AS x(f, k)
     LEFT JOIN unnest(map_old, map_new) AS mp(old_id, new_id) ON mp.old_id = (x.f->>'folded_memory_id')::bigint
@@ -4868,7 +5072,7 @@ BEGIN
          AS u(item, chunk, old, act, id, vec, code, err);
 END
 $_$;
-COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
+COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean, trust_file boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4892,9 +5096,10 @@ BEGIN
     -- Sessions first (handoffs name them), each in the order given.
     FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
                 ORDER BY x.value->>'record' DESC, x.n LOOP
-        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        item := n; line := d->>'record'; old_id := NULL;
         action := NULL; new_id := NULL; error_code := NULL; error := NULL;
         BEGIN
+            old_id := (d->>'id')::bigint;
             v_project := coalesce(import_sessions.project, d->>'project', '');
             PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
                                                              'cwd', d->>'cwd', 'host', d->>'host',
@@ -4965,7 +5170,12 @@ BEGIN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
                 RAISE;
             END IF;
-            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+            -- (a value of the wrong type is named by its field's type, never repeated)
+            action := 'rejected'; new_id := NULL;
+            error_code := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE ELSE 'BR009' END;
+            error := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLERRM
+                          ELSE 'A value of the line is not of its field''s type: started_at, heartbeat_at, ended_at '
+                               'and created_at are times, id and session_id whole numbers.' END;
         END;
         RETURN NEXT;
     END LOOP;
@@ -5961,12 +6171,12 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
-CREATE FUNCTION brain.maintain_if_due(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    clock timestamptz := coalesce(maintain_if_due.now, pg_catalog.now());
+    clock timestamptz := pg_catalog.now();
     last_run timestamptz;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
@@ -5979,7 +6189,7 @@ BEGIN
     RETURN brain.maintain(clock) || jsonb_build_object('ran', true);
 END
 $$;
-COMMENT ON FUNCTION brain.maintain_if_due(now timestamp with time zone) IS 'brain.maintain, unless a run happened within maintain_interval_hours (24): cheap to call from every agent hook.';
+COMMENT ON FUNCTION brain.maintain_if_due() IS 'brain.maintain, unless a run happened within maintain_interval_hours (24) by the server''s clock: cheap to call from every agent hook.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -6048,8 +6258,10 @@ CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval,
     AS $$
     SELECT e.tool, count(*), count(*) FILTER (WHERE NOT e.ok),
            round((count(*) FILTER (WHERE NOT e.ok))::numeric / count(*), 4)::double precision,
-           round(avg(e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           -- (a latency stored before they were checked may be NaN or infinite: left out)
+           round((avg(e.latency_ms) FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
            max(e.started_at)
     FROM brain.tool_event e
     WHERE e.workspace_id = brain.current_workspace()
@@ -6085,9 +6297,12 @@ BEGIN
            CASE WHEN count(e.event_id) > 0
                 THEN round((count(e.event_id) FILTER (WHERE NOT e.ok))::numeric / count(e.event_id), 4)::double precision
            END,
-           round(percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision
+           round((percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision
     FROM b
     LEFT JOIN brain.tool_event e ON e.workspace_id = brain.current_workspace()
                                 AND e.started_at > b.lo AND e.started_at <= b.hi
@@ -6594,14 +6809,10 @@ DECLARE
     compacted timestamptz;
     turn_chars integer;
 BEGIN
-    IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
-        PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
-            jsonb_build_object('token_budget', budget), 'The default is prompt_context_tokens (300).');
-    END IF;
-    IF n_max IS NULL OR n_max < 1 OR n_max > 20 THEN
-        PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
-            jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
-    END IF;
+    PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
+                                          'A prompt context budget (tokens)');
+    PERFORM brain._check_setting_argument('prompt_context_max', 'max_results', n_max,
+                                          'The memories of a prompt context');
     -- The context is marked as injected (<pybrain-context>), so that the capture
     -- hooks never store it back (brain.capturable_text).
     total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
@@ -6857,8 +7068,14 @@ BEGIN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
+    IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
+        PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
+            jsonb_build_object('field', 'latency_ms'), 'Measure the call and give its duration, e.g. 3.2.');
+    END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
-    VALUES (brain.current_workspace(), tool, channel, session, started_at, greatest(latency_ms, 0), ok, error_code,
+    -- (a call is not dated after the server's clock: it would stay in every window)
+    VALUES (brain.current_workspace(), tool, channel, session,
+            least(coalesce(started_at, pg_catalog.now()), pg_catalog.now()), greatest(latency_ms, 0), ok, error_code,
             -- an error message never carries a secret into the table, whoever wrote it
             left(brain.redact_secrets(error), 2000))
     RETURNING event_id INTO new_id;
@@ -6869,7 +7086,7 @@ BEGIN
     RETURN new_id;
 END
 $$;
-COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat.';
+COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat. latency_ms is finite (BR009 for NaN or infinity; a negative one is 0); a start after the server''s clock is stored as the server''s time.';
 CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7617,10 +7834,12 @@ CREATE FUNCTION brain.setting(name text) RETURNS jsonb
     AS $$
     SELECT coalesce(
         (SELECT s.value FROM brain.setting s
-         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name),
+         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name
+           -- (an override stored before its range narrowed reads as the default)
+           AND brain._in_setting_range(s.name, s.value)),
         brain.setting_defaults() -> setting.name)
 $$;
-COMMENT ON FUNCTION brain.setting(name text) IS 'A setting of this workspace: its override, else the default from brain.setting_defaults().';
+COMMENT ON FUNCTION brain.setting(name text) IS 'A setting of this workspace: its override, else the default from brain.setting_defaults(). An override outside the setting''s range (brain.setting_ranges(): stored before the range narrowed) reads as the default.';
 CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7709,7 +7928,7 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
         'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
         'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
-        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_token_budget',       jsonb_build_object('min', 200, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_pinned',             jsonb_build_object('min', 0, 'max', 50, 'integer', true),
@@ -7720,12 +7939,12 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
         'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
-        'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
-        'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
+        'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
         'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
     )
 $$;
-COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
+COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number): brain.set_setting refuses values outside it, brain.setting reads a stored value outside it as the default, and the functions whose arguments default to a setting (boot_payload''s token_budget, prompt_context''s token_budget and max_results) take its range.';
 CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -8522,7 +8741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5b9faee155e4221dc7209465f8682da39a21bd4e877bc332c247c313eafb951c';
+COMMENT ON TABLE brain.migration IS 'functions 1bd79c5b5c8373f5fade29daef235cc6700bc6e23e051c7006ecf3863b988052';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

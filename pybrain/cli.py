@@ -117,6 +117,31 @@ def _write_kept(settings: Settings) -> None:
             )
 
 
+@contextlib.contextmanager
+def _person(source: str | None = None) -> Iterator[Brain]:
+    """The configured Brain on the owner's URL (BRAIN_ADMIN_DATABASE_URL, else
+    BRAIN_DATABASE_URL, else the embedded superuser), for a person's decision the
+    agent's role may not make: confirming a flagged memory, trusting a file. On one
+    machine the agent and the CLI share the application role; the database decides
+    whether the role on that URL may (docs/security.md)."""
+    settings = Settings.from_env()
+    url = db.admin_url(settings)
+    brain = Brain(
+        db.connect(url),
+        workspace=settings.workspace,
+        embedder_spec=settings.embedder,
+        actor=source,
+        conninfo=url,
+    )
+    try:
+        ctx = click.get_current_context(silent=True)
+        tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
+        with brain.tool_call(tool or "cli", "cli", None):
+            yield brain
+    finally:
+        brain.close()
+
+
 def _text(value: str | None, what: str) -> str | None:
     """A text argument, '-' meaning standard input; refuses bytes that are not UTF-8."""
     if value is None:
@@ -1440,12 +1465,17 @@ def metrics(window: str, as_json: bool) -> None:
 def flagged(
     include_confirmed: bool, confirm_id: int | None, source: str | None, max_results: int, as_json: bool
 ) -> None:
-    """Memories flagged as possible instructions to the agent (kept out of boot until confirmed)."""
-    with _open(source) as brain:
-        if confirm_id is not None:
+    """Memories flagged as possible instructions to the agent (kept out of boot until confirmed).
+
+    --confirm is a person's decision: it connects with BRAIN_ADMIN_DATABASE_URL when set (on one
+    machine, the embedded server's owner), since the author of a flagged memory cannot confirm it."""
+    if confirm_id is not None:
+        # a person's decision: never the agent's role (its author)
+        with _person(source) as brain:
             result = brain.confirm_flagged(confirm_id, source)
-            click.echo(_dump(result) if as_json else f"#{confirm_id} confirmed: it enters the boot payload")
-            return
+        click.echo(_dump(result) if as_json else f"#{confirm_id} confirmed: it enters the boot payload")
+        return
+    with _open(source) as brain:
         rows = brain.list_flagged(include_confirmed, max_results)
     if as_json:
         click.echo(_dump(rows))
@@ -1726,6 +1756,13 @@ def export_command(
 @click.option("--source", help="Who is importing (recorded in the audit log).")
 @click.option("--semantic-dedup", is_flag=True, help="Run semantic dedup on the imported memories too.")
 @click.option("--no-embed", is_flag=True, help="Leave the embedding to `brain worker`.")
+@click.option(
+    "--trust-file",
+    is_flag=True,
+    help="Take pins, ratings, importance, access counts and flag confirmations from the file "
+    "(an admin of the workspace only, connecting with BRAIN_ADMIN_DATABASE_URL when set; "
+    "without it they are not imported).",
+)
 def import_command(
     paths: tuple[Path, ...],
     fmt: str,
@@ -1733,6 +1770,7 @@ def import_command(
     source: str | None,
     semantic_dedup: bool,
     no_embed: bool,
+    trust_file: bool,
     as_json: bool,
 ) -> None:
     """Load a pybrain export, an OwnSona or mem0 export, a folder of markdown notes or
@@ -1741,7 +1779,8 @@ def import_command(
     from pybrain.transfer import summarize as tally
 
     rows: list[dict[str, Any]] = []
-    with _open(source) as brain:
+    # Trusting a file is a person's decision, on the owner's URL (the database checks it is an admin).
+    with _person(source) if trust_file else _open(source) as brain:
         for path in paths:
             kind = detect_format(path) if fmt == "auto" else fmt
             if kind == "claude-code":
@@ -1759,8 +1798,10 @@ def import_command(
                     source=source or f"import:{kind}",
                     project=project,
                     semantic_dedup=semantic_dedup,
+                    trust_file=trust_file,
                 )
-                found += native.import_records(brain, records, project=project)
+                found += _line_numbers(native.import_records(brain, records, project=project), records)
+                found = _line_numbers(found, docs)
             for r in found:
                 r["file"], r["format"] = str(path), kind
             rows += found
@@ -1776,12 +1817,28 @@ def import_command(
     else:
         for r in rows:
             if r["action"] == "rejected":
-                where = f"item {r['item']}" if r.get("item") else f"session {r.get('session')}"
+                where = (
+                    f"line {r['line_number']}"
+                    if r.get("line_number")
+                    else f"item {r['item']}"
+                    if r.get("item")
+                    else f"session {r.get('session')}"
+                )
                 click.echo(f"{r['file']} {where}: rejected ({r.get('error_code')}): {r.get('error')}")
         summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
         click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
     if counts.get("rejected"):
         sys.exit(1)
+
+
+def _line_numbers(rows: list[dict[str, Any]], docs: list[Any]) -> list[dict[str, Any]]:
+    """Each result row with the line of its file (line_number) the reader found its document on."""
+    for r in rows:
+        if r.get("line_number") is None and r.get("item"):
+            doc = docs[r["item"] - 1] if r["item"] <= len(docs) else None
+            if isinstance(doc, dict) and isinstance(doc.get("line"), int):
+                r["line_number"] = doc["line"]
+    return rows
 
 
 class _IngestProgress:

@@ -46,7 +46,9 @@ def refused(conn: psycopg.Connection, query: str, params: Any, field: str) -> No
         ("fact_dormant_threshold", 0.99, 1),
         ("fact_halflife_days", 0.01, 0),
         ("hnsw_ef_search", 1000, 1001),
-        ("boot_token_budget", 100, 99),
+        ("boot_token_budget", 200, 199),
+        ("prompt_context_tokens", 4000, 4001),
+        ("prompt_context_max", 1, 0),
         ("session_ttl_minutes", 1, 0),
     ],
 )
@@ -69,6 +71,41 @@ def test_every_numeric_setting_has_a_range(conn) -> None:
     assert numeric - set(ranges) == set(), "give the new settings a range in brain.setting_ranges()"
     for name, r in ranges.items():
         assert r["min"] <= defaults[name] <= r["max"], name
+
+
+def test_every_setting_at_either_end_of_its_range_keeps_its_readers_working(conn, database) -> None:
+    """One range per setting, for set_setting and for every function that reads it: a value
+    set_setting accepts never breaks a boot, a prompt's context, a search or maintenance
+    (boot_token_budget 100 to 199 was accepted and broke every boot), and a value stored
+    before its range narrowed reads as the default."""
+    remember(conn, kind="rule", severity="BLOCKER", headline="Deploy only signed tags")
+    remember(conn, kind="fact", headline="The deploy pipeline runs on the build host")
+    ranges = scalar(conn, "SELECT brain.setting_ranges()")
+    broken = []
+    for name, r in sorted(ranges.items()):
+        for edge in (r["min"], r["max"]):
+            scalar(conn, "SELECT brain.set_setting(%s, %s::text::jsonb)", (name, json.dumps(edge)))
+            for call in (
+                "SELECT brain.boot_session('claude', project => 'web', task => 'deploy')",
+                "SELECT brain.prompt_context('how do we deploy?')",
+                "SELECT count(*) FROM brain.search('deploy pipeline')",
+            ):
+                try:
+                    conn.execute(call)
+                except psycopg.Error as exc:
+                    broken.append((name, edge, call.split("(")[0][7:], exc.sqlstate))
+        conn.execute("DELETE FROM brain.setting WHERE name = %s", (name,))
+    print(
+        f"\nsettings: {2 * len(ranges)} edges of {len(ranges)} ranges, {len(broken)} broke a reader: {broken}"
+    )
+    assert broken == []
+    # An override stored outside its range (by an earlier release) reads as the default.
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute(
+            "INSERT INTO brain.setting (workspace_id, name, value) VALUES (1, 'boot_token_budget', '150')"
+        )
+    assert scalar(conn, "SELECT brain.setting('boot_token_budget')") == 2000
+    assert scalar(conn, "SELECT brain.boot_session('claude') ->> 'session_id'") is not None
 
 
 def test_a_long_query_is_refused_at_once(conn) -> None:

@@ -119,6 +119,8 @@ def comparable(docs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     out = []
     for d in docs:
         d = copy.deepcopy(d)
+        d.pop("line", None)  # where the reader found it in its file
+        d["metadata"].pop("import", None)  # the import's mark on what it claimed
         d["id"] = position[d["id"]]
         for key in LINKS:
             if d.get(key) is not None:
@@ -161,7 +163,8 @@ def test_round_trip_into_an_empty_workspace(brain: Brain, conn, database: str, t
     brain.workspace = 1  # the test role is a member of two workspaces now: it names the one it means
     target = Brain(conn, workspace=new_workspace(database, "restored"), embedder=get_embedder("hash"))
     target.use_embedding_space()
-    result = import_documents(target, docs, source="round-trip")
+    # The owner trusts its own export: pins, ratings and access counts come along.
+    result = import_documents(target, docs, source="round-trip", trust_file=True)
     assert summarize(result) == {"created": len(docs)}
     assert sum(r["vectors"] for r in result) == sum(len(d["vectors"]) for d in docs)
 
@@ -312,6 +315,13 @@ def test_mem0_export(brain: Brain, conn) -> None:
     assert coffee["metadata"] == {
         "source": "chat",
         "mem0": {"user_id": "alice", "categories": ["food", "preferences"]},
+        "import": {
+            "source": "import",
+            "trusted": False,
+            "claims": ["created_at", "updated_at", "source_system", "source_ref", "source_hash"],
+            "later_than_import": {},
+            "not_taken": [],
+        },
     }
     peanuts = got["7b1e2c9a-5f3d-4e8b-9a6c-2d1f0e3b4a5c"]
     assert peanuts["metadata"]["mem0"]["agent_id"] == "travel-agent"
@@ -476,3 +486,52 @@ def test_sessions_handoffs_and_snapshots_round_trip(
     bad = [{**sessions[0], "id": 99, "started_at": "2026-01-01T00:00:00Z", "handoff": secret}]
     (row,) = native.import_records(target, bad)
     assert (row["action"], row["error_code"]) == ("rejected", "BR007")
+
+
+def test_a_bad_value_refuses_its_line_alone(brain_cli, conn, tmp_path: Path) -> None:
+    """NaN (which Python's json writes and PostgreSQL's refuses), a date that is not one and a
+    number that is not one: each refuses its own line, named by number, field and type, never
+    echoing the value; the rest of the file is imported."""
+    lines = [
+        '{"format": "pybrain-memories", "version": 2}',
+        '{"id": 1, "kind": "fact", "headline": "The build cache lives on the CI volume"}',
+        '{"id": 2, "kind": "fact", "headline": "Importance is a number", "importance": NaN}',
+        '{"id": 3, "kind": "fact", "headline": "Dates are dates", "created_at": "around teatime-ish"}',
+        '{"id": 4, "kind": "task", "headline": "Priorities are numbers", "priority": "urgent-ish"}',
+        '{"id": 5, "kind": "fact", "headline": "Half-lives are finite", "halflife_days": "Infinity"}',
+        '{"id": 6, "kind": "fact", "headline": "Times are finite", "created_at": "-infinity"}',
+        '{"id": 7, "kind": "fact", "headline": "The release train leaves on Thursdays"}',
+        '{"record": "session", "id": 1, "source": "claude", "started_at": "half past teatime"}',
+    ]
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = brain_cli("import", str(path), "--json", "--no-embed")
+    assert r.exit_code == 1, r.output
+    out = json.loads(r.output)
+    assert out["counts"] == {"created": 2, "rejected": 6}
+    refused = {row["line_number"]: row for row in out["rows"] if row["action"] == "rejected"}
+    assert sorted(refused) == [3, 4, 5, 6, 7, 9]
+    assert {row["error_code"] for row in refused.values()} == {"BR009"}
+    assert "NaN" in refused[3]["error"]
+    assert refused[4]["error"] == "created_at is not a time."
+    assert refused[5]["error"] == "priority is not a whole number."
+    assert "halflife_days" in refused[6]["error"] and "created_at" in refused[7]["error"]
+    assert refused[9]["line"] == "session" and "started_at" in refused[9]["error"]
+    assert not any(v in r.output for v in ("teatime", "urgent-ish")), "values are never repeated"
+    r = brain_cli("import", str(path), "--no-embed")
+    assert f"{path} line 4: rejected (BR009): created_at is not a time." in r.output
+
+
+def test_a_nan_in_another_tools_export_refuses_its_entry_alone(brain: Brain, tmp_path: Path) -> None:
+    path = tmp_path / "mem0.json"
+    path.write_text(
+        '{"results": [{"id": "a", "memory": "Prefers tea in the morning", "metadata": {"score": NaN}},'
+        ' {"id": "b", "memory": "Works from Lisbon on Fridays"}]}',
+        encoding="utf-8",
+    )
+    rows = import_documents(brain, mem0.read(path))
+    assert [(r["item"], r["action"], r["error_code"]) for r in rows] == [
+        (1, "rejected", "BR009"),
+        (2, "created", None),
+    ]
+    assert "NaN or infinite" in rows[0]["error"]

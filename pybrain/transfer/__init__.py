@@ -32,17 +32,35 @@ def import_documents(
     source: str | None = None,
     project: str | None = None,
     semantic_dedup: bool = False,
+    trust_file: bool = False,
 ) -> list[dict[str, Any]]:
-    """Load memory documents with brain.import_memories: one result row per document (part)."""
+    """Load memory documents with brain.import_memories: one result row per document (part).
+
+    trust_file (an admin's choice) takes pins, ratings, importance, access counts and flag
+    confirmations from the documents; without it they are data only."""
     if not docs:
         return []
     return brain.call(
         "import_memories",
-        docs=Jsonb(list(docs)),
+        docs=Jsonb([_json_safe(d) for d in docs]),
         source=source,
         project=project,
         semantic_dedup=semantic_dedup,
+        trust_file=trust_file,
     )
+
+
+def _json_safe(doc: Any) -> Any:
+    """A document JSON can carry: one holding NaN or an infinity (Python's json reads them)
+    becomes an entry the import reports as refused, instead of failing the whole batch."""
+    try:
+        json.dumps(doc, allow_nan=False)
+    except ValueError:
+        bad = {"invalid": "A number in this entry is NaN or infinite, which JSON does not allow."}
+        if isinstance(doc, dict) and isinstance(doc.get("line"), int):
+            bad["line"] = doc["line"]
+        return bad
+    return doc
 
 
 def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, int]:

@@ -88,6 +88,14 @@ def import_records(brain: Brain, records: list[dict[str, Any]], *, project: str 
     return brain.call("import_sessions", docs=Jsonb(records), project=project)
 
 
+class _NonFinite(ValueError):
+    pass
+
+
+def _non_finite(name: str) -> Any:
+    raise _NonFinite(name)
+
+
 def read_jsonl(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """The header and the memory documents of an export file; refuses other formats and versions."""
     header, docs, _ = read_export(path)
@@ -105,7 +113,17 @@ def read_export(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
             if not line.strip():
                 continue
             try:
-                item = json.loads(line)
+                item = json.loads(line, parse_constant=_non_finite)
+            except _NonFinite as exc:
+                if header is None:
+                    raise InvalidArgument(
+                        f"{path} is not a pybrain export: its first line is not JSON.",
+                        detail={"path": str(path)},
+                    ) from None
+                # A line with NaN or Infinity (not JSON, though Python writes it) is refused
+                # by itself, with its line number; the other lines are imported.
+                docs.append({"invalid": f"{exc} is not a JSON number.", "line": number})
+                continue
             except json.JSONDecodeError as exc:
                 raise InvalidArgument(
                     f"{path}, line {number}: not JSON ({exc.msg}).",
@@ -128,6 +146,8 @@ def read_export(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
                     )
                 header = item
                 continue
+            if isinstance(item, dict):
+                item["line"] = number  # named when the import refuses the line
             (records if isinstance(item, dict) and "record" in item else docs).append(item)
     if header is None:
         raise InvalidArgument(f"{path} is empty.", detail={"path": str(path)})

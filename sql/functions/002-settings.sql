@@ -55,8 +55,11 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
 
--- The range of every numeric setting: set_setting refuses a value outside
--- it (BR009). integer: the value must be a whole number.
+-- The range of every numeric setting, the one list every reader uses:
+-- set_setting refuses a value outside it (BR009), brain.setting reads a
+-- stored value outside it as the default, and a function whose argument
+-- defaults to a setting takes the setting's range for it
+-- (brain._check_setting_argument). integer: the value must be a whole number.
 CREATE OR REPLACE FUNCTION brain.setting_ranges()
 RETURNS jsonb
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -93,7 +96,7 @@ AS $$
         'task_stale_days',         jsonb_build_object('min', 1, 'max', 36500),
         'maintain_interval_hours', jsonb_build_object('min', 0, 'max', 8760),
         'session_ttl_minutes',     jsonb_build_object('min', 1, 'max', 10080),
-        'boot_token_budget',       jsonb_build_object('min', 100, 'max', 100000, 'integer', true),
+        'boot_token_budget',       jsonb_build_object('min', 200, 'max', 100000, 'integer', true),
         'boot_blockers',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_patterns',           jsonb_build_object('min', 0, 'max', 50, 'integer', true),
         'boot_pinned',             jsonb_build_object('min', 0, 'max', 50, 'integer', true),
@@ -104,13 +107,43 @@ AS $$
         'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
         'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
-        'prompt_context_tokens',   jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
-        'prompt_context_max',      jsonb_build_object('min', 0, 'max', 50, 'integer', true),
+        'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
+        'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
         'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges IS
-    'The range of each numeric setting (min, max, and integer when it must be a whole number); brain.set_setting refuses values outside it.';
+    'The range of each numeric setting (min, max, and integer when it must be a whole number): brain.set_setting refuses values outside it, brain.setting reads a stored value outside it as the default, and the functions whose arguments default to a setting (boot_payload''s token_budget, prompt_context''s token_budget and max_results) take its range.';
+
+-- Whether a value lies in a setting's range (true for a setting without one).
+CREATE OR REPLACE FUNCTION brain._in_setting_range(name text, value jsonb)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT r IS NULL OR jsonb_typeof(value) IS DISTINCT FROM 'number'
+           OR value::text::numeric BETWEEN (r ->> 'min')::numeric AND (r ->> 'max')::numeric
+              AND NOT (coalesce((r ->> 'integer')::boolean, false) AND value::text::numeric <> trunc(value::text::numeric))
+    FROM (SELECT brain.setting_ranges() -> name AS r) AS x
+$$;
+
+-- BR009 when an argument that defaults to a setting lies outside the
+-- setting's range: what the setting may be, the argument may be.
+CREATE OR REPLACE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text)
+RETURNS void
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    r jsonb := brain.setting_ranges() -> setting;
+BEGIN
+    IF value IS NULL OR NOT brain._in_setting_range(setting, to_jsonb(value)) THEN
+        PERFORM brain._raise('BR009', format('%s lies between %s and %s.', what, r ->> 'min', r ->> 'max'),
+            jsonb_build_object(argument, value),
+            format('The default is the setting %s (%s).', setting, brain.setting(setting)));
+    END IF;
+END
+$$;
 
 -- BR009 when a setting's value is outside its range.
 CREATE OR REPLACE FUNCTION brain._check_setting_range(name text, value jsonb)
@@ -120,14 +153,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     r jsonb := brain.setting_ranges() -> name;
-    v numeric;
 BEGIN
-    IF r IS NULL OR jsonb_typeof(value) <> 'number' THEN
-        RETURN;
-    END IF;
-    v := value::text::numeric;
-    IF v < (r ->> 'min')::numeric OR v > (r ->> 'max')::numeric
-       OR coalesce((r ->> 'integer')::boolean, false) AND v <> trunc(v) THEN
+    IF NOT brain._in_setting_range(name, value) THEN
         PERFORM brain._raise('BR009',
             format('Setting %s is %s %s to %s, not %s.', name,
                    CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
@@ -145,11 +172,13 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(
         (SELECT s.value FROM brain.setting s
-         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name),
+         WHERE s.workspace_id = brain.current_workspace() AND s.name = setting.name
+           -- (an override stored before its range narrowed reads as the default)
+           AND brain._in_setting_range(s.name, s.value)),
         brain.setting_defaults() -> setting.name)
 $$;
 COMMENT ON FUNCTION brain.setting IS
-    'A setting of this workspace: its override, else the default from brain.setting_defaults().';
+    'A setting of this workspace: its override, else the default from brain.setting_defaults(). An override outside the setting''s range (brain.setting_ranges(): stored before the range narrowed) reads as the default.';
 
 CREATE OR REPLACE FUNCTION brain.set_setting(name text, value jsonb)
 RETURNS jsonb

@@ -314,7 +314,13 @@ BEGIN
         action_items = brain.extract_action_items(full_text), metadata = coalesce(_fold_item.metadata, '{}'),
         source_agent = _fold_item.source_agent, session_id = _fold_item.session_id,
         source_system = _fold_item.source_system, source_ref = _fold_item.source_ref,
-        source_hash = _fold_item.source_hash, updated_at = now()
+        source_hash = _fold_item.source_hash, updated_at = now(),
+        -- The stored text's flags are its own: the new text is read by the
+        -- injection detector as any write's (a turn with its role, as observe
+        -- reads it), and a confirmation was of the text it replaces.
+        flag_reasons = brain._turn_signals(concat_ws(E'\n', _fold_item.headline, _fold_item.body),
+                                           coalesce(_fold_item.metadata, '{}')),
+        flag_confirmed_at = NULL, flag_confirmed_by = NULL
     WHERE m.workspace_id = ws AND m.memory_id = target;
     UPDATE brain.embedding e SET embedding = vec, embedded_at = now()
     WHERE e.workspace_id = ws AND e.space_id = _fold_item.space_id AND e.memory_id = target;

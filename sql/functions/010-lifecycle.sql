@@ -127,8 +127,10 @@ $$;
 COMMENT ON FUNCTION brain.update_task IS
     'Moves a task along open <-> blocked -> done (any update reopens a stale task), and sets its note, priority or due date. Audited.';
 
-CREATE OR REPLACE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL,
-                                         now timestamptz DEFAULT NULL)
+-- (archived_at is the server's time: an archive dated years ago would let
+-- prune's floor go at once)
+DROP FUNCTION IF EXISTS brain.archive(bigint, text, text, timestamptz);
+CREATE OR REPLACE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -146,7 +148,7 @@ BEGIN
             jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
     END IF;
     UPDATE brain.memory m
-    SET state = 'archived', archived_at = coalesce(archive.now, pg_catalog.now()), updated_at = pg_catalog.now()
+    SET state = 'archived', archived_at = pg_catalog.now(), updated_at = pg_catalog.now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
     PERFORM brain._audit(mem.memory_id, 'archive', source, jsonb_build_object('reason', brain.trim_space(reason)));
     RETURN mem.memory_id;

@@ -83,13 +83,15 @@ $$;
 COMMENT ON FUNCTION brain.maintain IS
     'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
 
-CREATE OR REPLACE FUNCTION brain.maintain_if_due(now timestamptz DEFAULT NULL)
+-- (a rate limit: by the server's clock only)
+DROP FUNCTION IF EXISTS brain.maintain_if_due(timestamptz);
+CREATE OR REPLACE FUNCTION brain.maintain_if_due()
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(maintain_if_due.now, pg_catalog.now());
+    clock timestamptz := pg_catalog.now();
     last_run timestamptz;
 BEGIN
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
@@ -103,7 +105,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.maintain_if_due IS
-    'brain.maintain, unless a run happened within maintain_interval_hours (24): cheap to call from every agent hook.';
+    'brain.maintain, unless a run happened within maintain_interval_hours (24) by the server''s clock: cheap to call from every agent hook.';
 
 CREATE OR REPLACE FUNCTION brain.prune(
     dry_run boolean DEFAULT true,

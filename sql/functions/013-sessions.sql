@@ -304,9 +304,11 @@ $$;
 COMMENT ON FUNCTION brain.end_session_of IS
     'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 
+-- (the server's clock dates an item and counts a session's items in the
+-- last hour: a client's clock would lift the limit)
+DROP FUNCTION IF EXISTS brain.create_action_item(text, text, text, bigint, timestamptz, boolean);
 CREATE OR REPLACE FUNCTION brain.create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,
-                                                    session bigint DEFAULT NULL, now timestamptz DEFAULT NULL,
-                                                    all_projects boolean DEFAULT false)
+                                                    session bigint DEFAULT NULL, all_projects boolean DEFAULT false)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -341,7 +343,7 @@ BEGIN
         project := s.project;
         IF (SELECT count(*) FROM brain.action_item a
             WHERE a.workspace_id = s.workspace_id AND a.created_by = s.session_id
-              AND a.created_at > coalesce(create_action_item.now, pg_catalog.now()) - interval '1 hour')
+              AND a.created_at > pg_catalog.now() - interval '1 hour')
            >= (brain.setting('action_items_per_hour'))::integer THEN
             PERFORM brain._raise('BR009',
                 format('Session #%s raised %s action items in the last hour, the limit.', s.session_id,
@@ -349,17 +351,17 @@ BEGIN
                 jsonb_build_object('session', s.session_id, 'limit', (brain.setting('action_items_per_hour'))::integer),
                 'Wait, or put the items into one.');
         END IF;
-        PERFORM brain._touch_session(session, now);
+        PERFORM brain._touch_session(session);
     END IF;
     INSERT INTO brain.action_item (workspace_id, text, project, for_source, created_by, created_at, all_projects)
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
-            nullif(for_source, ''), session, coalesce(now, pg_catalog.now()), coalesce(all_projects, false))
+            nullif(for_source, ''), session, pg_catalog.now(), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
     RETURN new_id;
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item IS
-    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 
 -- The items a session must acknowledge before it writes.
 CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)
@@ -405,8 +407,9 @@ BEGIN
 END
 $$;
 
+DROP FUNCTION IF EXISTS brain.acknowledge_action_item(bigint, bigint, text, text, timestamptz);
 CREATE OR REPLACE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text,
-                                                         note text DEFAULT NULL, now timestamptz DEFAULT NULL)
+                                                         note text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -434,10 +437,10 @@ BEGIN
     END IF;
     UPDATE brain.action_item a
     SET status = 'acknowledged', acknowledged_by = s.session_id,
-        acknowledged_at = coalesce(acknowledge_action_item.now, pg_catalog.now()),
+        acknowledged_at = pg_catalog.now(),
         response = acknowledge_action_item.response, response_note = nullif(brain.trim_space(note), '')
     WHERE a.workspace_id = item.workspace_id AND a.action_item_id = item.action_item_id;
-    PERFORM brain._touch_session(s.session_id, now);
+    PERFORM brain._touch_session(s.session_id);
     RETURN jsonb_build_object('id', id, 'response', response, 'still_pending',
                               (SELECT count(*) FROM brain.pending_action_items(s.session_id)));
 END

@@ -236,10 +236,7 @@ DECLARE
     more_line text;
     fixed integer;
 BEGIN
-    IF budget IS NULL OR budget NOT BETWEEN 200 AND 100000 THEN
-        PERFORM brain._raise('BR009', 'A boot token budget lies between 200 and 100000.',
-            jsonb_build_object('token_budget', token_budget), 'The default is 2000.');
-    END IF;
+    PERFORM brain._check_setting_argument('boot_token_budget', 'token_budget', budget, 'A boot token budget');
     IF task_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         vec := brain._check_vector(task_embedding, space);

@@ -22,8 +22,14 @@ BEGIN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
             jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
+    IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
+        PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
+            jsonb_build_object('field', 'latency_ms'), 'Measure the call and give its duration, e.g. 3.2.');
+    END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
-    VALUES (brain.current_workspace(), tool, channel, session, started_at, greatest(latency_ms, 0), ok, error_code,
+    -- (a call is not dated after the server's clock: it would stay in every window)
+    VALUES (brain.current_workspace(), tool, channel, session,
+            least(coalesce(started_at, pg_catalog.now()), pg_catalog.now()), greatest(latency_ms, 0), ok, error_code,
             -- an error message never carries a secret into the table, whoever wrote it
             left(brain.redact_secrets(error), 2000))
     RETURNING event_id INTO new_id;
@@ -35,7 +41,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.record_tool_event IS
-    'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat.';
+    'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat. latency_ms is finite (BR009 for NaN or infinity; a negative one is 0); a start after the server''s clock is stored as the server''s time.';
 
 CREATE OR REPLACE FUNCTION brain.metrics(window_size interval DEFAULT '24 hours', now timestamptz DEFAULT NULL)
 RETURNS TABLE (tool text, calls bigint, errors bigint, error_rate double precision, avg_ms double precision,
@@ -45,8 +51,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT e.tool, count(*), count(*) FILTER (WHERE NOT e.ok),
            round((count(*) FILTER (WHERE NOT e.ok))::numeric / count(*), 4)::double precision,
-           round(avg(e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
+           -- (a latency stored before they were checked may be NaN or infinite: left out)
+           round((avg(e.latency_ms) FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
            max(e.started_at)
     FROM brain.tool_event e
     WHERE e.workspace_id = brain.current_workspace()

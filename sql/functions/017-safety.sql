@@ -20,6 +20,35 @@ $$;
 COMMENT ON FUNCTION brain.list_flagged IS
     'Active memories flagged as possible instructions to the agent, with their reasons, newest first: those waiting for a person (and the confirmed ones with include_confirmed).';
 
+-- The roles a session acts as: the role it took (SET ROLE) and its login
+-- role, except the login of brain serve (a member of brain_server) acting for
+-- a token's role: that login stands for every token, not for a person.
+CREATE OR REPLACE FUNCTION brain._principals(login text, set_role text)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ARRAY(SELECT DISTINCT r FROM unnest(ARRAY[
+        nullif(nullif(set_role, 'none'), ''),
+        CASE WHEN nullif(nullif(set_role, 'none'), '') IS NULL
+                  OR NOT coalesce(pg_has_role(login, 'brain_server', 'MEMBER'), false)
+             THEN login END]) AS r
+        WHERE r IS NOT NULL)
+$$;
+
+-- Who wrote a memory's text: the principals of its insert and update audit
+-- rows (brain._audit_guard records the role a row was written as).
+CREATE OR REPLACE FUNCTION brain._authors(ws bigint, id bigint)
+RETURNS text[]
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(DISTINCT p), '{}')
+    FROM brain.audit a
+    CROSS JOIN LATERAL unnest(brain._principals(a.db_role, a.detail->>'as_role')) AS p
+    WHERE a.workspace_id = ws AND a.memory_id = id AND a.action IN ('insert', 'update')
+$$;
+
 CREATE OR REPLACE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
@@ -27,10 +56,27 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
+    author text;
 BEGIN
     IF cardinality(mem.flag_reasons) = 0 THEN
         PERFORM brain._raise('BR011', format('Memory #%s is not flagged.', mem.memory_id),
             jsonb_build_object('id', mem.memory_id), 'Nothing to do.');
+    END IF;
+    -- Someone other than its author confirms it: a role that wrote its text
+    -- (or one that can act as that role) may not, unless it is an admin of
+    -- the workspace.
+    IF brain.workspace_access(mem.workspace_id) IS DISTINCT FROM 'admin' THEN
+        SELECT a INTO author
+        FROM unnest(brain._authors(mem.workspace_id, mem.memory_id)) AS a
+        CROSS JOIN unnest(brain._principals(session_user, current_setting('role'))) AS p
+        WHERE p = a OR coalesce(pg_has_role(p, to_regrole(a), 'MEMBER'), false)
+        LIMIT 1;
+        IF FOUND THEN
+            PERFORM brain._raise('BR020',
+                format('Memory #%s was written by role %s: its author cannot confirm it.', mem.memory_id, author),
+                jsonb_build_object('id', mem.memory_id, 'author', author),
+                'Another member of the workspace, or an admin, confirms it (brain flagged --confirm ID).');
+        END IF;
     END IF;
     UPDATE brain.memory m
     SET flag_confirmed_at = pg_catalog.now(),
@@ -41,4 +87,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged IS
-    'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other.';
+    'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';

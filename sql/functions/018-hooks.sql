@@ -325,14 +325,10 @@ DECLARE
     compacted timestamptz;
     turn_chars integer;
 BEGIN
-    IF budget IS NULL OR budget < 20 OR budget > 4000 THEN
-        PERFORM brain._raise('BR009', 'A prompt context budget lies between 20 and 4000 tokens.',
-            jsonb_build_object('token_budget', budget), 'The default is prompt_context_tokens (300).');
-    END IF;
-    IF n_max IS NULL OR n_max < 1 OR n_max > 20 THEN
-        PERFORM brain._raise('BR009', 'A prompt context holds 1 to 20 memories.',
-            jsonb_build_object('max_results', n_max), 'The default is prompt_context_max (3).');
-    END IF;
+    PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
+                                          'A prompt context budget (tokens)');
+    PERFORM brain._check_setting_argument('prompt_context_max', 'max_results', n_max,
+                                          'The memories of a prompt context');
     -- The context is marked as injected (<pybrain-context>), so that the capture
     -- hooks never store it back (brain.capturable_text).
     total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);

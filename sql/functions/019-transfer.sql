@@ -133,9 +133,10 @@ BEGIN
     -- Sessions first (handoffs name them), each in the order given.
     FOR d, n IN SELECT x.value, x.n::integer FROM jsonb_array_elements(docs) WITH ORDINALITY AS x(value, n)
                 ORDER BY x.value->>'record' DESC, x.n LOOP
-        item := n; line := d->>'record'; old_id := (d->>'id')::bigint;
+        item := n; line := d->>'record'; old_id := NULL;
         action := NULL; new_id := NULL; error_code := NULL; error := NULL;
         BEGIN
+            old_id := (d->>'id')::bigint;
             v_project := coalesce(import_sessions.project, d->>'project', '');
             PERFORM brain._refuse_secrets(jsonb_build_object('source', d->>'source', 'project', v_project,
                                                              'cwd', d->>'cwd', 'host', d->>'host',
@@ -206,7 +207,12 @@ BEGIN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
                 RAISE;
             END IF;
-            action := 'rejected'; error_code := SQLSTATE; error := SQLERRM; new_id := NULL;
+            -- (a value of the wrong type is named by its field's type, never repeated)
+            action := 'rejected'; new_id := NULL;
+            error_code := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE ELSE 'BR009' END;
+            error := CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLERRM
+                          ELSE 'A value of the line is not of its field''s type: started_at, heartbeat_at, ended_at '
+                               'and created_at are times, id and session_id whole numbers.' END;
         END;
         RETURN NEXT;
     END LOOP;
@@ -228,11 +234,77 @@ AS $$
            END
 $$;
 
+-- A time a document claims (created_at, ...): NULL when absent, never
+-- infinite, and with clamp never later than the import (a date in the future
+-- would rank it as new forever).
+CREATE OR REPLACE FUNCTION brain._doc_time(doc jsonb, field text, clamp boolean DEFAULT true)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t timestamptz := (doc->>field)::timestamptz;
+BEGIN
+    IF NOT isfinite(t) THEN
+        PERFORM brain._raise('BR009', format('%s is not a finite time.', field), jsonb_build_object('field', field),
+            'Give an ISO 8601 time, e.g. 2026-03-02T09:00:00Z, or leave the field out.');
+    END IF;
+    RETURN CASE WHEN clamp AND t IS NOT NULL THEN least(t, now()) ELSE t END;
+END
+$$;
+
+-- The first field of a memory document whose value is not of its type, named
+-- with the type (never with the value): why a cast of the import failed.
+CREATE OR REPLACE FUNCTION brain._doc_bad_field(doc jsonb)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    f record;
+BEGIN
+    FOR f IN
+        SELECT x.field, x.value, x.type, x.label
+        FROM (SELECT k.field, k.type, k.label, doc->>k.field AS value, k.n
+              FROM unnest(
+                       ARRAY['id', 'supersedes', 'superseded_by', 'replaced_by', 'importance', 'upvotes',
+                             'downvotes', 'access_count', 'record_version', 'priority', 'halflife_days', 'pinned',
+                             'foldable', 'created_at', 'updated_at', 'last_accessed', 'superseded_at',
+                             'expires_at', 'last_confirmed_at', 'forgotten_at', 'archived_at', 'dormant_after',
+                             'due_at', 'status_changed_at', 'flag_confirmed_at'],
+                       ARRAY['bigint', 'bigint', 'bigint', 'bigint', 'real', 'integer', 'integer', 'integer',
+                             'integer', 'smallint', 'double precision', 'boolean', 'boolean', 'timestamptz',
+                             'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz',
+                             'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz', 'timestamptz',
+                             'timestamptz'],
+                       ARRAY['whole number', 'memory id', 'memory id', 'memory id', 'number', 'whole number',
+                             'whole number', 'whole number', 'whole number', 'whole number', 'number', 'boolean',
+                             'boolean', 'time', 'time', 'time', 'time', 'time', 'time', 'time', 'time', 'time',
+                             'time', 'time', 'time']) WITH ORDINALITY AS k(field, type, label, n)
+              UNION ALL
+              SELECT format('annotations[%s].created_at', a.n), 'timestamptz', 'time', a.a->>'created_at', 100 + a.n
+              FROM jsonb_array_elements(CASE WHEN jsonb_typeof(doc->'annotations') = 'array'
+                                             THEN doc->'annotations' ELSE '[]' END) WITH ORDINALITY AS a(a, n)) AS x
+        WHERE x.value IS NOT NULL
+        ORDER BY x.n
+    LOOP
+        BEGIN
+            EXECUTE format('SELECT %L::%s', f.value, f.type);
+        EXCEPTION WHEN data_exception THEN
+            RETURN format('%s is not a %s', f.field, f.label);
+        END;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+DROP FUNCTION IF EXISTS brain.import_memories(jsonb, text, text, boolean);
 CREATE OR REPLACE FUNCTION brain.import_memories(
     docs jsonb,
     source text DEFAULT NULL,
     project text DEFAULT NULL,
-    semantic_dedup boolean DEFAULT false
+    semantic_dedup boolean DEFAULT false,
+    trust_file boolean DEFAULT false
 )
 RETURNS TABLE (item integer, chunk integer, old_id bigint, action text, memory_id bigint,
                vectors integer, error_code text, error text)
@@ -296,10 +368,23 @@ DECLARE
     n_map integer;
     n_link integer;
     n_fold integer;
+    -- A file is data, not authority: its ranking and trust fields count only
+    -- when an admin trusts it (trust_file); its times and provenance are its
+    -- claims, kept as such (metadata.import).
+    v_trust boolean := coalesce(trust_file, false);
+    v_label text := coalesce(nullif(brain.clean_headline(import_memories.source), ''), 'import');
+    v_raw text;       -- the document's text as the file has it: what the injection signals read
+    v_flags text[];
+    v_mark jsonb;     -- metadata.import
+    bad text;
 BEGIN
     IF docs IS NULL OR jsonb_typeof(docs) <> 'array' THEN
         PERFORM brain._raise('BR009', 'import_memories takes a JSON array of memory documents.',
             jsonb_build_object('type', jsonb_typeof(docs)), 'See docs/export-format.md for a document''s fields.');
+    END IF;
+    PERFORM brain._refuse_secrets(jsonb_build_object('source', import_memories.source));
+    IF v_trust THEN
+        PERFORM brain._require_admin(ws);
     END IF;
 
     -- 1. Each document through the gate and into the workspace, in order; the
@@ -324,11 +409,15 @@ BEGIN
             v_old := (d->>'id')::bigint;
             v_kind := coalesce(d->>'kind', 'fact');
             v_state := coalesce(d->>'state', 'active');
+            -- (overlay, human context that outranks derived material, is a trusted file's only)
             v_origin := coalesce(d->>'origin', 'explicit');
+            IF v_origin = 'overlay' AND NOT v_trust THEN
+                v_origin := 'explicit';
+            END IF;
             v_project := coalesce(import_memories.project, d->>'project', '');
             v_category := d->>'category';
             v_meta := coalesce(d->'metadata', '{}');
-            v_created := coalesce((d->>'created_at')::timestamptz, now());
+            v_created := coalesce(brain._doc_time(d, 'created_at'), now());
             IF v_state NOT IN ('active', 'superseded', 'archived', 'tombstoned') THEN
                 PERFORM brain._raise('BR009', format('Unknown state %L.', v_state), jsonb_build_object('state', v_state),
                     'A memory is active, superseded, archived or tombstoned.');
@@ -336,6 +425,28 @@ BEGIN
             IF jsonb_typeof(v_meta) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: {"ticket": "OPS-12"}.');
             END IF;
+            -- What the file claims and what it was not trusted with.
+            v_mark := jsonb_build_object('import', jsonb_build_object(
+                'source', v_label, 'trusted', v_trust,
+                'claims', (SELECT coalesce(jsonb_agg(c.f ORDER BY c.n), '[]') FROM unnest(ARRAY[
+                               'created_at', 'updated_at', 'superseded_at', 'forgotten_at', 'archived_at',
+                               'status_changed_at', 'source_agent', 'source_system', 'source_ref', 'source_hash'])
+                               WITH ORDINALITY AS c(f, n)
+                           WHERE d ? c.f AND d->c.f <> 'null'),
+                -- a time the file puts after the import is stored as the import's: the file's, here
+                'later_than_import', (SELECT coalesce(jsonb_object_agg(c.f, d->c.f), '{}') FROM unnest(ARRAY[
+                                          'created_at', 'updated_at', 'superseded_at', 'forgotten_at',
+                                          'archived_at', 'status_changed_at']) AS c(f)
+                                      WHERE (d->>c.f)::timestamptz > now()),
+                'not_taken', CASE WHEN v_trust THEN '[]'::jsonb ELSE
+                                 (SELECT coalesce(jsonb_agg(c.f), '[]') FROM unnest(ARRAY[
+                                      'pinned', 'importance', 'upvotes', 'downvotes', 'access_count', 'last_accessed',
+                                      'last_confirmed_at', 'dormant_after', 'flag_reasons', 'flag_confirmed_at',
+                                      'flag_confirmed_by']) AS c(f)
+                                  WHERE d ? c.f AND d->c.f NOT IN ('null', 'false', '0', '[]'))
+                                 || CASE WHEN d->>'origin' = 'overlay' THEN '["origin"]'::jsonb ELSE '[]' END
+                                 || CASE WHEN d->'skill_trigger'->'always_on' = 'true'::jsonb
+                                         THEN '["skill_trigger.always_on"]'::jsonb ELSE '[]' END END));
             -- the severity the rule was written with (a superseded rule is DEPRECATED)
             v_severity := CASE WHEN v_kind <> 'rule' THEN d->>'severity'
                                WHEN upper(d->>'severity') = 'DEPRECATED' OR v_state = 'superseded'
@@ -345,7 +456,9 @@ BEGIN
             extra := concat_ws(E'\n', v_meta::text, (d->'skill_trigger')::text, (d->'tags')::text,
                 d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message', d->>'command_attempted',
                 d->>'source_ref', d->>'status_note', d->>'supersede_reason', d->>'forget_reason',
-                (SELECT string_agg(a->>'note', E'\n') FROM jsonb_array_elements(
+                d->>'source_agent', d->>'source_system', d->>'source_hash', d->>'flag_confirmed_by',
+                (d->'flag_reasons')::text,
+                (SELECT string_agg(concat_ws(E'\n', a->>'note', a->>'source'), E'\n') FROM jsonb_array_elements(
                      CASE WHEN jsonb_typeof(d->'annotations') = 'array' THEN d->'annotations' ELSE '[]' END) AS a),
                 (SELECT string_agg(concat_ws(E'\n', x->>'headline', x->>'body', x->>'metadata'), E'\n')
                  FROM jsonb_array_elements(
@@ -354,12 +467,17 @@ BEGIN
             -- A document with a headline is one memory; a document with only a
             -- text (an importer's note or message) gets a derived headline, and
             -- a text too long for one memory is split into parts sharing its source_ref.
+            -- Headlines and bodies are cleaned as every write's (one visible line;
+            -- no hidden characters), and the text is flagged as every write's.
             IF d ? 'headline' THEN
-                pieces := ARRAY[brain.trim_space(coalesce(d->>'body', ''))];
-                v_head := brain.trim_space(d->>'headline');
+                v_raw := concat_ws(E'\n', d->>'headline', d->>'body');
+                pieces := ARRAY[brain.trim_space(brain.clean_body(coalesce(d->>'body', '')))];
+                v_head := brain.clean_headline(d->>'headline');
             ELSE
-                v_text := brain.trim_space(coalesce(d->>'text', ''));
-                v_head := coalesce(nullif(brain.trim_space(d->>'title'), ''), brain.derive_headline(v_text));
+                v_raw := concat_ws(E'\n', d->>'title', d->>'text');
+                v_text := brain.trim_space(brain.clean_body(coalesce(d->>'text', '')));
+                v_head := coalesce(nullif(brain.clean_headline(d->>'title'), ''),
+                                   brain.clean_headline(brain.derive_headline(v_text)));
                 IF brain.word_count(v_head) > 15 OR length(v_head) > 300 THEN
                     v_head := brain.derive_headline(v_head);
                 END IF;
@@ -372,6 +490,14 @@ BEGIN
                 END IF;
             END IF;
             n_parts := cardinality(pieces);
+            -- (a turn of a conversation, metadata.role user or assistant, is read as observe reads it)
+            v_flags := brain._turn_signals(v_raw, v_meta);
+            IF v_trust AND jsonb_typeof(d->'flag_reasons') = 'array' THEN
+                -- A trusted file adds its flags; it takes none of the gate's away.
+                v_flags := ARRAY(SELECT DISTINCT x FROM unnest(v_flags || ARRAY(
+                                     SELECT brain.clean_headline(r) FROM jsonb_array_elements_text(d->'flag_reasons') AS r))
+                                     AS x WHERE x <> '' ORDER BY x);
+            END IF;
 
             FOR k IN 1 .. n_parts LOOP
                 h := CASE WHEN n_parts = 1 THEN v_head ELSE format('%s (part %s/%s)', v_head, k, n_parts) END;
@@ -428,38 +554,61 @@ BEGIN
                                 ORDER BY s.n);
                 v_halflife := coalesce((d->>'halflife_days')::double precision,
                                        (brain.setting('fact_halflife_days'))::double precision);
+                IF NOT (v_halflife > 0 AND v_halflife < 'Infinity') THEN
+                    PERFORM brain._raise('BR009', 'halflife_days is a positive, finite number of days.',
+                        jsonb_build_object('field', 'halflife_days'), 'The default is 7 days; leave it out for that.');
+                END IF;
+                IF v_trust AND NOT coalesce((d->>'importance')::real, 0.5) BETWEEN 0 AND 1 THEN
+                    PERFORM brain._raise('BR009', 'importance is a number between 0 and 1.',
+                        jsonb_build_object('field', 'importance'), 'The default is 0.5; leave it out for that.');
+                END IF;
 
                 INSERT INTO brain.memory AS m (
                     workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
                     topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
                     access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
                     superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason, dedup_pending,
-                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable)
+                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable,
+                    flag_reasons, flag_confirmed_at, flag_confirmed_by)
                 VALUES (
                     ws, v_kind, coalesce(v_category, 'note'), v_origin, v_project, h, b, v_norm, v_tags,
                     coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b)),
                     coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b)),
                     coalesce(brain._doc_texts(d, 'action_items'), brain.extract_action_items(h || E'\n' || b)),
                     v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
-                                   ELSE '{}' END,
+                                   ELSE '{}' END || v_mark,
                     -- a superseded memory is linked to its successor in step 2
                     CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    coalesce((d->>'pinned')::boolean, false), nullif(d->'skill_trigger', 'null'),
-                    coalesce((d->>'importance')::real, 0.5), coalesce((d->>'upvotes')::integer, 0),
-                    coalesce((d->>'downvotes')::integer, 0), coalesce((d->>'access_count')::integer, 0),
-                    (d->>'last_accessed')::timestamptz, d->>'source_agent', NULL, d->>'source_system',
-                    d->>'source_ref', d->>'source_hash', (d->>'superseded_at')::timestamptz,
-                    d->>'supersede_reason', (d->>'expires_at')::timestamptz,
-                    (d->>'last_confirmed_at')::timestamptz, d->>'forget_reason',
+                    v_trust AND coalesce((d->>'pinned')::boolean, false),
+                    -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
+                    CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
+                              AND d->'skill_trigger' ? 'always_on'
+                         THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
+                         ELSE nullif(d->'skill_trigger', 'null') END,
+                    CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END,
+                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END,
+                    d->>'source_agent', NULL, d->>'source_system',
+                    d->>'source_ref', d->>'source_hash', brain._doc_time(d, 'superseded_at'),
+                    d->>'supersede_reason', brain._doc_time(d, 'expires_at', clamp => false),
+                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END, d->>'forget_reason',
                     coalesce(import_memories.semantic_dedup, false) AND v_state = 'active' AND v_kind <> 'incident',
                     coalesce((d->>'record_version')::integer, 1), v_created,
-                    coalesce((d->>'updated_at')::timestamptz, v_created),
-                    CASE WHEN d ? 'dormant_after' THEN (d->>'dormant_after')::timestamptz
+                    greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created)),
+                    CASE WHEN v_trust AND d ? 'dormant_after' THEN brain._doc_time(d, 'dormant_after', clamp => false)
                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(greatest(v_created, (d->>'last_accessed')::timestamptz,
-                                                            (d->>'last_confirmed_at')::timestamptz), v_halflife) END,
-                    (d->>'forgotten_at')::timestamptz, (d->>'archived_at')::timestamptz,
-                    coalesce((d->>'foldable')::boolean, true))
+                         THEN brain._dormant_after(
+                                  CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
+                                                                  brain._doc_time(d, 'last_confirmed_at'))
+                                       ELSE v_created END, v_halflife) END,
+                    brain._doc_time(d, 'forgotten_at'), brain._doc_time(d, 'archived_at'),
+                    coalesce((d->>'foldable')::boolean, true),
+                    v_flags,
+                    CASE WHEN v_trust AND cardinality(v_flags) > 0 THEN brain._doc_time(d, 'flag_confirmed_at') END,
+                    CASE WHEN v_trust AND cardinality(v_flags) > 0 AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
+                         THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''), v_label) END)
                 ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
                 RETURNING m.memory_id INTO new_id;
                 IF new_id IS NULL THEN
@@ -493,13 +642,18 @@ BEGIN
                         INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note,
                             status_changed_at)
                         VALUES (ws, new_id, coalesce(d->>'status', 'open'), coalesce((d->>'priority')::smallint, 3),
-                            (d->>'due_at')::timestamptz, d->>'status_note',
-                            coalesce((d->>'status_changed_at')::timestamptz, v_created));
+                            brain._doc_time(d, 'due_at', clamp => false), d->>'status_note',
+                            coalesce(brain._doc_time(d, 'status_changed_at'), v_created));
                 END CASE;
 
                 IF k = 1 THEN
+                    -- Who wrote an annotation is the file's claim, named as such unless trusted.
                     INSERT INTO brain.annotation (workspace_id, memory_id, note, source, created_at)
-                    SELECT ws, new_id, a->>'note', a->>'source', coalesce((a->>'created_at')::timestamptz, now())
+                    SELECT ws, new_id, brain.trim_space(brain.clean_body(a->>'note')),
+                           CASE WHEN v_trust THEN a->>'source'
+                                WHEN nullif(brain.clean_headline(a->>'source'), '') IS NULL THEN v_label
+                                ELSE format('%s (claimed by %s)', brain.clean_headline(a->>'source'), v_label) END,
+                           coalesce(brain._doc_time(a, 'created_at'), now())
                     FROM jsonb_array_elements(CASE WHEN jsonb_typeof(d->'annotations') = 'array'
                                                    THEN d->'annotations' ELSE '[]' END) WITH ORDINALITY AS x(a, n)
                     ORDER BY x.n;
@@ -564,12 +718,16 @@ BEGIN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT LIKE '22%' AND SQLSTATE NOT LIKE '23%' THEN
                 RAISE;
             END IF;
+            -- A value of the wrong type is named by its field and type, never repeated.
+            bad := CASE WHEN SQLSTATE LIKE '22%' THEN brain._doc_bad_field(d) END;
             -- The document is refused whole (its parts too); the rest goes on.
             r_item := r_item[1:n_res] || i; r_chunk := r_chunk[1:n_res] || NULL::integer;
             r_old := r_old[1:n_res] || v_old; r_action := r_action[1:n_res] || 'rejected'::text;
             r_id := r_id[1:n_res] || NULL::bigint; r_vec := r_vec[1:n_res] || 0;
             r_code := r_code[1:n_res] || CASE WHEN SQLSTATE LIKE 'BR%' THEN SQLSTATE::text ELSE 'BR009' END;
-            r_error := r_error[1:n_res] || SQLERRM;
+            r_error := r_error[1:n_res] || CASE WHEN SQLSTATE LIKE 'BR%' OR SQLSTATE LIKE '23%' THEN SQLERRM
+                                                WHEN bad IS NOT NULL THEN bad || '.'
+                                                ELSE 'A value of the document is not of its field''s type.' END;
             -- its parts' writes were rolled back: so are their map and link entries
             map_old := map_old[1:n_map]; map_new := map_new[1:n_map];
             link_id := link_id[1:n_link]; link_sup := link_sup[1:n_link]; link_by := link_by[1:n_link];
@@ -596,11 +754,11 @@ BEGIN
     WHERE m.workspace_id = ws AND m.memory_id = u.id;
     INSERT INTO brain.memory_fold (workspace_id, memory_id, folded_memory_id, displaced, headline, body, metadata,
         source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity, folded_at)
-    SELECT ws, u.id, mp.new_id, coalesce((x.f->>'displaced')::boolean, false), x.f->>'headline',
-           coalesce(x.f->>'body', ''), coalesce(x.f->'metadata', '{}'), x.f->>'source_agent', NULL,
-           x.f->>'source_system', x.f->>'source_ref', x.f->>'source_hash',
-           coalesce((x.f->>'item_created_at')::timestamptz, now()), coalesce((x.f->>'similarity')::real, 1),
-           coalesce((x.f->>'folded_at')::timestamptz, now())
+    SELECT ws, u.id, mp.new_id, coalesce((x.f->>'displaced')::boolean, false), brain.clean_headline(x.f->>'headline'),
+           brain.trim_space(brain.clean_body(coalesce(x.f->>'body', ''))), coalesce(x.f->'metadata', '{}'),
+           x.f->>'source_agent', NULL, x.f->>'source_system', x.f->>'source_ref', x.f->>'source_hash',
+           least(coalesce((x.f->>'item_created_at')::timestamptz, now()), now()),
+           coalesce((x.f->>'similarity')::real, 1), least(coalesce((x.f->>'folded_at')::timestamptz, now()), now())
     FROM unnest(fold_mem, fold_doc) WITH ORDINALITY AS u(id, folds, n)
     CROSS JOIN LATERAL jsonb_array_elements(u.folds) WITH ORDINALITY AS x(f, k)
     LEFT JOIN unnest(map_old, map_new) AS mp(old_id, new_id) ON mp.old_id = (x.f->>'folded_memory_id')::bigint
@@ -619,7 +777,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.import_memories IS
-    'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; states, supersede chains, forget replacements, annotations, pins, ratings, times and fold records are kept, links remapped to the new ids. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
+    'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 
 CREATE OR REPLACE FUNCTION brain.database_counts()
 RETURNS jsonb

@@ -279,9 +279,12 @@ BEGIN
            CASE WHEN count(e.event_id) > 0
                 THEN round((count(e.event_id) FILTER (WHERE NOT e.ok))::numeric / count(e.event_id), 4)::double precision
            END,
-           round(percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision,
-           round(percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)::numeric, 3)::double precision
+           round((percentile_cont(0.50) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.95) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision,
+           round((percentile_cont(0.99) WITHIN GROUP (ORDER BY e.latency_ms)
+                  FILTER (WHERE e.latency_ms < 'Infinity'))::numeric, 3)::double precision
     FROM b
     LEFT JOIN brain.tool_event e ON e.workspace_id = brain.current_workspace()
                                 AND e.started_at > b.lo AND e.started_at <= b.hi

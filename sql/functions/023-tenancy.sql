@@ -376,6 +376,12 @@ BEGIN
         NEW.workspace_id := brain.current_workspace('write');
     END IF;
     NEW.db_role := session_user;
+    -- The role the row was written as, when the session took one (SET ROLE:
+    -- brain serve runs each request as its token's role): who authored a
+    -- memory, for brain.confirm_flagged. Never taken from the caller's detail.
+    NEW.detail := (NEW.detail - 'as_role')
+        || CASE WHEN current_setting('role') NOT IN ('none', '') AND current_setting('role') <> session_user
+                THEN jsonb_build_object('as_role', current_setting('role')) ELSE '{}' END;
     NEW.at := clock_timestamp();
     RETURN NEW;
 END
