@@ -295,7 +295,7 @@ def test_the_int8_graph_is_a_space_of_its_own(local: Embedder) -> None:
     texts = [DISK, DISK_AGAIN, MANGO]
     ours, theirs = local.embed(texts), int8.embed(texts)
     agreement = [cosine(a, b) for a, b in zip(ours, theirs, strict=True)]
-    assert all(0.85 < c < 0.9999 for c in agreement), agreement  # close, and not the same
+    assert all(0.8 < c < 0.9999 for c in agreement), agreement  # close, and not the same
     disk, disk_again, mango = theirs
     assert cosine(disk, disk_again) > cosine(disk, mango) + 0.3
     with pytest.raises(EmbedderError, match="has the models"):
