@@ -241,10 +241,15 @@ def _quantize(source: Path, target: Path) -> None:
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    logging.getLogger().setLevel(max(logging.getLogger().level, logging.ERROR))  # its advice to preprocess
-    # Given a file, the quantiser writes its shape-inferred copy beside it under a fixed
-    # name, which two processes would share; given the model, it works in a directory of its own.
-    quantize_dynamic(onnx.load(str(source)), target, weight_type=QuantType.QInt8)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(max(level, logging.ERROR))  # the quantiser's advice to preprocess, on the root logger
+    try:
+        # Given a file, the quantiser writes its shape-inferred copy beside it under a fixed
+        # name, which two processes would share; given the model, it works in a directory of its own.
+        quantize_dynamic(onnx.load(str(source)), target, weight_type=QuantType.QInt8)
+    finally:
+        root.setLevel(level)
 
 
 class MiniLM:
