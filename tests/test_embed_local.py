@@ -260,7 +260,10 @@ def test_a_long_lived_process_keeps_the_model_loaded(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setenv("BRAIN_EMBED_SERVER", "auto")
     clear_cache()
-    embedder = keep_warm("local")
+    # Opening a new database registers its space with the configured embedder first: a
+    # warm server's client, which keep_warm must not go on using.
+    assert not isinstance(get_embedder("local"), LocalEmbedder)
+    embedder = keep_warm("local:all-MiniLM-L6-v2")
     assert isinstance(embedder, LocalEmbedder)  # not the warm server's client
     assert os.environ["BRAIN_EMBED_SERVER"] == "off"
     for thread in threading.enumerate():

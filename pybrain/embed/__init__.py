@@ -60,6 +60,9 @@ def keep_warm(spec: str | None = None) -> Embedder | None:
     HTTP providers are left alone (a request at start-up would cost a paid one).
     """
     os.environ["BRAIN_EMBED_SERVER"] = "off"
+    # Instances made before (opening the database may have made one, for the space it
+    # registered) would use the warm server: this process makes its own from now on.
+    clear_cache()
     try:
         embedder = get_embedder(spec)
     except EmbedderError:
