@@ -126,9 +126,12 @@ def run(
             # the workspace's word frequencies, as brain.maintain samples them (it runs daily)
             started = time.perf_counter()
             client.execute("SELECT set_config('brain.workspace', '1', false)")
-            result["analyze_lexemes"] = client.execute("SELECT brain.analyze_lexemes()").fetchone()[0] | {
-                "seconds": round(time.perf_counter() - started, 2)
-            }
+            if client.execute("SELECT to_regprocedure('brain.analyze_lexemes(integer)')").fetchone()[0]:
+                result["analyze_lexemes"] = client.execute("SELECT brain.analyze_lexemes()").fetchone()[0]
+            else:  # an earlier release's SQL (the planner's statistics then)
+                conn.execute("ANALYZE brain.memory")
+                result["analyze_lexemes"] = {"absent": "ANALYZE brain.memory"}
+            result["analyze_lexemes"]["seconds"] = round(time.perf_counter() - started, 2)
             log(f"  sampled the workspace's word frequencies: {result['analyze_lexemes']}")
             result["prewarm"] = prewarm(conn)
             log(
