@@ -2,43 +2,179 @@
 
 from __future__ import annotations
 
+import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
 import psycopg
-from psycopg_pool import ConnectionPool
+from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool.base import AttemptWithBackoff
 
 from pybrain.client import Brain
-from pybrain.errors import BrainError, InvalidArgument, wrap_exceptions
+from pybrain.errors import BrainError, DatabaseUnavailable, InvalidArgument, wrap_exceptions
 from pybrain.serve import auth
+
+log = logging.getLogger("pybrain.serve")
 
 POOL_MIN = 1
 POOL_MAX = 100
 DEFAULT_POOL_SIZE = 10
+# How long a call waits for a connection when all are busy (the database is up).
+WAIT = 30.0
+# The longest pause between two attempts to reach a database that is down: the
+# pool serves again within about this much of the database's return.
+RETRY_MAX = 0.5
+# A connection attempt that takes longer than this counts as the database being down.
+CONNECT_TIMEOUT = 2
+# How pooled connections are made: autocommit (each call is its own transactions), and
+# no prepared statements of psycopg's own (prepared after 5 runs of a query on one
+# connection, they break behind PgBouncer in transaction mode before 1.21, where the
+# next transaction may run on another server connection; docs/serve.md).
+CONNECTION_KWARGS = {"autocommit": True, "connect_timeout": CONNECT_TIMEOUT, "prepare_threshold": None}
+# What a refused call tells a client to wait before trying again (HTTP Retry-After).
+RETRY_AFTER = 2
 
 
-def open_pool(conninfo: str, size: int = DEFAULT_POOL_SIZE, *, name: str = "pybrain") -> ConnectionPool:
+class _Attempt(AttemptWithBackoff):
+    """psycopg_pool's backoff between reconnection attempts (1 s, doubling up to minutes)
+    made short and flat: a restarted database is used again within RETRY_MAX."""
+
+    INITIAL_DELAY = 0.1
+    DELAY_JITTER = 0.1
+    DELAY_BACKOFF = 1.5
+
+    def update_delay(self, now: float) -> None:
+        super().update_delay(now)
+        self.delay = min(self.delay, RETRY_MAX)
+
+
+class ServingPool(ConnectionPool):
+    """A ConnectionPool that knows when the database is down and says so at once.
+
+    Any failed attempt to connect marks the database down: the calls waiting for a
+    connection and every call that comes while it is down get DatabaseUnavailable
+    at once (the HTTP servers answer 503 with Retry-After) instead of waiting for
+    the pool's timeout. The pool keeps trying to connect, never more than RETRY_MAX
+    apart and never giving up; the first connection that succeeds marks it up."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("reconnect_timeout", 365 * 86400.0)  # never give up on the database
+        super().__init__(*args, **kwargs)
+        self.down_since: float | None = None
+        self.down_reason = ""
+
+    @property
+    def down(self) -> bool:
+        return self.down_since is not None
+
+    def unavailable(self) -> DatabaseUnavailable:
+        return DatabaseUnavailable(
+            "The database is not reachable: "
+            + (self.down_reason.splitlines() or ["connection refused"])[0].strip()[:200],
+            detail={"retry_after": RETRY_AFTER},
+            hint=f"Try again in {RETRY_AFTER} s; the server reconnects on its own.",
+        )
+
+    def _mark_down(self, exc: Exception) -> None:
+        if self.down_since is None:
+            self.down_since = time.monotonic()
+            log.warning("%s: the database is down: %s", self.name, str(exc).strip()[:200])
+        self.down_reason = str(exc)
+        # Whoever waits for a connection hears it now, not after the pool's timeout.
+        with self._lock:
+            waiting = list(self._waiting)
+            self._waiting.clear()
+        for client in waiting:
+            client.fail(self.unavailable())
+
+    def _connect(self, timeout: float | None = None) -> Any:
+        try:
+            conn = super()._connect(timeout)
+        except psycopg.Error as exc:
+            self._mark_down(exc)
+            raise
+        if self.down_since is not None:
+            log.warning(
+                "%s: the database is back after %.1f s", self.name, time.monotonic() - self.down_since
+            )
+            self.down_since = None
+        return conn
+
+    def _getconn_with_check_loop(self, deadline: float) -> Any:
+        # psycopg_pool's loop, without its pause (1 s, then doubling) after a connection
+        # that fails its check: a broken connection (the database restarted, or is down)
+        # is followed at once by a probe, which marks the database down when it does not
+        # answer, and the next connection is tried without waiting.
+        failed = 0
+        while True:
+            conn = self._getconn_unchecked(deadline - time.monotonic())
+            try:
+                self._check_connection(conn)
+            except Exception:
+                self._putconn(conn, from_getconn=True)
+            except BaseException:
+                self._putconn(conn, from_getconn=True)
+                raise
+            else:
+                return conn
+            failed += 1
+            try:
+                psycopg.connect(self.conninfo, connect_timeout=CONNECT_TIMEOUT).close()
+            except psycopg.Error as exc:
+                self._mark_down(exc)
+            if failed > self.max_size:
+                time.sleep(0.05)  # not a restart: no busy loop
+
+    def _add_connection(self, attempt: AttemptWithBackoff | None, growing: bool = False) -> None:
+        super()._add_connection(attempt or _Attempt(timeout=self.reconnect_timeout), growing)
+
+    def _getconn_unchecked(self, timeout: float) -> Any:
+        if self.down_since is not None:
+            raise self.unavailable()
+        return super()._getconn_unchecked(timeout)
+
+    def getconn(self, timeout: float | None = None) -> Any:
+        try:
+            return super().getconn(timeout)
+        except PoolTimeout as exc:
+            if self.down_since is not None:
+                raise self.unavailable() from None
+            raise DatabaseUnavailable(
+                f"No database connection was free for {timeout or self.timeout:.0f} s: the server is busy.",
+                detail={"retry_after": RETRY_AFTER},
+                hint=f"Try again in {RETRY_AFTER} s.",
+            ) from exc
+
+
+def open_pool(
+    conninfo: str, size: int = DEFAULT_POOL_SIZE, *, name: str = "pybrain", wait: bool = True
+) -> ServingPool:
     """A pool of autocommit connections; each is checked before use, so a restarted
-    server costs one failed check, not a failed call."""
+    server costs one failed check, not a failed call; while the database is down, calls
+    fail at once with DatabaseUnavailable (ServingPool)."""
     if not POOL_MIN <= size <= POOL_MAX:
         raise InvalidArgument(
             f"The pool size is {POOL_MIN} to {POOL_MAX} connections, not {size}.",
             hint="--pool-size (or BRAIN_SERVE_POOL_SIZE).",
         )
-    pool = ConnectionPool(
+    pool = ServingPool(
         conninfo,
         min_size=min(2, size),
         max_size=size,
-        kwargs={"autocommit": True},
+        kwargs=CONNECTION_KWARGS,
         check=ConnectionPool.check_connection,
         reset=_reset,
         name=name,
         open=False,
-        timeout=30,
+        timeout=WAIT,
     )
-    with wrap_exceptions():
-        pool.open(wait=True, timeout=30)
+    if wait:
+        with wrap_exceptions():
+            pool.open(wait=True, timeout=30)
+    else:
+        pool.open(wait=False)
     return pool
 
 
