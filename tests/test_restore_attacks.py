@@ -334,3 +334,19 @@ def test_the_restore_loads_as_a_role_without_rights(
         ]
         assert not c.execute("SELECT has_language_privilege('public', 'plpgsql', 'USAGE')").fetchone()[0]
     assert leftovers(admin_url) == []
+
+
+def test_a_target_that_holds_anything_is_never_replaced(
+    evil: Callable[..., Path], target: str, admin_url: str, marker_dir: Path
+) -> None:
+    real = evil(name="real.dump")
+    with psycopg.connect(target, autocommit=True) as c:
+        c.execute("CREATE TABLE public.invoices (id int)")
+        c.execute("INSERT INTO public.invoices VALUES (1)")
+    with pytest.raises(BrainError, match="is not empty") as refused:
+        backup.restore(real, target)
+    print(f"\n[restore] into a database holding a table: refused: {refused.value.message}")
+    with psycopg.connect(target) as c:
+        assert c.execute("SELECT count(*) FROM public.invoices").fetchone()[0] == 1
+        assert c.execute("SELECT to_regnamespace('brain')").fetchone()[0] is None
+    assert leftovers(admin_url) == []

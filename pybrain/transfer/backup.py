@@ -104,6 +104,26 @@ ENTRY = re.compile(r"(?=^--\n-- (?:Data for )?Name: )", re.M)
 SETVAL = re.compile(r"SELECT pg_catalog\.setval\('(brain\.[a-z_0-9]+)', \d+, (?:true|false)\);")
 
 
+# What a database holds beyond what CREATE DATABASE and extensions made: schemas other than
+# public, relations, functions and types outside the system schemas.
+EMPTY_QUERY = """
+SELECT 'schema ' || n.nspname FROM pg_namespace n
+WHERE n.nspname NOT IN ('public', 'information_schema') AND n.nspname !~ '^pg_'
+  AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_namespace'::regclass
+                  AND d.objid = n.oid AND d.deptype = 'e')
+UNION ALL
+SELECT 'relation ' || c.oid::regclass FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+WHERE n.nspname NOT IN ('information_schema') AND n.nspname !~ '^pg_'
+  AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                  AND d.objid = c.oid AND d.deptype IN ('e', 'i', 'a'))
+UNION ALL
+SELECT 'function ' || p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+WHERE n.nspname NOT IN ('information_schema') AND n.nspname !~ '^pg_'
+  AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                  AND d.objid = p.oid AND d.deptype = 'e')
+"""
+
+
 class RestoreRefused(InvalidArgument):
     """This file is not a backup that `brain backup` made: nothing of it was run."""
 
@@ -430,6 +450,15 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
                 "The target database already has a brain schema: a restore goes into an empty database.",
                 hint="Restore into a new data directory (brain restore FILE --home DIR) or an empty "
                 "database (createdb, then brain restore FILE --url URL).",
+            )
+        # The restored database takes the target's place: the target must hold nothing.
+        held = conn.execute(EMPTY_QUERY).fetchall()
+        if held:
+            raise InvalidArgument(
+                f"The target database {target} is not empty ({', '.join(r[0] for r in held[:5])}): "
+                "a restore replaces the whole database.",
+                detail={"objects": [r[0] for r in held[:20]]},
+                hint="Restore into a new, empty database (createdb) or a new data directory (--home DIR).",
             )
         owner = conn.execute(
             "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
