@@ -417,3 +417,59 @@ def test_brain_serve_works_behind_pgbouncer_in_transaction_mode(
     print(f"\n[pgbouncer, transaction mode] {outcomes}; LISTEN through it heard {len(heard)} notification(s)")
     assert outcomes["hits"] and outcomes["boot"] and outcomes["read_refused"] and outcomes["reader_hits"]
     assert heard == []
+
+
+def test_the_dashboard_answers_503_while_the_database_is_down_and_its_live_page_listens_again(
+    restartable: Server,
+) -> None:
+    dashboard = Dashboard(restartable.url, workspace=None, embedder_spec="hash")
+    report: dict[str, object] = {}
+
+    async def drill(base: str) -> None:
+        async with httpx2.AsyncClient(timeout=30) as http:
+            assert (await http.get(base + "/memories")).status_code == 200
+            seen = ""
+            listening = asyncio.Event()
+            changed = asyncio.Event()
+
+            async def page() -> None:
+                nonlocal seen
+                async with http.stream("GET", base + "/sessions/events") as r:
+                    async for chunk in r.aiter_text():
+                        seen += chunk
+                        if "retry:" in seen:
+                            listening.set()
+                        if "event: change" in seen:
+                            changed.set()
+                            return
+
+            task = asyncio.create_task(page())
+            await asyncio.wait_for(listening.wait(), 10)
+            await asyncio.to_thread(restartable.stop)
+            try:
+                down = []
+                for _ in range(5):
+                    t0 = time.monotonic()
+                    r = await http.get(base + "/memories")
+                    down.append(
+                        (r.status_code, r.headers.get("retry-after"), round(time.monotonic() - t0, 3))
+                    )
+                report["down"] = down
+            finally:
+                await asyncio.to_thread(restartable.start)
+            back = time.monotonic()
+            while (await http.get(base + "/memories")).status_code != 200 and time.monotonic() - back < 10:
+                await asyncio.sleep(0.05)
+            report["back"] = round(time.monotonic() - back, 2)
+            await asyncio.wait_for(changed.wait(), 10)
+            report["live page refreshed after"] = round(time.monotonic() - back, 2)
+            await task
+
+    for running in start(lambda port: create_app(dashboard)):
+        anyio.run(drill, running.base)
+    print(f"\n[dashboard, database down and back] {report}")
+    down = report["down"]
+    assert isinstance(down, list)
+    assert all(status == 503 and retry == "2" and seconds < 1.0 for status, retry, seconds in down), down
+    assert isinstance(report["back"], float) and report["back"] <= 2.0
+    assert dashboard.listener.connections == 2  # the one LISTEN, made again once
