@@ -414,9 +414,32 @@ def test_brain_serve_works_behind_pgbouncer_in_transaction_mode(
         listener.execute("LISTEN brain_bouncer_drill")
         notifier.execute("NOTIFY brain_bouncer_drill, 'x'")
         heard = list(listener.notifies(timeout=1.0, stop_after=1))
-    print(f"\n[pgbouncer, transaction mode] {outcomes}; LISTEN through it heard {len(heard)} notification(s)")
+    # psycopg's own prepared statements (here at once: prepare_threshold=0) meet another
+    # server connection on the next transaction once another client holds the first one.
+    prepared_error = ""
+    with (
+        psycopg.connect(bouncer, autocommit=True, prepare_threshold=0) as a,
+        psycopg.connect(bouncer) as b,
+    ):
+        a.execute("SELECT 1 + %s", (1,))
+        b.execute("SELECT pg_backend_pid()")  # b's transaction stays open, on a server connection
+        try:
+            for _ in range(3):
+                a.execute("SELECT 1 + %s", (1,))
+        except psycopg.Error as exc:
+            prepared_error = str(exc).strip().splitlines()[0]
+    print(
+        f"\n[pgbouncer, transaction mode] {outcomes}; LISTEN through it heard {len(heard)} notification(s); "
+        f"psycopg's prepared statements: {prepared_error or 'no error'}"
+    )
     assert outcomes["hits"] and outcomes["boot"] and outcomes["read_refused"] and outcomes["reader_hits"]
     assert heard == []
+    version = subprocess.run(
+        [_pgbouncer() or "pgbouncer", "--version"], capture_output=True, text=True
+    ).stdout
+    major, minor = (int(x) for x in version.split()[1].split(".")[:2])
+    if (major, minor) < (1, 21):  # protocol-level prepared statements came with 1.21
+        assert "does not exist" in prepared_error, "why the pools set prepare_threshold=None"
 
 
 def test_the_dashboard_answers_503_while_the_database_is_down_and_its_live_page_listens_again(
