@@ -17,6 +17,7 @@ import shutil
 import socket
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,9 +37,9 @@ from test_tokens import SERVE_ROLE, create, ensure_role
 from pybrain import db
 from pybrain.cli import main
 from pybrain.config import Settings
-from pybrain.serve import live
+from pybrain.serve import auth, live
 from pybrain.serve.app import ServeOptions, build_app, serve_database_url
-from pybrain.serve.pool import open_pool
+from pybrain.serve.pool import PooledBrain, open_pool
 from pybrain.serve.ui.app import Dashboard, create_app
 
 assert restartable  # a fixture of test_outages: an embedded PostgreSQL of this module's own
@@ -147,6 +148,38 @@ def test_stream_limits_per_token_and_per_role() -> None:
     assert limits.acquire("t3", "bob") is None
     limits.release("t1", "alice")
     assert limits.acquire("t3", "alice") is None
+
+
+def test_one_token_holds_at_most_half_the_pool(serve_url: str, conn: psycopg.Connection) -> None:
+    """Three slow calls of one token and one call of another, on a pool of 4: the token holds
+    2 connections at once, its third call waits for one of them, the other token's call runs."""
+    create(conn, role=TEST_ROLE, name="hog")
+    hog = auth.Principal(workspace=1, role=TEST_ROLE, access="read", token_id=1, name="hog")
+    other = auth.Principal(workspace=1, role=TEST_ROLE, access="read", token_id=2, name="other")
+    pool = open_pool(serve_url, 4)
+    started: dict[str, float] = {}
+    t0 = time.monotonic()
+
+    def slow(name: str, principal: auth.Principal, seconds: float) -> None:
+        with PooledBrain(pool, principal, embedder_spec="hash").transaction() as cur:
+            started[name] = round(time.monotonic() - t0, 2)
+            cur.execute("SELECT pg_sleep(%s)", (seconds,))
+
+    try:
+        threads = [threading.Thread(target=slow, args=(f"hog{i}", hog, 1.0)) for i in range(3)]
+        for t in threads:
+            t.start()
+        time.sleep(0.3)
+        threads.append(threading.Thread(target=slow, args=("other", other, 0.1)))
+        threads[-1].start()
+        for t in threads:
+            t.join(30)
+    finally:
+        pool.close()
+    print(f"\n[shares of a pool of 4] started at (s): {dict(sorted(started.items(), key=lambda kv: kv[1]))}")
+    hogs = sorted(v for k, v in started.items() if k.startswith("hog"))
+    assert hogs[1] < 0.5 and hogs[2] >= 0.9, "the third waits for one of the first two"
+    assert started["other"] < 0.6, "another token is not held up by the first"
 
 
 # --- reserved connections and the server role's limit -----------------------------------------

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -50,6 +52,56 @@ class _Attempt(AttemptWithBackoff):
         self.delay = min(self.delay, RETRY_MAX)
 
 
+class Shares:
+    """How many of a pool's connections one token and one role may hold at once: half the
+    pool for a token, three quarters for a role (at least one each). A call beyond its
+    share waits for one of its own calls to end (up to WAIT), while other tokens' calls
+    take the connections left: one token's slow calls cannot hold the whole pool."""
+
+    def __init__(self, size: int) -> None:
+        self.per_token = max(1, size // 2)
+        self.per_role = max(1, size * 3 // 4)
+        self._held: dict[str, int] = {}
+        self._cond = threading.Condition()
+        self._local = threading.local()
+
+    def _keys(self, principal: auth.Principal) -> tuple[str, str]:
+        token = "local" if principal.token_id is None else f"token:{principal.token_id}"
+        return token, f"role:{principal.role or 'local'}"
+
+    @contextmanager
+    def hold(self, principal: auth.Principal) -> Iterator[None]:
+        token, role = self._keys(principal)
+        nested = getattr(self._local, "held", None) or set()
+        if token in nested:
+            yield  # a checkout inside one of this thread's own: its share is already held
+            return
+        with self._cond:
+            if not self._cond.wait_for(
+                lambda: self._held.get(token, 0) < self.per_token and self._held.get(role, 0) < self.per_role,
+                timeout=WAIT,
+            ):
+                raise DatabaseUnavailable(
+                    f"This token's calls hold their share of the server's connections ({self.per_token}) "
+                    f"for {WAIT:.0f} s.",
+                    detail={"retry_after": RETRY_AFTER},
+                    hint="Fewer calls at once, or a larger --pool-size.",
+                )
+            self._held[token] = self._held.get(token, 0) + 1
+            self._held[role] = self._held.get(role, 0) + 1
+        self._local.held = nested | {token}
+        try:
+            yield
+        finally:
+            self._local.held = nested
+            with self._cond:
+                for key in (token, role):
+                    self._held[key] -= 1
+                    if not self._held[key]:
+                        del self._held[key]
+                self._cond.notify_all()
+
+
 class ServingPool(ConnectionPool):
     """A ConnectionPool that knows when the database is down and says so at once.
 
@@ -62,6 +114,7 @@ class ServingPool(ConnectionPool):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("reconnect_timeout", 365 * 86400.0)  # never give up on the database
         super().__init__(*args, **kwargs)
+        self.shares = Shares(self.max_size)
         self.down_since: float | None = None
         self.down_reason = ""
 
@@ -235,5 +288,9 @@ class PooledBrain(PrincipalBrain):
 
     @contextmanager
     def _checkout(self) -> Iterator[psycopg.Connection]:
-        with self.pool.connection() as conn:
+        shares = getattr(self.pool, "shares", None)
+        with (
+            shares.hold(self.principal) if shares else contextlib.nullcontext(),
+            self.pool.connection() as conn,
+        ):
             yield conn
