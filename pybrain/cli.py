@@ -2013,6 +2013,8 @@ def _restore_backup(
     from pybrain.transfer import backup as backups
 
     settings = Settings.from_env()
+    # A file that is not pybrain's backup is refused before any server is started.
+    backups.preflight(file, without_manifest=without_manifest)
     server = None
     if url is None:
         if home is not None or settings.database_url is None:

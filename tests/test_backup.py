@@ -99,6 +99,13 @@ def test_cli_backup_and_restore_into_a_new_data_directory(
     assert r.exit_code == 0, r.output
     assert r.output.startswith(f"backup: {file} (") and "memories: 1 active" in r.output
 
+    # A file without its manifest is refused with the hint, and no server is started for it.
+    bare = tmp_path / "bare.dump"
+    bare.write_bytes(file.read_bytes())
+    r = brain_cli("restore", str(bare), "--home", str(tmp_path / "never"))
+    assert r.exit_code == 1 and "has no manifest" in r.output and "--without-manifest" in r.output, r.output
+    assert not (tmp_path / "never").exists()
+
     # A new data directory outside pytest's (which is private to its user, and
     # the embedded server runs as its own user under root), as conftest's server.
     scratch = tempfile.TemporaryDirectory(prefix="pybrain-restore-")

@@ -416,14 +416,11 @@ def _database_settings(admin: psycopg.Connection, name: str) -> list[str]:
     return list(row[0]) if row and row[0] else []
 
 
-def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str, Any]:
-    """Restore the backup at path into the empty database at url (a superuser's URL).
-
-    Refuses (RestoreRefused, nothing of the file run) a file without a manifest
-    (unless without_manifest), whose manifest or checksum does not match, or whose
-    schema or data section is not pybrain's; loads it as a role without rights into a
-    fresh database, checks its counts against the manifest's, and only then puts it in
-    the target's place."""
+def preflight(
+    path: Path, *, without_manifest: bool = False
+) -> tuple[dict[str, Any] | None, list[tuple[str, str]]]:
+    """The checks that need no server: the manifest, the dump's checksum and its table of
+    contents (RestoreRefused). The manifest (None without one) and the entries."""
     path = path.expanduser().resolve()
     if not path.is_file():
         raise InvalidArgument(f"No backup file {path}.", detail={"path": str(path)})
@@ -436,7 +433,19 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
         )
     if manifest is not None:
         verify(path, manifest)
-    toc = _toc(path)
+    return manifest, _toc(path)
+
+
+def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str, Any]:
+    """Restore the backup at path into the empty database at url (a superuser's URL).
+
+    Refuses (RestoreRefused, nothing of the file run) a file without a manifest
+    (unless without_manifest), whose manifest or checksum does not match, or whose
+    schema or data section is not pybrain's; loads it as a role without rights into a
+    fresh database, checks its counts against the manifest's, and only then puts it in
+    the target's place."""
+    path = path.expanduser().resolve()
+    manifest, toc = preflight(path, without_manifest=without_manifest)
     target = _database(url)
     with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
         if not conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]:
