@@ -390,10 +390,6 @@ def _vet_data(path: Path, dump: str, reference: str) -> None:
         raise RestoreRefused(f"{path}: its data section ends inside a table's rows.", hint=_NOT_OURS)
 
 
-def _database(url: str) -> str:
-    return str(conninfo_to_dict(url).get("dbname") or conninfo_to_dict(url).get("user"))
-
-
 @contextmanager
 def _scratch(admin: psycopg.Connection, prefix: str, owner: str | None = None) -> Iterator[str]:
     name = f"{prefix}_{secrets.token_hex(6)}"
@@ -405,6 +401,14 @@ def _scratch(admin: psycopg.Connection, prefix: str, owner: str | None = None) -
         yield name
     finally:
         admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def _maintenance(url: str) -> psycopg.Connection:
+    """A connection to another database of the server (the target is dropped and replaced)."""
+    try:
+        return psycopg.connect(make_conninfo(url, dbname="postgres"), autocommit=True)
+    except psycopg.OperationalError:
+        return psycopg.connect(make_conninfo(url, dbname="template1"), autocommit=True)
 
 
 def _database_settings(admin: psycopg.Connection, name: str) -> list[str]:
@@ -446,7 +450,6 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
     the target's place."""
     path = path.expanduser().resolve()
     manifest, toc = preflight(path, without_manifest=without_manifest)
-    target = _database(url)
     with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
         if not conn.execute("SELECT rolsuper FROM pg_roles WHERE rolname = current_user").fetchone()[0]:
             raise InvalidArgument(
@@ -460,6 +463,9 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
                 hint="Restore into a new data directory (brain restore FILE --home DIR) or an empty "
                 "database (createdb, then brain restore FILE --url URL).",
             )
+        target, owner = conn.execute(
+            "SELECT datname, pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
+        ).fetchone()
         # The restored database takes the target's place: the target must hold nothing.
         held = conn.execute(EMPTY_QUERY).fetchall()
         if held:
@@ -469,12 +475,9 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
                 detail={"objects": [r[0] for r in held[:20]]},
                 hint="Restore into a new, empty database (createdb) or a new data directory (--home DIR).",
             )
-        owner = conn.execute(
-            "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
-        ).fetchone()[0]
-    admin_url = make_conninfo(url, dbname="postgres")
+
     hint = "Restore into an empty database of a server with pgvector and pg_trgm, as for `brain init`."
-    with wrap_exceptions(), psycopg.connect(admin_url, autocommit=True) as admin:
+    with wrap_exceptions(), _maintenance(url) as admin:
         # The schema this pybrain's migrations make, on this server, to compare the dump with.
         with _scratch(admin, "brain_reference") as reference:
             ref_url = make_conninfo(url, dbname=reference)
