@@ -535,6 +535,8 @@ class Dashboard:
             await asyncio.to_thread(check)
         except auth.TokenRefused as exc:
             return self.login_page(request, exc, exc.status)
+        except DatabaseUnavailable as exc:
+            return _unavailable(exc)
         response = RedirectResponse("/memories", 303)
         response.set_cookie(
             SESSION_COOKIE,
@@ -567,6 +569,8 @@ class Dashboard:
             return await asyncio.to_thread(self._curate, request, form)
         except auth.TokenRefused as exc:
             return auth.refusal(exc)
+        except DatabaseUnavailable as exc:
+            return _unavailable(exc)
 
     def _curate(self, request: Request, form: FormData) -> Response:
         action = request.path_params["action"]
