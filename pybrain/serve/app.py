@@ -273,7 +273,8 @@ def _unavailable(exc: BaseException) -> Any:
     if isinstance(exc, DatabaseUnavailable):
         return exc
     if isinstance(exc, PoolTimeout | psycopg.OperationalError):
-        return DatabaseUnavailable(f"The database is not reachable: {str(exc).strip()[:200]}")
+        log.warning("the database is not reachable: %s", str(exc).strip()[:200])
+        return DatabaseUnavailable("The database is not reachable.")
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
             if (found := _unavailable(inner)) is not None:

@@ -123,9 +123,9 @@ class ServingPool(ConnectionPool):
         return self.down_since is not None
 
     def unavailable(self) -> DatabaseUnavailable:
+        # (the reason stays in the server's log: a 503 is answered before any token is checked)
         return DatabaseUnavailable(
-            "The database is not reachable: "
-            + (self.down_reason.splitlines() or ["connection refused"])[0].strip()[:200],
+            "The database is not reachable.",
             detail={"retry_after": RETRY_AFTER},
             hint=f"Try again in {RETRY_AFTER} s; the server reconnects on its own.",
         )
