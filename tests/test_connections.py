@@ -306,6 +306,8 @@ def test_brain_serve_answers_503_while_the_database_is_down_and_serves_again_wit
                     down.append(
                         (r.status_code, r.headers.get("retry-after"), round(time.monotonic() - t0, 3))
                     )
+                    # Said before any token is checked: nothing of the server's address or socket.
+                    assert r.json()["error"] == "database_unavailable" and ".s.PGSQL" not in r.text, r.text
             finally:
                 restartable.start()
             back_at = time.monotonic()
