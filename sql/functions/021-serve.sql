@@ -40,6 +40,29 @@ AS $$
     END
 $$;
 
+-- Whether the caller answers for a role: the owner of schema brain; the role
+-- itself (or a role it is a member of: its own group) as the principal of the
+-- session (brain._principals: the login of brain serve stands for no token's
+-- role); or an admin of every workspace the role belongs to. Enrolling a role
+-- that belongs to another workspace, and minting a token that runs as a role,
+-- need this: a workspace admin cannot act as another workspace's role.
+CREATE OR REPLACE FUNCTION brain._answers_for_role(role text)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- (PL/pgSQL: brain._is_owner is defined with the tenancy functions, later)
+    RETURN brain._is_owner()
+        OR EXISTS (SELECT FROM unnest(brain._principals(session_user, current_setting('role'))) AS p
+                   WHERE pg_catalog.to_regrole(role) IS NOT NULL
+                     AND pg_catalog.pg_has_role(p, pg_catalog.to_regrole(role), 'MEMBER'))
+        OR NOT EXISTS (SELECT FROM brain.workspace w
+                       WHERE brain._role_access(w.workspace_id, role) IS NOT NULL
+                         AND brain.workspace_access(w.workspace_id) IS DISTINCT FROM 'admin');
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.create_token(
     role text,
     name text,
@@ -83,6 +106,13 @@ BEGIN
             'Use a role made with brain role create, not the owner, a superuser or a server role.');
     END IF;
     have := brain._role_access(ws, role);
+    IF have IS NOT NULL AND NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
+                   role, session_user),
+            jsonb_build_object('role', role, 'workspace', ws),
+            'The owner of schema brain, or the role itself, makes its tokens (brain token create).');
+    END IF;
     IF have IS NULL THEN
         PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
             jsonb_build_object('role', role, 'workspace', ws),

@@ -236,6 +236,14 @@ BEGIN
         PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
             jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
     END IF;
+    -- A role that belongs to a workspace this admin does not administer is
+    -- enrolled by its owner: else the admin could mint a token that runs as it.
+    IF NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: its owner enrols it.', role, session_user),
+            jsonb_build_object('role', role, 'workspace', w.workspace_id),
+            'The owner of schema brain grants it (brain workspace grant), or the role asks an admin of its own workspace.');
+    END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
         PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
             jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
@@ -399,7 +407,8 @@ ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb) SECURITY DEFINER;
 -- the caller, so the helpers the API calls must be executable too; they run
 -- with the caller's privileges under row-level security and give nothing
 -- plain SQL does not. The SECURITY DEFINER helpers that build and drop
--- indexes, and the trigger functions, are the owner's.
+-- indexes or name any workspace's channel, and the trigger functions, are
+-- the owner's.
 DO $$
 DECLARE
     f regprocedure;
@@ -408,7 +417,8 @@ BEGIN
              WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
     LOOP
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)')
+        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
+                       'brain._sessions_channel(bigint)')
            OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
             EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
         ELSE

@@ -26,6 +26,7 @@ from urllib.parse import urlencode
 import psycopg
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
+from psycopg import sql
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.datastructures import FormData, QueryParams
@@ -374,23 +375,23 @@ class Dashboard:
         return self.render(request, "_sessions_live.html", **context)
 
     async def session_events(self, request: Request) -> Response:
-        """Server-sent events: 'change' whenever brain_sessions is notified for this workspace."""
+        """Server-sent events: 'change' whenever this workspace's sessions channel is notified."""
         try:
-            workspace = await asyncio.to_thread(self._workspace_id, request)
+            channel = await asyncio.to_thread(self._sessions_channel, request)
         except auth.TokenRefused as exc:
             return auth.refusal(exc)
 
         async def stream() -> AsyncIterator[str]:
             conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
             try:
-                await conn.execute("LISTEN brain_sessions")
+                # The workspace's own channel: its name is random and only members learn it.
+                await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
                 yield "retry: 3000\n\n"
                 while not await request.is_disconnected():
                     changed = False
-                    async for note in conn.notifies(timeout=15.0):
-                        if note.payload == str(workspace):
-                            changed = True
-                            break
+                    async for _note in conn.notifies(timeout=15.0):
+                        changed = True
+                        break
                     if changed:
                         # A burst of changes (a boot writes several rows) becomes one event.
                         async for _ in conn.notifies(timeout=0.3):
@@ -403,10 +404,10 @@ class Dashboard:
 
         return StreamingResponse(stream(), media_type="text/event-stream")
 
-    def _workspace_id(self, request: Request) -> int:
+    def _sessions_channel(self, request: Request) -> str:
         with self.brain(request) as brain, brain.transaction() as cur:
-            cur.execute("SELECT brain.current_workspace() AS ws")
-            return cur.fetchone()["ws"]
+            cur.execute("SELECT brain.sessions_channel() AS channel")
+            return cur.fetchone()["channel"]
 
     def health(self, request: Request) -> Response:
         key = request.query_params.get("window", "24h")
