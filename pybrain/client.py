@@ -30,6 +30,7 @@ from pybrain.errors import (
     DatabaseUnavailable,
     EmbedderError,
     EmbeddingRefused,
+    InvalidArgument,
     InvalidEmbedding,
     wrap_exceptions,
 )
@@ -119,6 +120,39 @@ class Space:
     @property
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
+
+
+# The arguments of the SQL API that are times. A text sent for one is read
+# here, so that a value PostgreSQL cannot parse is refused naming the argument,
+# and never reaches the server, whose error (and log line) would quote it.
+TIME_ARGUMENTS = frozenset(
+    {
+        "as_of",
+        "created_after",
+        "created_before",
+        "dormant_after",
+        "due_at",
+        "expires_at",
+        "last_touch",
+        "now",
+        "pid_started_at",
+        "started_at",
+    }
+)
+
+
+def _checked(name: str, value: Any) -> Any:
+    """An argument as sent: a time given as text is parsed (ISO 8601), else BR009 naming it."""
+    if name in TIME_ARGUMENTS and isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise InvalidArgument(
+                f"{name} must be a time in ISO 8601, such as 2026-03-02 or 2026-03-02T09:00:00+00:00.",
+                detail={"field": name, "expected": "ISO 8601 time"},
+                hint="Send the date, or the date and time with its UTC offset.",
+            ) from None
+    return value
 
 
 class Brain:
@@ -255,7 +289,7 @@ class Brain:
         during the COMMIT. A write that a concurrent near-duplicate beat at its
         COMMIT (BR022: nothing was stored) is sent again, up to RACE_TRIES times.
         """
-        args = {k: v for k, v in kwargs.items() if v is not None}
+        args = {k: _checked(k, v) for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
             sql.Identifier(function),
             sql.SQL(", ").join(

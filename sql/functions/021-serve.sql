@@ -120,8 +120,8 @@ BEGIN
     END IF;
     want := coalesce(access, have);
     IF want NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(want, 40)),
-            jsonb_build_object('access', left(want, 40)), 'Leave it out for the role''s own access.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'Leave it out for the role''s own access.');
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
         PERFORM brain._raise('BR009',
@@ -130,8 +130,8 @@ BEGIN
             'Ask for at most the role''s access, or grant the role more first.');
     END IF;
     IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
-        PERFORM brain._raise('BR009', format('A token expires in more than 0 and at most 10 years, not %s.', expires_in),
-            jsonb_build_object('expires_in', expires_in::text), 'For example: 30 days, 12 hours.');
+        PERFORM brain._raise('BR009', 'A token expires in more than 0 and at most 10 years.',
+            jsonb_build_object('field', 'expires_in'), 'For example: 30 days, 12 hours.');
     END IF;
     IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
                AND x.revoked_at IS NULL) THEN

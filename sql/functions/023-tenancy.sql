@@ -132,10 +132,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF name IS NULL OR name !~ '^[a-z_][a-z0-9_]{0,62}$' OR name LIKE 'pg\_%' THEN
+        -- (never repeating the text: it may be anything pasted into the wrong field)
         PERFORM brain._raise('BR009',
-            format('A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_; not %L.',
-                   left(name, 80)),
-            jsonb_build_object('role', left(name, 80)), 'For example: agent_claude, alice.');
+            'A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_.',
+            jsonb_build_object('field', 'role', 'length', length(name)), 'For example: agent_claude, alice.');
     END IF;
 END
 $$;
@@ -225,8 +225,8 @@ BEGIN
     w := brain._workspace(workspace_id);
     PERFORM brain._check_role_name(role);
     IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(access, 40)),
-            jsonb_build_object('access', left(access, 40)), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
         PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
@@ -330,8 +330,8 @@ BEGIN
     END;
     IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
         PERFORM brain._raise('BR009',
-            format('statement_timeout is between 100ms and 1h, not %L.', left(statement_timeout, 40)),
-            jsonb_build_object('statement_timeout', left(statement_timeout, 40)), 'The default is 5s.');
+            'statement_timeout is an interval between 100ms and 1h.',
+            jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
         PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
