@@ -880,7 +880,7 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
                 cur = conn.execute(statement, params)
                 return cur.fetchone()[0] if cur.description else True
         except psycopg.Error as exc:
-            assert exc.sqlstate in ("42883", "BR009"), exc
+            assert exc.sqlstate in ("42883", "BR009", "BR016"), exc
             return None
 
     # 1. Fifteen action items an hour against a limit of five, each dated two hours after the last.
@@ -934,16 +934,57 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
     if last_run is not None and last_run > scalar(conn, "SELECT now()"):
         got_through.append("a maintenance run recorded a year ahead")
 
-    # Not defended (docs/security.md): maintain and prune take an explicit clock, ahead too.
-    not_defended = []
+    # 5. maintain, prune and the session functions run a year ahead: they take the server's
+    # clock instead (a client's clock may replay the past, never run ahead).
     gone = remember(conn, kind="fact", headline="The office printer is on floor two")["memory_id"]
     conn.execute("SELECT brain.forget(%s, 'moved')", (gone,))
-    conn.execute("SELECT count(*) FROM brain.prune(dry_run => false, now => %s)", (ahead,))
+    attempt("prune a year ahead", "SELECT count(*) FROM brain.prune(dry_run => false, now => %s)", (ahead,))
     if not scalar(conn, "SELECT count(*) FROM brain.memory WHERE memory_id = %s", (gone,)):
-        not_defended.append("prune a year ahead deletes what was forgotten today")
-    conn.execute("SELECT brain.maintain(now => %s)", (ahead,))
-    if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
-        not_defended.append("maintain a year ahead ends another agent's live session")
+        got_through.append("prune a year ahead deleted what was forgotten today")
+    for what, statement, params in (
+        ("maintain a year ahead", "SELECT brain.maintain(now => %s)", (ahead,)),
+        ("the session sweep a year ahead", "SELECT brain._sweep_sessions(%s)", (ahead,)),
+        (
+            "listing sessions a year ahead",
+            "SELECT count(*) FROM brain.list_active_sessions(now => %s)",
+            (ahead,),
+        ),
+        (
+            "ending a seat's sessions a year ahead",
+            "SELECT brain.end_session_of('nobody', now => %s)",
+            (ahead,),
+        ),
+    ):
+        attempt(what, statement, params)
+        if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
+            got_through.append(f"another agent's live session ended by {what}")
+            conn.execute(
+                "UPDATE brain.session SET status = 'active', ended_at = NULL, end_reason = NULL"
+                " WHERE session_id = %s",
+                (live,),
+            )
+    task = remember(conn, kind="task", headline="Rotate the staging certificates")["memory_id"]
+    mine = scalar(conn, "SELECT brain.boot_session('claude', project => 'ops') ->> 'session_id'")
+    for what, statement, params in (
+        (
+            "a heartbeat a year ahead",
+            "SELECT brain.update_active_task(%s, 'Deploy', now => %s)",
+            (mine, ahead),
+        ),
+        ("a touch a year ahead", "SELECT brain._touch_session(%s, %s)", (mine, ahead)),
+        ("a boot a year ahead", "SELECT brain.boot_session('gemini', project => 'ops', now => %s)", (ahead,)),
+        ("a task update a year ahead", "SELECT brain.update_task(%s, 'blocked', now => %s)", (task, ahead)),
+        ("a session ended a year ahead", "SELECT brain.end_session(%s, now => %s)", (mine, ahead)),
+    ):
+        attempt(what, statement, params)
+    future = scalar(
+        conn,
+        "SELECT count(*) FROM brain.session WHERE greatest(started_at, heartbeat_at, ended_at) > now()",
+    ) + scalar(conn, "SELECT count(*) FROM brain.memory WHERE updated_at > now()")
+    if future:
+        got_through.append(f"{future} sessions or tasks dated in the future")
+    if scalar(conn, "SELECT max(ran_at) FROM brain.maintenance_run") > scalar(conn, "SELECT now()"):
+        got_through.append("a maintenance run recorded a year ahead")
 
     # 5. Latencies that are not numbers, and a call dated in the future.
     for what, latency, started in (
@@ -965,7 +1006,7 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
 
     print(
         f"\nclock: {len(tried)} attempts with a client's clock or a non-finite latency;"
-        f" {len(got_through)} got through: {got_through}; not defended: {not_defended}"
+        f" {len(got_through)} got through: {got_through}"
     )
     assert got_through == []
 

@@ -22,6 +22,17 @@ $$;
 COMMENT ON FUNCTION brain._raise IS
     'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
 
+-- The clock of a call that changes something (maintenance, prune, sessions,
+-- tasks): a client's `now` may replay the past, never run ahead of the
+-- server's clock (it would end other agents' sessions, archive and prune
+-- early). NULL is the server's clock. Reading functions (search, boot_payload,
+-- metrics) take their `now` as given: it changes only what the caller sees.
+CREATE OR REPLACE FUNCTION brain._clock(now timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT least(coalesce(now, pg_catalog.now()), pg_catalog.now())
+$$;
 
 -- trim_space, normalize_text, embedding_input and word_count are single
 -- expressions over built-ins: without a SET clause the planner inlines them

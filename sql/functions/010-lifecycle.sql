@@ -67,7 +67,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(update_task.now, pg_catalog.now());
+    clock timestamptz := brain._clock(update_task.now);
     mem brain.memory := brain._get_memory(id, lock => true);
     task brain.task;
     target text;
