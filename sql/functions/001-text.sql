@@ -267,10 +267,17 @@ AS $$
                               FROM brain.secret_rules() AS r WHERE r.hints IS NULL)
         WHEN 'hint_rule' THEN (SELECT array_agg(r.rule::text ORDER BY r.rule, h.n)
                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
-        WHEN 'hint_text' THEN (SELECT array_agg(h.t ORDER BY r.rule, h.n)
-                               FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
-        WHEN 'hint_ci' THEN (SELECT array_agg(starts_with(r.pattern, '(?i')::text ORDER BY r.rule, h.n)
-                             FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        WHEN 'hint_lower' THEN (SELECT array_agg(lower(h.t) ORDER BY r.rule, h.n)
+                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        -- one regular expression for every hint, lowercased: a text (lowercased)
+        -- that does not match it holds no hint at all
+        -- (the short hints with what follows them: "sk" alone is in every "task")
+        WHEN 'hint_any' THEN ARRAY[(SELECT string_agg(DISTINCT CASE h.t
+                                        WHEN 'SK' THEN 'sk[0-9a-f]{32}'
+                                        WHEN ':A' THEN ':a[a-z0-9_-]{32}'
+                                        WHEN '-us' THEN '[0-9a-f]-us[0-9]'
+                                        ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END, '|')
+                                    FROM brain.secret_rules() AS r, unnest(r.hints) AS h(t))]
     END
 $$;
 
@@ -297,15 +304,24 @@ BEGIN
     IF t IS NULL OR t = '' THEN
         RETURN;
     END IF;
-    SELECT array_agg(DISTINCT x.r ORDER BY x.r) INTO todo
-    FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule')::integer[],
-                                 brain._secret_rule_column('hint_text'),
-                                 brain._secret_rule_column('hint_ci')::boolean[]) AS h(r, hint, ci)
-          WHERE strpos(CASE WHEN h.ci THEN lt ELSE _scan_rules.t END, h.hint) > 0
+    IF lt !~ (brain._secret_rule_column('hint_any'))[1] THEN
+        -- no hint anywhere (one pass): only the rules without hints
+        IF hinted_only THEN
+            RETURN;
+        END IF;
+        todo := brain._secret_rule_column('unhinted')::integer[];
+    ELSE
+    -- (each hint lowercased, looked for in the lowercased text: a case-sensitive
+    -- rule may run on a text that cannot match it, never the other way)
+    SELECT array_agg(DISTINCT x.r ORDER BY x.r)::integer[] INTO todo
+    FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule'),
+                                 brain._secret_rule_column('hint_lower')) AS h(r, hint)
+          WHERE strpos(lt, h.hint) > 0
           UNION ALL
-          SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')::integer[]) AS u(r)
+          SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
           WHERE NOT hinted_only) AS x;
-    IF todo IS NULL THEN
+    END IF;
+    IF todo IS NULL OR todo = '{}' THEN
         RETURN;
     END IF;
     FOREACH n IN ARRAY todo LOOP
@@ -368,10 +384,12 @@ BEGIN
         IF current_setting('server_encoding') <> 'UTF8' THEN
             RETURN NULL;
         END IF;
-        RETURN translate(regexp_replace(normalize(x, NFKC),
+        d := translate(regexp_replace(normalize(x, NFKC),
                              '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]', '', 'g'),
                          'аАВсСеЕһНіІјЈКкМоОрРѕЅТуУхХԁԛԝԜӏӀүɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονριϲακτυχ',
                          'aABcCeEhHiIjJKkMoOpPsSTyYxXdqwWlIygABEZHIKMNOPTYXovpicaktux');
+        -- an ellipsis (… as ...), common in prose, hides no token
+        RETURN CASE WHEN d !~ '^[.]+$' THEN d END;
     ELSIF how = 'escapes' THEN
         SELECT string_agg(CASE
                    WHEN m[1] ~ '^&#[0-9]' THEN CASE WHEN btrim(m[1], '&#;')::integer BETWEEN 32 AND 55295
@@ -421,8 +439,9 @@ BEGIN
     ELSIF how = 'spacing' THEN
         RETURN regexp_replace(x, '\s', '', 'g');
     ELSIF how = 'joins' THEN
-        -- pieces of a token hold a digit; words at the ends of two lines of prose do not
-        IF x !~ '[0-9]' THEN
+        -- pieces of a token hold a digit and a capital; words at the ends of
+        -- two lines of prose do not
+        IF x !~ '[0-9]' OR x !~ '[A-Z]' THEN
             RETURN NULL;
         END IF;
         RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
