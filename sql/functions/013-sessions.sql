@@ -429,8 +429,8 @@ BEGIN
             jsonb_build_object('id', id), 'See brain.pending_action_items(session).');
     END IF;
     IF response IS NULL OR response NOT IN ('will_execute', 'already_done', 'not_relevant') THEN
-        PERFORM brain._raise('BR009', format('A response is will_execute, already_done or not_relevant, not %L.', response),
-            jsonb_build_object('response', response), 'Say whether you will do it, did it, or it does not apply.');
+        PERFORM brain._raise('BR009', 'A response is will_execute, already_done or not_relevant.',
+            jsonb_build_object('field', 'response'), 'Say whether you will do it, did it, or it does not apply.');
     END IF;
     IF item.status = 'acknowledged' THEN
         PERFORM brain._raise('BR011', format('Action item #%s was acknowledged by session #%s (%s).', id,
@@ -485,8 +485,8 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('key', key, 'value', value, 'project', project));
     target := brain._scratch_scope(session, project);
     IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
-        PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
-            jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
+        PERFORM brain._raise('BR009', 'A scratch key is 1-100 letters, digits and _.:/-.',
+            jsonb_build_object('field', 'key', 'length', length(key)), 'Example: key => ''current-branch''.');
     END IF;
     IF value IS NULL THEN
         PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');
