@@ -141,6 +141,52 @@ TIME_ARGUMENTS = frozenset(
 )
 
 
+# The types of each SQL function's arguments, read once per process. A text
+# sent for an argument of another type (a number, a boolean, an interval, JSON)
+# is checked by the server with pg_input_is_valid (PostgreSQL 16 and later),
+# which never raises, before the call: PostgreSQL's own error for a value it
+# cannot parse quotes the value, in the reply and in the server's log.
+_ARGUMENT_TYPES: dict[str, dict[str, str]] = {}
+_TEXT_TYPES = frozenset({"text", "character varying", "name"})
+
+
+def _argument_types(cur: psycopg.Cursor, function: str) -> dict[str, str]:
+    if function not in _ARGUMENT_TYPES:
+        cur.execute(
+            "SELECT a.name, format_type(a.typ, NULL) AS type"
+            " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,"
+            " unnest(p.proargnames, coalesce(p.proallargtypes, p.proargtypes::oid[]),"
+            "        coalesce(p.proargmodes, array_fill('i'::\"char\", ARRAY[p.pronargs::integer])))"
+            "   AS a(name, typ, mode)"
+            " WHERE n.nspname = 'brain' AND p.proname = %s AND a.mode IN ('i', 'b', 'v')",
+            (function,),
+        )
+        types: dict[str, str] = {}
+        for row in cur.fetchall():
+            # an argument of two overloads with two types is left to the server
+            types[row["name"]] = row["type"] if types.get(row["name"], row["type"]) == row["type"] else "text"
+        _ARGUMENT_TYPES[function] = types
+    return _ARGUMENT_TYPES[function]
+
+
+def _check_types(cur: psycopg.Cursor, function: str, args: dict[str, Any]) -> None:
+    texts = {k: v for k, v in args.items() if isinstance(v, str)}
+    if not texts or cur.connection.info.server_version < 160000:
+        return
+    types = _argument_types(cur, function)
+    for name, value in texts.items():
+        kind = types.get(name)
+        if kind is None or kind in _TEXT_TYPES:
+            continue
+        cur.execute("SELECT pg_input_is_valid(%s, %s) AS ok", (value, kind))
+        if not cur.fetchone()["ok"]:
+            raise InvalidArgument(
+                f"{name} must be a valid {kind}.",
+                detail={"field": name, "expected": kind},
+                hint="Send a value of the argument's type (docs/sql-api.md).",
+            )
+
+
 def _checked(name: str, value: Any) -> Any:
     """An argument as sent: a time given as text is parsed (ISO 8601), else BR009 naming it."""
     if name in TIME_ARGUMENTS and isinstance(value, str):
@@ -302,6 +348,7 @@ class Brain:
             conn = self.connection()
             try:
                 with self.transaction() as cur:
+                    _check_types(cur, function, args)
                     cur.execute(query, args)
                     rows = cur.fetchall() if cur.description else []
                     committing = True  # leaving the block sends COMMIT

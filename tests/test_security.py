@@ -1069,3 +1069,81 @@ def test_a_longer_near_identical_text_folded_in_is_flagged_like_a_write(conn) ->
     print(f"\nfold: {folded['action']} into #{clean['memory_id']}: flags {row['flag_reasons']}")
     assert folded["action"] == "updated" and row["headline"] == longer
     assert row["flag_reasons"] == ["override-phrase"] and row["flag_confirmed_at"] is None
+
+
+# --- values in errors, logs and tool events -------------------------------------------
+
+MARK = "zq7781marker"  # what a client pastes into the wrong field; not a secret to the scanner
+
+
+def test_no_value_reaches_an_error_the_log_or_a_tool_event(conn, database, admin_url, brain_cli) -> None:
+    """Values of the wrong type or outside their choices, sent through the Python client, the
+    CLI and SQL: every error names the field and what it expects, never the value; the
+    server's log and the tool events hold none of them."""
+    db.quiet_logging(admin_url)
+    brain = Brain(conn, embedder=HashEmbedder())
+    tried: list[str] = []
+    echoed: list[str] = []
+
+    def said(exc: BaseException) -> str:
+        diag = getattr(exc, "diag", None)
+        if diag is not None:
+            return f"{diag.message_primary} {diag.message_detail} {diag.message_hint}"
+        return f"{exc} {getattr(exc, 'detail', '')} {getattr(exc, 'hint', '')}"
+
+    def attempt(what: str, call) -> None:
+        tried.append(what)
+        try:
+            call()
+        except Exception as exc:  # every refusal is read
+            if MARK in said(exc):
+                echoed.append(what)
+        else:
+            pytest.fail(f"{what} was accepted")
+
+    value = f"2026-13-45 {MARK}"
+    attempt("a time as text (client)", lambda: brain.search("deploys", as_of=value))
+    attempt("an interval as text (client)", lambda: brain.call("metrics", window_size=MARK))
+    attempt("an id as text (client)", lambda: brain.call("recall", id=MARK))
+    attempt("a number as text (client)", lambda: brain.call("search", query="x", max_results=MARK))
+    attempt("a boolean as text (client)", lambda: brain.call("list_flagged", include_confirmed=MARK))
+    sql_calls = {
+        "a role name": "SELECT brain.grant_workspace(%s, 1)",
+        "an access level": "SELECT brain.grant_workspace('brain_tester', 1, %s)",
+        "a token's role": "SELECT brain.create_token(role => %s, name => 'x')",
+        "a setting's name": "SELECT brain.set_setting(%s, '1')",
+        "a rating's direction": "SELECT brain.rate(1, %s)",
+        "a scratch key": "SELECT brain.scratch_set(%s || ' !', 'v', project => 'web')",
+        "a skill's name": "SELECT * FROM brain.load_skill(%s)",
+        "an embedding space": "SELECT brain.embedding_progress(%s)",
+        "an item's response": "SELECT brain.acknowledge_action_item(1, 1, %s)",
+    }
+    remember(conn, kind="fact", headline="Deploys run from the release branch")
+    for what, statement in sql_calls.items():
+        attempt(what, lambda statement=statement: conn.execute(statement, (MARK,)))
+    attempt(
+        "brain.workspace",
+        lambda: conn.execute(
+            "SELECT set_config('brain.workspace', %s, false), brain.current_workspace()", (MARK,)
+        ),
+    )
+    conn.execute("SELECT set_config('brain.workspace', '', false)")
+    r = brain_cli("search", "deploys", "--as-of", value)
+    tried.append("brain search --as-of")
+    if r.exit_code == 0:
+        pytest.fail("brain search --as-of took a time that is none")
+    if MARK in r.output:
+        echoed.append("brain search --as-of")
+    with psycopg.connect(database, autocommit=True) as admin:
+        events = " ".join(
+            str(e) for e in admin.execute("SELECT tool, error_code, error FROM brain.tool_event").fetchall()
+        )
+        log = _server_log(admin)
+    logged = log is not None and MARK in log
+    in_events = MARK in events
+    print(
+        f"\nvalues of the wrong type or choice: {len(tried)} tried; echoed in an error: {echoed}; "
+        f"in the server's log: {logged}; in a tool event: {in_events}"
+        + ("" if log is not None else " (server log not readable here)")
+    )
+    assert (echoed, logged, in_events) == ([], False, False)

@@ -94,7 +94,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id>.');
     END IF;
     IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')

@@ -229,7 +229,7 @@ BEGIN
             jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
