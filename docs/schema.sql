@@ -4130,7 +4130,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id>.');
     END IF;
     IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')
@@ -4779,7 +4779,7 @@ BEGIN
             jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
@@ -9089,7 +9089,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d55cab2ce3c62adae97e90b7b2740935de8c0b05411ea8c85dd38b553945dd82';
+COMMENT ON TABLE brain.migration IS 'functions d3263ad7f38d5a6e3131fdbc0f0fde3c2cf5e49b8bd9f6efe62b46184fdde8db';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
