@@ -116,6 +116,21 @@ BEGIN
     RETURN brain.analyze_lexemes();
 END
 $$;
+CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+BEGIN
+    -- (PL/pgSQL: brain._is_owner is defined with the tenancy functions, later)
+    RETURN brain._is_owner()
+        OR EXISTS (SELECT FROM unnest(brain._principals(session_user, current_setting('role'))) AS p
+                   WHERE pg_catalog.to_regrole(role) IS NOT NULL
+                     AND pg_catalog.pg_has_role(p, pg_catalog.to_regrole(role), 'MEMBER'))
+        OR NOT EXISTS (SELECT FROM brain.workspace w
+                       WHERE brain._role_access(w.workspace_id, role) IS NOT NULL
+                         AND brain.workspace_access(w.workspace_id) IS DISTINCT FROM 'admin');
+END
+$$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -208,7 +223,8 @@ BEGIN
     END IF;
     IF raw !~ '^\s*[0-9]{1,18}\s*$' THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
-            MESSAGE = pg_catalog.format('brain.workspace must be a workspace id, not %L.', pg_catalog.left(raw, 40)),
+            MESSAGE = 'brain.workspace must be a workspace id (a whole number).',
+            DETAIL = pg_catalog.jsonb_build_object('field', 'brain.workspace')::text,
             HINT = 'SET LOCAL brain.workspace = <id>; see brain.list_workspaces().';
     END IF;
     ws := raw::bigint;
@@ -373,7 +389,7 @@ BEGIN
     IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
             SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
         PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
-            jsonb_build_object('snapshot', snapshot),
+            jsonb_build_object('field', 'snapshot'),
             'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
     END IF;
 END
@@ -411,10 +427,10 @@ CREATE FUNCTION brain._check_role_name(name text) RETURNS void
     AS $_$
 BEGIN
     IF name IS NULL OR name !~ '^[a-z_][a-z0-9_]{0,62}$' OR name LIKE 'pg\_%' THEN
+        -- (never repeating the text: it may be anything pasted into the wrong field)
         PERFORM brain._raise('BR009',
-            format('A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_; not %L.',
-                   left(name, 80)),
-            jsonb_build_object('role', left(name, 80)), 'For example: agent_claude, alice.');
+            'A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_.',
+            jsonb_build_object('field', 'role', 'length', length(name)), 'For example: agent_claude, alice.');
     END IF;
 END
 $_$;
@@ -427,7 +443,7 @@ DECLARE
 BEGIN
     IF value IS NULL OR NOT brain._in_setting_range(setting, to_jsonb(value)) THEN
         PERFORM brain._raise('BR009', format('%s lies between %s and %s.', what, r ->> 'min', r ->> 'max'),
-            jsonb_build_object(argument, value),
+            jsonb_build_object('field', argument, 'min', r -> 'min', 'max', r -> 'max'),
             format('The default is the setting %s (%s).', setting, brain.setting(setting)));
     END IF;
 END
@@ -441,10 +457,10 @@ DECLARE
 BEGIN
     IF NOT brain._in_setting_range(name, value) THEN
         PERFORM brain._raise('BR009',
-            format('Setting %s is %s %s to %s, not %s.', name,
+            format('Setting %s is %s %s to %s.', name,
                    CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
-                   r ->> 'min', r ->> 'max', left(value::text, 40)),
-            jsonb_build_object('setting', name, 'value', value, 'min', r -> 'min', 'max', r -> 'max'),
+                   r ->> 'min', r ->> 'max'),
+            jsonb_build_object('setting', name, 'min', r -> 'min', 'max', r -> 'max'),
             format('The default is %s.', brain.setting_defaults() -> name));
     END IF;
 END
@@ -573,6 +589,11 @@ BEGIN
     END LOOP;
     cleaned := brain.clean_body(cleaned);
 END
+$$;
+CREATE FUNCTION brain._clock(now timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE PARALLEL SAFE
+    AS $$
+    SELECT least(coalesce(now, pg_catalog.now()), pg_catalog.now())
 $$;
 CREATE FUNCTION brain._commit_check() RETURNS trigger
     LANGUAGE plpgsql
@@ -1868,11 +1889,11 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
        ELSE '' END
 $_$;
 CREATE FUNCTION brain._notify_sessions() RETURNS trigger
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
-    PERFORM pg_notify('brain_sessions', NEW.workspace_id::text);
+    PERFORM pg_notify(brain._sessions_channel(NEW.workspace_id), '');
     RETURN NULL;
 END
 $$;
@@ -2039,8 +2060,10 @@ BEGIN
     WHERE es.workspace_id = brain.current_workspace()
       AND es.provider || ':' || es.model = _resolve_space.space;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR012', format('Unknown embedding space %L.', space),
-            jsonb_build_object('space', space),
+        PERFORM brain._raise('BR012', 'Unknown embedding space.',
+            jsonb_build_object('field', 'embedding_space', 'spaces',
+                               (SELECT jsonb_agg(es.provider || ':' || es.model ORDER BY es.space_id)
+                                FROM brain.embedding_space es WHERE es.workspace_id = brain.current_workspace())),
             'Register it with brain.use_embedding_space, or run `brain init` with that embedder.');
     END IF;
     RETURN s;
@@ -2098,6 +2121,60 @@ CREATE FUNCTION brain._same_terms(a text, b text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT brain.distinguishing_terms(a) = brain.distinguishing_terms(b)
+$$;
+CREATE FUNCTION brain._scan_rules(t text, hinted_only boolean DEFAULT false, OUT rules integer[], OUT kinds text[], OUT starts integer[], OUT ends integer[]) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    lt text := lower(t);
+    todo integer[];
+    pat text;
+    grp integer;
+    n integer;
+    s integer;
+    e integer;
+BEGIN
+    rules := '{}'; kinds := '{}'; starts := '{}'; ends := '{}';
+    IF t IS NULL OR t = '' THEN
+        RETURN;
+    END IF;
+    IF lt !~ (brain._secret_rule_column('hint_any'))[1] THEN
+        -- no hint anywhere (one pass): only the rules without hints
+        IF hinted_only THEN
+            RETURN;
+        END IF;
+        todo := brain._secret_rule_column('unhinted')::integer[];
+    ELSE
+    -- (each hint lowercased, looked for in the lowercased text: a case-sensitive
+    -- rule may run on a text that cannot match it, never the other way)
+    SELECT array_agg(DISTINCT x.r ORDER BY x.r)::integer[] INTO todo
+    FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule'),
+                                 brain._secret_rule_column('hint_lower')) AS h(r, hint)
+          WHERE strpos(lt, h.hint) > 0
+          UNION ALL
+          SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
+          WHERE NOT hinted_only) AS x;
+    END IF;
+    IF todo IS NULL OR todo = '{}' THEN
+        RETURN;
+    END IF;
+    FOREACH n IN ARRAY todo LOOP
+        pat := (brain._secret_rule_column('pattern'))[n];
+        CONTINUE WHEN t !~ pat;
+        grp := (brain._secret_rule_column('grp')::integer[])[n];
+        FOR i IN 1 .. regexp_count(t, pat) LOOP
+            s := regexp_instr(t, pat, 1, i, 0, '', grp);
+            e := regexp_instr(t, pat, 1, i, 1, '', grp);
+            CONTINUE WHEN s = 0 OR e <= s;
+            CONTINUE WHEN NOT brain._secret_candidate_ok((brain._secret_rule_column('check'))[n], substr(t, s, e - s));
+            rules := rules || n;
+            kinds := kinds || (brain._secret_rule_column('kind'))[n];
+            starts := starts || s;
+            ends := ends || e;
+        END LOOP;
+    END LOOP;
+END
 $$;
 CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text) RETURNS record
     LANGUAGE plpgsql
@@ -2160,12 +2237,22 @@ CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS bool
             THEN false
         WHEN check_name = 'password' THEN v !~ '^[$%{]'
         WHEN check_name = 'password-value' THEN
-             v !~ '^[$%{]' AND v !~ '^[0-9.:_-]+$' AND v ~ '[^A-Za-z]'
+             v !~ '^[$%{]' AND v !~ '^[0-9.:_-]+$' AND rtrim(v, '.,;:!?') ~ '[^A-Za-z]'
              AND v !~ '^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$'
              AND v !~ '^(https?|file)://' AND v !~ '^/|^\./|^~/'
         WHEN check_name = 'mixed' THEN v ~ '[0-9]' AND v ~ '[A-Z]' AND v ~ '[a-z]'
         WHEN check_name = 'token' THEN v ~ '[0-9]' AND v ~ '[A-Za-z]' AND brain._entropy(v) >= 3.5
-        WHEN check_name = 'aws-bare' THEN regexp_count(v, '[0-9]') >= 3 AND regexp_count(v, '[A-Z]') >= 5
+        WHEN check_name = 'password-letters' THEN
+             -- a word that says something about the password, or a name in
+             -- camelCase or capitals (a variable), is no password
+             lower(v) !~ '^(required|optional|mandatory|disabled|enabled|incorrect|invalid|expired|username|usernames|passwords?|default|defaults|hidden|masked|unchanged|unknown|missing|generated|random|encrypted|hashed|protected|forbidden|inherit|inherited|prompted|environment|settings|variable|placeholder|anything|something|whatever|secrets?|changeme|example|examples|notrequired|provided|supplied|rotated|redacted|omitted|ignored|none|empty|blank|sensitive|string|boolean|integer|credentials?)$'
+             AND v !~ '^[a-z]+([A-Z][a-z0-9]*)+$' AND v !~ '^[A-Z]+$'
+        WHEN check_name = 'netrc' THEN v !~ '^[$%{<]' AND length(v) >= 4
+        WHEN check_name = 'hex' THEN v ~ '[0-9]' AND v ~ '[A-Fa-f]'
+        WHEN check_name = 'fragment' THEN (v ~ '[0-9]' OR (regexp_count(v, '[a-z][A-Z]') + regexp_count(v, '[A-Z]{2}[a-z]') >= 2 AND v !~ '([A-Z][a-z]{2,}){2,}$'))
+             AND brain._entropy(v) >= 2.5
+        WHEN check_name = 'aws-bare' THEN (regexp_count(v, '[0-9]') >= 3 OR (v ~ '[0-9]' AND v ~ '[/+]'))
+             AND regexp_count(v, '[A-Z]') >= 5
              AND regexp_count(v, '[a-z]') >= 5 AND brain._entropy(v) >= 4.3
         WHEN check_name = 'assignment' THEN
              v !~ '^[$%{]'                                   -- ${VAR}, %(var)s, {{ var }}
@@ -2178,6 +2265,194 @@ CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS bool
              AND brain._entropy(v) >= 3.5
         ELSE true END
 $_$;
+CREATE FUNCTION brain._secret_decode(x text, how text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+DECLARE
+    b bytea;
+    d text;
+    h text;
+BEGIN
+    IF how = 'unicode' THEN
+        IF current_setting('server_encoding') <> 'UTF8' THEN
+            RETURN NULL;
+        END IF;
+        d := translate(regexp_replace(normalize(x, NFKC),
+                             '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]', '', 'g'),
+                         'аАВсСеЕһНіІјЈКкМоОрРѕЅТуУхХԁԛԝԜӏӀүɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονριϲακτυχ',
+                         'aABcCeEhHiIjJKkMoOpPsSTyYxXdqwWlIygABEZHIKMNOPTYXovpicaktux');
+        -- an ellipsis (… as ...), common in prose, hides no token
+        RETURN CASE WHEN d !~ '^[.]+$' THEN d END;
+    ELSIF how = 'escapes' THEN
+        SELECT string_agg(CASE
+                   WHEN m[1] ~ '^&#[0-9]' THEN CASE WHEN btrim(m[1], '&#;')::integer BETWEEN 32 AND 55295
+                       THEN chr(btrim(m[1], '&#;')::integer) ELSE m[1] END
+                   WHEN m[1] ~ '^&#[xX][0-9a-fA-F]{1,4};?$' THEN CASE
+                       WHEN ('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
+                       THEN chr(('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer) ELSE m[1] END
+                   WHEN m[1] ~ '^(%|\\x)' AND ('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer BETWEEN 32 AND 126
+                       THEN chr(('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer)
+                   WHEN m[1] ~ '^\\u' AND ('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
+                       THEN chr(('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer)
+                   WHEN m[1] ~ '^&[A-Za-z]' THEN coalesce(jsonb_build_object(
+                       'amp', '&', 'lt', '<', 'gt', '>', 'quot', '"', 'apos', '''', 'nbsp', ' ', 'sol', '/',
+                       'lowbar', '_', 'period', '.', 'colon', ':', 'equals', '=', 'plus', '+', 'hyphen', '-',
+                       'dash', '-', 'num', '#', 'excl', '!', 'dollar', '$', 'percnt', '%', 'commat', '@',
+                       'tilde', '~', 'comma', ',', 'semi', ';', 'quest', '?', 'lpar', '(', 'rpar', ')',
+                       'lsqb', '[', 'rsqb', ']', 'lcub', '{', 'rcub', '}', 'ast', '*', 'bsol', '\', 'Hat', '^',
+                       'grave', '`', 'verbar', '|', 'vert', '|')
+                       ->> rtrim(substr(m[1], 2), ';'), m[1])
+                   ELSE m[1] END, '' ORDER BY n)
+        INTO d
+        FROM regexp_matches(x, '&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}', 'g')
+             WITH ORDINALITY AS t(m, n);
+        RETURN nullif(d, x);
+    ELSIF how = 'blobs' THEN
+        -- text only: a run that decodes to binary (an image, a hash) reads as
+        -- itself; so does a run without a digit (a long identifier: base64 of
+        -- 12 characters or more of text holds a digit, as good as always)
+        IF x !~ '[0-9]' THEN
+            RETURN NULL;
+        END IF;
+        h := CASE WHEN x ~ '^0x' THEN substr(x, 3) ELSE x END;
+        IF h ~ '^[0-9a-fA-F]+$' AND length(h) % 2 = 0 THEN
+            b := decode(h, 'hex');
+        ELSIF x ~ '[0-9A-Z]' THEN
+            h := rtrim(translate(x, '-_', '+/'), '=');
+            h := CASE length(h) % 4 WHEN 1 THEN left(h, -1) WHEN 2 THEN h || '==' WHEN 3 THEN h || '=' ELSE h END;
+            b := decode(h, 'base64');
+        ELSE
+            RETURN NULL;
+        END IF;
+        d := encode(b, 'escape');
+        IF d ~ '\\[0-7]{3}' OR d ~ '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]' THEN
+            RETURN NULL;
+        END IF;
+        RETURN replace(d, '\\', '\');
+    ELSIF how = 'spacing' THEN
+        RETURN regexp_replace(x, '\s', '', 'g');
+    ELSIF how = 'joins' THEN
+        -- pieces of a token hold a digit and a capital; words at the ends of
+        -- two lines of prose do not
+        IF x !~ '[0-9]' OR x !~ '[A-Z]' THEN
+            RETURN NULL;
+        END IF;
+        RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
+    END IF;
+    RETURN NULL;
+END
+$_$;
+CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    SELECT CASE col
+        WHEN 'kind' THEN (SELECT array_agg(r.kind ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'pattern' THEN (SELECT array_agg(r.pattern ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'grp' THEN (SELECT array_agg(r.grp::text ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'check' THEN (SELECT array_agg(r."check" ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'unhinted' THEN (SELECT coalesce(array_agg(r.rule::text ORDER BY r.rule), '{}')
+                              FROM brain.secret_rules() AS r WHERE r.hints IS NULL)
+        WHEN 'hint_rule' THEN (SELECT array_agg(r.rule::text ORDER BY r.rule, h.n)
+                               FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        WHEN 'hint_lower' THEN (SELECT array_agg(lower(h.t) ORDER BY r.rule, h.n)
+                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        -- one regular expression for every hint, lowercased: a text (lowercased)
+        -- that does not match it holds no hint at all
+        -- (the short hints with what follows them: "sk" alone is in every "task")
+        WHEN 'hint_any' THEN ARRAY[(SELECT string_agg(DISTINCT CASE h.t
+                                        WHEN 'SK' THEN 'sk[0-9a-f]{32}'
+                                        WHEN ':A' THEN ':a[a-z0-9_-]{32}'
+                                        WHEN '-us' THEN '[0-9a-f]-us[0-9]'
+                                        ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END, '|')
+                                    FROM brain.secret_rules() AS r, unnest(r.hints) AS h(t))]
+    END
+$_$;
+CREATE FUNCTION brain._secret_stretch(how text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT CASE how
+        WHEN 'unicode' THEN '[^\u0001-\u007f]+'
+        WHEN 'escapes' THEN '(?:&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})+'
+        WHEN 'blobs' THEN '[A-Za-z0-9+/_-]{16,}={0,2}'
+        WHEN 'spacing' THEN '(?<!\S)(?:\S\s{1,3}){7,}\S(?!\S)'
+        WHEN 'joins' THEN '[A-Za-z0-9_./+=-]{6,}(?:(?:[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+)[A-Za-z0-9_./+=-]{6,})+'
+    END
+$$;
+CREATE FUNCTION brain._secret_variant(t text, how text, OUT v text, OUT os integer[], OUT ol integer[], OUT ds integer[], OUT dl integer[], OUT plain boolean[]) RETURNS record
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    re text := brain._secret_stretch(how);
+    ctx constant integer := 120;
+    stretches text[];
+    gaps text[];
+    decoded text[];
+    x text;
+    d text;
+    o integer := 1;
+    run_start integer := 1;   -- where the plain text since the last changed stretch starts
+    seen_change boolean := false;
+BEGIN
+    -- (one pass each: the stretches, and the text between them)
+    SELECT array_agg(m[1] ORDER BY n) INTO stretches FROM regexp_matches(t, re, 'g') WITH ORDINALITY AS s(m, n);
+    IF stretches IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(brain._secret_decode(s, how) ORDER BY n) INTO decoded
+    FROM unnest(stretches) WITH ORDINALITY AS u(s, n);
+    IF NOT EXISTS (SELECT FROM unnest(stretches, decoded) AS u(s, d) WHERE u.d <> u.s) THEN
+        RETURN;
+    END IF;
+    gaps := regexp_split_to_array(t, re);
+    v := ''; os := '{}'; ol := '{}'; ds := '{}'; dl := '{}'; plain := '{}';
+    FOR i IN 1 .. array_length(gaps, 1) + 1 LOOP
+        IF i <= array_length(gaps, 1) THEN
+            o := o + length(gaps[i]);
+        END IF;
+        IF i <= array_length(stretches, 1) THEN
+            x := stretches[i];
+            d := decoded[i];
+            IF d IS NULL OR d = x THEN
+                o := o + length(x);
+                CONTINUE;
+            END IF;
+        ELSE
+            x := NULL;
+        END IF;
+        -- the plain text from run_start to o - 1: its end after a change, its start before one
+        IF o > run_start THEN
+            IF seen_change AND (x IS NULL OR o - run_start > 2 * ctx) THEN
+                os := os || run_start; ol := ol || least(ctx, o - run_start); ds := ds || (length(v) + 1);
+                dl := dl || least(ctx, o - run_start); plain := plain || true;
+                v := v || substr(t, run_start, least(ctx, o - run_start));
+                run_start := greatest(run_start + ctx, o - ctx);
+                IF x IS NOT NULL THEN
+                    os := os || run_start; ol := ol || 0; ds := ds || (length(v) + 1); dl := dl || 3;
+                    plain := plain || false;
+                    v := v || E'\n\u0001\n';
+                END IF;
+            ELSIF NOT seen_change THEN
+                run_start := greatest(run_start, o - ctx);
+            END IF;
+            IF x IS NOT NULL AND o > run_start THEN
+                os := os || run_start; ol := ol || (o - run_start); ds := ds || (length(v) + 1);
+                dl := dl || (o - run_start); plain := plain || true;
+                v := v || substr(t, run_start, o - run_start);
+            END IF;
+        END IF;
+        EXIT WHEN x IS NULL;
+        os := os || o; ol := ol || length(x); ds := ds || (length(v) + 1); dl := dl || length(d);
+        plain := plain || false;
+        v := v || d;
+        seen_change := true;
+        o := o + length(x);
+        run_start := o;
+    END LOOP;
+END
+$$;
 CREATE FUNCTION brain._section_headline(path text[], max_tokens integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2202,6 +2477,24 @@ CREATE FUNCTION brain._section_tokens(items jsonb, heading text) RETURNS integer
     SELECT CASE WHEN jsonb_array_length(items) = 0 THEN 0
                 ELSE 1 + brain.estimate_tokens(heading) + 1
                      + (SELECT sum((i->>'tokens')::integer) FROM jsonb_array_elements(items) AS i)::integer END
+$$;
+CREATE FUNCTION brain._sessions_channel(ws bigint) RETURNS text
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    name text;
+BEGIN
+    SELECT c.channel INTO name FROM brain.workspace_channel c WHERE c.workspace_id = ws;
+    IF name IS NULL THEN
+        -- a workspace made after migration 021
+        INSERT INTO brain.workspace_channel AS c (workspace_id, channel)
+        VALUES (ws, 'brain_sessions_' || replace(gen_random_uuid()::text, '-', ''))
+        ON CONFLICT (workspace_id) DO UPDATE SET channel = c.channel
+        RETURNING c.channel INTO name;
+    END IF;
+    RETURN name;
+END
 $$;
 CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
     LANGUAGE plpgsql
@@ -2309,31 +2602,34 @@ $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
 DECLARE
     ws bigint := brain.current_workspace();
     ttl interval := make_interval(mins => (brain.setting('session_ttl_minutes'))::integer);
     n_stale integer;
     n_gone integer := 0;
+    clock timestamptz := brain._clock(_sweep_sessions.now);
 BEGIN
     UPDATE brain.session s
-    SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'heartbeat expired'
-    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < _sweep_sessions.now - ttl;
+    SET status = 'ended', ended_at = clock, end_reason = 'heartbeat expired'
+    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < clock - ttl;
     GET DIAGNOSTICS n_stale = ROW_COUNT;
     IF host IS NOT NULL AND jsonb_typeof(host_processes) = 'array' THEN
         UPDATE brain.session s
-        SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'process gone'
+        SET status = 'ended', ended_at = clock, end_reason = 'process gone'
         WHERE s.workspace_id = ws AND s.status = 'active' AND s.host = _sweep_sessions.host AND s.pid IS NOT NULL
           AND NOT EXISTS (
               SELECT FROM jsonb_array_elements(host_processes) AS p
-              WHERE (p->>0)::integer = s.pid
+              -- (what is not a number matches nothing: a cast would quote it in an error)
+              WHERE CASE WHEN p->>0 ~ '^[0-9]{1,9}$' THEN (p->>0)::integer END = s.pid
                 AND (s.pid_started_at IS NULL
-                     OR abs(extract(epoch FROM s.pid_started_at) - (p->>1)::double precision) < 1));
+                     OR abs(extract(epoch FROM s.pid_started_at)
+                            - CASE WHEN jsonb_typeof(p->1) = 'number' THEN (p->>1)::double precision END) < 1));
         GET DIAGNOSTICS n_gone = ROW_COUNT;
     END IF;
     RETURN n_stale + n_gone;
 END
-$$;
+$_$;
 CREATE FUNCTION brain._sync_pattern_rule() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2369,7 +2665,7 @@ CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEF
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
+    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, brain._clock(now))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
 $$;
 CREATE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text) RETURNS record
@@ -2744,8 +3040,8 @@ BEGIN
             jsonb_build_object('id', id), 'See brain.pending_action_items(session).');
     END IF;
     IF response IS NULL OR response NOT IN ('will_execute', 'already_done', 'not_relevant') THEN
-        PERFORM brain._raise('BR009', format('A response is will_execute, already_done or not_relevant, not %L.', response),
-            jsonb_build_object('response', response), 'Say whether you will do it, did it, or it does not apply.');
+        PERFORM brain._raise('BR009', 'A response is will_execute, already_done or not_relevant.',
+            jsonb_build_object('field', 'response'), 'Say whether you will do it, did it, or it does not apply.');
     END IF;
     IF item.status = 'acknowledged' THEN
         PERFORM brain._raise('BR011', format('Action item #%s was acknowledged by session #%s (%s).', id,
@@ -3258,7 +3554,7 @@ CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, t
     AS $_$
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(boot_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(boot_session.now);
     new_id bigint;
     rebooted bigint[];
     swept integer;
@@ -3392,7 +3688,7 @@ CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client 
     AS $$
 DECLARE
     s brain.session := brain._get_session(session);
-    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(capture_ended_session.now);
     handoff text;
     result jsonb;
 BEGIN
@@ -3862,8 +4158,8 @@ BEGIN
     END;
     IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
         PERFORM brain._raise('BR009',
-            format('statement_timeout is between 100ms and 1h, not %L.', left(statement_timeout, 40)),
-            jsonb_build_object('statement_timeout', left(statement_timeout, 40)), 'The default is 5s.');
+            'statement_timeout is an interval between 100ms and 1h.',
+            jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
         PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
@@ -3903,7 +4199,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id>.');
     END IF;
     IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')
@@ -3915,6 +4211,13 @@ BEGIN
             'Use a role made with brain role create, not the owner, a superuser or a server role.');
     END IF;
     have := brain._role_access(ws, role);
+    IF have IS NOT NULL AND NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
+                   role, session_user),
+            jsonb_build_object('role', role, 'workspace', ws),
+            'The owner of schema brain, or the role itself, makes its tokens (brain token create).');
+    END IF;
     IF have IS NULL THEN
         PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
             jsonb_build_object('role', role, 'workspace', ws),
@@ -3922,8 +4225,8 @@ BEGIN
     END IF;
     want := coalesce(access, have);
     IF want NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(want, 40)),
-            jsonb_build_object('access', left(want, 40)), 'Leave it out for the role''s own access.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'Leave it out for the role''s own access.');
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
         PERFORM brain._raise('BR009',
@@ -3932,8 +4235,8 @@ BEGIN
             'Ask for at most the role''s access, or grant the role more first.');
     END IF;
     IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
-        PERFORM brain._raise('BR009', format('A token expires in more than 0 and at most 10 years, not %s.', expires_in),
-            jsonb_build_object('expires_in', expires_in::text), 'For example: 30 days, 12 hours.');
+        PERFORM brain._raise('BR009', 'A token expires in more than 0 and at most 10 years.',
+            jsonb_build_object('field', 'expires_in'), 'For example: 30 days, 12 hours.');
     END IF;
     IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
                AND x.revoked_at IS NULL) THEN
@@ -4250,7 +4553,7 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
     AS $$
 DECLARE
     s brain.session := brain._get_session(session);
-    clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(end_session.now);
     unchanged boolean;
 BEGIN
     PERFORM brain._check_handoff(handoff, snapshot);
@@ -4283,7 +4586,7 @@ CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text,
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-    clock timestamptz := coalesce(end_session_of.now, pg_catalog.now());
+    clock timestamptz := brain._clock(end_session_of.now);
     target bigint;
 BEGIN
     IF source IS NULL OR source !~ '^\S+$' THEN
@@ -4541,16 +4844,24 @@ BEGIN
     w := brain._workspace(workspace_id);
     PERFORM brain._check_role_name(role);
     IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(access, 40)),
-            jsonb_build_object('access', left(access, 40)), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
         PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
             jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
+    -- A role that belongs to a workspace this admin does not administer is
+    -- enrolled by its owner: else the admin could mint a token that runs as it.
+    IF NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: its owner enrols it.', role, session_user),
+            jsonb_build_object('role', role, 'workspace', w.workspace_id),
+            'The owner of schema brain grants it (brain workspace grant), or the role asks an admin of its own workspace.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
         PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
@@ -4578,7 +4889,7 @@ CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, 
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
 DECLARE
-    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    clock timestamptz := brain._clock(hand_off_transcript.now);
     handoff text := brain.transcript_handoff(turns, event, client, transcript);
     live bigint;
     result jsonb;
@@ -5959,7 +6270,7 @@ CREATE FUNCTION brain.list_active_sessions(project text DEFAULT NULL::text, excl
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    clock timestamptz := coalesce(list_active_sessions.now, pg_catalog.now());
+    clock timestamptz := brain._clock(list_active_sessions.now);
 BEGIN
     PERFORM brain._sweep_sessions(clock, list_active_sessions.host, host_processes);
     IF exclude_session IS NOT NULL THEN
@@ -6159,8 +6470,8 @@ BEGIN
       AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
            OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
     IF found_id IS NULL THEN
-        PERFORM brain._raise('BR010', format('No active skill %L here.', name),
-            jsonb_build_object('skill', name, 'project', project),
+        PERFORM brain._raise('BR010', 'No active skill of that name here.',
+            jsonb_build_object('field', 'name', 'project', project),
             'Skills scoped to projects load only from those projects; superseded skills never load.');
     END IF;
     RETURN brain.recall(found_id);
@@ -6173,7 +6484,7 @@ CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timest
     AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(maintain.now, pg_catalog.now());
+    clock timestamptz := brain._clock(maintain.now);
     previous timestamptz;
     counts jsonb;
     n_dormant bigint;
@@ -6950,7 +7261,7 @@ CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DE
 #variable_conflict use_column
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(prune.now, pg_catalog.now());
+    clock timestamptz := brain._clock(prune.now);
     r record;
 BEGIN
     IF older_than IS NULL OR older_than < interval '1 day' THEN
@@ -7042,8 +7353,8 @@ DECLARE
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
-        PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
-            jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
+        PERFORM brain._raise('BR009', 'A rating is up or down.',
+            jsonb_build_object('field', 'direction'), 'Rate up a memory that helped, down one that misled.');
     END IF;
     UPDATE brain.memory m
     SET upvotes = m.upvotes + (lower(direction) = 'up')::integer,
@@ -7143,6 +7454,10 @@ BEGIN
     IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
         PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
             jsonb_build_object('field', 'latency_ms'), 'Measure the call and give its duration, e.g. 3.2.');
+    END IF;
+    IF ok IS NULL THEN
+        PERFORM brain._raise('BR009', 'ok is true or false: whether the call succeeded.',
+            jsonb_build_object('field', 'ok'), 'Give true for a call that returned, false for one that raised.');
     END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
     -- (a call is not dated after the server's clock: it would stay in every window)
@@ -7297,48 +7612,63 @@ CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at int
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    r record;
-    n integer;
+    p record;
+    var record;
+    h_rule integer[];
+    h_kind text[];
+    h_start integer[];
+    h_end integer[];
+    how text;
+    k integer := 0;
+    len integer;
     s integer;
     e integer;
-    h_rule integer[] := '{}';
-    h_kind text[] := '{}';
-    h_start integer[] := '{}';
-    h_end integer[] := '{}';
-    lt text;
-    hint text;
-    hinted boolean;
 BEGIN
     IF t IS NULL OR t = '' THEN
         RETURN;
     END IF;
-    lt := lower(t);
-    FOR r IN SELECT * FROM brain.secret_rules() AS x ORDER BY x.rule LOOP
-        IF r.hints IS NOT NULL THEN
-            -- (a loop of simple expressions: no query per rule)
-            hinted := false;
-            FOREACH hint IN ARRAY r.hints LOOP
-                IF strpos(CASE WHEN starts_with(r.pattern, '(?i)') THEN lt ELSE t END, hint) > 0 THEN
-                    hinted := true;
+    len := length(t);
+    p := brain._scan_rules(t);
+    h_rule := p.rules; h_kind := p.kinds; h_start := p.starts; h_end := p.ends;
+    -- The text read backwards (a reversed token, a reversed `password = ...`).
+    p := brain._scan_rules(reverse(t), hinted_only => true);
+    FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+        h_rule := h_rule || (p.rules[i] + 1000);
+        h_kind := h_kind || p.kinds[i];
+        h_start := h_start || (len - p.ends[i] + 2);
+        h_end := h_end || (len - p.starts[i] + 2);
+    END LOOP;
+    -- The text with each way of hiding undone, one way at a time; a hit in
+    -- the copy is reported where the stretch it came from stands in the text.
+    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins'] LOOP
+        k := k + 1;
+        -- (each way is looked for in one pass first: most texts use none)
+        CONTINUE WHEN how = 'unicode' AND (t !~ '[^\u0001-\u007f]' OR current_setting('server_encoding') <> 'UTF8'
+                                           OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
+        CONTINUE WHEN how = 'escapes' AND t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}';
+        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins') AND t !~ brain._secret_stretch(how);
+        var := brain._secret_variant(t, how);
+        CONTINUE WHEN var.v IS NULL;
+        p := brain._scan_rules(var.v);
+        FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+            s := NULL; e := NULL;
+            FOR j IN 1 .. array_length(var.os, 1) LOOP
+                IF s IS NULL AND p.starts[i] < var.ds[j] + var.dl[j] THEN
+                    s := CASE WHEN var.plain[j] THEN var.os[j] + p.starts[i] - var.ds[j] ELSE var.os[j] END;
+                END IF;
+                IF p.ends[i] - 1 < var.ds[j] + var.dl[j] THEN
+                    e := CASE WHEN var.plain[j] THEN var.os[j] + p.ends[i] - var.ds[j] ELSE var.os[j] + var.ol[j] END;
                     EXIT;
                 END IF;
             END LOOP;
-            CONTINUE WHEN NOT hinted;
-        END IF;
-        CONTINUE WHEN t !~ r.pattern;
-        n := regexp_count(t, r.pattern);
-        FOR i IN 1 .. n LOOP
-            s := regexp_instr(t, r.pattern, 1, i, 0, '', r.grp);
-            e := regexp_instr(t, r.pattern, 1, i, 1, '', r.grp);
-            CONTINUE WHEN s = 0 OR e <= s;
-            CONTINUE WHEN NOT brain._secret_candidate_ok(r."check", substr(t, s, e - s));
-            h_rule := h_rule || r.rule;
-            h_kind := h_kind || r.kind;
+            CONTINUE WHEN s IS NULL OR e IS NULL OR e <= s;
+            h_rule := h_rule || (p.rules[i] + 1000 * (k + 1));
+            h_kind := h_kind || p.kinds[i];
             h_start := h_start || s;
             h_end := h_end || e;
         END LOOP;
     END LOOP;
-    -- A hit that overlaps a hit of an earlier rule is that hit.
+    -- A hit that overlaps a hit of an earlier rule (or of the text as sent) is that hit.
     RETURN QUERY
         SELECT h.k, h.s, h.e - 1
         FROM unnest(h_rule, h_kind, h_start, h_end) AS h(r, k, s, e)
@@ -7347,7 +7677,7 @@ BEGIN
         ORDER BY h.s;
 END
 $$;
-COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value.';
+COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
 CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7386,8 +7716,8 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('key', key, 'value', value, 'project', project));
     target := brain._scratch_scope(session, project);
     IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
-        PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
-            jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
+        PERFORM brain._raise('BR009', 'A scratch key is 1-100 letters, digits and _.:/-.',
+            jsonb_build_object('field', 'key', 'length', length(key)), 'Example: key => ''current-branch''.');
     END IF;
     IF value IS NULL THEN
         PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');
@@ -7852,7 +8182,7 @@ CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, patt
         ('digitalocean-token', $p$\mdo[opr]_v1_[a-f0-9]{64}\M$p$, 0, NULL, 'gitleaks digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token', '{"dop_v1_","doo_v1_","dor_v1_"}'),
         ('shopify-token', $p$\mshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\M$p$, 0, NULL, 'gitleaks shopify-access-token, shopify-custom-access-token, shopify-private-app-access-token, shopify-shared-secret', '{"shpat_","shpca_","shppa_","shpss_"}'),
         ('mailchimp-api-key', $p$\m[0-9a-f]{32}-us\d{1,2}\M$p$, 0, NULL, 'gitleaks mailchimp-api-key; detect-secrets MailchimpDetector', '{"-us"}'),
-        ('telegram-bot-token', $p$\m\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])$p$, 0, NULL, 'gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector', '{":AA"}'),
+        ('telegram-bot-token', $p$(?<![0-9])\d{5,16}:A[A-Za-z0-9_-]{32,34}(?![A-Za-z0-9_-])$p$, 0, 'token', 'gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector', '{":A"}'),
         ('databricks-token', $p$\mdapi[a-f0-9]{32}(?:-\d)?\M$p$, 0, NULL, 'gitleaks databricks-api-token', '{"dapi"}'),
         ('square-token', $p$\m(?:EAAA[A-Za-z0-9_-]{60}|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43})(?![A-Za-z0-9_-])$p$, 0, NULL, 'gitleaks square-access-token, square-secret; detect-secrets SquareOAuthDetector', '{"EAAA","sq0"}'),
         ('vault-token', $p$\mhv[sb]\.[A-Za-z0-9_-]{24,}$p$, 0, NULL, 'gitleaks vault-service-token, vault-batch-token', '{"hvs.","hvb."}'),
@@ -7868,24 +8198,42 @@ CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, patt
         ('docker-auth', $p$(?i)"auth"\s*:\s*"([A-Za-z0-9+/]{16,}={0,2})"$p$, 1, 'token', 'Docker config.json auths (base64 user:password)', '{"\"auth\""}'),
         ('aws-secret-key', $p$(?<![A-Za-z0-9/+=])(?<![A-Za-z0-9/+=]{60}\n)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])$p$, 0, 'aws-bare', 'gitleaks aws secret keys without a keyword: 40 characters of base64, mixed case and digits, high entropy', NULL),
         ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys: any value that is not a placeholder or a reference)', '{"passw","pwd"}'),
-        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}')
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}'),
+        -- A password of letters only: assigned with =, := or =>, as a line's
+        -- own `password: value` (YAML, .env) or as a quoted JSON value.
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:=|:=|=>)\s*["']?([A-Za-z]{8,})(?![A-Za-z0-9_.(\[{-])$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, assigned)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?in)^[ \t-]*["']?[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?[ \t]*:[ \t]*["']?([A-Za-z]{8,})["']?[ \t]*(?=\n|$)$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a YAML or .env line)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?i)["'][A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']\s*:\s*["']([A-Za-z]{8,})["']$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a JSON value)', '{"passw","pwd"}'),
+        ('netrc-password', $p$(?i)\m(?:machine\s+[a-z0-9][a-z0-9._-]*|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+([^\s"'`]+)$p$, 1, 'netrc', 'detect-secrets KeywordDetector (.netrc machine / login / password entries)', '{"machine","default"}'),
+        ('hex-secret', $p$(?i)\m(?:secret|token|api[ _.-]?key|apikey|auth[ _.-]?key|access[ _.-]?key|passw(?:or)?d|credentials?)s?["']?(?:\s*(?:[:=]|:=|=>|\mis\M|\mwas\M|\mreads\M))*\s*["']?([0-9a-f]{32,})(?![0-9A-Za-z])$p$, 1, 'hex', 'gitleaks generic-api-key (hex values after a secret''s name, in a sentence or a header)', '{"secret","token","key","passw","pwd","credential"}'),
+        -- The first part of a provider token cut short (a key given in halves):
+        -- its prefix and eight characters or more, with a digit.
+        ('partial-token', $p$\m(?:gh[pousr]_|github_pat_|glpat-|xox[abposre]-|sk-ant-|sk_live_|rk_live_|hf_|npm_|AKIA|ASIA|AIza|ya29\.|dop_v1_|shpat_|hvs\.|lin_api_|pypi-AgE|GOCSPX-|whsec_|glsa_|dapi)[A-Za-z0-9]{8,}$p$, 0, 'fragment', 'the prefixes of gitleaks'' provider rules, the token cut short', '{"ghp_","gho_","ghu_","ghs_","ghr_","github_pat_","glpat-","xox","sk-ant-","sk_live_","rk_live_","hf_","npm_","AKIA","ASIA","AIza","ya29.","dop_v1_","shpat_","hvs.","lin_api_","pypi-AgE","GOCSPX-","whsec_","glsa_","dapi"}')
     ) AS r(kind, pattern, grp, "check", source, hints)
 $_$;
 COMMENT ON FUNCTION brain.secret_rules() IS 'The secret scanner''s rules in order (an earlier rule wins an overlap): the kind reported, the pattern, the capture group holding the secret, the extra check and the public rule it follows (docs/security.md).';
+CREATE FUNCTION brain.sessions_channel() RETURNS text
+    LANGUAGE sql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT brain._sessions_channel(brain.current_workspace())
+$$;
+COMMENT ON FUNCTION brain.sessions_channel() IS 'The LISTEN/NOTIFY channel of the current workspace (members only): notified, with an empty payload, when a session starts, ends or changes task, a handoff is left, or an action item is raised or acknowledged. Its name is random, so no other workspace can listen to it.';
 CREATE FUNCTION brain.set_setting(name text, value jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 BEGIN
     IF NOT brain.setting_defaults() ? name THEN
-        PERFORM brain._raise('BR009', format('Unknown setting %L.', name),
-            jsonb_build_object('setting', name, 'known', brain.setting_defaults()),
+        -- (the name is not repeated: it may be anything pasted into the wrong field)
+        PERFORM brain._raise('BR009', 'Unknown setting.',
+            jsonb_build_object('field', 'name', 'known', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(brain.setting_defaults()) AS k)),
             'See brain.setting_defaults() for the settings.');
     END IF;
     IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
         PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
                                              jsonb_typeof(brain.setting_defaults() -> name)),
-            jsonb_build_object('setting', name, 'value', value),
+            jsonb_build_object('setting', name, 'type', jsonb_typeof(value)),
             format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
                    name, brain.setting_defaults() -> name));
     END IF;
@@ -8205,7 +8553,7 @@ BEGIN
               AND jsonb_typeof(x.client_info->'client_session') = 'string'
               AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
               AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
-              AND x.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+              AND x.started_at > brain._clock(uncaptured_sessions.now) - interval '7 days'
             ORDER BY x.started_at DESC, x.session_id DESC
             LIMIT greatest(coalesce(max_results, 3), 0))
         RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
@@ -8287,7 +8635,7 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('task', task), 'it was not stored');
     UPDATE brain.session x
     SET current_task = nullif(brain.clean_headline(task), ''),
-        heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
+        heartbeat_at = greatest(x.heartbeat_at, brain._clock(update_active_task.now))
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.clean_headline(task), ''));
 END
@@ -8298,7 +8646,7 @@ CREATE FUNCTION brain.update_task(id bigint, status text DEFAULT NULL::text, not
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    clock timestamptz := coalesce(update_task.now, pg_catalog.now());
+    clock timestamptz := brain._clock(update_task.now);
     mem brain.memory := brain._get_memory(id, lock => true);
     task brain.task;
     target text;
@@ -8328,8 +8676,8 @@ BEGIN
     -- Any update of a stale task reopens it.
     target := coalesce(lower(status), CASE WHEN task.status = 'stale' THEN 'open' ELSE task.status END);
     IF target NOT IN ('open', 'blocked', 'done') THEN
-        PERFORM brain._raise('BR009', format('A task is set to open, blocked or done, not %L.', status),
-            jsonb_build_object('status', status), 'stale is set by maintenance when a task sits idle.');
+        PERFORM brain._raise('BR009', 'A task is set to open, blocked or done.',
+            jsonb_build_object('field', 'status'), 'stale is set by maintenance when a task sits idle.');
     END IF;
     IF target <> task.status AND NOT (
            task.status = 'open' AND target IN ('blocked', 'done')
@@ -8830,7 +9178,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5fc8c3e6e47f169526420af8b37cb2153b285e207c7720d918ce8eb1312c0510';
+COMMENT ON TABLE brain.migration IS 'functions 6a6c97c73cd0548721b87a58d24e014b0b57dba51f431cd08a609a552b4a1144';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -8944,6 +9292,14 @@ ALTER TABLE brain.tool_event ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENT
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.workspace_channel (
+    workspace_id bigint NOT NULL,
+    channel text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT workspace_channel_channel_check CHECK ((channel ~ '^brain_sessions_[0-9a-f]{32}$'::text))
+);
+ALTER TABLE ONLY brain.workspace_channel FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.workspace_channel IS 'Each workspace''s LISTEN/NOTIFY channel for session changes: a name no other workspace can guess.';
 ALTER TABLE brain.workspace ALTER COLUMN workspace_id ADD GENERATED BY DEFAULT AS IDENTITY (
     SEQUENCE NAME brain.workspace_workspace_id_seq
     START WITH 1
@@ -9014,6 +9370,10 @@ ALTER TABLE ONLY brain.token
     ADD CONSTRAINT token_workspace_id_token_hash_key UNIQUE (workspace_id, token_hash);
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_pkey PRIMARY KEY (workspace_id, event_id);
+ALTER TABLE ONLY brain.workspace_channel
+    ADD CONSTRAINT workspace_channel_pkey PRIMARY KEY (workspace_id);
+ALTER TABLE ONLY brain.workspace_channel
+    ADD CONSTRAINT workspace_channel_workspace_id_channel_key UNIQUE (workspace_id, channel);
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_name_key UNIQUE (organization_id, name);
 ALTER TABLE ONLY brain.workspace
@@ -9158,6 +9518,8 @@ ALTER TABLE ONLY brain.token
     ADD CONSTRAINT token_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.tool_event
     ADD CONSTRAINT tool_event_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.workspace_channel
+    ADD CONSTRAINT workspace_channel_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.workspace
     ADD CONSTRAINT workspace_organization_id_fkey FOREIGN KEY (organization_id) REFERENCES brain.organization(organization_id);
 ALTER TABLE brain.action_item ENABLE ROW LEVEL SECURITY;
@@ -9184,6 +9546,9 @@ CREATE POLICY own_memberships ON brain.membership FOR SELECT USING ((pg_has_role
 CREATE POLICY owner_only ON brain.token USING (pg_has_role(CURRENT_USER, ( SELECT n.nspowner
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
+CREATE POLICY owner_only ON brain.workspace_channel USING (pg_has_role(CURRENT_USER, ( SELECT n.nspowner
+   FROM pg_namespace n
+  WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
@@ -9192,6 +9557,7 @@ ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.token ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.workspace_channel ENABLE ROW LEVEL SECURITY;
 CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.annotation FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.audit FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));

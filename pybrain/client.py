@@ -30,6 +30,7 @@ from pybrain.errors import (
     DatabaseUnavailable,
     EmbedderError,
     EmbeddingRefused,
+    InvalidArgument,
     InvalidEmbedding,
     wrap_exceptions,
 )
@@ -119,6 +120,85 @@ class Space:
     @property
     def name(self) -> str:
         return f"{self.provider}:{self.model}"
+
+
+# The arguments of the SQL API that are times. A text sent for one is read
+# here, so that a value PostgreSQL cannot parse is refused naming the argument,
+# and never reaches the server, whose error (and log line) would quote it.
+TIME_ARGUMENTS = frozenset(
+    {
+        "as_of",
+        "created_after",
+        "created_before",
+        "dormant_after",
+        "due_at",
+        "expires_at",
+        "last_touch",
+        "now",
+        "pid_started_at",
+        "started_at",
+    }
+)
+
+
+# The types of each SQL function's arguments, read once per process. A text
+# sent for an argument of another type (a number, a boolean, an interval, JSON)
+# is checked by the server with pg_input_is_valid (PostgreSQL 16 and later),
+# which never raises, before the call: PostgreSQL's own error for a value it
+# cannot parse quotes the value, in the reply and in the server's log.
+_ARGUMENT_TYPES: dict[str, dict[str, str]] = {}
+_TEXT_TYPES = frozenset({"text", "character varying", "name"})
+
+
+def _argument_types(cur: psycopg.Cursor, function: str) -> dict[str, str]:
+    if function not in _ARGUMENT_TYPES:
+        cur.execute(
+            "SELECT a.name, format_type(a.typ, NULL) AS type"
+            " FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace,"
+            " unnest(p.proargnames, coalesce(p.proallargtypes, p.proargtypes::oid[]),"
+            "        coalesce(p.proargmodes, array_fill('i'::\"char\", ARRAY[p.pronargs::integer])))"
+            "   AS a(name, typ, mode)"
+            " WHERE n.nspname = 'brain' AND p.proname = %s AND a.mode IN ('i', 'b', 'v')",
+            (function,),
+        )
+        types: dict[str, str] = {}
+        for row in cur.fetchall():
+            # an argument of two overloads with two types is left to the server
+            types[row["name"]] = row["type"] if types.get(row["name"], row["type"]) == row["type"] else "text"
+        _ARGUMENT_TYPES[function] = types
+    return _ARGUMENT_TYPES[function]
+
+
+def _check_types(cur: psycopg.Cursor, function: str, args: dict[str, Any]) -> None:
+    texts = {k: v for k, v in args.items() if isinstance(v, str)}
+    if not texts or cur.connection.info.server_version < 160000:
+        return
+    types = _argument_types(cur, function)
+    for name, value in texts.items():
+        kind = types.get(name)
+        if kind is None or kind in _TEXT_TYPES:
+            continue
+        cur.execute("SELECT pg_input_is_valid(%s, %s) AS ok", (value, kind))
+        if not cur.fetchone()["ok"]:
+            raise InvalidArgument(
+                f"{name} must be a valid {kind}.",
+                detail={"field": name, "expected": kind},
+                hint="Send a value of the argument's type (docs/sql-api.md).",
+            )
+
+
+def _checked(name: str, value: Any) -> Any:
+    """An argument as sent: a time given as text is parsed (ISO 8601), else BR009 naming it."""
+    if name in TIME_ARGUMENTS and isinstance(value, str):
+        try:
+            return datetime.fromisoformat(value.strip())
+        except ValueError:
+            raise InvalidArgument(
+                f"{name} must be a time in ISO 8601, such as 2026-03-02 or 2026-03-02T09:00:00+00:00.",
+                detail={"field": name, "expected": "ISO 8601 time"},
+                hint="Send the date, or the date and time with its UTC offset.",
+            ) from None
+    return value
 
 
 class Brain:
@@ -255,7 +335,7 @@ class Brain:
         during the COMMIT. A write that a concurrent near-duplicate beat at its
         COMMIT (BR022: nothing was stored) is sent again, up to RACE_TRIES times.
         """
-        args = {k: v for k, v in kwargs.items() if v is not None}
+        args = {k: _checked(k, v) for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
             sql.Identifier(function),
             sql.SQL(", ").join(
@@ -268,6 +348,7 @@ class Brain:
             conn = self.connection()
             try:
                 with self.transaction() as cur:
+                    _check_types(cur, function, args)
                     cur.execute(query, args)
                     rows = cur.fetchall() if cur.description else []
                     committing = True  # leaving the block sends COMMIT

@@ -69,9 +69,7 @@ class Settings:
         try:
             workspace_id = int(workspace) if workspace is not None else None
         except ValueError:
-            raise InvalidArgument(
-                f"BRAIN_WORKSPACE must be a workspace id (a whole number), not {workspace!r}."
-            ) from None
+            raise InvalidArgument("BRAIN_WORKSPACE must be a workspace id (a whole number).") from None
         return cls(
             home=Path(home).expanduser().resolve() if home else default_home(),
             database_url=os.environ.get("BRAIN_DATABASE_URL") or None,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -216,6 +217,47 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
 }
 
 
+# PostgreSQL's own errors for a value it cannot take: a literal of the wrong
+# type, a number out of range, a missing value, an unknown argument. Their
+# messages quote the value ('invalid input syntax for type bigint: "..."'), so
+# pybrain reports them as BR009 with the type or the limit alone: the value
+# may be a secret pasted into the wrong field (docs/errors.md).
+_RAW_ARGUMENT_ERRORS: dict[str, tuple[str, str]] = {
+    "22P02": ("An argument is not a valid {type}.", "Send a value of the argument's type (docs/sql-api.md)."),
+    "22007": (
+        "An argument is not a valid {type}.",
+        "Send times in ISO 8601: 2026-03-02 or 2026-03-02T09:00:00+00:00.",
+    ),
+    "22008": ("A time is out of range.", "Send times in ISO 8601, between the years 1 and 294276."),
+    "22003": ("A number is out of range for {type}.", "Send a smaller number (see docs/sql-api.md)."),
+    "22015": ("An interval is out of range.", "Send a shorter interval, such as 30 days or 12 hours."),
+    "22004": ("An argument may not be null.", "Leave the argument out for its default, or send a value."),
+    # (these messages name a column, a function or a limit, never a value: kept)
+    "23502": ("", "Send every required argument (docs/sql-api.md)."),
+    "42883": ("", "Check the argument names and types against docs/sql-api.md."),
+    "54000": ("", "Send less: a shorter text or fewer items."),
+    "54001": ("", "Send flatter JSON."),
+    "2202E": ("An array is not valid here.", "Send a one-dimensional array."),
+    "22001": ("A text is too long for its field.", "Send a shorter text."),
+}
+
+_TYPE_IN_MESSAGE = re.compile(r"for type ([a-z ]+?)(?::|$| )")
+
+
+def _raw_argument_error(sqlstate: str, message: str) -> BrainError | None:
+    """BR009 for a raw SQLSTATE that quotes an argument's value, or None for another."""
+    if sqlstate not in _RAW_ARGUMENT_ERRORS:
+        return None
+    text, hint = _RAW_ARGUMENT_ERRORS[sqlstate]
+    found = _TYPE_IN_MESSAGE.search(message or "")
+    kind = found.group(1).strip() if found else "value of its type"
+    if "array" in (message or "") and sqlstate == "22P02":
+        kind = "array"
+    if "json" in (message or "") and sqlstate == "22P02":
+        kind = "JSON"
+    return InvalidArgument(text.format(type=kind) or message, detail={"sqlstate": sqlstate}, hint=hint)
+
+
 def _parse_detail(detail: str | None) -> Any:
     if not detail:
         return None
@@ -243,6 +285,9 @@ def from_database(exc: psycopg.Error) -> BrainError:
         )
     if sqlstate == "22021":  # character_not_in_repertoire: bytes that are not UTF-8
         return InvalidText(diag.message_primary, hint="Send the text as UTF-8.")
+    raw = _raw_argument_error(sqlstate, diag.message_primary or "")
+    if raw is not None:
+        return raw
     return BrainError(
         diag.message_primary or str(exc).strip(),
         detail={"sqlstate": sqlstate} if sqlstate else None,

@@ -134,7 +134,7 @@ def remote_url(url: str) -> str:
     parts = urlsplit(url.strip())
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise InvalidArgument(
-            f"--url is the server's address, such as https://brain.example.com/mcp; not {url[:80]!r}.",
+            "--url is the server's address, such as https://brain.example.com/mcp.",
             hint="brain serve answers at /mcp.",
         )
     if parts.username or parts.password or parts.query or parts.fragment:
@@ -176,8 +176,7 @@ def remote_entry(client: str, url: str, token_env: str | None) -> dict[str, Any]
             )
     elif not _ENV_NAME.match(token_env):
         raise InvalidArgument(
-            "--token-env is the name of an environment variable, such as PYBRAIN_TOKEN; "
-            f"not {token_env[:60]!r}.",
+            "--token-env is the name of an environment variable, such as PYBRAIN_TOKEN.",
             hint="Letters, digits and _, not starting with a digit. Never the token itself.",
         )
     elif token_env.startswith("pbt_"):

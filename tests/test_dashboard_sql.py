@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import psycopg
 import pytest
 from helpers import raises_br, rows, scalar
+from psycopg import sql
 
 from pybrain.client import Brain
 
@@ -115,11 +117,13 @@ def test_sessions_handoffs_and_action_items(conn) -> None:
 
 
 def test_session_changes_wake_listeners_and_heartbeats_do_not(conn, db_url: str) -> None:
+    channel = scalar(conn, "SELECT brain.sessions_channel()")
+    assert re.fullmatch(r"brain_sessions_[0-9a-f]{32}", channel)
     with psycopg.connect(db_url, autocommit=True) as listener:
-        listener.execute("LISTEN brain_sessions")
+        listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
         s = int(scalar(conn, "SELECT (brain.boot_session('claude', project => 'api'))->>'session_id'"))
         got = list(listener.notifies(timeout=2, stop_after=1))
-        assert [n.channel for n in got] == ["brain_sessions"] and got[0].payload == "1"
+        assert [n.channel for n in got] == [channel] and got[0].payload == ""
         scalar(conn, "SELECT brain.record_tool_event('search', now(), 1.0, true, session => %s)", (s,))
         assert list(listener.notifies(timeout=0.5)) == []
         scalar(conn, "SELECT brain.update_active_task(%s, 'Write the release notes')", (s,))

@@ -38,6 +38,7 @@ RELEASED = {
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
     "020-lexeme-stats.sql": "9fb747801472600106396435f66a05159aaaa1141d40b615a60701c9ba2571ea",
+    "021-signals.sql": "c38cf114fbd1732276dece246761fcdb767aa47ffd2da4145a90518b142321c5",
 }
 
 
@@ -567,3 +568,27 @@ def test_020_samples_the_word_frequencies_of_each_workspace(empty_database: str)
         assert list(terms) == ["checkpoint"] and terms["checkpoint"][1] == 300
         again = conn.execute("SELECT brain.maintain()").fetchone()[0]
         assert again["lexemes_analyzed"] is False, "not sampled again until the workspace changes by a fifth"
+
+
+def test_021_gives_each_workspace_a_channel_of_its_own(empty_database: str) -> None:
+    """A database at 019 with two workspaces: after 021 each has its own random channel, which the
+    session triggers notify with an empty payload; the shared brain_sessions hears nothing."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 19)
+        conn.execute("INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'second')")
+        assert "021-signals.sql" in db.migrate(conn).applied
+        channels = dict(conn.execute("SELECT workspace_id, channel FROM brain.workspace_channel").fetchall())
+        assert sorted(channels) == [1, 2] and len(set(channels.values())) == 2
+        assert all(c.startswith("brain_sessions_") and len(c) == 47 for c in channels.values())
+        with psycopg.connect(empty_database, autocommit=True) as listener:
+            listener.execute(f"LISTEN {channels[2]}")
+            listener.execute("LISTEN brain_sessions")
+            conn.execute("SELECT set_config('brain.workspace', '2', false)")
+            assert conn.execute("SELECT brain.sessions_channel()").fetchone()[0] == channels[2]
+            conn.execute("SELECT brain.boot_session(source => 'upgrade')")
+            heard = list(listener.notifies(timeout=2, stop_after=1))
+        assert [(n.channel, n.payload) for n in heard] == [(channels[2], "")]
+        conn.execute("SELECT set_config('brain.workspace', 'ghp_not-an-id', false)")
+        with pytest.raises(psycopg.Error) as caught:
+            conn.execute("SELECT brain.current_workspace()")
+        assert "ghp_" not in str(caught.value) and "workspace id" in caught.value.diag.message_primary

@@ -880,7 +880,7 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
                 cur = conn.execute(statement, params)
                 return cur.fetchone()[0] if cur.description else True
         except psycopg.Error as exc:
-            assert exc.sqlstate in ("42883", "BR009"), exc
+            assert exc.sqlstate in ("42883", "BR009", "BR016"), exc
             return None
 
     # 1. Fifteen action items an hour against a limit of five, each dated two hours after the last.
@@ -934,16 +934,57 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
     if last_run is not None and last_run > scalar(conn, "SELECT now()"):
         got_through.append("a maintenance run recorded a year ahead")
 
-    # Not defended (docs/security.md): maintain and prune take an explicit clock, ahead too.
-    not_defended = []
+    # 5. maintain, prune and the session functions run a year ahead: they take the server's
+    # clock instead (a client's clock may replay the past, never run ahead).
     gone = remember(conn, kind="fact", headline="The office printer is on floor two")["memory_id"]
     conn.execute("SELECT brain.forget(%s, 'moved')", (gone,))
-    conn.execute("SELECT count(*) FROM brain.prune(dry_run => false, now => %s)", (ahead,))
+    attempt("prune a year ahead", "SELECT count(*) FROM brain.prune(dry_run => false, now => %s)", (ahead,))
     if not scalar(conn, "SELECT count(*) FROM brain.memory WHERE memory_id = %s", (gone,)):
-        not_defended.append("prune a year ahead deletes what was forgotten today")
-    conn.execute("SELECT brain.maintain(now => %s)", (ahead,))
-    if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
-        not_defended.append("maintain a year ahead ends another agent's live session")
+        got_through.append("prune a year ahead deleted what was forgotten today")
+    for what, statement, params in (
+        ("maintain a year ahead", "SELECT brain.maintain(now => %s)", (ahead,)),
+        ("the session sweep a year ahead", "SELECT brain._sweep_sessions(%s)", (ahead,)),
+        (
+            "listing sessions a year ahead",
+            "SELECT count(*) FROM brain.list_active_sessions(now => %s)",
+            (ahead,),
+        ),
+        (
+            "ending a seat's sessions a year ahead",
+            "SELECT brain.end_session_of('nobody', now => %s)",
+            (ahead,),
+        ),
+    ):
+        attempt(what, statement, params)
+        if scalar(conn, "SELECT status FROM brain.session WHERE session_id = %s", (live,)) != "active":
+            got_through.append(f"another agent's live session ended by {what}")
+            conn.execute(
+                "UPDATE brain.session SET status = 'active', ended_at = NULL, end_reason = NULL"
+                " WHERE session_id = %s",
+                (live,),
+            )
+    task = remember(conn, kind="task", headline="Rotate the staging certificates")["memory_id"]
+    mine = scalar(conn, "SELECT brain.boot_session('claude', project => 'ops') ->> 'session_id'")
+    for what, statement, params in (
+        (
+            "a heartbeat a year ahead",
+            "SELECT brain.update_active_task(%s, 'Deploy', now => %s)",
+            (mine, ahead),
+        ),
+        ("a touch a year ahead", "SELECT brain._touch_session(%s, %s)", (mine, ahead)),
+        ("a boot a year ahead", "SELECT brain.boot_session('gemini', project => 'ops', now => %s)", (ahead,)),
+        ("a task update a year ahead", "SELECT brain.update_task(%s, 'blocked', now => %s)", (task, ahead)),
+        ("a session ended a year ahead", "SELECT brain.end_session(%s, now => %s)", (mine, ahead)),
+    ):
+        attempt(what, statement, params)
+    future = scalar(
+        conn,
+        "SELECT count(*) FROM brain.session WHERE greatest(started_at, heartbeat_at, ended_at) > now()",
+    ) + scalar(conn, "SELECT count(*) FROM brain.memory WHERE updated_at > now()")
+    if future:
+        got_through.append(f"{future} sessions or tasks dated in the future")
+    if scalar(conn, "SELECT max(ran_at) FROM brain.maintenance_run") > scalar(conn, "SELECT now()"):
+        got_through.append("a maintenance run recorded a year ahead")
 
     # 5. Latencies that are not numbers, and a call dated in the future.
     for what, latency, started in (
@@ -965,7 +1006,7 @@ def test_limits_and_recorded_times_follow_the_servers_clock(conn) -> None:
 
     print(
         f"\nclock: {len(tried)} attempts with a client's clock or a non-finite latency;"
-        f" {len(got_through)} got through: {got_through}; not defended: {not_defended}"
+        f" {len(got_through)} got through: {got_through}"
     )
     assert got_through == []
 
@@ -1028,3 +1069,81 @@ def test_a_longer_near_identical_text_folded_in_is_flagged_like_a_write(conn) ->
     print(f"\nfold: {folded['action']} into #{clean['memory_id']}: flags {row['flag_reasons']}")
     assert folded["action"] == "updated" and row["headline"] == longer
     assert row["flag_reasons"] == ["override-phrase"] and row["flag_confirmed_at"] is None
+
+
+# --- values in errors, logs and tool events -------------------------------------------
+
+MARK = "zq7781marker"  # what a client pastes into the wrong field; not a secret to the scanner
+
+
+def test_no_value_reaches_an_error_the_log_or_a_tool_event(conn, database, admin_url, brain_cli) -> None:
+    """Values of the wrong type or outside their choices, sent through the Python client, the
+    CLI and SQL: every error names the field and what it expects, never the value; the
+    server's log and the tool events hold none of them."""
+    db.quiet_logging(admin_url)
+    brain = Brain(conn, embedder=HashEmbedder())
+    tried: list[str] = []
+    echoed: list[str] = []
+
+    def said(exc: BaseException) -> str:
+        diag = getattr(exc, "diag", None)
+        if diag is not None:
+            return f"{diag.message_primary} {diag.message_detail} {diag.message_hint}"
+        return f"{exc} {getattr(exc, 'detail', '')} {getattr(exc, 'hint', '')}"
+
+    def attempt(what: str, call) -> None:
+        tried.append(what)
+        try:
+            call()
+        except Exception as exc:  # every refusal is read
+            if MARK in said(exc):
+                echoed.append(what)
+        else:
+            pytest.fail(f"{what} was accepted")
+
+    value = f"2026-13-45 {MARK}"
+    attempt("a time as text (client)", lambda: brain.search("deploys", as_of=value))
+    attempt("an interval as text (client)", lambda: brain.call("metrics", window_size=MARK))
+    attempt("an id as text (client)", lambda: brain.call("recall", id=MARK))
+    attempt("a number as text (client)", lambda: brain.call("search", query="x", max_results=MARK))
+    attempt("a boolean as text (client)", lambda: brain.call("list_flagged", include_confirmed=MARK))
+    sql_calls = {
+        "a role name": "SELECT brain.grant_workspace(%s, 1)",
+        "an access level": "SELECT brain.grant_workspace('brain_tester', 1, %s)",
+        "a token's role": "SELECT brain.create_token(role => %s, name => 'x')",
+        "a setting's name": "SELECT brain.set_setting(%s, '1')",
+        "a rating's direction": "SELECT brain.rate(1, %s)",
+        "a scratch key": "SELECT brain.scratch_set(%s || ' !', 'v', project => 'web')",
+        "a skill's name": "SELECT * FROM brain.load_skill(%s)",
+        "an embedding space": "SELECT brain.embedding_progress(%s)",
+        "an item's response": "SELECT brain.acknowledge_action_item(1, 1, %s)",
+    }
+    remember(conn, kind="fact", headline="Deploys run from the release branch")
+    for what, statement in sql_calls.items():
+        attempt(what, lambda statement=statement: conn.execute(statement, (MARK,)))
+    attempt(
+        "brain.workspace",
+        lambda: conn.execute(
+            "SELECT set_config('brain.workspace', %s, false), brain.current_workspace()", (MARK,)
+        ),
+    )
+    conn.execute("SELECT set_config('brain.workspace', '', false)")
+    r = brain_cli("search", "deploys", "--as-of", value)
+    tried.append("brain search --as-of")
+    if r.exit_code == 0:
+        pytest.fail("brain search --as-of took a time that is none")
+    if MARK in r.output:
+        echoed.append("brain search --as-of")
+    with psycopg.connect(database, autocommit=True) as admin:
+        events = " ".join(
+            str(e) for e in admin.execute("SELECT tool, error_code, error FROM brain.tool_event").fetchall()
+        )
+        log = _server_log(admin)
+    logged = log is not None and MARK in log
+    in_events = MARK in events
+    print(
+        f"\nvalues of the wrong type or choice: {len(tried)} tried; echoed in an error: {echoed}; "
+        f"in the server's log: {logged}; in a tool event: {in_events}"
+        + ("" if log is not None else " (server log not readable here)")
+    )
+    assert (echoed, logged, in_events) == ([], False, False)

@@ -9,6 +9,7 @@ import shlex
 import subprocess
 import sys
 
+import psycopg
 import pytest
 from helpers import raises_br, remember, rows, scalar
 
@@ -274,14 +275,27 @@ def status(conn, session: int) -> tuple[str, str | None]:
 SEAT = {"project": "web", "cwd": "/src/web", "host": "laptop"}
 
 
-def test_a_session_without_a_process_lives_by_its_heartbeat(conn) -> None:
+def age(database: str, session: int, minutes: float) -> None:
+    """Minutes pass for a session: its heartbeat moves back (a client's clock cannot run ahead)."""
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute(
+            "UPDATE brain.session SET heartbeat_at = heartbeat_at - make_interval(secs => %s)"
+            " WHERE session_id = %s",
+            (minutes * 60, session),
+        )
+
+
+def test_a_session_without_a_process_lives_by_its_heartbeat(conn, database) -> None:
     s = boot(conn, **SEAT)["session_id"]
     # The host's process table is checked only for sessions bound to a process.
     assert active(conn, host="laptop", host_processes=[[1, 0.0]], now=at(4)) == [s]
     remember(conn, kind="fact", headline="Login form posts to the new API", session_id=s)
     heartbeat = scalar(conn, "SELECT heartbeat_at FROM brain.session WHERE session_id = %s", (s,))
-    assert active(conn, now=heartbeat + dt.timedelta(minutes=4)) == [s]
-    assert active(conn, now=heartbeat + dt.timedelta(minutes=6)) == []
+    assert heartbeat > at(4), "a write of the session is a heartbeat, at the server's clock"
+    age(database, s, 4)
+    assert active(conn, now=None) == [s]
+    age(database, s, 2)
+    assert active(conn, now=None) == []
     assert status(conn, s) == ("ended", "heartbeat expired")
 
 
@@ -428,9 +442,10 @@ def test_boot_in_one_shell_and_end_in_another(cli_env, tmp_path) -> None:
     assert '## Handoff from the last session\n"Login fixed."\n' in again.stdout
 
 
-def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn) -> None:
+def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn, database) -> None:
     brain_cli("boot", "--source", "claude", "--project", "web", "--cwd", "/src/web")
-    counts = scalar(conn, "SELECT brain.maintain(now => now() + interval '1 hour')")
+    age(database, 1, 60)
+    counts = scalar(conn, "SELECT brain.maintain()")
     assert counts["sessions_ended"] == 1
     r = brain_cli(
         "end", "--source", "claude", "--project", "web", "--cwd", "/src/web", "--handoff", "Review open."

@@ -629,18 +629,29 @@ def test_an_installation_of_the_previous_release_upgrades(admin_url) -> None:
             c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
-def test_an_admin_manages_its_own_workspace_only(attacker_url) -> None:
+NEWCOMER = "brain_newcomer"
+
+
+def _newcomer(admin: psycopg.Connection) -> str:
+    """A login role in brain_user that belongs to no workspace yet."""
+    if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (NEWCOMER,)).fetchone():
+        admin.execute(f"CREATE ROLE {NEWCOMER} LOGIN PASSWORD 'newcomer' IN ROLE brain_user")
+    return NEWCOMER
+
+
+def test_an_admin_manages_its_own_workspace_only(attacker_url, admin) -> None:
+    newcomer = _newcomer(admin)
     with psycopg.connect(attacker_url, autocommit=True) as admin_of_2:
         ws = scalar(admin_of_2, "SELECT brain.current_workspace()")
         assert ws != VICTIM_WS
-        granted = scalar(admin_of_2, "SELECT brain.grant_workspace('brain_tester', %s, 'read')", (ws,))
-        assert granted == {"workspace": ws, "role": "brain_tester", "access": "read"}
+        granted = scalar(admin_of_2, "SELECT brain.grant_workspace(%s, %s, 'read')", (newcomer, ws))
+        assert granted == {"workspace": ws, "role": newcomer, "access": "read"}
         members = rows(admin_of_2, "SELECT role_name, access FROM brain.list_members()")
         assert members == [
             {"role_name": ATTACKER, "access": "admin"},
-            {"role_name": "brain_tester", "access": "read"},
+            {"role_name": newcomer, "access": "read"},
         ]
-        assert scalar(admin_of_2, "SELECT brain.revoke_workspace('brain_tester', %s) -> 'revoked'", (ws,))
+        assert scalar(admin_of_2, "SELECT brain.revoke_workspace(%s, %s) -> 'revoked'", (newcomer, ws))
         with raises_br("BR020"):
             admin_of_2.execute("SELECT brain.create_workspace('mine too')")
         with raises_br("BR020"):
@@ -651,12 +662,13 @@ def test_an_admin_manages_its_own_workspace_only(attacker_url) -> None:
             admin_of_2.execute("SELECT * FROM brain.list_members(%s)", (VICTIM_WS,))
 
 
-def test_a_grant_cannot_move_another_roles_writes(attacker_url, conn) -> None:
-    """An admin adds the victim to its workspace: the victim, choosing none, is asked to
-    choose, and nothing it writes lands in the attacker's workspace."""
+def test_a_grant_cannot_move_another_roles_writes(attacker_url, conn, admin) -> None:
+    """The owner adds the victim to a second workspace: the victim, choosing none, is asked
+    to choose, and nothing it writes lands in the other workspace. (An admin of that
+    workspace may not add it: test_an_admin_cannot_enrol_or_impersonate_another_workspaces_role.)"""
     with psycopg.connect(attacker_url, autocommit=True) as c:
         ws = scalar(c, "SELECT brain.current_workspace()")
-        scalar(c, "SELECT brain.grant_workspace('brain_tester', %s, 'write')", (ws,))
+        scalar(admin, "SELECT brain.grant_workspace('brain_tester', %s, 'write')", (ws,))
         with raises_br("BR020") as caught:
             c.execute("SELECT brain.grant_workspace('brain_user', %s, 'write')", (ws,))
         assert "group role" in caught.error.diag.message_primary
@@ -668,3 +680,115 @@ def test_a_grant_cannot_move_another_roles_writes(attacker_url, conn) -> None:
     assert remember(conn, kind="fact", headline="It goes where I chose")["action"] == "created"
     with psycopg.connect(attacker_url, autocommit=True) as c:
         assert scalar(c, "SELECT count(*) FROM brain.memory") == before
+
+
+def test_an_admin_cannot_enrol_or_impersonate_another_workspaces_role(attacker_url, conn, admin) -> None:
+    """The attacker, admin of its own workspace, enrols the victim's login role there and mints
+    a token that runs as it (a token's requests are audited as its role). Enrolling a role
+    that belongs to another workspace, or minting a token that runs as one, needs the role's
+    owner: the owner of schema brain, or the role itself."""
+    victim_role = "brain_tester"
+    tried: list[tuple[str, str, tuple]] = []
+    with psycopg.connect(attacker_url, autocommit=True) as c:
+        ws = scalar(c, "SELECT brain.current_workspace()")
+        for access in ("read", "write", "admin"):
+            tried.append(
+                (
+                    f"enrol the victim's role with {access} access",
+                    "SELECT brain.grant_workspace(%s, %s, %s)",
+                    (victim_role, ws, access),
+                )
+            )
+        tried += [
+            (
+                "a token as the victim's role in its own workspace",
+                "SELECT brain.create_token(role => %s, name => 'x1', workspace_id => %s)",
+                (victim_role, VICTIM_WS),
+            ),
+            (
+                "a token as the victim's role in the attacker's workspace",
+                "SELECT brain.create_token(role => %s, name => 'x2', workspace_id => %s)",
+                (victim_role, ws),
+            ),
+        ]
+        got_through = []
+        for what, query, params in tried:
+            try:
+                c.execute(query, params)
+            except psycopg.Error as exc:
+                assert exc.diag.sqlstate == "BR020", (what, exc.diag.sqlstate, exc.diag.message_primary)
+            else:
+                got_through.append(what)
+        # The owner enrols the victim's role there (its owner may): a token of it still
+        # needs the owner, since the role also belongs to the victim's workspace.
+        scalar(admin, "SELECT brain.grant_workspace(%s, %s, 'read')", (victim_role, ws))
+        tried.append(("a token as the victim's role, enrolled by the owner", "", ()))
+        try:
+            c.execute(
+                "SELECT brain.create_token(role => %s, name => 'x3', workspace_id => %s)", (victim_role, ws)
+            )
+        except psycopg.Error as exc:
+            assert exc.diag.sqlstate == "BR020", exc.diag.message_primary
+        else:
+            got_through.append("a token as the victim's role, enrolled by the owner")
+        # What an admin may still do: tokens of its own role, and of a role of its own workspace.
+        newcomer = _newcomer(admin)
+        assert scalar(c, "SELECT brain.grant_workspace(%s, %s, 'write')", (newcomer, ws))["role"] == newcomer
+        assert (
+            scalar(c, "SELECT brain.create_token(role => %s, name => 'own')", (ATTACKER,))["role"] == ATTACKER
+        )
+        assert (
+            scalar(c, "SELECT brain.create_token(role => %s, name => 'team')", (newcomer,))["role"]
+            == newcomer
+        )
+    impersonated = scalar(admin, "SELECT count(*) FROM brain.token WHERE role_name = %s", (victim_role,))
+    print(f"\nenrolling or minting as a foreign role: {len(tried)} tried, {len(got_through)} got through")
+    assert got_through == [] and impersonated == 0
+
+
+def test_session_signals_reach_only_the_workspaces_own_listeners(attacker_url, conn, admin, victim) -> None:
+    """The session triggers notify the workspace's own channel, named with 128 random bits and
+    told only to members, with an empty payload. The attacker listens on the channel of old
+    (brain_sessions, whose payload was the workspace id), on its own channel, and asks for the
+    victim's; the victim starts and ends a session, leaves a handoff and raises an item."""
+    tally = Tally()
+    refused = [
+        ("the victim's channel, choosing its workspace", "SELECT brain.sessions_channel()", "BR020"),
+        ("the channel helper, with the victim's id", f"SELECT brain._sessions_channel({VICTIM_WS})", "42501"),
+        ("the table of channels", "SELECT * FROM brain.workspace_channel", "42501"),
+    ]
+    own_channel = scalar(conn, "SELECT brain.sessions_channel()")
+    with (
+        psycopg.connect(attacker_url, autocommit=True) as listener,
+        psycopg.connect(attacker_url, autocommit=True) as c,
+    ):
+        mine = scalar(c, "SELECT brain.sessions_channel()")
+        assert mine != own_channel and re.fullmatch(r"brain_sessions_[0-9a-f]{32}", mine)
+        c.execute("SELECT set_config('brain.workspace', %s, false)", (str(VICTIM_WS),))
+        for label, query, code in refused:
+            tally.attempts += 1
+            try:
+                out = json.dumps(c.execute(query).fetchall())
+            except psycopg.Error as exc:
+                assert exc.sqlstate == code, (label, exc.sqlstate)
+                out = f"{exc.diag.message_primary} {exc.diag.message_detail}"
+            if own_channel in out:
+                tally.crossings.append(label)
+        for channel in ("brain_sessions", mine):
+            listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(channel)))
+        with psycopg.connect(conn.info.dsn, autocommit=True) as victim_listener:
+            victim_listener.execute(sql.SQL("LISTEN {}").format(sql.Identifier(own_channel)))
+            s = scalar(conn, "SELECT brain.boot_session('claude', project => 'zanzibar')")["session_id"]
+            scalar(
+                conn,
+                "SELECT brain.create_action_item(%s, project => 'zanzibar')",
+                (f"Check the {SECRET} keys",),
+            )
+            scalar(conn, "SELECT brain.end_session(%s, handoff => %s)", (s, f"Next: {SECRET}"))
+            told = list(victim_listener.notifies(timeout=2, stop_after=3))
+        heard = list(listener.notifies(timeout=1))
+    assert told and all(n.payload == "" and n.channel == own_channel for n in told), told
+    tally.attempts += 4
+    tally.crossings += [f"{n.channel}: {n.payload!r}" for n in heard]
+    print("\n" + tally.report("session signals: asking for the victim's channel, listening while it works"))
+    assert tally.crossings == []

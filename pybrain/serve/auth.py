@@ -249,7 +249,7 @@ def parse_lifetime(text: str | None) -> str | None:
     found = re.fullmatch(r"\s*(\d{1,6})\s*(m|min|h|d|w|y)\s*", text.lower())
     if not found:
         raise InvalidArgument(
-            f"A lifetime is a number and a unit (m, h, d, w, y), such as 30d; not {text[:40]!r}.",
+            "A lifetime is a number and a unit (m, h, d, w, y), such as 30d.",
             hint="For example --expires-in 90d.",
         )
     unit = {"m": "minutes", "min": "minutes", "h": "hours", "d": "days", "w": "weeks", "y": "years"}

@@ -112,6 +112,34 @@ class Listener:
                     await conn.close()
 
 
+class Listeners:
+    """A Listener per channel, made on first use: each workspace has its own sessions
+    channel (a random name only its members learn), so a process holds one LISTEN
+    connection per workspace that has a live page open, whatever the number of pages."""
+
+    def __init__(self, conninfo: str) -> None:
+        self.conninfo = conninfo
+        self._by_channel: dict[str, Listener] = {}
+
+    @property
+    def connections(self) -> int:
+        return sum(listener.connections for listener in self._by_channel.values())
+
+    @property
+    def subscribers(self) -> int:
+        return sum(listener.subscribers for listener in self._by_channel.values())
+
+    def subscribe(self, channel: str) -> contextlib.AbstractAsyncContextManager[asyncio.Queue[str]]:
+        listener = self._by_channel.get(channel)
+        if listener is None:
+            listener = self._by_channel[channel] = Listener(self.conninfo, channel)
+        return listener.subscribe()
+
+    async def close(self) -> None:
+        for listener in list(self._by_channel.values()):
+            await listener.close()
+
+
 class StreamLimits:
     """How many live streams each token and each role holds open, capped."""
 

@@ -22,6 +22,18 @@ $$;
 COMMENT ON FUNCTION brain._raise IS
     'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
 
+-- The clock of a call that changes something (maintenance, prune, sessions,
+-- tasks): a client's `now` may replay the past, never run ahead of the
+-- server's clock (it would end other agents' sessions, archive and prune
+-- early). NULL is the server's clock. Reading functions (search, boot_payload,
+-- metrics) take their `now` as given: it changes only what the caller sees.
+CREATE OR REPLACE FUNCTION brain._clock(now timestamptz)
+RETURNS timestamptz
+LANGUAGE sql STABLE PARALLEL SAFE
+AS $$
+    SELECT least(coalesce(now, pg_catalog.now()), pg_catalog.now())
+$$;
+
 -- trim_space, normalize_text, embedding_input and word_count are single
 -- expressions over built-ins: without a SET clause the planner inlines them
 -- into their callers (a SET clause turns every use into a function call).
@@ -152,7 +164,7 @@ AS $$
         ('digitalocean-token', $p$\mdo[opr]_v1_[a-f0-9]{64}\M$p$, 0, NULL, 'gitleaks digitalocean-pat, digitalocean-access-token, digitalocean-refresh-token', '{"dop_v1_","doo_v1_","dor_v1_"}'),
         ('shopify-token', $p$\mshp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}\M$p$, 0, NULL, 'gitleaks shopify-access-token, shopify-custom-access-token, shopify-private-app-access-token, shopify-shared-secret', '{"shpat_","shpca_","shppa_","shpss_"}'),
         ('mailchimp-api-key', $p$\m[0-9a-f]{32}-us\d{1,2}\M$p$, 0, NULL, 'gitleaks mailchimp-api-key; detect-secrets MailchimpDetector', '{"-us"}'),
-        ('telegram-bot-token', $p$\m\d{8,10}:AA[A-Za-z0-9_-]{33}(?![A-Za-z0-9_-])$p$, 0, NULL, 'gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector', '{":AA"}'),
+        ('telegram-bot-token', $p$(?<![0-9])\d{5,16}:A[A-Za-z0-9_-]{32,34}(?![A-Za-z0-9_-])$p$, 0, 'token', 'gitleaks telegram-bot-api-token; detect-secrets TelegramBotTokenDetector', '{":A"}'),
         ('databricks-token', $p$\mdapi[a-f0-9]{32}(?:-\d)?\M$p$, 0, NULL, 'gitleaks databricks-api-token', '{"dapi"}'),
         ('square-token', $p$\m(?:EAAA[A-Za-z0-9_-]{60}|sq0(?:atp|csp)-[0-9A-Za-z_-]{22,43})(?![A-Za-z0-9_-])$p$, 0, NULL, 'gitleaks square-access-token, square-secret; detect-secrets SquareOAuthDetector', '{"EAAA","sq0"}'),
         ('vault-token', $p$\mhv[sb]\.[A-Za-z0-9_-]{24,}$p$, 0, NULL, 'gitleaks vault-service-token, vault-batch-token', '{"hvs.","hvb."}'),
@@ -168,7 +180,17 @@ AS $$
         ('docker-auth', $p$(?i)"auth"\s*:\s*"([A-Za-z0-9+/]{16,}={0,2})"$p$, 1, 'token', 'Docker config.json auths (base64 user:password)', '{"\"auth\""}'),
         ('aws-secret-key', $p$(?<![A-Za-z0-9/+=])(?<![A-Za-z0-9/+=]{60}\n)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])$p$, 0, 'aws-bare', 'gitleaks aws secret keys without a keyword: 40 characters of base64, mixed case and digits, high entropy', NULL),
         ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys: any value that is not a placeholder or a reference)', '{"passw","pwd"}'),
-        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}')
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}'),
+        -- A password of letters only: assigned with =, := or =>, as a line's
+        -- own `password: value` (YAML, .env) or as a quoted JSON value.
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:=|:=|=>)\s*["']?([A-Za-z]{8,})(?![A-Za-z0-9_.(\[{-])$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, assigned)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?in)^[ \t-]*["']?[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?[ \t]*:[ \t]*["']?([A-Za-z]{8,})["']?[ \t]*(?=\n|$)$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a YAML or .env line)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?i)["'][A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']\s*:\s*["']([A-Za-z]{8,})["']$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a JSON value)', '{"passw","pwd"}'),
+        ('netrc-password', $p$(?i)\m(?:machine\s+[a-z0-9][a-z0-9._-]*|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+([^\s"'`]+)$p$, 1, 'netrc', 'detect-secrets KeywordDetector (.netrc machine / login / password entries)', '{"machine","default"}'),
+        ('hex-secret', $p$(?i)\m(?:secret|token|api[ _.-]?key|apikey|auth[ _.-]?key|access[ _.-]?key|passw(?:or)?d|credentials?)s?["']?(?:\s*(?:[:=]|:=|=>|\mis\M|\mwas\M|\mreads\M))*\s*["']?([0-9a-f]{32,})(?![0-9A-Za-z])$p$, 1, 'hex', 'gitleaks generic-api-key (hex values after a secret''s name, in a sentence or a header)', '{"secret","token","key","passw","pwd","credential"}'),
+        -- The first part of a provider token cut short (a key given in halves):
+        -- its prefix and eight characters or more, with a digit.
+        ('partial-token', $p$\m(?:gh[pousr]_|github_pat_|glpat-|xox[abposre]-|sk-ant-|sk_live_|rk_live_|hf_|npm_|AKIA|ASIA|AIza|ya29\.|dop_v1_|shpat_|hvs\.|lin_api_|pypi-AgE|GOCSPX-|whsec_|glsa_|dapi)[A-Za-z0-9]{8,}$p$, 0, 'fragment', 'the prefixes of gitleaks'' provider rules, the token cut short', '{"ghp_","gho_","ghu_","ghs_","ghr_","github_pat_","glpat-","xox","sk-ant-","sk_live_","rk_live_","hf_","npm_","AKIA","ASIA","AIza","ya29.","dop_v1_","shpat_","hvs.","lin_api_","pypi-AgE","GOCSPX-","whsec_","glsa_","dapi"}')
     ) AS r(kind, pattern, grp, "check", source, hints)
 $$;
 COMMENT ON FUNCTION brain.secret_rules IS
@@ -198,12 +220,22 @@ AS $$
             THEN false
         WHEN check_name = 'password' THEN v !~ '^[$%{]'
         WHEN check_name = 'password-value' THEN
-             v !~ '^[$%{]' AND v !~ '^[0-9.:_-]+$' AND v ~ '[^A-Za-z]'
+             v !~ '^[$%{]' AND v !~ '^[0-9.:_-]+$' AND rtrim(v, '.,;:!?') ~ '[^A-Za-z]'
              AND v !~ '^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$'
              AND v !~ '^(https?|file)://' AND v !~ '^/|^\./|^~/'
         WHEN check_name = 'mixed' THEN v ~ '[0-9]' AND v ~ '[A-Z]' AND v ~ '[a-z]'
         WHEN check_name = 'token' THEN v ~ '[0-9]' AND v ~ '[A-Za-z]' AND brain._entropy(v) >= 3.5
-        WHEN check_name = 'aws-bare' THEN regexp_count(v, '[0-9]') >= 3 AND regexp_count(v, '[A-Z]') >= 5
+        WHEN check_name = 'password-letters' THEN
+             -- a word that says something about the password, or a name in
+             -- camelCase or capitals (a variable), is no password
+             lower(v) !~ '^(required|optional|mandatory|disabled|enabled|incorrect|invalid|expired|username|usernames|passwords?|default|defaults|hidden|masked|unchanged|unknown|missing|generated|random|encrypted|hashed|protected|forbidden|inherit|inherited|prompted|environment|settings|variable|placeholder|anything|something|whatever|secrets?|changeme|example|examples|notrequired|provided|supplied|rotated|redacted|omitted|ignored|none|empty|blank|sensitive|string|boolean|integer|credentials?)$'
+             AND v !~ '^[a-z]+([A-Z][a-z0-9]*)+$' AND v !~ '^[A-Z]+$'
+        WHEN check_name = 'netrc' THEN v !~ '^[$%{<]' AND length(v) >= 4
+        WHEN check_name = 'hex' THEN v ~ '[0-9]' AND v ~ '[A-Fa-f]'
+        WHEN check_name = 'fragment' THEN (v ~ '[0-9]' OR (regexp_count(v, '[a-z][A-Z]') + regexp_count(v, '[A-Z]{2}[a-z]') >= 2 AND v !~ '([A-Z][a-z]{2,}){2,}$'))
+             AND brain._entropy(v) >= 2.5
+        WHEN check_name = 'aws-bare' THEN (regexp_count(v, '[0-9]') >= 3 OR (v ~ '[0-9]' AND v ~ '[/+]'))
+             AND regexp_count(v, '[A-Z]') >= 5
              AND regexp_count(v, '[a-z]') >= 5 AND brain._entropy(v) >= 4.3
         WHEN check_name = 'assignment' THEN
              v !~ '^[$%{]'                                   -- ${VAR}, %(var)s, {{ var }}
@@ -217,54 +249,353 @@ AS $$
         ELSE true END
 $$;
 
+-- A column of the rules as an array, for brain._scan_rules: an immutable call
+-- with a constant argument, which the planner folds into a constant once per
+-- session, so a scan does not read brain.secret_rules() again. Hints are
+-- flattened: hint i belongs to rule hint_rule[i].
+CREATE OR REPLACE FUNCTION brain._secret_rule_column(col text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE col
+        WHEN 'kind' THEN (SELECT array_agg(r.kind ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'pattern' THEN (SELECT array_agg(r.pattern ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'grp' THEN (SELECT array_agg(r.grp::text ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'check' THEN (SELECT array_agg(r."check" ORDER BY r.rule) FROM brain.secret_rules() AS r)
+        WHEN 'unhinted' THEN (SELECT coalesce(array_agg(r.rule::text ORDER BY r.rule), '{}')
+                              FROM brain.secret_rules() AS r WHERE r.hints IS NULL)
+        WHEN 'hint_rule' THEN (SELECT array_agg(r.rule::text ORDER BY r.rule, h.n)
+                               FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        WHEN 'hint_lower' THEN (SELECT array_agg(lower(h.t) ORDER BY r.rule, h.n)
+                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        -- one regular expression for every hint, lowercased: a text (lowercased)
+        -- that does not match it holds no hint at all
+        -- (the short hints with what follows them: "sk" alone is in every "task")
+        WHEN 'hint_any' THEN ARRAY[(SELECT string_agg(DISTINCT CASE h.t
+                                        WHEN 'SK' THEN 'sk[0-9a-f]{32}'
+                                        WHEN ':A' THEN ':a[a-z0-9_-]{32}'
+                                        WHEN '-us' THEN '[0-9a-f]-us[0-9]'
+                                        ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END, '|')
+                                    FROM brain.secret_rules() AS r, unnest(r.hints) AS h(t))]
+    END
+$$;
+
+-- One pass of the rules over a text: each hit's rule, kind, first character
+-- and the character after it. A rule runs only on a text that holds one of
+-- its hints; hinted_only leaves out the rules without hints (the bare AWS
+-- key: a reversed text holds it forwards too).
+CREATE OR REPLACE FUNCTION brain._scan_rules(t text, hinted_only boolean DEFAULT false,
+                                             OUT rules integer[], OUT kinds text[],
+                                             OUT starts integer[], OUT ends integer[])
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lt text := lower(t);
+    todo integer[];
+    pat text;
+    grp integer;
+    n integer;
+    s integer;
+    e integer;
+BEGIN
+    rules := '{}'; kinds := '{}'; starts := '{}'; ends := '{}';
+    IF t IS NULL OR t = '' THEN
+        RETURN;
+    END IF;
+    IF lt !~ (brain._secret_rule_column('hint_any'))[1] THEN
+        -- no hint anywhere (one pass): only the rules without hints
+        IF hinted_only THEN
+            RETURN;
+        END IF;
+        todo := brain._secret_rule_column('unhinted')::integer[];
+    ELSE
+    -- (each hint lowercased, looked for in the lowercased text: a case-sensitive
+    -- rule may run on a text that cannot match it, never the other way)
+    SELECT array_agg(DISTINCT x.r ORDER BY x.r)::integer[] INTO todo
+    FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule'),
+                                 brain._secret_rule_column('hint_lower')) AS h(r, hint)
+          WHERE strpos(lt, h.hint) > 0
+          UNION ALL
+          SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
+          WHERE NOT hinted_only) AS x;
+    END IF;
+    IF todo IS NULL OR todo = '{}' THEN
+        RETURN;
+    END IF;
+    FOREACH n IN ARRAY todo LOOP
+        pat := (brain._secret_rule_column('pattern'))[n];
+        CONTINUE WHEN t !~ pat;
+        grp := (brain._secret_rule_column('grp')::integer[])[n];
+        FOR i IN 1 .. regexp_count(t, pat) LOOP
+            s := regexp_instr(t, pat, 1, i, 0, '', grp);
+            e := regexp_instr(t, pat, 1, i, 1, '', grp);
+            CONTINUE WHEN s = 0 OR e <= s;
+            CONTINUE WHEN NOT brain._secret_candidate_ok((brain._secret_rule_column('check'))[n], substr(t, s, e - s));
+            rules := rules || n;
+            kinds := kinds || (brain._secret_rule_column('kind'))[n];
+            starts := starts || s;
+            ends := ends || e;
+        END LOOP;
+    END LOOP;
+END
+$$;
+
+-- The ways a secret is written so that the rules do not see it, each undone
+-- in a copy of the text (brain._secret_variant): the stretches a pattern
+-- finds, and what each stretch reads as.
+--   unicode  characters outside ASCII: NFKC (full-width letters, ligatures,
+--            no-break spaces), Cyrillic and Greek letters that look Latin,
+--            and invisible characters (zero-width, soft hyphens, bidi) dropped
+--   escapes  HTML entities (&#103; &#x67; &amp;), percent-encoding and
+--            \xNN / \uNNNN escapes
+--   blobs    base64 (and base64url) and hex runs that decode to text
+--   spacing  a token written one character at a time, with spaces or line
+--            breaks between the characters
+--   joins    a token cut into pieces joined by line breaks (a JWT over
+--            lines, a backslash continuation) or by string concatenation
+--            ("ghp_ab" + "cd", "ab" "cd")
+CREATE OR REPLACE FUNCTION brain._secret_stretch(how text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT CASE how
+        WHEN 'unicode' THEN '[^\u0001-\u007f]+'
+        WHEN 'escapes' THEN '(?:&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})+'
+        WHEN 'blobs' THEN '[A-Za-z0-9+/_-]{16,}={0,2}'
+        WHEN 'spacing' THEN '(?<!\S)(?:\S\s{1,3}){7,}\S(?!\S)'
+        WHEN 'joins' THEN '[A-Za-z0-9_./+=-]{6,}(?:(?:[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+)[A-Za-z0-9_./+=-]{6,})+'
+    END
+$$;
+
+-- What a stretch reads as (NULL: it reads as itself).
+CREATE OR REPLACE FUNCTION brain._secret_decode(x text, how text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    b bytea;
+    d text;
+    h text;
+BEGIN
+    IF how = 'unicode' THEN
+        IF current_setting('server_encoding') <> 'UTF8' THEN
+            RETURN NULL;
+        END IF;
+        d := translate(regexp_replace(normalize(x, NFKC),
+                             '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]', '', 'g'),
+                         'аАВсСеЕһНіІјЈКкМоОрРѕЅТуУхХԁԛԝԜӏӀүɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονριϲακτυχ',
+                         'aABcCeEhHiIjJKkMoOpPsSTyYxXdqwWlIygABEZHIKMNOPTYXovpicaktux');
+        -- an ellipsis (… as ...), common in prose, hides no token
+        RETURN CASE WHEN d !~ '^[.]+$' THEN d END;
+    ELSIF how = 'escapes' THEN
+        SELECT string_agg(CASE
+                   WHEN m[1] ~ '^&#[0-9]' THEN CASE WHEN btrim(m[1], '&#;')::integer BETWEEN 32 AND 55295
+                       THEN chr(btrim(m[1], '&#;')::integer) ELSE m[1] END
+                   WHEN m[1] ~ '^&#[xX][0-9a-fA-F]{1,4};?$' THEN CASE
+                       WHEN ('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
+                       THEN chr(('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer) ELSE m[1] END
+                   WHEN m[1] ~ '^(%|\\x)' AND ('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer BETWEEN 32 AND 126
+                       THEN chr(('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer)
+                   WHEN m[1] ~ '^\\u' AND ('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
+                       THEN chr(('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer)
+                   WHEN m[1] ~ '^&[A-Za-z]' THEN coalesce(jsonb_build_object(
+                       'amp', '&', 'lt', '<', 'gt', '>', 'quot', '"', 'apos', '''', 'nbsp', ' ', 'sol', '/',
+                       'lowbar', '_', 'period', '.', 'colon', ':', 'equals', '=', 'plus', '+', 'hyphen', '-',
+                       'dash', '-', 'num', '#', 'excl', '!', 'dollar', '$', 'percnt', '%', 'commat', '@',
+                       'tilde', '~', 'comma', ',', 'semi', ';', 'quest', '?', 'lpar', '(', 'rpar', ')',
+                       'lsqb', '[', 'rsqb', ']', 'lcub', '{', 'rcub', '}', 'ast', '*', 'bsol', '\', 'Hat', '^',
+                       'grave', '`', 'verbar', '|', 'vert', '|')
+                       ->> rtrim(substr(m[1], 2), ';'), m[1])
+                   ELSE m[1] END, '' ORDER BY n)
+        INTO d
+        FROM regexp_matches(x, '&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}', 'g')
+             WITH ORDINALITY AS t(m, n);
+        RETURN nullif(d, x);
+    ELSIF how = 'blobs' THEN
+        -- text only: a run that decodes to binary (an image, a hash) reads as
+        -- itself; so does a run without a digit (a long identifier: base64 of
+        -- 12 characters or more of text holds a digit, as good as always)
+        IF x !~ '[0-9]' THEN
+            RETURN NULL;
+        END IF;
+        h := CASE WHEN x ~ '^0x' THEN substr(x, 3) ELSE x END;
+        IF h ~ '^[0-9a-fA-F]+$' AND length(h) % 2 = 0 THEN
+            b := decode(h, 'hex');
+        ELSIF x ~ '[0-9A-Z]' THEN
+            h := rtrim(translate(x, '-_', '+/'), '=');
+            h := CASE length(h) % 4 WHEN 1 THEN left(h, -1) WHEN 2 THEN h || '==' WHEN 3 THEN h || '=' ELSE h END;
+            b := decode(h, 'base64');
+        ELSE
+            RETURN NULL;
+        END IF;
+        d := encode(b, 'escape');
+        IF d ~ '\\[0-7]{3}' OR d ~ '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]' THEN
+            RETURN NULL;
+        END IF;
+        RETURN replace(d, '\\', '\');
+    ELSIF how = 'spacing' THEN
+        RETURN regexp_replace(x, '\s', '', 'g');
+    ELSIF how = 'joins' THEN
+        -- pieces of a token hold a digit and a capital; words at the ends of
+        -- two lines of prose do not
+        IF x !~ '[0-9]' OR x !~ '[A-Z]' THEN
+            RETURN NULL;
+        END IF;
+        RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
+    END IF;
+    RETURN NULL;
+END
+$$;
+
+-- A copy of a text with each stretch of one kind (brain._secret_stretch)
+-- replaced by what it reads as, and the map back: segment i of the copy
+-- starts at ds[i] (dl[i] characters) and comes from os[i] (ol[i]) of the
+-- text; plain[i] when it is the text itself. Only the changed stretches and
+-- 120 characters either side are copied (a key = value line and a token fit
+-- in that): the rules then read a few lines, not the whole document again.
+-- v is NULL when nothing changed.
+CREATE OR REPLACE FUNCTION brain._secret_variant(t text, how text,
+                                                 OUT v text, OUT os integer[], OUT ol integer[],
+                                                 OUT ds integer[], OUT dl integer[], OUT plain boolean[])
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    re text := brain._secret_stretch(how);
+    ctx constant integer := 120;
+    stretches text[];
+    gaps text[];
+    decoded text[];
+    x text;
+    d text;
+    o integer := 1;
+    run_start integer := 1;   -- where the plain text since the last changed stretch starts
+    seen_change boolean := false;
+BEGIN
+    -- (one pass each: the stretches, and the text between them)
+    SELECT array_agg(m[1] ORDER BY n) INTO stretches FROM regexp_matches(t, re, 'g') WITH ORDINALITY AS s(m, n);
+    IF stretches IS NULL THEN
+        RETURN;
+    END IF;
+    SELECT array_agg(brain._secret_decode(s, how) ORDER BY n) INTO decoded
+    FROM unnest(stretches) WITH ORDINALITY AS u(s, n);
+    IF NOT EXISTS (SELECT FROM unnest(stretches, decoded) AS u(s, d) WHERE u.d <> u.s) THEN
+        RETURN;
+    END IF;
+    gaps := regexp_split_to_array(t, re);
+    v := ''; os := '{}'; ol := '{}'; ds := '{}'; dl := '{}'; plain := '{}';
+    FOR i IN 1 .. array_length(gaps, 1) + 1 LOOP
+        IF i <= array_length(gaps, 1) THEN
+            o := o + length(gaps[i]);
+        END IF;
+        IF i <= array_length(stretches, 1) THEN
+            x := stretches[i];
+            d := decoded[i];
+            IF d IS NULL OR d = x THEN
+                o := o + length(x);
+                CONTINUE;
+            END IF;
+        ELSE
+            x := NULL;
+        END IF;
+        -- the plain text from run_start to o - 1: its end after a change, its start before one
+        IF o > run_start THEN
+            IF seen_change AND (x IS NULL OR o - run_start > 2 * ctx) THEN
+                os := os || run_start; ol := ol || least(ctx, o - run_start); ds := ds || (length(v) + 1);
+                dl := dl || least(ctx, o - run_start); plain := plain || true;
+                v := v || substr(t, run_start, least(ctx, o - run_start));
+                run_start := greatest(run_start + ctx, o - ctx);
+                IF x IS NOT NULL THEN
+                    os := os || run_start; ol := ol || 0; ds := ds || (length(v) + 1); dl := dl || 3;
+                    plain := plain || false;
+                    v := v || E'\n\u0001\n';
+                END IF;
+            ELSIF NOT seen_change THEN
+                run_start := greatest(run_start, o - ctx);
+            END IF;
+            IF x IS NOT NULL AND o > run_start THEN
+                os := os || run_start; ol := ol || (o - run_start); ds := ds || (length(v) + 1);
+                dl := dl || (o - run_start); plain := plain || true;
+                v := v || substr(t, run_start, o - run_start);
+            END IF;
+        END IF;
+        EXIT WHEN x IS NULL;
+        os := os || o; ol := ol || length(x); ds := ds || (length(v) + 1); dl := dl || length(d);
+        plain := plain || false;
+        v := v || d;
+        seen_change := true;
+        o := o + length(x);
+        run_start := o;
+    END LOOP;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.scan_secrets(t text)
 RETURNS TABLE (kind text, start_at integer, end_at integer)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    r record;
-    n integer;
+    p record;
+    var record;
+    h_rule integer[];
+    h_kind text[];
+    h_start integer[];
+    h_end integer[];
+    how text;
+    k integer := 0;
+    len integer;
     s integer;
     e integer;
-    h_rule integer[] := '{}';
-    h_kind text[] := '{}';
-    h_start integer[] := '{}';
-    h_end integer[] := '{}';
-    lt text;
-    hint text;
-    hinted boolean;
 BEGIN
     IF t IS NULL OR t = '' THEN
         RETURN;
     END IF;
-    lt := lower(t);
-    FOR r IN SELECT * FROM brain.secret_rules() AS x ORDER BY x.rule LOOP
-        IF r.hints IS NOT NULL THEN
-            -- (a loop of simple expressions: no query per rule)
-            hinted := false;
-            FOREACH hint IN ARRAY r.hints LOOP
-                IF strpos(CASE WHEN starts_with(r.pattern, '(?i)') THEN lt ELSE t END, hint) > 0 THEN
-                    hinted := true;
+    len := length(t);
+    p := brain._scan_rules(t);
+    h_rule := p.rules; h_kind := p.kinds; h_start := p.starts; h_end := p.ends;
+    -- The text read backwards (a reversed token, a reversed `password = ...`).
+    p := brain._scan_rules(reverse(t), hinted_only => true);
+    FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+        h_rule := h_rule || (p.rules[i] + 1000);
+        h_kind := h_kind || p.kinds[i];
+        h_start := h_start || (len - p.ends[i] + 2);
+        h_end := h_end || (len - p.starts[i] + 2);
+    END LOOP;
+    -- The text with each way of hiding undone, one way at a time; a hit in
+    -- the copy is reported where the stretch it came from stands in the text.
+    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins'] LOOP
+        k := k + 1;
+        -- (each way is looked for in one pass first: most texts use none)
+        CONTINUE WHEN how = 'unicode' AND (t !~ '[^\u0001-\u007f]' OR current_setting('server_encoding') <> 'UTF8'
+                                           OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
+        CONTINUE WHEN how = 'escapes' AND t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}';
+        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins') AND t !~ brain._secret_stretch(how);
+        var := brain._secret_variant(t, how);
+        CONTINUE WHEN var.v IS NULL;
+        p := brain._scan_rules(var.v);
+        FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+            s := NULL; e := NULL;
+            FOR j IN 1 .. array_length(var.os, 1) LOOP
+                IF s IS NULL AND p.starts[i] < var.ds[j] + var.dl[j] THEN
+                    s := CASE WHEN var.plain[j] THEN var.os[j] + p.starts[i] - var.ds[j] ELSE var.os[j] END;
+                END IF;
+                IF p.ends[i] - 1 < var.ds[j] + var.dl[j] THEN
+                    e := CASE WHEN var.plain[j] THEN var.os[j] + p.ends[i] - var.ds[j] ELSE var.os[j] + var.ol[j] END;
                     EXIT;
                 END IF;
             END LOOP;
-            CONTINUE WHEN NOT hinted;
-        END IF;
-        CONTINUE WHEN t !~ r.pattern;
-        n := regexp_count(t, r.pattern);
-        FOR i IN 1 .. n LOOP
-            s := regexp_instr(t, r.pattern, 1, i, 0, '', r.grp);
-            e := regexp_instr(t, r.pattern, 1, i, 1, '', r.grp);
-            CONTINUE WHEN s = 0 OR e <= s;
-            CONTINUE WHEN NOT brain._secret_candidate_ok(r."check", substr(t, s, e - s));
-            h_rule := h_rule || r.rule;
-            h_kind := h_kind || r.kind;
+            CONTINUE WHEN s IS NULL OR e IS NULL OR e <= s;
+            h_rule := h_rule || (p.rules[i] + 1000 * (k + 1));
+            h_kind := h_kind || p.kinds[i];
             h_start := h_start || s;
             h_end := h_end || e;
         END LOOP;
     END LOOP;
-    -- A hit that overlaps a hit of an earlier rule is that hit.
+    -- A hit that overlaps a hit of an earlier rule (or of the text as sent) is that hit.
     RETURN QUERY
         SELECT h.k, h.s, h.e - 1
         FROM unnest(h_rule, h_kind, h_start, h_end) AS h(r, k, s, e)
@@ -274,7 +605,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.scan_secrets IS
-    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value.';
+    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
 
 CREATE OR REPLACE FUNCTION brain.find_secrets(t text)
 RETURNS text[]

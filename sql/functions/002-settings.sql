@@ -139,7 +139,7 @@ DECLARE
 BEGIN
     IF value IS NULL OR NOT brain._in_setting_range(setting, to_jsonb(value)) THEN
         PERFORM brain._raise('BR009', format('%s lies between %s and %s.', what, r ->> 'min', r ->> 'max'),
-            jsonb_build_object(argument, value),
+            jsonb_build_object('field', argument, 'min', r -> 'min', 'max', r -> 'max'),
             format('The default is the setting %s (%s).', setting, brain.setting(setting)));
     END IF;
 END
@@ -156,10 +156,10 @@ DECLARE
 BEGIN
     IF NOT brain._in_setting_range(name, value) THEN
         PERFORM brain._raise('BR009',
-            format('Setting %s is %s %s to %s, not %s.', name,
+            format('Setting %s is %s %s to %s.', name,
                    CASE WHEN coalesce((r ->> 'integer')::boolean, false) THEN 'a whole number from' ELSE 'from' END,
-                   r ->> 'min', r ->> 'max', left(value::text, 40)),
-            jsonb_build_object('setting', name, 'value', value, 'min', r -> 'min', 'max', r -> 'max'),
+                   r ->> 'min', r ->> 'max'),
+            jsonb_build_object('setting', name, 'min', r -> 'min', 'max', r -> 'max'),
             format('The default is %s.', brain.setting_defaults() -> name));
     END IF;
 END
@@ -187,14 +187,15 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF NOT brain.setting_defaults() ? name THEN
-        PERFORM brain._raise('BR009', format('Unknown setting %L.', name),
-            jsonb_build_object('setting', name, 'known', brain.setting_defaults()),
+        -- (the name is not repeated: it may be anything pasted into the wrong field)
+        PERFORM brain._raise('BR009', 'Unknown setting.',
+            jsonb_build_object('field', 'name', 'known', (SELECT jsonb_agg(k ORDER BY k) FROM jsonb_object_keys(brain.setting_defaults()) AS k)),
             'See brain.setting_defaults() for the settings.');
     END IF;
     IF jsonb_typeof(value) IS DISTINCT FROM jsonb_typeof(brain.setting_defaults() -> name) THEN
         PERFORM brain._raise('BR009', format('Setting %s takes a %s.', name,
                                              jsonb_typeof(brain.setting_defaults() -> name)),
-            jsonb_build_object('setting', name, 'value', value),
+            jsonb_build_object('setting', name, 'type', jsonb_typeof(value)),
             format('Give a JSON %s, e.g. brain.set_setting(%L, %L).', jsonb_typeof(brain.setting_defaults() -> name),
                    name, brain.setting_defaults() -> name));
     END IF;

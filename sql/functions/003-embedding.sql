@@ -234,8 +234,10 @@ BEGIN
     WHERE es.workspace_id = brain.current_workspace()
       AND es.provider || ':' || es.model = _resolve_space.space;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR012', format('Unknown embedding space %L.', space),
-            jsonb_build_object('space', space),
+        PERFORM brain._raise('BR012', 'Unknown embedding space.',
+            jsonb_build_object('field', 'embedding_space', 'spaces',
+                               (SELECT jsonb_agg(es.provider || ':' || es.model ORDER BY es.space_id)
+                                FROM brain.embedding_space es WHERE es.workspace_id = brain.current_workspace())),
             'Register it with brain.use_embedding_space, or run `brain init` with that embedder.');
     END IF;
     RETURN s;

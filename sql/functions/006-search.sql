@@ -944,8 +944,8 @@ BEGIN
       AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
            OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
     IF found_id IS NULL THEN
-        PERFORM brain._raise('BR010', format('No active skill %L here.', name),
-            jsonb_build_object('skill', name, 'project', project),
+        PERFORM brain._raise('BR010', 'No active skill of that name here.',
+            jsonb_build_object('field', 'name', 'project', project),
             'Skills scoped to projects load only from those projects; superseded skills never load.');
     END IF;
     RETURN brain.recall(found_id);

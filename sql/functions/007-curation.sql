@@ -10,8 +10,8 @@ DECLARE
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
-        PERFORM brain._raise('BR009', format('A rating is up or down, not %L.', direction),
-            jsonb_build_object('direction', direction), 'Rate up a memory that helped, down one that misled.');
+        PERFORM brain._raise('BR009', 'A rating is up or down.',
+            jsonb_build_object('field', 'direction'), 'Rate up a memory that helped, down one that misled.');
     END IF;
     UPDATE brain.memory m
     SET upvotes = m.upvotes + (lower(direction) = 'up')::integer,

@@ -67,7 +67,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(update_task.now, pg_catalog.now());
+    clock timestamptz := brain._clock(update_task.now);
     mem brain.memory := brain._get_memory(id, lock => true);
     task brain.task;
     target text;
@@ -97,8 +97,8 @@ BEGIN
     -- Any update of a stale task reopens it.
     target := coalesce(lower(status), CASE WHEN task.status = 'stale' THEN 'open' ELSE task.status END);
     IF target NOT IN ('open', 'blocked', 'done') THEN
-        PERFORM brain._raise('BR009', format('A task is set to open, blocked or done, not %L.', status),
-            jsonb_build_object('status', status), 'stale is set by maintenance when a task sits idle.');
+        PERFORM brain._raise('BR009', 'A task is set to open, blocked or done.',
+            jsonb_build_object('field', 'status'), 'stale is set by maintenance when a task sits idle.');
     END IF;
     IF target <> task.status AND NOT (
            task.status = 'open' AND target IN ('blocked', 'done')

@@ -8,7 +8,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(maintain.now, pg_catalog.now());
+    clock timestamptz := brain._clock(maintain.now);
     previous timestamptz;
     counts jsonb;
     n_dormant bigint;
@@ -123,7 +123,7 @@ AS $$
 #variable_conflict use_column
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(prune.now, pg_catalog.now());
+    clock timestamptz := brain._clock(prune.now);
     r record;
 BEGIN
     IF older_than IS NULL OR older_than < interval '1 day' THEN

@@ -32,20 +32,23 @@ DECLARE
     ttl interval := make_interval(mins => (brain.setting('session_ttl_minutes'))::integer);
     n_stale integer;
     n_gone integer := 0;
+    clock timestamptz := brain._clock(_sweep_sessions.now);
 BEGIN
     UPDATE brain.session s
-    SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'heartbeat expired'
-    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < _sweep_sessions.now - ttl;
+    SET status = 'ended', ended_at = clock, end_reason = 'heartbeat expired'
+    WHERE s.workspace_id = ws AND s.status = 'active' AND s.heartbeat_at < clock - ttl;
     GET DIAGNOSTICS n_stale = ROW_COUNT;
     IF host IS NOT NULL AND jsonb_typeof(host_processes) = 'array' THEN
         UPDATE brain.session s
-        SET status = 'ended', ended_at = _sweep_sessions.now, end_reason = 'process gone'
+        SET status = 'ended', ended_at = clock, end_reason = 'process gone'
         WHERE s.workspace_id = ws AND s.status = 'active' AND s.host = _sweep_sessions.host AND s.pid IS NOT NULL
           AND NOT EXISTS (
               SELECT FROM jsonb_array_elements(host_processes) AS p
-              WHERE (p->>0)::integer = s.pid
+              -- (what is not a number matches nothing: a cast would quote it in an error)
+              WHERE CASE WHEN p->>0 ~ '^[0-9]{1,9}$' THEN (p->>0)::integer END = s.pid
                 AND (s.pid_started_at IS NULL
-                     OR abs(extract(epoch FROM s.pid_started_at) - (p->>1)::double precision) < 1));
+                     OR abs(extract(epoch FROM s.pid_started_at)
+                            - CASE WHEN jsonb_typeof(p->1) = 'number' THEN (p->>1)::double precision END) < 1));
         GET DIAGNOSTICS n_gone = ROW_COUNT;
     END IF;
     RETURN n_stale + n_gone;
@@ -58,7 +61,7 @@ RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, coalesce(now, pg_catalog.now()))
+    UPDATE brain.session s SET heartbeat_at = greatest(s.heartbeat_at, brain._clock(now))
     WHERE s.workspace_id = brain.current_workspace() AND s.session_id = id AND s.status = 'active'
 $$;
 
@@ -74,7 +77,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(list_active_sessions.now, pg_catalog.now());
+    clock timestamptz := brain._clock(list_active_sessions.now);
 BEGIN
     PERFORM brain._sweep_sessions(clock, list_active_sessions.host, host_processes);
     IF exclude_session IS NOT NULL THEN
@@ -109,7 +112,7 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('task', task), 'it was not stored');
     UPDATE brain.session x
     SET current_task = nullif(brain.clean_headline(task), ''),
-        heartbeat_at = greatest(x.heartbeat_at, coalesce(update_active_task.now, pg_catalog.now()))
+        heartbeat_at = greatest(x.heartbeat_at, brain._clock(update_active_task.now))
     WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     RETURN jsonb_build_object('session', s.session_id, 'current_task', nullif(brain.clean_headline(task), ''));
 END
@@ -129,7 +132,7 @@ BEGIN
     IF snapshot IS NOT NULL AND (jsonb_typeof(snapshot) <> 'object' OR EXISTS (
             SELECT FROM jsonb_object_keys(snapshot) AS k WHERE k NOT IN ('summary', 'status', 'blockers', 'pending'))) THEN
         PERFORM brain._raise('BR009', 'A snapshot is an object with summary, status, blockers and pending.',
-            jsonb_build_object('snapshot', snapshot),
+            jsonb_build_object('field', 'snapshot'),
             'Example: {"summary": "...", "status": "in progress", "blockers": [], "pending": ["..."]}');
     END IF;
 END
@@ -227,7 +230,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     s brain.session := brain._get_session(session);
-    clock timestamptz := coalesce(end_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(end_session.now);
     unchanged boolean;
 BEGIN
     PERFORM brain._check_handoff(handoff, snapshot);
@@ -272,7 +275,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(end_session_of.now, pg_catalog.now());
+    clock timestamptz := brain._clock(end_session_of.now);
     target bigint;
 BEGIN
     IF source IS NULL OR source !~ '^\S+$' THEN
@@ -426,8 +429,8 @@ BEGIN
             jsonb_build_object('id', id), 'See brain.pending_action_items(session).');
     END IF;
     IF response IS NULL OR response NOT IN ('will_execute', 'already_done', 'not_relevant') THEN
-        PERFORM brain._raise('BR009', format('A response is will_execute, already_done or not_relevant, not %L.', response),
-            jsonb_build_object('response', response), 'Say whether you will do it, did it, or it does not apply.');
+        PERFORM brain._raise('BR009', 'A response is will_execute, already_done or not_relevant.',
+            jsonb_build_object('field', 'response'), 'Say whether you will do it, did it, or it does not apply.');
     END IF;
     IF item.status = 'acknowledged' THEN
         PERFORM brain._raise('BR011', format('Action item #%s was acknowledged by session #%s (%s).', id,
@@ -482,8 +485,8 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('key', key, 'value', value, 'project', project));
     target := brain._scratch_scope(session, project);
     IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
-        PERFORM brain._raise('BR009', format('A scratch key is 1-100 letters, digits and _.:/-, not %L.', key),
-            jsonb_build_object('key', key), 'Example: key => ''current-branch''.');
+        PERFORM brain._raise('BR009', 'A scratch key is 1-100 letters, digits and _.:/-.',
+            jsonb_build_object('field', 'key', 'length', length(key)), 'Example: key => ''current-branch''.');
     END IF;
     IF value IS NULL THEN
         PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');

@@ -494,7 +494,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    clock timestamptz := coalesce(boot_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(boot_session.now);
     new_id bigint;
     rebooted bigint[];
     swept integer;

@@ -26,6 +26,10 @@ BEGIN
         PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
             jsonb_build_object('field', 'latency_ms'), 'Measure the call and give its duration, e.g. 3.2.');
     END IF;
+    IF ok IS NULL THEN
+        PERFORM brain._raise('BR009', 'ok is true or false: whether the call succeeded.',
+            jsonb_build_object('field', 'ok'), 'Give true for a call that returned, false for one that raised.');
+    END IF;
     INSERT INTO brain.tool_event (workspace_id, tool, channel, session_id, started_at, latency_ms, ok, error_code, error)
     -- (a call is not dated after the server's clock: it would stay in every window)
     VALUES (brain.current_workspace(), tool, channel, session,

@@ -198,7 +198,7 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    clock timestamptz := coalesce(hand_off_transcript.now, pg_catalog.now());
+    clock timestamptz := brain._clock(hand_off_transcript.now);
     handoff text := brain.transcript_handoff(turns, event, client, transcript);
     live bigint;
     result jsonb;
@@ -428,7 +428,7 @@ BEGIN
               AND jsonb_typeof(x.client_info->'client_session') = 'string'
               AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
               AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
-              AND x.started_at > coalesce(uncaptured_sessions.now, pg_catalog.now()) - interval '7 days'
+              AND x.started_at > brain._clock(uncaptured_sessions.now) - interval '7 days'
             ORDER BY x.started_at DESC, x.session_id DESC
             LIMIT greatest(coalesce(max_results, 3), 0))
         RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
@@ -453,7 +453,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     s brain.session := brain._get_session(session);
-    clock timestamptz := coalesce(capture_ended_session.now, pg_catalog.now());
+    clock timestamptz := brain._clock(capture_ended_session.now);
     handoff text;
     result jsonb;
 BEGIN

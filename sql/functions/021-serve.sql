@@ -40,6 +40,29 @@ AS $$
     END
 $$;
 
+-- Whether the caller answers for a role: the owner of schema brain; the role
+-- itself (or a role it is a member of: its own group) as the principal of the
+-- session (brain._principals: the login of brain serve stands for no token's
+-- role); or an admin of every workspace the role belongs to. Enrolling a role
+-- that belongs to another workspace, and minting a token that runs as a role,
+-- need this: a workspace admin cannot act as another workspace's role.
+CREATE OR REPLACE FUNCTION brain._answers_for_role(role text)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    -- (PL/pgSQL: brain._is_owner is defined with the tenancy functions, later)
+    RETURN brain._is_owner()
+        OR EXISTS (SELECT FROM unnest(brain._principals(session_user, current_setting('role'))) AS p
+                   WHERE pg_catalog.to_regrole(role) IS NOT NULL
+                     AND pg_catalog.pg_has_role(p, pg_catalog.to_regrole(role), 'MEMBER'))
+        OR NOT EXISTS (SELECT FROM brain.workspace w
+                       WHERE brain._role_access(w.workspace_id, role) IS NOT NULL
+                         AND brain.workspace_access(w.workspace_id) IS DISTINCT FROM 'admin');
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.create_token(
     role text,
     name text,
@@ -71,7 +94,7 @@ BEGIN
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id>.');
     END IF;
     IF r.rolsuper OR r.rolbypassrls OR NOT pg_has_role(r.oid, 'brain_user', 'MEMBER')
@@ -83,6 +106,13 @@ BEGIN
             'Use a role made with brain role create, not the owner, a superuser or a server role.');
     END IF;
     have := brain._role_access(ws, role);
+    IF have IS NOT NULL AND NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
+                   role, session_user),
+            jsonb_build_object('role', role, 'workspace', ws),
+            'The owner of schema brain, or the role itself, makes its tokens (brain token create).');
+    END IF;
     IF have IS NULL THEN
         PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
             jsonb_build_object('role', role, 'workspace', ws),
@@ -90,8 +120,8 @@ BEGIN
     END IF;
     want := coalesce(access, have);
     IF want NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(want, 40)),
-            jsonb_build_object('access', left(want, 40)), 'Leave it out for the role''s own access.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'Leave it out for the role''s own access.');
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
         PERFORM brain._raise('BR009',
@@ -100,8 +130,8 @@ BEGIN
             'Ask for at most the role''s access, or grant the role more first.');
     END IF;
     IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
-        PERFORM brain._raise('BR009', format('A token expires in more than 0 and at most 10 years, not %s.', expires_in),
-            jsonb_build_object('expires_in', expires_in::text), 'For example: 30 days, 12 hours.');
+        PERFORM brain._raise('BR009', 'A token expires in more than 0 and at most 10 years.',
+            jsonb_build_object('field', 'expires_in'), 'For example: 30 days, 12 hours.');
     END IF;
     IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
                AND x.revoked_at IS NULL) THEN

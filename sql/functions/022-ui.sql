@@ -2,7 +2,8 @@
 -- state and tier; a memory's page; the audit trail; sessions, handoffs and
 -- action items; tool calls over time; facts by decay; storage and index state.
 -- All reads, under row-level security, callable from psql as well. The
--- session triggers at the end wake listeners on channel brain_sessions.
+-- session triggers at the end wake listeners on the workspace's own channel
+-- (brain.sessions_channel()).
 
 -- One page of memories, newest first, by kind, project (exact), state, tier
 -- and flag; before_id continues a page.
@@ -355,17 +356,51 @@ $$;
 COMMENT ON FUNCTION brain.storage_state IS
     'Disk use of the database and of each table of schema brain (indexes included), the vector indexes with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
 
--- A wake-up on channel brain_sessions when a session starts, ends or changes
--- task, a handoff is left, or an action item is raised or acknowledged: the
--- dashboard's live view listens. The payload is the workspace id, never data;
--- heartbeats alone do not wake it.
+-- A wake-up when a session starts, ends or changes task, a handoff is left,
+-- or an action item is raised or acknowledged: the dashboard's live view
+-- listens. Each workspace has its own channel (migration 021), whose name
+-- only its members learn (brain.sessions_channel()); the payload is empty.
+-- Heartbeats alone do not wake it.
+CREATE OR REPLACE FUNCTION brain._sessions_channel(ws bigint)
+RETURNS text
+LANGUAGE plpgsql
+SECURITY DEFINER  -- reads brain.workspace_channel, which application roles cannot; the owner's alone
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    name text;
+BEGIN
+    SELECT c.channel INTO name FROM brain.workspace_channel c WHERE c.workspace_id = ws;
+    IF name IS NULL THEN
+        -- a workspace made after migration 021
+        INSERT INTO brain.workspace_channel AS c (workspace_id, channel)
+        VALUES (ws, 'brain_sessions_' || replace(gen_random_uuid()::text, '-', ''))
+        ON CONFLICT (workspace_id) DO UPDATE SET channel = c.channel
+        RETURNING c.channel INTO name;
+    END IF;
+    RETURN name;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.sessions_channel()
+RETURNS text
+LANGUAGE sql
+SECURITY DEFINER  -- the channel of the caller's own workspace, after the membership check
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain._sessions_channel(brain.current_workspace())
+$$;
+COMMENT ON FUNCTION brain.sessions_channel IS
+    'The LISTEN/NOTIFY channel of the current workspace (members only): notified, with an empty payload, when a session starts, ends or changes task, a handoff is left, or an action item is raised or acknowledged. Its name is random, so no other workspace can listen to it.';
+
 CREATE OR REPLACE FUNCTION brain._notify_sessions()
 RETURNS trigger
 LANGUAGE plpgsql
+SECURITY DEFINER  -- reads the workspace's channel
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    PERFORM pg_notify('brain_sessions', NEW.workspace_id::text);
+    PERFORM pg_notify(brain._sessions_channel(NEW.workspace_id), '');
     RETURN NULL;
 END
 $$;

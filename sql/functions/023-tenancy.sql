@@ -132,10 +132,10 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF name IS NULL OR name !~ '^[a-z_][a-z0-9_]{0,62}$' OR name LIKE 'pg\_%' THEN
+        -- (never repeating the text: it may be anything pasted into the wrong field)
         PERFORM brain._raise('BR009',
-            format('A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_; not %L.',
-                   left(name, 80)),
-            jsonb_build_object('role', left(name, 80)), 'For example: agent_claude, alice.');
+            'A role name is 1 to 63 lowercase letters, digits or _, starting with a letter or _, and not pg_.',
+            jsonb_build_object('field', 'role', 'length', length(name)), 'For example: agent_claude, alice.');
     END IF;
 END
 $$;
@@ -225,16 +225,24 @@ BEGIN
     w := brain._workspace(workspace_id);
     PERFORM brain._check_role_name(role);
     IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
-        PERFORM brain._raise('BR009', format('Access is read, write or admin, not %L.', left(access, 40)),
-            jsonb_build_object('access', left(access, 40)), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.',
+            jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
     END IF;
     IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role) THEN
-        PERFORM brain._raise('BR021', format('No database role %L.', role), jsonb_build_object('role', role),
+        PERFORM brain._raise('BR021', 'No database role of that name.', jsonb_build_object('field', 'role'),
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
         PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
             jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+    END IF;
+    -- A role that belongs to a workspace this admin does not administer is
+    -- enrolled by its owner: else the admin could mint a token that runs as it.
+    IF NOT brain._answers_for_role(role) THEN
+        PERFORM brain._raise('BR020',
+            format('Role %s belongs to a workspace that %s does not administer: its owner enrols it.', role, session_user),
+            jsonb_build_object('role', role, 'workspace', w.workspace_id),
+            'The owner of schema brain grants it (brain workspace grant), or the role asks an admin of its own workspace.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
         PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
@@ -322,8 +330,8 @@ BEGIN
     END;
     IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
         PERFORM brain._raise('BR009',
-            format('statement_timeout is between 100ms and 1h, not %L.', left(statement_timeout, 40)),
-            jsonb_build_object('statement_timeout', left(statement_timeout, 40)), 'The default is 5s.');
+            'statement_timeout is an interval between 100ms and 1h.',
+            jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
         PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
@@ -399,7 +407,8 @@ ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb) SECURITY DEFINER;
 -- the caller, so the helpers the API calls must be executable too; they run
 -- with the caller's privileges under row-level security and give nothing
 -- plain SQL does not. The SECURITY DEFINER helpers that build and drop
--- indexes, and the trigger functions, are the owner's.
+-- indexes or name any workspace's channel, and the trigger functions, are
+-- the owner's.
 DO $$
 DECLARE
     f regprocedure;
@@ -408,7 +417,8 @@ BEGIN
              WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
     LOOP
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)')
+        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
+                       'brain._sessions_channel(bigint)')
            OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
             EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
         ELSE

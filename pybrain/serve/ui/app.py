@@ -49,7 +49,7 @@ from pybrain.errors import (
 )
 from pybrain.health import health as health_report
 from pybrain.serve import auth
-from pybrain.serve.live import RECONNECTED, Listener, StreamLimits
+from pybrain.serve.live import Listeners, StreamLimits
 from pybrain.serve.pool import CONNECTION_KWARGS, RETRY_AFTER, WAIT, PrincipalBrain, ServingPool
 from pybrain.serve.ui import charts
 
@@ -177,7 +177,7 @@ class Dashboard:
         )
         # One LISTEN connection for every live page of this process, and caps on the
         # pages one token and one role may hold open (pybrain.serve.live).
-        self.listener = Listener(conninfo, "brain_sessions")
+        self.listener = Listeners(conninfo)
         self.streams = StreamLimits()
         self.env = Environment(
             loader=PackageLoader("pybrain.serve.ui", "templates"),
@@ -386,13 +386,13 @@ class Dashboard:
         return self.render(request, "_sessions_live.html", **context)
 
     async def session_events(self, request: Request) -> Response:
-        """Server-sent events: 'change' whenever brain_sessions is notified for this workspace.
+        """Server-sent events: 'change' whenever this workspace's sessions channel is notified.
 
-        No connection of its own: the process's one Listener fans notifications out;
-        a token (or the local user) holds at most STREAMS_PER_TOKEN streams, a role
-        STREAMS_PER_ROLE (429 beyond)."""
+        No connection of its own: the process's Listener of that channel fans its
+        notifications out; a token (or the local user) holds at most STREAMS_PER_TOKEN
+        streams, a role STREAMS_PER_ROLE (429 beyond)."""
         try:
-            workspace = await asyncio.to_thread(self._workspace_id, request)
+            channel = await asyncio.to_thread(self._sessions_channel, request)
         except auth.TokenRefused as exc:
             return auth.refusal(exc)
         except DatabaseUnavailable as exc:
@@ -419,29 +419,30 @@ class Dashboard:
 
         async def stream() -> AsyncIterator[str]:
             try:
-                async with self.listener.subscribe() as notes:
+                # The workspace's own channel: its name is random and only members learn it.
+                async with self.listener.subscribe(channel) as notes:
                     yield "retry: 3000\n\n"
                     while not await request.is_disconnected():
                         try:
-                            payload = await asyncio.wait_for(notes.get(), 15.0)
+                            await asyncio.wait_for(notes.get(), 15.0)
                         except TimeoutError:
                             yield ": still here\n\n"
                             continue
-                        if payload == str(workspace) or payload == RECONNECTED:
-                            # A burst of changes (a boot writes several rows) becomes one event.
-                            await asyncio.sleep(0.3)
-                            while not notes.empty():
-                                notes.get_nowait()
-                            yield "event: change\ndata: sessions\n\n"
+                        # A burst of changes (a boot writes several rows) becomes one event;
+                        # RECONNECTED (notifications may have been missed) refreshes too.
+                        await asyncio.sleep(0.3)
+                        while not notes.empty():
+                            notes.get_nowait()
+                        yield "event: change\ndata: sessions\n\n"
             finally:
                 release()
 
         return StreamingResponse(stream(), media_type="text/event-stream", background=BackgroundTask(release))
 
-    def _workspace_id(self, request: Request) -> int:
+    def _sessions_channel(self, request: Request) -> str:
         with self.brain(request) as brain, brain.transaction() as cur:
-            cur.execute("SELECT brain.current_workspace() AS ws")
-            return cur.fetchone()["ws"]
+            cur.execute("SELECT brain.sessions_channel() AS channel")
+            return cur.fetchone()["channel"]
 
     def health(self, request: Request) -> Response:
         key = request.query_params.get("window", "24h")

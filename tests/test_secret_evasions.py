@@ -1,0 +1,70 @@
+"""What an attacker tries against the secret scanner: the formats the rules missed, and
+every way of writing a token so that a pattern does not see it (issue 30).
+
+Run with -s to see what was tried and what got through; docs/security.md quotes it.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+import psycopg
+from helpers import remember, rows, scalar
+from secret_corpus import ATTACKS, BENIGN, BENIGN_MORE
+from test_security import leaks
+
+
+def test_every_attack_is_caught_through_the_scanner_a_write_and_an_observation(conn) -> None:
+    got_through: list[str] = []
+    print(f"\n{len(ATTACKS)} attacks on the scanner:")
+    for what, text, secret in ATTACKS:
+        hits = rows(conn, "SELECT kind, start_at, end_at FROM brain.scan_secrets(%s)", (text,))
+        # a write is refused whole, naming the field and kind, never the value
+        try:
+            remember(conn, kind="fact", headline="Config note", body=text)
+        except psycopg.Error as exc:
+            said = " ".join(
+                filter(None, (exc.diag.message_primary, exc.diag.message_detail, exc.diag.message_hint))
+            )
+            refused = exc.sqlstate == "BR007" and not leaks(said, secret)
+        else:
+            refused = False
+        # an observed text is stored with the stretch that hid it redacted
+        stored = scalar(conn, "SELECT brain.redact_secrets(%s)", (text,))
+        redacted = not leaks(stored, secret) and secret not in stored
+        ok = bool(hits) and refused and redacted
+        kinds = ", ".join(sorted({h["kind"] for h in hits})) or "-"
+        print(f"  {'caught' if ok else 'GOT THROUGH':11} {what} ({kinds})")
+        if not ok:
+            got_through.append(what)
+    print(f"got through: {len(got_through)} / {len(ATTACKS)}")
+    assert got_through == []
+
+
+def test_no_ordinary_text_is_refused(conn) -> None:
+    texts = BENIGN + BENIGN_MORE
+    refused = [t for t in texts if scalar(conn, "SELECT brain.find_secrets(%s)", (t,))]
+    print(f"\nordinary texts refused: {len(refused)} / {len(texts)} ({len(BENIGN_MORE)} for the decoders)")
+    assert len(texts) >= 300 and refused == []
+
+
+def test_the_scan_stays_cheap(conn) -> None:
+    """The per-write cost: brain._refuse_secrets over a headline and a body, the median of
+    a few hundred ordinary texts, above a statement that does nothing."""
+    texts = [t for t in BENIGN + BENIGN_MORE if len(t) < 600][:200] * 2
+
+    def median_ms(query: str) -> float:
+        times = []
+        for t in texts:
+            t0 = time.perf_counter()
+            conn.execute(query, (t,), prepare=True)
+            times.append(time.perf_counter() - t0)
+        return statistics.median(times) * 1000
+
+    noop = median_ms("SELECT length(%s::text)")
+    scan = median_ms(
+        "SELECT brain._refuse_secrets(jsonb_build_object('headline', 'Config note', 'body', %s::text))"
+    )
+    print(f"\nscan per write: {scan - noop:.3f} ms (median of {len(texts)}, above a no-op of {noop:.3f} ms)")
+    assert scan - noop < 5.0  # a loaded machine; about 0.3 ms on a quiet one
