@@ -37,6 +37,7 @@ RELEASED = {
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
+    "021-write-core.sql": "0743c07fb477127bbe6eba6524a4576ef5834280fcfdef6c27b4ce6bc7f0ae8d",
 }
 
 
