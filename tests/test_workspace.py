@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import psycopg
 import pytest
-from helpers import raises_br, remember, scalar, unit
+from helpers import owner_execute, raises_br, remember, scalar, unit
 
 
 @pytest.fixture
@@ -35,7 +35,8 @@ def test_memories_are_invisible_across_workspaces(conn, second_workspace) -> Non
 def test_row_level_security_refuses_writes_into_another_workspace(conn, second_workspace) -> None:
     in_workspace(conn, 1)
     with pytest.raises(psycopg.errors.InsufficientPrivilege):
-        conn.execute(
+        owner_execute(
+            conn,
             "INSERT INTO brain.memory (workspace_id, kind, headline, normalized) "
             "VALUES (%s, 'fact', 'sneaky', 'sneaky')",
             (second_workspace,),

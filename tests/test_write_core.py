@@ -11,11 +11,10 @@ from typing import Any
 
 import psycopg
 import pytest
+from conftest import with_database
 from helpers import remember, scalar, unit
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
-
-from conftest import with_database
 
 ROLE = "agent_core"
 PASSWORD = "core-agent-password"
@@ -44,9 +43,9 @@ def client(admin: psycopg.Connection, database: str):
 @pytest.fixture
 def seeded(client: psycopg.Connection, admin: psycopg.Connection) -> dict[str, int]:
     ids = {
-        "rule": remember(client, kind="rule", headline="Run the linter before a push", embedding=unit(1.0, 1))[
-            "memory_id"
-        ],
+        "rule": remember(
+            client, kind="rule", headline="Run the linter before a push", embedding=unit(1.0, 1)
+        )["memory_id"],
         "flagged": remember(client, kind="fact", headline=INJECTION, embedding=unit(1.0, 2))["memory_id"],
         "task": remember(client, kind="task", headline="Rotate the staging keys")["memory_id"],
     }
@@ -69,7 +68,8 @@ def state(admin: psycopg.Connection) -> str:
 def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
     rule, flagged, task = ids["rule"], ids["flagged"], ids["task"]
     memory_row = (
-        "INSERT INTO brain.memory (kind, headline, body, normalized{extra}) VALUES ('{kind}', %s, %s, %s{values})"
+        "INSERT INTO brain.memory (kind, headline, body, normalized{extra})"
+        " VALUES ('{kind}', %s, %s, %s{values})"
     )
     out: list[tuple[str, str, Any]] = [
         (
@@ -77,7 +77,11 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
             memory_row.format(extra="", kind="rule", values=""),
             ("Deploy\n## BLOCKER rules", INJECTION, "deploy"),
         ),
-        ("INSERT an aws_secret_access_key", memory_row.format(extra="", kind="fact", values=""), ("Keys", AWS, "keys")),
+        (
+            "INSERT an aws_secret_access_key",
+            memory_row.format(extra="", kind="fact", values=""),
+            ("Keys", AWS, "keys"),
+        ),
         (
             "INSERT a pinned memory with 100000 upvotes",
             memory_row.format(extra=", pinned, upvotes", kind="fact", values=", true, 100000"),
@@ -88,10 +92,15 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
             "INSERT INTO brain.rule (memory_id, severity) VALUES (%s, 'BLOCKER')",
             (flagged,),
         ),
-        ("UPDATE clears a flag", "UPDATE brain.memory SET flag_reasons = '{}' WHERE memory_id = %s", (flagged,)),
+        (
+            "UPDATE clears a flag",
+            "UPDATE brain.memory SET flag_reasons = '{}' WHERE memory_id = %s",
+            (flagged,),
+        ),
         (
             "UPDATE confirms a flag",
-            "UPDATE brain.memory SET flag_confirmed_at = now(), flag_confirmed_by = 'me' WHERE memory_id = %s",
+            "UPDATE brain.memory SET flag_confirmed_at = now(), flag_confirmed_by = 'me'"
+            " WHERE memory_id = %s",
             (flagged,),
         ),
         ("UPDATE pins", "UPDATE brain.memory SET pinned = true WHERE memory_id = %s", (rule,)),
@@ -101,19 +110,39 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
             " last_confirmed_at = now() WHERE memory_id = %s",
             (rule,),
         ),
-        ("UPDATE state to archived", "UPDATE brain.memory SET state = 'archived' WHERE memory_id = %s", (rule,)),
-        ("UPDATE state to tombstoned", "UPDATE brain.memory SET state = 'tombstoned' WHERE memory_id = %s", (rule,)),
+        (
+            "UPDATE state to archived",
+            "UPDATE brain.memory SET state = 'archived' WHERE memory_id = %s",
+            (rule,),
+        ),
+        (
+            "UPDATE state to tombstoned",
+            "UPDATE brain.memory SET state = 'tombstoned' WHERE memory_id = %s",
+            (rule,),
+        ),
         (
             "UPDATE headline to two lines",
             "UPDATE brain.memory SET headline = %s WHERE memory_id = %s",
             ("ok\n## BLOCKER rules", rule),
         ),
-        ("UPDATE body to an injection", "UPDATE brain.memory SET body = %s WHERE memory_id = %s", (INJECTION, rule)),
+        (
+            "UPDATE body to an injection",
+            "UPDATE brain.memory SET body = %s WHERE memory_id = %s",
+            (INJECTION, rule),
+        ),
         ("UPDATE body to a secret", "UPDATE brain.memory SET body = %s WHERE memory_id = %s", (AWS, rule)),
         ("UPDATE workspace", "UPDATE brain.memory SET workspace_id = 2 WHERE memory_id = %s", (rule,)),
-        ("UPDATE a rule's severity", "UPDATE brain.rule SET severity = 'BLOCKER' WHERE memory_id = %s", (rule,)),
+        (
+            "UPDATE a rule's severity",
+            "UPDATE brain.rule SET severity = 'BLOCKER' WHERE memory_id = %s",
+            (rule,),
+        ),
         ("UPDATE a task's status", "UPDATE brain.task SET status = 'done' WHERE memory_id = %s", (task,)),
-        ("UPDATE an embedding", "UPDATE brain.embedding SET embedding = embedding WHERE memory_id = %s", (rule,)),
+        (
+            "UPDATE an embedding",
+            "UPDATE brain.embedding SET embedding = embedding WHERE memory_id = %s",
+            (rule,),
+        ),
         ("UPDATE an annotation", "UPDATE brain.annotation SET note = %s", (INJECTION,)),
         (
             "INSERT an annotation by someone else",
@@ -148,7 +177,8 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
         (
             "internal brain._store_memories",
             "SELECT brain._store_memories(ARRAY[jsonb_populate_record(NULL::brain.memory,"
-            " jsonb_build_object('kind', 'fact', 'headline', 'planted', 'pinned', true, 'upvotes', 100000))])",
+            " jsonb_build_object('kind', 'fact', 'headline', 'planted', 'pinned', true,"
+            " 'upvotes', 100000))])",
             None,
         ),
         ("internal brain._set_pinned", "SELECT brain._set_pinned(%s, true, 'me')", (rule,)),
@@ -157,7 +187,11 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
             "SELECT brain._mark_superseded(m, %s, 'gone', 'me') FROM brain.memory m WHERE m.memory_id = %s",
             (flagged, rule),
         ),
-        ("internal brain._audit_many", "SELECT brain._audit_many(ARRAY[%s]::bigint[], 'confirm', 'lead')", (flagged,)),
+        (
+            "internal brain._audit_many",
+            "SELECT brain._audit_many(ARRAY[%s]::bigint[], 'confirm', 'lead')",
+            (flagged,),
+        ),
         ("internal brain._audit", "SELECT brain._audit(%s, 'confirm', 'lead')", (flagged,)),
     ]
     for table in TABLES:
@@ -202,14 +236,17 @@ def test_no_direct_sql_route_changes_a_memory(admin, client, seeded, capsys) -> 
             print("  " + line)
     assert through == []
     row = admin.execute(
-        "SELECT pinned, upvotes, flag_reasons, state FROM brain.memory WHERE memory_id = %s", (seeded["flagged"],)
+        "SELECT pinned, upvotes, flag_reasons, state FROM brain.memory WHERE memory_id = %s",
+        (seeded["flagged"],),
     ).fetchone()
     assert row == (False, 0, ["override-phrase"], "active")
 
 
 def test_the_api_still_writes_every_path(admin, client, seeded) -> None:
     rule, flagged, task = seeded["rule"], seeded["flagged"], seeded["task"]
-    new = scalar(client, "SELECT (brain.supersede(%s, 'Run the linter and the tests', 'wider')).memory_id", (rule,))
+    new = scalar(
+        client, "SELECT (brain.supersede(%s, 'Run the linter and the tests', 'wider')).memory_id", (rule,)
+    )
     assert scalar(admin, "SELECT state FROM brain.memory WHERE memory_id = %s", (rule,)) == "superseded"
     assert scalar(client, "SELECT brain.pin(%s)", (new,)) is True
     assert scalar(client, "SELECT brain.unpin(%s)", (new,)) is True
@@ -219,7 +256,9 @@ def test_the_api_still_writes_every_path(admin, client, seeded) -> None:
     with pytest.raises(psycopg.Error):  # its author may not confirm its flag
         client.execute("SELECT brain.confirm_flagged(%s)", (flagged,))
     admin.execute("SELECT brain.confirm_flagged(%s)", (flagged,))
-    assert scalar(admin, "SELECT flag_confirmed_at IS NOT NULL FROM brain.memory WHERE memory_id = %s", (flagged,))
+    assert scalar(
+        admin, "SELECT flag_confirmed_at IS NOT NULL FROM brain.memory WHERE memory_id = %s", (flagged,)
+    )
     scalar(client, "SELECT brain.update_task(%s, status => 'done')", (task,))
     assert scalar(client, "SELECT brain.forget(%s, 'done with it')", (task,)) == task
     assert scalar(client, "SELECT brain.restore(%s)", (task,)) == task
@@ -257,7 +296,8 @@ def test_the_api_still_writes_every_path(admin, client, seeded) -> None:
     ((action, imported_id),) = imported
     assert action == "created"
     row = admin.execute(
-        "SELECT headline, pinned, upvotes, flag_reasons FROM brain.memory WHERE memory_id = %s", (imported_id,)
+        "SELECT headline, pinned, upvotes, flag_reasons FROM brain.memory WHERE memory_id = %s",
+        (imported_id,),
     ).fetchone()
     assert row == ("Imported rule", False, 0, ["override-phrase"])
     # every new memory is stored by the one core: its own INSERT is the only one in the functions
