@@ -639,11 +639,14 @@ BEGIN
                CASE WHEN cardinality(f.flags) > 0 AND u.flag_confirmed_at IS NOT NULL THEN u.flag_confirmed_by END,
                u.source_chunk, u.context, u.thread, u.position
         FROM unnest(items) WITH ORDINALITY AS u
-        CROSS JOIN LATERAL (SELECT brain.clean_headline(u.headline) AS h, brain.clean_body(coalesce(u.body, '')) AS b) AS x
+        -- (OFFSET 0: each computed once per row, not once per column that uses it)
+        CROSS JOIN LATERAL (SELECT brain.clean_headline(u.headline) AS h, brain.clean_body(coalesce(u.body, '')) AS b
+                            OFFSET 0) AS x
         CROSS JOIN LATERAL (
             SELECT coalesce(u.flag_reasons, '{}')
                    || ARRAY(SELECT s FROM unnest(brain._turn_signals(sent[u.ordinality], u.metadata)) AS s
-                            WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags) AS f
+                            WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags
+            OFFSET 0) AS f
         ORDER BY u.ordinality
         ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
         RETURNING m.memory_id
