@@ -343,9 +343,8 @@ def test_pattern_rule_vectors_follow_their_rules(conn) -> None:
     assert flags[pattern] is False and flags[stricter] is False, "severity: only through supersede"
     scalar(conn, "SELECT brain.unsupersede(%s)", (pattern,))
     assert pattern_flags(conn)[pattern] is True
-    conn.execute(
-        'UPDATE brain.memory SET skill_trigger = \'{"name": "deploy"}\' WHERE memory_id = %s', (pattern,)
-    )
+    skill = '{"name": "deploy"}'
+    owner_execute(conn, "UPDATE brain.memory SET skill_trigger = %s WHERE memory_id = %s", (skill, pattern))
     assert pattern_flags(conn)[pattern] is False
     owner_execute(conn, "UPDATE brain.memory SET skill_trigger = NULL WHERE memory_id = %s", (pattern,))
     assert pattern_flags(conn)[pattern] is True

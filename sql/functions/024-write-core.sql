@@ -4,20 +4,24 @@
 -- because the API's functions run as their caller (under row-level
 -- security). This trigger makes that privilege usable only inside the API:
 -- a statement that changes brain.memory, its kind rows, its embeddings,
--- annotations or fold records is refused (BR020) unless one of the
--- functions running it is a public function of schema brain (brain.remember,
+-- annotations or fold records, or the session bookkeeping (sessions,
+-- handoffs, boot and tool events, action items, scratch, maintenance runs,
+-- embedding failures) is refused (BR020) unless one of the functions
+-- running it is a public function of schema brain (brain.remember,
 -- brain.pin, brain.import_memories, ...: a name without a leading
 -- underscore). A client's own INSERT, UPDATE, DELETE or COPY, and a direct
--- call of an internal helper (brain._store_memories, brain._fold_item,
+-- call of an internal helper (brain._store_memories, brain._set_pinned,
 -- brain._mark_superseded, ...), are refused; so every new memory passes the
 -- write core (brain._store_memories) and every change of a flag, pin, vote or
--- state passes the API function that decides it. A client cannot create
--- functions (migration 013 revokes the languages), so the frames it sees are
--- pybrain's. A PL/pgSQL frame names its schema; an SQL function's frame names
--- the function alone, so it counts only in a session that has no temporary
--- schema (on a server where the revokes of docs/security.md were not made, a
--- client could create a temporary function of the same name). The owner of
--- schema brain may write directly. One check per statement, not per row.
+-- state passes the API function that decides it. (Settings and an embedding
+-- space's thresholds stay a writer's to set directly: their readers check
+-- their ranges.) A client cannot create functions (migration 013 revokes the
+-- languages), so the frames it sees are pybrain's. A PL/pgSQL frame names its
+-- schema; an SQL function's frame names the function alone, so it counts only
+-- in a session that has no temporary schema (on a server where the revokes of
+-- docs/security.md were not made, a client could create a temporary function
+-- of the same name). The owner of schema brain may write directly. One check
+-- per statement, not per row.
 CREATE OR REPLACE FUNCTION brain._write_guard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -53,7 +57,11 @@ DO $$
 DECLARE
     t text;
 BEGIN
-    FOREACH t IN ARRAY ARRAY['memory', 'rule', 'fact', 'incident', 'task', 'embedding', 'annotation', 'memory_fold']
+    FOREACH t IN ARRAY ARRAY['memory', 'rule', 'fact', 'incident', 'task', 'embedding', 'annotation', 'memory_fold',
+                             -- the session bookkeeping and the records the API keeps: a planted
+                             -- action item would block other sessions' writes past the hourly limit
+                             'action_item', 'scratch', 'session', 'handoff', 'boot_event', 'tool_event',
+                             'maintenance_run', 'embedding_failure']
     LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER write_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE'
                        ' ON brain.%I FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard()', t);
