@@ -552,7 +552,7 @@ def test_021_brings_memories_written_around_the_gate_under_it(empty_database: st
         migrate_through(conn, 19)
         for path in db.sql_files("functions"):  # the functions the release re-applied
             conn.execute(path.read_text())
-        role = f"agent_{conn.info.dbname.removeprefix('brain_test_')}"
+        role = f"core_upgrade_{conn.info.dbname.removeprefix('brain_test_')}"
         conn.execute("SELECT brain.create_role(%s, 1, 'write', 'agent-password-021')", (role,))
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         rows = [

@@ -16,7 +16,7 @@ from helpers import remember, scalar, unit
 from psycopg.conninfo import conninfo_to_dict
 from psycopg.types.json import Jsonb
 
-ROLE = "agent_core"
+ROLE = "core_client"
 PASSWORD = "core-agent-password"
 TABLES = ["memory", "rule", "fact", "incident", "task", "embedding", "annotation", "memory_fold", "audit"]
 BOOKKEEPING = [
