@@ -2284,7 +2284,7 @@ CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT 
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    ws bigint := brain.current_workspace('write');
+    ws bigint := brain.current_workspace();  -- (write access: the insert policy checks it, once)
     n integer := coalesce(cardinality(items), 0);
     ids bigint[];
     stored bigint[];
@@ -8843,7 +8843,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5e1de48f9fc7aaf00e3c9a8bb186ee8a5d4578b694a28f40ee153ac7290d0a41';
+COMMENT ON TABLE brain.migration IS 'functions f6c0b4996e1a77a67b82736ea95adcdbfa6ed904c2379b076d7828358bdcf2c7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
