@@ -2769,12 +2769,7 @@ BEGIN
     -- (string_to_array and left, not a regular expression: a backend keeps 32
     -- compiled expressions, and the gate's own need those slots)
     IF EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nPL/pgSQL function brain.'))[2:]) AS f
-               WHERE left(f, 1) BETWEEN 'a' AND 'z') THEN
-        RETURN NULL;
-    END IF;
-    IF pg_my_temp_schema() = 0
-       AND EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nSQL function "'))[2:]) AS f
-                   WHERE left(f, 1) BETWEEN 'a' AND 'z') THEN
+               WHERE left(f, 1) COLLATE "C" BETWEEN 'a' AND 'z') THEN
         RETURN NULL;
     END IF;
     IF brain._is_owner() THEN
@@ -6421,14 +6416,17 @@ CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) 
 $$;
 COMMENT ON FUNCTION brain.normalize_text(headline text, body text) IS 'Headline and body lowercased with runs of white space folded: the key of exact dedup.';
 CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+BEGIN
+    RETURN QUERY
     SELECT * FROM brain.observe_batch(ARRAY[observe.text], observe.kind, observe.project, observe.origin,
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold);
+END
 $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
 CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean, contexts text[] DEFAULT NULL::text[], threads text[] DEFAULT NULL::text[], positions integer[] DEFAULT NULL::integer[]) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
@@ -6878,9 +6876,9 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ SELECT brain._set_pinned(id, true, source) $$;
+    AS $$ BEGIN RETURN brain._set_pinned(id, true, source); END $$;
 COMMENT ON FUNCTION brain.pin(id bigint, source text) IS 'Pins a memory (loaded at boot, weighted up in search). False when it already was.';
 CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -7213,14 +7211,16 @@ CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c do
 $$;
 COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+BEGIN
+    RETURN brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL, on_related, reason)
+        check_only, NULL, on_related, reason);
+END
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
@@ -7256,16 +7256,21 @@ END
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
 CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    released bigint;
+BEGIN
     WITH gone AS (
         DELETE FROM brain.embedding_failure f
         WHERE f.workspace_id = brain.current_workspace()
           AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
         RETURNING 1
     )
-    SELECT count(*) FROM gone
+    SELECT count(*) INTO released FROM gone;
+    RETURN released;
+END
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
 CREATE FUNCTION brain.revoke_token(token_id bigint DEFAULT NULL::bigint, name text DEFAULT NULL::text, workspace_id bigint DEFAULT NULL::bigint) RETURNS jsonb
@@ -8247,9 +8252,9 @@ END
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ SELECT brain._set_pinned(id, false, source) $$;
+    AS $$ BEGIN RETURN brain._set_pinned(id, false, source); END $$;
 COMMENT ON FUNCTION brain.unpin(id bigint, source text) IS 'Unpins a memory. False when it was not pinned.';
 CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
@@ -8843,7 +8848,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f6c0b4996e1a77a67b82736ea95adcdbfa6ed904c2379b076d7828358bdcf2c7';
+COMMENT ON TABLE brain.migration IS 'functions 31a88427ab1b8e63ea2e0e7cde3cc07800dae501d77bb4cd5f8515530e4d1279';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

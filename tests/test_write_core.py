@@ -382,3 +382,36 @@ def test_the_api_still_writes_every_path(admin, client, seeded) -> None:
         " WHERE n.nspname = 'brain' AND p.prosrc ~* 'INSERT\\s+INTO\\s+brain\\.memory\\s' ORDER BY 1"
     ).fetchall()
     assert [s for (s,) in sites] == ["_store_memories"]
+
+
+def test_a_function_of_the_clients_own_is_no_way_in(admin, client, seeded) -> None:
+    """On a server where the revokes of docs/security.md could not be made, a client may create
+    functions: one named like the API's (remember, in its own schema, in SQL or PL/pgSQL, or a
+    temporary one) does not pass the write guard. Every public function that writes is PL/pgSQL,
+    whose frame names its schema."""
+    role = client.info.user
+    admin.execute(f"GRANT USAGE ON LANGUAGE sql, plpgsql TO {role}")
+    admin.execute(f"GRANT TEMPORARY ON DATABASE {client.info.dbname} TO {role}")
+    admin.execute(f"CREATE SCHEMA evil AUTHORIZATION {role}")
+    pin = f"UPDATE brain.memory SET pinned = true WHERE memory_id = {seeded['rule']}"
+    sql_body = f"RETURNS int LANGUAGE sql AS $$ {pin}; SELECT 1 $$"
+    plpgsql_body = f"RETURNS int LANGUAGE plpgsql AS $$ BEGIN {pin}; RETURN 1; END $$"
+    for name, body in [
+        ("evil.remember", sql_body),
+        ("evil.pin", plpgsql_body),
+        ('evil."brain.remember"', sql_body),
+        ("pg_temp.remember", sql_body),
+        ("pg_temp.pin", plpgsql_body),
+    ]:
+        client.execute(f"CREATE FUNCTION {name}() {body}")
+        with pytest.raises(psycopg.Error) as refused:
+            client.execute(f"SELECT {name}()")
+        assert refused.value.sqlstate == "BR020", name
+    assert scalar(admin, "SELECT pinned FROM brain.memory WHERE memory_id = %s", (seeded["rule"],)) is False
+    assert remember(client, kind="fact", headline="The API still writes")["action"] == "created"
+    # no public function of schema brain that may write is in SQL (its frame would not name its schema)
+    sql_writers = admin.execute(
+        "SELECT p.proname FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace AND p.proname !~ '^_'"
+        " AND p.provolatile = 'v' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')"
+    ).fetchall()
+    assert sql_writers == []

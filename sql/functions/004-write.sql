@@ -980,14 +980,16 @@ CREATE OR REPLACE FUNCTION brain.remember(
     reason text DEFAULT NULL
 )
 RETURNS brain.write_result
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+BEGIN
+    RETURN brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL, on_related, reason)
+        check_only, NULL, on_related, reason);
+END
 $$;
 COMMENT ON FUNCTION brain.remember IS
     'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';

@@ -866,14 +866,17 @@ CREATE OR REPLACE FUNCTION brain.observe(
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
                similarity real, embedding_input text, error_code text, error text, provisional boolean,
                redacted jsonb)
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
+BEGIN
+    RETURN QUERY
     SELECT * FROM brain.observe_batch(ARRAY[observe.text], observe.kind, observe.project, observe.origin,
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold);
+END
 $$;
 COMMENT ON FUNCTION brain.observe IS 'brain.observe_batch for one text.';
 

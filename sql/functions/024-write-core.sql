@@ -7,7 +7,7 @@
 -- annotations or fold records, or the session bookkeeping (sessions,
 -- handoffs, boot and tool events, action items, scratch, maintenance runs,
 -- embedding failures) is refused (BR020) unless one of the functions
--- running it is a public function of schema brain (brain.remember,
+-- running it is a public PL/pgSQL function of schema brain (brain.remember,
 -- brain.pin, brain.import_memories, ...: a name without a leading
 -- underscore). A client's own INSERT, UPDATE, DELETE or COPY, and a direct
 -- call of an internal helper (brain._store_memories, brain._set_pinned,
@@ -15,13 +15,12 @@
 -- write core (brain._store_memories) and every change of a flag, pin, vote or
 -- state passes the API function that decides it. (Settings and an embedding
 -- space's thresholds stay a writer's to set directly: their readers check
--- their ranges.) A client cannot create functions (migration 013 revokes the
--- languages), so the frames it sees are pybrain's. A PL/pgSQL frame names its
--- schema; an SQL function's frame names the function alone, so it counts only
--- in a session that has no temporary schema (on a server where the revokes of
--- docs/security.md were not made, a client could create a temporary function
--- of the same name). The owner of schema brain may write directly. One check
--- per statement, not per row.
+-- their ranges.) A PL/pgSQL frame names its function's schema, and only the
+-- owner creates functions in schema brain; an SQL function's frame names the
+-- function alone (a client able to create functions could name one
+-- "remember"), so every public function that writes is PL/pgSQL
+-- (tests/test_write_core.py checks). The owner of schema brain may write
+-- directly. One check per statement, not per row.
 CREATE OR REPLACE FUNCTION brain._write_guard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -34,12 +33,7 @@ BEGIN
     -- (string_to_array and left, not a regular expression: a backend keeps 32
     -- compiled expressions, and the gate's own need those slots)
     IF EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nPL/pgSQL function brain.'))[2:]) AS f
-               WHERE left(f, 1) BETWEEN 'a' AND 'z') THEN
-        RETURN NULL;
-    END IF;
-    IF pg_my_temp_schema() = 0
-       AND EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nSQL function "'))[2:]) AS f
-                   WHERE left(f, 1) BETWEEN 'a' AND 'z') THEN
+               WHERE left(f, 1) COLLATE "C" BETWEEN 'a' AND 'z') THEN
         RETURN NULL;
     END IF;
     IF brain._is_owner() THEN
