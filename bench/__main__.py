@@ -80,6 +80,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         default=None,
         help="keep the server's data directory there and reuse the loaded workspaces in later runs",
     )
+    p.add_argument(
+        "--accept",
+        action="store_true",
+        help="this run's figures become the baseline later runs compare with (bench/baselines/figures.json)",
+    )
     p.add_argument("--seed", type=int, default=20261122)
     p.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     return p.parse_args(argv)
@@ -251,6 +256,12 @@ def _finish(
     results["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     results["duration_s"] = round(elapsed_total(), 1)
     results["targets"] = report.check_targets(results)
+    from bench import regress
+
+    results["regressions"] = regress.compare(results)
+    if args.accept:
+        regress.accept(results)
+        log(f"figures accepted as the baseline: {regress.BASELINE}")
 
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(json.dumps(results, indent=2, default=str) + "\n")

@@ -21,7 +21,7 @@ import psycopg
 
 from bench import hashvec, latency, loader
 from bench.corpus import Generator
-from bench.server import BenchServer
+from bench.server import CLIENT_ROLE, BenchServer
 from bench.util import batched, log, summary
 from pybrain.db import Float8Matrix
 
@@ -85,14 +85,14 @@ def _index(conn: psycopg.Connection, calls: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _search(conn: psycopg.Connection, n: int = 200) -> dict[str, Any]:
+def _search(conn: psycopg.Connection, owner: psycopg.Connection, n: int = 200) -> dict[str, Any]:
     """Hybrid search p50/p95 (in the database), and how many vectors wait outside the index."""
-    conn.execute("ANALYZE brain.memory")  # as autovacuum would after thousands of inserts
+    owner.execute("ANALYZE brain.memory")  # as autovacuum would after thousands of inserts
     gen = Generator(99)
     queries = [m.headline for m in gen.memories(n)]
     vecs = hashvec.vectors(queries)
-    conn.execute(latency.TIMERS)
-    waiting = conn.execute(
+    latency.install_timers(owner, latency.TIMERS)
+    waiting = owner.execute(
         "SELECT count(*) FROM brain.embedding e JOIN brain.embedding_space s USING (workspace_id, space_id)"
         " WHERE e.ingest_seq > s.indexed_through"
     ).fetchone()[0]
@@ -105,17 +105,20 @@ def run(server: BenchServer, *, seed: int, rows: int, quick: bool, profile: bool
     server.create_database(DB)
     gen = Generator(seed)
     out: dict[str, Any] = {}
-    with server.connect(DB) as conn:
-        loader.register_space(conn, "hash", "feature-hash-v1", 384)
+    # Timed as the client role (row-level security), as every client writes; the superuser
+    # (owner) runs ANALYZE, which only the table's owner may.
+    with server.connect(DB) as owner, server.connect_client(DB) as conn:
+        loader.register_space(owner, "hash", "feature-hash-v1", 384)
+        loader.set_workspace(conn, 1)
         # A fresh database: the planner has no statistics on brain.memory yet.
         out["cold_first_batch"] = _run_batches(conn, _prepare(conn, _texts(gen, 500), 500))
         out["cold_first_batch"]["index"] = _index(conn, out["cold_first_batch"])
         log(f"  fresh workspace, first batch of 500: {out['cold_first_batch']['rows_per_s']} rows/s")
-        conn.execute("ANALYZE")
+        owner.execute("ANALYZE")
         out["batch_1000"] = _run_batches(conn, _prepare(conn, _texts(gen, rows), 1000))
-        out["search_while_waiting"] = _search(conn)
+        out["search_while_waiting"] = _search(conn, owner)
         out["batch_1000"]["index"] = _index(conn, out["batch_1000"])
-        out["search_after_index"] = _search(conn)
+        out["search_after_index"] = _search(conn, owner)
         calls, index, waiting = out["batch_1000"], out["batch_1000"]["index"], out["search_while_waiting"]
         log(
             f"  batches of 1000: {calls['rows_per_s']} rows/s; indexed in {index['seconds']} s:"
@@ -131,18 +134,23 @@ def run(server: BenchServer, *, seed: int, rows: int, quick: bool, profile: bool
             log(f"  batches of 50 (indexed at once): {out['batch_50']['rows_per_s']} rows/s")
         if profile:
             batches = _prepare(conn, _texts(gen, 500), 500)
-            out["profile_batch_500"] = latency.profile_functions(conn, lambda c: _run_batches(c, batches))
+            out["profile_batch_500"] = latency.profile_functions(
+                owner, CLIENT_ROLE, lambda c: _run_batches(c, batches)
+            )
     if not quick:
         out["batch_1000_two_connections"] = _two_connections(server, gen, rows // 2)
         log(f"  two connections: {out['batch_1000_two_connections']['rows_per_s']} rows/s")
-    with server.connect(DB) as conn:
+    with server.connect(DB) as owner:
         # A new workspace in a database whose statistics predate it: the same plans as a fresh database.
-        (ws,) = conn.execute(
+        (ws,) = owner.execute(
             "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'ingest-new')"
             " RETURNING workspace_id"
         ).fetchone()
+        owner.execute("SELECT brain.grant_workspace(%s, %s, 'write')", (CLIENT_ROLE, ws))
+        owner.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+        loader.register_space(owner, "hash", "feature-hash-v1", 384)
+    with server.connect_client(DB) as conn:
         conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
-        loader.register_space(conn, "hash", "feature-hash-v1", 384)
         out["new_workspace_first_batch"] = _run_batches(conn, _prepare(conn, _texts(gen, 500), 500))
         log(f"  new workspace, first batch of 500: {out['new_workspace_first_batch']['rows_per_s']} rows/s")
     server.drop_database(DB)
@@ -151,12 +159,14 @@ def run(server: BenchServer, *, seed: int, rows: int, quick: bool, profile: bool
 
 def _two_connections(server: BenchServer, gen: Generator, rows: int) -> dict[str, Any]:
     """Two writers at once, on different projects (writers of one kind and project take turns)."""
-    with server.connect(DB) as conn:
+    with server.connect_client(DB) as conn:
+        loader.set_workspace(conn, 1)
         prepared = [_prepare(conn, _texts(gen, rows // 2), 1000, f"ingest-{i}") for i in range(2)]
     results: list[dict[str, Any]] = [{}, {}]
 
     def work(i: int) -> None:
-        with server.connect(DB) as conn:
+        with server.connect_client(DB) as conn:
+            loader.set_workspace(conn, 1)
             results[i] = _run_batches(conn, prepared[i], project=f"ingest-{i}")
 
     start = time.perf_counter()

@@ -1,7 +1,7 @@
 """Latencies measured inside the database, and end to end through the Python client.
 
-In-database timings come from temporary PL/pgSQL wrappers (pg_temp, created
-per connection by the benchmark, not part of pybrain) that read
+In-database timings come from PL/pgSQL wrappers (schema bench_t of the
+benchmark's database, created by the benchmark, not part of pybrain) that read
 clock_timestamp() before and after one call of brain.remember, brain.search or
 brain.recall. Each wrapper is called in its own autocommit statement, as a
 client would: the figure excludes the network round trip, parsing of the
@@ -27,7 +27,7 @@ from pybrain.embed import get_embedder
 from pybrain.errors import BrainError
 
 TIMERS = """
-CREATE OR REPLACE FUNCTION pg_temp.bench_t_remember(
+CREATE OR REPLACE FUNCTION bench_t.bench_t_remember(
     p_kind text, p_headline text, p_body text, p_category text, p_project text, p_tags text[],
     p_severity text, p_status text, p_priority integer, p_error_message text, p_what_was_wrong text,
     p_what_is_correct text, p_embedding double precision[],
@@ -51,7 +51,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION pg_temp.bench_t_search(
+CREATE OR REPLACE FUNCTION bench_t.bench_t_search(
     p_query text, p_embedding double precision[], p_tags text[], p_max_results integer,
     p_min_relevance double precision DEFAULT 0, p_neighbours integer DEFAULT 0, p_kinds text[] DEFAULT NULL,
     OUT ids bigint[], OUT vector_ranks integer[], OUT sims real[], OUT ms double precision,
@@ -75,7 +75,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION pg_temp.bench_t_recall(p_id bigint, OUT ok boolean, OUT ms double precision)
+CREATE OR REPLACE FUNCTION bench_t.bench_t_recall(p_id bigint, OUT ok boolean, OUT ms double precision)
 LANGUAGE plpgsql AS $$
 DECLARE
     t0 timestamptz;
@@ -88,9 +88,20 @@ $$;
 """
 
 
-def prepare(conn: psycopg.Connection, workspace: int) -> None:
+def prepare(conn: psycopg.Connection, workspace: int, *, owner: psycopg.Connection | None = None) -> None:
+    """conn's workspace, and the timers (installed by owner, the superuser, when conn is a client
+    role, which may not create functions)."""
     conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(workspace),))
-    conn.execute(TIMERS)
+    install_timers(owner or conn, TIMERS)
+
+
+def install_timers(owner: psycopg.Connection, timers: str) -> None:
+    """Timing wrappers in schema bench_t of the benchmark's database (not part of pybrain), which
+    every role may run: each runs as its caller, under the caller's row-level security."""
+    owner.execute("CREATE SCHEMA IF NOT EXISTS bench_t")
+    owner.execute(timers)
+    owner.execute("GRANT USAGE ON SCHEMA bench_t TO PUBLIC")
+    owner.execute("GRANT EXECUTE ON ALL FUNCTIONS IN SCHEMA bench_t TO PUBLIC")
 
 
 def _vec(v: np.ndarray | None) -> list[float] | None:
@@ -111,7 +122,7 @@ def timed_search(
     """One brain.search, timed in the database. min_relevance 0 (every result the
     ranking gives) unless asked: the latency and recall figures measure the ranking."""
     ids, ranks, sims, ms, relevances = conn.execute(
-        "SELECT * FROM pg_temp.bench_t_search(%s, %s, %s, %s, %s, %s, %s)",
+        "SELECT * FROM bench_t.bench_t_search(%s, %s, %s, %s, %s, %s, %s)",
         (query, _vec(vec), tags, max_results, min_relevance, neighbours, kinds),
     ).fetchone()
     return {"ids": ids, "vector_ranks": ranks, "sims": sims, "ms": ms, "relevances": relevances}
@@ -120,8 +131,16 @@ def timed_search(
 # --- search ----------------------------------------------------------------
 
 
-def search_latency(conn: psycopg.Connection, queries: list[str], qvecs: np.ndarray) -> dict[str, Any]:
-    """Hybrid (text + embedding), vector only ('' + embedding) and lexical only (text), top 10."""
+def search_latency(
+    conn: psycopg.Connection,
+    queries: list[str],
+    qvecs: np.ndarray,
+    *,
+    owner: psycopg.Connection | None = None,
+    legs: bool = True,
+) -> dict[str, Any]:
+    """Hybrid (text + embedding), vector only ('' + embedding) and lexical only (text), top 10.
+    With legs, the rows each leg matches (counted by owner, the superuser, when given)."""
     for q, v in zip(queries[:20], qvecs[:20], strict=True):  # warm-up, not recorded
         timed_search(conn, q, v)
     out: dict[str, Any] = {}
@@ -132,8 +151,49 @@ def search_latency(conn: psycopg.Connection, queries: list[str], qvecs: np.ndarr
             times.append(r["ms"])
             counts.append(len(r["ids"]))
         out[mode] = summary(times) | {"mean_results": round(float(np.mean(counts)), 2)}
-    out["leg_sizes"] = leg_sizes(conn, queries[:50])
+    if legs:
+        out["leg_sizes"] = leg_sizes(owner or conn, queries[:50])
     return out
+
+
+def search_breakdown(
+    conn: psycopg.Connection, connect: Any, queries: list[str], qvecs: np.ndarray, search: dict[str, Any]
+) -> dict[str, Any]:
+    """Where a search's time goes, from figures of the same queries: the query words' weighing
+    (brain.lexical_terms, which every search with text runs first), each leg alone, what fusing
+    and weighting adds to both (hybrid minus vector-only minus lexical-only plus the weighing,
+    which both runs paid), and the first search of a new session (its statements are
+    planned then, and prepared for the session's later calls) against a later one."""
+    terms = []
+    for q in queries:
+        start = time.perf_counter()
+        conn.execute("SELECT count(*) FROM brain.lexical_terms(%s)", (q,)).fetchone()
+        terms.append((time.perf_counter() - start) * 1000)
+    first, later = [], []
+    for q, v in list(zip(queries, qvecs, strict=True))[:10]:
+        with connect() as fresh:
+            fresh.execute("SELECT set_config('brain.workspace', '1', false)")
+            for bucket in (first, later):
+                start = time.perf_counter()
+                fresh.execute(
+                    "SELECT count(*) FROM brain.search(%s, %s, min_relevance => 0)", (q, _vec(v))
+                ).fetchone()
+                bucket.append((time.perf_counter() - start) * 1000)
+    p50 = {mode: (search.get(mode) or {}).get("p50") for mode in ("hybrid", "vector", "lexical")}
+    words = summary(terms)["p50"]
+    fusion = (
+        round(p50["hybrid"] - p50["vector"] - p50["lexical"] + words, 2)
+        if all(p50.values()) and words is not None
+        else None
+    )
+    return {
+        "lexical_terms_ms": summary(terms) | {"note": "a round trip each, from the client"},
+        "vector_leg_p50_ms": p50["vector"],
+        "lexical_leg_p50_ms_with_terms": p50["lexical"],
+        "fusion_and_weighting_ms": fusion,
+        "first_search_of_a_session_ms": summary(first) | {"note": "round trip; plans and prepares"},
+        "second_search_of_a_session_ms": summary(later) | {"note": "round trip; the prepared plan"},
+    }
 
 
 def leg_sizes(conn: psycopg.Connection, queries: list[str]) -> dict[str, Any]:
@@ -202,8 +262,11 @@ def filtered_search(
     space_id: int,
     workspace: int,
     max_results: int = 10,
+    *,
+    owner: psycopg.Connection | None = None,
 ) -> dict[str, Any]:
-    """Hybrid search restricted to one component tag (~1% of rows); checks the result count.
+    """Hybrid search restricted to one component tag (~1% of rows); checks the result count
+    (counted by owner, the superuser, when given).
 
     The vector leg must find every row that passes the filter and is at least
     vector_min_similarity similar to the query, up to its candidate count:
@@ -217,7 +280,7 @@ def filtered_search(
     for q, v, tag in zip(queries, qvecs, tags, strict=True):
         r = timed_search(conn, q, v, tags=[tag], max_results=max_results)
         times.append(r["ms"])
-        expected = min(max_results, _vector_eligible_rows(conn, v, tag, space_id, workspace))
+        expected = min(max_results, _vector_eligible_rows(owner or conn, v, tag, space_id, workspace))
         if len(r["ids"]) >= expected:
             if expected == max_results:
                 full += 1
@@ -238,7 +301,12 @@ def filtered_search(
 
 
 def filter_selectivity(
-    conn: psycopg.Connection, queries: list[str], qvecs: np.ndarray, tags: list[str]
+    conn: psycopg.Connection,
+    queries: list[str],
+    qvecs: np.ndarray,
+    tags: list[str],
+    *,
+    owner: psycopg.Connection | None = None,
 ) -> dict[str, Any]:
     """Hybrid search under filters that keep about 0.1%, 1%, 10% and 70% of the rows (a task of one
     component, one component, the rules, the facts): p50 / p95, the rows each filter keeps, and how
@@ -257,12 +325,16 @@ def filter_selectivity(
             times.append(r["ms"])
             short += len(r["ids"]) < 10
         f = make(tags[0])
-        (kept,) = conn.execute(
-            "SELECT count(*) FROM brain.memory WHERE workspace_id = brain.current_workspace()"
-            " AND state = 'active' AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))"
-            " AND (%(tags)s::text[] IS NULL OR tags @> %(tags)s)",
-            {"kinds": f.get("kinds"), "tags": f.get("tags")},
-        ).fetchone()
+        (kept,) = (
+            (owner or conn)
+            .execute(
+                "SELECT count(*) FROM brain.memory WHERE workspace_id = brain.current_workspace()"
+                " AND state = 'active' AND (%(kinds)s::text[] IS NULL OR kind = ANY(%(kinds)s))"
+                " AND (%(tags)s::text[] IS NULL OR tags @> %(tags)s)",
+                {"kinds": f.get("kinds"), "tags": f.get("tags")},
+            )
+            .fetchone()
+        )
         out[label] = summary(times) | {"rows_kept_first_query": kept, "searches_under_10_results": short}
     return out
 
@@ -416,7 +488,7 @@ def _exact_top(
 
 
 def recall_latency(conn: psycopg.Connection, ids: list[int]) -> dict[str, Any]:
-    times = [conn.execute("SELECT ms FROM pg_temp.bench_t_recall(%s)", (i,)).fetchone()[0] for i in ids]
+    times = [conn.execute("SELECT ms FROM bench_t.bench_t_recall(%s)", (i,)).fetchone()[0] for i in ids]
     return summary(times)
 
 
@@ -449,7 +521,7 @@ def remember_in_db(conn: psycopg.Connection, items: list[Memory]) -> dict[str, A
     for m, v in zip(items, vecs, strict=True):
         a = m.remember_args()
         action, _mid, _sim, code, ms = conn.execute(
-            "SELECT * FROM pg_temp.bench_t_remember(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "SELECT * FROM bench_t.bench_t_remember(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 a["kind"],
                 a["headline"],
@@ -528,13 +600,16 @@ def search_end_to_end(conn: psycopg.Connection, workspace: int, queries: list[st
     return summary(times)
 
 
-def profile_functions(conn: psycopg.Connection, work: Any) -> list[dict[str, Any]]:
-    """Per-function self and total time (track_functions = all) while work(conn) runs."""
+def profile_functions(conn: psycopg.Connection, role: str, work: Any) -> list[dict[str, Any]]:
+    """Per-function self and total time (track_functions = all) while work(conn) runs as role
+    (SET ROLE: only a superuser may set track_functions, and only it reads every statistic)."""
     conn.execute("SELECT pg_stat_reset()")
     conn.execute("SET track_functions = 'all'")
+    conn.execute(f"SET ROLE {role}")
     try:
         work(conn)
     finally:
+        conn.execute("RESET ROLE")
         conn.execute("SET track_functions = 'none'")
     conn.execute("SELECT pg_stat_force_next_flush()")
     conn.execute("SELECT 1")

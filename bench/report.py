@@ -35,6 +35,18 @@ QUALITY_ROWS = (
 )
 
 
+# pybrain over the raw PostgreSQL floor, and a p95 over its p50, at most (issue 28's bounds).
+FLOOR_RATIO = 2.0
+TAIL_RATIO = 2.0
+TAIL_ROWS = (
+    ("  remember", ("remember",)),
+    ("  search, hybrid", ("search", "hybrid")),
+    ("  search, vector only", ("search", "vector")),
+    ("  search, lexical only", ("search", "lexical")),
+    ("  boot_session (task embedding)", ("boot", "with_task_embedding")),
+)
+
+
 def _get(d: Any, path: tuple) -> Any:
     for key in path:
         if not isinstance(d, dict) or key not in d:
@@ -61,6 +73,15 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
         for label, path, op, target, unit in TARGETS:
             value = _get(ws, path)
             out.append(_verdict(f"{label} ({size // 1000}k, hash vectors)", value, op, target, unit))
+    for size in sizes:
+        ws = results["synthetic"][str(size)]
+        for key, r in (ws.get("floor_ratios") or {}).items():
+            label = f"{key} ({size // 1000}k, p50 as a client role)"
+            out.append(_verdict(label, r.get("ratio"), "<=", FLOOR_RATIO, "x"))
+        for label, path in TAIL_ROWS:
+            d = _get(ws, path) or {}
+            ratio = round(d["p95"] / d["p50"], 2) if d.get("p50") and d.get("p95") else None
+            out.append(_verdict(f"p95 / p50,{label.strip()} ({size // 1000}k)", ratio, "<=", TAIL_RATIO, "x"))
     minilm = results.get("synthetic_minilm", {})
     for size in sorted(minilm, key=int)[-1:]:
         ws = minilm[size]
@@ -209,12 +230,13 @@ def render(results: dict[str, Any]) -> str:
                 cells += f"{_fmt(d.get('p50'), digits):>10}{_fmt(d.get('p95'), digits):>9}"
             lines.append(f"{label:44}{cells}")
 
-        lines.append("in the database (ms)")
+        lines.append("in the database, as a client role (brain.create_role; under row-level security) (ms)")
         row("  remember (60% new, 40% near-duplicates)", ("remember",))
         for label, path in SEARCH_ROWS:
             row(label, path)
         row("  recall", ("recall",))
         row("  boot_session, synthetic mix (task embedding)", ("boot", "with_task_embedding"))
+        row("  search, hybrid, as the superuser (no RLS)", ("search_superuser", "hybrid"))
         row("  boot_session, synthetic mix (no task)", ("boot", "without_task"))
         lines.append("the raw PostgreSQL floor, same tables and indexes (ms)")
         row("  raw HNSW top-10", ("raw_floor", "hnsw_top10"))
@@ -222,12 +244,34 @@ def render(results: dict[str, Any]) -> str:
         row("  raw HNSW top-10, 1% tag filter", ("raw_floor", "filtered_hnsw_top10"))
         row("  raw exact top-10, 1% tag filter", ("raw_floor", "filtered_exact_top10"))
         row("  raw INSERT (memory row and vector)", ("raw_floor", "insert"))
-        lines.append("pybrain p50 / raw p50")
+        lines.append(f"pybrain p50 / raw p50 (* over {FLOOR_RATIO:g}x)")
         for key in next((syn[s].get("floor_ratios") or {} for s in sizes if syn[s].get("floor_ratios")), {}):
-            lines.append(
-                f"  {key:42}"
-                + "".join(f"{_fmt(_get(syn[s], ('floor_ratios', key, 'ratio'))):>10}{'':9}" for s in sizes)
-            )
+            cells = ""
+            for s in sizes:
+                ratio = _get(syn[s], ("floor_ratios", key, "ratio"))
+                mark = " *" if ratio is not None and ratio > FLOOR_RATIO else ""
+                cells += f"{_fmt(ratio) + mark:>10}{'':9}"
+            lines.append(f"  {key:42}" + cells)
+        lines.append(f"p95 / p50 (* over {TAIL_RATIO:g}x)")
+        for label, path in TAIL_ROWS:
+            cells = ""
+            for s in sizes:
+                d = _get(syn[s], path) or {}
+                ratio = round(d["p95"] / d["p50"], 2) if d.get("p50") and d.get("p95") else None
+                mark = " *" if ratio is not None and ratio > TAIL_RATIO else ""
+                cells += f"{_fmt(ratio) + mark:>10}{'':9}"
+            lines.append(f"{label:44}" + cells)
+        lines.append("where a search's time goes, p50 (ms; bench/latency.py search_breakdown)")
+        for label, key in (
+            ("  weighing the query's words (lexical_terms)", ("lexical_terms_ms", "p50")),
+            ("  vector leg alone (search, vector only)", ("vector_leg_p50_ms",)),
+            ("  lexical leg alone, words weighed", ("lexical_leg_p50_ms_with_terms",)),
+            ("  fusion and weighting (hybrid - the legs)", ("fusion_and_weighting_ms",)),
+            ("  first search of a session (plans)", ("first_search_of_a_session_ms", "p50")),
+            ("  second search of a session", ("second_search_of_a_session_ms", "p50")),
+        ):
+            cells = "".join(f"{_fmt(_get(syn[s], ('search_breakdown', *key))):>10}{'':9}" for s in sizes)
+            lines.append(f"{label:44}" + cells)
         lines.append("end to end through pybrain.client.Brain (ms)")
         row("  remember (check, hash embed, write)", ("remember_e2e",))
         row("  search (hash embed, search)", ("search_e2e",))
@@ -440,6 +484,9 @@ def render(results: dict[str, Any]) -> str:
             )
         lines.append("")
 
+    from bench import regress
+
+    lines += regress.lines(results.get("regressions"))
     lines.append("Targets")
     for t in results.get("targets", []):
         status = "n/a" if t["met"] is None else "met" if t["met"] else f"MISSED ({t['miss']})"

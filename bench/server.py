@@ -19,6 +19,12 @@ from pybrain import db
 
 TEMPLATE = "bench_template"
 
+# The role the figures are timed as: one made the documented way (brain.create_role),
+# a member of brain_user with write access to workspace 1, under row-level security
+# like every client (the CLI, MCP, brain serve). The superuser bypasses the policies.
+CLIENT_ROLE = "bench_client"
+CLIENT_PASSWORD = "bench-client-password"
+
 # Settings that take effect on reload (no restart). This server holds nothing
 # but generated benchmark data, so crash safety is switched off: the figures
 # then measure pybrain's SQL, not this VM's disk flushes. Settings that shape
@@ -117,6 +123,27 @@ class BenchServer:
 
     def connect(self, dbname: str) -> psycopg.Connection:
         return psycopg.connect(self.url(dbname), autocommit=True)
+
+    def client_url(self, dbname: str) -> str:
+        """The database as the client role (created on first use, granted workspace 1 here)."""
+        with self.connect(dbname) as conn:
+            if conn.execute("SELECT FROM pg_roles WHERE rolname = %s", (CLIENT_ROLE,)).fetchone() is None:
+                conn.execute(
+                    "SELECT brain.create_role(%s, 1, 'write', %s, '30min')", (CLIENT_ROLE, CLIENT_PASSWORD)
+                )
+            elif (
+                conn.execute(
+                    "SELECT FROM brain.membership WHERE role_name = %s AND workspace_id = 1", (CLIENT_ROLE,)
+                ).fetchone()
+                is None
+            ):
+                conn.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
+        params = conninfo_to_dict(self.url(dbname))
+        params.update(user=CLIENT_ROLE, password=CLIENT_PASSWORD)
+        return make_conninfo(**params)
+
+    def connect_client(self, dbname: str) -> psycopg.Connection:
+        return psycopg.connect(self.client_url(dbname), autocommit=True)
 
     def machine_info(self) -> dict[str, Any]:
         with self.admin() as conn:

@@ -19,7 +19,7 @@ import psycopg
 
 from bench import boot, hashvec, latency, loader
 from bench.corpus import Generator
-from bench.server import BenchServer
+from bench.server import CLIENT_ROLE, BenchServer
 from bench.util import log, timed
 from pybrain import db
 
@@ -105,7 +105,9 @@ def run(
         "load": loaded,
     }
     try:
-        with server.connect(name) as conn:
+        # conn: the superuser (loading, statistics, exact answers, the raw floor); client: the role
+        # users have, under row-level security, which every pybrain figure is timed as.
+        with server.connect(name) as conn, server.connect_client(name) as client:
             result["table_sizes"] = dict(
                 zip(
                     ("memory", "embedding", "hnsw_index"),
@@ -121,31 +123,50 @@ def run(
             result["kinds"] = dict(
                 conn.execute("SELECT kind, count(*) FROM brain.memory GROUP BY 1 ORDER BY 1").fetchall()
             )
+            # the workspace's word frequencies, as brain.maintain samples them (it runs daily)
+            started = time.perf_counter()
+            client.execute("SELECT set_config('brain.workspace', '1', false)")
+            if client.execute("SELECT to_regprocedure('brain.analyze_lexemes(integer)')").fetchone()[0]:
+                result["analyze_lexemes"] = client.execute("SELECT brain.analyze_lexemes()").fetchone()[0]
+            else:  # an earlier release's SQL (the planner's statistics then)
+                conn.execute("ANALYZE brain.memory")
+                result["analyze_lexemes"] = {"absent": "ANALYZE brain.memory"}
+            result["analyze_lexemes"]["seconds"] = round(time.perf_counter() - started, 2)
+            log(f"  sampled the workspace's word frequencies: {result['analyze_lexemes']}")
             result["prewarm"] = prewarm(conn)
             log(
                 f"  read the workspace into PostgreSQL's cache first (pg_prewarm, a server that has been"
                 f" running): {result['prewarm']['mb']:,} MB in {result['prewarm']['seconds']} s"
             )
             latency.prepare(conn, 1)
+            latency.prepare(client, 1, owner=conn)
             qgen = Generator(seed + 1)
             queries = qgen.queries(n_queries)
             qvecs = embed(queries)
 
-            log(f"  search: {n_queries} queries x (hybrid, vector only, lexical only)")
-            result["search"] = latency.search_latency(conn, queries, qvecs)
+            log(
+                f"  search as the client role {CLIENT_ROLE}: {n_queries} queries x"
+                " (hybrid, vector only, lexical only)"
+            )
+            result["search"] = latency.search_latency(client, queries, qvecs, owner=conn)
             latency.log_summary("hybrid search", result["search"]["hybrid"])
+            result["search_breakdown"] = latency.search_breakdown(
+                client, lambda: server.connect_client(name), queries[:50], qvecs[:50], result["search"]
+            )
+            result["search_superuser"] = latency.search_latency(conn, queries, qvecs, legs=False)
+            latency.log_summary("hybrid search as the superuser", result["search_superuser"]["hybrid"])
 
             rnd = random.Random(seed + 2)
             tags = [f"comp-{rnd.randrange(100):02d}" for _ in range(n_filtered)]
             log(f"  filtered search: {n_filtered} queries with a 1% tag filter")
             result["search_filtered"] = latency.filtered_search(
-                conn, queries[:n_filtered], qvecs[:n_filtered], tags, space_id, 1
+                client, queries[:n_filtered], qvecs[:n_filtered], tags, space_id, 1, owner=conn
             )
             latency.log_summary("filtered search", result["search_filtered"])
             log(f"  filtered searches complete: {result['search_filtered']['fraction_complete']}")
             log(f"  filters of four selectivities: {n_filtered} queries each")
             result["search_by_filter"] = latency.filter_selectivity(
-                conn, queries[:n_filtered], qvecs[:n_filtered], tags
+                client, queries[:n_filtered], qvecs[:n_filtered], tags, owner=conn
             )
             for label, r in result["search_by_filter"].items():
                 latency.log_summary(
@@ -186,29 +207,29 @@ def run(
                 return result
 
             log(f"  recall: {n_recall} memories")
-            result["recall"] = latency.recall_latency(conn, rnd.sample(ids, n_recall))
+            result["recall"] = latency.recall_latency(client, rnd.sample(ids, n_recall))
             latency.log_summary("recall", result["recall"])
 
             wgen = Generator(seed + 3)
             items = latency.remember_workload(wgen, corpus, n_remember + n_remember_e2e, rnd)
             log(f"  remember in the database: {n_remember} writes (60% new, 40% near-duplicates)")
-            result["remember"] = latency.remember_in_db(conn, items[:n_remember])
+            result["remember"] = latency.remember_in_db(client, items[:n_remember])
             latency.log_summary("remember", result["remember"])
             log(f"  remember by scope size: {min(100, n_remember)} new facts into each of three projects")
             result["remember_by_scope"] = latency.remember_by_scope(
-                conn, Generator(seed + 7), min(100, n_remember)
+                client, Generator(seed + 7), min(100, n_remember)
             )
             for label, r in result["remember_by_scope"].items():
                 latency.log_summary(f"remember, {label}", r)
             log(f"  remember end to end (Python client, hash embedder): {n_remember_e2e} writes")
-            result["remember_e2e"] = latency.remember_end_to_end(conn, 1, items[n_remember:])
+            result["remember_e2e"] = latency.remember_end_to_end(client, 1, items[n_remember:])
             latency.log_summary("remember e2e", result["remember_e2e"])
-            result["search_e2e"] = latency.search_end_to_end(conn, 1, queries[: min(50, n_queries)])
+            result["search_e2e"] = latency.search_end_to_end(client, 1, queries[: min(50, n_queries)])
             latency.log_summary("search e2e", result["search_e2e"])
-            result["boot"] = boot.run(conn, seed=seed + 5, n=min(100, n_queries))
+            result["boot"] = boot.run(client, seed=seed + 5, n=min(100, n_queries), owner=conn)
             log("  remember throughput with 1, 2, 4 and 8 clients")
             result["remember_throughput"] = latency.remember_throughput(
-                server.url(name), Generator(seed + 6), seconds=throughput_seconds
+                server.client_url(name), Generator(seed + 6), seconds=throughput_seconds
             )
             log(
                 "  remember throughput: "
@@ -220,16 +241,17 @@ def run(
             result["floor_ratios"] = latency.floor_ratios(result)
 
             if profile:
-                log("  profiling brain.search and brain.remember (track_functions = all)")
+                log(f"  profiling brain.search and brain.remember as {CLIENT_ROLE} (track_functions = all)")
                 extra = latency.remember_workload(Generator(seed + 4), corpus, 100, rnd)
                 result["profile_search"] = latency.profile_functions(
                     conn,
+                    CLIENT_ROLE,
                     lambda c: [
                         latency.timed_search(c, q, v) for q, v in zip(queries[:50], qvecs[:50], strict=True)
                     ],
                 )
                 result["profile_remember"] = latency.profile_functions(
-                    conn, lambda c: latency.remember_in_db(c, extra)
+                    conn, CLIENT_ROLE, lambda c: latency.remember_in_db(c, extra)
                 )
     finally:
         server.drop_database(name)

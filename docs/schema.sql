@@ -98,6 +98,24 @@ BEGIN
     RETURN result;
 END
 $$;
+CREATE FUNCTION brain._analyze_lexemes_if_due() RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    n_docs bigint;
+    was bigint;
+BEGIN
+    SELECT coalesce(sum(c.docs), 0) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    SELECT x.docs INTO was FROM brain.lexeme_sample x WHERE x.workspace_id = ws;
+    IF n_docs <= 2 * (brain.setting('lexical_max_rows'))::integer
+       OR (was IS NOT NULL AND abs(n_docs - was) < 0.2 * greatest(was, 1)) THEN
+        RETURN NULL;
+    END IF;
+    RETURN brain.analyze_lexemes();
+END
+$$;
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -311,6 +329,28 @@ BEGIN
     UPDATE brain.embedding_space es SET indexed_through = top
     WHERE es.workspace_id = s.workspace_id AND es.space_id = s.space_id;
     RETURN s;
+END
+$$;
+CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := CASE WHEN need IS NULL THEN brain.current_workspace() ELSE brain.current_workspace(need) END;
+    acting text := nullif(nullif(current_setting('role', true), 'none'), '');
+    levels text[] := ARRAY['read', 'write', 'admin'];
+    held text;
+BEGIN
+    IF acting IS NOT NULL THEN
+        held := brain._access(ws, acting);
+        IF held IS NULL OR array_position(levels, held) < coalesce(array_position(levels, need), 1) THEN
+            RAISE EXCEPTION USING ERRCODE = 'BR020',
+                MESSAGE = format('Role %s has no %s access to workspace %s.', acting, coalesce(need, 'read'), ws),
+                DETAIL = jsonb_build_object('role', acting, 'workspace', ws, 'access', held)::text,
+                HINT = 'See your workspaces with brain.list_workspaces(); an admin grants access.';
+        END IF;
+    END IF;
+    RETURN ws;
 END
 $$;
 CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
@@ -561,7 +601,9 @@ BEGIN
     FOR g IN
         SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
         FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.memory_id IN (SELECT k::bigint FROM jsonb_object_keys(checks) AS k)
+        -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
+        -- condition kept row-level security from using the key, and read the workspace
+        WHERE m.workspace_id = ws AND m.memory_id = ANY (ARRAY(SELECT k::bigint FROM jsonb_object_keys(checks) AS k))
         ORDER BY 1, 2, 3
     LOOP
         PERFORM brain._lock_commits(g.kind, g.project);
@@ -1473,29 +1515,14 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     ORDER BY h.at DESC, h.late DESC, h.id DESC
     LIMIT 1
 $$;
-CREATE FUNCTION brain._lexeme_stats(lexemes text[]) RETURNS TABLE(lexeme text, share double precision, listed boolean)
-    LANGUAGE plpgsql STABLE SECURITY DEFINER
+CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(lexeme text, share double precision, listed boolean)
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-BEGIN
-    PERFORM brain.current_workspace();
-    IF coalesce(cardinality(lexemes), 0) = 0 THEN
-        RETURN;
-    END IF;
-    -- the list decoded once, each word found by array_position (a scan of the
-    -- unnested list per word cost 0.27 ms a word with 1,600 listed)
-    RETURN QUERY
-    WITH st AS MATERIALIZED (
-        SELECT x.elems, x.freqs, x.freqs[cardinality(x.elems) + 1] AS least_freq
-        FROM (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-              FROM pg_stats s
-              WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS x
-    )
-    SELECT l.lexeme, coalesce(st.freqs[p.n], st.least_freq, 0)::double precision, p.n IS NOT NULL
+    SELECT l.lexeme, coalesce(s.share, (SELECT x.least_share FROM brain.lexeme_sample x WHERE x.workspace_id = ws), 0),
+           s.share IS NOT NULL
     FROM unnest(lexemes) AS l(lexeme)
-    LEFT JOIN st ON true
-    LEFT JOIN LATERAL (SELECT array_position(st.elems, l.lexeme) AS n) AS p ON true;
-END
+    LEFT JOIN brain.lexeme_stat s ON s.workspace_id = ws AND s.lexeme = l.lexeme
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2870,6 +2897,48 @@ CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
     WHERE workspace_id = brain.current_workspace() AND state = 'active'
 $$;
 COMMENT ON FUNCTION brain.active_embedding_space() IS 'The embedding space that writes and searches use in this workspace (NULL fields when none is registered).';
+CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain._caller_workspace('write');
+    n_docs bigint;
+    step bigint;
+    sampled integer;
+    least double precision;
+    listed integer;
+    sample text;
+BEGIN
+    IF sample_size IS NULL OR sample_size NOT BETWEEN 100 AND 1000000 THEN
+        PERFORM brain._raise('BR009', 'sample_size lies between 100 and 1000000.',
+            jsonb_build_object('sample_size', sample_size), 'The default is 30000.');
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('brain.analyze_lexemes'), ws::integer);
+    SELECT coalesce(sum(c.docs), 0) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    step := greatest(1, ceil(n_docs::double precision / sample_size))::bigint;
+    sample := format('SELECT m.tsv FROM brain.memory m WHERE m.workspace_id = %s AND m.memory_id %% %s = 0 LIMIT %s',
+                     ws, step, sample_size);
+    EXECUTE format('SELECT count(*) FROM (%s) AS x', replace(sample, 'm.tsv', '1')) INTO sampled;
+    DELETE FROM brain.lexeme_stat s WHERE s.workspace_id = ws;
+    INSERT INTO brain.lexeme_stat (workspace_id, lexeme, share)
+    SELECT ws, t.word, t.ndoc::double precision / sampled
+    FROM ts_stat(sample) AS t
+    WHERE sampled > 0 AND t.ndoc >= 5
+    ORDER BY t.ndoc DESC, t.word
+    LIMIT 5000;
+    GET DIAGNOSTICS listed = ROW_COUNT;
+    least := CASE WHEN listed < 5000 THEN 5 / greatest(sampled, 1)::double precision
+                  ELSE (SELECT min(s.share) FROM brain.lexeme_stat s WHERE s.workspace_id = ws) END;
+    INSERT INTO brain.lexeme_sample AS x (workspace_id, docs, sampled, least_share, analyzed_at)
+    VALUES (ws, n_docs, sampled, least, now())
+    ON CONFLICT (workspace_id) DO UPDATE
+    SET docs = excluded.docs, sampled = excluded.sampled, least_share = excluded.least_share,
+        analyzed_at = excluded.analyzed_at;
+    RETURN jsonb_build_object('memories', n_docs, 'sampled', sampled, 'lexemes', listed, 'least_share', least);
+END
+$$;
+COMMENT ON FUNCTION brain.analyze_lexemes(sample_size integer) IS 'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
 CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5902,15 +5971,17 @@ BEGIN
                         || brain.code_tokens(query)) AS l
             LIMIT 64
         )
-        -- the planner's statistics, read once, and first only where a word may be
-        -- skipped by them (below twice the cap none can be: then they are read after
-        -- counting, for the words past the cap, if any)
+        -- the workspace's sampled frequencies, read once, and first only where a word
+        -- may be skipped by them (below twice the cap none can be: then they are read
+        -- after counting, for the words past the cap, if any)
         SELECT x.lexeme, e.share, e.listed
-        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
+        FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
     LOOP
-        IF w.listed AND w.share * n_docs > 2 * max_rows THEN
-            found := max_rows + 1;
+        IF w.listed THEN
+            -- the workspace's sample lists it: its share of the memories (exact when the
+            -- sample read every memory) is the count; past the cap, the estimate below
+            found := least(greatest(round(w.share * n_docs), 1), max_rows + 1);
         ELSIF n_docs <= 10 * max_rows THEN
             -- a small workspace: one plan for every word, whichever index it takes
             SELECT count(*) INTO found
@@ -5936,15 +6007,14 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    -- A word past the cap is estimated from the statistics: those read above, or
-    -- now for the words counted past the cap (brain._lexeme_stats reads nothing
-    -- for none).
+    -- A word past the cap is estimated from the sampled frequencies: those read
+    -- above, or now for the words counted past the cap (none: nothing is read).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
                           ELSE least(greatest(u.found, coalesce(u.share, e.share, 0) * n_docs), n_docs)::bigint END
                      ORDER BY u.n)
     INTO counts
     FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
-    LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme;
+    LEFT JOIN brain._lexeme_shares(ws, capped) AS e ON e.lexeme = u.lexeme;
     FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
@@ -6260,13 +6330,15 @@ BEGIN
     counts := jsonb_build_object('facts_dormant', n_dormant, 'incidents_archived', n_archived,
                                  'tasks_stale', n_stale, 'expired', n_expired,
                                  -- sessions whose heartbeat expired
-                                 'sessions_ended', brain._sweep_sessions(clock));
+                                 'sessions_ended', brain._sweep_sessions(clock),
+                                 -- the lexical leg's word frequencies, sampled again when due
+                                 'lexemes_analyzed', brain._analyze_lexemes_if_due() IS NOT NULL);
     INSERT INTO brain.maintenance_run (workspace_id, ran_at, counts) VALUES (ws, clock, counts)
     RETURNING run_id INTO run;
     RETURN counts || jsonb_build_object('run_id', run, 'ran_at', clock, 'previous_run', previous);
 END
 $$;
-COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; records a maintenance_run. Running it again at the same `now` changes nothing.';
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7440,7 +7512,7 @@ END
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, min_relevance double precision DEFAULT NULL::double precision, neighbours integer DEFAULT 0) RETURNS SETOF brain.search_result
-    LANGUAGE plpgsql
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
     SET "hnsw.ef_search" TO '40'
@@ -7451,7 +7523,7 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET enable_seqscan TO 'on'
     AS $_$
 DECLARE
-    ws bigint := brain.current_workspace();
+    ws bigint := brain._caller_workspace();
     cfg jsonb := brain._settings();  -- every setting, read once
     clock timestamptz := coalesce(search.now, pg_catalog.now());
     q text := brain.trim_space(coalesce(query, ''));
@@ -8757,6 +8829,23 @@ CREATE TABLE brain.incident (
     CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
 );
 ALTER TABLE ONLY brain.incident FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.lexeme_sample (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    docs bigint NOT NULL,
+    sampled integer NOT NULL,
+    least_share double precision NOT NULL,
+    analyzed_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.lexeme_sample FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.lexeme_sample IS 'When brain.analyze_lexemes last sampled a workspace, how many memories it read, and the share below which lexemes are not listed.';
+CREATE TABLE brain.lexeme_stat (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    lexeme text NOT NULL,
+    share double precision NOT NULL,
+    CONSTRAINT lexeme_stat_share_check CHECK (((share > (0)::double precision) AND (share <= (1)::double precision)))
+);
+ALTER TABLE ONLY brain.lexeme_stat FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.lexeme_stat IS 'The most common lexemes of a workspace''s memories and the share of its memories holding each, from a sample (brain.analyze_lexemes).';
 CREATE TABLE brain.lexical_corpus (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     slot integer NOT NULL,
@@ -8848,7 +8937,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 31a88427ab1b8e63ea2e0e7cde3cc07800dae501d77bb4cd5f8515530e4d1279';
+COMMENT ON TABLE brain.migration IS 'functions 7e3c7cdf4ec6b61d5d49e4bd70fbee829b9bd8508e46751add1a22bc30b8dc4b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -8996,6 +9085,10 @@ ALTER TABLE ONLY brain.handoff
     ADD CONSTRAINT handoff_pkey PRIMARY KEY (workspace_id, handoff_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_pkey PRIMARY KEY (workspace_id, memory_id);
+ALTER TABLE ONLY brain.lexeme_sample
+    ADD CONSTRAINT lexeme_sample_pkey PRIMARY KEY (workspace_id);
+ALTER TABLE ONLY brain.lexeme_stat
+    ADD CONSTRAINT lexeme_stat_pkey PRIMARY KEY (workspace_id, lexeme);
 ALTER TABLE ONLY brain.lexical_corpus
     ADD CONSTRAINT lexical_corpus_pkey PRIMARY KEY (workspace_id, slot);
 ALTER TABLE ONLY brain.maintenance_run
@@ -9152,6 +9245,10 @@ ALTER TABLE ONLY brain.handoff
     ADD CONSTRAINT handoff_workspace_id_session_id_fkey FOREIGN KEY (workspace_id, session_id) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.incident
     ADD CONSTRAINT incident_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.lexeme_sample
+    ADD CONSTRAINT lexeme_sample_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.lexeme_stat
+    ADD CONSTRAINT lexeme_stat_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.lexical_corpus
     ADD CONSTRAINT lexical_corpus_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.maintenance_run
@@ -9196,6 +9293,8 @@ ALTER TABLE brain.embedding_space ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.fact ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.incident ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.lexeme_sample ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.lexeme_stat ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.lexical_corpus ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ENABLE ROW LEVEL SECURITY;
 CREATE POLICY members_see ON brain.workspace FOR SELECT USING ((brain.workspace_access(workspace_id) IS NOT NULL));
@@ -9226,6 +9325,8 @@ CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((works
 CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
 CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.lexeme_sample FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.lexeme_stat FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.lexical_corpus FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
@@ -9246,6 +9347,8 @@ CREATE POLICY workspace_insert ON brain.embedding_space FOR INSERT WITH CHECK ((
 CREATE POLICY workspace_insert ON brain.fact FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.handoff FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.incident FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.lexeme_sample FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.lexeme_stat FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.lexical_corpus FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -9266,6 +9369,8 @@ CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((wo
 CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.lexeme_sample FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.lexeme_stat FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.lexical_corpus FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -9286,6 +9391,8 @@ CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((works
 CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexeme_sample FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexeme_stat FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.lexical_corpus FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

@@ -113,10 +113,16 @@ class EmbeddedServer:
             ) from exc
         admin_url = server.get_uri()
         logging_changed = quiet_logging(admin_url, reload=False)
-        if not tune_memory(admin_url, self.pgdata) and logging_changed:
-            # (a restart for the memory setting applies them too)
-            with psycopg.connect(admin_url, autocommit=True) as conn:
-                conn.execute("SELECT pg_reload_conf()")
+        reserved = reserve_connections(admin_url)
+        if not tune_memory(admin_url, self.pgdata):
+            # (a restart for the memory setting applies the others too)
+            if reserved:
+                _pg_ctl(
+                    self.pgdata, ["-w", "-m", "fast", "-l", str(self.pgdata / "log"), "restart"], timeout=60
+                )
+            elif logging_changed:
+                with psycopg.connect(admin_url, autocommit=True) as conn:
+                    conn.execute("SELECT pg_reload_conf()")
         with psycopg.connect(admin_url, autocommit=True) as conn:
             exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", (DATABASE_NAME,)).fetchone()
             if not exists:
@@ -267,6 +273,39 @@ def tune_memory(admin_url: str, pgdata: Path) -> bool:
     return True
 
 
+# Connection slots only the client roles may take (the application role of the CLI, MCP
+# servers and hooks; pg_use_reserved_connections, PostgreSQL 16+): when `brain serve`,
+# the dashboard or anything else has taken every other slot, the CLI still gets in.
+RESERVED_CONNECTIONS = 5
+
+
+def reserve_connections(admin_url: str) -> bool:
+    """Set reserved_connections on the embedded server unless someone chose a value. True
+    when it was set (it takes effect at the next start: the caller restarts)."""
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        row = conn.execute(
+            "SELECT setting::int, source FROM pg_settings WHERE name = 'reserved_connections'"
+        ).fetchone()
+        if row is None or row[0] > 0 or row[1] not in ("default", "configuration file"):
+            return False  # before PostgreSQL 16, or already chosen
+        pending = conn.execute(
+            "SELECT FROM pg_file_settings WHERE name = 'reserved_connections' AND applied IS FALSE"
+        ).fetchone()
+        if pending is None:
+            conn.execute(f"ALTER SYSTEM SET reserved_connections = {RESERVED_CONNECTIONS}")
+    return True
+
+
+def grant_reserved_connections(conn: psycopg.Connection, role: str) -> None:
+    """Let role use the reserved connection slots (PostgreSQL 16+; conn is a superuser's)."""
+    if conn.execute(
+        "SELECT to_regrole('pg_use_reserved_connections') IS NOT NULL"
+        " AND NOT pg_has_role(%s, 'pg_use_reserved_connections', 'USAGE')",
+        (role,),
+    ).fetchone()[0]:
+        conn.execute(sql.SQL("GRANT pg_use_reserved_connections TO {}").format(sql.Identifier(role)))
+
+
 def _server_options(pgdata: Path) -> str:
     """The options the server was last started with (postmaster.opts), but its data directory."""
     import shlex
@@ -382,6 +421,8 @@ def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None 
     stored = app_credentials(home)
     with wrap_exceptions():
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
+        if exists:
+            grant_reserved_connections(conn, APP_ROLE)
         if stored and exists:
             if workspace is not None:
                 # `BRAIN_WORKSPACE=n brain init` on the embedded server: its commands use workspace n.
@@ -404,6 +445,7 @@ def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None 
                 "SELECT brain.create_role(%s, %s, 'write', password => %s, statement_timeout => %s)",
                 (APP_ROLE, workspace or 1, password, APP_STATEMENT_TIMEOUT),
             )
+            grant_reserved_connections(conn, APP_ROLE)
     path = _credentials_file(home)
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)

@@ -53,12 +53,21 @@ def test_backup_drop_restore(brain: Brain, conn, database: str, admin_url: str, 
         assert after.recall(ids["rule_v1"])["current_id"] == ids["rule_v3"]
         assert db.is_current(again)
 
+    # Nothing of the restore stays behind, and plpgsql is still closed to PUBLIC.
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        assert not admin.execute(
+            "SELECT FROM pg_database WHERE datname ~ '^brain_(restore|reference)_'"
+            " UNION ALL SELECT FROM pg_roles WHERE rolname ~ '^brain_restore_'"
+        ).fetchall()
+    with psycopg.connect(database) as again:
+        assert not again.execute("SELECT has_language_privilege('public', 'plpgsql', 'USAGE')").fetchone()[0]
+
     # A restore never goes into a database that has pybrain in it.
     with pytest.raises(BrainError, match="already has a brain schema"):
         backup.restore(tmp_path / "nightly.dump", database)
 
 
-def test_a_restore_that_does_not_match_its_manifest_says_so(
+def test_a_manifest_changed_after_the_backup_is_refused(
     brain: Brain, database: str, admin_url: str, tmp_path: Path
 ) -> None:
     brain.remember("fact", "Backups are checked by their counts")
@@ -71,9 +80,10 @@ def test_a_restore_that_does_not_match_its_manifest_says_so(
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f"CREATE DATABASE {target}")
     try:
-        result = backup.restore(tmp_path / "b.dump", with_database(database, target))
-        assert result["count_check"] is False
-        assert result["counts"]["memories"]["active"] == 1
+        with pytest.raises(backup.RestoreRefused, match="changed after `brain backup` wrote it"):
+            backup.restore(tmp_path / "b.dump", with_database(database, target))
+        with psycopg.connect(with_database(database, target)) as c:
+            assert c.execute("SELECT to_regnamespace('brain')").fetchone()[0] is None
     finally:
         with psycopg.connect(admin_url, autocommit=True) as admin:
             admin.execute(f"DROP DATABASE IF EXISTS {target} WITH (FORCE)")
@@ -88,6 +98,13 @@ def test_cli_backup_and_restore_into_a_new_data_directory(
     r = brain_cli("backup", str(file))
     assert r.exit_code == 0, r.output
     assert r.output.startswith(f"backup: {file} (") and "memories: 1 active" in r.output
+
+    # A file without its manifest is refused with the hint, and no server is started for it.
+    bare = tmp_path / "bare.dump"
+    bare.write_bytes(file.read_bytes())
+    r = brain_cli("restore", str(bare), "--home", str(tmp_path / "never"))
+    assert r.exit_code == 1 and "has no manifest" in r.output and "--without-manifest" in r.output, r.output
+    assert not (tmp_path / "never").exists()
 
     # A new data directory outside pytest's (which is private to its user, and
     # the embedded server runs as its own user under root), as conftest's server.

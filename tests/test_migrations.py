@@ -37,6 +37,7 @@ RELEASED = {
     "017-retrieval.sql": "39391fc06cf819738495ceeb82d646016198ee831b44e1ed03e433d74857e18a",
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
+    "020-lexeme-stats.sql": "9fb747801472600106396435f66a05159aaaa1141d40b615a60701c9ba2571ea",
     "021-write-core.sql": "0743c07fb477127bbe6eba6524a4576ef5834280fcfdef6c27b4ce6bc7f0ae8d",
 }
 
@@ -468,7 +469,7 @@ def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_dat
             )
         conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (3, 'PATTERN')")
 
-        assert db.migrate(conn).applied == sorted(RELEASED)[18:]
+        assert db.migrate(conn).applied[0] == "019-hook-capture.sql"
         (indexdef,) = conn.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'memory_boot_pinned'"
         ).fetchone()
@@ -542,14 +543,41 @@ def test_019_takes_away_the_empty_handoffs_that_hid_the_real_one(empty_database:
         assert payload["sections"]["handoff"]["text"] == "REAL HANDOFF: rerun after finance says go."
 
 
+def test_020_samples_the_word_frequencies_of_each_workspace(empty_database: str) -> None:
+    """A database at 019 upgraded, then memories in two workspaces: each workspace's sample lists
+    its own words only, and the lexical leg of a large one skips counting its common word."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 19)
+        assert db.migrate(conn).applied[0] == "020-lexeme-stats.sql"
+        conn.execute(
+            "INSERT INTO brain.workspace (workspace_id, organization_id, name) VALUES (2, 1, 'other')"
+        )
+        for ws, word in ((1, "checkpoint"), (2, "quokka")):
+            conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, normalized) SELECT 'fact', %s || ' number ' || i,"
+                " %s || i FROM generate_series(1, 300) AS i",
+                (word, word),
+            )
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute("SELECT brain.set_setting('lexical_max_rows', '50'::jsonb)")
+        assert conn.execute("SELECT brain.maintain()").fetchone()[0]["lexemes_analyzed"] is True
+        listed = {r[0] for r in conn.execute("SELECT lexeme FROM brain.lexeme_stat WHERE workspace_id = 1")}
+        assert "checkpoint" in listed and "quokka" not in listed
+        terms = {r[0]: r for r in conn.execute("SELECT * FROM brain.lexical_terms('checkpoint quokka')")}
+        assert list(terms) == ["checkpoint"] and terms["checkpoint"][1] == 300
+        again = conn.execute("SELECT brain.maintain()").fetchone()[0]
+        assert again["lexemes_analyzed"] is False, "not sampled again until the workspace changes by a fifth"
+
+
 def test_021_brings_memories_written_around_the_gate_under_it(empty_database: str) -> None:
-    """A database of the previous release (019 with its functions) where a client role wrote
+    """A database of the previous release (020 with its functions) where a client role wrote
     around the gate: a headline on two lines, an unflagged injection, one whose flag was cleared
     and confirmed, and a captured turn. 021 cleans the headline, adds the flags of the stored text
     (a confirmation goes when a reason is added), leaves the turn's speaker alone, audits each
     change; from then on the client's own INSERT is refused and the API still writes."""
     with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 19)
+        migrate_through(conn, 20)
         for path in db.sql_files("functions"):  # the functions the release re-applied
             conn.execute(path.read_text())
         role = f"core_upgrade_{conn.info.dbname.removeprefix('brain_test_')}"
@@ -568,7 +596,7 @@ def test_021_brings_memories_written_around_the_gate_under_it(empty_database: st
                 " flag_confirmed_by, metadata) VALUES ('fact', %s, %s, %s, %s::text[], %s, %s, %s)",
                 (headline, body, f"text {i}", flags, confirmed, "me" if confirmed else None, meta),
             )
-        assert db.migrate(conn).applied == sorted(RELEASED)[19:]
+        assert db.migrate(conn).applied == sorted(RELEASED)[20:]
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         got = conn.execute(
             "SELECT headline, flag_reasons, flag_confirmed_at IS NOT NULL"

@@ -274,16 +274,17 @@ def test_the_corpus_counts_follow_every_write_and_writers_do_not_wait(conn, db_u
     )
 
 
-def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, database) -> None:
-    """The lexical leg counts each word up to lexical_max_rows; past that, the column's statistics."""
+def test_a_word_past_the_counting_cap_is_estimated_from_the_workspaces_sample(conn) -> None:
+    """The lexical leg counts each word up to lexical_max_rows; past that, the workspace's sampled
+    word frequencies (brain.analyze_lexemes)."""
     observe(conn, LOG_LINES)
     conn.execute("SELECT brain.set_setting('lexical_max_rows', '100'::jsonb)")
-    with psycopg.connect(database, autocommit=True) as owner:  # only the owner may ANALYZE
-        owner.execute("ANALYZE brain.memory")
+    sampled = scalar(conn, "SELECT brain.analyze_lexemes()")
+    assert sampled["sampled"] == sampled["memories"] > 200
     terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
     assert 250 <= terms["checkpoint"]["docs"] <= 300 and not terms["checkpoint"]["searched"]
     assert terms["77"]["searched"] and terms["77"]["docs"] < 100
-    # a word the statistics list as held by more than twice the cap is not counted at all
+    # a word the sample lists as held by more than twice the cap is not counted at all
     # (counting visits a memory per row counted); a rare one is
     fetched = "SELECT pg_stat_get_xact_tuples_fetched('brain.memory'::regclass)"
     for word, counted in (("checkpoint", False), ("77", True)):
@@ -291,7 +292,7 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
             before = scalar(conn, fetched)
             rows(conn, "SELECT * FROM brain.lexical_terms(%s)", (word,))
             assert (scalar(conn, fetched) > before) == counted, word
-    # under twice the cap no word can be skipped: each is counted, and the statistics are
+    # under twice the cap no word can be skipped: each is counted, and the sample is
     # read afterwards for the words past the cap only
     conn.execute("SELECT brain.set_setting('lexical_max_rows', '200'::jsonb)")
     terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('checkpoint step=77')")}
@@ -301,6 +302,38 @@ def test_a_word_past_the_counting_cap_is_estimated_from_the_statistics(conn, dat
         conn,
         "SELECT memory_id FROM brain.memory WHERE body LIKE '%%step=77 %%' OR headline LIKE '%%step=77 %%'",
     )
+
+
+def test_no_workspace_learns_how_often_another_workspaces_words_occur(conn, database) -> None:
+    """The lexical leg's frequencies are the workspace's own. Workspace 2 holds "quokka" in 300
+    memories, workspace 1 in none: after the table's statistics and both samples are taken, the
+    word has no weight in workspace 1 (it used to come back held by ~0.8 of its memories,
+    read off the whole table's statistics), and the common words of workspace 1 keep theirs."""
+    observe(conn, LOG_LINES)
+    conn.execute("SELECT brain.set_setting('lexical_max_rows', '20'::jsonb)")
+    with psycopg.connect(database, autocommit=True) as owner:
+        (other,) = owner.execute(
+            "INSERT INTO brain.workspace (organization_id, name) VALUES (1, 'other') RETURNING workspace_id"
+        ).fetchone()
+        owner.execute("SELECT set_config('brain.workspace', %s, false)", (str(other),))
+        owner.execute(
+            "INSERT INTO brain.memory (kind, headline, normalized)"
+            " SELECT 'fact', 'quokka sighting number ' || i, 'quokka ' || i FROM generate_series(1, 900) AS i"
+        )
+        owner.execute("SELECT brain.analyze_lexemes()")
+        owner.execute("ANALYZE brain.memory")
+        listed = owner.execute(
+            "SELECT 'quokka' = ANY (most_common_elems::text::text[]) FROM pg_stats"
+            " WHERE schemaname = 'brain' AND tablename = 'memory' AND attname = 'tsv'"
+        ).fetchone()
+        assert listed == (True,), "the table's statistics list the other workspace's word"
+    conn.execute("SELECT brain.analyze_lexemes()")
+    terms = {t["lexeme"]: t for t in rows(conn, "SELECT * FROM brain.lexical_terms('quokka checkpoint')")}
+    assert "quokka" not in terms, terms
+    assert terms["checkpoint"]["docs"] >= 250
+    assert scalar(conn, "SELECT count(*) FROM brain._lexeme_shares(1, ARRAY['quokka']) WHERE listed") == 0
+    assert scalar(conn, "SELECT count(*) FROM brain.lexeme_stat WHERE lexeme = 'quokka'") == 0
+    assert search(conn, "quokka", min_relevance=0) == []
 
 
 def test_search_max_per_thread_lets_other_threads_in(conn) -> None:

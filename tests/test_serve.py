@@ -556,8 +556,10 @@ def test_brain_serve_runs_as_a_process(cli_env, serve_url, conn) -> None:
         text=True,
     )
     try:
-        line = proc.stderr.readline()
-        assert f"pybrain MCP at http://127.0.0.1:{port}/mcp" in line, line
+        # (the test's server role has no connection limit: the server says so first)
+        lines = [proc.stderr.readline() for _ in range(2)]
+        assert "has no connection limit" in lines[0], lines
+        assert f"pybrain MCP at http://127.0.0.1:{port}/mcp" in lines[1], lines
         url = f"http://127.0.0.1:{port}/mcp"
         deadline = time.monotonic() + 30
         while True:

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+import psycopg
 from psycopg_pool import ConnectionPool
 
 from pybrain.errors import InvalidArgument
@@ -211,9 +212,103 @@ def build_app(
     )
     app.state.sessions = sessions
     app.state.service = service
+    pools = [p for p in (pool, anonymous_pool) if p is not None]
     if verifier.anonymous_secret is not None:
-        return _AnonymousLocalhost(app, verifier.anonymous_secret)
-    return app
+        return Unavailable(_AnonymousLocalhost(app, verifier.anonymous_secret), pools)
+    return Unavailable(app, pools)
+
+
+class Unavailable:
+    """503 with Retry-After, at once, while the database is down.
+
+    A request that comes while a pool knows the database is down is answered
+    without touching it; one that finds out on the way (its token check or its
+    call raises DatabaseUnavailable, or psycopg's pool times out) gets the same
+    answer in place of the 500 the framework would send."""
+
+    def __init__(self, app: Any, pools: list[Any]) -> None:
+        self.app = app
+        self.pools = pools
+        self.state = app.state
+
+    async def __call__(self, scope: dict[str, Any], receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        down = next((p for p in self.pools if getattr(p, "down", False)), None)
+        if down is not None:
+            await _answer_503(send, down.unavailable())
+            return
+        held: list[dict[str, Any]] = []
+        started = False
+
+        async def guarded_send(message: dict[str, Any]) -> None:
+            nonlocal started
+            if held or (message["type"] == "http.response.start" and message.get("status") == 500):
+                held.append(message)  # a 500 is kept back until the cause is known
+                return
+            started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, guarded_send)
+        except Exception as exc:
+            cause = _unavailable(exc)
+            if cause is None or started:
+                for message in held:
+                    await send(message)
+                raise
+            await _answer_503(send, cause)
+            return
+        for message in held:
+            await send(message)
+
+
+def _unavailable(exc: BaseException) -> Any:
+    """The DatabaseUnavailable behind exc (an exception group of the framework's included), or None."""
+    from psycopg_pool import PoolTimeout
+
+    from pybrain.errors import DatabaseUnavailable
+
+    if isinstance(exc, DatabaseUnavailable):
+        return exc
+    if isinstance(exc, PoolTimeout | psycopg.OperationalError):
+        log.warning("the database is not reachable: %s", str(exc).strip()[:200])
+        return DatabaseUnavailable("The database is not reachable.")
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _unavailable(inner)) is not None:
+                return found
+    if exc.__cause__ is not None and exc.__cause__ is not exc:
+        return _unavailable(exc.__cause__)
+    return None
+
+
+async def _answer_503(send: Any, error: Any) -> None:
+    import json
+
+    from pybrain.serve.pool import RETRY_AFTER
+
+    body = json.dumps(
+        {
+            "error": "database_unavailable",
+            "message": error.message,
+            "hint": error.hint,
+            "retry_after": RETRY_AFTER,
+        }
+    ).encode()
+    await send(
+        {
+            "type": "http.response.start",
+            "status": 503,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"retry-after", str(RETRY_AFTER).encode()),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})
 
 
 class _AnonymousLocalhost:
@@ -249,6 +344,7 @@ def run(
     from pybrain.serve.pool import open_pool
 
     options.check()
+    check_connection_limit(serve_url, options.pool_size)
     keep_warm(embedder_spec)  # the model stays loaded in this process for its lifetime
     pool = open_pool(serve_url, options.pool_size, name="pybrain-serve")
     anonymous_pool = (
@@ -271,9 +367,37 @@ def run(
             anonymous_pool.close()
 
 
+def check_connection_limit(url: str, pool_size: int) -> None:
+    """Refuse a pool larger than the server role's connection limit allows (its LISTEN
+    connection included); warn when the role has no limit."""
+    from pybrain.errors import wrap_exceptions
+
+    with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
+        role, limit = conn.execute(
+            "SELECT rolname, rolconnlimit FROM pg_roles WHERE rolname = current_user"
+        ).fetchone()
+    if limit < 0:
+        log.warning(
+            "the role %s has no connection limit: give it one below the server's "
+            "(ALTER ROLE %s CONNECTION LIMIT 40), so that other clients always get in",
+            role,
+            role,
+        )
+    elif pool_size + 1 > limit:
+        raise InvalidArgument(
+            f"--pool-size {pool_size} needs {pool_size + 1} connections, and the role {role} "
+            f"may open {limit}.",
+            hint=f"A smaller --pool-size, or ALTER ROLE {role} CONNECTION LIMIT {pool_size + 1} "
+            "(below the server's max_connections).",
+        )
+
+
 # The login role of `brain serve` on the embedded server, and where its password is kept.
 SERVE_ROLE = "brain_serve"
 SERVE_STATEMENT_TIMEOUT = "10s"
+# Its connection limit (at most; less on a server with few connections): `brain serve`'s pool
+# and the dashboard's with tokens (each at most --pool-size) and their one LISTEN each.
+SERVE_CONNECTION_LIMIT = 40
 
 
 def serve_database_url(settings: Any) -> str:
@@ -308,6 +432,19 @@ def serve_database_url(settings: Any) -> str:
         password = None
     with wrap_exceptions(), psycopg.connect(admin, autocommit=True) as conn:
         exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (SERVE_ROLE,)).fetchone()
+        # Below the server's connections, so that the CLI and the superuser always get in.
+        limit = conn.execute(
+            "SELECT least(%s, current_setting('max_connections')::int"
+            " - current_setting('superuser_reserved_connections')::int"
+            " - coalesce(current_setting('reserved_connections', true)::int, 0) - 10)",
+            (SERVE_CONNECTION_LIMIT,),
+        ).fetchone()[0]
+        if exists:
+            conn.execute(
+                sql.SQL("ALTER ROLE {} CONNECTION LIMIT {}").format(
+                    sql.Identifier(SERVE_ROLE), sql.Literal(max(limit, 1))
+                )
+            )
         if exists and password:
             return make_conninfo(admin, user=SERVE_ROLE, password=password)
         password = secrets.token_urlsafe(24)
@@ -316,8 +453,8 @@ def serve_database_url(settings: Any) -> str:
             conn.execute(sql.SQL("ALTER ROLE {} PASSWORD {}").format(role, sql.Literal(password)))
         else:
             conn.execute(
-                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE brain_server").format(
-                    role, sql.Literal(password)
+                sql.SQL("CREATE ROLE {} LOGIN CONNECTION LIMIT {} PASSWORD {} IN ROLE brain_server").format(
+                    role, sql.Literal(max(limit, 1)), sql.Literal(password)
                 )
             )
             conn.execute(

@@ -512,7 +512,9 @@ BEGIN
     FOR g IN
         SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
         FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.memory_id IN (SELECT k::bigint FROM jsonb_object_keys(checks) AS k)
+        -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
+        -- condition kept row-level security from using the key, and read the workspace
+        WHERE m.workspace_id = ws AND m.memory_id = ANY (ARRAY(SELECT k::bigint FROM jsonb_object_keys(checks) AS k))
         ORDER BY 1, 2, 3
     LOOP
         PERFORM brain._lock_commits(g.kind, g.project);

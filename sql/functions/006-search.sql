@@ -1,6 +1,36 @@
 -- Retrieval: hybrid search (vector + ranked full text + trigram, fused by
 -- reciprocal rank fusion and weighted; docs/ranking.md), skills, recent memories.
 
+-- The workspace of a function that runs as the owner of schema brain
+-- (SECURITY DEFINER: brain.search, brain.analyze_lexemes), with the access it
+-- needs (NULL: any): brain.current_workspace checks the session's login role,
+-- and a session that SET ROLE (brain serve runs a token's request as its
+-- role) keeps no more than that role has.
+DROP FUNCTION IF EXISTS brain._caller_workspace();
+CREATE OR REPLACE FUNCTION brain._caller_workspace(need text DEFAULT NULL)
+RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := CASE WHEN need IS NULL THEN brain.current_workspace() ELSE brain.current_workspace(need) END;
+    acting text := nullif(nullif(current_setting('role', true), 'none'), '');
+    levels text[] := ARRAY['read', 'write', 'admin'];
+    held text;
+BEGIN
+    IF acting IS NOT NULL THEN
+        held := brain._access(ws, acting);
+        IF held IS NULL OR array_position(levels, held) < coalesce(array_position(levels, need), 1) THEN
+            RAISE EXCEPTION USING ERRCODE = 'BR020',
+                MESSAGE = format('Role %s has no %s access to workspace %s.', acting, coalesce(need, 'read'), ws),
+                DETAIL = jsonb_build_object('role', acting, 'workspace', ws, 'access', held)::text,
+                HINT = 'See your workspaces with brain.list_workspaces(); an admin grants access.';
+        END IF;
+    END IF;
+    RETURN ws;
+END
+$$;
+
 -- The WHERE clause every search leg shares, over brain.memory m, with the
 -- parameters of brain.search's dynamic query ($4 .. $15, $17, $29, $30).
 CREATE OR REPLACE FUNCTION brain._search_filter()
@@ -157,10 +187,11 @@ CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
 -- frequency, and whether the leg looks for it. Document frequencies are
 -- counted through an index, up to lexical_max_rows each (the work is
 -- bounded whatever the words); a word past the cap is estimated from the
--- planner's statistics of the column. A word those statistics list as held by
--- more than twice lexical_max_rows of the workspace's memories is not counted
--- at all: counting visits a memory per row counted, up to the cap, and such a
--- word would only reach it (at 1M memories, 5-10 ms a word). The leg looks
+-- workspace's sampled word frequencies (brain.analyze_lexemes). A word they
+-- list is not counted at all, its share of the sample standing for it:
+-- counting visits a memory per row counted, up to the cap (at 1M memories,
+-- 5-10 ms a common word), and a sample of up to 30,000 memories is the whole
+-- of a smaller workspace. Only words too rare to be listed are counted. The leg looks
 -- for the rarest words, until about lexical_max_rows memories match; a word
 -- in more than lexical_max_term_share of the memories (and in more than a
 -- tenth of lexical_max_rows) it never looks for: such words add to the score
@@ -197,15 +228,17 @@ BEGIN
                         || brain.code_tokens(query)) AS l
             LIMIT 64
         )
-        -- the planner's statistics, read once, and first only where a word may be
-        -- skipped by them (below twice the cap none can be: then they are read after
-        -- counting, for the words past the cap, if any)
+        -- the workspace's sampled frequencies, read once, and first only where a word
+        -- may be skipped by them (below twice the cap none can be: then they are read
+        -- after counting, for the words past the cap, if any)
         SELECT x.lexeme, e.share, e.listed
-        FROM words x LEFT JOIN brain._lexeme_stats(ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
+        FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
     LOOP
-        IF w.listed AND w.share * n_docs > 2 * max_rows THEN
-            found := max_rows + 1;
+        IF w.listed THEN
+            -- the workspace's sample lists it: its share of the memories (exact when the
+            -- sample read every memory) is the count; past the cap, the estimate below
+            found := least(greatest(round(w.share * n_docs), 1), max_rows + 1);
         ELSIF n_docs <= 10 * max_rows THEN
             -- a small workspace: one plan for every word, whichever index it takes
             SELECT count(*) INTO found
@@ -231,15 +264,14 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
-    -- A word past the cap is estimated from the statistics: those read above, or
-    -- now for the words counted past the cap (brain._lexeme_stats reads nothing
-    -- for none).
+    -- A word past the cap is estimated from the sampled frequencies: those read
+    -- above, or now for the words counted past the cap (none: nothing is read).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
                           ELSE least(greatest(u.found, coalesce(u.share, e.share, 0) * n_docs), n_docs)::bigint END
                      ORDER BY u.n)
     INTO counts
     FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
-    LEFT JOIN brain._lexeme_stats(capped) AS e ON e.lexeme = u.lexeme;
+    LEFT JOIN brain._lexeme_shares(ws, capped) AS e ON e.lexeme = u.lexeme;
     FOR w IN SELECT u.lexeme, u.docs FROM unnest(words, counts) AS u(lexeme, docs) ORDER BY 2, 1 LOOP
         lexeme := w.lexeme;
         docs := w.docs;
@@ -257,38 +289,96 @@ $$;
 COMMENT ON FUNCTION brain.lexical_terms IS
     'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 
--- The share of all memories holding each lexeme, by the planner's
--- statistics of the column (most common elements, kept by ANALYZE; a lexeme
--- not among them: the least frequency listed, an upper bound; no statistics:
--- 0), and whether the statistics list it, read once.
-DROP FUNCTION IF EXISTS brain._lexeme_shares(text[]);
-CREATE OR REPLACE FUNCTION brain._lexeme_stats(lexemes text[])
+-- The share of the workspace's memories holding each lexeme, by its own
+-- sample (brain.lexeme_stat, filled by brain.analyze_lexemes): a lexeme not
+-- listed is held by at most the sample's least share (an upper bound; not
+-- sampled yet: 0), and whether the sample lists it. Never the whole table's
+-- statistics, which would tell one workspace how often another's words occur.
+DROP FUNCTION IF EXISTS brain._lexeme_stats(text[]);
+CREATE OR REPLACE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[])
 RETURNS TABLE (lexeme text, share double precision, listed boolean)
-LANGUAGE plpgsql STABLE
--- pg_stats hides a table's statistics from roles under its row-level security;
--- the owner reads them. Only word frequencies of the whole table leave here,
--- and only to a member of the workspace chosen (brain.current_workspace raises).
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT l.lexeme, coalesce(s.share, (SELECT x.least_share FROM brain.lexeme_sample x WHERE x.workspace_id = ws), 0),
+           s.share IS NOT NULL
+    FROM unnest(lexemes) AS l(lexeme)
+    LEFT JOIN brain.lexeme_stat s ON s.workspace_id = ws AND s.lexeme = l.lexeme
+$$;
+
+-- Samples the workspace's memories (up to sample_size of them, spread over
+-- its ids) and keeps the lexemes held by five sampled memories or more, the
+-- most common first, up to 5,000: what
+-- brain.lexical_terms needs to skip counting common words and to estimate
+-- those past its cap. As the owner: clients read the table, only this writes
+-- it. brain.maintain runs it when the workspace has grown or shrunk by a
+-- fifth since (and it is large enough for the estimates to matter).
+CREATE OR REPLACE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000)
+RETURNS jsonb
+LANGUAGE plpgsql
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    ws bigint := brain._caller_workspace('write');
+    n_docs bigint;
+    step bigint;
+    sampled integer;
+    least double precision;
+    listed integer;
+    sample text;
 BEGIN
-    PERFORM brain.current_workspace();
-    IF coalesce(cardinality(lexemes), 0) = 0 THEN
-        RETURN;
+    IF sample_size IS NULL OR sample_size NOT BETWEEN 100 AND 1000000 THEN
+        PERFORM brain._raise('BR009', 'sample_size lies between 100 and 1000000.',
+            jsonb_build_object('sample_size', sample_size), 'The default is 30000.');
     END IF;
-    -- the list decoded once, each word found by array_position (a scan of the
-    -- unnested list per word cost 0.27 ms a word with 1,600 listed)
-    RETURN QUERY
-    WITH st AS MATERIALIZED (
-        SELECT x.elems, x.freqs, x.freqs[cardinality(x.elems) + 1] AS least_freq
-        FROM (SELECT s.most_common_elems::text::text[] AS elems, s.most_common_elem_freqs AS freqs
-              FROM pg_stats s
-              WHERE s.schemaname = 'brain' AND s.tablename = 'memory' AND s.attname = 'tsv') AS x
-    )
-    SELECT l.lexeme, coalesce(st.freqs[p.n], st.least_freq, 0)::double precision, p.n IS NOT NULL
-    FROM unnest(lexemes) AS l(lexeme)
-    LEFT JOIN st ON true
-    LEFT JOIN LATERAL (SELECT array_position(st.elems, l.lexeme) AS n) AS p ON true;
+    PERFORM pg_advisory_xact_lock(hashtext('brain.analyze_lexemes'), ws::integer);
+    SELECT coalesce(sum(c.docs), 0) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    step := greatest(1, ceil(n_docs::double precision / sample_size))::bigint;
+    sample := format('SELECT m.tsv FROM brain.memory m WHERE m.workspace_id = %s AND m.memory_id %% %s = 0 LIMIT %s',
+                     ws, step, sample_size);
+    EXECUTE format('SELECT count(*) FROM (%s) AS x', replace(sample, 'm.tsv', '1')) INTO sampled;
+    DELETE FROM brain.lexeme_stat s WHERE s.workspace_id = ws;
+    INSERT INTO brain.lexeme_stat (workspace_id, lexeme, share)
+    SELECT ws, t.word, t.ndoc::double precision / sampled
+    FROM ts_stat(sample) AS t
+    WHERE sampled > 0 AND t.ndoc >= 5
+    ORDER BY t.ndoc DESC, t.word
+    LIMIT 5000;
+    GET DIAGNOSTICS listed = ROW_COUNT;
+    least := CASE WHEN listed < 5000 THEN 5 / greatest(sampled, 1)::double precision
+                  ELSE (SELECT min(s.share) FROM brain.lexeme_stat s WHERE s.workspace_id = ws) END;
+    INSERT INTO brain.lexeme_sample AS x (workspace_id, docs, sampled, least_share, analyzed_at)
+    VALUES (ws, n_docs, sampled, least, now())
+    ON CONFLICT (workspace_id) DO UPDATE
+    SET docs = excluded.docs, sampled = excluded.sampled, least_share = excluded.least_share,
+        analyzed_at = excluded.analyzed_at;
+    RETURN jsonb_build_object('memories', n_docs, 'sampled', sampled, 'lexemes', listed, 'least_share', least);
+END
+$$;
+COMMENT ON FUNCTION brain.analyze_lexemes IS
+    'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
+
+-- brain.analyze_lexemes when the workspace holds more memories than the
+-- lexical leg counts each word up to (below that every word is counted) and
+-- has grown or shrunk by a fifth since its last sample; NULL otherwise.
+CREATE OR REPLACE FUNCTION brain._analyze_lexemes_if_due()
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    n_docs bigint;
+    was bigint;
+BEGIN
+    SELECT coalesce(sum(c.docs), 0) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    SELECT x.docs INTO was FROM brain.lexeme_sample x WHERE x.workspace_id = ws;
+    IF n_docs <= 2 * (brain.setting('lexical_max_rows'))::integer
+       OR (was IS NOT NULL AND abs(n_docs - was) < 0.2 * greatest(was, 1)) THEN
+        RETURN NULL;
+    END IF;
+    RETURN brain.analyze_lexemes();
 END
 $$;
 
@@ -378,6 +468,13 @@ CREATE OR REPLACE FUNCTION brain.search(
 )
 RETURNS SETOF brain.search_result
 LANGUAGE plpgsql
+-- As the owner, which row-level security does not bind when it is a superuser
+-- or BYPASSRLS: under it, the planner may not use a word's posting list or the
+-- headline trigrams (@@ and pg_trgm's operators are not LEAKPROOF, so they
+-- cannot run before the policy's condition), and every leg read the whole
+-- workspace. Every leg names the caller's workspace itself ($17, checked by
+-- brain._caller_workspace), as it did for the planner before.
+SECURITY DEFINER
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = relaxed_order
 SET hnsw.ef_search = 40
@@ -391,7 +488,7 @@ SET pg_trgm.word_similarity_threshold = 0.5
 SET enable_seqscan = on
 AS $$
 DECLARE
-    ws bigint := brain.current_workspace();
+    ws bigint := brain._caller_workspace();
     cfg jsonb := brain._settings();  -- every setting, read once
     clock timestamptz := coalesce(search.now, pg_catalog.now());
     q text := brain.trim_space(coalesce(query, ''));

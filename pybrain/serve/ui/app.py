@@ -23,11 +23,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
-import psycopg
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
 from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
+from starlette.background import BackgroundTask
 from starlette.datastructures import FormData, QueryParams
 from starlette.middleware import Middleware
 from starlette.middleware.trustedhost import TrustedHostMiddleware
@@ -49,7 +49,8 @@ from pybrain.errors import (
 )
 from pybrain.health import health as health_report
 from pybrain.serve import auth
-from pybrain.serve.pool import PrincipalBrain
+from pybrain.serve.live import RECONNECTED, Listener, StreamLimits
+from pybrain.serve.pool import CONNECTION_KWARGS, RETRY_AFTER, WAIT, PrincipalBrain, ServingPool
 from pybrain.serve.ui import charts
 
 log = logging.getLogger("pybrain.ui")
@@ -164,9 +165,20 @@ class Dashboard:
         # or send them to another workspace's paid provider.
         self.embedder_spec = embedder_spec
         self.actor = actor
-        self.pool = ConnectionPool(
-            conninfo, min_size=1, max_size=pool_size, kwargs={"autocommit": True}, open=False
+        # Calls fail at once with DatabaseUnavailable (503) while the database is down.
+        self.pool = ServingPool(
+            conninfo,
+            min_size=1,
+            max_size=pool_size,
+            kwargs=CONNECTION_KWARGS,
+            check=ConnectionPool.check_connection,
+            open=False,
+            timeout=WAIT,
         )
+        # One LISTEN connection for every live page of this process, and caps on the
+        # pages one token and one role may hold open (pybrain.serve.live).
+        self.listener = Listener(conninfo, "brain_sessions")
+        self.streams = StreamLimits()
         self.env = Environment(
             loader=PackageLoader("pybrain.serve.ui", "templates"),
             autoescape=True,  # every stored text is escaped: a memory holding <script> shows as text
@@ -374,34 +386,57 @@ class Dashboard:
         return self.render(request, "_sessions_live.html", **context)
 
     async def session_events(self, request: Request) -> Response:
-        """Server-sent events: 'change' whenever brain_sessions is notified for this workspace."""
+        """Server-sent events: 'change' whenever brain_sessions is notified for this workspace.
+
+        No connection of its own: the process's one Listener fans notifications out;
+        a token (or the local user) holds at most STREAMS_PER_TOKEN streams, a role
+        STREAMS_PER_ROLE (429 beyond)."""
         try:
             workspace = await asyncio.to_thread(self._workspace_id, request)
         except auth.TokenRefused as exc:
             return auth.refusal(exc)
+        except DatabaseUnavailable as exc:
+            return _unavailable(exc)
+        principal = self.principal(request)
+        token = "local" if principal.anonymous else f"token:{principal.token_id}"
+        role = principal.role or "local"
+        refused = self.streams.acquire(token, role)
+        if refused is not None:
+            log.warning("live page refused: %s", refused)
+            return Response(
+                f"Too many live pages: {refused}. Close some, or reload later.\n",
+                status_code=429,
+                headers={"Retry-After": "30"},
+                media_type="text/plain",
+            )
+        released = False
+
+        def release() -> None:
+            nonlocal released
+            if not released:
+                released = True
+                self.streams.release(token, role)
 
         async def stream() -> AsyncIterator[str]:
-            conn = await psycopg.AsyncConnection.connect(self.conninfo, autocommit=True)
             try:
-                await conn.execute("LISTEN brain_sessions")
-                yield "retry: 3000\n\n"
-                while not await request.is_disconnected():
-                    changed = False
-                    async for note in conn.notifies(timeout=15.0):
-                        if note.payload == str(workspace):
-                            changed = True
-                            break
-                    if changed:
-                        # A burst of changes (a boot writes several rows) becomes one event.
-                        async for _ in conn.notifies(timeout=0.3):
-                            pass
-                        yield "event: change\ndata: sessions\n\n"
-                    else:
-                        yield ": still here\n\n"
+                async with self.listener.subscribe() as notes:
+                    yield "retry: 3000\n\n"
+                    while not await request.is_disconnected():
+                        try:
+                            payload = await asyncio.wait_for(notes.get(), 15.0)
+                        except TimeoutError:
+                            yield ": still here\n\n"
+                            continue
+                        if payload == str(workspace) or payload == RECONNECTED:
+                            # A burst of changes (a boot writes several rows) becomes one event.
+                            await asyncio.sleep(0.3)
+                            while not notes.empty():
+                                notes.get_nowait()
+                            yield "event: change\ndata: sessions\n\n"
             finally:
-                await conn.close()
+                release()
 
-        return StreamingResponse(stream(), media_type="text/event-stream")
+        return StreamingResponse(stream(), media_type="text/event-stream", background=BackgroundTask(release))
 
     def _workspace_id(self, request: Request) -> int:
         with self.brain(request) as brain, brain.transaction() as cur:
@@ -500,6 +535,8 @@ class Dashboard:
             await asyncio.to_thread(check)
         except auth.TokenRefused as exc:
             return self.login_page(request, exc, exc.status)
+        except DatabaseUnavailable as exc:
+            return _unavailable(exc)
         response = RedirectResponse("/memories", 303)
         response.set_cookie(
             SESSION_COOKIE,
@@ -532,6 +569,8 @@ class Dashboard:
             return await asyncio.to_thread(self._curate, request, form)
         except auth.TokenRefused as exc:
             return auth.refusal(exc)
+        except DatabaseUnavailable as exc:
+            return _unavailable(exc)
 
     def _curate(self, request: Request, form: FormData) -> Response:
         action = request.path_params["action"]
@@ -557,6 +596,15 @@ class Dashboard:
             return self.memory(request, error=error, form={"action": action, **kept})
         target = _next(form.get("next"), f"/memories/{done.get('id', memory_id)}")
         return RedirectResponse(f"{target}{'&' if '?' in target else '?'}done={done['done']}", 303)
+
+
+def _unavailable(exc: DatabaseUnavailable) -> Response:
+    return Response(
+        exc.message + "\n",
+        status_code=503,
+        headers={"Retry-After": str(RETRY_AFTER)},
+        media_type="text/plain",
+    )
 
 
 def _form_text(form: FormData, name: str) -> str:
@@ -752,9 +800,12 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
             except BrainError as exc:  # a bad id in the URL, the database down: said on a page
                 log.warning("%s %s: %s", request.method, request.url.path, exc.message)
                 status = 503 if isinstance(exc, DatabaseUnavailable) else _status(exc)
-                return dashboard.render(
+                response = dashboard.render(
                     request, "error.html", status, viewer=Viewer(access="read", actor=""), error=exc
                 )
+                if status == 503:
+                    response.headers["Retry-After"] = str(RETRY_AFTER)
+                return response
 
         return endpoint
 
@@ -780,6 +831,7 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
         try:
             yield
         finally:
+            await dashboard.listener.close()
             await asyncio.to_thread(dashboard.pool.close)
 
     middleware = [Middleware(SecurityHeaders)]

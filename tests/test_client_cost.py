@@ -1,0 +1,127 @@
+"""What a client pays: the role users have, under row-level security, gets the plans the
+superuser gets (issue: a search for a word nobody stored read the whole workspace).
+
+Operators that are not LEAKPROOF (full text's @@, pg_trgm's) may not run before a row-level
+security policy's condition, so under the policy the planner could not walk a word's posting
+list: every lexical and trigram search read each memory of the workspace, and a search for a
+word no memory holds cost the most. Each test runs its call as the test role (SET ROLE from
+the owner's session, which alone may LOAD auto_explain) and reads the plans of every
+statement the call ran."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import psycopg
+import pytest
+from conftest import TEST_ROLE
+from helpers import DIMS, logged_plans, raises_br, scalar
+
+MEMORIES = 10000
+
+
+@pytest.fixture
+def owner(database: str):
+    """The owner's session, with a workspace of MEMORIES memories; a few hold rare words."""
+    with psycopg.connect(database, autocommit=True) as su:
+        su.execute("SELECT set_config('brain.workspace', '1', false)")
+        su.execute(
+            """INSERT INTO brain.memory (kind, headline, body, normalized)
+               SELECT (ARRAY['fact', 'incident', 'rule'])[1 + i %% 3],
+                      'Pump ' || i || ' of station ' || (i %% 17)
+                      || CASE WHEN i %% 1000 = 7 THEN ' xylophone' ELSE '' END,
+                      'runs at ' || (i %% 23) || ' bar', 'n' || i
+               FROM generate_series(1, %s) AS i""",
+            (MEMORIES,),
+        )
+        su.execute("ANALYZE brain.memory")
+        yield su
+
+
+@contextmanager
+def as_client(owner: psycopg.Connection) -> Iterator[list[str]]:
+    """The plans of what runs meanwhile as the test role (auto_explain is loaded and set by the
+    owner, which alone may)."""
+    with logged_plans(owner, analyze=True) as plans:
+        owner.execute(f"SET ROLE {TEST_ROLE}")
+        try:
+            yield plans
+        finally:
+            owner.execute("RESET ROLE")
+
+
+def _read_and_dropped(plan: str, node: str) -> int:
+    """The rows a plan's part (from the line `node` to the next of its depth) read and threw away."""
+    lines = plan.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.strip() == node)
+    depth = len(lines[start]) - len(lines[start].lstrip())
+    end = next(
+        (i for i in range(start + 1, len(lines)) if len(lines[i]) - len(lines[i].lstrip()) <= depth),
+        len(lines),
+    )
+    return sum(int(n) for n in re.findall(r"Rows Removed by Filter: (\d+)", "\n".join(lines[start:end])))
+
+
+def _statements(plans: list[str], marker: str) -> list[str]:
+    found = [p for p in plans if marker in p]
+    assert found, f"no statement holding {marker!r} ran"
+    return found
+
+
+@pytest.mark.parametrize("word", ["xylophone", "zeppelinword"])
+def test_a_client_search_walks_the_words_posting_list(owner, word) -> None:
+    """The lexical leg and the count of each word's memories find them through the text
+    index, whether the word is held by ten memories or by none; no statement of the search
+    reads the workspace's memories one by one."""
+    with as_client(owner) as plans:
+        found = owner.execute("SELECT id FROM brain.search(%s, min_relevance => 0)", (word,)).fetchall()
+    assert len(found) == (MEMORIES // 1000 if word == "xylophone" else 0)
+    for plan in plans:
+        assert "Seq Scan on memory" not in plan, plan
+    counted = _statements(plans, "m.tsv @@ quote_literal(w.lexeme)")
+    assert all("memory_tsv" in p for p in counted), counted
+    (statement,) = _statements(plans, "WITH vec AS")
+    assert _read_and_dropped(statement, "CTE lex") == 0, statement
+
+
+def test_a_short_client_search_finds_headlines_through_their_trigrams(owner) -> None:
+    """The trigram leg (a short query the words found little for) reads the headline
+    trigram index, not every headline of the workspace."""
+    with as_client(owner) as plans:
+        found = owner.execute("SELECT headline FROM brain.search('xylophon', min_relevance => 0)").fetchall()
+    assert found and all("xylophone" in h for (h,) in found)
+    (statement,) = _statements(plans, "WITH vec AS")
+    assert "Seq Scan on memory" not in statement, statement
+    assert "Index Cond: (headline %> $1)" in statement, statement
+
+
+def test_a_client_write_checks_at_commit_by_key(owner) -> None:
+    """The check a write makes when its transaction commits looks its memories up by key
+    (an IN over casts of jsonb keys was not LEAKPROOF, and read the workspace)."""
+    vector = [1.0] + [0.0] * (DIMS - 1)
+    with as_client(owner) as plans:
+        owner.execute(
+            "SELECT brain.remember(kind => 'fact', headline => 'Station 4 pump runs dry at night',"
+            " embedding => %s)",
+            (vector,),
+        )
+    (check,) = _statements(plans, "jsonb_object_keys(checks)")
+    assert "Seq Scan on memory" not in check, check
+    assert "memory_pkey" in check, check
+
+
+def test_search_keeps_to_the_role_a_session_set(owner, database) -> None:
+    """The search runs as the owner of schema brain; a session that SET ROLE to a role with no
+    access to the workspace is refused, as every other function refuses it."""
+    owner.execute("CREATE ROLE brain_outsider NOLOGIN IN ROLE brain_user")
+    try:
+        owner.execute("SET ROLE brain_outsider")
+        with raises_br("BR020"):
+            owner.execute("SELECT * FROM brain.search('xylophone')").fetchall()
+        owner.execute("RESET ROLE")
+        assert scalar(owner, "SELECT count(*) FROM brain.search('xylophone')") == MEMORIES // 1000
+    finally:
+        owner.execute("RESET ROLE")
+        owner.execute("DROP ROLE brain_outsider")
