@@ -2599,6 +2599,70 @@ BEGIN
                               'handoff_id', new_id, 'handoff_chars', length(nullif(brain.trim_space(handoff), '')));
 END
 $$;
+CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[]) RETURNS bigint[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();  -- (write access: the insert policy checks it, once)
+    n integer := coalesce(cardinality(items), 0);
+    ids bigint[];
+    stored bigint[];
+BEGIN
+    IF n = 0 THEN
+        RETURN '{}';
+    END IF;
+    -- Ids taken in order, so that the answer is aligned with the items and
+    -- memory_id follows the order of the batch.
+    ids := ARRAY(SELECT nextval('brain.memory_memory_id_seq') FROM generate_series(1, n));
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, memory_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
+            access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
+            supersedes, superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason,
+            dedup_pending, record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at,
+            foldable, flag_reasons, flag_confirmed_at, flag_confirmed_by, source_chunk, context, thread, position)
+        OVERRIDING SYSTEM VALUE
+        SELECT ws, ids[u.ordinality], u.kind, coalesce(u.category, 'note'), coalesce(u.origin, 'explicit'),
+               coalesce(u.project, ''), x.h, x.b, coalesce(u.normalized, brain.normalize_text(x.h, x.b)),
+               coalesce(u.tags, ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                      FROM unnest(brain.extract_tags(x.h || E'\n' || x.b)) AS t
+                                      WHERE brain.trim_space(t) <> '')),
+               coalesce(u.people, brain.extract_people(x.h || E'\n' || x.b)),
+               coalesce(u.topics, brain.extract_topics(x.h || E'\n' || x.b)),
+               coalesce(u.action_items, brain.extract_action_items(x.h || E'\n' || x.b)),
+               coalesce(u.metadata, '{}'), coalesce(u.state, 'active'), coalesce(u.pinned, false), u.skill_trigger,
+               coalesce(u.importance, 0.5), coalesce(u.upvotes, 0), coalesce(u.downvotes, 0),
+               coalesce(u.access_count, 0), u.last_accessed, u.source_agent, u.session_id, u.source_system,
+               u.source_ref, u.source_hash, u.supersedes, u.superseded_at, u.supersede_reason, u.expires_at,
+               u.last_confirmed_at, u.forget_reason, coalesce(u.dedup_pending, false),
+               coalesce(u.record_version, 1), coalesce(u.created_at, now()),
+               coalesce(u.updated_at, u.created_at, now()), u.dormant_after, u.forgotten_at, u.archived_at,
+               coalesce(u.foldable, true), f.flags,
+               CASE WHEN cardinality(f.flags) > 0 THEN u.flag_confirmed_at END,
+               CASE WHEN cardinality(f.flags) > 0 AND u.flag_confirmed_at IS NOT NULL THEN u.flag_confirmed_by END,
+               u.source_chunk, u.context, u.thread, u.position
+        FROM unnest(items) WITH ORDINALITY AS u
+        -- (OFFSET 0: each computed once per row, not once per column that uses it)
+        CROSS JOIN LATERAL (SELECT brain.clean_headline(u.headline) AS h, brain.clean_body(coalesce(u.body, '')) AS b
+                            OFFSET 0) AS x
+        CROSS JOIN LATERAL (
+            SELECT coalesce(u.flag_reasons, '{}')
+                   || ARRAY(SELECT s FROM unnest(brain._turn_signals(sent[u.ordinality], u.metadata)) AS s
+                            WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags
+            OFFSET 0) AS f
+        ORDER BY u.ordinality
+        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+        RETURNING m.memory_id
+    )
+    SELECT coalesce(array_agg(ins.memory_id), '{}') INTO stored FROM ins;
+    IF cardinality(stored) = n THEN
+        RETURN ids;
+    END IF;
+    RETURN ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+END
+$$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2777,6 +2841,7 @@ DECLARE
     near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
     lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
+    new_row brain.memory;
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -2942,27 +3007,34 @@ BEGIN
             END IF;
         END LOOP;
     END IF;
-    INSERT INTO brain.memory AS m (
-        workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-        topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable,
-        flag_reasons)
-    VALUES (
-        ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
-        ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-              FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
-              WHERE brain.trim_space(t) <> ''),
-        brain.extract_people(full_text), brain.extract_topics(full_text),
-        brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
-        p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
-        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
-        -- set here rather than by a second UPDATE of the new row
-        CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
-            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END,
-        coalesce(p_foldable, true), brain.injection_signals(concat_ws(E'\n', p_headline, p_body)))
-    ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-    RETURNING * INTO existing;
-    IF NOT FOUND THEN
+    new_row.kind := p_kind;
+    new_row.category := p_category;
+    new_row.origin := v_origin;
+    new_row.project := v_project;
+    new_row.headline := v_headline;
+    new_row.body := v_body;
+    new_row.normalized := v_normalized;
+    new_row.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                          FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
+                          WHERE brain.trim_space(t) <> '');
+    new_row.metadata := p_metadata;
+    new_row.pinned := p_pinned;
+    new_row.skill_trigger := p_skill_trigger;
+    new_row.importance := p_importance;
+    new_row.source_agent := p_source_agent;
+    new_row.session_id := p_session_id;
+    new_row.source_system := p_source_system;
+    new_row.source_ref := p_source_ref;
+    new_row.source_hash := p_source_hash;
+    new_row.supersedes := p_supersedes;
+    new_row.expires_at := p_expires_at;
+    new_row.dedup_pending := vec IS NULL;
+    new_row.dormant_after := CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+        coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
+    new_row.foldable := p_foldable;
+    -- flagged as the text was sent, before cleaning (brain._store_memories)
+    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', p_headline, p_body)]))[1];
+    IF existing.memory_id IS NULL THEN
         -- Another transaction stored the same text first.
         RETURN brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
@@ -3009,6 +3081,30 @@ BEGIN
     RETURN r;
 END
 $_$;
+CREATE FUNCTION brain._write_guard() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    stack text;
+BEGIN
+    GET DIAGNOSTICS stack = PG_CONTEXT;
+    -- (string_to_array and left, not a regular expression: a backend keeps 32
+    -- compiled expressions, and the gate's own need those slots)
+    IF EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nPL/pgSQL function brain.'))[2:]) AS f
+               WHERE left(f, 1) COLLATE "C" BETWEEN 'a' AND 'z') THEN
+        RETURN NULL;
+    END IF;
+    IF brain._is_owner() THEN
+        RETURN NULL;
+    END IF;
+    PERFORM brain._raise('BR020',
+        format('brain.%s is written by pybrain''s functions only (%s refused).', TG_TABLE_NAME, TG_OP),
+        jsonb_build_object('role', session_user, 'table', TG_TABLE_NAME, 'operation', TG_OP),
+        'Call the API: brain.remember, brain.supersede, brain.observe, brain.pin, brain.rate, brain.forget, ... (docs/sql-api.md).');
+    RETURN NULL;
+END
+$$;
 CREATE FUNCTION brain._write_space(space text) RETURNS brain.embedding_space
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5031,6 +5127,7 @@ DECLARE
     extra text;
     found_id bigint;
     new_id bigint;
+    imp brain.memory;  -- a document as the row to store (brain._store_memories)
     n_vec integer;
     sp brain.embedding_space;
     v jsonb;
@@ -5247,54 +5344,65 @@ BEGIN
                     PERFORM brain._raise('BR009', 'importance is a number between 0 and 1.',
                         jsonb_build_object('field', 'importance'), 'The default is 0.5; leave it out for that.');
                 END IF;
-                INSERT INTO brain.memory AS m (
-                    workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-                    topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
-                    access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
-                    superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason, dedup_pending,
-                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable,
-                    flag_reasons, flag_confirmed_at, flag_confirmed_by)
-                VALUES (
-                    ws, v_kind, coalesce(v_category, 'note'), v_origin, v_project, h, b, v_norm, v_tags,
-                    coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b)),
-                    coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b)),
-                    coalesce(brain._doc_texts(d, 'action_items'), brain.extract_action_items(h || E'\n' || b)),
-                    v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
-                                   ELSE '{}' END || v_mark,
-                    -- a superseded memory is linked to its successor in step 2
-                    CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    v_trust AND coalesce((d->>'pinned')::boolean, false),
-                    -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
-                    CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
-                              AND d->'skill_trigger' ? 'always_on'
-                         THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
-                         ELSE nullif(d->'skill_trigger', 'null') END,
-                    CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END,
-                    d->>'source_agent', NULL, d->>'source_system',
-                    d->>'source_ref', d->>'source_hash', brain._doc_time(d, 'superseded_at'),
-                    d->>'supersede_reason', brain._doc_time(d, 'expires_at', clamp => false),
-                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END, d->>'forget_reason',
-                    coalesce(import_memories.semantic_dedup, false) AND v_state = 'active' AND v_kind <> 'incident',
-                    coalesce((d->>'record_version')::integer, 1), v_created,
-                    greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created)),
-                    CASE WHEN v_trust AND d ? 'dormant_after' THEN brain._doc_time(d, 'dormant_after', clamp => false)
-                         WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(
-                                  CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
-                                                                  brain._doc_time(d, 'last_confirmed_at'))
-                                       ELSE v_created END, v_halflife) END,
-                    brain._doc_time(d, 'forgotten_at'), brain._doc_time(d, 'archived_at'),
-                    coalesce((d->>'foldable')::boolean, true),
-                    v_flags,
-                    CASE WHEN v_trust AND cardinality(v_flags) > 0 THEN brain._doc_time(d, 'flag_confirmed_at') END,
-                    CASE WHEN v_trust AND cardinality(v_flags) > 0 AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
-                         THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''), v_label) END)
-                ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-                RETURNING m.memory_id INTO new_id;
+                -- through the one write core (brain._store_memories)
+                imp := NULL;
+                imp.kind := v_kind;
+                imp.category := coalesce(v_category, 'note');
+                imp.origin := v_origin;
+                imp.project := v_project;
+                imp.headline := h;
+                imp.body := b;
+                imp.normalized := v_norm;
+                imp.tags := v_tags;
+                imp.people := coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b));
+                imp.topics := coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b));
+                imp.action_items := coalesce(brain._doc_texts(d, 'action_items'),
+                                             brain.extract_action_items(h || E'\n' || b));
+                imp.metadata := v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
+                                               ELSE '{}' END || v_mark;
+                -- a superseded memory is linked to its successor in step 2
+                imp.state := CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END;
+                imp.pinned := v_trust AND coalesce((d->>'pinned')::boolean, false);
+                -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
+                imp.skill_trigger := CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
+                                               AND d->'skill_trigger' ? 'always_on'
+                                          THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
+                                          ELSE nullif(d->'skill_trigger', 'null') END;
+                imp.importance := CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END;
+                imp.upvotes := CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END;
+                imp.downvotes := CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END;
+                imp.access_count := CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END;
+                imp.last_accessed := CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END;
+                imp.source_agent := d->>'source_agent';
+                imp.source_system := d->>'source_system';
+                imp.source_ref := d->>'source_ref';
+                imp.source_hash := d->>'source_hash';
+                imp.superseded_at := brain._doc_time(d, 'superseded_at');
+                imp.supersede_reason := d->>'supersede_reason';
+                imp.expires_at := brain._doc_time(d, 'expires_at', clamp => false);
+                imp.last_confirmed_at := CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END;
+                imp.forget_reason := d->>'forget_reason';
+                imp.dedup_pending := coalesce(import_memories.semantic_dedup, false) AND v_state = 'active'
+                                     AND v_kind <> 'incident';
+                imp.record_version := coalesce((d->>'record_version')::integer, 1);
+                imp.created_at := v_created;
+                imp.updated_at := greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created));
+                imp.dormant_after := CASE WHEN v_trust AND d ? 'dormant_after'
+                                          THEN brain._doc_time(d, 'dormant_after', clamp => false)
+                                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
+                                          THEN brain._dormant_after(
+                                                   CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
+                                                                                   brain._doc_time(d, 'last_confirmed_at'))
+                                                        ELSE v_created END, v_halflife) END;
+                imp.forgotten_at := brain._doc_time(d, 'forgotten_at');
+                imp.archived_at := brain._doc_time(d, 'archived_at');
+                imp.foldable := coalesce((d->>'foldable')::boolean, true);
+                imp.flag_reasons := v_flags;
+                imp.flag_confirmed_at := CASE WHEN v_trust THEN brain._doc_time(d, 'flag_confirmed_at') END;
+                imp.flag_confirmed_by := CASE WHEN v_trust AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
+                                              THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''),
+                                                            v_label) END;
+                new_id := (brain._store_memories(ARRAY[imp]))[1];
                 IF new_id IS NULL THEN
                     -- an earlier document of this import has the same text
                     found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;
@@ -6023,35 +6131,22 @@ BEGIN
       AND m.source_ref IN (SELECT d_ref[i] FROM generate_series(1, n_docs) AS i
                            WHERE d_action[i] = 'changed' AND d_text[i] IS NOT NULL);
     -- 6. The new chunks, their fact rows and embeddings.
-    WITH ins AS (
-        INSERT INTO brain.memory AS m (
-            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-            topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
-            source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons,
-            context, thread, position)
-        SELECT ws, 'fact', 'reference', 'artifact', v_project, u.h, u.b, u.nm,
-               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
-                     WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(u.h || E'\n' || u.b),
-               brain.extract_topics(u.h || E'\n' || u.b),
-               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, v_agent, v_system,
-               u.r, u.c, u.sh, u.pid, vecs IS NULL, NULL, false,
-               ARRAY(SELECT jsonb_array_elements_text(u.flag)),
-               -- indexed with the chunk, not its text: the document and the heading path
-               -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
-               brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section', NULL, NULL),
-               u.r, u.c
+    --    (through the one write core)
+    new_ids := brain._store_memories(ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+                   'kind', 'fact', 'category', 'reference', 'origin', 'artifact', 'project', v_project,
+                   'headline', u.h, 'body', u.b, 'normalized', u.nm, 'metadata', u.meta, 'source_agent', v_agent,
+                   'source_system', v_system, 'source_ref', u.r, 'source_chunk', u.c, 'source_hash', u.sh,
+                   'supersedes', u.pid, 'dedup_pending', vecs IS NULL, 'foldable', false, 'flag_reasons', u.flag,
+                   -- indexed with the chunk, not its text: the document and the heading path
+                   -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
+                   'context', brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section',
+                                                      NULL, NULL),
+                   'thread', u.r, 'position', u.c))
         FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
              WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
         WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
-        ORDER BY u.j
-        RETURNING m.memory_id, m.source_ref, m.source_chunk
-    )
-    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_ids
-    FROM unnest(o_ref, o_chunk, o_action) WITH ORDINALITY AS u(r, c, a, j)
-    JOIN ins ON ins.source_ref = u.r AND ins.source_chunk = u.c
-    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed');
+        ORDER BY u.j));
     new_ids := coalesce(new_ids, '{}');
     FOR w IN 1 .. cardinality(w_rows) LOOP
         o_id[w_rows[w]] := new_ids[w];
@@ -6061,7 +6156,8 @@ BEGIN
             o_id[j] := o_id[o_dup[j]];
         END IF;
     END LOOP;
-    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days) SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id);
+    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+    SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id) WHERE c.id IS NOT NULL;
     IF vecs IS NOT NULL THEN
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
         SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v);
@@ -6703,14 +6799,17 @@ CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) 
 $$;
 COMMENT ON FUNCTION brain.normalize_text(headline text, body text) IS 'Headline and body lowercased with runs of white space folded: the key of exact dedup.';
 CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+BEGIN
+    RETURN QUERY
     SELECT * FROM brain.observe_batch(ARRAY[observe.text], observe.kind, observe.project, observe.origin,
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold);
+END
 $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
 CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean, contexts text[] DEFAULT NULL::text[], threads text[] DEFAULT NULL::text[], positions integer[] DEFAULT NULL::integer[]) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
@@ -6766,6 +6865,8 @@ DECLARE
     existing_id bigint[];
     first_of integer[];
     new_id bigint[];
+    sel integer[];  -- the chunks stored (brain._store_memories)
+    got bigint[];
     created bigint[];
     near_id bigint[];
     near_sim real[];
@@ -6951,30 +7052,29 @@ BEGIN
                  (brain._exact_duplicate(observe_batch.kind, v_project, u.nm, NULL)).memory_id AS existing
           FROM unnest(c_norm) WITH ORDINALITY AS u(nm, j)) AS x;
     -- 4. The new memories, their kind rows and embeddings (or one wake-up of the worker).
-    WITH ins AS (
-        INSERT INTO brain.memory AS m (
-            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-            topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after, foldable, flag_reasons, context, thread, position)
-        SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
-               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
-                     WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
-               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
-               observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true),
-               ARRAY(SELECT jsonb_array_elements_text(u.flag)), u.ctx, u.thread, u.pos
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag, c_ctx, c_thread, c_pos)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, ctx, thread, pos, j)
-        WHERE u.existing IS NULL AND u.fst = u.j
-        ORDER BY u.j
-        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-        RETURNING m.memory_id, m.normalized_hash
-    )
-    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_id
-    FROM unnest(c_key) WITH ORDINALITY AS u(key, j)
-    LEFT JOIN ins ON ins.normalized_hash = u.key;
+    --    (through the one write core; a later chunk with the text of an earlier one takes its id)
+    sel := ARRAY(SELECT u.j FROM unnest(existing_id, first_of) WITH ORDINALITY AS u(existing, fst, j)
+                 WHERE u.existing IS NULL AND u.fst = u.j ORDER BY u.j);
+    got := brain._store_memories(ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+                   'kind', observe_batch.kind, 'category', 'episodic', 'origin', observe_batch.origin,
+                   'project', v_project, 'headline', c_head[s.j], 'body', c_body[s.j], 'normalized', c_norm[s.j],
+                   'metadata', c_meta[s.j], 'source_agent', observe_batch.source_agent,
+                   'session_id', observe_batch.session_id, 'source_system', observe_batch.source_system,
+                   'source_ref', c_ref[s.j], 'source_hash', c_hash[s.j], 'dedup_pending', vecs IS NULL,
+                   'dormant_after', CASE WHEN observe_batch.kind = 'fact' THEN dormant END,
+                   'foldable', coalesce(observe_batch.fold, true), 'flag_reasons', c_flag[s.j],
+                   'context', c_ctx[s.j], 'thread', c_thread[s.j], 'position', c_pos[s.j]))
+        FROM unnest(sel) WITH ORDINALITY AS s(j, k) ORDER BY s.k));
+    new_id := array_fill(NULL::bigint, ARRAY[n]);
+    FOR k IN 1 .. cardinality(sel) LOOP
+        new_id[sel[k]] := got[k];
+    END LOOP;
+    FOR k IN 1 .. n LOOP
+        IF first_of[k] <> k THEN
+            new_id[k] := new_id[first_of[k]];
+        END IF;
+    END LOOP;
     created := ARRAY(SELECT u.id FROM unnest(new_id, first_of) WITH ORDINALITY AS u(id, fst, j)
                      WHERE u.fst = u.j AND u.id IS NOT NULL ORDER BY u.j);
     IF kind = 'fact' THEN
@@ -7159,9 +7259,9 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ SELECT brain._set_pinned(id, true, source) $$;
+    AS $$ BEGIN RETURN brain._set_pinned(id, true, source); END $$;
 COMMENT ON FUNCTION brain.pin(id bigint, source text) IS 'Pins a memory (loaded at boot, weighted up in search). False when it already was.';
 CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -7498,14 +7598,16 @@ CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c do
 $$;
 COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+BEGIN
+    RETURN brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL, on_related, reason)
+        check_only, NULL, on_related, reason);
+END
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
@@ -7541,16 +7643,21 @@ END
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
 CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+DECLARE
+    released bigint;
+BEGIN
     WITH gone AS (
         DELETE FROM brain.embedding_failure f
         WHERE f.workspace_id = brain.current_workspace()
           AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
         RETURNING 1
     )
-    SELECT count(*) FROM gone
+    SELECT count(*) INTO released FROM gone;
+    RETURN released;
+END
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
 CREATE FUNCTION brain.revoke_token(token_id bigint DEFAULT NULL::bigint, name text DEFAULT NULL::text, workspace_id bigint DEFAULT NULL::bigint) RETURNS jsonb
@@ -8565,9 +8672,9 @@ END
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
-    LANGUAGE sql
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$ SELECT brain._set_pinned(id, false, source) $$;
+    AS $$ BEGIN RETURN brain._set_pinned(id, false, source); END $$;
 COMMENT ON FUNCTION brain.unpin(id bigint, source text) IS 'Unpins a memory. False when it was not pinned.';
 CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
@@ -9178,7 +9285,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 6a6c97c73cd0548721b87a58d24e014b0b57dba51f431cd08a609a552b4a1144';
+COMMENT ON TABLE brain.migration IS 'functions 3ccf94e3fb03015dfd317bb82efde8b5a91490e633b76e02227efe19e5ab6c5b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -9448,6 +9555,22 @@ CREATE TRIGGER session_notify AFTER INSERT ON brain.session FOR EACH ROW EXECUTE
 CREATE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255', 'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
 CREATE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('value', '10000');
 CREATE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.action_item FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.annotation FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.boot_event FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.embedding FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.embedding_failure FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.fact FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.handoff FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.incident FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.maintenance_run FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory_fold FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.rule FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.scratch FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.session FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.task FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.tool_event FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 ALTER TABLE ONLY brain.action_item
     ADD CONSTRAINT action_item_workspace_id_acknowledged_by_fkey FOREIGN KEY (workspace_id, acknowledged_by) REFERENCES brain.session(workspace_id, session_id);
 ALTER TABLE ONLY brain.action_item

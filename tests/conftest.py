@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterator
 from pathlib import Path
 
+import helpers
 import psycopg
 import pytest
 from click.testing import CliRunner
@@ -94,6 +95,7 @@ def with_database(url: str, dbname: str, **extra: str) -> str:
 
 @pytest.fixture(scope="session")
 def template_url(admin_url: str) -> str:
+    helpers.OWNER_URL = admin_url
     with psycopg.connect(admin_url, autocommit=True) as conn:
         # Test data need not survive a crash.
         for setting in ("fsync", "synchronous_commit", "full_page_writes"):

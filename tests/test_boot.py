@@ -8,7 +8,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import logged_plans, remember, scalar, unit
+from helpers import logged_plans, owner_execute, remember, scalar, unit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -248,7 +248,7 @@ HEADLINES = st.lists(WORDS, min_size=1, max_size=15).map(" ".join)
 def test_never_over_budget_and_sections_in_order(conn, blockers, patterns, tasks, handoff, budget) -> None:
     # (The audit log is append-only; its rows do not enter a boot payload.)
     for table in ("boot_event", "action_item", "session", "memory"):
-        conn.execute(f"DELETE FROM brain.{table}")
+        owner_execute(conn, f"DELETE FROM brain.{table}")
     for kind, severity, headlines in (
         ("rule", "BLOCKER", blockers),
         ("rule", "PATTERN", patterns),
@@ -343,14 +343,13 @@ def test_pattern_rule_vectors_follow_their_rules(conn) -> None:
     assert flags[pattern] is False and flags[stricter] is False, "severity: only through supersede"
     scalar(conn, "SELECT brain.unsupersede(%s)", (pattern,))
     assert pattern_flags(conn)[pattern] is True
-    conn.execute(
-        'UPDATE brain.memory SET skill_trigger = \'{"name": "deploy"}\' WHERE memory_id = %s', (pattern,)
-    )
+    skill = '{"name": "deploy"}'
+    owner_execute(conn, "UPDATE brain.memory SET skill_trigger = %s WHERE memory_id = %s", (skill, pattern))
     assert pattern_flags(conn)[pattern] is False
-    conn.execute("UPDATE brain.memory SET skill_trigger = NULL WHERE memory_id = %s", (pattern,))
+    owner_execute(conn, "UPDATE brain.memory SET skill_trigger = NULL WHERE memory_id = %s", (pattern,))
     assert pattern_flags(conn)[pattern] is True
 
-    conn.execute("UPDATE brain.memory SET project = 'api' WHERE memory_id = %s", (pattern,))
+    owner_execute(conn, "UPDATE brain.memory SET project = 'api' WHERE memory_id = %s", (pattern,))
     assert pattern_flags(conn)[pattern] is True
     ranked = boot(conn, project="api", task_embedding=unit(1.0))["sections"]["patterns"]
     assert ranked[0]["id"] == pattern

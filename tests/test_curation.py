@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
-from helpers import raises_br, remember, rows, scalar
+from helpers import owner_execute, raises_br, remember, rows, scalar
 
 
 def test_rate_counts_and_audits(conn) -> None:
@@ -79,7 +79,8 @@ def test_a_fact_turns_dormant_at_the_threshold_and_recall_revives_it(conn) -> No
     decay = scalar(conn, "SELECT brain.decay_score(%s, 7, %s)", (created, at))
     assert decay == pytest.approx(0.1)
 
-    conn.execute(
+    owner_execute(
+        conn,
         "UPDATE brain.memory SET created_at = created_at - interval '60 days', "
         "dormant_after = dormant_after - interval '60 days' WHERE memory_id = %s",
         (a,),
@@ -92,8 +93,8 @@ def test_a_fact_turns_dormant_at_the_threshold_and_recall_revives_it(conn) -> No
 
 def test_confirm_revives_a_dormant_fact_and_is_audited(conn) -> None:
     a = remember(conn, kind="fact", headline="VPN endpoint is vpn-2")["memory_id"]
-    conn.execute(
-        "UPDATE brain.memory SET dormant_after = now() - interval '1 day' WHERE memory_id = %s", (a,)
+    owner_execute(
+        conn, "UPDATE brain.memory SET dormant_after = now() - interval '1 day' WHERE memory_id = %s", (a,)
     )
     assert scalar(conn, "SELECT brain.stats()")["dormant_facts"] == 1
     ((found, score_dormant),) = conn.execute("SELECT id, score FROM brain.search('vpn endpoint')").fetchall()

@@ -7,7 +7,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import raises_br, rows, scalar
+from helpers import owner_execute, raises_br, rows, scalar
 from psycopg import sql
 
 from pybrain.client import Brain
@@ -154,8 +154,8 @@ def test_metrics_series_buckets_calls_errors_and_percentiles(conn) -> None:
 def test_decay_outlook_names_the_facts_that_go_dormant_soon(brain: Brain, conn) -> None:
     fresh = brain.remember("fact", "The release train leaves every Tuesday").memory_id
     stale = brain.remember("fact", "The old wiki is read-only since March").memory_id
-    conn.execute(
-        "UPDATE brain.memory SET created_at = now() - interval '20 days' WHERE memory_id = %s", (stale,)
+    owner_execute(
+        conn, "UPDATE brain.memory SET created_at = now() - interval '20 days' WHERE memory_id = %s", (stale,)
     )
     conn.execute("SELECT brain.maintain()")
     out = rows(conn, "SELECT id, decay, dormant, dormant_soon FROM brain.decay_outlook('30 days')")

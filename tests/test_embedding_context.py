@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import CountingEmbedder, rows, scalar
+from helpers import CountingEmbedder, owner_execute, rows, scalar
 from psycopg.types.json import Jsonb
 
 from pybrain.client import Brain
@@ -272,8 +272,8 @@ def test_chunks_stored_before_titles_keep_their_vectors(counting, conn, tree: Pa
     brain, embedder = counting
     ingest(brain, ["."], root=tree)
     # as the ingest of an older release left them
-    conn.execute(
-        "UPDATE brain.memory SET metadata = metadata - 'title' WHERE source_ref = 'docs/payments.md'"
+    owner_execute(
+        conn, "UPDATE brain.memory SET metadata = metadata - 'title' WHERE source_ref = 'docs/payments.md'"
     )
     old = {c["memory_id"]: c for c in chunks(conn, "docs/payments.md")}
     vectors = dict(

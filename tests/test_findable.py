@@ -9,7 +9,7 @@ import math
 import anyio
 import psycopg
 import pytest
-from helpers import raises_br, remember, rows, scalar, unit
+from helpers import owner_execute, raises_br, remember, rows, scalar, unit
 from test_index import index_all
 from test_mcp import agent, call
 from test_observe import observe
@@ -334,7 +334,8 @@ def test_episodic_decay_makes_records_decay_and_still_never_hides_them(brain, co
 
 def test_a_dormant_fact_ranks_below_a_fresh_one_but_is_found(conn) -> None:
     old = remember(conn, kind="fact", headline="Deploy window is Tuesday 10:00", embedding=unit(1.0))
-    conn.execute(
+    owner_execute(
+        conn,
         "UPDATE brain.memory SET created_at = now() - interval '40 days',"
         " dormant_after = now() - interval '17 days' WHERE memory_id = %s",
         (old["memory_id"],),

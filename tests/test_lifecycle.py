@@ -6,7 +6,7 @@ import datetime as dt
 
 import psycopg
 import pytest
-from helpers import one, raises_br, remember, rows, scalar
+from helpers import one, owner_execute, raises_br, remember, rows, scalar
 
 NOW = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
 
@@ -31,7 +31,7 @@ def supersede(conn, old_id: int, headline: str, **kwargs) -> dict:
 def test_a_rule_text_cannot_be_updated(conn, database, change) -> None:
     rule = remember(conn, kind="rule", headline="Never push to main", severity="BLOCKER")["memory_id"]
     with raises_br("BR015") as caught:
-        conn.execute(f"UPDATE brain.memory SET {change} WHERE memory_id = %s", (rule,))
+        owner_execute(conn, f"UPDATE brain.memory SET {change} WHERE memory_id = %s", (rule,))
     assert "Supersede it" in caught.error.diag.message_hint
     with psycopg.connect(database, autocommit=True) as owner, raises_br("BR015"):
         owner.execute(f"UPDATE brain.memory SET {change} WHERE memory_id = %s", (rule,))
@@ -41,12 +41,12 @@ def test_rule_severity_changes_only_through_supersede(conn) -> None:
     rule = remember(conn, kind="rule", headline="Never push to main", severity="BLOCKER")["memory_id"]
     for severity in ("DEPRECATED", "PATTERN"):
         with raises_br("BR015"):
-            conn.execute("UPDATE brain.rule SET severity = %s WHERE memory_id = %s", (severity, rule))
+            owner_execute(conn, "UPDATE brain.rule SET severity = %s WHERE memory_id = %s", (severity, rule))
     new = supersede(conn, rule, "Never push to main without review", severity="PATTERN")["memory_id"]
     assert scalar(conn, "SELECT severity FROM brain.rule WHERE memory_id = %s", (rule,)) == "DEPRECATED"
     assert scalar(conn, "SELECT severity FROM brain.rule WHERE memory_id = %s", (new,)) == "PATTERN"
     with raises_br("BR015"):
-        conn.execute("UPDATE brain.rule SET severity = 'BLOCKER' WHERE memory_id = %s", (rule,))
+        owner_execute(conn, "UPDATE brain.rule SET severity = 'BLOCKER' WHERE memory_id = %s", (rule,))
 
 
 def test_rules_never_decay(conn) -> None:
@@ -161,10 +161,11 @@ def test_tiers(conn) -> None:
     warm = remember(conn, kind="rule", headline="Old rule")["memory_id"]
     cold = remember(conn, kind="fact", headline="Forgotten-about fact")["memory_id"]
     gone = remember(conn, kind="fact", headline="Archived fact")["memory_id"]
-    conn.execute(
-        "UPDATE brain.memory SET created_at = now() - interval '10 days' WHERE memory_id = %s", (warm,)
+    owner_execute(
+        conn, "UPDATE brain.memory SET created_at = now() - interval '10 days' WHERE memory_id = %s", (warm,)
     )
-    conn.execute(
+    owner_execute(
+        conn,
         "UPDATE brain.memory SET created_at = now() - interval '40 days', "
         "dormant_after = now() - interval '10 days' WHERE memory_id = %s",
         (cold,),

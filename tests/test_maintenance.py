@@ -6,7 +6,7 @@ import datetime as dt
 
 import psycopg
 import pytest
-from helpers import raises_br, remember, rows, scalar
+from helpers import owner_execute, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
 
@@ -16,12 +16,15 @@ def at(days: float) -> dt.datetime:
 
 
 def set_created(conn, memory_id: int, when: dt.datetime) -> None:
-    conn.execute(
+    owner_execute(
+        conn,
         "UPDATE brain.memory SET created_at = %s, updated_at = %s WHERE memory_id = %s",
         (when, when, memory_id),
     )
-    conn.execute("UPDATE brain.task SET status_changed_at = %s WHERE memory_id = %s", (when, memory_id))
-    conn.execute("SELECT brain._refresh_dormancy(%s)", (memory_id,))
+    owner_execute(
+        conn, "UPDATE brain.task SET status_changed_at = %s WHERE memory_id = %s", (when, memory_id)
+    )
+    owner_execute(conn, "SELECT brain._refresh_dormancy(%s)", (memory_id,))
 
 
 def maintain(conn, when: dt.datetime) -> dict:
@@ -97,8 +100,10 @@ def test_an_update_reopens_a_stale_task(conn, workspace) -> None:
 
 
 def test_recall_keeps_an_incident_from_being_archived(conn, workspace) -> None:
-    conn.execute(
-        "UPDATE brain.memory SET last_accessed = %s WHERE memory_id = %s", (at(60), workspace["incident"])
+    owner_execute(
+        conn,
+        "UPDATE brain.memory SET last_accessed = %s WHERE memory_id = %s",
+        (at(60), workspace["incident"]),
     )
     assert maintain(conn, at(91))["incidents_archived"] == 0
 
@@ -129,7 +134,7 @@ def test_maintain_if_due_runs_at_most_once_a_day(conn, database) -> None:
 
 def forget(conn, memory_id: int, when: dt.datetime) -> None:
     scalar(conn, "SELECT brain.forget(%s, 'obsolete')", (memory_id,))
-    conn.execute("UPDATE brain.memory SET forgotten_at = %s WHERE memory_id = %s", (when, memory_id))
+    owner_execute(conn, "UPDATE brain.memory SET forgotten_at = %s WHERE memory_id = %s", (when, memory_id))
 
 
 def prune(conn, **kwargs) -> list[dict]:

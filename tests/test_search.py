@@ -9,7 +9,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import DIMS, logged_plans, one, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, logged_plans, one, owner_execute, raises_br, remember, rows, scalar, unit
 
 
 @pytest.fixture(autouse=True)
@@ -149,7 +149,9 @@ def test_fact_decay_weighs_old_facts_down(conn) -> None:
     b = remember(conn, kind="fact", headline="Window for a deploy", body="tuesdays")["memory_id"]
     a = remember(conn, kind="fact", headline="Deploy window", body="on tuesdays")["memory_id"]
     assert ids(search(conn, query, min_relevance=0)) == [a, b], "as relevant: the newer first"
-    conn.execute("UPDATE brain.memory SET created_at = now() - interval '14 days' WHERE memory_id = %s", (a,))
+    owner_execute(
+        conn, "UPDATE brain.memory SET created_at = now() - interval '14 days' WHERE memory_id = %s", (a,)
+    )
     assert ids(search(conn, query, min_relevance=0)) == [b, a]
     weight = scalar(
         conn,
@@ -174,7 +176,7 @@ def test_filters(conn) -> None:
     assert set(ids(search(conn, "deploy", tags=["deploy"]))) == {rule, glob}
     assert ids(search(conn, "deploy", tags=["deploy", "ci"])) == [rule]
     assert ids(search(conn, "deploy", people=["alice"])) == [fact]
-    conn.execute("UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (rule,))
+    owner_execute(conn, "UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (rule,))
     assert ids(search(conn, "deploy", created_before=dt.datetime(2026, 2, 1, tzinfo=dt.UTC))) == [rule]
     assert rule not in ids(search(conn, "deploy", created_after=dt.datetime(2026, 2, 1, tzinfo=dt.UTC)))
 
@@ -183,8 +185,10 @@ def test_superseded_archived_and_expired_are_excluded_by_default(conn) -> None:
     old = remember(conn, kind="fact", headline="Port is 8080 for the api")["memory_id"]
     new = one(conn, "SELECT * FROM brain.supersede(%s, 'Port is 9090 for the api', 'moved')", (old,))
     archived = remember(conn, kind="incident", headline="Port clash on the api host")["memory_id"]
-    conn.execute(
-        "UPDATE brain.memory SET state = 'archived', archived_at = now() WHERE memory_id = %s", (archived,)
+    owner_execute(
+        conn,
+        "UPDATE brain.memory SET state = 'archived', archived_at = now() WHERE memory_id = %s",
+        (archived,),
     )
     expiring = remember(
         conn,
@@ -216,9 +220,9 @@ def test_as_of_returns_what_was_believed_then(conn) -> None:
     new = one(conn, "SELECT * FROM brain.supersede(%s, 'Staging database is db-2', 'migrated')", (old,))[
         "memory_id"
     ]
-    conn.execute("UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (old,))
-    conn.execute("UPDATE brain.memory SET superseded_at = '2026-03-01' WHERE memory_id = %s", (old,))
-    conn.execute("UPDATE brain.memory SET created_at = '2026-03-01' WHERE memory_id = %s", (new,))
+    owner_execute(conn, "UPDATE brain.memory SET created_at = '2026-01-01' WHERE memory_id = %s", (old,))
+    owner_execute(conn, "UPDATE brain.memory SET superseded_at = '2026-03-01' WHERE memory_id = %s", (old,))
+    owner_execute(conn, "UPDATE brain.memory SET created_at = '2026-03-01' WHERE memory_id = %s", (new,))
     at = dict(tzinfo=dt.UTC)
     assert ids(search(conn, "staging database", as_of=dt.datetime(2026, 2, 1, **at))) == [old]
     assert ids(search(conn, "staging database", as_of=dt.datetime(2026, 4, 1, **at))) == [new]

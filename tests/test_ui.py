@@ -24,7 +24,7 @@ import psycopg
 import pytest
 import requests
 from conftest import TEST_ROLE, with_database
-from helpers import rows, scalar
+from helpers import owner_execute, rows, scalar
 from psycopg.conninfo import conninfo_to_dict
 
 from pybrain.client import Brain
@@ -90,7 +90,8 @@ def seed(conn: psycopg.Connection) -> dict[str, int]:
     ids["script"] = brain.remember("fact", SCRIPT_HEADLINE, body=SCRIPT_BODY, project="web").memory_id
     # Ages: the stale fact is long dormant, the fading one goes dormant within days.
     for key, days in (("stale", 30), ("fading", 20)):
-        conn.execute(
+        owner_execute(
+            conn,
             "UPDATE brain.memory SET created_at = now() - make_interval(days => %s),"
             " dormant_after = brain._dormant_after(now() - make_interval(days => %s), 7)"
             " WHERE memory_id = %s",

@@ -579,6 +579,88 @@ CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
     WHEN (nullif(current_setting('brain.commit_checks', true), '')::jsonb ? NEW.memory_id::text)
     EXECUTE FUNCTION brain._commit_check();
 
+-- The one write core: every new memory of every path (brain._write for
+-- remember and supersede, brain.observe_batch, brain.ingest_documents,
+-- brain.import_memories) is stored by this INSERT, and by no other. The
+-- callers run the gate's checks that need their own context first (BR
+-- codes naming their fields, secrets refused or redacted, dedup); here each
+-- row is brought to the gate's normal form whatever its caller built: the
+-- workspace is the caller's, the headline is one clean line and the body
+-- clean text, the flags are the caller's and those of the text as sent
+-- (brain._turn_signals of sent[i], when given), tags, people, topics and
+-- action items are extracted when the caller gave none, and ranking and
+-- trust fields (pinned, votes, importance, access counts, confirmation)
+-- start at their defaults unless the caller set them. Client roles cannot
+-- call it to any effect: the write guard (sql/functions/024-write-core.sql)
+-- lets a table change only inside one of the API's functions.
+-- Returns one id per item, in order: NULL when an active memory of the same
+-- kind, project and text existed (ON CONFLICT: nothing stored).
+CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL)
+RETURNS bigint[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();  -- (write access: the insert policy checks it, once)
+    n integer := coalesce(cardinality(items), 0);
+    ids bigint[];
+    stored bigint[];
+BEGIN
+    IF n = 0 THEN
+        RETURN '{}';
+    END IF;
+    -- Ids taken in order, so that the answer is aligned with the items and
+    -- memory_id follows the order of the batch.
+    ids := ARRAY(SELECT nextval('brain.memory_memory_id_seq') FROM generate_series(1, n));
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, memory_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
+            access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
+            supersedes, superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason,
+            dedup_pending, record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at,
+            foldable, flag_reasons, flag_confirmed_at, flag_confirmed_by, source_chunk, context, thread, position)
+        OVERRIDING SYSTEM VALUE
+        SELECT ws, ids[u.ordinality], u.kind, coalesce(u.category, 'note'), coalesce(u.origin, 'explicit'),
+               coalesce(u.project, ''), x.h, x.b, coalesce(u.normalized, brain.normalize_text(x.h, x.b)),
+               coalesce(u.tags, ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                      FROM unnest(brain.extract_tags(x.h || E'\n' || x.b)) AS t
+                                      WHERE brain.trim_space(t) <> '')),
+               coalesce(u.people, brain.extract_people(x.h || E'\n' || x.b)),
+               coalesce(u.topics, brain.extract_topics(x.h || E'\n' || x.b)),
+               coalesce(u.action_items, brain.extract_action_items(x.h || E'\n' || x.b)),
+               coalesce(u.metadata, '{}'), coalesce(u.state, 'active'), coalesce(u.pinned, false), u.skill_trigger,
+               coalesce(u.importance, 0.5), coalesce(u.upvotes, 0), coalesce(u.downvotes, 0),
+               coalesce(u.access_count, 0), u.last_accessed, u.source_agent, u.session_id, u.source_system,
+               u.source_ref, u.source_hash, u.supersedes, u.superseded_at, u.supersede_reason, u.expires_at,
+               u.last_confirmed_at, u.forget_reason, coalesce(u.dedup_pending, false),
+               coalesce(u.record_version, 1), coalesce(u.created_at, now()),
+               coalesce(u.updated_at, u.created_at, now()), u.dormant_after, u.forgotten_at, u.archived_at,
+               coalesce(u.foldable, true), f.flags,
+               CASE WHEN cardinality(f.flags) > 0 THEN u.flag_confirmed_at END,
+               CASE WHEN cardinality(f.flags) > 0 AND u.flag_confirmed_at IS NOT NULL THEN u.flag_confirmed_by END,
+               u.source_chunk, u.context, u.thread, u.position
+        FROM unnest(items) WITH ORDINALITY AS u
+        -- (OFFSET 0: each computed once per row, not once per column that uses it)
+        CROSS JOIN LATERAL (SELECT brain.clean_headline(u.headline) AS h, brain.clean_body(coalesce(u.body, '')) AS b
+                            OFFSET 0) AS x
+        CROSS JOIN LATERAL (
+            SELECT coalesce(u.flag_reasons, '{}')
+                   || ARRAY(SELECT s FROM unnest(brain._turn_signals(sent[u.ordinality], u.metadata)) AS s
+                            WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags
+            OFFSET 0) AS f
+        ORDER BY u.ordinality
+        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+        RETURNING m.memory_id
+    )
+    SELECT coalesce(array_agg(ins.memory_id), '{}') INTO stored FROM ins;
+    IF cardinality(stored) = n THEN
+        RETURN ids;
+    END IF;
+    RETURN ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain._write(
     p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
     p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
@@ -613,6 +695,7 @@ DECLARE
     near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
     lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
+    new_row brain.memory;
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
@@ -784,28 +867,35 @@ BEGIN
         END LOOP;
     END IF;
 
-    INSERT INTO brain.memory AS m (
-        workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-        topics, action_items, metadata, pinned, skill_trigger, importance, source_agent, session_id,
-        source_system, source_ref, source_hash, supersedes, expires_at, dedup_pending, dormant_after, foldable,
-        flag_reasons)
-    VALUES (
-        ws, p_kind, coalesce(p_category, 'note'), v_origin, v_project, v_headline, v_body, v_normalized,
-        ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-              FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
-              WHERE brain.trim_space(t) <> ''),
-        brain.extract_people(full_text), brain.extract_topics(full_text),
-        brain.extract_action_items(full_text), coalesce(p_metadata, '{}'), coalesce(p_pinned, false),
-        p_skill_trigger, coalesce(p_importance, 0.5), p_source_agent, p_session_id, p_source_system,
-        p_source_ref, p_source_hash, p_supersedes, p_expires_at, vec IS NULL,
-        -- set here rather than by a second UPDATE of the new row
-        CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
-            coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END,
-        coalesce(p_foldable, true), brain.injection_signals(concat_ws(E'\n', p_headline, p_body)))
-    ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-    RETURNING * INTO existing;
+    new_row.kind := p_kind;
+    new_row.category := p_category;
+    new_row.origin := v_origin;
+    new_row.project := v_project;
+    new_row.headline := v_headline;
+    new_row.body := v_body;
+    new_row.normalized := v_normalized;
+    new_row.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                          FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
+                          WHERE brain.trim_space(t) <> '');
+    new_row.metadata := p_metadata;
+    new_row.pinned := p_pinned;
+    new_row.skill_trigger := p_skill_trigger;
+    new_row.importance := p_importance;
+    new_row.source_agent := p_source_agent;
+    new_row.session_id := p_session_id;
+    new_row.source_system := p_source_system;
+    new_row.source_ref := p_source_ref;
+    new_row.source_hash := p_source_hash;
+    new_row.supersedes := p_supersedes;
+    new_row.expires_at := p_expires_at;
+    new_row.dedup_pending := vec IS NULL;
+    new_row.dormant_after := CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+        coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
+    new_row.foldable := p_foldable;
+    -- flagged as the text was sent, before cleaning (brain._store_memories)
+    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', p_headline, p_body)]))[1];
 
-    IF NOT FOUND THEN
+    IF existing.memory_id IS NULL THEN
         -- Another transaction stored the same text first.
         RETURN brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
@@ -892,14 +982,16 @@ CREATE OR REPLACE FUNCTION brain.remember(
     reason text DEFAULT NULL
 )
 RETURNS brain.write_result
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
+BEGIN
+    RETURN brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
         pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
         source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
         what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL, on_related, reason)
+        check_only, NULL, on_related, reason);
+END
 $$;
 COMMENT ON FUNCTION brain.remember IS
     'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';

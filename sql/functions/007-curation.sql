@@ -80,16 +80,16 @@ $$;
 
 CREATE OR REPLACE FUNCTION brain.pin(id bigint, source text DEFAULT NULL)
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT brain._set_pinned(id, true, source) $$;
+AS $$ BEGIN RETURN brain._set_pinned(id, true, source); END $$;
 COMMENT ON FUNCTION brain.pin IS 'Pins a memory (loaded at boot, weighted up in search). False when it already was.';
 
 CREATE OR REPLACE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL)
 RETURNS boolean
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
-AS $$ SELECT brain._set_pinned(id, false, source) $$;
+AS $$ BEGIN RETURN brain._set_pinned(id, false, source); END $$;
 COMMENT ON FUNCTION brain.unpin IS 'Unpins a memory. False when it was not pinned.';
 
 CREATE OR REPLACE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL)

@@ -527,6 +527,8 @@ DECLARE
     existing_id bigint[];
     first_of integer[];
     new_id bigint[];
+    sel integer[];  -- the chunks stored (brain._store_memories)
+    got bigint[];
     created bigint[];
     near_id bigint[];
     near_sim real[];
@@ -717,30 +719,29 @@ BEGIN
           FROM unnest(c_norm) WITH ORDINALITY AS u(nm, j)) AS x;
 
     -- 4. The new memories, their kind rows and embeddings (or one wake-up of the worker).
-    WITH ins AS (
-        INSERT INTO brain.memory AS m (
-            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-            topics, action_items, metadata, source_agent, session_id, source_system, source_ref,
-            source_hash, dedup_pending, dormant_after, foldable, flag_reasons, context, thread, position)
-        SELECT ws, observe_batch.kind, 'episodic', observe_batch.origin, v_project, u.h, u.b, u.nm,
-               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
-                     WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(u.h || E'\n' || u.b), brain.extract_topics(u.h || E'\n' || u.b),
-               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, observe_batch.source_agent,
-               observe_batch.session_id, observe_batch.source_system, u.ref, u.sh, vecs IS NULL,
-               CASE WHEN observe_batch.kind = 'fact' THEN dormant END, coalesce(observe_batch.fold, true),
-               ARRAY(SELECT jsonb_array_elements_text(u.flag)), u.ctx, u.thread, u.pos
-        FROM unnest(c_head, c_body, c_norm, c_meta, c_ref, c_hash, existing_id, first_of, c_flag, c_ctx, c_thread, c_pos)
-             WITH ORDINALITY AS u(h, b, nm, meta, ref, sh, existing, fst, flag, ctx, thread, pos, j)
-        WHERE u.existing IS NULL AND u.fst = u.j
-        ORDER BY u.j
-        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-        RETURNING m.memory_id, m.normalized_hash
-    )
-    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_id
-    FROM unnest(c_key) WITH ORDINALITY AS u(key, j)
-    LEFT JOIN ins ON ins.normalized_hash = u.key;
+    --    (through the one write core; a later chunk with the text of an earlier one takes its id)
+    sel := ARRAY(SELECT u.j FROM unnest(existing_id, first_of) WITH ORDINALITY AS u(existing, fst, j)
+                 WHERE u.existing IS NULL AND u.fst = u.j ORDER BY u.j);
+    got := brain._store_memories(ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+                   'kind', observe_batch.kind, 'category', 'episodic', 'origin', observe_batch.origin,
+                   'project', v_project, 'headline', c_head[s.j], 'body', c_body[s.j], 'normalized', c_norm[s.j],
+                   'metadata', c_meta[s.j], 'source_agent', observe_batch.source_agent,
+                   'session_id', observe_batch.session_id, 'source_system', observe_batch.source_system,
+                   'source_ref', c_ref[s.j], 'source_hash', c_hash[s.j], 'dedup_pending', vecs IS NULL,
+                   'dormant_after', CASE WHEN observe_batch.kind = 'fact' THEN dormant END,
+                   'foldable', coalesce(observe_batch.fold, true), 'flag_reasons', c_flag[s.j],
+                   'context', c_ctx[s.j], 'thread', c_thread[s.j], 'position', c_pos[s.j]))
+        FROM unnest(sel) WITH ORDINALITY AS s(j, k) ORDER BY s.k));
+    new_id := array_fill(NULL::bigint, ARRAY[n]);
+    FOR k IN 1 .. cardinality(sel) LOOP
+        new_id[sel[k]] := got[k];
+    END LOOP;
+    FOR k IN 1 .. n LOOP
+        IF first_of[k] <> k THEN
+            new_id[k] := new_id[first_of[k]];
+        END IF;
+    END LOOP;
 
     created := ARRAY(SELECT u.id FROM unnest(new_id, first_of) WITH ORDINALITY AS u(id, fst, j)
                      WHERE u.fst = u.j AND u.id IS NOT NULL ORDER BY u.j);
@@ -865,14 +866,17 @@ CREATE OR REPLACE FUNCTION brain.observe(
 RETURNS TABLE (item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint,
                similarity real, embedding_input text, error_code text, error text, provisional boolean,
                redacted jsonb)
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
+BEGIN
+    RETURN QUERY
     SELECT * FROM brain.observe_batch(ARRAY[observe.text], observe.kind, observe.project, observe.origin,
         observe.source_system, CASE WHEN observe.source_ref IS NULL THEN NULL ELSE ARRAY[observe.source_ref] END,
         observe.source_agent, observe.session_id,
         CASE WHEN observe.metadata IS NULL THEN NULL ELSE ARRAY[observe.metadata] END,
-        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold)
+        observe.embeddings, observe.embedding_space, observe.check_only, observe.fold);
+END
 $$;
 COMMENT ON FUNCTION brain.observe IS 'brain.observe_batch for one text.';
 

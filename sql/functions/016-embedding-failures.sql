@@ -88,16 +88,21 @@ COMMENT ON FUNCTION brain.failed_embeddings IS
 
 CREATE OR REPLACE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL)
 RETURNS bigint
-LANGUAGE sql
+LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    released bigint;
+BEGIN
     WITH gone AS (
         DELETE FROM brain.embedding_failure f
         WHERE f.workspace_id = brain.current_workspace()
           AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
         RETURNING 1
     )
-    SELECT count(*) FROM gone
+    SELECT count(*) INTO released FROM gone;
+    RETURN released;
+END
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings IS
     'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';

@@ -341,6 +341,7 @@ DECLARE
     extra text;
     found_id bigint;
     new_id bigint;
+    imp brain.memory;  -- a document as the row to store (brain._store_memories)
     n_vec integer;
     sp brain.embedding_space;
     v jsonb;
@@ -563,54 +564,65 @@ BEGIN
                         jsonb_build_object('field', 'importance'), 'The default is 0.5; leave it out for that.');
                 END IF;
 
-                INSERT INTO brain.memory AS m (
-                    workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-                    topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
-                    access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
-                    superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason, dedup_pending,
-                    record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at, foldable,
-                    flag_reasons, flag_confirmed_at, flag_confirmed_by)
-                VALUES (
-                    ws, v_kind, coalesce(v_category, 'note'), v_origin, v_project, h, b, v_norm, v_tags,
-                    coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b)),
-                    coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b)),
-                    coalesce(brain._doc_texts(d, 'action_items'), brain.extract_action_items(h || E'\n' || b)),
-                    v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
-                                   ELSE '{}' END || v_mark,
-                    -- a superseded memory is linked to its successor in step 2
-                    CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END,
-                    v_trust AND coalesce((d->>'pinned')::boolean, false),
-                    -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
-                    CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
-                              AND d->'skill_trigger' ? 'always_on'
-                         THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
-                         ELSE nullif(d->'skill_trigger', 'null') END,
-                    CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END,
-                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END,
-                    d->>'source_agent', NULL, d->>'source_system',
-                    d->>'source_ref', d->>'source_hash', brain._doc_time(d, 'superseded_at'),
-                    d->>'supersede_reason', brain._doc_time(d, 'expires_at', clamp => false),
-                    CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END, d->>'forget_reason',
-                    coalesce(import_memories.semantic_dedup, false) AND v_state = 'active' AND v_kind <> 'incident',
-                    coalesce((d->>'record_version')::integer, 1), v_created,
-                    greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created)),
-                    CASE WHEN v_trust AND d ? 'dormant_after' THEN brain._doc_time(d, 'dormant_after', clamp => false)
-                         WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
-                         THEN brain._dormant_after(
-                                  CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
-                                                                  brain._doc_time(d, 'last_confirmed_at'))
-                                       ELSE v_created END, v_halflife) END,
-                    brain._doc_time(d, 'forgotten_at'), brain._doc_time(d, 'archived_at'),
-                    coalesce((d->>'foldable')::boolean, true),
-                    v_flags,
-                    CASE WHEN v_trust AND cardinality(v_flags) > 0 THEN brain._doc_time(d, 'flag_confirmed_at') END,
-                    CASE WHEN v_trust AND cardinality(v_flags) > 0 AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
-                         THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''), v_label) END)
-                ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
-                RETURNING m.memory_id INTO new_id;
+                -- through the one write core (brain._store_memories)
+                imp := NULL;
+                imp.kind := v_kind;
+                imp.category := coalesce(v_category, 'note');
+                imp.origin := v_origin;
+                imp.project := v_project;
+                imp.headline := h;
+                imp.body := b;
+                imp.normalized := v_norm;
+                imp.tags := v_tags;
+                imp.people := coalesce(brain._doc_texts(d, 'people'), brain.extract_people(h || E'\n' || b));
+                imp.topics := coalesce(brain._doc_texts(d, 'topics'), brain.extract_topics(h || E'\n' || b));
+                imp.action_items := coalesce(brain._doc_texts(d, 'action_items'),
+                                             brain.extract_action_items(h || E'\n' || b));
+                imp.metadata := v_meta || CASE WHEN n_parts > 1 THEN jsonb_build_object('chunk', k, 'chunks', n_parts)
+                                               ELSE '{}' END || v_mark;
+                -- a superseded memory is linked to its successor in step 2
+                imp.state := CASE WHEN v_state = 'superseded' THEN 'archived' ELSE v_state END;
+                imp.pinned := v_trust AND coalesce((d->>'pinned')::boolean, false);
+                -- (a skill always_on is in every boot payload, as a pin is: a trusted file's only)
+                imp.skill_trigger := CASE WHEN NOT v_trust AND jsonb_typeof(d->'skill_trigger') = 'object'
+                                               AND d->'skill_trigger' ? 'always_on'
+                                          THEN jsonb_set(d->'skill_trigger', '{always_on}', 'false')
+                                          ELSE nullif(d->'skill_trigger', 'null') END;
+                imp.importance := CASE WHEN v_trust THEN coalesce((d->>'importance')::real, 0.5) ELSE 0.5 END;
+                imp.upvotes := CASE WHEN v_trust THEN coalesce((d->>'upvotes')::integer, 0) ELSE 0 END;
+                imp.downvotes := CASE WHEN v_trust THEN coalesce((d->>'downvotes')::integer, 0) ELSE 0 END;
+                imp.access_count := CASE WHEN v_trust THEN coalesce((d->>'access_count')::integer, 0) ELSE 0 END;
+                imp.last_accessed := CASE WHEN v_trust THEN brain._doc_time(d, 'last_accessed') END;
+                imp.source_agent := d->>'source_agent';
+                imp.source_system := d->>'source_system';
+                imp.source_ref := d->>'source_ref';
+                imp.source_hash := d->>'source_hash';
+                imp.superseded_at := brain._doc_time(d, 'superseded_at');
+                imp.supersede_reason := d->>'supersede_reason';
+                imp.expires_at := brain._doc_time(d, 'expires_at', clamp => false);
+                imp.last_confirmed_at := CASE WHEN v_trust THEN brain._doc_time(d, 'last_confirmed_at') END;
+                imp.forget_reason := d->>'forget_reason';
+                imp.dedup_pending := coalesce(import_memories.semantic_dedup, false) AND v_state = 'active'
+                                     AND v_kind <> 'incident';
+                imp.record_version := coalesce((d->>'record_version')::integer, 1);
+                imp.created_at := v_created;
+                imp.updated_at := greatest(v_created, coalesce(brain._doc_time(d, 'updated_at'), v_created));
+                imp.dormant_after := CASE WHEN v_trust AND d ? 'dormant_after'
+                                          THEN brain._doc_time(d, 'dormant_after', clamp => false)
+                                          WHEN v_kind = 'fact' AND NOT brain._undecaying(v_origin)
+                                          THEN brain._dormant_after(
+                                                   CASE WHEN v_trust THEN greatest(v_created, brain._doc_time(d, 'last_accessed'),
+                                                                                   brain._doc_time(d, 'last_confirmed_at'))
+                                                        ELSE v_created END, v_halflife) END;
+                imp.forgotten_at := brain._doc_time(d, 'forgotten_at');
+                imp.archived_at := brain._doc_time(d, 'archived_at');
+                imp.foldable := coalesce((d->>'foldable')::boolean, true);
+                imp.flag_reasons := v_flags;
+                imp.flag_confirmed_at := CASE WHEN v_trust THEN brain._doc_time(d, 'flag_confirmed_at') END;
+                imp.flag_confirmed_by := CASE WHEN v_trust AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
+                                              THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''),
+                                                            v_label) END;
+                new_id := (brain._store_memories(ARRAY[imp]))[1];
                 IF new_id IS NULL THEN
                     -- an earlier document of this import has the same text
                     found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;

@@ -433,35 +433,22 @@ BEGIN
                            WHERE d_action[i] = 'changed' AND d_text[i] IS NOT NULL);
 
     -- 6. The new chunks, their fact rows and embeddings.
-    WITH ins AS (
-        INSERT INTO brain.memory AS m (
-            workspace_id, kind, category, origin, project, headline, body, normalized, tags, people,
-            topics, action_items, metadata, source_agent, source_system, source_ref, source_chunk,
-            source_hash, supersedes, dedup_pending, dormant_after, foldable, flag_reasons,
-            context, thread, position)
-        SELECT ws, 'fact', 'reference', 'artifact', v_project, u.h, u.b, u.nm,
-               ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                     FROM unnest(brain.extract_tags(u.h || E'\n' || u.b)) AS t
-                     WHERE brain.trim_space(t) <> ''),
-               brain.extract_people(u.h || E'\n' || u.b),
-               brain.extract_topics(u.h || E'\n' || u.b),
-               brain.extract_action_items(u.h || E'\n' || u.b), u.meta, v_agent, v_system,
-               u.r, u.c, u.sh, u.pid, vecs IS NULL, NULL, false,
-               ARRAY(SELECT jsonb_array_elements_text(u.flag)),
-               -- indexed with the chunk, not its text: the document and the heading path
-               -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
-               brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section', NULL, NULL),
-               u.r, u.c
+    --    (through the one write core)
+    new_ids := brain._store_memories(ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+                   'kind', 'fact', 'category', 'reference', 'origin', 'artifact', 'project', v_project,
+                   'headline', u.h, 'body', u.b, 'normalized', u.nm, 'metadata', u.meta, 'source_agent', v_agent,
+                   'source_system', v_system, 'source_ref', u.r, 'source_chunk', u.c, 'source_hash', u.sh,
+                   'supersedes', u.pid, 'dedup_pending', vecs IS NULL, 'foldable', false, 'flag_reasons', u.flag,
+                   -- indexed with the chunk, not its text: the document and the heading path
+                   -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
+                   'context', brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section',
+                                                      NULL, NULL),
+                   'thread', u.r, 'position', u.c))
         FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
              WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
         WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
-        ORDER BY u.j
-        RETURNING m.memory_id, m.source_ref, m.source_chunk
-    )
-    SELECT array_agg(ins.memory_id ORDER BY u.j) INTO new_ids
-    FROM unnest(o_ref, o_chunk, o_action) WITH ORDINALITY AS u(r, c, a, j)
-    JOIN ins ON ins.source_ref = u.r AND ins.source_chunk = u.c
-    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed');
+        ORDER BY u.j));
     new_ids := coalesce(new_ids, '{}');
     FOR w IN 1 .. cardinality(w_rows) LOOP
         o_id[w_rows[w]] := new_ids[w];
@@ -471,7 +458,8 @@ BEGIN
             o_id[j] := o_id[o_dup[j]];
         END IF;
     END LOOP;
-    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days) SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id);
+    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+    SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id) WHERE c.id IS NOT NULL;
     IF vecs IS NOT NULL THEN
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
         SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v);
