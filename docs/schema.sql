@@ -8320,10 +8320,12 @@ CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, patt
 $_$;
 COMMENT ON FUNCTION brain.secret_rules() IS 'The secret scanner''s rules in order (an earlier rule wins an overlap): the kind reported, the pattern, the capture group holding the secret, the extra check and the public rule it follows (docs/security.md).';
 CREATE FUNCTION brain.sessions_channel() RETURNS text
-    LANGUAGE sql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT brain._sessions_channel(brain.current_workspace())
+BEGIN
+    RETURN brain._sessions_channel(brain.current_workspace());
+END
 $$;
 COMMENT ON FUNCTION brain.sessions_channel() IS 'The LISTEN/NOTIFY channel of the current workspace (members only): notified, with an empty payload, when a session starts, ends or changes task, a handoff is left, or an action item is raised or acknowledged. Its name is random, so no other workspace can listen to it.';
 CREATE FUNCTION brain.set_setting(name text, value jsonb) RETURNS jsonb
@@ -9285,7 +9287,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3ccf94e3fb03015dfd317bb82efde8b5a91490e633b76e02227efe19e5ab6c5b';
+COMMENT ON TABLE brain.migration IS 'functions 591353d420102862add7114148d56e70d8eddc1a3ead618382be43a8b4b6a850';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -382,13 +382,17 @@ BEGIN
 END
 $$;
 
+-- PL/pgSQL, as every public function that may write (the write guard trusts
+-- only frames that name their schema): the first call makes the channel.
 CREATE OR REPLACE FUNCTION brain.sessions_channel()
 RETURNS text
-LANGUAGE sql
+LANGUAGE plpgsql
 SECURITY DEFINER  -- the channel of the caller's own workspace, after the membership check
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain._sessions_channel(brain.current_workspace())
+BEGIN
+    RETURN brain._sessions_channel(brain.current_workspace());
+END
 $$;
 COMMENT ON FUNCTION brain.sessions_channel IS
     'The LISTEN/NOTIFY channel of the current workspace (members only): notified, with an empty payload, when a session starts, ends or changes task, a handoff is left, or an action item is raised or acknowledged. Its name is random, so no other workspace can listen to it.';
