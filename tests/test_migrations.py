@@ -39,6 +39,7 @@ RELEASED = {
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
     "020-lexeme-stats.sql": "9fb747801472600106396435f66a05159aaaa1141d40b615a60701c9ba2571ea",
     "021-signals.sql": "c38cf114fbd1732276dece246761fcdb767aa47ffd2da4145a90518b142321c5",
+    "024-trajectories.sql": "bfc5daf4b357ecf8dce3e545145a9b46adfd13b66618b7925110deb90159a2e4",
 }
 
 
@@ -592,3 +593,36 @@ def test_021_gives_each_workspace_a_channel_of_its_own(empty_database: str) -> N
         with pytest.raises(psycopg.Error) as caught:
             conn.execute("SELECT brain.current_workspace()")
         assert "ghp_" not in str(caught.value) and "workspace id" in caught.value.diag.message_primary
+def test_024_lets_an_existing_database_record_trajectories_and_packs(empty_database: str) -> None:
+    """A database at 019 with memories, an audit trail and an ended session: 024 adds the kind
+    trajectory, packs and injection telemetry; old rows keep their kinds and boot records its injection."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        migrate_through(conn, 19)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.memory (kind, headline, normalized) VALUES"
+            " ('rule', 'Never deploy on Fridays', 'never deploy on fridays'),"
+            " ('fact', 'The runner pool has 4 hosts', 'the runner pool has 4 hosts')"
+        )
+        conn.execute("INSERT INTO brain.rule (memory_id, severity) VALUES (1, 'BLOCKER')")
+        conn.execute("INSERT INTO brain.audit (memory_id, action, actor) VALUES (1, 'insert', 'old release')")
+
+        assert db.migrate(conn).applied[-1] == "024-trajectories.sql"
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        assert conn.execute("SELECT kind FROM brain.memory ORDER BY memory_id").fetchall() == [
+            ("rule",),
+            ("fact",),
+        ]
+        (traj,) = conn.execute(
+            "SELECT memory_id FROM brain.record_trajectory(problem => 'Deploy fails on a cold runner',"
+            " steps => '[\"prune the cache\"]', outcome => 'green again')"
+        ).fetchone()
+        doc = conn.execute("SELECT brain.memory_json(%s)", (traj,)).fetchone()[0]
+        assert doc["kind"] == "trajectory" and doc["steps"][0]["action"] == "prune the cache"
+        pack = conn.execute("SELECT brain.create_pack('deploy', memory_ids => '{1, 3}')").fetchone()[0]
+        assert pack["action"] == "created"
+        payload = conn.execute("SELECT brain.boot_session(source => 'upgrade')").fetchone()[0]
+        (items,) = conn.execute("SELECT items FROM brain.injection WHERE trigger = 'boot'").fetchone()
+        assert items == [1] and payload["sections"]["blockers"][0]["id"] == 1
+        with pytest.raises(psycopg.errors.CheckViolation):
+            conn.execute("INSERT INTO brain.memory (kind, headline, normalized) VALUES ('journal', 'x', 'x')")
