@@ -10,6 +10,7 @@ import psycopg
 import pytest
 from helpers import one, raises_br, remember, rows, scalar, unit
 from psycopg.types.json import Jsonb
+from test_hook_capture import claude, wired  # noqa: F401  (the Claude Code fixtures)
 
 from pybrain.client import Brain, render_boot
 
@@ -394,3 +395,151 @@ def test_a_reader_boots_and_is_counted_but_changes_nothing(conn, database: str) 
             record(reader, steps=STEPS, problem="A reader's trajectory")
     assert scalar(conn, "SELECT times_used FROM brain.trajectory WHERE memory_id = %s", (tid,)) == 0
     assert scalar(conn, "SELECT count(*) FROM brain.injection WHERE trigger = 'boot'") == 1
+
+
+# --- a trajectory from a Claude Code transcript --------------------------------------------
+
+
+def _transcript(path, lines: list[dict]) -> None:
+    with path.open("w", encoding="utf-8") as f:
+        for i, (kind, content, extra) in enumerate(lines, 1):
+            entry = {
+                "type": kind,
+                "uuid": f"u{i}",
+                "sessionId": "cc-9",
+                "isSidechain": False,
+                "timestamp": f"2026-11-20T10:00:{i:02d}.000Z",
+                "message": {"role": kind, "content": content},
+                **extra,
+            }
+            f.write(json.dumps(entry) + "\n")
+
+
+def _use(id: str, name: str, **given) -> dict:
+    return {"type": "tool_use", "id": id, "name": name, "input": given}
+
+
+def _result(id: str, text: str, error: bool = False) -> dict:
+    return {"type": "tool_result", "tool_use_id": id, "content": text, "is_error": error}
+
+
+TOKEN = "ghp_" + "a1B2" * 9
+
+
+def claude_session(path) -> None:
+    _transcript(
+        path,
+        [
+            ("user", "hello", {}),
+            ("assistant", [{"type": "text", "text": "Hi."}], {}),
+            ("user", "The deploy job fails on a cold runner. Fix it.", {}),
+            (
+                "assistant",
+                [
+                    {"type": "thinking", "thinking": "look"},
+                    _use("t1", "Bash", command="journalctl -u runner", description="Read the runner log"),
+                ],
+                {},
+            ),
+            ("user", [_result("t1", "no space left on device\nmore")], {}),
+            ("assistant", [_use("t2", "Bash", command=f"GH_TOKEN={TOKEN} gh run rerun 42")], {}),
+            ("user", [_result("t2", "run failed: disk full", error=True)], {}),
+            (
+                "assistant",
+                [_use("t3", "Edit", file_path="deploy/runner.yaml", old_string="a", new_string="b")],
+                {},
+            ),
+            ("user", [_result("t3", "The file deploy/runner.yaml has been updated.")], {}),
+            (
+                "assistant",
+                [{"type": "text", "text": "Pruning the cache in the runner config fixed the deploy."}],
+                {},
+            ),
+            ("user", "<command-name>/clear</command-name>", {}),
+        ],
+    )
+
+
+def test_a_trajectory_is_read_from_a_transcript(tmp_path) -> None:
+    from pybrain.hooks.trajectory import read_trajectory
+
+    path = tmp_path / "cc-9.jsonl"
+    claude_session(path)
+    t = read_trajectory(path)
+    assert t["problem"] == "The deploy job fails on a cold runner. Fix it."
+    assert t["outcome"] == "Pruning the cache in the runner config fixed the deploy."
+    assert t["source_ref"] == "cc-9/u3"
+    assert t["steps"] == [
+        {
+            "tool": "Bash",
+            "action": "Read the runner log",
+            "command": "journalctl -u runner",
+            "result": "no space left on device",
+            "failed": False,
+        },
+        {
+            "tool": "Bash",
+            "command": f"GH_TOKEN={TOKEN} gh run rerun 42",
+            "result": "run failed: disk full",
+            "failed": True,
+        },
+        {
+            "tool": "Edit",
+            "files": ["deploy/runner.yaml"],
+            "action": "Edit deploy/runner.yaml",
+            "result": "The file deploy/runner.yaml has been updated.",
+            "failed": False,
+        },
+    ]
+    assert read_trajectory(path, prompt=1) is None, "the first prompt led to no tool call"
+
+
+def test_cli_records_from_a_transcript_with_secrets_replaced(brain_cli, conn, tmp_path) -> None:
+    path = tmp_path / "cc-9.jsonl"
+    claude_session(path)
+    out = brain_cli("trajectory", "record", "--from-transcript", str(path), "--tag", "deploy", "--json")
+    assert out.exit_code == 0, out.output
+    tid = json.loads(out.output)["memory_id"]
+    doc = scalar(conn, "SELECT brain.memory_json(%s)", (tid,))
+    assert TOKEN not in json.dumps(doc)
+    assert [s["failed"] for s in doc["steps"]] == [False, True, False]
+    assert "gh run rerun 42" in doc["steps"][1]["command"]
+    assert (doc["source_system"], doc["source_ref"]) == ("claude-code", "cc-9/u3")
+    empty = tmp_path / "empty.jsonl"
+    _transcript(empty, [("user", "hello", {}), ("assistant", [{"type": "text", "text": "Hi."}], {})])
+    assert brain_cli("trajectory", "record", "--from-transcript", str(empty)).exit_code == 2
+
+
+def test_claude_code_records_a_trajectory_and_a_later_session_gets_it(claude, conn, brain_cli) -> None:  # noqa: F811
+    """Through the exact hook commands: Monday's session solves a problem with tool calls and its
+    transcript becomes a trajectory; on Thursday a prompt about the same problem brings it back."""
+    a = claude.transcript("5a6b7c8d-0000-4000-8000-00000000000a")
+    claude.start(a)
+    a.user("The reconciler in staging fails its ALB health check since Friday. Fix it.")
+    a.assistant(
+        "Checking the target group.", tool="aws elbv2 describe-target-health --target-group reconciler"
+    )
+    a.tool_result('{"TargetHealthDescriptions": [{"Port": 8080, "State": "unhealthy"}]}')
+    a.assistant("Moving the probe.", tool="aws elbv2 modify-target-group --health-check-port 8443")
+    a.assistant("Fixed: the target group now probes port 8443, where the reconciler listens since Friday.")
+    claude.end(a)
+    out = brain_cli(
+        "trajectory", "record", "--from-transcript", str(a.path), "--project", "billing", "--json"
+    )
+    assert out.exit_code == 0, out.output
+    tid = json.loads(out.output)["memory_id"]
+    steps = scalar(conn, "SELECT steps FROM brain.trajectory WHERE memory_id = %s", (tid,))
+    assert [s["command"].split()[1] for s in steps] == ["elbv2", "elbv2"]
+
+    d = claude.transcript("5a6b7c8d-0000-4000-8000-00000000000d")
+    claude.start(d)
+    context = claude.prompt(d, "the staging reconciler health check fails again, how did we fix it?")
+    assert context is not None and f"#{tid} trajectory:" in context
+    inj = one(conn, "SELECT session_id, items FROM brain.injection WHERE trigger = 'prompt'")
+    booted = scalar(
+        conn,
+        "SELECT session_id FROM brain.session WHERE client_info->>'client_session' = %s",
+        (d.session,),
+    )
+    assert inj["session_id"] == booted and tid in inj["items"]
+    assert scalar(conn, "SELECT count(*) FROM brain.injection WHERE trigger = 'boot'") == 2

@@ -75,8 +75,8 @@ def _step(use: dict[str, Any]) -> dict[str, Any]:
     files = [given[f] for f in _FILE_FIELDS if isinstance(given.get(f), str) and given[f].strip()]
     if files:
         step["files"] = files
-    if "action" not in step:
-        step["action"] = f"{name} {files[0]}" if files else name
+    if "action" not in step and files:
+        step["action"] = f"{name} {files[0]}"
     return step
 
 
