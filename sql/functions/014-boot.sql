@@ -429,8 +429,13 @@ BEGIN
 
     -- Resuming after a gap (resume_gap_days since any other session of the
     -- project was seen): the project's last snapshot, beside the handoff.
-    SELECT max(greatest(o.heartbeat_at, o.ended_at)) INTO last_seen FROM brain.session o
-    WHERE o.workspace_id = ws AND o.project = s.project AND o.session_id <> s.session_id AND o.started_at <= clock;
+    -- (the newest sessions by start, in index order: one that started earlier and
+    -- is still live would have started less than a session's lifetime before)
+    SELECT max(greatest(o.heartbeat_at, o.ended_at)) INTO last_seen FROM (
+        SELECT o.heartbeat_at, o.ended_at FROM brain.session o
+        WHERE o.workspace_id = ws AND o.project = s.project AND o.session_id <> s.session_id
+          AND o.started_at <= clock
+        ORDER BY o.started_at DESC LIMIT 20) AS o;
     IF last_seen IS NOT NULL
        AND clock - last_seen >= make_interval(secs => (brain.setting('resume_gap_days'))::double precision * 86400) THEN
         SELECT x.session_id, x.at, x.snapshot INTO snap FROM (

@@ -462,25 +462,37 @@ COMMENT ON FUNCTION brain.list_trajectories IS
 CREATE OR REPLACE FUNCTION brain._near_trajectories(ws bigint, projects text[], s brain.embedding_space,
                                                     vec public.vector, k integer, floor double precision)
 RETURNS TABLE (memory_id bigint, headline text, steps integer, similarity double precision, relevance double precision)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
 AS $$
-    SELECT x.memory_id, x.headline, x.steps, x.similarity, x.relevance
-    FROM (SELECT m.memory_id, m.headline, jsonb_array_length(t.steps) AS steps,
-                 1 - (e.embedding OPERATOR(public.<=>) vec) AS similarity,
-                 brain.relevance(1 - (e.embedding OPERATOR(public.<=>) vec), NULL,
-                                 ARRAY[s.relevance_center, s.relevance_slope]) AS relevance
+DECLARE
+    sid bigint := s.space_id;
+    center double precision := s.relevance_center;
+    slope double precision := s.relevance_slope;
+BEGIN
+    IF vec IS NULL OR k < 1 THEN
+        RETURN;
+    END IF;
+    -- Ranked exactly among the scope's trajectories (an index read of
+    -- memory_active, then each one's vector by key, as brain._exact_nearest_sql
+    -- ranks few rows): ordering a join by distance would walk the space's HNSW
+    -- index past every other memory. A static query: its plan is kept.
+    RETURN QUERY
+    SELECT near.memory_id, near.headline, jsonb_array_length(t.steps), 1 - near.distance,
+           brain.relevance(1 - near.distance, NULL, ARRAY[center, slope])
+    FROM (SELECT m.memory_id, m.headline, v.distance
           FROM brain.memory m
-          JOIN brain.trajectory t ON t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id
-          JOIN brain.embedding e ON e.workspace_id = m.workspace_id AND e.space_id = s.space_id
-                                AND e.memory_id = m.memory_id
+          CROSS JOIN LATERAL (SELECT v.embedding OPERATOR(public.<=>) vec AS distance FROM brain.embedding v
+                              WHERE v.workspace_id = m.workspace_id AND v.space_id = sid
+                                AND v.memory_id = m.memory_id OFFSET 0) AS v
           WHERE m.workspace_id = ws AND m.kind = 'trajectory' AND m.state = 'active' AND m.project = ANY (projects)
             AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-            AND vec IS NOT NULL AND k > 0
-          ORDER BY e.embedding OPERATOR(public.<=>) vec, m.memory_id
-          LIMIT k) AS x
-    WHERE x.relevance >= floor
-    ORDER BY x.similarity DESC, x.memory_id
+          ORDER BY v.distance, m.memory_id
+          LIMIT k) AS near
+    JOIN brain.trajectory t ON t.workspace_id = ws AND t.memory_id = near.memory_id
+    WHERE brain.relevance(1 - near.distance, NULL, ARRAY[center, slope]) >= floor
+    ORDER BY near.distance, near.memory_id;
+END
 $$;
 
 -- ---------------------------------------------------------------------------
@@ -906,6 +918,34 @@ $$;
 COMMENT ON FUNCTION brain.import_packs IS
     'Loads the pack lines of an export (brain.export_packs) through brain.create_pack: listed ids mapped by id_map ({"old id": new id}, from brain.import_memories), ids the import did not bring left out; a pack whose name exists is skipped, a refused one (BR codes, secrets included) reported. One row per line with its action and the text to embed.';
 
+-- ---------------------------------------------------------------------------
+-- Snapshots: what sessions left for resuming (end_session's snapshot), as a timeline.
+
+CREATE OR REPLACE FUNCTION brain.list_snapshots(project text DEFAULT NULL, max_results integer DEFAULT 50)
+RETURNS TABLE (session_id bigint, source text, project text, at timestamptz, summary text, status text,
+               blockers jsonb, pending jsonb, handoff text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT x.session_id, x.source, x.project, x.at, x.snapshot->>'summary', x.snapshot->>'status',
+           CASE WHEN jsonb_typeof(x.snapshot->'blockers') = 'array' THEN x.snapshot->'blockers' ELSE '[]' END,
+           CASE WHEN jsonb_typeof(x.snapshot->'pending') = 'array' THEN x.snapshot->'pending' ELSE '[]' END,
+           x.text
+    FROM ((SELECT o.session_id, o.source, o.project, o.ended_at AS at, o.snapshot, o.handoff AS text
+           FROM brain.session o
+           WHERE o.workspace_id = brain.current_workspace() AND o.snapshot IS NOT NULL AND o.ended_at IS NOT NULL
+             AND (list_snapshots.project IS NULL OR o.project = list_snapshots.project))
+          UNION ALL
+          (SELECT l.session_id, l.source, l.project, l.created_at, l.snapshot, l.text
+           FROM brain.handoff l
+           WHERE l.workspace_id = brain.current_workspace() AND l.snapshot IS NOT NULL
+             AND (list_snapshots.project IS NULL OR l.project = list_snapshots.project))) AS x
+    ORDER BY x.at DESC, x.session_id DESC NULLS LAST
+    LIMIT least(greatest(coalesce(max_results, 50), 1), 1000)
+$$;
+COMMENT ON FUNCTION brain.list_snapshots IS
+    'The snapshots sessions left (end_session''s summary, status, blockers, pending, with the handoff), of a project or all, newest first: the timeline a boot after a gap resumes from.';
+
 -- Functions of this file: executable by the application roles, not by PUBLIC
 -- (as sql/functions/023-tenancy.sql does for the files before it).
 DO $$
@@ -919,7 +959,7 @@ BEGIN
                                  'record_trajectory', 'trajectory_text', 'list_trajectories', '_near_trajectories',
                                  '_get_pack', '_pack_embedding_input', '_distinct_ids', 'create_pack', '_pack_members', 'render_pack',
                                  'load_pack', 'list_packs', 'drop_pack', '_pack_follow', '_best_pack',
-                                 'export_packs', 'import_packs')
+                                 'export_packs', 'import_packs', 'list_snapshots')
     LOOP
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
         IF (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN

@@ -94,6 +94,14 @@ CREATE TABLE brain.injection_use (
 COMMENT ON TABLE brain.injection_use IS
     'An injected memory the same session later recalled, rated, superseded or cited: the first use of each item of an injection.';
 
+-- A boot looks for the project's last session (the gap since it) and its last
+-- snapshot: both in index order, whatever the number of sessions.
+CREATE INDEX session_project_started ON brain.session (workspace_id, project, started_at DESC);
+CREATE INDEX session_project_snapshot ON brain.session (workspace_id, project, ended_at DESC)
+    WHERE snapshot IS NOT NULL;
+CREATE INDEX handoff_project_snapshot ON brain.handoff (workspace_id, project, created_at DESC)
+    WHERE snapshot IS NOT NULL;
+
 -- Packs are audited as memories are (the audit row names no memory).
 ALTER TABLE brain.audit DROP CONSTRAINT audit_action_check;
 ALTER TABLE brain.audit ADD CONSTRAINT audit_action_check CHECK (action IN (
