@@ -39,7 +39,7 @@ RELEASED = {
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
     "020-lexeme-stats.sql": "9fb747801472600106396435f66a05159aaaa1141d40b615a60701c9ba2571ea",
     "021-signals.sql": "c38cf114fbd1732276dece246761fcdb767aa47ffd2da4145a90518b142321c5",
-    "024-trajectories.sql": "66faea21832aa619c88c4a54dd9777c59cdce6e2b3fba61bbc298dd2dcd7e1c8",
+    "024-trajectories.sql": "ec62e770e5361a0176847749069ec2a3e9d9224585a6c275f6e05643f30feb50",
 }
 
 

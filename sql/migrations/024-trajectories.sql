@@ -101,6 +101,10 @@ CREATE INDEX session_project_snapshot ON brain.session (workspace_id, project, e
     WHERE snapshot IS NOT NULL;
 CREATE INDEX handoff_project_snapshot ON brain.handoff (workspace_id, project, created_at DESC)
     WHERE snapshot IS NOT NULL;
+-- The prompt hook finds the session booted for its client session (to record
+-- its injection under it) by the client's session id.
+CREATE INDEX session_client_session ON brain.session
+    (workspace_id, (client_info->>'client_session'), started_at DESC);
 
 -- Packs are audited as memories are (the audit row names no memory).
 ALTER TABLE brain.audit DROP CONSTRAINT audit_action_check;
