@@ -3,7 +3,7 @@
 The workspace gets 500 rules (100 BLOCKER, 400 PATTERN) and 200 open tasks on
 top of its memories, with embeddings, so the PATTERN ranking by the task
 embedding does real work. Each boot is timed inside the database like the
-other latencies (a pg_temp wrapper reading clock_timestamp()), with a task
+other latencies (a bench_t wrapper reading clock_timestamp()), with a task
 embedding (ranked patterns) and without one. Each boot registers a session,
 which is ended after the timing.
 
@@ -41,7 +41,7 @@ $$;
 """
 
 INJECTION_TIMER = """
-CREATE OR REPLACE FUNCTION pg_temp.bench_t_injection(
+CREATE OR REPLACE FUNCTION bench_t.bench_t_injection(
     p_session bigint, p_items bigint[], OUT record_ms double precision, OUT use_ms double precision)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -117,7 +117,7 @@ def run(
     out = {
         "with_task_embedding": summary(with_task),
         "without_task": summary(without),
-        **_injections(conn, rnd, n),
+        **_injections(conn, rnd, n, owner),
         "tokens": summary([float(t) for t in tokens], 0),
         "boots": 2 * n,
         "rules": 500,
@@ -131,9 +131,12 @@ def run(
     return out
 
 
-def _injections(conn: psycopg.Connection, rnd: random.Random, n: int) -> dict[str, Any]:
-    """brain.record_injection of ten memory ids in a live session, and the use of one of them."""
-    conn.execute(INJECTION_TIMER)
+def _injections(
+    conn: psycopg.Connection, rnd: random.Random, n: int, owner: psycopg.Connection | None
+) -> dict[str, Any]:
+    """brain.record_injection of ten memory ids in a live session, and the use of one of them,
+    timed on conn (the client role); the timer installed by owner when given."""
+    latency.install_timers(owner or conn, INJECTION_TIMER)
     session = conn.execute(
         "SELECT brain.boot_session(source => 'bench-injections') ->> 'session_id'"
     ).fetchone()[0]
@@ -141,7 +144,7 @@ def _injections(conn: psycopg.Connection, rnd: random.Random, n: int) -> dict[st
     records, uses = [], []
     for _ in range(max(n, 200)):
         r, u = conn.execute(
-            "SELECT * FROM pg_temp.bench_t_injection(%s, %s)", (int(session), rnd.sample(ids, 10))
+            "SELECT * FROM bench_t.bench_t_injection(%s, %s)", (int(session), rnd.sample(ids, 10))
         ).fetchone()
         records.append(r)
         uses.append(u)
