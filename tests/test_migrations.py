@@ -593,6 +593,8 @@ def test_021_gives_each_workspace_a_channel_of_its_own(empty_database: str) -> N
         with pytest.raises(psycopg.Error) as caught:
             conn.execute("SELECT brain.current_workspace()")
         assert "ghp_" not in str(caught.value) and "workspace id" in caught.value.diag.message_primary
+
+
 def test_024_lets_an_existing_database_record_trajectories_and_packs(empty_database: str) -> None:
     """A database at 019 with memories, an audit trail and an ended session: 024 adds the kind
     trajectory, packs and injection telemetry; old rows keep their kinds and boot records its injection."""
