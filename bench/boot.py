@@ -3,9 +3,13 @@
 The workspace gets 500 rules (100 BLOCKER, 400 PATTERN) and 200 open tasks on
 top of its memories, with embeddings, so the PATTERN ranking by the task
 embedding does real work. Each boot is timed inside the database like the
-other latencies (a pg_temp wrapper reading clock_timestamp()), with a task
+other latencies (a bench_t wrapper reading clock_timestamp()), with a task
 embedding (ranked patterns) and without one. Each boot registers a session,
 which is ended after the timing.
+
+Each boot also records its injection (brain.injection); the cost of recording
+one is measured apart, as brain.record_injection of a search's ten results in
+a session, and of the use of one of them (brain.recall's brain._note_use).
 """
 
 from __future__ import annotations
@@ -32,6 +36,22 @@ BEGIN
     tokens := (payload->>'tokens')::integer;
     -- End it outside the timing, so the next boot does not list a crowd of siblings.
     PERFORM brain.end_session((payload->>'session_id')::bigint);
+END
+$$;
+"""
+
+INJECTION_TIMER = """
+CREATE OR REPLACE FUNCTION bench_t.bench_t_injection(
+    p_session bigint, p_items bigint[], OUT record_ms double precision, OUT use_ms double precision)
+LANGUAGE plpgsql AS $$
+DECLARE
+    t0 timestamptz := clock_timestamp();
+BEGIN
+    PERFORM brain.record_injection('search', p_items, 120, false, p_session);
+    record_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
+    t0 := clock_timestamp();
+    PERFORM brain._note_use(p_items[1:1], 'recall', p_session);
+    use_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
 """
@@ -97,6 +117,7 @@ def run(
     out = {
         "with_task_embedding": summary(with_task),
         "without_task": summary(without),
+        **_injections(conn, rnd, n, owner),
         "tokens": summary([float(t) for t in tokens], 0),
         "boots": 2 * n,
         "rules": 500,
@@ -106,6 +127,32 @@ def run(
     log(
         f"  boot_session: p50 {ranked['p50']} ms, p95 {ranked['p95']} ms "
         f"(task embedding); p50 {out['without_task']['p50']} ms without"
+    )
+    return out
+
+
+def _injections(
+    conn: psycopg.Connection, rnd: random.Random, n: int, owner: psycopg.Connection | None
+) -> dict[str, Any]:
+    """brain.record_injection of ten memory ids in a live session, and the use of one of them,
+    timed on conn (the client role); the timer installed by owner when given."""
+    latency.install_timers(owner or conn, INJECTION_TIMER)
+    session = conn.execute(
+        "SELECT brain.boot_session(source => 'bench-injections') ->> 'session_id'"
+    ).fetchone()[0]
+    ids = [r[0] for r in conn.execute("SELECT memory_id FROM brain.memory ORDER BY random() LIMIT 1000")]
+    records, uses = [], []
+    for _ in range(max(n, 200)):
+        r, u = conn.execute(
+            "SELECT * FROM bench_t.bench_t_injection(%s, %s)", (int(session), rnd.sample(ids, 10))
+        ).fetchone()
+        records.append(r)
+        uses.append(u)
+    conn.execute("SELECT brain.end_session(%s)", (int(session),))
+    out = {"injection_record": summary(records), "injection_use": summary(uses)}
+    log(
+        f"  injection telemetry: record p50 {out['injection_record']['p50']} ms, "
+        f"use p50 {out['injection_use']['p50']} ms"
     )
     return out
 

@@ -18,6 +18,7 @@ TARGETS = [
         10.0,
         "ms",
     ),
+    ("injection recorded, p50 in the database", ("boot", "injection_record", "p50"), "<=", 1.0, "ms"),
 ]
 
 
@@ -238,6 +239,8 @@ def render(results: dict[str, Any]) -> str:
         row("  boot_session, synthetic mix (task embedding)", ("boot", "with_task_embedding"))
         row("  search, hybrid, as the superuser (no RLS)", ("search_superuser", "hybrid"))
         row("  boot_session, synthetic mix (no task)", ("boot", "without_task"))
+        row("  injection recorded (10 items)", ("boot", "injection_record"), 3)
+        row("  injected memory used (recall)", ("boot", "injection_use"), 3)
         lines.append("the raw PostgreSQL floor, same tables and indexes (ms)")
         row("  raw HNSW top-10", ("raw_floor", "hnsw_top10"))
         row("  raw full-text top-10 (the same words)", ("raw_floor", "fts_top10"))

@@ -39,6 +39,8 @@ from pybrain.wire import clients as wire_clients
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
 KINDS = ("rule", "fact", "incident", "task")
+# What search and recent find: trajectories too (brain trajectory record).
+FOUND_KINDS = (*KINDS, "trajectory")
 
 
 class Choice(click.Choice):
@@ -180,6 +182,21 @@ def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = 
     return f"skipped: already stored as #{r.memory_id} ({how})"
 
 
+def _render_step(step: dict[str, Any]) -> str:
+    """One step of a trajectory: number, [failed], action, $ command, files, -> result."""
+    line = f"{step['n']}. " + ("[failed] " if step.get("failed") else "")
+    line += step.get("action") or step.get("tool") or ""
+    if step.get("tool") and step.get("action"):
+        line += f" ({step['tool']})"
+    if step.get("command"):
+        line += f"\n     $ {step['command']}"
+    if step.get("files"):
+        line += "\n     files: " + ", ".join(step["files"])
+    if step.get("result"):
+        line += f"\n     -> {step['result']}"
+    return line
+
+
 def _render_memory(m: dict[str, Any]) -> str:
     lines = []
     if m.get("banner"):
@@ -204,6 +221,11 @@ def _render_memory(m: dict[str, Any]) -> str:
     ):
         if m.get(key):
             lines.append(f"{label}: {m[key]}")
+    if m["kind"] == "trajectory":
+        lines.append("")
+        for step in m.get("steps") or []:
+            lines.append(_render_step(step))
+        lines.append(f"recorded {m.get('times_recorded', 1)}x · used {m.get('times_used', 0)}x")
     lines.append("")
     facts = [f"{m['category']}", f"created {str(m['created_at'])[:10]}"]
     for key in ("tags", "people", "topics"):
@@ -513,7 +535,7 @@ def _max_results(default: int, maximum: int, *names: str) -> Callable:
 
 def _filter_options(fn: Callable) -> Callable:
     options = [
-        click.option("--kind", "kinds", multiple=True, type=Choice(KINDS), help="Repeatable."),
+        click.option("--kind", "kinds", multiple=True, type=Choice(FOUND_KINDS), help="Repeatable."),
         click.option("--project", help="This project and global memories."),
         _max_results(10, 100),
         click.option("--include-superseded", is_flag=True),
@@ -1456,8 +1478,33 @@ def health(as_json: bool) -> None:
 
 @command(main)
 @click.option("--window", default="24 hours", show_default=True, help="A PostgreSQL interval.")
-def metrics(window: str, as_json: bool) -> None:
+@click.option(
+    "--injections",
+    is_flag=True,
+    help="The memory injected into agents instead: per trigger and per session, tokens and the share used.",
+)
+def metrics(window: str, injections: bool, as_json: bool) -> None:
     """Per tool and command: calls, error rate, average and p99 latency."""
+    if injections:
+        with _open() as brain:
+            out = {g: brain.injection_metrics(g, window) for g in ("trigger", "session")}
+        if as_json:
+            click.echo(_dump(out))
+            return
+        for group, rows in out.items():
+            click.echo(
+                f"{group:<12}{'injections':>11}{'items':>7}{'tokens':>8}{'cut':>5}{'used':>6}{'used %':>8}"
+            )
+            for r in rows:
+                share = "-" if r["used_share"] is None else f"{100 * r['used_share']:.1f}"
+                click.echo(
+                    f"{r['key']:<12}{r['injections']:>11}{r['items']:>7}{r['tokens']:>8}"
+                    f"{r['truncated']:>5}{r['used']:>6}{share:>8}"
+                )
+            if not rows:
+                click.echo("  no injections in the window")
+            click.echo("")
+        return
     with _open() as brain:
         rows = brain.metrics(window)
     if as_json:
@@ -1815,7 +1862,9 @@ def import_command(
                     semantic_dedup=semantic_dedup,
                     trust_file=trust_file,
                 )
-                found += _line_numbers(native.import_records(brain, records, project=project), records)
+                found += _line_numbers(
+                    native.import_records(brain, records, project=project, imported=found), records
+                )
                 found = _line_numbers(found, docs)
             for r in found:
                 r["file"], r["format"] = str(path), kind
@@ -2368,6 +2417,9 @@ def db_psql(psql_args: tuple[str, ...]) -> None:
     psql = db.bundled_binary("psql")
     os.execv(psql, [psql, url, *psql_args])
 
+
+# The trajectory and pack commands (their own module), registered on main.
+from pybrain import cli_packs  # noqa: E402, F401
 
 if __name__ == "__main__":
     main()

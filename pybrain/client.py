@@ -223,6 +223,9 @@ class Brain:
         self._conninfo = conninfo or db.conninfo_of(conn)
         self._reconnecting = threading.Lock()
         self._closed = False
+        # The session this Brain's calls belong to (SET LOCAL brain.session): injections
+        # and the later uses of what they showed are counted for it.
+        self.session: int | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -310,8 +313,13 @@ class Brain:
     def _scope(self, cur: psycopg.Cursor) -> None:
         """SET LOCAL what every call of this Brain runs with: its workspace and actor."""
         cur.execute(
-            "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true)",
-            ("" if self.workspace is None else str(self.workspace), self.actor or ""),
+            "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true),"
+            " set_config('brain.session', %s, true)",
+            (
+                "" if self.workspace is None else str(self.workspace),
+                self.actor or "",
+                "" if self.session is None else str(self.session),
+            ),
         )
 
     @contextmanager
@@ -431,6 +439,72 @@ class Brain:
 
     def recall(self, memory_id: int) -> dict[str, Any]:
         return self.value("recall", id=memory_id)
+
+    # --- trajectories, packs, injections -------------------------------------
+
+    def record_trajectory(self, problem: str, steps: Sequence[Any], **kwargs: Any) -> WriteResult:
+        """Record how a problem was solved (brain.record_trajectory)."""
+        return self._write(
+            "record_trajectory", problem=problem, steps=Jsonb(list(steps)), **_json_args(kwargs)
+        )
+
+    def trajectory_text(self, memory_id: int) -> str | None:
+        return self.value("trajectory_text", id=memory_id)
+
+    def list_trajectories(self, **filters: Any) -> list[dict[str, Any]]:
+        return self.call("list_trajectories", **filters)
+
+    def create_pack(self, name: str, **kwargs: Any) -> dict[str, Any]:
+        """Define a context pack (brain.create_pack), with the embedding of its query or description."""
+        kwargs = _json_args(kwargs)
+        checked = self.value("create_pack", name=name, check_only=True, **kwargs)
+        vector, _ = self._embed_or_queue(checked["embedding_input"])
+        return self.value(
+            "create_pack",
+            name=name,
+            embedding=vector,
+            embedding_space=self.embedder.space if vector is not None else None,
+            **kwargs,
+        )
+
+    def render_pack(self, name: str, token_budget: int | None = None) -> dict[str, Any]:
+        return self.value("render_pack", name=name, token_budget=token_budget, record=False)
+
+    def load_pack(
+        self, name: str, token_budget: int | None = None, session: int | None = None
+    ) -> dict[str, Any]:
+        return self.value("load_pack", name=name, token_budget=token_budget, session=session)
+
+    def list_packs(self, project: str | None = None) -> list[dict[str, Any]]:
+        return self.call("list_packs", project=project)
+
+    def drop_pack(self, name: str, source: str | None = None) -> dict[str, Any]:
+        return self.value("drop_pack", name=name, source=source)
+
+    def record_injection(
+        self,
+        trigger: str,
+        items: Sequence[int],
+        tokens: int,
+        truncated: bool = False,
+        session: int | None = None,
+    ) -> int:
+        return self.value(
+            "record_injection",
+            trigger=trigger,
+            items=list(items),
+            tokens=tokens,
+            truncated=truncated,
+            session=session,
+        )
+
+    def injection_metrics(
+        self, group_by: str = "trigger", window: str = "24 hours", session: int | None = None
+    ) -> list[dict[str, Any]]:
+        return self.call("injection_metrics", group_by=group_by, window_size=window, session=session)
+
+    def note_use(self, memory_ids: Sequence[int], how: str = "cite", session: int | None = None) -> int:
+        return self.value("note_use", memory_ids=list(memory_ids), how=how, session=session)
 
     # --- reads ---------------------------------------------------------------
 

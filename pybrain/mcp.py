@@ -80,6 +80,8 @@ ARGUMENT_ALIASES = {
 }
 
 Kind = Literal["rule", "fact", "incident", "task"]
+# What search and list_recent find: trajectories too (recorded with record_trajectory).
+FoundKind = Literal["rule", "fact", "incident", "task", "trajectory"]
 # (the gate checks categories in SQL; this list only shapes the tool schema)
 Category = Literal[CATEGORIES]  # type: ignore[valid-type]
 MemoryId = Annotated[int, Field(description="Memory id (#n).", ge=1)]
@@ -459,6 +461,8 @@ class Service:
     @session.setter
     def session(self, value: int | None) -> None:
         self.state.session = value
+        # the Brain's calls then belong to the session (brain.session): what it was shown, it uses
+        self.state.brain.session = value
 
     @staticmethod
     @contextlib.contextmanager
@@ -628,7 +632,7 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
     )
     def search(
         query: Annotated[str, Field(description="What to look for.", min_length=1, max_length=2000)],
-        kinds: list[Kind] | None = None,
+        kinds: list[FoundKind] | None = None,
         project: Annotated[str | None, Field(description="This project and global memories.")] = None,
         tags: Annotated[list[str] | None, Field(description="Memories with every given tag.")] = None,
         include_superseded: bool = False,
@@ -653,23 +657,27 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
         ] = 0,
         format: ResultFormat = "compact",
     ) -> str:
-        return hits(
-            brain.search(
-                query,
-                kinds=kinds,
-                project=project,
-                tags=tags,
-                include_superseded=include_superseded,
-                include_archived=include_archived,
-                as_of=as_of,
-                max_results=max_results,
-                source_system=source_system,
-                source_ref=source_ref,
-                min_relevance=min_relevance,
-                neighbours=neighbours,
-            ),
-            format,
+        found = brain.search(
+            query,
+            kinds=kinds,
+            project=project,
+            tags=tags,
+            include_superseded=include_superseded,
+            include_archived=include_archived,
+            as_of=as_of,
+            max_results=max_results,
+            source_system=source_system,
+            source_ref=source_ref,
+            min_relevance=min_relevance,
+            neighbours=neighbours,
         )
+        shown = hits(found, format)
+        if found:
+            # results handed to an agent are an injection (its tokens: those of the text it gets)
+            brain.record_injection(
+                "search", [r["id"] for r in found], (len(shown) + 3) // 4, session=service.session
+            )
+        return shown
 
     @tool(
         "recall",
@@ -758,6 +766,60 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
     ) -> dict[str, Any]:
         return brain.update_task(id, status, note=note, priority=priority, due_at=due_at, source=source)
 
+    @tool(
+        "record_trajectory",
+        "Record how a problem was solved: the problem, the ordered steps (action, tool, command, files, "
+        "result, failed) and the outcome, so a later session finds it. The same solution again is "
+        "counted, not stored twice; supersedes replaces an older one (with a reason). Secrets are refused.",
+    )
+    def record_trajectory(
+        problem: Annotated[
+            str, Field(description="What was wrong or had to be done.", min_length=1, max_length=4000)
+        ],
+        steps: Annotated[
+            list[dict[str, Any] | str],
+            Field(
+                description='In order: {"action", "tool", "command", "files", "result", "failed": bool}.',
+                max_length=500,
+            ),
+        ],
+        outcome: Annotated[str, Field(description="What worked in the end.", max_length=4000)] = "",
+        headline: Annotated[
+            str | None, Field(description="One line; default: the problem's first words.")
+        ] = None,
+        project: Project = "",
+        tags: Annotated[list[str] | None, Field(description="Tags.", max_length=50)] = None,
+        supersedes: Annotated[
+            int | None, Field(ge=1, description="An older trajectory this replaces.")
+        ] = None,
+        reason: Annotated[str | None, Field(description="With supersedes: why.", max_length=2000)] = None,
+        source: Source = None,
+    ) -> dict[str, Any]:
+        return brain.record_trajectory(
+            problem,
+            steps,
+            outcome=outcome,
+            headline=headline,
+            project=project,
+            tags=tags,
+            supersedes=supersedes,
+            reason=reason,
+            source_agent=source,
+            session_id=service.session,
+        ).as_dict()
+
+    @tool(
+        "load_pack",
+        "Load a named context pack: the current memories of its definition, headlines within its token "
+        "budget (recall an id for the whole memory).",
+        data=True,
+    )
+    def load_pack(
+        name: Annotated[str, Field(min_length=1, max_length=63)],
+        token_budget: Annotated[int | None, Field(ge=20, le=20000)] = None,
+    ) -> dict[str, Any]:
+        return brain.load_pack(name, token_budget=token_budget, session=service.session)
+
     @tool("load_skill", "Load a skill by name, in full.", data=True)
     def load_skill(
         name: Annotated[str, Field(min_length=1, max_length=100)],
@@ -767,7 +829,7 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
 
     @tool("list_recent", "The newest memories (headlines and previews).", data=True, structured=False)
     def list_recent(
-        kinds: list[Kind] | None = None,
+        kinds: list[FoundKind] | None = None,
         project: Annotated[str | None, Field(max_length=200)] = None,
         max_results: Annotated[int, Field(ge=1, le=100)] = 20,
         format: ResultFormat = "compact",
@@ -899,11 +961,22 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
 
         return full_health(brain, started_at=service.started_at, tools=sorted(server.tool_names))
 
-    @tool("metrics", "Per tool over a window: calls, error rate, average and p99 latency.")
+    @tool(
+        "metrics",
+        "Per tool over a window: calls, error rate, average and p99 latency; and the memory injected "
+        "into agents: tokens per trigger and per session, and the share later used.",
+    )
     def metrics(
         window: Annotated[str, Field(description="A PostgreSQL interval.")] = "24 hours",
     ) -> dict[str, Any]:
-        return {"window": window, "tools": brain.metrics(window)}
+        return {
+            "window": window,
+            "tools": brain.metrics(window),
+            "injections": {
+                "by_trigger": brain.injection_metrics("trigger", window),
+                "by_session": brain.injection_metrics("session", window),
+            },
+        }
 
     @tool("recent_errors", "The latest failed tool calls.")
     def recent_errors(max_results: Annotated[int, Field(ge=1, le=200)] = 20) -> dict[str, Any]:

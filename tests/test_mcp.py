@@ -46,6 +46,8 @@ EXPECTED_TOOLS = {
     "health",
     "metrics",
     "recent_errors",
+    "record_trajectory",
+    "load_pack",
 }
 
 

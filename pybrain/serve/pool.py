@@ -260,7 +260,10 @@ class PrincipalBrain(Brain):
 
     def _scope(self, cur: psycopg.Cursor) -> None:
         auth.apply(cur, self.principal)
-        cur.execute("SELECT set_config('brain.actor', %s, true)", (self.actor or "",))
+        cur.execute(
+            "SELECT set_config('brain.actor', %s, true), set_config('brain.session', %s, true)",
+            (self.actor or "", "" if self.session is None else str(self.session)),
+        )
 
 
 class PooledBrain(PrincipalBrain):

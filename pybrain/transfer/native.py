@@ -17,7 +17,7 @@ from pybrain.client import Brain
 from pybrain.errors import InvalidArgument, wrap_exceptions
 
 FORMAT = "pybrain-memories"
-VERSION = 2  # 2: sessions and handoffs follow the memories
+VERSION = 2  # 2: sessions, handoffs and context packs follow the memories
 READS = (1, 2)
 PAGE = 500
 
@@ -68,6 +68,9 @@ def documents(
             cur.execute("SELECT doc FROM brain.export_sessions(project => %s)", (project,))
             for r in cur.fetchall():
                 yield r["doc"]
+            cur.execute("SELECT doc FROM brain.export_packs(project => %s)", (project,))
+            for r in cur.fetchall():
+                yield r["doc"]
 
 
 def write_jsonl(
@@ -81,11 +84,49 @@ def write_jsonl(
     return count
 
 
-def import_records(brain: Brain, records: list[dict[str, Any]], *, project: str | None = None) -> list[dict]:
-    """Load an export's session and handoff lines (brain.import_sessions): one row per line."""
-    if not records:
-        return []
-    return brain.call("import_sessions", docs=Jsonb(records), project=project)
+def import_records(
+    brain: Brain,
+    records: list[dict[str, Any]],
+    *,
+    project: str | None = None,
+    imported: list[dict[str, Any]] | None = None,
+) -> list[dict]:
+    """Load an export's session and handoff lines (brain.import_sessions) and its context packs
+    (brain.import_packs, their listed ids mapped to the memories `imported` created), each pack
+    embedded as brain.create_pack embeds it: one row per line, in the order of the lines."""
+    sessions = [r for r in records if r.get("record") != "pack"]
+    packs = [r for r in records if r.get("record") == "pack"]
+    rows = brain.call("import_sessions", docs=Jsonb(sessions), project=project) if sessions else []
+    if packs:
+        id_map = {
+            str(r["old_id"]): r["memory_id"]
+            for r in imported or []
+            if r.get("old_id") is not None and r.get("memory_id") is not None and (r.get("chunk") or 1) == 1
+        }
+        for r in brain.call("import_packs", docs=Jsonb(packs), id_map=Jsonb(id_map), project=project):
+            if r["action"] == "created":
+                p = next(x for x in brain.list_packs() if x["pack_id"] == r["pack_id"])
+                brain.create_pack(
+                    p["name"],
+                    query=p["query"],
+                    memory_ids=p["memory_ids"] or None,
+                    filters=p["filters"],
+                    token_budget=p["token_budget"],
+                    description=p["description"],
+                    project=p["project"],
+                )
+            rows.append(
+                {
+                    "item": len(sessions) + r["item"],
+                    "line": "pack",
+                    "old_id": r["old_id"],
+                    "action": r["action"],
+                    "new_id": r["pack_id"],
+                    "error_code": r["error_code"],
+                    "error": r["error"],
+                }
+            )
+    return rows
 
 
 class _NonFinite(ValueError):

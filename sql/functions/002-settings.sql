@@ -50,7 +50,11 @@ AS $$
         'handoff_max_chars', 2000,        -- a handoff longer than this is cut at boot
         'embedding_max_attempts', 5,      -- a text the embedder refuses this often is parked
         'embedding_retry_seconds', 60,    -- wait before its second try; doubled after each failure
-        'action_items_per_hour', 5        -- action items one session may raise in an hour
+        'action_items_per_hour', 5,       -- action items one session may raise in an hour
+        'boot_trajectories', 3,           -- trajectories relevant to the stated task in a boot payload, at most
+        'trajectory_max_steps', 50,       -- steps of one trajectory, at most
+        'pack_token_budget', 600,         -- default budget of a context pack
+        'resume_gap_days', 3              -- a boot this long after the project's last session shows its snapshot
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
@@ -109,7 +113,11 @@ AS $$
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
-        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1)
+        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1),
+        'boot_trajectories',       jsonb_build_object('min', 0, 'max', 20, 'integer', true),
+        'trajectory_max_steps',    jsonb_build_object('min', 1, 'max', 500, 'integer', true),
+        'pack_token_budget',       jsonb_build_object('min', 50, 'max', 20000, 'integer', true),
+        'resume_gap_days',         jsonb_build_object('min', 0, 'max', 3650)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges IS

@@ -21,6 +21,8 @@ AS $$
                                         WHERE i.workspace_id = m.workspace_id AND i.memory_id = m.memory_id)
                   WHEN 'task' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.task t
                                     WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
+                  WHEN 'trajectory' THEN (SELECT to_jsonb(t) - 'workspace_id' - 'memory_id' FROM brain.trajectory t
+                                          WHERE t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id)
               END, '{}')
            || jsonb_build_object('annotations', coalesce(
                   (SELECT jsonb_agg(jsonb_build_object('id', a.annotation_id, 'note', a.note,
@@ -77,10 +79,10 @@ AS $$
 DECLARE
     words integer;
 BEGIN
-    IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task') THEN
+    IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task', 'trajectory') THEN
         PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
-            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task')),
-            'Use rule (how to behave), fact (what is true), incident (what happened) or task (what to do).');
+            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
+            'Use rule (how to behave), fact (what is true), incident (what happened), task (what to do) or trajectory (how a problem was solved: brain.record_trajectory).');
     END IF;
     IF kind = 'rule' AND severity IS DISTINCT FROM 'BLOCKER' AND severity IS DISTINCT FROM 'PATTERN' THEN
         PERFORM brain._raise('BR002', format('A rule''s severity must be BLOCKER or PATTERN, not %L.', severity),
@@ -712,6 +714,13 @@ BEGIN
             jsonb_build_object('on_related', p_on_related),
             'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
     END IF;
+    -- A trajectory's steps come with it (brain.record_trajectory).
+    IF p_kind = 'trajectory' AND nullif(current_setting('brain.trajectory', true), '') IS NULL THEN
+        PERFORM brain._raise('BR001', 'A trajectory is recorded with its steps.',
+            jsonb_build_object('kind', p_kind),
+            'Use brain.record_trajectory(problem => ..., steps => ..., outcome => ...) (brain trajectory record); '
+            'a newer solution supersedes an older one with supersedes => <id>.');
+    END IF;
     -- Pending action items block every write of the session they wait for.
     PERFORM brain._check_write_allowed(p_session_id);
     PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
@@ -915,6 +924,9 @@ BEGIN
         WHEN 'task' THEN
             INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
             VALUES (ws, existing.memory_id, coalesce(p_status, 'open'), coalesce(p_priority, 3), p_due_at);
+        WHEN 'trajectory' THEN
+            -- checked again here: the setting is the caller's to set
+            PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
     END CASE;
 
     IF vec IS NOT NULL THEN
@@ -940,6 +952,8 @@ BEGIN
                             round(related_sim::numeric, 3))),
             p_source_agent);
     END IF;
+    -- A memory this session was shown and now cites (#id) counts as used.
+    PERFORM brain._note_cites(full_text, p_session_id);
     r := ROW('created', existing.memory_id, related.memory_id, related_sim, vec IS NULL,
              brain.embedding_input(v_headline, v_body));
     RETURN r;

@@ -119,6 +119,7 @@ BEGIN
     END IF;
 
     PERFORM brain._mark_superseded(old, r.memory_id, reason, source);
+    PERFORM brain._note_use(ARRAY[old.memory_id], 'supersede', session_id);
     RETURN r;
 END
 $$;
@@ -272,6 +273,18 @@ BEGIN
         WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
         -- Recalling a fact resets its decay: a dormant fact is active again.
         PERFORM brain._refresh_dormancy(mem.memory_id);
+        -- Loading a trajectory's steps is a use of it.
+        IF mem.kind = 'trajectory' THEN
+            UPDATE brain.trajectory t SET times_used = t.times_used + 1, last_used_at = now()
+            WHERE t.workspace_id = ws AND t.memory_id = mem.memory_id;
+        END IF;
+    END IF;
+    -- Recalled in a session that was shown it: that injection was used.
+    PERFORM brain._note_use(ARRAY[mem.memory_id], 'recall');
+    -- A trajectory's steps loaded in a session are an injection of their own.
+    IF mem.kind = 'trajectory' AND brain._session() IS NOT NULL THEN
+        PERFORM brain.record_injection('trajectory', ARRAY[mem.memory_id],
+                                       brain.estimate_tokens(brain.trajectory_text(mem.memory_id)));
     END IF;
 
     IF mem.state = 'superseded' THEN

@@ -19,6 +19,7 @@ BEGIN
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id
     RETURNING m.upvotes, m.downvotes INTO mem.upvotes, mem.downvotes;
     PERFORM brain._audit(mem.memory_id, 'rate', source, jsonb_build_object('direction', lower(direction)));
+    PERFORM brain._note_use(ARRAY[mem.memory_id], 'rate');
     RETURN jsonb_build_object('id', mem.memory_id, 'upvotes', mem.upvotes, 'downvotes', mem.downvotes,
                               'rating', mem.upvotes - mem.downvotes);
 END

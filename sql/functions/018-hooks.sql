@@ -378,6 +378,15 @@ BEGIN
             ids := ids || coalesce(turn.answer_id, hit.id);
         END LOOP;
     END IF;
+    IF cardinality(ids) > 0 THEN
+        -- The injection, for the session booted for the calling client session when there is one.
+        PERFORM brain.record_injection('prompt', ids, total, false,
+            coalesce(brain._session(),
+                     (SELECT s.session_id FROM brain.session s
+                      WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
+                        AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
+                      ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1)));
+    END IF;
     RETURN jsonb_build_object(
         'text', CASE WHEN cardinality(ids) > 0
                      THEN heading || E'\n' || array_to_string(lines, E'\n') || E'\n' || closing END,

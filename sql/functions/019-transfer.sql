@@ -656,6 +656,8 @@ BEGIN
                         VALUES (ws, new_id, coalesce(d->>'status', 'open'), coalesce((d->>'priority')::smallint, 3),
                             brain._doc_time(d, 'due_at', clamp => false), d->>'status_note',
                             coalesce(brain._doc_time(d, 'status_changed_at'), v_created));
+                    WHEN 'trajectory' THEN
+                        PERFORM brain._import_trajectory(new_id, d, v_trust);
                 END CASE;
 
                 IF k = 1 THEN

@@ -38,9 +38,9 @@ BEGIN
         PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('states', states),
             'A state is active, superseded, archived or tombstoned.');
     END IF;
-    IF kinds IS NOT NULL AND NOT kinds <@ ARRAY['rule', 'fact', 'incident', 'task'] THEN
+    IF kinds IS NOT NULL AND NOT kinds <@ ARRAY['rule', 'fact', 'incident', 'task', 'trajectory'] THEN
         PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('kinds', kinds),
-            'A kind is rule, fact, incident or task.');
+            'A kind is rule, fact, incident, task or trajectory.');
     END IF;
     RETURN QUERY
     SELECT x.memory_id, x.kind, x.category, x.origin, x.project, x.headline, brain.preview(x.body), x.state,

@@ -56,6 +56,11 @@ BEGIN
                              -- action item would block other sessions' writes past the hourly limit
                              'action_item', 'scratch', 'session', 'handoff', 'boot_event', 'tool_event',
                              'maintenance_run', 'embedding_failure']
+                             -- trajectories' kind rows, packs and injection telemetry (migration 023),
+                             -- once they exist (this file runs before 025-trajectories.sql)
+                             || ARRAY(SELECT c.relname::text FROM pg_catalog.pg_class c
+                                      WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r'
+                                        AND c.relname IN ('trajectory', 'pack', 'injection', 'injection_use'))
     LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER write_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE'
                        ' ON brain.%I FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard()', t);

@@ -59,7 +59,7 @@ STATIC = Path(__file__).parent / "static"
 CSRF_COOKIE = "brain_csrf"
 SESSION_COOKIE = "brain_login"
 LOGIN_LIFETIME = 12 * 3600.0  # seconds a browser login lasts
-KINDS = ("rule", "fact", "incident", "task")
+KINDS = ("rule", "fact", "incident", "task", "trajectory")
 STATES = ("active", "superseded", "archived", "tombstoned")
 TIERS = ("hot", "warm", "cold", "archive")
 WINDOWS = {"1h": ("1 hour", 12), "24h": ("24 hours", 24), "7d": ("7 days", 28)}
@@ -506,6 +506,49 @@ class Dashboard:
             request, "flagged.html", viewer=viewer, rows=rows, include_confirmed=include_confirmed
         )
 
+    def trajectories(self, request: Request) -> Response:
+        project = request.query_params.get("project") or None
+        with self.brain(request) as brain:
+            viewer = self.viewer(brain)
+            rows = brain.list_trajectories(project=project, include_superseded=True, max_results=200)
+            steps = {
+                r["id"]: (brain.value("memory_json", id=r["id"]) or {}).get("steps", []) for r in rows[:50]
+            }
+        return self.render(
+            request, "trajectories.html", viewer=viewer, rows=rows, steps=steps, project=project or ""
+        )
+
+    def packs(self, request: Request) -> Response:
+        with self.brain(request) as brain:
+            viewer = self.viewer(brain)
+            packs = brain.list_packs()
+            rendered = {p["name"]: brain.render_pack(p["name"]) for p in packs}
+        return self.render(request, "packs.html", viewer=viewer, packs=packs, rendered=rendered)
+
+    def injections(self, request: Request) -> Response:
+        key = request.query_params.get("window", "24h")
+        window, _ = WINDOWS.get(key, WINDOWS["24h"])
+        with self.brain(request) as brain:
+            viewer = self.viewer(brain)
+            by_trigger = brain.injection_metrics("trigger", window)
+            by_session = brain.injection_metrics("session", window)
+        return self.render(
+            request,
+            "injections.html",
+            viewer=viewer,
+            by_trigger=by_trigger,
+            by_session=by_session,
+            window=key,
+            windows=WINDOWS,
+        )
+
+    def snapshots(self, request: Request) -> Response:
+        project = request.query_params.get("project")
+        with self.brain(request) as brain:
+            viewer = self.viewer(brain)
+            rows = brain.call("list_snapshots", project=project, max_results=200)
+        return self.render(request, "snapshots.html", viewer=viewer, rows=rows, project=project)
+
     # --- login --------------------------------------------------------------------
 
     def login_page(self, request: Request, error: BrainError | None = None, status: int = 200) -> Response:
@@ -822,6 +865,10 @@ def create_app(dashboard: Dashboard, *, allowed_hosts: list[str] | None = None) 
         Route("/health", guarded(dashboard.health)),
         Route("/decay", guarded(dashboard.decay)),
         Route("/flagged", guarded(dashboard.flagged)),
+        Route("/trajectories", guarded(dashboard.trajectories)),
+        Route("/packs", guarded(dashboard.packs)),
+        Route("/injections", guarded(dashboard.injections)),
+        Route("/snapshots", guarded(dashboard.snapshots)),
         Route("/login", dashboard.login, methods=["GET", "POST"]),
         Route("/logout", dashboard.logout, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
