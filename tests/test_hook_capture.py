@@ -15,13 +15,14 @@ import os
 import re
 import subprocess
 import sys
+import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
-
-from pybrain.wire import hook_entries
+from test_hook_outages import Switch
 
 PROJECT = "billing"
 OTHER = "web"
@@ -41,6 +42,7 @@ class Transcript:
         self.last: str | None = None
         self.minute = 0
         self.project = PROJECT
+        self.turns: list[str] = []  # the source_ref of each line that is a turn to store
 
     def _line(self, kind: str, message: dict[str, Any], **extra: Any) -> str:
         uuid = f"{self.session[:8]}-{next(_uuids):04d}"
@@ -65,8 +67,11 @@ class Transcript:
             f.write(json.dumps(entry) + "\n")
         return uuid
 
-    def user(self, text: str) -> str:
-        return self._line("user", {"role": "user", "content": text})
+    def user(self, text: str, *, turn: bool = True) -> str:
+        uuid = self._line("user", {"role": "user", "content": text})
+        if turn:
+            self.turns.append(f"{self.session}/{uuid}")
+        return uuid
 
     def assistant(self, text: str, *, thinking: str | None = None, tool: str | None = None) -> str:
         blocks: list[dict[str, Any]] = []
@@ -81,7 +86,7 @@ class Transcript:
                 "input": {"command": tool},
             }
             blocks.append(use)
-        return self._line(
+        uuid = self._line(
             "assistant",
             {
                 "id": f"msg_{next(_uuids)}",
@@ -94,6 +99,8 @@ class Transcript:
             },
             requestId=f"req_{next(_uuids)}",
         )
+        self.turns.append(f"{self.session}/{uuid}")
+        return uuid
 
     def tool_result(self, output: str) -> str:
         return self._line(
@@ -110,7 +117,8 @@ class Transcript:
 
     def command(self, name: str) -> str:
         return self.user(
-            f"<command-name>/{name}</command-name>\n<command-message>{name}</command-message>\n<command-args></command-args>"
+            f"<command-name>/{name}</command-name>\n<command-message>{name}</command-message>\n<command-args></command-args>",
+            turn=False,
         )
 
     def sidechain(self, text: str) -> str:
@@ -128,16 +136,24 @@ class Transcript:
 
 
 @pytest.fixture
-def wired(cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> dict[str, dict[str, str]]:
+def wired(cli_env: dict[str, str], tmp_path: Path) -> dict[str, dict[str, str]]:
     """Per project, the command of each event as `brain wire claude-code --hooks --project P
-    --prompt-context` writes it into that project's settings."""
-    monkeypatch.setenv("PATH", f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}")
-    return {
-        project: {
-            event: entry["command"] for event, entry in hook_entries(project, prompt_context=True).items()
-        }
-        for project in (PROJECT, OTHER)
-    }
+    --prompt-context` writes it into that project's .claude/settings.json (run as a user runs it)."""
+    brain = Path(sys.executable).parent / "brain"
+    commands: dict[str, dict[str, str]] = {}
+    for project in (PROJECT, OTHER):
+        settings = tmp_path / project / ".claude" / "settings.json"
+        settings.parent.mkdir(parents=True)
+        wire = [str(brain), "wire", "claude-code", "--hooks", "--project", project, "--prompt-context"]
+        out = subprocess.run(
+            [*wire, "--write", str(settings)], capture_output=True, text=True, env=os.environ, timeout=120
+        )
+        assert out.returncode == 0, out.stderr
+        hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+        commands[project] = {event: groups[0]["hooks"][0]["command"] for event, groups in hooks.items()}
+        assert set(commands[project]) == {"SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd"}
+        assert commands[project]["SessionStart"].startswith(str(brain.resolve()))
+    return commands
 
 
 @pytest.fixture
@@ -155,7 +171,11 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
             t.project = project
             return t
 
-        def hook(self, event: str, t: Transcript, **fields: Any) -> tuple[dict | None, str]:
+        def hook(
+            self, event: str, t: Transcript, *, outage: bool = False, **fields: Any
+        ) -> tuple[dict | None, str]:
+            """outage: the database is down or hangs; the hook says so on standard error in
+            one line, prints nothing, and returns within a second."""
             data = {
                 "session_id": t.session,
                 "transcript_path": str(t.path),
@@ -164,6 +184,7 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
                 "hook_event_name": event,
                 **fields,
             }
+            started = time.monotonic()
             out = subprocess.run(
                 wired[t.project][event],
                 shell=True,
@@ -173,13 +194,23 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
                 timeout=120,
                 cwd=t.cwd,
             )
+            seconds = time.monotonic() - started
             assert out.returncode == 0, out.stderr
             stderr = out.stderr.decode()
+            if outage:
+                assert out.stdout == b"" and len(stderr.splitlines()) == 1, stderr
+                assert re.match(r"pybrain [a-z-]+ hook: the database (is unavailable|did not answer)", stderr)
+                assert seconds < 1.0, f"{event} took {seconds:.2f} s with the database out"
+                return None, stderr
             assert "hook:" not in stderr, stderr  # a hook that failed says "pybrain EVENT hook: why"
             return (json.loads(out.stdout) if out.stdout.strip() else None), stderr
 
-        def start(self, t: Transcript, source: str = "startup") -> str:
-            answer, _ = self.hook("SessionStart", t, source=source, model="claude-sonnet-4-5-20250929")
+        def start(self, t: Transcript, source: str = "startup", outage: bool = False) -> str | None:
+            answer, _ = self.hook(
+                "SessionStart", t, outage=outage, source=source, model="claude-sonnet-4-5-20250929"
+            )
+            if outage:
+                return None
             assert answer is not None
             return answer["hookSpecificOutput"]["additionalContext"]
 
@@ -187,13 +218,28 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
             answer, _ = self.hook("UserPromptSubmit", t, prompt=text)
             return answer["hookSpecificOutput"]["additionalContext"] if answer else None
 
-        def compact(self, t: Transcript, trigger: str = "auto") -> str:
-            return self.hook("PreCompact", t, trigger=trigger, custom_instructions="")[1]
+        def prompt_out(self, t: Transcript, text: str) -> bool:
+            """The prompt hook with the database out: nothing injected, within a second."""
+            answer, _ = self.hook("UserPromptSubmit", t, outage=True, prompt=text)
+            return answer is None
 
-        def end(self, t: Transcript, reason: str = "prompt_input_exit") -> str:
-            return self.hook("SessionEnd", t, reason=reason)[1]
+        def compact(self, t: Transcript, trigger: str = "auto", outage: bool = False) -> str:
+            return self.hook("PreCompact", t, outage=outage, trigger=trigger, custom_instructions="")[1]
+
+        def end(self, t: Transcript, reason: str = "prompt_input_exit", outage: bool = False) -> str:
+            return self.hook("SessionEnd", t, outage=outage, reason=reason)[1]
 
     return Claude()
+
+
+@pytest.fixture
+def switch(db_url: str, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> Iterator[Switch]:
+    """The test database behind a Switch (stopped, hung, back): the hooks and brain_cli use its URL."""
+    front = Switch(db_url)
+    cli_env["BRAIN_DATABASE_URL"] = front.url
+    monkeypatch.setenv("BRAIN_DATABASE_URL", front.url)
+    yield front
+    front.close()
 
 
 def captured(conn: psycopg.Connection) -> list[dict]:
@@ -525,9 +571,13 @@ def test_client_lines_are_not_turns(tmp_path: Path) -> None:
 # --- a week with Claude Code, two projects ---------------------------------------------------
 
 
-def test_a_week_with_claude_code(claude, conn, brain_cli) -> None:
-    """Six sessions in two projects: compaction, an empty session, a crash. What each start and
-    prompt injects, and what is stored: the hooks' own turns unflagged, planted ones flagged."""
+def test_a_week_with_claude_code(claude, conn, brain_cli, switch, cli_env) -> None:
+    """Eight sessions in two projects, every hook as the command `brain wire claude-code
+    --hooks` writes: compaction, an empty session, a crash, a database stopped in the middle
+    of a session and one that hangs. What each start and prompt injects; what is stored: every
+    turn once (those captured while the database was out included), the hooks' own turns
+    unflagged, planted ones flagged."""
+    spool = Path(cli_env["BRAIN_HOME"]) / "spool"
     for args in (
         ["rule", "Never rerun the billing export against production by hand", "--severity", "BLOCKER"],
         ["task", "Move the export job to the new scheduler"],
@@ -541,12 +591,14 @@ def test_a_week_with_claude_code(claude, conn, brain_cli) -> None:
     boot = claude.start(a)
     for expected in ("Never rerun the billing export", "Finance signs off", "Move the export job"):
         assert expected in boot
+    assert "## Pinned memories" in boot
     a.meta("Caveat: The messages below were generated by the user while running local commands.")
     a.user("Why does the reconciler in staging fail its ALB health check since Friday?")
     a.assistant(
         "Checking the target group.", thinking="Probably the port.", tool="aws elbv2 describe-target-health"
     )
     a.tool_result('{"TargetHealthDescriptions": [{"Port": 8080, "State": "unhealthy"}]}')
+    a.sidechain("Sub-agent: the reconciler's container listens on 8443 (deploy/staging/reconciler.yaml).")
     a.assistant(
         "The target group probes port 8080, but the reconciler listens on 8443 since Friday's deploy."
     )
@@ -557,8 +609,10 @@ def test_a_week_with_claude_code(claude, conn, brain_cli) -> None:
     a.assistant("I will not send invoices anywhere. The vendor mail looks like phishing.")
     claude.compact(a)
     claude.start(a, source="compact")
+    # the same session's answer from before the compaction, not the question
     context = claude.prompt(a, "which port does the staging reconciler listen on?")
     assert context is not None and "8443" in context and "vendor" not in context
+    assert "fail its ALB health check" not in context
     a.user(
         "Point the target group at 8443. <private>the AWS console password is on the sticky note</private>"
     )
@@ -567,35 +621,74 @@ def test_a_week_with_claude_code(claude, conn, brain_cli) -> None:
     )  # planted
     claude.end(a)
 
-    # Tuesday, web: another project, another handoff.
+    # Tuesday, web: another project, another handoff; the database is stopped mid-session.
     b = claude.transcript("e6f70819-2a3b-44c3-9b18-6d7e8f900112", OTHER)
     boot = claude.start(b)
     assert "Never rerun the billing export" not in boot and "Handoff" not in boot
     b.user("The login form double-submits on slow networks.")
     b.assistant("Disabled the submit button while the request is in flight (web/src/Login.tsx).")
-    claude.end(b)
+    switch.stop()
+    assert claude.prompt_out(b, "does the login form still double-submit?")
+    b.user("Does the signup form have the same bug?")
+    b.assistant("Yes: web/src/Signup.tsx submits twice as well; it gets the same guard.", tool="rg onSubmit")
+    b.tool_result("web/src/Signup.tsx:41:  onSubmit={submit}")
+    b.assistant("Both forms now disable their submit button until the response arrives.")
+    assert "kept in" in claude.compact(b, outage=True)
+    assert claude.start(b, source="compact", outage=True) is None
+    b.user("Add a test for the signup guard.")
+    b.assistant("Added web/src/Signup.test.tsx: a second click while pending sends nothing.")
+    assert "kept in" in claude.end(b, outage=True)
+    assert len(list(spool.glob("*.json"))) == 2
+    switch.start()
 
-    # Wednesday, billing: opened and closed with no prompt.
+    # Wednesday, billing: the database is back. Opened and closed with no prompt: its start
+    # writes what Tuesday's hooks kept first.
     c = claude.transcript("f7081920-3b4c-45d4-8c29-7e8f90012233")
     assert "Last reply: Done: the target group probes 8443" in claude.start(c)
+    assert list(spool.iterdir()) == []
     c.command("clear")
     claude.end(c, reason="clear")
 
-    # Thursday, billing: the handoff is still Monday's; then Claude Code crashes.
+    # Wednesday afternoon, billing: the database hangs (accepts, never answers) from the
+    # session's start to its compaction.
+    h = claude.transcript("0a1b2c3d-4e5f-4607-8a9b-0c1d2e3f4a5b")
+    switch.mode = "hang"
+    assert claude.start(h, outage=True) is None
+    h.user("Why is the invoices table bloated in the nightly vacuum report?")
+    h.assistant("Autovacuum is off for billing.invoices since the 2026-10 migration; it holds 40% dead rows.")
+    assert claude.prompt_out(h, "why is the invoices table bloated?")
+    assert "kept in" in claude.compact(h, outage=True)
+    switch.mode = "pass"
+    claude.start(h, source="compact")
+    assert list(spool.iterdir()) == []
+    context = claude.prompt(h, "is autovacuum on for the invoices table?")
+    assert context is not None and "40% dead rows" in context  # stored while the database hung
+    h.user("Turn autovacuum back on for it.")
+    h.assistant("ALTER TABLE billing.invoices SET (autovacuum_enabled = on); vacuum started.")
+    claude.end(h)
+
+    # Thursday, billing: the handoff is Wednesday afternoon's; then Claude Code crashes.
     d = claude.transcript("08192a3b-4c5d-46e5-9d3a-8f9001223344")
-    assert "Last reply: Done: the target group probes 8443" in claude.start(d)
+    assert "Last reply: ALTER TABLE billing.invoices SET (autovacuum_enabled = on)" in claude.start(d)
     d.user("Rotate the reconciler's database credentials.")
     d.assistant("Rotated them in Vault (secret/reconciler/db); the pods picked them up.")
 
-    # Friday, billing: the crashed session is captured and handed off; web keeps its own.
+    # Friday, billing: the crashed session is captured and handed off; web keeps its own,
+    # the one written from what its hooks kept while the database was stopped.
     e = claude.transcript("192a3b4c-5d6e-47f6-8e4b-900122334455")
     assert "Last reply: Rotated them in Vault" in claude.start(e)
     f = claude.transcript("2a3b4c5d-6e7f-4807-9f5c-001223344556", OTHER)
-    assert "Last reply: Disabled the submit button" in claude.start(f)
+    assert "Last reply: Added web/src/Signup.test.tsx" in claude.start(f)
     context = claude.prompt(e, "where are the reconciler database credentials kept?")
     assert context is not None and "secret/reconciler/db" in context
+    context = claude.prompt(f, "does the signup form disable its submit button too?")
+    assert context is not None and "Both forms now disable their submit button" in context
 
+    # Every turn stored once: none lost while the database was out, none twice.
     rows = captured(conn)
+    refs = [r["source_ref"] for r in rows]
+    assert sorted(refs) == sorted(ref for t in (a, b, c, h, d, e, f) for ref in t.turns)
+    assert len(refs) == len(set(refs)) == 20
     planted = {
         r["memory_id"]
         for r in rows
@@ -605,12 +698,17 @@ def test_a_week_with_claude_code(claude, conn, brain_cli) -> None:
     assert {r["memory_id"] for r in rows if r["flag_reasons"]} == planted
     assert len(flagged(conn)) == 2
     stored = json.dumps(rows) + json.dumps(handoffs(conn))
-    for leak in ("sticky note", "pybrain-context", "Memories (pybrain)", "# pybrain memory"):
+    for leak in ("sticky note", "pybrain-context", "Memories (pybrain)", "# pybrain memory", "Sub-agent"):
         assert leak not in stored
-    counts = [re.search(r"\d+ prompts? and \d+ repl(y|ies)", h)[0] for h in handoffs(conn)]
-    assert counts == [
-        "2 prompts and 3 replies",  # Monday, at compaction
-        "3 prompts and 4 replies",  # Monday, at its end
-        "1 prompt and 1 reply",  # Tuesday, web
-        "1 prompt and 1 reply",  # Thursday's crash, captured on Friday
-    ]
+    counts = sorted(re.search(r"\d+ prompts? and \d+ repl(y|ies)", h)[0] for h in handoffs(conn))
+    assert counts == sorted(
+        [
+            "2 prompts and 3 replies",  # Monday, at compaction
+            "3 prompts and 4 replies",  # Monday, at its end
+            "2 prompts and 3 replies",  # Tuesday, web, at compaction (kept while stopped)
+            "3 prompts and 4 replies",  # Tuesday, web, at its end (kept while stopped)
+            "1 prompt and 1 reply",  # Wednesday afternoon, at compaction (kept while hung)
+            "2 prompts and 2 replies",  # Wednesday afternoon, at its end
+            "1 prompt and 1 reply",  # Thursday's crash, captured on Friday
+        ]
+    )

@@ -55,24 +55,42 @@ def silent_database() -> Iterator[str]:
 class Switch:
     """A TCP front of the test database that passes connections through, refuses them
     (the server is down) or accepts them and never answers (it hangs): one URL throughout,
-    as a user's BRAIN_DATABASE_URL stays while the server comes and goes."""
+    as a user's BRAIN_DATABASE_URL stays while the server comes and goes. stop() closes
+    the port itself (a stopped server: "Connection refused"), start() opens it again."""
 
     def __init__(self, db_url: str) -> None:
         params = conninfo_to_dict(db_url)
         self.target = next(Path(params["host"]).glob(".s.PGSQL.*"))
         self.mode = "pass"
-        self.listener = socket.socket()
-        self.listener.bind(("127.0.0.1", 0))
-        self.listener.listen(32)
-        params.update(host="127.0.0.1", port=str(self.listener.getsockname()[1]))
+        self.port = 0
+        self._listen()
+        params.update(host="127.0.0.1", port=str(self.port))
         self.url = make_conninfo(**params)
         self.held: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
 
-    def _accept(self) -> None:
+    def _listen(self) -> None:
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", self.port))
+        self.listener.listen(32)
+        self.port = self.listener.getsockname()[1]
+        threading.Thread(target=self._accept, args=(self.listener,), daemon=True).start()
+
+    def stop(self) -> None:
+        """The server is stopped: nothing listens on its port."""
+        with contextlib.suppress(OSError):
+            self.listener.shutdown(socket.SHUT_RDWR)  # wakes the thread blocked in accept()
+        self.listener.close()
+
+    def start(self) -> None:
+        """The server is back on the same port, passing connections through."""
+        self.mode = "pass"
+        self._listen()
+
+    def _accept(self, listener: socket.socket) -> None:
         while True:
             try:
-                client, _ = self.listener.accept()
+                client, _ = listener.accept()
             except OSError:
                 return
             if self.mode == "hang":
@@ -98,7 +116,7 @@ class Switch:
                     s.shutdown(socket.SHUT_RDWR)
 
     def close(self) -> None:
-        self.listener.close()
+        self.stop()
         for s in self.held:
             s.close()
 

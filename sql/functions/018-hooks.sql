@@ -337,11 +337,17 @@ BEGIN
     -- a captured turn is shown whole up to its share of the budget
     turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
     IF exclude_ref_prefix IS NOT NULL THEN
-        -- The calling session's last compaction (brain.hand_off_transcript,
-        -- compaction => true, on the session booted for this client session):
-        -- its turns stored up to then are no longer in front of the agent.
-        SELECT max(s.ended_at) INTO compacted FROM brain.session s
-        WHERE s.workspace_id = ws AND s.end_reason = 'compacted'
+        -- The calling session's last compaction: its turns stored up to then
+        -- are no longer in front of the agent. That is the end of a session
+        -- booted for this client session that brain.hand_off_transcript
+        -- (compaction => true) ended, or the start of one booted after a
+        -- compaction (client_info.start 'compact', as the SessionStart hook
+        -- boots it): when the PreCompact hook could not reach the database and
+        -- its turns were written later from the spool, only the start says so.
+        SELECT max(CASE WHEN s.end_reason = 'compacted' THEN greatest(s.ended_at, s.started_at)
+                        ELSE s.started_at END)
+        INTO compacted FROM brain.session s
+        WHERE s.workspace_id = ws AND (s.end_reason = 'compacted' OR s.client_info->>'start' = 'compact')
           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
     END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
