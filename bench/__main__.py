@@ -34,6 +34,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only-hooks", action="store_true", help="the `brain hook` latency alone (bench/hooks.py)"
     )
     p.add_argument(
+        "--skip-continuity",
+        action="store_true",
+        help="leave out the LongMemEval questions replayed through the hooks (bench/continuity.py)",
+    )
+    p.add_argument(
+        "--only-continuity",
+        action="store_true",
+        help="the LongMemEval questions replayed through the hooks alone (bench/continuity.py)",
+    )
+    p.add_argument(
+        "--continuity-questions",
+        type=int,
+        default=None,
+        help="questions of the continuity replay (default: all; quick 6, one per type)",
+    )
+    p.add_argument(
+        "--continuity-setting",
+        action="append",
+        default=[],
+        metavar="NAME=JSON",
+        help="a workspace setting for each replayed question's workspace (repeatable), e.g. "
+        "prompt_context_max=5",
+    )
+    p.add_argument(
         "--skip-embedders",
         action="store_true",
         help="leave out the local embedder's runtimes side by side (onnxruntime, and torch where installed)",
@@ -102,6 +126,7 @@ def main(argv: list[str] | None = None) -> int:
     from bench import (
         boot,
         cli_start,
+        continuity,
         docingest,
         embedders,
         hooks,
@@ -150,6 +175,10 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.lme_setting:
         name, _, value = item.partition("=")
         lme_settings[name] = json.loads(value)
+    continuity_settings = {}
+    for item in args.continuity_setting:
+        name, _, value = item.partition("=")
+        continuity_settings[name] = json.loads(value)
     lme_questions = args.lme_questions if args.lme_questions is not None else (10 if quick else None)
 
     started = dt.datetime.now(dt.UTC)
@@ -177,6 +206,13 @@ def main(argv: list[str] | None = None) -> int:
         profile = not args.no_profile
         if args.only_hooks:
             results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
+            return _finish(args, results, report, log, elapsed_total)
+        continuity_questions = args.continuity_questions or (continuity.QUICK_QUESTIONS if quick else None)
+        if args.only_continuity:
+            results["continuity"] = phase(
+                "continuity",
+                lambda: continuity.run(server, EmbeddingCache(), continuity_questions, continuity_settings),
+            )
             return _finish(args, results, report, log, elapsed_total)
         if args.only_longmemeval:
             results["longmemeval"] = phase(
@@ -237,6 +273,11 @@ def main(argv: list[str] | None = None) -> int:
             cache = cache or EmbeddingCache()
             results["longmemeval"] = phase(
                 "longmemeval", lambda: longmemeval.run(server, cache, lme_questions, lme_settings)
+            )
+        if not (args.skip_continuity or only):
+            cache = cache or EmbeddingCache()
+            results["continuity"] = phase(
+                "continuity", lambda: continuity.run(server, cache, continuity_questions, continuity_settings)
             )
         if not (args.skip_cli or only):
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))

@@ -171,6 +171,9 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.append(
         _verdict("`brain hook` (every event) against a hung database: slowest", hung, "<=", 1000, "ms")
     )
+    ratio = _get(results, ("continuity", "metrics", "overall", "ratio"))
+    label = "continuity: evidence injected by the hooks / search turn@10 (LongMemEval dev)"
+    out.append(_verdict(label, ratio, ">=", 0.8, "x"))
     lean = _get(results, ("mcp_tools", "profiles", "lean"))
     if lean:
         out.append(_verdict("MCP default (lean) profile: tools", lean["tools"], "<=", 10, "tools"))
@@ -454,6 +457,11 @@ def render(results: dict[str, Any]) -> str:
         for mode in ("own_process", "warm_process"):
             figures = ", ".join(f"{event} {ms:.0f} ms" for event, ms in hung[mode].items())
             lines.append(f"  hung database, slowest of 3, {mode.replace('_', ' ')}: {figures}")
+        lines.append("")
+    if results.get("continuity"):
+        from bench import continuity
+
+        lines.extend(continuity.render(results["continuity"])[1:])
         lines.append("")
     cli = results.get("cli")
     if cli:

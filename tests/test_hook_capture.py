@@ -175,7 +175,7 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
             self, event: str, t: Transcript, *, outage: bool = False, **fields: Any
         ) -> tuple[dict | None, str]:
             """outage: the database is down or hangs; the hook says so on standard error in
-            one line, prints nothing, and returns within a second."""
+            one line, prints nothing, and returns at once."""
             data = {
                 "session_id": t.session,
                 "transcript_path": str(t.path),
@@ -200,7 +200,9 @@ def claude(wired: dict[str, dict[str, str]], cli_env: dict[str, str], tmp_path: 
             if outage:
                 assert out.stdout == b"" and len(stderr.splitlines()) == 1, stderr
                 assert re.match(r"pybrain [a-z-]+ hook: the database (is unavailable|did not answer)", stderr)
-                assert seconds < 1.0, f"{event} took {seconds:.2f} s with the database out"
+                # within a second (test_hook_outages holds that figure, hook by hook); here through
+                # a shell too, beside whatever else loads the machine
+                assert seconds < 1.5, f"{event} took {seconds:.2f} s with the database out"
                 return None, stderr
             assert "hook:" not in stderr, stderr  # a hook that failed says "pybrain EVENT hook: why"
             return (json.loads(out.stdout) if out.stdout.strip() else None), stderr

@@ -242,6 +242,19 @@ $$;
 COMMENT ON FUNCTION brain.hand_off_transcript IS
     'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 
+-- Whether a prompt only asks: its text ends with a question mark and holds no
+-- sentence that ends otherwise (a full stop or an exclamation mark before a
+-- space, or a line break) before it. What such a prompt brings is in its
+-- reply; a prompt that also states something ("I finished the book today.
+-- Any suggestions?") carries what the person said in its own words.
+CREATE OR REPLACE FUNCTION brain._only_asks(t text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.right(pg_catalog.rtrim(t), 1) = '?'
+       AND pg_catalog.rtrim(t) OPERATOR(pg_catalog.!~) '[.!][[:space:]]|\n'
+$$;
+
 -- The text a prompt hook shows for a captured turn of a transcript (an
 -- observed memory whose metadata has its role and turn, its source_ref
 -- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
@@ -295,6 +308,19 @@ BEGIN
 END
 $$;
 
+-- A captured turn's own text, its chunks joined on one line, and the id of its first chunk.
+CREATE OR REPLACE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT text text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT min(x.memory_id),
+           regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    FROM brain.memory m
+    JOIN brain.memory x ON x.workspace_id = m.workspace_id AND x.source_system = m.source_system
+                       AND x.source_ref = m.source_ref AND x.state = 'active'
+    WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
+$$;
+
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
     query_embedding double precision[] DEFAULT NULL,
@@ -322,6 +348,10 @@ DECLARE
     ids bigint[] := '{}';
     hit record;
     turn record;
+    own_id bigint;
+    own_text text;
+    own_chars integer;
+    shown integer := 0;
     compacted timestamptz;
     turn_chars integer;
 BEGIN
@@ -332,8 +362,9 @@ BEGIN
     -- The context is marked as injected (<pybrain-context>), so that the capture
     -- hooks never store it back (brain.capturable_text).
     total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
-    -- What the person marked <private> is not searched for either.
-    prompt := brain.capturable_text(prompt);
+    -- What the person marked <private> is not searched for either; a prompt
+    -- longer than search takes (a pasted log, a file) is searched for by its start.
+    prompt := left(brain.capturable_text(prompt), 4000);
     -- a captured turn is shown whole up to its share of the budget
     turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
     IF exclude_ref_prefix IS NOT NULL THEN
@@ -367,10 +398,35 @@ BEGIN
               AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
             ORDER BY s.score DESC, s.id DESC
         LOOP
-            EXIT WHEN cardinality(ids) >= n_max;
+            EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
             turn := brain._turn_answer(ws, hit.id);
+            own_id := NULL;
             IF turn.answer_id IS NOT NULL THEN
+                -- A prompt that does not only ask (it says something: "I finished the
+                -- book today. Any suggestions?", "Rotate the credentials.") is shown in
+                -- its own words, then the reply, the two within the line's share.
+                SELECT t.turn_id, t.text INTO own_id, own_text FROM brain._turn_text(ws, hit.id) AS t;
+                IF own_id = turn.answer_id OR own_id = ANY (ids)
+                   OR brain._only_asks(regexp_replace(own_text, '^User: ', '')) THEN
+                    own_id := NULL;
+                END IF;
+            END IF;
+            IF own_id IS NOT NULL THEN
+                own_chars := least(char_length(own_text),
+                                   greatest(turn_chars / 2, turn_chars - char_length(turn.answer) - 12));
+                line := format('- #%s %s: %s', own_id, hit.kind, brain.quote_text(
+                               CASE WHEN char_length(own_text) > own_chars
+                                    THEN left(own_text, own_chars - 1) || '…' ELSE own_text END));
+                IF turn.answer_id = ANY (ids) THEN
+                    turn.answer_id := NULL;  -- shown already
+                ELSE
+                    line := line || format(' → #%s: %s', turn.answer_id, brain.quote_text(
+                               CASE WHEN char_length(turn.answer) > turn_chars - own_chars
+                                    THEN left(turn.answer, greatest(turn_chars - own_chars, 40) - 1) || '…'
+                                    ELSE turn.answer END));
+                END IF;
+            ELSIF turn.answer_id IS NOT NULL THEN
                 CONTINUE WHEN turn.answer_id = ANY (ids);
                 line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
                                CASE WHEN char_length(turn.answer) > turn_chars
@@ -381,7 +437,10 @@ BEGIN
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;
-            ids := ids || coalesce(turn.answer_id, hit.id);
+            shown := shown + 1;
+            ids := ids || CASE WHEN own_id IS NULL THEN ARRAY[coalesce(turn.answer_id, hit.id)]
+                               WHEN turn.answer_id IS NULL THEN ARRAY[own_id]
+                               ELSE ARRAY[own_id, turn.answer_id] END;
         END LOOP;
     END IF;
     IF cardinality(ids) > 0 THEN
