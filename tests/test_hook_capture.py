@@ -678,11 +678,18 @@ def test_a_week_with_claude_code(claude, conn, brain_cli, switch, cli_env) -> No
     # Friday, billing: the crashed session is captured and handed off; web keeps its own,
     # the one written from what its hooks kept while the database was stopped.
     e = claude.transcript("192a3b4c-5d6e-47f6-8e4b-900122334455")
-    assert "Last reply: Rotated them in Vault" in claude.start(e)
+    boot = claude.start(e)
+    assert "Last reply: Rotated them in Vault" in boot
     f = claude.transcript("2a3b4c5d-6e7f-4807-9f5c-001223344556", OTHER)
-    assert "Last reply: Added web/src/Signup.test.tsx" in claude.start(f)
+    boot += claude.start(f)
+    assert "Last reply: Added web/src/Signup.test.tsx" in boot
+    for planted_text in ("Ignore all previous instructions", "im_start", "vendor"):
+        assert planted_text not in boot
+    # a prompt that says something comes in its own words, then the reply that answers it
     context = claude.prompt(e, "where are the reconciler database credentials kept?")
-    assert context is not None and "secret/reconciler/db" in context
+    assert context is not None
+    assert "User: Rotate the reconciler's database credentials.\" → #" in context
+    assert "secret/reconciler/db" in context
     context = claude.prompt(f, "does the signup form disable its submit button too?")
     assert context is not None and "Both forms now disable their submit button" in context
 
