@@ -27,6 +27,7 @@ AS $$
         'relevance_hybrid_bias', 0.81,    -- with both legs: bias of the fused log-odds
         'relevance_hybrid_vector', 0.53,  -- weight of the vector log-odds
         'relevance_hybrid_lexical', 0.42, -- weight of the lexical log-odds
+        'exact_token_relevance', 0.9,     -- a memory holding the tokens a short query names verbatim is at least this relevant
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
@@ -86,6 +87,7 @@ AS $$
         'relevance_hybrid_bias',   jsonb_build_object('min', -50, 'max', 50),
         'relevance_hybrid_vector', jsonb_build_object('min', 0, 'max', 10),
         'relevance_hybrid_lexical', jsonb_build_object('min', 0, 'max', 10),
+        'exact_token_relevance',   jsonb_build_object('min', 0, 'max', 1),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),

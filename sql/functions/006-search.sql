@@ -86,6 +86,46 @@ $$;
 COMMENT ON FUNCTION brain.code_tokens IS
     'Identifiers joined by _ or : (idle_timeout, ERR_SSL_PROTOCOL), lowercased, with their leading runs of 2+ parts: indexed and searched whole beside the parts the english parser splits them into.';
 
+-- The tokens of a short query (three words at most) that a user types to
+-- find the memory holding them verbatim: IP addresses, error codes,
+-- identifiers (snake_case, CamelCase, zebra-7), hex ids, versions, paths,
+-- ticket keys. A token counts when it holds a digit (and is not a plain
+-- number of four digits or fewer: a year, a count), joins letters or digits
+-- with _ . / : @ or #, or has a capital after its first letter. A memory
+-- holding every one of them verbatim is evidence whatever its vector says
+-- (brain.search: exact_token_relevance). Lowercased, in query order.
+CREATE OR REPLACE FUNCTION brain.exact_tokens(query text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(w.tok)), '{}')
+    FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]+(?:[._/:@#+-]+[[:alnum:]]+)*)', 'g') AS m(g),
+         LATERAL (SELECT m.g[1] AS tok) AS w
+    WHERE cardinality(regexp_split_to_array(brain.trim_space(coalesce(query, '')), '\s+')) <= 3
+      AND length(w.tok) >= 3
+      AND (w.tok ~ '[0-9]' AND NOT (w.tok ~ '^[0-9]+$' AND length(w.tok) <= 4)
+           OR w.tok ~ '[[:alnum:]][_./:@#][[:alnum:]]'
+           OR w.tok ~ '^[[:alpha:]].*[[:upper:]]')
+$$;
+COMMENT ON FUNCTION brain.exact_tokens IS
+    'The tokens of a query of at most three words that name one thing verbatim (IPs, error codes, snake_case and CamelCase identifiers, hex ids, versions, paths, ticket keys), lowercased: a memory holding them all ranks as evidence (exact_token_relevance, docs/ranking.md).';
+
+-- Whether a text holds every token verbatim (case-insensitive), each as a
+-- whole token: 10.20.30.4 is not in 10.20.30.40.
+CREATE OR REPLACE FUNCTION brain.holds_tokens(t text, tokens text[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT cardinality(tokens) > 0 AND NOT EXISTS (
+        SELECT FROM unnest(tokens) AS k(tok)
+        WHERE NOT coalesce(t, '') ~* ('(^|[^[:alnum:]_.:@#+-])' || regexp_replace(k.tok, '([^[:alnum:][:space:]])', '\\\1', 'g')
+                                      || '($|[^[:alnum:]_./:@#+-]|[.:,;!?]+(\s|$))'))
+$$;
+COMMENT ON FUNCTION brain.holds_tokens IS
+    'True when the text holds every token verbatim (case-insensitive) as a whole token.';
+
 -- The full-text vector of a memory: headline (A), body (B), context (C),
 -- and the code tokens of headline and body (B) as typed.
 CREATE OR REPLACE FUNCTION brain.memory_tsv(headline text, body text, context text)
@@ -508,6 +548,8 @@ DECLARE
     -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
     calibration double precision[];
     floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
+    -- the tokens a short query names verbatim (brain.exact_tokens)
+    exact text[] := brain.exact_tokens(query);
     sim_sql text := 'NULL::double precision';
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
@@ -581,7 +623,9 @@ BEGIN
                          (cfg->'relevance_lexical_slope')::double precision,
                          (cfg->'relevance_hybrid_bias')::double precision,
                          (cfg->'relevance_hybrid_vector')::double precision,
-                         (cfg->'relevance_hybrid_lexical')::double precision];
+                         (cfg->'relevance_hybrid_lexical')::double precision,
+                         -- the relevance of a memory holding the query's exact tokens, at least
+                         (cfg->'exact_token_relevance')::double precision];
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         calibration[1] := space.relevance_center;
@@ -614,7 +658,7 @@ BEGIN
                   NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
                   NULL::tsquery[], NULL::tsquery[], NULL::double precision[], NULL::double precision[],
                   NULL::double precision[], NULL::double precision, NULL::integer,
-                  source_system, source_ref;
+                  source_system, source_ref, NULL::bigint[], exact;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / brain._exact_rank_rows()))::bigint::text, true);
@@ -738,7 +782,13 @@ BEGIN
             -- (computed first, so that brain.relevance is inlined: an argument holding
             -- a subquery would make it a function call per candidate)
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
-                   brain.relevance(f.sim, f.lex, $26) AS relevance
+                   -- a memory holding the tokens a short query names verbatim (an IP, an
+                   -- error code, an identifier) is evidence, whatever its vector says
+                   CASE WHEN cardinality($32) > 0
+                             AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, $32) FROM brain.memory m
+                                  WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id)
+                        THEN greatest(brain.relevance(f.sim, f.lex, $26), $26[8])
+                        ELSE brain.relevance(f.sim, f.lex, $26) END AS relevance
             FROM (SELECT f.*,
                          CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
                          CASE WHEN f.fuzzy_rank IS NOT NULL
@@ -858,7 +908,7 @@ BEGIN
               (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
               max_results, (cfg->'vector_min_similarity')::double precision,
               words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref,
-              kept_ids;
+              kept_ids, exact;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -880,19 +930,19 @@ BEGIN
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
                        ' integer, bigint, double precision, integer, integer, double precision,'
                        ' tsquery[], tsquery[], double precision[], double precision[], double precision[],'
-                       ' double precision, integer, text, text) AS %s',
+                       ' double precision, integer, text, text, bigint[], text[]) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, NULL, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
         max_results, (cfg->'vector_min_similarity')::double precision,
         words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
-        search.source_ref);
+        search.source_ref, exact);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
