@@ -847,34 +847,42 @@ BEGIN
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
                         FROM scored sc
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-                          AND sc.relevance >= $27) AS sc) AS sc
+                          -- The floor answers "nothing relevant": when no candidate reaches
+                          -- it, no hit; when one does, the ranking as it is (it never trims).
+                          AND EXISTS (SELECT FROM scored b WHERE b.relevance >= $27)) AS sc) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
-        -- request each hit's neighbours in its thread, after it, within the page
+        -- request each relevant hit's neighbours in its thread, after it
         page AS (
             SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
             ORDER BY r.tier, r.place LIMIT $20
         ),
         expanded AS (
+            -- keep: skills and hits at least min_relevance relevant first (0), then
+            -- neighbours (1), then the page's other hits (2): a neighbour takes the
+            -- place of a hit below the floor, never of a relevant one
             SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos
+                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   CASE WHEN p.tier = 0 OR p.relevance >= $27 THEN 0 ELSE 2 END AS keep
             FROM page p
             UNION ALL
             SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
-                   abs(n.position - h.position), n.position
+                   abs(n.position - h.position), n.position, 1
             FROM page p
             JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
             JOIN brain.memory n ON n.workspace_id = $17 AND n.thread = h.thread
                                AND n.position BETWEEN h.position - $28 AND h.position + $28
                                AND n.memory_id <> h.memory_id AND n.state = 'active'
-            WHERE $28 > 0 AND h.thread IS NOT NULL
+            WHERE $28 > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= $27)
         ),
         chosen AS (
             SELECT x.* FROM (
-                SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
-                ORDER BY e.memory_id, e.neighbour_of IS NOT NULL, e.hit, e.dist) AS x
+                SELECT y.* FROM (
+                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
+                ORDER BY y.keep, y.hit, y.dist, y.memory_id
+                LIMIT $20) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
-            LIMIT $20
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,

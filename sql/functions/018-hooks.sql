@@ -355,7 +355,9 @@ BEGIN
                               embedding_space => embedding_space, project => project,
                               max_results => n_max * 4, min_relevance => floor) AS s
             JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-            WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+            -- search's floor keeps a relevant list whole: the hook keeps only the relevant hits
+            WHERE (s.relevance >= floor OR s.via_skill_trigger IS NOT NULL)
+              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                        AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                        AND (compacted IS NULL OR m.created_at > compacted))
               AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
