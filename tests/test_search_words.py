@@ -49,3 +49,18 @@ def test_the_prompt_hook_keeps_only_relevant_hits(conn) -> None:
     conn.execute("SELECT brain.set_setting('prompt_context_min_relevance', %s)", (str(floor),))
     out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
     assert f"#{a} " in out["text"] and "cache" not in out["text"]
+
+
+def test_previews_show_the_passage_that_matched(conn) -> None:
+    lines = [f"event {i} pod-{i % 7} step {i * 13} completed." for i in range(100, 160)]
+    remember(conn, kind="fact", headline="Worker log of the night run", body=" ".join(lines))
+    (hit,) = search(conn, "event 150 step 1950")
+    assert "event 150 pod-3 step 1950" in hit["preview"] and hit["preview"].startswith("…")
+    assert len(hit["preview"]) <= 160
+    (hit,) = search(conn, "pod-3 1950")
+    assert "1950" in hit["preview"]
+    # A short body is shown whole; a search by vector alone, or without a match, starts at the start.
+    assert rows(conn, "SELECT brain.match_preview('short body', 'body') AS p")[0]["p"] == "short body"
+    assert rows(conn, "SELECT brain.match_preview(%s, '') AS p", (" ".join(lines),))[0]["p"].startswith(
+        "event 100 "
+    )

@@ -884,7 +884,7 @@ BEGIN
                 LIMIT $20) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
         )
-        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, $1),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
@@ -986,6 +986,55 @@ AS $$
     FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
 $$;
 COMMENT ON FUNCTION brain.preview IS 'The start of a body on one line, at most max_chars characters.';
+
+-- The passage of a body that matched a query: around the query's word that
+-- the body holds fewest times (a number that tells one log line from the
+-- next, rather than the word every line has; ties: the longer word), taken
+-- as the query's stems, the tokens it names verbatim (brain.exact_tokens)
+-- and its words with digits, each found at a word's start; the start of the
+-- body when none is found (a search by vector alone). At most max_chars
+-- characters on one line, with … where the body goes on; the words are the
+-- body's own, numbers and all. Not inlined (the SET clause): search
+-- computes it for the rows of its page only.
+CREATE OR REPLACE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(y.t) <= max_chars OR coalesce(y.at, 1) <= 1 THEN brain.preview(y.t, max_chars)
+                ELSE CASE WHEN y.s > 1 THEN '…' ELSE '' END
+                     || CASE WHEN y.s + max_chars - 2 <= length(y.t)
+                             THEN rtrim(substr(y.t, y.s, max_chars - 2)) || '…'
+                             ELSE substr(y.t, y.s) END END
+    FROM (SELECT x.t, x.at,
+                 -- from a word's start a little before the match, the window full where the body allows
+                 CASE WHEN x.s0 <= 1 THEN 1
+                      WHEN substr(x.t, x.s0 - 1, 1) = ' ' THEN x.s0
+                      ELSE x.s0 + coalesce(nullif(strpos(substr(x.t, x.s0, 24), ' '), 0), 0) END AS s
+          FROM (SELECT x.*, greatest(1, least(x.at - 40, length(x.t) - max_chars + 3)) AS s0
+                FROM (SELECT w.t,
+                             -- words as ' word' in a copy of the text with every other character a space
+                             (SELECT strpos(w.n, ' ' || k.n)
+                              FROM (SELECT k.n, (length(w.n) - length(replace(w.n, ' ' || k.n, ''))) / length(' ' || k.n) AS times
+                                    FROM (SELECT DISTINCT regexp_replace(k.tok, '[^[:alnum:]]', ' ', 'g') AS n
+                                          FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                                      || brain.exact_tokens(query)
+                                                      || ARRAY(SELECT lower(d[1]) FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]*[0-9][[:alnum:]]*)', 'g') AS d)
+                                                ) AS k(tok)) AS k
+                                    WHERE k.n ~ '[[:alnum:]]') AS k
+                              WHERE k.times > 0
+                              ORDER BY k.times, length(k.n) DESC, k.n
+                              LIMIT 1) AS at
+                      FROM (SELECT y.t, ' ' || regexp_replace(lower(y.t), '[^[:alnum:]]', ' ', 'g') AS n
+                            FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS y
+                           ) AS w
+                      WHERE length(w.t) > max_chars) AS x) AS x
+          UNION ALL
+          SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')), NULL, 1
+          WHERE length(brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'))) <= max_chars) AS y
+$$;
+COMMENT ON FUNCTION brain.match_preview IS
+    'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
 
 CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
 RETURNS jsonb
