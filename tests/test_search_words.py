@@ -64,3 +64,152 @@ def test_previews_show_the_passage_that_matched(conn) -> None:
     assert rows(conn, "SELECT brain.match_preview(%s, '') AS p", (" ".join(lines),))[0]["p"].startswith(
         "event 100 "
     )
+
+
+# --- words people use for the same thing -------------------------------------------
+
+# (kind, headline, [questions written as a user would ask them])
+PARAPHRASE = [
+    (
+        "fact",
+        "Shop database runs PostgreSQL 17",
+        ["which postgres version does the shop run", "pg version in prod"],
+    ),
+    ("fact", "Python runtime is version 3.11", ["what py version do we use", "python3 interpreter release"]),
+    (
+        "fact",
+        "The cluster runs on Kubernetes 1.29",
+        ["k8s version of the cluster", "which kube release is deployed"],
+    ),
+    (
+        "fact",
+        "Frontend is written in TypeScript and JavaScript",
+        ["is the frontend js", "ecmascript in the frontend"],
+    ),
+    (
+        "rule",
+        "Never run migrations during business hours",
+        ["when may I run db migrations", "migrations at noon"],
+    ),
+    (
+        "fact",
+        "The repository lives on GitHub under acme/shop",
+        ["where is the repo", "gh location of the shop code"],
+    ),
+    (
+        "fact",
+        "Configuration is read from /etc/shop/shop.yaml",
+        ["where is the config file", "shop yml cfg path"],
+    ),
+    (
+        "fact",
+        "Environment variables hold the payment keys",
+        ["which env vars hold the payment keys", "env var keys"],
+    ),
+    (
+        "rule",
+        "Authentication tokens expire after 15 minutes",
+        ["how long do auth tokens last", "authn token expiry"],
+    ),
+    (
+        "fact",
+        "The API gateway runs on Node.js 20",
+        ["nodejs version of the gateway", "node.js gateway runtime"],
+    ),
+    ("fact", "Sessions are stored in MongoDB", ["where do sessions live, mongo?", "session store mongo"]),
+    ("fact", "Infrastructure is provisioned with Terraform", ["do we use tf", "tf for infra provisioning"]),
+    (
+        "fact",
+        "Order messages go through the billing queue",
+        ["where do order msgs go", "billing queue msg flow"],
+    ),
+    ("fact", "Container images are built nightly", ["when are container imgs built", "nightly img build"]),
+    (
+        "rule",
+        "Rotate the database password every 90 days",
+        ["how often to change the db passwd", "db pwd rotation"],
+    ),
+    (
+        "fact",
+        "Uploads land in the uploads directory on the NFS share",
+        ["which dir holds uploads", "uploads folder"],
+    ),
+    ("fact", "The maximum upload size is 25 MB", ["max upload size", "biggest file a user may upload max"]),
+    (
+        "fact",
+        "Checkout latency budget is 300 milliseconds",
+        ["checkout latency in ms", "checkout msec budget"],
+    ),
+    (
+        "fact",
+        "The mobile application talks to the v2 API",
+        ["which api does the mobile app use", "mobile app backend"],
+    ),
+    (
+        "rule",
+        "Only administrators may delete customer accounts",
+        ["who can delete accounts, admins?", "admin only delete"],
+    ),
+    (
+        "fact",
+        "The payment specification is in docs/payments.md",
+        ["where is the payments spec", "payment spec docs"],
+    ),
+    (
+        "fact",
+        "The retry function waits with exponential backoff",
+        ["how does the retry fn wait", "retry func backoff"],
+    ),
+    ("fact", "The library for PDF rendering is WeasyPrint", ["which lib renders pdf", "pdf rendering lib"]),
+    ("fact", "Every transaction is logged to the audit table", ["are txns audited", "tx audit logging"]),
+    (
+        "fact",
+        "TLS certificates renew automatically through the certificate manager",
+        ["ssl cert renewal", "ssl certs"],
+    ),
+]
+
+
+def paraphrase_hits(brain, conn, builtin: bool) -> tuple[int, int, list[str]]:
+    conn.execute("SELECT brain.set_setting('search_builtin_words', %s)", ("true" if builtin else "false",))
+    first = top3 = 0
+    missed = []
+    for _, headline, questions in PARAPHRASE:
+        for q in questions:
+            got = [h["headline"] for h in brain.search(q, max_results=3)]
+            first += got[:1] == [headline]
+            top3 += headline in got
+            if headline not in got:
+                missed.append(q)
+    return first, top3, missed
+
+
+def test_words_for_the_same_thing_meet(brain, conn) -> None:
+    for kind, headline, _ in PARAPHRASE:
+        brain.remember(kind, headline, project="shop")
+    n = sum(len(q) for _, _, q in PARAPHRASE)
+    assert n >= 50
+    before = paraphrase_hits(brain, conn, builtin=False)
+    after = paraphrase_hits(brain, conn, builtin=True)
+    print(f"paraphrase questions ({n}): first {before[0]} -> {after[0]}, top 3 {before[1]} -> {after[1]}")
+    print(f"missed with the dictionary: {after[2]}")
+    assert after[1] > before[1] and after[1] >= 0.9 * n
+    # The issue's example: postgres meets PostgreSQL.
+    got = brain.search("which postgres version does the shop run", project="shop")
+    assert got[0]["headline"] == "Shop database runs PostgreSQL 17"
+
+
+def test_the_builtin_words_are_english_lexemes_and_a_workspace_adds_its_own(brain, conn) -> None:
+    assert (
+        rows(
+            conn,
+            "SELECT word FROM brain.builtin_search_words() WHERE lexeme IS DISTINCT FROM"
+            " (tsvector_to_array(to_tsvector('english', word)))[1] OR means_lexeme IS DISTINCT FROM"
+            " (tsvector_to_array(to_tsvector('english', means)))[1]",
+        )
+        == []
+    )
+    a = brain.remember("fact", "The wallaby service answers health checks").memory_id
+    assert [h["id"] for h in brain.search("quokka")] == []
+    conn.execute("""SELECT brain.set_setting('search_words', '{"quokka": "wallaby"}')""")
+    assert [h["id"] for h in brain.search("quokka")][:1] == [a]

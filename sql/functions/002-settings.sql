@@ -28,6 +28,8 @@ AS $$
         'relevance_hybrid_vector', 0.53,  -- weight of the vector log-odds
         'relevance_hybrid_lexical', 0.42, -- weight of the lexical log-odds
         'exact_token_relevance', 0.9,     -- a memory holding the tokens a short query names verbatim is at least this relevant
+        'search_words', '{}'::jsonb,      -- the workspace's own words for the same thing: {"word": "the word it means"}
+        'search_builtin_words', true,     -- and the built-in ones (brain.builtin_search_words)
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index

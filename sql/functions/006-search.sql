@@ -221,6 +221,90 @@ CREATE OR REPLACE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory
 CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 
+-- Words people use for the same thing (docs/ranking.md, "Words for the same
+-- thing"): abbreviations and spellings of technical names, each with the word
+-- it stands for, as english lexemes (tests/test_search_words.py checks them
+-- against to_tsvector). A query word of a group matches every word of it in
+-- a memory (brain.word_group). A workspace adds its own with the setting
+-- search_words ({"word": "the word it means"}); search_builtin_words false
+-- leaves these out. No SET clause: inlined where it is read.
+CREATE OR REPLACE FUNCTION brain.builtin_search_words()
+RETURNS TABLE (word text, means text, lexeme text, means_lexeme text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    VALUES ('postgres', 'postgresql', 'postgr', 'postgresql'), ('pg', 'postgresql', 'pg', 'postgresql'),
+           ('psql', 'postgresql', 'psql', 'postgresql'), ('pgsql', 'postgresql', 'pgsql', 'postgresql'),
+           ('k8s', 'kubernetes', 'k8s', 'kubernet'), ('kube', 'kubernetes', 'kube', 'kubernet'),
+           ('js', 'javascript', 'js', 'javascript'), ('ecmascript', 'javascript', 'ecmascript', 'javascript'),
+           ('py', 'python', 'py', 'python'), ('python3', 'python', 'python3', 'python'),
+           ('db', 'database', 'db', 'databas'), ('repo', 'repository', 'repo', 'repositori'),
+           ('config', 'configuration', 'config', 'configur'), ('cfg', 'configuration', 'cfg', 'configur'),
+           ('conf', 'configuration', 'conf', 'configur'), ('env', 'environment', 'env', 'environ'),
+           ('auth', 'authentication', 'auth', 'authent'), ('authn', 'authentication', 'authn', 'authent'),
+           ('nodejs', 'node.js', 'nodej', 'node.js'), ('mongo', 'mongodb', 'mongo', 'mongodb'),
+           ('gh', 'github', 'gh', 'github'), ('tf', 'terraform', 'tf', 'terraform'),
+           ('yml', 'yaml', 'yml', 'yaml'), ('msg', 'message', 'msg', 'messag'),
+           ('img', 'image', 'img', 'imag'), ('pwd', 'password', 'pwd', 'password'),
+           ('passwd', 'password', 'passwd', 'password'), ('dir', 'directory', 'dir', 'directori'),
+           ('folder', 'directory', 'folder', 'directori'), ('max', 'maximum', 'max', 'maximum'),
+           ('ms', 'millisecond', 'ms', 'millisecond'), ('msec', 'millisecond', 'msec', 'millisecond'),
+           ('millis', 'millisecond', 'milli', 'millisecond'), ('app', 'application', 'app', 'applic'),
+           ('admin', 'administrator', 'admin', 'administr'), ('spec', 'specification', 'spec', 'specif'),
+           ('func', 'function', 'func', 'function'), ('fn', 'function', 'fn', 'function'),
+           ('arg', 'argument', 'arg', 'argument'), ('param', 'parameter', 'param', 'paramet'),
+           ('var', 'variable', 'var', 'variabl'), ('lib', 'library', 'lib', 'librari'),
+           ('pkg', 'package', 'pkg', 'packag'), ('req', 'request', 'req', 'request'),
+           ('resp', 'response', 'resp', 'respons'), ('txn', 'transaction', 'txn', 'transact'),
+           ('tx', 'transaction', 'tx', 'transact'), ('ssl', 'tls', 'ssl', 'tls'),
+           ('sched', 'scheduler', 'sched', 'schedul'), ('creds', 'credentials', 'cred', 'credenti'),
+           ('secs', 'seconds', 'sec', 'second'), ('temp', 'temporary', 'temp', 'temporari'),
+           ('tmp', 'temporary', 'tmp', 'temporari'), ('elastic', 'elasticsearch', 'elast', 'elasticsearch'),
+           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop')
+$$;
+COMMENT ON FUNCTION brain.builtin_search_words IS
+    'The built-in dictionary of words people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, js/JavaScript, ...): word, the word it means, and both as english lexemes. A workspace extends it with the setting search_words.';
+
+-- The lexemes a query lexeme matches: itself, and with the dictionary
+-- (built-in unless builtin is false, plus the workspace's search_words,
+-- which wins for a word both name) the word it means and every word that
+-- means the same.
+CREATE OR REPLACE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}', builtin boolean DEFAULT true)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    WITH mine AS (
+        SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+        FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+    ),
+    d AS (
+        SELECT m.lexeme, m.means_lexeme FROM mine m WHERE m.lexeme IS NOT NULL AND m.means_lexeme IS NOT NULL
+        UNION ALL
+        SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b
+        WHERE builtin AND NOT EXISTS (SELECT FROM mine m WHERE m.lexeme = b.lexeme)
+    ),
+    c AS (SELECT coalesce((SELECT d.means_lexeme FROM d WHERE d.lexeme = word_group.lexeme LIMIT 1),
+                          word_group.lexeme) AS means)
+    SELECT array_agg(DISTINCT x.l ORDER BY x.l)
+    FROM (SELECT word_group.lexeme AS l
+          UNION SELECT c.means FROM c
+          UNION SELECT d.lexeme FROM d, c WHERE d.means_lexeme = c.means) AS x
+$$;
+COMMENT ON FUNCTION brain.word_group IS
+    'The lexemes a query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words) and a workspace''s own (the setting search_words).';
+
+-- A query word as a tsquery: its group's lexemes OR-ed, each with these
+-- weights ('' for any).
+CREATE OR REPLACE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT '')
+RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
+    FROM unnest(grp) AS g
+$$;
+
 -- The words of a query as the lexical leg weighs them (BM25, docs/ranking.md):
 -- each distinct lexeme of the query (english stemming, plus its code tokens),
 -- how many of the workspace's memories hold it, its inverse document
@@ -259,6 +343,9 @@ DECLARE
     shares double precision[] := '{}';
     capped text[] := '{}';
     w record;
+    -- words for the same thing (brain.word_group)
+    own jsonb := brain.setting('search_words');
+    builtin boolean := (brain.setting('search_builtin_words'))::boolean;
 BEGIN
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     FOR w IN
@@ -271,11 +358,13 @@ BEGIN
         -- the workspace's sampled frequencies, read once, and first only where a word
         -- may be skipped by them (below twice the cap none can be: then they are read
         -- after counting, for the words past the cap, if any)
-        SELECT x.lexeme, e.share, e.listed
+        SELECT x.lexeme, e.share, e.listed, brain.word_tsquery(brain.word_group(x.lexeme, own, builtin)) AS q,
+               cardinality(brain.word_group(x.lexeme, own, builtin)) > 1 AS grouped
         FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
     LOOP
-        IF w.listed THEN
+        -- a word with others for the same thing is counted with them (its share alone would not do)
+        IF w.listed AND NOT w.grouped THEN
             -- the workspace's sample lists it: its share of the memories (exact when the
             -- sample read every memory) is the count; past the cap, the estimate below
             found := least(greatest(round(w.share * n_docs), 1), max_rows + 1);
@@ -283,7 +372,7 @@ BEGIN
             -- a small workspace: one plan for every word, whichever index it takes
             SELECT count(*) INTO found
             FROM (SELECT FROM brain.memory m
-                  WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(w.lexeme)::tsquery
+                  WHERE m.workspace_id = ws AND m.tsv @@ w.q
                   LIMIT max_rows + 1) AS y;
         ELSE
             -- The word as a literal, so that the planner weighs it by the column's
@@ -292,14 +381,14 @@ BEGIN
             -- workspace condition), and that reads every memory of the workspace.
             EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m'
                            ' WHERE m.tsv @@ %L::tsquery AND m.workspace_id = $1 LIMIT %s) AS y',
-                           quote_literal(w.lexeme), max_rows + 1)
+                           w.q::text, max_rows + 1)
             INTO found USING ws;
         END IF;
         IF found > 0 THEN
             words := words || w.lexeme;
             counts := counts || found;
-            shares := shares || w.share;
-            IF found > max_rows AND w.share IS NULL THEN
+            shares := shares || CASE WHEN w.grouped THEN NULL ELSE w.share END;
+            IF found > max_rows AND (w.share IS NULL OR w.grouped) THEN
                 capped := capped || w.lexeme;
             END IF;
         END IF;
@@ -428,7 +517,9 @@ RETURNS tsquery
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery
+    SELECT nullif(string_agg(brain.word_tsquery(brain.word_group(t.lexeme, brain.setting('search_words'),
+                                                                 (brain.setting('search_builtin_words'))::boolean))::text,
+                             ' | '), '')::tsquery
     FROM brain.lexical_terms(query) AS t WHERE t.searched
 $$;
 COMMENT ON FUNCTION brain.lexical_query IS
@@ -605,12 +696,15 @@ BEGIN
     PERFORM brain._bounded('query', query, 4000);
     left_out := false;
     IF q <> '' THEN
-        SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
-               array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
-               array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
+        -- each word with the words for the same thing (brain.word_group)
+        SELECT nullif(string_agg(brain.word_tsquery(t.grp)::text, ' | ') FILTER (WHERE t.searched), '')::tsquery,
+               array_agg(brain.word_tsquery(t.grp, 'AB')),
+               array_agg(brain.word_tsquery(t.grp, 'C')),
                array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
         INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
-        FROM brain.lexical_terms(query) AS t;
+        FROM (SELECT t.*, brain.word_group(t.lexeme, cfg->'search_words',
+                                           (cfg->>'search_builtin_words')::boolean) AS grp
+              FROM brain.lexical_terms(query) AS t) AS t;
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
