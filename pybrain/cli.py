@@ -170,6 +170,15 @@ def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = 
             line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
         elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
+        if r.related:
+            rel = r.related
+            terms = rel.get("terms") or {}
+            line += (
+                f"\n  related #{rel['id']} (similarity {rel['similarity']}): {rel['headline']}"
+                f"\n  differs in: {', '.join(terms.get('this') or [])} here,"
+                f" {', '.join(terms.get('that') or [])} there"
+                f"\n  if this replaces it: brain supersede {rel['id']} ..."
+            )
         if r.embedding_pending:
             why = f": {r.embedder_error}" if r.embedder_error else ""
             line += f"\n  embedding pending{why}\n  `brain worker --once` will embed it"
@@ -495,6 +504,8 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
             marks.append("pinned")
         if h.get("flag_reasons"):
             marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
+        if h.get("newer_related"):
+            marks.append(click.style(f"newer #{h['newer_related']} may contradict it", fg="yellow"))
         if "created_at" in h:
             marks.append(_age(h["created_at"]))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
@@ -563,7 +574,8 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option(
     "--min-relevance",
     type=click.FloatRange(0, 1),
-    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance, 0.05).",
+    help="Nothing unless the best result is at least this relevant, 0 to 1 (default: the setting"
+    " min_relevance); a relevant result list is never trimmed.",
 )
 @click.option(
     "--neighbours",

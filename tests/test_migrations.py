@@ -38,6 +38,7 @@ RELEASED = {
     "018-boot-pattern-index.sql": "d5c128ea1e342c3e6034abf31b0cf534838db7dfdd9255422955c3925025cd95",
     "019-hook-capture.sql": "67abcaa0262f7c2ccf0d3c2d976b5705a145865010fd665e89fa1a5e22b68c51",
     "020-lexeme-stats.sql": "9fb747801472600106396435f66a05159aaaa1141d40b615a60701c9ba2571ea",
+    "026-search-words.sql": "ad8549daca75528ef29a693ff79896c0952a107750f9630e088e1aedc0857370",
 }
 
 
@@ -567,3 +568,19 @@ def test_020_samples_the_word_frequencies_of_each_workspace(empty_database: str)
         assert list(terms) == ["checkpoint"] and terms["checkpoint"][1] == 300
         again = conn.execute("SELECT brain.maintain()").fetchone()[0]
         assert again["lexemes_analyzed"] is False, "not sampled again until the workspace changes by a fifth"
+
+
+def test_026_search_results_mark_a_newer_related_memory(empty_database: str) -> None:
+    """A database before 026 upgraded: search returns newer_related, and a fact a newer one in
+    the results may contradict is marked."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("026-search-words.sql")
+        migrate_through(conn, before)
+        assert db.migrate(conn).applied[0] == "026-search-words.sql"
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+        old = conn.execute(write, ("Node.js runtime is version 20",)).fetchone()[0]
+        new = conn.execute(write, ("Node.js runtime is version 22",)).fetchone()[0]
+        search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
+        marks = dict(conn.execute(search, ("Node.js runtime version",)).fetchall())
+        assert marks == {old: new, new: None}

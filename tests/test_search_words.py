@@ -213,3 +213,43 @@ def test_the_builtin_words_are_english_lexemes_and_a_workspace_adds_its_own(brai
     assert [h["id"] for h in brain.search("quokka")] == []
     conn.execute("""SELECT brain.set_setting('search_words', '{"quokka": "wallaby"}')""")
     assert [h["id"] for h in brain.search("quokka")][:1] == [a]
+
+
+# --- conflicts are surfaced ------------------------------------------------------------
+
+PAIRS = [
+    ("Node.js runtime is version 20", "Node.js runtime is version 22", ["22"], ["20"]),
+    (
+        "The API rate limit is 100 requests per minute",
+        "The API rate limit is 250 requests per minute",
+        ["250"],
+        ["100"],
+    ),
+    ("The billing service is owned by Alice", "The billing service is owned by Bob", ["bob"], ["alice"]),
+]
+
+
+def test_a_write_that_differs_in_distinguishing_terms_reports_related_and_search_marks_it(brain) -> None:
+    for old_text, new_text, this, that in PAIRS:
+        old = brain.remember("fact", old_text, project="web")
+        assert old.action == "created" and old.related is None
+        new = brain.remember("fact", new_text, project="web")
+        assert new.action == "created", "stored, never refused"
+        assert new.related["id"] == old.memory_id and new.related["similarity"] > 0
+        assert new.related["terms"] == {"this": this, "that": that}
+        assert f"brain supersede {old.memory_id}" in new.related["hint"]
+        hits = {h["id"]: h for h in brain.search(new_text, project="web", min_relevance=0)}
+        assert hits[old.memory_id]["newer_related"] == new.memory_id
+        assert hits[new.memory_id]["newer_related"] is None
+        assert all(h["created_at"] is not None for h in hits.values())
+    # Another project's memory is not related.
+    other = brain.remember("fact", "Node.js runtime is version 18", project="api")
+    assert other.related is None
+
+
+def test_the_cli_shows_related_writes_and_marks_hits(brain_cli) -> None:
+    brain_cli("remember", "fact", "Node.js runtime is version 20", "--project", "web")
+    out = brain_cli("remember", "fact", "Node.js runtime is version 22", "--project", "web").output
+    assert "related #" in out and "differs in: 22 here, 20 there" in out and "brain supersede" in out
+    hits = brain_cli("search", "Node.js runtime version", "--project", "web").output
+    assert "may contradict it" in hits

@@ -984,7 +984,20 @@ BEGIN
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
-               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
+               -- a newer authored memory among the results, of the same kind and project, as
+               -- near as the space's related similarity (headline trigrams without a query
+               -- vector) and differing in distinguishing terms only: it may contradict this one
+               CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
+                   SELECT n.memory_id
+                   FROM chosen c2
+                   JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c2.memory_id
+                   WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
+                     AND n.created_at > m.created_at AND n.state = 'active' AND n.origin IN ('explicit', 'overlay')
+                     AND %10$s
+                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   ORDER BY n.created_at DESC, n.memory_id DESC
+                   LIMIT 1) END
         FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
@@ -994,7 +1007,13 @@ BEGIN
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id'
                          ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'),
         (cfg->'search_thread_decay')::double precision,
-        (cfg->'assistant_turn_weight')::double precision);
+        (cfg->'assistant_turn_weight')::double precision,
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.5'
+             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
+                         ' FROM brain.embedding a, brain.embedding b'
+                         ' WHERE a.workspace_id = $17 AND a.space_id = %2$s AND a.memory_id = m.memory_id'
+                         ' AND b.workspace_id = $17 AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
+                         space.dims, space.space_id, space.related) END);
     -- Every leg reads memories through an index (the words', the trigrams', the
     -- vectors', the keys). Under a LIMIT, a filter the planner thinks the word's
     -- memories often pass made reading the table in order until enough passed look
@@ -1129,6 +1148,65 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.match_preview IS
     'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
+
+-- The memory a stored one may contradict or replace (docs/ranking.md,
+-- "Conflicts"): the nearest active memory of the same kind and project,
+-- other than itself, at least the active space's `related` similarity, whose
+-- text differs from it in distinguishing terms only (each has a term the
+-- other lacks: "Node.js runtime is version 20" and "... version 22"). NULL
+-- when there is none (or no vector yet). Never refuses or changes
+-- anything: the caller decides whether the new memory supersedes it.
+CREATE OR REPLACE FUNCTION brain.related_memory(memory_id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain.active_embedding_space();
+    mem brain.memory;
+    vec public.vector;
+    near record;
+    other brain.memory;
+    mine text[];
+    theirs text[];
+BEGIN
+    SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = related_memory.memory_id;
+    IF mem.memory_id IS NULL OR space.space_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT e.embedding INTO vec FROM brain.embedding e
+    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = mem.memory_id;
+    IF vec IS NULL THEN
+        RETURN NULL;
+    END IF;
+    mine := brain.distinguishing_terms(mem.headline || E'\n' || mem.body);
+    FOR near IN
+        SELECT x.memory_id, x.similarity
+        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+        LIMIT 5
+    LOOP
+        SELECT * INTO other FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+        IF brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
+            theirs := brain.distinguishing_terms(other.headline || E'\n' || other.body);
+            RETURN jsonb_build_object(
+                'id', other.memory_id, 'headline', other.headline, 'similarity', round(near.similarity::numeric, 3),
+                'created_at', other.created_at,
+                'terms', jsonb_build_object(
+                    'this', to_jsonb(ARRAY(SELECT t FROM unnest(mine) AS t WHERE NOT t = ANY (theirs))),
+                    'that', to_jsonb(ARRAY(SELECT t FROM unnest(theirs) AS t WHERE NOT t = ANY (mine)))),
+                'hint', format('#%s may say the same of another value. If #%s replaces it: brain supersede %s ... '
+                               '(SQL: brain.supersede(old_id => %s, ...)).',
+                               other.memory_id, mem.memory_id, other.memory_id, other.memory_id));
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION brain.related_memory IS
+    'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
 CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
 RETURNS jsonb
