@@ -104,7 +104,7 @@ def evaluate(
     scores: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     ms: dict[str, list[float]] = defaultdict(list)
     off_vecs = EmbeddingCache().get(offtopic.QUERIES) if offtopic_runs else None
-    off = {"queries": 0, "empty": 0, "best_relevance": []}
+    off = {"queries": 0, "empty": 0, "best_relevance": [], "never_stored": 0, "never_stored_empty": 0}
     best: list[float] = []
     for n, m in enumerate(meta):
         latency.prepare(conn, m["workspace"])
@@ -139,6 +139,8 @@ def evaluate(
             off["queries"] += o["queries"]
             off["empty"] += o["empty"]
             off["best_relevance"] += o["best_relevance"]
+            off["never_stored"] += o["never_stored"]
+            off["never_stored_empty"] += o["never_stored_empty"]
     conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
     out: dict[str, Any] = {"settings": settings, "modes": {}, "best_relevance": sorted(best)}
     if off_vecs is not None:
@@ -243,7 +245,11 @@ def main(argv: list[str] | None = None) -> None:
                 )
                 if "offtopic" in r:
                     o = r["offtopic"]
-                    log(f"    off-topic: {o['empty']} of {o['queries']} return nothing")
+                    log(
+                        f"    off-topic: {o['empty']} of {o['queries']} return nothing; of the"
+                        f" {o['never_stored']} about something the store never holds,"
+                        f" {o['never_stored_empty']}"
+                    )
             bins = calibration(conn, meta) if args.calibration else None
         for b in bins or []:
             log(

@@ -180,7 +180,13 @@ def run(
         # runs at least once, each store runs at least 4.
         off_vecs = cache.get(offtopic.QUERIES)
         off_per = max(4, -(-len(offtopic.QUERIES) // len(plan)))
-        off: dict[str, Any] = {"queries": 0, "empty": 0, "best_relevance": []}
+        off: dict[str, Any] = {
+            "queries": 0,
+            "empty": 0,
+            "best_relevance": [],
+            "never_stored": 0,
+            "never_stored_empty": 0,
+        }
         for n, (q, turns, batches) in enumerate(plan, 1):
             with timed() as t_ingest:
                 _, turns_of, analyzed = store_question(conn, cache, q, batches, settings)
@@ -226,6 +232,8 @@ def run(
             off["queries"] += o["queries"]
             off["empty"] += o["empty"]
             off["best_relevance"] += o["best_relevance"]
+            off["never_stored"] += o["never_stored"]
+            off["never_stored_empty"] += o["never_stored_empty"]
             with timed() as t_clock:
                 clock = clock_shift(
                     conn,
