@@ -4741,7 +4741,9 @@ CREATE FUNCTION brain.holds_tokens(t text, tokens text[]) RETURNS boolean
     AS $_$
     SELECT cardinality(tokens) > 0 AND NOT EXISTS (
         SELECT FROM unnest(tokens) AS k(tok)
-        WHERE NOT coalesce(t, '') ~* ('(^|[^[:alnum:]_.:@#+-])' || regexp_replace(k.tok, '([^[:alnum:][:space:]])', '\\\1', 'g')
+        -- a substring test first: the pattern only where the token occurs at all
+        WHERE strpos(lower(coalesce(t, '')), k.tok) = 0
+           OR NOT coalesce(t, '') ~* ('(^|[^[:alnum:]_.:@#+-])' || regexp_replace(k.tok, '([^[:alnum:][:space:]])', '\\\1', 'g')
                                       || '($|[^[:alnum:]_./:@#+-]|[.:,;!?]+(\s|$))'))
 $_$;
 COMMENT ON FUNCTION brain.holds_tokens(t text, tokens text[]) IS 'True when the text holds every token verbatim (case-insensitive) as a whole token.';
@@ -5942,10 +5944,10 @@ BEGIN
         -- the workspace's sampled frequencies, read once, and first only where a word
         -- may be skipped by them (below twice the cap none can be: then they are read
         -- after counting, for the words past the cap, if any)
-        SELECT x.lexeme, e.share, e.listed, brain.word_tsquery(brain.word_group(x.lexeme, own, builtin)) AS q,
-               cardinality(brain.word_group(x.lexeme, own, builtin)) > 1 AS grouped
+        SELECT x.lexeme, e.share, e.listed, brain.word_tsquery(g.grp) AS q, cardinality(g.grp) > 1 AS grouped
         FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
+        LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM words x), own, builtin) AS g USING (lexeme)
     LOOP
         -- a word with others for the same thing is counted with them (its share alone would not do)
         IF w.listed AND NOT w.grouped THEN
@@ -7012,9 +7014,9 @@ BEGIN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4, min_relevance => floor) AS s
+                              max_results => n_max * 4, min_relevance => 0) AS s
             JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-            -- search's floor keeps a relevant list whole: the hook keeps only the relevant hits
+            -- searched without a floor (it never trims): the hook keeps the hits that reach its own
             WHERE (s.relevance >= floor OR s.via_skill_trigger IS NOT NULL)
               AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                        AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
@@ -7583,6 +7585,7 @@ DECLARE
     words_ab tsquery[];
     words_c tsquery[];
     words_idf double precision[];
+    words_lexemes text[];  -- the query's words some memory holds
     -- k1, b, average memory length, context weight, the query's idf sum
     bm25 double precision[];
     idf_sum double precision;
@@ -7651,11 +7654,13 @@ BEGIN
         SELECT nullif(string_agg(brain.word_tsquery(t.grp)::text, ' | ') FILTER (WHERE t.searched), '')::tsquery,
                array_agg(brain.word_tsquery(t.grp, 'AB')),
                array_agg(brain.word_tsquery(t.grp, 'C')),
-               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
-        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
-        FROM (SELECT t.*, brain.word_group(t.lexeme, cfg->'search_words',
-                                           (cfg->>'search_builtin_words')::boolean) AS grp
-              FROM brain.lexical_terms(query) AS t) AS t;
+               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false), array_agg(t.lexeme)
+        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out, words_lexemes
+        FROM (WITH w AS MATERIALIZED (SELECT * FROM brain.lexical_terms(query))
+              SELECT w.*, g.grp
+              FROM w LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM w AS x), cfg->'search_words',
+                                                 (cfg->>'search_builtin_words')::boolean) AS g
+                   USING (lexeme)) AS t;
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
@@ -7664,6 +7669,17 @@ BEGIN
     bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);  -- 1 in an empty workspace
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
+    -- For the floor's verdict, the query's weight counts its words no memory holds
+    -- too, each as much as its rarest word some memory holds (a word in none when
+    -- none is held): a query about something never stored ("the axolotl's mating
+    -- season") is not judged relevant by its common words alone ("season"), and in a
+    -- young workspace a word nobody wrote yet ("use") weighs no more than the query's
+    -- own rarest word. Ranking and the relevance a result carries use the words
+    -- some memory holds only.
+    bm25[6] := coalesce(idf_sum, 0)
+               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))) AS l(lexeme)
+                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}')))
+                 * coalesce((SELECT max(i) FROM unnest(words_idf) AS i), ln(1 + (greatest(n_docs, 1) + 0.5) / 0.5));
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
                          (cfg->'relevance_lexical_slope')::double precision,
                          (cfg->'relevance_hybrid_bias')::double precision,
@@ -7827,26 +7843,35 @@ BEGIN
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
                    -- a memory holding the tokens a short query names verbatim (an IP, an
                    -- error code, an identifier) is evidence, whatever its vector says
-                   CASE WHEN cardinality($32) > 0
-                             AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, $32) FROM brain.memory m
-                                  WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id)
-                        THEN greatest(brain.relevance(f.sim, f.lex, $26), $26[8])
-                        ELSE brain.relevance(f.sim, f.lex, $26) END AS relevance
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex, $26), $26[8])
+                        ELSE brain.relevance(f.sim, f.lex, $26) END AS relevance,
+                   -- the same with the query's words no memory holds counted ($25[6]): the floor's verdict
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex_all, $26), $26[8])
+                        ELSE brain.relevance(f.sim, f.lex_all, $26) END AS verdict
             FROM (SELECT f.*,
-                         CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
-                         CASE WHEN f.fuzzy_rank IS NOT NULL
-                              THEN greatest((SELECT public.word_similarity($1, m.headline) FROM brain.memory m
-                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id),
-                                            f.share)
-                              ELSE f.share END AS lex
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share) ELSE f.share END AS lex,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share_all)
+                              ELSE f.share_all END AS lex_all
                   FROM (SELECT f.*,
-                               -- a candidate holding none of the words: 0
-                               coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END) / nullif($25[5], 0) AS share
-                        FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
-                  OFFSET 0) AS f
+                               CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
+                               CASE WHEN f.fuzzy_rank IS NOT NULL
+                                    THEN (SELECT public.word_similarity($1, m.headline) FROM brain.memory m
+                                          WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id) END AS trgm,
+                               coalesce(cardinality($32) > 0
+                                        AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, $32)
+                                             FROM brain.memory m
+                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id), false) AS exact
+                        FROM (SELECT f.*,
+                                     -- a candidate holding none of the words: 0
+                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END)
+                                         / nullif($25[5], 0) AS share,
+                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[6] > 0 THEN 0 END)
+                                         / nullif($25[6], 0) AS share_all
+                              FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
+                        OFFSET 0) AS f) AS f
         ),
         scored AS (
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.verdict, f.rrf,
                    f.relevance
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
@@ -7892,7 +7917,7 @@ BEGIN
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
                           -- The floor answers "nothing relevant": when no candidate reaches
                           -- it, no hit; when one does, the ranking as it is (it never trims).
-                          AND EXISTS (SELECT FROM scored b WHERE b.relevance >= $27)) AS sc) AS sc
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each relevant hit's neighbours in its thread, after it
@@ -7939,11 +7964,13 @@ BEGIN
                -- vector) and differing in distinguishing terms only: it may contradict this one
                CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
                    SELECT n.memory_id
-                   FROM chosen c2
-                   JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c2.memory_id
-                   WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
-                     AND n.created_at > m.created_at AND n.state = 'active' AND n.origin IN ('explicit', 'overlay')
-                     AND %10$s
+                   FROM (SELECT n.* FROM chosen c2
+                         JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c2.memory_id
+                         WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
+                           AND n.created_at > m.created_at AND n.state = 'active'
+                           AND n.origin IN ('explicit', 'overlay')
+                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE %10$s
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END
@@ -8126,7 +8153,7 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
         'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
         'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
         'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
-        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'min_relevance', 0.025,           -- search returns nothing unless a result is this relevant (0 .. 1)
         'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
         'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
         'relevance_hybrid_bias', 0.81,    -- with both legs: bias of the fused log-odds
@@ -8685,30 +8712,41 @@ $$;
 COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by white space (no-break spaces included).';
 CREATE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    WITH mine AS (
-        SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
-        FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
-    ),
-    d AS (
-        SELECT m.lexeme, m.means_lexeme FROM mine m WHERE m.lexeme IS NOT NULL AND m.means_lexeme IS NOT NULL
-        UNION ALL
-        SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b
-        WHERE builtin AND NOT EXISTS (SELECT FROM mine m WHERE m.lexeme = b.lexeme)
-    ),
-    c AS (SELECT coalesce((SELECT d.means_lexeme FROM d WHERE d.lexeme = word_group.lexeme LIMIT 1),
-                          word_group.lexeme) AS means)
-    SELECT array_agg(DISTINCT x.l ORDER BY x.l)
-    FROM (SELECT word_group.lexeme AS l
-          UNION SELECT c.means FROM c
-          UNION SELECT d.lexeme FROM d, c WHERE d.means_lexeme = c.means) AS x
+    SELECT g.grp FROM brain.word_groups(ARRAY[lexeme], own, builtin) AS g
 $$;
-COMMENT ON FUNCTION brain.word_group(lexeme text, own jsonb, builtin boolean) IS 'The lexemes a query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words) and a workspace''s own (the setting search_words).';
+COMMENT ON FUNCTION brain.word_group(lexeme text, own jsonb, builtin boolean) IS 'The lexemes a query lexeme matches (brain.word_groups for one).';
+CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS TABLE(lexeme text, grp text[])
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    SELECT l.lexeme,
+           ARRAY(SELECT DISTINCT y.x FROM (
+                     SELECT l.lexeme AS x
+                     UNION ALL SELECT c.means
+                     UNION ALL SELECT d.lexeme FROM (
+                         SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+                                (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+                         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+                         UNION ALL
+                         SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+                     WHERE d.means_lexeme = c.means AND d.lexeme IS NOT NULL) AS y
+                 ORDER BY 1)
+    FROM unnest(lexemes) AS l(lexeme)
+    CROSS JOIN LATERAL (
+        SELECT coalesce((
+            SELECT d.means_lexeme FROM (
+                -- the workspace's word first
+                SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+                       (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+                FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+                UNION ALL
+                SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+            WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
+            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c
+$$;
+COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
     FROM unnest(grp) AS g
@@ -9058,7 +9096,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions bf6a3d18decf74dc898f5ad26abfae2e1ae1f29c9e7bf6b7825d1f1911de7885';
+COMMENT ON TABLE brain.migration IS 'functions 2531592442164fda2f180e1aad419b4ff8a882700b6de116b8ce72b175570649';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
