@@ -1622,6 +1622,42 @@ BEGIN
         jsonb_build_object('superseded_by', new_id, 'reason', brain.trim_space(reason)));
 END
 $$;
+CREATE FUNCTION brain._match_window(body text, query text, max_chars integer) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN length(y.t) <= max_chars OR coalesce(y.at, 1) <= 1 THEN brain.preview(y.t, max_chars)
+                ELSE CASE WHEN y.s > 1 THEN '…' ELSE '' END
+                     || CASE WHEN y.s + max_chars - 2 <= length(y.t)
+                             THEN rtrim(substr(y.t, y.s, max_chars - 2)) || '…'
+                             ELSE substr(y.t, y.s) END END
+    FROM (SELECT x.t, x.at,
+                 -- from a word's start a little before the match, the window full where the body allows
+                 CASE WHEN x.s0 <= 1 THEN 1
+                      WHEN substr(x.t, x.s0 - 1, 1) = ' ' THEN x.s0
+                      ELSE x.s0 + coalesce(nullif(strpos(substr(x.t, x.s0, 24), ' '), 0), 0) END AS s
+          FROM (SELECT x.*, greatest(1, least(x.at - 40, length(x.t) - max_chars + 3)) AS s0
+                FROM (SELECT w.t,
+                             -- words as ' word' in a copy of the text with every other character a space
+                             (SELECT strpos(w.n, ' ' || k.n)
+                              FROM (SELECT k.n, (length(w.n) - length(replace(w.n, ' ' || k.n, ''))) / length(' ' || k.n) AS times
+                                    FROM (SELECT DISTINCT regexp_replace(k.tok, '[^[:alnum:]]', ' ', 'g') AS n
+                                          FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                                      || brain.exact_tokens(query)
+                                                      || ARRAY(SELECT lower(d[1]) FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]*[0-9][[:alnum:]]*)', 'g') AS d)
+                                                ) AS k(tok)) AS k
+                                    WHERE k.n ~ '[[:alnum:]]') AS k
+                              WHERE k.times > 0
+                              ORDER BY k.times, length(k.n) DESC, k.n
+                              LIMIT 1) AS at
+                      FROM (SELECT y.t, ' ' || regexp_replace(lower(y.t), '[^[:alnum:]]', ' ', 'g') AS n
+                            FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS y
+                           ) AS w
+                      WHERE length(w.t) > max_chars) AS x) AS x
+          UNION ALL
+          SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')), NULL, 1
+          WHERE length(brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'))) <= max_chars) AS y
+$$;
 CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5932,23 +5968,36 @@ DECLARE
     -- words for the same thing (brain.word_group)
     own jsonb := brain.setting('search_words');
     builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    -- the query's lexemes, in a variable: brain.word_groups is inlined only for
+    -- arguments without a subquery (else it is planned again on every call, 1 ms)
+    lexemes text[] := ARRAY(SELECT DISTINCT l
+                            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                        || brain.code_tokens(query)) AS l
+                            LIMIT 64);
+    -- groups only when a word of the query is in a dictionary (most queries: none)
+    grouping boolean := own IS DISTINCT FROM '{}'::jsonb
+                        OR builtin AND EXISTS (SELECT FROM brain.builtin_search_words() AS b
+                                               WHERE b.lexeme = ANY (lexemes) OR b.means_lexeme = ANY (lexemes));
+    groups jsonb := '{}';  -- lexeme -> its group, for the words that have one
 BEGIN
+    IF grouping THEN
+        SELECT coalesce(jsonb_object_agg(g.lexeme, to_jsonb(g.grp)) FILTER (WHERE cardinality(g.grp) > 1), '{}')
+        INTO groups FROM brain.word_groups(lexemes, own, builtin) AS g;
+    END IF;
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     FOR w IN
-        WITH words AS (
-            SELECT DISTINCT l AS lexeme
-            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
-                        || brain.code_tokens(query)) AS l
-            LIMIT 64
-        )
+        WITH words AS (SELECT l AS lexeme FROM unnest(lexemes) AS l)
         -- the workspace's sampled frequencies, read once, and first only where a word
         -- may be skipped by them (below twice the cap none can be: then they are read
         -- after counting, for the words past the cap, if any)
-        SELECT x.lexeme, e.share, e.listed, brain.word_tsquery(g.grp) AS q, cardinality(g.grp) > 1 AS grouped
+        SELECT x.lexeme, e.share, e.listed, quote_literal(x.lexeme)::tsquery AS q, false AS grouped
         FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
-        LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM words x), own, builtin) AS g USING (lexeme)
     LOOP
+        IF groups ? w.lexeme THEN
+            w.q := brain.word_tsquery(ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)));
+            w.grouped := true;
+        END IF;
         -- a word with others for the same thing is counted with them (its share alone would not do)
         IF w.listed AND NOT w.grouped THEN
             -- the workspace's sample lists it: its share of the memories (exact when the
@@ -6334,37 +6383,9 @@ CREATE FUNCTION brain.match_preview(body text, query text, max_chars integer DEF
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    SELECT CASE WHEN length(y.t) <= max_chars OR coalesce(y.at, 1) <= 1 THEN brain.preview(y.t, max_chars)
-                ELSE CASE WHEN y.s > 1 THEN '…' ELSE '' END
-                     || CASE WHEN y.s + max_chars - 2 <= length(y.t)
-                             THEN rtrim(substr(y.t, y.s, max_chars - 2)) || '…'
-                             ELSE substr(y.t, y.s) END END
-    FROM (SELECT x.t, x.at,
-                 -- from a word's start a little before the match, the window full where the body allows
-                 CASE WHEN x.s0 <= 1 THEN 1
-                      WHEN substr(x.t, x.s0 - 1, 1) = ' ' THEN x.s0
-                      ELSE x.s0 + coalesce(nullif(strpos(substr(x.t, x.s0, 24), ' '), 0), 0) END AS s
-          FROM (SELECT x.*, greatest(1, least(x.at - 40, length(x.t) - max_chars + 3)) AS s0
-                FROM (SELECT w.t,
-                             -- words as ' word' in a copy of the text with every other character a space
-                             (SELECT strpos(w.n, ' ' || k.n)
-                              FROM (SELECT k.n, (length(w.n) - length(replace(w.n, ' ' || k.n, ''))) / length(' ' || k.n) AS times
-                                    FROM (SELECT DISTINCT regexp_replace(k.tok, '[^[:alnum:]]', ' ', 'g') AS n
-                                          FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
-                                                      || brain.exact_tokens(query)
-                                                      || ARRAY(SELECT lower(d[1]) FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]*[0-9][[:alnum:]]*)', 'g') AS d)
-                                                ) AS k(tok)) AS k
-                                    WHERE k.n ~ '[[:alnum:]]') AS k
-                              WHERE k.times > 0
-                              ORDER BY k.times, length(k.n) DESC, k.n
-                              LIMIT 1) AS at
-                      FROM (SELECT y.t, ' ' || regexp_replace(lower(y.t), '[^[:alnum:]]', ' ', 'g') AS n
-                            FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS y
-                           ) AS w
-                      WHERE length(w.t) > max_chars) AS x) AS x
-          UNION ALL
-          SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')), NULL, 1
-          WHERE length(brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'))) <= max_chars) AS y
+    SELECT CASE WHEN length(coalesce(body, '')) <= max_chars OR brain.trim_space(coalesce(query, '')) = ''
+                THEN brain.preview(body, max_chars)
+                ELSE brain._match_window(body, query, max_chars) END
 $$;
 COMMENT ON FUNCTION brain.match_preview(body text, query text, max_chars integer) IS 'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
@@ -7586,6 +7607,9 @@ DECLARE
     words_c tsquery[];
     words_idf double precision[];
     words_lexemes text[];  -- the query's words some memory holds
+    words_searched boolean[];
+    own_words jsonb := cfg->'search_words';
+    builtin_words boolean := (cfg->>'search_builtin_words')::boolean;
     -- k1, b, average memory length, context weight, the query's idf sum
     bm25 double precision[];
     idf_sum double precision;
@@ -7650,17 +7674,26 @@ BEGIN
     PERFORM brain._bounded('query', query, 4000);
     left_out := false;
     IF q <> '' THEN
-        -- each word with the words for the same thing (brain.word_group)
-        SELECT nullif(string_agg(brain.word_tsquery(t.grp)::text, ' | ') FILTER (WHERE t.searched), '')::tsquery,
-               array_agg(brain.word_tsquery(t.grp, 'AB')),
-               array_agg(brain.word_tsquery(t.grp, 'C')),
-               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false), array_agg(t.lexeme)
-        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out, words_lexemes
-        FROM (WITH w AS MATERIALIZED (SELECT * FROM brain.lexical_terms(query))
-              SELECT w.*, g.grp
-              FROM w LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM w AS x), cfg->'search_words',
-                                                 (cfg->>'search_builtin_words')::boolean) AS g
-                   USING (lexeme)) AS t;
+        SELECT array_agg(t.lexeme), array_agg(t.idf), array_agg(t.searched)
+        INTO words_lexemes, words_idf, words_searched
+        FROM brain.lexical_terms(query) AS t;
+        -- each word with the words for the same thing (brain.word_groups, inlined for a
+        -- variable's array)
+        SELECT nullif(string_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]))::text, ' | ')
+                          FILTER (WHERE t.searched), '')::tsquery,
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'AB') ORDER BY t.n),
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'C') ORDER BY t.n),
+               sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+        INTO tsq, words_ab, words_c, idf_sum, left_out
+        FROM (SELECT w.*, g.grp
+              FROM unnest(words_lexemes, words_idf, words_searched) WITH ORDINALITY AS w(lexeme, idf, searched, n)
+              LEFT JOIN brain.word_groups(CASE WHEN own_words IS DISTINCT FROM '{}'::jsonb
+                                                    OR builtin_words AND EXISTS (
+                                                        SELECT FROM brain.builtin_search_words() AS b
+                                                        WHERE b.lexeme = ANY (words_lexemes)
+                                                           OR b.means_lexeme = ANY (words_lexemes))
+                                               THEN words_lexemes END, own_words, builtin_words) AS g USING (lexeme)
+              ORDER BY w.n) AS t;
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
@@ -7951,6 +7984,12 @@ BEGIN
                 ORDER BY y.keep, y.hit, y.dist, y.memory_id
                 LIMIT $20) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+        ),
+        -- the results' active authored memories, read once: what a newer one may contradict
+        authored AS MATERIALIZED (
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
+            FROM chosen c JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c.memory_id
+            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, $1),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
@@ -7964,11 +8003,9 @@ BEGIN
                -- vector) and differing in distinguishing terms only: it may contradict this one
                CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
                    SELECT n.memory_id
-                   FROM (SELECT n.* FROM chosen c2
-                         JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c2.memory_id
+                   FROM (SELECT n.* FROM authored n
                          WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
-                           AND n.created_at > m.created_at AND n.state = 'active'
-                           AND n.origin IN ('explicit', 'overlay')
+                           AND n.created_at > m.created_at
                          OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
                    WHERE %10$s
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
@@ -8717,8 +8754,11 @@ CREATE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}'::jsonb, bui
 $$;
 COMMENT ON FUNCTION brain.word_group(lexeme text, own jsonb, builtin boolean) IS 'The lexemes a query lexeme matches (brain.word_groups for one).';
 CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS TABLE(lexeme text, grp text[])
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
+BEGIN
+    RETURN QUERY
     SELECT l.lexeme,
            ARRAY(SELECT DISTINCT y.x FROM (
                      SELECT l.lexeme AS x
@@ -8742,7 +8782,8 @@ CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb,
                 UNION ALL
                 SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
             WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
-            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c
+            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
+END
 $$;
 COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
@@ -9096,7 +9137,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 2531592442164fda2f180e1aad419b4ff8a882700b6de116b8ce72b175570649';
+COMMENT ON TABLE brain.migration IS 'functions 8a890d47af745150acaf4b6fdd1f1514257600f23efd05a73ad9595809644aa5';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

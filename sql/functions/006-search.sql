@@ -269,13 +269,17 @@ COMMENT ON FUNCTION brain.builtin_search_words IS
 -- The lexemes each query lexeme matches: itself, and with the dictionary
 -- (built-in unless builtin is false, plus the workspace's search_words,
 -- which wins for a word both name) the word it means and every word that
--- means the same. No SET clause, built-ins and schema-qualified names only:
--- inlined into the query that reads it (lexical_terms, search), which
--- plans it once; as a call per word it cost 0.2 ms a word.
+-- means the same. PL/pgSQL, so that its plan is kept for the session: as a
+-- SQL function it was planned again on every call (1 ms), and as a call
+-- per word it cost 0.2 ms a word.
 CREATE OR REPLACE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}', builtin boolean DEFAULT true)
 RETURNS TABLE (lexeme text, grp text[])
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+BEGIN
+    RETURN QUERY
+
     SELECT l.lexeme,
            ARRAY(SELECT DISTINCT y.x FROM (
                      SELECT l.lexeme AS x
@@ -299,8 +303,9 @@ AS $$
                 UNION ALL
                 SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
             WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
-            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c
-$$;
+            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
+END
+$f$;
 COMMENT ON FUNCTION brain.word_groups IS
     'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 
@@ -365,23 +370,36 @@ DECLARE
     -- words for the same thing (brain.word_group)
     own jsonb := brain.setting('search_words');
     builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    -- the query's lexemes, in a variable: brain.word_groups is inlined only for
+    -- arguments without a subquery (else it is planned again on every call, 1 ms)
+    lexemes text[] := ARRAY(SELECT DISTINCT l
+                            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                        || brain.code_tokens(query)) AS l
+                            LIMIT 64);
+    -- groups only when a word of the query is in a dictionary (most queries: none)
+    grouping boolean := own IS DISTINCT FROM '{}'::jsonb
+                        OR builtin AND EXISTS (SELECT FROM brain.builtin_search_words() AS b
+                                               WHERE b.lexeme = ANY (lexemes) OR b.means_lexeme = ANY (lexemes));
+    groups jsonb := '{}';  -- lexeme -> its group, for the words that have one
 BEGIN
+    IF grouping THEN
+        SELECT coalesce(jsonb_object_agg(g.lexeme, to_jsonb(g.grp)) FILTER (WHERE cardinality(g.grp) > 1), '{}')
+        INTO groups FROM brain.word_groups(lexemes, own, builtin) AS g;
+    END IF;
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     FOR w IN
-        WITH words AS (
-            SELECT DISTINCT l AS lexeme
-            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
-                        || brain.code_tokens(query)) AS l
-            LIMIT 64
-        )
+        WITH words AS (SELECT l AS lexeme FROM unnest(lexemes) AS l)
         -- the workspace's sampled frequencies, read once, and first only where a word
         -- may be skipped by them (below twice the cap none can be: then they are read
         -- after counting, for the words past the cap, if any)
-        SELECT x.lexeme, e.share, e.listed, brain.word_tsquery(g.grp) AS q, cardinality(g.grp) > 1 AS grouped
+        SELECT x.lexeme, e.share, e.listed, quote_literal(x.lexeme)::tsquery AS q, false AS grouped
         FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
-        LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM words x), own, builtin) AS g USING (lexeme)
     LOOP
+        IF groups ? w.lexeme THEN
+            w.q := brain.word_tsquery(ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)));
+            w.grouped := true;
+        END IF;
         -- a word with others for the same thing is counted with them (its share alone would not do)
         IF w.listed AND NOT w.grouped THEN
             -- the workspace's sample lists it: its share of the memories (exact when the
@@ -652,6 +670,9 @@ DECLARE
     words_c tsquery[];
     words_idf double precision[];
     words_lexemes text[];  -- the query's words some memory holds
+    words_searched boolean[];
+    own_words jsonb := cfg->'search_words';
+    builtin_words boolean := (cfg->>'search_builtin_words')::boolean;
     -- k1, b, average memory length, context weight, the query's idf sum
     bm25 double precision[];
     idf_sum double precision;
@@ -716,17 +737,26 @@ BEGIN
     PERFORM brain._bounded('query', query, 4000);
     left_out := false;
     IF q <> '' THEN
-        -- each word with the words for the same thing (brain.word_group)
-        SELECT nullif(string_agg(brain.word_tsquery(t.grp)::text, ' | ') FILTER (WHERE t.searched), '')::tsquery,
-               array_agg(brain.word_tsquery(t.grp, 'AB')),
-               array_agg(brain.word_tsquery(t.grp, 'C')),
-               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false), array_agg(t.lexeme)
-        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out, words_lexemes
-        FROM (WITH w AS MATERIALIZED (SELECT * FROM brain.lexical_terms(query))
-              SELECT w.*, g.grp
-              FROM w LEFT JOIN brain.word_groups(ARRAY(SELECT x.lexeme FROM w AS x), cfg->'search_words',
-                                                 (cfg->>'search_builtin_words')::boolean) AS g
-                   USING (lexeme)) AS t;
+        SELECT array_agg(t.lexeme), array_agg(t.idf), array_agg(t.searched)
+        INTO words_lexemes, words_idf, words_searched
+        FROM brain.lexical_terms(query) AS t;
+        -- each word with the words for the same thing (brain.word_groups, inlined for a
+        -- variable's array)
+        SELECT nullif(string_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]))::text, ' | ')
+                          FILTER (WHERE t.searched), '')::tsquery,
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'AB') ORDER BY t.n),
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'C') ORDER BY t.n),
+               sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+        INTO tsq, words_ab, words_c, idf_sum, left_out
+        FROM (SELECT w.*, g.grp
+              FROM unnest(words_lexemes, words_idf, words_searched) WITH ORDINALITY AS w(lexeme, idf, searched, n)
+              LEFT JOIN brain.word_groups(CASE WHEN own_words IS DISTINCT FROM '{}'::jsonb
+                                                    OR builtin_words AND EXISTS (
+                                                        SELECT FROM brain.builtin_search_words() AS b
+                                                        WHERE b.lexeme = ANY (words_lexemes)
+                                                           OR b.means_lexeme = ANY (words_lexemes))
+                                               THEN words_lexemes END, own_words, builtin_words) AS g USING (lexeme)
+              ORDER BY w.n) AS t;
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
@@ -1019,6 +1049,12 @@ BEGIN
                 ORDER BY y.keep, y.hit, y.dist, y.memory_id
                 LIMIT $20) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+        ),
+        -- the results' active authored memories, read once: what a newer one may contradict
+        authored AS MATERIALIZED (
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
+            FROM chosen c JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c.memory_id
+            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, $1),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
@@ -1032,11 +1068,9 @@ BEGIN
                -- vector) and differing in distinguishing terms only: it may contradict this one
                CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
                    SELECT n.memory_id
-                   FROM (SELECT n.* FROM chosen c2
-                         JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c2.memory_id
+                   FROM (SELECT n.* FROM authored n
                          WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
-                           AND n.created_at > m.created_at AND n.state = 'active'
-                           AND n.origin IN ('explicit', 'overlay')
+                           AND n.created_at > m.created_at
                          OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
                    WHERE %10$s
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
@@ -1153,7 +1187,7 @@ COMMENT ON FUNCTION brain.preview IS 'The start of a body on one line, at most m
 -- characters on one line, with … where the body goes on; the words are the
 -- body's own, numbers and all. Not inlined (the SET clause): search
 -- computes it for the rows of its page only.
-CREATE OR REPLACE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160)
+CREATE OR REPLACE FUNCTION brain._match_window(body text, query text, max_chars integer)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1189,6 +1223,17 @@ AS $$
           UNION ALL
           SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')), NULL, 1
           WHERE length(brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'))) <= max_chars) AS y
+$$;
+-- A body short enough to show whole, or a search without words, costs no more
+-- than the start of the body.
+CREATE OR REPLACE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(coalesce(body, '')) <= max_chars OR brain.trim_space(coalesce(query, '')) = ''
+                THEN brain.preview(body, max_chars)
+                ELSE brain._match_window(body, query, max_chars) END
 $$;
 COMMENT ON FUNCTION brain.match_preview IS
     'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
