@@ -37,7 +37,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bench import latency
+from bench import latency, offtopic
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
 from bench.server import BenchServer
@@ -69,7 +69,8 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
             plan.append((q, turns, batches))
         cache.ensure(
             [r[3] for _, _, batches in plan for _, rows in batches for r in rows if r[2] == "valid"]
-            + [q["question"] for q in questions],
+            + [q["question"] for q in questions]
+            + offtopic.QUERIES,
             "LongMemEval chunks and questions",
         )
         for n, (q, turns, batches) in enumerate(plan, 1):
@@ -95,14 +96,17 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
 
 
 def evaluate(
-    conn: psycopg.Connection, meta: list[dict[str, Any]], settings: dict[str, Any]
+    conn: psycopg.Connection, meta: list[dict[str, Any]], settings: dict[str, Any], offtopic_runs: int = 0
 ) -> dict[str, Any]:
     """The three modes' recall (overall and per type) and warm search latency with these settings."""
     workspaces = [m["workspace"] for m in meta]
     conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
     scores: dict[tuple[str, str], dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     ms: dict[str, list[float]] = defaultdict(list)
-    for m in meta:
+    off_vecs = EmbeddingCache().get(offtopic.QUERIES) if offtopic_runs else None
+    off = {"queries": 0, "empty": 0, "best_relevance": [], "never_stored": 0, "never_stored_empty": 0}
+    best: list[float] = []
+    for n, m in enumerate(meta):
         latency.prepare(conn, m["workspace"])
         for name, value in settings.items():
             conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
@@ -119,15 +123,37 @@ def evaluate(
             for group in (m["type"], "overall"):
                 for metric, value in got.items():
                     scores[(mode, group)][metric].append(value)
+            if mode == "hybrid":
+                best.append(max((x or 0 for x in r["relevances"] or []), default=0.0))
+        # the default path: hybrid with search's default floor
+        r = lme._default_floor_search(conn, m["question"], m["vector"])
+        got = lme._score(r["ids"], m["turns_of"], m["evidence_sessions"], m["evidence_turns"])
+        got["results"] = float(len(r["ids"]))
+        for group in (m["type"], "overall"):
+            for metric, value in got.items():
+                scores[("hybrid_floor", group)][metric].append(value)
+        if off_vecs is not None:
+            per = max(offtopic_runs, -(-len(offtopic.QUERIES) // len(meta)))
+            picked = [(n * per + i) % len(offtopic.QUERIES) for i in range(per)]
+            o = offtopic.empty_share(conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
+            off["queries"] += o["queries"]
+            off["empty"] += o["empty"]
+            off["best_relevance"] += o["best_relevance"]
+            off["never_stored"] += o["never_stored"]
+            off["never_stored_empty"] += o["never_stored_empty"]
     conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
-    out: dict[str, Any] = {"settings": settings, "modes": {}}
-    for mode in lme.MODES:
+    out: dict[str, Any] = {"settings": settings, "modes": {}, "best_relevance": sorted(best)}
+    if off_vecs is not None:
+        off["best_relevance"] = sorted(off["best_relevance"])
+        out["offtopic"] = off
+    for mode in (*lme.MODES, "hybrid_floor"):
         out["modes"][mode] = {
             group: {k: round(float(np.mean(v)), 3) for k, v in scores[(mode, group)].items()}
             for group in [*lme.TYPES, "overall"]
             if scores[(mode, group)]
         }
-        out["modes"][mode]["search_ms_p50"] = round(statistics.median(ms[mode]), 2)
+        if ms[mode]:
+            out["modes"][mode]["search_ms_p50"] = round(statistics.median(ms[mode]), 2)
     return out
 
 
@@ -179,6 +205,13 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="also bin the first 100 hybrid results by relevance: how many are evidence (defaults)",
     )
+    p.add_argument(
+        "--offtopic",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also run N off-topic queries (bench/offtopic.py) per store, at least one of each",
+    )
     args = p.parse_args(argv)
     variants = [_variant(v) for v in args.setting] or [{}]
 
@@ -197,7 +230,7 @@ def main(argv: list[str] | None = None) -> None:
         results = []
         with server.connect(DB) as conn:
             for settings in variants:
-                r = evaluate(conn, meta, settings)
+                r = evaluate(conn, meta, settings, args.offtopic)
                 results.append(r)
                 h, v, x = (r["modes"][mode]["overall"] for mode in ("hybrid", "vector", "lexical"))
                 log(
@@ -205,6 +238,18 @@ def main(argv: list[str] | None = None) -> None:
                     f" session all@10 {h['session_all@10']:.3f}; vector turn@10 {v['turn@10']:.3f},"
                     f" lexical turn@10 {x['turn@10']:.3f}; hybrid p50 {r['modes']['hybrid']['search_ms_p50']}"
                 )
+                f = r["modes"]["hybrid_floor"]["overall"]
+                log(
+                    f"    default path (floor on): turn@5 {f['turn@5']:.3f} turn@10 {f['turn@10']:.3f}"
+                    f" session all@10 {f['session_all@10']:.3f}, {f['results']:.1f} results"
+                )
+                if "offtopic" in r:
+                    o = r["offtopic"]
+                    log(
+                        f"    off-topic: {o['empty']} of {o['queries']} return nothing; of the"
+                        f" {o['never_stored']} about something the store never holds,"
+                        f" {o['never_stored_empty']}"
+                    )
             bins = calibration(conn, meta) if args.calibration else None
         for b in bins or []:
             log(

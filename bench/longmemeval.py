@@ -41,7 +41,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bench import embcache, latency, loader
+from bench import embcache, latency, loader, offtopic
 from bench.corpus import Memory
 from bench.embcache import EmbeddingCache
 from bench.server import BenchServer
@@ -155,7 +155,10 @@ def run(
 
         # 2. Embeddings (cached across runs).
         with timed() as t_embed:
-            cache.ensure(inputs + [q["question"] for q in questions], "LongMemEval chunks and questions")
+            cache.ensure(
+                inputs + [q["question"] for q in questions] + offtopic.QUERIES,
+                "LongMemEval chunks, questions and off-topic queries",
+            )
         result["embedding"] = {
             "embedded_this_run": cache.embedded_now,
             "seconds": round(t_embed[0], 1),
@@ -173,6 +176,17 @@ def run(
         search_ms: dict[str, list[float]] = {m: [] for m in MODES}
         search_ms_first: dict[str, list[float]] = {m: [] for m in MODES}
         clock_seconds = 0.0
+        # The off-topic queries (bench/offtopic.py), spread over the stores: each
+        # runs at least once, each store runs at least 4.
+        off_vecs = cache.get(offtopic.QUERIES)
+        off_per = max(4, -(-len(offtopic.QUERIES) // len(plan)))
+        off: dict[str, Any] = {
+            "queries": 0,
+            "empty": 0,
+            "best_relevance": [],
+            "never_stored": 0,
+            "never_stored_empty": 0,
+        }
         for n, (q, turns, batches) in enumerate(plan, 1):
             with timed() as t_ingest:
                 _, turns_of, analyzed = store_question(conn, cache, q, batches, settings)
@@ -200,6 +214,9 @@ def run(
                 search_ms_first[mode].append(first["ms"])
                 search_ms[mode].append(r["ms"])
                 scores[mode] = _score(r["ids"], turns_of, evidence_sessions, evidence_turns)
+                if mode == "hybrid":
+                    # what a floor on the best hit would have to stay under (docs/ranking.md)
+                    best_relevance = max((x or 0 for x in r["relevances"] or []), default=0.0)
             for mode, (floor, neighbours) in OPTION_MODES.items():
                 r = (
                     latency.timed_search(
@@ -210,6 +227,13 @@ def run(
                 )
                 scores[mode] = _score(r["ids"], turns_of, evidence_sessions, evidence_turns)
                 scores[mode]["results"] = float(len(r["ids"]))
+            picked = [((n - 1) * off_per + i) % len(offtopic.QUERIES) for i in range(off_per)]
+            o = offtopic.empty_share(conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
+            off["queries"] += o["queries"]
+            off["empty"] += o["empty"]
+            off["best_relevance"] += o["best_relevance"]
+            off["never_stored"] += o["never_stored"]
+            off["never_stored_empty"] += o["never_stored_empty"]
             with timed() as t_clock:
                 clock = clock_shift(
                     conn,
@@ -224,6 +248,7 @@ def run(
                     "type": q["question_type"],
                     "memories": len(turns_of),
                     "scores": scores,
+                    "best_relevance": round(float(best_relevance), 4),
                     "clock": clock,
                 }
             )
@@ -244,6 +269,10 @@ def run(
     result["search_ms"] = {m: summary(v) for m, v in search_ms.items()}
     result["search_ms_first"] = {m: summary(v) for m, v in search_ms_first.items()}
     result["metrics"] = _aggregate(per_question)
+    off["empty_share"] = round(off["empty"] / max(off["queries"], 1), 3)
+    off["best_relevance"] = sorted(off["best_relevance"])
+    result["offtopic"] = off
+    log(f"  off-topic queries over the dev stores: {off['empty']} of {off['queries']} return nothing")
     result["clock_shift"] = _aggregate_clock(per_question)
     result["clock_shift"]["seconds"] = round(clock_seconds, 1)
     check = result["clock_shift"]["check"]

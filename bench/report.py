@@ -124,6 +124,20 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
                 "",
             )
         )
+        if "hybrid_floor" in overall:
+            out.append(
+                _verdict(
+                    f"LongMemEval hybrid turn@10 through the default path, floor on ({n} questions)",
+                    overall["hybrid_floor"]["turn@10"],
+                    ">=",
+                    0.88,
+                    "",
+                )
+            )
+    off = _get(results, ("longmemeval", "offtopic"))
+    if off:
+        label = f"off-topic queries over the dev stores that return nothing ({off['queries']})"
+        out.append(_verdict(label, off["empty_share"], ">=", 0.95, ""))
     clock = _get(results, ("longmemeval", "clock_shift", "check"))
     if clock:
         out.append(

@@ -172,6 +172,15 @@ def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = 
             line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
         elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
+        if r.related:
+            rel = r.related
+            terms = rel.get("terms") or {}
+            line += (
+                f"\n  related #{rel['id']} (similarity {rel['similarity']}): {rel['headline']}"
+                f"\n  differs in: {', '.join(terms.get('this') or [])} here,"
+                f" {', '.join(terms.get('that') or [])} there"
+                f"\n  if this replaces it: brain supersede {rel['id']} ..."
+            )
         if r.embedding_pending:
             why = f": {r.embedder_error}" if r.embedder_error else ""
             line += f"\n  embedding pending{why}\n  `brain worker --once` will embed it"
@@ -471,6 +480,28 @@ def recall(memory_id: int, as_json: bool) -> None:
     click.echo(_dump(memory) if as_json else _render_memory(memory))
 
 
+def _age(then: Any) -> str:
+    """How long ago a hit was stored: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (as the MCP tools say it)."""
+    from datetime import UTC, datetime
+
+    if then is None:
+        return "?"
+    if isinstance(then, str):
+        then = datetime.fromisoformat(then)
+    seconds = max(0, int((datetime.now(UTC) - then).total_seconds()))
+    for unit, size, until in (
+        ("s", 1, 60),
+        ("m", 60, 3600),
+        ("h", 3600, 86400),
+        ("d", 86400, 14 * 86400),
+        ("w", 7 * 86400, 61 * 86400),
+        ("mo", 30 * 86400, 730 * 86400),
+    ):
+        if seconds < until:
+            return f"{seconds // size}{unit}"
+    return f"{seconds // (365 * 86400)}y"
+
+
 def _render_hits(hits: list[dict[str, Any]]) -> str:
     if not hits:
         return "no memories found"
@@ -495,6 +526,10 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
             marks.append("pinned")
         if h.get("flag_reasons"):
             marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
+        if h.get("newer_related"):
+            marks.append(click.style(f"newer #{h['newer_related']} may contradict it", fg="yellow"))
+        if "created_at" in h:
+            marks.append(_age(h["created_at"]))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
         if h.get("preview"):
             lines.append(f"    {h['preview']}")
@@ -561,7 +596,8 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option(
     "--min-relevance",
     type=click.FloatRange(0, 1),
-    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance, 0.05).",
+    help="Nothing unless the best result is at least this relevant, 0 to 1 (default: the setting"
+    " min_relevance); a relevant result list is never trimmed.",
 )
 @click.option(
     "--neighbours",

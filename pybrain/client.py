@@ -12,7 +12,7 @@ import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -102,6 +102,9 @@ class WriteResult:
     embedding_input: str | None
     # Set when the embedder failed and the write was queued instead.
     embedder_error: str | None = None
+    # A memory this one may contradict or replace (brain.related_memory): id, headline,
+    # similarity, created_at, terms {this, that} and a hint to supersede it.
+    related: dict[str, Any] | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}
@@ -422,8 +425,15 @@ class Brain:
         return WriteResult(**row, embedder_error=error)
 
     def remember(self, kind: str, headline: str, **kwargs: Any) -> WriteResult:
-        """Store a memory through the write gate (brain.remember)."""
-        return self._write("remember", kind=kind, headline=headline, **_json_args(kwargs))
+        """Store a memory through the write gate (brain.remember). A new memory whose nearest
+        of its kind and project differs from it in distinguishing terms only (a number, a
+        version, a name) is stored and reports that memory as `related`."""
+        out = self._write("remember", kind=kind, headline=headline, **_json_args(kwargs))
+        if out.action == "created" and not out.embedding_pending and out.memory_id is not None:
+            related = self.value("related_memory", memory_id=out.memory_id)
+            if related is not None:
+                out = replace(out, related=related)
+        return out
 
     def supersede(self, old_id: int, headline: str, reason: str, **kwargs: Any) -> WriteResult:
         """Replace a belief (brain.supersede)."""

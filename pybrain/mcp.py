@@ -350,6 +350,8 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
             marks.append("pinned")
         if h.get("flag_reasons"):
             marks.append(f"FLAGGED ({', '.join(h['flag_reasons'])})")
+        if h.get("newer_related"):
+            marks.append(f"newer #{h['newer_related']} may contradict it")
         line = f"{' '.join(marks)} {quote(h['headline'])}"
         if h.get("preview"):
             line += f" — {quote(_short(h['preview']))}"
@@ -547,7 +549,9 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
         "remember",
         "Store a rule (how to behave; severity BLOCKER or PATTERN), fact (what is true), incident "
         "(what happened, what was learned) or task. Repeats are skipped; a related memory is refused "
-        "with its id unless on_related says store or supersede. Secrets are refused.",
+        "with its id unless on_related says store or supersede. A memory that differs from it only in a "
+        "number, version or name is stored and reported as `related` (supersede it if this replaces it). "
+        "Secrets are refused.",
     )
     def remember(
         kind: Annotated[Kind, Field(description="rule, fact, incident or task.")],
@@ -650,7 +654,8 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
             ),
         ] = None,
         min_relevance: Annotated[
-            float | None, Field(ge=0, le=1, description="Only results this relevant (0-1; default 0.05).")
+            float | None,
+            Field(ge=0, le=1, description="Nothing unless the best result is this relevant (0-1)."),
         ] = None,
         neighbours: Annotated[
             int, Field(ge=0, le=10, description="Turns or chunks beside each hit to bring along.")

@@ -80,7 +80,7 @@ def test_a_client_search_walks_the_words_posting_list(owner, word) -> None:
     assert len(found) == (MEMORIES // 1000 if word == "xylophone" else 0)
     for plan in plans:
         assert "Seq Scan on memory" not in plan, plan
-    counted = _statements(plans, "m.tsv @@ quote_literal(w.lexeme)")
+    counted = _statements(plans, "m.tsv @@ w.q")
     assert all("memory_tsv" in p for p in counted), counted
     (statement,) = _statements(plans, "WITH vec AS")
     assert _read_and_dropped(statement, "CTE lex") == 0, statement

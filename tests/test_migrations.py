@@ -41,6 +41,7 @@ RELEASED = {
     "021-signals.sql": "c38cf114fbd1732276dece246761fcdb767aa47ffd2da4145a90518b142321c5",
     "022-write-core.sql": "48899e0e05c9528a51d975e83a07f5b388d6e4b95b17d22464f20c1864e9397d",
     "023-trajectories.sql": "ec62e770e5361a0176847749069ec2a3e9d9224585a6c275f6e05643f30feb50",
+    "024-search-words.sql": "ad8549daca75528ef29a693ff79896c0952a107750f9630e088e1aedc0857370",
 }
 
 
@@ -687,3 +688,19 @@ def test_023_lets_an_existing_database_record_trajectories_and_packs(empty_datab
         assert items == [1] and payload["sections"]["blockers"][0]["id"] == 1
         with pytest.raises(psycopg.errors.CheckViolation):
             conn.execute("INSERT INTO brain.memory (kind, headline, normalized) VALUES ('journal', 'x', 'x')")
+
+
+def test_024_search_results_mark_a_newer_related_memory(empty_database: str) -> None:
+    """A database before 024 upgraded: search returns newer_related, and a fact a newer one in
+    the results may contradict is marked."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("024-search-words.sql")
+        migrate_through(conn, before)
+        assert db.migrate(conn).applied[0] == "024-search-words.sql"
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+        old = conn.execute(write, ("Node.js runtime is version 20",)).fetchone()[0]
+        new = conn.execute(write, ("Node.js runtime is version 22",)).fetchone()[0]
+        search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
+        marks = dict(conn.execute(search, ("Node.js runtime version",)).fetchall())
+        assert marks == {old: new, new: None}

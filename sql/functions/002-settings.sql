@@ -21,12 +21,15 @@ AS $$
         'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
         'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
         'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
-        'min_relevance', 0.05,            -- search returns results at least this relevant (0 .. 1)
+        'min_relevance', 0.025,           -- search returns nothing unless a result is this relevant (0 .. 1)
         'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
         'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
         'relevance_hybrid_bias', 0.81,    -- with both legs: bias of the fused log-odds
         'relevance_hybrid_vector', 0.53,  -- weight of the vector log-odds
         'relevance_hybrid_lexical', 0.42, -- weight of the lexical log-odds
+        'exact_token_relevance', 0.9,     -- a memory holding the tokens a short query names verbatim is at least this relevant
+        'search_words', '{}'::jsonb,      -- the workspace's own words for the same thing: {"word": "the word it means"}
+        'search_builtin_words', true,     -- and the built-in ones (brain.builtin_search_words)
         'hnsw_ef_search', 40,             -- HNSW candidate list per vector query
         'exact_rank_rows', 2000,          -- a filtered vector lookup whose filter keeps fewer rows ranks them exactly
         'index_defer_rows', 100,          -- observe_batch leaves the vectors of a batch this large out of the index
@@ -37,7 +40,9 @@ AS $$
         'incident_archive_days', 90,      -- maintenance archives incidents untouched this long
         'task_stale_days', 14,            -- maintenance marks open or blocked tasks idle this long stale
         'maintain_interval_hours', 24,    -- maintain_if_due runs at most this often
-        'session_ttl_minutes', 5,         -- a session without a heartbeat this long has ended
+        'session_ttl_minutes', 5          -- a session without a heartbeat this long has ended
+    -- (two objects: a function takes at most 100 arguments)
+    ) || jsonb_build_object(
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
         'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
@@ -90,6 +95,7 @@ AS $$
         'relevance_hybrid_bias',   jsonb_build_object('min', -50, 'max', 50),
         'relevance_hybrid_vector', jsonb_build_object('min', 0, 'max', 10),
         'relevance_hybrid_lexical', jsonb_build_object('min', 0, 'max', 10),
+        'exact_token_relevance',   jsonb_build_object('min', 0, 'max', 1),
         'hnsw_ef_search',          jsonb_build_object('min', 1, 'max', 1000, 'integer', true),
         'exact_rank_rows',         jsonb_build_object('min', 0, 'max', 1000000, 'integer', true),
         'index_defer_rows',        jsonb_build_object('min', 1, 'max', 1000000, 'integer', true),

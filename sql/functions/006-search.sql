@@ -86,6 +86,48 @@ $$;
 COMMENT ON FUNCTION brain.code_tokens IS
     'Identifiers joined by _ or : (idle_timeout, ERR_SSL_PROTOCOL), lowercased, with their leading runs of 2+ parts: indexed and searched whole beside the parts the english parser splits them into.';
 
+-- The tokens of a short query (three words at most) that a user types to
+-- find the memory holding them verbatim: IP addresses, error codes,
+-- identifiers (snake_case, CamelCase, zebra-7), hex ids, versions, paths,
+-- ticket keys. A token counts when it holds a digit (and is not a plain
+-- number of four digits or fewer: a year, a count), joins letters or digits
+-- with _ . / : @ or #, or has a capital after its first letter. A memory
+-- holding every one of them verbatim is evidence whatever its vector says
+-- (brain.search: exact_token_relevance). Lowercased, in query order.
+CREATE OR REPLACE FUNCTION brain.exact_tokens(query text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(DISTINCT lower(w.tok)), '{}')
+    FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]+(?:[._/:@#+-]+[[:alnum:]]+)*)', 'g') AS m(g),
+         LATERAL (SELECT m.g[1] AS tok) AS w
+    WHERE cardinality(regexp_split_to_array(brain.trim_space(coalesce(query, '')), '\s+')) <= 3
+      AND length(w.tok) >= 3
+      AND (w.tok ~ '[0-9]' AND NOT (w.tok ~ '^[0-9]+$' AND length(w.tok) <= 4)
+           OR w.tok ~ '[[:alnum:]][_./:@#][[:alnum:]]'
+           OR w.tok ~ '^[[:alpha:]].*[[:upper:]]')
+$$;
+COMMENT ON FUNCTION brain.exact_tokens IS
+    'The tokens of a query of at most three words that name one thing verbatim (IPs, error codes, snake_case and CamelCase identifiers, hex ids, versions, paths, ticket keys), lowercased: a memory holding them all ranks as evidence (exact_token_relevance, docs/ranking.md).';
+
+-- Whether a text holds every token verbatim (case-insensitive), each as a
+-- whole token: 10.20.30.4 is not in 10.20.30.40.
+CREATE OR REPLACE FUNCTION brain.holds_tokens(t text, tokens text[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT cardinality(tokens) > 0 AND NOT EXISTS (
+        SELECT FROM unnest(tokens) AS k(tok)
+        -- a substring test first: the pattern only where the token occurs at all
+        WHERE strpos(lower(coalesce(t, '')), k.tok) = 0
+           OR NOT coalesce(t, '') ~* ('(^|[^[:alnum:]_.:@#+-])' || regexp_replace(k.tok, '([^[:alnum:][:space:]])', '\\\1', 'g')
+                                      || '($|[^[:alnum:]_./:@#+-]|[.:,;!?]+(\s|$))'))
+$$;
+COMMENT ON FUNCTION brain.holds_tokens IS
+    'True when the text holds every token verbatim (case-insensitive) as a whole token.';
+
 -- The full-text vector of a memory: headline (A), body (B), context (C),
 -- and the code tokens of headline and body (B) as typed.
 CREATE OR REPLACE FUNCTION brain.memory_tsv(headline text, body text, context text)
@@ -181,6 +223,112 @@ CREATE OR REPLACE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory
 CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 
+-- Words people use for the same thing (docs/ranking.md, "Words for the same
+-- thing"): abbreviations and spellings of technical names, each with the word
+-- it stands for, as english lexemes (tests/test_search_words.py checks them
+-- against to_tsvector). A query word of a group matches every word of it in
+-- a memory (brain.word_group). A workspace adds its own with the setting
+-- search_words ({"word": "the word it means"}); search_builtin_words false
+-- leaves these out. No SET clause: inlined where it is read.
+CREATE OR REPLACE FUNCTION brain.builtin_search_words()
+RETURNS TABLE (word text, means text, lexeme text, means_lexeme text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    VALUES ('postgres', 'postgresql', 'postgr', 'postgresql'), ('pg', 'postgresql', 'pg', 'postgresql'),
+           ('psql', 'postgresql', 'psql', 'postgresql'), ('pgsql', 'postgresql', 'pgsql', 'postgresql'),
+           ('k8s', 'kubernetes', 'k8s', 'kubernet'), ('kube', 'kubernetes', 'kube', 'kubernet'),
+           ('js', 'javascript', 'js', 'javascript'), ('ecmascript', 'javascript', 'ecmascript', 'javascript'),
+           ('py', 'python', 'py', 'python'), ('python3', 'python', 'python3', 'python'),
+           ('db', 'database', 'db', 'databas'), ('repo', 'repository', 'repo', 'repositori'),
+           ('config', 'configuration', 'config', 'configur'), ('cfg', 'configuration', 'cfg', 'configur'),
+           ('conf', 'configuration', 'conf', 'configur'), ('env', 'environment', 'env', 'environ'),
+           ('auth', 'authentication', 'auth', 'authent'), ('authn', 'authentication', 'authn', 'authent'),
+           ('nodejs', 'node.js', 'nodej', 'node.js'), ('mongo', 'mongodb', 'mongo', 'mongodb'),
+           ('gh', 'github', 'gh', 'github'), ('tf', 'terraform', 'tf', 'terraform'),
+           ('yml', 'yaml', 'yml', 'yaml'), ('msg', 'message', 'msg', 'messag'),
+           ('img', 'image', 'img', 'imag'), ('pwd', 'password', 'pwd', 'password'),
+           ('passwd', 'password', 'passwd', 'password'), ('dir', 'directory', 'dir', 'directori'),
+           ('folder', 'directory', 'folder', 'directori'), ('max', 'maximum', 'max', 'maximum'),
+           ('ms', 'millisecond', 'ms', 'millisecond'), ('msec', 'millisecond', 'msec', 'millisecond'),
+           ('millis', 'millisecond', 'milli', 'millisecond'), ('app', 'application', 'app', 'applic'),
+           ('admin', 'administrator', 'admin', 'administr'), ('spec', 'specification', 'spec', 'specif'),
+           ('func', 'function', 'func', 'function'), ('fn', 'function', 'fn', 'function'),
+           ('arg', 'argument', 'arg', 'argument'), ('param', 'parameter', 'param', 'paramet'),
+           ('var', 'variable', 'var', 'variabl'), ('lib', 'library', 'lib', 'librari'),
+           ('pkg', 'package', 'pkg', 'packag'), ('req', 'request', 'req', 'request'),
+           ('resp', 'response', 'resp', 'respons'), ('txn', 'transaction', 'txn', 'transact'),
+           ('tx', 'transaction', 'tx', 'transact'), ('ssl', 'tls', 'ssl', 'tls'),
+           ('sched', 'scheduler', 'sched', 'schedul'), ('creds', 'credentials', 'cred', 'credenti'),
+           ('secs', 'seconds', 'sec', 'second'), ('temp', 'temporary', 'temp', 'temporari'),
+           ('tmp', 'temporary', 'tmp', 'temporari'), ('elastic', 'elasticsearch', 'elast', 'elasticsearch'),
+           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop')
+$$;
+COMMENT ON FUNCTION brain.builtin_search_words IS
+    'The built-in dictionary of words people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, js/JavaScript, ...): word, the word it means, and both as english lexemes. A workspace extends it with the setting search_words.';
+
+-- The lexemes each query lexeme matches: itself, and with the dictionary
+-- (built-in unless builtin is false, plus the workspace's search_words,
+-- which wins for a word both name) the word it means and every word that
+-- means the same. PL/pgSQL, so that its plan is kept for the session: as a
+-- SQL function it was planned again on every call (1 ms), and as a call
+-- per word it cost 0.2 ms a word.
+CREATE OR REPLACE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}', builtin boolean DEFAULT true)
+RETURNS TABLE (lexeme text, grp text[])
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+BEGIN
+    RETURN QUERY
+
+    SELECT l.lexeme,
+           ARRAY(SELECT DISTINCT y.x FROM (
+                     SELECT l.lexeme AS x
+                     UNION ALL SELECT c.means
+                     UNION ALL SELECT d.lexeme FROM (
+                         SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+                                (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+                         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+                         UNION ALL
+                         SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+                     WHERE d.means_lexeme = c.means AND d.lexeme IS NOT NULL) AS y
+                 ORDER BY 1)
+    FROM unnest(lexemes) AS l(lexeme)
+    CROSS JOIN LATERAL (
+        SELECT coalesce((
+            SELECT d.means_lexeme FROM (
+                -- the workspace's word first
+                SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+                       (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+                FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+                UNION ALL
+                SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+            WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
+            ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
+END
+$f$;
+COMMENT ON FUNCTION brain.word_groups IS
+    'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
+
+-- One lexeme's group (brain.word_groups).
+CREATE OR REPLACE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}', builtin boolean DEFAULT true)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT g.grp FROM brain.word_groups(ARRAY[lexeme], own, builtin) AS g
+$$;
+COMMENT ON FUNCTION brain.word_group IS
+    'The lexemes a query lexeme matches (brain.word_groups for one).';
+
+-- A query word as a tsquery: its group's lexemes OR-ed, each with these
+-- weights ('' for any). No SET clause: inlined.
+CREATE OR REPLACE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT '')
+RETURNS tsquery
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
+    FROM unnest(grp) AS g
+$$;
+
 -- The words of a query as the lexical leg weighs them (BM25, docs/ranking.md):
 -- each distinct lexeme of the query (english stemming, plus its code tokens),
 -- how many of the workspace's memories hold it, its inverse document
@@ -219,23 +367,41 @@ DECLARE
     shares double precision[] := '{}';
     capped text[] := '{}';
     w record;
+    -- words for the same thing (brain.word_group)
+    own jsonb := brain.setting('search_words');
+    builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    -- the query's lexemes, in a variable: brain.word_groups is inlined only for
+    -- arguments without a subquery (else it is planned again on every call, 1 ms)
+    lexemes text[] := ARRAY(SELECT DISTINCT l
+                            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                        || brain.code_tokens(query)) AS l
+                            LIMIT 64);
+    -- groups only when a word of the query is in a dictionary (most queries: none)
+    grouping boolean := own IS DISTINCT FROM '{}'::jsonb
+                        OR builtin AND EXISTS (SELECT FROM brain.builtin_search_words() AS b
+                                               WHERE b.lexeme = ANY (lexemes) OR b.means_lexeme = ANY (lexemes));
+    groups jsonb := '{}';  -- lexeme -> its group, for the words that have one
 BEGIN
+    IF grouping THEN
+        SELECT coalesce(jsonb_object_agg(g.lexeme, to_jsonb(g.grp)) FILTER (WHERE cardinality(g.grp) > 1), '{}')
+        INTO groups FROM brain.word_groups(lexemes, own, builtin) AS g;
+    END IF;
     SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     FOR w IN
-        WITH words AS (
-            SELECT DISTINCT l AS lexeme
-            FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
-                        || brain.code_tokens(query)) AS l
-            LIMIT 64
-        )
+        WITH words AS (SELECT l AS lexeme FROM unnest(lexemes) AS l)
         -- the workspace's sampled frequencies, read once, and first only where a word
         -- may be skipped by them (below twice the cap none can be: then they are read
         -- after counting, for the words past the cap, if any)
-        SELECT x.lexeme, e.share, e.listed
+        SELECT x.lexeme, e.share, e.listed, quote_literal(x.lexeme)::tsquery AS q, false AS grouped
         FROM words x LEFT JOIN brain._lexeme_shares(ws, ARRAY(SELECT x.lexeme FROM words x WHERE n_docs > 2 * max_rows)) AS e
              USING (lexeme)
     LOOP
-        IF w.listed THEN
+        IF groups ? w.lexeme THEN
+            w.q := brain.word_tsquery(ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)));
+            w.grouped := true;
+        END IF;
+        -- a word with others for the same thing is counted with them (its share alone would not do)
+        IF w.listed AND NOT w.grouped THEN
             -- the workspace's sample lists it: its share of the memories (exact when the
             -- sample read every memory) is the count; past the cap, the estimate below
             found := least(greatest(round(w.share * n_docs), 1), max_rows + 1);
@@ -243,7 +409,7 @@ BEGIN
             -- a small workspace: one plan for every word, whichever index it takes
             SELECT count(*) INTO found
             FROM (SELECT FROM brain.memory m
-                  WHERE m.workspace_id = ws AND m.tsv @@ quote_literal(w.lexeme)::tsquery
+                  WHERE m.workspace_id = ws AND m.tsv @@ w.q
                   LIMIT max_rows + 1) AS y;
         ELSE
             -- The word as a literal, so that the planner weighs it by the column's
@@ -252,14 +418,14 @@ BEGIN
             -- workspace condition), and that reads every memory of the workspace.
             EXECUTE format('SELECT count(*) FROM (SELECT FROM brain.memory m'
                            ' WHERE m.tsv @@ %L::tsquery AND m.workspace_id = $1 LIMIT %s) AS y',
-                           quote_literal(w.lexeme), max_rows + 1)
+                           w.q::text, max_rows + 1)
             INTO found USING ws;
         END IF;
         IF found > 0 THEN
             words := words || w.lexeme;
             counts := counts || found;
-            shares := shares || w.share;
-            IF found > max_rows AND w.share IS NULL THEN
+            shares := shares || CASE WHEN w.grouped THEN NULL ELSE w.share END;
+            IF found > max_rows AND (w.share IS NULL OR w.grouped) THEN
                 capped := capped || w.lexeme;
             END IF;
         END IF;
@@ -388,7 +554,9 @@ RETURNS tsquery
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT nullif(string_agg(quote_literal(t.lexeme), ' | '), '')::tsquery
+    SELECT nullif(string_agg(brain.word_tsquery(brain.word_group(t.lexeme, brain.setting('search_words'),
+                                                                 (brain.setting('search_builtin_words'))::boolean))::text,
+                             ' | '), '')::tsquery
     FROM brain.lexical_terms(query) AS t WHERE t.searched
 $$;
 COMMENT ON FUNCTION brain.lexical_query IS
@@ -501,6 +669,10 @@ DECLARE
     words_ab tsquery[];
     words_c tsquery[];
     words_idf double precision[];
+    words_lexemes text[];  -- the query's words some memory holds
+    words_searched boolean[];
+    own_words jsonb := cfg->'search_words';
+    builtin_words boolean := (cfg->>'search_builtin_words')::boolean;
     -- k1, b, average memory length, context weight, the query's idf sum
     bm25 double precision[];
     idf_sum double precision;
@@ -508,6 +680,8 @@ DECLARE
     -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
     calibration double precision[];
     floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
+    -- the tokens a short query names verbatim (brain.exact_tokens)
+    exact text[] := brain.exact_tokens(query);
     sim_sql text := 'NULL::double precision';
     fuzzy boolean;
     vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
@@ -563,12 +737,26 @@ BEGIN
     PERFORM brain._bounded('query', query, 4000);
     left_out := false;
     IF q <> '' THEN
-        SELECT nullif(string_agg(quote_literal(t.lexeme), ' | ') FILTER (WHERE t.searched), '')::tsquery,
-               array_agg((quote_literal(t.lexeme) || ':AB')::tsquery),
-               array_agg((quote_literal(t.lexeme) || ':C')::tsquery),
-               array_agg(t.idf), sum(t.idf), coalesce(bool_or(NOT t.searched), false)
-        INTO tsq, words_ab, words_c, words_idf, idf_sum, left_out
+        SELECT array_agg(t.lexeme), array_agg(t.idf), array_agg(t.searched)
+        INTO words_lexemes, words_idf, words_searched
         FROM brain.lexical_terms(query) AS t;
+        -- each word with the words for the same thing (brain.word_groups, inlined for a
+        -- variable's array)
+        SELECT nullif(string_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]))::text, ' | ')
+                          FILTER (WHERE t.searched), '')::tsquery,
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'AB') ORDER BY t.n),
+               array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'C') ORDER BY t.n),
+               sum(t.idf), coalesce(bool_or(NOT t.searched), false)
+        INTO tsq, words_ab, words_c, idf_sum, left_out
+        FROM (SELECT w.*, g.grp
+              FROM unnest(words_lexemes, words_idf, words_searched) WITH ORDINALITY AS w(lexeme, idf, searched, n)
+              LEFT JOIN brain.word_groups(CASE WHEN own_words IS DISTINCT FROM '{}'::jsonb
+                                                    OR builtin_words AND EXISTS (
+                                                        SELECT FROM brain.builtin_search_words() AS b
+                                                        WHERE b.lexeme = ANY (words_lexemes)
+                                                           OR b.means_lexeme = ANY (words_lexemes))
+                                               THEN words_lexemes END, own_words, builtin_words) AS g USING (lexeme)
+              ORDER BY w.n) AS t;
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
@@ -577,11 +765,24 @@ BEGIN
     bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);  -- 1 in an empty workspace
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);
+    -- For the floor's verdict, the query's weight counts its words no memory holds
+    -- too, each as much as its rarest word some memory holds (a word in none when
+    -- none is held): a query about something never stored ("the axolotl's mating
+    -- season") is not judged relevant by its common words alone ("season"), and in a
+    -- young workspace a word nobody wrote yet ("use") weighs no more than the query's
+    -- own rarest word. Ranking and the relevance a result carries use the words
+    -- some memory holds only.
+    bm25[6] := coalesce(idf_sum, 0)
+               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))) AS l(lexeme)
+                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}')))
+                 * coalesce((SELECT max(i) FROM unnest(words_idf) AS i), ln(1 + (greatest(n_docs, 1) + 0.5) / 0.5));
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
                          (cfg->'relevance_lexical_slope')::double precision,
                          (cfg->'relevance_hybrid_bias')::double precision,
                          (cfg->'relevance_hybrid_vector')::double precision,
-                         (cfg->'relevance_hybrid_lexical')::double precision];
+                         (cfg->'relevance_hybrid_lexical')::double precision,
+                         -- the relevance of a memory holding the query's exact tokens, at least
+                         (cfg->'exact_token_relevance')::double precision];
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         calibration[1] := space.relevance_center;
@@ -614,7 +815,7 @@ BEGIN
                   NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
                   NULL::tsquery[], NULL::tsquery[], NULL::double precision[], NULL::double precision[],
                   NULL::double precision[], NULL::double precision, NULL::integer,
-                  source_system, source_ref;
+                  source_system, source_ref, NULL::bigint[], exact;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / brain._exact_rank_rows()))::bigint::text, true);
@@ -738,22 +939,37 @@ BEGIN
             -- (computed first, so that brain.relevance is inlined: an argument holding
             -- a subquery would make it a function call per candidate)
             SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
-                   brain.relevance(f.sim, f.lex, $26) AS relevance
+                   -- a memory holding the tokens a short query names verbatim (an IP, an
+                   -- error code, an identifier) is evidence, whatever its vector says
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex, $26), $26[8])
+                        ELSE brain.relevance(f.sim, f.lex, $26) END AS relevance,
+                   -- the same with the query's words no memory holds counted ($25[6]): the floor's verdict
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex_all, $26), $26[8])
+                        ELSE brain.relevance(f.sim, f.lex_all, $26) END AS verdict
             FROM (SELECT f.*,
-                         CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
-                         CASE WHEN f.fuzzy_rank IS NOT NULL
-                              THEN greatest((SELECT public.word_similarity($1, m.headline) FROM brain.memory m
-                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id),
-                                            f.share)
-                              ELSE f.share END AS lex
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share) ELSE f.share END AS lex,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share_all)
+                              ELSE f.share_all END AS lex_all
                   FROM (SELECT f.*,
-                               -- a candidate holding none of the words: 0
-                               coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END) / nullif($25[5], 0) AS share
-                        FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
-                  OFFSET 0) AS f
+                               CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
+                               CASE WHEN f.fuzzy_rank IS NOT NULL
+                                    THEN (SELECT public.word_similarity($1, m.headline) FROM brain.memory m
+                                          WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id) END AS trgm,
+                               coalesce(cardinality($32) > 0
+                                        AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, $32)
+                                             FROM brain.memory m
+                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id), false) AS exact
+                        FROM (SELECT f.*,
+                                     -- a candidate holding none of the words: 0
+                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END)
+                                         / nullif($25[5], 0) AS share,
+                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[6] > 0 THEN 0 END)
+                                         / nullif($25[6], 0) AS share_all
+                              FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
+                        OFFSET 0) AS f) AS f
         ),
         scored AS (
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.rrf,
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.verdict, f.rrf,
                    f.relevance
                    * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
                                        greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
@@ -797,42 +1013,69 @@ BEGIN
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
                         FROM scored sc
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-                          AND sc.relevance >= $27) AS sc) AS sc
+                          -- The floor answers "nothing relevant": when no candidate reaches
+                          -- it, no hit; when one does, the ranking as it is (it never trims).
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
-        -- request each hit's neighbours in its thread, after it, within the page
+        -- request each relevant hit's neighbours in its thread, after it
         page AS (
             SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
             ORDER BY r.tier, r.place LIMIT $20
         ),
         expanded AS (
+            -- keep: skills and hits at least min_relevance relevant first (0), then
+            -- neighbours (1), then the page's other hits (2): a neighbour takes the
+            -- place of a hit below the floor, never of a relevant one
             SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos
+                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   CASE WHEN p.tier = 0 OR p.relevance >= $27 THEN 0 ELSE 2 END AS keep
             FROM page p
             UNION ALL
             SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
-                   abs(n.position - h.position), n.position
+                   abs(n.position - h.position), n.position, 1
             FROM page p
             JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
             JOIN brain.memory n ON n.workspace_id = $17 AND n.thread = h.thread
                                AND n.position BETWEEN h.position - $28 AND h.position + $28
                                AND n.memory_id <> h.memory_id AND n.state = 'active'
-            WHERE $28 > 0 AND h.thread IS NOT NULL
+            WHERE $28 > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= $27)
         ),
         chosen AS (
             SELECT x.* FROM (
-                SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
-                ORDER BY e.memory_id, e.neighbour_of IS NOT NULL, e.hit, e.dist) AS x
+                SELECT y.* FROM (
+                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
+                ORDER BY y.keep, y.hit, y.dist, y.memory_id
+                LIMIT $20) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
-            LIMIT $20
+        ),
+        -- the results' active authored memories, read once: what a newer one may contradict
+        authored AS MATERIALIZED (
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
+            FROM chosen c JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c.memory_id
+            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
         )
-        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body),
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, $1),
                rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
                m.state, m.pinned, m.superseded_by,
                CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
-               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
+               -- a newer authored memory among the results, of the same kind and project, as
+               -- near as the space's related similarity (headline trigrams without a query
+               -- vector) and differing in distinguishing terms only: it may contradict this one
+               CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
+                   SELECT n.memory_id
+                   FROM (SELECT n.* FROM authored n
+                         WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
+                           AND n.created_at > m.created_at
+                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE %10$s
+                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   ORDER BY n.created_at DESC, n.memory_id DESC
+                   LIMIT 1) END
         FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
@@ -842,7 +1085,13 @@ BEGIN
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id'
                          ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'),
         (cfg->'search_thread_decay')::double precision,
-        (cfg->'assistant_turn_weight')::double precision);
+        (cfg->'assistant_turn_weight')::double precision,
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.5'
+             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
+                         ' FROM brain.embedding a, brain.embedding b'
+                         ' WHERE a.workspace_id = $17 AND a.space_id = %2$s AND a.memory_id = m.memory_id'
+                         ' AND b.workspace_id = $17 AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
+                         space.dims, space.space_id, space.related) END);
     -- Every leg reads memories through an index (the words', the trigrams', the
     -- vectors', the keys). Under a LIMIT, a filter the planner thinks the word's
     -- memories often pass made reading the table in order until enough passed look
@@ -858,7 +1107,7 @@ BEGIN
               (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
               max_results, (cfg->'vector_min_similarity')::double precision,
               words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref,
-              kept_ids;
+              kept_ids, exact;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -880,19 +1129,19 @@ BEGIN
                        ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
                        ' integer, bigint, double precision, integer, integer, double precision,'
                        ' tsquery[], tsquery[], double precision[], double precision[], double precision[],'
-                       ' double precision, integer, text, text) AS %s',
+                       ' double precision, integer, text, text, bigint[], text[]) AS %s',
                        statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
     -- values go in as literals (the vector as text: about 0.05 ms).
     RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L)', statement_name,
+                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, NULL, %L)', statement_name,
         q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
         include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
         (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
         max_results, (cfg->'vector_min_similarity')::double precision,
         words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
-        search.source_ref);
+        search.source_ref, exact);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
@@ -928,6 +1177,125 @@ AS $$
     FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
 $$;
 COMMENT ON FUNCTION brain.preview IS 'The start of a body on one line, at most max_chars characters.';
+
+-- The passage of a body that matched a query: around the query's word that
+-- the body holds fewest times (a number that tells one log line from the
+-- next, rather than the word every line has; ties: the longer word), taken
+-- as the query's stems, the tokens it names verbatim (brain.exact_tokens)
+-- and its words with digits, each found at a word's start; the start of the
+-- body when none is found (a search by vector alone). At most max_chars
+-- characters on one line, with … where the body goes on; the words are the
+-- body's own, numbers and all. Not inlined (the SET clause): search
+-- computes it for the rows of its page only.
+CREATE OR REPLACE FUNCTION brain._match_window(body text, query text, max_chars integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(y.t) <= max_chars OR coalesce(y.at, 1) <= 1 THEN brain.preview(y.t, max_chars)
+                ELSE CASE WHEN y.s > 1 THEN '…' ELSE '' END
+                     || CASE WHEN y.s + max_chars - 2 <= length(y.t)
+                             THEN rtrim(substr(y.t, y.s, max_chars - 2)) || '…'
+                             ELSE substr(y.t, y.s) END END
+    FROM (SELECT x.t, x.at,
+                 -- from a word's start a little before the match, the window full where the body allows
+                 CASE WHEN x.s0 <= 1 THEN 1
+                      WHEN substr(x.t, x.s0 - 1, 1) = ' ' THEN x.s0
+                      ELSE x.s0 + coalesce(nullif(strpos(substr(x.t, x.s0, 24), ' '), 0), 0) END AS s
+          FROM (SELECT x.*, greatest(1, least(x.at - 40, length(x.t) - max_chars + 3)) AS s0
+                FROM (SELECT w.t,
+                             -- words as ' word' in a copy of the text with every other character a space
+                             (SELECT strpos(w.n, ' ' || k.n)
+                              FROM (SELECT k.n, (length(w.n) - length(replace(w.n, ' ' || k.n, ''))) / length(' ' || k.n) AS times
+                                    FROM (SELECT DISTINCT regexp_replace(k.tok, '[^[:alnum:]]', ' ', 'g') AS n
+                                          FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                                                      || brain.exact_tokens(query)
+                                                      || ARRAY(SELECT lower(d[1]) FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]*[0-9][[:alnum:]]*)', 'g') AS d)
+                                                ) AS k(tok)) AS k
+                                    WHERE k.n ~ '[[:alnum:]]') AS k
+                              WHERE k.times > 0
+                              ORDER BY k.times, length(k.n) DESC, k.n
+                              LIMIT 1) AS at
+                      FROM (SELECT y.t, ' ' || regexp_replace(lower(y.t), '[^[:alnum:]]', ' ', 'g') AS n
+                            FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS y
+                           ) AS w
+                      WHERE length(w.t) > max_chars) AS x) AS x
+          UNION ALL
+          SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')), NULL, 1
+          WHERE length(brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'))) <= max_chars) AS y
+$$;
+-- A body short enough to show whole, or a search without words, costs no more
+-- than the start of the body.
+CREATE OR REPLACE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(coalesce(body, '')) <= max_chars OR brain.trim_space(coalesce(query, '')) = ''
+                THEN brain.preview(body, max_chars)
+                ELSE brain._match_window(body, query, max_chars) END
+$$;
+COMMENT ON FUNCTION brain.match_preview IS
+    'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
+
+-- The memory a stored one may contradict or replace (docs/ranking.md,
+-- "Conflicts"): the nearest active memory of the same kind and project,
+-- other than itself, at least the active space's `related` similarity, whose
+-- text differs from it in distinguishing terms only (each has a term the
+-- other lacks: "Node.js runtime is version 20" and "... version 22"). NULL
+-- when there is none (or no vector yet). Never refuses or changes
+-- anything: the caller decides whether the new memory supersedes it.
+CREATE OR REPLACE FUNCTION brain.related_memory(memory_id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain.active_embedding_space();
+    mem brain.memory;
+    vec public.vector;
+    near record;
+    other brain.memory;
+    mine text[];
+    theirs text[];
+BEGIN
+    SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = related_memory.memory_id;
+    IF mem.memory_id IS NULL OR space.space_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT e.embedding INTO vec FROM brain.embedding e
+    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = mem.memory_id;
+    IF vec IS NULL THEN
+        RETURN NULL;
+    END IF;
+    mine := brain.distinguishing_terms(mem.headline || E'\n' || mem.body);
+    FOR near IN
+        SELECT x.memory_id, x.similarity
+        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+        LIMIT 5
+    LOOP
+        SELECT * INTO other FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+        IF brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
+            theirs := brain.distinguishing_terms(other.headline || E'\n' || other.body);
+            RETURN jsonb_build_object(
+                'id', other.memory_id, 'headline', other.headline, 'similarity', round(near.similarity::numeric, 3),
+                'created_at', other.created_at,
+                'terms', jsonb_build_object(
+                    'this', to_jsonb(ARRAY(SELECT t FROM unnest(mine) AS t WHERE NOT t = ANY (theirs))),
+                    'that', to_jsonb(ARRAY(SELECT t FROM unnest(theirs) AS t WHERE NOT t = ANY (mine)))),
+                'hint', format('#%s may say the same of another value. If #%s replaces it: brain supersede %s ... '
+                               '(SQL: brain.supersede(old_id => %s, ...)).',
+                               other.memory_id, mem.memory_id, other.memory_id, other.memory_id));
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION brain.related_memory IS
+    'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
 CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
 RETURNS jsonb

@@ -390,9 +390,11 @@ BEGIN
             SELECT s.id, s.kind, s.headline, s.score
             FROM brain.search(query => prompt, query_embedding => query_embedding,
                               embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4, min_relevance => floor) AS s
+                              max_results => n_max * 4, min_relevance => 0) AS s
             JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-            WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+            -- searched without a floor (it never trims): the hook keeps the hits that reach its own
+            WHERE (s.relevance >= floor OR s.via_skill_trigger IS NOT NULL)
+              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                        AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                        AND (compacted IS NULL OR m.created_at > compacted))
               AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)

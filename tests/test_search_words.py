@@ -1,0 +1,255 @@
+"""Search finds what people type, and the relevance floor never hides evidence (docs/ranking.md):
+the floor answers "nothing relevant" and never trims a relevant list, neighbours never push a
+relevant hit out, and previews show the passage that matched."""
+
+from __future__ import annotations
+
+from helpers import remember, rows
+from test_retrieval import ids, observe, search
+
+
+def test_the_floor_answers_nothing_relevant_and_never_trims(conn) -> None:
+    turns = [
+        f"user: turn {i} about {'the cellar door code 4417' if i == 5 else 'weather and gardening'}"
+        for i in range(10)
+    ]
+    memory = {r["item"]: r["memory_id"] for r in observe(conn, turns, threads=["chat"] * 10)}
+    alone = search(conn, "cellar door code", min_relevance=0)
+    floor = (alone[0]["relevance"] + max(r["relevance"] for r in alone[1:])) / 2
+    # The best hit is relevant: the list as the ranking gives it, hits below the floor too.
+    assert ids(search(conn, "cellar door code", min_relevance=floor)) == ids(alone)
+    # Nothing is: nothing.
+    assert search(conn, "cellar door code", min_relevance=min(1.0, alone[0]["relevance"] + 0.01)) == []
+    assert search(conn, "quantum chromodynamics lattice") == []
+    # Neighbours take the places of hits below the floor, never of a relevant hit.
+    found = search(conn, "cellar door code", min_relevance=floor, neighbours=1, max_results=3)
+    assert ids(found) == [memory[6], memory[5], memory[7]]
+
+
+def test_neighbours_never_push_a_relevant_hit_out(conn) -> None:
+    threads = []
+    for t in range(4):
+        threads += [(f"chat{t}", f"user: chat {t} turn {i} about the weather today") for i in range(6)]
+        threads += [(f"chat{t}", f"user: chat {t} mentions the ferry timetable for Skye number {t}")]
+    out = observe(conn, [x[1] for x in threads], threads=[x[0] for x in threads])
+    direct = search(conn, "ferry timetable Skye", min_relevance=0, max_results=4)
+    assert len(direct) == 4 and all("ferry" in r["headline"] for r in direct)
+    floor = min(r["relevance"] for r in direct) / 2
+    with_neighbours = search(conn, "ferry timetable Skye", min_relevance=floor, neighbours=1, max_results=4)
+    assert ids(with_neighbours) == ids(direct), "every relevant hit stays; no room is left for neighbours"
+    assert len(out) == len(threads)
+
+
+def test_the_prompt_hook_keeps_only_relevant_hits(conn) -> None:
+    a = remember(conn, kind="fact", headline="The staging database listens on port 6543")["memory_id"]
+    remember(conn, kind="fact", headline="The staging cache is warmed at noon")
+    hit = search(conn, "staging database port", min_relevance=0)
+    assert ids(hit)[0] == a and len(hit) == 2
+    floor = (hit[0]["relevance"] + hit[1]["relevance"]) / 2
+    conn.execute("SELECT brain.set_setting('prompt_context_min_relevance', %s)", (str(floor),))
+    out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
+    assert f"#{a} " in out["text"] and "cache" not in out["text"]
+
+
+def test_previews_show_the_passage_that_matched(conn) -> None:
+    lines = [f"event {i} pod-{i % 7} step {i * 13} completed." for i in range(100, 160)]
+    remember(conn, kind="fact", headline="Worker log of the night run", body=" ".join(lines))
+    (hit,) = search(conn, "event 150 step 1950")
+    assert "event 150 pod-3 step 1950" in hit["preview"] and hit["preview"].startswith("…")
+    assert len(hit["preview"]) <= 160
+    (hit,) = search(conn, "pod-3 1950")
+    assert "1950" in hit["preview"]
+    # A short body is shown whole; a search by vector alone, or without a match, starts at the start.
+    assert rows(conn, "SELECT brain.match_preview('short body', 'body') AS p")[0]["p"] == "short body"
+    assert rows(conn, "SELECT brain.match_preview(%s, '') AS p", (" ".join(lines),))[0]["p"].startswith(
+        "event 100 "
+    )
+
+
+# --- words people use for the same thing -------------------------------------------
+
+# (kind, headline, [questions written as a user would ask them])
+PARAPHRASE = [
+    (
+        "fact",
+        "Shop database runs PostgreSQL 17",
+        ["which postgres version does the shop run", "pg version in prod"],
+    ),
+    ("fact", "Python runtime is version 3.11", ["what py version do we use", "python3 interpreter release"]),
+    (
+        "fact",
+        "The cluster runs on Kubernetes 1.29",
+        ["k8s version of the cluster", "which kube release is deployed"],
+    ),
+    (
+        "fact",
+        "Frontend is written in TypeScript and JavaScript",
+        ["is the frontend js", "ecmascript in the frontend"],
+    ),
+    (
+        "rule",
+        "Never run migrations during business hours",
+        ["when may I run db migrations", "migrations at noon"],
+    ),
+    (
+        "fact",
+        "The repository lives on GitHub under acme/shop",
+        ["where is the repo", "gh location of the shop code"],
+    ),
+    (
+        "fact",
+        "Configuration is read from /etc/shop/shop.yaml",
+        ["where is the config file", "shop yml cfg path"],
+    ),
+    (
+        "fact",
+        "Environment variables hold the payment keys",
+        ["which env vars hold the payment keys", "env var keys"],
+    ),
+    (
+        "rule",
+        "Authentication tokens expire after 15 minutes",
+        ["how long do auth tokens last", "authn token expiry"],
+    ),
+    (
+        "fact",
+        "The API gateway runs on Node.js 20",
+        ["nodejs version of the gateway", "node.js gateway runtime"],
+    ),
+    ("fact", "Sessions are stored in MongoDB", ["where do sessions live, mongo?", "session store mongo"]),
+    ("fact", "Infrastructure is provisioned with Terraform", ["do we use tf", "tf for infra provisioning"]),
+    (
+        "fact",
+        "Order messages go through the billing queue",
+        ["where do order msgs go", "billing queue msg flow"],
+    ),
+    ("fact", "Container images are built nightly", ["when are container imgs built", "nightly img build"]),
+    (
+        "rule",
+        "Rotate the database password every 90 days",
+        ["how often to change the db passwd", "db pwd rotation"],
+    ),
+    (
+        "fact",
+        "Uploads land in the uploads directory on the NFS share",
+        ["which dir holds uploads", "uploads folder"],
+    ),
+    ("fact", "The maximum upload size is 25 MB", ["max upload size", "biggest file a user may upload max"]),
+    (
+        "fact",
+        "Checkout latency budget is 300 milliseconds",
+        ["checkout latency in ms", "checkout msec budget"],
+    ),
+    (
+        "fact",
+        "The mobile application talks to the v2 API",
+        ["which api does the mobile app use", "mobile app backend"],
+    ),
+    (
+        "rule",
+        "Only administrators may delete customer accounts",
+        ["who can delete accounts, admins?", "admin only delete"],
+    ),
+    (
+        "fact",
+        "The payment specification is in docs/payments.md",
+        ["where is the payments spec", "payment spec docs"],
+    ),
+    (
+        "fact",
+        "The retry function waits with exponential backoff",
+        ["how does the retry fn wait", "retry func backoff"],
+    ),
+    ("fact", "The library for PDF rendering is WeasyPrint", ["which lib renders pdf", "pdf rendering lib"]),
+    ("fact", "Every transaction is logged to the audit table", ["are txns audited", "tx audit logging"]),
+    (
+        "fact",
+        "TLS certificates renew automatically through the certificate manager",
+        ["ssl cert renewal", "ssl certs"],
+    ),
+]
+
+
+def paraphrase_hits(brain, conn, builtin: bool) -> tuple[int, int, list[str]]:
+    conn.execute("SELECT brain.set_setting('search_builtin_words', %s)", ("true" if builtin else "false",))
+    first = top3 = 0
+    missed = []
+    for _, headline, questions in PARAPHRASE:
+        for q in questions:
+            got = [h["headline"] for h in brain.search(q, max_results=3)]
+            first += got[:1] == [headline]
+            top3 += headline in got
+            if headline not in got:
+                missed.append(q)
+    return first, top3, missed
+
+
+def test_words_for_the_same_thing_meet(brain, conn) -> None:
+    for kind, headline, _ in PARAPHRASE:
+        brain.remember(kind, headline, project="shop")
+    n = sum(len(q) for _, _, q in PARAPHRASE)
+    assert n >= 50
+    before = paraphrase_hits(brain, conn, builtin=False)
+    after = paraphrase_hits(brain, conn, builtin=True)
+    print(f"paraphrase questions ({n}): first {before[0]} -> {after[0]}, top 3 {before[1]} -> {after[1]}")
+    print(f"missed with the dictionary: {after[2]}")
+    assert after[1] > before[1] and after[1] >= 0.9 * n
+    # The issue's example: postgres meets PostgreSQL.
+    got = brain.search("which postgres version does the shop run", project="shop")
+    assert got[0]["headline"] == "Shop database runs PostgreSQL 17"
+
+
+def test_the_builtin_words_are_english_lexemes_and_a_workspace_adds_its_own(brain, conn) -> None:
+    assert (
+        rows(
+            conn,
+            "SELECT word FROM brain.builtin_search_words() WHERE lexeme IS DISTINCT FROM"
+            " (tsvector_to_array(to_tsvector('english', word)))[1] OR means_lexeme IS DISTINCT FROM"
+            " (tsvector_to_array(to_tsvector('english', means)))[1]",
+        )
+        == []
+    )
+    a = brain.remember("fact", "The wallaby service answers health checks").memory_id
+    assert [h["id"] for h in brain.search("quokka")] == []
+    conn.execute("""SELECT brain.set_setting('search_words', '{"quokka": "wallaby"}')""")
+    assert [h["id"] for h in brain.search("quokka")][:1] == [a]
+
+
+# --- conflicts are surfaced ------------------------------------------------------------
+
+PAIRS = [
+    ("Node.js runtime is version 20", "Node.js runtime is version 22", ["22"], ["20"]),
+    (
+        "The API rate limit is 100 requests per minute",
+        "The API rate limit is 250 requests per minute",
+        ["250"],
+        ["100"],
+    ),
+    ("The billing service is owned by Alice", "The billing service is owned by Bob", ["bob"], ["alice"]),
+]
+
+
+def test_a_write_that_differs_in_distinguishing_terms_reports_related_and_search_marks_it(brain) -> None:
+    for old_text, new_text, this, that in PAIRS:
+        old = brain.remember("fact", old_text, project="web")
+        assert old.action == "created" and old.related is None
+        new = brain.remember("fact", new_text, project="web")
+        assert new.action == "created", "stored, never refused"
+        assert new.related["id"] == old.memory_id and new.related["similarity"] > 0
+        assert new.related["terms"] == {"this": this, "that": that}
+        assert f"brain supersede {old.memory_id}" in new.related["hint"]
+        hits = {h["id"]: h for h in brain.search(new_text, project="web", min_relevance=0)}
+        assert hits[old.memory_id]["newer_related"] == new.memory_id
+        assert hits[new.memory_id]["newer_related"] is None
+        assert all(h["created_at"] is not None for h in hits.values())
+    # Another project's memory is not related.
+    other = brain.remember("fact", "Node.js runtime is version 18", project="api")
+    assert other.related is None
+
+
+def test_the_cli_shows_related_writes_and_marks_hits(brain_cli) -> None:
+    brain_cli("remember", "fact", "Node.js runtime is version 20", "--project", "web")
+    out = brain_cli("remember", "fact", "Node.js runtime is version 22", "--project", "web").output
+    assert "related #" in out and "differs in: 22 here, 20 there" in out and "brain supersede" in out
+    hits = brain_cli("search", "Node.js runtime version", "--project", "web").output
+    assert "may contradict it" in hits
