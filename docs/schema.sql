@@ -10224,6 +10224,7 @@ CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RE
     SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
     FROM unnest(grp) AS g
 $$;
+COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none).';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -10601,7 +10602,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0430920846c2349c032db38a822b88dfbeebb7c7045adc2684efafb83571ef26';
+COMMENT ON TABLE brain.migration IS 'functions a81c4138afcd89a8b69129334c3a2ecbd84eb005a62f13ad5855a52e14757f41';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -328,6 +328,8 @@ AS $$
     SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
     FROM unnest(grp) AS g
 $$;
+COMMENT ON FUNCTION brain.word_tsquery IS
+    'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none).';
 
 -- The words of a query as the lexical leg weighs them (BM25, docs/ranking.md):
 -- each distinct lexeme of the query (english stemming, plus its code tokens),
