@@ -9,7 +9,7 @@ which is ended after the timing.
 
 Each boot also records its injection (brain.injection); the cost of recording
 one is measured apart, as brain.record_injection of a search's ten results in
-a session, and of the use of one of them (brain.recall's brain._note_use).
+a session, and of the use of one of them (brain.note_use, which recall, rate and supersede call).
 """
 
 from __future__ import annotations
@@ -50,7 +50,7 @@ BEGIN
     PERFORM brain.record_injection('search', p_items, 120, false, p_session);
     record_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
     t0 := clock_timestamp();
-    PERFORM brain._note_use(p_items[1:1], 'recall', p_session);
+    PERFORM brain.note_use(p_items[1:1], 'recall', p_session);
     use_ms := extract(epoch FROM clock_timestamp() - t0) * 1000;
 END
 $$;
