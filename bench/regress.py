@@ -14,6 +14,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from bench.report import _get
+
 BASELINE = Path(__file__).resolve().parent / "baselines" / "figures.json"
 WORSE_BY = 0.25
 
@@ -39,14 +41,6 @@ OTHER = (
     ("hook prompt p50 ms", ("hooks", "warm_process", "prompt", "p50_ms"), True),
     ("LongMemEval hybrid turn@10", ("longmemeval", "metrics", "overall", "hybrid", "turn@10"), False),
 )
-
-
-def _get(d: Any, path: tuple) -> Any:
-    for key in path:
-        if not isinstance(d, dict) or key not in d:
-            return None
-        d = d[key]
-    return d
 
 
 def figures(results: dict[str, Any]) -> dict[str, dict[str, Any]]:
