@@ -10191,28 +10191,25 @@ CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb,
     AS $$
 BEGIN
     RETURN QUERY
+    -- the dictionary, read once: the workspace's words (o 0, which win) and the built-in ones
+    WITH dict AS MATERIALIZED (
+        SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+        FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+        UNION ALL
+        SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin
+    )
     SELECT l.lexeme,
            ARRAY(SELECT DISTINCT y.x FROM (
                      SELECT l.lexeme AS x
                      UNION ALL SELECT c.means
-                     UNION ALL SELECT d.lexeme FROM (
-                         SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-                                (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
-                         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
-                         UNION ALL
-                         SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+                     UNION ALL SELECT d.lexeme FROM dict d
                      WHERE d.means_lexeme = c.means AND d.lexeme IS NOT NULL) AS y
                  ORDER BY 1)
     FROM unnest(lexemes) AS l(lexeme)
     CROSS JOIN LATERAL (
         SELECT coalesce((
-            SELECT d.means_lexeme FROM (
-                -- the workspace's word first
-                SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-                       (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
-                FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
-                UNION ALL
-                SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+            SELECT d.means_lexeme FROM dict d
             WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
             ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
 END
@@ -10602,7 +10599,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a81c4138afcd89a8b69129334c3a2ecbd84eb005a62f13ad5855a52e14757f41';
+COMMENT ON TABLE brain.migration IS 'functions 12dd68611a5d6db5b23fbb16c3e57d0fada7ccbdf42b0312a2e32e0a435b7a7f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

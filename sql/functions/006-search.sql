@@ -279,29 +279,25 @@ SET search_path = pg_catalog, pg_temp
 AS $f$
 BEGIN
     RETURN QUERY
-
+    -- the dictionary, read once: the workspace's words (o 0, which win) and the built-in ones
+    WITH dict AS MATERIALIZED (
+        SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
+               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+        FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
+        UNION ALL
+        SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin
+    )
     SELECT l.lexeme,
            ARRAY(SELECT DISTINCT y.x FROM (
                      SELECT l.lexeme AS x
                      UNION ALL SELECT c.means
-                     UNION ALL SELECT d.lexeme FROM (
-                         SELECT (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-                                (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
-                         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
-                         UNION ALL
-                         SELECT b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+                     UNION ALL SELECT d.lexeme FROM dict d
                      WHERE d.means_lexeme = c.means AND d.lexeme IS NOT NULL) AS y
                  ORDER BY 1)
     FROM unnest(lexemes) AS l(lexeme)
     CROSS JOIN LATERAL (
         SELECT coalesce((
-            SELECT d.means_lexeme FROM (
-                -- the workspace's word first
-                SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-                       (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
-                FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
-                UNION ALL
-                SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin) AS d
+            SELECT d.means_lexeme FROM dict d
             WHERE d.lexeme = l.lexeme AND d.means_lexeme IS NOT NULL
             ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
 END
