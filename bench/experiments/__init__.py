@@ -1,0 +1,1 @@
+"""One-off measurements kept for their figures; `make bench` runs none of them (README.md)."""
