@@ -41,6 +41,11 @@ lint: install
 schema: install
 	$(BIN)/python tests/schema_dump.py > docs/schema.sql
 
+# The generated parts of README.md and docs/ (signatures, word lists, error codes,
+# environment tables) from a migrated scratch database and pybrain.config (tests/docgen.py)
+docs: install
+	$(BIN)/python tests/docgen.py
+
 # The benchmark on its own throwaway embedded PostgreSQL (docs/benchmarks.md);
 # flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick
 bench: install

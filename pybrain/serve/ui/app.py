@@ -37,6 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pybrain import words
 from pybrain.client import CATEGORIES, Brain
 from pybrain.errors import (
     AccessDenied,
@@ -59,8 +60,8 @@ STATIC = Path(__file__).parent / "static"
 CSRF_COOKIE = "brain_csrf"
 SESSION_COOKIE = "brain_login"
 LOGIN_LIFETIME = 12 * 3600.0  # seconds a browser login lasts
-KINDS = ("rule", "fact", "incident", "task", "trajectory")
-STATES = ("active", "superseded", "archived", "tombstoned")
+KINDS = words.KINDS
+STATES = words.STATES
 TIERS = ("hot", "warm", "cold", "archive")
 WINDOWS = {"1h": ("1 hour", 12), "24h": ("24 hours", 24), "7d": ("7 days", 28)}
 PAGE = 50
