@@ -1,6 +1,7 @@
 # make demo  — set up (venv, install with the local embedder) and run the demo
 # make test  — the test suite on a throwaway embedded PostgreSQL
 # make test-torch — adds the opt-in torch path (CPU build) and runs the tests that compare it
+# make docs  — rewrites the generated parts of README.md and docs/ (tests/docgen.py)
 
 PYTHON ?= python3
 VENV ?= .venv

@@ -14,7 +14,6 @@ cached like the others (bench/embcache.py): the first run embeds them.
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ import psycopg
 from bench import latency
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
+from bench.experiments import parser
 from bench.experiments.lmegrid import DB, _default_dir
 from bench.server import BenchServer
 from bench.util import log
@@ -47,14 +47,9 @@ def _recall(conn: psycopg.Connection, questions: list[dict[str, Any]]) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m bench.experiments.lmecontext", description=__doc__.split("\n\n")[0]
-    )
+    p = parser(__spec__.name, __doc__)
     p.add_argument(
-        "--data-dir",
-        type=Path,
-        default=_default_dir(),
-        help="the stores of bench.experiments.lmegrid",
+        "--data-dir", type=Path, default=_default_dir(), help="the stores of bench.experiments.lmegrid"
     )
     p.add_argument("--every", type=int, default=3, help="every n-th dev question (default 3: 20 of 58)")
     args = p.parse_args(argv)

@@ -23,7 +23,6 @@ and the space's relevance_center / relevance_slope).
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from collections import defaultdict
 from collections.abc import Callable
@@ -33,6 +32,7 @@ from typing import Any
 import numpy as np
 
 from bench import latency
+from bench.experiments import parser
 from bench.experiments.lmegrid import DB, _default_dir
 from bench.server import BenchServer
 from pybrain import db
@@ -181,9 +181,7 @@ def logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m bench.experiments.lmefuse", description=__doc__.split("\n\n")[0]
-    )
+    p = parser(__spec__.name, __doc__)
     p.add_argument(
         "--data-dir", type=Path, default=_default_dir(), help="the stores of bench.experiments.lmegrid"
     )

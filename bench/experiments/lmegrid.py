@@ -23,7 +23,6 @@ embedding cache must already hold the chunks (`python -m bench
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -40,6 +39,7 @@ from psycopg.types.json import Jsonb
 from bench import latency, offtopic
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
+from bench.experiments import parser
 from bench.server import BenchServer
 from bench.util import log
 from pybrain import db
@@ -189,9 +189,7 @@ def _variant(text: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(
-        prog="python -m bench.experiments.lmegrid", description=__doc__.split("\n\n")[0]
-    )
+    p = parser(__spec__.name, __doc__)
     p.add_argument(
         "--setting",
         action="append",
