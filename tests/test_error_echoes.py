@@ -56,7 +56,9 @@ class Tally:
     def saw(self, what: str, said: Any) -> None:
         self.tried += 1
         if echoes(said):
-            self.through.append(f"{what}: {str(said)[:160]!r}")
+            text = said if isinstance(said, str) else json.dumps(said, default=str)
+            at = min((i for n in NEEDLES if (i := text.lower().find(n.lower())) >= 0), default=0)
+            self.through.append(f"{what}: {text[max(0, at - 100) : at + 60]!r}")
 
 
 def said(exc: psycopg.Error) -> str:
@@ -210,12 +212,20 @@ def _agent_url(database: str) -> str:
 def agent_url(database: str) -> str:
     """A client role made the documented way: brain.create_role, admin of workspace 1."""
     with psycopg.connect(database, autocommit=True) as owner:
-        if not owner.execute("SELECT FROM pg_roles WHERE rolname = %s", (AGENT,)).fetchone():
-            owner.execute(
-                "SELECT brain.create_role(%s, 1, 'admin', password => %s, statement_timeout => '10s')",
-                (AGENT, AGENT_PASSWORD),
-            )
+        _client_role(owner, AGENT, AGENT_PASSWORD, "admin")
     return _agent_url(database)
+
+
+def _client_role(owner: psycopg.Connection, name: str, password: str, access: str) -> None:
+    """brain.create_role; a role left by an earlier test's database (roles belong to the
+    server) is granted this database's workspace instead."""
+    if owner.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone():
+        owner.execute("SELECT brain.grant_workspace(%s, 1, %s)", (name, access))
+    else:
+        owner.execute(
+            "SELECT brain.create_role(%s, 1, %s, password => %s, statement_timeout => '10s')",
+            (name, access, password),
+        )
 
 
 def _seed(c: psycopg.Connection) -> dict[str, int]:
@@ -553,7 +563,8 @@ def test_no_mcp_error_repeats_an_argument(cli_env, conn, database, capsys) -> No
         stderr = errlog.read()
     with psycopg.connect(database, autocommit=True) as admin:
         events = admin.execute(
-            "SELECT coalesce(string_agg(concat_ws(' ', tool, error_code, error), E'\\n'), '') FROM brain.tool_event"
+            "SELECT coalesce(string_agg(concat_ws(' ', tool, error_code, error), E'\\n'), '')"
+            " FROM brain.tool_event"
         ).fetchone()[0]
     tally.saw("mcp server's stderr", stderr)
     tally.saw("tool events", events)
@@ -562,3 +573,62 @@ def test_no_mcp_error_repeats_an_argument(cli_env, conn, database, capsys) -> No
         for t in tally.through:
             print(f"  GOT THROUGH {t}")
     assert tally.through == []
+
+
+# --- secrets stored before the scanner knew them ------------------------------------------
+
+
+def test_stored_secrets_are_found_by_id_never_by_value(database, agent_url, capsys) -> None:
+    """A row that holds a secret the gate would refuse today (stored by an older release,
+    here planted by the owner with the triggers off) is reported by id, field and kind."""
+    from secret_corpus import SECRETS
+    from test_security import leaks
+
+    with psycopg.connect(agent_url, autocommit=True) as c:
+        clean = remember(c, kind="fact", headline="Deploys run from the release branch")["memory_id"]
+        planted = [remember(c, kind="fact", headline=f"Service note {i}")["memory_id"] for i in range(3)]
+        annotation = scalar(c, "SELECT brain.annotate(%s, 'Checked against the runbook.')", (planted[0],))
+    samples = [SECRETS[0], SECRETS[len(SECRETS) // 2], SECRETS[-1]]
+    with psycopg.connect(database, autocommit=True) as owner:
+        owner.execute("SET session_replication_role = replica")  # as an older release stored them
+        owner.execute("UPDATE brain.memory SET body = %s WHERE memory_id = %s", (samples[0][1], planted[0]))
+        owner.execute(
+            "UPDATE brain.memory SET metadata = jsonb_build_object('note', %s::text) WHERE memory_id = %s",
+            (samples[1][1], planted[1]),
+        )
+        owner.execute(
+            "UPDATE brain.annotation SET note = %s WHERE memory_id = %s", (samples[2][1], planted[0])
+        )
+        owner.execute(
+            "UPDATE brain.memory SET state = 'archived', archived_at = now() WHERE memory_id = %s",
+            (planted[2],),
+        )
+        owner.execute("UPDATE brain.memory SET body = %s WHERE memory_id = %s", (samples[0][1], planted[2]))
+        _client_role(owner, "echo_reader", "echo-reader-pass-1", "read")
+    with psycopg.connect(agent_url, autocommit=True) as c:
+        found = rows(c, "SELECT * FROM brain.scan_stored_secrets()")
+        paged = rows(
+            c, "SELECT * FROM brain.scan_stored_secrets(max_rows => 1, after_id => %s)", (planted[0],)
+        )
+    shown = json.dumps(found, default=str)
+    leaked = [kind for kind, _, secret in samples if leaks(shown, secret)]
+    with capsys.disabled():
+        print(
+            f"\nstored secrets found: {[(r['memory_id'], r['state'], r['field'], r['kinds']) for r in found]}"
+        )
+        print(f"values shown: {leaked}")
+    assert {(r["memory_id"], r["field"]) for r in found} == {
+        (planted[0], "body"),
+        (planted[0], f"annotation #{annotation}"),
+        (planted[1], "metadata"),
+        (planted[2], "body"),
+    }
+    assert all(r["kinds"] for r in found) and clean not in {r["memory_id"] for r in found}
+    assert [r["memory_id"] for r in paged] == [planted[1]]
+    assert leaked == []
+    reader = make_conninfo(
+        **{**conninfo_to_dict(database), "user": "echo_reader", "password": "echo-reader-pass-1"}
+    )
+    with psycopg.connect(reader, autocommit=True) as r, pytest.raises(psycopg.Error) as caught:
+        r.execute("SELECT * FROM brain.scan_stored_secrets()")
+    assert caught.value.sqlstate == "BR020"
