@@ -500,14 +500,14 @@ CREATE FUNCTION brain._check_turns(turns jsonb) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
 DECLARE
-    bad jsonb;
+    bad bigint;
 BEGIN
     IF turns IS NULL OR jsonb_typeof(turns) <> 'array' THEN
         PERFORM brain._raise('BR009', 'Turns are a JSON array of {ref, role, text, at} objects.',
             jsonb_build_object('turns', jsonb_typeof(turns)),
             'Example: [{"ref": "4f1c…", "role": "user", "text": "…", "at": "2026-01-01T10:00:00Z"}]');
     END IF;
-    SELECT t.value INTO bad
+    SELECT t.n INTO bad
     FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
     WHERE jsonb_typeof(t.value) <> 'object'
        OR jsonb_typeof(t.value->'ref') IS DISTINCT FROM 'string' OR brain.trim_space(t.value->>'ref') = ''
@@ -519,7 +519,8 @@ BEGIN
     IF bad IS NOT NULL THEN
         PERFORM brain._raise('BR009',
             'A turn is an object with a ref (a non-empty string), a role (user or assistant), a text and an optional at.',
-            jsonb_build_object('turn', left(bad::text, 300)),
+            jsonb_build_object('turn', bad, 'fields', jsonb_build_array('ref', 'role', 'text', 'at'),
+                               'allowed', jsonb_build_object('role', jsonb_build_array('user', 'assistant'))),
             'Pass only the user prompts and assistant replies of the transcript, each with its line''s id.');
     END IF;
 END
@@ -1292,20 +1293,21 @@ DECLARE
     words integer;
 BEGIN
     IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task', 'trajectory') THEN
-        PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
-            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
+        PERFORM brain._raise('BR001', 'Unknown kind: kind is rule, fact, incident, task or trajectory.',
+            jsonb_build_object('field', 'kind', 'type', 'text',
+                               'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
             'Use rule (how to behave), fact (what is true), incident (what happened), task (what to do) or trajectory (how a problem was solved: brain.record_trajectory).');
     END IF;
     IF kind = 'rule' AND severity IS DISTINCT FROM 'BLOCKER' AND severity IS DISTINCT FROM 'PATTERN' THEN
-        PERFORM brain._raise('BR002', format('A rule''s severity must be BLOCKER or PATTERN, not %L.', severity),
-            jsonb_build_object('severity', severity),
+        PERFORM brain._raise('BR002', 'A rule''s severity must be BLOCKER or PATTERN.',
+            jsonb_build_object('field', 'severity', 'type', 'text', 'allowed', jsonb_build_array('BLOCKER', 'PATTERN')),
             CASE WHEN severity = 'DEPRECATED'
                  THEN 'A rule becomes DEPRECATED only when it is superseded: use brain.supersede.'
                  ELSE 'BLOCKER: never do otherwise. PATTERN: the usual way.' END);
     END IF;
     IF kind <> 'rule' AND severity IS NOT NULL THEN
         PERFORM brain._raise('BR002', format('Only rules have a severity; this is a %s.', kind),
-            jsonb_build_object('kind', kind, 'severity', severity), 'Leave severity out.');
+            jsonb_build_object('field', 'severity', 'kind', kind), 'Leave severity out.');
     END IF;
     IF headline IS NULL OR brain.trim_space(headline) = '' THEN
         PERFORM brain._raise('BR003', 'A memory needs a headline.', NULL,
@@ -1341,12 +1343,16 @@ BEGIN
     IF category IS NOT NULL AND category NOT IN ('decision', 'idea', 'meeting', 'person', 'insight',
             'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
             'feature_request', 'note') THEN
-        PERFORM brain._raise('BR009', format('Unknown category %L.', category),
-            jsonb_build_object('category', category), 'See docs/sql-api.md for the categories.');
+        PERFORM brain._raise('BR009', 'Unknown category.',
+            jsonb_build_object('field', 'category', 'type', 'text',
+                               'allowed', jsonb_build_array('decision', 'idea', 'meeting', 'person', 'insight',
+                                   'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
+                                   'feature_request', 'note')),
+            'Use one of the allowed categories (docs/sql-api.md), or leave category out.');
     END IF;
     IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
-        PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
-            jsonb_build_object('origin', origin,
+        PERFORM brain._raise('BR009', 'Unknown origin: origin is explicit, artifact, observed or overlay.',
+            jsonb_build_object('field', 'origin', 'type', 'text',
                                'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')),
             'explicit: written by an agent or person; overlay: human context that outranks derived material; observed and artifact rows go through brain.observe_batch.');
     END IF;
@@ -1413,8 +1419,8 @@ BEGIN
     WHERE k.workspace_id = brain.current_workspace() AND k.name = lower(brain.trim_space(_get_pack.name))
       AND k.state = 'active';
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR010', format('No context pack named %L in this workspace.', left(name, 80)),
-            jsonb_build_object('name', left(name, 80)), 'See the packs with brain.list_packs() (brain pack list).');
+        PERFORM brain._raise('BR010', 'No context pack of that name in this workspace.',
+            jsonb_build_object('field', 'name'), 'See the packs with brain.list_packs() (brain pack list).');
     END IF;
     RETURN p;
 END
@@ -2385,8 +2391,9 @@ BEGIN
     END IF;
     PERFORM brain._raise('BR015',
         format('Rule #%s keeps severity %s: severity changes only through supersede.', OLD.memory_id, OLD.severity),
-        jsonb_build_object('id', OLD.memory_id, 'severity', OLD.severity, 'requested', NEW.severity),
-        format('Supersede rule #%s with severity => %L.', OLD.memory_id, NEW.severity));
+        jsonb_build_object('id', OLD.memory_id, 'severity', OLD.severity),
+        format('Supersede rule #%s with the new severity: brain.supersede(old_id => %s, ..., severity => ...).',
+               OLD.memory_id, OLD.memory_id));
     RETURN NULL;
 END
 $$;
@@ -2457,7 +2464,7 @@ CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope tex
 BEGIN
     IF (session IS NULL) = (project IS NULL) THEN
         PERFORM brain._raise('BR009', 'A scratch note belongs to a session or to a project: give exactly one.',
-            jsonb_build_object('session', session, 'project', project),
+            jsonb_build_object('fields', jsonb_build_array('session', 'project')),
             'session => <id> for notes of this session, project => <name> for notes the project keeps.');
     END IF;
     IF session IS NOT NULL THEN
@@ -3058,8 +3065,8 @@ BEGIN
         END IF;
         FOR f IN SELECT k FROM jsonb_object_keys(s) AS k LOOP
             IF f NOT IN ('n', 'action', 'tool', 'command', 'files', 'result', 'failed') THEN
-                PERFORM brain._raise('BR009', format('Step %s has an unknown field %L.', n, left(f, 40)),
-                    jsonb_build_object('step', n, 'field', left(f, 40),
+                PERFORM brain._raise('BR009', format('Step %s has a field that is not one of a step''s.', n),
+                    jsonb_build_object('step', n,
                                        'allowed', jsonb_build_array('action', 'tool', 'command', 'files', 'result', 'failed')),
                     'Put anything else into the action or the result.');
             END IF;
@@ -3246,8 +3253,9 @@ BEGIN
         'related_files', p_related_files, 'complexity', p_complexity, 'on_related', p_on_related,
         'reason', p_reason));
     IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
-        PERFORM brain._raise('BR009', format('on_related is refuse, store or supersede, not %L.', p_on_related),
-            jsonb_build_object('on_related', p_on_related),
+        PERFORM brain._raise('BR009', 'on_related is refuse, store or supersede.',
+            jsonb_build_object('field', 'on_related', 'type', 'text',
+                               'allowed', jsonb_build_array('refuse', 'store', 'supersede')),
             'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
     END IF;
     -- A trajectory's steps come with it (brain.record_trajectory).
@@ -3270,7 +3278,9 @@ BEGIN
     IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
                             OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
         PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
-            jsonb_build_object('status', p_status, 'priority', p_priority),
+            jsonb_build_object('fields', jsonb_build_array('status', 'priority'),
+                               'allowed', jsonb_build_object('status', jsonb_build_array('open', 'blocked', 'done'),
+                                                             'priority', '1 to 5')),
             'Leave status out for an open task; stale is set by maintenance.');
     END IF;
     IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
@@ -3279,7 +3289,7 @@ BEGIN
     END IF;
     IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
         PERFORM brain._raise('BR009', 'halflife_days must be positive.',
-            jsonb_build_object('halflife_days', p_halflife_days), 'The default is 7 days.');
+            jsonb_build_object('field', 'halflife_days', 'type', 'a positive number of days'), 'The default is 7 days.');
     END IF;
     IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
             OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
@@ -3289,11 +3299,13 @@ BEGIN
     END IF;
     IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
         PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
-            jsonb_build_object('complexity', p_complexity), 'Use simple, medium or complex, or leave it out.');
+            jsonb_build_object('field', 'complexity', 'type', 'text',
+                               'allowed', jsonb_build_array('simple', 'medium', 'complex')),
+            'Use simple, medium or complex, or leave it out.');
     END IF;
     IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
         PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
-            jsonb_build_object('importance', p_importance), 'The default is 0.5.');
+            jsonb_build_object('field', 'importance', 'type', 'a number from 0 to 1'), 'The default is 0.5.');
     END IF;
     IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
         PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
@@ -3307,7 +3319,7 @@ BEGIN
                                                         || coalesce(p_skill_trigger->'projects', '[]')) AS x
                        WHERE jsonb_typeof(x) <> 'string')) THEN
         PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
-            jsonb_build_object('skill_trigger', p_skill_trigger),
+            jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(p_skill_trigger)),
             'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
     full_text := v_headline || E'\n' || v_body;
@@ -3320,8 +3332,8 @@ BEGIN
           AND m.memory_id IS DISTINCT FROM p_supersedes;
         IF FOUND THEN
             PERFORM brain._raise('BR009',
-                format('A skill named %L exists: #%s.', p_skill_trigger->>'name', existing.memory_id),
-                jsonb_build_object('skill', p_skill_trigger->>'name', 'id', existing.memory_id),
+                format('A skill of that name exists: #%s.', existing.memory_id),
+                jsonb_build_object('field', 'skill_trigger.name', 'id', existing.memory_id),
                 format('Supersede #%s to change the skill, or choose another name.', existing.memory_id));
         END IF;
     END IF;
@@ -4139,7 +4151,7 @@ BEGIN
                                   'no session was started');
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
-            jsonb_build_object('source', source), 'Examples: claude, cursor, windsurf, a script''s name.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'Examples: claude, cursor, windsurf, a script''s name.');
     END IF;
     swept := brain._sweep_sessions(clock, host, host_processes);
     -- The same process booting again replaces its old session.
@@ -4414,8 +4426,8 @@ DECLARE
 BEGIN
     IF max_tokens IS NULL OR max_tokens < 32 OR max_tokens > 65536 THEN
         PERFORM brain._raise('BR009',
-            format('chunk_text takes max_tokens from 32 to 65536, not %s.', coalesce(max_tokens::text, 'NULL')),
-            jsonb_build_object('max_tokens', max_tokens),
+            'chunk_text takes max_tokens from 32 to 65536.',
+            jsonb_build_object('field', 'max_tokens', 'type', 'integer'),
             'Give the tokens of text the embedder takes, e.g. max_tokens => 254 for all-MiniLM-L6-v2.');
     END IF;
     -- A text that fits is one chunk, headed by its own first line (the
@@ -4772,8 +4784,8 @@ BEGIN
                                                      'filters', filters, 'project', project, 'source', source));
     ws := brain.current_workspace('write');
     IF v_name !~ '^[a-z0-9][a-z0-9_-]{0,62}$' THEN
-        PERFORM brain._raise('BR009', format('A pack''s name is lowercase letters, digits, - and _, not %L.', left(name, 80)),
-            jsonb_build_object('name', left(name, 80)), 'Example: onboarding, deploy-runbook.');
+        PERFORM brain._raise('BR009', 'A pack''s name is 1 to 63 lowercase letters, digits, - and _.',
+            jsonb_build_object('field', 'name', 'type', 'text'), 'Example: onboarding, deploy-runbook.');
     END IF;
     IF v_query IS NULL AND cardinality(v_ids) = 0 THEN
         PERFORM brain._raise('BR009', 'A pack is a query or a list of memory ids.', NULL,
@@ -4795,7 +4807,9 @@ BEGIN
        OR EXISTS (SELECT FROM jsonb_array_elements_text(coalesce(v_filters->'kinds', '[]')) AS k
                   WHERE k NOT IN ('rule', 'fact', 'incident', 'task', 'trajectory')) THEN
         PERFORM brain._raise('BR009', 'A pack''s filters are {"kinds": [...], "categories": [...], "tags": [...]}.',
-            jsonb_build_object('filters', v_filters), 'Example: {"kinds": ["rule", "trajectory"], "tags": ["deploy"]}.');
+            jsonb_build_object('field', 'filters', 'type', jsonb_typeof(v_filters),
+                               'allowed', jsonb_build_object('kinds', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory'))),
+            'Example: {"kinds": ["rule", "trajectory"], "tags": ["deploy"]}.');
     END IF;
     missing := ARRAY(SELECT x FROM unnest(v_ids) AS x
                      WHERE NOT EXISTS (SELECT FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = x));
@@ -4875,7 +4889,7 @@ BEGIN
             jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
-        PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
+        PERFORM brain._raise('BR009', 'A role of that name exists.', jsonb_build_object('field', 'name'),
             'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
     END IF;
     EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS'
@@ -4908,7 +4922,7 @@ BEGIN
     PERFORM brain._check_role_name(role);
     IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
         PERFORM brain._raise('BR009', 'A token name is 1 to 100 characters on one line.',
-            jsonb_build_object('name', left(name, 120)), 'For example: laptop-claude, ci.');
+            jsonb_build_object('field', 'name', 'type', 'one line of 1 to 100 characters'), 'For example: laptop-claude, ci.');
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
@@ -4919,21 +4933,21 @@ BEGIN
        OR pg_has_role(r.oid, 'brain_server', 'MEMBER')
        OR pg_has_role(r.oid, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'brain'), 'MEMBER') THEN
         PERFORM brain._raise('BR009',
-            format('A token stands for an application role (a member of brain_user); %s is not one.', role),
-            jsonb_build_object('role', role),
+            'A token stands for an application role (a member of brain_user); that role is not one.',
+            jsonb_build_object('field', 'role'),
             'Use a role made with brain role create, not the owner, a superuser or a server role.');
     END IF;
     have := brain._role_access(ws, role);
     IF have IS NOT NULL AND NOT brain._answers_for_role(role) THEN
         PERFORM brain._raise('BR020',
-            format('Role %s belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
-                   role, session_user),
-            jsonb_build_object('role', role, 'workspace', ws),
+            format('That role belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
+                   session_user),
+            jsonb_build_object('field', 'role', 'workspace', ws),
             'The owner of schema brain, or the role itself, makes its tokens (brain token create).');
     END IF;
     IF have IS NULL THEN
-        PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
-            jsonb_build_object('role', role, 'workspace', ws),
+        PERFORM brain._raise('BR020', format('That role is not a member of workspace %s.', ws),
+            jsonb_build_object('field', 'role', 'workspace', ws),
             'Grant it first: brain workspace grant <role> <workspace>.');
     END IF;
     want := coalesce(access, have);
@@ -4943,8 +4957,8 @@ BEGIN
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
         PERFORM brain._raise('BR009',
-            format('Role %s has %s access to workspace %s; a token of it cannot have %s.', role, have, ws, want),
-            jsonb_build_object('role', role, 'workspace', ws, 'access', have, 'asked', want),
+            format('That role has %s access to workspace %s; a token of it cannot have %s.', have, ws, want),
+            jsonb_build_object('field', 'access', 'workspace', ws, 'access', have, 'asked', want),
             'Ask for at most the role''s access, or grant the role more first.');
     END IF;
     IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
@@ -4953,16 +4967,16 @@ BEGIN
     END IF;
     IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
                AND x.revoked_at IS NULL) THEN
-        PERFORM brain._raise('BR009', format('Workspace %s has a token named %L.', ws, brain.trim_space(name)),
-            jsonb_build_object('workspace', ws, 'name', brain.trim_space(name)),
+        PERFORM brain._raise('BR009', format('Workspace %s has a token of that name.', ws),
+            jsonb_build_object('field', 'name', 'workspace', ws),
             'Choose another name, or revoke that token first.');
     END IF;
     BEGIN
         EXECUTE format('GRANT %I TO brain_server', role);
     EXCEPTION WHEN insufficient_privilege THEN
-        PERFORM brain._raise('BR020', format('The owner of schema brain cannot grant role %s to brain_server.', role),
-            jsonb_build_object('role', role),
-            format('As a superuser (or a role with ADMIN on it): GRANT %I TO brain_server.', role));
+        PERFORM brain._raise('BR020', 'The owner of schema brain cannot grant that role to brain_server.',
+            jsonb_build_object('field', 'role'),
+            'As a superuser (or a role with ADMIN on it): GRANT <role> TO brain_server.');
     END;
     token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
     INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)
@@ -4985,7 +4999,7 @@ BEGIN
     PERFORM brain._require_owner('create a workspace');
     IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
         PERFORM brain._raise('BR009', 'A workspace name is 1 to 100 characters on one line.',
-            jsonb_build_object('name', left(name, 120)), 'For example: team-platform.');
+            jsonb_build_object('field', 'name', 'type', 'one line of 1 to 100 characters'), 'For example: team-platform.');
     END IF;
     IF NOT EXISTS (SELECT FROM brain.organization o WHERE o.organization_id = create_workspace.organization_id) THEN
         PERFORM brain._raise('BR021', format('No organization #%s.', organization_id),
@@ -4993,8 +5007,8 @@ BEGIN
     END IF;
     IF EXISTS (SELECT FROM brain.workspace x WHERE x.organization_id = create_workspace.organization_id
                AND x.name = brain.trim_space(create_workspace.name)) THEN
-        PERFORM brain._raise('BR009', format('Workspace %L exists.', brain.trim_space(name)),
-            jsonb_build_object('name', brain.trim_space(name)), 'Choose another name, or grant access to it.');
+        PERFORM brain._raise('BR009', 'A workspace of that name exists.',
+            jsonb_build_object('field', 'name'), 'Choose another name, or grant access to it (brain.list_workspaces()).');
     END IF;
     INSERT INTO brain.workspace (organization_id, name)
     VALUES (create_workspace.organization_id, brain.trim_space(create_workspace.name))
@@ -5029,8 +5043,14 @@ DECLARE
     ws bigint := brain.current_workspace();
     have text := brain._access(ws, current_user::text);
 BEGIN
-    IF array_position(ARRAY['read', 'write', 'admin'], have)
-       < coalesce(array_position(ARRAY['read', 'write', 'admin'], access), 4) THEN
+    IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR009',
+            MESSAGE = 'Access is read, write or admin.',
+            DETAIL = pg_catalog.jsonb_build_object('field', 'access',
+                                                   'allowed', pg_catalog.jsonb_build_array('read', 'write', 'admin'))::text,
+            HINT = 'brain.current_workspace(''write'') is the workspace when this role may write there.';
+    END IF;
+    IF array_position(ARRAY['read', 'write', 'admin'], have) < array_position(ARRAY['read', 'write', 'admin'], access) THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
             MESSAGE = pg_catalog.format('Role %s has %s access to workspace %s; this needs %s.',
                                         session_user, have, ws, access),
@@ -5041,7 +5061,7 @@ BEGIN
     RETURN ws;
 END
 $$;
-COMMENT ON FUNCTION brain.current_workspace(access text) IS 'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise.';
+COMMENT ON FUNCTION brain.current_workspace(access text) IS 'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise (BR009 for another access level).';
 CREATE FUNCTION brain.dashboard_facets() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -5191,8 +5211,8 @@ BEGIN
             'Take ids from brain.pending_embeddings().');
     END IF;
     IF status IS NOT NULL AND status NOT BETWEEN 100 AND 599 THEN
-        PERFORM brain._raise('BR009', format('%s is not an HTTP status.', status),
-            jsonb_build_object('status', status), 'Pass the provider''s HTTP status, or NULL.');
+        PERFORM brain._raise('BR009', 'status is an HTTP status (100 to 599).',
+            jsonb_build_object('field', 'status', 'type', 'integer'), 'Pass the provider''s HTTP status, or NULL.');
     END IF;
     -- A short reason on one line, never the text itself: a provider may echo its input.
     msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);
@@ -5320,7 +5340,7 @@ DECLARE
 BEGIN
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
-            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'The source the session was booted with, e.g. claude.');
     END IF;
     PERFORM brain._check_handoff(handoff, snapshot);
     PERFORM brain._sweep_sessions(clock, end_session_of.host, host_processes);
@@ -5336,9 +5356,8 @@ BEGIN
     END IF;
     IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
         PERFORM brain._raise('BR016',
-            format('No session of %s in %s at %s.', source, coalesce(nullif(project, ''), 'global'),
-                   coalesce(cwd, '(no cwd)')),
-            jsonb_build_object('source', source, 'project', coalesce(project, ''), 'cwd', cwd, 'host', host),
+            'No session of that source, project, cwd and host.',
+            jsonb_build_object('fields', jsonb_build_array('source', 'project', 'cwd', 'host')),
             'brain.list_active_sessions() lists the live sessions; brain.end_session(session) ends one by id.');
     END IF;
     RETURN brain._store_handoff(source, project, NULL, handoff, snapshot, clock);
@@ -5610,20 +5629,20 @@ BEGIN
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
-        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
-            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+        PERFORM brain._raise('BR020', 'Only the owner of schema brain grants a workspace to a group role (one that cannot log in).',
+            jsonb_build_object('field', 'role'), 'Grant it to the login role of each agent or person.');
     END IF;
     -- A role that belongs to a workspace this admin does not administer is
     -- enrolled by its owner: else the admin could mint a token that runs as it.
     IF NOT brain._answers_for_role(role) THEN
         PERFORM brain._raise('BR020',
-            format('Role %s belongs to a workspace that %s does not administer: its owner enrols it.', role, session_user),
-            jsonb_build_object('role', role, 'workspace', w.workspace_id),
+            format('That role belongs to a workspace that %s does not administer: its owner enrols it.', session_user),
+            jsonb_build_object('field', 'role', 'workspace', w.workspace_id),
             'The owner of schema brain grants it (brain workspace grant), or the role asks an admin of its own workspace.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
-        PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
-            jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
+        PERFORM brain._raise('BR009', 'That role bypasses row-level security; it needs no membership.',
+            jsonb_build_object('field', 'role'), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
     END IF;
     INSERT INTO brain.membership AS m (workspace_id, role_name, access, granted_by)
     VALUES (w.workspace_id, role, access, session_user)
@@ -5667,7 +5686,7 @@ BEGIN
     -- session ends without a handoff, and the last real one stays.
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
-            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'The source the session was booted with, e.g. claude-code.');
     END IF;
     PERFORM brain._sweep_sessions(clock, host, host_processes);
     SELECT s.session_id INTO live FROM brain.session s
@@ -5864,7 +5883,12 @@ BEGIN
             END IF;
             IF d ? 'invalid' THEN
                 -- an importer's report of an entry it could not read
-                PERFORM brain._raise('BR009', d->>'invalid', d - 'invalid', 'Fix the entry at its source and import again.');
+                -- (said in pybrain's importers' own words; anything else a caller sent is not repeated)
+                PERFORM brain._raise('BR009',
+                    CASE WHEN d->>'invalid' ~ '^((-?Infinity|NaN) is not a JSON number|A number in this entry is NaN or infinite, which JSON does not allow|A memory( row)? is a JSON object, not [a-z]{1,20}|The file is not UTF-8 text)\.$'
+                         THEN d->>'invalid' ELSE 'The importer could not read this entry.' END,
+                    jsonb_build_object('field', 'invalid', 'line', CASE WHEN jsonb_typeof(d->'line') = 'number' THEN d->'line' END),
+                    'Fix the entry at its source and import again.');
             END IF;
             v_old := (d->>'id')::bigint;
             v_kind := coalesce(d->>'kind', 'fact');
@@ -5879,8 +5903,9 @@ BEGIN
             v_meta := coalesce(d->'metadata', '{}');
             v_created := coalesce(brain._doc_time(d, 'created_at'), now());
             IF v_state NOT IN ('active', 'superseded', 'archived', 'tombstoned') THEN
-                PERFORM brain._raise('BR009', format('Unknown state %L.', v_state), jsonb_build_object('state', v_state),
-                    'A memory is active, superseded, archived or tombstoned.');
+                PERFORM brain._raise('BR009', 'Unknown state: a memory is active, superseded, archived or tombstoned.',
+                    jsonb_build_object('field', 'state', 'allowed', jsonb_build_array('active', 'superseded', 'archived', 'tombstoned')),
+                    'Leave state out for an active memory.');
             END IF;
             IF jsonb_typeof(v_meta) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: {"ticket": "OPS-12"}.');
@@ -5989,7 +6014,7 @@ BEGIN
                    OR jsonb_typeof(d->'skill_trigger') = 'object'
                       AND coalesce(d->'skill_trigger'->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$' THEN
                     PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
-                        jsonb_build_object('skill_trigger', d->'skill_trigger'),
+                        jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(d->'skill_trigger')),
                         'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}.');
                 END IF;
                 IF d->'skill_trigger' IS NOT NULL AND jsonb_typeof(d->'skill_trigger') = 'object' AND v_state = 'active'
@@ -5997,8 +6022,8 @@ BEGIN
                                WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
                                  AND m.skill_trigger->>'name' = d->'skill_trigger'->>'name') THEN
                     PERFORM brain._raise('BR009',
-                        format('A skill named %L exists in this workspace.', d->'skill_trigger'->>'name'),
-                        jsonb_build_object('skill', d->'skill_trigger'->>'name'),
+                        'A skill of that name exists in this workspace.',
+                        jsonb_build_object('field', 'skill_trigger.name'),
                         'Supersede the existing skill, or rename the imported one.');
                 END IF;
                 v_tags := ARRAY(SELECT s.t FROM (
@@ -6133,7 +6158,7 @@ BEGIN
                                   OR (x.f->>'folded_memory_id')::bigint IS NULL AND x.f ? 'folded_memory_id'
                                      AND x.f->'folded_memory_id' <> 'null') THEN
                         PERFORM brain._raise('BR009', 'A fold record is an object with a headline (docs/export-format.md).',
-                            jsonb_build_object('folds', d->'folds'), 'Fix or leave out the folds of this memory.');
+                            jsonb_build_object('field', 'folds', 'type', jsonb_typeof(d->'folds')), 'Fix or leave out the folds of this memory.');
                     END IF;
                     IF jsonb_typeof(d->'folds') = 'array' AND jsonb_array_length(d->'folds') > 0 THEN
                         fold_mem := fold_mem || new_id;
@@ -6374,8 +6399,9 @@ BEGIN
                     action := 'created';
                 END IF;
             ELSE
-                PERFORM brain._raise('BR009', format('An export line of record %L is not a session or a handoff.', line),
-                    jsonb_build_object('record', line), 'Memories go through brain.import_memories.');
+                PERFORM brain._raise('BR009', 'An export line''s record is session or handoff here.',
+                    jsonb_build_object('field', 'record', 'allowed', jsonb_build_array('session', 'handoff')),
+                    'Memories go through brain.import_memories, packs through brain.import_packs.');
             END IF;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
@@ -6552,7 +6578,7 @@ BEGIN
                                                      'source_agent', v_agent));
     IF v_system = '' OR v_system ~ '[\r\n]' THEN
         PERFORM brain._raise('BR009', 'Documents are ingested under a source_system: one line naming where they come from.',
-            jsonb_build_object('source_system', ingest_documents.source_system), 'For example files, or wiki.');
+            jsonb_build_object('field', 'source_system', 'type', 'one line of text'), 'For example files, or wiki.');
     END IF;
     IF documents IS NULL OR jsonb_typeof(documents) <> 'array' THEN
         PERFORM brain._raise('BR009', 'documents is a JSON array of {ref, hash, text}.', NULL,
@@ -6652,8 +6678,8 @@ BEGIN
             obs := brain._clean_observed(d_text[i]);
             o_red[n] := obs.redacted;
             IF brain.trim_space(coalesce(obs.cleaned, '')) = '' THEN
-                PERFORM brain._raise('BR009', format('Document %s is empty.', d_ref[i]),
-                    jsonb_build_object('ref', d_ref[i]), 'Only documents with text are ingested.');
+                PERFORM brain._raise('BR009', format('Document %s is empty.', i),
+                    jsonb_build_object('document', i), 'Only documents with text are ingested.');
             END IF;
             IF d_chunks[i] IS NOT NULL THEN
                 -- The chunks a check_only call returned for this text, sent back so
@@ -6956,8 +6982,8 @@ CREATE FUNCTION brain.injection_metrics(group_by text DEFAULT 'trigger'::text, w
     AS $$
 BEGIN
     IF group_by IS NULL OR group_by NOT IN ('trigger', 'session') THEN
-        PERFORM brain._raise('BR009', format('Injections are grouped by trigger or session, not %L.', left(group_by, 40)),
-            jsonb_build_object('group_by', left(group_by, 40)), 'group_by => ''trigger'' or ''session''.');
+        PERFORM brain._raise('BR009', 'Injections are grouped by trigger or session.',
+            jsonb_build_object('field', 'group_by', 'allowed', jsonb_build_array('trigger', 'session')), 'group_by => ''trigger'' or ''session''.');
     END IF;
     RETURN QUERY
     SELECT CASE WHEN group_by = 'trigger' THEN i.trigger ELSE coalesce(i.session_id::text, '-') END,
@@ -7117,7 +7143,7 @@ CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::tex
     AS $$
 BEGIN
     IF statuses IS NOT NULL AND NOT statuses <@ ARRAY['pending', 'acknowledged'] THEN
-        PERFORM brain._raise('BR009', 'Unknown action item status.', jsonb_build_object('statuses', statuses),
+        PERFORM brain._raise('BR009', 'Unknown action item status.', jsonb_build_object('field', 'statuses', 'allowed', jsonb_build_array('pending', 'acknowledged')),
             'Ask for pending or acknowledged items, or NULL for all.');
     END IF;
     RETURN QUERY
@@ -7194,15 +7220,15 @@ BEGIN
             jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 memories a page.');
     END IF;
     IF tiers IS NOT NULL AND NOT tiers <@ ARRAY['hot', 'warm', 'cold', 'archive'] THEN
-        PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('tiers', tiers),
+        PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('field', 'tiers', 'allowed', jsonb_build_array('hot', 'warm', 'cold', 'archive')),
             'A tier is hot, warm, cold or archive.');
     END IF;
     IF states IS NOT NULL AND NOT states <@ ARRAY['active', 'superseded', 'archived', 'tombstoned'] THEN
-        PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('states', states),
+        PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('field', 'states', 'allowed', jsonb_build_array('active', 'superseded', 'archived', 'tombstoned')),
             'A state is active, superseded, archived or tombstoned.');
     END IF;
     IF kinds IS NOT NULL AND NOT kinds <@ ARRAY['rule', 'fact', 'incident', 'task', 'trajectory'] THEN
-        PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('kinds', kinds),
+        PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('field', 'kinds', 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
             'A kind is rule, fact, incident, task or trajectory.');
     END IF;
     RETURN QUERY
@@ -7395,7 +7421,7 @@ BEGIN
            OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
     IF found_id IS NULL THEN
         PERFORM brain._raise('BR010', 'No active skill of that name here.',
-            jsonb_build_object('field', 'name', 'project', project),
+            jsonb_build_object('fields', jsonb_build_array('name', 'project')),
             'Skills scoped to projects load only from those projects; superseded skills never load.');
     END IF;
     RETURN brain.recall(found_id);
@@ -7643,8 +7669,8 @@ DECLARE
     n integer;
 BEGIN
     IF how IS NULL OR how NOT IN ('recall', 'rate', 'supersede', 'cite') THEN
-        PERFORM brain._raise('BR009', format('A use is recall, rate, supersede or cite, not %L.', left(how, 40)),
-            jsonb_build_object('how', left(how, 40)), 'cite: the agent''s answer referred to the memory.');
+        PERFORM brain._raise('BR009', 'A use is recall, rate, supersede or cite.',
+            jsonb_build_object('field', 'how', 'allowed', jsonb_build_array('recall', 'rate', 'supersede', 'cite')), 'cite: the agent''s answer referred to the memory.');
     END IF;
     SELECT count(*) INTO n FROM brain.injection i
     WHERE i.workspace_id = brain.current_workspace() AND i.session_id = coalesce(session, brain._session())
@@ -7747,11 +7773,11 @@ BEGIN
                                                      'source_system', source_system, 'source_agent', source_agent));
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
-            jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
+            jsonb_build_object('field', 'origin', 'allowed', jsonb_build_array('observed', 'artifact')), 'Authored memories go through brain.remember.');
     END IF;
     IF kind IS NULL OR kind NOT IN ('fact', 'incident') THEN
         PERFORM brain._raise('BR009', 'Observed memories are facts or incidents.',
-            jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
+            jsonb_build_object('field', 'kind', 'allowed', jsonb_build_array('fact', 'incident')), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
        OR metadata IS NOT NULL AND cardinality(metadata) <> n_items
@@ -8042,7 +8068,7 @@ DECLARE
 BEGIN
     IF source_system IS NULL OR source_system !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A transcript is observed under its source_system: one word naming the client.',
-            jsonb_build_object('source_system', source_system), 'For example claude-code.');
+            jsonb_build_object('field', 'source_system', 'type', 'one word'), 'For example claude-code.');
     END IF;
     PERFORM brain._check_turns(turns);
     -- The new turns: text to store, and a ref no memory of this source system
@@ -8466,9 +8492,8 @@ DECLARE
     new_id bigint;
 BEGIN
     IF trigger IS NULL OR trigger NOT IN ('boot', 'search', 'prompt', 'pack', 'trajectory') THEN
-        PERFORM brain._raise('BR009', format('An injection''s trigger is boot, search, prompt, pack or trajectory, not %L.',
-                                             left(trigger, 40)),
-            jsonb_build_object('trigger', left(trigger, 40)), 'Name what put the memories in front of the agent.');
+        PERFORM brain._raise('BR009', 'An injection''s trigger is boot, search, prompt, pack or trajectory.',
+            jsonb_build_object('field', 'trigger', 'allowed', jsonb_build_array('boot', 'search', 'prompt', 'pack', 'trajectory')), 'Name what put the memories in front of the agent.');
     END IF;
     IF tokens IS NULL OR tokens < 0 OR cardinality(items) > 10000 THEN
         PERFORM brain._raise('BR009', 'An injection has zero or more tokens and at most 10000 items.',
@@ -8494,7 +8519,9 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('tool', tool, 'channel', channel, 'error_code', error_code));
     IF tool IS NULL OR brain.trim_space(tool) = '' OR channel IS NULL OR channel NOT IN ('mcp', 'cli', 'sql') THEN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
-            jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
+            jsonb_build_object('fields', jsonb_build_array('tool', 'channel'),
+                               'allowed', jsonb_build_object('channel', jsonb_build_array('mcp', 'cli', 'sql'))),
+            'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
     IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
         PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',
@@ -8809,8 +8836,8 @@ BEGIN
       AND (x.token_id = revoke_token.token_id OR x.name = brain.trim_space(revoke_token.name))
     ORDER BY x.revoked_at IS NULL DESC, x.token_id DESC LIMIT 1;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, quote_literal(left(name, 100))), ws),
-            jsonb_build_object('workspace', ws, 'token_id', token_id, 'name', left(name, 100)),
+        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, 'of that name'), ws),
+            jsonb_build_object('workspace', ws, 'token_id', token_id, 'field', CASE WHEN token_id IS NULL THEN 'name' ELSE 'token_id' END),
             'See the tokens with brain token list.');
     END IF;
     IF t.revoked_at IS NOT NULL THEN
@@ -8914,6 +8941,48 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
+CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0) RETURNS TABLE(memory_id bigint, state text, field text, kinds text[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+BEGIN
+    PERFORM brain._require_admin(ws);
+    IF max_rows IS NULL OR max_rows NOT BETWEEN 1 AND 100000 THEN
+        PERFORM brain._raise('BR009', 'max_rows lies between 1 and 100000.',
+            jsonb_build_object('field', 'max_rows', 'type', 'integer'), 'The default is 1000; page on with after_id.');
+    END IF;
+    RETURN QUERY
+    WITH page AS (
+        SELECT m.* FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id > coalesce(after_id, 0)
+        ORDER BY m.memory_id
+        LIMIT max_rows
+    ), fields AS (
+        SELECT p.memory_id, p.state, f.field, f.value
+        FROM page p
+        LEFT JOIN brain.incident i ON i.workspace_id = p.workspace_id AND i.memory_id = p.memory_id
+        CROSS JOIN LATERAL (VALUES
+            ('headline', p.headline), ('body', p.body), ('tags', array_to_string(p.tags, ' ')),
+            ('metadata', p.metadata::text), ('skill_trigger', p.skill_trigger::text),
+            ('what_was_wrong', i.what_was_wrong), ('what_is_correct', i.what_is_correct),
+            ('error_message', i.error_message), ('command_attempted', i.command_attempted),
+            ('related_files', array_to_string(i.related_files, ' ')),
+            ('source_ref', p.source_ref), ('source_agent', p.source_agent)) AS f(field, value)
+        WHERE f.value IS NOT NULL AND f.value <> ''
+        UNION ALL
+        SELECT a.memory_id, p.state, 'annotation #' || a.annotation_id, a.note
+        FROM brain.annotation a JOIN page p ON p.memory_id = a.memory_id
+        WHERE a.workspace_id = ws
+    )
+    SELECT x.memory_id, x.state, x.field, x.kinds
+    FROM (SELECT f.memory_id, f.state, f.field, brain.find_secrets(f.value) AS kinds FROM fields f) AS x
+    WHERE cardinality(x.kinds) > 0
+    ORDER BY x.memory_id, x.field;
+END
+$$;
+COMMENT ON FUNCTION brain.scan_stored_secrets(max_rows integer, after_id bigint) IS 'Finds stored memories (any state) and annotations of the current workspace whose text holds what the secret scanner finds today: the id, the state, the field and the kinds, never the value (admins of the workspace). Pages through max_rows memories after after_id; forget or supersede what it finds.';
 CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -10035,7 +10104,7 @@ BEGIN
     END IF;
     IF priority IS NOT NULL AND priority NOT BETWEEN 1 AND 5 THEN
         PERFORM brain._raise('BR009', 'priority runs from 1 (highest) to 5.',
-            jsonb_build_object('priority', priority), 'The default is 3.');
+            jsonb_build_object('field', 'priority', 'type', 'integer'), 'The default is 3.');
     END IF;
     SELECT * INTO task FROM brain.task t WHERE t.workspace_id = mem.workspace_id AND t.memory_id = mem.memory_id;
     -- Any update of a stale task reopens it.
@@ -10078,23 +10147,23 @@ DECLARE
     s brain.embedding_space;
 BEGIN
     IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
-        PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
-            jsonb_build_object('dims', dims), 'Check the embedder''s model.');
+        PERFORM brain._raise('BR012', 'An embedding space needs 1 to 16000 dimensions.',
+            jsonb_build_object('field', 'dims', 'type', 'integer'), 'Check the embedder''s model.');
     END IF;
     IF provider IS NULL OR provider !~ '^[a-z][a-z0-9_-]*$' OR model IS NULL OR brain.trim_space(model) = '' THEN
         PERFORM brain._raise('BR009', 'An embedding space needs a provider (lowercase letters, digits, - or _) and a model.',
-            jsonb_build_object('provider', provider, 'model', model),
+            jsonb_build_object('fields', jsonb_build_array('provider', 'model'), 'type', 'text'),
             'Name it like the embedder: brain.use_embedding_space(''local'', ''all-MiniLM-L6-v2'', 384).');
     END IF;
     IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
        OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
-            jsonb_build_object('near_identical', near_identical, 'related', related),
+            jsonb_build_object('fields', jsonb_build_array('near_identical', 'related'), 'type', 'a number in (0, 1]'),
             'The defaults are near_identical 0.92 and related 0.75.');
     END IF;
     IF max_tokens IS NOT NULL AND NOT max_tokens BETWEEN 32 AND 1000000 THEN
-        PERFORM brain._raise('BR009', format('max_tokens lies between 32 and 1000000, not %s.', max_tokens),
-            jsonb_build_object('max_tokens', max_tokens),
+        PERFORM brain._raise('BR009', 'max_tokens lies between 32 and 1000000.',
+            jsonb_build_object('field', 'max_tokens', 'type', 'integer'),
             'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
     PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
@@ -10618,7 +10687,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 68fd79ac2e5527bab6dc80df2b6d6bf20462b43e5ba0a64a73991f4ee653ff10';
+COMMENT ON TABLE brain.migration IS 'functions bae2cf793fe97ed672e7c03e9d2cf31cad547b47da5e468b212e8921f131d60a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -119,23 +119,23 @@ DECLARE
     s brain.embedding_space;
 BEGIN
     IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
-        PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
-            jsonb_build_object('dims', dims), 'Check the embedder''s model.');
+        PERFORM brain._raise('BR012', 'An embedding space needs 1 to 16000 dimensions.',
+            jsonb_build_object('field', 'dims', 'type', 'integer'), 'Check the embedder''s model.');
     END IF;
     IF provider IS NULL OR provider !~ '^[a-z][a-z0-9_-]*$' OR model IS NULL OR brain.trim_space(model) = '' THEN
         PERFORM brain._raise('BR009', 'An embedding space needs a provider (lowercase letters, digits, - or _) and a model.',
-            jsonb_build_object('provider', provider, 'model', model),
+            jsonb_build_object('fields', jsonb_build_array('provider', 'model'), 'type', 'text'),
             'Name it like the embedder: brain.use_embedding_space(''local'', ''all-MiniLM-L6-v2'', 384).');
     END IF;
     IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
        OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
-            jsonb_build_object('near_identical', near_identical, 'related', related),
+            jsonb_build_object('fields', jsonb_build_array('near_identical', 'related'), 'type', 'a number in (0, 1]'),
             'The defaults are near_identical 0.92 and related 0.75.');
     END IF;
     IF max_tokens IS NOT NULL AND NOT max_tokens BETWEEN 32 AND 1000000 THEN
-        PERFORM brain._raise('BR009', format('max_tokens lies between 32 and 1000000, not %s.', max_tokens),
-            jsonb_build_object('max_tokens', max_tokens),
+        PERFORM brain._raise('BR009', 'max_tokens lies between 32 and 1000000.',
+            jsonb_build_object('field', 'max_tokens', 'type', 'integer'),
             'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
 

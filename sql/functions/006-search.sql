@@ -1330,7 +1330,7 @@ BEGIN
            OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
     IF found_id IS NULL THEN
         PERFORM brain._raise('BR010', 'No active skill of that name here.',
-            jsonb_build_object('field', 'name', 'project', project),
+            jsonb_build_object('fields', jsonb_build_array('name', 'project')),
             'Skills scoped to projects load only from those projects; superseded skills never load.');
     END IF;
     RETURN brain.recall(found_id);

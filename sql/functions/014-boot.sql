@@ -581,7 +581,7 @@ BEGIN
                                   'no session was started');
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
-            jsonb_build_object('source', source), 'Examples: claude, cursor, windsurf, a script''s name.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'Examples: claude, cursor, windsurf, a script''s name.');
     END IF;
     swept := brain._sweep_sessions(clock, host, host_processes);
     -- The same process booting again replaces its old session.

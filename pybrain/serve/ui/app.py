@@ -756,9 +756,10 @@ def _int(value: Any) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{value!r} is not a whole number.") from None
+        # (the value is never repeated: a query string may hold anything)
+        raise InvalidArgument("An id is a whole number.", detail={"type": "integer"}) from None
     if not 0 < number < 2**63:
-        raise InvalidArgument(f"{number} is not an id.")
+        raise InvalidArgument("An id is a whole number from 1.", detail={"type": "integer"})
     return number
 
 
