@@ -163,6 +163,11 @@ CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.em
     AS $_$
     -- the body: sql/functions/014-boot.sql
 $_$;
+CREATE FUNCTION brain._bootable(state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/014-boot.sql
+$$;
 CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -946,6 +951,11 @@ CREATE FUNCTION brain._scan_rules(t text, hinted_only boolean DEFAULT false, OUT
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/001-text.sql
+$$;
+CREATE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL::bigint) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/003-embedding.sql
 $$;
 CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text) RETURNS record
     LANGUAGE plpgsql
@@ -2562,7 +2572,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions bae2cf793fe97ed672e7c03e9d2cf31cad547b47da5e468b212e8921f131d60a';
+COMMENT ON TABLE brain.migration IS 'functions 29f090dc007d1581115a03ab5202df150889eff37bfdec81b559464b66b798be';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
