@@ -234,6 +234,83 @@ CREATE FUNCTION brain._check_sizes() RETURNS trigger
     AS $$
     -- the body: sql/functions/023-tenancy.sql
 $$;
+CREATE TABLE brain.memory (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    kind text NOT NULL,
+    category text DEFAULT 'note'::text NOT NULL,
+    origin text DEFAULT 'explicit'::text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    headline text NOT NULL,
+    body text DEFAULT ''::text NOT NULL,
+    normalized text NOT NULL,
+    normalized_hash uuid GENERATED ALWAYS AS ((md5(normalized))::uuid) STORED,
+    tags text[] DEFAULT '{}'::text[] NOT NULL,
+    people text[] DEFAULT '{}'::text[] NOT NULL,
+    topics text[] DEFAULT '{}'::text[] NOT NULL,
+    action_items text[] DEFAULT '{}'::text[] NOT NULL,
+    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
+    state text DEFAULT 'active'::text NOT NULL,
+    pinned boolean DEFAULT false NOT NULL,
+    skill_trigger jsonb,
+    importance real DEFAULT 0.5 NOT NULL,
+    upvotes integer DEFAULT 0 NOT NULL,
+    downvotes integer DEFAULT 0 NOT NULL,
+    access_count integer DEFAULT 0 NOT NULL,
+    last_accessed timestamp with time zone,
+    source_agent text,
+    session_id bigint,
+    source_system text,
+    source_ref text,
+    source_hash text,
+    supersedes bigint,
+    superseded_by bigint,
+    superseded_at timestamp with time zone,
+    supersede_reason text,
+    expires_at timestamp with time zone,
+    last_confirmed_at timestamp with time zone,
+    forget_reason text,
+    replaced_by bigint,
+    dedup_pending boolean DEFAULT false NOT NULL,
+    record_version integer DEFAULT 1 NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    updated_at timestamp with time zone DEFAULT now() NOT NULL,
+    tsv tsvector,
+    dormant_after timestamp with time zone,
+    forgotten_at timestamp with time zone,
+    archived_at timestamp with time zone,
+    foldable boolean DEFAULT true NOT NULL,
+    flag_reasons text[] DEFAULT '{}'::text[] NOT NULL,
+    flag_confirmed_at timestamp with time zone,
+    flag_confirmed_by text,
+    source_chunk integer,
+    context text,
+    thread text,
+    "position" integer,
+    lexical_len integer,
+    CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
+    CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
+    CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
+    CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
+    CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text, 'trajectory'::text]))),
+    CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
+    CONSTRAINT memory_source_chunk_check CHECK ((source_chunk >= 1)),
+    CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
+);
+ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
+ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
+COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
+COMMENT ON COLUMN brain.memory.source_chunk IS 'An ingested chunk''s position in its document (1 = first); NULL for memories not written by brain.ingest_documents.';
+COMMENT ON COLUMN brain.memory.context IS 'Indexed with the memory (full text, weight C) but not its text: speaker, date, neighbouring turns, title and heading path.';
+COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memory is part of (NULL: none).';
+COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
+COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
+CREATE FUNCTION brain._check_transition(mem brain.memory, action text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/010-lifecycle.sql
+$$;
 CREATE FUNCTION brain._check_turns(turns jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -409,77 +486,6 @@ CREATE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer) R
     AS $$
     -- the body: sql/functions/008-spaces.sql
 $$;
-CREATE TABLE brain.memory (
-    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
-    memory_id bigint NOT NULL,
-    kind text NOT NULL,
-    category text DEFAULT 'note'::text NOT NULL,
-    origin text DEFAULT 'explicit'::text NOT NULL,
-    project text DEFAULT ''::text NOT NULL,
-    headline text NOT NULL,
-    body text DEFAULT ''::text NOT NULL,
-    normalized text NOT NULL,
-    normalized_hash uuid GENERATED ALWAYS AS ((md5(normalized))::uuid) STORED,
-    tags text[] DEFAULT '{}'::text[] NOT NULL,
-    people text[] DEFAULT '{}'::text[] NOT NULL,
-    topics text[] DEFAULT '{}'::text[] NOT NULL,
-    action_items text[] DEFAULT '{}'::text[] NOT NULL,
-    metadata jsonb DEFAULT '{}'::jsonb NOT NULL,
-    state text DEFAULT 'active'::text NOT NULL,
-    pinned boolean DEFAULT false NOT NULL,
-    skill_trigger jsonb,
-    importance real DEFAULT 0.5 NOT NULL,
-    upvotes integer DEFAULT 0 NOT NULL,
-    downvotes integer DEFAULT 0 NOT NULL,
-    access_count integer DEFAULT 0 NOT NULL,
-    last_accessed timestamp with time zone,
-    source_agent text,
-    session_id bigint,
-    source_system text,
-    source_ref text,
-    source_hash text,
-    supersedes bigint,
-    superseded_by bigint,
-    superseded_at timestamp with time zone,
-    supersede_reason text,
-    expires_at timestamp with time zone,
-    last_confirmed_at timestamp with time zone,
-    forget_reason text,
-    replaced_by bigint,
-    dedup_pending boolean DEFAULT false NOT NULL,
-    record_version integer DEFAULT 1 NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL,
-    updated_at timestamp with time zone DEFAULT now() NOT NULL,
-    tsv tsvector,
-    dormant_after timestamp with time zone,
-    forgotten_at timestamp with time zone,
-    archived_at timestamp with time zone,
-    foldable boolean DEFAULT true NOT NULL,
-    flag_reasons text[] DEFAULT '{}'::text[] NOT NULL,
-    flag_confirmed_at timestamp with time zone,
-    flag_confirmed_by text,
-    source_chunk integer,
-    context text,
-    thread text,
-    "position" integer,
-    lexical_len integer,
-    CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
-    CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
-    CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
-    CONSTRAINT memory_importance_check CHECK (((importance >= (0)::double precision) AND (importance <= (1)::double precision))),
-    CONSTRAINT memory_kind_check CHECK ((kind = ANY (ARRAY['rule'::text, 'fact'::text, 'incident'::text, 'task'::text, 'trajectory'::text]))),
-    CONSTRAINT memory_origin_check CHECK ((origin = ANY (ARRAY['explicit'::text, 'artifact'::text, 'observed'::text, 'overlay'::text]))),
-    CONSTRAINT memory_source_chunk_check CHECK ((source_chunk >= 1)),
-    CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
-);
-ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
-ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
-COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
-COMMENT ON COLUMN brain.memory.source_chunk IS 'An ingested chunk''s position in its document (1 = first); NULL for memories not written by brain.ingest_documents.';
-COMMENT ON COLUMN brain.memory.context IS 'Indexed with the memory (full text, weight C) but not its text: speaker, date, neighbouring turns, title and heading path.';
-COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memory is part of (NULL: none).';
-COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
-COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
 CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -503,6 +509,12 @@ CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/005-revise.sql
+$$;
+CREATE FUNCTION brain._follows_lifecycle() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/010-lifecycle.sql
 $$;
 CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
     LANGUAGE sql STABLE
@@ -1655,6 +1667,12 @@ CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs 
     -- the body: sql/functions/006-search.sql
 $_$;
 COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
+CREATE FUNCTION brain.lifecycle() RETURNS TABLE(subject text, action text, from_state text, to_state text)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/010-lifecycle.sql
+$$;
+COMMENT ON FUNCTION brain.lifecycle() IS 'Every allowed change of a memory''s state (subject memory) and of a task''s status (subject task), with the action that makes it: supersede, unsupersede, forget, archive, restore and the rest. The functions that change a state check it, and triggers refuse any change of state or status it does not hold (BR011).';
 CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2572,7 +2590,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 29f090dc007d1581115a03ab5202df150889eff37bfdec81b559464b66b798be';
+COMMENT ON TABLE brain.migration IS 'functions db4659b884ceb2a8a0ceb3d36e695f6592af337a23a0971c9d2612a0051ab3fd';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -2868,6 +2886,7 @@ CREATE TRIGGER embedding_pattern_rule BEFORE INSERT ON brain.embedding FOR EACH 
 CREATE TRIGGER handoff_notify AFTER INSERT ON brain.handoff FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 CREATE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+CREATE TRIGGER memory_follows_lifecycle BEFORE UPDATE OF state ON brain.memory FOR EACH ROW WHEN ((old.state IS DISTINCT FROM new.state)) EXECUTE FUNCTION brain._follows_lifecycle('memory', 'state');
 CREATE TRIGGER memory_pack_follow AFTER UPDATE OF state ON brain.memory FOR EACH ROW WHEN (((old.state = 'active'::text) AND (new.state <> 'active'::text))) EXECUTE FUNCTION brain._pack_follow();
 CREATE TRIGGER memory_pattern_rule AFTER UPDATE OF kind, state, skill_trigger, flag_reasons, flag_confirmed_at ON brain.memory FOR EACH ROW WHEN ((brain._may_be_pattern_rule(old.kind, old.state, old.skill_trigger, old.flag_reasons, old.flag_confirmed_at) IS DISTINCT FROM brain._may_be_pattern_rule(new.kind, new.state, new.skill_trigger, new.flag_reasons, new.flag_confirmed_at))) EXECUTE FUNCTION brain._sync_pattern_rule();
 CREATE TRIGGER memory_sizes BEFORE INSERT OR UPDATE OF project, source_agent, source_system, source_ref, source_hash, supersede_reason, forget_reason ON brain.memory FOR EACH ROW EXECUTE FUNCTION brain._check_memory_sizes();
@@ -2881,6 +2900,7 @@ CREATE TRIGGER session_change_notify AFTER UPDATE ON brain.session FOR EACH ROW 
 CREATE TRIGGER session_notify AFTER INSERT ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._notify_sessions();
 CREATE TRIGGER session_sizes BEFORE INSERT OR UPDATE ON brain.session FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('source', '200', 'project', '200', 'cwd', '4096', 'host', '255', 'current_task', '2000', 'end_reason', '2000', 'handoff', '100000');
 CREATE TRIGGER setting_sizes BEFORE INSERT OR UPDATE ON brain.setting FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('value', '10000');
+CREATE TRIGGER task_follows_lifecycle BEFORE UPDATE OF status ON brain.task FOR EACH ROW WHEN ((old.status IS DISTINCT FROM new.status)) EXECUTE FUNCTION brain._follows_lifecycle('task', 'status');
 CREATE TRIGGER tool_event_sizes BEFORE INSERT ON brain.tool_event FOR EACH ROW EXECUTE FUNCTION brain._check_sizes('tool', '200', 'error_code', '20');
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.action_item FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.annotation FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
