@@ -194,7 +194,7 @@ def realistic_corpus() -> dict[str, str]:
             "docs/benchmarks.md",
             "docs/errors.md",
             "pybrain/client.py",
-            "pybrain/cli.py",
+            "pybrain/cli/memories.py",
             "sql/functions/004-write.sql",
             "sql/functions/006-search.sql",
         )

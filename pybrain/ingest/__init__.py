@@ -29,6 +29,7 @@ from typing import Any
 from pybrain import db
 from pybrain.errors import EmbedderError
 from pybrain.ingest.walk import Listing, Problem, collect
+from pybrain.worker import Outcomes, drain_queue, settle
 
 __all__ = ["Report", "collect", "ingest", "run"]
 
@@ -177,17 +178,20 @@ def run(
     if not dry_run:
         # Large batches left their vectors out of the HNSW index: index them now,
         # as `brain worker` would, so a run leaves nothing waiting.
-        for _ in brain.index_waiting():
-            pass
+        settle(brain, queue=False)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _add_embedded(report: Report, done: Outcomes) -> None:
+    """A batch's new vectors (not those folded or merged into another memory), as they are done."""
+    report.embedded += done.embedded - done.updated - done.skipped
 
 
 def _embed_queued(brain: Any, report: Report) -> None:
     clock = time.perf_counter()
     try:
-        while done := brain.embed_pending():
-            report.embedded += sum(1 for r in done if r.action == "embedded")
+        drain_queue(brain, each=lambda done: _add_embedded(report, done))
     except EmbedderError as exc:
         log.warning("embedding failed, the chunks are queued for `brain worker`: %s", exc)
     finally:

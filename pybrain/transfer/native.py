@@ -15,6 +15,7 @@ from psycopg.types.json import Jsonb
 
 from pybrain.client import Brain
 from pybrain.errors import InvalidArgument, wrap_exceptions
+from pybrain.render import memory_markdown
 
 FORMAT = "pybrain-memories"
 VERSION = 2  # 2: sessions, handoffs and context packs follow the memories
@@ -204,54 +205,6 @@ def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-") or "project"
 
 
-def _line(doc: dict[str, Any]) -> str:
-    facts = [doc["kind"]]
-    if doc.get("severity"):
-        facts.append(doc["severity"])
-    if doc.get("status"):
-        facts.append(f"{doc['status']} P{doc['priority']}")
-    facts += [doc["state"], doc["category"], doc["origin"], f"created {str(doc['created_at'])[:10]}"]
-    if doc.get("pinned"):
-        facts.append("pinned")
-    if doc.get("upvotes") or doc.get("downvotes"):
-        facts.append(f"rated +{doc.get('upvotes', 0)}/-{doc.get('downvotes', 0)}")
-    if doc.get("tags"):
-        facts.append("tags: " + ", ".join(doc["tags"]))
-    if doc.get("source_ref"):
-        facts.append(f"source: {doc.get('source_system') or ''} {doc['source_ref']}".replace("  ", " "))
-    return " · ".join(facts)
-
-
-def _render(doc: dict[str, Any], level: str = "###") -> list[str]:
-    out = [f"{level} #{doc['id']} {doc['headline']}", "", f"*{_line(doc)}*", ""]
-    if doc.get("body"):
-        out += [doc["body"], ""]
-    for label, key in (
-        ("What was wrong", "what_was_wrong"),
-        ("What is correct", "what_is_correct"),
-        ("Error", "error_message"),
-        ("Command", "command_attempted"),
-    ):
-        if doc.get(key):
-            out.append(f"- {label}: {doc[key]}")
-    if doc.get("state") == "superseded":
-        out.append(
-            f"- Superseded by #{doc['superseded_by']} on {str(doc.get('superseded_at'))[:10]}: "
-            f"{doc.get('supersede_reason') or ''}".rstrip(": ")
-        )
-    if doc.get("state") == "tombstoned":
-        by = f" (replaced by #{doc['replaced_by']})" if doc.get("replaced_by") else ""
-        out.append(f"- Forgotten{by}: {doc.get('forget_reason') or ''}")
-    for note in doc.get("annotations") or []:
-        by = f" ({note['source']})" if note.get("source") else ""
-        out.append(f"- Annotation{by}: {note['note']}")
-    for fold in doc.get("folds") or []:
-        out.append(f"- Folded in: {fold['headline']}")
-    if out[-1] != "":
-        out.append("")
-    return out
-
-
 def write_markdown(brain: Brain, directory: Path, *, project: str | None = None) -> list[Path]:
     """One file per project and kind under directory; each memory with its earlier
     versions (its supersede chain, newest first) beneath it. The files written."""
@@ -301,13 +254,13 @@ def write_markdown(brain: Brain, directory: Path, *, project: str | None = None)
                 continue
             lines += [f"## {title}", ""]
             for d in chosen:
-                lines += _render(d)
+                lines += memory_markdown(d)
                 versions = sorted(earlier.get(d["id"], []), key=lambda x: x["id"], reverse=True)
                 if versions:
                     chain = " → ".join(f"#{v['id']}" for v in reversed(versions)) + f" → #{d['id']}"
                     lines += [f"Earlier versions ({chain}):", ""]
                     for v in versions:
-                        lines += _render(v, "####")
+                        lines += memory_markdown(v, "####")
         path.write_text("\n".join(lines).rstrip() + "\n", encoding="utf-8")
         written.append(path)
     return written

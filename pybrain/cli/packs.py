@@ -1,7 +1,7 @@
 """`brain trajectory` and `brain pack`: how problems were solved, and named context packs.
 
 Each command is one SQL call (brain.record_trajectory, brain.create_pack, ...);
-pybrain.cli registers these groups on `brain`.
+pybrain.cli adds these groups to `brain`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,10 @@ from typing import Any
 
 import click
 
-from pybrain.cli import FOUND_KINDS, Choice, _describe_write, _dump, _open, _render_step, _text, command, main
+from pybrain.cli.base import Choice, _dump, _open, _text, command, group
+from pybrain.cli.memories import _describe_write
+from pybrain.render import step as render_step
+from pybrain.words import KINDS
 
 
 def _steps(step: tuple[str, ...], steps_json: str | None) -> list[Any]:
@@ -41,7 +44,7 @@ def _steps(step: tuple[str, ...], steps_json: str | None) -> list[Any]:
     return out
 
 
-@main.group("trajectory")
+@group("trajectory")
 def trajectory_group() -> None:
     """Trajectories: how a problem was solved (problem, ordered steps, outcome)."""
 
@@ -158,12 +161,12 @@ def trajectory_show(memory_id: int, as_json: bool) -> None:
     click.secho(f"#{m['id']} {m['headline']}", bold=True)
     click.echo(f"problem: {m['problem']}")
     for s in m.get("steps") or []:
-        click.echo(_render_step(s))
+        click.echo(render_step(s))
     click.echo(f"outcome: {m['outcome'] or '-'}")
     click.echo(f"recorded {m['times_recorded']}x · used {m['times_used']}x")
 
 
-@main.group("pack")
+@group("pack")
 def pack_group() -> None:
     """Context packs: named, versioned sets of memories loaded within a token budget."""
 
@@ -174,9 +177,7 @@ def pack_group() -> None:
 @click.option(
     "--id", "memory_ids", type=click.IntRange(1), multiple=True, help="A memory (repeatable), in order."
 )
-@click.option(
-    "--kind", "kinds", multiple=True, type=Choice(FOUND_KINDS), help="With --query: only these kinds."
-)
+@click.option("--kind", "kinds", multiple=True, type=Choice(KINDS), help="With --query: only these kinds.")
 @click.option("--category", "categories", multiple=True, help="With --query: only these categories.")
 @click.option("--tag", "tags", multiple=True, help="With --query: only memories with every given tag.")
 @click.option(
@@ -245,3 +246,6 @@ def pack_drop(name: str, source: str | None, as_json: bool) -> None:
     with _open(source) as brain:
         out = brain.drop_pack(name, source)
     click.echo(_dump(out) if as_json else f"dropped pack {out['name']} (v{out['version']})")
+
+
+COMMANDS = (trajectory_group, pack_group)

@@ -1,0 +1,34 @@
+"""The `brain` command: text for people, --json for scripts.
+
+Exit codes: 0 done, 1 refused by pybrain (a BR error: see docs/errors.md),
+2 bad usage, 3 database unavailable or not migratable, 4 embedder failed.
+
+The commands live in modules by concern; this one assembles them into `brain`:
+base (what every command shares), memories, sessions (and the wiring of agents:
+wire, hook), access (workspaces, roles, tokens), transfer (export, import,
+ingest, backup, restore), embedding (worker, reembed, embedder), servers (mcp,
+serve, ui), maintenance (init, stats, health, db, ...) and packs (trajectory,
+pack).
+"""
+
+from __future__ import annotations
+
+import click
+
+from pybrain import __version__
+from pybrain.cli import access, embedding, maintenance, memories, packs, servers, sessions, transfer
+from pybrain.cli.base import QuietGroup
+from pybrain.config import ENVIRONMENT_HELP
+
+
+@click.group(
+    cls=QuietGroup, epilog=ENVIRONMENT_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+)
+@click.version_option(__version__, prog_name="pybrain")
+def main() -> None:
+    """pybrain: long-term memory for AI agents, inside PostgreSQL."""
+
+
+for _module in (memories, sessions, access, transfer, embedding, servers, maintenance, packs):
+    for _command in _module.COMMANDS:
+        main.add_command(_command)

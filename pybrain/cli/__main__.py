@@ -1,0 +1,3 @@
+from pybrain.cli import main
+
+main()

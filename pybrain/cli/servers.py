@@ -1,0 +1,119 @@
+"""The servers: `brain mcp` (MCP on stdio), `brain serve` (MCP over HTTP, with
+tokens) and `brain ui` (the dashboard)."""
+
+from __future__ import annotations
+
+import click
+
+from pybrain import db
+from pybrain.cli.base import Choice, QuietCommand, _fail
+from pybrain.client import Brain
+from pybrain.config import Settings
+from pybrain.errors import BrainError
+
+
+@click.command("mcp", cls=QuietCommand)
+@click.option(
+    "--profile",
+    type=Choice(["lean", "full"]),
+    envvar="BRAIN_MCP_PROFILE",
+    default="lean",
+    show_default=True,
+    help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
+)
+def mcp_command(profile: str) -> None:
+    """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
+    from pybrain.mcp import serve
+
+    try:
+        serve(profile)
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+
+
+@click.command("ui", cls=QuietCommand)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Beyond localhost: tokens only.")
+@click.option("--port", default=8750, show_default=True, type=click.IntRange(1, 65535), help="Port.")
+@click.option("--require-token", is_flag=True, help="Tokens only, on localhost too (brain token create).")
+def ui_command(host: str, port: int, require_token: bool) -> None:
+    """Serve the dashboard in a browser: memories, history, sessions, health, decay, flagged."""
+    from pybrain.serve.ui.server import run
+
+    try:
+        run(
+            host,
+            port,
+            require_token=require_token,
+            on_ready=lambda url: click.echo(f"dashboard: {url}", err=True),
+        )
+    except BrainError as exc:
+        _fail(exc, as_json=False)
+
+
+@click.command("serve", cls=QuietCommand)
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535))
+@click.option(
+    "--pool-size",
+    default=10,
+    show_default=True,
+    type=click.IntRange(1, 100),
+    envvar="BRAIN_SERVE_POOL_SIZE",
+    help="Database connections shared by all clients (env BRAIN_SERVE_POOL_SIZE).",
+)
+@click.option(
+    "--public-url",
+    help="The origin clients use behind a reverse proxy, such as https://brain.example.com.",
+)
+@click.option(
+    "--allow-anonymous-localhost",
+    is_flag=True,
+    help="Serve requests without a token from this machine, as the local application role.",
+)
+@click.option(
+    "--profile",
+    type=Choice(["lean", "full"]),
+    envvar="BRAIN_MCP_PROFILE",
+    default="lean",
+    show_default=True,
+    help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
+)
+def serve_http(
+    host: str,
+    port: int,
+    pool_size: int,
+    public_url: str | None,
+    allow_anonymous_localhost: bool,
+    profile: str,
+) -> None:
+    """Serve MCP over streamable HTTP at /mcp; every request needs a bearer token (docs/serve.md).
+
+    Tokens: brain token create. TLS: put a reverse proxy (Caddy, nginx) in front.
+    """
+    from pybrain.serve.app import ServeOptions, run, serve_database_url
+
+    options = ServeOptions(
+        host=host,
+        port=port,
+        pool_size=pool_size,
+        public_url=public_url,
+        allow_anonymous_localhost=allow_anonymous_localhost,
+        profile=profile,
+    )
+    try:
+        options.check()
+        settings = Settings.from_env()
+        Brain.open(settings).close()  # initialised and migrated, as for every command
+        url = serve_database_url(settings)
+        anonymous_url = db.database_url(settings) if allow_anonymous_localhost else None
+
+        def ready(endpoint: str) -> None:
+            mode = "; anonymous requests from this machine allowed" if allow_anonymous_localhost else ""
+            click.echo(f"pybrain MCP at {endpoint} (bearer tokens{mode}); Ctrl-C stops", err=True)
+
+        run(options, url, anonymous_url=anonymous_url, embedder_spec=settings.embedder, ready=ready)
+    except BrainError as exc:
+        _fail(exc, False)
+
+
+COMMANDS = (mcp_command, ui_command, serve_http)
