@@ -4,10 +4,11 @@ bearer tokens of `brain serve`. Run as the database owner (or a workspace admin)
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import click
 
-from pybrain.cli.base import Choice, _admin, _dump, _text, command, group
+from pybrain.cli.base import Choice, _admin, _dump, _echo_rows, _text, command, group
 
 
 @group("workspace")
@@ -29,11 +30,11 @@ def workspace_list(as_json: bool) -> None:
     """The workspaces, with their members and active memories."""
     with _admin() as brain:
         found = brain.call("list_workspaces")
-    if as_json:
-        click.echo(_dump(found))
-        return
-    for w in found:
-        click.echo(f"#{w['workspace_id']} {w['name']}: {w['members']} members, {w['memories']} memories")
+
+    def line(w: dict[str, Any]) -> str:
+        return f"#{w['workspace_id']} {w['name']}: {w['members']} members, {w['memories']} memories"
+
+    _echo_rows(found, as_json, line)
 
 
 @command(workspace_group, "grant")
@@ -151,18 +152,16 @@ def token_list(workspace: int | None, include_revoked: bool, as_json: bool) -> N
     """The tokens of a workspace: role, access, state, last use, expiry (never the token)."""
     with _admin() as brain:
         found = brain.call("list_tokens", workspace_id=workspace, include_revoked=include_revoked)
-    if as_json:
-        click.echo(_dump(found))
-        return
-    for t in found:
+
+    def line(t: dict[str, Any]) -> str:
         used = str(t["last_used_at"])[:19] if t["last_used_at"] else "never"
         expires = str(t["expires_at"])[:19] if t["expires_at"] else "never"
-        click.echo(
+        return (
             f"#{t['token_id']} {t['name']} ({t['prefix']}…): {t['role_name']} {t['access']}, {t['state']};"
             f" last used {used}, expires {expires}"
         )
-    if not found:
-        click.echo("no tokens")
+
+    _echo_rows(found, as_json, line, "no tokens")
 
 
 @command(token_group, "revoke")

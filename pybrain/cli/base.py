@@ -121,6 +121,17 @@ def _dump(data: Any) -> str:
     return json.dumps(data, indent=2, default=str, ensure_ascii=False)
 
 
+def _echo_rows(rows: list[Any], as_json: bool, line: Callable[[Any], str], empty: str | None = None) -> None:
+    """A list command's output: the rows as JSON, or a line each (and `empty` when there are none)."""
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    for r in rows:
+        click.echo(line(r))
+    if not rows and empty is not None:
+        click.echo(empty)
+
+
 def _fail(error: BrainError, as_json: bool) -> None:
     if as_json:
         click.echo(_dump(error.as_dict()))

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from pybrain import db
-from pybrain.cli.base import _dump, _fail, _mask, _max_results, _open, command, group
+from pybrain.cli.base import _dump, _echo_rows, _fail, _mask, _max_results, _open, command, group
 from pybrain.client import Brain
 from pybrain.config import Settings
 from pybrain.embed import default_provider
@@ -174,13 +174,11 @@ def errors(max_results: int, as_json: bool) -> None:
     """The latest failed tool calls and commands."""
     with _open() as brain:
         rows = brain.recent_errors(max_results)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
-        click.echo(f"{str(r['started_at'])[:19]} {r['channel']} {r['tool']} {r['error_code']}: {r['error']}")
-    if not rows:
-        click.echo("no errors")
+
+    def line(r: dict[str, Any]) -> str:
+        return f"{str(r['started_at'])[:19]} {r['channel']} {r['tool']} {r['error_code']}: {r['error']}"
+
+    _echo_rows(rows, as_json, line, "no errors")
 
 
 @command()

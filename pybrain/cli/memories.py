@@ -14,6 +14,7 @@ import click
 from pybrain.cli.base import (
     Choice,
     _dump,
+    _echo_rows,
     _fail,
     _json_option,
     _max_results,
@@ -351,20 +352,25 @@ def annotate(memory_id: int, note: str, source: str | None, as_json: bool) -> No
     click.echo(_dump({"annotation": annotation}) if as_json else f"#{memory_id} annotated")
 
 
+def _set_pin(memory_id: int, pinned: bool, source: str | None, as_json: bool) -> None:
+    """brain pin and brain unpin: whether it changed, or what it was already."""
+    with _open(source) as brain:
+        changed = (brain.pin if pinned else brain.unpin)(memory_id, source=source)
+    if as_json:
+        said = _dump({"changed": changed})
+    elif changed:
+        said = f"#{memory_id} {'pinned' if pinned else 'unpinned'}"
+    else:
+        said = f"#{memory_id} {'was already pinned' if pinned else 'was not pinned'}"
+    click.echo(said)
+
+
 @command()
 @click.argument("memory_id", type=int)
 @click.option("--source", help="Who is pinning.")
 def pin(memory_id: int, source: str | None, as_json: bool) -> None:
     """Pin a memory: loaded at boot, weighted up in search."""
-    with _open(source) as brain:
-        changed = brain.pin(memory_id, source=source)
-    click.echo(
-        _dump({"changed": changed})
-        if as_json
-        else f"#{memory_id} pinned"
-        if changed
-        else f"#{memory_id} was already pinned"
-    )
+    _set_pin(memory_id, True, source, as_json)
 
 
 @command()
@@ -372,15 +378,7 @@ def pin(memory_id: int, source: str | None, as_json: bool) -> None:
 @click.option("--source", help="Who is unpinning.")
 def unpin(memory_id: int, source: str | None, as_json: bool) -> None:
     """Unpin a memory."""
-    with _open(source) as brain:
-        changed = brain.unpin(memory_id, source=source)
-    click.echo(
-        _dump({"changed": changed})
-        if as_json
-        else f"#{memory_id} unpinned"
-        if changed
-        else f"#{memory_id} was not pinned"
-    )
+    _set_pin(memory_id, False, source, as_json)
 
 
 @command()
@@ -493,15 +491,13 @@ def capture(text: str, project: str, source: str | None, as_json: bool) -> None:
     text = _text(text, "text") or ""
     with _open(source) as brain:
         rows = brain.capture(text, project=project, source=source)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
+
+    def line(r: dict[str, Any]) -> str:
         where = f" #{r['memory_id']}" if r["memory_id"] else ""
         why = f" ({r['reason']})" if r["reason"] else ""
-        click.echo(f"{r['action']}{where} {r['category']}: {r['sentence']}{why}")
-    if not rows:
-        click.echo("nothing worth keeping found")
+        return f"{r['action']}{where} {r['category']}: {r['sentence']}{why}"
+
+    _echo_rows(rows, as_json, line, "nothing worth keeping found")
 
 
 @command()
@@ -602,16 +598,12 @@ def flagged(
         return
     with _open(source) as brain:
         rows = brain.list_flagged(include_confirmed, max_results)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
+
+    def line(r: dict[str, Any]) -> str:
         state = f"confirmed by {r['confirmed_by']}" if r["confirmed_at"] else "waiting"
-        click.echo(
-            f"#{r['id']} {r['kind']} [{', '.join(r['flag_reasons'])}] {state}  {json.dumps(r['headline'])}"
-        )
-    if not rows:
-        click.echo("no flagged memories")
+        return f"#{r['id']} {r['kind']} [{', '.join(r['flag_reasons'])}] {state}  {json.dumps(r['headline'])}"
+
+    _echo_rows(rows, as_json, line, "no flagged memories")
 
 
 COMMANDS = (

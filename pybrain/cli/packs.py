@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from pybrain.cli.base import Choice, _dump, _open, _text, command, group
+from pybrain.cli.base import Choice, _dump, _echo_rows, _open, _text, command, group
 from pybrain.cli.memories import _describe_write
 from pybrain.render import step as render_step
 from pybrain.words import KINDS
@@ -131,18 +131,16 @@ def trajectory_list(project: str | None, include_superseded: bool, max_results: 
         rows = brain.list_trajectories(
             project=project, include_superseded=include_superseded, max_results=max_results
         )
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
+
+    def line(r: dict[str, Any]) -> str:
         state = "" if r["state"] == "active" else f" [{r['state']} by #{r['superseded_by']}]"
         failed = f", {r['failed_steps']} failed" if r["failed_steps"] else ""
-        click.echo(
+        return (
             f"#{r['id']} {r['headline']} ({r['steps']} steps{failed}; recorded {r['times_recorded']}x, "
             f"used {r['times_used']}x){state}"
         )
-    if not rows:
-        click.echo("no trajectories")
+
+    _echo_rows(rows, as_json, line, "no trajectories")
 
 
 @command(trajectory_group, "show")
@@ -228,14 +226,12 @@ def pack_list(project: str | None, as_json: bool) -> None:
     """The context packs."""
     with _open() as brain:
         rows = brain.list_packs(project)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
+
+    def line(r: dict[str, Any]) -> str:
         what = f"query {json.dumps(r['query'])}" if r["query"] else f"{len(r['memory_ids'])} listed memories"
-        click.echo(f"{r['name']} v{r['version']} · {what} · {r['token_budget']} tokens · {r['description']}")
-    if not rows:
-        click.echo("no packs")
+        return f"{r['name']} v{r['version']} · {what} · {r['token_budget']} tokens · {r['description']}"
+
+    _echo_rows(rows, as_json, line, "no packs")
 
 
 @command(pack_group, "drop")

@@ -11,9 +11,8 @@ from pybrain.client import Brain
 from pybrain.config import Settings
 from pybrain.errors import BrainError
 
-
-@click.command("mcp", cls=QuietCommand)
-@click.option(
+# Which MCP tools a server offers (brain mcp, brain serve).
+PROFILE_OPTION = click.option(
     "--profile",
     type=Choice(["lean", "full"]),
     envvar="BRAIN_MCP_PROFILE",
@@ -21,6 +20,10 @@ from pybrain.errors import BrainError
     show_default=True,
     help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
 )
+
+
+@click.command("mcp", cls=QuietCommand)
+@PROFILE_OPTION
 def mcp_command(profile: str) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
     from pybrain.mcp import serve
@@ -70,14 +73,7 @@ def ui_command(host: str, port: int, require_token: bool) -> None:
     is_flag=True,
     help="Serve requests without a token from this machine, as the local application role.",
 )
-@click.option(
-    "--profile",
-    type=Choice(["lean", "full"]),
-    envvar="BRAIN_MCP_PROFILE",
-    default="lean",
-    show_default=True,
-    help="lean: the ten tools of a session; full: every tool (env BRAIN_MCP_PROFILE).",
-)
+@PROFILE_OPTION
 def serve_http(
     host: str,
     port: int,

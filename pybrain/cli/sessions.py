@@ -11,7 +11,17 @@ from typing import Any
 
 import click
 
-from pybrain.cli.base import SESSION_OPTION, Choice, QuietCommand, _dump, _open, _text, command, group
+from pybrain.cli.base import (
+    SESSION_OPTION,
+    Choice,
+    QuietCommand,
+    _dump,
+    _echo_rows,
+    _open,
+    _text,
+    command,
+    group,
+)
 from pybrain.hooks import EVENTS as HOOK_EVENTS
 from pybrain.wire import CLAUDE_SETTINGS
 from pybrain.wire import clients as wire_clients
@@ -66,18 +76,16 @@ def sessions(project: str | None, as_json: bool) -> None:
     """Live sessions (gone ones are ended first)."""
     with _open() as brain:
         rows = brain.list_active_sessions(project=project)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
+
+    def line(r: dict[str, Any]) -> str:
         where = r["project"] or "global"
         bound = f"pid {r['pid']}" if r["pid"] else "by heartbeat"
-        click.echo(
+        return (
             f"#{r['session_id']} {r['source']} · {where} · {r['cwd'] or '?'} · {bound} · "
             f"{r['current_task'] or '(no task)'}"
         )
-    if not rows:
-        click.echo("no active sessions")
+
+    _echo_rows(rows, as_json, line, "no active sessions")
 
 
 @command()
@@ -202,13 +210,11 @@ def actions_list(session: int | None, as_json: bool) -> None:
         raise click.UsageError("Name the session: --session ID or BRAIN_SESSION.")
     with _open() as brain:
         rows = brain.pending_action_items(session)
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
-        click.echo(f"#{r['id']} {r['text']}")
-    if not rows:
-        click.echo("nothing pending")
+
+    def line(r: dict[str, Any]) -> str:
+        return f"#{r['id']} {r['text']}"
+
+    _echo_rows(rows, as_json, line, "nothing pending")
 
 
 def _scratch_scope(session: int | None, project: str | None) -> dict[str, Any]:
@@ -255,11 +261,11 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
     """All notes of a session or a project."""
     with _open() as brain:
         rows = brain.scratch_list(**_scratch_scope(session, project))
-    if as_json:
-        click.echo(_dump(rows))
-        return
-    for r in rows:
-        click.echo(f"{r['key']}: {r['value']}")
+
+    def line(r: dict[str, Any]) -> str:
+        return f"{r['key']}: {r['value']}"
+
+    _echo_rows(rows, as_json, line)
 
 
 @command()
