@@ -11,6 +11,10 @@ import click
 from pybrain.cli.base import _dump, _open, command, group
 
 
+def _say(line: str) -> None:
+    click.echo(line, err=True)
+
+
 @command()
 @click.option("--once", is_flag=True, help="Embed what is queued, then exit.")
 @click.option("--batch", default=64, show_default=True, type=click.IntRange(1, 1024))
@@ -32,7 +36,7 @@ from pybrain.cli.base import _dump, _open, command, group
     is_flag=True,
     help="First make the texts the embedder refused (parked or waiting) due again.",
 )
-def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: bool, as_json: bool) -> None:
+def worker(deadline: float, as_json: bool, **options: Any) -> None:
     """Embed queued writes (LISTEN brain_embedding) and run their semantic dedup; index
     the vectors that large observe batches left out of the HNSW index.
 
@@ -47,16 +51,9 @@ def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: b
     stop = work.Stop()
     stop.install()
     with _open() as brain, embed_deadline(deadline):
-        outcomes = work.run(
-            brain,
-            once=once,
-            batch=batch,
-            poll=poll,
-            retry_failed=retry_failed,
-            stop=stop,
-            say=lambda line: click.echo(line, err=True),
-            talk=not once and not as_json,
-        )
+        # options: once, batch, poll, retry_failed
+        talk = not options["once"] and not as_json
+        outcomes = work.run(brain, stop=stop, say=_say, talk=talk, **options)
     totals = outcomes.as_dict()
     if as_json:
         click.echo(_dump(totals))
@@ -73,7 +70,7 @@ def worker(once: bool, batch: int, poll: float, deadline: float, retry_failed: b
             if totals["failed"] or totals["parked"]
             else ""
         )
-        released = f"released {totals['released']} refused texts; " if retry_failed else ""
+        released = f"released {totals['released']} refused texts; " if options["retry_failed"] else ""
         click.echo(
             f"{released}embedded {totals['embedded']}: {totals['updated']} merged into a longer version, "
             f"{totals['skipped']} folded into an existing memory, "
