@@ -564,7 +564,7 @@ def test_wire_writes_references_not_values(tmp_path, monkeypatch) -> None:
 def test_mcp_argument_errors_never_repeat_the_value() -> None:
     from pydantic import BaseModel, ValidationError
 
-    from pybrain.mcp import _validation_summary
+    from pybrain.mcp.arguments import validation_summary
 
     class Args(BaseModel):
         kind: int
@@ -573,7 +573,7 @@ def test_mcp_argument_errors_never_repeat_the_value() -> None:
     with pytest.raises(ValidationError) as caught:
         Args(kind=secret)
     assert secret in str(caught.value), "pydantic's own message does"
-    summary = _validation_summary("remember", caught.value)
+    summary = validation_summary("remember", caught.value)
     assert secret not in summary and summary.startswith("Invalid arguments for remember: kind: ")
 
 
