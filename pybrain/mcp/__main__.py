@@ -1,5 +1,8 @@
-"""`python -m pybrain.mcp`: the server on stdio, as `brain mcp` runs it."""
+"""`python -m pybrain.mcp [--profile full]`: `brain mcp`, the server on stdio."""
 
-from pybrain.mcp.server import serve
+import sys
 
-serve()
+from pybrain.entry import main
+
+sys.argv[1:1] = ["mcp"]
+main()

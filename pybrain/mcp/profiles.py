@@ -6,7 +6,6 @@ within MCP_TOKEN_BUDGET) and `full` (every tool, for power users and operators).
 
 from __future__ import annotations
 
-import inspect
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,8 +33,8 @@ class ToolEntry:
 
     @property
     def description(self) -> str:
-        text = " ".join(inspect.getdoc(self.fn).split())  # type: ignore[union-attr]
-        return text + (f"\n{DATA_NOTE}" if self.data else "")
+        # the docstring as one line: wrapped in the source, not in the schema
+        return " ".join((self.fn.__doc__ or "").split()) + (f"\n{DATA_NOTE}" if self.data else "")
 
 
 TOOLS = (
