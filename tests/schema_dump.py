@@ -1,5 +1,9 @@
 """The schema as pg_dump prints it, normalized: `make schema` writes docs/schema.sql.
 
+Tables, types, indexes, policies, triggers and every function's signature and
+settings; a function's body is not repeated there: it names the file that
+defines it (sql/functions/, else the migration), where it is read.
+
 Run as a script it starts a throwaway embedded server, migrates an empty
 database and prints the dump.
 """
@@ -7,6 +11,7 @@ database and prints the dump.
 from __future__ import annotations
 
 import contextlib
+import re
 import subprocess
 import sys
 import tempfile
@@ -43,7 +48,44 @@ def dump(url: str) -> str:
         if line.startswith(("\\restrict", "\\unrestrict")):  # a random key per dump
             continue
         kept.append(line.rstrip())
-    return "\n".join(kept) + "\n"
+    return "\n".join(_without_bodies(kept)) + "\n"
+
+
+def _defining_files() -> dict[str, str]:
+    """Each function of schema brain by name: the file that defines it last (a function file
+    over the migrations, which the function files follow when they are applied)."""
+    root = Path(__file__).parent.parent / "sql"
+    found: dict[str, str] = {}
+    for folder in ("migrations", "functions"):
+        for path in sorted((root / folder).glob("*.sql")):
+            for name in re.findall(r"FUNCTION\s+brain\.(\w+)\s*\(", path.read_text()):
+                found[name] = f"sql/{folder}/{path.name}"
+    return found
+
+
+def _without_bodies(lines: list[str]) -> list[str]:
+    """The dump with each multi-line function body replaced by the name of its file."""
+    files = _defining_files()
+    out: list[str] = []
+    name = None
+    closing = None
+    for line in lines:
+        if closing is not None:
+            if line.startswith(closing):
+                out.append(closing + line[len(closing) :])
+                closing = None
+            continue
+        created = re.match(r"CREATE (?:OR REPLACE )?(?:FUNCTION|PROCEDURE) brain\.(\w+)\(", line)
+        if created:
+            name = created.group(1)
+        opened = re.match(r"\s*AS (\$\w*\$)(.*)$", line)
+        if opened and name and opened.group(1) not in opened.group(2):
+            out.append(line[: line.index(opened.group(1)) + len(opened.group(1))])
+            out.append(f"    -- the body: {files.get(name, 'sql/')}")
+            closing = opened.group(1)
+            continue
+        out.append(line)
+    return out
 
 
 @contextlib.contextmanager

@@ -214,3 +214,45 @@ def test_task_notes_are_checked(conn) -> None:
         update(conn, t, note="new key AKIAIOSFODNN7EXAMPLE")
     with raises_br("BR005"):
         update(conn, t, note="x" * 2001)
+
+
+@pytest.mark.parametrize(
+    ("start", "change"),
+    [
+        ("tombstoned", "state = 'archived'"),
+        ("tombstoned", "state = 'superseded'"),
+        ("superseded", "state = 'archived'"),
+        ("superseded", "state = 'tombstoned'"),
+    ],
+)
+def test_a_state_change_the_lifecycle_does_not_hold_is_refused(conn, database, start, change) -> None:
+    """Whatever statement changes a memory's state, the owner's direct UPDATE included, the
+    change is one brain.lifecycle() lists (before, the owner could move a memory anywhere)."""
+    first = remember(conn, kind="fact", headline="The API gateway runs on port 8443")["memory_id"]
+    if start == "tombstoned":
+        conn.execute("SELECT brain.forget(%s, reason => 'wrong')", (first,))
+    if start == "superseded":
+        supersede(conn, first, "The API gateway runs on port 9443")
+    with psycopg.connect(database, autocommit=True) as owner, raises_br("BR011") as caught:
+        owner.execute(f"UPDATE brain.memory SET {change} WHERE memory_id = %s", (first,))
+    assert "brain.lifecycle()" in caught.error.diag.message_hint
+
+
+def test_a_status_change_the_lifecycle_does_not_hold_is_refused(conn, database) -> None:
+    done = task(conn)
+    update(conn, done, "done")
+    with psycopg.connect(database, autocommit=True) as owner, raises_br("BR011"):
+        owner.execute("UPDATE brain.task SET status = 'open' WHERE memory_id = %s", (done,))
+    assert scalar(conn, "SELECT status FROM brain.task WHERE memory_id = %s", (done,)) == "done"
+
+
+def test_the_lifecycle_names_every_state_and_status(conn) -> None:
+    """Each state of a memory and each status of a task is reached or left by some action."""
+    from pybrain import words
+
+    table = rows(conn, "SELECT * FROM brain.lifecycle()")
+    listed = {(r["subject"], r["from_state"], r["to_state"]) for r in table}
+    memory_states = {f for s, f, _ in listed if s == "memory"} | {t for s, _, t in listed if s == "memory"}
+    assert memory_states == set(words.STATES)
+    statuses = {f for s, f, _ in listed if s == "task"} | {t for s, _, t in listed if s == "task"}
+    assert statuses == {"open", "blocked", "done", "stale"}

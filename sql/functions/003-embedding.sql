@@ -263,6 +263,19 @@ BEGIN
 END
 $$;
 
+-- The key of a scope (a workspace's memories of one kind and project) for the
+-- advisory locks of writes (brain._lock_writes, _lock_writes_shared,
+-- _lock_commits, _lock_near) and the order the check at commit takes them in:
+-- one definition, inlined where it is called. With part, the key of one pair
+-- of the scope and that part (a memory id: brain._lock_near).
+CREATE OR REPLACE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.hashtext(ws || '/' || kind || '/' || project
+                               || CASE WHEN part IS NULL THEN '' ELSE '/' || part END)
+$$;
+
 -- Writers of one kind and project take turns while semantic dedup runs, so two
 -- near-identical texts written at once cannot both miss each other.
 CREATE OR REPLACE FUNCTION brain._lock_writes(kind text, project text)
@@ -271,7 +284,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write'),
-                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                 brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- A write of one memory with an embedding (brain._write) takes the lock of its
@@ -285,7 +298,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
-                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                        brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- The commits of single writes of one kind and project take turns behind
@@ -300,7 +313,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write.commit'),
-                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                 brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
@@ -332,9 +345,9 @@ DECLARE
 BEGIN
     IF (SELECT count(DISTINCT i) FROM unnest(ids) AS i) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
-                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+                                      brain._scope_key(s.workspace_id, kind, project));
     END IF;
-    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || kind || '/' || project || '/' || i)
+    FOR key IN SELECT DISTINCT brain._scope_key(s.workspace_id, kind, project, i)
                FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;

@@ -517,7 +517,7 @@ BEGIN
     PERFORM set_config('brain.commit_checks', '', true);
     ws := brain.current_workspace();
     FOR g IN
-        SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
+        SELECT DISTINCT brain._scope_key(ws, m.kind, m.project) AS key, m.kind, m.project
         FROM brain.memory m
         -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
         -- condition kept row-level security from using the key, and read the workspace

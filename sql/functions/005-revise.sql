@@ -81,18 +81,7 @@ BEGIN
             'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
     END IF;
     old := brain._get_memory(old_id, lock => true);
-    IF old.state = 'superseded' THEN
-        PERFORM brain._raise('BR011',
-            format('Memory #%s is already superseded by #%s.', old.memory_id, old.superseded_by),
-            jsonb_build_object('id', old.memory_id, 'superseded_by', old.superseded_by,
-                               'current', brain.current_version(old.memory_id)),
-            format('Supersede the current version, #%s, instead.', brain.current_version(old.memory_id)));
-    END IF;
-    IF old.state = 'tombstoned' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', old.memory_id),
-            jsonb_build_object('id', old.memory_id, 'forget_reason', old.forget_reason),
-            'Store the new text with brain.remember.');
-    END IF;
+    PERFORM brain._check_transition(old, 'supersede');
 
     SELECT * INTO old_rule FROM brain.rule t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_fact FROM brain.fact t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
@@ -136,11 +125,7 @@ DECLARE
     old brain.memory := brain._get_memory(id, lock => true);
     successor brain.memory;
 BEGIN
-    IF old.state <> 'superseded' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', old.memory_id, old.state),
-            jsonb_build_object('id', old.memory_id, 'state', old.state),
-            'Only a superseded memory can be restored by unsupersede.');
-    END IF;
+    PERFORM brain._check_transition(old, 'unsupersede');
     successor := brain._get_memory(old.superseded_by, lock => true);
     IF successor.state = 'superseded' THEN
         PERFORM brain._raise('BR011',
@@ -197,19 +182,7 @@ BEGIN
             'Say why, e.g. reason => ''the service was decommissioned''.');
     END IF;
     mem := brain._get_memory(id, lock => true);
-    IF mem.state = 'tombstoned' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason),
-            'Nothing to do: it is out of every default read.');
-    END IF;
-    IF mem.state = 'superseded' THEN
-        PERFORM brain._raise('BR011',
-            format('Memory #%s is superseded by #%s and already out of default reads.', mem.memory_id,
-                   mem.superseded_by),
-            jsonb_build_object('id', mem.memory_id, 'current', brain.current_version(mem.memory_id)),
-            format('Forget the current version, #%s, if the belief itself is wrong.',
-                   brain.current_version(mem.memory_id)));
-    END IF;
+    PERFORM brain._check_transition(mem, 'forget');
     IF replaced_by IS NOT NULL THEN
         IF replaced_by = mem.memory_id THEN
             PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,

@@ -1,6 +1,141 @@
 -- Each kind's lifecycle: immutable rules, task transitions, archive and
 -- restore, a memory's history, and its tier.
 
+-- The lifecycle as one table: every change of a memory's state and of a
+-- task's status, and the action that makes it. The functions that change a
+-- state check it first (brain._check_transition, for the refusals a caller
+-- reads), and triggers check every change against it, whatever function or
+-- statement made it (a change no row allows is refused, BR011).
+CREATE OR REPLACE FUNCTION brain.lifecycle()
+RETURNS TABLE (subject text, action text, from_state text, to_state text)
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT * FROM (VALUES
+        ('memory', 'supersede', 'active', 'superseded'),
+        ('memory', 'supersede', 'archived', 'superseded'),
+        ('memory', 'supersede trajectory', 'active', 'superseded'),
+        ('memory', 'unsupersede', 'superseded', 'active'),
+        -- the memory an unsupersede withdraws (its supersede created it)
+        ('memory', 'withdraw', 'active', 'tombstoned'),
+        ('memory', 'forget', 'active', 'tombstoned'),
+        ('memory', 'forget', 'archived', 'tombstoned'),
+        -- a near-identical write folded into another memory; a document's chunk gone at its source
+        ('memory', 'fold', 'active', 'tombstoned'),
+        ('memory', 'remove at source', 'active', 'tombstoned'),
+        ('memory', 'archive', 'active', 'archived'),
+        -- brain.maintain: an incident untouched, a memory past its expiry
+        ('memory', 'expire', 'active', 'archived'),
+        ('memory', 'restore', 'archived', 'active'),
+        ('memory', 'restore', 'tombstoned', 'active'),
+        ('task', 'update', 'open', 'blocked'),
+        ('task', 'update', 'open', 'done'),
+        ('task', 'update', 'blocked', 'open'),
+        ('task', 'update', 'blocked', 'done'),
+        ('task', 'update', 'stale', 'open'),
+        ('task', 'update', 'stale', 'blocked'),
+        ('task', 'update', 'stale', 'done'),
+        -- brain.maintain: open or blocked and idle for task_stale_days
+        ('task', 'go stale', 'open', 'stale'),
+        ('task', 'go stale', 'blocked', 'stale')
+    ) AS t(subject, action, from_state, to_state)
+$$;
+COMMENT ON FUNCTION brain.lifecycle IS
+    'Every allowed change of a memory''s state (subject memory) and of a task''s status (subject task), with the action that makes it: supersede, unsupersede, forget, archive, restore and the rest. The functions that change a state check it, and triggers refuse any change of state or status it does not hold (BR011).';
+
+-- Refuses action on mem unless the lifecycle allows it from mem's state: the
+-- refusal a caller of supersede, unsupersede, forget, archive or restore
+-- reads, each in one place.
+CREATE OR REPLACE FUNCTION brain._check_transition(mem brain.memory, action text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF EXISTS (SELECT FROM brain.lifecycle() AS l
+               WHERE l.subject = 'memory' AND l.action = _check_transition.action AND l.from_state = mem.state) THEN
+        RETURN;
+    END IF;
+    IF action = 'supersede' AND mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is already superseded by #%s.', mem.memory_id, mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'superseded_by', mem.superseded_by,
+                               'current', brain.current_version(mem.memory_id)),
+            format('Supersede the current version, #%s, instead.', brain.current_version(mem.memory_id)));
+    ELSIF action = 'supersede' AND mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s was forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason),
+            'Store the new text with brain.remember.');
+    ELSIF action = 'supersede trajectory' THEN
+        PERFORM brain._raise('BR011', format('Trajectory #%s is %s.', mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state,
+                               'current', brain.current_version(mem.memory_id)),
+            format('Supersede the current version, #%s, instead.', brain.current_version(mem.memory_id)));
+    ELSIF action = 'unsupersede' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is not superseded (it is %s).', mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state),
+            'Only a superseded memory can be restored by unsupersede.');
+    ELSIF action = 'forget' AND mem.state = 'tombstoned' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is already forgotten.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id, 'forget_reason', mem.forget_reason),
+            'Nothing to do: it is out of every default read.');
+    ELSIF action = 'forget' AND mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011',
+            format('Memory #%s is superseded by #%s and already out of default reads.', mem.memory_id,
+                   mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'current', brain.current_version(mem.memory_id)),
+            format('Forget the current version, #%s, if the belief itself is wrong.',
+                   brain.current_version(mem.memory_id)));
+    ELSIF action = 'archive' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is %s; only an active memory is archived.',
+                                             mem.memory_id, mem.state),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
+    ELSIF action = 'restore' AND mem.state = 'superseded' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is superseded by #%s.', mem.memory_id, mem.superseded_by),
+            jsonb_build_object('id', mem.memory_id, 'superseded_by', mem.superseded_by),
+            format('Revert the supersede with brain.unsupersede(%s).', mem.memory_id));
+    ELSIF action = 'restore' AND mem.state = 'active' THEN
+        PERFORM brain._raise('BR011', format('Memory #%s is active.', mem.memory_id),
+            jsonb_build_object('id', mem.memory_id), 'Nothing to restore.');
+    ELSE
+        PERFORM brain._raise('BR011', format('Memory #%s is %s: %s does not apply.', mem.memory_id, mem.state, action),
+            jsonb_build_object('id', mem.memory_id, 'state', mem.state, 'action', action), NULL);
+    END IF;
+END
+$$;
+
+-- Whatever changes a memory's state or a task's status: the lifecycle holds
+-- the change. TG_ARGV: the subject (memory, task) and its column.
+CREATE OR REPLACE FUNCTION brain._follows_lifecycle()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    what text := TG_ARGV[0];
+    old_state text := to_jsonb(OLD) ->> TG_ARGV[1];
+    new_state text := to_jsonb(NEW) ->> TG_ARGV[1];
+BEGIN
+    IF NOT EXISTS (SELECT FROM brain.lifecycle() AS l
+                   WHERE l.subject = what AND l.from_state = old_state
+                     AND l.to_state = new_state) THEN
+        PERFORM brain._raise('BR011',
+            format('A %s does not go from %s to %s.', CASE WHEN what = 'task' THEN 'task''s status' ELSE 'memory' END,
+                   old_state, new_state),
+            jsonb_build_object('id', OLD.memory_id, 'from', old_state, 'to', new_state),
+            'brain.lifecycle() lists the changes there are and the functions that make them.');
+    END IF;
+    RETURN NEW;
+END
+$$;
+CREATE OR REPLACE TRIGGER memory_follows_lifecycle
+    BEFORE UPDATE OF state ON brain.memory
+    FOR EACH ROW WHEN (OLD.state IS DISTINCT FROM NEW.state)
+    EXECUTE FUNCTION brain._follows_lifecycle('memory', 'state');
+CREATE OR REPLACE TRIGGER task_follows_lifecycle
+    BEFORE UPDATE OF status ON brain.task
+    FOR EACH ROW WHEN (OLD.status IS DISTINCT FROM NEW.status)
+    EXECUTE FUNCTION brain._follows_lifecycle('task', 'status');
+
 CREATE OR REPLACE FUNCTION brain._rule_is_immutable()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -101,16 +236,17 @@ BEGIN
         PERFORM brain._raise('BR009', 'A task is set to open, blocked or done.',
             jsonb_build_object('field', 'status'), 'stale is set by maintenance when a task sits idle.');
     END IF;
-    IF target <> task.status AND NOT (
-           task.status = 'open' AND target IN ('blocked', 'done')
-        OR task.status = 'blocked' AND target IN ('open', 'done')
-        OR task.status = 'stale') THEN
+    IF target <> task.status AND NOT EXISTS (
+           SELECT FROM brain.lifecycle() AS l
+           WHERE l.subject = 'task' AND l.action = 'update' AND l.from_state = task.status AND l.to_state = target) THEN
         PERFORM brain._raise('BR011', format('Task #%s is %s and cannot become %s.', mem.memory_id, task.status, target),
             jsonb_build_object('id', mem.memory_id, 'from', task.status, 'to', target,
-                               'allowed', jsonb_build_object('open', jsonb_build_array('blocked', 'done'),
-                                                             'blocked', jsonb_build_array('open', 'done'),
-                                                             'stale', jsonb_build_array('open', 'blocked', 'done'),
-                                                             'done', jsonb_build_array())),
+                               'allowed', (SELECT jsonb_object_agg(f.s, coalesce(
+                                                      (SELECT jsonb_agg(l.to_state ORDER BY l.n)
+                                                       FROM brain.lifecycle() WITH ORDINALITY AS l(subject, action, from_state, to_state, n)
+                                                       WHERE l.subject = 'task' AND l.action = 'update' AND l.from_state = f.s),
+                                                      '[]'))
+                                           FROM unnest(ARRAY['open', 'blocked', 'stale', 'done']) AS f(s))),
             'A done task stays done: store a new task for new work.');
     END IF;
     UPDATE brain.task t
@@ -143,11 +279,7 @@ BEGIN
         PERFORM brain._raise('BR014', 'Archiving a memory needs a reason.', NULL,
             'Say why it is retired, e.g. reason => ''project finished''.');
     END IF;
-    IF mem.state <> 'active' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s is %s; only an active memory is archived.',
-                                             mem.memory_id, mem.state),
-            jsonb_build_object('id', mem.memory_id, 'state', mem.state), 'Nothing to do.');
-    END IF;
+    PERFORM brain._check_transition(mem, 'archive');
     UPDATE brain.memory m
     SET state = 'archived', archived_at = pg_catalog.now(), updated_at = pg_catalog.now()
     WHERE m.workspace_id = mem.workspace_id AND m.memory_id = mem.memory_id;
@@ -166,15 +298,7 @@ AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
 BEGIN
-    IF mem.state = 'superseded' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s is superseded by #%s.', mem.memory_id, mem.superseded_by),
-            jsonb_build_object('id', mem.memory_id, 'superseded_by', mem.superseded_by),
-            format('Revert the supersede with brain.unsupersede(%s).', mem.memory_id));
-    END IF;
-    IF mem.state = 'active' THEN
-        PERFORM brain._raise('BR011', format('Memory #%s is active.', mem.memory_id),
-            jsonb_build_object('id', mem.memory_id), 'Nothing to restore.');
-    END IF;
+    PERFORM brain._check_transition(mem, 'restore');
     BEGIN
         -- Archived and forgotten memories come back; a restored fact starts its decay anew.
         UPDATE brain.memory m

@@ -363,12 +363,7 @@ BEGIN
             PERFORM brain._raise('BR009', format('Memory #%s is a %s, not a trajectory.', old.memory_id, old.kind),
                 jsonb_build_object('id', old.memory_id, 'kind', old.kind), 'Supersede it with brain.supersede.');
         END IF;
-        IF old.state <> 'active' THEN
-            PERFORM brain._raise('BR011', format('Trajectory #%s is %s.', old.memory_id, old.state),
-                jsonb_build_object('id', old.memory_id, 'state', old.state,
-                                   'current', brain.current_version(old.memory_id)),
-                format('Supersede the current version, #%s, instead.', brain.current_version(old.memory_id)));
-        END IF;
+        PERFORM brain._check_transition(old, 'supersede trajectory');
     END IF;
 
     PERFORM set_config('brain.trajectory',
