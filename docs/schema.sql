@@ -2209,6 +2209,28 @@ CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
              THEN login END]) AS r
         WHERE r IS NOT NULL)
 $$;
+CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+DECLARE
+    v tsvector := to_tsvector('english'::regconfig, coalesce(query, ''));
+BEGIN
+    IF length(v) < 1 THEN
+        RETURN '{}';
+    END IF;
+    RETURN ARRAY(
+        SELECT DISTINCT p.term
+        FROM (SELECT unnest(ARRAY[b.lexeme, b.means_lexeme]) AS term
+              FROM brain.builtin_search_words() AS b
+              WHERE builtin
+              UNION ALL
+              SELECT unnest(ARRAY[brain.search_term(e.key), brain.search_term(e.value)])
+              FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e) AS p
+        WHERE strpos(p.term, ' ') > 0
+          AND v @@ phraseto_tsquery('english'::regconfig, p.term));
+END
+$$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -4196,9 +4218,29 @@ CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text
            ('sched', 'scheduler', 'sched', 'schedul'), ('creds', 'credentials', 'cred', 'credenti'),
            ('secs', 'seconds', 'sec', 'second'), ('temp', 'temporary', 'temp', 'temporari'),
            ('tmp', 'temporary', 'tmp', 'temporari'), ('elastic', 'elasticsearch', 'elast', 'elasticsearch'),
-           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop')
+           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop'),
+           -- phrases: a change of schema is a migration; the working day is business hours
+           ('schema change', 'migration', 'schema change', 'migrat'),
+           ('schema update', 'migration', 'schema update', 'migrat'),
+           ('working hours', 'business hours', 'working hours', 'business hours'),
+           ('work hours', 'business hours', 'work hours', 'business hours'),
+           ('office hours', 'business hours', 'office hours', 'business hours'),
+           ('9 to 5', 'business hours', '9 to 5', 'business hours'),
+           ('nine to five', 'business hours', 'nine to five', 'business hours'),
+           ('noon', 'business hours', 'noon', 'business hours'),
+           ('midday', 'business hours', 'midday', 'business hours'),
+           ('lunchtime', 'business hours', 'lunchtim', 'business hours'),
+           ('daytime', 'business hours', 'daytim', 'business hours'),
+           ('pr', 'pull request', 'pr', 'pull request'), ('merge request', 'pull request', 'merge request', 'pull request'),
+           ('ci', 'continuous integration', 'ci', 'continuous integration'),
+           ('ttl', 'time to live', 'ttl', 'time to live'),
+           ('eol', 'end of life', 'eol', 'end of life'),
+           ('vm', 'virtual machine', 'vm', 'virtual machine'),
+           ('lb', 'load balancer', 'lb', 'load balancer'),
+           ('cli', 'command line', 'cli', 'command line'),
+           ('ui', 'user interface', 'ui', 'user interface')
 $$;
-COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, js/JavaScript, ...): word, the word it means, and both as english lexemes. A workspace extends it with the setting search_words.';
+COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words and phrases people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, schema change/migration, noon/business hours, ...): word, the word it means, and both as brain.search_term gives them (a lexeme, or a phrase). A workspace extends it with the setting search_words.';
 CREATE FUNCTION brain.capturable_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -7020,12 +7062,15 @@ DECLARE
     -- words for the same thing (brain.word_group)
     own jsonb := brain.setting('search_words');
     builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    -- the dictionary's phrases the query holds ("schema changes"): each weighed as one word
+    phrases text[] := CASE WHEN own IS DISTINCT FROM '{}'::jsonb OR builtin
+                           THEN brain._query_phrases(query, own, builtin) ELSE '{}' END;
     -- the query's lexemes, in a variable: brain.word_groups is inlined only for
     -- arguments without a subquery (else it is planned again on every call, 1 ms)
     lexemes text[] := ARRAY(SELECT DISTINCT l
                             FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
                                         || brain.code_tokens(query)) AS l
-                            LIMIT 64);
+                            LIMIT 64) || phrases;
     -- groups only when a word of the query is in a dictionary (most queries: none)
     grouping boolean := own IS DISTINCT FROM '{}'::jsonb
                         OR builtin AND EXISTS (SELECT FROM brain.builtin_search_words() AS b
@@ -7048,6 +7093,9 @@ BEGIN
     LOOP
         IF groups ? w.lexeme THEN
             w.q := brain.word_tsquery(ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)));
+            w.grouped := true;
+        ELSIF w.lexeme = ANY (phrases) THEN
+            w.q := brain.word_tsquery(ARRAY[w.lexeme]);
             w.grouped := true;
         END IF;
         -- a word with others for the same thing is counted with them (its share alone would not do)
@@ -7080,6 +7128,19 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
+    -- A phrase some memory holds (or a word for the same thing) stands for its
+    -- words: they are not weighed again on their own ("schema changes": not
+    -- "schema" and "changes" beside it). A phrase no memory holds leaves them be.
+    IF cardinality(phrases) > 0 THEN
+        SELECT coalesce(array_agg(u.lexeme ORDER BY u.n), '{}'), coalesce(array_agg(u.found ORDER BY u.n), '{}'),
+               coalesce(array_agg(u.share ORDER BY u.n), '{}')
+        INTO words, counts, shares
+        FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
+        WHERE u.lexeme = ANY (phrases)
+           OR NOT EXISTS (SELECT FROM unnest(words) AS p(term)
+                          WHERE p.term = ANY (phrases)
+                            AND to_tsvector('english'::regconfig, p.term) @@ quote_literal(u.lexeme)::tsquery);
+    END IF;
     -- A word past the cap is estimated from the sampled frequencies: those read
     -- above, or now for the words counted past the cap (none: nothing is read).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
@@ -7102,7 +7163,7 @@ BEGIN
     END LOOP;
 END
 $_$;
-COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
+COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -9092,7 +9153,11 @@ BEGIN
     -- some memory holds only.
     bm25[6] := coalesce(idf_sum, 0)
                + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))) AS l(lexeme)
-                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}')))
+                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}'))
+                    -- the words of a phrase some memory holds (brain.lexical_terms)
+                    AND NOT EXISTS (SELECT FROM unnest(words_lexemes) AS p(term)
+                                    WHERE strpos(p.term, ' ') > 0
+                                      AND to_tsvector('english'::regconfig, p.term) @@ quote_literal(l.lexeme)::tsquery))
                  * coalesce((SELECT max(i) FROM unnest(words_idf) AS i), ln(1 + (greatest(n_docs, 1) + 0.5) / 0.5));
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
                          (cfg->'relevance_lexical_slope')::double precision,
@@ -9461,6 +9526,15 @@ BEGIN
 END
 $_$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
+CREATE FUNCTION brain.search_term(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    SELECT CASE WHEN length(v) > 1 THEN regexp_replace(lower(brain.trim_space(t)), '\s+', ' ', 'g')
+                ELSE (tsvector_to_array(v))[1] END
+    FROM to_tsvector('english'::regconfig, coalesce(t, '')) AS v
+$$;
+COMMENT ON FUNCTION brain.search_term(t text) IS 'A word or phrase as the dictionary of words for the same thing holds it: one english lexeme, or a phrase of two or more (lower-cased, matched as a phrase of its lexemes); NULL for stop words only.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -10193,8 +10267,7 @@ BEGIN
     RETURN QUERY
     -- the dictionary, read once: the workspace's words (o 0, which win) and the built-in ones
     WITH dict AS MATERIALIZED (
-        SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+        SELECT 0 AS o, brain.search_term(e.key) AS lexeme, brain.search_term(e.value) AS means_lexeme
         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
         UNION ALL
         SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin
@@ -10214,14 +10287,19 @@ BEGIN
             ORDER BY d.o LIMIT 1), l.lexeme) AS means) AS c;
 END
 $$;
-COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
+COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
+    SELECT string_agg(CASE WHEN strpos(g, ' ') > 0
+                           THEN '(' || regexp_replace(phraseto_tsquery('english'::regconfig, g)::text,
+                                                      '(''(?:[^'']|'''')*'')',
+                                                      CASE WHEN weights = '' THEN '\1' ELSE '\1:' || weights END, 'g') || ')'
+                           ELSE quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END END,
+                      ' | ')::tsquery
     FROM unnest(grp) AS g
 $$;
-COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none).';
+COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -10599,7 +10677,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 12dd68611a5d6db5b23fbb16c3e57d0fada7ccbdf42b0312a2e32e0a435b7a7f';
+COMMENT ON TABLE brain.migration IS 'functions 124a40b432be9023943b56da09cfc648e07b4cef75bfda25bc5ac2e082b4f54d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
