@@ -283,6 +283,11 @@ AS $$
            ('secs', 'seconds', 'sec', 'second'), ('temp', 'temporary', 'temp', 'temporari'),
            ('tmp', 'temporary', 'tmp', 'temporari'), ('elastic', 'elasticsearch', 'elast', 'elasticsearch'),
            ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop'),
+           -- everyday abbreviations
+           ('dr', 'doctor', 'dr', 'doctor'), ('appt', 'appointment', 'appt', 'appoint'),
+           ('apt', 'apartment', 'apt', 'apart'), ('bday', 'birthday', 'bday', 'birthday'),
+           ('govt', 'government', 'govt', 'govern'), ('dept', 'department', 'dept', 'depart'),
+           ('mgr', 'manager', 'mgr', 'manag'),
            -- phrases: a change of schema is a migration; the working day is business hours
            ('schema change', 'migration', 'schema change', 'migrat'),
            ('schema update', 'migration', 'schema update', 'migrat'),
@@ -1096,16 +1101,25 @@ BEGIN
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
                    -- the parts of one text (chunks of a long turn or note: metadata chunks,
                    -- one source_ref and position) stand as one hit, their best, and the other parts go after
-                   -- every text's best; a thread's n-th hit ranks by its score x
-                   -- search_thread_decay^(n - 1); past search_max_per_thread hits of one
-                   -- thread, the rest of that thread goes after the other threads' hits;
-                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
+                   -- every text's best; a thread's hit ranks by its score x
+                   -- search_thread_decay^c, c counting each better hit of its thread by
+                   -- 1 / its distance in positions (turns): the next turn of the same
+                   -- exchange weighs 1, a turn ten turns away 0.1 (a position unknown: 1);
+                   -- past search_max_per_thread hits of one thread, the rest of that thread
+                   -- goes after the other threads' hits; equal scores: the one the legs
+                   -- ranked higher (reciprocal rank fusion) first
                    row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
-                                               sc.score * power(%8$s, sc.thread_place - 1) DESC, sc.rrf DESC,
+                                               sc.score * power(%8$s, coalesce((
+                                                   SELECT sum(CASE WHEN b.pos IS NULL OR sc.position IS NULL THEN 1
+                                                                   ELSE 1.0 / greatest(abs(b.pos - sc.position), 1) END)
+                                                   FROM unnest(sc.better) AS b(pos)), 0)) DESC, sc.rrf DESC,
                                                sc.memory_id DESC)
             FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
-                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC, sc.rrf DESC,
-                                                                          sc.memory_id DESC) END AS thread_place
+                      row_number() OVER thread_order END AS thread_place,
+                      -- the positions of the thread's better hits (their first parts)
+                      CASE WHEN sc.thread IS NOT NULL THEN
+                          array_agg(sc.position) FILTER (WHERE sc.part_place = 1)
+                              OVER (thread_order ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS better
                   FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
                             row_number() OVER (PARTITION BY sc.text_ref, sc.position
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
@@ -1113,7 +1127,9 @@ BEGIN
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
                           -- The floor answers "nothing relevant": when no candidate reaches
                           -- it, no hit; when one does, the ranking as it is (it never trims).
-                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc) AS sc
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc
+                  WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
+                                                                           sc.rrf DESC, sc.memory_id DESC)) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each relevant hit's neighbours in its thread, after it
