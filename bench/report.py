@@ -28,6 +28,7 @@ SEARCH_ROWS = (
     ("  search, vector only", ("search", "vector")),
     ("  search, lexical only (text)", ("search", "lexical")),
     ("  search, hybrid, 1% tag filter", ("search_filtered",)),
+    ("  search, hybrid, odd queries (fragments)", ("search_odd",)),
 )
 QUALITY_ROWS = (
     ("  vector recall@10 vs exact scan", ("vector_recall", "mean_recall_at_10")),
@@ -42,6 +43,7 @@ TAIL_RATIO = 2.0
 TAIL_ROWS = (
     ("  remember", ("remember",)),
     ("  search, hybrid", ("search", "hybrid")),
+    ("  search, hybrid, odd queries", ("search_odd",)),
     ("  search, vector only", ("search", "vector")),
     ("  search, lexical only", ("search", "lexical")),
     ("  boot_session (task embedding)", ("boot", "with_task_embedding")),
@@ -270,6 +272,9 @@ def render(results: dict[str, Any]) -> str:
         lines.append("the raw PostgreSQL floor, same tables and indexes (ms)")
         row("  raw HNSW top-10", ("raw_floor", "hnsw_top10"))
         row("  raw full-text top-10 (the same words)", ("raw_floor", "fts_top10"))
+        row("  raw HNSW, search's depth (candidates)", ("raw_floor", "hnsw_top_candidates"))
+        row("  raw full-text, search's depth", ("raw_floor", "fts_top_candidates"))
+        row("  least hybrid: both legs at depth, fused", ("raw_floor", "least_hybrid"))
         row("  raw HNSW top-10, 1% tag filter", ("raw_floor", "filtered_hnsw_top10"))
         row("  raw exact top-10, 1% tag filter", ("raw_floor", "filtered_exact_top10"))
         row("  raw INSERT (memory row and vector)", ("raw_floor", "insert"))
@@ -280,6 +285,11 @@ def render(results: dict[str, Any]) -> str:
                 ratio = _get(syn[s], ("floor_ratios", key, "ratio"))
                 mark = " *" if ratio is not None and ratio > FLOOR_RATIO else ""
                 cells += f"{_fmt(ratio) + mark:>10}{'':9}"
+            lines.append(f"  {key:42}" + cells)
+        lines.append("not targets: the least statement doing search's candidate work")
+        context = next((syn[s]["floor_context"] for s in sizes if syn[s].get("floor_context")), {})
+        for key in context:
+            cells = "".join(f"{_fmt(_get(syn[s], ('floor_context', key))):>10}{'':9}" for s in sizes)
             lines.append(f"  {key:42}" + cells)
         lines.append(f"p95 / p50 (* over {TAIL_RATIO:g}x)")
         for label, path in TAIL_ROWS:

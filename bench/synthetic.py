@@ -153,6 +153,12 @@ def run(
             result["search_breakdown"] = latency.search_breakdown(
                 client, lambda: server.connect_client(name), queries[:50], qvecs[:50], result["search"]
             )
+            result["search_odd"] = latency.odd_queries(client)
+            latency.log_summary(
+                f"hybrid search, {result['search_odd']['queries']} odd queries (fragments, typos,"
+                f" stop words); slowest {result['search_odd']['slowest']!r}",
+                result["search_odd"],
+            )
             result["search_superuser"] = latency.search_latency(conn, queries, qvecs, legs=False)
             latency.log_summary("hybrid search as the superuser", result["search_superuser"]["hybrid"])
 
@@ -179,6 +185,7 @@ def run(
                     conn, queries, qvecs, tags, space_id, Generator(seed + 8).memories(min(100, n_remember))
                 )
                 result["floor_ratios"] = latency.floor_ratios(result)
+                result["floor_context"] = latency.floor_context(result)
 
             log(f"  vector recall@10: {n_recall_vectors} query vectors against exact scans")
             result["vector_recall"] = latency.vector_recall(
@@ -239,6 +246,7 @@ def run(
                 )
             )
             result["floor_ratios"] = latency.floor_ratios(result)
+            result["floor_context"] = latency.floor_context(result)
 
             if profile:
                 log(f"  profiling brain.search and brain.remember as {CLIENT_ROLE} (track_functions = all)")

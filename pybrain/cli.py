@@ -7,6 +7,7 @@ Exit codes: 0 done, 1 refused by pybrain (a BR error: see docs/errors.md),
 from __future__ import annotations
 
 import contextlib
+import copy
 import functools
 import json
 import os
@@ -49,6 +50,87 @@ class Choice(click.Choice):
 
     def get_invalid_choice_message(self, value: Any, ctx: click.Context | None) -> str:
         return "the value given is not one of " + ", ".join(map(repr, self.choices)) + "."
+
+
+def _expected(t: click.ParamType) -> str | None:
+    """What a number argument takes, in words (None for other types)."""
+    whole = isinstance(t, click.types.IntParamType)
+    if not whole and not isinstance(t, click.types.FloatParamType):
+        return None
+    what = "a whole number" if whole else "a number"
+    if isinstance(t, click.types._NumberRangeBase):
+        what += f" in the range {t._describe_range()}"
+    return what
+
+
+def _quiet_convert(
+    self: click.ParamType, value: Any, param: click.Parameter | None, ctx: click.Context | None
+) -> Any:
+    """A type's conversion whose error names what was expected, never the value given (click's
+    own repeats it: a secret pasted into the wrong argument reached the terminal and the logs)."""
+    try:
+        return super(type(self), self).convert(value, param, ctx)
+    except click.BadParameter as exc:
+        expected = _expected(self)
+        if expected is not None:
+            message = f"the value given is not {expected}."
+        else:
+            message = exc.message
+            shown = {repr(value), str(value), repr(str(value))}
+            if isinstance(value, str | bytes | os.PathLike):
+                shown |= {repr(click.format_filename(value)), click.format_filename(value)}
+            for form in sorted((f for f in shown if f.strip("'\"")), key=len, reverse=True):
+                message = message.replace(form, "given")
+        raise click.BadParameter(message, ctx=ctx, param=param) from None
+
+
+_QUIET_TYPES: dict[type, type] = {}
+
+
+def _quiet_params(command: click.Command) -> None:
+    """Give each parameter of a command a type whose errors do not repeat the value (once)."""
+    for param in command.params:
+        t = param.type
+        if isinstance(t, Choice) or type(t) in _QUIET_TYPES.values():
+            continue
+        if isinstance(t, click.types.StringParamType | click.types.UnprocessedParamType):
+            continue
+        cls = type(t)
+        if cls not in _QUIET_TYPES:
+            _QUIET_TYPES[cls] = type(f"Quiet{cls.__name__}", (cls,), {"convert": _quiet_convert})
+        quiet = copy.copy(t)
+        quiet.__class__ = _QUIET_TYPES[cls]
+        param.type = quiet
+
+
+class _NoEcho:
+    """Commands whose usage errors say what is wrong without repeating what was typed."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        _quiet_params(self)  # type: ignore[arg-type]
+        try:
+            return super().parse_args(ctx, args)  # type: ignore[misc]
+        except click.UsageError as exc:
+            if exc.message.startswith("Got unexpected extra argument"):
+                exc.message = "Got unexpected extra arguments (quote a text that holds spaces)."
+            raise
+
+
+class QuietCommand(_NoEcho, click.Command):
+    pass
+
+
+class QuietGroup(_NoEcho, click.Group):
+    command_class = QuietCommand
+    group_class = type
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> tuple[Any, Any, list[str]]:
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as exc:
+            if exc.message.startswith("No such command"):
+                exc.message = f"No such command; see {ctx.command_path} --help."
+            raise
 
 
 # --- output ----------------------------------------------------------------
@@ -271,7 +353,9 @@ def _render_memory(m: dict[str, Any]) -> str:
 # --- commands --------------------------------------------------------------
 
 
-@click.group(epilog=ENVIRONMENT_HELP, context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(
+    cls=QuietGroup, epilog=ENVIRONMENT_HELP, context_settings={"help_option_names": ["-h", "--help"]}
+)
 @click.version_option(__version__, prog_name="pybrain")
 def main() -> None:
     """pybrain: long-term memory for AI agents, inside PostgreSQL."""

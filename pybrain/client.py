@@ -21,7 +21,7 @@ from psycopg import sql
 from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
-from pybrain import db
+from pybrain import db, words
 from pybrain.config import Settings
 from pybrain.embed import Embedder, get_embedder
 from pybrain.errors import (
@@ -39,22 +39,7 @@ log = logging.getLogger("pybrain")
 
 # The categories brain.remember takes (its gate checks them: BR009); clients use the
 # list to shape a tool schema or to fall back to 'note' for a source's own labels.
-CATEGORIES = (
-    "decision",
-    "idea",
-    "meeting",
-    "person",
-    "insight",
-    "journal",
-    "reference",
-    "procedural",
-    "episodic",
-    "learning",
-    "gotcha",
-    "action",
-    "feature_request",
-    "note",
-)
+CATEGORIES = words.CATEGORIES
 
 # Functions that change nothing a second call would change again. A call whose
 # connection is lost before its COMMIT was sent changed nothing (its transaction

@@ -479,9 +479,7 @@ def reconnect(conninfo: str, wait: float | None = None) -> psycopg.Connection:
         try:
             wait = float(raw) if raw else RECONNECT_WAIT
         except ValueError:
-            raise DatabaseUnavailable(
-                f"BRAIN_DB_RECONNECT_WAIT must be a number of seconds, not {raw!r}."
-            ) from None
+            raise DatabaseUnavailable("BRAIN_DB_RECONNECT_WAIT must be a number of seconds.") from None
     ends = time.monotonic() + max(0.0, wait)
     pause = 0.1
     while True:

@@ -18,6 +18,7 @@ import inspect
 import json
 import math
 import os
+import re
 import time
 import unicodedata
 from collections.abc import Callable, Iterator
@@ -141,6 +142,15 @@ class BrainMCP(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         started = datetime.now(UTC)
         clock = time.perf_counter()
+        # a name that is no tool is recorded as such, never as what the client sent
+        if self._tool_manager.get_tool(name) is None and name not in self.other_profile:
+            # Answered here: the SDK's message and its log line repeat the name, which may be
+            # anything a client sent; the event is recorded under no name of the client's.
+            message = f"No tool {_name_of(name)}; the tools are {', '.join(sorted(self.tool_names))}."
+            self.service.brain.record_event(
+                "(unknown tool)", "mcp", started, clock, self.service.session, "invalid_arguments", message
+            )
+            return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
         try:
             self.check_arguments(name, arguments)
             result = await super().call_tool(name, arguments, context)
@@ -174,7 +184,7 @@ class BrainMCP(MCPServer):
         if tool is None:
             if name in self.other_profile:
                 raise _invalid(f"{name} is a tool of the full profile: {FULL_PROFILE_HINT}.")
-            return  # the SDK says the tool is unknown
+            return  # call_tool answers it
         schema = tool.parameters
         known = schema.get("properties", {})
         given = arguments or {}
@@ -182,7 +192,7 @@ class BrainMCP(MCPServer):
         if unknown:
             more = [a for a in unknown if a in full_only]
             raise _invalid(
-                f"{name} takes no argument {', '.join(map(repr, unknown))}{_suggest(unknown, known)}; "
+                f"{name} takes no argument {', '.join(map(_name_of, unknown))}{_suggest(unknown, known)}; "
                 f"its arguments are {', '.join(sorted(known)) or 'none'}."
                 + (f" {', '.join(more)}: full profile only ({FULL_PROFILE_HINT})." if more else "")
             )
@@ -210,13 +220,23 @@ def _json_type(value: Any) -> str:
     return "an array" if isinstance(value, list) else "an object"
 
 
+def _name_of(arg: str, quoted: bool = True) -> str:
+    """An unknown name (an argument's, a tool's) as an error may say it: a plain identifier of
+    lowercase letters and _ (what a misspelt name looks like); anything else may be a value
+    pasted as a name, and is not repeated."""
+    if re.fullmatch(r"[a-z][a-z_]{0,39}", arg):
+        return repr(arg) if quoted else arg
+    return "(a name that is not an identifier)"
+
+
 def _suggest(unknown: list[str], known: dict[str, Any]) -> str:
     """' (use max_results)' for limit: the name this server gives what the caller meant."""
     names = []
     for arg in unknown:
         alias = ARGUMENT_ALIASES.get(arg)
         close = [alias] if alias in known else difflib.get_close_matches(arg, list(known), n=1, cutoff=0.75)
-        names += [f"{close[0]} for {arg}" if len(unknown) > 1 else close[0]] if close else []
+        if close:
+            names.append(f"{close[0]} for {_name_of(arg, quoted=False)}" if len(unknown) > 1 else close[0])
     return f" (use {', '.join(names)})" if names else ""
 
 
@@ -507,7 +527,7 @@ def check_profile(profile: str | None) -> str:
     chosen = profile or os.environ.get("BRAIN_MCP_PROFILE") or DEFAULT_PROFILE
     if chosen not in PROFILES:
         raise InvalidArgument(
-            f"Unknown MCP tool profile {chosen!r}: it is lean or full.",
+            "Unknown MCP tool profile: it is lean or full.",
             hint="lean (the default) serves the tools of a session; full adds curation, scratch notes, "
             "sessions, action items and operations.",
         )

@@ -97,6 +97,37 @@ def test_a_short_client_search_finds_headlines_through_their_trigrams(owner) -> 
     assert "Index Cond: (headline %> $1)" in statement, statement
 
 
+def _rows_of(plan: str, node_start: str) -> int:
+    """The rows the first plan line starting with node_start (stripped, from the arrow) gave."""
+    for line in plan.splitlines():
+        if line.strip().lstrip("-> ").startswith(node_start):
+            return int(float(re.search(r"actual time=[0-9.]+\.\.[0-9.]+ rows=([0-9.]+)", line).group(1)))
+    raise AssertionError(f"no {node_start!r} in\n{plan}")
+
+
+def test_a_fragment_every_headline_matches_reads_a_bounded_set(owner) -> None:
+    """A fragment or typo of a common word ("pum" of "Pump", held by every headline here) is
+    ranked among at most three times search_candidates headlines, not all that match: before,
+    the leg read and scored every one of them (a fragment took 350-900 ms at 100k)."""
+    candidates = scalar(owner, "SELECT (brain.setting('search_candidates'))::integer")
+    with as_client(owner) as plans:
+        found = owner.execute("SELECT headline FROM brain.search('pum', min_relevance => 0)").fetchall()
+    assert found and all(h.startswith("Pump") for (h,) in found)
+    (statement,) = _statements(plans, "WITH vec AS")
+    assert "Seq Scan on memory" not in statement, statement
+    assert _rows_of(statement, "Bitmap Heap Scan on memory") <= 3 * candidates, statement
+
+
+@pytest.mark.parametrize("query", ["the and of", "???", "-- / --"])
+def test_a_query_with_no_word_to_match_reads_no_trigrams(owner, query) -> None:
+    """Stop words alone or no letter and digit: nothing for trigrams to match (without
+    trigrams pg_trgm would read its whole index), so the leg does not run."""
+    with as_client(owner) as plans:
+        owner.execute("SELECT headline FROM brain.search(%s, min_relevance => 0)", (query,)).fetchall()
+    (statement,) = _statements(plans, "WITH vec AS")
+    assert "headline_trgm" not in statement and "Seq Scan on memory" not in statement, statement
+
+
 def test_a_client_write_checks_at_commit_by_key(owner) -> None:
     """The check a write makes when its transaction commits looks its memories up by key
     (an IN over casts of jsonb keys was not LEAKPROOF, and read the workspace)."""

@@ -362,7 +362,8 @@ def test_a_session_bound_to_a_process_ends_with_it_and_its_handoff_is_kept(conn)
 def test_a_handoff_with_no_session_to_name_is_stored_for_the_project(conn) -> None:
     with raises_br("BR016") as caught:
         end_of(conn, **SEAT)
-    assert "No session of claude in web at /src/web" in caught.error.diag.message_primary
+    assert caught.error.diag.message_primary == "No session of that source, project, cwd and host."
+    assert "/src/web" not in str(caught.error.diag.message_detail), "the seat is not repeated"
     out = end_of(conn, **SEAT, handoff="Staging is down until Monday.", now=at(1))
     assert (out["session"], out["ended"], out["project"], out["handoff_id"] > 0) == (None, False, "web", True)
     handoff = boot(conn, project="web", cwd="/elsewhere", now=at(2))["sections"]["handoff"]
@@ -463,7 +464,7 @@ def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn, database
     )
     assert "API keys rotate Friday." in brain_cli("boot", "--source", "claude", "--project", "api").output
     r = brain_cli("end", "--source", "claude", "--project", "docs")
-    assert r.exit_code == 1 and "No session of claude in docs" in r.stderr
+    assert r.exit_code == 1 and "No session of that source, project" in r.stderr
 
 
 def test_a_session_bound_to_a_named_process_ends_with_it(cli_env, tmp_path) -> None:

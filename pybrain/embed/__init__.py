@@ -120,7 +120,7 @@ def _create(provider: str, model: str | None) -> Embedder:
 
         return OpenAIEmbedder(model)
     raise EmbedderError(
-        f"Unknown embedding provider {provider!r}; valid providers: {', '.join(PROVIDERS)}.",
+        f"Unknown embedding provider; valid providers: {', '.join(PROVIDERS)}.",
         hint="Set BRAIN_EMBEDDER to hash, local, torch[:<directory>], ollama[:<model>] or openai[:<model>].",
     )
 
@@ -128,6 +128,6 @@ def _create(provider: str, model: str | None) -> Embedder:
 def _check_fixed_model(cls: type[Embedder], model: str | None) -> None:
     if model is not None and model != cls.model:
         raise EmbedderError(
-            f"The {cls.provider} provider has only the model {cls.model!r}, not {model!r}.",
+            f"The {cls.provider} provider has only the model {cls.model!r}.",
             hint=f"Use BRAIN_EMBEDDER={cls.provider}.",
         )

@@ -109,7 +109,7 @@ def env_int(name: str, default: int, *, minimum: int = 1) -> int:
         value = None
     if value is None or value < minimum:
         raise EmbedderError(
-            f"{name} must be a whole number of at least {minimum}, not {raw!r}.",
+            f"{name} must be a whole number of at least {minimum}.",
             hint=f"Fix or unset {name} (default {default}).",
         )
     return value
@@ -125,7 +125,7 @@ def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
         value = None
     if value is None or not value >= minimum:  # `not >=` also rejects NaN
         raise EmbedderError(
-            f"{name} must be a number of at least {minimum:g}, not {raw!r}.",
+            f"{name} must be a number of at least {minimum:g}.",
             hint=f"Fix or unset {name} (default {default:g}).",
         )
     return value

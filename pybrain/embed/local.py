@@ -71,7 +71,7 @@ class LocalEmbedder(Embedder):
             )
         if model is not None and model not in MODELS:
             raise EmbedderError(
-                f"The local provider has the models {', '.join(map(repr, MODELS))}, not {model!r}.",
+                f"The local provider has the models {', '.join(map(repr, MODELS))} only.",
                 hint="Use BRAIN_EMBEDDER=local, or local:all-MiniLM-L6-v2-int8 for the quantised graph.",
             )
         self.model = model or LocalEmbedder.model

@@ -70,8 +70,8 @@ class ServeOptions:
             parts = urlsplit(self.public_url)
             if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
                 raise InvalidArgument(
-                    f"--public-url is the server's origin, such as https://brain.example.com; "
-                    f"not {self.public_url!r}.",
+                    "--public-url is the server's origin (a scheme, http or https, and a host, no path), "
+                    "such as https://brain.example.com.",
                     hint=f"The MCP endpoint is then {{origin}}{MCP_PATH}.",
                 )
 

@@ -308,7 +308,7 @@ def _toc(path: Path) -> list[tuple[str, str]]:
             )
     listing = _checked("pg_restore", ["--list", str(path)], hint="The archive is damaged.")
     entries = []
-    for line in listing.splitlines():
+    for number, line in enumerate(listing.splitlines(), 1):
         if not line or line.startswith(";"):
             continue
         # "<id>; <catalog> <oid> <TYPE> <schema> <name> <owner>"
@@ -317,8 +317,9 @@ def _toc(path: Path) -> list[tuple[str, str]]:
         kind = next((t for t in sorted(TOC_TYPES, key=len, reverse=True) if rest.startswith(t + " ")), None)
         if kind is None:
             raise RestoreRefused(
-                f"{path} holds an entry no pybrain backup has: {line[:200]}",
-                detail={"path": str(path), "entry": line[:500]},
+                # (named by its place in the listing: its text is the dump's, anything at all)
+                f"{path} holds an entry no pybrain backup has (line {number} of its table of contents).",
+                detail={"path": str(path), "entry": number},
                 hint=_NOT_OURS,
             )
         entries.append((line, kind))
@@ -383,7 +384,7 @@ def _vet_data(path: Path, dump: str, reference: str) -> None:
         raise RestoreRefused(
             f"{path}: its data section holds a statement no pybrain backup has (line {n}); "
             "nothing of it was run.",
-            detail={"path": str(path), "line": n, "statement": line[:300]},
+            detail={"path": str(path), "line": n},
             hint=_NOT_OURS,
         )
     if in_copy:

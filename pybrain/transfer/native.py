@@ -179,10 +179,12 @@ def read_export(path: Path) -> tuple[dict[str, Any], list[dict[str, Any]], list[
                         hint="Give the format of another tool's export with --format.",
                     )
                 if item.get("version") not in READS:
+                    version = item.get("version")
+                    said = f"version {version}" if type(version) is int else "a version"
                     raise InvalidArgument(
-                        f"{path} is export version {item.get('version')}; "
-                        f"this pybrain reads versions {', '.join(map(str, READS))}.",
-                        detail={"version": item.get("version"), "supported": list(READS)},
+                        f"{path} is an export of {said} this pybrain does not read; "
+                        f"it reads versions {', '.join(map(str, READS))}.",
+                        detail={"field": "version", "supported": list(READS)},
                         hint="Import it with the pybrain release that wrote it, or a newer one.",
                     )
                 header = item

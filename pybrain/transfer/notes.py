@@ -67,7 +67,7 @@ def document(path: Path, root: Path) -> dict[str, Any]:
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        return {"invalid": f"{rel} is not UTF-8 text.", "source_ref": rel}
+        return {"invalid": "The file is not UTF-8 text.", "source_ref": rel}
     meta, content, error = split_front_matter(text)
     meta = _plain(meta)
     content = content.strip()

@@ -119,23 +119,23 @@ DECLARE
     s brain.embedding_space;
 BEGIN
     IF dims IS NULL OR dims < 1 OR dims > 16000 THEN
-        PERFORM brain._raise('BR012', format('An embedding space needs 1 to 16000 dimensions, not %s.', dims),
-            jsonb_build_object('dims', dims), 'Check the embedder''s model.');
+        PERFORM brain._raise('BR012', 'An embedding space needs 1 to 16000 dimensions.',
+            jsonb_build_object('field', 'dims', 'type', 'integer'), 'Check the embedder''s model.');
     END IF;
     IF provider IS NULL OR provider !~ '^[a-z][a-z0-9_-]*$' OR model IS NULL OR brain.trim_space(model) = '' THEN
         PERFORM brain._raise('BR009', 'An embedding space needs a provider (lowercase letters, digits, - or _) and a model.',
-            jsonb_build_object('provider', provider, 'model', model),
+            jsonb_build_object('fields', jsonb_build_array('provider', 'model'), 'type', 'text'),
             'Name it like the embedder: brain.use_embedding_space(''local'', ''all-MiniLM-L6-v2'', 384).');
     END IF;
     IF near_identical IS NOT NULL AND NOT (near_identical > 0 AND near_identical <= 1)
        OR related IS NOT NULL AND NOT (related > 0 AND related <= 1) THEN
         PERFORM brain._raise('BR009', 'Similarity thresholds lie in (0, 1].',
-            jsonb_build_object('near_identical', near_identical, 'related', related),
+            jsonb_build_object('fields', jsonb_build_array('near_identical', 'related'), 'type', 'a number in (0, 1]'),
             'The defaults are near_identical 0.92 and related 0.75.');
     END IF;
     IF max_tokens IS NOT NULL AND NOT max_tokens BETWEEN 32 AND 1000000 THEN
-        PERFORM brain._raise('BR009', format('max_tokens lies between 32 and 1000000, not %s.', max_tokens),
-            jsonb_build_object('max_tokens', max_tokens),
+        PERFORM brain._raise('BR009', 'max_tokens lies between 32 and 1000000.',
+            jsonb_build_object('field', 'max_tokens', 'type', 'integer'),
             'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
 
@@ -263,6 +263,19 @@ BEGIN
 END
 $$;
 
+-- The key of a scope (a workspace's memories of one kind and project) for the
+-- advisory locks of writes (brain._lock_writes, _lock_writes_shared,
+-- _lock_commits, _lock_near) and the order the check at commit takes them in:
+-- one definition, inlined where it is called. With part, the key of one pair
+-- of the scope and that part (a memory id: brain._lock_near).
+CREATE OR REPLACE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL)
+RETURNS integer
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.hashtext(ws || '/' || kind || '/' || project
+                               || CASE WHEN part IS NULL THEN '' ELSE '/' || part END)
+$$;
+
 -- Writers of one kind and project take turns while semantic dedup runs, so two
 -- near-identical texts written at once cannot both miss each other.
 CREATE OR REPLACE FUNCTION brain._lock_writes(kind text, project text)
@@ -271,7 +284,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write'),
-                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                 brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- A write of one memory with an embedding (brain._write) takes the lock of its
@@ -285,7 +298,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
-                                        hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                        brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- The commits of single writes of one kind and project take turns behind
@@ -300,7 +313,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write.commit'),
-                                 hashtext(brain.current_workspace() || '/' || kind || '/' || project))
+                                 brain._scope_key(brain.current_workspace(), kind, project))
 $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
@@ -332,9 +345,9 @@ DECLARE
 BEGIN
     IF (SELECT count(DISTINCT i) FROM unnest(ids) AS i) < 5 THEN
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
-                                      hashtext(s.workspace_id || '/' || kind || '/' || project));
+                                      brain._scope_key(s.workspace_id, kind, project));
     END IF;
-    FOR key IN SELECT DISTINCT hashtext(s.workspace_id || '/' || kind || '/' || project || '/' || i)
+    FOR key IN SELECT DISTINCT brain._scope_key(s.workspace_id, kind, project, i)
                FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;

@@ -80,20 +80,21 @@ DECLARE
     words integer;
 BEGIN
     IF kind IS NULL OR kind NOT IN ('rule', 'fact', 'incident', 'task', 'trajectory') THEN
-        PERFORM brain._raise('BR001', format('Unknown kind %L.', kind),
-            jsonb_build_object('kind', kind, 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
+        PERFORM brain._raise('BR001', 'Unknown kind: kind is rule, fact, incident, task or trajectory.',
+            jsonb_build_object('field', 'kind', 'type', 'text',
+                               'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
             'Use rule (how to behave), fact (what is true), incident (what happened), task (what to do) or trajectory (how a problem was solved: brain.record_trajectory).');
     END IF;
     IF kind = 'rule' AND severity IS DISTINCT FROM 'BLOCKER' AND severity IS DISTINCT FROM 'PATTERN' THEN
-        PERFORM brain._raise('BR002', format('A rule''s severity must be BLOCKER or PATTERN, not %L.', severity),
-            jsonb_build_object('severity', severity),
+        PERFORM brain._raise('BR002', 'A rule''s severity must be BLOCKER or PATTERN.',
+            jsonb_build_object('field', 'severity', 'type', 'text', 'allowed', jsonb_build_array('BLOCKER', 'PATTERN')),
             CASE WHEN severity = 'DEPRECATED'
                  THEN 'A rule becomes DEPRECATED only when it is superseded: use brain.supersede.'
                  ELSE 'BLOCKER: never do otherwise. PATTERN: the usual way.' END);
     END IF;
     IF kind <> 'rule' AND severity IS NOT NULL THEN
         PERFORM brain._raise('BR002', format('Only rules have a severity; this is a %s.', kind),
-            jsonb_build_object('kind', kind, 'severity', severity), 'Leave severity out.');
+            jsonb_build_object('field', 'severity', 'kind', kind), 'Leave severity out.');
     END IF;
     IF headline IS NULL OR brain.trim_space(headline) = '' THEN
         PERFORM brain._raise('BR003', 'A memory needs a headline.', NULL,
@@ -129,12 +130,16 @@ BEGIN
     IF category IS NOT NULL AND category NOT IN ('decision', 'idea', 'meeting', 'person', 'insight',
             'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
             'feature_request', 'note') THEN
-        PERFORM brain._raise('BR009', format('Unknown category %L.', category),
-            jsonb_build_object('category', category), 'See docs/sql-api.md for the categories.');
+        PERFORM brain._raise('BR009', 'Unknown category.',
+            jsonb_build_object('field', 'category', 'type', 'text',
+                               'allowed', jsonb_build_array('decision', 'idea', 'meeting', 'person', 'insight',
+                                   'journal', 'reference', 'procedural', 'episodic', 'learning', 'gotcha', 'action',
+                                   'feature_request', 'note')),
+            'Use one of the allowed categories (docs/sql-api.md), or leave category out.');
     END IF;
     IF origin IS NULL OR origin NOT IN ('explicit', 'artifact', 'observed', 'overlay') THEN
-        PERFORM brain._raise('BR009', format('Unknown origin %L.', origin),
-            jsonb_build_object('origin', origin,
+        PERFORM brain._raise('BR009', 'Unknown origin: origin is explicit, artifact, observed or overlay.',
+            jsonb_build_object('field', 'origin', 'type', 'text',
                                'allowed', jsonb_build_array('explicit', 'artifact', 'observed', 'overlay')),
             'explicit: written by an agent or person; overlay: human context that outranks derived material; observed and artifact rows go through brain.observe_batch.');
     END IF;
@@ -512,7 +517,7 @@ BEGIN
     PERFORM set_config('brain.commit_checks', '', true);
     ws := brain.current_workspace();
     FOR g IN
-        SELECT DISTINCT hashtext(ws || '/' || m.kind || '/' || m.project) AS key, m.kind, m.project
+        SELECT DISTINCT brain._scope_key(ws, m.kind, m.project) AS key, m.kind, m.project
         FROM brain.memory m
         -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
         -- condition kept row-level security from using the key, and read the workspace
@@ -710,8 +715,9 @@ BEGIN
         'related_files', p_related_files, 'complexity', p_complexity, 'on_related', p_on_related,
         'reason', p_reason));
     IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
-        PERFORM brain._raise('BR009', format('on_related is refuse, store or supersede, not %L.', p_on_related),
-            jsonb_build_object('on_related', p_on_related),
+        PERFORM brain._raise('BR009', 'on_related is refuse, store or supersede.',
+            jsonb_build_object('field', 'on_related', 'type', 'text',
+                               'allowed', jsonb_build_array('refuse', 'store', 'supersede')),
             'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
     END IF;
     -- A trajectory's steps come with it (brain.record_trajectory).
@@ -735,7 +741,9 @@ BEGIN
     IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
                             OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
         PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
-            jsonb_build_object('status', p_status, 'priority', p_priority),
+            jsonb_build_object('fields', jsonb_build_array('status', 'priority'),
+                               'allowed', jsonb_build_object('status', jsonb_build_array('open', 'blocked', 'done'),
+                                                             'priority', '1 to 5')),
             'Leave status out for an open task; stale is set by maintenance.');
     END IF;
     IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
@@ -744,7 +752,7 @@ BEGIN
     END IF;
     IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
         PERFORM brain._raise('BR009', 'halflife_days must be positive.',
-            jsonb_build_object('halflife_days', p_halflife_days), 'The default is 7 days.');
+            jsonb_build_object('field', 'halflife_days', 'type', 'a positive number of days'), 'The default is 7 days.');
     END IF;
     IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
             OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
@@ -754,11 +762,13 @@ BEGIN
     END IF;
     IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
         PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
-            jsonb_build_object('complexity', p_complexity), 'Use simple, medium or complex, or leave it out.');
+            jsonb_build_object('field', 'complexity', 'type', 'text',
+                               'allowed', jsonb_build_array('simple', 'medium', 'complex')),
+            'Use simple, medium or complex, or leave it out.');
     END IF;
     IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
         PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
-            jsonb_build_object('importance', p_importance), 'The default is 0.5.');
+            jsonb_build_object('field', 'importance', 'type', 'a number from 0 to 1'), 'The default is 0.5.');
     END IF;
     IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
         PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
@@ -772,7 +782,7 @@ BEGIN
                                                         || coalesce(p_skill_trigger->'projects', '[]')) AS x
                        WHERE jsonb_typeof(x) <> 'string')) THEN
         PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
-            jsonb_build_object('skill_trigger', p_skill_trigger),
+            jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(p_skill_trigger)),
             'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
 
@@ -786,8 +796,8 @@ BEGIN
           AND m.memory_id IS DISTINCT FROM p_supersedes;
         IF FOUND THEN
             PERFORM brain._raise('BR009',
-                format('A skill named %L exists: #%s.', p_skill_trigger->>'name', existing.memory_id),
-                jsonb_build_object('skill', p_skill_trigger->>'name', 'id', existing.memory_id),
+                format('A skill of that name exists: #%s.', existing.memory_id),
+                jsonb_build_object('field', 'skill_trigger.name', 'id', existing.memory_id),
                 format('Supersede #%s to change the skill, or choose another name.', existing.memory_id));
         END IF;
     END IF;

@@ -225,8 +225,8 @@ DECLARE
 BEGIN
     IF max_tokens IS NULL OR max_tokens < 32 OR max_tokens > 65536 THEN
         PERFORM brain._raise('BR009',
-            format('chunk_text takes max_tokens from 32 to 65536, not %s.', coalesce(max_tokens::text, 'NULL')),
-            jsonb_build_object('max_tokens', max_tokens),
+            'chunk_text takes max_tokens from 32 to 65536.',
+            jsonb_build_object('field', 'max_tokens', 'type', 'integer'),
             'Give the tokens of text the embedder takes, e.g. max_tokens => 254 for all-MiniLM-L6-v2.');
     END IF;
     -- A text that fits is one chunk, headed by its own first line (the
@@ -553,11 +553,11 @@ BEGIN
                                                      'source_system', source_system, 'source_agent', source_agent));
     IF origin IS NULL OR origin NOT IN ('observed', 'artifact') THEN
         PERFORM brain._raise('BR009', 'observe stores observed events or artifact chunks.',
-            jsonb_build_object('origin', origin), 'Authored memories go through brain.remember.');
+            jsonb_build_object('field', 'origin', 'allowed', jsonb_build_array('observed', 'artifact')), 'Authored memories go through brain.remember.');
     END IF;
     IF kind IS NULL OR kind NOT IN ('fact', 'incident') THEN
         PERFORM brain._raise('BR009', 'Observed memories are facts or incidents.',
-            jsonb_build_object('kind', kind), 'Rules and tasks are authored: use brain.remember.');
+            jsonb_build_object('field', 'kind', 'allowed', jsonb_build_array('fact', 'incident')), 'Rules and tasks are authored: use brain.remember.');
     END IF;
     IF source_refs IS NOT NULL AND cardinality(source_refs) <> n_items
        OR metadata IS NOT NULL AND cardinality(metadata) <> n_items

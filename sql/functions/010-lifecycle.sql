@@ -41,8 +41,9 @@ BEGIN
     END IF;
     PERFORM brain._raise('BR015',
         format('Rule #%s keeps severity %s: severity changes only through supersede.', OLD.memory_id, OLD.severity),
-        jsonb_build_object('id', OLD.memory_id, 'severity', OLD.severity, 'requested', NEW.severity),
-        format('Supersede rule #%s with severity => %L.', OLD.memory_id, NEW.severity));
+        jsonb_build_object('id', OLD.memory_id, 'severity', OLD.severity),
+        format('Supersede rule #%s with the new severity: brain.supersede(old_id => %s, ..., severity => ...).',
+               OLD.memory_id, OLD.memory_id));
     RETURN NULL;
 END
 $$;
@@ -91,7 +92,7 @@ BEGIN
     END IF;
     IF priority IS NOT NULL AND priority NOT BETWEEN 1 AND 5 THEN
         PERFORM brain._raise('BR009', 'priority runs from 1 (highest) to 5.',
-            jsonb_build_object('priority', priority), 'The default is 3.');
+            jsonb_build_object('field', 'priority', 'type', 'integer'), 'The default is 3.');
     END IF;
     SELECT * INTO task FROM brain.task t WHERE t.workspace_id = mem.workspace_id AND t.memory_id = mem.memory_id;
     -- Any update of a stale task reopens it.

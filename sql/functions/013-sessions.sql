@@ -280,7 +280,7 @@ DECLARE
 BEGIN
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
-            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'The source the session was booted with, e.g. claude.');
     END IF;
     PERFORM brain._check_handoff(handoff, snapshot);
     PERFORM brain._sweep_sessions(clock, end_session_of.host, host_processes);
@@ -296,9 +296,8 @@ BEGIN
     END IF;
     IF nullif(brain.trim_space(handoff), '') IS NULL AND snapshot IS NULL THEN
         PERFORM brain._raise('BR016',
-            format('No session of %s in %s at %s.', source, coalesce(nullif(project, ''), 'global'),
-                   coalesce(cwd, '(no cwd)')),
-            jsonb_build_object('source', source, 'project', coalesce(project, ''), 'cwd', cwd, 'host', host),
+            'No session of that source, project, cwd and host.',
+            jsonb_build_object('fields', jsonb_build_array('source', 'project', 'cwd', 'host')),
             'brain.list_active_sessions() lists the live sessions; brain.end_session(session) ends one by id.');
     END IF;
     RETURN brain._store_handoff(source, project, NULL, handoff, snapshot, clock);
@@ -458,7 +457,7 @@ AS $$
 BEGIN
     IF (session IS NULL) = (project IS NULL) THEN
         PERFORM brain._raise('BR009', 'A scratch note belongs to a session or to a project: give exactly one.',
-            jsonb_build_object('session', session, 'project', project),
+            jsonb_build_object('fields', jsonb_build_array('session', 'project')),
             'session => <id> for notes of this session, project => <name> for notes the project keeps.');
     END IF;
     IF session IS NOT NULL THEN

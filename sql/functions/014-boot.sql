@@ -52,6 +52,18 @@ AS $$
         || '.'
 $$;
 
+-- What a boot payload may show of a memory row by itself: active, no skill
+-- trigger (a skill loads as one: always_on, or on demand), not flagged. Every
+-- section's query and the PATTERN index's triggers use it; inlined (no SET
+-- clause), so the planner still sees state = 'active' for its indexes.
+CREATE OR REPLACE FUNCTION brain._bootable(state text, skill_trigger jsonb, flag_reasons text[],
+                                           flag_confirmed_at timestamptz)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT state = 'active' AND skill_trigger IS NULL AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+$$;
+
 -- Rules of a severity in the projects of a boot's scope, counted up to `cap`.
 CREATE OR REPLACE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer)
 RETURNS bigint
@@ -60,9 +72,9 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT count(*) FROM (
         SELECT FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
-        WHERE m.workspace_id = ws AND m.project = ANY (projects) AND m.kind = 'rule' AND m.state = 'active'
-          AND m.skill_trigger IS NULL AND r.severity = _boot_count.severity
-          AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+        WHERE m.workspace_id = ws AND m.project = ANY (projects) AND m.kind = 'rule'
+          AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
+          AND r.severity = _boot_count.severity
         LIMIT cap) AS x
 $$;
 
@@ -74,8 +86,7 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT kind = 'rule' AND state = 'active' AND skill_trigger IS NULL
-           AND NOT brain._is_flagged(flag_reasons, flag_confirmed_at)
+    SELECT kind = 'rule' AND brain._bootable(state, skill_trigger, flag_reasons, flag_confirmed_at)
 $$;
 
 -- A memory that the boot payload's PATTERN section may show: an active,
@@ -161,8 +172,8 @@ SET hnsw.max_scan_tuples = 20000
 SET enable_sort = off
 AS $$
 DECLARE
-    filter text := 'm.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule'' AND m.state = ''active''
-                    AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+    filter text := 'm.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule''
+                    AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
                     AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
                                 AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
 BEGIN
@@ -262,9 +273,9 @@ BEGIN
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
             SELECT m.memory_id, m.headline, m.pinned, m.upvotes - m.downvotes AS score, m.importance, m.created_at
             FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
-            WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
-              AND m.skill_trigger IS NULL AND r.severity = 'BLOCKER'
-              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule'
+              AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
+              AND r.severity = 'BLOCKER'
             ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC,
                      m.memory_id DESC
             LIMIT blocker_k) AS y
@@ -302,9 +313,9 @@ BEGIN
             FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
                 SELECT m.memory_id, m.headline, m.upvotes - m.downvotes AS score, m.created_at
                 FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
-                WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule' AND m.state = 'active'
-                  AND m.skill_trigger IS NULL AND r.severity = 'PATTERN'
-                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule'
+                  AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
+                  AND r.severity = 'PATTERN'
                 ORDER BY m.upvotes - m.downvotes DESC, m.created_at DESC, m.memory_id DESC
                 -- with a task embedding these only fill up: as many as may be needed
                 LIMIT pattern_k * 2) AS y
@@ -363,8 +374,8 @@ BEGIN
     SELECT count(*) INTO n_pinned FROM (
         SELECT FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
             SELECT FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
-              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned
+              AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
               AND m.memory_id <> ALL (shown)
             LIMIT pinned_k + 100) AS y
         LIMIT pinned_k + 100) AS x;
@@ -377,8 +388,8 @@ BEGIN
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
             SELECT m.memory_id, m.kind, m.headline, m.upvotes - m.downvotes AS score, m.importance, m.created_at
             FROM brain.memory m
-            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned AND m.state = 'active'
-              AND m.skill_trigger IS NULL AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+            WHERE m.workspace_id = ws AND m.project = p.project AND m.pinned
+              AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
               AND m.memory_id <> ALL (shown)
             ORDER BY m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC, m.memory_id DESC
             LIMIT pinned_k) AS y
@@ -581,7 +592,7 @@ BEGIN
                                   'no session was started');
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
-            jsonb_build_object('source', source), 'Examples: claude, cursor, windsurf, a script''s name.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'Examples: claude, cursor, windsurf, a script''s name.');
     END IF;
     swept := brain._sweep_sessions(clock, host, host_processes);
     -- The same process booting again replaces its old session.

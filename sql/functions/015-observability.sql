@@ -20,7 +20,9 @@ BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('tool', tool, 'channel', channel, 'error_code', error_code));
     IF tool IS NULL OR brain.trim_space(tool) = '' OR channel IS NULL OR channel NOT IN ('mcp', 'cli', 'sql') THEN
         PERFORM brain._raise('BR009', 'A tool event names its tool and a channel (mcp, cli or sql).',
-            jsonb_build_object('tool', tool, 'channel', channel), 'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
+            jsonb_build_object('fields', jsonb_build_array('tool', 'channel'),
+                               'allowed', jsonb_build_object('channel', jsonb_build_array('mcp', 'cli', 'sql'))),
+            'Example: record_tool_event(''search'', now(), 3.2, true, ''mcp'').');
     END IF;
     IF latency_ms IS NULL OR NOT (latency_ms > '-Infinity' AND latency_ms < 'Infinity') THEN
         PERFORM brain._raise('BR009', 'latency_ms is a finite number of milliseconds.',

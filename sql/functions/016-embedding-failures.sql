@@ -30,8 +30,8 @@ BEGIN
             'Take ids from brain.pending_embeddings().');
     END IF;
     IF status IS NOT NULL AND status NOT BETWEEN 100 AND 599 THEN
-        PERFORM brain._raise('BR009', format('%s is not an HTTP status.', status),
-            jsonb_build_object('status', status), 'Pass the provider''s HTTP status, or NULL.');
+        PERFORM brain._raise('BR009', 'status is an HTTP status (100 to 599).',
+            jsonb_build_object('field', 'status', 'type', 'integer'), 'Pass the provider''s HTTP status, or NULL.');
     END IF;
     -- A short reason on one line, never the text itself: a provider may echo its input.
     msg := left(regexp_replace(coalesce(error, ''), '\s+', ' ', 'g'), 300);

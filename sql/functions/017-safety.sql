@@ -88,3 +88,53 @@ END
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged IS
     'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
+
+-- Rows stored before the scanner learnt a format (or written before the gate
+-- covered their path) may hold a secret that a write would refuse today. An
+-- admin of the workspace finds them by id, field and kind, never by value,
+-- and forgets (or supersedes) them. Reads the current workspace only, in
+-- pages of max_rows memories after after_id.
+CREATE OR REPLACE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0)
+RETURNS TABLE (memory_id bigint, state text, field text, kinds text[])
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+BEGIN
+    PERFORM brain._require_admin(ws);
+    IF max_rows IS NULL OR max_rows NOT BETWEEN 1 AND 100000 THEN
+        PERFORM brain._raise('BR009', 'max_rows lies between 1 and 100000.',
+            jsonb_build_object('field', 'max_rows', 'type', 'integer'), 'The default is 1000; page on with after_id.');
+    END IF;
+    RETURN QUERY
+    WITH page AS (
+        SELECT m.* FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.memory_id > coalesce(after_id, 0)
+        ORDER BY m.memory_id
+        LIMIT max_rows
+    ), fields AS (
+        SELECT p.memory_id, p.state, f.field, f.value
+        FROM page p
+        LEFT JOIN brain.incident i ON i.workspace_id = p.workspace_id AND i.memory_id = p.memory_id
+        CROSS JOIN LATERAL (VALUES
+            ('headline', p.headline), ('body', p.body), ('tags', array_to_string(p.tags, ' ')),
+            ('metadata', p.metadata::text), ('skill_trigger', p.skill_trigger::text),
+            ('what_was_wrong', i.what_was_wrong), ('what_is_correct', i.what_is_correct),
+            ('error_message', i.error_message), ('command_attempted', i.command_attempted),
+            ('related_files', array_to_string(i.related_files, ' ')),
+            ('source_ref', p.source_ref), ('source_agent', p.source_agent)) AS f(field, value)
+        WHERE f.value IS NOT NULL AND f.value <> ''
+        UNION ALL
+        SELECT a.memory_id, p.state, 'annotation #' || a.annotation_id, a.note
+        FROM brain.annotation a JOIN page p ON p.memory_id = a.memory_id
+        WHERE a.workspace_id = ws
+    )
+    SELECT x.memory_id, x.state, x.field, x.kinds
+    FROM (SELECT f.memory_id, f.state, f.field, brain.find_secrets(f.value) AS kinds FROM fields f) AS x
+    WHERE cardinality(x.kinds) > 0
+    ORDER BY x.memory_id, x.field;
+END
+$$;
+COMMENT ON FUNCTION brain.scan_stored_secrets IS
+    'Finds stored memories (any state) and annotations of the current workspace whose text holds what the secret scanner finds today: the id, the state, the field and the kinds, never the value (admins of the workspace). Pages through max_rows memories after after_id; forget or supersede what it finds.';

@@ -13,14 +13,14 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    bad jsonb;
+    bad bigint;
 BEGIN
     IF turns IS NULL OR jsonb_typeof(turns) <> 'array' THEN
         PERFORM brain._raise('BR009', 'Turns are a JSON array of {ref, role, text, at} objects.',
             jsonb_build_object('turns', jsonb_typeof(turns)),
             'Example: [{"ref": "4f1c…", "role": "user", "text": "…", "at": "2026-01-01T10:00:00Z"}]');
     END IF;
-    SELECT t.value INTO bad
+    SELECT t.n INTO bad
     FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
     WHERE jsonb_typeof(t.value) <> 'object'
        OR jsonb_typeof(t.value->'ref') IS DISTINCT FROM 'string' OR brain.trim_space(t.value->>'ref') = ''
@@ -32,7 +32,8 @@ BEGIN
     IF bad IS NOT NULL THEN
         PERFORM brain._raise('BR009',
             'A turn is an object with a ref (a non-empty string), a role (user or assistant), a text and an optional at.',
-            jsonb_build_object('turn', left(bad::text, 300)),
+            jsonb_build_object('turn', bad, 'fields', jsonb_build_array('ref', 'role', 'text', 'at'),
+                               'allowed', jsonb_build_object('role', jsonb_build_array('user', 'assistant'))),
             'Pass only the user prompts and assistant replies of the transcript, each with its line''s id.');
     END IF;
 END
@@ -79,7 +80,7 @@ DECLARE
 BEGIN
     IF source_system IS NULL OR source_system !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A transcript is observed under its source_system: one word naming the client.',
-            jsonb_build_object('source_system', source_system), 'For example claude-code.');
+            jsonb_build_object('field', 'source_system', 'type', 'one word'), 'For example claude-code.');
     END IF;
     PERFORM brain._check_turns(turns);
     -- The new turns: text to store, and a ref no memory of this source system
@@ -218,7 +219,7 @@ BEGIN
     -- session ends without a handoff, and the last real one stays.
     IF source IS NULL OR source !~ '^\S+$' THEN
         PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
-            jsonb_build_object('source', source), 'The source the session was booted with, e.g. claude-code.');
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'The source the session was booted with, e.g. claude-code.');
     END IF;
     PERFORM brain._sweep_sessions(clock, host, host_processes);
     SELECT s.session_id INTO live FROM brain.session s

@@ -200,8 +200,9 @@ BEGIN
                     action := 'created';
                 END IF;
             ELSE
-                PERFORM brain._raise('BR009', format('An export line of record %L is not a session or a handoff.', line),
-                    jsonb_build_object('record', line), 'Memories go through brain.import_memories.');
+                PERFORM brain._raise('BR009', 'An export line''s record is session or handoff here.',
+                    jsonb_build_object('field', 'record', 'allowed', jsonb_build_array('session', 'handoff')),
+                    'Memories go through brain.import_memories, packs through brain.import_packs.');
             END IF;
         EXCEPTION WHEN OTHERS THEN
             IF SQLSTATE NOT LIKE 'BR%' AND SQLSTATE NOT IN ('22007', '22008', '22P02') THEN
@@ -405,7 +406,12 @@ BEGIN
             END IF;
             IF d ? 'invalid' THEN
                 -- an importer's report of an entry it could not read
-                PERFORM brain._raise('BR009', d->>'invalid', d - 'invalid', 'Fix the entry at its source and import again.');
+                -- (said in pybrain's importers' own words; anything else a caller sent is not repeated)
+                PERFORM brain._raise('BR009',
+                    CASE WHEN d->>'invalid' ~ '^((-?Infinity|NaN) is not a JSON number|A number in this entry is NaN or infinite, which JSON does not allow|A memory( row)? is a JSON object, not [a-z]{1,20}|The file is not UTF-8 text)\.$'
+                         THEN d->>'invalid' ELSE 'The importer could not read this entry.' END,
+                    jsonb_build_object('field', 'invalid', 'line', CASE WHEN jsonb_typeof(d->'line') = 'number' THEN d->'line' END),
+                    'Fix the entry at its source and import again.');
             END IF;
             v_old := (d->>'id')::bigint;
             v_kind := coalesce(d->>'kind', 'fact');
@@ -420,8 +426,9 @@ BEGIN
             v_meta := coalesce(d->'metadata', '{}');
             v_created := coalesce(brain._doc_time(d, 'created_at'), now());
             IF v_state NOT IN ('active', 'superseded', 'archived', 'tombstoned') THEN
-                PERFORM brain._raise('BR009', format('Unknown state %L.', v_state), jsonb_build_object('state', v_state),
-                    'A memory is active, superseded, archived or tombstoned.');
+                PERFORM brain._raise('BR009', 'Unknown state: a memory is active, superseded, archived or tombstoned.',
+                    jsonb_build_object('field', 'state', 'allowed', jsonb_build_array('active', 'superseded', 'archived', 'tombstoned')),
+                    'Leave state out for an active memory.');
             END IF;
             IF jsonb_typeof(v_meta) <> 'object' THEN
                 PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: {"ticket": "OPS-12"}.');
@@ -533,7 +540,7 @@ BEGIN
                    OR jsonb_typeof(d->'skill_trigger') = 'object'
                       AND coalesce(d->'skill_trigger'->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$' THEN
                     PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
-                        jsonb_build_object('skill_trigger', d->'skill_trigger'),
+                        jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(d->'skill_trigger')),
                         'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}.');
                 END IF;
                 IF d->'skill_trigger' IS NOT NULL AND jsonb_typeof(d->'skill_trigger') = 'object' AND v_state = 'active'
@@ -541,8 +548,8 @@ BEGIN
                                WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
                                  AND m.skill_trigger->>'name' = d->'skill_trigger'->>'name') THEN
                     PERFORM brain._raise('BR009',
-                        format('A skill named %L exists in this workspace.', d->'skill_trigger'->>'name'),
-                        jsonb_build_object('skill', d->'skill_trigger'->>'name'),
+                        'A skill of that name exists in this workspace.',
+                        jsonb_build_object('field', 'skill_trigger.name'),
                         'Supersede the existing skill, or rename the imported one.');
                 END IF;
 
@@ -681,7 +688,7 @@ BEGIN
                                   OR (x.f->>'folded_memory_id')::bigint IS NULL AND x.f ? 'folded_memory_id'
                                      AND x.f->'folded_memory_id' <> 'null') THEN
                         PERFORM brain._raise('BR009', 'A fold record is an object with a headline (docs/export-format.md).',
-                            jsonb_build_object('folds', d->'folds'), 'Fix or leave out the folds of this memory.');
+                            jsonb_build_object('field', 'folds', 'type', jsonb_typeof(d->'folds')), 'Fix or leave out the folds of this memory.');
                     END IF;
                     IF jsonb_typeof(d->'folds') = 'array' AND jsonb_array_length(d->'folds') > 0 THEN
                         fold_mem := fold_mem || new_id;

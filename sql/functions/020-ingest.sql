@@ -125,7 +125,7 @@ BEGIN
                                                      'source_agent', v_agent));
     IF v_system = '' OR v_system ~ '[\r\n]' THEN
         PERFORM brain._raise('BR009', 'Documents are ingested under a source_system: one line naming where they come from.',
-            jsonb_build_object('source_system', ingest_documents.source_system), 'For example files, or wiki.');
+            jsonb_build_object('field', 'source_system', 'type', 'one line of text'), 'For example files, or wiki.');
     END IF;
     IF documents IS NULL OR jsonb_typeof(documents) <> 'array' THEN
         PERFORM brain._raise('BR009', 'documents is a JSON array of {ref, hash, text}.', NULL,
@@ -227,8 +227,8 @@ BEGIN
             obs := brain._clean_observed(d_text[i]);
             o_red[n] := obs.redacted;
             IF brain.trim_space(coalesce(obs.cleaned, '')) = '' THEN
-                PERFORM brain._raise('BR009', format('Document %s is empty.', d_ref[i]),
-                    jsonb_build_object('ref', d_ref[i]), 'Only documents with text are ingested.');
+                PERFORM brain._raise('BR009', format('Document %s is empty.', i),
+                    jsonb_build_object('document', i), 'Only documents with text are ingested.');
             END IF;
             IF d_chunks[i] IS NOT NULL THEN
                 -- The chunks a check_only call returned for this text, sent back so

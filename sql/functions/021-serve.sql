@@ -90,7 +90,7 @@ BEGIN
     PERFORM brain._check_role_name(role);
     IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
         PERFORM brain._raise('BR009', 'A token name is 1 to 100 characters on one line.',
-            jsonb_build_object('name', left(name, 120)), 'For example: laptop-claude, ci.');
+            jsonb_build_object('field', 'name', 'type', 'one line of 1 to 100 characters'), 'For example: laptop-claude, ci.');
     END IF;
     SELECT * INTO r FROM pg_roles x WHERE x.rolname = role;
     IF NOT FOUND THEN
@@ -101,21 +101,21 @@ BEGIN
        OR pg_has_role(r.oid, 'brain_server', 'MEMBER')
        OR pg_has_role(r.oid, (SELECT n.nspowner FROM pg_namespace n WHERE n.nspname = 'brain'), 'MEMBER') THEN
         PERFORM brain._raise('BR009',
-            format('A token stands for an application role (a member of brain_user); %s is not one.', role),
-            jsonb_build_object('role', role),
+            'A token stands for an application role (a member of brain_user); that role is not one.',
+            jsonb_build_object('field', 'role'),
             'Use a role made with brain role create, not the owner, a superuser or a server role.');
     END IF;
     have := brain._role_access(ws, role);
     IF have IS NOT NULL AND NOT brain._answers_for_role(role) THEN
         PERFORM brain._raise('BR020',
-            format('Role %s belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
-                   role, session_user),
-            jsonb_build_object('role', role, 'workspace', ws),
+            format('That role belongs to a workspace that %s does not administer: a token that runs as it needs its owner.',
+                   session_user),
+            jsonb_build_object('field', 'role', 'workspace', ws),
             'The owner of schema brain, or the role itself, makes its tokens (brain token create).');
     END IF;
     IF have IS NULL THEN
-        PERFORM brain._raise('BR020', format('Role %s is not a member of workspace %s.', role, ws),
-            jsonb_build_object('role', role, 'workspace', ws),
+        PERFORM brain._raise('BR020', format('That role is not a member of workspace %s.', ws),
+            jsonb_build_object('field', 'role', 'workspace', ws),
             'Grant it first: brain workspace grant <role> <workspace>.');
     END IF;
     want := coalesce(access, have);
@@ -125,8 +125,8 @@ BEGIN
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], want) > array_position(ARRAY['read', 'write', 'admin'], have) THEN
         PERFORM brain._raise('BR009',
-            format('Role %s has %s access to workspace %s; a token of it cannot have %s.', role, have, ws, want),
-            jsonb_build_object('role', role, 'workspace', ws, 'access', have, 'asked', want),
+            format('That role has %s access to workspace %s; a token of it cannot have %s.', have, ws, want),
+            jsonb_build_object('field', 'access', 'workspace', ws, 'access', have, 'asked', want),
             'Ask for at most the role''s access, or grant the role more first.');
     END IF;
     IF expires_in IS NOT NULL AND (expires_in <= interval '0' OR expires_in > interval '10 years') THEN
@@ -135,16 +135,16 @@ BEGIN
     END IF;
     IF EXISTS (SELECT FROM brain.token x WHERE x.workspace_id = ws AND x.name = brain.trim_space(create_token.name)
                AND x.revoked_at IS NULL) THEN
-        PERFORM brain._raise('BR009', format('Workspace %s has a token named %L.', ws, brain.trim_space(name)),
-            jsonb_build_object('workspace', ws, 'name', brain.trim_space(name)),
+        PERFORM brain._raise('BR009', format('Workspace %s has a token of that name.', ws),
+            jsonb_build_object('field', 'name', 'workspace', ws),
             'Choose another name, or revoke that token first.');
     END IF;
     BEGIN
         EXECUTE format('GRANT %I TO brain_server', role);
     EXCEPTION WHEN insufficient_privilege THEN
-        PERFORM brain._raise('BR020', format('The owner of schema brain cannot grant role %s to brain_server.', role),
-            jsonb_build_object('role', role),
-            format('As a superuser (or a role with ADMIN on it): GRANT %I TO brain_server.', role));
+        PERFORM brain._raise('BR020', 'The owner of schema brain cannot grant that role to brain_server.',
+            jsonb_build_object('field', 'role'),
+            'As a superuser (or a role with ADMIN on it): GRANT <role> TO brain_server.');
     END;
     token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
     INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)
@@ -212,8 +212,8 @@ BEGIN
       AND (x.token_id = revoke_token.token_id OR x.name = brain.trim_space(revoke_token.name))
     ORDER BY x.revoked_at IS NULL DESC, x.token_id DESC LIMIT 1;
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, quote_literal(left(name, 100))), ws),
-            jsonb_build_object('workspace', ws, 'token_id', token_id, 'name', left(name, 100)),
+        PERFORM brain._raise('BR021', format('No token %s in workspace %s.', coalesce('#' || token_id, 'of that name'), ws),
+            jsonb_build_object('workspace', ws, 'token_id', token_id, 'field', CASE WHEN token_id IS NULL THEN 'name' ELSE 'token_id' END),
             'See the tokens with brain token list.');
     END IF;
     IF t.revoked_at IS NOT NULL THEN

@@ -31,15 +31,15 @@ BEGIN
             jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 memories a page.');
     END IF;
     IF tiers IS NOT NULL AND NOT tiers <@ ARRAY['hot', 'warm', 'cold', 'archive'] THEN
-        PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('tiers', tiers),
+        PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('field', 'tiers', 'allowed', jsonb_build_array('hot', 'warm', 'cold', 'archive')),
             'A tier is hot, warm, cold or archive.');
     END IF;
     IF states IS NOT NULL AND NOT states <@ ARRAY['active', 'superseded', 'archived', 'tombstoned'] THEN
-        PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('states', states),
+        PERFORM brain._raise('BR009', 'Unknown state.', jsonb_build_object('field', 'states', 'allowed', jsonb_build_array('active', 'superseded', 'archived', 'tombstoned')),
             'A state is active, superseded, archived or tombstoned.');
     END IF;
     IF kinds IS NOT NULL AND NOT kinds <@ ARRAY['rule', 'fact', 'incident', 'task', 'trajectory'] THEN
-        PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('kinds', kinds),
+        PERFORM brain._raise('BR001', 'Unknown kind.', jsonb_build_object('field', 'kinds', 'allowed', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory')),
             'A kind is rule, fact, incident, task or trajectory.');
     END IF;
     RETURN QUERY
@@ -230,7 +230,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF statuses IS NOT NULL AND NOT statuses <@ ARRAY['pending', 'acknowledged'] THEN
-        PERFORM brain._raise('BR009', 'Unknown action item status.', jsonb_build_object('statuses', statuses),
+        PERFORM brain._raise('BR009', 'Unknown action item status.', jsonb_build_object('field', 'statuses', 'allowed', jsonb_build_array('pending', 'acknowledged')),
             'Ask for pending or acknowledged items, or NULL for all.');
     END IF;
     RETURN QUERY

@@ -26,6 +26,38 @@ BEGIN
 END
 $$;
 
+-- The current workspace when the role has at least this access there. As in
+-- migration 013, except that the access asked for is never repeated: a client
+-- may call it with anything, and an error message reaches the server's log.
+CREATE OR REPLACE FUNCTION brain.current_workspace(access text) RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    have text := brain._access(ws, current_user::text);
+BEGIN
+    IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR009',
+            MESSAGE = 'Access is read, write or admin.',
+            DETAIL = pg_catalog.jsonb_build_object('field', 'access',
+                                                   'allowed', pg_catalog.jsonb_build_array('read', 'write', 'admin'))::text,
+            HINT = 'brain.current_workspace(''write'') is the workspace when this role may write there.';
+    END IF;
+    IF array_position(ARRAY['read', 'write', 'admin'], have) < array_position(ARRAY['read', 'write', 'admin'], access) THEN
+        RAISE EXCEPTION USING ERRCODE = 'BR020',
+            MESSAGE = pg_catalog.format('Role %s has %s access to workspace %s; this needs %s.',
+                                        session_user, have, ws, access),
+            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws,
+                                                   'access', have, 'needs', access)::text,
+            HINT = 'An admin of the workspace grants more: brain workspace grant <role> <workspace> --access write.';
+    END IF;
+    RETURN ws;
+END
+$$;
+COMMENT ON FUNCTION brain.current_workspace(text) IS
+    'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise (BR009 for another access level).';
+
 -- A text argument no longer than max characters (NULL passes); BR009 naming it.
 CREATE OR REPLACE FUNCTION brain._check_length(field text, value text, max integer)
 RETURNS void
@@ -152,7 +184,7 @@ BEGIN
     PERFORM brain._require_owner('create a workspace');
     IF name IS NULL OR brain.trim_space(name) = '' OR length(name) > 100 OR name ~ '[[:cntrl:]]' THEN
         PERFORM brain._raise('BR009', 'A workspace name is 1 to 100 characters on one line.',
-            jsonb_build_object('name', left(name, 120)), 'For example: team-platform.');
+            jsonb_build_object('field', 'name', 'type', 'one line of 1 to 100 characters'), 'For example: team-platform.');
     END IF;
     IF NOT EXISTS (SELECT FROM brain.organization o WHERE o.organization_id = create_workspace.organization_id) THEN
         PERFORM brain._raise('BR021', format('No organization #%s.', organization_id),
@@ -160,8 +192,8 @@ BEGIN
     END IF;
     IF EXISTS (SELECT FROM brain.workspace x WHERE x.organization_id = create_workspace.organization_id
                AND x.name = brain.trim_space(create_workspace.name)) THEN
-        PERFORM brain._raise('BR009', format('Workspace %L exists.', brain.trim_space(name)),
-            jsonb_build_object('name', brain.trim_space(name)), 'Choose another name, or grant access to it.');
+        PERFORM brain._raise('BR009', 'A workspace of that name exists.',
+            jsonb_build_object('field', 'name'), 'Choose another name, or grant access to it (brain.list_workspaces()).');
     END IF;
     INSERT INTO brain.workspace (organization_id, name)
     VALUES (create_workspace.organization_id, brain.trim_space(create_workspace.name))
@@ -233,20 +265,20 @@ BEGIN
             'Create it first: brain role create <name> --workspace <id> (or CREATE ROLE).');
     END IF;
     IF NOT brain._is_owner() AND NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND r.rolcanlogin) THEN
-        PERFORM brain._raise('BR020', format('Only the owner of schema brain grants a workspace to a group role (%s).', role),
-            jsonb_build_object('role', role), 'Grant it to the login role of each agent or person.');
+        PERFORM brain._raise('BR020', 'Only the owner of schema brain grants a workspace to a group role (one that cannot log in).',
+            jsonb_build_object('field', 'role'), 'Grant it to the login role of each agent or person.');
     END IF;
     -- A role that belongs to a workspace this admin does not administer is
     -- enrolled by its owner: else the admin could mint a token that runs as it.
     IF NOT brain._answers_for_role(role) THEN
         PERFORM brain._raise('BR020',
-            format('Role %s belongs to a workspace that %s does not administer: its owner enrols it.', role, session_user),
-            jsonb_build_object('role', role, 'workspace', w.workspace_id),
+            format('That role belongs to a workspace that %s does not administer: its owner enrols it.', session_user),
+            jsonb_build_object('field', 'role', 'workspace', w.workspace_id),
             'The owner of schema brain grants it (brain workspace grant), or the role asks an admin of its own workspace.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = role AND (r.rolsuper OR r.rolbypassrls)) THEN
-        PERFORM brain._raise('BR009', format('Role %s bypasses row-level security; it needs no membership.', role),
-            jsonb_build_object('role', role), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
+        PERFORM brain._raise('BR009', 'That role bypasses row-level security; it needs no membership.',
+            jsonb_build_object('field', 'role'), 'Grant workspaces to roles without SUPERUSER or BYPASSRLS.');
     END IF;
     INSERT INTO brain.membership AS m (workspace_id, role_name, access, granted_by)
     VALUES (w.workspace_id, role, access, session_user)
@@ -334,7 +366,7 @@ BEGIN
             jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
     END IF;
     IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
-        PERFORM brain._raise('BR009', format('Role %s exists.', name), jsonb_build_object('role', name),
+        PERFORM brain._raise('BR009', 'A role of that name exists.', jsonb_build_object('field', 'name'),
             'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
     END IF;
     EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS'

@@ -33,9 +33,8 @@ DECLARE
     new_id bigint;
 BEGIN
     IF trigger IS NULL OR trigger NOT IN ('boot', 'search', 'prompt', 'pack', 'trajectory') THEN
-        PERFORM brain._raise('BR009', format('An injection''s trigger is boot, search, prompt, pack or trajectory, not %L.',
-                                             left(trigger, 40)),
-            jsonb_build_object('trigger', left(trigger, 40)), 'Name what put the memories in front of the agent.');
+        PERFORM brain._raise('BR009', 'An injection''s trigger is boot, search, prompt, pack or trajectory.',
+            jsonb_build_object('field', 'trigger', 'allowed', jsonb_build_array('boot', 'search', 'prompt', 'pack', 'trajectory')), 'Name what put the memories in front of the agent.');
     END IF;
     IF tokens IS NULL OR tokens < 0 OR cardinality(items) > 10000 THEN
         PERFORM brain._raise('BR009', 'An injection has zero or more tokens and at most 10000 items.',
@@ -78,8 +77,8 @@ DECLARE
     n integer;
 BEGIN
     IF how IS NULL OR how NOT IN ('recall', 'rate', 'supersede', 'cite') THEN
-        PERFORM brain._raise('BR009', format('A use is recall, rate, supersede or cite, not %L.', left(how, 40)),
-            jsonb_build_object('how', left(how, 40)), 'cite: the agent''s answer referred to the memory.');
+        PERFORM brain._raise('BR009', 'A use is recall, rate, supersede or cite.',
+            jsonb_build_object('field', 'how', 'allowed', jsonb_build_array('recall', 'rate', 'supersede', 'cite')), 'cite: the agent''s answer referred to the memory.');
     END IF;
     SELECT count(*) INTO n FROM brain.injection i
     WHERE i.workspace_id = brain.current_workspace() AND i.session_id = coalesce(session, brain._session())
@@ -120,8 +119,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF group_by IS NULL OR group_by NOT IN ('trigger', 'session') THEN
-        PERFORM brain._raise('BR009', format('Injections are grouped by trigger or session, not %L.', left(group_by, 40)),
-            jsonb_build_object('group_by', left(group_by, 40)), 'group_by => ''trigger'' or ''session''.');
+        PERFORM brain._raise('BR009', 'Injections are grouped by trigger or session.',
+            jsonb_build_object('field', 'group_by', 'allowed', jsonb_build_array('trigger', 'session')), 'group_by => ''trigger'' or ''session''.');
     END IF;
     RETURN QUERY
     SELECT CASE WHEN group_by = 'trigger' THEN i.trigger ELSE coalesce(i.session_id::text, '-') END,
@@ -188,8 +187,8 @@ BEGIN
         END IF;
         FOR f IN SELECT k FROM jsonb_object_keys(s) AS k LOOP
             IF f NOT IN ('n', 'action', 'tool', 'command', 'files', 'result', 'failed') THEN
-                PERFORM brain._raise('BR009', format('Step %s has an unknown field %L.', n, left(f, 40)),
-                    jsonb_build_object('step', n, 'field', left(f, 40),
+                PERFORM brain._raise('BR009', format('Step %s has a field that is not one of a step''s.', n),
+                    jsonb_build_object('step', n,
                                        'allowed', jsonb_build_array('action', 'tool', 'command', 'files', 'result', 'failed')),
                     'Put anything else into the action or the result.');
             END IF;
@@ -510,8 +509,8 @@ BEGIN
     WHERE k.workspace_id = brain.current_workspace() AND k.name = lower(brain.trim_space(_get_pack.name))
       AND k.state = 'active';
     IF NOT FOUND THEN
-        PERFORM brain._raise('BR010', format('No context pack named %L in this workspace.', left(name, 80)),
-            jsonb_build_object('name', left(name, 80)), 'See the packs with brain.list_packs() (brain pack list).');
+        PERFORM brain._raise('BR010', 'No context pack of that name in this workspace.',
+            jsonb_build_object('field', 'name'), 'See the packs with brain.list_packs() (brain pack list).');
     END IF;
     RETURN p;
 END
@@ -572,8 +571,8 @@ BEGIN
                                                      'filters', filters, 'project', project, 'source', source));
     ws := brain.current_workspace('write');
     IF v_name !~ '^[a-z0-9][a-z0-9_-]{0,62}$' THEN
-        PERFORM brain._raise('BR009', format('A pack''s name is lowercase letters, digits, - and _, not %L.', left(name, 80)),
-            jsonb_build_object('name', left(name, 80)), 'Example: onboarding, deploy-runbook.');
+        PERFORM brain._raise('BR009', 'A pack''s name is 1 to 63 lowercase letters, digits, - and _.',
+            jsonb_build_object('field', 'name', 'type', 'text'), 'Example: onboarding, deploy-runbook.');
     END IF;
     IF v_query IS NULL AND cardinality(v_ids) = 0 THEN
         PERFORM brain._raise('BR009', 'A pack is a query or a list of memory ids.', NULL,
@@ -595,7 +594,9 @@ BEGIN
        OR EXISTS (SELECT FROM jsonb_array_elements_text(coalesce(v_filters->'kinds', '[]')) AS k
                   WHERE k NOT IN ('rule', 'fact', 'incident', 'task', 'trajectory')) THEN
         PERFORM brain._raise('BR009', 'A pack''s filters are {"kinds": [...], "categories": [...], "tags": [...]}.',
-            jsonb_build_object('filters', v_filters), 'Example: {"kinds": ["rule", "trajectory"], "tags": ["deploy"]}.');
+            jsonb_build_object('field', 'filters', 'type', jsonb_typeof(v_filters),
+                               'allowed', jsonb_build_object('kinds', jsonb_build_array('rule', 'fact', 'incident', 'task', 'trajectory'))),
+            'Example: {"kinds": ["rule", "trajectory"], "tags": ["deploy"]}.');
     END IF;
     missing := ARRAY(SELECT x FROM unnest(v_ids) AS x
                      WHERE NOT EXISTS (SELECT FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = x));

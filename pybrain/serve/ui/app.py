@@ -37,6 +37,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pybrain import words
 from pybrain.client import CATEGORIES, Brain
 from pybrain.errors import (
     AccessDenied,
@@ -59,8 +60,8 @@ STATIC = Path(__file__).parent / "static"
 CSRF_COOKIE = "brain_csrf"
 SESSION_COOKIE = "brain_login"
 LOGIN_LIFETIME = 12 * 3600.0  # seconds a browser login lasts
-KINDS = ("rule", "fact", "incident", "task", "trajectory")
-STATES = ("active", "superseded", "archived", "tombstoned")
+KINDS = words.KINDS
+STATES = words.STATES
 TIERS = ("hot", "warm", "cold", "archive")
 WINDOWS = {"1h": ("1 hour", 12), "24h": ("24 hours", 24), "7d": ("7 days", 28)}
 PAGE = 50
@@ -755,9 +756,10 @@ def _int(value: Any) -> int:
     try:
         number = int(value)
     except (TypeError, ValueError):
-        raise InvalidArgument(f"{value!r} is not a whole number.") from None
+        # (the value is never repeated: a query string may hold anything)
+        raise InvalidArgument("An id is a whole number.", detail={"type": "integer"}) from None
     if not 0 < number < 2**63:
-        raise InvalidArgument(f"{number} is not an id.")
+        raise InvalidArgument("An id is a whole number from 1.", detail={"type": "integer"})
     return number
 
 

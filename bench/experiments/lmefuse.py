@@ -1,6 +1,6 @@
-"""python -m bench.lmefuse: fusion rules for the LongMemEval dev questions, replayed offline.
+"""python -m bench.experiments.lmefuse: fusion rules for the LongMemEval dev questions, replayed offline.
 
-For every question of the stores `python -m bench.lmegrid` keeps, this reads
+For every question of the stores `python -m bench.experiments.lmegrid` keeps, this reads
 each active memory's cosine similarity to the question, its BM25 share (as
 brain.search scores it: brain.lexical_terms' words and idf, k1 1.2, b 0.75,
 context words at 0.5), whether the lexical leg can find it (it holds a
@@ -13,9 +13,9 @@ and reports hybrid turn@10. With the stored maps it gives what the bench
 gives (the first line printed), so a rule can be judged before it is
 written in SQL:
 
-    python -m bench.lmefuse                 # the stored maps: hybrid, vector, lexical
-    python -m bench.lmefuse --grid          # other fusion rules
-    python -m bench.lmefuse --fit           # refit the maps by logistic regression
+    python -m bench.experiments.lmefuse                 # the stored maps: hybrid, vector, lexical
+    python -m bench.experiments.lmefuse --grid          # other fusion rules
+    python -m bench.experiments.lmefuse --fit           # refit the maps by logistic regression
 
 The maps and weights are read from the tree's defaults (brain.setting_defaults
 and the space's relevance_center / relevance_slope).
@@ -23,7 +23,6 @@ and the space's relevance_center / relevance_slope).
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from collections import defaultdict
 from collections.abc import Callable
@@ -33,7 +32,8 @@ from typing import Any
 import numpy as np
 
 from bench import latency
-from bench.lmegrid import DB, _default_dir
+from bench.experiments import parser
+from bench.experiments.lmegrid import DB, _default_dir
 from bench.server import BenchServer
 from pybrain import db
 
@@ -181,8 +181,10 @@ def logistic(x: np.ndarray, y: np.ndarray) -> np.ndarray:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.lmefuse", description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", type=Path, default=_default_dir(), help="the stores of bench.lmegrid")
+    p = parser(__spec__.name, __doc__)
+    p.add_argument(
+        "--data-dir", type=Path, default=_default_dir(), help="the stores of bench.experiments.lmegrid"
+    )
     p.add_argument("--grid", action="store_true", help="hybrid turn@10 under other fusion rules")
     p.add_argument("--fit", action="store_true", help="refit the hybrid weights (and show the leg maps' fit)")
     args = p.parse_args(argv)

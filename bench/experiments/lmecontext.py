@@ -1,6 +1,6 @@
-"""python -m bench.lmecontext: would conversation turns embedded with their context be found better?
+"""python -m bench.experiments.lmecontext: are conversation turns embedded with their context found better?
 
-On the stores `python -m bench.lmegrid` keeps, for every --every-th dev
+On the stores `python -m bench.experiments.lmegrid` keeps, for every --every-th dev
 question: turn@10 of the vector, lexical and hybrid searches as stored (each
 turn embedded as its own text), then again with every memory of those
 questions embedded as its text followed by its context (brain.memory.context:
@@ -9,12 +9,11 @@ brain.observe_batch indexes it for the lexical leg), in one transaction
 that is rolled back, so the stores stay as they were. The new vectors are
 cached like the others (bench/embcache.py): the first run embeds them.
 
-    python -m bench.lmecontext --every 3
+    python -m bench.experiments.lmecontext --every 3
 """
 
 from __future__ import annotations
 
-import argparse
 import pickle
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,8 @@ import psycopg
 from bench import latency
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
-from bench.lmegrid import DB, _default_dir
+from bench.experiments import parser
+from bench.experiments.lmegrid import DB, _default_dir
 from bench.server import BenchServer
 from bench.util import log
 
@@ -47,8 +47,10 @@ def _recall(conn: psycopg.Connection, questions: list[dict[str, Any]]) -> dict[s
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.lmecontext", description=__doc__.split("\n\n")[0])
-    p.add_argument("--data-dir", type=Path, default=_default_dir(), help="the stores of bench.lmegrid")
+    p = parser(__spec__.name, __doc__)
+    p.add_argument(
+        "--data-dir", type=Path, default=_default_dir(), help="the stores of bench.experiments.lmegrid"
+    )
     p.add_argument("--every", type=int, default=3, help="every n-th dev question (default 3: 20 of 58)")
     args = p.parse_args(argv)
     with (args.data_dir / "questions.pkl").open("rb") as f:

@@ -1,4 +1,4 @@
-"""python -m bench.scaleplan: the measurements behind docs/scaling.md's plan for 10M-100M memories.
+"""python -m bench.experiments.scaleplan: the measurements behind docs/scaling.md's plan for 10M-100M.
 
 Two experiments on the embedded PostgreSQL, each on 1M vectors of 384 dimensions:
 
@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+from bench.experiments import parser
 from bench.util import log, percentile
 
 DIMS = 384
@@ -53,7 +54,7 @@ PROBED = {"1%": 6, "10%": 2, "50%": 1}
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(prog="python -m bench.scaleplan", description=__doc__.split("\n\n")[0])
+    p = parser(__spec__.name, __doc__)
     p.add_argument("--rows", type=int, default=1_000_000, help="vectors in the table (default 1,000,000)")
     p.add_argument(
         "--vectors",

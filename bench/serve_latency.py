@@ -1,9 +1,12 @@
-"""Latency of `brain serve`: tool calls over streamable HTTP with a bearer token.
+"""python -m bench.serve_latency: latency of `brain serve`, tool calls over streamable HTTP with a token.
 
-    python scripts/serve_latency.py [--calls 200] [--clients 4] [--seed 500]
+    python -m bench.serve_latency [--calls 200] [--clients 4] [--seed 500] [--scratch]
+    make bench-serve                                   # --scratch, the hash embedder
 
 Runs against the configured database (BRAIN_DATABASE_URL, else the embedded
-one): creates a token for the application role as the owner, starts `brain
+one), or with --scratch against a throwaway embedded one that `brain init`
+makes under a temporary BRAIN_HOME and that is stopped and removed after.
+It creates a token for the application role as the owner, starts `brain
 serve` on a free port, and times, with the official SDK client, `search`
 calls one after another and from several clients at once, and a refused
 request (a wrong token: 401). Revokes the token at the end. Every request is
@@ -15,11 +18,14 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 import anyio
 import httpx2
@@ -27,16 +33,12 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 
+from bench.util import percentile
 from pybrain import db
 from pybrain.client import Brain
 from pybrain.config import Settings
 
 QUERIES = ("billing export", "staging VPN", "deploy pipeline", "nightly backup", "search index", "OPS-1042")
-
-
-def percentile(values: list[float], p: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
 
 async def client(url: str, token: str, calls: int, out: list[float]) -> None:
@@ -54,11 +56,28 @@ async def client(url: str, token: str, calls: int, out: list[float]) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(prog="python -m bench.serve_latency", description=__doc__.split("\n")[0])
     parser.add_argument("--calls", type=int, default=200)
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--seed", type=int, default=500)
+    parser.add_argument("--scratch", action="store_true", help="a throwaway embedded database, removed after")
     args = parser.parse_args()
+    if not args.scratch:
+        measure(args)
+        return
+    home = Path(tempfile.mkdtemp(prefix="pybrain-bench-serve-"))
+    os.environ["BRAIN_HOME"] = str(home)
+    os.environ.pop("BRAIN_DATABASE_URL", None)
+    brain = [sys.executable, "-m", "pybrain"]
+    try:
+        subprocess.run([*brain, "init"], check=True, stdout=subprocess.DEVNULL)
+        measure(args)
+    finally:
+        subprocess.run([*brain, "db", "stop"], check=False, stdout=subprocess.DEVNULL)
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def measure(args: argparse.Namespace) -> None:
     settings = Settings.from_env()
     with Brain.open(settings) as brain:
         texts = [

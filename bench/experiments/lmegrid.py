@@ -1,4 +1,4 @@
-"""python -m bench.lmegrid: LongMemEval-S recall for many settings, the stores built once.
+"""python -m bench.experiments.lmegrid: LongMemEval-S recall for many settings, the stores built once.
 
 `python -m bench --only-longmemeval` stores the dev questions' haystacks
 again on every run (about six minutes here) and measures one setting. This
@@ -9,8 +9,8 @@ memory that kept them), keeps them under --data-dir, and then runs the
 three searches of each question (vector only, lexical only, hybrid; top 10,
 min_relevance 0) once per setting given, in seconds:
 
-    python -m bench.lmegrid                                  # the defaults
-    python -m bench.lmegrid --setting search_thread_decay=1 \\
+    python -m bench.experiments.lmegrid                                  # the defaults
+    python -m bench.experiments.lmegrid --setting search_thread_decay=1 \\
         --setting search_thread_decay=0.8,assistant_turn_weight=0.5
 
 Each --setting is one variant: NAME=JSON pairs, comma-separated, set as
@@ -23,7 +23,6 @@ embedding cache must already hold the chunks (`python -m bench
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import json
 import os
@@ -40,6 +39,7 @@ from psycopg.types.json import Jsonb
 from bench import latency, offtopic
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
+from bench.experiments import parser
 from bench.server import BenchServer
 from bench.util import log
 from pybrain import db
@@ -189,7 +189,7 @@ def _variant(text: str) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    p = argparse.ArgumentParser(prog="python -m bench.lmegrid", description=__doc__.split("\n\n")[0])
+    p = parser(__spec__.name, __doc__)
     p.add_argument(
         "--setting",
         action="append",
