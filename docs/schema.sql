@@ -180,6 +180,9 @@ CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embeddin
     AS $$
     -- the body: sql/functions/008-spaces.sql
 $$;
+CREATE FUNCTION brain._builtin_phrases() RETURNS TABLE(term text, lexemes text[], q tsquery)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ VALUES ('9 to 5', '{5,9}'::text[], '''9'' <2> ''5'''::tsquery), ('business hours', '{busi,hour}'::text[], '''busi'' <-> ''hour'''::tsquery), ('command line', '{command,line}'::text[], '''command'' <-> ''line'''::tsquery), ('continuous integration', '{continu,integr}'::text[], '''continu'' <-> ''integr'''::tsquery), ('end of life', '{end,life}'::text[], '''end'' <2> ''life'''::tsquery), ('load balancer', '{balanc,load}'::text[], '''load'' <-> ''balanc'''::tsquery), ('merge request', '{merg,request}'::text[], '''merg'' <-> ''request'''::tsquery), ('nine to five', '{five,nine}'::text[], '''nine'' <2> ''five'''::tsquery), ('office hours', '{hour,offic}'::text[], '''offic'' <-> ''hour'''::tsquery), ('pull request', '{pull,request}'::text[], '''pull'' <-> ''request'''::tsquery), ('schema change', '{chang,schema}'::text[], '''schema'' <-> ''chang'''::tsquery), ('schema update', '{schema,updat}'::text[], '''schema'' <-> ''updat'''::tsquery), ('time to live', '{live,time}'::text[], '''time'' <2> ''live'''::tsquery), ('user interface', '{interfac,user}'::text[], '''user'' <-> ''interfac'''::tsquery), ('virtual machine', '{machin,virtual}'::text[], '''virtual'' <-> ''machin'''::tsquery), ('work hours', '{hour,work}'::text[], '''work'' <-> ''hour'''::tsquery), ('working hours', '{hour,work}'::text[], '''work'' <-> ''hour'''::tsquery) $$;
 CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2585,7 +2588,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c7818553f7f70760b421caba0b1d908c2d22fa5a3a046b3c31326431339e7105';
+COMMENT ON TABLE brain.migration IS 'functions 18abce4fc010c2c591158b8b4213d20d37102b2e4663c425764ae1b29d383fca';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
