@@ -69,6 +69,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--skip-docingest", action="store_true", help="leave out the document ingest throughput")
     p.add_argument(
+        "--skip-exact-tokens",
+        action="store_true",
+        help="leave out the exact-token set (520 generated tokens, hash and MiniLM; about a minute)",
+    )
+    p.add_argument(
+        "--skip-offtopic-docs",
+        action="store_true",
+        help="leave out the off-topic queries over the project's documentation (MiniLM; about two minutes)",
+    )
+    p.add_argument(
         "--docingest-mb",
         type=int,
         default=None,
@@ -245,6 +255,14 @@ def main(argv: list[str] | None = None) -> int:
                     server, size, seed=args.seed + size, profile=profile and size == sizes[-1], **counts
                 ),
             )
+        if not (only or args.skip_exact_tokens):
+            from bench import exacttokens
+
+            results["exact_tokens"] = phase("exact_tokens", lambda: exacttokens.run(server))
+        if not (only or args.skip_offtopic_docs):
+            from bench import offtopic
+
+            results["offtopic_docs"] = phase("offtopic_docs", lambda: offtopic.docs_store(server))
         cache = None
         if not (args.skip_minilm_synthetic or only):
             cache = EmbeddingCache()

@@ -140,6 +140,15 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     if off:
         label = f"off-topic queries over the dev stores that return nothing ({off['queries']})"
         out.append(_verdict(label, off["empty_share"], ">=", 0.95, ""))
+    docs = results.get("offtopic_docs")
+    if docs:
+        label = f"off-topic queries over the project's documentation that return nothing ({docs['queries']})"
+        out.append(_verdict(label, round(docs["empty"] / docs["queries"], 3), ">=", 0.95, ""))
+    exact = results.get("exact_tokens")
+    for name in ("hash", "local"):
+        if exact and name in exact:
+            label = f"exact tokens first, relevance >= {exact['floor']} ({exact['tokens']}, {name})"
+            out.append(_verdict(label, exact[name]["hybrid"]["share"], ">=", 1.0, ""))
     clock = _get(results, ("longmemeval", "clock_shift", "check"))
     if clock:
         out.append(
@@ -447,6 +456,44 @@ def render(results: dict[str, Any]) -> str:
                 )
             )
         lines.extend(_clock_shift_lines(lme.get("clock_shift")))
+        lines.append("")
+
+    exact = results.get("exact_tokens")
+    if exact:
+        lines.append(
+            f"Exact tokens (issue 31): {exact['tokens']} generated tokens of {exact['shapes']} shapes"
+            f" hidden in bodies beside near misses;"
+            f" the token's memory first with relevance >= {exact['floor']}"
+        )
+        for name in ("hash", "local"):
+            d = exact.get(name)
+            if d:
+                lines.append(
+                    f"  {d['embedder']:24} default path {d['hybrid']['found']}/{exact['tokens']}"
+                    f" ({d['hybrid']['share']:.1%}),"
+                    f" by words alone {d['lexical']['found']}/{exact['tokens']},"
+                    f" by the relevance maps alone (exact_token_relevance 0) {d['maps_alone']['found']}"
+                    + (f"; missed e.g. {d['hybrid']['missed']}" if d["hybrid"]["missed"] else "")
+                )
+        lines.append("")
+    docs = results.get("offtopic_docs")
+    if docs:
+        lines.append(
+            f"Off-topic queries over the project's documentation ({docs['documents']} files,"
+            f" {docs['memories']:,} memories, MiniLM), default path: {docs['empty']} of {docs['queries']}"
+            f" return nothing (of those whose subject no memory names, {docs['never_stored_empty']}"
+            f" of {docs['never_stored']}); best relevance at min_relevance 0 at most"
+            f" {max(docs['best_relevance'] or [0])};"
+            f" on-topic questions answered {docs['answered']}/{docs['on_topic']}"
+        )
+        lines.append("")
+    off = _get(results, ("longmemeval", "offtopic"))
+    if off:
+        lines.append(
+            f"Off-topic queries over the LongMemEval dev stores, default path: {off['empty']} of"
+            f" {off['queries']} return nothing (of those whose subject no memory names,"
+            f" {off['never_stored_empty']} of {off['never_stored']})"
+        )
         lines.append("")
 
     tools = results.get("mcp_tools")

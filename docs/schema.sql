@@ -180,6 +180,9 @@ CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embeddin
     AS $$
     -- the body: sql/functions/008-spaces.sql
 $$;
+CREATE FUNCTION brain._builtin_phrases() RETURNS TABLE(term text, lexemes text[], q tsquery)
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$ VALUES ('9 to 5', '{5,9}'::text[], '''9'' <2> ''5'''::tsquery), ('business hours', '{busi,hour}'::text[], '''busi'' <-> ''hour'''::tsquery), ('command line', '{command,line}'::text[], '''command'' <-> ''line'''::tsquery), ('continuous integration', '{continu,integr}'::text[], '''continu'' <-> ''integr'''::tsquery), ('end of life', '{end,life}'::text[], '''end'' <2> ''life'''::tsquery), ('load balancer', '{balanc,load}'::text[], '''load'' <-> ''balanc'''::tsquery), ('merge request', '{merg,request}'::text[], '''merg'' <-> ''request'''::tsquery), ('nine to five', '{five,nine}'::text[], '''nine'' <2> ''five'''::tsquery), ('office hours', '{hour,offic}'::text[], '''offic'' <-> ''hour'''::tsquery), ('pull request', '{pull,request}'::text[], '''pull'' <-> ''request'''::tsquery), ('schema change', '{chang,schema}'::text[], '''schema'' <-> ''chang'''::tsquery), ('schema update', '{schema,updat}'::text[], '''schema'' <-> ''updat'''::tsquery), ('time to live', '{live,time}'::text[], '''time'' <2> ''live'''::tsquery), ('user interface', '{interfac,user}'::text[], '''user'' <-> ''interfac'''::tsquery), ('virtual machine', '{machin,virtual}'::text[], '''virtual'' <-> ''machin'''::tsquery), ('work hours', '{hour,work}'::text[], '''work'' <-> ''hour'''::tsquery), ('working hours', '{hour,work}'::text[], '''work'' <-> ''hour'''::tsquery) $$;
 CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -890,6 +893,12 @@ CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
     AS $$
     -- the body: sql/functions/017-safety.sql
 $$;
+CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/006-search.sql
+$$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1250,7 +1259,7 @@ CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text
     AS $$
     -- the body: sql/functions/006-search.sql
 $$;
-COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, js/JavaScript, ...): word, the word it means, and both as english lexemes. A workspace extends it with the setting search_words.';
+COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words and phrases people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, schema change/migration, noon/business hours, ...): word, the word it means, and both as brain.search_term gives them (a lexeme, or a phrase). A workspace extends it with the setting search_words.';
 CREATE FUNCTION brain.capturable_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1666,7 +1675,7 @@ CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs 
     AS $_$
     -- the body: sql/functions/006-search.sql
 $_$;
-COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
+COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.lifecycle() RETURNS TABLE(subject text, action text, from_state text, to_state text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -2094,6 +2103,13 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     -- the body: sql/functions/006-search.sql
 $_$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
+CREATE FUNCTION brain.search_term(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/006-search.sql
+$$;
+COMMENT ON FUNCTION brain.search_term(t text) IS 'A word or phrase as the dictionary of words for the same thing holds it: one english lexeme, or a phrase of two or more (lower-cased, matched as a phrase of its lexemes); NULL for stop words only.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2242,13 +2258,13 @@ CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb,
     AS $$
     -- the body: sql/functions/006-search.sql
 $$;
-COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
+COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     -- the body: sql/functions/006-search.sql
 $$;
-COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none).';
+COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2590,7 +2606,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions db4659b884ceb2a8a0ceb3d36e695f6592af337a23a0971c9d2612a0051ab3fd';
+COMMENT ON TABLE brain.migration IS 'functions 00222fa04cc1e61afd3a8f2aab5d6f05efc0b9be1d1e8928287b775735e6e2dc';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -8,67 +8,9 @@ import random
 
 from helpers import rows, scalar
 
-WORDS = [
-    "deploy",
-    "worker",
-    "queue",
-    "cache",
-    "replica",
-    "gateway",
-    "proxy",
-    "billing",
-    "invoice",
-    "ledger",
-    "session",
-    "token",
-    "scheduler",
-    "backup",
-    "restore",
-    "nightly",
-    "cluster",
-    "node",
-    "pod",
-    "service",
-    "handler",
-    "request",
-    "response",
-    "timeout",
-    "retry",
-    "webhook",
-]
+from bench.exacttokens import BODIES, NEAR_MISSES, WORDS, tokens
 
-BODIES = [
-    "The {a} on the {b} failed again; the log shows {tok} just before the {c} restarted.",
-    "Remember: {tok} is what the {a} team uses for the {b} {c}, do not change it without asking.",
-    "Incident notes: {a} latency spiked, {b} saturated, root cause traced to {tok} in the {c} config.",
-    "{a} {b}: see {tok} for the {c} details; the runbook covers the rest.",
-    "We moved the {a} behind the {b} last week and pinned {tok} so the {c} stays reproducible.",
-]
-
-
-def tokens(n: int, seed: int = 31) -> list[str]:
-    """n distinct tokens of the shapes people paste into a search box."""
-    rnd = random.Random(seed)
-    word = lambda: rnd.choice(WORDS)  # noqa: E731
-    shapes = [
-        lambda: ".".join(str(rnd.randint(1, 254)) for _ in range(4)),  # IPv4
-        lambda: f"ERR_{word().upper()}_{word().upper()}_{rnd.randint(10, 999)}",  # error code
-        lambda: f"{word()}_{word()}_{word()}",  # snake_case
-        lambda: f"{word().capitalize()}{word().capitalize()}{word().capitalize()}",  # CamelCase
-        lambda: f"{word().upper()}_{rnd.choice(['OCTOPUS', 'FALCON', 'BADGER', 'LYNX'])}{rnd.randint(1, 99)}",
-        lambda: f"{rnd.choice(['zebra', 'otter', 'heron', 'mantis'])}-{rnd.randint(1, 9999)}",  # name-number
-        lambda: "".join(rnd.choice("0123456789abcdef") for _ in range(rnd.choice([8, 12, 16]))),  # hex id
-        lambda: f"v{rnd.randint(0, 12)}.{rnd.randint(0, 40)}.{rnd.randint(0, 99)}",  # version
-        lambda: f"{rnd.randint(1, 3)}.{rnd.randint(0, 30)}.{rnd.randint(1, 60)}",  # bare version
-        lambda: f"/srv/{word()}/{word()}-{rnd.randint(1, 99)}.yml",  # path
-        lambda: f"{rnd.choice(['OPS', 'PAY', 'INFRA', 'WEB'])}-{rnd.randint(100, 9999)}",  # ticket key
-        lambda: f"req-{rnd.randint(10**7, 10**8)}",  # request id
-        lambda: f"E{rnd.randint(1000, 99999)}",  # error number
-    ]
-    out: dict[str, None] = {}
-    while len(out) < n:
-        out.setdefault(shapes[len(out) % len(shapes)](), None)
-    return list(out)
+# The generated set lives in bench/exacttokens.py (make bench prints its figure).
 
 
 def test_exact_tokens_of_a_query(conn) -> None:
@@ -96,7 +38,7 @@ def test_500_tokens_hidden_in_bodies_come_first_above_the_floor(brain, conn) -> 
         a, b, c = rnd.sample(WORDS, 3)
         texts.append(rnd.choice(BODIES).format(a=a, b=b, c=c, tok=tok))
     # Near-misses that share a token's parts but not the token.
-    texts += ["Gateway 10.20.30.4 and 10.20.30.41 are the old pair", "zebra-77 and zebra-8 are retired"]
+    texts += NEAR_MISSES
     out = brain.observe(texts, origin="observed", source_system="logs")
     assert [r["action"] for r in out].count("created") == len(texts)
     ids = [r["memory_id"] for r in out]

@@ -214,7 +214,7 @@ def test_the_backoff_doubles_and_the_limit_is_a_setting(conn, fake_space):
     assert fail()["parked"]  # the fifth try (embedding_max_attempts 5)
     assert scalar(conn, "SELECT count(*) FROM brain.pending_embeddings()") == 0
     # A status that is not HTTP is refused, and so is a memory of no one.
-    with pytest.raises(psycopg.Error, match="not an HTTP status"):
+    with pytest.raises(psycopg.Error, match=r"status is an HTTP status \(100 to 599\)"):
         conn.execute("SELECT * FROM brain.embedding_failed(%s, 'x', 999)", (memory_id,))
     with pytest.raises(psycopg.Error, match="No memory #424242"):
         conn.execute("SELECT * FROM brain.embedding_failed(424242, 'x')")

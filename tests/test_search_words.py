@@ -89,7 +89,14 @@ PARAPHRASE = [
     (
         "rule",
         "Never run migrations during business hours",
-        ["when may I run db migrations", "migrations at noon"],
+        [
+            "when may I run db migrations",
+            "migrations at noon",
+            # phrases (issue 31): a schema change is a migration, noon is in business hours
+            "can I apply schema changes at noon",
+            "ok to push a schema update at lunchtime",
+            "schema changes during working hours",
+        ],
     ),
     (
         "fact",
@@ -167,6 +174,26 @@ PARAPHRASE = [
         "TLS certificates renew automatically through the certificate manager",
         ["ssl cert renewal", "ssl certs"],
     ),
+    (
+        "rule",
+        "Pull requests need two approvals before merging",
+        ["how many approvals does a PR need", "merge request approvals"],
+    ),
+    (
+        "fact",
+        "Continuous integration runs the whole suite on every push",
+        ["what does ci run on push", "which suite does ci run"],
+    ),
+    (
+        "fact",
+        "Session cookies have a time to live of 30 minutes",
+        ["session cookie ttl", "what is the ttl of a session cookie"],
+    ),
+    (
+        "fact",
+        "The load balancer terminates incoming connections on port 443",
+        ["where does the lb terminate connections", "lb port"],
+    ),
 ]
 
 
@@ -194,9 +221,49 @@ def test_words_for_the_same_thing_meet(brain, conn) -> None:
     print(f"paraphrase questions ({n}): first {before[0]} -> {after[0]}, top 3 {before[1]} -> {after[1]}")
     print(f"missed with the dictionary: {after[2]}")
     assert after[1] > before[1] and after[1] >= 0.9 * n
-    # The issue's example: postgres meets PostgreSQL.
+    # The issue's examples: postgres meets PostgreSQL; a schema change at noon meets the rule.
     got = brain.search("which postgres version does the shop run", project="shop")
     assert got[0]["headline"] == "Shop database runs PostgreSQL 17"
+    got = brain.search("can I apply schema changes at noon", project="shop")
+    assert got[0]["headline"] == "Never run migrations during business hours"
+
+
+def test_phrases_meet_words_and_phrases_both_ways(brain, conn) -> None:
+    rule = brain.remember(
+        "rule",
+        "Never run migrations during business hours",
+        body="Wait for the evening window.",
+        severity="BLOCKER",
+    ).memory_id
+    cache = brain.remember("fact", "The staging cache is warmed at noon").memory_id
+    brain.remember("fact", "Schema changes are reviewed by the platform team")
+    brain.remember("fact", "The hours of the business office are posted at the door")
+    # A phrase of the query meets the word it means, and the word the phrase it means: the
+    # lexical leg ranks the rule first (the hash embedder's vectors, word overlap, prefer the
+    # memories that share the query's words, so hybrid has it among the first three here).
+    lexical = rows(conn, "SELECT id FROM brain.search(query => 'can I apply schema changes at noon')")
+    assert [h["id"] for h in lexical][:1] == [rule]
+    assert rule in [h["id"] for h in brain.search("can I apply schema changes at noon")][:3]
+    got = [h["id"] for h in brain.search("what happens during business hours")]
+    assert rule in got[:2] and cache in got
+    terms = rows(conn, "SELECT lexeme FROM brain.lexical_terms('can I apply schema changes at noon')")
+    # the phrase stands for its words, which are not weighed again beside it
+    assert "schema change" in [t["lexeme"] for t in terms]
+    assert not {"schema", "chang"} & {t["lexeme"] for t in terms}
+    assert rows(conn, "SELECT brain.search_term('Schema  Changes') AS t")[0]["t"] == "schema changes"
+    assert rows(conn, "SELECT brain.search_term('Postgres') AS t")[0]["t"] == "postgr"
+    assert rows(conn, "SELECT brain.word_tsquery(ARRAY['9 to 5', 'noon'], 'AB')::text AS q")[0]["q"] == (
+        "'9':AB <2> '5':AB | 'noon':AB"
+    )
+    # A workspace adds its own phrases, both sides.
+    freeze = brain.remember("rule", "No deploys during the change freeze in December").memory_id
+    assert freeze not in [h["id"] for h in brain.search("is there a release embargo")]
+    conn.execute("""SELECT brain.set_setting('search_words', '{"release embargo": "change freeze"}')""")
+    assert [h["id"] for h in brain.search("is there a release embargo")][:1] == [freeze]
+    # Without the built-in words, no phrase of theirs.
+    conn.execute("SELECT brain.set_setting('search_builtin_words', 'false')")
+    terms = rows(conn, "SELECT lexeme FROM brain.lexical_terms('can I apply schema changes at noon')")
+    assert "schema change" not in [t["lexeme"] for t in terms]
 
 
 def test_the_builtin_words_are_english_lexemes_and_a_workspace_adds_its_own(brain, conn) -> None:
@@ -204,8 +271,9 @@ def test_the_builtin_words_are_english_lexemes_and_a_workspace_adds_its_own(brai
         rows(
             conn,
             "SELECT word FROM brain.builtin_search_words() WHERE lexeme IS DISTINCT FROM"
-            " (tsvector_to_array(to_tsvector('english', word)))[1] OR means_lexeme IS DISTINCT FROM"
-            " (tsvector_to_array(to_tsvector('english', means)))[1]",
+            " brain.search_term(word) OR means_lexeme IS DISTINCT FROM brain.search_term(means)"
+            " OR length(to_tsvector('english', word)) = 1 AND lexeme IS DISTINCT FROM"
+            " (tsvector_to_array(to_tsvector('english', word)))[1]",
         )
         == []
     )

@@ -12,7 +12,7 @@ AS $$
         'skill_trigger_max', 5,           -- skills surfaced at the top of one search
         'rrf_k', 60,                      -- reciprocal rank fusion constant
         'search_max_per_thread', 0,       -- hits of one thread (conversation, document) before other threads' (0: no limit)
-        'search_thread_decay', 0.6,       -- a thread's second hit ranks by its score x this, its third x this^2 ... (1: off)
+        'search_thread_decay', 0.6,       -- a thread's hit ranks by its score x this^c, c: each better hit of its thread counted 1/distance in turns (1: off)
         'assistant_turn_weight', 0.25,    -- an observed turn an assistant spoke (metadata role or speaker) ranks by its score x this
         'search_candidates', 100,         -- rows each search leg contributes before fusion (whatever max_results)
         'vector_min_similarity', 0.1,     -- the vector leg ignores memories less similar than this

@@ -223,13 +223,34 @@ CREATE OR REPLACE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory
 CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 
+-- The form a word or phrase of the dictionary takes (brain.word_groups): a
+-- text of one english lexeme is that lexeme ('Postgres' -> 'postgr'); a text
+-- of two or more is a phrase, kept as written, lower-cased, its white space
+-- single ('Schema Changes' -> 'schema changes'), and matched as a phrase of
+-- its lexemes (brain.word_tsquery: stop words count as gaps, '9 to 5' is
+-- '9' <2> '5'). A text of stop words only is nothing (NULL).
+CREATE OR REPLACE FUNCTION brain.search_term(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(v) > 1 THEN regexp_replace(lower(brain.trim_space(t)), '\s+', ' ', 'g')
+                ELSE (tsvector_to_array(v))[1] END
+    FROM to_tsvector('english'::regconfig, coalesce(t, '')) AS v
+$$;
+COMMENT ON FUNCTION brain.search_term IS
+    'A word or phrase as the dictionary of words for the same thing holds it: one english lexeme, or a phrase of two or more (lower-cased, matched as a phrase of its lexemes); NULL for stop words only.';
+
 -- Words people use for the same thing (docs/ranking.md, "Words for the same
--- thing"): abbreviations and spellings of technical names, each with the word
--- it stands for, as english lexemes (tests/test_search_words.py checks them
--- against to_tsvector). A query word of a group matches every word of it in
--- a memory (brain.word_group). A workspace adds its own with the setting
--- search_words ({"word": "the word it means"}); search_builtin_words false
--- leaves these out. No SET clause: inlined where it is read.
+-- thing"): abbreviations and spellings of technical names, and phrases that
+-- say the same as a word or another phrase ("schema change" -> "migration",
+-- "noon" -> "business hours"), each with the word it stands for, as
+-- brain.search_term gives them (tests/test_search_words.py checks them). A
+-- query word or phrase of a group matches every word and phrase of it in a
+-- memory (brain.word_group). A workspace adds its own with the setting
+-- search_words ({"word or phrase": "the word or phrase it means"});
+-- search_builtin_words false leaves these out. No SET clause: inlined where
+-- it is read.
 CREATE OR REPLACE FUNCTION brain.builtin_search_words()
 RETURNS TABLE (word text, means text, lexeme text, means_lexeme text)
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -261,10 +282,35 @@ AS $$
            ('sched', 'scheduler', 'sched', 'schedul'), ('creds', 'credentials', 'cred', 'credenti'),
            ('secs', 'seconds', 'sec', 'second'), ('temp', 'temporary', 'temp', 'temporari'),
            ('tmp', 'temporary', 'tmp', 'temporari'), ('elastic', 'elasticsearch', 'elast', 'elasticsearch'),
-           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop')
+           ('docs', 'documentation', 'doc', 'document'), ('dev', 'development', 'dev', 'develop'),
+           -- everyday abbreviations
+           ('dr', 'doctor', 'dr', 'doctor'), ('appt', 'appointment', 'appt', 'appoint'),
+           ('apt', 'apartment', 'apt', 'apart'), ('bday', 'birthday', 'bday', 'birthday'),
+           ('govt', 'government', 'govt', 'govern'), ('dept', 'department', 'dept', 'depart'),
+           ('mgr', 'manager', 'mgr', 'manag'),
+           -- phrases: a change of schema is a migration; the working day is business hours
+           ('schema change', 'migration', 'schema change', 'migrat'),
+           ('schema update', 'migration', 'schema update', 'migrat'),
+           ('working hours', 'business hours', 'working hours', 'business hours'),
+           ('work hours', 'business hours', 'work hours', 'business hours'),
+           ('office hours', 'business hours', 'office hours', 'business hours'),
+           ('9 to 5', 'business hours', '9 to 5', 'business hours'),
+           ('nine to five', 'business hours', 'nine to five', 'business hours'),
+           ('noon', 'business hours', 'noon', 'business hours'),
+           ('midday', 'business hours', 'midday', 'business hours'),
+           ('lunchtime', 'business hours', 'lunchtim', 'business hours'),
+           ('daytime', 'business hours', 'daytim', 'business hours'),
+           ('pr', 'pull request', 'pr', 'pull request'), ('merge request', 'pull request', 'merge request', 'pull request'),
+           ('ci', 'continuous integration', 'ci', 'continuous integration'),
+           ('ttl', 'time to live', 'ttl', 'time to live'),
+           ('eol', 'end of life', 'eol', 'end of life'),
+           ('vm', 'virtual machine', 'vm', 'virtual machine'),
+           ('lb', 'load balancer', 'lb', 'load balancer'),
+           ('cli', 'command line', 'cli', 'command line'),
+           ('ui', 'user interface', 'ui', 'user interface')
 $$;
 COMMENT ON FUNCTION brain.builtin_search_words IS
-    'The built-in dictionary of words people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, js/JavaScript, ...): word, the word it means, and both as english lexemes. A workspace extends it with the setting search_words.';
+    'The built-in dictionary of words and phrases people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, schema change/migration, noon/business hours, ...): word, the word it means, and both as brain.search_term gives them (a lexeme, or a phrase). A workspace extends it with the setting search_words.';
 
 -- The lexemes each query lexeme matches: itself, and with the dictionary
 -- (built-in unless builtin is false, plus the workspace's search_words,
@@ -281,8 +327,7 @@ BEGIN
     RETURN QUERY
     -- the dictionary, read once: the workspace's words (o 0, which win) and the built-in ones
     WITH dict AS MATERIALIZED (
-        SELECT 0 AS o, (tsvector_to_array(to_tsvector('english'::regconfig, e.key)))[1] AS lexeme,
-               (tsvector_to_array(to_tsvector('english'::regconfig, e.value)))[1] AS means_lexeme
+        SELECT 0 AS o, brain.search_term(e.key) AS lexeme, brain.search_term(e.value) AS means_lexeme
         FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e
         UNION ALL
         SELECT 1, b.lexeme, b.means_lexeme FROM brain.builtin_search_words() AS b WHERE builtin
@@ -303,7 +348,7 @@ BEGIN
 END
 $f$;
 COMMENT ON FUNCTION brain.word_groups IS
-    'The lexemes each query lexeme matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
+    'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 
 -- One lexeme's group (brain.word_groups).
 CREATE OR REPLACE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}', builtin boolean DEFAULT true)
@@ -316,16 +361,77 @@ COMMENT ON FUNCTION brain.word_group IS
     'The lexemes a query lexeme matches (brain.word_groups for one).';
 
 -- A query word as a tsquery: its group's lexemes OR-ed, each with these
--- weights ('' for any). No SET clause: inlined.
+-- weights ('' for any); a phrase of the group (brain.search_term: a space in
+-- it) as the phrase of its lexemes, each with the weights. No SET clause:
+-- inlined.
 CREATE OR REPLACE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT '')
 RETURNS tsquery
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    SELECT string_agg(quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END, ' | ')::tsquery
+    SELECT string_agg(CASE WHEN strpos(g, ' ') > 0
+                           THEN '(' || regexp_replace(phraseto_tsquery('english'::regconfig, g)::text,
+                                                      '(''(?:[^'']|'''')*'')',
+                                                      CASE WHEN weights = '' THEN '\1' ELSE '\1:' || weights END, 'g') || ')'
+                           ELSE quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END END,
+                      ' | ')::tsquery
     FROM unnest(grp) AS g
 $$;
 COMMENT ON FUNCTION brain.word_tsquery IS
-    'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none).';
+    'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
+
+-- The built-in dictionary's phrases (brain.builtin_search_words), each with
+-- its lexemes and its phrase query, as constants: written out here, at
+-- migrate time, from the dictionary, so that a search does not stem every
+-- phrase again (25 phrases cost 0.3 ms a query).
+DO $do$
+BEGIN
+    EXECUTE format($f$
+        CREATE OR REPLACE FUNCTION brain._builtin_phrases()
+        RETURNS TABLE (term text, lexemes text[], q tsquery)
+        LANGUAGE sql IMMUTABLE PARALLEL SAFE
+        AS $b$ %s $b$ $f$,
+        coalesce((SELECT 'VALUES ' || string_agg(format('(%L, %L::text[], %L::tsquery)', t.term,
+                                                       tsvector_to_array(to_tsvector('english'::regconfig, t.term)),
+                                                       phraseto_tsquery('english'::regconfig, t.term)::text),
+                                                ', ' ORDER BY t.term)
+                  FROM (SELECT DISTINCT unnest(ARRAY[b.lexeme, b.means_lexeme]) AS term
+                        FROM brain.builtin_search_words() AS b) AS t
+                  WHERE strpos(t.term, ' ') > 0),
+                 'SELECT NULL::text, NULL::text[], NULL::tsquery WHERE false'));
+END
+$do$;
+
+-- The dictionary's phrases (brain.search_term with a space: built-in unless
+-- builtin is false, and the workspace's own) that a query holds, as phrases
+-- of its lexemes: brain.lexical_terms weighs each as one word. PL/pgSQL, so
+-- that its plan is kept for the session and the query's text vector is
+-- computed once; a phrase is matched only when the query holds all its
+-- lexemes.
+DROP FUNCTION IF EXISTS brain._query_phrases(text, jsonb, boolean);
+CREATE OR REPLACE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+DECLARE
+    v tsvector := to_tsvector('english'::regconfig, coalesce(query, ''));
+    held text[] := tsvector_to_array(v);
+BEGIN
+    IF cardinality(held) < 2 THEN
+        RETURN '{}';
+    END IF;
+    RETURN ARRAY(
+        SELECT DISTINCT p.term
+        FROM (SELECT b.term, b.lexemes, b.q FROM brain._builtin_phrases() AS b WHERE builtin
+              UNION ALL
+              SELECT t.term, tsvector_to_array(to_tsvector('english'::regconfig, t.term)),
+                     phraseto_tsquery('english'::regconfig, t.term)
+              FROM (SELECT unnest(ARRAY[brain.search_term(e.key), brain.search_term(e.value)]) AS term
+                    FROM jsonb_each_text(CASE WHEN jsonb_typeof(own) = 'object' THEN own ELSE '{}' END) AS e) AS t
+              WHERE strpos(t.term, ' ') > 0) AS p
+        WHERE p.lexemes <@ held AND v @@ p.q);
+END
+$f$;
 
 -- The words of a query as the lexical leg weighs them (BM25, docs/ranking.md):
 -- each distinct lexeme of the query (english stemming, plus its code tokens),
@@ -368,12 +474,15 @@ DECLARE
     -- words for the same thing (brain.word_group)
     own jsonb := brain.setting('search_words');
     builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    -- the dictionary's phrases the query holds ("schema changes"): each weighed as one word
+    phrases text[] := CASE WHEN own IS DISTINCT FROM '{}'::jsonb OR builtin
+                           THEN brain._query_phrases(query, own, builtin) ELSE '{}' END;
     -- the query's lexemes, in a variable: brain.word_groups is inlined only for
     -- arguments without a subquery (else it is planned again on every call, 1 ms)
     lexemes text[] := ARRAY(SELECT DISTINCT l
                             FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
                                         || brain.code_tokens(query)) AS l
-                            LIMIT 64);
+                            LIMIT 64) || phrases;
     -- groups only when a word of the query is in a dictionary (most queries: none)
     grouping boolean := own IS DISTINCT FROM '{}'::jsonb
                         OR builtin AND EXISTS (SELECT FROM brain.builtin_search_words() AS b
@@ -396,6 +505,9 @@ BEGIN
     LOOP
         IF groups ? w.lexeme THEN
             w.q := brain.word_tsquery(ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)));
+            w.grouped := true;
+        ELSIF w.lexeme = ANY (phrases) THEN
+            w.q := brain.word_tsquery(ARRAY[w.lexeme]);
             w.grouped := true;
         END IF;
         -- a word with others for the same thing is counted with them (its share alone would not do)
@@ -428,6 +540,19 @@ BEGIN
             END IF;
         END IF;
     END LOOP;
+    -- A phrase some memory holds (or a word for the same thing) stands for its
+    -- words: they are not weighed again on their own ("schema changes": not
+    -- "schema" and "changes" beside it). A phrase no memory holds leaves them be.
+    IF cardinality(phrases) > 0 THEN
+        SELECT coalesce(array_agg(u.lexeme ORDER BY u.n), '{}'), coalesce(array_agg(u.found ORDER BY u.n), '{}'),
+               coalesce(array_agg(u.share ORDER BY u.n), '{}')
+        INTO words, counts, shares
+        FROM unnest(words, counts, shares) WITH ORDINALITY AS u(lexeme, found, share, n)
+        WHERE u.lexeme = ANY (phrases)
+           OR NOT EXISTS (SELECT FROM unnest(words) AS p(term)
+                          WHERE p.term = ANY (phrases)
+                            AND to_tsvector('english'::regconfig, p.term) @@ quote_literal(u.lexeme)::tsquery);
+    END IF;
     -- A word past the cap is estimated from the sampled frequencies: those read
     -- above, or now for the words counted past the cap (none: nothing is read).
     SELECT array_agg(CASE WHEN u.found <= max_rows THEN u.found
@@ -451,7 +576,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.lexical_terms IS
-    'The query''s words as the lexical leg weighs them: lexeme (english stem or identifier), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
+    'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 
 -- The share of the workspace's memories holding each lexeme, by its own
 -- sample (brain.lexeme_stat, filled by brain.analyze_lexemes): a lexeme not
@@ -772,7 +897,11 @@ BEGIN
     -- some memory holds only.
     bm25[6] := coalesce(idf_sum, 0)
                + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))) AS l(lexeme)
-                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}')))
+                  WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}'))
+                    -- the words of a phrase some memory holds (brain.lexical_terms)
+                    AND NOT EXISTS (SELECT FROM unnest(words_lexemes) AS p(term)
+                                    WHERE strpos(p.term, ' ') > 0
+                                      AND to_tsvector('english'::regconfig, p.term) @@ quote_literal(l.lexeme)::tsquery))
                  * coalesce((SELECT max(i) FROM unnest(words_idf) AS i), ln(1 + (greatest(n_docs, 1) + 0.5) / 0.5));
     calibration := ARRAY[NULL, NULL, (cfg->'relevance_lexical_center')::double precision,
                          (cfg->'relevance_lexical_slope')::double precision,
@@ -1007,16 +1136,25 @@ BEGIN
             SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
                    -- the parts of one text (chunks of a long turn or note: metadata chunks,
                    -- one source_ref and position) stand as one hit, their best, and the other parts go after
-                   -- every text's best; a thread's n-th hit ranks by its score x
-                   -- search_thread_decay^(n - 1); past search_max_per_thread hits of one
-                   -- thread, the rest of that thread goes after the other threads' hits;
-                   -- equal scores: the one the legs ranked higher (reciprocal rank fusion) first
+                   -- every text's best; a thread's hit ranks by its score x
+                   -- search_thread_decay^c, c counting each better hit of its thread by
+                   -- 1 / its distance in positions (turns): the next turn of the same
+                   -- exchange weighs 1, a turn ten turns away 0.1 (a position unknown: 1);
+                   -- past search_max_per_thread hits of one thread, the rest of that thread
+                   -- goes after the other threads' hits; equal scores: the one the legs
+                   -- ranked higher (reciprocal rank fusion) first
                    row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
-                                               sc.score * power(%8$s, sc.thread_place - 1) DESC, sc.rrf DESC,
+                                               sc.score * power(%8$s, coalesce((
+                                                   SELECT sum(CASE WHEN b.pos IS NULL OR sc.position IS NULL THEN 1
+                                                                   ELSE 1.0 / greatest(abs(b.pos - sc.position), 1) END)
+                                                   FROM unnest(sc.better) AS b(pos)), 0)) DESC, sc.rrf DESC,
                                                sc.memory_id DESC)
             FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
-                      row_number() OVER (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC, sc.rrf DESC,
-                                                                          sc.memory_id DESC) END AS thread_place
+                      row_number() OVER thread_order END AS thread_place,
+                      -- the positions of the thread's better hits (their first parts)
+                      CASE WHEN sc.thread IS NOT NULL THEN
+                          array_agg(sc.position) FILTER (WHERE sc.part_place = 1)
+                              OVER (thread_order ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS better
                   FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
                             row_number() OVER (PARTITION BY sc.text_ref, sc.position
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
@@ -1024,7 +1162,9 @@ BEGIN
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
                           -- The floor answers "nothing relevant": when no candidate reaches
                           -- it, no hit; when one does, the ranking as it is (it never trims).
-                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc) AS sc
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc
+                  WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
+                                                                           sc.rrf DESC, sc.memory_id DESC)) AS sc
         ),
         -- the page first (max_results lookups, not one per candidate), then on
         -- request each relevant hit's neighbours in its thread, after it
