@@ -5,12 +5,14 @@ Both show the same things of a memory the same way: its kind marks (severity,
 a task's status and priority), an incident's details, a trajectory's steps,
 its source, its annotations. The terminal form adds the banner and the
 counts; the Markdown form adds the supersede and forget lines an export needs.
+A hit's age (`age`) is said the same way by `brain search` and the MCP tools.
 No click here: the terminal's colours come in as a `style` function.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import datetime
 from typing import Any
 
 # An incident's details: (label, field).
@@ -30,6 +32,26 @@ def _plain(text: str, role: str) -> str:
 
 def _upper_first(line: str) -> str:
     return line[:1].upper() + line[1:]
+
+
+def age(then: datetime | str | None, now: datetime) -> str:
+    """How long ago, as a hit says it (brain search, the MCP tools): 40s, 12m, 5h, 3d, 7w, 4mo, 2y."""
+    if then is None:
+        return "?"
+    if isinstance(then, str):
+        then = datetime.fromisoformat(then)
+    seconds = max(0, int((now - then).total_seconds()))
+    for unit, size, until in (
+        ("s", 1, 60),
+        ("m", 60, 3600),
+        ("h", 3600, 86400),
+        ("d", 86400, 14 * 86400),
+        ("w", 7 * 86400, 61 * 86400),
+        ("mo", 30 * 86400, 730 * 86400),
+    ):
+        if seconds < until:
+            return f"{seconds // size}{unit}"
+    return f"{seconds // (365 * 86400)}y"
 
 
 def kind_marks(m: dict[str, Any]) -> list[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import click
@@ -25,7 +26,7 @@ from pybrain.cli.base import (
 )
 from pybrain.client import WriteResult
 from pybrain.errors import BrainError
-from pybrain.render import memory_text
+from pybrain.render import age, memory_text
 from pybrain.words import KINDS, ORIGINS, REMEMBERED_KINDS
 from pybrain.worker import reconcile, settle
 
@@ -204,28 +205,6 @@ def recall(memory_id: int, as_json: bool) -> None:
     click.echo(_dump(memory) if as_json else _render_memory(memory))
 
 
-def _age(then: Any) -> str:
-    """How long ago a hit was stored: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (as the MCP tools say it)."""
-    from datetime import UTC, datetime
-
-    if then is None:
-        return "?"
-    if isinstance(then, str):
-        then = datetime.fromisoformat(then)
-    seconds = max(0, int((datetime.now(UTC) - then).total_seconds()))
-    for unit, size, until in (
-        ("s", 1, 60),
-        ("m", 60, 3600),
-        ("h", 3600, 86400),
-        ("d", 86400, 14 * 86400),
-        ("w", 7 * 86400, 61 * 86400),
-        ("mo", 30 * 86400, 730 * 86400),
-    ):
-        if seconds < until:
-            return f"{seconds // size}{unit}"
-    return f"{seconds // (365 * 86400)}y"
-
-
 def _render_hits(hits: list[dict[str, Any]]) -> str:
     if not hits:
         return "no memories found"
@@ -253,7 +232,7 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
         if h.get("newer_related"):
             marks.append(click.style(f"newer #{h['newer_related']} may contradict it", fg="yellow"))
         if "created_at" in h:
-            marks.append(_age(h["created_at"]))
+            marks.append(age(h["created_at"], datetime.now(UTC)))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
         if h.get("preview"):
             lines.append(f"    {h['preview']}")
