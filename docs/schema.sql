@@ -2606,7 +2606,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 00222fa04cc1e61afd3a8f2aab5d6f05efc0b9be1d1e8928287b775735e6e2dc';
+COMMENT ON TABLE brain.migration IS 'functions 0f220eab59c71022fb25d913b0e00d7b591b233b45868bf8f522d67cfa154819';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
