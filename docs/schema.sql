@@ -36,9 +36,11 @@ CREATE TYPE brain.search_result AS (
 	thread text,
 	"position" integer,
 	neighbour_of bigint,
-	newer_related bigint
+	newer_related bigint,
+	verdict real
 );
 COMMENT ON COLUMN brain.search_result.newer_related IS 'A newer memory among the results that may contradict this one (same kind and project, related, differing in distinguishing terms only); NULL otherwise.';
+COMMENT ON COLUMN brain.search_result.verdict IS 'The result''s relevance with the query''s words that no memory holds counted: search returns nothing unless some candidate''s verdict reaches min_relevance. NULL for a neighbour and a skill the ranking did not score.';
 CREATE TYPE brain.session_brief AS (
 	session_id bigint,
 	source text,
@@ -8127,7 +8129,8 @@ CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precisi
 DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
-    floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
+    -- search's "nothing relevant" verdict (docs/ranking.md), the workspace's floor
+    floor double precision := (brain.setting('min_relevance'))::double precision;
     heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
     closing text := '</pybrain-context>';
     ws bigint := brain.current_workspace();
@@ -8171,23 +8174,29 @@ BEGIN
           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
     END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
-        -- The turns of the calling session itself (exclude_ref_prefix) that
-        -- the agent has in front of it (stored after its last compaction) are
-        -- left out, and so are flagged memories.
+        -- Relevant: the rule search answers with (its min_relevance verdict:
+        -- nothing when no candidate is relevant; else its ranking, which it
+        -- never trims: an evidence turn's relevance is often low). The turns
+        -- of the calling session itself (exclude_ref_prefix) that the agent
+        -- has in front of it (stored after its last compaction) are left out,
+        -- and so are flagged memories; the verdict is asked again of the hits
+        -- left (a result's verdict, brain.search_result): when what made it
+        -- was only among those left out, nothing is relevant.
         FOR hit IN
-            SELECT s.id, s.kind, s.headline, s.score
-            FROM brain.search(query => prompt, query_embedding => query_embedding,
-                              embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4, min_relevance => 0) AS s
-            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-            -- searched without a floor (it never trims): the hook keeps the hits that reach its own
-            WHERE (s.relevance >= floor OR s.via_skill_trigger IS NOT NULL)
-              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
-                       AND (compacted IS NULL OR m.created_at > compacted))
-              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-            ORDER BY s.score DESC, s.id DESC
+            WITH kept AS MATERIALIZED (
+                SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger
+                FROM brain.search(query => prompt, query_embedding => query_embedding,
+                                  embedding_space => embedding_space, project => project,
+                                  max_results => least(n_max * 4, 100)) AS s
+                JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
+                WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                           AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                           AND (compacted IS NULL OR m.created_at > compacted))
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
+            SELECT k.id, k.kind, k.headline, k.score
+            FROM kept k
+            WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
+            ORDER BY k.score DESC, k.id DESC
         LOOP
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
@@ -9306,12 +9315,13 @@ BEGIN
         ),
         ranked AS (
             SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
-                   coalesce(sc.score, 0) AS score, sc.relevance, 0 AS tier, sk.r AS place
+                   coalesce(sc.score, 0) AS score, sc.relevance, sc.verdict, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
-            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance,
+                   sc.verdict, 1,
                    -- the parts of one text (chunks of a long turn or note: metadata chunks,
                    -- one source_ref and position) stand as one hit, their best, and the other parts go after
                    -- every text's best; a thread's n-th hit ranks by its score x
@@ -9344,11 +9354,11 @@ BEGIN
             -- neighbours (1), then the page's other hits (2): a neighbour takes the
             -- place of a hit below the floor, never of a relevant one
             SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   p.verdict, NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
                    CASE WHEN p.tier = 0 OR p.relevance >= $27 THEN 0 ELSE 2 END AS keep
             FROM page p
             UNION ALL
-            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
                    abs(n.position - h.position), n.position, 1
             FROM page p
             JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
@@ -9391,7 +9401,8 @@ BEGIN
                    WHERE %10$s
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.created_at DESC, n.memory_id DESC
-                   LIMIT 1) END
+                   LIMIT 1) END,
+               rk.verdict::real
         FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
@@ -9615,7 +9626,6 @@ CREATE FUNCTION brain.setting_defaults() RETURNS jsonb
     ) || jsonb_build_object(
         'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
         'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -9682,7 +9692,6 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
-        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1),
         'boot_trajectories',       jsonb_build_object('min', 0, 'max', 20, 'integer', true),
         'trajectory_max_steps',    jsonb_build_object('min', 1, 'max', 500, 'integer', true),
         'pack_token_budget',       jsonb_build_object('min', 50, 'max', 20000, 'integer', true),
@@ -10599,7 +10608,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 12dd68611a5d6db5b23fbb16c3e57d0fada7ccbdf42b0312a2e32e0a435b7a7f';
+COMMENT ON TABLE brain.migration IS 'functions 5abf189fb59f9331ecb46615d8a8b14edac5427277f963b4e5aa69920b9c2af1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
