@@ -43,8 +43,8 @@ AS $$
         'session_ttl_minutes', 5          -- a session without a heartbeat this long has ended
     -- (two objects: a function takes at most 100 arguments)
     ) || jsonb_build_object(
-        'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
-        'prompt_context_max', 3,          -- and this many memories
+        'prompt_context_tokens', 500,     -- memories a prompt hook adds: at most this many tokens (docs/hooks.md: why)
+        'prompt_context_max', 5,          -- and this many lines, when search's verdict finds something relevant
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
