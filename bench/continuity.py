@@ -6,13 +6,16 @@ Claude Code would have: each haystack session is a session, in date order, with
 a transcript JSONL file written as Claude Code writes it (a `user` line per
 prompt, an `assistant` line with a text block per reply, a uuid and a timestamp
 each), and the hooks' own handlers (pybrain.hooks: session_start, prompt,
-capture) run on the JSON Claude Code sends: SessionStart (source startup), each
-user prompt as UserPromptSubmit, then SessionEnd (prompt_input_exit), which
+capture) run on the JSON Claude Code sends: SessionStart (source startup), (with
+replay_prompts, each user prompt as UserPromptSubmit,) then SessionEnd (prompt_input_exit), which
 observes the transcript's turns (brain.observe_transcript) and writes the
 handoff (brain.hand_off_transcript). Then the question is the first prompt of a
 new session: what reaches the agent is the SessionStart payload
 (brain.boot_session, within boot_token_budget) and the UserPromptSubmit context
-(brain.prompt_context, within prompt_context_tokens and prompt_context_max).
+(brain.prompt_context, within prompt_context_tokens and prompt_context_max, when
+search's verdict finds something relevant); variants ask it again with other
+prompt budgets on the same store, and off-topic prompts (bench/offtopic.py) follow
+it in the same session: how often they get a context, and its tokens.
 
 The handlers run in this process on the bench's connection (the connection and
 schema checks of a hook process are bench/hooks.py's subject), with the vectors
