@@ -8187,7 +8187,9 @@ BEGIN
                 SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
-                                  max_results => least(n_max * 4, 100)) AS s
+                                  -- twice the lines: a prompt and the reply that answers it may
+                                  -- both be hits (one line); each result costs search a preview
+                                  max_results => n_max * 2) AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
@@ -10608,7 +10610,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 32b8f9e4fac813a3c130ce873fd90851b5c9d148a7f974b7632668fb48ee43fa';
+COMMENT ON TABLE brain.migration IS 'functions fd6d40a105e5351f0d8c8bd4930bda0dd281095bc9de1e530fecc013977c054c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

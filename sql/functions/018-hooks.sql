@@ -396,7 +396,9 @@ BEGIN
                 SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
-                                  max_results => least(n_max * 4, 100)) AS s
+                                  -- twice the lines: a prompt and the reply that answers it may
+                                  -- both be hits (one line); each result costs search a preview
+                                  max_results => n_max * 2) AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
