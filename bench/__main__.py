@@ -58,6 +58,19 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "prompt_context_max=5",
     )
     p.add_argument(
+        "--continuity-variant",
+        action="append",
+        default=[],
+        metavar="LABEL:NAME=JSON[,NAME=JSON]",
+        help="prompt hook settings the continuity questions are asked with again on the same stores "
+        "(repeatable), e.g. small:prompt_context_max=3,prompt_context_tokens=300",
+    )
+    p.add_argument(
+        "--continuity-replay-prompts",
+        action="store_true",
+        help="the haystack's own prompts go through the prompt hook too (measures nothing more; slower)",
+    )
+    p.add_argument(
         "--skip-embedders",
         action="store_true",
         help="leave out the local embedder's runtimes side by side (onnxruntime, and torch where installed)",
@@ -189,6 +202,12 @@ def main(argv: list[str] | None = None) -> int:
     for item in args.continuity_setting:
         name, _, value = item.partition("=")
         continuity_settings[name] = json.loads(value)
+    continuity_variants: dict[str, dict[str, Any]] = {}
+    for item in args.continuity_variant:
+        label, _, pairs = item.partition(":")
+        continuity_variants[label] = {
+            name: json.loads(value) for name, _, value in (pair.partition("=") for pair in pairs.split(","))
+        }
     lme_questions = args.lme_questions if args.lme_questions is not None else (10 if quick else None)
 
     started = dt.datetime.now(dt.UTC)
@@ -221,7 +240,14 @@ def main(argv: list[str] | None = None) -> int:
         if args.only_continuity:
             results["continuity"] = phase(
                 "continuity",
-                lambda: continuity.run(server, EmbeddingCache(), continuity_questions, continuity_settings),
+                lambda: continuity.run(
+                    server,
+                    EmbeddingCache(),
+                    continuity_questions,
+                    continuity_settings,
+                    continuity_variants,
+                    args.continuity_replay_prompts,
+                ),
             )
             return _finish(args, results, report, log, elapsed_total)
         if args.only_longmemeval:
@@ -295,7 +321,15 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.skip_continuity or only):
             cache = cache or EmbeddingCache()
             results["continuity"] = phase(
-                "continuity", lambda: continuity.run(server, cache, continuity_questions, continuity_settings)
+                "continuity",
+                lambda: continuity.run(
+                    server,
+                    cache,
+                    continuity_questions,
+                    continuity_settings,
+                    continuity_variants,
+                    args.continuity_replay_prompts,
+                ),
             )
         if not (args.skip_cli or only):
             results["cli"] = phase("cli", lambda: cli_start.run(server, cache or EmbeddingCache(), home))

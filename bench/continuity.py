@@ -6,13 +6,16 @@ Claude Code would have: each haystack session is a session, in date order, with
 a transcript JSONL file written as Claude Code writes it (a `user` line per
 prompt, an `assistant` line with a text block per reply, a uuid and a timestamp
 each), and the hooks' own handlers (pybrain.hooks: session_start, prompt,
-capture) run on the JSON Claude Code sends: SessionStart (source startup), each
-user prompt as UserPromptSubmit, then SessionEnd (prompt_input_exit), which
+capture) run on the JSON Claude Code sends: SessionStart (source startup), (with
+replay_prompts, each user prompt as UserPromptSubmit,) then SessionEnd (prompt_input_exit), which
 observes the transcript's turns (brain.observe_transcript) and writes the
 handoff (brain.hand_off_transcript). Then the question is the first prompt of a
 new session: what reaches the agent is the SessionStart payload
 (brain.boot_session, within boot_token_budget) and the UserPromptSubmit context
-(brain.prompt_context, within prompt_context_tokens and prompt_context_max).
+(brain.prompt_context, within prompt_context_tokens and prompt_context_max, when
+search's verdict finds something relevant); variants ask it again with other
+prompt budgets on the same store, and off-topic prompts (bench/offtopic.py) follow
+it in the same session: how often they get a context, and its tokens.
 
 The handlers run in this process on the bench's connection (the connection and
 schema checks of a hook process are bench/hooks.py's subject), with the vectors
@@ -50,7 +53,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bench import embcache, latency
+from bench import embcache, latency, offtopic
 from bench.embcache import EmbeddingCache
 from bench.longmemeval import TYPES, load_questions
 from bench.server import BenchServer
@@ -61,7 +64,10 @@ TARGET = 0.80  # injected evidence / search turn@10
 QUICK_QUESTIONS = 6
 SEAT = "/home/dev/longmemeval"  # the project directory every session is booted for
 PREFIX_CHARS = 80  # letters and digits of a turn's start that must reach the agent
-BUDGETS = ("boot_token_budget", "prompt_context_tokens", "prompt_context_max", "prompt_context_min_relevance")
+BUDGETS = ("boot_token_budget", "prompt_context_tokens", "prompt_context_max", "min_relevance")
+# Settings a variant may change: the prompt hook's (the boot is the same for every variant).
+VARIANT_SETTINGS = ("prompt_context_tokens", "prompt_context_max", "min_relevance")
+OFFTOPIC_PER_QUESTION = 4  # off-topic prompts (bench/offtopic.py) asked after each question
 
 
 class CachedEmbedder:
@@ -200,9 +206,21 @@ def replay_question(
     q: dict[str, Any],
     folder: Path,
     settings: dict[str, Any] | None = None,
+    variants: dict[str, dict[str, Any]] | None = None,
+    replay_prompts: bool = False,
+    offtopic_prompts: list[str] | None = None,
 ) -> dict[str, Any]:
     """One question's haystack lived through as Claude Code sessions, then the question asked
-    (settings: workspace settings the question's workspace gets, brain.set_setting)."""
+    (settings: workspace settings the question's workspace gets, brain.set_setting).
+
+    replay_prompts: each haystack prompt goes through the UserPromptSubmit hook too. What
+    it injects is not measured and writes nothing the store or a later hook reads (an
+    injection row, telemetry), so the figures are the same without it (docs/benchmarks.md
+    checks it), and it took most of the replay's time: off by default.
+    variants: other prompt hook settings (VARIANT_SETTINGS) the question is asked with
+    again, on the same store and boot, each scored as the main one.
+    offtopic_prompts: prompts on subjects nothing stored speaks of, asked in the question's
+    session after it: the share that gets a context, and its tokens."""
     (ws,) = conn.execute(
         "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
         (f"continuity-{q['question_id']}",),
@@ -228,9 +246,10 @@ def replay_question(
             hook["SessionStart"]({**base, "hook_event_name": "SessionStart", "source": "startup"})
             for t in turns:
                 if t["role"] == "user" and t["content"].strip():
-                    hook["UserPromptSubmit"](
-                        {**base, "hook_event_name": "UserPromptSubmit", "prompt": t["content"]}
-                    )
+                    if replay_prompts:
+                        hook["UserPromptSubmit"](
+                            {**base, "hook_event_name": "UserPromptSubmit", "prompt": t["content"]}
+                        )
                     stats["prompts"] += 1
             hook["SessionEnd"]({**base, "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})
             stats["turns"] += len(turns)
@@ -246,12 +265,25 @@ def replay_question(
             boot = _context(
                 hook["SessionStart"]({**base, "hook_event_name": "SessionStart", "source": "startup"})
             )
-        with timed() as t_prompt:
-            context = _context(
-                hook["UserPromptSubmit"](
-                    {**base, "hook_event_name": "UserPromptSubmit", "prompt": q["question"]}
-                )
+
+        def ask(prompt: str) -> str:
+            return _context(
+                hook["UserPromptSubmit"]({**base, "hook_event_name": "UserPromptSubmit", "prompt": prompt})
             )
+
+        with timed() as t_prompt:
+            context = ask(q["question"])
+        asked_off = [ask(p) for p in offtopic_prompts or []]
+        other: dict[str, tuple[str, list[str]]] = {}
+        for label, variant in (variants or {}).items():
+            for name, value in {**(settings or {}), **variant}.items():
+                conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
+            other[label] = (ask(q["question"]), [ask(p) for p in offtopic_prompts or []])
+            conn.execute(
+                "DELETE FROM brain.setting WHERE workspace_id = %s AND name = ANY(%s)", (ws, list(variant))
+            )
+            for name, value in (settings or {}).items():
+                conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
         misses = {k: e.misses for k, e in hook["misses"].items()}
         failures = dict(hook["failures"])
 
@@ -262,15 +294,7 @@ def replay_question(
         for i, t in enumerate(session)
         if t.get("has_answer")
     ]
-    injected = _letters(boot + "\n" + context)
-    boot_letters = _letters(boot)
-    quoted = whole = from_boot = 0
-    for _, _, text in evidence:
-        letters = _letters(text)
-        if letters and letters[:PREFIX_CHARS] in injected:
-            quoted += 1
-            from_boot += letters[:PREFIX_CHARS] in boot_letters
-            whole += letters in injected
+    scores = _score(conn, evidence, boot, context, asked_off)
     qvec = cache.get([q["question"]])[0]
     ids = [
         r[0]
@@ -288,18 +312,43 @@ def replay_question(
         "question_id": q["question_id"],
         "type": q["question_type"],
         "evidence_turns": n,
-        "injected": quoted / n if n else None,
-        "injected_whole": whole / n if n else None,
-        "injected_from_boot": from_boot / n if n else None,
+        **scores,
         "search_turn@10": len(found & keys) / n if n else None,
         "boot_tokens": _tokens(conn, boot),
-        "prompt_tokens": _tokens(conn, context),
+        "variants": {label: _score(conn, evidence, boot, ctx, off) for label, (ctx, off) in other.items()},
         "start_ms": round(t_start[0] * 1000, 1),
         "prompt_ms": round(t_prompt[0] * 1000, 1),
         "replay_s": round(t_replay[0], 2),
         "cache_misses": misses,
         "hook_failures": failures,
         **stats,
+    }
+
+
+def _score(
+    conn: psycopg.Connection, evidence: list[tuple[str, int, str]], boot: str, context: str, off: list[str]
+) -> dict[str, Any]:
+    """The evidence turns whose start (whole) reaches the agent through boot + prompt context,
+    the prompt context's tokens, and the off-topic prompts that got a context and its tokens."""
+    injected = _letters(boot + "\n" + context)
+    boot_letters = _letters(boot)
+    quoted = whole = from_boot = 0
+    for _, _, text in evidence:
+        letters = _letters(text)
+        if letters and letters[:PREFIX_CHARS] in injected:
+            quoted += 1
+            from_boot += letters[:PREFIX_CHARS] in boot_letters
+            whole += letters in injected
+    n = len(evidence)
+    return {
+        "injected": quoted / n if n else None,
+        "injected_whole": whole / n if n else None,
+        "injected_from_boot": from_boot / n if n else None,
+        "prompt_tokens": _tokens(conn, context),
+        "prompt_lines": context.count("\n- #"),
+        "offtopic_asked": len(off),
+        "offtopic_answered": sum(bool(c) for c in off),
+        "offtopic_tokens": sum(_tokens(conn, c) for c in off),
     }
 
 
@@ -331,7 +380,15 @@ def run(
     cache: EmbeddingCache,
     n_questions: int | None,
     settings: dict[str, Any] | None = None,
+    variants: dict[str, dict[str, Any]] | None = None,
+    replay_prompts: bool = False,
 ) -> dict[str, Any]:
+    for variant in (variants or {}).values():
+        unknown = set(variant) - set(VARIANT_SETTINGS)
+        if unknown:
+            raise ValueError(
+                f"a variant sets the prompt hook's settings only ({', '.join(VARIANT_SETTINGS)})"
+            )
     questions = load_questions(n_questions)
     log(
         f"== continuity: {len(questions)} LongMemEval questions replayed as Claude Code sessions"
@@ -339,17 +396,24 @@ def run(
     )
     server.create_database(DB)
     cache.ensure([q["question"] for q in questions], "questions")
+    cache.ensure(offtopic.QUERIES, "off-topic prompts")
     per_question = []
     with server.connect(DB) as conn, tempfile.TemporaryDirectory(prefix="pybrain-continuity-") as tmp:
         budgets = conn.execute(
             "SELECT brain.setting('boot_token_budget'), brain.setting('prompt_context_tokens'),"
-            " brain.setting('prompt_context_max'), brain.setting('prompt_context_min_relevance')"
+            " brain.setting('prompt_context_max'), brain.setting('min_relevance')"
         ).fetchone()
         budgets = [(settings or {}).get(name, value) for name, value in zip(BUDGETS, budgets, strict=True)]
         for n, q in enumerate(questions, 1):
             folder = Path(tmp) / q["question_id"]
             folder.mkdir()
-            per_question.append(replay_question(conn, cache, q, folder, settings))
+            off = [
+                offtopic.QUERIES[((n - 1) * OFFTOPIC_PER_QUESTION + i) % len(offtopic.QUERIES)]
+                for i in range(OFFTOPIC_PER_QUESTION)
+            ]
+            per_question.append(
+                replay_question(conn, cache, q, folder, settings, variants, replay_prompts, off)
+            )
             if n % 10 == 0 or n == len(questions):
                 log(f"  {n}/{len(questions)} questions replayed")
     server.drop_database(DB)
@@ -357,7 +421,15 @@ def run(
         "questions": len(questions),
         "budgets": dict(zip(BUDGETS, budgets, strict=True)),
         "settings": settings or {},
+        "replay_prompts": replay_prompts,
         "metrics": aggregate(per_question),
+        "variants": {
+            label: {
+                "settings": variant,
+                "metrics": aggregate([{**pq, **pq["variants"][label]} for pq in per_question]),
+            }
+            for label, variant in (variants or {}).items()
+        },
         "start_ms": summary([pq["start_ms"] for pq in per_question]),
         "prompt_ms": summary([pq["prompt_ms"] for pq in per_question]),
         "replay_s_per_question": summary([pq["replay_s"] for pq in per_question]),
@@ -396,6 +468,14 @@ def aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
             row[name] = round(float(np.mean([pq[name] for pq in items])), 3)
         row["ratio"] = round(row["injected"] / row["search_turn@10"], 3) if row["search_turn@10"] else None
         row["prompt_tokens"] = round(float(np.mean([pq["prompt_tokens"] for pq in items])), 1)
+        row["prompt_lines"] = round(float(np.mean([pq["prompt_lines"] for pq in items])), 2)
+        asked = sum(pq["offtopic_asked"] for pq in items)
+        row["offtopic_answered"] = (
+            round(sum(pq["offtopic_answered"] for pq in items) / asked, 3) if asked else None
+        )
+        row["offtopic_tokens"] = (
+            round(sum(pq["offtopic_tokens"] for pq in items) / asked, 1) if asked else None
+        )
         row["boot_tokens"] = round(float(np.mean([pq["boot_tokens"] for pq in items])), 1)
         out[group] = row
     return out
@@ -407,18 +487,31 @@ def render(result: dict[str, Any]) -> list[str]:
         "",
         f"## Continuity: LongMemEval through the hooks ({result['questions']} questions)",
         f"budgets: boot {b['boot_token_budget']} tokens; prompt {b['prompt_context_tokens']} tokens, "
-        f"{b['prompt_context_max']} lines, relevance >= {b['prompt_context_min_relevance']}",
-        "| question type | n | injected | whole | from boot | search turn@10 | ratio | prompt tokens |",
-        "|---|---|---|---|---|---|---|---|",
+        f"{b['prompt_context_max']} lines, when search's verdict (min_relevance {b['min_relevance']}) "
+        "finds something relevant",
     ]
-    for group, row in result["metrics"].items():
-        lines.append(
-            f"| {group} | {row['questions']} | {row['injected']} | {row['injected_whole']} | "
-            f"{row['injected_from_boot']} | {row['search_turn@10']} | {row['ratio']} | "
-            f"{row['prompt_tokens']} |"
-        )
+    head = [
+        "| question type | n | injected | whole | from boot | search turn@10 | ratio | prompt tokens "
+        "| lines | off-topic answered | off-topic tokens |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    lines += head
+
+    def rows(metrics: dict[str, Any]) -> None:
+        for group, row in metrics.items():
+            lines.append(
+                f"| {group} | {row['questions']} | {row['injected']} | {row['injected_whole']} | "
+                f"{row['injected_from_boot']} | {row['search_turn@10']} | {row['ratio']} | "
+                f"{row['prompt_tokens']} | {row['prompt_lines']} | {row['offtopic_answered']} | "
+                f"{row['offtopic_tokens']} |"
+            )
+
+    rows(result["metrics"])
     c = result["check"]
     lines.append(
         f"target: injected >= {c['target_ratio']} of search turn@10: {'pass' if c['passed'] else 'FAIL'}"
     )
+    for label, v in result.get("variants", {}).items():
+        lines += ["", f"variant {label}: {json.dumps(v['settings'])}", *head]
+        rows(v["metrics"])
     return lines

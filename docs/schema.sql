@@ -36,9 +36,11 @@ CREATE TYPE brain.search_result AS (
 	thread text,
 	"position" integer,
 	neighbour_of bigint,
-	newer_related bigint
+	newer_related bigint,
+	verdict real
 );
 COMMENT ON COLUMN brain.search_result.newer_related IS 'A newer memory among the results that may contradict this one (same kind and project, related, differing in distinguishing terms only); NULL otherwise.';
+COMMENT ON COLUMN brain.search_result.verdict IS 'The result''s relevance with the query''s words that no memory holds counted: search returns nothing unless some candidate''s verdict reaches min_relevance. NULL for a neighbour and a skill the ranking did not score.';
 CREATE TYPE brain.session_brief AS (
 	session_id bigint,
 	source text,
@@ -1915,7 +1917,7 @@ CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precisi
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share. At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2606,7 +2608,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 00222fa04cc1e61afd3a8f2aab5d6f05efc0b9be1d1e8928287b775735e6e2dc';
+COMMENT ON TABLE brain.migration IS 'functions ae828162b165df41b16b06f2e0057f595a69db3bced8d3dc188adc6bde5bdb4d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -400,7 +400,9 @@ def test_the_prompt_hook_brings_back_the_answer_from_before_compaction(claude, c
     t.assistant("The error budget is on the dashboard 'Billing / Reconciler SLO' (uid rec-slo).")
     claude.end(t)
     claude.start(t, source="resume")
-    assert claude.prompt(t, "Which Grafana dashboard shows the reconciler error budget?") is None
+    # (what else search's verdict finds relevant may come: the compacted turns on the reconciler)
+    context = claude.prompt(t, "Which Grafana dashboard shows the reconciler error budget?") or ""
+    assert "rec-slo" not in context and "Grafana" not in context
     context = claude.prompt(other, "Which Grafana dashboard shows the reconciler error budget?")
     assert context is not None and "rec-slo" in context
 

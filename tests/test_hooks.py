@@ -293,6 +293,94 @@ def test_prompt_context_stays_within_its_budget(brain) -> None:
     assert brain.value("prompt_context", prompt="   ")["text"] is None
 
 
+TRIP = [
+    ("user", "I just got back from Lisbon with my sister; we stayed in a guesthouse in Alfama."),
+    ("assistant", "Alfama is lovely. Did you take the tram up to the castle?"),
+    ("user", "Can you suggest a recipe for a quick weeknight curry?"),
+    ("assistant", "Try a chickpea curry with coconut milk, spinach and garam masala."),
+    ("user", "My sister wants to learn the guitar; which beginner books are good?"),
+    ("assistant", "Hal Leonard's guitar method is a common first book."),
+    ("user", "How do I keep basil alive on a windowsill?"),
+    ("assistant", "Water it when the soil is dry and pinch off the flowers."),
+]
+
+
+def _observe_trip(conn) -> None:
+    turns = [{"ref": f"trip/{i}", "role": role, "text": text} for i, (role, text) in enumerate(TRIP)]
+    conn.execute(
+        "SELECT count(*) FROM brain.observe_transcript(%s::jsonb, 'claude-code')", (json.dumps(turns),)
+    )
+
+
+def _relevance(conn, prompt: str) -> dict[int, float]:
+    return dict(
+        conn.execute(
+            "SELECT id, relevance FROM brain.search(%s, min_relevance => 0, max_results => 20)", (prompt,)
+        ).fetchall()
+    )
+
+
+def test_prompt_context_brings_a_relevant_answer_the_old_floor_dropped(conn) -> None:
+    """Search's verdict decides whether anything is relevant, not each hit's own relevance: an
+    evidence turn's relevance is often low, and the hook used to keep only hits 0.3 relevant."""
+    _observe_trip(conn)
+    ask = "what curry did you suggest with spinach?"
+    relevance = _relevance(conn, ask)
+    assert relevance and max(relevance.values()) < 0.3  # every hit under the old per-row floor
+    context = conn.execute("SELECT brain.prompt_context(%s)", (ask,)).fetchone()[0]
+    assert context["text"] is not None
+    assert "Assistant: Try a chickpea curry with coconut milk, spinach and garam masala." in context["text"]
+    assert context["tokens"] <= context["budget"]
+
+
+def test_an_off_topic_prompt_gets_no_context(conn) -> None:
+    """A prompt on something never stored gets nothing, even where one word of it matches a turn
+    strongly (the old per-row floor injected that turn)."""
+    _observe_trip(conn)
+    for ask in ("guesthouse recommendations for Porto", "the mating season of the axolotl"):
+        context = conn.execute("SELECT brain.prompt_context(%s)", (ask,)).fetchone()[0]
+        assert context["text"] is None and context["ids"] == [] and context["tokens"] == 0, ask
+    assert max(_relevance(conn, "guesthouse recommendations for Porto").values()) >= 0.3
+    assert conn.execute("SELECT count(*) FROM brain.injection").fetchone()[0] == 0
+
+
+def test_the_prompt_hook_never_embeds_private_text(brain, monkeypatch) -> None:
+    """What the person wraps in <private> is stripped before the prompt is embedded: the
+    embedder (a remote API, possibly) never receives it."""
+    import contextlib
+
+    from pybrain import hooks
+
+    inner = brain.embedder
+    sent: list[str] = []
+
+    class Recording:
+        provider, model, dims, space = inner.provider, inner.model, inner.dims, inner.space
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            sent.extend(texts)
+            return inner.embed(texts)
+
+        def embed_one(self, text: str) -> list[float]:
+            return self.embed([text])[0]
+
+    @contextlib.contextmanager
+    def opened(options, *, start: bool):
+        yield brain
+
+    monkeypatch.setattr(hooks, "_brain", opened)
+    monkeypatch.setattr(hooks, "_hook_embedder", lambda _brain, *, remote: Recording())
+    brain.remember("fact", "The staging database listens on port 6543")
+    ask = "which port does the staging database use? <private>my password is hunter2-x</private>"
+    answer = hooks.prompt({"prompt": ask, "session_id": "s1"}, hooks.Options())
+    assert answer is not None and "6543" in answer["hookSpecificOutput"]["additionalContext"]
+    assert sent == ["which port does the staging database use?"]
+    sent.clear()
+    assert hooks.prompt({"prompt": "<private>only mine: hunter2-x</private>"}, hooks.Options()) is None
+    hooks.prompt({"prompt": "Open the PR. <private>the token is in ~/notes, line 4"}, hooks.Options())
+    assert sent == ["Open the PR."]
+
+
 def test_observe_transcript_refuses_malformed_turns(brain) -> None:
     from psycopg.types.json import Jsonb
 

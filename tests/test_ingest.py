@@ -474,3 +474,29 @@ def test_standard_input_is_bounded_like_a_file(tmp_path: Path) -> None:
     assert [(p.path, p.message) for p in listing.problems] == [
         ("-", "larger than 5 MB: split it or leave it out")
     ]
+
+
+def test_a_paragraph_repeated_in_one_document_is_stored_once(counting, conn, tmp_path: Path) -> None:
+    """A document that repeats a paragraph (an example shown twice, a boilerplate notice):
+    the second is a duplicate of the first, and the document is stored. Before, both were
+    stored as new, the second met the first's unique key, and the whole ingest failed
+    (null memory_id in brain.embedding)."""
+    brain, embedder = counting
+    # each paragraph its own chunk: about a hundred tokens with chunks of at most 64
+    notice = " ".join(["Run the migrations before the deploy; the release checklist names each step."] * 6)
+    conn.execute("SELECT brain.set_setting('chunk_max_tokens', '64')")
+    doc = tmp_path / "runbook.md"
+    doc.write_text(
+        "# Runbook\n\n## Deploy\n\n" + notice + "\n\n## Rollback\n\n" + notice + "\n\n"
+        "## Contacts\n\nThe on-call engineer answers pages within fifteen minutes.\n"
+    )
+    embedder.texts.clear()
+    report = ingest(brain, [str(doc)], root=tmp_path)
+    assert report.chunks.get("duplicate", 0) >= 1, report.chunks
+    stored = conn.execute(
+        "SELECT count(*), count(DISTINCT normalized) FROM brain.memory"
+        " WHERE source_ref LIKE %s AND state = 'active'",
+        ("%runbook.md",),
+    ).fetchone()
+    assert stored[0] == stored[1]
+    assert report.chunks["new"] == stored[0] == len(embedder.texts)

@@ -42,6 +42,7 @@ RELEASED = {
     "022-write-core.sql": "48899e0e05c9528a51d975e83a07f5b388d6e4b95b17d22464f20c1864e9397d",
     "023-trajectories.sql": "ec62e770e5361a0176847749069ec2a3e9d9224585a6c275f6e05643f30feb50",
     "024-search-words.sql": "ad8549daca75528ef29a693ff79896c0952a107750f9630e088e1aedc0857370",
+    "025-prompt-context-verdict.sql": "fb3125459eb25e35bc72463e63255f17d734973eb820faa959b33ec8740b5840",
 }
 
 
@@ -704,3 +705,26 @@ def test_024_search_results_mark_a_newer_related_memory(empty_database: str) -> 
         search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
         marks = dict(conn.execute(search, ("Node.js runtime version",)).fetchall())
         assert marks == {old: new, new: None}
+
+
+def test_025_drops_the_prompt_hooks_own_floor(empty_database: str) -> None:
+    """A database before 025 with the prompt hook's own floor set: the override goes (the hook
+    follows search's verdict, the setting min_relevance), the other settings stay, and the hook
+    answers."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("025-prompt-context-verdict.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.setting (name, value) VALUES ('prompt_context_min_relevance', '0.5'),"
+            " ('prompt_context_max', '4')"
+        )
+        assert db.migrate(conn).applied[0] == "025-prompt-context-verdict.sql"
+        assert conn.execute("SELECT name FROM brain.setting").fetchall() == [("prompt_context_max",)]
+        conn.execute(
+            "SELECT brain.remember(kind => 'fact', headline => 'The staging database listens on port 6543')"
+        )
+        context = conn.execute("SELECT brain.prompt_context('staging database port')").fetchone()[0]
+        assert "6543" in context["text"]
+        (verdict,) = conn.execute("SELECT verdict FROM brain.search('staging database port')").fetchone()
+        assert 0 < verdict <= 1

@@ -40,15 +40,19 @@ def test_neighbours_never_push_a_relevant_hit_out(conn) -> None:
     assert len(out) == len(threads)
 
 
-def test_the_prompt_hook_keeps_only_relevant_hits(conn) -> None:
+def test_the_prompt_hook_answers_with_searchs_verdict(conn) -> None:
+    """The prompt hook's "nothing relevant" is search's (the setting min_relevance): above the
+    best hit's relevance nothing is injected; at or below it, the ranking, which it never trims."""
     a = remember(conn, kind="fact", headline="The staging database listens on port 6543")["memory_id"]
-    remember(conn, kind="fact", headline="The staging cache is warmed at noon")
+    b = remember(conn, kind="fact", headline="The staging cache is warmed at noon")["memory_id"]
     hit = search(conn, "staging database port", min_relevance=0)
-    assert ids(hit)[0] == a and len(hit) == 2
-    floor = (hit[0]["relevance"] + hit[1]["relevance"]) / 2
-    conn.execute("SELECT brain.set_setting('prompt_context_min_relevance', %s)", (str(floor),))
+    assert ids(hit) == [a, b]
+    conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(min(1, hit[0]["relevance"] * 1.01)),))
     out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
-    assert f"#{a} " in out["text"] and "cache" not in out["text"]
+    assert out["text"] is None
+    conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(hit[0]["relevance"] * 0.99),))
+    out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
+    assert out["ids"] == [a, b]
 
 
 def test_previews_show_the_passage_that_matched(conn) -> None:

@@ -477,6 +477,11 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
         return None
     session = _string(payload, "session_id")
     with _brain(options, start=False) as brain:
+        # What may be searched for: the prompt without what the person marked <private>
+        # (brain.capturable_text), which never reaches the embedder either.
+        text = brain.value("capturable_text", t=text)
+        if not text:
+            return None
         embedder = _hook_embedder(brain, remote=False)
         vector = None
         if embedder is not None:

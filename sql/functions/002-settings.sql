@@ -43,9 +43,8 @@ AS $$
         'session_ttl_minutes', 5          -- a session without a heartbeat this long has ended
     -- (two objects: a function takes at most 100 arguments)
     ) || jsonb_build_object(
-        'prompt_context_tokens', 300,     -- memories a prompt hook adds: at most this many tokens
-        'prompt_context_max', 3,          -- and this many memories
-        'prompt_context_min_relevance', 0.3, -- and only memories at least this relevant (brain.search's relevance)
+        'prompt_context_tokens', 500,     -- memories a prompt hook adds: at most this many tokens (docs/hooks.md: why)
+        'prompt_context_max', 5,          -- and this many lines, when search's verdict finds something relevant
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -119,7 +118,6 @@ AS $$
         'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
         'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
-        'prompt_context_min_relevance', jsonb_build_object('min', 0, 'max', 1),
         'boot_trajectories',       jsonb_build_object('min', 0, 'max', 20, 'integer', true),
         'trajectory_max_steps',    jsonb_build_object('min', 1, 'max', 500, 'integer', true),
         'pack_token_budget',       jsonb_build_object('min', 50, 'max', 20000, 'integer', true),

@@ -1128,12 +1128,13 @@ BEGIN
         ),
         ranked AS (
             SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
-                   coalesce(sc.score, 0) AS score, sc.relevance, 0 AS tier, sk.r AS place
+                   coalesce(sc.score, 0) AS score, sc.relevance, sc.verdict, 0 AS tier, sk.r AS place
             FROM skills sk
             LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
             LEFT JOIN fused s ON s.memory_id = sk.memory_id
             UNION ALL
-            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance, 1,
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance,
+                   sc.verdict, 1,
                    -- the parts of one text (chunks of a long turn or note: metadata chunks,
                    -- one source_ref and position) stand as one hit, their best, and the other parts go after
                    -- every text's best; a thread's hit ranks by its score x
@@ -1177,11 +1178,11 @@ BEGIN
             -- neighbours (1), then the page's other hits (2): a neighbour takes the
             -- place of a hit below the floor, never of a relevant one
             SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   p.verdict, NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
                    CASE WHEN p.tier = 0 OR p.relevance >= $27 THEN 0 ELSE 2 END AS keep
             FROM page p
             UNION ALL
-            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
                    abs(n.position - h.position), n.position, 1
             FROM page p
             JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
@@ -1224,7 +1225,8 @@ BEGIN
                    WHERE %10$s
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.created_at DESC, n.memory_id DESC
-                   LIMIT 1) END
+                   LIMIT 1) END,
+               rk.verdict::real
         FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id

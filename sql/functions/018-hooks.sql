@@ -339,7 +339,8 @@ AS $$
 DECLARE
     budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
     n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
-    floor double precision := (brain.setting('prompt_context_min_relevance'))::double precision;
+    -- search's "nothing relevant" verdict (docs/ranking.md), the workspace's floor
+    floor double precision := (brain.setting('min_relevance'))::double precision;
     heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
     closing text := '</pybrain-context>';
     ws bigint := brain.current_workspace();
@@ -383,23 +384,31 @@ BEGIN
           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
     END IF;
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: search's calibrated relevance reaches prompt_context_min_relevance.
-        -- The turns of the calling session itself (exclude_ref_prefix) that
-        -- the agent has in front of it (stored after its last compaction) are
-        -- left out, and so are flagged memories.
+        -- Relevant: the rule search answers with (its min_relevance verdict:
+        -- nothing when no candidate is relevant; else its ranking, which it
+        -- never trims: an evidence turn's relevance is often low). The turns
+        -- of the calling session itself (exclude_ref_prefix) that the agent
+        -- has in front of it (stored after its last compaction) are left out,
+        -- and so are flagged memories; the verdict is asked again of the hits
+        -- left (a result's verdict, brain.search_result): when what made it
+        -- was only among those left out, nothing is relevant.
         FOR hit IN
-            SELECT s.id, s.kind, s.headline, s.score
-            FROM brain.search(query => prompt, query_embedding => query_embedding,
-                              embedding_space => embedding_space, project => project,
-                              max_results => n_max * 4, min_relevance => 0) AS s
-            JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-            -- searched without a floor (it never trims): the hook keeps the hits that reach its own
-            WHERE (s.relevance >= floor OR s.via_skill_trigger IS NOT NULL)
-              AND NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                       AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
-                       AND (compacted IS NULL OR m.created_at > compacted))
-              AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-            ORDER BY s.score DESC, s.id DESC
+            WITH kept AS MATERIALIZED (
+                SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger
+                FROM brain.search(query => prompt, query_embedding => query_embedding,
+                                  embedding_space => embedding_space, project => project,
+                                  -- twice the lines: a prompt and the reply that answers it may
+                                  -- both be hits (one line); each result costs search a preview
+                                  max_results => n_max * 2) AS s
+                JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
+                WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                           AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                           AND (compacted IS NULL OR m.created_at > compacted))
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
+            SELECT k.id, k.kind, k.headline, k.score
+            FROM kept k
+            WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
+            ORDER BY k.score DESC, k.id DESC
         LOOP
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
@@ -464,7 +473,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, kept when its calibrated relevance reaches prompt_context_min_relevance (0.3), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share. At most prompt_context_max (3) lines, never over prompt_context_tokens (300, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share. At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 
 -- Sessions a capture hook never ended: the client crashed, was killed, or its
 -- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript

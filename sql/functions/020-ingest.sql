@@ -286,6 +286,18 @@ BEGIN
                     k_act[k] := 'duplicate'; k_dup[k] := seen_row[pos];
                     CONTINUE;
                 END IF;
+                -- the same text as an earlier chunk of this document (a repeated
+                -- paragraph or example): that chunk's memory, stored once
+                pos := array_position(k_key[1:k - 1], k_key[k]);
+                IF pos IS NOT NULL THEN
+                    k_act[k] := 'duplicate';
+                    IF k_act[pos] IN ('unchanged', 'duplicate') THEN
+                        k_id[k] := k_id[pos]; k_dup[k] := k_dup[pos];
+                    ELSE
+                        k_dup[k] := n + pos;  -- its row below, stored in this call
+                    END IF;
+                    CONTINUE;
+                END IF;
                 SELECT m.memory_id INTO hit
                 FROM brain.memory m
                 WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project AND m.state = 'active'
@@ -462,12 +474,14 @@ BEGIN
     SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id) WHERE c.id IS NOT NULL;
     IF vecs IS NOT NULL THEN
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
-        SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v);
+        SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v)
+        -- (NULL: the same text was stored meanwhile by another transaction; nothing stored here)
+        WHERE u.id IS NOT NULL;
     END IF;
     IF cardinality(new_ids) > 0 AND (vecs IS NULL OR seq > 0) THEN
         PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
-    PERFORM brain._audit_many(new_ids, 'insert', v_agent);
+    PERFORM brain._audit_many(ARRAY(SELECT i FROM unnest(new_ids) AS i WHERE i IS NOT NULL), 'insert', v_agent);
 
     -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
     FOR pair IN
