@@ -228,12 +228,7 @@ def run(
                 scores[mode] = _score(r["ids"], turns_of, evidence_sessions, evidence_turns)
                 scores[mode]["results"] = float(len(r["ids"]))
             picked = [((n - 1) * off_per + i) % len(offtopic.QUERIES) for i in range(off_per)]
-            o = offtopic.empty_share(conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
-            off["queries"] += o["queries"]
-            off["empty"] += o["empty"]
-            off["best_relevance"] += o["best_relevance"]
-            off["never_stored"] += o["never_stored"]
-            off["never_stored_empty"] += o["never_stored_empty"]
+            offtopic.tally(off, conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
             with timed() as t_clock:
                 clock = clock_shift(
                     conn,

@@ -160,6 +160,14 @@ def empty_share(conn: psycopg.Connection, queries: list[str], vecs: np.ndarray) 
     }
 
 
+def tally(total: dict[str, Any], conn: psycopg.Connection, queries: list[str], vecs: np.ndarray) -> None:
+    """empty_share of queries, added into total (queries, empty, best_relevance, never_stored,
+    never_stored_empty): the off-topic prompts asked beside each question of a run."""
+    o = empty_share(conn, queries, vecs)
+    for key in ("queries", "empty", "best_relevance", "never_stored", "never_stored_empty"):
+        total[key] += o[key]
+
+
 def docs_store(server: Any) -> dict[str, Any]:
     """The project's documentation (README.md and docs/*.md) ingested with the local MiniLM
     model into a fresh database, then the 200 off-topic queries through the default path."""

@@ -135,12 +135,7 @@ def evaluate(
         if off_vecs is not None:
             per = max(offtopic_runs, -(-len(offtopic.QUERIES) // len(meta)))
             picked = [(n * per + i) % len(offtopic.QUERIES) for i in range(per)]
-            o = offtopic.empty_share(conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
-            off["queries"] += o["queries"]
-            off["empty"] += o["empty"]
-            off["best_relevance"] += o["best_relevance"]
-            off["never_stored"] += o["never_stored"]
-            off["never_stored_empty"] += o["never_stored_empty"]
+            offtopic.tally(off, conn, [offtopic.QUERIES[i] for i in picked], off_vecs[picked])
     conn.execute("DELETE FROM brain.setting WHERE workspace_id = ANY(%s)", (workspaces,))
     out: dict[str, Any] = {"settings": settings, "modes": {}, "best_relevance": sorted(best)}
     if off_vecs is not None:
