@@ -599,3 +599,20 @@ def test_wire_hooks_takes_write_as_the_mcp_wiring_does(brain_cli, tmp_path) -> N
     r = brain_cli("wire", "claude-code", "--hooks", "--write", str(settings), "--settings", str(other))
     assert r.exit_code == 2
     assert "--write and --settings" in r.output
+
+
+def test_prompt_context_says_which_of_two_conflicting_facts_is_newer(conn) -> None:
+    """Two facts of one project that differ in a version are both relevant to a prompt; the
+    older one's line names the newer (search's newer_related), so the agent knows which holds."""
+    old = remember(conn, kind="fact", headline="Node.js runtime is version 20", project="shop")["memory_id"]
+    new = remember(
+        conn, kind="fact", headline="Node.js runtime is version 22", project="shop", on_related="store"
+    )["memory_id"]
+    context = conn.execute(
+        "SELECT brain.prompt_context('which Node.js runtime version does the shop use?', project => 'shop')"
+    ).fetchone()[0]
+    lines = context["text"].splitlines()
+    (old_line,) = [line for line in lines if line.startswith(f"- #{old} ")]
+    (new_line,) = [line for line in lines if line.startswith(f"- #{new} ")]
+    assert f"(#{new} is newer and may replace it)" in old_line
+    assert "is newer" not in new_line

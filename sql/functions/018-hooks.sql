@@ -394,7 +394,7 @@ BEGIN
         -- was only among those left out, nothing is relevant.
         FOR hit IN
             WITH kept AS MATERIALIZED (
-                SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger
+                SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger, s.newer_related
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
                                   -- twice the lines: a prompt and the reply that answers it may
@@ -405,7 +405,7 @@ BEGIN
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                            AND (compacted IS NULL OR m.created_at > compacted))
                   AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
-            SELECT k.id, k.kind, k.headline, k.score
+            SELECT k.id, k.kind, k.headline, k.score, k.newer_related
             FROM kept k
             WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
             ORDER BY k.score DESC, k.id DESC
@@ -444,7 +444,11 @@ BEGIN
                                CASE WHEN char_length(turn.answer) > turn_chars
                                     THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
             ELSE
-                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline));
+                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline))
+                        -- a newer memory among the results may say otherwise (search's
+                        -- newer_related): the agent is told which one is current
+                        || CASE WHEN hit.newer_related IS NOT NULL
+                                THEN format(' (#%s is newer and may replace it)', hit.newer_related) ELSE '' END;
             END IF;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
@@ -473,7 +477,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share. At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; a memory that a newer one among the results may contradict (search''s newer_related) says so: "(#N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 
 -- Sessions a capture hook never ended: the client crashed, was killed, or its
 -- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript
