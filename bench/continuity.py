@@ -55,7 +55,7 @@ from psycopg.types.json import Jsonb
 
 from bench import embcache, latency, offtopic
 from bench.embcache import EmbeddingCache
-from bench.longmemeval import TYPES, load_questions
+from bench.longmemeval import TYPES, load_questions, question_workspace
 from bench.server import BenchServer
 from bench.util import log, summary, timed
 
@@ -221,15 +221,8 @@ def replay_question(
     again, on the same store and boot, each scored as the main one.
     offtopic_prompts: prompts on subjects nothing stored speaks of, asked in the question's
     session after it: the share that gets a context, and its tokens."""
-    (ws,) = conn.execute(
-        "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
-        (f"continuity-{q['question_id']}",),
-    ).fetchone()
-    latency.prepare(conn, ws)
     # as bench/longmemeval.py stores its chunks (the cached vectors are of those chunks)
-    conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)")
-    for name, value in (settings or {}).items():
-        conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
+    ws = question_workspace(conn, f"continuity-{q['question_id']}", settings)
     sessions = sorted(
         zip(q["haystack_dates"], q["haystack_session_ids"], q["haystack_sessions"], strict=True),
         key=lambda s: s[0],

@@ -279,6 +279,22 @@ def run(
     return result
 
 
+def question_workspace(conn: psycopg.Connection, name: str, settings: dict[str, Any] | None) -> int:
+    """A new workspace for one question's haystack, the connection's workspace from now on, with
+    the local MiniLM space and these workspace settings."""
+    (ws,) = conn.execute(
+        "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id", (name,)
+    ).fetchone()
+    latency.prepare(conn, ws)
+    # Chunked as the plan was (chunk_max_tokens, 256 estimated tokens: the estimate runs
+    # high, so such a chunk fits MiniLM's window); with the space's own 254 the stored
+    # chunks would not be the ones embedded.
+    conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)")
+    for key, value in (settings or {}).items():
+        conn.execute("SELECT brain.set_setting(%s, %s)", (key, Jsonb(value)))
+    return ws
+
+
 def store_question(
     conn: psycopg.Connection,
     cache: EmbeddingCache,
@@ -290,17 +306,7 @@ def store_question(
     observe_batch per batch of turns with their cached vectors, then brain.index_vectors.
     Returns the workspace, the turns each memory holds (a turn folded into another memory
     counts as that memory's) and the seconds ANALYZE took."""
-    (ws,) = conn.execute(
-        "INSERT INTO brain.workspace (organization_id, name) VALUES (1, %s) RETURNING workspace_id",
-        (f"lme-{q['question_id']}",),
-    ).fetchone()
-    latency.prepare(conn, ws)
-    # Chunked as the plan was (chunk_max_tokens, 256 estimated tokens: the estimate runs
-    # high, so such a chunk fits MiniLM's window); with the space's own 254 the stored
-    # chunks would not be the ones embedded.
-    conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384, max_tokens => 256)")
-    for name, value in (settings or {}).items():
-        conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
+    ws = question_workspace(conn, f"lme-{q['question_id']}", settings)
     turns_of: dict[int, set] = defaultdict(set)
     analyzed = 0.0
     for b, (batch, checked) in enumerate(batches):
