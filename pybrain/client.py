@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import psycopg
 from psycopg import sql
@@ -32,6 +32,7 @@ from pybrain.errors import (
     InvalidArgument,
     InvalidEmbedding,
 )
+from pybrain.results import BootPayload, History, Memory, MemoryBrief, SearchResult, Skill
 
 log = logging.getLogger("pybrain")
 
@@ -428,7 +429,7 @@ class Brain:
     ) -> int:
         return self.value("forget", id=memory_id, reason=reason, replaced_by=replaced_by, source=source)
 
-    def recall(self, memory_id: int) -> dict[str, Any]:
+    def recall(self, memory_id: int) -> Memory:
         return self.value("recall", id=memory_id)
 
     # --- trajectories, packs, injections -------------------------------------
@@ -499,7 +500,7 @@ class Brain:
 
     # --- reads ---------------------------------------------------------------
 
-    def search(self, query: str, **filters: Any) -> list[dict[str, Any]]:
+    def search(self, query: str, **filters: Any) -> list[SearchResult]:
         """Hybrid search (brain.search); lexical only when the embedder fails."""
         vector = None
         if query.strip():
@@ -509,22 +510,23 @@ class Brain:
                 vector = self.embedder.embed_one(query)
             except EmbedderError as exc:
                 log.warning("embedding the query failed, searching by words only: %s", exc)
-        return self.call(
+        rows = self.call(
             "search",
             query=query,
             query_embedding=vector,
             embedding_space=self.embedder.space if vector is not None else None,
             **filters,
         )
+        return cast("list[SearchResult]", rows)
 
-    def list_recent(self, **filters: Any) -> list[dict[str, Any]]:
-        return self.call("list_recent", **filters)
+    def list_recent(self, **filters: Any) -> list[MemoryBrief]:
+        return cast("list[MemoryBrief]", self.call("list_recent", **filters))
 
     def load_skill(self, name: str, project: str | None = None) -> dict[str, Any]:
         return self.value("load_skill", name=name, project=project)
 
-    def list_skills(self, project: str | None = None) -> list[dict[str, Any]]:
-        return self.call("list_skills", project=project)
+    def list_skills(self, project: str | None = None) -> list[Skill]:
+        return cast("list[Skill]", self.call("list_skills", project=project))
 
     def stats(self) -> dict[str, Any]:
         return self.value("stats")
@@ -557,7 +559,7 @@ class Brain:
     def restore(self, memory_id: int, source: str | None = None) -> int:
         return self.value("restore", id=memory_id, source=source)
 
-    def history(self, memory_id: int) -> dict[str, Any] | None:
+    def history(self, memory_id: int) -> History | None:
         return self.value("history", id=memory_id)
 
     def maintain(self, *, if_due: bool = False) -> dict[str, Any]:
@@ -666,7 +668,7 @@ class Brain:
         pid: int | None = None,
         token_budget: int | None = None,
         client_info: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> BootPayload:
         """Register a session and return its boot payload (brain.boot_session).
 
         Besides the embedding of the task, Python adds only what the database
