@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import psycopg
 from psycopg import sql
@@ -32,7 +32,9 @@ from pybrain.errors import (
     InvalidArgument,
     InvalidEmbedding,
 )
-from pybrain.results import BootPayload, History, Memory, MemoryBrief, SearchResult, Skill
+
+if TYPE_CHECKING:  # the shapes of results are for readers and type checkers: nothing to import at run time
+    from pybrain.results import BootPayload, History, Memory, MemoryBrief, SearchResult, Skill
 
 log = logging.getLogger("pybrain")
 
