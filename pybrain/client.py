@@ -8,21 +8,20 @@ from __future__ import annotations
 
 import functools
 import logging
-import threading
 import time
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields, replace
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import psycopg
 from psycopg import sql
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from pybrain import db, words
 from pybrain.config import Settings
+from pybrain.connector import ConnectionConnector, Connector, Principal, Scope
 from pybrain.embed import Embedder, get_embedder
 from pybrain.errors import (
     BrainError,
@@ -32,8 +31,10 @@ from pybrain.errors import (
     EmbeddingRefused,
     InvalidArgument,
     InvalidEmbedding,
-    wrap_exceptions,
 )
+
+if TYPE_CHECKING:  # the shapes of results are for readers and type checkers: nothing to import at run time
+    from pybrain.results import BootPayload, History, Memory, MemoryBrief, SearchResult, Skill
 
 log = logging.getLogger("pybrain")
 
@@ -190,29 +191,44 @@ def _checked(name: str, value: Any) -> Any:
 
 
 class Brain:
-    """A connection to pybrain's schema in one workspace."""
+    """pybrain's schema in one workspace: each method one call of a brain.* SQL function.
+
+    Every call is a transaction its connector opens in the Brain's scope (scope()).
+    Brain(conn) uses one connection of its own and connects again after a server
+    restart; Brain(connector=PoolConnector(pool), principal=...) takes a pooled
+    connection for each call and runs it as the principal (pybrain.connector).
+    """
 
     def __init__(
         self,
-        conn: psycopg.Connection,
+        conn: psycopg.Connection | None = None,
         *,
         workspace: int | None = None,
         embedder: Embedder | None = None,
         embedder_spec: str | None = None,
         actor: str | None = None,
         conninfo: str | None = None,
+        connector: Connector | None = None,
+        principal: Principal | None = None,
+        via: str | None = None,
     ) -> None:
-        self.conn = conn
+        if connector is None:
+            if conn is None:
+                raise TypeError("Brain needs a connection or a connector")
+            connector = ConnectionConnector(conn, conninfo)
+        self.connector = connector
         self.workspace = workspace
         self._embedder = embedder
         self._embedder_spec = embedder_spec
         self.actor = actor
-        # How to connect again when the server restarts under this client.
-        self._conninfo = conninfo or db.conninfo_of(conn)
-        self._reconnecting = threading.Lock()
-        self._closed = False
-        # The session this Brain's calls belong to (SET LOCAL brain.session): injections
-        # and the later uses of what they showed are counted for it.
+        # Whom every call runs as (a token's role, workspace and access ceiling); None: the
+        # connection's own role in `workspace`.
+        self.principal = principal
+        # How a remote client reaches this Brain (`brain serve`: "http"): its process and
+        # folder are on its own machine, so a boot records neither (boot_session).
+        self.via = via
+        # The session this Brain's calls belong to (brain.session): injections and the
+        # later uses of what they showed are counted for it.
         self.session: int | None = None
 
     @classmethod
@@ -264,9 +280,14 @@ class Brain:
         """The embedder BRAIN_EMBEDDER (or the default) names."""
         return get_embedder(self._embedder_spec)
 
+    @property
+    def conn(self) -> Any:
+        """The connection of the last call (for a pooled Brain, what stands for the pool)."""
+        return self.connector.conn
+
     def close(self) -> None:
-        self._closed = True
-        self.conn.close()
+        """Close the connection (a pooled Brain leaves the pool open)."""
+        self.connector.close()
 
     def __enter__(self) -> Brain:
         return self
@@ -276,51 +297,29 @@ class Brain:
 
     # --- plumbing ----------------------------------------------------------
 
-    def connection(self) -> psycopg.Connection:
+    def connection(self) -> Any:
         """The open connection; a new one when the server closed the last (a restart).
 
         Reconnecting waits for the server up to BRAIN_DB_RECONNECT_WAIT seconds.
         """
-        conn = self.conn
-        if conn.closed and not self._closed:
-            with self._reconnecting:
-                if self.conn is conn:  # another thread may have reconnected meanwhile
-                    log.warning("the database connection was lost; reconnecting")
-                    self.conn = db.reconnect(self._conninfo)
-        return self.conn
+        return self.connector.connection()
 
     def new_connection(self) -> psycopg.Connection:
         """Another autocommit connection to the same database (e.g. to LISTEN on)."""
-        return db.reconnect(self._conninfo)
+        return self.connector.new_connection()
 
-    @contextmanager
-    def _checkout(self) -> Iterator[psycopg.Connection]:
-        """The connection a transaction runs on (a pooled Brain takes one from its pool)."""
-        yield self.connection()
+    def scope(self) -> Scope:
+        """What every call of this Brain runs as: its principal's role, workspace and access
+        ceiling when it has one, else its workspace; and its actor and session."""
+        if self.principal is not None:
+            return Scope.of(self.principal, actor=self.actor, session=self.session)
+        return Scope(workspace=self.workspace, actor=self.actor, session=self.session)
 
-    def _scope(self, cur: psycopg.Cursor) -> None:
-        """SET LOCAL what every call of this Brain runs with: its workspace and actor."""
-        cur.execute(
-            "SELECT set_config('brain.workspace', %s, true), set_config('brain.actor', %s, true),"
-            " set_config('brain.session', %s, true)",
-            (
-                "" if self.workspace is None else str(self.workspace),
-                self.actor or "",
-                "" if self.session is None else str(self.session),
-            ),
-        )
-
-    @contextmanager
-    def transaction(self) -> Iterator[psycopg.Cursor]:
-        """A transaction scoped to this Brain (see _scope)."""
-        with (
-            wrap_exceptions(),
-            self._checkout() as conn,
-            conn.transaction(),
-            conn.cursor(row_factory=dict_row) as cur,
-        ):
-            self._scope(cur)
-            yield cur
+    def transaction(
+        self, *, isolation: psycopg.IsolationLevel | None = None, read_only: bool = False
+    ) -> AbstractContextManager[psycopg.Cursor[Any]]:
+        """A transaction in this Brain's scope, with a cursor of dict rows (see scope)."""
+        return self.connector.transaction(self.scope(), isolation=isolation, read_only=read_only)
 
     def call(self, function: str, **kwargs: Any) -> list[dict[str, Any]]:
         """SELECT * FROM brain.<function>(name => value, ...) with the arguments that are set.
@@ -357,7 +356,7 @@ class Brain:
                     continue
                 raise
             except BrainError as exc:
-                if not conn.closed or self._closed:
+                if not conn.closed or self.connector.closed:
                     raise
                 if attempt == 1 and (not committing or function in IDEMPOTENT):
                     attempt = 2
@@ -432,7 +431,7 @@ class Brain:
     ) -> int:
         return self.value("forget", id=memory_id, reason=reason, replaced_by=replaced_by, source=source)
 
-    def recall(self, memory_id: int) -> dict[str, Any]:
+    def recall(self, memory_id: int) -> Memory:
         return self.value("recall", id=memory_id)
 
     # --- trajectories, packs, injections -------------------------------------
@@ -503,7 +502,7 @@ class Brain:
 
     # --- reads ---------------------------------------------------------------
 
-    def search(self, query: str, **filters: Any) -> list[dict[str, Any]]:
+    def search(self, query: str, **filters: Any) -> list[SearchResult]:
         """Hybrid search (brain.search); lexical only when the embedder fails."""
         vector = None
         if query.strip():
@@ -513,22 +512,23 @@ class Brain:
                 vector = self.embedder.embed_one(query)
             except EmbedderError as exc:
                 log.warning("embedding the query failed, searching by words only: %s", exc)
-        return self.call(
+        rows = self.call(
             "search",
             query=query,
             query_embedding=vector,
             embedding_space=self.embedder.space if vector is not None else None,
             **filters,
         )
+        return cast("list[SearchResult]", rows)
 
-    def list_recent(self, **filters: Any) -> list[dict[str, Any]]:
-        return self.call("list_recent", **filters)
+    def list_recent(self, **filters: Any) -> list[MemoryBrief]:
+        return cast("list[MemoryBrief]", self.call("list_recent", **filters))
 
     def load_skill(self, name: str, project: str | None = None) -> dict[str, Any]:
         return self.value("load_skill", name=name, project=project)
 
-    def list_skills(self, project: str | None = None) -> list[dict[str, Any]]:
-        return self.call("list_skills", project=project)
+    def list_skills(self, project: str | None = None) -> list[Skill]:
+        return cast("list[Skill]", self.call("list_skills", project=project))
 
     def stats(self) -> dict[str, Any]:
         return self.value("stats")
@@ -561,7 +561,7 @@ class Brain:
     def restore(self, memory_id: int, source: str | None = None) -> int:
         return self.value("restore", id=memory_id, source=source)
 
-    def history(self, memory_id: int) -> dict[str, Any] | None:
+    def history(self, memory_id: int) -> History | None:
         return self.value("history", id=memory_id)
 
     def maintain(self, *, if_due: bool = False) -> dict[str, Any]:
@@ -670,13 +670,23 @@ class Brain:
         pid: int | None = None,
         token_budget: int | None = None,
         client_info: dict[str, Any] | None = None,
-    ) -> dict[str, Any]:
+    ) -> BootPayload:
         """Register a session and return its boot payload (brain.boot_session).
 
         Besides the embedding of the task, Python adds only what the database
         cannot see: the process identity and this host's process table, from
-        which SQL decides which sessions on this host are gone.
+        which SQL decides which sessions on this host are gone. A Brain reached
+        over HTTP (via) records neither folder nor process, which are on the
+        client's machine (the session lives by its heartbeat), and notes in
+        client_info how it came and with which token.
         """
+        if self.via is not None:
+            cwd = pid = None
+            client_info = {
+                **(client_info or {}),
+                "via": self.via,
+                "token": self.principal.name if self.principal is not None else None,
+            }
         process = _process_identity(pid)
         vector = None
         if task and task.strip():

@@ -159,7 +159,7 @@ def run(
     totals = Outcomes()
     # An index rebuild of a large space outlasts the application role's statement_timeout
     # (on this connection and on any the worker opens after a restart).
-    brain._conninfo = make_conninfo(brain._conninfo, options="-c statement_timeout=30min")
+    brain.connector.conninfo = make_conninfo(brain.connector.conninfo, options="-c statement_timeout=30min")
     brain.connection().execute("SET statement_timeout = '30min'")
     if retry_failed:
         totals.released = brain.retry_failed_embeddings()

@@ -29,7 +29,7 @@ from psycopg_pool import ConnectionPool
 from pybrain.errors import InvalidArgument
 from pybrain.mcp import SessionState, build_server
 from pybrain.serve import auth
-from pybrain.serve.pool import DEFAULT_POOL_SIZE, PooledBrain
+from pybrain.serve.pool import DEFAULT_POOL_SIZE, pooled_brain
 
 log = logging.getLogger("pybrain.serve")
 
@@ -108,7 +108,11 @@ class Sessions:
                 pool = self.anonymous_pool if principal.anonymous else self.pool
                 if pool is None:
                     raise InvalidArgument("Anonymous access is not enabled.")
-                state = SessionState(ServedBrain(pool, principal, embedder_spec=self.embedder_spec))
+                # Over HTTP the client's process and folder are on its own machine: a boot
+                # records neither (the session lives by its heartbeat).
+                state = SessionState(
+                    pooled_brain(pool, principal, embedder_spec=self.embedder_spec, via="http")
+                )
             else:
                 state = found[0]
                 state.brain.principal = principal
@@ -117,18 +121,6 @@ class Sessions:
 
     def __len__(self) -> int:
         return len(self._states)
-
-
-class ServedBrain(PooledBrain):
-    """The Brain of one MCP session over HTTP: the client's process and folder are on its own
-    machine, so a boot records neither (the session lives by its heartbeat)."""
-
-    def boot_session(self, source: str, **kwargs: Any) -> dict[str, Any]:
-        kwargs.update(cwd=None, pid=None)
-        info = dict(kwargs.get("client_info") or {})
-        info.update(via="http", token=self.principal.name)
-        kwargs["client_info"] = info
-        return super().boot_session(source, **kwargs)
 
 
 def _session_selector(sessions: Sessions) -> Callable[..., Awaitable[Any]]:

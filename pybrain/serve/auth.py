@@ -3,9 +3,10 @@
 The database keeps only each token's sha256, its role, workspace, access,
 expiry, last use and revocation (migration 015, sql/functions/021-serve.sql),
 and decides whether a token is good: this module asks it and carries the
-answer. A verified request runs as the token's role (SET LOCAL ROLE), in its
-workspace, with its access as a ceiling (brain.max_access), so row-level
-security and the membership checks of docs/security.md apply to it unchanged.
+answer. A verified request runs as the token's role, in its workspace, with its
+access as a ceiling (brain.max_access), each set for its transaction by
+pybrain.connector, so row-level security and the membership checks of
+docs/security.md apply to it unchanged.
 
 For a Starlette application (the MCP endpoint, the dashboard):
 
@@ -29,9 +30,9 @@ from datetime import datetime
 from typing import Any
 
 import psycopg
-from psycopg import sql
 from psycopg.rows import dict_row
 
+from pybrain.connector import Scope, scoped
 from pybrain.errors import BrainError, InvalidArgument, wrap_exceptions
 
 TOKEN_PATTERN = re.compile(r"^pbt_[0-9a-f]{64}$")
@@ -47,7 +48,7 @@ class Principal:
 
     token_id and name are None for the anonymous principal of
     `brain serve --allow-anonymous-localhost` (role None: the server's own
-    local application connection, no SET ROLE)."""
+    local application connection, as its own login role)."""
 
     workspace: int | None
     role: str | None
@@ -122,27 +123,12 @@ def verify(conn: psycopg.Connection, token: str | None) -> Principal:
     raise TokenRefused(messages.get(status, "The token was refused."), hint="Ask an admin for a new token.")
 
 
-def apply(cur: psycopg.Cursor[Any], principal: Principal) -> None:
-    """Make the current transaction run as the principal: its role, workspace and access ceiling.
-
-    Everything is SET LOCAL: it ends with the transaction, so a pooled
-    connection carries nothing of it to its next user."""
-    if principal.role is not None:
-        cur.execute(sql.SQL("SET LOCAL ROLE {}").format(sql.Identifier(principal.role)))
-    cur.execute(
-        "SELECT set_config('brain.workspace', %s, true), set_config('brain.max_access', %s, true)",
-        (
-            "" if principal.workspace is None else str(principal.workspace),
-            principal.access or "",
-        ),
-    )
-
-
 @contextmanager
 def transaction(conn: psycopg.Connection, principal: Principal) -> Iterator[psycopg.Cursor[Any]]:
-    """A transaction on conn as the principal (see apply)."""
-    with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-        apply(cur, principal)
+    """A transaction on conn as the principal: its role, workspace and access ceiling
+    (pybrain.connector.Scope.of), all local to the transaction, so a pooled connection
+    carries nothing of it to its next user."""
+    with scoped(conn, Scope.of(principal)) as cur:
         yield cur
 
 

@@ -1,8 +1,9 @@
-"""A Brain whose calls take a pooled connection and run as a principal (pybrain.serve.auth)."""
+"""The servers' connection pool: one builder (open_pool), the pool that knows when the
+database is down (ServingPool), each token's share of it (Shares), and the Brain of a
+principal whose calls take a pooled connection each (pooled_brain)."""
 
 from __future__ import annotations
 
-import contextlib
 import logging
 import threading
 import time
@@ -15,7 +16,8 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 from psycopg_pool.base import AttemptWithBackoff
 
 from pybrain.client import Brain
-from pybrain.errors import BrainError, DatabaseUnavailable, InvalidArgument, wrap_exceptions
+from pybrain.connector import PoolConnector, Scope
+from pybrain.errors import DatabaseUnavailable, InvalidArgument, wrap_exceptions
 from pybrain.serve import auth
 
 log = logging.getLogger("pybrain.serve")
@@ -65,12 +67,13 @@ class Shares:
         self._cond = threading.Condition()
         self._local = threading.local()
 
-    def _keys(self, principal: auth.Principal) -> tuple[str, str]:
+    def _keys(self, principal: auth.Principal | Scope) -> tuple[str, str]:
         token = "local" if principal.token_id is None else f"token:{principal.token_id}"
         return token, f"role:{principal.role or 'local'}"
 
     @contextmanager
-    def hold(self, principal: auth.Principal) -> Iterator[None]:
+    def hold(self, principal: auth.Principal | Scope) -> Iterator[None]:
+        """Hold one connection's share for a principal (or a transaction's scope: its token and role)."""
         token, role = self._keys(principal)
         nested = getattr(self._local, "held", None) or set()
         if token in nested:
@@ -202,11 +205,23 @@ class ServingPool(ConnectionPool):
 
 
 def open_pool(
-    conninfo: str, size: int = DEFAULT_POOL_SIZE, *, name: str = "pybrain", wait: bool = True
+    conninfo: str,
+    size: int = DEFAULT_POOL_SIZE,
+    *,
+    name: str = "pybrain",
+    wait: bool | None = True,
+    min_size: int = 2,
+    reset: bool = True,
 ) -> ServingPool:
     """A pool of autocommit connections; each is checked before use, so a restarted
     server costs one failed check, not a failed call; while the database is down, calls
-    fail at once with DatabaseUnavailable (ServingPool)."""
+    fail at once with DatabaseUnavailable (ServingPool).
+
+    wait: open it and wait for its first connections (True), open it without waiting
+    (False), or leave it to be opened later (None: the dashboard opens its own when the
+    application starts). min_size: the connections it keeps open (at most size). reset:
+    RESET ALL when a connection comes back (everything a call sets is local to its
+    transaction; this undoes a session that set more)."""
     if not POOL_MIN <= size <= POOL_MAX:
         raise InvalidArgument(
             f"The pool size is {POOL_MIN} to {POOL_MAX} connections, not {size}.",
@@ -214,11 +229,11 @@ def open_pool(
         )
     pool = ServingPool(
         conninfo,
-        min_size=min(2, size),
+        min_size=min(min_size, size),
         max_size=size,
         kwargs=CONNECTION_KWARGS,
         check=ConnectionPool.check_connection,
-        reset=_reset,
+        reset=_reset if reset else None,
         name=name,
         open=False,
         timeout=WAIT,
@@ -226,74 +241,35 @@ def open_pool(
     if wait:
         with wrap_exceptions():
             pool.open(wait=True, timeout=30)
-    else:
+    elif wait is not None:
         pool.open(wait=False)
     return pool
 
 
 def _reset(conn: psycopg.Connection) -> None:
-    # Everything a request sets is SET LOCAL; this only undoes a session that set more.
+    # Everything a request sets is local to its transaction; this only undoes a session that set more.
     conn.execute("RESET ALL")
 
 
-class _PoolHandle:
-    """What Brain expects of its connection where the pool stands for it."""
-
-    def __init__(self, pool: ConnectionPool) -> None:
-        self.pool = pool
-
-    @property
-    def closed(self) -> bool:
-        return self.pool.closed
-
-    def close(self) -> None:
-        """The pool outlives each Brain: closing one closes nothing."""
-
-
-class PrincipalBrain(Brain):
-    """A Brain whose every transaction runs as a principal: its role, workspace and access
-    ceiling (auth.apply), and the Brain's actor."""
-
-    def __init__(self, conn: Any, principal: auth.Principal, **kwargs: Any) -> None:
-        super().__init__(conn, **kwargs)
-        self.principal = principal
-
-    def _scope(self, cur: psycopg.Cursor) -> None:
-        auth.apply(cur, self.principal)
-        cur.execute(
-            "SELECT set_config('brain.actor', %s, true), set_config('brain.session', %s, true)",
-            (self.actor or "", "" if self.session is None else str(self.session)),
-        )
-
-
-class PooledBrain(PrincipalBrain):
+def pooled_brain(
+    pool: ConnectionPool,
+    principal: auth.Principal,
+    *,
+    embedder_spec: str | None = None,
+    via: str | None = None,
+) -> Brain:
     """A Brain for one principal: every call is a transaction on a connection of the pool,
-    as the principal's role, in its workspace, with its access as a ceiling."""
+    as the principal's role, in its workspace, with its access as a ceiling, within its
+    share of the pool (pybrain.connector.PoolConnector)."""
+    return Brain(
+        connector=PoolConnector(pool),
+        principal=principal,
+        workspace=principal.workspace,
+        embedder_spec=embedder_spec,
+        actor=principal.role,
+        via=via,
+    )
 
-    def __init__(
-        self, pool: ConnectionPool, principal: auth.Principal, *, embedder_spec: str | None = None
-    ) -> None:
-        super().__init__(
-            _PoolHandle(pool),
-            principal,
-            workspace=principal.workspace,
-            embedder_spec=embedder_spec,
-            actor=principal.role,
-            conninfo=pool.conninfo,
-        )
-        self.pool = pool
 
-    def connection(self) -> Any:
-        return self.conn
-
-    def new_connection(self) -> psycopg.Connection:
-        raise BrainError("A pooled Brain has no connection of its own.")
-
-    @contextmanager
-    def _checkout(self) -> Iterator[psycopg.Connection]:
-        shares = getattr(self.pool, "shares", None)
-        with (
-            shares.hold(self.principal) if shares else contextlib.nullcontext(),
-            self.pool.connection() as conn,
-        ):
-            yield conn
+# The name of the class pooled_brain replaced.
+PooledBrain = pooled_brain

@@ -5,16 +5,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import IO, Any
 
 import psycopg
-from psycopg.rows import dict_row
 from psycopg.types.json import Jsonb
 
 from pybrain.client import Brain
-from pybrain.errors import InvalidArgument, wrap_exceptions
+from pybrain.errors import InvalidArgument
 from pybrain.render import memory_markdown
 
 FORMAT = "pybrain-memories"
@@ -23,22 +22,10 @@ READS = (1, 2)
 PAGE = 500
 
 
-@contextmanager
-def _snapshot(brain: Brain) -> Iterator[psycopg.Cursor]:
-    """One read-only REPEATABLE READ transaction in the workspace: every page of an
+def _snapshot(brain: Brain) -> AbstractContextManager[psycopg.Cursor]:
+    """One read-only REPEATABLE READ transaction in the Brain's scope: every page of an
     export sees the same database, so its links point at memories it holds."""
-    conn = brain.conn
-    saved = conn.isolation_level, conn.read_only
-    conn.isolation_level, conn.read_only = psycopg.IsolationLevel.REPEATABLE_READ, True
-    try:
-        with wrap_exceptions(), conn.transaction(), conn.cursor(row_factory=dict_row) as cur:
-            cur.execute(
-                "SELECT set_config('brain.workspace', %s, true)",
-                ("" if brain.workspace is None else str(brain.workspace),),
-            )
-            yield cur
-    finally:
-        conn.isolation_level, conn.read_only = saved
+    return brain.transaction(isolation=psycopg.IsolationLevel.REPEATABLE_READ, read_only=True)
 
 
 def documents(

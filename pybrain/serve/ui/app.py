@@ -25,7 +25,6 @@ from urllib.parse import urlencode
 
 from jinja2 import Environment, PackageLoader, StrictUndefined
 from markupsafe import Markup
-from psycopg_pool import ConnectionPool
 from starlette.applications import Starlette
 from starlette.background import BackgroundTask
 from starlette.datastructures import FormData, QueryParams
@@ -39,6 +38,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pybrain import words
 from pybrain.client import CATEGORIES, Brain
+from pybrain.connector import PoolConnector
 from pybrain.errors import (
     AccessDenied,
     BrainError,
@@ -51,7 +51,7 @@ from pybrain.errors import (
 from pybrain.health import health as health_report
 from pybrain.serve import auth
 from pybrain.serve.live import Listeners, StreamLimits
-from pybrain.serve.pool import CONNECTION_KWARGS, RETRY_AFTER, WAIT, PrincipalBrain, ServingPool
+from pybrain.serve.pool import RETRY_AFTER, open_pool
 from pybrain.serve.ui import charts
 
 log = logging.getLogger("pybrain.ui")
@@ -166,16 +166,10 @@ class Dashboard:
         # or send them to another workspace's paid provider.
         self.embedder_spec = embedder_spec
         self.actor = actor
-        # Calls fail at once with DatabaseUnavailable (503) while the database is down.
-        self.pool = ServingPool(
-            conninfo,
-            min_size=1,
-            max_size=pool_size,
-            kwargs=CONNECTION_KWARGS,
-            check=ConnectionPool.check_connection,
-            open=False,
-            timeout=WAIT,
-        )
+        # Calls fail at once with DatabaseUnavailable (503) while the database is down. The
+        # pool opens when the application starts (create_app's lifespan).
+        self.pool = open_pool(conninfo, pool_size, name="pybrain-ui", wait=None, min_size=1, reset=False)
+        self.connector = PoolConnector(self.pool)
         # One LISTEN connection for every live page of this process, and caps on the
         # pages one token and one role may hold open (pybrain.serve.live).
         self.listener = Listeners(conninfo)
@@ -198,14 +192,14 @@ class Dashboard:
         """A Brain for this request, running as its principal (see principal)."""
         principal = self.principal(request)
         actor = self.actor if principal.anonymous else f"{self.actor}:{principal.name}"
-        with self.pool.connection() as conn:
-            yield PrincipalBrain(
-                conn,
-                principal,
+        # One pooled connection for all of the request's calls.
+        with self.connector.held() as connector:
+            yield Brain(
+                connector=connector,
+                principal=principal,
                 workspace=principal.workspace,
                 embedder_spec=self.embedder_spec,
                 actor=actor,
-                conninfo=self.conninfo,
             )
 
     def principal(self, request: Request) -> auth.Principal:
