@@ -1,7 +1,7 @@
 """The statement brain.search runs, pinned: for each kind of call, the SQL that
 brain._search_statement builds from its fragments (the filter, the vector, lexical,
 trigram and skill legs, the fusion and ranking) is compared with a file under
-tests/golden/search/. A change to a fragment fails here and shows as the diff of the
+tests/golden/search/ (CASE.golden). A change to a fragment fails here and shows as the diff of the
 golden files it touches; when the change is meant, write them anew with
 
     PYBRAIN_GOLDEN=write .venv/bin/python -m pytest tests/test_search_golden.py
@@ -70,7 +70,7 @@ def statement(conn: psycopg.Connection, case: str | Case) -> str:
 @pytest.mark.parametrize("case", sorted(CASES))
 def test_the_statement_of_each_kind_of_search_is_pinned(conn: psycopg.Connection, case: str) -> None:
     built = statement(conn, case)
-    path = GOLDEN / f"{case}.sql"
+    path = GOLDEN / f"{case}.golden"
     if WRITE:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(built)
@@ -89,7 +89,7 @@ def test_the_statement_of_each_kind_of_search_is_pinned(conn: psycopg.Connection
 def test_each_pinned_statement_is_valid_sql(conn: psycopg.Connection, case: str) -> None:
     """Each golden statement prepares with the request as its one parameter: the fragments
     join into SQL the server accepts, and name only fields the request has."""
-    sql = (GOLDEN / f"{case}.sql").read_text()
+    sql = (GOLDEN / f"{case}.golden").read_text()
     conn.execute(f"PREPARE golden_check(brain.search_request) AS {sql}")
     conn.execute("DEALLOCATE golden_check")
 
