@@ -10,6 +10,39 @@ CREATE TYPE brain.memory_brief AS (
 	pinned boolean,
 	created_at timestamp with time zone
 );
+CREATE TYPE brain.search_request AS (
+	query text,
+	embedding public.vector,
+	tsq tsquery,
+	kinds text[],
+	categories text[],
+	project text,
+	tags text[],
+	people text[],
+	created_after timestamp with time zone,
+	created_before timestamp with time zone,
+	include_superseded boolean,
+	include_archived boolean,
+	as_of timestamp with time zone,
+	clock timestamp with time zone,
+	source_system text,
+	source_ref text,
+	workspace_id bigint,
+	max_results integer,
+	neighbours integer,
+	min_relevance double precision,
+	rrf_k double precision,
+	skill_trigger_max integer,
+	vector_min_similarity double precision,
+	words_ab tsquery[],
+	words_c tsquery[],
+	words_idf double precision[],
+	bm25 double precision[],
+	calibration double precision[],
+	kept_ids bigint[],
+	exact text[]
+);
+COMMENT ON TYPE brain.search_request IS 'The one parameter of the statement brain.search builds (brain._search_statement): the query, its embedding and words, the caller''s filters, the workspace and the settings the statement reads. Internal to search.';
 CREATE TYPE brain.search_result AS (
 	id bigint,
 	kind text,
@@ -986,8 +1019,44 @@ CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope tex
     AS $$
     -- the body: sql/functions/013-sessions.sql
 $$;
+CREATE FUNCTION brain._search_bm25(memories text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
 CREATE FUNCTION brain._search_filter() RETURNS text
     LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
+CREATE FUNCTION brain._search_fuzzy_leg(candidates integer) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
+CREATE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
+CREATE FUNCTION brain._search_skills_leg() RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
+CREATE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space, cfg jsonb, fuzzy boolean, skills boolean, kept integer, n_docs bigint) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/006-search.sql
+$_$;
+CREATE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer, kept integer, n_docs bigint) RETURNS text
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/006-search.sql
@@ -2608,7 +2677,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 05ecaa2111f90a52a49fb88e118ef8044cc3b098ab3db41abcff469ff4867f32';
+COMMENT ON TABLE brain.migration IS 'functions 8ea6e1a5c11d56095923fd37cd4ca7b0d344f6e1a983a74ab637540de1d58141';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

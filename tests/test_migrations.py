@@ -43,6 +43,7 @@ RELEASED = {
     "023-trajectories.sql": "ec62e770e5361a0176847749069ec2a3e9d9224585a6c275f6e05643f30feb50",
     "024-search-words.sql": "ad8549daca75528ef29a693ff79896c0952a107750f9630e088e1aedc0857370",
     "025-prompt-context-verdict.sql": "fb3125459eb25e35bc72463e63255f17d734973eb820faa959b33ec8740b5840",
+    "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
 }
 
 
@@ -608,10 +609,13 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         migrate_through(conn, 21)
         # the functions the release re-applied (today's, whose bodies may name tables of later
         # migrations: not checked until they run; the trajectories' file, whose signatures name
-        # its tables, came with migration 023)
+        # its tables, came with migration 023; search's fragments name the request type of
+        # migration 026, stood in for here and dropped with them before the upgrade)
         conn.execute("SET check_function_bodies = off")
+        conn.execute("CREATE TYPE brain.search_request AS (query text)")
         for path in [p for p in db.sql_files("functions") if p.name < "025"]:
             conn.execute(path.read_text())
+        conn.execute("DROP TYPE brain.search_request CASCADE")
         role = f"core_upgrade_{conn.info.dbname.removeprefix('brain_test_')}"
         conn.execute("SELECT brain.create_role(%s, 1, 'write', 'agent-password-022')", (role,))
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
@@ -728,3 +732,25 @@ def test_025_drops_the_prompt_hooks_own_floor(empty_database: str) -> None:
         assert "6543" in context["text"]
         (verdict,) = conn.execute("SELECT verdict FROM brain.search('staging database port')").fetchone()
         assert 0 < verdict <= 1
+
+
+def test_026_searches_an_existing_database_through_one_request(empty_database: str) -> None:
+    """A database of the previous release with memories in it, upgraded: search builds its
+    statement from the request type 026 adds, on the shared plan (no filter) and on the
+    per-call plan (a kind filter), by text and by vector."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("026-search-request.sql")
+        migrate_through(conn, before)
+        assert db.migrate(conn).applied == ["026-search-request.sql"]
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
+        write = "SELECT memory_id FROM brain.remember(kind => %s, headline => %s, embedding => %s::float8[])"
+        fact = conn.execute(write, ("fact", "The staging database listens on 6543", [1, 0, 0])).fetchone()[0]
+        rule = conn.execute(write, ("rule", "Never restart staging by day", [0, 1, 0])).fetchone()[0]
+        search = "SELECT array_agg(id ORDER BY id) FROM brain.search(%s, kinds => %s, min_relevance => 0)"
+        assert conn.execute(search, ("staging", None)).fetchone()[0] == [fact, rule]
+        assert conn.execute(search, ("staging", ["rule"])).fetchone()[0] == [rule]
+        (nearest,) = conn.execute(
+            "SELECT id FROM brain.search('', query_embedding => '{0,1,0}', min_relevance => 0) LIMIT 1"
+        ).fetchone()
+        assert nearest == rule

@@ -31,35 +31,38 @@ BEGIN
 END
 $$;
 
--- The WHERE clause every search leg shares, over brain.memory m, with the
--- parameters of brain.search's dynamic query ($4 .. $15, $17, $29, $30).
+-- The WHERE clause every search leg shares, over brain.memory m: the
+-- caller's workspace and filters, fields of the statement's one parameter
+-- ($1, a brain.search_request).
 CREATE OR REPLACE FUNCTION brain._search_filter()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT $f$
-        m.workspace_id = $17
-        AND ($4 IS NULL OR m.kind = ANY ($4))
-        AND ($5 IS NULL OR m.category = ANY ($5))
-        AND ($6 IS NULL OR m.project IN ($6, ''))
-        AND ($7 IS NULL OR m.tags @> $7)
-        AND ($8 IS NULL OR m.people @> $8)
-        AND ($9 IS NULL OR m.created_at >= $9)
-        AND ($10 IS NULL OR m.created_at < $10)
+        m.workspace_id = ($1).workspace_id
+        AND (($1).kinds IS NULL OR m.kind = ANY (($1).kinds))
+        AND (($1).categories IS NULL OR m.category = ANY (($1).categories))
+        AND (($1).project IS NULL OR m.project IN (($1).project, ''))
+        AND (($1).tags IS NULL OR m.tags @> ($1).tags)
+        AND (($1).people IS NULL OR m.people @> ($1).people)
+        AND (($1).created_after IS NULL OR m.created_at >= ($1).created_after)
+        AND (($1).created_before IS NULL OR m.created_at < ($1).created_before)
         -- provenance: a source_ref ending in / is a folder, matching every ref under it
-        AND ($29 IS NULL OR m.source_system = $29)
-        AND ($30 IS NULL OR m.source_ref = $30 OR right($30, 1) = '/' AND starts_with(m.source_ref, $30))
-        AND CASE WHEN $14 IS NULL THEN
-                (m.state = 'active' OR ($11 AND m.state = 'superseded') OR ($12 AND m.state = 'archived'))
-                -- dormant facts stay: decay lowers their rank, it never hides them ($13 is kept for callers)
-                AND (m.expires_at IS NULL OR m.expires_at > $15)
+        AND (($1).source_system IS NULL OR m.source_system = ($1).source_system)
+        AND (($1).source_ref IS NULL OR m.source_ref = ($1).source_ref
+             OR right(($1).source_ref, 1) = '/' AND starts_with(m.source_ref, ($1).source_ref))
+        AND CASE WHEN ($1).as_of IS NULL THEN
+                (m.state = 'active' OR (($1).include_superseded AND m.state = 'superseded')
+                 OR (($1).include_archived AND m.state = 'archived'))
+                -- dormant facts stay: decay lowers their rank, it never hides them (search's include_dormant is kept for callers)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).clock)
             ELSE
-                m.created_at <= $14
-                AND (m.superseded_at IS NULL OR m.superseded_at > $14)
-                AND (m.forgotten_at IS NULL OR m.forgotten_at > $14)
-                AND (m.archived_at IS NULL OR m.archived_at > $14 OR $12)
-                AND (m.expires_at IS NULL OR m.expires_at > $14)
+                m.created_at <= ($1).as_of
+                AND (m.superseded_at IS NULL OR m.superseded_at > ($1).as_of)
+                AND (m.forgotten_at IS NULL OR m.forgotten_at > ($1).as_of)
+                AND (m.archived_at IS NULL OR m.archived_at > ($1).as_of OR ($1).include_archived)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).as_of)
             END
     $f$
 $$;
@@ -697,7 +700,7 @@ $$;
 COMMENT ON FUNCTION brain.query_lexemes IS
     'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
 
--- BM25 is scored inside brain.search, set-based (bm25_sql there): this
+-- BM25 is scored inside brain.search, set-based (brain._search_bm25): this
 -- per-memory function could not be inlined and cost a call per memory.
 DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
 
@@ -735,6 +738,404 @@ AS $$
                         WHERE s.workspace_id = brain.current_workspace()), '{}')
 $$;
 
+-- The statement brain.search runs is built here, a fragment a function: the
+-- filter every leg shares (brain._search_filter), the vector, lexical, trigram
+-- and skill legs, and the fusion and ranking over them (brain._search_statement).
+-- It has one parameter, $1, a brain.search_request, whose fields the fragments
+-- name. tests/golden/search/ holds the statement each kind of call builds: a
+-- change to a fragment shows there as a diff (tests/test_search_golden.py).
+
+-- The BM25 score (docs/ranking.md) of the memories a subquery gives as
+-- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
+-- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
+-- holds it, lexical_context_weight when only the context does; ($1).bm25 holds
+-- k1, b, average length, context weight. One grouped join: a function call
+-- per memory cost more than the scoring.
+CREATE OR REPLACE FUNCTION brain._search_bm25(memories text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($b$
+        SELECT m.memory_id,
+               sum(u.idf * u.tf * (($1).bm25[1] + 1)
+                   / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))) AS bm25
+        FROM (%s) AS m
+        CROSS JOIN LATERAL (
+            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN ($1).bm25[4] ELSE 0 END AS tf
+            FROM unnest(($1).words_ab, ($1).words_c, ($1).words_idf) AS w(ab, c, idf)) AS u
+        WHERE u.tf > 0
+        GROUP BY m.memory_id $b$, memories)
+$f$;
+
+-- The vector leg: the `candidates` memories nearest the query's embedding in
+-- the space that pass the filter, each with its rank r and similarity. kept:
+-- the rows selective filters keep, counted up to brain._exact_rank_rows()
+-- (NULL without such filters); n_docs: the workspace's memories. None
+-- without an embedding (space NULL).
+CREATE OR REPLACE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer,
+                                                    kept integer, n_docs bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+BEGIN
+    IF space.space_id IS NULL THEN
+        RETURN 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
+               ' NULL::double precision AS similarity WHERE false';
+    END IF;
+    -- The space's HNSW index (and an exact ranking of vectors it does not hold
+    -- yet: brain._nearest_sql); iterative scans keep filtered searches from
+    -- returning fewer rows than exist. The filters are a subquery per
+    -- candidate, so the plan (generic when prepared) has no cheaper way than
+    -- walking the HNSW index. Selective filters that keep few rows rank them
+    -- exactly instead: their vectors looked up by key (the filters are not
+    -- evaluated a second time).
+    RETURN format($v$
+        SELECT x.memory_id, x.r, x.similarity::real AS sim, x.similarity
+        -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
+        FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
+                     1 - k.dist AS similarity
+              FROM (%s) AS k
+              WHERE 1 - k.dist >= ($1).vector_min_similarity) AS x
+        WHERE x.r <= %s $v$,
+        CASE WHEN kept < brain._exact_rank_rows() THEN format($x$
+            (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
+             FROM brain.embedding e
+             WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s AND e.memory_id = ANY (($1).kept_ids)
+             ORDER BY 2
+             LIMIT %3$s) $x$, space.dims, space.space_id, candidates)
+        -- A small workspace: every vector's distance (cheaper than the walk, and
+        -- exact), then the filters in that order until `candidates` pass. Ranked
+        -- after filtering instead, the filters' lookup ran for every memory.
+        WHEN n_docs <= brain._exact_rank_rows() THEN format($x$
+            (SELECT e.memory_id, e.dist
+             FROM (SELECT e.workspace_id, e.memory_id,
+                          e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
+                   FROM brain.embedding e
+                   WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s
+                   ORDER BY 3 OFFSET 0) AS e
+             WHERE (SELECT %3$s FROM brain.memory m
+                    WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
+             ORDER BY e.dist
+             LIMIT %4$s) $x$, space.dims, space.space_id, brain._search_filter(), candidates)
+        ELSE
+        brain._nearest_sql(space, format('($1).embedding::public.vector(%s)', space.dims), '',
+            'e.workspace_id = ($1).workspace_id AND '
+            || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                      ' AND m.memory_id = e.memory_id)', brain._search_filter()),
+            candidates) END,
+        candidates);
+END
+$f$;
+
+-- The lexical leg: BM25 over the memories holding a searched word (at most
+-- max_rows of them: when even the rarest word is in more, those first found),
+-- the best `candidates`, each with its rank r. The memories are read in a
+-- CTE, which is planned for all its rows and read only as far as the LIMIT:
+-- planned under the LIMIT, a filter the planner thought the word's memories
+-- often pass made reading the memories in an index's order (memory_active,
+-- memory_created_at, memory_last_accessed) until enough passed look cheaper
+-- than the word's posting list, and where none passed that read every memory.
+CREATE OR REPLACE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($l$
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
+            FROM (%1$s) AS x
+            ORDER BY x.bm25 DESC, x.memory_id DESC
+            LIMIT %2$s $l$,
+            brain._search_bm25(format(
+                -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
+                'WITH held AS MATERIALIZED (SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                ' FROM brain.memory m WHERE m.tsv @@ ($1).tsq AND %s)'
+                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT %s',
+                brain._search_filter(), max_rows)),
+            candidates)
+$f$;
+
+-- The trigram leg, for short queries: typos, identifiers, headline fragments.
+-- A fragment or a typo of a common word ("ser", "paymnts servce") matches the
+-- headlines of thousands of memories, and each is read and its similarity
+-- computed again (100-900 ms at 100k): the leg ranks at most three times
+-- `candidates` of them, those the trigram index gives first. In a CTE,
+-- planned for all its rows and read only as far as the LIMIT (as the lexical
+-- leg's): under the LIMIT, reading the table in an index's order looked cheaper.
+CREATE OR REPLACE FUNCTION brain._search_fuzzy_leg(candidates integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($t$
+            WITH near AS MATERIALIZED (
+                SELECT m.memory_id, m.headline FROM brain.memory m
+                WHERE ($1).query OPERATOR(public.<%%) m.headline AND %1$s
+                  -- typos and fragments matter when the words found little
+                  AND (SELECT count(*) FROM lex) < 5)
+            SELECT h.memory_id,
+                   row_number() OVER (ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC) AS r
+            FROM (SELECT n.memory_id, n.headline FROM near n LIMIT %3$s) AS h
+            ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC
+            LIMIT %2$s $t$, brain._search_filter(), candidates, 3 * candidates)
+$f$;
+
+-- The skills whose trigger keywords the query names (and whose projects, if
+-- any, hold the search's project), pinned and important first.
+CREATE OR REPLACE FUNCTION brain._search_skills_leg()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($s$
+            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
+                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
+            FROM brain.memory m
+            WHERE m.skill_trigger IS NOT NULL AND %1$s
+              AND m.state = 'active'
+              AND EXISTS (SELECT FROM jsonb_array_elements_text(
+                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
+                          WHERE kw <> '' AND strpos(lower(($1).query), lower(kw)) > 0)
+              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+                   OR (($1).project IS NOT NULL AND m.skill_trigger->'projects' ? ($1).project))
+            ORDER BY r
+            LIMIT ($1).skill_trigger_max $s$, brain._search_filter())
+$f$;
+
+-- The whole statement of a search: the legs that run (vector with an
+-- embedding, lexical with words to look for, trigram when fuzzy, skills when
+-- the workspace has some), fused by reciprocal rank, scored, ranked, paged,
+-- with neighbours on request. req: the request it runs with (its embedding
+-- and words say which legs run); space: the search's embedding space (NULL
+-- fields without an embedding); cfg: the workspace's settings
+-- (brain._settings); kept, n_docs: as brain._search_vector_leg.
+CREATE OR REPLACE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space,
+                                                   cfg jsonb, fuzzy boolean, skills boolean,
+                                                   kept integer, n_docs bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+DECLARE
+    -- A fixed pool, whatever max_results: the first k results do not depend on it.
+    candidates integer := greatest((cfg->'search_candidates')::integer, 1);
+    vector_sql text := brain._search_vector_leg(CASE WHEN req.embedding IS NOT NULL THEN space END,
+                                                candidates, kept, n_docs);
+    lexical_sql text := CASE WHEN req.tsq IS NOT NULL
+                             THEN brain._search_lexical_leg(candidates, (cfg->'lexical_max_rows')::integer)
+                             ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r,'
+                                  ' NULL::double precision AS bm25 WHERE false' END;
+    fuzzy_sql text := CASE WHEN fuzzy THEN brain._search_fuzzy_leg(candidates)
+                           ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false' END;
+    skills_sql text := CASE WHEN skills THEN brain._search_skills_leg()
+                            ELSE 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r'
+                                 ' WHERE false' END;
+    -- The similarity of every fused candidate, found by the vector leg or not.
+    sim_sql text := CASE WHEN req.embedding IS NULL THEN 'NULL::double precision'
+                         ELSE format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s))'
+                                     ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s'
+                                     ' AND e.memory_id = f.memory_id)', space.dims, space.space_id) END;
+BEGIN
+    IF req.embedding IS NULL THEN
+        space := NULL;
+    END IF;
+    RETURN format($q$
+        WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
+        legs AS (
+            SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
+            UNION ALL SELECT l.memory_id, l.r, 'lexical', NULL, l.bm25 FROM lex l
+            UNION ALL SELECT z.memory_id, z.r, 'fuzzy', NULL, NULL FROM fuz z
+        ),
+        fused AS (
+            SELECT g.memory_id,
+                   sum(1.0 / (($1).rrf_k + g.r)) AS rrf,
+                   -- what a leg already computed is not computed again below
+                   max(g.similarity) AS similarity, max(g.bm25) AS bm25,
+                   min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
+            FROM legs g GROUP BY g.memory_id
+        ),
+        skills AS (%4$s),
+        -- the BM25 of candidates the lexical leg did not rank (when the query has words)
+        unranked AS (%7$s),
+        evidence AS (
+            -- every candidate's similarity and share of the query's BM25 weight
+            -- (a headline close by trigrams counts as its share), whichever leg found it:
+            -- the legs' own figures, else looked up for the candidate alone
+            -- (computed first, so that brain.relevance is inlined: an argument holding
+            -- a subquery would make it a function call per candidate)
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
+                   -- a memory holding the tokens a short query names verbatim (an IP, an
+                   -- error code, an identifier) is evidence, whatever its vector says
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex, ($1).calibration), ($1).calibration[8])
+                        ELSE brain.relevance(f.sim, f.lex, ($1).calibration) END AS relevance,
+                   -- the same with the query's words no memory holds counted (($1).bm25[6]): the floor's verdict
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex_all, ($1).calibration), ($1).calibration[8])
+                        ELSE brain.relevance(f.sim, f.lex_all, ($1).calibration) END AS verdict
+            FROM (SELECT f.*,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share) ELSE f.share END AS lex,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share_all)
+                              ELSE f.share_all END AS lex_all
+                  FROM (SELECT f.*,
+                               CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
+                               CASE WHEN f.fuzzy_rank IS NOT NULL
+                                    THEN (SELECT public.word_similarity(($1).query, m.headline) FROM brain.memory m
+                                          WHERE m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id) END AS trgm,
+                               coalesce(cardinality(($1).exact) > 0
+                                        AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, ($1).exact)
+                                             FROM brain.memory m
+                                             WHERE m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id), false) AS exact
+                        FROM (SELECT f.*,
+                                     -- a candidate holding none of the words: 0
+                                     coalesce(f.bm25, b.bm25, CASE WHEN ($1).bm25[5] > 0 THEN 0 END)
+                                         / nullif(($1).bm25[5], 0) AS share,
+                                     coalesce(f.bm25, b.bm25, CASE WHEN ($1).bm25[6] > 0 THEN 0 END)
+                                         / nullif(($1).bm25[6], 0) AS share_all
+                              FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
+                        OFFSET 0) AS f) AS f
+        ),
+        scored AS (
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.verdict, f.rrf,
+                   f.relevance
+                   * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
+                                       greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                       -- records that do not decay (brain._undecaying) have no dormancy date
+                                       CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
+                                            THEN NULL ELSE fa.halflife_days END,
+                                       coalesce(($1).as_of, ($1).clock))
+                   -- what an assistant said in a conversation, below what a person said or wrote
+                   * CASE WHEN m.origin IN ('observed', 'artifact')
+                               AND coalesce(m.metadata->>'speaker', m.metadata->>'role') = 'assistant'
+                          THEN %9$s ELSE 1 END AS score,
+                   m.thread, m.position,
+                   -- a part of a longer text that pybrain split (metadata chunk and chunks)
+                   CASE WHEN m.metadata ? 'chunks' THEN m.source_ref END AS text_ref
+            FROM evidence f
+            JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id
+            LEFT JOIN brain.fact fa ON fa.workspace_id = ($1).workspace_id AND fa.memory_id = f.memory_id
+        ),
+        ranked AS (
+            SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+                   coalesce(sc.score, 0) AS score, sc.relevance, sc.verdict, 0 AS tier, sk.r AS place
+            FROM skills sk
+            LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
+            LEFT JOIN fused s ON s.memory_id = sk.memory_id
+            UNION ALL
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance,
+                   sc.verdict, 1,
+                   -- the parts of one text (chunks of a long turn or note: metadata chunks,
+                   -- one source_ref and position) stand as one hit, their best, and the other parts go after
+                   -- every text's best; a thread's hit ranks by its score x
+                   -- search_thread_decay^c, c counting each better hit of its thread by
+                   -- 1 / its distance in positions (turns): the next turn of the same
+                   -- exchange weighs 1, a turn ten turns away 0.1 (a position unknown: 1);
+                   -- past search_max_per_thread hits of one thread, the rest of that thread
+                   -- goes after the other threads' hits; equal scores: the one the legs
+                   -- ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
+                                               sc.score * power(%8$s, coalesce((
+                                                   SELECT sum(CASE WHEN b.pos IS NULL OR sc.position IS NULL THEN 1
+                                                                   ELSE 1.0 / greatest(abs(b.pos - sc.position), 1) END)
+                                                   FROM unnest(sc.better) AS b(pos)), 0)) DESC, sc.rrf DESC,
+                                               sc.memory_id DESC)
+            FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
+                      row_number() OVER thread_order END AS thread_place,
+                      -- the positions of the thread's better hits (their first parts)
+                      CASE WHEN sc.thread IS NOT NULL THEN
+                          array_agg(sc.position) FILTER (WHERE sc.part_place = 1)
+                              OVER (thread_order ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS better
+                  FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
+                            row_number() OVER (PARTITION BY sc.text_ref, sc.position
+                                               ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
+                        FROM scored sc
+                        WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+                          -- The floor answers "nothing relevant": when no candidate reaches
+                          -- it, no hit; when one does, the ranking as it is (it never trims).
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= ($1).min_relevance)) AS sc
+                  WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
+                                                                           sc.rrf DESC, sc.memory_id DESC)) AS sc
+        ),
+        -- the page first (max_results lookups, not one per candidate), then on
+        -- request each relevant hit's neighbours in its thread, after it
+        page AS (
+            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
+            ORDER BY r.tier, r.place LIMIT ($1).max_results
+        ),
+        expanded AS (
+            -- keep: skills and hits at least min_relevance relevant first (0), then
+            -- neighbours (1), then the page's other hits (2): a neighbour takes the
+            -- place of a hit below the floor, never of a relevant one
+            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
+                   p.verdict, NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   CASE WHEN p.tier = 0 OR p.relevance >= ($1).min_relevance THEN 0 ELSE 2 END AS keep
+            FROM page p
+            UNION ALL
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+                   abs(n.position - h.position), n.position, 1
+            FROM page p
+            JOIN brain.memory h ON h.workspace_id = ($1).workspace_id AND h.memory_id = p.memory_id
+            JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.thread = h.thread
+                               AND n.position BETWEEN h.position - ($1).neighbours AND h.position + ($1).neighbours
+                               AND n.memory_id <> h.memory_id AND n.state = 'active'
+            WHERE ($1).neighbours > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= ($1).min_relevance)
+        ),
+        chosen AS (
+            SELECT x.* FROM (
+                SELECT y.* FROM (
+                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
+                ORDER BY y.keep, y.hit, y.dist, y.memory_id
+                LIMIT ($1).max_results) AS x
+            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+        ),
+        -- the results' active authored memories, read once: what a newer one may contradict
+        authored AS MATERIALIZED (
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
+            FROM chosen c JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = c.memory_id
+            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
+        )
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, ($1).query),
+               rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
+               m.state, m.pinned, m.superseded_by,
+               CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
+               rk.skill, m.created_at,
+               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
+               -- a newer authored memory among the results, of the same kind and project, as
+               -- near as the space's related similarity (headline trigrams without a query
+               -- vector) and differing in distinguishing terms only: it may contradict this one
+               CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
+                   SELECT n.memory_id
+                   FROM (SELECT n.* FROM authored n
+                         WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
+                           AND n.created_at > m.created_at
+                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE %10$s
+                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   ORDER BY n.created_at DESC, n.memory_id DESC
+                   LIMIT 1) END,
+               rk.verdict::real
+        FROM chosen rk
+        JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
+        LEFT JOIN vec v ON v.memory_id = rk.memory_id
+        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
+        brain._search_bm25('SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                         ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
+                         ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
+        (cfg->'search_thread_decay')::double precision,
+        (cfg->'assistant_turn_weight')::double precision,
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.5'
+             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
+                         ' FROM brain.embedding a, brain.embedding b'
+                         ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
+                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
+                         space.dims, space.space_id, space.related) END);
+END
+$f$;
+
 CREATE OR REPLACE FUNCTION brain.search(
     query text,
     query_embedding double precision[] DEFAULT NULL,
@@ -763,8 +1164,8 @@ LANGUAGE plpgsql
 -- or BYPASSRLS: under it, the planner may not use a word's posting list or the
 -- headline trigrams (@@ and pg_trgm's operators are not LEAKPROOF, so they
 -- cannot run before the policy's condition), and every leg read the whole
--- workspace. Every leg names the caller's workspace itself ($17, checked by
--- brain._caller_workspace), as it did for the planner before.
+-- workspace. Every leg names the caller's workspace itself (($1).workspace_id,
+-- checked by brain._caller_workspace), as it did for the planner before.
 SECURITY DEFINER
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = relaxed_order
@@ -781,16 +1182,12 @@ AS $$
 DECLARE
     ws bigint := brain._caller_workspace();
     cfg jsonb := brain._settings();  -- every setting, read once
-    clock timestamptz := coalesce(search.now, pg_catalog.now());
     q text := brain.trim_space(coalesce(query, ''));
+    -- what the statement runs with, its one parameter (brain.search_request)
+    req brain.search_request;
     space brain.embedding_space;
-    vec public.vector;
-    tsq tsquery;
-    -- A fixed pool, whatever max_results: the first k results do not depend on it.
     candidates integer := greatest((cfg->'search_candidates')::integer, 1);
     -- The query's words as the lexical leg weighs them (brain.lexical_terms).
-    words_ab tsquery[];
-    words_c tsquery[];
     words_idf double precision[];
     words_lexemes text[];  -- the query's words some memory holds
     words_searched boolean[];
@@ -803,40 +1200,16 @@ DECLARE
     -- vector center and slope (the space's), lexical center and slope, hybrid weights (brain.relevance)
     calibration double precision[];
     floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
-    -- the tokens a short query names verbatim (brain.exact_tokens)
-    exact text[] := brain.exact_tokens(query);
-    sim_sql text := 'NULL::double precision';
     fuzzy boolean;
-    vector_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
-                       ' NULL::double precision AS similarity WHERE false';
-    lexical_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::double precision AS bm25 WHERE false';
-    fuzzy_sql text := 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false';
-    skills_sql text := 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r WHERE false';
+    skills boolean;
     -- Without selective filters every search of a shape can share one plan.
     prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
-    -- The BM25 score (docs/ranking.md) of the memories a subquery gives as
-    -- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
-    -- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
-    -- holds it, lexical_context_weight when only the context does; $25 holds
-    -- k1, b, average length, context weight. One grouped join: a function
-    -- call per memory cost more than the scoring.
-    bm25_sql text := $b$
-        SELECT m.memory_id,
-               sum(u.idf * u.tf * ($25[1] + 1)
-                   / (u.tf + $25[1] * (1 - $25[2] + $25[2] * coalesce(m.lexical_len, 0) / $25[3]))) AS bm25
-        FROM (%s) AS m
-        CROSS JOIN LATERAL (
-            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN $25[4] ELSE 0 END AS tf
-            FROM unnest($22, $23, $24) AS w(ab, c, idf)) AS u
-        WHERE u.tf > 0
-        GROUP BY m.memory_id $b$;
     statement text;
     statement_name text;
     stale text;
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
-    kept_ids bigint[];  -- and those rows, when fewer: ranked by their vectors alone
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
     n_lexemes bigint;
 BEGIN
@@ -858,6 +1231,29 @@ BEGIN
             'To list memories without a query, use brain.list_recent.');
     END IF;
     PERFORM brain._bounded('query', query, 4000);
+    req.query := q;
+    req.kinds := kinds;
+    req.categories := categories;
+    req.project := project;
+    req.tags := tags;
+    req.people := people;
+    req.created_after := created_after;
+    req.created_before := created_before;
+    req.include_superseded := include_superseded;
+    req.include_archived := include_archived;
+    req.as_of := as_of;
+    req.clock := coalesce(search.now, pg_catalog.now());
+    req.source_system := source_system;
+    req.source_ref := source_ref;
+    req.workspace_id := ws;
+    req.max_results := max_results;
+    req.neighbours := neighbours;
+    req.min_relevance := floor;
+    req.rrf_k := (cfg->'rrf_k')::double precision;
+    req.skill_trigger_max := (cfg->'skill_trigger_max')::integer;
+    req.vector_min_similarity := (cfg->'vector_min_similarity')::double precision;
+    -- the tokens a short query names verbatim (brain.exact_tokens)
+    req.exact := brain.exact_tokens(query);
     left_out := false;
     IF q <> '' THEN
         SELECT array_agg(t.lexeme), array_agg(t.idf), array_agg(t.searched)
@@ -870,7 +1266,7 @@ BEGIN
                array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'AB') ORDER BY t.n),
                array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'C') ORDER BY t.n),
                sum(t.idf), coalesce(bool_or(NOT t.searched), false)
-        INTO tsq, words_ab, words_c, idf_sum, left_out
+        INTO req.tsq, req.words_ab, req.words_c, idf_sum, left_out
         FROM (SELECT w.*, g.grp
               FROM unnest(words_lexemes, words_idf, words_searched) WITH ORDINALITY AS w(lexeme, idf, searched, n)
               LEFT JOIN brain.word_groups(CASE WHEN own_words IS DISTINCT FROM '{}'::jsonb
@@ -910,101 +1306,31 @@ BEGIN
                          (cfg->'relevance_hybrid_lexical')::double precision,
                          -- the relevance of a memory holding the query's exact tokens, at least
                          (cfg->'exact_token_relevance')::double precision];
+    req.words_idf := words_idf;
     IF query_embedding IS NOT NULL THEN
         space := brain._resolve_space(embedding_space);
         calibration[1] := space.relevance_center;
         calibration[2] := space.relevance_slope;
-        -- The similarity of every fused candidate, found by the vector leg or not.
-        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s))'
-                          ' FROM brain.embedding e WHERE e.workspace_id = $17 AND e.space_id = %2$s'
-                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
-        vec := brain._check_vector(query_embedding, space);
+        req.embedding := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
-        -- The space's HNSW index (and an exact ranking of vectors it does not hold
-        -- yet: brain._nearest_sql); iterative scans keep filtered searches from
-        -- returning fewer rows than exist.
-        -- The filters are a subquery per candidate, so the plan (generic when
-        -- prepared) has no cheaper way than walking the HNSW index. Selective
-        -- filters that keep few rows rank them exactly instead (below).
         IF NOT prepared THEN
             -- The plan by the filters' selectivity: the rows they keep, read up to
-            -- brain._exact_rank_rows(). Fewer are ranked exactly, by their vectors
-            -- looked up by key (the filters are not evaluated a second time); more
-            -- walk the index, with a tuple budget that lets the walk reach
+            -- brain._exact_rank_rows(). Fewer are ranked exactly (brain._search_vector_leg);
+            -- more walk the index, with a tuple budget that lets the walk reach
             -- `candidates` of them (about candidates x space / kept tuples).
             EXECUTE format('SELECT count(*), array_agg(x.memory_id)'
                            ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT %s) AS x',
                            brain._search_filter(), brain._exact_rank_rows())
-            INTO kept, kept_ids
-            USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-                  include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-                  NULL::double precision, NULL::integer, NULL::integer, NULL::double precision,
-                  NULL::tsquery[], NULL::tsquery[], NULL::double precision[], NULL::double precision[],
-                  NULL::double precision[], NULL::double precision, NULL::integer,
-                  source_system, source_ref, NULL::bigint[], exact;
+            INTO kept, req.kept_ids
+            USING req;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / brain._exact_rank_rows()))::bigint::text, true);
         END IF;
-        vector_sql := format($v$
-            SELECT x.memory_id, x.r, x.similarity::real AS sim, x.similarity
-            -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
-            FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
-                         1 - k.dist AS similarity
-                  FROM (%s) AS k
-                  WHERE 1 - k.dist >= $21) AS x
-            WHERE x.r <= %s $v$,
-            CASE WHEN kept < brain._exact_rank_rows() THEN format($x$
-                (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
-                 FROM brain.embedding e
-                 WHERE e.workspace_id = $17 AND e.space_id = %2$s AND e.memory_id = ANY ($31)
-                 ORDER BY 2
-                 LIMIT %3$s) $x$, space.dims, space.space_id, candidates)
-            -- A small workspace: every vector's distance (cheaper than the walk, and
-            -- exact), then the filters in that order until `candidates` pass. Ranked
-            -- after filtering instead, the filters' lookup ran for every memory.
-            WHEN n_docs <= brain._exact_rank_rows() THEN format($x$
-                (SELECT e.memory_id, e.dist
-                 FROM (SELECT e.workspace_id, e.memory_id,
-                              e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s) AS dist
-                       FROM brain.embedding e
-                       WHERE e.workspace_id = $17 AND e.space_id = %2$s
-                       ORDER BY 3 OFFSET 0) AS e
-                 WHERE (SELECT %3$s FROM brain.memory m
-                        WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
-                 ORDER BY e.dist
-                 LIMIT %4$s) $x$, space.dims, space.space_id, brain._search_filter(), candidates)
-            ELSE
-            brain._nearest_sql(space, format('$2::public.vector(%s)', space.dims), '',
-                'e.workspace_id = $17 AND '
-                || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                          ' AND m.memory_id = e.memory_id)', brain._search_filter()),
-                candidates) END,
-            candidates);
     END IF;
-    IF tsq IS NOT NULL THEN
-        -- BM25 over the memories holding a searched word (at most lexical_max_rows
-        -- of them: when even the rarest word is in more, those first found).
-        -- The memories are read in a CTE, which is planned for all its rows and
-        -- read only as far as the LIMIT: planned under the LIMIT, a filter the
-        -- planner thought the word's memories often pass made reading the
-        -- memories in an index's order (memory_active, memory_created_at,
-        -- memory_last_accessed) until enough passed look cheaper than the word's
-        -- posting list, and where none passed that read every memory.
-        lexical_sql := format($l$
-            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
-            FROM (%1$s) AS x
-            ORDER BY x.bm25 DESC, x.memory_id DESC
-            LIMIT %2$s $l$,
-            format(bm25_sql, format(
-                -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
-                'WITH held AS MATERIALIZED (SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
-                ' FROM brain.memory m WHERE m.tsv @@ $3 AND %s)'
-                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT %s',
-                brain._search_filter(), (cfg->'lexical_max_rows')::integer)),
-            candidates);
-    END IF;
+    req.bm25 := bm25;
+    req.calibration := calibration;
     -- Trigram matching serves short queries: typos, identifiers, headline fragments.
     -- When words were left out for being common, trigrams of those words would only
     -- rank the same crowd of memories, slowly: then the leg does not run. Nor for a
@@ -1012,253 +1338,20 @@ BEGIN
     -- digit, "???": without trigrams the index would be read whole).
     fuzzy := length(q) >= 3 AND brain.word_count(q) <= 5 AND NOT left_out
              AND to_tsvector('english'::regconfig, q) <> ''::tsvector;
-    IF fuzzy THEN
-        -- A fragment or a typo of a common word ("ser", "paymnts servce") matches the
-        -- headlines of thousands of memories, and each is read and its similarity
-        -- computed again (100-900 ms at 100k): the leg ranks at most three times
-        -- search_candidates of them, those the trigram index gives first. In a CTE,
-        -- planned for all its rows and read only as far as the LIMIT (as the lexical
-        -- leg's): under the LIMIT, reading the table in an index's order looked cheaper.
-        fuzzy_sql := format($t$
-            WITH near AS MATERIALIZED (
-                SELECT m.memory_id, m.headline FROM brain.memory m
-                WHERE $1 OPERATOR(public.<%%) m.headline AND %1$s
-                  -- typos and fragments matter when the words found little
-                  AND (SELECT count(*) FROM lex) < 5)
-            SELECT h.memory_id,
-                   row_number() OVER (ORDER BY public.word_similarity($1, h.headline) DESC, h.memory_id DESC) AS r
-            FROM (SELECT n.memory_id, n.headline FROM near n LIMIT %3$s) AS h
-            ORDER BY public.word_similarity($1, h.headline) DESC, h.memory_id DESC
-            LIMIT %2$s $t$, brain._search_filter(), candidates, 3 * candidates);
-    END IF;
-
     -- Skills are looked for only in workspaces that have some (most have none).
-    IF q <> '' AND EXISTS (SELECT FROM brain.memory m
-                           WHERE m.workspace_id = ws AND m.skill_trigger IS NOT NULL AND m.state = 'active') THEN
-        skills_sql := format($s$
-            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
-                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
-            FROM brain.memory m
-            WHERE m.skill_trigger IS NOT NULL AND %1$s
-              AND m.state = 'active'
-              AND EXISTS (SELECT FROM jsonb_array_elements_text(
-                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
-                          WHERE kw <> '' AND strpos(lower($1), lower(kw)) > 0)
-              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
-                   OR ($6 IS NOT NULL AND m.skill_trigger->'projects' ? $6))
-            ORDER BY r
-            LIMIT $19 $s$, brain._search_filter());
-    END IF;
-
-    statement := format($q$
-        WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
-        legs AS (
-            SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
-            UNION ALL SELECT l.memory_id, l.r, 'lexical', NULL, l.bm25 FROM lex l
-            UNION ALL SELECT z.memory_id, z.r, 'fuzzy', NULL, NULL FROM fuz z
-        ),
-        fused AS (
-            SELECT g.memory_id,
-                   sum(1.0 / ($18 + g.r)) AS rrf,
-                   -- what a leg already computed is not computed again below
-                   max(g.similarity) AS similarity, max(g.bm25) AS bm25,
-                   min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
-                   min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
-                   min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
-            FROM legs g GROUP BY g.memory_id
-        ),
-        skills AS (%4$s),
-        -- the BM25 of candidates the lexical leg did not rank (when the query has words)
-        unranked AS (%7$s),
-        evidence AS (
-            -- every candidate's similarity and share of the query's BM25 weight
-            -- (a headline close by trigrams counts as its share), whichever leg found it:
-            -- the legs' own figures, else looked up for the candidate alone
-            -- (computed first, so that brain.relevance is inlined: an argument holding
-            -- a subquery would make it a function call per candidate)
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
-                   -- a memory holding the tokens a short query names verbatim (an IP, an
-                   -- error code, an identifier) is evidence, whatever its vector says
-                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex, $26), $26[8])
-                        ELSE brain.relevance(f.sim, f.lex, $26) END AS relevance,
-                   -- the same with the query's words no memory holds counted ($25[6]): the floor's verdict
-                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex_all, $26), $26[8])
-                        ELSE brain.relevance(f.sim, f.lex_all, $26) END AS verdict
-            FROM (SELECT f.*,
-                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share) ELSE f.share END AS lex,
-                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share_all)
-                              ELSE f.share_all END AS lex_all
-                  FROM (SELECT f.*,
-                               CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
-                               CASE WHEN f.fuzzy_rank IS NOT NULL
-                                    THEN (SELECT public.word_similarity($1, m.headline) FROM brain.memory m
-                                          WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id) END AS trgm,
-                               coalesce(cardinality($32) > 0
-                                        AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, $32)
-                                             FROM brain.memory m
-                                             WHERE m.workspace_id = $17 AND m.memory_id = f.memory_id), false) AS exact
-                        FROM (SELECT f.*,
-                                     -- a candidate holding none of the words: 0
-                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[5] > 0 THEN 0 END)
-                                         / nullif($25[5], 0) AS share,
-                                     coalesce(f.bm25, b.bm25, CASE WHEN $25[6] > 0 THEN 0 END)
-                                         / nullif($25[6], 0) AS share_all
-                              FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
-                        OFFSET 0) AS f) AS f
-        ),
-        scored AS (
-            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.verdict, f.rrf,
-                   f.relevance
-                   * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
-                                       greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
-                                       -- records that do not decay (brain._undecaying) have no dormancy date
-                                       CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
-                                            THEN NULL ELSE fa.halflife_days END,
-                                       coalesce($14, $15))
-                   -- what an assistant said in a conversation, below what a person said or wrote
-                   * CASE WHEN m.origin IN ('observed', 'artifact')
-                               AND coalesce(m.metadata->>'speaker', m.metadata->>'role') = 'assistant'
-                          THEN %9$s ELSE 1 END AS score,
-                   m.thread, m.position,
-                   -- a part of a longer text that pybrain split (metadata chunk and chunks)
-                   CASE WHEN m.metadata ? 'chunks' THEN m.source_ref END AS text_ref
-            FROM evidence f
-            JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id
-            LEFT JOIN brain.fact fa ON fa.workspace_id = $17 AND fa.memory_id = f.memory_id
-        ),
-        ranked AS (
-            SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
-                   coalesce(sc.score, 0) AS score, sc.relevance, sc.verdict, 0 AS tier, sk.r AS place
-            FROM skills sk
-            LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
-            LEFT JOIN fused s ON s.memory_id = sk.memory_id
-            UNION ALL
-            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance,
-                   sc.verdict, 1,
-                   -- the parts of one text (chunks of a long turn or note: metadata chunks,
-                   -- one source_ref and position) stand as one hit, their best, and the other parts go after
-                   -- every text's best; a thread's hit ranks by its score x
-                   -- search_thread_decay^c, c counting each better hit of its thread by
-                   -- 1 / its distance in positions (turns): the next turn of the same
-                   -- exchange weighs 1, a turn ten turns away 0.1 (a position unknown: 1);
-                   -- past search_max_per_thread hits of one thread, the rest of that thread
-                   -- goes after the other threads' hits; equal scores: the one the legs
-                   -- ranked higher (reciprocal rank fusion) first
-                   row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
-                                               sc.score * power(%8$s, coalesce((
-                                                   SELECT sum(CASE WHEN b.pos IS NULL OR sc.position IS NULL THEN 1
-                                                                   ELSE 1.0 / greatest(abs(b.pos - sc.position), 1) END)
-                                                   FROM unnest(sc.better) AS b(pos)), 0)) DESC, sc.rrf DESC,
-                                               sc.memory_id DESC)
-            FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
-                      row_number() OVER thread_order END AS thread_place,
-                      -- the positions of the thread's better hits (their first parts)
-                      CASE WHEN sc.thread IS NOT NULL THEN
-                          array_agg(sc.position) FILTER (WHERE sc.part_place = 1)
-                              OVER (thread_order ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS better
-                  FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
-                            row_number() OVER (PARTITION BY sc.text_ref, sc.position
-                                               ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
-                        FROM scored sc
-                        WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-                          -- The floor answers "nothing relevant": when no candidate reaches
-                          -- it, no hit; when one does, the ranking as it is (it never trims).
-                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= $27)) AS sc
-                  WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
-                                                                           sc.rrf DESC, sc.memory_id DESC)) AS sc
-        ),
-        -- the page first (max_results lookups, not one per candidate), then on
-        -- request each relevant hit's neighbours in its thread, after it
-        page AS (
-            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
-            ORDER BY r.tier, r.place LIMIT $20
-        ),
-        expanded AS (
-            -- keep: skills and hits at least min_relevance relevant first (0), then
-            -- neighbours (1), then the page's other hits (2): a neighbour takes the
-            -- place of a hit below the floor, never of a relevant one
-            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   p.verdict, NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
-                   CASE WHEN p.tier = 0 OR p.relevance >= $27 THEN 0 ELSE 2 END AS keep
-            FROM page p
-            UNION ALL
-            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
-                   abs(n.position - h.position), n.position, 1
-            FROM page p
-            JOIN brain.memory h ON h.workspace_id = $17 AND h.memory_id = p.memory_id
-            JOIN brain.memory n ON n.workspace_id = $17 AND n.thread = h.thread
-                               AND n.position BETWEEN h.position - $28 AND h.position + $28
-                               AND n.memory_id <> h.memory_id AND n.state = 'active'
-            WHERE $28 > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= $27)
-        ),
-        chosen AS (
-            SELECT x.* FROM (
-                SELECT y.* FROM (
-                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
-                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
-                ORDER BY y.keep, y.hit, y.dist, y.memory_id
-                LIMIT $20) AS x
-            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
-        ),
-        -- the results' active authored memories, read once: what a newer one may contradict
-        authored AS MATERIALIZED (
-            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
-            FROM chosen c JOIN brain.memory n ON n.workspace_id = $17 AND n.memory_id = c.memory_id
-            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
-        )
-        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, $1),
-               rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
-               m.state, m.pinned, m.superseded_by,
-               CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
-               rk.skill, m.created_at,
-               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
-               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
-               -- a newer authored memory among the results, of the same kind and project, as
-               -- near as the space's related similarity (headline trigrams without a query
-               -- vector) and differing in distinguishing terms only: it may contradict this one
-               CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
-                   SELECT n.memory_id
-                   FROM (SELECT n.* FROM authored n
-                         WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
-                           AND n.created_at > m.created_at
-                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
-                   WHERE %10$s
-                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
-                   ORDER BY n.created_at DESC, n.memory_id DESC
-                   LIMIT 1) END,
-               rk.verdict::real
-        FROM chosen rk
-        JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = rk.memory_id
-        LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
-        format(bm25_sql, 'SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
-                         ' FROM fused f JOIN brain.memory m ON m.workspace_id = $17 AND m.memory_id = f.memory_id'
-                         ' WHERE f.lexical_rank IS NULL AND $25[5] > 0 OFFSET 0'),
-        (cfg->'search_thread_decay')::double precision,
-        (cfg->'assistant_turn_weight')::double precision,
-        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.5'
-             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
-                         ' FROM brain.embedding a, brain.embedding b'
-                         ' WHERE a.workspace_id = $17 AND a.space_id = %2$s AND a.memory_id = m.memory_id'
-                         ' AND b.workspace_id = $17 AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
-                         space.dims, space.space_id, space.related) END);
+    skills := q <> '' AND EXISTS (SELECT FROM brain.memory m
+                                  WHERE m.workspace_id = ws AND m.skill_trigger IS NOT NULL AND m.state = 'active');
+    statement := brain._search_statement(req, space, cfg, fuzzy, skills, kept, n_docs);
     -- Every leg reads memories through an index (the words', the trigrams', the
     -- vectors', the keys). Under a LIMIT, a filter the planner thinks the word's
     -- memories often pass made reading the table in order until enough passed look
     -- cheaper, and when none passed, that read every memory: a kind filter and a
     -- word only other kinds hold took 625 ms at 1M memories. (An index's order
-    -- looks as cheap for the same reason: the lexical leg's CTE, above.)
+    -- looks as cheap for the same reason: the lexical leg's CTE.)
     PERFORM set_config('enable_seqscan', 'off', true);
     IF NOT prepared THEN
         -- Filters that may keep few rows: planned for their values, every call.
-        RETURN QUERY EXECUTE statement
-        USING q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-              include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-              (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
-              max_results, (cfg->'vector_min_similarity')::double precision,
-              words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, source_system, source_ref,
-              kept_ids, exact;
+        RETURN QUERY EXECUTE statement USING req;
         RETURN;
     END IF;
     -- Otherwise the statement differs by space, legs and candidate count only,
@@ -1276,23 +1369,11 @@ BEGIN
                 EXECUTE format('DEALLOCATE %I', stale);
             END LOOP;
         END IF;
-        EXECUTE format('PREPARE %I(text, public.vector, tsquery, text[], text[], text, text[], text[],'
-                       ' timestamptz, timestamptz, boolean, boolean, boolean, timestamptz, timestamptz,'
-                       ' integer, bigint, double precision, integer, integer, double precision,'
-                       ' tsquery[], tsquery[], double precision[], double precision[], double precision[],'
-                       ' double precision, integer, text, text, bigint[], text[]) AS %s',
-                       statement_name, statement);
+        EXECUTE format('PREPARE %I(brain.search_request) AS %s', statement_name, statement);
     END IF;
     -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
-    -- values go in as literals (the vector as text: about 0.05 ms).
-    RETURN QUERY EXECUTE format('EXECUTE %I(%L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L,'
-                                ' %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, %L, NULL, %L)', statement_name,
-        q, vec, tsq, kinds, categories, project, tags, people, created_after, created_before,
-        include_superseded, include_archived, include_dormant, as_of, clock, candidates, ws,
-        (cfg->'rrf_k')::double precision, (cfg->'skill_trigger_max')::integer,
-        max_results, (cfg->'vector_min_similarity')::double precision,
-        words_ab, words_c, words_idf, bm25, calibration, floor, neighbours, search.source_system,
-        search.source_ref, exact);
+    -- request goes in as a literal (the vector as text: about 0.05 ms).
+    RETURN QUERY EXECUTE format('EXECUTE %I(%L)', statement_name, req);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
