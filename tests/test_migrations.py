@@ -9,7 +9,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import with_database
+from conftest import new_database, with_database
 from schema_dump import dump
 
 from pybrain import db
@@ -64,15 +64,8 @@ def test_released_migrations_are_frozen() -> None:
 
 @pytest.fixture
 def empty_database(admin_url: str):
-    name = "brain_empty_migrate"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
-    try:
-        yield with_database(admin_url, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with new_database(admin_url, "brain_empty_migrate") as url:
+        yield url
 
 
 def test_migrate_twice_and_concurrently_is_safe(empty_database: str) -> None:

@@ -7,7 +7,7 @@ import json
 
 import psycopg
 import pytest
-from conftest import TEST_ROLE, with_database
+from conftest import TEST_ROLE, new_database, with_database
 from helpers import raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
@@ -229,28 +229,19 @@ def test_cli_creates_lists_and_revokes_tokens(brain_cli) -> None:
 
 
 def test_015_upgrades_a_database_of_the_previous_release(admin_url: str) -> None:
-    name = "brain_upgrade_015"
-    with psycopg.connect(admin_url, autocommit=True) as a:
-        a.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        a.execute(f"CREATE DATABASE {name}")
-    url = with_database(admin_url, name)
-    try:
-        with psycopg.connect(url, autocommit=True) as c:
-            migrate_through(c, 13)
-            c.execute("SELECT set_config('brain.workspace', '1', false)")
-            # (migration 013 gave the existing login roles write access to the default workspace)
-            report = db.migrate(c)
-            assert report.applied == sorted(RELEASED)[13:]
-            assert db.is_current(c)
-            made = create(c, role=TEST_ROLE, name="after-upgrade")
-            assert made["access"] == "write"
-            # The memberships of the previous release are unchanged, and access is what it was.
-            assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "write"
-            c.execute("SELECT set_config('brain.max_access', 'read', false)")
-            assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "read"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as a:
-            a.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with new_database(admin_url, "brain_upgrade_015") as url, psycopg.connect(url, autocommit=True) as c:
+        migrate_through(c, 13)
+        c.execute("SELECT set_config('brain.workspace', '1', false)")
+        # (migration 013 gave the existing login roles write access to the default workspace)
+        report = db.migrate(c)
+        assert report.applied == sorted(RELEASED)[13:]
+        assert db.is_current(c)
+        made = create(c, role=TEST_ROLE, name="after-upgrade")
+        assert made["access"] == "write"
+        # The memberships of the previous release are unchanged, and access is what it was.
+        assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "write"
+        c.execute("SELECT set_config('brain.max_access', 'read', false)")
+        assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "read"
 
 
 def test_the_starlette_helpers_authenticate_and_refuse(conn, serve_url) -> None:
