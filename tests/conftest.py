@@ -138,6 +138,13 @@ def database(admin_url: str, template_url: str) -> Iterator[str]:
 
 
 @pytest.fixture
+def admin(database: str) -> Iterator[psycopg.Connection]:
+    """The test database as its superuser."""
+    with psycopg.connect(database, autocommit=True) as c:
+        yield c
+
+
+@pytest.fixture
 def db_url(database: str) -> str:
     """The test database as the non-superuser test role."""
     return with_database(database, conninfo_to_dict(database)["dbname"], user=TEST_ROLE, password="test")
@@ -152,6 +159,21 @@ def conn(db_url: str) -> Iterator[psycopg.Connection]:
 @pytest.fixture
 def brain(conn: psycopg.Connection) -> Brain:
     return Brain(conn, embedder=get_embedder("hash"))
+
+
+@pytest.fixture
+def counting(conn: psycopg.Connection) -> tuple[Brain, helpers.CountingEmbedder]:
+    """A client whose embedder keeps the texts it is asked to embed."""
+    embedder = helpers.CountingEmbedder()
+    return Brain(conn, embedder=embedder), embedder
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """An empty project folder (named billing)."""
+    path = tmp_path / "billing"
+    path.mkdir()
+    return path
 
 
 @pytest.fixture

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
+import os
+import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -137,3 +141,21 @@ def logged_plans(conn: psycopg.Connection, *, analyze: bool = False) -> Iterator
     finally:
         conn.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
         conn.remove_notice_handler(keep)
+
+
+def embedded_env(home: Path) -> dict[str, str]:
+    """This environment, with the embedded database under home and the hash embedder."""
+    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
+    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
+    return env
+
+
+def embedded_brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`brain ARGS` in a process of its own, on the embedded database under home."""
+    return subprocess.run(
+        [sys.executable, "-m", "pybrain", *args],
+        capture_output=True,
+        text=True,
+        env=embedded_env(home),
+        timeout=120,
+    )

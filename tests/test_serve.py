@@ -39,12 +39,6 @@ SECRET = "quetzalcoatl"
 
 
 @pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
-
-
-@pytest.fixture
 def serve_url(admin: psycopg.Connection, database: str) -> str:
     ensure_role(admin, SERVE_ROLE, in_role="brain_server")
     return with_database(database, conninfo_to_dict(database)["dbname"], user=SERVE_ROLE, password="pw")

@@ -61,12 +61,6 @@ def victim_state(admin: psycopg.Connection) -> str:
 
 
 @pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
-
-
-@pytest.fixture
 def victim(conn) -> dict[str, Any]:
     """The default workspace, with something of every kind in it, written by the test role."""
     ids: dict[str, Any] = {}

@@ -20,12 +20,6 @@ from pybrain.serve import auth
 SERVE_ROLE = "brain_serve_test"
 
 
-@pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
-
-
 def ensure_role(admin: psycopg.Connection, name: str, *, in_role: str = "brain_user") -> None:
     """A login role of the test server (roles are shared by the test databases)."""
     if admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (name,)).fetchone():
