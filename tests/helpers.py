@@ -6,7 +6,7 @@ import math
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -55,10 +55,24 @@ def scalar(conn: psycopg.Connection, query: str, params: Any = None) -> Any:
     return next(iter(one(conn, query, params).values()))
 
 
+def named_call(function: str, args: Mapping[str, Any]) -> str:
+    """`brain.function(k => %(k)s, ...)`: a call of a brain function, each of args by name."""
+    return f"brain.{function}({', '.join(f'{k} => %({k})s' for k in args)})"
+
+
+def call_rows(conn: psycopg.Connection, function: str, **args: Any) -> list[dict[str, Any]]:
+    """The rows of brain.function called with named arguments."""
+    return rows(conn, f"SELECT * FROM {named_call(function, args)}", args)
+
+
+def call_scalar(conn: psycopg.Connection, function: str, **args: Any) -> Any:
+    """The value of brain.function called with named arguments."""
+    return scalar(conn, f"SELECT {named_call(function, args)}", args)
+
+
 def remember(conn: psycopg.Connection, **kwargs: Any) -> dict[str, Any]:
     """brain.remember with named arguments; embeddings are sent as float8[]."""
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return one(conn, f"SELECT * FROM brain.remember({args})", kwargs)
+    return one(conn, f"SELECT * FROM {named_call('remember', kwargs)}", kwargs)
 
 
 def raises_br(code: str) -> _BrRaises:

@@ -8,7 +8,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import logged_plans, owner_execute, remember, scalar, unit
+from helpers import call_scalar, logged_plans, owner_execute, remember, scalar, unit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,9 +20,7 @@ CUT_ORDER = ["tasks", "patterns", "pinned", "blockers", "skills", "siblings", "a
 
 def boot(conn, **kwargs) -> dict:
     kwargs.setdefault("now", T0)
-    args = {"source": "claude", **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return call_scalar(conn, "boot_session", source="claude", **kwargs)
 
 
 def fill(conn, blockers: int = 0, patterns: int = 0, tasks: int = 0, words: int = 6) -> None:

@@ -9,7 +9,7 @@ import math
 import anyio
 import psycopg
 import pytest
-from helpers import owner_execute, raises_br, remember, rows, scalar, unit
+from helpers import call_rows, owner_execute, raises_br, remember, rows, scalar, unit
 from test_index import index_all
 from test_mcp import agent, call
 from test_observe import observe
@@ -30,9 +30,7 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 
 def search_ids(conn, query: str, **kwargs) -> list[int]:
-    args = {"query": query, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return [r["id"] for r in rows(conn, f"SELECT id FROM brain.search({named})", args)]
+    return [r["id"] for r in call_rows(conn, "search", query=query, **kwargs)]
 
 
 # --- distinguishing terms ---------------------------------------------------------

@@ -9,7 +9,7 @@ import time
 import psycopg
 import pytest
 from conftest import with_database
-from helpers import raises_br, remember, rows, scalar, unit
+from helpers import call_scalar, raises_br, remember, rows, scalar, unit
 from test_observe import observe
 from test_search import ids, search
 
@@ -36,8 +36,7 @@ def waiting(conn) -> int:
 
 
 def index_vectors(conn, **kwargs) -> dict:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return scalar(conn, f"SELECT brain.index_vectors({args})", kwargs)
+    return call_scalar(conn, "index_vectors", **kwargs)
 
 
 def index_all(conn) -> list[dict]:

@@ -6,7 +6,7 @@ import datetime as dt
 
 import psycopg
 import pytest
-from helpers import owner_execute, raises_br, remember, rows, scalar
+from helpers import call_rows, owner_execute, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
 
@@ -138,8 +138,7 @@ def forget(conn, memory_id: int, when: dt.datetime) -> None:
 
 
 def prune(conn, **kwargs) -> list[dict]:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return rows(conn, f"SELECT * FROM brain.prune({args})", kwargs)
+    return call_rows(conn, "prune", **kwargs)
 
 
 def test_prune_is_a_dry_run_by_default_and_keeps_rules_pinned_and_young_rows(conn) -> None:

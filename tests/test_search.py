@@ -9,7 +9,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import DIMS, logged_plans, one, owner_execute, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, call_rows, logged_plans, one, owner_execute, raises_br, remember, rows, scalar, unit
 
 
 @pytest.fixture(autouse=True)
@@ -22,9 +22,7 @@ def exact_vectors_only(conn) -> None:
 
 
 def search(conn, query: str, embedding: list[float] | None = None, **filters) -> list[dict]:
-    args = {"query": query, "query_embedding": embedding, **filters}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.search({named})", args)
+    return call_rows(conn, "search", query=query, query_embedding=embedding, **filters)
 
 
 def ids(results: list[dict]) -> list[int]:

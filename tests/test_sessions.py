@@ -11,7 +11,7 @@ import sys
 
 import psycopg
 import pytest
-from helpers import raises_br, remember, rows, scalar
+from helpers import call_rows, call_scalar, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -25,17 +25,14 @@ def boot(conn, source: str = "claude", **kwargs) -> dict:
     for key in ("host_processes", "client_info"):
         if key in kwargs:
             kwargs[key] = json.dumps(kwargs[key])
-    args = {"source": source, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return call_scalar(conn, "boot_session", source=source, **kwargs)
 
 
 def active(conn, **kwargs) -> list[int]:
     kwargs.setdefault("now", T0)
     if "host_processes" in kwargs:
         kwargs["host_processes"] = json.dumps(kwargs["host_processes"])
-    named = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return [r["session_id"] for r in rows(conn, f"SELECT * FROM brain.list_active_sessions({named})", kwargs)]
+    return [r["session_id"] for r in call_rows(conn, "list_active_sessions", **kwargs)]
 
 
 def test_reboot_of_the_same_process_ends_the_old_session(conn) -> None:
@@ -262,9 +259,7 @@ def end_of(conn, source: str = "claude", **kwargs) -> dict:
     for key in ("host_processes", "snapshot"):
         if key in kwargs:
             kwargs[key] = json.dumps(kwargs[key])
-    args = {"source": source, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.end_session_of({named})", args)
+    return call_scalar(conn, "end_session_of", source=source, **kwargs)
 
 
 def status(conn, session: int) -> tuple[str, str | None]:

@@ -8,7 +8,7 @@ import json
 import psycopg
 import pytest
 from conftest import TEST_ROLE, new_database, with_database
-from helpers import raises_br, remember, rows, scalar
+from helpers import call_scalar, raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 from test_migrations import RELEASED, migrate_through
@@ -41,8 +41,7 @@ def serve_url(admin: psycopg.Connection, database: str) -> str:
 
 
 def create(conn: psycopg.Connection, **kwargs) -> dict:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return scalar(conn, f"SELECT brain.create_token({args})", kwargs)
+    return call_scalar(conn, "create_token", **kwargs)
 
 
 def test_a_token_is_shown_once_and_only_its_hash_is_kept(conn, admin, serve_url) -> None:
