@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
@@ -131,11 +133,19 @@ def migrate_through(conn: psycopg.Connection, count: int) -> None:
             )
 
 
+@contextmanager
+def older_release(url: str, count: int) -> Iterator[psycopg.Connection]:
+    """A connection to the empty database at url brought to the first `count` migrations
+    (migrate_through), in the default workspace."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrate_through(conn, count)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        yield conn
+
+
 def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
     """A database at 006 with a space and vectors, as its functions left them."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 6)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 6) as conn:
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
             " VALUES ('hash', 'h', 3, 'active')"
@@ -175,9 +185,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
 
 def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database: str) -> None:
     """A database at 007 whose last session left a handoff, and one that expired without one."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 7) as conn:
         for started, state, ended, handoff in (
             ("2 hours", "ended", "1 hour", "Deploy after review."),
             ("50 minutes", "active", None, None),
@@ -204,9 +212,7 @@ def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database:
 
 def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_database: str) -> None:
     """A database at 007 with an observed and an explicit fact that had gone dormant."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 7) as conn:
         for origin in ("observed", "explicit"):
             (mid,) = conn.execute(
                 "INSERT INTO brain.memory (kind, origin, headline, normalized, dormant_after)"
@@ -227,9 +233,7 @@ def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_
 
 def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> None:
     """A database at 007 with a MiniLM space and a hash space, as their functions left them."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 7) as conn:
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
             " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active'),"
@@ -246,9 +250,7 @@ def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> No
 def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) -> None:
     """A database at 013 holding memories with provenance, as remember and observe wrote them:
     two chunks of one observed text sharing a source_ref, and an authored fact with the same ref."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 13) as conn:
         for headline, chunk in (
             ("Export runbook, part one", 1),
             ("Export runbook, part two", 2),
@@ -302,9 +304,7 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
 
 def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) -> None:
     """A database at 013 with open tasks and rules: 016 replaces task_open and adds the boot indexes."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 13) as conn:
         for i, kind in enumerate(["task", "task", "rule"], 1):
             conn.execute(
                 "INSERT INTO brain.memory (kind, headline, normalized) VALUES (%s, %s, %s)",
@@ -325,9 +325,7 @@ def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) ->
 
 def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: str) -> None:
     """A database at 013 with memories, a chunked document, a MiniLM space and the old hook setting."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 13) as conn:
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
             " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active')"
@@ -386,9 +384,7 @@ def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: s
 def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database: str) -> None:
     """A database at 017 with a space, PATTERN rules (active, superseded, flagged), a BLOCKER and a fact:
     018 marks the vectors of boot candidates and indexes them, and the boot walks that index."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 17)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 17) as conn:
         conn.execute(
             "INSERT INTO brain.embedding_space (provider, model, dims, state)"
             " VALUES ('hash', 'h', 3, 'active')"
@@ -448,9 +444,7 @@ def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database:
 def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_database: str) -> None:
     """A database at 018 with pinned memories (a fact, an incident, one with a skill trigger) and an
     unpinned one: 019 indexes the pinned ones for the boot, which shows those without a trigger."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         for i, (kind, pinned, trigger) in enumerate(
             [
                 ("fact", True, None),
@@ -481,9 +475,7 @@ def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_dat
 def test_019_unflags_captured_turns_flagged_for_their_speaker(empty_database: str) -> None:
     """A database at 018 whose captured turns were flagged role-marker for their "User: " /
     "Assistant: " prefix: 019 removes that reason, keeps any other and a real role marker."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         turns = [
             ("User: The nightly export failed, why?", "", "user", "{role-marker}", False),
             ("Assistant: It may only write to the old bucket.", "", "assistant", "{role-marker}", False),
@@ -518,9 +510,7 @@ def test_019_takes_away_the_empty_handoffs_that_hid_the_real_one(empty_database:
     """A database at 018 where an empty Claude Code session wrote "0 prompts and 0 replies" over
     a real handoff, in a session and stored apart: after 019 the next boot shows the real one."""
     empty = "Written from the transcript of Claude Code at session end (clear): 0 prompts and 0 replies."
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         for minute, handoff in ((1, "REAL HANDOFF: rerun after finance says go."), (2, empty)):
             conn.execute(
                 "INSERT INTO brain.session (source, project, status, started_at, heartbeat_at, ended_at,"
@@ -656,9 +646,7 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
 def test_023_lets_an_existing_database_record_trajectories_and_packs(empty_database: str) -> None:
     """A database at 019 with memories, an audit trail and an ended session: 023 adds the kind
     trajectory, packs and injection telemetry; old rows keep their kinds and boot records its injection."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 19)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 19) as conn:
         conn.execute(
             "INSERT INTO brain.memory (kind, headline, normalized) VALUES"
             " ('rule', 'Never deploy on Fridays', 'never deploy on fridays'),"

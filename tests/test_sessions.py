@@ -20,19 +20,21 @@ def at(minutes: float) -> dt.datetime:
     return T0 + dt.timedelta(minutes=minutes)
 
 
-def boot(conn, source: str = "claude", **kwargs) -> dict:
+def at_t0(kwargs: dict) -> dict:
+    """Arguments of a session call: now T0 unless given, the JSON ones as JSON text."""
     kwargs.setdefault("now", T0)
-    for key in ("host_processes", "client_info"):
+    for key in ("host_processes", "client_info", "snapshot"):
         if key in kwargs:
             kwargs[key] = json.dumps(kwargs[key])
-    return call_scalar(conn, "boot_session", source=source, **kwargs)
+    return kwargs
+
+
+def boot(conn, source: str = "claude", **kwargs) -> dict:
+    return call_scalar(conn, "boot_session", source=source, **at_t0(kwargs))
 
 
 def active(conn, **kwargs) -> list[int]:
-    kwargs.setdefault("now", T0)
-    if "host_processes" in kwargs:
-        kwargs["host_processes"] = json.dumps(kwargs["host_processes"])
-    return [r["session_id"] for r in call_rows(conn, "list_active_sessions", **kwargs)]
+    return [r["session_id"] for r in call_rows(conn, "list_active_sessions", **at_t0(kwargs))]
 
 
 def test_reboot_of_the_same_process_ends_the_old_session(conn) -> None:
@@ -255,11 +257,7 @@ def test_an_unknown_session_is_refused(conn) -> None:
 
 def end_of(conn, source: str = "claude", **kwargs) -> dict:
     """brain.end_session_of as a later shell of a seat calls it."""
-    kwargs.setdefault("now", T0)
-    for key in ("host_processes", "snapshot"):
-        if key in kwargs:
-            kwargs[key] = json.dumps(kwargs[key])
-    return call_scalar(conn, "end_session_of", source=source, **kwargs)
+    return call_scalar(conn, "end_session_of", source=source, **at_t0(kwargs))
 
 
 def status(conn, session: int) -> tuple[str, str | None]:

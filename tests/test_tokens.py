@@ -11,7 +11,7 @@ from conftest import TEST_ROLE, new_database, with_database
 from helpers import call_scalar, raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
-from test_migrations import RELEASED, migrate_through
+from test_migrations import RELEASED, older_release
 
 from pybrain import db
 from pybrain.errors import AccessDenied
@@ -222,9 +222,7 @@ def test_cli_creates_lists_and_revokes_tokens(brain_cli) -> None:
 
 
 def test_015_upgrades_a_database_of_the_previous_release(admin_url: str) -> None:
-    with new_database(admin_url, "brain_upgrade_015") as url, psycopg.connect(url, autocommit=True) as c:
-        migrate_through(c, 13)
-        c.execute("SELECT set_config('brain.workspace', '1', false)")
+    with new_database(admin_url, "brain_upgrade_015") as url, older_release(url, 13) as c:
         # (migration 013 gave the existing login roles write access to the default workspace)
         report = db.migrate(c)
         assert report.applied == sorted(RELEASED)[13:]
