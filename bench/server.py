@@ -177,6 +177,12 @@ class BenchServer:
             "sql_functions_sha256": self.functions_digest[:16],
         }
 
+    def __enter__(self) -> BenchServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def close(self) -> None:
         if self.persistent:
             log(f"stopping the embedded PostgreSQL (its data stays in {self.tmp})")
