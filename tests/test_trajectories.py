@@ -243,13 +243,11 @@ def test_check_only_writes_nothing(conn, check_only: bool) -> None:
 
 
 def test_cli_records_lists_and_shows_a_trajectory(brain_cli, conn) -> None:
+    problem = ("--problem", "The deploy job fails on a cold runner", "--step", "read the runner log")
     out = brain_cli(
         "trajectory",
         "record",
-        "--problem",
-        "The deploy job fails on a cold runner",
-        "--step",
-        "read the runner log",
+        *problem,
         "--step",
         '{"action": "restart", "command": "systemctl restart runner", "failed": true}',
         "--outcome",
@@ -263,10 +261,7 @@ def test_cli_records_lists_and_shows_a_trajectory(brain_cli, conn) -> None:
     again = brain_cli(
         "trajectory",
         "record",
-        "--problem",
-        "The deploy job fails on a cold runner",
-        "--step",
-        "read the runner log",
+        *problem,
         "--outcome",
         "Pruning the docker cache fixed it",
     )
