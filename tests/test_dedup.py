@@ -152,6 +152,19 @@ def test_write_without_embedding_is_queued_and_announced(conn, db_url) -> None:
     assert pending[0]["embedding_input"] == "Written from psql\n\nNo embedder here."
 
 
+def queued_beside_make(conn, headline: str, similarity: float) -> tuple[dict, dict, dict]:
+    """A fact stored with its vector ("Build uses make"), then one written without a vector and
+    given one at `similarity` to it by brain.attach_embedding: (kept, queued, what it returned)."""
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    queued = remember(conn, kind="fact", headline=headline)
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(similarity)))
+    return kept, queued, done
+
+
+def metadata_of(conn, memory_id: int) -> dict:
+    return scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (memory_id,))
+
+
 def test_attach_embedding_completes_a_queued_write(conn) -> None:
     r = remember(conn, kind="fact", headline="Queued fact")
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (r["memory_id"], unit(1.0)))
@@ -161,9 +174,7 @@ def test_attach_embedding_completes_a_queued_write(conn) -> None:
 
 
 def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Build uses make, run from the repository root")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    kept, queued, done = queued_beside_make(conn, "Build uses make, run from the repository root", 0.96)
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     states = dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
     assert states == {kept["memory_id"]: "active", queued["memory_id"]: "tombstoned"}
@@ -181,21 +192,17 @@ def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
 
 def test_attach_embedding_keeps_a_queued_write_that_names_more(conn) -> None:
     """Near-identical by cosine, but the queued text names GNU and ninja: two memories."""
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    kept, queued, done = queued_beside_make(conn, "Build uses GNU make and ninja", 0.96)
     assert (done["action"], done["memory_id"]) == ("embedded", queued["memory_id"])
-    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    meta = metadata_of(conn, queued["memory_id"])
     assert meta["possible_duplicate_of"] == kept["memory_id"], "it extends the other: flagged as related"
     assert rows(conn, "SELECT * FROM brain.memory_fold") == []
 
 
 def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Builds are driven by a Makefile")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.8)))
+    kept, queued, done = queued_beside_make(conn, "Builds are driven by a Makefile", 0.8)
     assert (done["action"], done["duplicate_of"]) == ("embedded", kept["memory_id"])
-    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    meta = metadata_of(conn, queued["memory_id"])
     assert meta["possible_duplicate_of"] == kept["memory_id"]
 
 
