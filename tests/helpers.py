@@ -80,6 +80,13 @@ def raises_br(code: str) -> _BrRaises:
     return _BrRaises(code)
 
 
+def each_refused(conn: psycopg.Connection, *cases: tuple[str, str]) -> None:
+    """Each statement of cases (code, statement) fails with that code, as raises_br checks it."""
+    for code, statement in cases:
+        with raises_br(code):
+            conn.execute(statement)
+
+
 class _BrRaises:
     def __init__(self, code: str) -> None:
         self.code = code

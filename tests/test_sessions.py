@@ -11,7 +11,7 @@ import sys
 
 import psycopg
 import pytest
-from helpers import call_rows, call_scalar, raises_br, remember, rows, scalar
+from helpers import call_rows, call_scalar, each_refused, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -200,16 +200,14 @@ def test_scratchpad_per_session_and_project(conn) -> None:
         "branch"
     ]
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0, "notes are not memories"
-    with raises_br("BR009"):
-        scalar(conn, "SELECT brain.scratch_set('k', 'v')")
-    with raises_br("BR009"):
-        scalar(conn, "SELECT brain.scratch_set('bad key!', 'v', project => 'web')")
-    with raises_br("BR005"):
-        scalar(conn, "SELECT brain.scratch_set('k', repeat('x', 4001), project => 'web')")
-    with raises_br("BR007"):
-        scalar(conn, "SELECT brain.scratch_set('k', 'AKIAIOSFODNN7EXAMPLE', project => 'web')")
-    with raises_br("BR016"):
-        scalar(conn, "SELECT brain.scratch_get('k', session => 999)")
+    each_refused(
+        conn,
+        ("BR009", "SELECT brain.scratch_set('k', 'v')"),
+        ("BR009", "SELECT brain.scratch_set('bad key!', 'v', project => 'web')"),
+        ("BR005", "SELECT brain.scratch_set('k', repeat('x', 4001), project => 'web')"),
+        ("BR007", "SELECT brain.scratch_set('k', 'AKIAIOSFODNN7EXAMPLE', project => 'web')"),
+        ("BR016", "SELECT brain.scratch_get('k', session => 999)"),
+    )
 
 
 def test_boot_needs_a_source_and_a_sane_budget(conn) -> None:
