@@ -111,22 +111,19 @@ def test_the_same_lines_as_one_document_keep_every_line(brain, conn) -> None:
 
 
 def test_a_fold_keeps_the_folded_items_metadata_and_provenance(conn) -> None:
-    first = observe(
-        conn,
-        ["user: the deploy is done"],
-        embeddings=[unit(1.0)],
-        source_refs=["chat/1/turn-4"],
-        metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": 4})],
-        source_system="chat",
-    )[0]
-    (second,) = observe(
-        conn,
-        ["user: the deploy is done, thanks"],
-        embeddings=[unit(0.97)],
-        source_refs=["chat/1/turn-9"],
-        metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": 9})],
-        source_system="chat",
-    )
+    def turn(text: str, similarity: float, n: int) -> list[dict]:
+        """A user's turn of chat 1, observed with its vector, reference and metadata."""
+        return observe(
+            conn,
+            [text],
+            embeddings=[unit(similarity)],
+            source_refs=[f"chat/1/turn-{n}"],
+            metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": n})],
+            source_system="chat",
+        )
+
+    first = turn("user: the deploy is done", 1.0, 4)[0]
+    (second,) = turn("user: the deploy is done, thanks", 0.97, 9)
     assert (second["action"], second["memory_id"]) == ("updated", first["memory_id"])
     (kept,) = rows(
         conn,
