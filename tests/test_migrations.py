@@ -143,13 +143,18 @@ def older_release(url: str, count: int) -> Iterator[psycopg.Connection]:
         yield conn
 
 
+def old_spaces(conn: psycopg.Connection, *spaces: tuple[str, str, int, str]) -> None:
+    """Embedding spaces (provider, model, dims, state) as an older release stored them."""
+    for space in spaces:
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state) VALUES (%s, %s, %s, %s)", space
+        )
+
+
 def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
     """A database at 006 with a space and vectors, as its functions left them."""
     with older_release(empty_database, 6) as conn:
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('hash', 'h', 3, 'active')"
-        )
+        old_spaces(conn, ("hash", "h", 3, "active"))
         conn.execute(
             "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
             " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = 1"
@@ -234,10 +239,8 @@ def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_
 def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> None:
     """A database at 007 with a MiniLM space and a hash space, as their functions left them."""
     with older_release(empty_database, 7) as conn:
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active'),"
-            " ('hash', 'feature-hash-v1', 384, 'building')"
+        old_spaces(
+            conn, ("local", "all-MiniLM-L6-v2", 384, "active"), ("hash", "feature-hash-v1", 384, "building")
         )
 
         assert "011-chunk-tokens.sql" in db.migrate(conn).applied
@@ -326,10 +329,7 @@ def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) ->
 def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: str) -> None:
     """A database at 013 with memories, a chunked document, a MiniLM space and the old hook setting."""
     with older_release(empty_database, 13) as conn:
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active')"
-        )
+        old_spaces(conn, ("local", "all-MiniLM-L6-v2", 384, "active"))
         conn.execute(
             "INSERT INTO brain.setting (name, value) VALUES ('prompt_context_min_similarity', '0.5')"
         )
@@ -385,10 +385,7 @@ def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database:
     """A database at 017 with a space, PATTERN rules (active, superseded, flagged), a BLOCKER and a fact:
     018 marks the vectors of boot candidates and indexes them, and the boot walks that index."""
     with older_release(empty_database, 17) as conn:
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('hash', 'h', 3, 'active')"
-        )
+        old_spaces(conn, ("hash", "h", 3, "active"))
         conn.execute(
             "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
             " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
