@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import new_database, with_database
+from helpers import scalar
 from schema_dump import dump
 
 from pybrain import db
@@ -247,7 +248,7 @@ def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> No
         spaces = dict(conn.execute("SELECT provider, max_tokens FROM brain.embedding_space").fetchall())
         assert spaces == {"local": 254, "hash": None}
         # the chunks of observed text now fit the active space's window
-        assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
+        assert scalar(conn, "SELECT brain._chunk_tokens(NULL)") == 254
 
 
 def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) -> None:
@@ -275,24 +276,19 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
 
         assert "014-ingest.sql" in db.migrate(conn).applied
         # older memories sharing a ref are not bound by the one-chunk-per-position rule
-        assert conn.execute(
-            "SELECT count(*) FROM brain.memory WHERE source_chunk IS NOT NULL"
-        ).fetchone() == (0,)
+        assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE source_chunk IS NOT NULL") == 0
         # search filters by provenance through the new signature (the old one is gone)
-        assert conn.execute(
+        searches = (
             "SELECT count(*) FROM pg_proc WHERE proname = 'search' AND pronamespace = 'brain'::regnamespace"
-        ).fetchone() == (1,)
+        )
+        assert scalar(conn, searches) == 1
         found = conn.execute(
             "SELECT headline FROM brain.search('export runbook', source_system => 'files',"
             " source_ref => 'ops/', min_relevance => 0) ORDER BY headline"
         ).fetchall()
         assert found == [("Export owner",), ("Export runbook, part one",), ("Export runbook, part two",)]
-        assert conn.execute(
-            "SELECT count(*) FROM brain.search('export', source_ref => 'ops/')"
-        ).fetchone() == (3,)
-        assert conn.execute(
-            "SELECT count(*) FROM brain.search('export', source_ref => 'ops')"
-        ).fetchone() == (0,)
+        assert scalar(conn, "SELECT count(*) FROM brain.search('export', source_ref => 'ops/')") == 3
+        assert scalar(conn, "SELECT count(*) FROM brain.search('export', source_ref => 'ops')") == 0
         # ingesting the same ref keys its chunks by position beside the old rows
         docs = '[{"ref": "ops/export.md", "hash": "h1", "text": "The export runs nightly at 02:00 UTC."}]'
         out = conn.execute(
