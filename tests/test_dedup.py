@@ -393,49 +393,30 @@ def _axes(*axes: int) -> list[float]:
     return v
 
 
+def ops_fact(conn: psycopg.Connection, headline: str, *axes: int) -> dict:
+    """A fact of project ops whose vector lies along the sum of these axes."""
+    return remember(conn, kind="fact", project="ops", headline=headline, embedding=_axes(*axes))
+
+
 def test_writers_of_unrelated_texts_do_not_wait_for_each_other(conn, db_url) -> None:
     """One writer holds its transaction open; a writer of an unrelated text of the same kind and project
     completes (it would wait forever if they took one lock); a near-identical one waits. Each text is
     near five runbook pages of its own, the pages a write locks."""
     for axis in range(10, 20):
-        remember(conn, kind="fact", project="ops", headline=f"Runbook page {axis}", embedding=_axes(axis))
+        ops_fact(conn, f"Runbook page {axis}", axis)
     with psycopg.connect(db_url) as holder, psycopg.connect(db_url, autocommit=True) as other:
-        first = remember(
-            holder,
-            kind="fact",
-            project="ops",
-            headline="Deploys freeze on Fridays",
-            embedding=_axes(10, 11, 12, 13, 14, 100),
-        )
+        first = ops_fact(holder, "Deploys freeze on Fridays", 10, 11, 12, 13, 14, 100)
         assert first["action"] == "created"  # and its transaction stays open, holding its locks
         other.execute("SET lock_timeout = '10s'")
-        unrelated = remember(
-            other,
-            kind="fact",
-            project="ops",
-            headline="Cache hit rate is 94%",
-            embedding=_axes(15, 16, 17, 18, 19, 101),
-        )
+        unrelated = ops_fact(other, "Cache hit rate is 94%", 15, 16, 17, 18, 19, 101)
         assert unrelated["action"] == "created"
 
         other.execute("SET lock_timeout = '300ms'")
         with pytest.raises(psycopg.errors.LockNotAvailable):
-            remember(
-                other,
-                kind="fact",
-                project="ops",
-                headline="Deploys freeze on Friday",
-                embedding=_axes(10, 11, 12, 13, 14, 100),
-            )
+            ops_fact(other, "Deploys freeze on Friday", 10, 11, 12, 13, 14, 100)
         holder.commit()
     # Once the first has committed, the near-identical write sees it: the related memory, named.
     with pytest.raises(psycopg.Error) as refused:
-        remember(
-            conn,
-            kind="fact",
-            project="ops",
-            headline="Deploys freeze on Friday",
-            embedding=_axes(10, 11, 12, 13, 14, 100),
-        )
+        ops_fact(conn, "Deploys freeze on Friday", 10, 11, 12, 13, 14, 100)
     assert refused.value.diag.sqlstate == "BR008"
     assert f'"duplicate_of": {first["memory_id"]}' in refused.value.diag.message_detail
