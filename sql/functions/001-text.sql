@@ -37,6 +37,20 @@ BEGIN
 END
 $$;
 
+-- The check of a text argument that may not be left out or blank (a reason,
+-- a note, an event): `code` with the message and hint when it is.
+CREATE OR REPLACE FUNCTION brain._require_text(given text, code text, message text, hint text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF given IS NULL OR brain.trim_space(given) = '' THEN
+        PERFORM brain._raise(code, message, NULL, hint);
+    END IF;
+END
+$$;
+
 -- The clock of a call that changes something (maintenance, prune, sessions,
 -- tasks): a client's `now` may replay the past, never run ahead of the
 -- server's clock (it would end other agents' sessions, archive and prune
