@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from helpers import (
     DIMS,
+    call_rows,
     function_calls,
     functions_tracked,
     memory_count,
@@ -111,11 +112,13 @@ def test_incidents_skip_semantic_dedup(conn) -> None:
 
 def test_semantic_dedup_ignores_superseded_and_other_kinds(conn) -> None:
     old = remember(conn, kind="fact", headline="API lives on port 8080", embedding=unit(1.0))
-    one(
+    call_rows(
         conn,
-        "SELECT * FROM brain.supersede(old_id => %s, headline => 'API moved to port 9090', "
-        "reason => 'port change', embedding => %s)",
-        (old["memory_id"], unit(0.5, axis=2)),
+        "supersede",
+        old_id=old["memory_id"],
+        headline="API moved to port 9090",
+        reason="port change",
+        embedding=unit(0.5, axis=2),
     )
     r = remember(conn, kind="fact", headline="API is on port 8080 per old doc", embedding=unit(0.9))
     assert r["action"] == "created", "a superseded memory must not block a new write"

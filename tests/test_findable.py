@@ -205,13 +205,12 @@ def test_facts_that_differ_in_a_version_or_name_are_not_refused_as_related(conn)
 
 def test_on_related_store_and_supersede(conn) -> None:
     old = remember(conn, kind="fact", headline="Backups run nightly to cold storage", embedding=unit(1.0))
-    stored = remember(
-        conn,
-        kind="fact",
-        headline="Backups also run weekly to archive storage",
-        embedding=unit(0.8, axis=2),
-        on_related="store",
-    )
+
+    def related(headline: str, vector: list[float], **how: str) -> dict:
+        """A fact close to the old one by its vector, written as `how` says (on_related, reason)."""
+        return remember(conn, kind="fact", headline=headline, embedding=vector, **how)
+
+    stored = related("Backups also run weekly to archive storage", unit(0.8, axis=2), on_related="store")
     assert (stored["action"], stored["duplicate_of"]) == ("created", old["memory_id"])
     audit = scalar(
         conn,
@@ -220,11 +219,9 @@ def test_on_related_store_and_supersede(conn) -> None:
     )
     assert (audit["related"], audit["on_related"]) == (old["memory_id"], "store")
 
-    replaced = remember(
-        conn,
-        kind="fact",
-        headline="Backups run nightly to cold storage and are verified",
-        embedding=unit(0.85, axis=1),
+    replaced = related(
+        "Backups run nightly to cold storage and are verified",
+        unit(0.85, axis=1),
         on_related="supersede",
         reason="the backup schedule was tightened",
     )
@@ -237,7 +234,7 @@ def test_on_related_store_and_supersede(conn) -> None:
         == "the backup schedule was tightened"
     )
     with raises_br("BR009"):
-        remember(conn, kind="fact", headline="Backups are verified", embedding=unit(0.8), on_related="merge")
+        related("Backups are verified", unit(0.8), on_related="merge")
 
 
 def test_supersede_takes_the_policy_too(conn) -> None:
