@@ -55,7 +55,7 @@ from psycopg.types.json import Jsonb
 
 from bench import embcache, latency, offtopic
 from bench.embcache import EmbeddingCache
-from bench.longmemeval import TYPES, load_questions, question_workspace
+from bench.longmemeval import by_type, load_questions, question_workspace
 from bench.server import BenchServer
 from bench.util import log, summary, timed
 
@@ -446,16 +446,8 @@ def run(
 
 
 def aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
-    groups: dict[str, list] = defaultdict(list)
-    for pq in per_question:
-        if pq["evidence_turns"]:
-            groups[pq["type"]].append(pq)
-            groups["overall"].append(pq)
     out: dict[str, Any] = {}
-    for group in [*TYPES, "overall"]:
-        items = groups.get(group)
-        if not items:
-            continue
+    for group, items in by_type([pq for pq in per_question if pq["evidence_turns"]]).items():
         row: dict[str, Any] = {"questions": len(items)}
         for name in ("injected", "injected_whole", "injected_from_boot", "search_turn@10"):
             row[name] = round(float(np.mean([pq[name] for pq in items])), 3)

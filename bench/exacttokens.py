@@ -165,11 +165,8 @@ def main() -> None:
 
     from bench.server import BenchServer
 
-    server = BenchServer()
-    try:
+    with BenchServer() as server:
         out = run(server)
-    finally:
-        server.close()
     print(json.dumps(out))
 
 

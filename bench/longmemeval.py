@@ -493,16 +493,18 @@ def _aggregate_clock(per_question: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
+def by_type(per_question: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The questions of each type that has any, in the order of TYPES, then all of them ("overall")."""
     groups: dict[str, list] = defaultdict(list)
     for pq in per_question:
         groups[pq["type"]].append(pq)
         groups["overall"].append(pq)
+    return {group: groups[group] for group in [*TYPES, "overall"] if groups.get(group)}
+
+
+def _aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
-    for group in [*TYPES, "overall"]:
-        items = groups.get(group)
-        if not items:
-            continue
+    for group, items in by_type(per_question).items():
         out[group] = {"questions": len(items)}
         for mode in [*MODES, *(m for m in OPTION_MODES if all(m in pq["scores"] for pq in items))]:
             metrics: dict[str, float] = {}

@@ -226,11 +226,8 @@ def main() -> None:
     from bench.server import BenchServer
     from bench.util import log
 
-    server = BenchServer()
-    try:
+    with BenchServer() as server:
         out = docs_store(server)
-    finally:
-        server.close()
     log(
         f"off-topic queries over the project's documentation ({out['memories']} memories): "
         f"{out['empty']} of {out['queries']} return nothing;"

@@ -14,7 +14,7 @@ from typing import Any
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from bench.util import log
+from bench.util import log, show_settings
 from pybrain import db
 
 TEMPLATE = "bench_template"
@@ -149,19 +149,17 @@ class BenchServer:
         with self.admin() as conn:
             version = conn.execute("SHOW server_version").fetchone()[0]
             full_version = conn.execute("SELECT version()").fetchone()[0]
-            settings = {
-                name: conn.execute(f"SHOW {name}").fetchone()[0]
-                for name in (
-                    "shared_buffers",
-                    "work_mem",
-                    "maintenance_work_mem",
-                    "effective_cache_size",
-                    "max_parallel_workers_per_gather",
-                    "jit",
-                    "io_method",
-                    "fsync",
-                )
-            }
+            settings = show_settings(
+                conn,
+                "shared_buffers",
+                "work_mem",
+                "maintenance_work_mem",
+                "effective_cache_size",
+                "max_parallel_workers_per_gather",
+                "jit",
+                "io_method",
+                "fsync",
+            )
         with self.connect(TEMPLATE) as conn:
             extensions = dict(conn.execute("SELECT extname, extversion FROM pg_extension").fetchall())
         return {
@@ -178,6 +176,12 @@ class BenchServer:
             "pybrain_commit": _git_commit(),
             "sql_functions_sha256": self.functions_digest[:16],
         }
+
+    def __enter__(self) -> BenchServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     def close(self) -> None:
         if self.persistent:

@@ -8,6 +8,7 @@ import sys
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
+from typing import Any
 
 _START = time.perf_counter()
 
@@ -66,3 +67,8 @@ def timed() -> Iterator[list[float]]:
 def batched(items: list, size: int) -> Iterator[list]:
     for start in range(0, len(items), size):
         yield items[start : start + size]
+
+
+def show_settings(conn: Any, *names: str) -> dict[str, str]:
+    """The server's settings by name, as SHOW gives them."""
+    return {name: conn.execute(f"SHOW {name}").fetchone()[0] for name in names}

@@ -195,28 +195,27 @@ def merge_into(target: str | os.PathLike[str], client: str, entry: dict[str, Any
     """Add or replace pybrain in a client's JSON config, keeping every other entry."""
     path = Path(target).expanduser()
     key = CLIENTS[client]["key"]
-    config: dict[str, Any] = {}
-    if path.exists() and path.read_text(encoding="utf-8").strip():
-        try:
-            config = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise InvalidArgument(
-                f"{path} is not valid JSON: {exc}", hint="Fix the file, or write to another one."
-            ) from exc
-        if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
-            raise InvalidArgument(
-                f"{path} does not hold a JSON object with a {key!r} object.",
-                hint="Fix the file, or write to another one.",
-            )
+    config = _read_json(path)
+    if not isinstance(config, dict) or not isinstance(config.get(key, {}), dict):
+        raise InvalidArgument(
+            f"{path} does not hold a JSON object with a {key!r} object.",
+            hint="Fix the file, or write to another one.",
+        )
     config.setdefault(key, {})[SERVER_NAME] = entry[key][SERVER_NAME]
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # Write a sibling file and rename it over the original: a crash never leaves half a config.
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(config, out, indent=2)
-        out.write("\n")
-    os.replace(tmp, path)
+    _write_json(path, config, ensure_ascii=True)
     return path
+
+
+def _read_json(path: Path) -> Any:
+    """A JSON file's content; {} when the file is missing or blank."""
+    if not (path.exists() and path.read_text(encoding="utf-8").strip()):
+        return {}
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise InvalidArgument(
+            f"{path} is not valid JSON: {exc}", hint="Fix the file, or write to another one."
+        ) from exc
 
 
 # --- Claude Code hooks -----------------------------------------------------
@@ -268,14 +267,7 @@ def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any
     pybrain's handlers of events not in `entries` are removed. Running it twice changes
     nothing. Returns {"path", "added", "replaced", "removed"} (event names)."""
     path = Path(target).expanduser()
-    settings: dict[str, Any] = {}
-    if path.exists() and path.read_text(encoding="utf-8").strip():
-        try:
-            settings = json.loads(path.read_text(encoding="utf-8"))
-        except ValueError as exc:
-            raise InvalidArgument(
-                f"{path} is not valid JSON: {exc}", hint="Fix the file, or write to another one."
-            ) from exc
+    settings = _read_json(path)
     hooks = settings.get("hooks", {}) if isinstance(settings, dict) else None
     if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
         raise InvalidArgument(
@@ -317,12 +309,12 @@ def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any
     return report
 
 
-def _write_json(path: Path, data: dict[str, Any]) -> None:
+def _write_json(path: Path, data: dict[str, Any], *, ensure_ascii: bool = False) -> None:
     """Write a sibling file and rename it over the original: a crash never leaves half a file."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as out:
-        json.dump(data, out, indent=2, ensure_ascii=False)
+        json.dump(data, out, indent=2, ensure_ascii=ensure_ascii)
         out.write("\n")
     os.replace(tmp, path)
 

@@ -15,6 +15,7 @@ import os
 import tempfile
 import warnings
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import helpers
@@ -114,17 +115,33 @@ def template_url(admin_url: str) -> str:
     return url
 
 
-@pytest.fixture
-def database(admin_url: str, template_url: str) -> Iterator[str]:
-    """A fresh migrated database; yields its superuser URL."""
-    name = f"brain_test_{os.getpid()}_{next(_counter)}"
+@contextmanager
+def new_database(admin_url: str, name: str, template: str | None = None) -> Iterator[str]:
+    """A new database (empty, or a copy of template), dropped at the end, as is one of
+    the same name that a previous run left behind; yields its superuser URL."""
+    create = f"CREATE DATABASE {name}" + (f" TEMPLATE {template} STRATEGY FILE_COPY" if template else "")
     with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"CREATE DATABASE {name} TEMPLATE {TEMPLATE} STRATEGY FILE_COPY")
+        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+        conn.execute(create)
     try:
         yield with_database(admin_url, name)
     finally:
         with psycopg.connect(admin_url, autocommit=True) as conn:
             conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+
+
+@pytest.fixture
+def database(admin_url: str, template_url: str) -> Iterator[str]:
+    """A fresh migrated database; yields its superuser URL."""
+    with new_database(admin_url, f"brain_test_{os.getpid()}_{next(_counter)}", TEMPLATE) as url:
+        yield url
+
+
+@pytest.fixture
+def admin(database: str) -> Iterator[psycopg.Connection]:
+    """The test database as its superuser."""
+    with psycopg.connect(database, autocommit=True) as c:
+        yield c
 
 
 @pytest.fixture
@@ -142,6 +159,21 @@ def conn(db_url: str) -> Iterator[psycopg.Connection]:
 @pytest.fixture
 def brain(conn: psycopg.Connection) -> Brain:
     return Brain(conn, embedder=get_embedder("hash"))
+
+
+@pytest.fixture
+def counting(conn: psycopg.Connection) -> tuple[Brain, helpers.CountingEmbedder]:
+    """A client whose embedder keeps the texts it is asked to embed."""
+    embedder = helpers.CountingEmbedder()
+    return Brain(conn, embedder=embedder), embedder
+
+
+@pytest.fixture
+def project_dir(tmp_path: Path) -> Path:
+    """An empty project folder (named billing)."""
+    path = tmp_path / "billing"
+    path.mkdir()
+    return path
 
 
 @pytest.fixture

@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import os
+import subprocess
+import sys
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -51,15 +55,36 @@ def scalar(conn: psycopg.Connection, query: str, params: Any = None) -> Any:
     return next(iter(one(conn, query, params).values()))
 
 
+def named_call(function: str, args: Mapping[str, Any]) -> str:
+    """`brain.function(k => %(k)s, ...)`: a call of a brain function, each of args by name."""
+    return f"brain.{function}({', '.join(f'{k} => %({k})s' for k in args)})"
+
+
+def call_rows(conn: psycopg.Connection, function: str, **args: Any) -> list[dict[str, Any]]:
+    """The rows of brain.function called with named arguments."""
+    return rows(conn, f"SELECT * FROM {named_call(function, args)}", args)
+
+
+def call_scalar(conn: psycopg.Connection, function: str, **args: Any) -> Any:
+    """The value of brain.function called with named arguments."""
+    return scalar(conn, f"SELECT {named_call(function, args)}", args)
+
+
 def remember(conn: psycopg.Connection, **kwargs: Any) -> dict[str, Any]:
     """brain.remember with named arguments; embeddings are sent as float8[]."""
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return one(conn, f"SELECT * FROM brain.remember({args})", kwargs)
+    return one(conn, f"SELECT * FROM {named_call('remember', kwargs)}", kwargs)
 
 
 def raises_br(code: str) -> _BrRaises:
     """Expect a database error with this SQLSTATE; .error holds it afterwards."""
     return _BrRaises(code)
+
+
+def each_refused(conn: psycopg.Connection, *cases: tuple[str, str]) -> None:
+    """Each statement of cases (code, statement) fails with that code, as raises_br checks it."""
+    for code, statement in cases:
+        with raises_br(code):
+            conn.execute(statement)
 
 
 class _BrRaises:
@@ -137,3 +162,21 @@ def logged_plans(conn: psycopg.Connection, *, analyze: bool = False) -> Iterator
     finally:
         conn.execute("RESET client_min_messages; SET auto_explain.log_min_duration = -1")
         conn.remove_notice_handler(keep)
+
+
+def embedded_env(home: Path) -> dict[str, str]:
+    """This environment, with the embedded database under home and the hash embedder."""
+    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
+    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
+    return env
+
+
+def embedded_brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """`brain ARGS` in a process of its own, on the embedded database under home."""
+    return subprocess.run(
+        [sys.executable, "-m", "pybrain", *args],
+        capture_output=True,
+        text=True,
+        env=embedded_env(home),
+        timeout=120,
+    )

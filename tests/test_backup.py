@@ -8,7 +8,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import TEST_ROLE, with_database
+from conftest import TEST_ROLE, new_database, with_database
 from psycopg.conninfo import conninfo_to_dict
 from test_transfer import build_workspace
 
@@ -76,17 +76,11 @@ def test_a_manifest_changed_after_the_backup_is_refused(
     manifest = json.loads(manifest_path.read_text())
     manifest["counts"]["memories"]["active"] += 1
     manifest_path.write_text(json.dumps(manifest))
-    target = f"{conninfo_to_dict(database)['dbname']}_copy"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {target}")
-    try:
+    with new_database(admin_url, f"{conninfo_to_dict(database)['dbname']}_copy") as target:
         with pytest.raises(backup.RestoreRefused, match="changed after `brain backup` wrote it"):
-            backup.restore(tmp_path / "b.dump", with_database(database, target))
-        with psycopg.connect(with_database(database, target)) as c:
+            backup.restore(tmp_path / "b.dump", target)
+        with psycopg.connect(target) as c:
             assert c.execute("SELECT to_regnamespace('brain')").fetchone()[0] is None
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {target} WITH (FORCE)")
 
 
 def test_cli_backup_and_restore_into_a_new_data_directory(

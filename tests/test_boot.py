@@ -8,7 +8,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import logged_plans, owner_execute, remember, scalar, unit
+from helpers import call_rows, call_scalar, logged_plans, owner_execute, remember, scalar, unit
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,9 +20,7 @@ CUT_ORDER = ["tasks", "patterns", "pinned", "blockers", "skills", "siblings", "a
 
 def boot(conn, **kwargs) -> dict:
     kwargs.setdefault("now", T0)
-    args = {"source": "claude", **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return call_scalar(conn, "boot_session", source="claude", **kwargs)
 
 
 def fill(conn, blockers: int = 0, patterns: int = 0, tasks: int = 0, words: int = 6) -> None:
@@ -59,14 +57,28 @@ def test_tasks_go_by_priority_then_due_date(conn) -> None:
     assert ids == [urgent, soon, late, blocked] and done not in ids
 
 
-def test_patterns_follow_the_task_embedding(conn) -> None:
+def no_dedup(conn) -> None:
+    """The hash space with dedup off (near_identical and related at 1.0): rules close to one
+    another by their vectors are all stored."""
     conn.execute(
         "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384, near_identical => 1.0, "
         "related => 1.0)"
     )
-    far = remember(conn, kind="rule", headline="About databases", embedding=unit(0.1, axis=1))["memory_id"]
-    near = remember(conn, kind="rule", headline="About deploys", embedding=unit(0.9, axis=2))["memory_id"]
-    mid = remember(conn, kind="rule", headline="About tests", embedding=unit(0.5, axis=3))["memory_id"]
+
+
+def rules(conn, *specs: tuple[str, float, int]) -> list[int]:
+    """Rules (headline, similarity to e0, axis of the rest) stored in the space without dedup: their ids."""
+    no_dedup(conn)
+    return [
+        remember(conn, kind="rule", headline=h, embedding=unit(similarity, axis=axis))["memory_id"]
+        for h, similarity, axis in specs
+    ]
+
+
+def test_patterns_follow_the_task_embedding(conn) -> None:
+    far, near, mid = rules(
+        conn, ("About databases", 0.1, 1), ("About deploys", 0.9, 2), ("About tests", 0.5, 3)
+    )
     ranked = boot(conn, task_embedding=unit(1.0))["sections"]["patterns"]
     assert [r["id"] for r in ranked] == [near, mid, far]
     assert ranked[0]["similarity"] == pytest.approx(0.9, abs=1e-3)
@@ -77,13 +89,9 @@ def test_patterns_follow_the_task_embedding(conn) -> None:
 def test_patterns_irrelevant_to_the_task_go_by_rating(conn) -> None:
     """Only rules relevant to the task (calibrated relevance >= boot_min_relevance) lead as near;
     the rest are not claimed as related and keep the order of a boot without a task."""
-    conn.execute(
-        "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384, near_identical => 1.0, "
-        "related => 1.0)"
+    near, off, liked = rules(
+        conn, ("About deploys", 0.9, 2), ("About databases", 0.15, 1), ("About logging", 0.05, 3)
     )
-    near = remember(conn, kind="rule", headline="About deploys", embedding=unit(0.9, axis=2))["memory_id"]
-    off = remember(conn, kind="rule", headline="About databases", embedding=unit(0.15, axis=1))["memory_id"]
-    liked = remember(conn, kind="rule", headline="About logging", embedding=unit(0.05, axis=3))["memory_id"]
     scalar(conn, "SELECT brain.rate(%s, 'up')", (liked,))
     ranked = boot(conn, task_embedding=unit(1.0))["sections"]["patterns"]
     assert [r["id"] for r in ranked] == [near, liked, off]
@@ -297,14 +305,16 @@ def pattern_flags(conn) -> dict[int, bool]:
     return dict(conn.execute("SELECT memory_id, pattern_rule FROM brain.embedding").fetchall())
 
 
+def superseded_by(conn, old_id: int, headline: str, **kwargs) -> int:
+    """The id of the memory that supersedes old_id (brain.supersede with named arguments)."""
+    return call_rows(conn, "supersede", old_id=old_id, headline=headline, **kwargs)[0]["memory_id"]
+
+
 def test_pattern_rule_vectors_follow_their_rules(conn) -> None:
     """A vector's pattern_rule (the space's index of boot candidates) follows its memory and rule:
     supersede (to a PATTERN or a BLOCKER), unsupersede, flag and confirm, a skill trigger; a moved rule
     stays a candidate and is found in its new project."""
-    conn.execute(
-        "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384, near_identical => 1.0, "
-        "related => 1.0)"
-    )
+    no_dedup(conn)
     pattern = remember(conn, kind="rule", headline="About deploys", embedding=unit(0.9, axis=2))["memory_id"]
     blocker = remember(
         conn, kind="rule", severity="BLOCKER", headline="About locks", embedding=unit(0.8, axis=3)
@@ -321,23 +331,20 @@ def test_pattern_rule_vectors_follow_their_rules(conn) -> None:
     scalar(conn, "SELECT brain.confirm_flagged(%s)", (flagged,))
     assert pattern_flags(conn)[flagged] is True
 
-    new = scalar(
-        conn,
-        "SELECT (brain.supersede(old_id => %s, headline => 'About deploys, revised', reason => 'newer',"
-        " embedding => %s)).memory_id",
-        (pattern, unit(0.9, axis=6)),
-    )
+    new = superseded_by(conn, pattern, "About deploys, revised", reason="newer", embedding=unit(0.9, axis=6))
     flags = pattern_flags(conn)
     assert flags[pattern] is False and flags[new] is True
     scalar(conn, "SELECT brain.unsupersede(%s)", (pattern,))
     flags = pattern_flags(conn)
     assert flags[pattern] is True and flags[new] is False
 
-    stricter = scalar(
+    stricter = superseded_by(
         conn,
-        "SELECT (brain.supersede(old_id => %s, headline => 'About deploys, always', reason => 'stricter',"
-        " severity => 'BLOCKER', embedding => %s)).memory_id",
-        (pattern, unit(0.9, axis=7)),
+        pattern,
+        "About deploys, always",
+        reason="stricter",
+        severity="BLOCKER",
+        embedding=unit(0.9, axis=7),
     )
     flags = pattern_flags(conn)
     assert flags[pattern] is False and flags[stricter] is False, "severity: only through supersede"

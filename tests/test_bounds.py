@@ -10,7 +10,7 @@ from typing import Any
 import anyio
 import psycopg
 import pytest
-from helpers import raises_br, remember, scalar
+from helpers import each_refused, raises_br, remember, scalar
 from mcp.server.mcpserver.exceptions import ToolError
 
 from pybrain.client import Brain
@@ -156,18 +156,15 @@ def test_workspace_and_role_names_are_checked(database) -> None:
         for bad in ("Robert'); DROP TABLE x; --", "pg_monitor", "a" * 64, ""):
             with raises_br("BR009"):
                 owner.execute("SELECT brain.create_role(%s, 1)", (bad,))
-        with raises_br("BR021"):
-            owner.execute("SELECT brain.create_role('agent_nowhere', 999)")
-        with raises_br("BR009"):
-            owner.execute("SELECT brain.create_role('agent_slow', 1, statement_timeout => '2h')")
-        with raises_br("BR021"):
-            owner.execute("SELECT brain.grant_workspace('brain_tester', 999)")
-        with raises_br("BR021"):
-            owner.execute("SELECT brain.grant_workspace('no_such_role', 1)")
-        with raises_br("BR009"):
-            owner.execute("SELECT brain.grant_workspace('brain_tester', 1, 'owner')")
-        with raises_br("BR009"):
-            owner.execute("SELECT brain.grant_workspace('postgres', 1)")
+        each_refused(
+            owner,
+            ("BR021", "SELECT brain.create_role('agent_nowhere', 999)"),
+            ("BR009", "SELECT brain.create_role('agent_slow', 1, statement_timeout => '2h')"),
+            ("BR021", "SELECT brain.grant_workspace('brain_tester', 999)"),
+            ("BR021", "SELECT brain.grant_workspace('no_such_role', 1)"),
+            ("BR009", "SELECT brain.grant_workspace('brain_tester', 1, 'owner')"),
+            ("BR009", "SELECT brain.grant_workspace('postgres', 1)"),
+        )
         assert owner.execute("SELECT count(*) FROM pg_roles WHERE rolname LIKE 'agent\\_%'").fetchone() == (
             0,
         )

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from helpers import rows, scalar
+from helpers import call_rows, rows, scalar
 
 TEXT = """Standup notes.
 We decided to move the queue to Redis streams.
@@ -15,9 +15,7 @@ Short one.
 
 
 def capture(conn, text: str, **kwargs) -> list[dict]:
-    args = {"text": text, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.capture_context({named})", args)
+    return call_rows(conn, "capture_context", text=text, **kwargs)
 
 
 def test_keeps_decisions_actions_gotchas_and_insights(conn) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from importlib.util import find_spec
 from pathlib import Path
 from typing import Any
@@ -75,15 +76,22 @@ def squeeze(text: str) -> str:
 # --- realistic text --------------------------------------------------------
 
 
+def generated(
+    n: int, seed: int, line: Callable[[random.Random, int], str], head: tuple[str, ...] = ()
+) -> str:
+    """head, then n lines made by line(rnd, i), one random generator seeded with seed for them all."""
+    rnd = random.Random(seed)
+    return "\n".join([*head, *(line(rnd, i) for i in range(n))])
+
+
 def log_lines(n: int, seed: int = 7) -> str:
     """Service logs: timestamps, pod names, UUIDs, hashes, durations, paths with query strings."""
-    rnd = random.Random(seed)
     alnum = "bcdfghjklmnpqrstvwxz2456789"  # the alphabet of Kubernetes name suffixes
     services = ["api", "worker", "ingest", "search-gateway", "billing"]
     paths = ["/v1/memories", "/v1/search", "/healthz", "/v2/projects/ops/sessions", "/metrics"]
     levels = ["INFO", "INFO", "INFO", "WARN", "ERROR", "DEBUG"]
-    lines = []
-    for i in range(n):
+
+    def line(rnd: random.Random, i: int) -> str:
         svc = rnd.choice(services)
         pod = f"{svc}-{rnd.getrandbits(36):09x}-{''.join(rnd.choice(alnum) for _ in range(5))}"
         req = "-".join(f"{rnd.getrandbits(b):0{b // 4}x}" for b in (32, 16, 16, 16, 48))
@@ -92,43 +100,45 @@ def log_lines(n: int, seed: int = 7) -> str:
             f"{rnd.randrange(60):02d}.{rnd.randrange(1000):03d}Z"
         )
         path = f"{rnd.choice(paths)}?project=ops-{rnd.randrange(300)}&limit={rnd.choice([10, 20, 50])}"
-        lines.append(
+        return (
             f"{ts} {rnd.choice(levels):5} [{pod}] req={req} GET {path} "
             f"status={rnd.choice([200, 200, 201, 404, 500, 503])} "
             f"dur={rnd.uniform(0.2, 2500):.1f}ms bytes={rnd.randrange(10**6)} user=u_{rnd.randrange(10**5)} "
             f"trace={rnd.getrandbits(64):016x} "
             f"ip=10.{rnd.randrange(256)}.{rnd.randrange(256)}.{rnd.randrange(256)}"
         )
-    return "\n".join(lines)
+
+    return generated(n, seed, line)
 
 
 def urls(n: int, seed: int = 3) -> str:
-    rnd = random.Random(seed)
     hosts = ["docs.example.com", "github.com", "grafana.internal.example.org", "s3.eu-west-1.amazonaws.com"]
-    lines = []
-    for _ in range(n):
-        lines.append(
+    return generated(
+        n,
+        seed,
+        lambda rnd, _: (
             f"- https://{rnd.choice(hosts)}/{rnd.choice(['pybrain', 'ops', 'd', 'bucket-prod'])}/"
             f"{rnd.choice(['issues', 'pull', 'dashboards', 'objects'])}/{rnd.randrange(10**6)}"
             f"?from=now-{rnd.randrange(48)}h&to=now&var-pod=api-{rnd.getrandbits(20):05x}&orgId={rnd.randrange(9)}#L{rnd.randrange(900)}"
-        )
-    return "\n".join(lines)
+        ),
+    )
 
 
 def table(n: int, seed: int = 5) -> str:
-    rnd = random.Random(seed)
-    lines = [
-        "| run | commit | p50 ms | p99 ms | recall@10 | rows | note |",
-        "|---|---|---:|---:|---:|---:|---|",
-    ]
-    for i in range(n):
-        lines.append(
+    return generated(
+        n,
+        seed,
+        lambda rnd, i: (
             f"| {i + 1} | {rnd.getrandbits(28):07x} | {rnd.uniform(0.1, 40):.2f} | "
             f"{rnd.uniform(40, 900):.1f} | "
             f"{rnd.uniform(0.9, 1):.3f} | {rnd.randrange(10**7):,} | "
             f"{rnd.choice(['warm cache', 'cold start', 'after VACUUM', 'ef_search=80'])} |"
-        )
-    return "\n".join(lines)
+        ),
+        head=(
+            "| run | commit | p50 ms | p99 ms | recall@10 | rows | note |",
+            "|---|---|---:|---:|---:|---:|---|",
+        ),
+    )
 
 
 NON_ENGLISH = [

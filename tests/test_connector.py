@@ -44,6 +44,11 @@ def _settings(cur: psycopg.Cursor) -> dict:
     return cur.fetchone()
 
 
+def _as_tester(actor: str, session: str, max_access: str) -> dict:
+    """The settings of a transaction run as the test role in workspace 1."""
+    return {"who": TEST_ROLE, "workspace": "1", "actor": actor, "session": session, "max_access": max_access}
+
+
 def test_a_brain_of_its_own_connection_sets_its_workspace_actor_and_session(conn) -> None:
     brain = Brain(conn, workspace=1, embedder=get_embedder("hash"), actor="importer")
     brain.session = 7
@@ -51,13 +56,7 @@ def test_a_brain_of_its_own_connection_sets_its_workspace_actor_and_session(conn
     # A ceiling set for the session (or the role) is left as it is: a Brain without a principal sets none.
     conn.execute("SELECT set_config('brain.max_access', 'read', false)")
     with brain.transaction() as cur:
-        assert _settings(cur) == {
-            "who": TEST_ROLE,
-            "workspace": "1",
-            "actor": "importer",
-            "session": "7",
-            "max_access": "read",
-        }
+        assert _settings(cur) == _as_tester(actor="importer", session="7", max_access="read")
     conn.execute("RESET brain.max_access")
     assert conn.execute("SELECT current_setting('brain.actor', true)").fetchone()[0] in ("", None)
 
@@ -83,13 +82,7 @@ def test_a_pooled_brain_runs_each_call_as_its_principal(conn, serve_url) -> None
             workspace=1, actor="reporting", role=TEST_ROLE, access="read", token_id=5
         )
         with brain.transaction() as cur:
-            assert _settings(cur) == {
-                "who": TEST_ROLE,
-                "workspace": "1",
-                "actor": "reporting",
-                "session": "",
-                "max_access": "read",
-            }
+            assert _settings(cur) == _as_tester(actor="reporting", session="", max_access="read")
         with pytest.raises(AccessDenied):
             brain.remember("fact", "Readers cannot write")
         assert brain.value("workspace_access") == "read"

@@ -7,7 +7,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import owner_execute, raises_br, rows, scalar
+from helpers import each_refused, owner_execute, raises_br, rows, scalar
 from psycopg import sql
 
 from pybrain.client import Brain
@@ -30,12 +30,12 @@ def test_list_memories_by_kind_project_state_and_tier(brain: Brain, conn) -> Non
     assert rows(
         conn, "SELECT id FROM brain.list_memories(states => '{active}', before_id => %s)", (fact,)
     ) == [{"id": rule}]
-    with raises_br("BR009"):
-        scalar(conn, "SELECT count(*) FROM brain.list_memories(tiers => '{lukewarm}')")
-    with raises_br("BR009"):
-        scalar(conn, "SELECT count(*) FROM brain.list_memories(states => '{deleted}')")
-    with raises_br("BR001"):
-        scalar(conn, "SELECT count(*) FROM brain.list_memories(kinds => '{note}')")
+    each_refused(
+        conn,
+        ("BR009", "SELECT count(*) FROM brain.list_memories(tiers => '{lukewarm}')"),
+        ("BR009", "SELECT count(*) FROM brain.list_memories(states => '{deleted}')"),
+        ("BR001", "SELECT count(*) FROM brain.list_memories(kinds => '{note}')"),
+    )
 
 
 def test_memory_page_has_the_chain_annotations_and_does_not_count_as_a_use(brain: Brain, conn) -> None:

@@ -12,6 +12,7 @@ import psycopg
 import pytest
 from helpers import (
     DIMS,
+    call_rows,
     function_calls,
     functions_tracked,
     memory_count,
@@ -111,11 +112,13 @@ def test_incidents_skip_semantic_dedup(conn) -> None:
 
 def test_semantic_dedup_ignores_superseded_and_other_kinds(conn) -> None:
     old = remember(conn, kind="fact", headline="API lives on port 8080", embedding=unit(1.0))
-    one(
+    call_rows(
         conn,
-        "SELECT * FROM brain.supersede(old_id => %s, headline => 'API moved to port 9090', "
-        "reason => 'port change', embedding => %s)",
-        (old["memory_id"], unit(0.5, axis=2)),
+        "supersede",
+        old_id=old["memory_id"],
+        headline="API moved to port 9090",
+        reason="port change",
+        embedding=unit(0.5, axis=2),
     )
     r = remember(conn, kind="fact", headline="API is on port 8080 per old doc", embedding=unit(0.9))
     assert r["action"] == "created", "a superseded memory must not block a new write"
@@ -152,6 +155,19 @@ def test_write_without_embedding_is_queued_and_announced(conn, db_url) -> None:
     assert pending[0]["embedding_input"] == "Written from psql\n\nNo embedder here."
 
 
+def queued_beside_make(conn, headline: str, similarity: float) -> tuple[dict, dict, dict]:
+    """A fact stored with its vector ("Build uses make"), then one written without a vector and
+    given one at `similarity` to it by brain.attach_embedding: (kept, queued, what it returned)."""
+    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
+    queued = remember(conn, kind="fact", headline=headline)
+    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(similarity)))
+    return kept, queued, done
+
+
+def metadata_of(conn, memory_id: int) -> dict:
+    return scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (memory_id,))
+
+
 def test_attach_embedding_completes_a_queued_write(conn) -> None:
     r = remember(conn, kind="fact", headline="Queued fact")
     done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (r["memory_id"], unit(1.0)))
@@ -161,9 +177,7 @@ def test_attach_embedding_completes_a_queued_write(conn) -> None:
 
 
 def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Build uses make, run from the repository root")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    kept, queued, done = queued_beside_make(conn, "Build uses make, run from the repository root", 0.96)
     assert (done["action"], done["memory_id"]) == ("updated", kept["memory_id"])
     states = dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
     assert states == {kept["memory_id"]: "active", queued["memory_id"]: "tombstoned"}
@@ -181,21 +195,17 @@ def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
 
 def test_attach_embedding_keeps_a_queued_write_that_names_more(conn) -> None:
     """Near-identical by cosine, but the queued text names GNU and ninja: two memories."""
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Build uses GNU make and ninja")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.96)))
+    kept, queued, done = queued_beside_make(conn, "Build uses GNU make and ninja", 0.96)
     assert (done["action"], done["memory_id"]) == ("embedded", queued["memory_id"])
-    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    meta = metadata_of(conn, queued["memory_id"])
     assert meta["possible_duplicate_of"] == kept["memory_id"], "it extends the other: flagged as related"
     assert rows(conn, "SELECT * FROM brain.memory_fold") == []
 
 
 def test_attach_embedding_flags_a_related_queued_write(conn) -> None:
-    kept = remember(conn, kind="fact", headline="Build uses make", embedding=unit(1.0))
-    queued = remember(conn, kind="fact", headline="Builds are driven by a Makefile")
-    done = one(conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.8)))
+    kept, queued, done = queued_beside_make(conn, "Builds are driven by a Makefile", 0.8)
     assert (done["action"], done["duplicate_of"]) == ("embedded", kept["memory_id"])
-    meta = scalar(conn, "SELECT metadata FROM brain.memory WHERE memory_id = %s", (queued["memory_id"],))
+    meta = metadata_of(conn, queued["memory_id"])
     assert meta["possible_duplicate_of"] == kept["memory_id"]
 
 
@@ -386,49 +396,30 @@ def _axes(*axes: int) -> list[float]:
     return v
 
 
+def ops_fact(conn: psycopg.Connection, headline: str, *axes: int) -> dict:
+    """A fact of project ops whose vector lies along the sum of these axes."""
+    return remember(conn, kind="fact", project="ops", headline=headline, embedding=_axes(*axes))
+
+
 def test_writers_of_unrelated_texts_do_not_wait_for_each_other(conn, db_url) -> None:
     """One writer holds its transaction open; a writer of an unrelated text of the same kind and project
     completes (it would wait forever if they took one lock); a near-identical one waits. Each text is
     near five runbook pages of its own, the pages a write locks."""
     for axis in range(10, 20):
-        remember(conn, kind="fact", project="ops", headline=f"Runbook page {axis}", embedding=_axes(axis))
+        ops_fact(conn, f"Runbook page {axis}", axis)
     with psycopg.connect(db_url) as holder, psycopg.connect(db_url, autocommit=True) as other:
-        first = remember(
-            holder,
-            kind="fact",
-            project="ops",
-            headline="Deploys freeze on Fridays",
-            embedding=_axes(10, 11, 12, 13, 14, 100),
-        )
+        first = ops_fact(holder, "Deploys freeze on Fridays", 10, 11, 12, 13, 14, 100)
         assert first["action"] == "created"  # and its transaction stays open, holding its locks
         other.execute("SET lock_timeout = '10s'")
-        unrelated = remember(
-            other,
-            kind="fact",
-            project="ops",
-            headline="Cache hit rate is 94%",
-            embedding=_axes(15, 16, 17, 18, 19, 101),
-        )
+        unrelated = ops_fact(other, "Cache hit rate is 94%", 15, 16, 17, 18, 19, 101)
         assert unrelated["action"] == "created"
 
         other.execute("SET lock_timeout = '300ms'")
         with pytest.raises(psycopg.errors.LockNotAvailable):
-            remember(
-                other,
-                kind="fact",
-                project="ops",
-                headline="Deploys freeze on Friday",
-                embedding=_axes(10, 11, 12, 13, 14, 100),
-            )
+            ops_fact(other, "Deploys freeze on Friday", 10, 11, 12, 13, 14, 100)
         holder.commit()
     # Once the first has committed, the near-identical write sees it: the related memory, named.
     with pytest.raises(psycopg.Error) as refused:
-        remember(
-            conn,
-            kind="fact",
-            project="ops",
-            headline="Deploys freeze on Friday",
-            embedding=_axes(10, 11, 12, 13, 14, 100),
-        )
+        ops_fact(conn, "Deploys freeze on Friday", 10, 11, 12, 13, 14, 100)
     assert refused.value.diag.sqlstate == "BR008"
     assert f'"duplicate_of": {first["memory_id"]}' in refused.value.diag.message_detail

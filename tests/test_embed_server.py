@@ -27,12 +27,19 @@ def wait_for(predicate, seconds: float = 60) -> bool:
     return False
 
 
-def test_served_vectors_equal_in_process_vectors_and_idle_exit(home: Path) -> None:
+def serve_hash(idle: float) -> tuple[Path, threading.Thread]:
+    """The hash embedder's server in a thread of this process (exits after idle seconds),
+    once its socket is there."""
     path = server.socket_path("hash:feature-hash-v1")
     path.parent.mkdir(parents=True)
-    thread = threading.Thread(target=server.serve, args=("hash", path, 1.0), daemon=True)
+    thread = threading.Thread(target=server.serve, args=("hash", path, idle), daemon=True)
     thread.start()
     assert wait_for(path.exists, 10)
+    return path, thread
+
+
+def test_served_vectors_equal_in_process_vectors_and_idle_exit(home: Path) -> None:
+    path, thread = serve_hash(idle=1.0)
     texts = ["the deploy failed", "PostgreSQL 18 ships pgvector"]
     assert server.request(path, texts) == get_embedder("hash").embed(texts)
     served = server.ServedEmbedder(get_embedder("hash"), "hash")
@@ -60,11 +67,7 @@ def test_first_call_embeds_in_process_and_starts_a_server(home: Path, monkeypatc
 
 
 def test_bad_requests_get_an_error_answer(home: Path) -> None:
-    path = server.socket_path("hash:feature-hash-v1")
-    path.parent.mkdir(parents=True)
-    thread = threading.Thread(target=server.serve, args=("hash", path, 2.0), daemon=True)
-    thread.start()
-    assert wait_for(path.exists, 10)
+    path, thread = serve_hash(idle=2.0)
     with pytest.raises(Exception, match="texts must be a list of strings"):
         server.request(path, [1, 2])  # type: ignore[list-item]
     server.stop("hash:feature-hash-v1")

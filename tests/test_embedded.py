@@ -9,19 +9,8 @@ import sys
 from pathlib import Path
 
 import pytest
-
-
-def _env(home: Path) -> dict[str, str]:
-    """This environment, with the embedded database under home and the hash embedder."""
-    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
-    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
-    return env
-
-
-def brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pybrain", *args], capture_output=True, text=True, env=_env(home), timeout=120
-    )
+from helpers import embedded_brain as brain
+from helpers import embedded_env
 
 
 def test_db_lifecycle_and_first_write(tmp_path: Path) -> None:
@@ -233,7 +222,7 @@ def test_two_commands_starting_the_server_at_once_both_get_it(tmp_path: Path) ->
         starts = [
             subprocess.Popen(
                 [sys.executable, "-m", "pybrain", "db", "start"],
-                env=_env(home),
+                env=embedded_env(home),
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

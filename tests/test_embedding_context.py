@@ -9,10 +9,9 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import CountingEmbedder, owner_execute, rows, scalar
+from helpers import owner_execute, rows, scalar
 from psycopg.types.json import Jsonb
 
-from pybrain.client import Brain
 from pybrain.embed.hash import hash_vector
 from pybrain.ingest import ingest
 
@@ -102,12 +101,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     (root / "docs" / "deploy.md").write_text(DEPLOY)
     monkeypatch.chdir(root)
     return root
-
-
-@pytest.fixture
-def counting(conn: psycopg.Connection) -> tuple[Brain, CountingEmbedder]:
-    embedder = CountingEmbedder()
-    return Brain(conn, embedder=embedder), embedder
 
 
 def words(text: str) -> set[str]:

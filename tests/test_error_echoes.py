@@ -60,6 +60,16 @@ class Tally:
             at = min((i for n in NEEDLES if (i := text.lower().find(n.lower())) >= 0), default=0)
             self.through.append(f"{what}: {text[max(0, at - 100) : at + 60]!r}")
 
+    def tried_rows(self, c: psycopg.Connection, what: str, statement: str, params: Any) -> list[dict] | None:
+        """The rows of a statement run in a transaction rolled back after; None when it
+        raised, and then what the error said is seen."""
+        try:
+            with c.transaction(force_rollback=True):
+                return rows(c, statement, params)
+        except psycopg.Error as exc:
+            self.saw(what, said(exc))
+            return None
+
 
 def said(exc: psycopg.Error) -> str:
     d = exc.diag
@@ -188,12 +198,8 @@ def _attack_catalog(c: psycopg.Connection, role: str, ids: dict[str, int], tally
     functions = _functions(c, role)
     for fn in functions:
         for what, statement, params in _calls(fn, ids):
-            try:
-                with c.transaction(force_rollback=True):
-                    result = rows(c, statement, params)
-            except psycopg.Error as exc:
-                tally.saw(f"[{role}] {what}", said(exc))
-            else:
+            result = tally.tried_rows(c, f"[{role}] {what}", statement, params)
+            if result is not None:
                 # a row refused inside a batch reports its error in a column
                 errors = [
                     r.get(k) for r in result for k in ("error", "reason", "message") if isinstance(r, dict)
@@ -359,12 +365,10 @@ def _imports(c: psycopg.Connection, tally: Tally) -> None:
         docs.append({**base, "kind": "rule", "skill_trigger": {"name": "db-migrations"}})
         docs.append({**base, "invalid": f"{m} is not a JSON number.", "line": 3})
         docs.append({**base, "folds": [{"headline": m, "at": m}]})
-        try:
-            with c.transaction(force_rollback=True):
-                got = rows(c, "SELECT * FROM brain.import_memories(%s)", (Jsonb(docs),))
-        except psycopg.Error as exc:
-            tally.saw(f"import_memories ({m[:8]})", said(exc))
-        else:
+        got = tally.tried_rows(
+            c, f"import_memories ({m[:8]})", "SELECT * FROM brain.import_memories(%s)", (Jsonb(docs),)
+        )
+        if got is not None:
             for d, r in zip(docs, got, strict=False):
                 changed = next((k for k, v in d.items() if v == m or k in ("skill_trigger", "invalid")), "?")
                 tally.saw(f"import_memories field {changed} ({m[:8]})", r.get("error"))
@@ -376,25 +380,16 @@ def _imports(c: psycopg.Connection, tally: Tally) -> None:
             {"record": "handoff", "source": m, "created_at": "2026-01-01T00:00:00Z", "text": "t"},
             {"record": "handoff", "source": "claude", "created_at": m, "text": "t"},
         ]
-        for d in sessions:
-            try:
-                with c.transaction(force_rollback=True):
-                    got = rows(c, "SELECT * FROM brain.import_sessions(%s)", (Jsonb([d]),))
-            except psycopg.Error as exc:
-                tally.saw(f"import_sessions {sorted(d)} ({m[:8]})", said(exc))
-            else:
-                tally.saw(f"import_sessions {sorted(d)} ({m[:8]})", [r.get("error") for r in got])
-        for d in (
+        packs = [
             {"record": "pack", "name": m, "query": "deploys"},
             {"record": "pack", "name": "p", "filters": m},
-        ):
-            try:
-                with c.transaction(force_rollback=True):
-                    got = rows(c, "SELECT * FROM brain.import_packs(%s)", (Jsonb([d]),))
-            except psycopg.Error as exc:
-                tally.saw(f"import_packs {sorted(d)} ({m[:8]})", said(exc))
-            else:
-                tally.saw(f"import_packs {sorted(d)} ({m[:8]})", [r.get("error") for r in got])
+        ]
+        for function, docs in (("import_sessions", sessions), ("import_packs", packs)):
+            for d in docs:
+                what = f"{function} {sorted(d)} ({m[:8]})"
+                got = tally.tried_rows(c, what, f"SELECT * FROM brain.{function}(%s)", (Jsonb([d]),))
+                if got is not None:
+                    tally.saw(what, [r.get("error") for r in got])
 
 
 def test_no_sql_error_repeats_an_argument(database, admin_url, agent_url, capsys) -> None:

@@ -9,7 +9,7 @@ import math
 import anyio
 import psycopg
 import pytest
-from helpers import owner_execute, raises_br, remember, rows, scalar, unit
+from helpers import call_rows, owner_execute, raises_br, remember, rows, scalar, unit
 from test_index import index_all
 from test_mcp import agent, call
 from test_observe import observe
@@ -30,9 +30,7 @@ def cosine(a: list[float], b: list[float]) -> float:
 
 
 def search_ids(conn, query: str, **kwargs) -> list[int]:
-    args = {"query": query, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return [r["id"] for r in rows(conn, f"SELECT id FROM brain.search({named})", args)]
+    return [r["id"] for r in call_rows(conn, "search", query=query, **kwargs)]
 
 
 # --- distinguishing terms ---------------------------------------------------------
@@ -113,22 +111,19 @@ def test_the_same_lines_as_one_document_keep_every_line(brain, conn) -> None:
 
 
 def test_a_fold_keeps_the_folded_items_metadata_and_provenance(conn) -> None:
-    first = observe(
-        conn,
-        ["user: the deploy is done"],
-        embeddings=[unit(1.0)],
-        source_refs=["chat/1/turn-4"],
-        metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": 4})],
-        source_system="chat",
-    )[0]
-    (second,) = observe(
-        conn,
-        ["user: the deploy is done, thanks"],
-        embeddings=[unit(0.97)],
-        source_refs=["chat/1/turn-9"],
-        metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": 9})],
-        source_system="chat",
-    )
+    def turn(text: str, similarity: float, n: int) -> list[dict]:
+        """A user's turn of chat 1, observed with its vector, reference and metadata."""
+        return observe(
+            conn,
+            [text],
+            embeddings=[unit(similarity)],
+            source_refs=[f"chat/1/turn-{n}"],
+            metadata=[psycopg.types.json.Jsonb({"speaker": "user", "turn": n})],
+            source_system="chat",
+        )
+
+    first = turn("user: the deploy is done", 1.0, 4)[0]
+    (second,) = turn("user: the deploy is done, thanks", 0.97, 9)
     assert (second["action"], second["memory_id"]) == ("updated", first["memory_id"])
     (kept,) = rows(
         conn,
@@ -210,13 +205,12 @@ def test_facts_that_differ_in_a_version_or_name_are_not_refused_as_related(conn)
 
 def test_on_related_store_and_supersede(conn) -> None:
     old = remember(conn, kind="fact", headline="Backups run nightly to cold storage", embedding=unit(1.0))
-    stored = remember(
-        conn,
-        kind="fact",
-        headline="Backups also run weekly to archive storage",
-        embedding=unit(0.8, axis=2),
-        on_related="store",
-    )
+
+    def related(headline: str, vector: list[float], **how: str) -> dict:
+        """A fact close to the old one by its vector, written as `how` says (on_related, reason)."""
+        return remember(conn, kind="fact", headline=headline, embedding=vector, **how)
+
+    stored = related("Backups also run weekly to archive storage", unit(0.8, axis=2), on_related="store")
     assert (stored["action"], stored["duplicate_of"]) == ("created", old["memory_id"])
     audit = scalar(
         conn,
@@ -225,11 +219,9 @@ def test_on_related_store_and_supersede(conn) -> None:
     )
     assert (audit["related"], audit["on_related"]) == (old["memory_id"], "store")
 
-    replaced = remember(
-        conn,
-        kind="fact",
-        headline="Backups run nightly to cold storage and are verified",
-        embedding=unit(0.85, axis=1),
+    replaced = related(
+        "Backups run nightly to cold storage and are verified",
+        unit(0.85, axis=1),
         on_related="supersede",
         reason="the backup schedule was tightened",
     )
@@ -242,7 +234,7 @@ def test_on_related_store_and_supersede(conn) -> None:
         == "the backup schedule was tightened"
     )
     with raises_br("BR009"):
-        remember(conn, kind="fact", headline="Backups are verified", embedding=unit(0.8), on_related="merge")
+        related("Backups are verified", unit(0.8), on_related="merge")
 
 
 def test_supersede_takes_the_policy_too(conn) -> None:

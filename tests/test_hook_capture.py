@@ -23,6 +23,7 @@ from typing import Any
 import psycopg
 import pytest
 from test_hook_outages import Switch
+from test_hooks import captured as hooks_captured
 
 PROJECT = "billing"
 OTHER = "web"
@@ -245,12 +246,7 @@ def switch(db_url: str, cli_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
 
 
 def captured(conn: psycopg.Connection) -> list[dict]:
-    with conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
-        cur.execute(
-            "SELECT memory_id, headline, body, source_ref, metadata, flag_reasons FROM brain.memory"
-            " WHERE source_system = 'claude-code' ORDER BY memory_id"
-        )
-        return cur.fetchall()
+    return hooks_captured(conn, "memory_id, headline, body, source_ref, metadata, flag_reasons")
 
 
 def flagged(conn: psycopg.Connection) -> list[str]:

@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
+from helpers import embedded_brain
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_hooks import DOWN_URL, FIXTURES, SESSION, captured, payload, run_hook, sessions
 
@@ -33,13 +34,6 @@ def transcript(tmp_path: Path) -> Path:
     path = tmp_path / "claude" / f"{SESSION}.jsonl"
     path.parent.mkdir()
     shutil.copy(FIXTURES / "transcript.jsonl", path)
-    return path
-
-
-@pytest.fixture
-def project_dir(tmp_path: Path) -> Path:
-    path = tmp_path / "billing"
-    path.mkdir()
     return path
 
 
@@ -245,37 +239,21 @@ def test_a_kept_capture_the_database_refuses_is_set_aside(
     assert [p.name for p in (home / "spool" / "failed").glob("*.json")] == [record.name]
 
 
-def _embedded_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k != "BRAIN_DATABASE_URL"}
-    env.update(BRAIN_HOME=str(home), BRAIN_EMBEDDER="hash")
-    return env
-
-
-def _brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "pybrain", *args],
-        capture_output=True,
-        text=True,
-        env=_embedded_env(home),
-        timeout=120,
-    )
-
-
 def test_capture_hooks_start_a_stopped_embedded_database(tmp_path, transcript, project_dir) -> None:
     home = tmp_path / "home"
     try:
-        init = _brain(home, "init")
+        init = embedded_brain(home, "init")
         assert init.returncode == 0, init.stderr
-        stopped = _brain(home, "db", "stop")
+        stopped = embedded_brain(home, "db", "stop")
         assert stopped.stdout.strip() == "stopped", stopped.stderr
         env = {"BRAIN_HOME": str(home), "BRAIN_EMBEDDER": "hash", "BRAIN_DATABASE_URL": ""}
         out, _ = run_hook(env, "session-end", payload("session-end", transcript, project_dir))
         assert out.returncode == 0
         assert b"5 created" in out.stderr, out.stderr
         assert spooled(home) == []
-        assert _brain(home, "db", "status").returncode == 0
+        assert embedded_brain(home, "db", "status").returncode == 0
     finally:
-        _brain(home, "db", "stop")
+        embedded_brain(home, "db", "stop")
 
 
 def test_a_record_claimed_by_a_process_that_died_is_written_by_the_next(tmp_path) -> None:

@@ -66,18 +66,13 @@ def transcript(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture
-def project_dir(tmp_path: Path) -> Path:
-    path = tmp_path / "billing"
-    path.mkdir()
-    return path
-
-
-def captured(conn: psycopg.Connection) -> list[dict]:
+def captured(
+    conn: psycopg.Connection, columns: str = "memory_id, headline, body, source_ref, metadata, state, project"
+) -> list[dict]:
+    """The memories the hooks stored from transcripts, oldest first."""
     with conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
         cur.execute(
-            "SELECT memory_id, headline, body, source_ref, metadata, state, project FROM brain.memory"
-            " WHERE source_system = 'claude-code' ORDER BY memory_id"
+            f"SELECT {columns} FROM brain.memory WHERE source_system = 'claude-code' ORDER BY memory_id"
         )
         return cur.fetchall()
 

@@ -9,7 +9,7 @@ import time
 import psycopg
 import pytest
 from conftest import with_database
-from helpers import raises_br, remember, rows, scalar, unit
+from helpers import call_scalar, each_refused, raises_br, remember, rows, scalar, unit
 from test_observe import observe
 from test_search import ids, search
 
@@ -36,8 +36,7 @@ def waiting(conn) -> int:
 
 
 def index_vectors(conn, **kwargs) -> dict:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return scalar(conn, f"SELECT brain.index_vectors({args})", kwargs)
+    return call_scalar(conn, "index_vectors", **kwargs)
 
 
 def index_all(conn) -> list[dict]:
@@ -280,12 +279,12 @@ def test_the_old_index_waits_while_the_table_is_in_use_and_the_rest_goes_on(conn
 
 def test_only_index_vectors_moves_the_watermarks(conn) -> None:
     observe(conn, texts(8), embeddings=orthogonal(8))
-    with raises_br("42501"):
-        conn.execute("UPDATE brain.embedding_space SET indexed_through = 1000")
-    with raises_br("42501"):
-        conn.execute("SELECT brain._build_space_index(1)")
-    with raises_br("42501"):
-        conn.execute("SELECT brain._drop_replaced_indexes(1)")
+    each_refused(
+        conn,
+        ("42501", "UPDATE brain.embedding_space SET indexed_through = 1000"),
+        ("42501", "SELECT brain._build_space_index(1)"),
+        ("42501", "SELECT brain._drop_replaced_indexes(1)"),
+    )
     assert index_vectors(conn)["action"] == "rebuilt"
     with raises_br("42501"):
         conn.execute("SELECT brain._fold_indexed(brain.active_embedding_space(), 10)")

@@ -8,9 +8,8 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import CountingEmbedder, raises_br, rows, scalar
+from helpers import raises_br, rows, scalar
 
-from pybrain.client import Brain
 from pybrain.ingest import collect, ingest
 from pybrain.ingest.ignore import parse
 
@@ -24,12 +23,6 @@ def tree(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(TREE, root)
     monkeypatch.chdir(root)
     return root
-
-
-@pytest.fixture
-def counting(conn: psycopg.Connection) -> tuple[Brain, CountingEmbedder]:
-    embedder = CountingEmbedder()
-    return Brain(conn, embedder=embedder), embedder
 
 
 def chunk_ids(conn: psycopg.Connection, ref: str, state: str = "active") -> list[int]:

@@ -6,18 +6,14 @@ import datetime as dt
 
 import psycopg
 import pytest
-from helpers import one, owner_execute, raises_br, remember, rows, scalar
+from helpers import call_rows, call_scalar, one, owner_execute, raises_br, remember, rows, scalar
 
 NOW = dt.datetime(2026, 6, 1, 12, 0, tzinfo=dt.UTC)
 
 
 def supersede(conn, old_id: int, headline: str, **kwargs) -> dict:
-    extra = "".join(f", {k} => %({k})s" for k in kwargs)
-    return one(
-        conn,
-        f"SELECT * FROM brain.supersede(old_id => %(old)s, headline => %(h)s, reason => 'r'{extra})",
-        {"old": old_id, "h": headline, **kwargs},
-    )
+    (row,) = call_rows(conn, "supersede", old_id=old_id, headline=headline, reason="r", **kwargs)
+    return row
 
 
 @pytest.mark.parametrize(
@@ -65,12 +61,7 @@ def task(conn, **kwargs) -> int:
 
 
 def update(conn, memory_id: int, status: str | None = None, **kwargs) -> dict:
-    extra = "".join(f", {k} => %({k})s" for k in kwargs)
-    return scalar(
-        conn,
-        f"SELECT brain.update_task(%(id)s, %(status)s{extra})",
-        {"id": memory_id, "status": status, **kwargs},
-    )
+    return call_scalar(conn, "update_task", id=memory_id, status=status, **kwargs)
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,7 @@ import datetime as dt
 
 import psycopg
 import pytest
-from helpers import owner_execute, raises_br, remember, rows, scalar
+from helpers import call_rows, owner_execute, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, tzinfo=dt.UTC)
 
@@ -49,18 +49,17 @@ def workspace(conn) -> dict[str, int]:
     return ids
 
 
+# What a run of brain.maintain counts, job by job.
+JOBS = ("facts_dormant", "incidents_archived", "tasks_stale", "expired")
+
+
 def states(conn) -> dict[int, str]:
     return dict(conn.execute("SELECT memory_id, state FROM brain.memory").fetchall())
 
 
 def test_maintain_does_each_job_at_its_time_and_is_idempotent(conn, workspace) -> None:
     first = maintain(conn, at(1))
-    assert {k: first[k] for k in ("facts_dormant", "incidents_archived", "tasks_stale", "expired")} == {
-        "facts_dormant": 0,
-        "incidents_archived": 0,
-        "tasks_stale": 0,
-        "expired": 0,
-    }
+    assert {k: first[k] for k in JOBS} == dict.fromkeys(JOBS, 0)
 
     week3 = maintain(conn, at(15))
     assert (week3["tasks_stale"], week3["expired"], week3["facts_dormant"]) == (1, 1, 0)
@@ -76,12 +75,7 @@ def test_maintain_does_each_job_at_its_time_and_is_idempotent(conn, workspace) -
     assert states(conn)[workspace["pinned_incident"]] == "active"
 
     again = maintain(conn, at(91))
-    assert {k: again[k] for k in ("facts_dormant", "incidents_archived", "tasks_stale", "expired")} == {
-        "facts_dormant": 0,
-        "incidents_archived": 0,
-        "tasks_stale": 0,
-        "expired": 0,
-    }
+    assert {k: again[k] for k in JOBS} == dict.fromkeys(JOBS, 0)
     assert scalar(conn, "SELECT count(*) FROM brain.maintenance_run") == 5
     audited = rows(
         conn, "SELECT action, actor, detail FROM brain.audit WHERE actor = 'maintenance' ORDER BY audit_id"
@@ -138,8 +132,7 @@ def forget(conn, memory_id: int, when: dt.datetime) -> None:
 
 
 def prune(conn, **kwargs) -> list[dict]:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return rows(conn, f"SELECT * FROM brain.prune({args})", kwargs)
+    return call_rows(conn, "prune", **kwargs)
 
 
 def test_prune_is_a_dry_run_by_default_and_keeps_rules_pinned_and_young_rows(conn) -> None:

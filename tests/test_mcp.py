@@ -65,6 +65,7 @@ async def agent(env: dict[str, str], profile: str = "lean") -> AsyncIterator[Cli
 
 
 async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
+    """A tool's structured result; the call must not fail."""
     result = await session.call_tool(tool, arguments)
     assert not result.is_error, result.content[0].text
     return result.structured_content
@@ -211,19 +212,24 @@ def test_two_servers_are_siblings_and_their_concurrent_writes_leave_one_memory(c
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 5
 
 
+def initialize(client: str, version: str) -> dict[str, Any]:
+    """The JSON-RPC request that opens an MCP session (id 1), from the named client."""
+    return {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": client, "version": version},
+        },
+    }
+
+
 def test_stdout_carries_only_json_rpc(cli_env) -> None:
     env = {**os.environ, **cli_env, "BRAIN_EMBED_SERVER": "off"}
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-06-18",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        initialize("raw", "0"),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {
             "jsonrpc": "2.0",

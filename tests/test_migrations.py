@@ -5,11 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import with_database
+from conftest import new_database, with_database
+from helpers import scalar
 from schema_dump import dump
 
 from pybrain import db
@@ -64,15 +67,8 @@ def test_released_migrations_are_frozen() -> None:
 
 @pytest.fixture
 def empty_database(admin_url: str):
-    name = "brain_empty_migrate"
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {name}")
-    try:
-        yield with_database(admin_url, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as conn:
-            conn.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with new_database(admin_url, "brain_empty_migrate") as url:
+        yield url
 
 
 def test_migrate_twice_and_concurrently_is_safe(empty_database: str) -> None:
@@ -138,15 +134,28 @@ def migrate_through(conn: psycopg.Connection, count: int) -> None:
             )
 
 
+@contextmanager
+def older_release(url: str, count: int) -> Iterator[psycopg.Connection]:
+    """A connection to the empty database at url brought to the first `count` migrations
+    (migrate_through), in the default workspace."""
+    with psycopg.connect(url, autocommit=True) as conn:
+        migrate_through(conn, count)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        yield conn
+
+
+def old_spaces(conn: psycopg.Connection, *spaces: tuple[str, str, int, str]) -> None:
+    """Embedding spaces (provider, model, dims, state) as an older release stored them."""
+    for space in spaces:
+        conn.execute(
+            "INSERT INTO brain.embedding_space (provider, model, dims, state) VALUES (%s, %s, %s, %s)", space
+        )
+
+
 def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: str) -> None:
     """A database at 006 with a space and vectors, as its functions left them."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 6)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('hash', 'h', 3, 'active')"
-        )
+    with older_release(empty_database, 6) as conn:
+        old_spaces(conn, ("hash", "h", 3, "active"))
         conn.execute(
             "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
             " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = 1"
@@ -182,9 +191,7 @@ def test_007_moves_existing_spaces_to_an_index_with_a_watermark(empty_database: 
 
 def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database: str) -> None:
     """A database at 007 whose last session left a handoff, and one that expired without one."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 7) as conn:
         for started, state, ended, handoff in (
             ("2 hours", "ended", "1 hour", "Deploy after review."),
             ("50 minutes", "active", None, None),
@@ -211,9 +218,7 @@ def test_009_keeps_the_handoffs_of_sessions_that_ended_before_it(empty_database:
 
 def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_database: str) -> None:
     """A database at 007 with an observed and an explicit fact that had gone dormant."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 7) as conn:
         for origin in ("observed", "explicit"):
             (mid,) = conn.execute(
                 "INSERT INTO brain.memory (kind, origin, headline, normalized, dormant_after)"
@@ -234,28 +239,22 @@ def test_008_stops_records_being_dormant_and_keeps_the_write_path_working(empty_
 
 def test_011_gives_existing_spaces_their_token_window(empty_database: str) -> None:
     """A database at 007 with a MiniLM space and a hash space, as their functions left them."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 7)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active'),"
-            " ('hash', 'feature-hash-v1', 384, 'building')"
+    with older_release(empty_database, 7) as conn:
+        old_spaces(
+            conn, ("local", "all-MiniLM-L6-v2", 384, "active"), ("hash", "feature-hash-v1", 384, "building")
         )
 
         assert "011-chunk-tokens.sql" in db.migrate(conn).applied
         spaces = dict(conn.execute("SELECT provider, max_tokens FROM brain.embedding_space").fetchall())
         assert spaces == {"local": 254, "hash": None}
         # the chunks of observed text now fit the active space's window
-        assert conn.execute("SELECT brain._chunk_tokens(NULL)").fetchone() == (254,)
+        assert scalar(conn, "SELECT brain._chunk_tokens(NULL)") == 254
 
 
 def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) -> None:
     """A database at 013 holding memories with provenance, as remember and observe wrote them:
     two chunks of one observed text sharing a source_ref, and an authored fact with the same ref."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 13) as conn:
         for headline, chunk in (
             ("Export runbook, part one", 1),
             ("Export runbook, part two", 2),
@@ -277,24 +276,19 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
 
         assert "014-ingest.sql" in db.migrate(conn).applied
         # older memories sharing a ref are not bound by the one-chunk-per-position rule
-        assert conn.execute(
-            "SELECT count(*) FROM brain.memory WHERE source_chunk IS NOT NULL"
-        ).fetchone() == (0,)
+        assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE source_chunk IS NOT NULL") == 0
         # search filters by provenance through the new signature (the old one is gone)
-        assert conn.execute(
+        searches = (
             "SELECT count(*) FROM pg_proc WHERE proname = 'search' AND pronamespace = 'brain'::regnamespace"
-        ).fetchone() == (1,)
+        )
+        assert scalar(conn, searches) == 1
         found = conn.execute(
             "SELECT headline FROM brain.search('export runbook', source_system => 'files',"
             " source_ref => 'ops/', min_relevance => 0) ORDER BY headline"
         ).fetchall()
         assert found == [("Export owner",), ("Export runbook, part one",), ("Export runbook, part two",)]
-        assert conn.execute(
-            "SELECT count(*) FROM brain.search('export', source_ref => 'ops/')"
-        ).fetchone() == (3,)
-        assert conn.execute(
-            "SELECT count(*) FROM brain.search('export', source_ref => 'ops')"
-        ).fetchone() == (0,)
+        assert scalar(conn, "SELECT count(*) FROM brain.search('export', source_ref => 'ops/')") == 3
+        assert scalar(conn, "SELECT count(*) FROM brain.search('export', source_ref => 'ops')") == 0
         # ingesting the same ref keys its chunks by position beside the old rows
         docs = '[{"ref": "ops/export.md", "hash": "h1", "text": "The export runs nightly at 02:00 UTC."}]'
         out = conn.execute(
@@ -309,9 +303,7 @@ def test_014_keeps_existing_provenance_and_ingests_over_it(empty_database: str) 
 
 def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) -> None:
     """A database at 013 with open tasks and rules: 016 replaces task_open and adds the boot indexes."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 13) as conn:
         for i, kind in enumerate(["task", "task", "rule"], 1):
             conn.execute(
                 "INSERT INTO brain.memory (kind, headline, normalized) VALUES (%s, %s, %s)",
@@ -332,13 +324,8 @@ def test_016_gives_an_existing_database_the_boot_indexes(empty_database: str) ->
 
 def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: str) -> None:
     """A database at 013 with memories, a chunked document, a MiniLM space and the old hook setting."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 13)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('local', 'all-MiniLM-L6-v2', 384, 'active')"
-        )
+    with older_release(empty_database, 13) as conn:
+        old_spaces(conn, ("local", "all-MiniLM-L6-v2", 384, "active"))
         conn.execute(
             "INSERT INTO brain.setting (name, value) VALUES ('prompt_context_min_similarity', '0.5')"
         )
@@ -393,13 +380,8 @@ def test_017_indexes_existing_memories_for_the_new_lexical_leg(empty_database: s
 def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database: str) -> None:
     """A database at 017 with a space, PATTERN rules (active, superseded, flagged), a BLOCKER and a fact:
     018 marks the vectors of boot candidates and indexes them, and the boot walks that index."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 17)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
-        conn.execute(
-            "INSERT INTO brain.embedding_space (provider, model, dims, state)"
-            " VALUES ('hash', 'h', 3, 'active')"
-        )
+    with older_release(empty_database, 17) as conn:
+        old_spaces(conn, ("hash", "h", 3, "active"))
         conn.execute(
             "CREATE INDEX embedding_hnsw_1 ON brain.embedding USING hnsw ((embedding::public.vector(3))"
             " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
@@ -455,9 +437,7 @@ def test_018_gives_existing_vectors_of_pattern_rules_their_index(empty_database:
 def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_database: str) -> None:
     """A database at 018 with pinned memories (a fact, an incident, one with a skill trigger) and an
     unpinned one: 019 indexes the pinned ones for the boot, which shows those without a trigger."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         for i, (kind, pinned, trigger) in enumerate(
             [
                 ("fact", True, None),
@@ -488,9 +468,7 @@ def test_019_loads_the_pinned_memories_of_an_existing_database_at_boot(empty_dat
 def test_019_unflags_captured_turns_flagged_for_their_speaker(empty_database: str) -> None:
     """A database at 018 whose captured turns were flagged role-marker for their "User: " /
     "Assistant: " prefix: 019 removes that reason, keeps any other and a real role marker."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         turns = [
             ("User: The nightly export failed, why?", "", "user", "{role-marker}", False),
             ("Assistant: It may only write to the old bucket.", "", "assistant", "{role-marker}", False),
@@ -525,9 +503,7 @@ def test_019_takes_away_the_empty_handoffs_that_hid_the_real_one(empty_database:
     """A database at 018 where an empty Claude Code session wrote "0 prompts and 0 replies" over
     a real handoff, in a session and stored apart: after 019 the next boot shows the real one."""
     empty = "Written from the transcript of Claude Code at session end (clear): 0 prompts and 0 replies."
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 18)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 18) as conn:
         for minute, handoff in ((1, "REAL HANDOFF: rerun after finance says go."), (2, empty)):
             conn.execute(
                 "INSERT INTO brain.session (source, project, status, started_at, heartbeat_at, ended_at,"
@@ -663,9 +639,7 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
 def test_023_lets_an_existing_database_record_trajectories_and_packs(empty_database: str) -> None:
     """A database at 019 with memories, an audit trail and an ended session: 023 adds the kind
     trajectory, packs and injection telemetry; old rows keep their kinds and boot records its injection."""
-    with psycopg.connect(empty_database, autocommit=True) as conn:
-        migrate_through(conn, 19)
-        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+    with older_release(empty_database, 19) as conn:
         conn.execute(
             "INSERT INTO brain.memory (kind, headline, normalized) VALUES"
             " ('rule', 'Never deploy on Fridays', 'never deploy on fridays'),"

@@ -7,7 +7,7 @@ import json
 
 import pytest
 from click.testing import CliRunner
-from helpers import raises_br, rows, scalar
+from helpers import call_scalar, raises_br, rows, scalar
 
 from pybrain.cli import main
 
@@ -22,8 +22,7 @@ def event(conn, tool: str, ms: float, ok: bool = True, minutes: float = 0, **kwa
         "ok": ok,
         **kwargs,
     }
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    scalar(conn, f"SELECT brain.record_tool_event({named})", args)
+    call_scalar(conn, "record_tool_event", **args)
 
 
 def test_metrics_per_tool_over_a_window(conn) -> None:

@@ -6,14 +6,12 @@ import threading
 
 import psycopg
 import pytest
-from helpers import raises_br, rows, scalar, unit
+from helpers import call_rows, raises_br, rows, scalar, unit
 from psycopg.types.json import Jsonb as psycopg_json
 
 
 def observe(conn, texts: list[str], **kwargs) -> list[dict]:
-    args = {"texts": texts, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.observe_batch({named})", args)
+    return call_rows(conn, "observe_batch", texts=texts, **kwargs)
 
 
 def test_batch_with_derived_headlines(conn) -> None:

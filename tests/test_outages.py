@@ -122,12 +122,19 @@ def test_the_worker_deadline_replaces_the_write_deadline(server, monkeypatch):
 # --- non-finite vectors ---------------------------------------------------------
 
 
+def queued_kiln_fact(brain: Brain, says: str):
+    """A fact remembered while the embedder answers a bad vector for it: stored, queued for
+    embedding, with the embedder's error (which says `says`)."""
+    r = brain.remember("fact", "The kiln thermocouple reads 1250 degrees at peak")
+    assert r.action == "created" and r.embedding_pending
+    assert says in r.embedder_error
+    return r
+
+
 def test_a_nan_vector_queues_the_write_instead_of_failing_it(conn, server, fake_space):
     brain = Brain(conn, embedder=fake_space)
     server.nan_for = {"thermocouple"}
-    r = brain.remember("fact", "The kiln thermocouple reads 1250 degrees at peak")
-    assert r.action == "created" and r.embedding_pending
-    assert "NaN or infinite" in r.embedder_error
+    r = queued_kiln_fact(brain, "NaN or infinite")
     rows = brain.observe(["The thermocouple drifted by 4 degrees", "The kiln door seal was replaced"])
     assert [x["action"] for x in rows] == ["created", "created"]
     # The worker embeds the text that now gets a finite vector and reports the other.
@@ -481,9 +488,7 @@ def test_a_zero_vector_queues_the_write_and_search_falls_back(conn, server, fake
     stored and queued, search and boot go on without the vector leg."""
     brain = Brain(conn, embedder=fake_space)
     server.zero_for = {"kiln"}
-    r = brain.remember("fact", "The kiln thermocouple reads 1250 degrees at peak")
-    assert r.action == "created" and r.embedding_pending
-    assert "zero" in r.embedder_error
+    r = queued_kiln_fact(brain, "zero")
     rows = brain.observe(["The kiln door seal was replaced", "The glaze batch 7 cracked"])
     assert [x["action"] for x in rows] == ["created", "created"]
     assert [x["id"] for x in brain.search("kiln thermocouple")][:1] == [r.memory_id]

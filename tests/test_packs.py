@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import psycopg
-from helpers import one, raises_br, remember, rows, scalar, unit
+from helpers import call_scalar, one, raises_br, remember, rows, scalar, unit
 from psycopg.types.json import Jsonb
 
 from pybrain.client import render_boot
@@ -19,15 +19,11 @@ def pack(conn: psycopg.Connection, name: str, **kwargs) -> dict:
     for k in ("filters",):
         if k in kwargs:
             kwargs[k] = Jsonb(kwargs[k])
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return scalar(
-        conn, f"SELECT brain.create_pack(%(name)s{', ' if args else ''}{args})", {"name": name, **kwargs}
-    )
+    return call_scalar(conn, "create_pack", name=name, **kwargs)
 
 
 def render(conn: psycopg.Connection, name: str, **kwargs) -> dict:
-    args = "".join(f", {k} => %({k})s" for k in kwargs)
-    return scalar(conn, f"SELECT brain.render_pack(%(name)s{args})", {"name": name, **kwargs})
+    return call_scalar(conn, "render_pack", name=name, **kwargs)
 
 
 def test_a_listed_pack_renders_its_members_as_quoted_lines(conn) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from conftest import with_database
+from conftest import new_database
 from psycopg.conninfo import conninfo_to_dict
 
 from pybrain import db
@@ -40,14 +40,8 @@ def marker_dir() -> Iterator[Path]:
 @pytest.fixture
 def target(database: str, admin_url: str) -> Iterator[str]:
     """An empty database to restore into (a superuser's URL)."""
-    name = f"{conninfo_to_dict(database)['dbname']}_target"
-    with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f"CREATE DATABASE {name}")
-    try:
-        yield with_database(database, name)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with new_database(admin_url, f"{conninfo_to_dict(database)['dbname']}_target") as url:
+        yield url
 
 
 def forge(dump: Path) -> None:

@@ -8,14 +8,12 @@ import threading
 
 import psycopg
 import pytest
-from helpers import one, raises_br, remember, rows, scalar, unit
+from helpers import call_rows, one, raises_br, remember, rows, scalar, unit
 from psycopg.types.json import Jsonb
 
 
 def search(conn, query: str, embedding: list[float] | None = None, **options) -> list[dict]:
-    args = {"query": query, "query_embedding": embedding, **options}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.search({named})", args)
+    return call_rows(conn, "search", query=query, query_embedding=embedding, **options)
 
 
 def ids(results: list[dict]) -> list[int]:
@@ -23,9 +21,7 @@ def ids(results: list[dict]) -> list[int]:
 
 
 def observe(conn, texts: list[str], **arrays) -> list[dict]:
-    args = {"texts": texts, **arrays}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.observe_batch({named})", args)
+    return call_rows(conn, "observe_batch", texts=texts, **arrays)
 
 
 LOG_LINES = [

@@ -3,16 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from helpers import one, raises_br, remember, rows, scalar, unit
+from helpers import call_rows, one, raises_br, remember, rows, scalar, unit
 
 
 def supersede(conn, old_id: int, headline: str, **kwargs) -> dict:
-    args = "".join(f", {k} => %({k})s" for k in kwargs)
-    return one(
-        conn,
-        f"SELECT * FROM brain.supersede(old_id => %(old_id)s, headline => %(headline)s{args})",
-        {"old_id": old_id, "headline": headline, **kwargs},
-    )
+    (row,) = call_rows(conn, "supersede", old_id=old_id, headline=headline, **kwargs)
+    return row
 
 
 def recall(conn, memory_id: int) -> dict:

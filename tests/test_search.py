@@ -9,7 +9,7 @@ import re
 
 import psycopg
 import pytest
-from helpers import DIMS, logged_plans, one, owner_execute, raises_br, remember, rows, scalar, unit
+from helpers import DIMS, call_rows, logged_plans, one, owner_execute, raises_br, remember, rows, scalar, unit
 
 
 @pytest.fixture(autouse=True)
@@ -22,9 +22,7 @@ def exact_vectors_only(conn) -> None:
 
 
 def search(conn, query: str, embedding: list[float] | None = None, **filters) -> list[dict]:
-    args = {"query": query, "query_embedding": embedding, **filters}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return rows(conn, f"SELECT * FROM brain.search({named})", args)
+    return call_rows(conn, "search", query=query, query_embedding=embedding, **filters)
 
 
 def ids(results: list[dict]) -> list[int]:
@@ -32,23 +30,16 @@ def ids(results: list[dict]) -> list[int]:
 
 
 def test_calibrated_relevance_orders_a_hand_built_set(conn) -> None:
-    a = remember(
-        conn,
-        kind="rule",
-        headline="First memory",
-        body="alpha beta alpha beta gamma",
-        embedding=unit(0.5, axis=3),
-    )["memory_id"]
-    b = remember(
-        conn,
-        kind="rule",
-        headline="Second memory",
-        body="alpha and other words entirely",
-        embedding=unit(0.99, axis=1),
-    )["memory_id"]
-    c = remember(
-        conn, kind="rule", headline="Third memory", body="nothing in common", embedding=unit(0.9, axis=2)
-    )["memory_id"]
+    # (headline, body, similarity to the query's vector, axis of the rest)
+    hand_built = [
+        ("First memory", "alpha beta alpha beta gamma", 0.5, 3),
+        ("Second memory", "alpha and other words entirely", 0.99, 1),
+        ("Third memory", "nothing in common", 0.9, 2),
+    ]
+    a, b, c = (
+        remember(conn, kind="rule", headline=h, body=body, embedding=unit(similarity, axis=axis))["memory_id"]
+        for h, body, similarity, axis in hand_built
+    )
     found = search(conn, "alpha beta", unit(1.0), min_relevance=0)
     assert set(ids(found)) == {a, b, c}
     by_id = {r["id"]: r for r in found}

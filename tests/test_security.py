@@ -12,7 +12,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from helpers import raises_br, remember, rows, scalar
+from helpers import call_rows, raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.types.json import Jsonb
 from secret_corpus import BENIGN, FORMATS, SECRETS
@@ -102,8 +102,7 @@ def _paths(conn, memory: int, task: int, session: int):
     """Each way a client sends text, as (name, outcome, call(text)). outcome: refused or redacted."""
 
     def call(query: str, **params):
-        named = ", ".join(f"{k} => %({k})s" for k in params)
-        return lambda: rows(conn, f"SELECT * FROM brain.{query}({named})", params)
+        return lambda: call_rows(conn, query, **params)
 
     def write(field: str, **base):
         def run(text: str):

@@ -26,6 +26,7 @@ from mcp import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.shared._httpx_utils import create_mcp_http_client
 from psycopg.conninfo import conninfo_to_dict
+from test_mcp import call, initialize
 from test_tenancy import SECRET as VICTIM_SECRET
 from test_tenancy import VICTIM_WS, victim, victim_state
 from test_tokens import SERVE_ROLE, create, ensure_role
@@ -36,12 +37,6 @@ from pybrain.serve.pool import open_pool
 assert victim  # a fixture of test_tenancy: the victim workspace, with something of every kind
 
 SECRET = "quetzalcoatl"
-
-
-@pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
 
 
 @pytest.fixture
@@ -121,12 +116,6 @@ async def agent(url: str, token: str | None) -> AsyncIterator[ClientSession]:
         yield session
 
 
-async def call(session: ClientSession, tool: str, **arguments: Any) -> dict[str, Any]:
-    result = await session.call_tool(tool, arguments)
-    assert not result.is_error, result.content[0].text
-    return result.structured_content
-
-
 async def search(session: ClientSession, query: str) -> list[dict[str, Any]]:
     """The hits of the search tool, as its JSON format gives them."""
     result = await session.call_tool("search", {"query": query, "format": "json"})
@@ -184,16 +173,7 @@ def test_a_whole_session_over_http_with_a_token(served, conn, admin) -> None:
     assert audit == [{"actor": TEST_ROLE, "db_role": SERVE_ROLE}]
 
 
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "probe", "version": "1"},
-    },
-}
+INITIALIZE = initialize("probe", "1")
 
 
 def post(url: str, body: dict[str, Any], token: str | None = None, **headers: str) -> httpx2.Response:

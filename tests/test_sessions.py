@@ -11,7 +11,7 @@ import sys
 
 import psycopg
 import pytest
-from helpers import raises_br, remember, rows, scalar
+from helpers import call_rows, call_scalar, each_refused, raises_br, remember, rows, scalar
 
 T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -20,22 +20,21 @@ def at(minutes: float) -> dt.datetime:
     return T0 + dt.timedelta(minutes=minutes)
 
 
-def boot(conn, source: str = "claude", **kwargs) -> dict:
+def at_t0(kwargs: dict) -> dict:
+    """Arguments of a session call: now T0 unless given, the JSON ones as JSON text."""
     kwargs.setdefault("now", T0)
-    for key in ("host_processes", "client_info"):
+    for key in ("host_processes", "client_info", "snapshot"):
         if key in kwargs:
             kwargs[key] = json.dumps(kwargs[key])
-    args = {"source": source, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return kwargs
+
+
+def boot(conn, source: str = "claude", **kwargs) -> dict:
+    return call_scalar(conn, "boot_session", source=source, **at_t0(kwargs))
 
 
 def active(conn, **kwargs) -> list[int]:
-    kwargs.setdefault("now", T0)
-    if "host_processes" in kwargs:
-        kwargs["host_processes"] = json.dumps(kwargs["host_processes"])
-    named = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return [r["session_id"] for r in rows(conn, f"SELECT * FROM brain.list_active_sessions({named})", kwargs)]
+    return [r["session_id"] for r in call_rows(conn, "list_active_sessions", **at_t0(kwargs))]
 
 
 def test_reboot_of_the_same_process_ends_the_old_session(conn) -> None:
@@ -201,16 +200,14 @@ def test_scratchpad_per_session_and_project(conn) -> None:
         "branch"
     ]
     assert scalar(conn, "SELECT count(*) FROM brain.memory") == 0, "notes are not memories"
-    with raises_br("BR009"):
-        scalar(conn, "SELECT brain.scratch_set('k', 'v')")
-    with raises_br("BR009"):
-        scalar(conn, "SELECT brain.scratch_set('bad key!', 'v', project => 'web')")
-    with raises_br("BR005"):
-        scalar(conn, "SELECT brain.scratch_set('k', repeat('x', 4001), project => 'web')")
-    with raises_br("BR007"):
-        scalar(conn, "SELECT brain.scratch_set('k', 'AKIAIOSFODNN7EXAMPLE', project => 'web')")
-    with raises_br("BR016"):
-        scalar(conn, "SELECT brain.scratch_get('k', session => 999)")
+    each_refused(
+        conn,
+        ("BR009", "SELECT brain.scratch_set('k', 'v')"),
+        ("BR009", "SELECT brain.scratch_set('bad key!', 'v', project => 'web')"),
+        ("BR005", "SELECT brain.scratch_set('k', repeat('x', 4001), project => 'web')"),
+        ("BR007", "SELECT brain.scratch_set('k', 'AKIAIOSFODNN7EXAMPLE', project => 'web')"),
+        ("BR016", "SELECT brain.scratch_get('k', session => 999)"),
+    )
 
 
 def test_boot_needs_a_source_and_a_sane_budget(conn) -> None:
@@ -258,13 +255,7 @@ def test_an_unknown_session_is_refused(conn) -> None:
 
 def end_of(conn, source: str = "claude", **kwargs) -> dict:
     """brain.end_session_of as a later shell of a seat calls it."""
-    kwargs.setdefault("now", T0)
-    for key in ("host_processes", "snapshot"):
-        if key in kwargs:
-            kwargs[key] = json.dumps(kwargs[key])
-    args = {"source": source, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.end_session_of({named})", args)
+    return call_scalar(conn, "end_session_of", source=source, **at_t0(kwargs))
 
 
 def status(conn, session: int) -> tuple[str, str | None]:

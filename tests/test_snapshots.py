@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from helpers import scalar
+from helpers import call_scalar
 from psycopg.types.json import Jsonb
 
 from pybrain.client import render_boot
@@ -20,9 +20,9 @@ SNAPSHOT = {
 
 
 def boot(conn, at: dt.datetime, **kwargs) -> dict:
-    args = {"source": "claude", "project": "billing", "now": at, **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return call_scalar(
+        conn, "boot_session", **{"source": "claude", "project": "billing", "now": at, **kwargs}
+    )
 
 
 def end(conn, session: int, at: dt.datetime) -> None:

@@ -18,7 +18,7 @@ from typing import Any
 
 import psycopg
 import pytest
-from conftest import with_database
+from conftest import new_database, with_database
 from helpers import raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
@@ -58,12 +58,6 @@ def victim_state(admin: psycopg.Connection) -> str:
         ).fetchone()
         digest.update(t.encode() + b"\0" + text.encode())
     return digest.hexdigest()
-
-
-@pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
 
 
 @pytest.fixture
@@ -581,11 +575,7 @@ def test_an_installation_of_the_previous_release_upgrades(admin_url) -> None:
     from pybrain import db
 
     name = "brain_upgrade_012"
-    with psycopg.connect(admin_url, autocommit=True) as c:
-        c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        c.execute(f"CREATE DATABASE {name}")
-    url = with_database(admin_url, name)
-    try:
+    with new_database(admin_url, name) as url:
         with psycopg.connect(url, autocommit=True) as owner:
             owner.execute("CREATE SCHEMA brain")
             owner.execute(
@@ -630,9 +620,6 @@ def test_an_installation_of_the_previous_release_upgrades(admin_url) -> None:
             assert remember(c, kind="fact", headline="Written after the upgrade")["action"] == "created"
         with psycopg.connect(url, autocommit=True) as owner:
             assert_forced(owner)
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as c:
-            c.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 NEWCOMER = "brain_newcomer"

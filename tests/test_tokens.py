@@ -7,23 +7,17 @@ import json
 
 import psycopg
 import pytest
-from conftest import TEST_ROLE, with_database
-from helpers import raises_br, remember, rows, scalar
+from conftest import TEST_ROLE, new_database, with_database
+from helpers import call_scalar, raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
-from test_migrations import RELEASED, migrate_through
+from test_migrations import RELEASED, older_release
 
 from pybrain import db
 from pybrain.errors import AccessDenied
 from pybrain.serve import auth
 
 SERVE_ROLE = "brain_serve_test"
-
-
-@pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
 
 
 def ensure_role(admin: psycopg.Connection, name: str, *, in_role: str = "brain_user") -> None:
@@ -47,8 +41,7 @@ def serve_url(admin: psycopg.Connection, database: str) -> str:
 
 
 def create(conn: psycopg.Connection, **kwargs) -> dict:
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return scalar(conn, f"SELECT brain.create_token({args})", kwargs)
+    return call_scalar(conn, "create_token", **kwargs)
 
 
 def test_a_token_is_shown_once_and_only_its_hash_is_kept(conn, admin, serve_url) -> None:
@@ -229,28 +222,17 @@ def test_cli_creates_lists_and_revokes_tokens(brain_cli) -> None:
 
 
 def test_015_upgrades_a_database_of_the_previous_release(admin_url: str) -> None:
-    name = "brain_upgrade_015"
-    with psycopg.connect(admin_url, autocommit=True) as a:
-        a.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
-        a.execute(f"CREATE DATABASE {name}")
-    url = with_database(admin_url, name)
-    try:
-        with psycopg.connect(url, autocommit=True) as c:
-            migrate_through(c, 13)
-            c.execute("SELECT set_config('brain.workspace', '1', false)")
-            # (migration 013 gave the existing login roles write access to the default workspace)
-            report = db.migrate(c)
-            assert report.applied == sorted(RELEASED)[13:]
-            assert db.is_current(c)
-            made = create(c, role=TEST_ROLE, name="after-upgrade")
-            assert made["access"] == "write"
-            # The memberships of the previous release are unchanged, and access is what it was.
-            assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "write"
-            c.execute("SELECT set_config('brain.max_access', 'read', false)")
-            assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "read"
-    finally:
-        with psycopg.connect(admin_url, autocommit=True) as a:
-            a.execute(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
+    with new_database(admin_url, "brain_upgrade_015") as url, older_release(url, 13) as c:
+        # (migration 013 gave the existing login roles write access to the default workspace)
+        report = db.migrate(c)
+        assert report.applied == sorted(RELEASED)[13:]
+        assert db.is_current(c)
+        made = create(c, role=TEST_ROLE, name="after-upgrade")
+        assert made["access"] == "write"
+        # The memberships of the previous release are unchanged, and access is what it was.
+        assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "write"
+        c.execute("SELECT set_config('brain.max_access', 'read', false)")
+        assert scalar(c, "SELECT brain._access(1, %s)", (TEST_ROLE,)) == "read"
 
 
 def test_the_starlette_helpers_authenticate_and_refuse(conn, serve_url) -> None:

@@ -8,7 +8,7 @@ import json
 
 import psycopg
 import pytest
-from helpers import one, raises_br, remember, rows, scalar, unit
+from helpers import call_rows, call_scalar, one, raises_br, remember, rows, scalar, unit
 from psycopg.types.json import Jsonb
 from test_hook_capture import claude, wired  # noqa: F401  (the Claude Code fixtures)
 
@@ -37,15 +37,13 @@ def record(conn: psycopg.Connection, **kwargs) -> dict:
     kwargs.setdefault("outcome", "Pruning the docker cache before the build fixed it")
     if "steps" in kwargs and not isinstance(kwargs["steps"], Jsonb):
         kwargs["steps"] = Jsonb(kwargs["steps"])
-    args = ", ".join(f"{k} => %({k})s" for k in kwargs)
-    return one(conn, f"SELECT * FROM brain.record_trajectory({args})", kwargs)
+    (row,) = call_rows(conn, "record_trajectory", **kwargs)
+    return row
 
 
 def boot(conn: psycopg.Connection, **kwargs) -> dict:
     kwargs.setdefault("now", T0)
-    args = {"source": "claude", **kwargs}
-    named = ", ".join(f"{k} => %({k})s" for k in args)
-    return scalar(conn, f"SELECT brain.boot_session({named})", args)
+    return call_scalar(conn, "boot_session", source="claude", **kwargs)
 
 
 def test_a_trajectory_is_a_memory_with_its_steps(conn) -> None:
@@ -245,13 +243,11 @@ def test_check_only_writes_nothing(conn, check_only: bool) -> None:
 
 
 def test_cli_records_lists_and_shows_a_trajectory(brain_cli, conn) -> None:
+    problem = ("--problem", "The deploy job fails on a cold runner", "--step", "read the runner log")
     out = brain_cli(
         "trajectory",
         "record",
-        "--problem",
-        "The deploy job fails on a cold runner",
-        "--step",
-        "read the runner log",
+        *problem,
         "--step",
         '{"action": "restart", "command": "systemctl restart runner", "failed": true}',
         "--outcome",
@@ -265,10 +261,7 @@ def test_cli_records_lists_and_shows_a_trajectory(brain_cli, conn) -> None:
     again = brain_cli(
         "trajectory",
         "record",
-        "--problem",
-        "The deploy job fails on a cold runner",
-        "--step",
-        "read the runner log",
+        *problem,
         "--outcome",
         "Pruning the docker cache fixed it",
     )

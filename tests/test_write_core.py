@@ -34,12 +34,6 @@ AWS = "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYzQ9x8Kd2Lp"
 
 
 @pytest.fixture
-def admin(database: str):
-    with psycopg.connect(database, autocommit=True) as c:
-        yield c
-
-
-@pytest.fixture
 def client(admin: psycopg.Connection, database: str):
     """A login role in brain_user with write access to the default workspace (brain role create)."""
     dbname = conninfo_to_dict(database)["dbname"]

@@ -505,19 +505,25 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
         with psycopg.connect(db_url) as writer, psycopg.connect(db_url, autocommit=True) as other:
             other.execute("SET lock_timeout = '10s'")  # it must not wait for the writer: fail, not hang
             _surround(other, [a])
+
+            def committed(what: str, written: dict, base: int, after_write: int, lookups: tuple) -> None:
+                """Runs the check at commit now, commits: a created write, with (after the write,
+                with the check) lookups since base."""
+                writer.execute("SET CONSTRAINTS ALL IMMEDIATE")
+                after_check = function_calls(writer, LOOKUP) - base
+                writer.commit()
+                print(
+                    f"{what}: {written['action']}; lookups after the write {after_write},"
+                    f" with the check {after_check}"
+                )
+                assert written["action"] == "created" and (after_write, after_check) == lookups
+
             base = function_calls(writer, LOOKUP)  # in the writer's transaction, as every reading below
             first = remember(
                 writer, kind="fact", project=PROJECT, headline="Backups run at 02:00", embedding=a
             )
             after_write = function_calls(writer, LOOKUP) - base
-            writer.execute("SET CONSTRAINTS ALL IMMEDIATE")  # the check at commit, run now
-            after_check = function_calls(writer, LOOKUP) - base
-            writer.commit()
-            print(
-                f"\nalone: {first['action']}; lookups after the write {after_write},"
-                f" with the check {after_check}"
-            )
-            assert first["action"] == "created" and (after_write, after_check) == (1, 1)
+            committed("\nalone", first, base, after_write, (1, 1))
 
             base = function_calls(writer, LOOKUP)
             second = remember(
@@ -526,11 +532,4 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
             after_write = function_calls(writer, LOOKUP) - base
             # another scope: no lock in common, and still a transaction that ended after the lookup
             remember(other, kind="fact", project="web", headline="Disk alerts page the on-call", embedding=c)
-            writer.execute("SET CONSTRAINTS ALL IMMEDIATE")
-            after_check = function_calls(writer, LOOKUP) - base
-            writer.commit()
-            print(
-                f"another write committed before the check: {second['action']}; lookups after the write"
-                f" {after_write}, with the check {after_check}"
-            )
-            assert second["action"] == "created" and (after_write, after_check) == (1, 2)
+            committed("another write committed before the check", second, base, after_write, (1, 2))

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 
 from bench.experiments import parser
-from bench.util import log, percentile
+from bench.util import log, percentile, show_settings
 
 DIMS = 384
 K = 10
@@ -226,15 +226,9 @@ class Server:
             pgvector = conn.execute(
                 "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
             ).fetchone()[0]
-            settings = {
-                n: conn.execute(f"SHOW {n}").fetchone()[0]
-                for n in (
-                    "shared_buffers",
-                    "maintenance_work_mem",
-                    "max_parallel_maintenance_workers",
-                    "work_mem",
-                )
-            }
+            settings = show_settings(
+                conn, "shared_buffers", "maintenance_work_mem", "max_parallel_maintenance_workers", "work_mem"
+            )
         return {"postgresql": version, "pgvector": pgvector, "server_settings": settings}
 
     def stop(self) -> None:

@@ -6,8 +6,9 @@ import abc
 import contextlib
 import math
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextvars import ContextVar
+from typing import Any
 
 from pybrain.errors import EmbedderError, EmbeddingRefused
 
@@ -100,32 +101,25 @@ def _unusable(vector: list[float]) -> str | None:
 
 
 def env_int(name: str, default: int, *, minimum: int = 1) -> int:
-    raw = os.environ.get(name, "").strip()
-    if not raw:
-        return default
-    try:
-        value: int | None = int(raw)
-    except ValueError:
-        value = None
-    if value is None or value < minimum:
-        raise EmbedderError(
-            f"{name} must be a whole number of at least {minimum}.",
-            hint=f"Fix or unset {name} (default {default}).",
-        )
-    return value
+    return _env_number(name, default, int, minimum, f"a whole number of at least {minimum}", f"{default}")
 
 
 def env_float(name: str, default: float, *, minimum: float = 0.0) -> float:
+    return _env_number(name, default, float, minimum, f"a number of at least {minimum:g}", f"{default:g}")
+
+
+def _env_number(
+    name: str, default: Any, kind: Callable[[str], Any], minimum: Any, what: str, shown: str
+) -> Any:
+    """The number in environment variable name (default when unset or blank); EmbedderError
+    when it is not `what` (one below minimum, or NaN, is not)."""
     raw = os.environ.get(name, "").strip()
     if not raw:
         return default
     try:
-        value: float | None = float(raw)
+        value = kind(raw)
     except ValueError:
         value = None
     if value is None or not value >= minimum:  # `not >=` also rejects NaN
-        raise EmbedderError(
-            f"{name} must be a number of at least {minimum:g}.",
-            hint=f"Fix or unset {name} (default {default:g}).",
-        )
+        raise EmbedderError(f"{name} must be {what}.", hint=f"Fix or unset {name} (default {shown}).")
     return value

@@ -93,9 +93,10 @@ class HttpEmbedder(Embedder):
     def endpoint(self) -> str:
         """The URL embeddings are posted to."""
 
-    @abc.abstractmethod
     def _payload(self, texts: list[str]) -> dict[str, Any]:
-        """The JSON request body for one batch."""
+        """The JSON request body for one batch (Ollama's /api/embed and OpenAI's /embeddings
+        both take the model and the texts as input)."""
+        return {"model": self.model, "input": texts}
 
     @abc.abstractmethod
     def _vectors(self, body: Any) -> list[Any]:

@@ -30,9 +30,6 @@ class OllamaEmbedder(HttpEmbedder):
     def endpoint(self) -> str:
         return f"{self.base_url}/api/embed"
 
-    def _payload(self, texts: list[str]) -> dict[str, Any]:
-        return {"model": self.model, "input": texts}
-
     def _vectors(self, body: Any) -> list[Any]:
         return list(body["embeddings"])
 

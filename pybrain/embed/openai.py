@@ -32,9 +32,6 @@ class OpenAIEmbedder(HttpEmbedder):
     def endpoint(self) -> str:
         return f"{self.base_url}/embeddings"
 
-    def _payload(self, texts: list[str]) -> dict[str, Any]:
-        return {"model": self.model, "input": texts}
-
     def _vectors(self, body: Any) -> list[Any]:
         items = list(body["data"])
         indexes = sorted(int(item["index"]) for item in items)

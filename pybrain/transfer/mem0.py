@@ -10,41 +10,32 @@ categories also into tags.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pybrain.errors import InvalidArgument
+from pybrain.transfer import exported
 
 SOURCE_SYSTEM = "mem0"
 
 
 def read(path: Path) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(f"{path}: not JSON ({exc.msg}).", detail={"path": str(path)}) from None
-    rows = data.get("results") if isinstance(data, dict) else data
-    if not isinstance(rows, list):
-        raise InvalidArgument(
-            f"{path} is not a mem0 export: no results list.",
-            detail={"path": str(path)},
-            hint='mem0\'s get_all returns {"results": [{"id": ..., "memory": ...}, ...]}.',
-        )
-    return [document(row) for row in rows]
+    return exported.documents(
+        path,
+        "results",
+        document,
+        row="A memory",
+        what="a mem0 export: no results list",
+        hint='mem0\'s get_all returns {"results": [{"id": ..., "memory": ...}, ...]}.',
+    )
 
 
-def document(row: Any) -> dict[str, Any]:
-    if not isinstance(row, dict):
-        return {"invalid": f"A memory is a JSON object, not {type(row).__name__}."}
+def document(row: dict[str, Any]) -> dict[str, Any]:
     scope = {
         k: row[k]
         for k in ("user_id", "agent_id", "run_id", "app_id", "actor_id", "role", "categories")
         if row.get(k) not in (None, [], "")
     }
-    metadata = dict(row.get("metadata") or {}) if isinstance(row.get("metadata") or {}, dict) else {}
-    if scope:
-        metadata["mem0"] = scope
+    metadata = exported.metadata(row, "mem0", scope)
     doc: dict[str, Any] = {
         "kind": "fact",
         "origin": "explicit",

@@ -11,34 +11,27 @@ its link; the embedding is left out (another model's space).
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from pybrain.errors import InvalidArgument
+from pybrain.transfer import exported
 
 SOURCE_SYSTEM = "ownsona"
 
 
 def read(path: Path) -> list[dict[str, Any]]:
     """Memory documents for brain.import_memories."""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise InvalidArgument(f"{path}: not JSON ({exc.msg}).", detail={"path": str(path)}) from None
-    rows = data.get("memories") if isinstance(data, dict) else data
-    if not isinstance(rows, list):
-        raise InvalidArgument(
-            f"{path} is not an OwnSona export: no list of memories.",
-            detail={"path": str(path)},
-            hint='OwnSona\'s export_memories writes {"memories": [...]} or a list of memory rows.',
-        )
-    return [document(row) for row in rows]
+    return exported.documents(
+        path,
+        "memories",
+        document,
+        row="A memory row",
+        what="an OwnSona export: no list of memories",
+        hint='OwnSona\'s export_memories writes {"memories": [...]} or a list of memory rows.',
+    )
 
 
-def document(row: Any) -> dict[str, Any]:
-    if not isinstance(row, dict):
-        return {"invalid": f"A memory row is a JSON object, not {type(row).__name__}."}
+def document(row: dict[str, Any]) -> dict[str, Any]:
     provenance = {
         k: row[k]
         for k in (
@@ -51,9 +44,7 @@ def document(row: Any) -> dict[str, Any]:
         )
         if row.get(k) is not None
     }
-    metadata = dict(row.get("metadata") or {}) if isinstance(row.get("metadata") or {}, dict) else {}
-    if provenance:
-        metadata["ownsona"] = provenance
+    metadata = exported.metadata(row, "ownsona", provenance)
     doc: dict[str, Any] = {
         "id": row.get("id"),
         "kind": "fact",

@@ -22,6 +22,35 @@ $$;
 COMMENT ON FUNCTION brain._raise IS
     'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
 
+-- BR009 unless a count a caller asks for (max_results, max_rows, buckets) lies
+-- between 1 and most; the detail names the argument and what it was.
+CREATE OR REPLACE FUNCTION brain._check_count(arg text, given integer, most integer, hint text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF given IS NULL OR given NOT BETWEEN 1 AND most THEN
+        PERFORM brain._raise('BR009', format('%s lies between 1 and %s.', arg, most),
+            jsonb_build_object(arg, given), hint);
+    END IF;
+END
+$$;
+
+-- The check of a text argument that may not be left out or blank (a reason,
+-- a note, an event): `code` with the message and hint when it is.
+CREATE OR REPLACE FUNCTION brain._require_text(given text, code text, message text, hint text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF given IS NULL OR brain.trim_space(given) = '' THEN
+        PERFORM brain._raise(code, message, NULL, hint);
+    END IF;
+END
+$$;
+
 -- The clock of a call that changes something (maintenance, prune, sessions,
 -- tasks): a client's `now` may replay the past, never run ahead of the
 -- server's clock (it would end other agents' sessions, archive and prune

@@ -76,10 +76,8 @@ DECLARE
     old_incident brain.incident;
     r brain.write_result;
 BEGIN
-    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
-        PERFORM brain._raise('BR014', 'A supersede needs a reason.', NULL,
-            'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
-    END IF;
+    PERFORM brain._require_text(reason, 'BR014', 'A supersede needs a reason.',
+        'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
     old := brain._get_memory(old_id, lock => true);
     PERFORM brain._check_transition(old, 'supersede');
 
@@ -177,10 +175,8 @@ DECLARE
     ws bigint := brain.current_workspace();
     mem brain.memory;
 BEGIN
-    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
-        PERFORM brain._raise('BR014', 'Forgetting a memory needs a reason.', NULL,
-            'Say why, e.g. reason => ''the service was decommissioned''.');
-    END IF;
+    PERFORM brain._require_text(reason, 'BR014', 'Forgetting a memory needs a reason.',
+        'Say why, e.g. reason => ''the service was decommissioned''.');
     mem := brain._get_memory(id, lock => true);
     PERFORM brain._check_transition(mem, 'forget');
     IF replaced_by IS NOT NULL THEN

@@ -36,10 +36,8 @@ DECLARE
     mem brain.memory := brain._get_memory(id);
     new_id bigint;
 BEGIN
-    IF note IS NULL OR brain.trim_space(note) = '' THEN
-        PERFORM brain._raise('BR009', 'An annotation needs a note.', NULL,
-            'Say what to know about the memory: a correction, a gotcha, a link.');
-    END IF;
+    PERFORM brain._require_text(note, 'BR009', 'An annotation needs a note.',
+        'Say what to know about the memory: a correction, a gotcha, a link.');
     IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
         PERFORM brain._raise('BR005', 'The note is longer than 400 words or 20000 characters.',
             jsonb_build_object('words', brain.word_count(note), 'characters', length(note)),

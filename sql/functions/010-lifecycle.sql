@@ -275,10 +275,8 @@ AS $$
 DECLARE
     mem brain.memory := brain._get_memory(id, lock => true);
 BEGIN
-    IF reason IS NULL OR brain.trim_space(reason) = '' THEN
-        PERFORM brain._raise('BR014', 'Archiving a memory needs a reason.', NULL,
-            'Say why it is retired, e.g. reason => ''project finished''.');
-    END IF;
+    PERFORM brain._require_text(reason, 'BR014', 'Archiving a memory needs a reason.',
+        'Say why it is retired, e.g. reason => ''project finished''.');
     PERFORM brain._check_transition(mem, 'archive');
     UPDATE brain.memory m
     SET state = 'archived', archived_at = pg_catalog.now(), updated_at = pg_catalog.now()

@@ -130,10 +130,7 @@ BEGIN
         PERFORM brain._raise('BR009', 'prune keeps everything younger than a day: older_than is at least 1 day.',
             jsonb_build_object('older_than', older_than), 'The default is 30 days.');
     END IF;
-    IF max_rows IS NULL OR max_rows NOT BETWEEN 1 AND 10000 THEN
-        PERFORM brain._raise('BR009', 'max_rows lies between 1 and 10000.',
-            jsonb_build_object('max_rows', max_rows), 'The default is 50.');
-    END IF;
+    PERFORM brain._check_count('max_rows', max_rows, 10000, 'The default is 50.');
     PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), ws::integer);
     FOR r IN
         SELECT m.memory_id, m.kind, m.state, m.headline, coalesce(m.forgotten_at, m.archived_at) AS left_at

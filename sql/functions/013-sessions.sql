@@ -321,9 +321,8 @@ DECLARE
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('text', create_action_item.text, 'project', project,
                                                      'for_source', for_source));
-    IF create_action_item.text IS NULL OR brain.trim_space(create_action_item.text) = '' THEN
-        PERFORM brain._raise('BR009', 'An action item needs a text.', NULL, 'Say what the other sessions must do.');
-    END IF;
+    PERFORM brain._require_text(create_action_item.text, 'BR009', 'An action item needs a text.',
+        'Say what the other sessions must do.');
     IF length(create_action_item.text) > 2000 THEN
         PERFORM brain._raise('BR005', 'An action item is at most 2000 characters.',
             jsonb_build_object('characters', length(create_action_item.text)), 'Store the detail as a memory and point to it.');

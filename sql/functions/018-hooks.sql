@@ -148,10 +148,8 @@ DECLARE
     head text;
 BEGIN
     PERFORM brain._check_turns(turns);
-    IF event IS NULL OR brain.trim_space(event) = '' THEN
-        PERFORM brain._raise('BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
-            NULL, 'For example: session end (logout), or compaction (auto).');
-    END IF;
+    PERFORM brain._require_text(event, 'BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
+        'For example: session end (logout), or compaction (auto).');
     -- What may be stored of each turn (brain.capturable_text) is what may be handed off.
     turns := (SELECT coalesce(jsonb_agg(jsonb_set(t, '{text}', to_jsonb(brain.capturable_text(t->>'text')))
                                         ORDER BY x.n), '[]')

@@ -26,10 +26,7 @@ AS $$
 DECLARE
     clock timestamptz := coalesce(list_memories.now, pg_catalog.now());
 BEGIN
-    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 500 THEN
-        PERFORM brain._raise('BR009', 'max_results lies between 1 and 500.',
-            jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 memories a page.');
-    END IF;
+    PERFORM brain._check_count('max_results', max_results, 500, 'Ask for 1 to 500 memories a page.');
     IF tiers IS NOT NULL AND NOT tiers <@ ARRAY['hot', 'warm', 'cold', 'archive'] THEN
         PERFORM brain._raise('BR009', 'Unknown tier.', jsonb_build_object('field', 'tiers', 'allowed', jsonb_build_array('hot', 'warm', 'cold', 'archive')),
             'A tier is hot, warm, cold or archive.');
@@ -121,10 +118,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 1000 THEN
-        PERFORM brain._raise('BR009', 'max_results lies between 1 and 1000.',
-            jsonb_build_object('max_results', max_results), 'Ask for 1 to 1000 events a page.');
-    END IF;
+    PERFORM brain._check_count('max_results', max_results, 1000, 'Ask for 1 to 1000 events a page.');
     RETURN QUERY
     SELECT a.audit_id, a.memory_id, m.kind, m.headline, a.action, a.actor, a.db_role, a.at, a.detail
     FROM brain.audit a
@@ -176,10 +170,7 @@ LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF max_results IS NULL OR max_results NOT BETWEEN 1 AND 500 THEN
-        PERFORM brain._raise('BR009', 'max_results lies between 1 and 500.',
-            jsonb_build_object('max_results', max_results), 'Ask for 1 to 500 sessions.');
-    END IF;
+    PERFORM brain._check_count('max_results', max_results, 500, 'Ask for 1 to 500 sessions.');
     RETURN QUERY
     SELECT s.session_id, s.source, s.project, s.cwd, s.host, s.pid, s.current_task, s.status, s.started_at,
            s.heartbeat_at, s.ended_at, s.end_reason, s.handoff,
@@ -262,10 +253,7 @@ DECLARE
     clock timestamptz := coalesce(metrics_series.now, pg_catalog.now());
     width interval;
 BEGIN
-    IF buckets IS NULL OR buckets NOT BETWEEN 1 AND 500 THEN
-        PERFORM brain._raise('BR009', 'buckets lies between 1 and 500.', jsonb_build_object('buckets', buckets),
-            'Ask for 1 to 500 buckets.');
-    END IF;
+    PERFORM brain._check_count('buckets', buckets, 500, 'Ask for 1 to 500 buckets.');
     IF window_size IS NULL OR window_size <= interval '0' THEN
         PERFORM brain._raise('BR009', 'The window must be a positive interval.',
             jsonb_build_object('window_size', window_size), 'For example ''24 hours'' or ''7 days''.');

@@ -354,10 +354,8 @@ BEGIN
     -- What search and the embedding see: the problem and the outcome.
     v_body := v_problem || CASE WHEN v_outcome <> '' THEN E'\n\nOutcome: ' || v_outcome ELSE '' END;
     IF supersedes IS NOT NULL THEN
-        IF reason IS NULL OR brain.trim_space(reason) = '' THEN
-            PERFORM brain._raise('BR014', 'A supersede needs a reason.', NULL,
-                'Say why the older solution is no longer the one to follow, e.g. reason => ''the runner image changed''.');
-        END IF;
+        PERFORM brain._require_text(reason, 'BR014', 'A supersede needs a reason.',
+            'Say why the older solution is no longer the one to follow, e.g. reason => ''the runner image changed''.');
         old := brain._get_memory(supersedes, lock => true);
         IF old.kind <> 'trajectory' THEN
             PERFORM brain._raise('BR009', format('Memory #%s is a %s, not a trajectory.', old.memory_id, old.kind),
