@@ -230,6 +230,12 @@ CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related te
     AS $$
     -- the body: sql/functions/004-write.sql
 $$;
+CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001-text.sql
+$$;
 CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -971,6 +977,12 @@ CREATE FUNCTION brain._require_owner(what text) RETURNS void
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/023-tenancy.sql
+$$;
+CREATE FUNCTION brain._require_text(given text, code text, message text, hint text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001-text.sql
 $$;
 CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
     LANGUAGE plpgsql STABLE
@@ -2677,7 +2689,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 8ea6e1a5c11d56095923fd37cd4ca7b0d344f6e1a983a74ab637540de1d58141';
+COMMENT ON TABLE brain.migration IS 'functions 20c96b75d5b0c47d7b870104075d6c9e059045c975128c4e146cf65d1bfa5364';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
