@@ -2,8 +2,9 @@
 tools' formats, and backups of the whole database.
 
 One module per format: ``native`` (pybrain's JSONL export, and its Markdown
-rendering), ``ownsona``, ``mem0``, ``notes`` (markdown notes with front
-matter), ``claude_code`` (session transcripts); ``backup`` runs the
+rendering), ``ownsona``, ``mem0`` (what the two share: ``exported``),
+``notes`` (markdown notes with front matter), ``claude_code`` (session
+transcripts); ``backup`` runs the
 PostgreSQL client programs. Each importer only translates its format into
 memory documents (docs/export-format.md); what is stored, skipped or refused
 is decided by ``brain.import_memories`` and ``brain.observe_batch``.
