@@ -256,6 +256,42 @@ def test_capture_hooks_start_a_stopped_embedded_database(tmp_path, transcript, p
         embedded_brain(home, "db", "stop")
 
 
+def test_session_start_brings_the_embedded_database_up_to_an_upgraded_pybrain(
+    tmp_path, transcript, project_dir
+) -> None:
+    """pybrain upgraded under an embedded database a release before it made: the prompt hook
+    says to run `brain init` (it must stay fast), the session-start hook migrates, and from
+    then on the prompt hook answers from what was stored before the upgrade."""
+    import psycopg
+
+    home = tmp_path / "home"
+    env = {"BRAIN_HOME": str(home), "BRAIN_EMBEDDER": "hash", "BRAIN_DATABASE_URL": ""}
+    ask = "How do we rerun the nightly billing export?"
+    try:
+        assert embedded_brain(home, "init").returncode == 0
+        stored = embedded_brain(
+            home, "remember", "fact", "Rerun the nightly billing export with make export-billing"
+        )
+        assert stored.returncode == 0, stored.stderr
+        owner = json.loads(embedded_brain(home, "db", "status", "--json").stdout)["url"]
+        with psycopg.connect(owner, autocommit=True) as conn:
+            # the release before this one: its last migration not there, its functions older
+            conn.execute("DROP TYPE brain.search_request CASCADE")
+            conn.execute("DELETE FROM brain.migration WHERE name = '026-search-request.sql'")
+            conn.execute("COMMENT ON TABLE brain.migration IS 'functions of an older release'")
+        out, _ = run_hook(env, "prompt", payload("prompt", transcript, project_dir, prompt=ask))
+        assert out.returncode == 0 and out.stdout == b""
+        assert "brain init" in out.stderr.decode()
+        out, _ = run_hook(env, "session-start", payload("session-start", transcript, project_dir))
+        assert out.returncode == 0, out.stderr
+        assert "the database upgraded (026-search-request.sql)" in out.stderr.decode(), out.stderr
+        out, _ = run_hook(env, "prompt", payload("prompt", transcript, project_dir, prompt=ask))
+        assert out.returncode == 0, out.stderr
+        assert "make export-billing" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    finally:
+        embedded_brain(home, "db", "stop")
+
+
 def test_a_record_claimed_by_a_process_that_died_is_written_by_the_next(tmp_path) -> None:
     """A writer killed while it held a record (renamed with its pid) leaves it to the next one."""
     from pybrain.hooks import spool

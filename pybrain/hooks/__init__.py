@@ -278,7 +278,16 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
         if not db.is_current(conn, _shipped_schema(), migrated=True):
-            raise MigrationError("the database schema is not this pybrain's", hint="Run `brain init`.")
+            if options.event != "session-start" or settings.database_url:
+                later = "" if settings.database_url else ", or start a new session"
+                raise MigrationError(f"the database schema is not this pybrain's: run `brain init`{later}")
+            # A pybrain upgraded under the embedded database it made: the first hook of a
+            # session brings the schema and functions up to date, as any command would
+            # (the owner migrates; the other hooks, which must stay fast, wait for it).
+            with db.connect(db.admin_url(settings, start=False)) as admin:
+                report = db.migrate(admin)
+            applied = ", ".join(report.applied) or "its functions"
+            print(f"pybrain session-start: the database upgraded ({applied})", file=sys.stderr)
         if options.event not in ("", "prompt") and options.at is None:
             # at most half the hook's time: the hook's own work comes after
             write_kept(settings, seconds=budget / 2)
