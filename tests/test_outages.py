@@ -509,3 +509,31 @@ def test_a_nearly_zero_vector_is_refused_by_the_embedder(server):
     server.always = (200, {"embeddings": [[0.05] * 384]})
     assert len(embedder.embed(["a short but real vector"])[0]) == 384
     clear_cache()
+
+
+def test_import_counts_the_texts_the_embedder_refused_apart(
+    conn, server, fake_space, brain_cli, monkeypatch, tmp_path
+):
+    """`brain import` says how many texts got a vector, and how many the embedder refused (left
+    for `brain worker`): before, a refused text counted as embedded."""
+    monkeypatch.setenv("BRAIN_EMBEDDER", "ollama:fake-8")
+
+    def mem0_export(*texts: str) -> str:
+        path = tmp_path / "mem0.json"
+        path.write_text(json.dumps({"results": [{"id": str(i), "memory": t} for i, t in enumerate(texts)]}))
+        return str(path)
+
+    server.refuse = {"payments cache"}
+    r = brain_cli("import", mem0_export(*INCIDENTS), "--format", "mem0", "--json")
+    assert r.exit_code == 0, r.output
+    out = json.loads(r.output)
+    assert (out["counts"].get("created"), out["embedded"], out["embedding_refused"]) == (5, 4, 1)
+    r = brain_cli("import", mem0_export("The staging queue drained in four minutes"), "--format", "mem0")
+    assert r.exit_code == 0, r.output
+    # the refused text waits for its next try (a minute): this import embeds its own text
+    assert r.output.strip() == "imported 1 items: 1 created; embedded 1", r.output
+    server.refuse = {"staging queue"}
+    r = brain_cli("import", mem0_export("The staging queue stalled for an hour"), "--format", "mem0")
+    assert r.output.strip().endswith(
+        "embedded 0 (1 refused by the embedder: `brain worker` tries them again)"
+    )

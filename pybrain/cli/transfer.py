@@ -126,11 +126,15 @@ def import_command(
             for r in found:
                 r["file"], r["format"] = str(path), kind
             rows += found
-        # (embedded: the queued texts handled, whether the embedder took them or refused them)
-        embedded = 0 if no_embed else settle(brain, batch=64).results
+        # embedded: the texts given a vector; refused: those the embedder refused (queued
+        # again for `brain worker`, or parked after embedding_max_attempts)
+        settled = None if no_embed else settle(brain, batch=64)
+        embedded = settled.embedded if settled else 0
+        refused = settled.failed + settled.parked if settled else 0
     counts = tally(rows)
     if as_json:
-        click.echo(_dump({"counts": counts, "embedded": embedded, "rows": rows}))
+        out = {"counts": counts, "embedded": embedded, "embedding_refused": refused, "rows": rows}
+        click.echo(_dump(out))
     else:
         for r in rows:
             if r["action"] == "rejected":
@@ -143,7 +147,8 @@ def import_command(
                 )
                 click.echo(f"{r['file']} {where}: rejected ({r.get('error_code')}): {r.get('error')}")
         summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
-        click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}")
+        refusals = f" ({refused} refused by the embedder: `brain worker` tries them again)" if refused else ""
+        click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}{refusals}")
     if counts.get("rejected"):
         sys.exit(1)
 

@@ -1,0 +1,118 @@
+"""python -m bench.experiments.searchab: search's function file at two revisions, on one server.
+
+Two runs of `make bench` compare two checkouts on two copies of the data and at two
+moments of the machine's load; a change to search alone is better judged on one
+server and one copy of a workspace, its two versions of sql/functions/006-search.sql
+applied in turn. This takes a workspace the benchmark saved (`python -m bench
+--data-dir DIR`), copies it, migrates the copy with this checkout, and then for each
+round applies the file as of REV, times the searches, applies the file of this
+checkout, times them again: hybrid searches (text and vector) and the same with a 1%
+tag filter, as the benchmark's client role, each the median of its searches (the
+first five of a round left out: plans). The version at REV must run on this
+checkout's schema (its search_result type and tables).
+
+    python -m bench.experiments.searchab --data-dir /path/to/bench-data --size 10000 --rev 070bef9
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import subprocess
+import time
+from pathlib import Path
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
+from pybrain import db
+
+SEARCH_FILE = "sql/functions/006-search.sql"
+COPY = "bench_searchab"
+
+
+def _search(conn: psycopg.Connection, rows: list[tuple[str, str]], tags: list[str] | None) -> float:
+    times = []
+    for i, (headline, vector) in enumerate(rows):
+        started = time.perf_counter()
+        conn.execute(
+            "SELECT count(*) FROM brain.search(%s, query_embedding => %s::float8[], tags => %s,"
+            " min_relevance => 0)",
+            (" ".join(headline.split()[:4]), vector, [tags[i]] if tags else None),
+        ).fetchone()
+        times.append((time.perf_counter() - started) * 1000)
+    return statistics.median(times[5:])
+
+
+def main(argv: list[str] | None = None) -> None:
+    p = argparse.ArgumentParser(prog="python -m bench.experiments.searchab", description=__doc__)
+    p.add_argument("--data-dir", type=Path, required=True, help="a data directory `python -m bench` kept")
+    p.add_argument("--size", type=int, default=10000, help="the saved workspace's size (10000, 100000)")
+    p.add_argument("--rev", default="HEAD", help="the revision whose search file is compared with this one's")
+    p.add_argument("--rounds", type=int, default=4)
+    p.add_argument("--queries", type=int, default=60)
+    args = p.parse_args(argv)
+
+    repo = Path(__file__).resolve().parents[2]
+    before = subprocess.run(
+        ["git", "-C", str(repo), "show", f"{args.rev}:{SEARCH_FILE}"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    after = (repo / SEARCH_FILE).read_text()
+    server = BenchServer(args.data_dir)
+    try:
+        with server.admin() as admin:
+            saved = admin.execute(
+                "SELECT datname FROM pg_database WHERE datname LIKE %s ORDER BY 1 DESC LIMIT 1",
+                (f"bench_{args.size}_loaded%",),
+            ).fetchone()
+            if saved is None:
+                raise SystemExit(
+                    f"no saved {args.size} workspace under {args.data_dir}: run python -m bench first"
+                )
+            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
+            admin.execute(f"CREATE DATABASE {COPY} TEMPLATE {saved[0]}")
+        owner = psycopg.connect(server.url(COPY), autocommit=True)
+        db.migrate(owner)
+        owner.execute("SELECT set_config('brain.workspace', '1', false)")
+        owner.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
+        rows = owner.execute(
+            "SELECT m.headline, translate(e.embedding::text, '[]', '{}') FROM brain.memory m"
+            " JOIN brain.embedding e USING (workspace_id, memory_id) WHERE m.workspace_id = 1"
+            " ORDER BY m.memory_id LIMIT %s",
+            (args.queries,),
+        ).fetchall()
+        rnd = random.Random(7)
+        tags = [f"comp-{rnd.randrange(100):02d}" for _ in rows]
+        client_url = make_conninfo(
+            **(conninfo_to_dict(server.url(COPY)) | {"user": CLIENT_ROLE, "password": CLIENT_PASSWORD})
+        )
+        figures: dict[tuple[str, str], list[float]] = {}
+        for _ in range(args.rounds):
+            for side, text in ((args.rev, before), ("this checkout", after)):
+                owner.execute(text)
+                with psycopg.connect(client_url, autocommit=True) as client:
+                    for kind, with_tags in (("hybrid", None), ("1% tag filter", tags)):
+                        figures.setdefault((side, kind), []).append(
+                            round(_search(client, rows, with_tags), 2)
+                        )
+        owner.execute(after)
+        owner.close()
+        print(
+            f"brain.search at {args.size} memories: p50 ms of {len(rows) - 5} searches a round,"
+            f" {args.rounds} rounds"
+        )
+        for (side, kind), values in figures.items():
+            print(f"  {side:>14} {kind:14} median {statistics.median(values):6.2f}  rounds {values}")
+    finally:
+        with server.admin() as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
+        server.close()
+
+
+if __name__ == "__main__":
+    main()
