@@ -79,3 +79,13 @@ def test_every_public_function_is_in_sql_api_md(name: str) -> None:
 @pytest.mark.parametrize("name", PUBLIC_FUNCTIONS)
 def test_every_public_function_has_a_comment(name: str) -> None:
     assert name in COMMENTED_FUNCTIONS, f"brain.{name} has no COMMENT ON FUNCTION in sql/functions"
+
+
+def test_the_readme_demo_lists_every_migration() -> None:
+    """The README shows `make demo`'s `brain init` on a new database: it applies every migration
+    the release ships, and the count of function files."""
+    readme = (DOCS.parent / "README.md").read_text(encoding="utf-8")
+    (line,) = [ln for ln in readme.splitlines() if ln.startswith("migrations: 001-")]
+    names, functions = line.removeprefix("migrations: ").split("; ")
+    assert names.split(", ") == [p.name for p in db.sql_files("migrations")]
+    assert functions == f"{len(db.sql_files('functions'))} function files applied"
