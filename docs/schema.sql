@@ -2689,7 +2689,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 20c96b75d5b0c47d7b870104075d6c9e059045c975128c4e146cf65d1bfa5364';
+COMMENT ON TABLE brain.migration IS 'functions 97521fbe9291ef47e725ceab3e276dc4098a935d1f25410d1e69d3801ea4a671';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -920,8 +920,7 @@ AS $f$
 DECLARE
     -- A fixed pool, whatever max_results: the first k results do not depend on it.
     candidates integer := greatest((cfg->'search_candidates')::integer, 1);
-    vector_sql text := brain._search_vector_leg(CASE WHEN req.embedding IS NOT NULL THEN space END,
-                                                candidates, kept, n_docs);
+    vector_sql text;
     lexical_sql text := CASE WHEN req.tsq IS NOT NULL
                              THEN brain._search_lexical_leg(candidates, (cfg->'lexical_max_rows')::integer)
                              ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r,'
@@ -931,15 +930,19 @@ DECLARE
     skills_sql text := CASE WHEN skills THEN brain._search_skills_leg()
                             ELSE 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r'
                                  ' WHERE false' END;
-    -- The similarity of every fused candidate, found by the vector leg or not.
-    sim_sql text := CASE WHEN req.embedding IS NULL THEN 'NULL::double precision'
-                         ELSE format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s))'
-                                     ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s'
-                                     ' AND e.memory_id = f.memory_id)', space.dims, space.space_id) END;
+    sim_sql text := 'NULL::double precision';
 BEGIN
+    -- Without an embedding there is no space: no vector leg, no similarity, and
+    -- conflicts judged by headline trigrams (below).
     IF req.embedding IS NULL THEN
         space := NULL;
+    ELSE
+        -- The similarity of every fused candidate, found by the vector leg or not.
+        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s))'
+                          ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s'
+                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
     END IF;
+    vector_sql := brain._search_vector_leg(space, candidates, kept, n_docs);
     RETURN format($q$
         WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
