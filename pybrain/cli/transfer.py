@@ -15,7 +15,7 @@ from pybrain import db
 from pybrain.cli.base import Choice, _dump, _mask, _open, _person, _writable, command
 from pybrain.cli.memories import restore_memory
 from pybrain.config import Settings
-from pybrain.worker import settle
+from pybrain.worker import Outcomes, settle
 
 
 @command(name="export")
@@ -128,9 +128,8 @@ def import_command(
             rows += found
         # embedded: the texts given a vector; refused: those the embedder refused (queued
         # again for `brain worker`, or parked after embedding_max_attempts)
-        settled = None if no_embed else settle(brain, batch=64)
-        embedded = settled.embedded if settled else 0
-        refused = settled.failed + settled.parked if settled else 0
+        settled = Outcomes() if no_embed else settle(brain, batch=64)
+        embedded, refused = settled.embedded, settled.failed + settled.parked
     counts = tally(rows)
     if as_json:
         out = {"counts": counts, "embedded": embedded, "embedding_refused": refused, "rows": rows}
