@@ -39,7 +39,7 @@ from pybrain.cli import main
 from pybrain.config import Settings
 from pybrain.serve import auth, live
 from pybrain.serve.app import ServeOptions, build_app, serve_database_url
-from pybrain.serve.pool import PooledBrain, open_pool
+from pybrain.serve.pool import open_pool, pooled_brain
 from pybrain.serve.ui.app import Dashboard, create_app
 
 assert restartable  # a fixture of test_outages: an embedded PostgreSQL of this module's own
@@ -161,7 +161,7 @@ def test_one_token_holds_at_most_half_the_pool(serve_url: str, conn: psycopg.Con
     t0 = time.monotonic()
 
     def slow(name: str, principal: auth.Principal, seconds: float) -> None:
-        with PooledBrain(pool, principal, embedder_spec="hash").transaction() as cur:
+        with pooled_brain(pool, principal, embedder_spec="hash").transaction() as cur:
             started[name] = round(time.monotonic() - t0, 2)
             cur.execute("SELECT pg_sleep(%s)", (seconds,))
 

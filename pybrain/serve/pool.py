@@ -269,7 +269,3 @@ def pooled_brain(
         actor=principal.role,
         via=via,
     )
-
-
-# The name of the class pooled_brain replaced.
-PooledBrain = pooled_brain
