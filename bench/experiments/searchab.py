@@ -7,8 +7,9 @@ applied in turn. This takes a workspace the benchmark saved (`python -m bench
 --data-dir DIR`), copies it, migrates the copy with this checkout, and then for each
 round applies the file as of REV, times the searches, applies the file of this
 checkout, times them again: hybrid searches (text and vector) and the same with a 1%
-tag filter, as the benchmark's client role, each the median of its searches (the
-first five of a round left out: plans). The version at REV must run on this
+tag filter, as the benchmark's client role, each the median of its searches' times
+in the database (bench.latency's timer, as `make bench` reads them; the first five
+of a round left out: plans). The version at REV must run on this
 checkout's schema (its search_result type and tables).
 
     python -m bench.experiments.searchab --data-dir /path/to/bench-data --size 10000 --rev 070bef9
@@ -20,12 +21,12 @@ import argparse
 import random
 import statistics
 import subprocess
-import time
 from pathlib import Path
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from bench import latency
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
 from pybrain import db
 
@@ -33,16 +34,15 @@ SEARCH_FILE = "sql/functions/006-search.sql"
 COPY = "bench_searchab"
 
 
-def _search(conn: psycopg.Connection, rows: list[tuple[str, str]], tags: list[str] | None) -> float:
-    times = []
-    for i, (headline, vector) in enumerate(rows):
-        started = time.perf_counter()
-        conn.execute(
-            "SELECT count(*) FROM brain.search(%s, query_embedding => %s::float8[], tags => %s,"
-            " min_relevance => 0)",
-            (" ".join(headline.split()[:4]), vector, [tags[i]] if tags else None),
-        ).fetchone()
-        times.append((time.perf_counter() - started) * 1000)
+def _search(conn: psycopg.Connection, rows: list[tuple[str, list[float]]], tags: list[str] | None) -> float:
+    """The median of the searches' times in the database (the bench's own timer), the first five
+    left out: plans."""
+    times = [
+        latency.timed_search(conn, " ".join(headline.split()[:4]), vector, tags=[tags[i]] if tags else None)[
+            "ms"
+        ]
+        for i, (headline, vector) in enumerate(rows)
+    ]
     return statistics.median(times[5:])
 
 
@@ -80,8 +80,9 @@ def main(argv: list[str] | None = None) -> None:
         db.migrate(owner)
         owner.execute("SELECT set_config('brain.workspace', '1', false)")
         owner.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
+        latency.install_timers(owner, latency.TIMERS)
         rows = owner.execute(
-            "SELECT m.headline, translate(e.embedding::text, '[]', '{}') FROM brain.memory m"
+            "SELECT m.headline, e.embedding::real[] FROM brain.memory m"
             " JOIN brain.embedding e USING (workspace_id, memory_id) WHERE m.workspace_id = 1"
             " ORDER BY m.memory_id LIMIT %s",
             (args.queries,),
