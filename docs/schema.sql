@@ -172,6 +172,7 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_relevance_slope_check CHECK (((relevance_slope > (0)::double precision) AND (relevance_slope <= (1000)::double precision))),
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
+ALTER TABLE ONLY brain.embedding_space ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding_space FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
@@ -341,6 +342,7 @@ CREATE TABLE brain.memory (
     CONSTRAINT memory_source_chunk_check CHECK ((source_chunk >= 1)),
     CONSTRAINT memory_state_check CHECK ((state = ANY (ARRAY['active'::text, 'superseded'::text, 'archived'::text, 'tombstoned'::text])))
 );
+ALTER TABLE ONLY brain.memory ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.memory ALTER COLUMN tsv SET STATISTICS 1000;
 ALTER TABLE ONLY brain.memory FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.memory.foldable IS 'false when the write that stored it switched near-identical folding off: no later dedup folds it.';
@@ -378,6 +380,12 @@ CREATE FUNCTION brain._chunk_tokens(space text) RETURNS integer
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/009-observe.sql
+$$;
+CREATE FUNCTION brain._claim_objects() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/026-ownership.sql
 $$;
 CREATE FUNCTION brain._clean_observed(t text, OUT cleaned text, OUT redacted jsonb, OUT signals text[]) RETURNS record
     LANGUAGE plpgsql IMMUTABLE
@@ -605,6 +613,7 @@ CREATE TABLE brain.pack (
     CONSTRAINT pack_token_budget_check CHECK (((token_budget >= 50) AND (token_budget <= 20000))),
     CONSTRAINT pack_version_check CHECK ((version >= 1))
 );
+ALTER TABLE ONLY brain.pack ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.pack FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.pack IS 'Context packs: a named definition (query and filters, or memory ids, and a token budget) rendered by brain.render_pack; version moves when the definition or its members change. members: the ids of its last rendering.';
 CREATE FUNCTION brain._get_pack(name text) RETURNS brain.pack
@@ -635,12 +644,19 @@ CREATE TABLE brain.session (
     CONSTRAINT session_source_check CHECK ((source ~ '^\S+$'::text)),
     CONSTRAINT session_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
 );
+ALTER TABLE ONLY brain.session ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.session FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._get_session(id bigint) RETURNS brain.session
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/013-sessions.sql
+$$;
+CREATE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text) RETURNS jsonb
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/023-tenancy.sql
 $$;
 CREATE FUNCTION brain._handoff_gist(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -659,6 +675,12 @@ CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/013-sessions.sql
+$$;
+CREATE FUNCTION brain._hide_workspace_sizes() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/026-ownership.sql
 $$;
 CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -965,6 +987,7 @@ CREATE TABLE brain.workspace (
     name text NOT NULL,
     created_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
@@ -1288,6 +1311,13 @@ CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
     -- the body: sql/functions/003-embedding.sql
 $$;
 COMMENT ON FUNCTION brain.active_embedding_space() IS 'The embedding space that writes and searches use in this workspace (NULL fields when none is registered).';
+CREATE FUNCTION brain.adopt_role(name text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/026-ownership.sql
+$$;
+COMMENT ON FUNCTION brain.adopt_role(name text) IS 'Gives brain_owner ADMIN on an application role, so that brain.create_token can grant it to brain_server (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
 CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1432,7 +1462,7 @@ CREATE FUNCTION brain.create_pack(name text, query text DEFAULT NULL::text, memo
 $_$;
 COMMENT ON FUNCTION brain.create_pack(name text, query text, memory_ids bigint[], filters jsonb, token_budget integer, description text, project text, embedding double precision[], embedding_space text, source text, check_only boolean) IS 'Defines (or redefines: version + 1) a named context pack: a query with filters (kinds, categories, tags) or a list of memory ids, a token budget (default pack_token_budget), a description and a project; embedding is that of its query (else of its name and description), which boot_session compares with the task. Secrets refused, audited (action pack). Returns action (created, updated, unchanged), pack_id, name, version.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/023-tenancy.sql
@@ -1653,7 +1683,7 @@ CREATE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT 
 $$;
 COMMENT ON FUNCTION brain.forget(id bigint, reason text, replaced_by bigint, source text) IS 'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
 CREATE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write'::text) RETURNS jsonb
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/023-tenancy.sql
@@ -2179,12 +2209,11 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET "hnsw.ef_search" TO '40'
     SET "hnsw.max_scan_tuples" TO '20000'
     SET jit TO 'off'
-    SET plan_cache_mode TO 'force_generic_plan'
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
     SET enable_seqscan TO 'on'
-    AS $_$
+    AS $$
     -- the body: sql/functions/006-search.sql
-$_$;
+$$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.search_term(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2400,6 +2429,7 @@ CREATE TABLE brain.action_item (
     CONSTRAINT action_item_response_check CHECK ((response = ANY (ARRAY['will_execute'::text, 'already_done'::text, 'not_relevant'::text]))),
     CONSTRAINT action_item_status_check CHECK ((status = ANY (ARRAY['pending'::text, 'acknowledged'::text])))
 );
+ALTER TABLE ONLY brain.action_item ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.action_item FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.action_item ALTER COLUMN action_item_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.action_item_action_item_id_seq
@@ -2418,6 +2448,7 @@ CREATE TABLE brain.annotation (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT annotation_note_check CHECK ((note !~ '^\s*$'::text))
 );
+ALTER TABLE ONLY brain.annotation ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.annotation FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.annotation ALTER COLUMN annotation_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.annotation_annotation_id_seq
@@ -2439,6 +2470,7 @@ CREATE TABLE brain.audit (
     db_role text,
     CONSTRAINT audit_action_check CHECK ((action = ANY (ARRAY['insert'::text, 'update'::text, 'dedup'::text, 'supersede'::text, 'unsupersede'::text, 'forget'::text, 'archive'::text, 'restore'::text, 'rate'::text, 'annotate'::text, 'pin'::text, 'unpin'::text, 'confirm'::text, 'prune'::text, 'pack'::text])))
 );
+ALTER TABLE ONLY brain.audit ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.audit FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.audit.db_role IS 'The login role of the session that wrote the row (set by a trigger).';
 ALTER TABLE brain.audit ALTER COLUMN audit_id ADD GENERATED ALWAYS AS IDENTITY (
@@ -2459,6 +2491,7 @@ CREATE TABLE brain.boot_event (
     sections jsonb NOT NULL,
     dropped jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.boot_event ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.boot_event FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.boot_event ALTER COLUMN boot_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.boot_event_boot_id_seq
@@ -2478,6 +2511,7 @@ CREATE TABLE brain.embedding (
     pattern_rule boolean DEFAULT false NOT NULL,
     CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
+ALTER TABLE ONLY brain.embedding ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
 COMMENT ON COLUMN brain.embedding.pattern_rule IS 'Its memory is an active, unflagged PATTERN rule without a skill trigger: a candidate of the boot payload''s PATTERN section, in the space''s index embedding_patterns_<space_id>. Kept by triggers on brain.memory, brain.rule and brain.embedding.';
@@ -2494,6 +2528,7 @@ CREATE TABLE brain.embedding_failure (
     parked_at timestamp with time zone,
     CONSTRAINT embedding_failure_attempts_check CHECK ((attempts > 0))
 );
+ALTER TABLE ONLY brain.embedding_failure ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding_failure FORCE ROW LEVEL SECURITY;
 CREATE SEQUENCE brain.embedding_ingest_seq
     START WITH 1
@@ -2515,6 +2550,7 @@ CREATE TABLE brain.fact (
     halflife_days real DEFAULT 7 NOT NULL,
     CONSTRAINT fact_halflife_days_check CHECK ((halflife_days > (0)::double precision))
 );
+ALTER TABLE ONLY brain.fact ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.fact FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.handoff (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -2528,6 +2564,7 @@ CREATE TABLE brain.handoff (
     CONSTRAINT handoff_check CHECK (((text IS NOT NULL) OR (snapshot IS NOT NULL))),
     CONSTRAINT handoff_source_check CHECK ((source ~ '^\S+$'::text))
 );
+ALTER TABLE ONLY brain.handoff ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.handoff FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.handoff ALTER COLUMN handoff_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.handoff_handoff_id_seq
@@ -2548,6 +2585,7 @@ CREATE TABLE brain.incident (
     complexity text,
     CONSTRAINT incident_complexity_check CHECK ((complexity = ANY (ARRAY['simple'::text, 'medium'::text, 'complex'::text])))
 );
+ALTER TABLE ONLY brain.incident ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.incident FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.injection (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -2561,6 +2599,7 @@ CREATE TABLE brain.injection (
     CONSTRAINT injection_tokens_check CHECK ((tokens >= 0)),
     CONSTRAINT injection_trigger_check CHECK ((trigger = ANY (ARRAY['boot'::text, 'search'::text, 'prompt'::text, 'pack'::text, 'trajectory'::text])))
 );
+ALTER TABLE ONLY brain.injection ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.injection FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.injection IS 'Every injection of memory into an agent''s context: session, trigger, the memory ids shown, estimated tokens, and whether the budget cut it.';
 ALTER TABLE brain.injection ALTER COLUMN injection_id ADD GENERATED ALWAYS AS IDENTITY (
@@ -2579,6 +2618,7 @@ CREATE TABLE brain.injection_use (
     at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT injection_use_how_check CHECK ((how = ANY (ARRAY['recall'::text, 'rate'::text, 'supersede'::text, 'cite'::text])))
 );
+ALTER TABLE ONLY brain.injection_use ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.injection_use FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.injection_use IS 'An injected memory the same session later recalled, rated, superseded or cited: the first use of each item of an injection.';
 CREATE TABLE brain.lexeme_sample (
@@ -2588,6 +2628,7 @@ CREATE TABLE brain.lexeme_sample (
     least_share double precision NOT NULL,
     analyzed_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY brain.lexeme_sample ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.lexeme_sample FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.lexeme_sample IS 'When brain.analyze_lexemes last sampled a workspace, how many memories it read, and the share below which lexemes are not listed.';
 CREATE TABLE brain.lexeme_stat (
@@ -2596,6 +2637,7 @@ CREATE TABLE brain.lexeme_stat (
     share double precision NOT NULL,
     CONSTRAINT lexeme_stat_share_check CHECK (((share > (0)::double precision) AND (share <= (1)::double precision)))
 );
+ALTER TABLE ONLY brain.lexeme_stat ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.lexeme_stat FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.lexeme_stat IS 'The most common lexemes of a workspace''s memories and the share of its memories holding each, from a sample (brain.analyze_lexemes).';
 CREATE TABLE brain.lexical_corpus (
@@ -2604,6 +2646,7 @@ CREATE TABLE brain.lexical_corpus (
     docs bigint DEFAULT 0 NOT NULL,
     lexemes bigint DEFAULT 0 NOT NULL
 );
+ALTER TABLE ONLY brain.lexical_corpus ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.lexical_corpus FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.lexical_corpus IS 'Memories and lexemes per workspace, for the lexical leg''s BM25 statistics (sum over slots).';
 CREATE TABLE brain.maintenance_run (
@@ -2613,6 +2656,7 @@ CREATE TABLE brain.maintenance_run (
     started_at timestamp with time zone DEFAULT clock_timestamp() NOT NULL,
     counts jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.maintenance_run ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.maintenance_run FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.maintenance_run ALTER COLUMN run_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.maintenance_run_run_id_seq
@@ -2631,6 +2675,7 @@ CREATE TABLE brain.membership (
     CONSTRAINT membership_access_check CHECK ((access = ANY (ARRAY['read'::text, 'write'::text, 'admin'::text]))),
     CONSTRAINT membership_role_name_check CHECK ((role_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text))
 );
+ALTER TABLE ONLY brain.membership ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.membership FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.membership IS 'Who may use a workspace: a database role (and every role that is a member of it) with read, write or admin access.';
 CREATE TABLE brain.memory_fold (
@@ -2651,6 +2696,7 @@ CREATE TABLE brain.memory_fold (
     similarity real NOT NULL,
     folded_at timestamp with time zone DEFAULT now() NOT NULL
 );
+ALTER TABLE ONLY brain.memory_fold ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.memory_fold FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.memory_fold IS 'One row per near-identical fold: the item whose text is no longer the survivor''s (memory_id). displaced: the survivor''s own earlier text, replaced by a longer folded one; folded_memory_id: the memory the item was stored as, if it had one.';
 ALTER TABLE brain.memory_fold ALTER COLUMN fold_id ADD GENERATED ALWAYS AS IDENTITY (
@@ -2689,7 +2735,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 97521fbe9291ef47e725ceab3e276dc4098a935d1f25410d1e69d3801ea4a671';
+COMMENT ON TABLE brain.migration IS 'functions 8b6311631e3f96b2d0882be1ce8ad4fa84a1d728450eca0c1449b860567dadc9';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -2720,6 +2766,7 @@ CREATE TABLE brain.rule (
     CONSTRAINT rule_prior_severity_check CHECK ((prior_severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text]))),
     CONSTRAINT rule_severity_check CHECK ((severity = ANY (ARRAY['BLOCKER'::text, 'PATTERN'::text, 'DEPRECATED'::text])))
 );
+ALTER TABLE ONLY brain.rule ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.rule FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.scratch (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -2730,6 +2777,7 @@ CREATE TABLE brain.scratch (
     updated_at timestamp with time zone NOT NULL,
     CONSTRAINT scratch_scope_check CHECK ((scope = ANY (ARRAY['session'::text, 'project'::text])))
 );
+ALTER TABLE ONLY brain.scratch ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.scratch FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ALTER COLUMN session_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.session_session_id_seq
@@ -2744,6 +2792,7 @@ CREATE TABLE brain.setting (
     name text NOT NULL,
     value jsonb NOT NULL
 );
+ALTER TABLE ONLY brain.setting ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.setting FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.task (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -2756,6 +2805,7 @@ CREATE TABLE brain.task (
     CONSTRAINT task_priority_check CHECK (((priority >= 1) AND (priority <= 5))),
     CONSTRAINT task_status_check CHECK ((status = ANY (ARRAY['open'::text, 'blocked'::text, 'done'::text, 'stale'::text])))
 );
+ALTER TABLE ONLY brain.task ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.task FORCE ROW LEVEL SECURITY;
 CREATE TABLE brain.token (
     workspace_id bigint NOT NULL,
@@ -2777,6 +2827,7 @@ CREATE TABLE brain.token (
     CONSTRAINT token_role_name_check CHECK ((role_name ~ '^[a-z_][a-z0-9_]{0,62}$'::text)),
     CONSTRAINT token_token_hash_check CHECK ((token_hash ~ '^[0-9a-f]{64}$'::text))
 );
+ALTER TABLE ONLY brain.token ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.token FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.token IS 'Bearer tokens of brain serve: the sha256 of each token (never the token), its role, workspace, access, expiry, last use and revocation.';
 COMMENT ON COLUMN brain.token.prefix IS 'The first characters of the token, to recognise it in a list.';
@@ -2802,6 +2853,7 @@ CREATE TABLE brain.tool_event (
     CONSTRAINT tool_event_channel_check CHECK ((channel = ANY (ARRAY['mcp'::text, 'cli'::text, 'sql'::text]))),
     CONSTRAINT tool_event_latency_ms_check CHECK ((latency_ms >= (0)::double precision))
 );
+ALTER TABLE ONLY brain.tool_event ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.tool_event FORCE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ALTER COLUMN event_id ADD GENERATED ALWAYS AS IDENTITY (
     SEQUENCE NAME brain.tool_event_event_id_seq
@@ -2824,6 +2876,7 @@ CREATE TABLE brain.trajectory (
     CONSTRAINT trajectory_times_recorded_check CHECK ((times_recorded >= 1)),
     CONSTRAINT trajectory_times_used_check CHECK ((times_used >= 0))
 );
+ALTER TABLE ONLY brain.trajectory ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.trajectory FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.trajectory IS 'The kind table of trajectories: problem, outcome, ordered steps (action, tool, command, files, result, failed), how often recorded (near-duplicates fold and count) and used (recalled or injected).';
 CREATE TABLE brain.workspace_channel (
@@ -2832,6 +2885,7 @@ CREATE TABLE brain.workspace_channel (
     created_at timestamp with time zone DEFAULT now() NOT NULL,
     CONSTRAINT workspace_channel_channel_check CHECK ((channel ~ '^brain_sessions_[0-9a-f]{32}$'::text))
 );
+ALTER TABLE ONLY brain.workspace_channel ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.workspace_channel FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.workspace_channel IS 'Each workspace''s LISTEN/NOTIFY channel for session changes: a name no other workspace can guess.';
 ALTER TABLE brain.workspace ALTER COLUMN workspace_id ADD GENERATED BY DEFAULT AS IDENTITY (

@@ -575,6 +575,10 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
             with conn.transaction():
                 for path in functions:
                     conn.execute(path.read_text(encoding="utf-8"))
+                # What this run created goes to brain_owner, the schema's owner that is
+                # not a superuser, and the planner keeps no workspace's size (migration
+                # 027, sql/functions/026-ownership.sql).
+                conn.execute("SELECT brain._claim_objects(), brain._hide_workspace_sizes()")
                 # Lets a client see cheaply whether the functions are the ones it ships.
                 conn.execute(f"COMMENT ON TABLE brain.migration IS 'functions {functions_digest()}'")
         finally:

@@ -12,6 +12,7 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import new_database, with_database
+from psycopg.conninfo import make_conninfo
 from helpers import scalar
 from schema_dump import dump
 
@@ -47,6 +48,7 @@ RELEASED = {
     "024-search-words.sql": "ad8549daca75528ef29a693ff79896c0952a107750f9630e088e1aedc0857370",
     "025-prompt-context-verdict.sql": "fb3125459eb25e35bc72463e63255f17d734973eb820faa959b33ec8740b5840",
     "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
+    "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
 }
 
 
@@ -715,7 +717,7 @@ def test_026_searches_an_existing_database_through_one_request(empty_database: s
     with psycopg.connect(empty_database, autocommit=True) as conn:
         before = [p.name for p in db.sql_files("migrations")].index("026-search-request.sql")
         migrate_through(conn, before)
-        assert db.migrate(conn).applied == ["026-search-request.sql"]
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
         write = "SELECT memory_id FROM brain.remember(kind => %s, headline => %s, embedding => %s::float8[])"
@@ -728,3 +730,43 @@ def test_026_searches_an_existing_database_through_one_request(empty_database: s
             "SELECT id FROM brain.search('', query_embedding => '{0,1,0}', min_relevance => 0) LIMIT 1"
         ).fetchone()
         assert nearest == rule
+
+
+def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database: str) -> None:
+    """A database of the previous release, with an application role made by brain.create_role
+    and memories, upgraded: every object of schema brain is brain_owner's, the role still
+    searches and writes, and a token can still be made for it (brain_owner adopted it)."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("027-schema-owner.sql")
+        migrate_through(conn, before)
+        for path in db.sql_files("functions"):  # the previous release's functions, as it left them
+            if path.name < "026-ownership.sql":
+                conn.execute(path.read_text())
+        conn.execute("DROP ROLE IF EXISTS agent_027")
+        conn.execute("SELECT brain.create_role('agent_027', 1, 'write', password => 'agent-027-password')")
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
+        conn.execute("SELECT brain.remember(kind => 'fact', headline => 'The staging database listens on 6543')")
+        assert conn.execute(
+            "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'brain'"
+        ).fetchone()[0] != "brain_owner"
+        assert db.migrate(conn).applied == ["027-schema-owner.sql"]
+        others = conn.execute(
+            "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
+            " AND c.relowner <> 'brain_owner'::regrole"
+        ).fetchone()[0] + conn.execute(
+            "SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace"
+            " AND p.proowner <> 'brain_owner'::regrole"
+        ).fetchone()[0]
+        assert others == 0
+        url = make_conninfo(empty_database, user="agent_027", password="agent-027-password")
+        try:
+            with psycopg.connect(url, autocommit=True) as agent:
+                (found,) = agent.execute("SELECT count(*) FROM brain.search('staging database')").fetchone()
+                assert found == 1
+                agent.execute("SELECT brain.remember(kind => 'fact', headline => 'Staging restarts at night')")
+            token = conn.execute("SELECT brain.create_token('agent_027', 'laptop')").fetchone()[0]
+            assert token["role"] == "agent_027"
+        finally:
+            conn.execute("DROP OWNED BY agent_027")
+            conn.execute("DROP ROLE agent_027")

@@ -629,6 +629,7 @@ def _newcomer(admin: psycopg.Connection) -> str:
     """A login role in brain_user that belongs to no workspace yet."""
     if not admin.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (NEWCOMER,)).fetchone():
         admin.execute(f"CREATE ROLE {NEWCOMER} LOGIN PASSWORD 'newcomer' IN ROLE brain_user")
+        admin.execute("SELECT brain.adopt_role(%s)", (NEWCOMER,))  # a role made by hand: tokens of it
     return NEWCOMER
 
 
@@ -785,3 +786,41 @@ def test_session_signals_reach_only_the_workspaces_own_listeners(attacker_url, c
     tally.crossings += [f"{n.channel}: {n.payload!r}" for n in heard]
     print("\n" + tally.report("session signals: asking for the victim's channel, listening while it works"))
     assert tally.crossings == []
+
+
+def test_the_planner_tells_no_workspace_its_neighbours_size(admin, attacker_url, victim, capsys) -> None:
+    """EXPLAIN shows the planner's estimate of the rows a condition keeps. Drawn from the most
+    common values of workspace_id, it told a member of one workspace how many rows another
+    holds. The estimate for a workspace id is now the same for every id, on every table."""
+    admin.execute("SELECT set_config('brain.workspace', %s, false)", (str(VICTIM_WS),))
+    admin.execute(
+        "INSERT INTO brain.memory (kind, headline, normalized)"
+        " SELECT 'fact', 'Filler note ' || i, 'filler note ' || i FROM generate_series(1, 3000) AS i"
+    )
+    tables = [
+        r[0]
+        for r in admin.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_attribute a ON a.attrelid = c.oid"
+            " AND a.attname = 'workspace_id' WHERE c.relnamespace = 'brain'::regnamespace"
+            " AND c.relkind = 'r' AND has_table_privilege('brain_user', c.oid, 'SELECT') ORDER BY 1"
+        )
+    ]
+    admin.execute("ANALYZE")
+    own = None
+    leaks = []
+    with psycopg.connect(attacker_url, autocommit=True) as c:
+        own = scalar(c, "SELECT brain.current_workspace()")
+        for table in tables:
+            estimates = {}
+            for ws in (VICTIM_WS, own, 999):
+                (plan,) = c.execute(
+                    sql.SQL("EXPLAIN (FORMAT JSON) SELECT 1 FROM {} WHERE workspace_id = {}").format(
+                        sql.Identifier("brain", table), sql.Literal(ws)
+                    )
+                ).fetchone()
+                estimates[ws] = plan[0]["Plan"]["Plan Rows"]
+            if len(set(estimates.values())) > 1:
+                leaks.append(f"{table}: {estimates}")
+    with capsys.disabled():
+        print(f"\nplanner estimates by workspace id on {len(tables)} tables: {len(leaks)} differ {leaks[:5]}")
+    assert leaks == []

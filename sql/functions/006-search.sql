@@ -787,7 +787,7 @@ BEGIN
     -- The space's HNSW index (and an exact ranking of vectors it does not hold
     -- yet: brain._nearest_sql); iterative scans keep filtered searches from
     -- returning fewer rows than exist. The filters are a subquery per
-    -- candidate, so the plan (generic when prepared) has no cheaper way than
+    -- candidate, so the plan has no cheaper way than
     -- walking the HNSW index. Selective filters that keep few rows rank them
     -- exactly instead: their vectors looked up by key (the filters are not
     -- evaluated a second time).
@@ -1176,8 +1176,6 @@ SET hnsw.ef_search = 40
 SET hnsw.max_scan_tuples = 20000  -- raised below for selective filters, restored on return
 -- One query, short plans: compiling it would cost more than it saves.
 SET jit = off
--- The prepared search statement (below) runs its generic plan: see there.
-SET plan_cache_mode = force_generic_plan
 SET pg_trgm.word_similarity_threshold = 0.5
 -- Turned off for the search statement below (and back on when search returns).
 SET enable_seqscan = on
@@ -1205,13 +1203,11 @@ DECLARE
     floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
     fuzzy boolean;
     skills boolean;
-    -- Without selective filters every search of a shape can share one plan.
-    prepared boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
+    -- Without selective filters the statement is the same for every search of a shape.
+    unfiltered boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
     statement text;
-    statement_name text;
-    stale text;
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
     n_lexemes bigint;
@@ -1317,7 +1313,7 @@ BEGIN
         req.embedding := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
-        IF NOT prepared THEN
+        IF NOT unfiltered THEN
             -- The plan by the filters' selectivity: the rows they keep, read up to
             -- brain._exact_rank_rows(). Fewer are ranked exactly (brain._search_vector_leg);
             -- more walk the index, with a tuple budget that lets the walk reach
@@ -1352,31 +1348,10 @@ BEGIN
     -- word only other kinds hold took 625 ms at 1M memories. (An index's order
     -- looks as cheap for the same reason: the lexical leg's CTE.)
     PERFORM set_config('enable_seqscan', 'off', true);
-    IF NOT prepared THEN
-        -- Filters that may keep few rows: planned for their values, every call.
-        RETURN QUERY EXECUTE statement USING req;
-        RETURN;
-    END IF;
-    -- Otherwise the statement differs by space, legs and candidate count only,
-    -- so each session prepares each shape once and runs its generic plan:
-    -- planning it again on every call cost about 1 ms. Limits that shape the
-    -- plan are literals, so the generic plan walks the HNSW index as a custom
-    -- one does (with LIMIT $n it would sort the whole space instead).
-    statement_name := 'brain_search_' || md5(statement);
-    IF NOT EXISTS (SELECT FROM pg_catalog.pg_prepared_statements p WHERE p.name = statement_name) THEN
-        -- Statements name their space's indexed_through, so each index rebuild
-        -- brings new ones: a long-lived session keeps at most 32.
-        IF (SELECT count(*) FROM pg_catalog.pg_prepared_statements p WHERE p.name LIKE 'brain\_search\_%') >= 32 THEN
-            FOR stale IN SELECT p.name FROM pg_catalog.pg_prepared_statements p
-                         WHERE p.name LIKE 'brain\_search\_%' LOOP
-                EXECUTE format('DEALLOCATE %I', stale);
-            END LOOP;
-        END IF;
-        EXECUTE format('PREPARE %I(brain.search_request) AS %s', statement_name, statement);
-    END IF;
-    -- EXECUTE of a prepared statement takes no $n parameters from PL/pgSQL: the
-    -- request goes in as a literal (the vector as text: about 0.05 ms).
-    RETURN QUERY EXECUTE format('EXECUTE %I(%L)', statement_name, req);
+    -- Planned on every call, for the request's values. Never a prepared statement:
+    -- those belong to the caller's session, which may replace one under the name this
+    -- function would run, and this function runs as the owner (docs/security.md).
+    RETURN QUERY EXECUTE statement USING req;
 END
 $$;
 COMMENT ON FUNCTION brain.search IS

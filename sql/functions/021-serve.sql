@@ -144,7 +144,7 @@ BEGIN
     EXCEPTION WHEN insufficient_privilege THEN
         PERFORM brain._raise('BR020', 'The owner of schema brain cannot grant that role to brain_server.',
             jsonb_build_object('field', 'role'),
-            'As a superuser (or a role with ADMIN on it): GRANT <role> TO brain_server.');
+            'The installer adopts the role once: SELECT brain.adopt_role(''<role>'') (brain role create and brain init do it).');
     END;
     token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
     INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)

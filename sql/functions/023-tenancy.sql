@@ -242,7 +242,7 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write')
+CREATE OR REPLACE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text)
 RETURNS jsonb
 LANGUAGE plpgsql
 SECURITY DEFINER  -- writes brain.membership, which application roles only read
@@ -285,6 +285,30 @@ BEGIN
     ON CONFLICT ON CONSTRAINT membership_pkey
     DO UPDATE SET access = excluded.access, granted_at = now(), granted_by = excluded.granted_by;
     RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'access', access);
+END
+$$;
+
+-- As the caller: when that is the installer (a role that may grant roles), the
+-- role granted is adopted too (brain.adopt_role), so that a role made by hand
+-- (CREATE ROLE ... IN ROLE brain_user) can have tokens of brain serve.
+CREATE OR REPLACE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write')
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    granted jsonb := brain._grant_workspace(role, workspace_id, access);
+BEGIN
+    IF brain._is_owner() AND to_regprocedure('brain.adopt_role(text)') IS NOT NULL
+       AND has_function_privilege('brain.adopt_role(text)', 'EXECUTE')
+       AND pg_has_role(role, 'brain_user', 'MEMBER') THEN
+        BEGIN
+            PERFORM brain.adopt_role(role);
+        EXCEPTION WHEN insufficient_privilege THEN
+            NULL;  -- an installer without ADMIN on it: brain.create_token says what to grant
+        END;
+    END IF;
+    RETURN granted;
 END
 $$;
 COMMENT ON FUNCTION brain.grant_workspace IS
@@ -340,7 +364,8 @@ CREATE OR REPLACE FUNCTION brain.create_role(
 )
 RETURNS jsonb
 LANGUAGE plpgsql
-SECURITY DEFINER  -- CREATE ROLE needs the owner's CREATEROLE
+-- As the caller, the installer: CREATE ROLE needs its CREATEROLE, which the
+-- owner of schema brain (brain_owner) does not have.
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -373,7 +398,7 @@ BEGIN
                    ' CONNECTION LIMIT 20 PASSWORD %L IN ROLE brain_user', name, secret);
     EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', name, timeout_ms || 'ms');
     EXECUTE format('ALTER ROLE %I SET idle_in_transaction_session_timeout = %L', name, '60s');
-    PERFORM brain.grant_workspace(name, workspace_id, access);
+    PERFORM brain.grant_workspace(name, workspace_id, access);  -- adopts it too (brain.create_token)
     RETURN jsonb_build_object('role', name, 'workspace', workspace_id, 'access', access,
                               'statement_timeout', timeout_ms || 'ms',
                               'password', CASE WHEN password IS NULL THEN secret END);
@@ -440,7 +465,7 @@ ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb) SECURITY DEFINER;
 -- with the caller's privileges under row-level security and give nothing
 -- plain SQL does not. The SECURITY DEFINER helpers that build and drop
 -- indexes or name any workspace's channel, and the trigger functions, are
--- the owner's.
+-- the owner's, and so are the installer's (026-ownership.sql).
 DO $$
 DECLARE
     f regprocedure;
@@ -450,7 +475,8 @@ BEGIN
     LOOP
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
         IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
-                       'brain._sessions_channel(bigint)')
+                       'brain._sessions_channel(bigint)', 'brain.adopt_role(text)', 'brain._claim_objects()',
+                       'brain._hide_workspace_sizes()')
            OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
             EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
         ELSE

@@ -1,0 +1,146 @@
+-- Who owns schema brain: brain_owner (migration 027), a role that is not a
+-- superuser. The installer (the role that runs `brain init`) creates objects as
+-- itself; every migrate ends by handing them to brain_owner, and by giving
+-- brain_owner ADMIN on every application role so that brain.create_token can
+-- grant one to brain_server. Both run as the installer (SECURITY INVOKER): they
+-- change ownership and role grants, which brain_owner itself may not.
+
+-- brain_owner gets ADMIN on an application role (a member of brain_user), and
+-- neither its privileges nor the right to become it. Nothing when it has it.
+CREATE OR REPLACE FUNCTION brain.adopt_role(name text)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._check_role_name(name);
+    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = adopt_role.name
+                   AND pg_has_role(r.oid, 'brain_user', 'MEMBER') AND NOT r.rolsuper) THEN
+        PERFORM brain._raise('BR021', 'No application role of that name (a member of brain_user).',
+            jsonb_build_object('field', 'name'), 'Create it first: brain role create <name> --workspace <id>.');
+    END IF;
+    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = 'brain_owner')
+       OR EXISTS (SELECT FROM pg_auth_members m
+                  WHERE m.roleid = (SELECT r.oid FROM pg_roles r WHERE r.rolname = adopt_role.name)
+                    AND m.member = (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_owner')
+                    AND m.admin_option) THEN
+        RETURN;
+    END IF;
+    IF current_setting('server_version_num')::integer >= 160000 THEN
+        EXECUTE format('GRANT %I TO brain_owner WITH ADMIN TRUE, INHERIT FALSE, SET FALSE', name);
+    ELSE
+        EXECUTE format('GRANT %I TO brain_owner WITH ADMIN OPTION', name);
+    END IF;
+END
+$$;
+
+-- Every object of schema brain that brain_owner does not own yet becomes its
+-- (a table takes its indexes, row type and own sequences along; privileges are
+-- kept), and every application role is adopted. The count of objects handed over.
+CREATE OR REPLACE FUNCTION brain._claim_objects()
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    owner oid := (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_owner');
+    o record;
+    n integer := 0;
+BEGIN
+    IF owner IS NULL THEN
+        RETURN 0;
+    END IF;
+    IF (SELECT s.nspowner FROM pg_namespace s WHERE s.nspname = 'brain') <> owner THEN
+        EXECUTE 'ALTER SCHEMA brain OWNER TO brain_owner';
+        n := n + 1;
+    END IF;
+    FOR o IN
+        SELECT format('ALTER %s %s OWNER TO brain_owner',
+                      CASE c.relkind WHEN 'v' THEN 'VIEW' WHEN 'm' THEN 'MATERIALIZED VIEW'
+                                     WHEN 'f' THEN 'FOREIGN TABLE' WHEN 'S' THEN 'SEQUENCE'
+                                     WHEN 'c' THEN 'TYPE' ELSE 'TABLE' END,
+                      CASE c.relkind WHEN 'c' THEN c.reltype::regtype::text ELSE c.oid::regclass::text END) AS ddl
+        FROM pg_class c
+        WHERE c.relnamespace = 'brain'::regnamespace AND c.relowner <> owner
+          AND c.relkind IN ('r', 'p', 'v', 'm', 'f', 'S', 'c')
+          AND NOT EXISTS (SELECT FROM pg_depend d  -- a sequence of a table's column goes with the table
+                          WHERE d.classid = 'pg_class'::regclass AND d.objid = c.oid
+                            AND d.refclassid = 'pg_class'::regclass AND d.deptype IN ('a', 'i'))
+        UNION ALL
+        SELECT format('ALTER TYPE %s OWNER TO brain_owner', t.oid::regtype)
+        FROM pg_type t
+        WHERE t.typnamespace = 'brain'::regnamespace AND t.typowner <> owner AND t.typtype IN ('e', 'd', 'r', 'm')
+        UNION ALL
+        SELECT format('ALTER %s %s OWNER TO brain_owner',
+                      CASE p.prokind WHEN 'a' THEN 'AGGREGATE' WHEN 'p' THEN 'PROCEDURE' ELSE 'FUNCTION' END,
+                      p.oid::regprocedure)
+        FROM pg_proc p
+        WHERE p.pronamespace = 'brain'::regnamespace AND p.proowner <> owner
+    LOOP
+        EXECUTE o.ddl;
+        n := n + 1;
+    END LOOP;
+    FOR o IN SELECT m.rolname FROM pg_roles m
+             WHERE pg_has_role(m.oid, 'brain_user', 'MEMBER') AND m.rolname <> 'brain_user'
+               AND NOT m.rolsuper AND NOT pg_has_role(m.oid, owner, 'MEMBER')
+    LOOP
+        PERFORM brain.adopt_role(o.rolname);
+    END LOOP;
+    RETURN n;
+END
+$$;
+
+-- What the planner knows of workspace_id, the same for every workspace: the
+-- column is not sampled (statistics target 0, which ANALYZE leaves alone) and
+-- its statistics say one distinct value, no common values, no histogram. An
+-- EXPLAIN then estimates every workspace at the whole table, which tells a
+-- tenant nothing of another's size, and plans as a one-workspace database does
+-- (a default 0.5% share made the planner read a whole workspace through
+-- workspace_id rather than a word's or a trigram's index). PostgreSQL 18 sets
+-- such statistics with pg_restore_attribute_stats; before it a superuser
+-- writes them; else the column keeps no statistics (the planner's default
+-- share). Tables a migration adds are covered at the end of that migrate. The
+-- count of columns set.
+CREATE OR REPLACE FUNCTION brain._hide_workspace_sizes()
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    t record;
+    n integer := 0;
+BEGIN
+    FOR t IN SELECT c.oid, c.relname, a.attnum, a.attstattarget
+             FROM pg_class c
+             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
+             WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p')
+    LOOP
+        IF t.attstattarget IS DISTINCT FROM 0 THEN
+            EXECUTE format('ALTER TABLE brain.%I ALTER COLUMN workspace_id SET STATISTICS 0', t.relname);
+        END IF;
+        IF to_regprocedure('pg_catalog.pg_restore_attribute_stats("any")') IS NOT NULL THEN
+            PERFORM pg_clear_attribute_stats('brain', t.relname::text, 'workspace_id', false);
+            PERFORM pg_restore_attribute_stats('schemaname', 'brain'::text, 'relname', t.relname::text,
+                'attname', 'workspace_id'::text, 'inherited', false,
+                'null_frac', 0::real, 'avg_width', 8, 'n_distinct', 1::real);
+        ELSIF (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
+            DELETE FROM pg_statistic s WHERE s.starelid = t.oid AND s.staattnum = t.attnum;
+            INSERT INTO pg_statistic (starelid, staattnum, stainherit, stanullfrac, stawidth, stadistinct,
+                                      stakind1, stakind2, stakind3, stakind4, stakind5,
+                                      staop1, staop2, staop3, staop4, staop5,
+                                      stacoll1, stacoll2, stacoll3, stacoll4, stacoll5)
+            VALUES (t.oid, t.attnum, false, 0, 8, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        ELSE
+            CONTINUE;
+        END IF;
+        n := n + 1;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
+COMMENT ON FUNCTION brain.adopt_role IS
+    'Gives brain_owner ADMIN on an application role, so that brain.create_token can grant it to brain_server (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
+REVOKE ALL ON FUNCTION brain.adopt_role(text) FROM PUBLIC;
+REVOKE ALL ON FUNCTION brain._claim_objects() FROM PUBLIC;
+REVOKE ALL ON FUNCTION brain._hide_workspace_sizes() FROM PUBLIC;
