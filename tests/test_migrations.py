@@ -12,8 +12,8 @@ from pathlib import Path
 import psycopg
 import pytest
 from conftest import new_database, with_database
-from psycopg.conninfo import make_conninfo
 from helpers import scalar
+from psycopg.conninfo import make_conninfo
 from schema_dump import dump
 
 from pybrain import db
@@ -746,25 +746,35 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         conn.execute("SELECT brain.create_role('agent_027', 1, 'write', password => 'agent-027-password')")
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
-        conn.execute("SELECT brain.remember(kind => 'fact', headline => 'The staging database listens on 6543')")
-        assert conn.execute(
-            "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'brain'"
-        ).fetchone()[0] != "brain_owner"
+        conn.execute(
+            "SELECT brain.remember(kind => 'fact', headline => 'The staging database listens on 6543')"
+        )
+        assert (
+            conn.execute(
+                "SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'brain'"
+            ).fetchone()[0]
+            != "brain_owner"
+        )
         assert db.migrate(conn).applied == ["027-schema-owner.sql"]
-        others = conn.execute(
-            "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
-            " AND c.relowner <> 'brain_owner'::regrole"
-        ).fetchone()[0] + conn.execute(
-            "SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace"
-            " AND p.proowner <> 'brain_owner'::regrole"
-        ).fetchone()[0]
+        others = (
+            conn.execute(
+                "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
+                " AND c.relowner <> 'brain_owner'::regrole"
+            ).fetchone()[0]
+            + conn.execute(
+                "SELECT count(*) FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace"
+                " AND p.proowner <> 'brain_owner'::regrole"
+            ).fetchone()[0]
+        )
         assert others == 0
         url = make_conninfo(empty_database, user="agent_027", password="agent-027-password")
         try:
             with psycopg.connect(url, autocommit=True) as agent:
                 (found,) = agent.execute("SELECT count(*) FROM brain.search('staging database')").fetchone()
                 assert found == 1
-                agent.execute("SELECT brain.remember(kind => 'fact', headline => 'Staging restarts at night')")
+                agent.execute(
+                    "SELECT brain.remember(kind => 'fact', headline => 'Staging restarts at night')"
+                )
             token = conn.execute("SELECT brain.create_token('agent_027', 'laptop')").fetchone()[0]
             assert token["role"] == "agent_027"
         finally:

@@ -90,7 +90,9 @@ def test_observed_rows_dedup_only_exact_or_near_identical(conn) -> None:
     near = observe(conn, ["build finished!"], embeddings=[unit(0.95)])
     assert exact[0]["action"] == "skipped" and exact[0]["similarity"] == 1
     assert related[0]["action"] == "created", "related observations are not refused"
-    assert (near[0]["action"], near[0]["duplicate_of"]) == ("updated", 1)
+    # an observation is a record: the earlier text stays, the near-identical one folds into it
+    assert (near[0]["action"], near[0]["duplicate_of"]) == ("skipped", 1)
+    assert scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = 1") == "build finished"
 
 
 def test_embedding_rows_must_match_the_chunks(conn) -> None:
@@ -129,24 +131,24 @@ def test_a_batch_dedups_against_itself(conn) -> None:
     assert [(r["action"], r["duplicate_of"]) for r in out] == [
         ("created", None),
         ("skipped", first),
-        ("updated", first),
+        ("skipped", first),
         ("created", None),
     ]
     assert out[1]["similarity"] == 1 and out[2]["similarity"] == pytest.approx(0.95, abs=1e-4)
     active = rows(conn, "SELECT memory_id, headline FROM brain.memory WHERE state = 'active' ORDER BY 1")
     assert active == [
-        {"memory_id": first, "headline": "build finished, all green"},
+        {"memory_id": first, "headline": "build finished"},
         {"memory_id": out[3]["memory_id"], "headline": "deploy started"},
-    ]
+    ], "an observation's text is a record: the earlier one is never rewritten by a longer one"
     (folded,) = rows(conn, "SELECT memory_id, replaced_by FROM brain.memory WHERE state = 'tombstoned'")
     assert folded["replaced_by"] == first, "the folded row stays, pointing at the memory that holds it"
     (fold,) = rows(conn, "SELECT * FROM brain.memory_fold")
     assert (fold["memory_id"], fold["folded_memory_id"], fold["displaced"], fold["headline"]) == (
         first,
-        first,
-        True,
-        "build finished",
-    ), "the shorter text the survivor held is kept as a fold record"
+        folded["memory_id"],
+        False,
+        "build finished, all green",
+    ), "the later text is kept as a fold record"
     audit = rows(conn, "SELECT memory_id, action FROM brain.audit ORDER BY audit_id")
     assert audit == [
         {"memory_id": first, "action": "insert"},
@@ -158,9 +160,9 @@ def test_a_batch_dedups_against_itself(conn) -> None:
     stored = scalar(
         conn,
         "SELECT embedding <=> %s::vector FROM brain.embedding WHERE memory_id = %s",
-        (str(unit(0.95)), first),
+        (str(unit(1.0)), first),
     )
-    assert stored == pytest.approx(0, abs=1e-6), "the longer text brought its embedding"
+    assert stored == pytest.approx(0, abs=1e-6), "the kept text keeps its embedding"
 
 
 def test_near_identical_rows_of_a_batch_fold_along_a_chain(conn) -> None:
@@ -171,19 +173,19 @@ def test_near_identical_rows_of_a_batch_fold_along_a_chain(conn) -> None:
         embeddings=[unit(0.96), unit(0.97)],
     )
     assert [(r["action"], r["memory_id"], r["duplicate_of"]) for r in out] == [
-        ("updated", kept["memory_id"], kept["memory_id"]),
-        ("updated", kept["memory_id"], kept["memory_id"]),
+        ("skipped", kept["memory_id"], kept["memory_id"]),
+        ("skipped", kept["memory_id"], kept["memory_id"]),
     ]
     assert rows(conn, "SELECT headline FROM brain.memory WHERE state = 'active'") == [
-        {"headline": "disk almost full on db-1 again, still"}
-    ]
+        {"headline": "disk almost full on db-1"}
+    ], "the first observation's text stays as it was written"
     actions = [r[0] for r in conn.execute("SELECT action FROM brain.audit ORDER BY audit_id")]
     assert actions == ["insert", "insert", "insert", "dedup", "update", "dedup", "update"]
     folds = rows(conn, "SELECT headline, displaced FROM brain.memory_fold ORDER BY fold_id")
     assert folds == [
-        {"headline": "disk almost full on db-1", "displaced": True},
-        {"headline": "disk almost full on db-1 again", "displaced": True},
-    ], "each text the survivor gave up is kept"
+        {"headline": "disk almost full on db-1 again", "displaced": False},
+        {"headline": "disk almost full on db-1 again, still", "displaced": False},
+    ], "each later text is kept"
 
 
 def test_observed_incidents_skip_only_exact_duplicates(conn) -> None:
@@ -241,3 +243,25 @@ def test_concurrent_batches_of_the_same_texts_store_each_once(conn, db_url) -> N
     actions = sorted(r["action"] for batch in results for r in batch)  # type: ignore[union-attr]
     assert actions == ["created"] * 20 + ["skipped"] * 60
     assert scalar(conn, "SELECT count(*) FROM brain.memory WHERE state = 'active'") == 20
+
+
+def test_an_observation_with_its_source_is_a_record_of_it(conn) -> None:
+    """The same words from two sources (a question asked again in another session) are two
+    records; the same source read again is one; a near-identical record never folds."""
+    question = "User: The payouts webhook drops events under load. How did we fix this last time?"
+    first = observe(conn, [question], source_refs=["s1/u1"], embeddings=[unit(1.0)])
+    again = observe(conn, [question], source_refs=["s2/u7"], embeddings=[unit(1.0)])
+    reread = observe(conn, [question], source_refs=["s1/u1"], embeddings=[unit(1.0)])
+    longer = observe(
+        conn, [question + " The logs say upstream closed."], source_refs=["s3/u2"], embeddings=[unit(0.97)]
+    )
+    assert [r["action"] for r in (first[0], again[0], reread[0], longer[0])] == [
+        "created",
+        "created",
+        "skipped",
+        "created",
+    ]
+    assert reread[0]["memory_id"] == first[0]["memory_id"]
+    stored = rows(conn, "SELECT source_ref, body FROM brain.memory WHERE state = 'active' ORDER BY memory_id")
+    assert [r["source_ref"] for r in stored] == ["s1/u1", "s2/u7", "s3/u2"]
+    assert all(question in (r["body"] or question) for r in stored)

@@ -328,7 +328,9 @@ def test_search_leaves_nothing_in_the_session_and_runs_nothing_of_it(conn) -> No
     for _ in range(3):
         assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]
         assert ids(search(conn, "release branch")) == [wanted["memory_id"]]
-    names = [r[0] for r in conn.execute("SELECT name FROM pg_prepared_statements WHERE NOT name LIKE '\\_pg3%%'")]
+    names = [
+        r[0] for r in conn.execute("SELECT name FROM pg_prepared_statements WHERE NOT name LIKE '\\_pg3%%'")
+    ]
     assert names == ["brain_search_mine"]
     conn.execute("DEALLOCATE ALL")  # what a pooler's DISCARD ALL does between clients
     assert ids(search(conn, "release branch", unit(1.0))) == [wanted["memory_id"]]

@@ -385,7 +385,11 @@ def _wire_hooks(
     "--source", default="claude-code", show_default=True, help="The client the session is booted as."
 )
 @click.option(
-    "--project", default="", envvar="BRAIN_PROJECT", help="Project scope ('' = global; env BRAIN_PROJECT)."
+    "--project",
+    default=None,
+    envvar="BRAIN_PROJECT",
+    help="Project scope (env BRAIN_PROJECT; '' = global). Default: the git repository of the session's"
+    " folder (CLAUDE_PROJECT_DIR, else the payload's cwd), else that folder's name.",
 )
 @click.option(
     "--timeout",
@@ -397,7 +401,7 @@ def _wire_hooks(
     type=click.IntRange(20, 100000),
     help="Tokens: of the boot payload (session-start) or of the memories added to a prompt.",
 )
-def hook(event: str, source: str, project: str, timeout: float | None, budget: int | None) -> None:
+def hook(event: str, source: str, project: str | None, timeout: float | None, budget: int | None) -> None:
     """Run a Claude Code hook: reads its JSON on standard input (docs/hooks.md).
 
     session-start boots a session and prints its payload as additional context;

@@ -70,7 +70,8 @@ class HookTimeout(Exception):
 @dataclass(frozen=True)
 class Options:
     source: str = "claude-code"
-    project: str = ""
+    # None: the project of the session's folder, its git repository (pybrain.repo.project_of)
+    project: str | None = ""
     timeout: float | None = None
     budget: int | None = None
     # Set by run(): the event; and, when a kept capture is written later, the time its hook ran.
@@ -88,6 +89,10 @@ def run(
     payload = None
     try:
         payload = _payload(raw)
+        if options.project is None:
+            from pybrain.repo import project_of
+
+            options = replace(options, project=project_of(_seat(payload)))
         with _deadline(options.timeout):
             answer = HANDLERS[event](payload, options)
     except Exception as exc:  # a hook never fails the session: it says why and exits 0

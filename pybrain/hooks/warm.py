@@ -136,7 +136,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     conn.sendall(b"R")
     options = hooks.Options(
         str(parsed["source"]),
-        str(parsed["project"]),
+        parsed["project"],  # type: ignore[arg-type]
         parsed.get("timeout"),  # type: ignore[arg-type]
         parsed.get("budget"),  # type: ignore[arg-type]
     )

@@ -247,6 +247,9 @@ AS $$
     SELECT coalesce(foldable, true)
        AND (origin IN ('explicit', 'overlay') OR s.fold_observed)
        AND (source_ref IS NULL OR kept.source_ref IS DISTINCT FROM source_ref)
+       -- records of their sources (observations that name one) stay apart
+       AND NOT (origin = 'observed' AND source_ref IS NOT NULL)
+       AND NOT (kept.origin = 'observed' AND kept.source_ref IS NOT NULL)
        AND brain._same_terms(kept.headline || E'\n' || kept.body, headline || E'\n' || body)
 $$;
 
@@ -286,7 +289,8 @@ DECLARE
     fold bigint;
 BEGIN
     SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = target;
-    IF kind = 'rule' OR length(normalized) <= length(kept.normalized) THEN
+    -- An observation's text is a record: never replaced by a later, longer one.
+    IF kind = 'rule' OR kept.origin = 'observed' OR length(normalized) <= length(kept.normalized) THEN
         INSERT INTO brain.memory_fold AS f (workspace_id, memory_id, folded_memory_id, headline, body, metadata,
             source_agent, session_id, source_system, source_ref, source_hash, item_created_at, similarity)
         VALUES (ws, target, folded_memory_id, headline, coalesce(body, ''), coalesce(metadata, '{}'),

@@ -622,7 +622,12 @@ BEGIN
                 c_chunk[n] := k;
                 c_head[n] := h;
                 c_body[n] := b;
-                c_norm[n] := brain.normalize_text(h, b);
+                -- An observation with its source named is a record of that source: the
+                -- same text from another source (a repeated question, another session's
+                -- turn) is stored as its own record, and only the same source's is a
+                -- duplicate (a transcript read again).
+                c_norm[n] := brain.normalize_text(h, b)
+                             || CASE WHEN source_refs[i] IS NOT NULL THEN E'\n@' || source_refs[i] ELSE '' END;
                 c_key[n] := md5(c_norm[n])::uuid;
                 c_meta[n] := meta;
                 c_ref[n] := ref;

@@ -165,31 +165,69 @@ BEGIN
 END
 $$;
 
--- The handoff the next session of a project and source gets: the newest of the
--- handoffs its ended sessions left and of those stored apart (brain.handoff).
+-- When a session ended, for the order of handoffs: its end; for one that ended
+-- without saying so (the client crashed: its process gone, its heartbeat
+-- expired, the machine rebooted), its last sign of life, not the moment that
+-- was noticed. NULL while the session goes on: a session compacted (its row
+-- ended, 'compacted') whose client session has a row still active, unless that
+-- client session is `own` (the one asking: after its compaction it gets its own
+-- note).
+DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
+CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text)
+RETURNS timestamptz
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE
+        WHEN s.status <> 'ended' THEN NULL
+        WHEN s.end_reason = 'compacted' AND (s.client_info->>'client_session') IS DISTINCT FROM own AND EXISTS (
+                 SELECT FROM brain.session n
+                 WHERE n.workspace_id = s.workspace_id AND n.status = 'active'
+                   AND n.client_info->>'client_session' = s.client_info->>'client_session') THEN NULL
+        WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
+            THEN least(s.heartbeat_at, s.ended_at)
+        ELSE s.ended_at END
+$$;
+
+-- The handoff the next session of a project and source gets: that of the
+-- session that ended last (brain._handoff_time), its own or one stored apart
+-- for it (brain.handoff); one stored apart for no session counts from when it
+-- was written. A session that goes on (compacted) or has not ended hands off
+-- nothing yet.
 CREATE OR REPLACE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamptz)
 RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+    WITH own AS (SELECT x.client_info->>'client_session' AS client_session FROM brain.session x
+                 WHERE x.workspace_id = brain.current_workspace() AND x.session_id = exclude_session)
     SELECT jsonb_build_object('session_id', h.session_id, 'ended_at', h.at, 'text', h.text, 'snapshot', h.snapshot)
+    -- (the newest 50 of each kind by when they were recorded: a handoff's time is
+    -- never later than that)
     FROM (
-        (SELECT o.session_id, o.ended_at AS at, o.handoff AS text, o.snapshot, 0 AS late, o.session_id AS id
-         FROM brain.session o
-         WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended' AND o.project = _last_handoff.project
-           AND o.source = _last_handoff.source AND o.handoff IS NOT NULL
-           AND o.session_id IS DISTINCT FROM exclude_session AND o.ended_at <= clock
-         ORDER BY o.ended_at DESC, o.session_id DESC
-         LIMIT 1)
+        SELECT o.session_id, brain._handoff_time(o, (SELECT own.client_session FROM own)) AS at, o.handoff AS text, o.snapshot, 0 AS late,
+               o.session_id AS id
+        FROM (SELECT * FROM brain.session o
+              WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended'
+                AND o.project = _last_handoff.project AND o.source = _last_handoff.source
+                AND o.handoff IS NOT NULL AND o.session_id IS DISTINCT FROM exclude_session
+                AND o.ended_at <= clock
+              ORDER BY o.ended_at DESC, o.session_id DESC
+              LIMIT 50) AS o
         UNION ALL
-        (SELECT l.session_id, l.created_at, l.text, l.snapshot, 1, l.handoff_id
-         FROM brain.handoff l
-         WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
-           AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
-           AND l.created_at <= clock
-         ORDER BY l.created_at DESC, l.handoff_id DESC
-         LIMIT 1)
+        SELECT l.session_id,
+               CASE WHEN l.session_id IS NULL THEN l.created_at
+                    ELSE brain._handoff_time(o, (SELECT own.client_session FROM own)) END,
+               l.text, l.snapshot, 1, l.handoff_id
+        FROM (SELECT * FROM brain.handoff l
+              WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
+                AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
+                AND l.created_at <= clock
+              ORDER BY l.created_at DESC, l.handoff_id DESC
+              LIMIT 50) AS l
+        LEFT JOIN brain.session o ON o.workspace_id = l.workspace_id AND o.session_id = l.session_id
     ) AS h
+    WHERE h.at IS NOT NULL
     ORDER BY h.at DESC, h.late DESC, h.id DESC
     LIMIT 1
 $$;

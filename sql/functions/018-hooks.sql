@@ -508,7 +508,10 @@ BEGIN
             SELECT x.session_id FROM brain.session x
             WHERE x.workspace_id = brain.current_workspace() AND x.source = uncaptured_sessions.source
               AND x.project = coalesce(uncaptured_sessions.project, '')
-              AND x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd
+              -- a project's seat is the project (a repository: any of its folders);
+              -- a global session's is its folder
+              AND (coalesce(uncaptured_sessions.project, '') <> ''
+                   OR x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd)
               AND x.host IS NOT DISTINCT FROM uncaptured_sessions.host
               -- ended otherwise than by a capture hook (ended, compacted) or by hand
               AND x.status = 'ended' AND x.end_reason NOT IN ('ended', 'compacted')
@@ -527,7 +530,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions IS
-    'Hands out the sessions of a seat (source, project, cwd, host) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
+    'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
 
 CREATE OR REPLACE FUNCTION brain.capture_ended_session(
     session bigint,

@@ -1,0 +1,500 @@
+"""Claude Code through pybrain's plugin, simulated: generated weeks of sessions in several
+repositories, checked against the agent loop's invariants after every step.
+
+Each session is a client process of its own that stays alive while the session lasts and
+runs the plugin's hook commands as Claude Code does (client -> sh -> the plugin's launcher ->
+brain), exactly as plugin/hooks/hooks.json writes them, fed Claude Code's JSON on standard
+input and a transcript in Claude Code's JSONL shape. Repositories: two git repositories, a
+subfolder of one of them, and a folder outside git; two windows may be open in one folder.
+Steps: open a session, an exchange of a prompt and a reply (some with <private> text), a
+compaction, /clear, an end, a crash (the client killed, no SessionEnd).
+
+After every step the invariants are checked (check()); a violation names the seed and the
+steps, and shrink() finds a shorter list of steps that still breaks the same invariant.
+tests/test_simulation.py runs fixed seeds; `make sim SEEDS=200` runs many and shrinks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import textwrap
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import psycopg
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+PLUGIN = ROOT / "plugin"
+LIMIT = 10_000  # Claude Code keeps at most this much of a hook's output
+
+# Folder (under the simulation's root), whether it is a git repository's root, the project
+# pybrain should file its sessions under (the git root's name, else the folder's), and a word
+# every text of that project carries and no other project's does.
+REPOS = [
+    ("alpha", True, "alpha", "kestrel"),
+    ("alpha/web", False, "alpha", "kestrel"),  # a subfolder of alpha's repository
+    ("beta", True, "beta", "marmot"),
+    ("gamma", False, "gamma", "osprey"),  # not in git
+]
+SERVICES = ["gateway", "scheduler", "billing worker", "search indexer", "mail relay", "cache", "ledger"]
+
+# The client: runs each command it is sent (one JSON line) through the shell, as Claude
+# Code runs a hook, and answers with one JSON line; it lives until the session ends.
+CLIENT = textwrap.dedent(
+    """
+    import json, subprocess, sys
+    for line in sys.stdin:
+        req = json.loads(line)
+        try:
+            out = subprocess.run(req["cmd"], shell=True, input=req["input"].encode(), capture_output=True,
+                                 env=req["env"], cwd=req["cwd"], timeout=req["timeout"])
+            res = {"rc": out.returncode, "stdout": out.stdout.decode(errors="replace"),
+                   "stderr": out.stderr.decode(errors="replace")}
+        except subprocess.TimeoutExpired:
+            res = {"rc": -1, "stdout": "", "stderr": "timed out"}
+        sys.stdout.write(json.dumps(res) + "\\n")
+        sys.stdout.flush()
+    """
+)
+
+
+@dataclass(frozen=True)
+class Step:
+    kind: str  # open, say, private, compact, clear, end, crash
+    session: int  # the simulation's number of the session (for open: the new one's)
+    arg: int = 0  # open: the repository's index; say/private: a number that makes the text unique
+
+    def __str__(self) -> str:
+        arg = f", {self.arg}" if self.kind in ("open", "say", "private") else ""
+        return f"{self.kind}(s{self.session}{arg})"
+
+
+def generate(seed: int, steps: int = 40) -> list[Step]:
+    """A seeded list of steps: sessions opened in random repositories (at most three at a
+    time), exchanges, compactions, /clear, ends and crashes."""
+    rng = random.Random(seed)
+    out: list[Step] = []
+    open_: list[int] = []
+    next_session = 1
+    for _ in range(steps):
+        if not open_ or (len(open_) < 3 and rng.random() < 0.25):
+            out.append(Step("open", next_session, rng.randrange(len(REPOS))))
+            open_.append(next_session)
+            next_session += 1
+            continue
+        s = rng.choice(open_)
+        kind = rng.choices(
+            ["say", "private", "compact", "clear", "end", "crash"], weights=[10, 2, 1.5, 1, 3, 1.2]
+        )[0]
+        out.append(Step(kind, s, rng.randrange(10_000) if kind in ("say", "private") else 0))
+        if kind in ("end", "crash"):
+            open_.remove(s)
+    return out
+
+
+@dataclass
+class Turn:
+    ref: str  # the source_ref the hooks store it under: <session id>/<line uuid>
+    role: str
+    text: str  # as the transcript holds it
+    kept: str  # what must be stored: the text without its <private> parts
+
+
+@dataclass
+class Session:
+    number: int
+    repo: int
+    session_id: str
+    path: Path
+    client: subprocess.Popen | None
+    turns: list[Turn] = field(default_factory=list)
+    last: str | None = None
+    lines: int = 0
+    due: int = 0  # turns[:due] must be stored by now
+    state: str = "open"  # open, ended, crashed
+    ended_at: int = -1  # the step at which it ended or crashed
+    last_reply: str | None = None
+
+
+@dataclass
+class Violation:
+    invariant: str
+    step: int
+    detail: str
+
+
+class World:
+    """One run: a database (db_url as the client role, admin_url as its superuser), a BRAIN_HOME,
+    a root folder with the repositories, and the sessions' clients."""
+
+    def __init__(self, db_url: str, admin_url: str, home: Path, root: Path) -> None:
+        self.db_url, self.admin_url, self.home, self.root = db_url, admin_url, home, root
+        self.sessions: dict[int, Session] = {}
+        self.private_tokens: list[str] = []
+        self.seen: dict[str, str] = {}  # source_ref -> the stored text first seen
+        self.violations: list[Violation] = []
+        self.step_no = 0
+        self.commands = {
+            event: groups[0]["hooks"][0]["command"]
+            for event, groups in json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"].items()
+        }
+        for folder, git, _, _ in REPOS:
+            path = root / folder
+            path.mkdir(parents=True, exist_ok=True)
+            if git:
+                subprocess.run(["git", "init", "-q", str(path)], check=True)
+        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "CLAUDE_"))}
+        self.env.update(
+            PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
+            BRAIN_DATABASE_URL=db_url,
+            BRAIN_EMBEDDER="hash",
+            BRAIN_HOME=str(home),
+            BRAIN_EMBED_SERVER="off",
+            BRAIN_HOOK_SERVER="off",
+            CLAUDE_PLUGIN_ROOT=str(PLUGIN),
+        )
+
+    # --- Claude Code's side --------------------------------------------------------
+
+    def _hook(self, s: Session, event: str, **fields: Any) -> str:
+        folder = self.root / REPOS[s.repo][0]
+        payload = {
+            "session_id": s.session_id,
+            "transcript_path": str(s.path),
+            "cwd": str(folder),
+            "permission_mode": "default",
+            "hook_event_name": event,
+            **fields,
+        }
+        assert s.client is not None and s.client.stdin is not None and s.client.stdout is not None
+        request = {
+            "cmd": self.commands[event],
+            "input": json.dumps(payload),
+            "env": {**self.env, "CLAUDE_PROJECT_DIR": str(folder)},
+            "cwd": str(folder),
+            "timeout": 120,
+        }
+        s.client.stdin.write(json.dumps(request) + "\n")
+        s.client.stdin.flush()
+        res = json.loads(s.client.stdout.readline())
+        if res["rc"] != 0 or "hook:" in res["stderr"]:
+            self._violate("hooks succeed", f"{event} of s{s.number}: rc {res['rc']} {res['stderr'][-300:]}")
+        return res["stdout"]
+
+    def _line(self, s: Session, kind: str, message: dict[str, Any]) -> str:
+        s.lines += 1
+        uuid = f"{s.session_id[:8]}-{s.lines:04d}"
+        minute = self.step_no  # ten hours a day, a minute a step
+        day, hour = 1 + minute // 600, (minute // 60) % 10 + 8
+        stamp = f"2026-11-{day:02d}T{hour:02d}:{minute % 60:02d}:00.000Z"
+        entry = {
+            "parentUuid": s.last,
+            "isSidechain": False,
+            "userType": "external",
+            "cwd": str(self.root / REPOS[s.repo][0]),
+            "sessionId": s.session_id,
+            "version": "2.0.14",
+            "gitBranch": "main",
+            "type": kind,
+            "message": message,
+            "uuid": uuid,
+            "timestamp": stamp,
+        }
+        s.last = uuid
+        with s.path.open("a", encoding="utf-8") as f:
+            f.write(json.dumps(entry) + "\n")
+        return uuid
+
+    def _say(self, s: Session, user: str, reply: str, kept_user: str) -> None:
+        uuid = self._line(s, "user", {"role": "user", "content": user})
+        s.turns.append(Turn(f"{s.session_id}/{uuid}", "user", user, kept_user))
+        message = {
+            "id": f"msg_{s.session_id[:6]}{s.lines}",
+            "type": "message",
+            "role": "assistant",
+            "model": "claude-sonnet-4-5-20250929",
+            "content": [{"type": "text", "text": reply}],
+            "stop_reason": "end_turn",
+            "usage": {"input_tokens": 900, "output_tokens": 60},
+        }
+        uuid = self._line(s, "assistant", message)
+        s.turns.append(Turn(f"{s.session_id}/{uuid}", "assistant", reply, reply))
+        s.last_reply = reply
+
+    def _boot(self, s: Session, source: str) -> None:
+        out = self._hook(s, "SessionStart", source=source, model="claude-sonnet-4-5-20250929")
+        context = ""
+        if out.strip():
+            try:
+                context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+            except (ValueError, KeyError, TypeError):
+                self._violate("hooks succeed", f"SessionStart of s{s.number} printed no JSON: {out[:200]}")
+        self._check_injection(s, context, source)
+
+    def _new_session(self, number: int, repo: int) -> Session:
+        session_id = f"{number:08x}-5eed-4{number:03x}-8a00-{self.step_no:012x}"
+        folder = self.home.parent / "claude-projects" / f"-sim-{REPOS[repo][0].replace('/', '-')}"
+        folder.mkdir(parents=True, exist_ok=True)
+        path = folder / f"{session_id}.jsonl"
+        path.touch()
+        client = subprocess.Popen(
+            [sys.executable, "-c", CLIENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        return Session(number, repo, session_id, path, client)
+
+    def apply(self, step: Step) -> None:
+        self.step_no += 1
+        s = self.sessions.get(step.session)
+        if step.kind == "open":
+            s = self._new_session(step.session, step.arg)
+            self.sessions[step.session] = s
+            self._boot(s, "startup")
+            # a crashed session of the project is captured by the next start of one
+            for other in self.sessions.values():
+                if other.state == "crashed" and REPOS[other.repo][2] == REPOS[s.repo][2]:
+                    other.due = len(other.turns)
+            return
+        if s is None or s.state != "open":
+            return  # a step of a session a shrunk list no longer opens
+        word, service = REPOS[s.repo][3], SERVICES[step.arg % len(SERVICES)]
+        if step.kind == "say":
+            port = 1000 + step.arg
+            self._say(
+                s,
+                f"Which port does the {word} {service} listen on now?",
+                f"The {word} {service} listens on port {port} since the {step.arg % 28 + 1}th.",
+                f"Which port does the {word} {service} listen on now?",
+            )
+        elif step.kind == "private":
+            token = f"pvt{step.arg:04d}x{self.step_no}"
+            self.private_tokens.append(token)
+            kept = f"The {word} {service} deploy key is rotated."
+            self._say(
+                s,
+                f"The {word} {service} deploy key is rotated. <private>the new key is {token}</private>",
+                f"Noted: the {word} {service} uses the rotated deploy key.",
+                kept,
+            )
+        elif step.kind == "compact":
+            self._hook(s, "PreCompact", trigger="auto", custom_instructions="")
+            s.due = len(s.turns)
+            self._boot(s, "compact")
+        elif step.kind == "clear":
+            self._hook(s, "SessionEnd", reason="clear")
+            s.due = len(s.turns)
+            s.state, s.ended_at = "ended", self.step_no
+            # /clear: the same window goes on as a new session
+            fresh = self._new_session(s.number, s.repo)
+            fresh.client.kill()  # the window's client stays the old one
+            fresh.client = s.client
+            s.client = None
+            replacement = Session(s.number, s.repo, fresh.session_id, fresh.path, fresh.client)
+            self.sessions[s.number] = replacement
+            self.sessions[-self.step_no] = s  # kept, under a number no step names
+            self._boot(replacement, "clear")
+        elif step.kind == "end":
+            self._hook(s, "SessionEnd", reason="prompt_input_exit")
+            s.due = len(s.turns)
+            s.state, s.ended_at = "ended", self.step_no
+            self._close(s)
+        elif step.kind == "crash":
+            assert s.client is not None
+            s.client.send_signal(signal.SIGKILL)
+            s.client.wait()
+            s.client = None
+            s.state, s.ended_at = "crashed", self.step_no
+
+    def _close(self, s: Session) -> None:
+        if s.client is not None:
+            assert s.client.stdin is not None
+            s.client.stdin.close()
+            s.client.wait(timeout=30)
+            s.client = None
+
+    def close(self) -> None:
+        for s in self.sessions.values():
+            if s.client is not None:
+                s.client.kill()
+                s.client.wait()
+                s.client = None
+
+    # --- the invariants ------------------------------------------------------------
+
+    def _violate(self, invariant: str, detail: str) -> None:
+        self.violations.append(Violation(invariant, self.step_no, detail))
+
+    def _check_injection(self, s: Session, context: str, source: str) -> None:
+        project, word = REPOS[s.repo][2], REPOS[s.repo][3]
+        if len(context) > LIMIT:
+            self._violate("injection within Claude Code's limit", f"s{s.number}: {len(context)} characters")
+        for _, _, other, other_word in REPOS:
+            if other != project and other_word in context:
+                line = next(x for x in context.splitlines() if other_word in x)
+                self._violate(
+                    "no memory of another repository", f"s{s.number} in {project} got {other}'s: {line[:160]}"
+                )
+        if source != "startup":
+            return
+        ended = [
+            o
+            for o in self.sessions.values()
+            if o is not s
+            and REPOS[o.repo][2] == project
+            and o.state != "open"
+            and o.last_reply
+            and (o.state == "ended" or o.due == len(o.turns))
+        ]
+        if ended:
+            latest = max(ended, key=lambda o: o.ended_at)
+            if latest.last_reply and latest.last_reply[:60] not in context:
+                shown = next((x for x in context.splitlines() if "Last reply" in x), "no handoff")
+                self._violate(
+                    "the handoff is the project's last ended session's",
+                    f"s{s.number} in {project}: expected s{latest.number}'s "
+                    f"{latest.last_reply[:60]!r}, shown {shown[:160]!r}",
+                )
+        del word
+
+    def check(self) -> None:
+        """The stored side of the invariants, read as the superuser."""
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            stored = {
+                ref: (headline, body, project)
+                for ref, headline, body, project in admin.execute(
+                    "SELECT source_ref, headline, body, project FROM brain.memory"
+                    " WHERE source_system = 'claude-code' AND source_ref IS NOT NULL"
+                )
+            }
+            counts = dict(
+                admin.execute(
+                    "SELECT source_ref, count(*) FROM brain.memory WHERE source_system = 'claude-code'"
+                    " AND source_ref IS NOT NULL GROUP BY 1"
+                ).fetchall()
+            )
+            for s in self.sessions.values():
+                for turn in s.turns[: s.due]:
+                    got = stored.get(turn.ref)
+                    if got is None:
+                        self._violate(
+                            "nothing captured is lost", f"s{s.number} {turn.role}: {turn.kept[:80]!r}"
+                        )
+                        continue
+                    text = f"{got[0]}\n{got[1]}"
+                    if turn.kept not in text:
+                        self._violate(
+                            "each turn is stored verbatim by its source",
+                            f"s{s.number} {turn.ref}: {turn.kept[:60]!r} not in {text[:160]!r}",
+                        )
+                    if counts.get(turn.ref, 0) > 1:
+                        self._violate("each turn is stored once", f"{turn.ref}: {counts[turn.ref]} rows")
+                    first = self.seen.setdefault(turn.ref, text)
+                    if first != text:
+                        self._violate(
+                            "nothing captured is rewritten",
+                            f"{turn.ref}: {first[:80]!r} became {text[:80]!r}",
+                        )
+                    if got[2] != REPOS[s.repo][2]:
+                        self._violate(
+                            "a project is a repository",
+                            f"s{s.number} in {REPOS[s.repo][0]}: stored under project {got[2]!r}",
+                        )
+            if self.private_tokens:
+                tables = [
+                    r[0]
+                    for r in admin.execute(
+                        "SELECT c.relname FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
+                        " AND c.relkind = 'r'"
+                    )
+                ]
+                pattern = "(" + "|".join(self.private_tokens) + ")"
+                for t in tables:
+                    hit = admin.execute(
+                        sql.SQL("SELECT x::text FROM {} x WHERE x::text ~ %s LIMIT 1").format(
+                            sql.Identifier("brain", t)
+                        ),
+                        (pattern,),
+                    ).fetchone()
+                    if hit:
+                        self._violate("<private> text reaches no table", f"brain.{t}: {hit[0][:160]}")
+        if self.private_tokens:
+            for path in self.home.rglob("*"):
+                if path.is_file() and path.stat().st_size < 5_000_000:
+                    data = path.read_text(errors="replace")
+                    token = next((t for t in self.private_tokens if t in data), None)
+                    if token:
+                        self._violate("<private> text reaches no file", f"{path.relative_to(self.home)}")
+
+
+Fresh = Callable[[], AbstractContextManager[tuple[str, str, Path]]]
+
+
+def run(steps: list[Step], fresh: Fresh, *, stop_at_first: bool = True) -> list[Violation]:
+    """The steps in a new world (fresh(): a new database's client and superuser URLs, and an
+    empty folder), the invariants checked after each; the violations found."""
+    with fresh() as (db_url, admin_url, folder):
+        home = folder / "home"
+        root = folder / "repos"
+        home.mkdir()
+        root.mkdir()
+        world = World(db_url, admin_url, home, root)
+        try:
+            for step in steps:
+                world.apply(step)
+                world.check()
+                if world.violations and stop_at_first:
+                    break
+        finally:
+            world.close()
+            shutil.rmtree(root, ignore_errors=True)
+        return world.violations
+
+
+def shrink(steps: list[Step], invariant: str, fresh: Fresh, *, budget: int = 60) -> list[Step]:
+    """A shorter list of steps that still breaks the invariant: steps after the failing one
+    dropped, then each step in turn while the invariant still breaks (at most budget runs)."""
+
+    def breaks(candidate: list[Step]) -> int | None:
+        found = [v for v in run(candidate, fresh) if v.invariant == invariant]
+        return found[0].step if found else None
+
+    at = breaks(steps)
+    if at is None:
+        return steps
+    best = steps[:at]
+    runs = 1
+    i = len(best) - 2
+    while i >= 0 and runs < budget:
+        candidate = best[:i] + best[i + 1 :]
+        runs += 1
+        at = breaks(candidate)
+        if at is not None:
+            best = candidate[:at]
+        i = min(i, len(best)) - 1
+    opened: set[int] = set()
+    for step in best:  # steps of sessions the shorter list never opens do nothing
+        if step.kind == "open":
+            opened.add(step.session)
+    return [step for step in best if step.session in opened]
+
+
+def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
+    lines = [f"seed {seed}: {len(violations)} violation(s)"]
+    for v in violations[:10]:
+        lines.append(f"  step {v.step} [{v.invariant}] {v.detail}")
+    lines.append("  steps: " + " ".join(str(s) for s in steps))
+    return "\n".join(lines)
+
+
+def seeds_from_env(default: list[int]) -> Iterator[int]:
+    count = int(os.environ.get("PYBRAIN_SIM_SEEDS", "0") or 0)
+    yield from (range(1000, 1000 + count) if count else default)

@@ -1,0 +1,79 @@
+"""The agent loop over generated weeks (tests/simulation.py): fixed seeds here; `make sim
+SEEDS=200` runs as many generated seeds, shrinks each violation to a short list of steps and
+prints them."""
+
+from __future__ import annotations
+
+import itertools
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+import simulation
+from conftest import TEST_ROLE, new_database, with_database
+from psycopg.conninfo import conninfo_to_dict
+
+CI_SEEDS = [11, 12, 13]
+_runs = itertools.count()
+
+
+@pytest.fixture
+def fresh(admin_url: str, template_url: str, tmp_path: Path):
+    """A new database (a copy of the migrated template) and an empty folder, per run."""
+
+    @contextmanager
+    def make() -> Iterator[tuple[str, str, Path]]:
+        n = next(_runs)
+        with new_database(admin_url, f"brain_sim_{os.getpid()}_{n}", "brain_template") as url:
+            client = with_database(url, conninfo_to_dict(url)["dbname"], user=TEST_ROLE, password="test")
+            folder = tmp_path / f"run{n}"
+            folder.mkdir()
+            yield client, url, folder
+
+    return make
+
+
+def test_the_generator_covers_every_kind_of_step() -> None:
+    kinds = {s.kind for seed in CI_SEEDS for s in simulation.generate(seed)}
+    assert kinds == {"open", "say", "private", "compact", "clear", "end", "crash"}
+    assert simulation.generate(11) == simulation.generate(11)
+
+
+@pytest.mark.parametrize("seed", CI_SEEDS)
+def test_a_generated_fortnight_keeps_every_invariant(fresh, seed, capsys) -> None:
+    steps = simulation.generate(seed)
+    violations = simulation.run(steps, fresh)
+    with capsys.disabled():
+        print("\n" + simulation.report(seed, steps, violations))
+    assert violations == []
+
+
+@pytest.mark.skipif(not os.environ.get("PYBRAIN_SIM_SEEDS"), reason="make sim SEEDS=n runs it")
+def test_many_seeds(fresh, capsys) -> None:
+    """make sim SEEDS=n: n generated seeds, each violation shrunk to the steps that show it."""
+    found = 0
+    for seed in simulation.seeds_from_env(CI_SEEDS):
+        steps = simulation.generate(seed, steps=60)
+        violations = simulation.run(steps, fresh)
+        if violations:
+            found += 1
+            short = simulation.shrink(steps, violations[0].invariant, fresh)
+            with capsys.disabled():
+                print("\n" + simulation.report(seed, short, simulation.run(short, fresh)))
+    assert found == 0
+
+
+def test_a_project_is_the_repository_that_holds_the_folder(tmp_path: Path) -> None:
+    from pybrain.repo import project_of
+
+    (tmp_path / "shop" / ".git").mkdir(parents=True)
+    (tmp_path / "shop" / "web" / "src").mkdir(parents=True)
+    (tmp_path / "wt").mkdir()
+    (tmp_path / "wt" / ".git").write_text("gitdir: /elsewhere/.git/worktrees/wt\n")  # a worktree
+    (tmp_path / "notes").mkdir()
+    assert project_of(tmp_path / "shop") == "shop"
+    assert project_of(tmp_path / "shop" / "web" / "src") == "shop"
+    assert project_of(tmp_path / "wt") == "wt"
+    assert project_of(tmp_path / "notes") == "notes"
