@@ -2741,7 +2741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f934697a501b60c45f42b9116d72af3b53a8916cd2b15d9cf7d908a7d35237a7';
+COMMENT ON TABLE brain.migration IS 'functions d6b97a87596cf04a9d9a38c3043131365398942cb5bcf5f2eaf2903979b51212';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -25,6 +25,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
+from datetime import UTC, datetime
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -122,7 +123,8 @@ class Session:
     lines: int = 0
     due: int = 0  # turns[:due] must be stored by now
     state: str = "open"  # open, ended, crashed
-    ended_at: int = -1  # the step at which it ended or crashed
+    ended_at: int = -1  # the step at which it ended; for a crash, its last sign of life
+    active_at: int = 0  # the step of its last hook or transcript line
     last_reply: str | None = None
 
 
@@ -184,6 +186,7 @@ class World:
             "cwd": str(folder),
             "timeout": 120,
         }
+        s.active_at = self.step_no
         s.client.stdin.write(json.dumps(request) + "\n")
         s.client.stdin.flush()
         res = json.loads(s.client.stdout.readline())
@@ -194,9 +197,9 @@ class World:
     def _line(self, s: Session, kind: str, message: dict[str, Any]) -> str:
         s.lines += 1
         uuid = f"{s.session_id[:8]}-{s.lines:04d}"
-        minute = self.step_no  # ten hours a day, a minute a step
-        day, hour = 1 + minute // 600, (minute // 60) % 10 + 8
-        stamp = f"2026-11-{day:02d}T{hour:02d}:{minute % 60:02d}:00.000Z"
+        # the time the line is written, as Claude Code stamps it (the database's clock is real)
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        s.active_at = self.step_no
         entry = {
             "parentUuid": s.last,
             "isSidechain": False,
@@ -312,7 +315,8 @@ class World:
             s.client.send_signal(signal.SIGKILL)
             s.client.wait()
             s.client = None
-            s.state, s.ended_at = "crashed", self.step_no
+            # pybrain learns when it died from its last hook or transcript line
+            s.state, s.ended_at = "crashed", s.active_at
 
     def _close(self, s: Session) -> None:
         if s.client is not None:

@@ -547,10 +547,24 @@ DECLARE
     clock timestamptz := brain._clock(capture_ended_session.now);
     handoff text;
     result jsonb;
+    last_turn timestamptz;
 BEGIN
     IF s.status <> 'ended' THEN
         PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
             jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    -- Its last sign of life is its last turn, when the transcript says it lived past
+    -- its last hook: handoffs come in the order sessions ended (brain._handoff_time).
+    BEGIN
+        SELECT max((t->>'at')::timestamptz) INTO last_turn
+        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(turns) = 'array' THEN turns ELSE '[]' END) AS t
+        WHERE t->>'at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d';
+    EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
+        last_turn := NULL;
+    END;
+    IF last_turn > s.heartbeat_at THEN
+        UPDATE brain.session x SET heartbeat_at = least(last_turn, x.ended_at)
+        WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
     END IF;
     handoff := brain.transcript_handoff(turns, format('the next session''s start (it had ended: %s)', s.end_reason),
                                         client, s.client_info->>'client_session');
