@@ -25,9 +25,9 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Callable, Iterator
-from datetime import UTC, datetime
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
