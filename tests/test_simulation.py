@@ -37,7 +37,7 @@ def fresh(admin_url: str, template_url: str, tmp_path: Path):
 
 def test_the_generator_covers_every_kind_of_step() -> None:
     kinds = {s.kind for seed in CI_SEEDS for s in simulation.generate(seed)}
-    assert kinds == {"open", "say", "private", "compact", "clear", "end", "crash"}
+    assert kinds == {"open", "say", "private", "compact", "clear", "end", "crash", "down", "up"}
     assert simulation.generate(11) == simulation.generate(11)
 
 
