@@ -219,7 +219,8 @@ class World:
             if res["rc"] != 0 or res["stdout"].strip() or not outage:
                 self._violate(
                     "with the database out a hook says so in one line",
-                    f"{event} of s{s.number}: rc {res['rc']} out {res['stdout'][:100]!r} err {res['stderr'][-200:]!r}",
+                    f"{event} of s{s.number}: rc {res['rc']} out {res['stdout'][:100]!r}"
+                    f" err {res['stderr'][-200:]!r}",
                 )
             return ""
         if res["rc"] != 0 or "hook:" in res["stderr"]:
