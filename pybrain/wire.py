@@ -228,7 +228,9 @@ CLAUDE_HOOKS: dict[str, tuple[str, int]] = {
     "PreCompact": ("pre-compact", 60),
     "SessionEnd": ("session-end", 60),
 }
-CLAUDE_SETTINGS = ".claude/settings.json"
+# The project's settings of this machine (Claude Code keeps the file out of git): the hooks
+# name this machine's `brain` by its absolute path, which is no command for a teammate.
+CLAUDE_SETTINGS = ".claude/settings.local.json"
 # A command that runs `brain hook EVENT`: pybrain's own entry, found again on a second run.
 _OUR_HOOK = re.compile(
     r"(?:^|[\s/'\"])brain['\"]?\s+hook\s+(session-start|prompt|pre-compact|session-end)(?=\s|$)"

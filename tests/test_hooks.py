@@ -492,13 +492,16 @@ def test_wire_hooks_merges_and_is_idempotent(brain_cli, tmp_path) -> None:
     assert settings.read_text() == first
 
 
-def test_wire_hooks_writes_the_projects_settings_by_default(brain_cli, tmp_path, monkeypatch) -> None:
+def test_wire_hooks_writes_the_projects_local_settings_by_default(brain_cli, tmp_path, monkeypatch) -> None:
+    """The hooks name this machine's brain by its path: they go to the project's settings of
+    this machine (settings.local.json, out of git), not the shared settings.json."""
     monkeypatch.chdir(tmp_path)
     r = brain_cli("wire", "claude-code", "--hooks", "--json")
     assert r.exit_code == 0, r.output
     report = json.loads(r.output)
-    assert report["path"] == ".claude/settings.json"
-    data = json.loads((tmp_path / ".claude" / "settings.json").read_text())
+    assert report["path"] == ".claude/settings.local.json"
+    assert not (tmp_path / ".claude" / "settings.json").exists()
+    data = json.loads((tmp_path / ".claude" / "settings.local.json").read_text())
     assert sorted(data["hooks"]) == ["PreCompact", "SessionEnd", "SessionStart"]
     assert data["hooks"]["SessionStart"][0]["hooks"][0]["command"].endswith(" hook session-start")
 
