@@ -2741,7 +2741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d6b97a87596cf04a9d9a38c3043131365398942cb5bcf5f2eaf2903979b51212';
+COMMENT ON TABLE brain.migration IS 'functions cc77c5fe725cb09c6ceb8d079625a865bd4f41b1370bd97726cdca704dab12ae';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

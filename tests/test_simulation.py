@@ -50,6 +50,52 @@ def test_a_generated_fortnight_keeps_every_invariant(fresh, seed, capsys) -> Non
     assert violations == []
 
 
+# What the simulation found, shrunk: each a list of steps that broke an invariant once.
+S = simulation.Step
+FOUND = {
+    # two windows in one folder: the one that ended ended the other's session, whose turns
+    # its crash then never had captured
+    "two windows, one ends, the other crashes": [
+        S("open", 1, 1),
+        S("open", 2, 1),
+        S("say", 2, 2571),
+        S("end", 1),
+        S("crash", 2),
+        S("open", 3, 0),
+    ],
+    # a crashed session in a repository is captured by the next start in a subfolder of it
+    "a crash captured from a subfolder": [S("open", 1, 0), S("say", 1, 5131), S("crash", 1), S("open", 2, 1)],
+    # a compaction's note is not the last ended session's handoff
+    "a compaction while another session had ended": [
+        S("open", 1, 1),
+        S("say", 1, 8079),
+        S("end", 1),
+        S("open", 2, 1),
+        S("say", 2, 2985),
+        S("compact", 2),
+        S("open", 3, 0),
+    ],
+    # of two crashed sessions, the one whose transcript went on longer ended last
+    "two crashes in one repository": [
+        S("open", 1, 0),
+        S("say", 1, 3965),
+        S("open", 2, 0),
+        S("say", 2, 5131),
+        S("crash", 2),
+        S("say", 1, 4000),
+        S("crash", 1),
+        S("open", 3, 1),
+        S("open", 4, 0),
+    ],
+}
+
+
+@pytest.mark.parametrize("case", sorted(FOUND))
+def test_what_the_simulation_found_holds(fresh, case) -> None:
+    violations = simulation.run(FOUND[case], fresh)
+    assert violations == [], simulation.report(0, FOUND[case], violations)
+
+
 @pytest.mark.skipif(not os.environ.get("PYBRAIN_SIM_SEEDS"), reason="make sim SEEDS=n runs it")
 def test_many_seeds(fresh, capsys) -> None:
     """make sim SEEDS=n: n generated seeds, each violation shrunk to the steps that show it."""

@@ -200,12 +200,29 @@ DECLARE
     clock timestamptz := brain._clock(hand_off_transcript.now);
     handoff text := brain.transcript_handoff(turns, event, client, transcript);
     live bigint;
+    own bigint;
     result jsonb;
 BEGIN
+    -- The session booted for this client session (transcript: its id), live first: with
+    -- two windows in one folder the seat alone would name the other window's.
+    IF transcript IS NOT NULL AND source ~ '^\S+$' THEN
+        PERFORM brain._sweep_sessions(clock, host, host_processes);
+        SELECT s.session_id INTO own FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+          AND s.project = coalesce(hand_off_transcript.project, '')
+          AND s.host IS NOT DISTINCT FROM hand_off_transcript.host
+          AND s.client_info->>'client_session' = hand_off_transcript.transcript AND s.started_at <= clock
+        ORDER BY s.status = 'active' DESC, s.started_at DESC, s.session_id DESC
+        LIMIT 1;
+    END IF;
     IF handoff IS NOT NULL THEN
         -- (brain.end_session stores no handoff the next session gets already)
-        result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock)
-                  || jsonb_build_object('handoff', handoff);
+        IF own IS NOT NULL THEN
+            result := brain.end_session(own, handoff, NULL, clock);
+        ELSE
+            result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock);
+        END IF;
+        result := result || jsonb_build_object('handoff', handoff);
         IF compaction AND (result->>'ended')::boolean THEN
             -- The turns stored so far are compacted away: brain.prompt_context may bring them back.
             UPDATE brain.session s SET end_reason = 'compacted'
@@ -224,7 +241,7 @@ BEGIN
     WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
       AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
       AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
-    ORDER BY s.started_at DESC, s.session_id DESC
+    ORDER BY s.session_id = own DESC NULLS LAST, s.started_at DESC, s.session_id DESC
     LIMIT 1;
     IF live IS NOT NULL THEN
         result := brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
