@@ -27,6 +27,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -71,6 +72,20 @@ CLIENT = textwrap.dedent(
         sys.stdout.flush()
     """
 )
+
+
+class Front(Switch):
+    """The Switch, coming back on its port even while the machine is busy: the spool files a
+    record under the database's address, so the hooks must find it there again."""
+
+    def start(self) -> None:
+        for _ in range(100):
+            try:
+                super().start()
+                return
+            except OSError:  # the port not free yet
+                time.sleep(0.1)
+        super().start()
 
 
 @dataclass(frozen=True)
@@ -165,7 +180,7 @@ class World:
         self.seen: dict[str, str] = {}  # source_ref -> the stored text first seen
         self.violations: list[Violation] = []
         self.step_no = 0
-        self.switch = Switch(db_url)  # the hooks' way to the database, which a step stops or hangs
+        self.switch = Front(db_url)  # the hooks' way to the database, which a step stops or hangs
         self.down = False
         self.owed: list[tuple[Session, int]] = []  # captures kept while down: (session, turns)
         self.commands = {
@@ -319,14 +334,15 @@ class World:
         if step.kind == "open":
             s = self._new_session(step.session, step.arg)
             self.sessions[step.session] = s
-            self._boot(s, "startup")
-            # a crashed session of the project is captured by the next start of one
+            # a crashed session of the project is captured by the next start of one, before
+            # its payload is made
             # (not one no hook of which ever reached the database: a session started while
             # it was out and crashed before another hook is unknown to pybrain; docs/hooks.md)
             if not self.down:
                 for other in self.sessions.values():
                     if other.state == "crashed" and other.known and REPOS[other.repo][2] == REPOS[s.repo][2]:
                         other.due = len(other.turns)
+            self._boot(s, "startup")
             return
         if s is None or s.state != "open":
             return  # a step of a session a shrunk list no longer opens
@@ -556,7 +572,7 @@ def shrink(steps: list[Step], invariant: str, fresh: Fresh, *, budget: int = 60)
     for step in best:  # steps of sessions the shorter list never opens do nothing
         if step.kind == "open":
             opened.add(step.session)
-    return [step for step in best if step.session in opened]
+    return [step for step in best if step.session in opened or step.kind in ("down", "up")]
 
 
 def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:

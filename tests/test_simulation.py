@@ -75,6 +75,16 @@ FOUND = {
         S("compact", 2),
         S("open", 3, 0),
     ],
+    # a crashed session captured by the start whose payload is shown: its handoff is in it
+    "two crashes, one after the other": [
+        S("open", 2, 1),
+        S("say", 2, 8980),
+        S("crash", 2),
+        S("open", 7, 1),
+        S("say", 7, 7829),
+        S("crash", 7),
+        S("open", 8, 1),
+    ],
     # of two crashed sessions, the one whose transcript went on longer ended last
     "two crashes in one repository": [
         S("open", 1, 0),
