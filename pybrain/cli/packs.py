@@ -70,7 +70,8 @@ def trajectory_group() -> None:
     "transcript",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Take problem, steps and outcome from a Claude Code transcript (JSONL): the tool calls "
-    "of its last prompt that made any (secrets replaced, failed calls marked).",
+    "of its last prompt that made any (secrets replaced, failed calls marked). A regular file; "
+    "of one over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
 )
 @click.option(
     "--prompt", "prompt_number", type=click.IntRange(1), help="With --from-transcript: the n-th prompt."
@@ -92,6 +93,8 @@ def trajectory_record(
         found = read_trajectory(transcript, prompt_number)
         if found is None:
             raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
+        if found["left_out"]:
+            click.echo(f"pybrain: the transcript was read in part: {found['left_out']}", err=True)
         problem = problem or found["problem"]
         steps = _steps(step, steps_json) or found["steps"]
         opts["outcome"] = opts["outcome"] or found["outcome"]

@@ -406,9 +406,9 @@ def hook(event: str, source: str, project: str, timeout: float | None, budget: i
     handoff. It never blocks the session: on any failure it says why on
     standard error, prints nothing and exits 0.
     """
-    from pybrain.hooks import Options, run
+    from pybrain.hooks import Options, read_input, run
 
-    sys.exit(run(event, sys.stdin.buffer.read(), Options(source, project, timeout, budget)))
+    sys.exit(run(event, read_input(sys.stdin.buffer), Options(source, project, timeout, budget)))
 
 
 COMMANDS = (boot, sessions, end, ack, actions_group, scratch_group, wire, hook)
