@@ -64,7 +64,7 @@ class Report:
             "documents": {k: self.documents.get(k, 0) for k in _DOC_ACTIONS},
             "chunks": {k: self.chunks.get(k, 0) for k in _CHUNK_ACTIONS},
             "redacted": self.redacted,
-            "problems": [{"path": p.path, "message": p.message} for p in self.problems],
+            "problems": [{"path": p.path, "message": p.message, "code": p.code} for p in self.problems],
             "skipped": len(self.skipped),
             "embedded": self.embedded,
             "embedding_queued": self.embedding_queued,
