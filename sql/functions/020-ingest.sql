@@ -96,6 +96,7 @@ DECLARE
     k_act text[];
     k_id bigint[];
     k_dup integer[];
+    k_first integer[];  -- the earlier chunk of the document with the same text, if any
     nk integer;
     ol_id bigint[];
     ol_key uuid[];
@@ -279,6 +280,12 @@ BEGIN
             -- b. The same text as another active memory of the project, or as a
             --    chunk stored earlier in this call: a duplicate, not stored again.
             --    (Chunks of documents removed at source do not count: they go first.)
+            --    The first chunk of each text, in one pass (a search of the chunks before
+            --    each one made a document of n chunks cost n² / 2 comparisons).
+            k_first := ARRAY(SELECT CASE WHEN f.first < f.k THEN f.first END
+                             FROM (SELECT u.k, min(u.k) OVER (PARTITION BY u.key) AS first
+                                   FROM unnest(k_key) WITH ORDINALITY AS u(key, k)) AS f
+                             ORDER BY f.k);
             FOR k IN 1 .. nk LOOP
                 CONTINUE WHEN k_act[k] IS NOT NULL;
                 pos := array_position(seen_key, k_key[k]);
@@ -288,7 +295,7 @@ BEGIN
                 END IF;
                 -- the same text as an earlier chunk of this document (a repeated
                 -- paragraph or example): that chunk's memory, stored once
-                pos := array_position(k_key[1:k - 1], k_key[k]);
+                pos := k_first[k];
                 IF pos IS NOT NULL THEN
                     k_act[k] := 'duplicate';
                     IF k_act[pos] IN ('unchanged', 'duplicate') THEN
