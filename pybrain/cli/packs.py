@@ -74,7 +74,7 @@ def trajectory_group() -> None:
     "of one over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
 )
 @click.option(
-    "--prompt", "prompt_number", type=click.IntRange(1), help="With --from-transcript: the n-th prompt."
+    "--prompt", "prompt_number", type=click.IntRange(1), help="With --from-transcript: the n-th prompt (BR030 for a transcript over 64 MiB)."
 )
 def trajectory_record(
     problem: str | None,

@@ -405,6 +405,9 @@ def hook(event: str, source: str, project: str, timeout: float | None, budget: i
     session-end observe the transcript's new turns and end the session with a
     handoff. It never blocks the session: on any failure it says why on
     standard error, prints nothing and exits 0.
+
+    Bounded input: standard input up to 8 MiB; of the transcript (a regular
+    file, else BR030) the last 64 MiB, lines over 8 MiB skipped.
     """
     from pybrain.hooks import Options, read_input, run
 
