@@ -118,7 +118,7 @@ def test_trajectory_from_dev_zero_returns_with_br030() -> None:
     )
     print("tried: brain trajectory record --from-transcript /dev/zero; got:", out.returncode, out.stderr[-400:])
     assert out.returncode == 1, out.stderr
-    assert b"BR030" in out.stderr + out.stdout or b"not a regular file" in out.stderr + out.stdout
+    assert b"not a regular file" in out.stderr and b"limit of 64 MiB" in out.stderr
 
 
 def _turn(uuid: str, text: str, role: str = "user") -> str:
@@ -176,3 +176,26 @@ def test_the_prompt_th_of_a_transcript_read_in_part_is_refused(tmp_path: Path, m
     with pytest.raises(InputTooLarge) as refused:
         trajectory.read_trajectory(path, prompt=1)
     assert refused.value.code == "BR030" and refused.value.detail["limit_bytes"] == 2048
+
+
+def test_a_text_argument_from_dev_zero_is_refused() -> None:
+    with open("/dev/zero", "rb") as zero:
+        out = _brain(
+            ["trajectory", "record", "--problem", "-", "--step", "ran it"],
+            stdin=zero,
+            env={"BRAIN_DATABASE_URL": DOWN_URL},
+        )
+    print("tried: brain trajectory record --problem - < /dev/zero; got:", out.returncode, out.stderr[-400:])
+    assert out.returncode == 1
+    assert b"over the 8 MiB" in out.stderr and b"limit_bytes=8388608" in out.stderr, out.stderr
+
+
+def test_a_steps_file_over_the_limit_is_refused(tmp_path: Path) -> None:
+    from pybrain.cli import base
+
+    big = tmp_path / "steps.json"
+    with open(big, "wb") as out:
+        out.truncate(base.STDIN_BYTES + 10)  # sparse: no disk written
+    r = _brain(["trajectory", "record", "--problem", "p", "--steps", str(big)], env={"BRAIN_DATABASE_URL": DOWN_URL})
+    print("tried: --steps with a file one byte over the limit; got:", r.returncode, r.stderr[-300:])
+    assert r.returncode == 1 and b"8 MiB" in r.stderr + r.stdout
