@@ -108,3 +108,22 @@ def test_brain_ingest_of_a_link_to_etc_passwd_stores_nothing(layout: Path, brain
     assert r.exit_code == 1
     stored = [row[0] for row in conn.execute("SELECT source_ref FROM brain.memory WHERE source_ref IS NOT NULL")]
     assert stored and all(ref.startswith("docs/guide.md") for ref in stored), stored
+
+
+def test_a_call_cut_off_by_the_statement_timeout_says_so(layout: Path, brain, conn) -> None:
+    """Before, a document the role's statement_timeout cut off failed with the server's bare
+    'canceling statement due to statement timeout' (SQLSTATE 57014)."""
+    from pybrain.errors import BrainError
+    from pybrain.ingest import ingest
+
+    doc = layout / "docs" / "long.md"
+    doc.write_text("".join(f"## Part {i}\n\n" + "Words of a long document go on. " * 40 + "\n\n" for i in range(300)))
+    conn.execute("SET statement_timeout = '20ms'")
+    try:
+        with pytest.raises(BrainError) as cut:
+            ingest(brain, ["docs/long.md"], root=layout)
+    finally:
+        conn.execute("RESET statement_timeout")
+    print("tried: a 300-section document with a 20 ms statement timeout; got:", cut.value.message, cut.value.hint)
+    assert "cancelled by the statement timeout" in cut.value.message
+    assert cut.value.detail["sqlstate"] == "57014" and "How large" in cut.value.hint
