@@ -32,7 +32,12 @@ def layout(tmp_path: Path, monkeypatch) -> Path:
 
 def _through(listing) -> list[str]:
     got = [d.ref for d in listing.documents if "vault" in d.text or "root:" in d.text]
-    print("documents:", [d.ref for d in listing.documents], "problems:", [(p.path, p.message) for p in listing.problems])
+    print(
+        "documents:",
+        [d.ref for d in listing.documents],
+        "problems:",
+        [(p.path, p.message) for p in listing.problems],
+    )
     return got
 
 
@@ -106,7 +111,9 @@ def test_brain_ingest_of_a_link_to_etc_passwd_stores_nothing(layout: Path, brain
     r = brain_cli("ingest", "link-to-etc-passwd", "docs/**", "--json")
     print("tried: brain ingest link-to-etc-passwd 'docs/**'; got", r.exit_code, r.output[-600:])
     assert r.exit_code == 1
-    stored = [row[0] for row in conn.execute("SELECT source_ref FROM brain.memory WHERE source_ref IS NOT NULL")]
+    stored = [
+        row[0] for row in conn.execute("SELECT source_ref FROM brain.memory WHERE source_ref IS NOT NULL")
+    ]
     assert stored and all(ref.startswith("docs/guide.md") for ref in stored), stored
 
 
@@ -117,13 +124,19 @@ def test_a_call_cut_off_by_the_statement_timeout_says_so(layout: Path, brain, co
     from pybrain.ingest import ingest
 
     doc = layout / "docs" / "long.md"
-    doc.write_text("".join(f"## Part {i}\n\n" + "Words of a long document go on. " * 40 + "\n\n" for i in range(300)))
+    doc.write_text(
+        "".join(f"## Part {i}\n\n" + "Words of a long document go on. " * 40 + "\n\n" for i in range(300))
+    )
     conn.execute("SET statement_timeout = '20ms'")
     try:
         with pytest.raises(BrainError) as cut:
             ingest(brain, ["docs/long.md"], root=layout)
     finally:
         conn.execute("RESET statement_timeout")
-    print("tried: a 300-section document with a 20 ms statement timeout; got:", cut.value.message, cut.value.hint)
+    print(
+        "tried: a 300-section document with a 20 ms statement timeout; got:",
+        cut.value.message,
+        cut.value.hint,
+    )
     assert "cancelled by the statement timeout" in cut.value.message
     assert cut.value.detail["sqlstate"] == "57014" and "How large" in cut.value.hint

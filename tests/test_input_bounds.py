@@ -51,7 +51,9 @@ def _capped(
 
 
 def _brain(args: list[str], **kwargs: object) -> subprocess.CompletedProcess:
-    return _capped("sys.argv = ['brain', *sys.argv[1:]]\nfrom pybrain.entry import main\nmain()\n", args, **kwargs)
+    return _capped(
+        "sys.argv = ['brain', *sys.argv[1:]]\nfrom pybrain.entry import main\nmain()\n", args, **kwargs
+    )
 
 
 READER = (
@@ -116,7 +118,9 @@ def test_trajectory_from_dev_zero_returns_with_br030() -> None:
         ["trajectory", "record", "--from-transcript", "/dev/zero"],
         env={"BRAIN_DATABASE_URL": DOWN_URL},
     )
-    print("tried: brain trajectory record --from-transcript /dev/zero; got:", out.returncode, out.stderr[-400:])
+    print(
+        "tried: brain trajectory record --from-transcript /dev/zero; got:", out.returncode, out.stderr[-400:]
+    )
     assert out.returncode == 1, out.stderr
     assert b"not a regular file" in out.stderr and b"limit of 64 MiB" in out.stderr
 
@@ -156,9 +160,7 @@ def test_a_line_over_the_line_limit_is_skipped(tmp_path: Path, monkeypatch) -> N
 
     monkeypatch.setattr(transcript, "LINE_BYTES", 1000, raising=False)
     path = tmp_path / "t.jsonl"
-    path.write_text(
-        "\n".join([_turn("a", "before"), _turn("big", "x" * 50_000), _turn("b", "after")]) + "\n"
-    )
+    path.write_text("\n".join([_turn("a", "before"), _turn("big", "x" * 50_000), _turn("b", "after")]) + "\n")
     lines = transcript.Lines(path)
     turns = transcript.read_turns(path, "s", lines)
     print("tried: a 50 kB line with a 1000-byte line limit; read", [t["ref"] for t in turns])
@@ -168,7 +170,7 @@ def test_a_line_over_the_line_limit_is_skipped(tmp_path: Path, monkeypatch) -> N
 
 def test_the_prompt_th_of_a_transcript_read_in_part_is_refused(tmp_path: Path, monkeypatch) -> None:
     from pybrain.errors import InputTooLarge
-    from pybrain.hooks import transcript, trajectory
+    from pybrain.hooks import trajectory, transcript
 
     monkeypatch.setattr(transcript, "MAX_BYTES", 2048)
     path = tmp_path / "t.jsonl"
@@ -196,6 +198,8 @@ def test_a_steps_file_over_the_limit_is_refused(tmp_path: Path) -> None:
     big = tmp_path / "steps.json"
     with open(big, "wb") as out:
         out.truncate(base.STDIN_BYTES + 10)  # sparse: no disk written
-    r = _brain(["trajectory", "record", "--problem", "p", "--steps", str(big)], env={"BRAIN_DATABASE_URL": DOWN_URL})
+    r = _brain(
+        ["trajectory", "record", "--problem", "p", "--steps", str(big)], env={"BRAIN_DATABASE_URL": DOWN_URL}
+    )
     print("tried: --steps with a file one byte over the limit; got:", r.returncode, r.stderr[-300:])
     assert r.returncode == 1 and b"8 MiB" in r.stderr + r.stdout

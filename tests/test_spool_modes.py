@@ -62,7 +62,9 @@ def test_the_transcript_copy_is_its_last_part(tmp_path: Path, monkeypatch) -> No
         tmp_path, "session-end", {"session_id": "s", "transcript_path": str(source)}, {}, "/tmp", "t"
     )
     copy = Path(json.loads(record.read_text())["payload"]["transcript_path"])
-    print(f"tried: a {source.stat().st_size}-byte transcript, a 1024-byte limit; copied {copy.stat().st_size}")
+    print(
+        f"tried: a {source.stat().st_size}-byte transcript, a 1024-byte limit; copied {copy.stat().st_size}"
+    )
     assert copy.stat().st_size <= 1024
     text = copy.read_text()
     assert text.startswith('{"type"') and text.endswith(_turn("u099") + "\n")

@@ -248,7 +248,8 @@ def _stdin_bytes(what: str) -> bytes:
     raw = sys.stdin.buffer.read(STDIN_BYTES + 1)
     if len(raw) > STDIN_BYTES:
         raise InputTooLarge(
-            f"Standard input (the {what}) is over the {STDIN_BYTES // (1024 * 1024)} MiB a text argument may be.",
+            f"Standard input (the {what}) is over the {STDIN_BYTES // (1024 * 1024)} MiB "
+            "a text argument may be.",
             detail={"what": what, "limit_bytes": STDIN_BYTES},
         )
     return raw

@@ -106,9 +106,8 @@ def _echo_refused(out: dict[str, Any]) -> None:
 @command()
 def health(as_json: bool) -> None:
     """Database, extensions, embedder reachability, counts, pending embeddings."""
-    from pybrain.health import health as full_health
-
     from pybrain.config import Settings
+    from pybrain.health import health as full_health
     from pybrain.hooks import spool
 
     with _open() as brain:
@@ -135,8 +134,9 @@ def health(as_json: bool) -> None:
         kept = out["kept_captures"]
         if kept["set_aside"]:
             click.echo(
-                f"kept captures set aside (refused, or tried {spool.TRIES} times): {len(kept['set_aside'])} in "
-                f"{spool.directory(home) / spool.FAILED}; {kept['waiting']} waiting"
+                f"kept captures set aside (refused, or tried {spool.TRIES} times): "
+                f"{len(kept['set_aside'])} in {spool.directory(home) / spool.FAILED}; "
+                f"{kept['waiting']} waiting"
             )
         for kind, states in sorted(out["memories"].items()):
             click.echo(f"  {kind}: " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))

@@ -67,9 +67,7 @@ def trajectory_group() -> None:
 
 
 @command(trajectory_group, "record")
-@click.option(
-    "--problem", help="What was wrong or had to be done (- reads standard input, up to 8 MiB)."
-)
+@click.option("--problem", help="What was wrong or had to be done (- reads standard input, up to 8 MiB).")
 @click.option(
     "--step", multiple=True, help='A step, in order (repeatable): a text, or {"action", "command", ...}.'
 )
@@ -95,7 +93,10 @@ def trajectory_group() -> None:
     "of one over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
 )
 @click.option(
-    "--prompt", "prompt_number", type=click.IntRange(1), help="With --from-transcript: the n-th prompt (BR030 for a transcript over 64 MiB)."
+    "--prompt",
+    "prompt_number",
+    type=click.IntRange(1),
+    help="With --from-transcript: the n-th prompt (BR030 for a transcript over 64 MiB).",
 )
 def trajectory_record(
     problem: str | None,

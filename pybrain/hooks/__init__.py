@@ -195,7 +195,8 @@ def _payload(raw: bytes) -> dict[str, Any]:
         from pybrain.errors import InputTooLarge
 
         raise InputTooLarge(
-            f"Standard input is over the {INPUT_BYTES // (1024 * 1024)} MiB a hook reads: it is not the hook's JSON.",
+            f"Standard input is over the {INPUT_BYTES // (1024 * 1024)} MiB a hook reads: "
+            "it is not the hook's JSON.",
             detail={"what": "hook input", "limit_bytes": INPUT_BYTES},
         )
     try:

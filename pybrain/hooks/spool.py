@@ -213,7 +213,10 @@ def drain(
             tries = data.get("tries") if isinstance(data.get("tries"), int) else 0
             if tries >= TRIES:
                 where = _set_aside(home, claimed, record)
-                notice(f"a kept capture was tried {tries} times without being written and is set aside in {where}")
+                notice(
+                    f"a kept capture was tried {tries} times without being written "
+                    f"and is set aside in {where}"
+                )
                 continue
             # counted before it is tried: a try that kills this process counts too
             _write_private(claimed, json.dumps({**data, "tries": tries + 1}, ensure_ascii=False))

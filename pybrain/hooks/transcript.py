@@ -73,7 +73,11 @@ class Lines:
     is the number of bytes left out at the start and `long_lines` the lines skipped."""
 
     def __init__(
-        self, path: str | Path, what: str = "transcript", max_bytes: int | None = None, line_bytes: int | None = None
+        self,
+        path: str | Path,
+        what: str = "transcript",
+        max_bytes: int | None = None,
+        line_bytes: int | None = None,
     ) -> None:
         self.path, self.what = path, what
         self.max_bytes = max_bytes or MAX_BYTES
@@ -118,7 +122,9 @@ class Lines:
         """What was left out, for a message ('' when nothing was)."""
         parts = []
         if self.dropped:
-            parts.append(f"its first {_mib(self.dropped)} left out (only the last {_mib(self.max_bytes)} is read)")
+            parts.append(
+                f"its first {_mib(self.dropped)} left out (only the last {_mib(self.max_bytes)} is read)"
+            )
         if self.long_lines:
             parts.append(f"{self.long_lines} line(s) over {_mib(self.line_bytes)} skipped")
         return "; ".join(parts)

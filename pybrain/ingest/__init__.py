@@ -198,7 +198,7 @@ def _call(brain: Any, docs: list[dict[str, Any]], **kwargs: Any) -> list[dict[st
             f"brain.ingest_documents was cancelled by the statement timeout ({len(docs)} documents, "
             f"{chars:,} characters of text); nothing of this batch was written.",
             detail={"sqlstate": "57014", "documents": len(docs), "characters": chars},
-            hint="Split the largest documents (docs/ingest.md, \"How large\"), or run again when the "
+            hint='Split the largest documents (docs/ingest.md, "How large"), or run again when the '
             "database is less busy.",
         ) from exc
 
