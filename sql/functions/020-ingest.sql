@@ -97,6 +97,7 @@ DECLARE
     k_id bigint[];
     k_dup integer[];
     k_first integer[];  -- the earlier chunk of the document with the same text, if any
+    k_hit bigint[];     -- the active fact of the project with the same text, if any
     nk integer;
     ol_id bigint[];
     ol_key uuid[];
@@ -286,6 +287,18 @@ BEGIN
                              FROM (SELECT u.k, min(u.k) OVER (PARTITION BY u.key) AS first
                                    FROM unnest(k_key) WITH ORDINALITY AS u(key, k)) AS f
                              ORDER BY f.k);
+            -- The active facts of the project with the text of a chunk, looked up for all
+            -- the chunks at once (one lookup a chunk scanned every fact of the project
+            -- when the planner took the table for small, after a large ingest).
+            k_hit := ARRAY(SELECT h.id
+                           FROM unnest(k_key, k_norm) WITH ORDINALITY AS u(key, norm, k)
+                           LEFT JOIN (SELECT m.memory_id AS id, m.normalized_hash AS key, m.normalized AS norm
+                                      FROM brain.memory m
+                                      WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project
+                                        AND m.state = 'active' AND m.normalized_hash = ANY (k_key)
+                                        AND m.memory_id <> ALL (doomed)) AS h
+                             ON h.key = u.key AND h.norm = u.norm
+                           ORDER BY u.k);
             FOR k IN 1 .. nk LOOP
                 CONTINUE WHEN k_act[k] IS NOT NULL;
                 pos := array_position(seen_key, k_key[k]);
@@ -305,11 +318,7 @@ BEGIN
                     END IF;
                     CONTINUE;
                 END IF;
-                SELECT m.memory_id INTO hit
-                FROM brain.memory m
-                WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project AND m.state = 'active'
-                  AND m.normalized_hash = k_key[k] AND m.normalized = k_norm[k]
-                  AND m.memory_id <> ALL (doomed);
+                hit := k_hit[k];
                 IF hit IS NOT NULL THEN
                     k_act[k] := 'duplicate'; k_id[k] := hit;
                 END IF;
