@@ -189,7 +189,7 @@ def test_a_text_argument_from_dev_zero_is_refused() -> None:
         )
     print("tried: brain trajectory record --problem - < /dev/zero; got:", out.returncode, out.stderr[-400:])
     assert out.returncode == 1
-    assert b"over the 8 MiB" in out.stderr and b"limit_bytes=8388608" in out.stderr, out.stderr
+    assert b"over the 16 MiB" in out.stderr and b"limit_bytes=16777216" in out.stderr, out.stderr
 
 
 def test_a_steps_file_over_the_limit_is_refused(tmp_path: Path) -> None:
@@ -202,4 +202,4 @@ def test_a_steps_file_over_the_limit_is_refused(tmp_path: Path) -> None:
         ["trajectory", "record", "--problem", "p", "--steps", str(big)], env={"BRAIN_DATABASE_URL": DOWN_URL}
     )
     print("tried: --steps with a file one byte over the limit; got:", r.returncode, r.stderr[-300:])
-    assert r.returncode == 1 and b"8 MiB" in r.stderr + r.stdout
+    assert r.returncode == 1 and b"16 MiB" in r.stderr + r.stdout

@@ -238,7 +238,7 @@ def _admin() -> Iterator[Brain]:
 
 
 # The most a text argument reads of standard input ('-').
-STDIN_BYTES = 8 * 1024 * 1024
+STDIN_BYTES = 16 * 1024 * 1024
 
 
 def _stdin_bytes(what: str) -> bytes:

@@ -67,14 +67,14 @@ def trajectory_group() -> None:
 
 
 @command(trajectory_group, "record")
-@click.option("--problem", help="What was wrong or had to be done (- reads standard input, up to 8 MiB).")
+@click.option("--problem", help="What was wrong or had to be done (- reads standard input, up to 16 MiB).")
 @click.option(
     "--step", multiple=True, help='A step, in order (repeatable): a text, or {"action", "command", ...}.'
 )
 @click.option(
     "--steps",
     "steps_json",
-    help="All steps as a JSON array, or a file holding one (- reads stdin); up to 8 MiB.",
+    help="All steps as a JSON array, or a file holding one (- reads stdin); up to 16 MiB.",
 )
 @click.option("--outcome", default="", help="What worked in the end.")
 @click.option("--headline", help="One line (default: the problem's first words).")
