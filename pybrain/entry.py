@@ -95,7 +95,7 @@ def main() -> None:
             import warnings
 
             from pybrain import hooks
-            from pybrain.hooks import Options, run
+            from pybrain.hooks import Options, read_input, run
 
             hooks.STARTED = STARTED
 
@@ -107,7 +107,7 @@ def main() -> None:
                 parsed.get("timeout"),  # type: ignore[arg-type]
                 parsed.get("budget"),  # type: ignore[arg-type]
             )
-            code = run(str(parsed["event"]), sys.stdin.buffer.read(), options)
+            code = run(str(parsed["event"]), read_input(sys.stdin.buffer), options)
             if forwarding:
                 try:
                     start()  # for the hooks that come after this one

@@ -152,6 +152,17 @@ class ConcurrentDuplicate(BrainError):
     code = "BR022"
 
 
+class InputTooLarge(BrainError):
+    """The input is over a documented limit (or its size cannot be known before it is read).
+
+    Raised by the Python side before anything is read past the limit or sent to
+    the database (docs/errors.md, BR030): a transcript, a document, standard
+    input. ``detail`` names the limit: {"limit_bytes", "what", ...}.
+    """
+
+    code = "BR030"
+
+
 class InvalidText(BrainError):
     """The text cannot be stored (NUL bytes or invalid UTF-8)."""
 

@@ -464,8 +464,8 @@ def test_standard_input_is_bounded_like_a_file(tmp_path: Path) -> None:
     big = b"# Log\n\n" + b"request 42 failed with 502\n" * (MAX_BYTES // 20)
     listing = collect(["-"], root=tmp_path, read_stdin=lambda: big)
     assert listing.documents == []
-    assert [(p.path, p.message) for p in listing.problems] == [
-        ("-", "larger than 5 MB: split it or leave it out")
+    assert [(p.path, p.message, p.code) for p in listing.problems] == [
+        ("-", "standard input is over the 2 MB a document may be: split it or leave it out", "BR030")
     ]
 
 

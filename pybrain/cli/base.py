@@ -237,12 +237,30 @@ def _admin() -> Iterator[Brain]:
         brain.close()
 
 
+# The most a text argument reads of standard input ('-').
+STDIN_BYTES = 16 * 1024 * 1024
+
+
+def _stdin_bytes(what: str) -> bytes:
+    """Standard input, read up to one byte past STDIN_BYTES: a larger one is refused (BR030)."""
+    from pybrain.errors import InputTooLarge
+
+    raw = sys.stdin.buffer.read(STDIN_BYTES + 1)
+    if len(raw) > STDIN_BYTES:
+        raise InputTooLarge(
+            f"Standard input (the {what}) is over the {STDIN_BYTES // (1024 * 1024)} MiB "
+            "a text argument may be.",
+            detail={"what": what, "limit_bytes": STDIN_BYTES},
+        )
+    return raw
+
+
 def _text(value: str | None, what: str) -> str | None:
-    """A text argument, '-' meaning standard input; refuses bytes that are not UTF-8."""
+    """A text argument, '-' meaning standard input (up to STDIN_BYTES); refuses bytes that are not UTF-8."""
     if value is None:
         return None
     if value == "-":
-        raw = sys.stdin.buffer.read()
+        raw = _stdin_bytes(what)
         try:
             return raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -106,10 +106,18 @@ def _echo_refused(out: dict[str, Any]) -> None:
 @command()
 def health(as_json: bool) -> None:
     """Database, extensions, embedder reachability, counts, pending embeddings."""
+    from pybrain.config import Settings
     from pybrain.health import health as full_health
+    from pybrain.hooks import spool
 
     with _open() as brain:
         out = full_health(brain)
+    home = Settings.from_env().home
+    # what the capture hooks kept on disk: waiting (written by the next command), set aside
+    out["kept_captures"] = {
+        "waiting": len(spool.pending(home)),
+        "set_aside": [str(p) for p in spool.set_aside(home)],
+    }
     if as_json:
         click.echo(_dump(out))
     else:
@@ -123,6 +131,13 @@ def health(as_json: bool) -> None:
             f"pending embeddings: {out['pending_embeddings']}; active sessions: {out['active_sessions']}"
         )
         _echo_refused(out)
+        kept = out["kept_captures"]
+        if kept["set_aside"]:
+            click.echo(
+                f"kept captures set aside (refused, or tried {spool.TRIES} times): "
+                f"{len(kept['set_aside'])} in {spool.directory(home) / spool.FAILED}; "
+                f"{kept['waiting']} waiting"
+            )
         for kind, states in sorted(out["memories"].items()):
             click.echo(f"  {kind}: " + ", ".join(f"{s} {n}" for s, n in sorted(states.items())))
     if not out["ok"]:

@@ -12,10 +12,27 @@ from typing import Any
 
 import click
 
-from pybrain.cli.base import Choice, _dump, _echo_rows, _open, _text, command, group
+from pybrain.cli.base import STDIN_BYTES, Choice, _dump, _echo_rows, _open, _text, command, group
 from pybrain.cli.memories import _describe_write
 from pybrain.render import step as render_step
 from pybrain.words import KINDS
+
+
+def _steps_file(path: Path) -> str:
+    """The text of a --steps file: a regular file of at most STDIN_BYTES (BR030 over it)."""
+    from pybrain.errors import InputTooLarge
+
+    with open(path, "rb") as stream:
+        raw = stream.read(STDIN_BYTES + 1)
+    if len(raw) > STDIN_BYTES:
+        raise InputTooLarge(
+            f"{path} is over the {STDIN_BYTES // (1024 * 1024)} MiB --steps may be.",
+            detail={"what": "steps", "limit_bytes": STDIN_BYTES},
+        )
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise click.BadParameter(f"--steps {path} is not valid UTF-8 ({exc.reason}).") from None
 
 
 def _steps(step: tuple[str, ...], steps_json: str | None) -> list[Any]:
@@ -24,7 +41,7 @@ def _steps(step: tuple[str, ...], steps_json: str | None) -> list[Any]:
     if steps_json is not None:
         raw = _text(steps_json, "steps") or ""
         if steps_json != "-" and Path(steps_json).is_file():
-            raw = Path(steps_json).read_text(encoding="utf-8")
+            raw = _steps_file(Path(steps_json))
         try:
             parsed = json.loads(raw)
         except ValueError as exc:
@@ -50,12 +67,14 @@ def trajectory_group() -> None:
 
 
 @command(trajectory_group, "record")
-@click.option("--problem", help="What was wrong or had to be done (- reads standard input).")
+@click.option("--problem", help="What was wrong or had to be done (- reads standard input, up to 16 MiB).")
 @click.option(
     "--step", multiple=True, help='A step, in order (repeatable): a text, or {"action", "command", ...}.'
 )
 @click.option(
-    "--steps", "steps_json", help="All steps as a JSON array, or a file holding one (- reads stdin)."
+    "--steps",
+    "steps_json",
+    help="All steps as a JSON array, or a file holding one (- reads stdin); up to 16 MiB.",
 )
 @click.option("--outcome", default="", help="What worked in the end.")
 @click.option("--headline", help="One line (default: the problem's first words).")
@@ -70,10 +89,14 @@ def trajectory_group() -> None:
     "transcript",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Take problem, steps and outcome from a Claude Code transcript (JSONL): the tool calls "
-    "of its last prompt that made any (secrets replaced, failed calls marked).",
+    "of its last prompt that made any (secrets replaced, failed calls marked). A regular file; "
+    "of one over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
 )
 @click.option(
-    "--prompt", "prompt_number", type=click.IntRange(1), help="With --from-transcript: the n-th prompt."
+    "--prompt",
+    "prompt_number",
+    type=click.IntRange(1),
+    help="With --from-transcript: the n-th prompt (BR030 for a transcript over 64 MiB).",
 )
 def trajectory_record(
     problem: str | None,
@@ -92,6 +115,8 @@ def trajectory_record(
         found = read_trajectory(transcript, prompt_number)
         if found is None:
             raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
+        if found["left_out"]:
+            click.echo(f"pybrain: the transcript was read in part: {found['left_out']}", err=True)
         problem = problem or found["problem"]
         steps = _steps(step, steps_json) or found["steps"]
         opts["outcome"] = opts["outcome"] or found["outcome"]

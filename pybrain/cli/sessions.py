@@ -409,10 +409,13 @@ def hook(event: str, source: str, project: str | None, timeout: float | None, bu
     session-end observe the transcript's new turns and end the session with a
     handoff. It never blocks the session: on any failure it says why on
     standard error, prints nothing and exits 0.
-    """
-    from pybrain.hooks import Options, run
 
-    sys.exit(run(event, sys.stdin.buffer.read(), Options(source, project, timeout, budget)))
+    Bounded input: standard input up to 8 MiB; of the transcript (a regular
+    file, else BR030) the last 64 MiB, lines over 8 MiB skipped.
+    """
+    from pybrain.hooks import Options, read_input, run
+
+    sys.exit(run(event, read_input(sys.stdin.buffer), Options(source, project, timeout, budget)))
 
 
 COMMANDS = (boot, sessions, end, ack, actions_group, scratch_group, wire, hook)

@@ -236,7 +236,8 @@ def _ingest_text(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
     "--root",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=".",
-    help="Refs are paths relative to this folder (default: the current one).",
+    help="Refs are paths relative to this folder (default: the current one); a path named, or matched "
+    "by a glob, that resolves outside it is not read.",
 )
 @click.option(
     "--stdin-ref", default="stdin", show_default=True, help="The ref of the document read from '-'."
@@ -259,13 +260,14 @@ def ingest_command(
 
     Unchanged documents cost nothing; a changed chunk supersedes its old version;
     a document gone from a folder named here is tombstoned ("removed at source");
-    a renamed one keeps its memories. See docs/ingest.md.
+    a renamed one keeps its memories. A document (a file, or standard input) may
+    be 2 MB at most (BR030 over it). See docs/ingest.md.
     """
     from pybrain import ingest
 
     listing = ingest.collect(list(paths), root=root, stdin_ref=stdin_ref)
     for p in listing.problems:
-        click.echo(f"{p.path}: {p.message}", err=True)
+        click.echo(f"{p.path}: {p.code + ': ' if p.code else ''}{p.message}", err=True)
     show = not as_json and sys.stderr.isatty()
     with _open(source_agent) as brain:
         report = ingest.run(

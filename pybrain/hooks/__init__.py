@@ -61,6 +61,8 @@ CLIENT_NAME = "Claude Code"
 SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env", "timeout"})
 # The hook process's parent, when the hook runs in a child of the warm process (pybrain.hooks.warm).
 CLIENT_PARENT: int | None = None
+# The most a hook reads of its standard input (one JSON object; the prompt hook's holds the prompt).
+INPUT_BYTES = 8 * 1024 * 1024
 
 
 class HookTimeout(Exception):
@@ -188,7 +190,20 @@ def _first_line(text: str) -> str:
     return line[:300]
 
 
+def read_input(stream: Any) -> bytes:
+    """A hook's standard input, read up to one byte past INPUT_BYTES (a larger one is refused unread)."""
+    return stream.read(INPUT_BYTES + 1)
+
+
 def _payload(raw: bytes) -> dict[str, Any]:
+    if len(raw) > INPUT_BYTES:
+        from pybrain.errors import InputTooLarge
+
+        raise InputTooLarge(
+            f"Standard input is over the {INPUT_BYTES // (1024 * 1024)} MiB a hook reads: "
+            "it is not the hook's JSON.",
+            detail={"what": "hook input", "limit_bytes": INPUT_BYTES},
+        )
     try:
         payload = json.loads(raw.decode("utf-8"))
     except (UnicodeDecodeError, ValueError) as exc:
@@ -455,6 +470,7 @@ def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
     from psycopg.types.json import Jsonb
 
     from pybrain.client import Brain
+    from pybrain.errors import InputTooLarge
     from pybrain.hooks.transcript import read_turns
 
     handed = False
@@ -468,8 +484,8 @@ def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
     for row in ended:
         try:
             turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
-        except OSError:
-            turns = []  # gone from disk: nothing to capture
+        except (OSError, InputTooLarge):
+            turns = []  # gone from disk, or not a file to read: nothing to capture
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
@@ -523,7 +539,7 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     """Observe the transcript's new turns, then end the session with a handoff written from them."""
     from pybrain.client import Brain
-    from pybrain.hooks.transcript import read_turns
+    from pybrain.hooks.transcript import Lines, read_turns
 
     path = _string(payload, "transcript_path")
     session = _string(payload, "session_id") or (
@@ -531,9 +547,12 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     )
     turns: list[dict[str, Any]] = []
     missing = None
+    lines = None
     if path and session:
         try:
-            turns = read_turns(os.path.expanduser(path), session)
+            # (its last transcript.MAX_BYTES; a file that is not regular is refused, InputTooLarge)
+            lines = Lines(os.path.expanduser(path))
+            turns = read_turns(lines.path, session, lines)
         except FileNotFoundError:
             missing = path  # the session is ended with its handoff all the same
     detail = _string(payload, "trigger") or _string(payload, "reason")
@@ -564,6 +583,8 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     summary = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no new turns"
     if missing:
         summary = f"no transcript at {missing}"
+    elif lines is not None and lines.note():
+        summary = f"{summary} (the transcript read in part: {lines.note()})"
     where = f"session #{ended['session']}" if ended.get("session") else "the next session"
     handed = (
         "nothing to hand off"

@@ -13,7 +13,13 @@ booted since.
 
 A record is claimed by renaming it (one writer at a time); it is removed once
 written, put back when the database fails again, and moved to spool/failed
-when the database refuses it (written again, it would be refused again).
+when the database refuses it (written again, it would be refused again). Each
+try is counted in the record before it is made, so a record whose writing
+fails, hangs or kills its process is tried TRIES times at most and then set
+aside in spool/failed too: it never stands first in line for ever.
+
+The folder and spool/failed are 0700 (made so when they existed before), and
+records and transcript copies 0600, whatever the umask.
 """
 
 from __future__ import annotations
@@ -30,10 +36,35 @@ from typing import Any
 
 FAILED = "failed"
 _CLAIM = ".claim-"
+# How many times a record is tried before it is set aside in spool/failed.
+TRIES = 2
 
 
 def directory(home: Path) -> Path:
     return home / "spool"
+
+
+def _private_folder(path: Path) -> None:
+    """path, made if need be, and 0700 even when it existed before."""
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+
+
+def _write_private(path: Path, text: str) -> None:
+    """A new file (or one replaced whole) of text, 0600 whatever the umask."""
+    partial = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    with contextlib.suppress(FileNotFoundError):
+        partial.unlink()
+    fd = os.open(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            fd = -1
+            out.write(text)
+    finally:
+        if fd >= 0:
+            os.close(fd)
+    os.replace(partial, path)  # whole or absent
 
 
 def target(database_url: str | None, workspace: int | None) -> str:
@@ -58,8 +89,10 @@ def keep(
     home: Path, event: str, payload: dict[str, Any], options: dict[str, Any], seat: str, target: str
 ) -> Path:
     """Keep one capture hook's input; returns the record's path."""
+    from pybrain.hooks.transcript import copy_tail
+
     spool = directory(home)
-    spool.mkdir(parents=True, exist_ok=True, mode=0o700)
+    _private_folder(spool)
     now = datetime.now(UTC)
     name = f"{now:%Y%m%dT%H%M%S%f}-{os.getpid()}-{event}"
     payload = {**payload, "cwd": seat}
@@ -68,15 +101,14 @@ def keep(
         original = Path(source).expanduser()
         if original.is_file():
             copies = spool / name
-            copies.mkdir(mode=0o700)
+            _private_folder(copies)
             copy = copies / original.name  # the file's name is the session's when the payload has none
-            shutil.copyfile(original, copy)
+            # what the hook reads of it: its last transcript.MAX_BYTES
+            copy_tail(original, copy)
             payload["transcript_path"] = str(copy)
     record = {"event": event, "at": now.isoformat(), "target": target, "options": options, "payload": payload}
     path = spool / f"{name}.json"
-    partial = spool / f".{name}.json.tmp"
-    partial.write_text(json.dumps(record, ensure_ascii=False), encoding="utf-8")
-    os.replace(partial, path)  # a record is whole or absent
+    _write_private(path, json.dumps(record, ensure_ascii=False))
     return path
 
 
@@ -96,6 +128,15 @@ def waiting(home: Path) -> bool:
     except FileNotFoundError:
         return False
     return any(n.endswith(".json") or _CLAIM in n for n in names if not n.startswith("."))
+
+
+def set_aside(home: Path) -> list[Path]:
+    """The records set aside in spool/failed (refused, or tried TRIES times), oldest first."""
+    try:
+        names = os.listdir(directory(home) / FAILED)
+    except FileNotFoundError:
+        return []
+    return [directory(home) / FAILED / n for n in sorted(names) if n.endswith(".json")]
 
 
 def _alive(pid: int) -> bool:
@@ -124,6 +165,17 @@ def _release_abandoned(home: Path) -> None:
 def _remove(record: Path) -> None:
     copies = record.with_suffix("")
     shutil.rmtree(copies, ignore_errors=True)
+
+
+def _set_aside(home: Path, claimed: Path, record: Path) -> Path:
+    """Move a claimed record, and its transcript copy, to spool/failed; where it went."""
+    failed = directory(home) / FAILED
+    _private_folder(failed)
+    os.replace(claimed, failed / record.name)
+    copies = record.with_suffix("")
+    if copies.exists():
+        os.replace(copies, failed / copies.name)
+    return failed / record.name
 
 
 class Outage(Exception):
@@ -158,6 +210,16 @@ def drain(
             if data.get("target") != target:
                 os.replace(claimed, record)  # another database's
                 continue
+            tries = data.get("tries") if isinstance(data.get("tries"), int) else 0
+            if tries >= TRIES:
+                where = _set_aside(home, claimed, record)
+                notice(
+                    f"a kept capture was tried {tries} times without being written "
+                    f"and is set aside in {where}"
+                )
+                continue
+            # counted before it is tried: a try that kills this process counts too
+            _write_private(claimed, json.dumps({**data, "tries": tries + 1}, ensure_ascii=False))
             write(data)
         except Outage:
             os.replace(claimed, record)
@@ -166,13 +228,8 @@ def drain(
             if not isinstance(exc, Exception):  # interrupted: the record stays for the next one
                 os.replace(claimed, record)
                 raise
-            failed = directory(home) / FAILED
-            failed.mkdir(exist_ok=True, mode=0o700)
-            os.replace(claimed, failed / record.name)
-            copies = record.with_suffix("")
-            if copies.exists():
-                os.replace(copies, failed / copies.name)
-            notice(f"a kept capture was refused and set aside in {failed / record.name}: {exc}")
+            where = _set_aside(home, claimed, record)
+            notice(f"a kept capture was refused and set aside in {where}: {exc}")
             continue
         claimed.unlink()
         _remove(record)

@@ -16,7 +16,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from pybrain.hooks.transcript import _CLIENT_MARKUP, _CLIENT_NOTICES
+from pybrain.hooks.transcript import _CLIENT_MARKUP, _CLIENT_NOTICES, Lines, _mib
 
 RESULT_CHARS = 300
 TEXT_WORDS = {"problem": 150, "outcome": 200}
@@ -82,16 +82,28 @@ def _step(use: dict[str, Any]) -> dict[str, Any]:
 
 def read_trajectory(path: str | Path, prompt: int | None = None) -> dict[str, Any] | None:
     """The trajectory of one prompt of a transcript (the prompt-th, from 1; by default the last
-    prompt that led to tool calls): {problem, steps, outcome, source_ref}; None when it led to none."""
+    prompt that led to tool calls): {problem, steps, outcome, source_ref, left_out}; None when it
+    led to none. As the capture hooks, only the transcript's last MAX_BYTES are read (left_out
+    says what was not, '' when nothing); the prompt-th of a transcript over that is refused
+    (InputTooLarge): prompts are counted from the start, which is not read."""
+    from pybrain.errors import InputTooLarge
+
     entries: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            try:
-                entry = json.loads(line) if line.strip() else None
-            except ValueError:
-                continue
-            if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
-                entries.append(entry)
+    lines = Lines(path)
+    for line in lines:
+        try:
+            entry = json.loads(line) if line.strip() else None
+        except ValueError:
+            continue
+        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
+            entries.append(entry)
+    if prompt is not None and lines.dropped:
+        raise InputTooLarge(
+            f"The transcript {path} is over the {_mib(lines.max_bytes)} read of a transcript, "
+            "so its prompts cannot be counted from the start.",
+            detail={"what": "transcript", "limit_bytes": lines.max_bytes, "size": lines.size},
+            hint="Leave --prompt out: the last prompt that led to tool calls is taken from the part read.",
+        )
     spans: list[dict[str, Any]] = []
     for entry in entries:
         blocks = _blocks(entry.get("message"))
@@ -138,4 +150,5 @@ def read_trajectory(path: str | Path, prompt: int | None = None) -> dict[str, An
         "steps": steps,
         "outcome": _words(span["outcome"], TEXT_WORDS["outcome"]),
         "source_ref": span["ref"],
+        "left_out": lines.note(),
     }

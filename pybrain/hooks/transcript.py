@@ -11,13 +11,28 @@ the `<command-…>` / `<local-command-…>` markup of slash commands, the
 `<bash-input>` / `<bash-stdout>` / `<bash-stderr>` of shell mode, and the
 "[Request interrupted by user]" notices). Which turns are new, and what is
 stored, the database decides (brain.observe_transcript).
+
+What is read is bounded (docs/hooks.md, "The transcript"): only a regular file
+(a FIFO or a device such as /dev/zero is refused unread, InputTooLarge), and of
+it the last MAX_BYTES, from the first whole line, so a long session's latest
+turns are the ones kept; a line longer than LINE_BYTES (an image or a large
+tool result, never a typed turn) is skipped without being held in memory.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
+
+# The part of a transcript read: its last 64 MiB (a long session's JSONL, tool
+# results included, is a few MiB to a few tens), and no line longer than 8 MiB.
+MAX_BYTES = 64 * 1024 * 1024
+LINE_BYTES = 8 * 1024 * 1024
+_STEP = 1024 * 1024
 
 # Markup Claude Code writes into user lines for slash commands and shell mode (`!`),
 # and the notices it writes as user lines: not the person's words.
@@ -27,24 +42,132 @@ _CLIENT_NOTICES = frozenset({"[Request interrupted by user]", "[Request interrup
 _SYNTHETIC = "<synthetic>"
 
 
-def read_turns(path: str | Path, session: str) -> list[dict[str, Any]]:
+def _mib(n: int) -> str:
+    return f"{n / (1024 * 1024):.3g} MiB" if n >= 1024 * 1024 else f"{n:,} bytes"
+
+
+def open_regular(path: str | Path, what: str, limit: int) -> tuple[BinaryIO, int]:
+    """A regular file opened for reading, and its size. Anything else (a FIFO, a device,
+    a socket) is refused before a byte is read, and a FIFO without a writer does not block."""
+    from pybrain.errors import InputTooLarge
+
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise InputTooLarge(
+                f"The {what} {path} is not a regular file: its size cannot be checked against "
+                f"the limit of {_mib(limit)} before it is read, so it is not read.",
+                detail={"what": what, "limit_bytes": limit},
+                hint="Name the file itself (a FIFO or a device such as /dev/zero is refused).",
+            )
+        return os.fdopen(fd, "rb"), info.st_size
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+class Lines:
+    """The lines of the last `max_bytes` of a regular file (from its first whole line), each
+    at most `line_bytes` long: a longer one is skipped unread. After iterating, `dropped`
+    is the number of bytes left out at the start and `long_lines` the lines skipped."""
+
+    def __init__(
+        self,
+        path: str | Path,
+        what: str = "transcript",
+        max_bytes: int | None = None,
+        line_bytes: int | None = None,
+    ) -> None:
+        self.path, self.what = path, what
+        self.max_bytes = max_bytes or MAX_BYTES
+        self.line_bytes = line_bytes or LINE_BYTES
+        self.dropped = 0
+        self.long_lines = 0
+        self.size = 0
+
+    def __iter__(self) -> Iterator[str]:
+        stream, self.size = open_regular(self.path, self.what, self.max_bytes)
+        with stream:
+            left = self.max_bytes
+            if self.size > self.max_bytes:
+                start = self.size - self.max_bytes
+                stream.seek(start - 1)
+                # the rest of the line the cut falls in (unless the cut is at a line's start)
+                left -= self._skip_line(stream, self.max_bytes + 1) - 1
+                self.dropped = stream.tell()
+            while left > 0:
+                line = stream.readline(min(self.line_bytes + 1, left))
+                if not line:
+                    break
+                left -= len(line)
+                if len(line) > self.line_bytes and not line.endswith(b"\n"):
+                    self.long_lines += 1
+                    left -= self._skip_line(stream, left)
+                    continue
+                yield line.decode("utf-8", errors="replace")
+
+    @staticmethod
+    def _skip_line(stream: BinaryIO, most: int) -> int:
+        """Read through the end of the current line, a step at a time; the bytes read."""
+        read = 0
+        while read < most:
+            part = stream.readline(min(_STEP, most - read))
+            read += len(part)
+            if not part or part.endswith(b"\n"):
+                break
+        return read
+
+    def note(self) -> str:
+        """What was left out, for a message ('' when nothing was)."""
+        parts = []
+        if self.dropped:
+            parts.append(
+                f"its first {_mib(self.dropped)} left out (only the last {_mib(self.max_bytes)} is read)"
+            )
+        if self.long_lines:
+            parts.append(f"{self.long_lines} line(s) over {_mib(self.line_bytes)} skipped")
+        return "; ".join(parts)
+
+
+def read_turns(path: str | Path, session: str, lines: Lines | None = None) -> list[dict[str, Any]]:
     """The turns of a transcript, in order: {ref: "<session>/<uuid>", role, text, at}.
 
+    Only the last MAX_BYTES are read (`lines`, a Lines of path, says what was left out).
     A line that is not JSON (the client may be writing the last one) is skipped.
     """
     turns: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8", errors="replace") as lines:
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except ValueError:
-                continue
-            turn = _turn(entry, session)
-            if turn is not None:
-                turns.append(turn)
+    for line in lines if lines is not None else Lines(path):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        turn = _turn(entry, session)
+        if turn is not None:
+            turns.append(turn)
     return turns
+
+
+def copy_tail(source: str | Path, target: Path) -> None:
+    """Copy what read_turns would read of source (its last MAX_BYTES, from a whole line)
+    to target, a new file readable by its owner alone."""
+    stream, size = open_regular(source, "transcript", MAX_BYTES)
+    with stream:
+        if size > MAX_BYTES:
+            stream.seek(size - MAX_BYTES - 1)
+            Lines._skip_line(stream, MAX_BYTES + 1)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "wb") as out:
+            left = MAX_BYTES
+            while left > 0:
+                part = stream.read(min(_STEP, left))
+                if not part:
+                    break
+                out.write(part)
+                left -= len(part)
 
 
 def _turn(entry: Any, session: str) -> dict[str, Any] | None:

@@ -140,7 +140,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
         parsed.get("timeout"),  # type: ignore[arg-type]
         parsed.get("budget"),  # type: ignore[arg-type]
     )
-    code = hooks.run(str(parsed["event"]), sys.stdin.buffer.read(), options)
+    code = hooks.run(str(parsed["event"]), hooks.read_input(sys.stdin.buffer), options)
     sys.stdout.flush()
     sys.stderr.flush()
     conn.sendall(bytes([code]))

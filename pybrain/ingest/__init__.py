@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from pybrain import db
-from pybrain.errors import EmbedderError
+from pybrain.errors import BrainError, EmbedderError
 from pybrain.ingest.walk import Listing, Problem, collect
 from pybrain.worker import Outcomes, drain_queue, settle
 
@@ -64,7 +64,7 @@ class Report:
             "documents": {k: self.documents.get(k, 0) for k in _DOC_ACTIONS},
             "chunks": {k: self.chunks.get(k, 0) for k in _CHUNK_ACTIONS},
             "redacted": self.redacted,
-            "problems": [{"path": p.path, "message": p.message} for p in self.problems],
+            "problems": [{"path": p.path, "message": p.message, "code": p.code} for p in self.problems],
             "skipped": len(self.skipped),
             "embedded": self.embedded,
             "embedding_queued": self.embedding_queued,
@@ -120,7 +120,8 @@ def run(
     total = len(listing.documents)
 
     # 1. The listing: unchanged, renamed and removed are settled here.
-    rows = brain.ingest_documents(
+    rows = _call(
+        brain,
         [d.as_json(with_text=False) for d in listing.documents],
         scopes=listing.scopes,
         check_only=dry_run,
@@ -139,7 +140,7 @@ def run(
     # 2. The texts of new and changed documents, batch by batch.
     for batch in _batches(need):
         docs = [d.as_json(with_text=True) for d in batch]
-        checked = brain.ingest_documents(docs, check_only=True, **common)
+        checked = _call(brain, docs, check_only=True, **common)
         if dry_run:
             _count(report, checked)
         else:
@@ -165,7 +166,8 @@ def run(
                     report.embedding_queued += len(inputs)
                 finally:
                     report.embed_seconds += time.perf_counter() - clock
-            written = brain.ingest_documents(
+            written = _call(
+                brain,
                 docs,
                 embeddings=db.Float8Matrix(vectors) if vectors else None,
                 embedding_space=brain.embedder.space if vectors else None,
@@ -181,6 +183,24 @@ def run(
         settle(brain, queue=False)
     report.seconds = time.perf_counter() - started
     return report
+
+
+def _call(brain: Any, docs: list[dict[str, Any]], **kwargs: Any) -> list[dict[str, Any]]:
+    """brain.ingest_documents; a call the role's statement_timeout cancelled (SQLSTATE 57014)
+    is said as such, with what it carried, instead of as the server's bare message."""
+    try:
+        return brain.ingest_documents(docs, **kwargs)
+    except BrainError as exc:
+        if not (isinstance(exc.detail, dict) and exc.detail.get("sqlstate") == "57014"):
+            raise
+        chars = sum(len(d.get("text") or "") for d in docs)
+        raise BrainError(
+            f"brain.ingest_documents was cancelled by the statement timeout ({len(docs)} documents, "
+            f"{chars:,} characters of text); nothing of this batch was written.",
+            detail={"sqlstate": "57014", "documents": len(docs), "characters": chars},
+            hint='Split the largest documents (docs/ingest.md, "How large"), or run again when the '
+            "database is less busy.",
+        ) from exc
 
 
 def _add_embedded(report: Report, done: Outcomes) -> None:

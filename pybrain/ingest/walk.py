@@ -1,13 +1,21 @@
 """From the paths a user names to documents: files, folders (walked, with their
 ignore files), globs and standard input; each file read, checked and turned
 into text by its format. A path that cannot be read is reported, and the rest
-goes on."""
+goes on.
+
+Nothing is read from outside the root (docs/ingest.md, "What is read"): a path
+named on the command line, or matched by a glob, is resolved (its symbolic
+links followed) and must lie under the root; a folder's walk enters no linked
+folder and reads no linked file that leads out of the folder. Only regular
+files are read, and none over MAX_BYTES (checked on the open file, before it is
+read; standard input is read up to one byte past it)."""
 
 from __future__ import annotations
 
 import glob
 import hashlib
 import os
+import stat
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,8 +26,12 @@ from pybrain.ingest import code, ignore, markdown, text
 FORMATS: tuple[ModuleType, ...] = (markdown, text, code)
 # Directories no walk enters: version control.
 SKIP_DIRS = frozenset({".git", ".hg", ".svn"})
-MAX_BYTES = 5_000_000
+# The largest document (a file, or standard input): what one call of brain.ingest_documents
+# chunks and writes within the application role's statement timeout (10 s) with room to spare
+# (docs/ingest.md, "How large").
+MAX_BYTES = 2_000_000
 STDIN = "-"
+TOO_LARGE = "BR030"
 
 
 @dataclass
@@ -41,6 +53,15 @@ class Document:
 class Problem:
     path: str
     message: str
+    code: str | None = None  # BR030 (pybrain.errors.InputTooLarge): over MAX_BYTES
+
+
+def _too_large(what: str) -> str:
+    return f"{what} is over the {MAX_BYTES / 1_000_000:g} MB a document may be: split it or leave it out"
+
+
+def _under(path: str, folder: str) -> bool:
+    return path == folder or path.startswith(folder.rstrip(os.sep) + os.sep)
 
 
 @dataclass
@@ -74,6 +95,7 @@ def _decode(raw: bytes) -> str:
 class Collector:
     def __init__(self, root: Path, stdin_ref: str, read_stdin: Callable[[], bytes]) -> None:
         self.root = Path(os.path.abspath(root))
+        self.real_root = os.path.realpath(root)
         self.stdin_ref = stdin_ref
         self.read_stdin = read_stdin
         self.listing = Listing()
@@ -86,8 +108,46 @@ class Collector:
         except ValueError:
             return absolute.as_posix()
 
-    def _problem(self, path: str, message: str) -> None:
-        self.listing.problems.append(Problem(path, message))
+    def _problem(self, path: str, message: str, code: str | None = None) -> None:
+        self.listing.problems.append(Problem(path, message, code))
+
+    def _outside(self, path: Path | str, shown: str) -> bool:
+        """Whether path, resolved, lies outside the root (then it is reported, not read)."""
+        target = os.path.realpath(path)
+        if _under(target, self.real_root):
+            return False
+        self._problem(
+            shown,
+            f"resolves to {target}, outside the root {self.real_root}: not read "
+            "(run from the folder to ingest, or give --root)",
+        )
+        return True
+
+    def _read(self, path: Path, named: str) -> bytes | None:
+        """The bytes of a regular file of at most MAX_BYTES, or None (the problem reported).
+        The type and size are checked on the open file before anything is read."""
+        try:
+            fd = os.open(os.path.realpath(path), os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        except OSError as exc:
+            self._problem(named, f"cannot be read ({exc.strerror or exc})")
+            return None
+        with os.fdopen(fd, "rb") as stream:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                self._problem(named, "not a regular file or folder")
+                return None
+            if info.st_size > MAX_BYTES:
+                self._problem(named, _too_large(f"{info.st_size:,} bytes"), TOO_LARGE)
+                return None
+            try:
+                raw = stream.read(MAX_BYTES + 1)
+            except OSError as exc:
+                self._problem(named, f"cannot be read ({exc.strerror or exc})")
+                return None
+        if len(raw) > MAX_BYTES:  # it grew since
+            self._problem(named, _too_large("it"), TOO_LARGE)
+            return None
+        return raw
 
     def _add(self, named: str, ref: str, raw: bytes, fmt: ModuleType, walked: bool) -> None:
         if ref in self._refs:
@@ -115,13 +175,10 @@ class Collector:
                 self.listing.skipped.append(named)
                 return
             fmt = text  # a file named on its own is read as plain text
-        try:
-            if path.stat().st_size > MAX_BYTES:
-                self._problem(named, f"larger than {MAX_BYTES // 1_000_000} MB: split it or leave it out")
-                return
-            raw = path.read_bytes()
-        except OSError as exc:
-            self._problem(named, f"cannot be read ({exc.strerror or exc})")
+        if self._outside(path, named):
+            return
+        raw = self._read(path, named)
+        if raw is None:
             return
         self._add(named, self.ref_of(path), raw, fmt, walked)
 
@@ -138,6 +195,8 @@ class Collector:
         return stack
 
     def directory(self, path: Path, named: str) -> None:
+        if self._outside(path, named):
+            return
         ref = self.ref_of(path)
         self.listing.scopes.append("" if ref in ("", ".") else ref.rstrip("/") + "/")
         self._walk(Path(os.path.abspath(path)), self._ignore_stack(path), named, os.path.realpath(path))
@@ -183,7 +242,7 @@ class Collector:
             self._problem(STDIN, f"standard input cannot be read ({exc.strerror or exc})")
             return
         if len(raw) > MAX_BYTES:  # the same bound as a file's
-            self._problem(STDIN, f"larger than {MAX_BYTES // 1_000_000} MB: split it or leave it out")
+            self._problem(STDIN, _too_large("standard input"), TOO_LARGE)
             return
         self._add(STDIN, self.stdin_ref, raw, format_of(self.stdin_ref) or markdown, walked=False)
 
@@ -206,8 +265,8 @@ class Collector:
                 mp = Path(m)
                 if mp.is_dir():
                     self.directory(mp, m)
-                elif mp.is_file() and not (mp.is_symlink() and self._leaves(m, str(self.root), m)):
-                    self.file(mp, m, walked=True)
+                elif mp.is_file():
+                    self.file(mp, m, walked=True)  # (a match that resolves outside the root is not read)
         else:
             self._problem(arg, "no such file or folder")
 

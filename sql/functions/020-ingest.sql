@@ -96,6 +96,8 @@ DECLARE
     k_act text[];
     k_id bigint[];
     k_dup integer[];
+    k_first integer[];  -- the earlier chunk of the document with the same text, if any
+    k_hit bigint[];     -- the active fact of the project with the same text, if any
     nk integer;
     ol_id bigint[];
     ol_key uuid[];
@@ -279,6 +281,24 @@ BEGIN
             -- b. The same text as another active memory of the project, or as a
             --    chunk stored earlier in this call: a duplicate, not stored again.
             --    (Chunks of documents removed at source do not count: they go first.)
+            --    The first chunk of each text, in one pass (a search of the chunks before
+            --    each one made a document of n chunks cost n² / 2 comparisons).
+            k_first := ARRAY(SELECT CASE WHEN f.first < f.k THEN f.first END
+                             FROM (SELECT u.k, min(u.k) OVER (PARTITION BY u.key) AS first
+                                   FROM unnest(k_key) WITH ORDINALITY AS u(key, k)) AS f
+                             ORDER BY f.k);
+            -- The active facts of the project with the text of a chunk, looked up for all
+            -- the chunks at once (one lookup a chunk scanned every fact of the project
+            -- when the planner took the table for small, after a large ingest).
+            k_hit := ARRAY(SELECT h.id
+                           FROM unnest(k_key, k_norm) WITH ORDINALITY AS u(key, norm, k)
+                           LEFT JOIN (SELECT m.memory_id AS id, m.normalized_hash AS key, m.normalized AS norm
+                                      FROM brain.memory m
+                                      WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project
+                                        AND m.state = 'active' AND m.normalized_hash = ANY (k_key)
+                                        AND m.memory_id <> ALL (doomed)) AS h
+                             ON h.key = u.key AND h.norm = u.norm
+                           ORDER BY u.k);
             FOR k IN 1 .. nk LOOP
                 CONTINUE WHEN k_act[k] IS NOT NULL;
                 pos := array_position(seen_key, k_key[k]);
@@ -288,7 +308,7 @@ BEGIN
                 END IF;
                 -- the same text as an earlier chunk of this document (a repeated
                 -- paragraph or example): that chunk's memory, stored once
-                pos := array_position(k_key[1:k - 1], k_key[k]);
+                pos := k_first[k];
                 IF pos IS NOT NULL THEN
                     k_act[k] := 'duplicate';
                     IF k_act[pos] IN ('unchanged', 'duplicate') THEN
@@ -298,11 +318,7 @@ BEGIN
                     END IF;
                     CONTINUE;
                 END IF;
-                SELECT m.memory_id INTO hit
-                FROM brain.memory m
-                WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project AND m.state = 'active'
-                  AND m.normalized_hash = k_key[k] AND m.normalized = k_norm[k]
-                  AND m.memory_id <> ALL (doomed);
+                hit := k_hit[k];
                 IF hit IS NOT NULL THEN
                     k_act[k] := 'duplicate'; k_id[k] := hit;
                 END IF;
