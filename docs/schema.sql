@@ -2741,7 +2741,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions cc77c5fe725cb09c6ceb8d079625a865bd4f41b1370bd97726cdca704dab12ae';
+COMMENT ON TABLE brain.migration IS 'functions df01bbf4661dd5dac49e29dea3aa2cc05ed73aabc98337b9b734574d58ce83a4';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

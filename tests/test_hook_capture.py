@@ -719,4 +719,3 @@ def test_a_week_with_claude_code(claude, conn, brain_cli, switch, cli_env) -> No
             "1 prompt and 1 reply",  # Thursday's crash, captured on Friday
         ]
     )
-
