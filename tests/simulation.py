@@ -76,7 +76,24 @@ CLIENT = textwrap.dedent(
 
 class Front(Switch):
     """The Switch, coming back on its port even while the machine is busy: the spool files a
-    record under the database's address, so the hooks must find it there again."""
+    record under the database's address, so the hooks must find it there again. Its port is
+    below the range the system gives outgoing connections, which could take it while the
+    database is stopped."""
+
+    def _listen(self) -> None:
+        if self.port:
+            super()._listen()
+            return
+        rng = random.Random()
+        for _ in range(200):
+            self.port = rng.randrange(20000, 32000)
+            try:
+                super()._listen()
+                return
+            except OSError:
+                continue
+        self.port = 0
+        super()._listen()
 
     def start(self) -> None:
         for _ in range(100):
