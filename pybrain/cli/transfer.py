@@ -4,6 +4,7 @@ source), backup, and `brain restore FILE`."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -299,7 +300,13 @@ def _count_lines(c: dict[str, Any]) -> str:
 @command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--url", help="Back up this database (default: the one `brain init` migrates).")
-def backup(file: Path | None, url: str | None, as_json: bool) -> None:
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Then restore it into a scratch database in a temporary folder (removed afterwards) and "
+    "compare its counts and a search per workspace with this database's; exit 1 if they differ.",
+)
+def backup(file: Path | None, url: str | None, verify: bool, as_json: bool) -> None:
     """Back up the whole database with pg_dump (custom format) into FILE, default
     BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks."""
     from pybrain.transfer import backup as backups
@@ -308,11 +315,27 @@ def backup(file: Path | None, url: str | None, as_json: bool) -> None:
     if file is None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         file = settings.home / "backups" / f"brain-{stamp}.dump"
-    out = backups.backup(url or db.admin_url(settings), file)
+    source = url or db.admin_url(settings)
+    out = backups.backup(source, file)
+    checked = backups.verify_backup(file, source) if verify else None
     if as_json:
-        click.echo(_dump(out))
-        return
-    click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
+        click.echo(_dump(out | ({"verify": checked} if checked else {})))
+    else:
+        click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
+        if checked:
+            click.echo("verify: restored into a scratch database (removed): the same counts")
+            for s in checked["searches"]:
+                first = f"#{s['restored'][0]}" if s["restored"] else "nothing"
+                click.echo(
+                    f"verify: workspace {s['workspace']}, search {s['query']!r}: "
+                    + (
+                        f"the same {len(s['restored'])} results, first {first}"
+                        if s["same"]
+                        else f"{s['source'][:5]} here, {s['restored'][:5]} restored"
+                    )
+                )
+    if checked and not checked["ok"]:
+        sys.exit(1)
 
 
 @command()
@@ -358,14 +381,26 @@ def restore_backup(
     # A file that is not pybrain's backup is refused before any server is started.
     backups.preflight(file, without_manifest=without_manifest)
     server = None
+    started = False  # a server this command started, stopped again if the restore fails
+    made: Path | None = None  # a home this command made, removed again if the restore fails
     if url is None:
         if home is not None or settings.database_url is None:
             # (the server keeps running afterwards, as after any command: `brain db stop`)
-            server = db.EmbeddedServer(home.expanduser().resolve() if home else settings.home)
+            where = home.expanduser().resolve() if home else settings.home
+            made = None if where.exists() else where
+            server = db.EmbeddedServer(where)
+            started = not server.status().running
             url = server.start()
         else:
             url = db.admin_url(settings)
-    out = backups.restore(file, url, without_manifest=without_manifest)
+    try:
+        out = backups.restore(file, url, without_manifest=without_manifest)
+    except BaseException:
+        if server is not None and started:
+            server.stop()
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+        raise
     out["target"] = str(server.pgdata) if server else _mask(url)
     if as_json:
         click.echo(_dump(out))

@@ -88,11 +88,13 @@ TOC_TYPES = frozenset(
     }
 )
 EXTENSIONS = ("vector", "pg_trgm")
-# The indexes brain.use_embedding_space makes for a space (sql/functions/008-spaces.sql):
-# the only schema entries a backup may hold beyond what the migrations make.
+# The indexes brain.use_embedding_space makes for a space (sql/functions/008-spaces.sql),
+# and brain.index_vectors rebuilds under the space's watermark (embedding_hnsw_<space>_<seq>,
+# brain._hnsw_index_name): the only schema entries a backup may hold beyond what the
+# migrations make.
 SPACE_INDEX = re.compile(
-    r"--\n-- Name: embedding_(?:hnsw|patterns)_\d+; Type: INDEX; Schema: brain; Owner: -\n--\n\n"
-    r"CREATE INDEX embedding_(?:hnsw|patterns)_\d+ ON brain\.embedding USING hnsw "
+    r"--\n-- Name: embedding_(?:hnsw|patterns)_\d+(?:_\d+)?; Type: INDEX; Schema: brain; Owner: -\n--\n\n"
+    r"CREATE INDEX embedding_(?:hnsw|patterns)_\d+(?:_\d+)? ON brain\.embedding USING hnsw "
     r"\(\(\(embedding\)::public\.(?:vector|halfvec)\(\d+\)\) "
     r"public\.(?:vector|halfvec)_(?:cosine|l2|ip)_ops\) "
     r"WITH \(m='\d+', ef_construction='\d+'\) "
@@ -638,3 +640,60 @@ def _is_language(line: str, kind: str) -> bool:
 def _is_extension(line: str, kind: str) -> bool:
     # The extensions are made by the restore itself (pgvector is not a trusted extension).
     return kind == "EXTENSION" or (kind == "COMMENT" and " COMMENT - EXTENSION " in line)
+
+
+# The searches a verify compares: per workspace, the newest active memory's first words.
+_SAMPLES = """
+SELECT DISTINCT ON (m.workspace_id) m.workspace_id,
+       array_to_string((regexp_split_to_array(m.headline, '\\s+'))[1:4], ' ')
+FROM brain.memory m WHERE m.state = 'active' AND m.headline ~ '[[:alnum:]]'
+ORDER BY m.workspace_id, m.memory_id DESC
+"""
+
+
+def _sample_searches(
+    url: str, samples: list[tuple[int, str]] | None = None
+) -> list[tuple[int, str, list[int]]]:
+    """For each workspace (or the samples given), a text search of its newest memory's first
+    words, as the superuser in that workspace: the ids found, in order."""
+    with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
+        if samples is None:
+            samples = [(int(ws), str(q)) for ws, q in conn.execute(_SAMPLES).fetchall()]
+        out = []
+        for ws, query in samples:
+            conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+            ids = [
+                r[0] for r in conn.execute("SELECT id FROM brain.search(%s, min_relevance => 0)", (query,))
+            ]
+            out.append((ws, query, ids))
+    return out
+
+
+def verify_backup(path: Path, source_url: str | None = None) -> dict[str, Any]:
+    """Restore the backup at path into a scratch embedded server in a temporary folder (removed
+    afterwards, whatever happens), then compare: the counts with the manifest's (as every
+    restore does), and, when source_url is given, a text search per workspace with the same
+    search on the source. ok is False when a search differs; a restore that fails raises."""
+    import tempfile
+
+    path = path.expanduser().resolve()
+    with tempfile.TemporaryDirectory(prefix="pybrain-verify-") as scratch:
+        server = db.EmbeddedServer(Path(scratch) / "home")
+        try:
+            url = server.start()
+            restored = restore(path, url)
+            expected = _sample_searches(source_url) if source_url else []
+            got = _sample_searches(url, [(ws, q) for ws, q, _ in expected]) if expected else []
+        finally:
+            server.stop()
+    searches = [
+        {"workspace": ws, "query": q, "source": ids, "restored": again, "same": ids == again}
+        for (ws, q, ids), (_, _, again) in zip(expected, got, strict=True)
+    ]
+    return {
+        "file": str(path),
+        "counts": restored["counts"],
+        "count_check": restored["count_check"],
+        "searches": searches,
+        "ok": restored["count_check"] is not False and all(s["same"] for s in searches),
+    }
