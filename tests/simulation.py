@@ -333,6 +333,8 @@ class World:
 
     def apply(self, step: Step) -> None:
         self.step_no += 1
+        if step.kind in ("down", "up") and self.down == (step.kind == "down"):
+            return  # (a shrunk list may have lost the step before)
         if step.kind == "down":
             if step.arg:
                 self.switch.mode = "hang"
