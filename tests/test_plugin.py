@@ -164,3 +164,56 @@ def test_without_brain_installed_the_hooks_say_so_and_go_on(tmp_path) -> None:
     assert b"pybrain plugin: no brain command found" in out.stderr
     out = _mcp(root, bare)
     assert out.returncode == 127
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the launcher is a POSIX shell script")
+@pytest.mark.parametrize(
+    "path",
+    [
+        "::/usr/bin:/bin",
+        ":/usr/bin:/bin",
+        "/usr/bin:/bin:",
+        ".:/usr/bin:/bin",
+        "bin:/usr/bin:/bin",
+        "/usr/bin:.:/bin",
+    ],
+)
+def test_the_launcher_never_runs_a_repositorys_own_brain(tmp_path, path) -> None:
+    """A hook runs in the repository's folder: with an empty, `.` or relative entry in PATH,
+    `command -v brain` would find the repository's ./brain (or bin/brain) and run it."""
+    root = install(tmp_path / "claude")
+    repo = tmp_path / "repo"
+    (repo / "bin").mkdir(parents=True)
+    marker = tmp_path / "ran"
+    for planted in (repo / "brain", repo / "bin" / "brain"):
+        planted.write_text(f"#!/bin/sh\necho planted > {marker}\n")
+        planted.chmod(0o755)
+    env = {"PATH": path, "HOME": str(tmp_path / "nobody"), "BRAIN_COMMAND": ""}
+    out = subprocess.run(
+        ["sh", str(root / "bin" / "brain"), "hook", "session-start"],
+        input=b"{}",
+        capture_output=True,
+        env=env,
+        cwd=repo,
+        timeout=30,
+    )
+    print(f"PATH={path!r}: planted brain ran: {marker.exists()}")
+    assert not marker.exists()
+    assert out.returncode == 0 and b"no brain command found" in out.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="the launcher is a POSIX shell script")
+def test_the_launcher_finds_the_readmes_install_from_a_clone(tmp_path) -> None:
+    root = install(tmp_path / "claude")
+    home = tmp_path / "home"
+    (home / ".pybrain" / "bin").mkdir(parents=True)
+    brain = home / ".pybrain" / "bin" / "brain"
+    brain.write_text('#!/bin/sh\necho "installed brain $*"\n')
+    brain.chmod(0o755)
+    out = subprocess.run(
+        ["sh", str(root / "bin" / "brain"), "hook", "session-start"],
+        capture_output=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(home)},
+        timeout=30,
+    )
+    assert out.stdout == b"installed brain hook session-start\n"
