@@ -2378,10 +2378,11 @@ CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb,
 $$;
 COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
     -- the body: sql/functions/006-search.sql
-$$;
+$_$;
 COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2741,7 +2742,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions df01bbf4661dd5dac49e29dea3aa2cc05ed73aabc98337b9b734574d58ce83a4';
+COMMENT ON TABLE brain.migration IS 'functions d710f20d5c8b086f05bebd6997a1ed36fe789b8de102710124310119b3a5ddc4';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -4,6 +4,7 @@ relevant hit out, and previews show the passage that matched."""
 
 from __future__ import annotations
 
+import psycopg
 from helpers import remember, rows
 from test_retrieval import ids, observe, search
 
@@ -325,3 +326,42 @@ def test_the_cli_shows_related_writes_and_marks_hits(brain_cli) -> None:
     assert "related #" in out and "differs in: 22 here, 20 there" in out and "brain supersede" in out
     hits = brain_cli("search", "Node.js runtime version", "--project", "web").output
     assert "may contradict it" in hits
+
+
+def test_word_tsquery_reads_no_argument_as_query_syntax(conn) -> None:
+    """Each bad argument is a BR009 or one quoted word: never a raw syntax error (42601)."""
+    weights = ["x) | !(", "A:B", "'", "\\", "ABCDE", "A B", "é", None, "AB' | 'x"]
+    words = [
+        ["it's"],
+        ["back\\slash"],
+        ["a & b"],
+        ["!(x)"],
+        ["the a"],
+        [""],
+        ["  "],
+        ["x:*"],
+        ["'"],
+        ["9 to 5", "noon"],
+        ["a" * 2000],
+        ["ünïcödé"],
+        [None],
+    ]
+    raw = []
+    for w in weights:
+        try:
+            conn.execute("SELECT brain.word_tsquery(ARRAY['deploy'], %s)", (w,))
+            raw.append(f"weights {w!r} accepted")
+        except psycopg.Error as exc:
+            if exc.diag.sqlstate != "BR009":
+                raw.append(f"weights {w!r}: {exc.diag.sqlstate}")
+    for grp in words:
+        try:
+            conn.execute("SELECT brain.word_tsquery(%s::text[], 'AB')", (grp,))
+        except psycopg.Error as exc:
+            raw.append(f"words {grp!r}: {exc.diag.sqlstate} {exc.diag.message_primary}")
+    print(f"{len(weights)} weights and {len(words)} word groups tried, {len(raw)} got through: {raw}")
+    assert raw == []
+    (found,) = conn.execute(
+        "SELECT to_tsvector('simple', 'it''s here') @@ brain.word_tsquery(ARRAY['it''s'])"
+    ).fetchone()
+    assert found is not None

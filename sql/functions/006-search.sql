@@ -365,19 +365,32 @@ COMMENT ON FUNCTION brain.word_group IS
 
 -- A query word as a tsquery: its group's lexemes OR-ed, each with these
 -- weights ('' for any); a phrase of the group (brain.search_term: a space in
--- it) as the phrase of its lexemes, each with the weights. No SET clause:
--- inlined.
+-- it) as the phrase of its lexemes, each with the weights. Called once per
+-- query word, not per row. (Its arguments are checked, and each word is quoted as a tsquery literal, so
+-- that no argument is read as query syntax: weights other than the letters A to
+-- D are BR009, and a word with quotes, backslashes or operators is one word.)
 CREATE OR REPLACE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT '')
 RETURNS tsquery
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT string_agg(CASE WHEN strpos(g, ' ') > 0
-                           THEN '(' || regexp_replace(phraseto_tsquery('english'::regconfig, g)::text,
-                                                      '(''(?:[^'']|'''')*'')',
-                                                      CASE WHEN weights = '' THEN '\1' ELSE '\1:' || weights END, 'g') || ')'
-                           ELSE quote_literal(g) || CASE WHEN weights = '' THEN '' ELSE ':' || weights END END,
-                      ' | ')::tsquery
-    FROM unnest(grp) AS g
+BEGIN
+    IF weights IS NULL OR weights !~ '^[ABCDabcd]{0,4}$' THEN
+        PERFORM brain._raise('BR009', 'weights are up to four of the letters A, B, C and D.',
+            jsonb_build_object('field', 'weights'), 'For example AB, C, or '''' for none.');
+    END IF;
+    RETURN (
+        SELECT string_agg(x.q, ' | ')::tsquery
+        FROM (SELECT CASE WHEN strpos(g, ' ') > 0
+                          THEN '(' || regexp_replace(phraseto_tsquery('english'::regconfig, g)::text,
+                                                     '(''(?:[^'']|'''')*'')',
+                                                     CASE WHEN weights = '' THEN '\1' ELSE '\1:' || weights END, 'g') || ')'
+                          ELSE '''' || replace(replace(g, '\', '\\'), '''', '''''') || ''''
+                               || CASE WHEN weights = '' THEN '' ELSE ':' || weights END END AS q
+              FROM unnest(grp) AS g
+              WHERE brain.trim_space(g) <> ''
+                AND (strpos(g, ' ') = 0 OR phraseto_tsquery('english'::regconfig, g)::text <> '')) AS x);
+END
 $$;
 COMMENT ON FUNCTION brain.word_tsquery IS
     'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
