@@ -670,7 +670,7 @@ CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
-CREATE FUNCTION brain._handoff_time(s brain.session, own text) RETURNS timestamp with time zone
+CREATE FUNCTION brain._handoff_time(s brain.session, own text, written timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2742,7 +2742,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d710f20d5c8b086f05bebd6997a1ed36fe789b8de102710124310119b3a5ddc4';
+COMMENT ON TABLE brain.migration IS 'functions 586f4be8c5b2ca119889185c41e64d4e944bb87a5c6eb49a176c61eadbdcc026';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -85,6 +85,20 @@ FOUND = {
         S("crash", 7),
         S("open", 8, 1),
     ],
+    # a compaction kept while the database hung, written before another window ended: the
+    # session that compacted went on and ended last
+    "a compaction kept through an outage": [
+        S("open", 1, 0),
+        S("open", 2, 0),
+        S("say", 1, 6135),
+        S("down", 0, 1),
+        S("compact", 2),
+        S("up", 0),
+        S("private", 2, 1233),
+        S("end", 1),
+        S("end", 2),
+        S("open", 5, 1),
+    ],
     # of two crashed sessions, the one whose transcript went on longer ended last
     "two crashes in one repository": [
         S("open", 1, 0),

@@ -171,9 +171,12 @@ $$;
 -- was noticed. NULL while the session goes on: a session compacted (its row
 -- ended, 'compacted') whose client session has a row still active, unless that
 -- client session is `own` (the one asking: after its compaction it gets its own
--- note).
+-- note). A handoff written for a compacted session later (`written`: its client
+-- session went on and ended then, with no start booted again after the
+-- compaction) counts from when it was written.
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
-CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text)
+DROP FUNCTION IF EXISTS brain._handoff_time(brain.session, text);
+CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text, written timestamptz DEFAULT NULL)
 RETURNS timestamptz
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -184,6 +187,7 @@ AS $$
                  SELECT FROM brain.session n
                  WHERE n.workspace_id = s.workspace_id AND n.status = 'active'
                    AND n.client_info->>'client_session' = s.client_info->>'client_session') THEN NULL
+        WHEN s.end_reason = 'compacted' THEN greatest(s.ended_at, written)
         WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
             THEN least(s.heartbeat_at, s.ended_at)
         ELSE s.ended_at END
@@ -217,7 +221,7 @@ AS $$
         UNION ALL
         SELECT l.session_id,
                CASE WHEN l.session_id IS NULL THEN l.created_at
-                    ELSE brain._handoff_time(o, (SELECT own.client_session FROM own)) END,
+                    ELSE brain._handoff_time(o, (SELECT own.client_session FROM own), l.created_at) END,
                l.text, l.snapshot, 1, l.handoff_id
         FROM (SELECT * FROM brain.handoff l
               WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
