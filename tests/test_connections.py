@@ -36,7 +36,10 @@ from test_tokens import SERVE_ROLE, create, ensure_role
 
 from pybrain import db
 from pybrain.cli import main
+from pybrain.client import Brain
 from pybrain.config import Settings
+from pybrain.connector import Scope, scoped
+from pybrain.embed import get_embedder
 from pybrain.serve import auth, live
 from pybrain.serve.app import ServeOptions, build_app, serve_database_url
 from pybrain.serve.pool import open_pool, pooled_brain
@@ -355,6 +358,17 @@ def _free_port() -> int:
 def bouncer(database: str) -> Iterator[str]:
     """pgbouncer in transaction mode in front of the test server; yields the URL of the test
     database through it (as the superuser; change user= for another role)."""
+    with _bouncer(database) as url:
+        yield url
+
+
+# What docs/serve.md tells a team to add to pgbouncer.ini in transaction mode: what one
+# client SET on a server connection is reset before the next client gets it.
+RESET_EVERY_TRANSACTION = "server_reset_query = DISCARD ALL\nserver_reset_query_always = 1\n"
+
+
+@contextlib.contextmanager
+def _bouncer(database: str, *, pool_size: int = 4, extra: str = "") -> Iterator[str]:
     binary = _pgbouncer()
     if binary is None:
         pytest.skip("pgbouncer is not installed (Debian: apt-get install -y pgbouncer)")
@@ -374,9 +388,9 @@ def bouncer(database: str) -> Iterator[str]:
         "auth_type = trust\n"
         f"auth_file = {users}\n"
         "pool_mode = transaction\n"
-        "default_pool_size = 4\nmax_client_conn = 200\n"
+        f"default_pool_size = {pool_size}\nmax_client_conn = 200\n"
         "ignore_startup_parameters = extra_float_digits,options\n"
-        f"logfile = {work / 'pgbouncer.log'}\npidfile = {work / 'pgbouncer.pid'}\n"
+        f"logfile = {work / 'pgbouncer.log'}\npidfile = {work / 'pgbouncer.pid'}\n" + extra
     )
     command = [binary, str(ini)]
     if os.geteuid() == 0:
@@ -531,3 +545,60 @@ def test_the_dashboard_answers_503_while_the_database_is_down_and_its_live_page_
     assert all(status == 503 and retry == "2" and seconds < 1.0 for status, retry, seconds in down), down
     assert isinstance(report["back"], float) and report["back"] <= 2.0
     assert dashboard.listener.connections == 2  # the one LISTEN, made again once
+
+
+@pytest.mark.parametrize("reset", [False, True], ids=["pgbouncer as installed", "with the reset docs give"])
+def test_nothing_one_client_sets_reaches_the_next_through_pgbouncer(database: str, conn, reset: bool) -> None:
+    """One server connection (pool size 1), clients one after the other. pybrain's own settings
+    (the workspace, actor, session, role, access ceiling) are local to each transaction, so
+    they never reach the next client; what a client SETs for its session itself does in
+    transaction mode unless pgbouncer resets it, as docs/serve.md says to."""
+    conn.execute("SELECT brain.remember(kind => 'fact', headline => 'Bouncer resets drill fact')")
+    names = (
+        "brain.workspace",
+        "brain.actor",
+        "brain.session",
+        "brain.max_access",
+        "statement_timeout",
+        "role",
+    )
+    read = "SELECT " + ", ".join(f"current_setting('{n}', true)" for n in names)
+    with _bouncer(database, pool_size=1, extra=RESET_EVERY_TRANSACTION if reset else "") as url:
+        through = make_conninfo(url, user=TEST_ROLE, password="pw")
+        with psycopg.connect(through, autocommit=True, prepare_threshold=None) as fresh:
+            defaults = fresh.execute(read).fetchone()
+        # pybrain: a Brain on a connection through the bouncer, and a scope with a role and a ceiling
+        with psycopg.connect(through, autocommit=True, prepare_threshold=None) as a:
+            brain = Brain(a, embedder=get_embedder("hash"), actor="agent-a")
+            assert brain.search("bouncer resets drill")
+            with scoped(
+                a, Scope(role=TEST_ROLE, workspace=1, access="read", actor="agent-a", session=7)
+            ) as cur:
+                cur.execute("SELECT 1")
+        with psycopg.connect(through, autocommit=True, prepare_threshold=None) as b:
+            after_pybrain = b.execute(read).fetchone()
+        # a raw client's own session SETs
+        with psycopg.connect(through, autocommit=True, prepare_threshold=None) as a:
+            a.execute("SET statement_timeout = '1ms'")
+            a.execute(
+                "SELECT set_config('brain.workspace', '99', false),"
+                " set_config('brain.actor', 'mallory', false)"
+            )
+        with psycopg.connect(through, autocommit=True, prepare_threshold=None) as b:
+            after_raw = b.execute(read).fetchone()
+    # (a custom setting once set in a session reads '' afterwards, as unset: the same for pybrain)
+    defaults, after_pybrain, after_raw = (
+        tuple(v or "" for v in row) for row in (defaults, after_pybrain, after_raw)
+    )
+    leaked = {n: (d, r) for n, d, r in zip(names, defaults, after_raw, strict=True) if d != r}
+    print(
+        f"\n[pgbouncer, {'reset' if reset else 'no reset'}] pybrain left: "
+        f"{dict(zip(names, after_pybrain, strict=True))}; a raw client's SETs reached the next: {leaked}"
+    )
+    assert after_pybrain == defaults, "pybrain sets nothing for the session"
+    if reset:
+        assert leaked == {}
+    else:
+        assert set(leaked) == {"statement_timeout", "brain.workspace", "brain.actor"}, (
+            "pgbouncer's own behaviour"
+        )
