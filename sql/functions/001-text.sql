@@ -860,7 +860,7 @@ AS $$
     WHERE x.found
 $$;
 COMMENT ON FUNCTION brain.injection_signals IS
-    'Why a text looks like an instruction to the agent: override-phrase, role-marker (chat roles, template tokens, ### Instruction: / ### Response:), tool-call, external-link, payload-heading (a heading of the boot payload''s own), wrapper-tag (the tags pybrain and agent clients wrap injected context in: <pybrain-context>, <system-reminder>, <command-name>, ...), shell-pipe (a download piped to a shell or interpreter), hidden-characters. Read with NFKC, common Cyrillic and Greek look-alikes and every Unicode line break folded. Empty when none. Deterministic (patterns only).';
+    'Why a text looks like an instruction to the agent: override-phrase, role-marker (chat roles, template tokens, ### Instruction: / ### Response:), tool-call, external-link, payload-heading (a heading of the boot payload''s own), wrapper-tag (the tags pybrain and agent clients wrap injected context in: <pybrain-context>, <system-reminder>, <command-name>, ...), shell-pipe (a download piped to a shell or interpreter), hidden-characters. Read after NFKC and with common Cyrillic and Greek look-alikes of Latin letters as those letters; every Unicode line break (\r, \v, \f, U+0085, U+2028, U+2029) starts a line. Empty when none. Deterministic (patterns only).';
 
 -- The injection signals of a turn of a conversation, observed with its role
 -- in metadata ({"role": "user" | "assistant"}): the "User: " / "Assistant: "
