@@ -938,6 +938,12 @@ CREATE FUNCTION brain._pack_members(p brain.pack) RETURNS bigint[]
     AS $$
     -- the body: sql/functions/025-trajectories.sql
 $$;
+CREATE FUNCTION brain._pack_signals(description text, query text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-trajectories.sql
+$$;
 CREATE FUNCTION brain._pattern_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1775,10 +1781,10 @@ COMMENT ON FUNCTION brain.injection_metrics(group_by text, window_size interval,
 CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
     -- the body: sql/functions/001-text.sql
-$$;
-COMMENT ON FUNCTION brain.injection_signals(t text) IS 'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
+$_$;
+COMMENT ON FUNCTION brain.injection_signals(t text) IS 'Why a text looks like an instruction to the agent: override-phrase, role-marker (chat roles, template tokens, ### Instruction: / ### Response:), tool-call, external-link, payload-heading (a heading of the boot payload''s own), wrapper-tag (the tags pybrain and agent clients wrap injected context in: <pybrain-context>, <system-reminder>, <command-name>, ...), shell-pipe (a download piped to a shell or interpreter), hidden-characters. Read after NFKC and with common Cyrillic and Greek look-alikes of Latin letters as those letters; every Unicode line break (\r, \v, \f, U+0085, U+2028, U+2029) starts a line. Empty when none. Deterministic (patterns only).';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1836,13 +1842,13 @@ CREATE FUNCTION brain.list_memories(kinds text[] DEFAULT NULL::text[], projects 
     -- the body: sql/functions/022-ui.sql
 $$;
 COMMENT ON FUNCTION brain.list_memories(kinds text[], projects text[], states text[], tiers text[], only_flagged boolean, before_id bigint, max_results integer, now timestamp with time zone) IS 'A page of memories, newest first, filtered by kinds, projects (exact), states, tiers (hot, warm, cold, archive) and, with only_flagged, the memories flagged as possible instructions and not confirmed; with each one''s tier and a fact''s decay score; before_id continues from the last id of a page.';
-CREATE FUNCTION brain.list_packs(project text DEFAULT NULL::text) RETURNS TABLE(pack_id bigint, name text, version integer, description text, project text, query text, filters jsonb, memory_ids bigint[], members integer, token_budget integer, embedded boolean, created_by text, created_at timestamp with time zone, updated_at timestamp with time zone)
+CREATE FUNCTION brain.list_packs(project text DEFAULT NULL::text) RETURNS TABLE(pack_id bigint, name text, version integer, description text, project text, query text, filters jsonb, memory_ids bigint[], members integer, token_budget integer, embedded boolean, created_by text, created_at timestamp with time zone, updated_at timestamp with time zone, flag_reasons text[])
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/025-trajectories.sql
 $$;
-COMMENT ON FUNCTION brain.list_packs(project text) IS 'The active context packs (of a project and the global ones), by name.';
+COMMENT ON FUNCTION brain.list_packs(project text) IS 'The active context packs (of a project and the global ones), by name, each with the injection signals of its description and query (flag_reasons, empty when none).';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2144,7 +2150,7 @@ CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::
     AS $$
     -- the body: sql/functions/025-trajectories.sql
 $$;
-COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. Records the injection (trigger pack) unless record => false.';
+COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2742,7 +2748,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 586f4be8c5b2ca119889185c41e64d4e944bb87a5c6eb49a176c61eadbdcc026';
+COMMENT ON TABLE brain.migration IS 'functions d22456fc044905cd8b4ad25ef3342c2564228c586b378ffd2cba59dc95c45b19';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -824,27 +824,43 @@ $$;
 
 -- Signs that a text speaks to the agent instead of recording something:
 -- each reason found. Deterministic: patterns only (docs/security.md).
+-- The patterns read the text folded: NFKC (full-width and other compatibility
+-- forms become ASCII; skipped for a text already in NFKC), and the common
+-- Cyrillic and Greek look-alikes of Latin letters become those letters when one
+-- touches a Latin letter (a word that mixes scripts; a translate over the whole
+-- text costs more than all the patterns). Every line break (\n, \r, \v, \f,
+-- U+0085, U+2028, U+2029) starts a line. Hidden characters are looked for in
+-- the text as sent. One regular expression per reason: a backend caches 32 compiled ones,
+-- and every write runs these (docs/security.md).
 CREATE OR REPLACE FUNCTION brain.injection_signals(t text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(array_agg(x.reason ORDER BY x.reason), '{}') FROM (VALUES
-        ('override-phrase', t ~* '\m(ignore|disregard|forget|override|bypass|skip)\s+(all\s+|any\s+|the\s+|your\s+|of\s+)*(previous|prior|above|earlier|preceding|system|existing|original|safety|other)\s+(instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|context|constraints?)'
-                            OR t ~* '\m(you are now|from now on,? you|new instructions\s*:|do not (tell|inform|mention (this )?to) the user|without telling the user|developer mode|jailbreak|act as (an? )?(unrestricted|different)|pretend (that )?you are|your (real|true|new) (instructions|task|goal) (is|are))'),
-        ('role-marker', t ~* '(^|\n)\s*(#+\s*)?(system|assistant|developer|human|user)\s*(prompt\s*)?:'
-                        OR t ~* '<\|(im_start|im_end|system|assistant|user|endoftext)\|>|\[/?INST\]|<</?SYS>>|</?(system|assistant|instructions?)>'),
-        ('tool-call', t ~* '"(tool_use|tool_calls|function_call|tool_call)"|<(tool_call|function_calls|invoke|antml:\w+)[\s>]|"name"\s*:\s*"[^"]+"\s*,\s*"(arguments|input|parameters)"\s*:'
-                      OR t ~* '"type"\s*:\s*"(tool_use|function)"'),
-        ('external-link', t ~* '!\[[^\]]*\]\(\s*<?(https?:)?//|\[[^\]]*\]\(\s*<?(https?:)?//|<(img|iframe|script|a|link)\M[^>]*(src|href)\s*=\s*["'']?(https?:)?//'),
-        ('payload-heading', t ~* '(^|\n)\s*#+\s*(pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills|Handoff from|Other sessions|Action items to acknowledge)'),
-        ('hidden-characters', t ~ '[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
-                              OR t ~ '<!--')
+    SELECT coalesce(array_agg(x.reason ORDER BY x.reason), '{}')
+    FROM (SELECT CASE WHEN f0 ~ '[a-zA-Z][аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]|[аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ][a-zA-Z]'
+                      THEN pg_catalog.translate(f0, 'аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ',
+                                                    'aeopcyxijsdhlqwvABEKMHOPCTXSIJYQWaopvikuxyABEZHIKMNOPTYX')
+                      ELSE f0 END AS f
+          FROM (SELECT CASE WHEN pg_catalog.octet_length(t) = pg_catalog.length(t) OR t IS NFKC NORMALIZED THEN t
+                            ELSE normalize(t, NFKC) END AS f0
+                OFFSET 0) AS n0
+          OFFSET 0) AS n  -- folded once, not once per reason
+    CROSS JOIN LATERAL (VALUES
+        ('override-phrase', n.f ~* '\m(?:(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|of|my|these)\s+)*(?:previous|prior|above|earlier|preceding|system|existing|original|safety|other)\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|context|constraints?)|(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:(?:that\s+)?(?:was\s+|you\s+were\s+|i\s+|you\s+have\s+been\s+)?(?:said|told|written|stated|given)\M|(?:above|before|prior|previously|earlier)\M)|(?:ignore|disregard)\s+(?:(?:what|anything|whatever)\s+the\s+(?:user|human)\s+(?:says|asks|wants|types|writes)|(?:the\s+|any\s+)?(?:user|human)(?:''s)?\s+(?:instructions|requests|wishes|messages)\M)|you are now|from now on,? you|new instructions\s*:|do not (?:tell|inform|mention (?:this )?to) the user|without telling the user|developer mode enabled|(?:enter|activate|act in|respond in) developer mode|jailbreak|act as (?:an? )?(?:unrestricted|different)|pretend (?:that )?you are|pretend to be|your (?:real|true|new) (?:instructions|task|goal) (?:is|are))'),
+        ('role-marker', n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*(?:#+\s*)?(?:system|assistant|developer|human|user)\s*(?:prompt\s*)?:(?!=)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:instruction|response|input)\s*:|<\|(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|instructions?)>'),
+        ('tool-call', n.f ~* '"(?:tool_use|tool_calls|function_call|tool_call|tool_result|recipient_name|tool_name)"|<(?:tool_call|tool_use|tool_result|function_calls|function_results|invoke|antml:\w+)[\s>]|"(?:name|tool|function)"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|args|input|parameters|params)"\s*:|"(?:arguments|args|input|parameters|params)"\s*:\s*\{[^{}]*\}\s*,\s*"(?:name|tool|function)"\s*:\s*"|"type"\s*:\s*"(?:tool_use|function)"'),
+        ('external-link', n.f ~* '!\[[^\]]*\]\(\s*<?(?:https?:)?//|\[[^\]]*\]\(\s*<?(?:https?:)?//|<(?:img|iframe|script|a|link)\M[^>]*(?:src|href)\s*=\s*["'']?(?:https?:)?//'),
+        ('payload-heading', n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills[ \t]*(?:\(|[\n\r\u000b\u000c\u0085\u2028\u2029]|$)|Handoff from|Other sessions|Action items to acknowledge|Context pack \S+ v\d|How similar problems were solved|Where the project stood)'),
+        ('wrapper-tag', n.f ~* '(?<!`)</?(?:pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|command-name|command-message|command-args|command-contents|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|context-window|system-prompt|user-memory|project-instructions)(?:\s[^>]*)?>'),
+        ('shell-pipe', n.f ~* '\m(?:curl|wget)\M[^\n\r\u000b\u000c\u0085\u2028\u2029]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*(?!\s+-m\s+json\.tool)|perl|ruby|node|php|iex)\M|\m(?:(?:ba|z|k|da)?sh|eval|source|python[0-9.]*)\s+(?:-c\s+)?["'']?(?:\$\(|<\(|`)\s*(?:curl|wget)\M'),
+        ('hidden-characters', t ~ '[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
+                              OR strpos(t, '<!--') > 0)
     ) AS x(reason, found)
     WHERE x.found
 $$;
 COMMENT ON FUNCTION brain.injection_signals IS
-    'Why a text looks like an instruction to the agent: override-phrase, role-marker, tool-call, external-link, payload-heading (a heading of the boot payload''s own), hidden-characters. Empty when none. Deterministic (patterns only).';
+    'Why a text looks like an instruction to the agent: override-phrase, role-marker (chat roles, template tokens, ### Instruction: / ### Response:), tool-call, external-link, payload-heading (a heading of the boot payload''s own), wrapper-tag (the tags pybrain and agent clients wrap injected context in: <pybrain-context>, <system-reminder>, <command-name>, ...), shell-pipe (a download piped to a shell or interpreter), hidden-characters. Read after NFKC and with common Cyrillic and Greek look-alikes of Latin letters as those letters; every Unicode line break (\r, \v, \f, U+0085, U+2028, U+2029) starts a line. Empty when none. Deterministic (patterns only).';
 
 -- The injection signals of a turn of a conversation, observed with its role
 -- in metadata ({"role": "user" | "assistant"}): the "User: " / "Assistant: "

@@ -509,6 +509,18 @@ BEGIN
 END
 $$;
 
+-- The injection signals of a pack's own text (its description and query), as
+-- a memory's are read at its write: a pack has no flag column (migration 023),
+-- so they are read where a pack is shown. A flagged pack is not attached at
+-- boot, its query is not rendered, and list_packs and render_pack name its reasons.
+CREATE OR REPLACE FUNCTION brain._pack_signals(description text, query text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.injection_signals(concat_ws(E'\n', description, query))
+$$;
+
 -- The text a pack's embedding is made of: its query, else its name and description.
 CREATE OR REPLACE FUNCTION brain._pack_embedding_input(name text, description text, query text)
 RETURNS text
@@ -701,6 +713,7 @@ DECLARE
     budget integer := least(coalesce(token_budget, p.token_budget), p.token_budget);
     ids bigint[];
     heading text;
+    flags text[];
     items jsonb := '[]';
     total integer;
     shown bigint[] := '{}';
@@ -718,8 +731,11 @@ BEGIN
         UPDATE brain.pack k SET members = ids, version = k.version + 1, updated_at = now()
         WHERE k.workspace_id = ws AND k.pack_id = p.pack_id RETURNING * INTO p;
     END IF;
+    flags := brain._pack_signals(p.description, p.query);
+    -- A flagged pack's query is not shown (its members are each read as any memory).
     heading := format('## Context pack %s v%s (%s)', p.name, p.version,
-                      CASE WHEN p.query IS NOT NULL THEN 'query ' || brain.quote_text(p.query) ELSE 'listed memories' END);
+                      CASE WHEN cardinality(flags) > 0 THEN 'FLAGGED: ' || array_to_string(flags, ', ')
+                           WHEN p.query IS NOT NULL THEN 'query ' || brain.quote_text(p.query) ELSE 'listed memories' END);
     total := brain.estimate_tokens(heading) + 1;
     FOR r IN
         SELECT m.memory_id, m.kind, m.headline, u.n
@@ -741,13 +757,13 @@ BEGIN
         PERFORM brain.record_injection('pack', shown, total, cut > 0, session);
     END IF;
     RETURN jsonb_build_object('name', p.name, 'version', p.version, 'pack_id', p.pack_id, 'heading', heading,
-        'items', items, 'tokens', total, 'budget', budget, 'truncated', cut > 0, 'left_out', cut,
+        'flag_reasons', to_jsonb(flags), 'items', items, 'tokens', total, 'budget', budget, 'truncated', cut > 0, 'left_out', cut,
         'text', heading || E'\n' || coalesce((SELECT string_agg(format('- #%s %s %s', i->>'id', i->>'kind', i->>'quoted'), E'\n')
                                               FROM jsonb_array_elements(items) AS i), ''));
 END
 $$;
 COMMENT ON FUNCTION brain.render_pack IS
-    'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. Records the injection (trigger pack) unless record => false.';
+    'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 
 -- PL/pgSQL, as every public function that writes (it records the injection):
 -- the write guard trusts only frames that name their schema.
@@ -762,21 +778,31 @@ END
 $$;
 COMMENT ON FUNCTION brain.load_pack IS 'A context pack rendered for an agent (brain.render_pack), its injection recorded.';
 
+-- flag_reasons added: another result type, so the function is made anew.
+DO $$
+BEGIN
+    IF (SELECT NOT ('flag_reasons' = ANY (p.proargnames)) FROM pg_proc p
+        WHERE p.oid = to_regprocedure('brain.list_packs(text)')) THEN
+        DROP FUNCTION brain.list_packs(text);
+    END IF;
+END
+$$;
 CREATE OR REPLACE FUNCTION brain.list_packs(project text DEFAULT NULL)
 RETURNS TABLE (pack_id bigint, name text, version integer, description text, project text, query text, filters jsonb,
                memory_ids bigint[], members integer, token_budget integer, embedded boolean, created_by text,
-               created_at timestamptz, updated_at timestamptz)
+               created_at timestamptz, updated_at timestamptz, flag_reasons text[])
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT k.pack_id, k.name, k.version, k.description, k.project, k.query, k.filters, k.memory_ids,
-           cardinality(k.members), k.token_budget, k.embedding IS NOT NULL, k.created_by, k.created_at, k.updated_at
+           cardinality(k.members), k.token_budget, k.embedding IS NOT NULL, k.created_by, k.created_at, k.updated_at,
+           brain._pack_signals(k.description, k.query)
     FROM brain.pack k
     WHERE k.workspace_id = brain.current_workspace() AND k.state = 'active'
       AND (list_packs.project IS NULL OR k.project IN (list_packs.project, ''))
     ORDER BY k.name
 $$;
-COMMENT ON FUNCTION brain.list_packs IS 'The active context packs (of a project and the global ones), by name.';
+COMMENT ON FUNCTION brain.list_packs IS 'The active context packs (of a project and the global ones), by name, each with the injection signals of its description and query (flag_reasons, empty when none).';
 
 CREATE OR REPLACE FUNCTION brain.drop_pack(name text, source text DEFAULT NULL)
 RETURNS jsonb
@@ -838,6 +864,7 @@ AS $$
           FROM brain.pack k
           WHERE k.workspace_id = ws AND k.state = 'active' AND k.project = ANY (projects)
             AND k.space_id = s.space_id AND vec IS NOT NULL
+            AND cardinality(brain._pack_signals(k.description, k.query)) = 0  -- a flagged pack is not attached
           ORDER BY k.embedding OPERATOR(public.<=>) vec, k.pack_id
           LIMIT 1) AS x
     WHERE x.relevance >= floor
@@ -955,7 +982,7 @@ BEGIN
                AND p.proname IN ('_session', 'record_injection', '_note_use', 'note_use', '_note_cites',
                                  'injection_metrics', '_trajectory_steps', '_import_trajectory', '_steps_text', '_insert_trajectory',
                                  'record_trajectory', 'trajectory_text', 'list_trajectories', '_near_trajectories',
-                                 '_get_pack', '_pack_embedding_input', '_distinct_ids', 'create_pack', '_pack_members', 'render_pack',
+                                 '_get_pack', '_pack_signals', '_pack_embedding_input', '_distinct_ids', 'create_pack', '_pack_members', 'render_pack',
                                  'load_pack', 'list_packs', 'drop_pack', '_pack_follow', '_best_pack',
                                  'export_packs', 'import_packs', 'list_snapshots')
     LOOP
