@@ -14,7 +14,8 @@ from injection_corpus import BENIGN, PAYLOADS, TURNS
 def _signals(conn, texts: list[str]) -> list[list[str]]:
     got = rows(
         conn,
-        "SELECT brain.injection_signals(t) AS s FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
+        "SELECT brain.injection_signals(t) AS s"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
         (texts,),
     )
     return [r["s"] for r in got]
@@ -58,7 +59,12 @@ def test_each_new_reason_is_named(conn) -> None:
 
 
 def test_the_function_stays_immutable_and_cheap(conn) -> None:
-    assert scalar(conn, "SELECT provolatile FROM pg_proc WHERE oid = 'brain.injection_signals(text)'::regprocedure") == "i"
+    assert (
+        scalar(
+            conn, "SELECT provolatile FROM pg_proc WHERE oid = 'brain.injection_signals(text)'::regprocedure"
+        )
+        == "i"
+    )
     text = "\n".join(BENIGN)[:4096]
     assert len(text) == 4096
     n = 100
@@ -69,7 +75,8 @@ def test_the_function_stays_immutable_and_cheap(conn) -> None:
         started = time.perf_counter()
         scalar(
             conn,
-            "SELECT count(*) FROM generate_series(1, %s) AS g, LATERAL brain.injection_signals(%s || g::text) AS s",
+            "SELECT count(*) FROM generate_series(1, %s) AS g,"
+            " LATERAL brain.injection_signals(%s || g::text) AS s",
             (n, text),
         )
         timings.append((time.perf_counter() - started) * 1000 / n)
@@ -97,6 +104,8 @@ def test_a_pack_whose_text_speaks_to_the_agent_is_flagged_and_kept_out_of_boot(c
     assert boot["sections"]["pack"] == []
     # The same pack with a plain description is flagged nowhere and attached.
     call_scalar(conn, "create_pack", name="evil", memory_ids=[m], description="Deploys", embedding=unit(1.0))
-    assert {r["name"]: r["flag_reasons"] for r in rows(conn, "SELECT * FROM brain.list_packs()")}["evil"] == []
+    assert {r["name"]: r["flag_reasons"] for r in rows(conn, "SELECT * FROM brain.list_packs()")}[
+        "evil"
+    ] == []
     boot = scalar(conn, "SELECT brain.boot_session(source => 'c2', task_embedding => %s)", (unit(0.97),))
     assert [i["id"] for i in boot["sections"]["pack"]] == [m]
