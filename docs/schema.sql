@@ -2143,7 +2143,7 @@ CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at int
     AS $$
     -- the body: sql/functions/001-text.sql
 $$;
-COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
+COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0) RETURNS TABLE(memory_id bigint, state text, field text, kinds text[])
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2689,7 +2689,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 97521fbe9291ef47e725ceab3e276dc4098a935d1f25410d1e69d3801ea4a671';
+COMMENT ON TABLE brain.migration IS 'functions 530793a198bf9f04d10272cfe3b6aa96b51b0f4d0d86a9bff490d791f54ff2b3';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -506,7 +506,7 @@ BEGIN
         RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
     ELSIF how = 'markup' THEN
         -- escapes, tags and marks removed; the cells of a table row joined,
-        -- every run of two to four neighbours (which cells hold the token's
+        -- every run of one to four neighbours (which cells hold the token's
         -- pieces is not said), one run a line. Words of prose and of
         -- tables hold no piece of letters and digits, or are short.
         IF x !~ '[A-Za-z][A-Za-z0-9_+/=.-]*[0-9]|[0-9][A-Za-z0-9_+/=.-]*[A-Za-z]' OR length(x) < 16 THEN
@@ -516,7 +516,7 @@ BEGIN
         IF d ~ '\|' THEN
             SELECT string_agg(array_to_string(c[i:i + w], ''), E'\n' ORDER BY i, w) INTO d
             FROM (SELECT regexp_split_to_array(d, '[ \t]*\|[ \t]*') AS c) AS cells,
-                 generate_series(1, array_length(c, 1) - 1) AS i, generate_series(1, 3) AS w
+                 generate_series(1, array_length(c, 1)) AS i, generate_series(0, 3) AS w
             WHERE i + w <= array_length(c, 1) AND length(array_to_string(c[i:i + w], '')) >= 16;
         END IF;
         RETURN d;
@@ -685,7 +685,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.scan_secrets IS
-    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
+    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 
 CREATE OR REPLACE FUNCTION brain.find_secrets(t text)
 RETURNS text[]
