@@ -2689,7 +2689,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 530793a198bf9f04d10272cfe3b6aa96b51b0f4d0d86a9bff490d791f54ff2b3';
+COMMENT ON TABLE brain.migration IS 'functions efaa5706cedfff90cb713b87a2c414420f4888723945729fcbf33e659c7837ab';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

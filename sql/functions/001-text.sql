@@ -275,8 +275,9 @@ AS $$
         -- a provider token, not its example (ghp_xxxx…, sk_live_0000…)
         WHEN check_name = 'provider' THEN v !~ '([A-Za-z0-9])\1{5}'
         WHEN check_name = 'lower-id' THEN regexp_count(v, '[0-9]') >= 2
-        -- a PEM block with a body, not two armour lines in a sentence
-        WHEN check_name = 'pem' THEN v ~ '[A-Za-z0-9+/]{16}'
+        -- a PEM block with a body (a line of base64, cut short too), not two
+        -- armour lines quoted in a sentence
+        WHEN check_name = 'pem' THEN v ~ '(^|\n|\\n)[ \t]*[A-Za-z0-9+/]{4}'
         WHEN check_name = 'pem-body' THEN length(v) >= 100
         WHEN check_name = 'hex' THEN v ~ '[0-9]' AND v ~ '[A-Fa-f]'
         WHEN check_name = 'fragment' THEN (v ~ '[0-9]' OR (regexp_count(v, '[a-z][A-Z]') + regexp_count(v, '[A-Z]{2}[a-z]') >= 2 AND v !~ '([A-Z][a-z]{2,}){2,}$'))
