@@ -2185,7 +2185,7 @@ CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at int
     AS $$
     -- the body: sql/functions/001-text.sql
 $$;
-COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
+COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0) RETURNS TABLE(memory_id bigint, state text, field text, kinds text[])
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2748,7 +2748,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d22456fc044905cd8b4ad25ef3342c2564228c586b378ffd2cba59dc95c45b19';
+COMMENT ON TABLE brain.migration IS 'functions b145c17b0227766fd1bb3812654aa02012c1e5c6f3de3b6240396d8425e9f87f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -472,3 +472,217 @@ def _benign_more() -> list[str]:
 
 
 BENIGN_MORE = _benign_more()
+
+
+# --- issue 39: what a review found still stored ------------------------------------
+#
+# (what was tried, the text, the secret). Accidental: how a token looks after
+# markdown, HTML or a table got hold of it, formats the rules did not know,
+# keys they did not read. Deliberate encodings not defended are listed in
+# docs/security.md.
+
+
+def _b64_lines(der: bytes) -> str:
+    data = base64.b64encode(der).decode()
+    return "\n".join(data[i : i + 64] for i in range(0, len(data), 64))
+
+
+def _der_private_key(kind: str) -> bytes:
+    """A DER private key's first bytes (SEQUENCE, INTEGER version) and random content."""
+    body = bytes(_rng.randrange(256) for _ in range(600))
+    if kind == "pkcs1":  # RSA PRIVATE KEY: 30 82 len, 02 01 00, 02 82 01 01 00 ...
+        return b"\x30\x82\x04\xa4\x02\x01\x00\x02\x82\x01\x01\x00" + body
+    if kind == "pkcs8":  # PRIVATE KEY: 30 82 len, 02 01 00, 30 0d 06 09 2a 86 48 86 f7 0d 01 01 01 ...
+        return b"\x30\x82\x04\xbd\x02\x01\x00\x30\x0d\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01\x05\x00" + body
+    # EC PRIVATE KEY: 30 77 02 01 01 04 20 ...
+    return b"\x30\x77\x02\x01\x01\x04\x20" + bytes(_rng.randrange(256) for _ in range(112))
+
+
+def _evasions_39() -> list[tuple[str, str, str]]:
+    out: list[tuple[str, str, str]] = []
+    ghp = "ghp_" + mixed(ALNUM, 36)
+    glpat = "glpat-" + mixed(ALNUM, 20)
+    akia = "AKIA" + rand(UPPER + DIGITS, 16)
+    sk_live = "sk_live_" + mixed(ALNUM, 24)
+    hf = "hf_" + mixed(ALNUM, 34)
+    npm = "npm_" + mixed(ALNUM, 36)
+    pw = "Tr0ub4dor&" + rand(ALNUM, 6)
+    # markdown: a token escaped, emphasised, in a table
+    out += [
+        ("markdown-escaped ghp\\_", f"Use the token ghp\\_{ghp[4:]} for CI.", ghp),
+        ("markdown-escaped github\\_pat\\_", "PAT: github\\_pat\\_" + (s := mixed(ALNUM, 60)), "github_pat_" + s),
+        ("markdown-escaped sk\\_live\\_", f"Stripe: sk\\_live\\_{sk_live[8:]}", sk_live),
+        ("markdown-escaped hf\\_ in a list", f"- HF: hf\\_{hf[3:]}", hf),
+        ("markdown-escaped npm\\_ in a quote", f"> npm\\_{npm[4:]}", npm),
+        ("upper-cased token", f"TOKEN: {ghp.upper()}", ghp.upper()),
+        ("upper-cased gitlab token", f"CI uses {glpat.upper()}", glpat.upper()),
+        ("upper-cased huggingface token", f"export HF={hf.upper()}", hf.upper()),
+        ("upper-cased stripe key", f"STRIPE KEY {sk_live.upper()}", sk_live.upper()),
+        ("lower-cased AWS key id", f"key id {akia.lower()}", akia.lower()),
+        (
+            "token across two table cells",
+            f"| name | value |\n|---|---|\n| ci | {ghp[:20]} | {ghp[20:]} |",
+            ghp,
+        ),
+        ("token across three table cells", f"| {glpat[:9]} | {glpat[9:18]} | {glpat[18:]} |", glpat),
+        ("key id across table cells", f"|{akia[:8]}|{akia[8:]}|", akia),
+        ("dashes every 4 characters", "ghp_" + "-".join(ghp[i : i + 4] for i in range(4, 40, 4)), ghp),
+        ("dashes every 4 from the start", "-".join(ghp[i : i + 4] for i in range(0, 40, 4)), ghp),
+        ("spaces every 4 characters", "key: " + " ".join(akia[i : i + 4] for i in range(0, 20, 4)), akia),
+        ("HTML tags inside a token", f"<p>token {ghp[:12]}<b>{ghp[12:25]}</b>{ghp[25:]}</p>", ghp),
+        ("HTML spans around each piece", "".join(f"<span>{ghp[i : i + 8]}</span>" for i in range(0, 40, 8)), ghp),
+        ("HTML tag with attributes inside", f'{akia[:10]}<span class="x">{akia[10:]}</span>', akia),
+        ("HTML comment inside a token", f"{glpat[:10]}<!-- -->{glpat[10:]}", glpat),
+        ("markdown emphasis inside a token", f"{ghp[:10]}**{ghp[10:30]}**{ghp[30:]}", ghp),
+        ("code spans around pieces", f"`{ghp[:20]}``{ghp[20:]}`", ghp),
+    ]
+    # a PEM body without its armour, a PuTTY key file
+    for label, kind in (("PKCS#1", "pkcs1"), ("PKCS#8", "pkcs8"), ("EC", "ec")):
+        body = _b64_lines(_der_private_key(kind))
+        out.append((f"bare PEM body ({label})", f"the key, without the header lines:\n{body}\n", body))
+    body = _b64_lines(_der_private_key("pkcs8"))
+    out.append(("bare PEM body, indented in YAML", "tls_key: |\n  " + body.replace("\n", "\n  "), body))
+    ossh = _b64_lines(b"openssh-key-v1\x00" + bytes(_rng.randrange(256) for _ in range(380)))
+    out.append(("bare OpenSSH key body", f"id_ed25519 contents:\n{ossh}", ossh))
+    priv = _b64_lines(bytes(_rng.randrange(256) for _ in range(700)))
+    for version in (2, 3):
+        putty = (
+            f"PuTTY-User-Key-File-{version}: ssh-rsa\nEncryption: none\nComment: rsa-key-20240514\n"
+            f"Public-Lines: 2\n{rand(B64, 64)}\n{rand(B64, 20)}=\n"
+            f"Private-Lines: {priv.count(chr(10)) + 1}\n{priv}\nPrivate-MAC: {rand(HEX, 64)}\n"
+        )
+        out.append((f"PuTTY key file, version {version}", putty, priv))
+    # keys the rules did not read
+    pg = "s3cr3t" + rand(ALNUM, 8)
+    out += [
+        (".pgpass line", f"db.internal:5432:orders:app:{pg}", pg),
+        (".pgpass lines", f"# ~/.pgpass\nlocalhost:*:*:postgres:{pg}\n*:5432:*:replica:{pg}X\n", pg),
+        ("pass=", f"mysql -u root --pass={pw}", pw),
+        ("pass: in YAML", f"smtp:\n  user: mailer\n  pass: {pw}\n", pw),
+        ("db_pass =", f"db_pass = {pw}", pw),
+        ("pw:", f"login for the staging box, pw: {pw}", pw),
+        ("PW=", f"ADMIN_PW={pw}", pw),
+        ("?auth= in a URL", f"https://api.example.com/v1/feed?auth={(a := mixed(ALNUM, 32))}", a),
+        ("&token= in a URL", f"GET /export?format=csv&token={(tk := mixed(URLSAFE, 40))} 200", tk),
+        ("?access_token= in a URL", f"https://graph.example.com/me?access_token={(at := mixed(ALNUM, 48))}", at),
+        ("?token= of letters and digits, hex", f"wss://push.example.com/socket?token={(hx := rand(HEX, 40))}", hx),
+    ]
+    # providers the rules did not know
+    discord = (
+        base64.b64encode(str(_rng.randrange(10**17, 10**18)).encode()).decode().rstrip("=")
+        + "."
+        + rand(URLSAFE, 6)
+        + "."
+        + mixed(URLSAFE, 38)
+    )
+    atlassian = "ATATT3xFfGF0" + mixed(URLSAFE, 171) + "=" + rand(HEX.upper(), 8)
+    firebase = "AAAA" + rand(URLSAFE, 7) + ":APA91b" + mixed(URLSAFE, 134)
+    out += [
+        ("Discord bot token", f"DISCORD_TOKEN={discord}", discord),
+        ("Discord bot token in prose", f"the bot logs in with {discord} on startup", discord),
+        ("Atlassian API token", f"JIRA_API_TOKEN={atlassian}", atlassian),
+        ("Atlassian API token in curl", f"curl -u me@example.com:{atlassian} https://acme.atlassian.net", atlassian),
+        ("Firebase server key", f"FCM server key: {firebase}", firebase),
+        ("Firebase server key in a header", f"Authorization: key={firebase}", firebase),
+    ]
+    return out
+
+
+EVASIONS_39 = _evasions_39()
+
+
+# Ordinary text written for the issue 39 rules: markdown and HTML around
+# identifiers, tables, example placeholders, prose about passing and
+# tokens, bare certificate and public key bodies, colon-separated values.
+def _benign_39() -> list[str]:
+    cert = _b64_lines(b"\x30\x82\x03\x77\x30\x82\x02\x5f\xa0\x03\x02\x01\x02" + bytes(_rng.randrange(256) for _ in range(500)))
+    spki = _b64_lines(
+        b"\x30\x82\x01\x22\x30\x0d\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01\x05\x00\x03\x82\x01\x0f\x00"
+        + bytes(_rng.randrange(256) for _ in range(270))
+    )
+    out = [
+        "Set `GITHUB_TOKEN` to a token like `ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx` (ours is in the vault).",
+        "Tokens look like ghp\\_xxxxxxxx; never paste one here.",
+        "password=<your-password>",
+        "token=${TOKEN}",
+        "DB_PASS=${DB_PASS}",
+        "pw: <the admin password>",
+        "pass: ${SMTP_PASSWORD}",
+        "https://api.example.com/v1/feed?auth=${API_AUTH}&format=json",
+        "GET /export?format=csv&token=<token> returns 401 without a token",
+        "https://example.com/callback?token=abc",
+        "wss://push.example.com/socket?token={{ push_token }}",
+        "Did the build pass the test suite? It did: pass the flag --strict to make it fail.",
+        "We pass tokens through the header, never the query string.",
+        "== 214 passed, 3 skipped, 1 xfailed in 12.31s ==",
+        "passed: 214 failed: 0 skipped: 3",
+        "pass: true",
+        "pass: 12/12",
+        "pw is short for password; pw: see the vault entry db/staging.",
+        "The bypass=true flag skips the cache; compass=north in the config.",
+        "| name | value | notes |\n|------|-------|-------|\n| retries | 3 | per request |\n| timeout | 30s | total |",
+        "| Key | Description |\n|---|---|\n| `GITHUB_TOKEN` | a personal access token (ghp\\_…) |\n| `HF_TOKEN` | the Hub token |",
+        "| commit | author |\n|---|---|\n| 3f2a9c1d4e5b | dana |\n| 9b8c7d6e5f4a | lee |",
+        "| 2024-05-14 | 12:00 | deploy | ok |\n| 2024-05-15 | 09:30 | rollback | failed |",
+        "<p>The <b>token</b> expires after <i>one hour</i>.</p>",
+        "<td>ghp_</td><td>GitHub personal access token prefix</td>",
+        "<code>AKIA</code> starts an AWS access key id; <code>ASIA</code> a temporary one.",
+        "In markdown write snake\\_case\\_names and \\*literal asterisks\\*.",
+        "The function parse\\_token\\_header\\_v2 returns None on error.",
+        "**Note:** the `access_token` field is filled at runtime.",
+        "Serial 4A:3F:22:91:0C:7B:55:10 on the certificate.",
+        "MAC 00:1a:2b:3c:4d:5e and 01:23:45:67:89:ab are on the switch.",
+        "12:30:45:678 elapsed; 2024:05:14:12:00 in the log",
+        "localhost:5432:*:*:* is the .pgpass wildcard line format (host:port:db:user:password).",
+        "hostname:port:database:username:password",
+        "db.internal:5432:orders:app:${PGPASSWORD}",
+        "fe80::1ff:fe23:4567:890a is a link-local address",
+        "ISBN 978-0-13-468599-1 and phone 555-0100-2000-3000",
+        "Product key format: XXXX-XXXX-XXXX-XXXX-XXXX",
+        "Reference: ABCD-1234-EFGH-5678 (the ticket id, not a key)",
+        "Order 2024-0514-0001-0002 shipped.",
+        "uuid 550e8400-e29b-41d4-a716-446655440000",
+        "The certificate body (public):\n" + cert,
+        "The public key (SPKI):\n" + spki,
+        "Put the key between -----BEGIN PRIVATE KEY----- and -----END PRIVATE KEY----- lines; MII… is how it starts.",
+        "The private key in PEM starts with MIIEvQIBADANBgkqhkiG9w0BAQEFAASC (truncated example).",
+        "PuTTY-User-Key-File-3 files hold Public-Lines and Private-Lines; convert them with puttygen.",
+        "Discord bot tokens have three parts separated by dots; keep yours in DISCORD_TOKEN.",
+        "Atlassian API tokens start with ATATT3; create one at id.atlassian.com.",
+        "FCM legacy server keys start with AAAA and hold :APA91b; they are deprecated.",
+        "The version string is 1.2.3.4567.89 (major.minor.patch.build.rev).",
+        "example.com.s3-website-us-east-1.amazonaws.com serves the site",
+        "assets/main.4f2a9c1d.chunk.js and vendors~main.8b7c6d5e.chunk.js",
+        "Sentence one. Sentence two. Sentence three.",
+        "fix(auth): pass the refresh token to the retry (#1234)",
+        "pw_hash = argon2.hash(pw)",
+        "pass = input('Password: ')",
+        "pw = getpass()",
+        "pass_rate: 0.97",
+        "passes: 3, passed: 1234, pass_count = 99",
+        "The token bucket refills at 10 tokens per second.",
+        "token_type=bearer&expires_in=3600&scope=read",
+        "?page=2&per_page=100&sort=created",
+        "redirect_uri=https%3A%2F%2Fexample.com%2Fcallback&state=xyz",
+        "GHP_ is not a prefix GitHub uses; ghp_ is.",
+        "ENV HF_HOME=/models NPM_CONFIG_CACHE=/tmp/npm",
+        "GITHUB_PAT_NAME=deploy-bot",
+    ]
+    png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + bytes(_rng.randrange(256) for _ in range(700))).decode()
+    out.append("![chart](data:image/png;base64," + png + ")")
+    out.append("```\n" + "\n".join(png[i : i + 64] for i in range(0, len(png), 64)) + "\n```")
+    for _ in range(10):
+        out.append(f"| {rand(HEX, 40)} | {rand(LOWER, 6)} | merged |")
+    for _ in range(10):
+        out.append(f"<tr><td>{rand(HEX, 12)}</td><td>{rand(LOWER, 8)}</td><td>{_rng.randint(1, 999)}</td></tr>")
+    for _ in range(10):
+        out.append(f"sha256:{rand(HEX, 64)} <b>verified</b>")
+    for _ in range(10):
+        u = f"{rand(HEX, 8)}-{rand(HEX, 4)}-4{rand(HEX, 3)}-a{rand(HEX, 3)}-{rand(HEX, 12)}"
+        out.append(f"GET /items/{u}?page={_rng.randint(1, 9)} 200 {_rng.randint(3, 90)}ms")
+    for _ in range(10):
+        out.append(f"{_rng.randint(10, 23)}:{_rng.randint(10, 59)}:{_rng.randint(10, 59)} worker-{_rng.randint(1, 9)} INFO pass {_rng.randint(1, 5)} of 5 done")
+    return out
+
+
+BENIGN_39 = _benign_39()

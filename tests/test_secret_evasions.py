@@ -1,5 +1,5 @@
 """What an attacker tries against the secret scanner: the formats the rules missed, and
-every way of writing a token so that a pattern does not see it (issue 30).
+every way of writing a token so that a pattern does not see it (issues 30 and 39).
 
 Run with -s to see what was tried and what got through; docs/security.md quotes it.
 """
@@ -11,14 +11,13 @@ import time
 
 import psycopg
 from helpers import remember, rows, scalar
-from secret_corpus import ATTACKS, BENIGN, BENIGN_MORE
+from secret_corpus import ATTACKS, BENIGN, BENIGN_39, BENIGN_MORE, EVASIONS_39, SECRETS
 from test_security import leaks
 
 
-def test_every_attack_is_caught_through_the_scanner_a_write_and_an_observation(conn) -> None:
+def _got_through(conn, samples: list[tuple[str, str, str]]) -> list[str]:
     got_through: list[str] = []
-    print(f"\n{len(ATTACKS)} attacks on the scanner:")
-    for what, text, secret in ATTACKS:
+    for what, text, secret in samples:
         hits = rows(conn, "SELECT kind, start_at, end_at FROM brain.scan_secrets(%s)", (text,))
         # a write is refused whole, naming the field and kind, never the value
         try:
@@ -38,8 +37,35 @@ def test_every_attack_is_caught_through_the_scanner_a_write_and_an_observation(c
         print(f"  {'caught' if ok else 'GOT THROUGH':11} {what} ({kinds})")
         if not ok:
             got_through.append(what)
-    print(f"got through: {len(got_through)} / {len(ATTACKS)}")
-    assert got_through == []
+    print(f"got through: {len(got_through)} / {len(samples)}")
+    return got_through
+
+
+def test_every_attack_is_caught_through_the_scanner_a_write_and_an_observation(conn) -> None:
+    print(f"\n{len(ATTACKS)} attacks on the scanner:")
+    assert _got_through(conn, ATTACKS) == []
+
+
+def test_every_issue_39_evasion_is_caught(conn) -> None:
+    """Markdown escapes, HTML tags and table cells inside a token, upper-cased tokens,
+    groups of four, bare PEM bodies, PuTTY key files, .pgpass lines, pass= and pw:,
+    ?auth= and &token=, Discord, Atlassian and Firebase keys."""
+    print(f"\n{len(EVASIONS_39)} samples of issue 39:")
+    assert _got_through(conn, EVASIONS_39) == []
+    assert len(SECRETS) + len(ATTACKS) + len(EVASIONS_39) >= 150
+
+
+def test_no_ordinary_text_of_issue_39_is_refused(conn) -> None:
+    """Placeholders (ghp_xxxx, <your-password>, ${TOKEN}), tables, HTML, markdown escapes,
+    prose about passing and tokens, bare certificate and public key bodies, colon lists."""
+    refused = []
+    for t in BENIGN_39:
+        kinds = scalar(conn, "SELECT brain.find_secrets(%s)", (t,))
+        if kinds:
+            refused.append(t)
+            print(f"  REFUSED ({', '.join(kinds)}): {t[:100]!r}")
+    print(f"\nordinary texts of issue 39 refused: {len(refused)} / {len(BENIGN_39)}")
+    assert len(BENIGN_39) >= 100 and refused == []
 
 
 def test_no_ordinary_text_is_refused(conn) -> None:

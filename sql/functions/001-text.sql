@@ -159,7 +159,8 @@ COMMENT ON FUNCTION brain.word_count IS 'Number of words separated by white spac
 -- keeps `aws_secret_access_key = ` and replaces only the value. `check` names
 -- a test the candidate must also pass (brain._secret_candidate_ok). `hints`:
 -- a rule runs only on a text that holds one of these strings (lowercase, and
--- looked for in the lowercased text, for a case-insensitive rule), which
+-- looked for in the lowercased text, for a case-insensitive rule; a hint
+-- that starts with ~ is a regular expression the lowercased text matches), which
 -- keeps a clean text's scan to a few regular expressions. Earlier rules win
 -- where two hits overlap. docs/security.md lists the rules.
 CREATE OR REPLACE FUNCTION brain.secret_rules()
@@ -168,18 +169,23 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT row_number() OVER ()::integer, r.kind, r.pattern, r.grp, r."check", r.source, r.hints::text[] FROM (VALUES
-        ('private-key', $p$-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[^-]*(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----)?$p$, 0, NULL, 'gitleaks private-key; detect-secrets PrivateKeyDetector', '{"PRIVATE KEY"}'),
+        ('private-key', $p$-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[^-]*(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----)?$p$, 0, 'pem', 'gitleaks private-key; detect-secrets PrivateKeyDetector', '{"PRIVATE KEY"}'),
+        -- a PEM body without its armour: base64 of a DER private key (SEQUENCE,
+        -- then INTEGER version: PKCS#1, PKCS#8, SEC1 EC) or an OpenSSH key, over lines
+        ('private-key', $p$(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA|MI[E-H][A-Za-z0-9+/]AgE[AB]|M[A-H][A-Za-z0-9+/]CAQ|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{40,}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{4,})*={0,2}$p$, 0, 'pem-body', 'gitleaks private-key (the body alone: DER of a private key, or openssh-key-v1, in base64)', '{"~mii[a-z0-9+/]{2}[aqgw]iba|mi[e-h][a-z0-9+/]age[ab]|m[a-h][a-z0-9+/]caq|b3blbnnzac1rzxktdje"}'),
+        ('private-key', $p$(?i)Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[ \t]*[A-Za-z0-9+/]+={0,2}[ \t]*(?:\r?\n|$))+)$p$, 1, 'pem', 'PuTTY key files (PuTTY-User-Key-File-2 and -3: the Private-Lines)', '{"private-lines"}'),
         ('aws-access-key-id', $p$\m(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\M$p$, 0, NULL, 'gitleaks aws-access-token; detect-secrets AWSKeyDetector', '{"AKIA","ASIA","ABIA","ACCA","AGPA","AIDA","AIPA","ANPA","ANVA","APKA","AROA","ASCA"}'),
+        ('aws-access-key-id', $p$\m(?:akia|asia)[0-9a-z]{16}\M$p$, 0, 'lower-id', 'the same, lower-cased', '{"akia","asia"}'),
         ('aws-secret-key', $p$(?i)\maws\w*secret\w*["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])$p$, 1, NULL, 'detect-secrets AWSKeyDetector (aws_secret_access_key lines)', '{"aws"}'),
-        ('github-token', $p$\m(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})$p$, 0, NULL, 'gitleaks github-pat, github-oauth, github-app-token, github-fine-grained-pat', '{"ghp_","gho_","ghu_","ghs_","ghr_","github_pat_"}'),
-        ('gitlab-token', $p$\m(?:glpat|glptt|gldt|glrt|glcbt|glffct|glimt|glsoat|glagent)-[A-Za-z0-9_-]{20,}$p$, 0, NULL, 'gitleaks gitlab-pat, gitlab-ptt, gitlab-deploy-token, gitlab-runner-authentication-token', '{"glpat-","glptt-","gldt-","glrt-","glcbt-","glffct-","glimt-","glsoat-","glagent-"}'),
-        ('huggingface-token', $p$\m(?:hf_|api_org_)[A-Za-z0-9]{30,}\M$p$, 0, NULL, 'gitleaks huggingface-access-token, huggingface-organization-api-token', '{"hf_","api_org_"}'),
-        ('npm-token', $p$\mnpm_[A-Za-z0-9]{36}\M$p$, 0, NULL, 'gitleaks npm-access-token; detect-secrets NpmDetector', '{"npm_"}'),
+        ('github-token', $p$\m(?:[gG][hH][pPoOuUsSrR]_[A-Za-z0-9]{36,255}|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_[A-Za-z0-9_]{22,255})$p$, 0, 'provider', 'gitleaks github-pat, github-oauth, github-app-token, github-fine-grained-pat', '{"ghp_","gho_","ghu_","ghs_","ghr_","github_pat_"}'),
+        ('gitlab-token', $p$\m(?:[gG][lL][pP][aA][tT]|glptt|gldt|glrt|glcbt|glffct|glimt|glsoat|glagent)-[A-Za-z0-9_-]{20,}$p$, 0, 'provider', 'gitleaks gitlab-pat, gitlab-ptt, gitlab-deploy-token, gitlab-runner-authentication-token', '{"glpat-","glptt-","gldt-","glrt-","glcbt-","glffct-","glimt-","glsoat-","glagent-"}'),
+        ('huggingface-token', $p$\m(?:[hH][fF]_|api_org_)[A-Za-z0-9]{30,}\M$p$, 0, 'provider', 'gitleaks huggingface-access-token, huggingface-organization-api-token', '{"hf_","api_org_"}'),
+        ('npm-token', $p$\m[nN][pP][mM]_[A-Za-z0-9]{36}\M$p$, 0, 'provider', 'gitleaks npm-access-token; detect-secrets NpmDetector', '{"npm_"}'),
         ('pypi-token', $p$\mpypi-AgE[A-Za-z0-9_-]{50,}$p$, 0, NULL, 'gitleaks pypi-upload-token; detect-secrets PypiTokenDetector', '{"pypi-AgE"}'),
         ('sendgrid-api-key', $p$\mSG\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9_-]{43}$p$, 0, NULL, 'gitleaks sendgrid-api-token; detect-secrets SendGridDetector', '{"SG."}'),
         ('slack-token', $p$\mxox[abposre]-[A-Za-z0-9-]{10,}$p$, 0, NULL, 'gitleaks slack-bot-token, slack-user-token, slack-app-token; detect-secrets SlackDetector', '{"xox"}'),
         ('slack-webhook', $p$https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9+/_-]{30,}$p$, 0, NULL, 'gitleaks slack-webhook-url; detect-secrets SlackDetector', '{"hooks.slack.com"}'),
-        ('stripe-key', $p$\m(?:sk|rk)_(?:live|test|prod)_[0-9A-Za-z]{16,}$p$, 0, NULL, 'gitleaks stripe-access-token; detect-secrets StripeDetector', '{"sk_","rk_"}'),
+        ('stripe-key', $p$\m[sSrR][kK]_(?:[lL][iI][vV][eE]|[tT][eE][sS][tT]|[pP][rR][oO][dD])_[0-9A-Za-z]{16,}$p$, 0, 'provider', 'gitleaks stripe-access-token; detect-secrets StripeDetector', '{"sk_","rk_"}'),
         ('stripe-webhook-secret', $p$\mwhsec_[A-Za-z0-9]{32,}$p$, 0, NULL, 'Stripe webhook signing secrets', '{"whsec_"}'),
         ('twilio-api-key', $p$\mSK[0-9a-fA-F]{32}\M$p$, 0, NULL, 'gitleaks twilio-api-key; detect-secrets TwilioKeyDetector', '{"SK"}'),
         ('azure-storage-key', $p$(?i)\mAccountKey\s*=\s*([A-Za-z0-9+/]{86}==)$p$, 1, NULL, 'detect-secrets AzureStorageKeyDetector', '{"accountkey"}'),
@@ -202,17 +208,22 @@ AS $$
         ('postman-api-key', $p$\mPMAK-[a-f0-9]{24}-[a-f0-9]{34}\M$p$, 0, NULL, 'gitleaks postman-api-token', '{"PMAK-"}'),
         ('doppler-token', $p$\mdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\M$p$, 0, NULL, 'gitleaks doppler-api-token', '{"dp."}'),
         ('age-secret-key', $p$\mAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\M$p$, 0, NULL, 'gitleaks age-secret-key', '{"AGE-SECRET-KEY-1"}'),
+        ('discord-bot-token', $p$(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])$p$, 0, 'token', 'gitleaks discord-api-token (the bot token: base64 of the bot id, a time, an HMAC)', '{"~\\.[a-z0-9_-]{6,7}\\."}'),
+        ('atlassian-api-token', $p$\mATATT3[A-Za-z0-9_=-]{150,}$p$, 0, NULL, 'gitleaks atlassian-api-token (ATATT3…)', '{"ATATT3"}'),
+        ('firebase-server-key', $p$\mAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}$p$, 0, NULL, 'gitleaks gcp firebase cloud messaging server keys (AAAA…:APA91b…)', '{":APA91b"}'),
         ('jwt', $p$\meyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}$p$, 0, NULL, 'gitleaks jwt; detect-secrets JwtTokenDetector', '{"eyJ"}'),
         ('http-basic-auth', $p$(?i)\mauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})$p$, 1, NULL, 'detect-secrets BasicAuthDetector (Authorization: Basic headers)', '{"basic"}'),
         ('http-bearer-token', $p$(?i)\mbearer\s+([A-Za-z0-9._~+/-]{16,}=*)$p$, 1, 'token', 'gitleaks generic bearer tokens (Authorization: Bearer headers)', '{"bearer"}'),
         ('url-credentials', $p$\m[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'"<>]*:([^\s/@'"<>]+)@$p$, 1, 'password', 'detect-secrets BasicAuthDetector (user:password@ in URLs, redis://:password@)', '{"://"}'),
+        ('url-credentials', $p$(?i)[?&;](?:auth|token|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|api[_-]?key|apikey|secret|client[_-]?secret|pass|passwd|password|pwd|pw)=([^&\s#'"<>]{8,})$p$, 1, 'token', 'gitleaks generic-api-key in a URL''s query (?auth=, &token=, ?access_token=, …)', '{"auth=","token=","key=","secret=","pass=","pw=","pwd=","passwd=","password="}'),
+        ('pgpass-password', $p$(?n)^[ \t]*(?:[A-Za-z0-9*._-]+|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^\s:\\]|\\.)+)[ \t]*(?:$)$p$, 1, 'pgpass', 'PostgreSQL .pgpass lines (host:port:database:user:password)', '{"~:([0-9]{1,5}|\\*):[^:\\s]+:[^:\\s]+:"}'),
         ('docker-auth', $p$(?i)"auth"\s*:\s*"([A-Za-z0-9+/]{16,}={0,2})"$p$, 1, 'token', 'Docker config.json auths (base64 user:password)', '{"\"auth\""}'),
         ('aws-secret-key', $p$(?<![A-Za-z0-9/+=])(?<![A-Za-z0-9/+=]{60}\n)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])$p$, 0, 'aws-bare', 'gitleaks aws secret keys without a keyword: 40 characters of base64, mixed case and digits, high entropy', NULL),
-        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys: any value that is not a placeholder or a reference)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*|(?:[A-Za-z0-9]+[_.-])*(?:pass|pw))["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys, pass and pw too: any value that is not a placeholder or a reference)', '{"pass","pw"}'),
         ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:secret|token|passwd|password|passphrase|pwd|api[_.-]?key|apikey|access[_.-]?key|auth[_.-]?key|private[_.-]?key|credentials?)[A-Za-z0-9_.-]*["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'assignment', 'gitleaks generic-api-key (entropy 3.5); detect-secrets KeywordDetector', '{"secret","token","passw","pwd","key","credential"}'),
         -- A password of letters only: assigned with =, := or =>, as a line's
         -- own `password: value` (YAML, .env) or as a quoted JSON value.
-        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?\s*(?:=|:=|=>)\s*["']?([A-Za-z]{8,})(?![A-Za-z0-9_.(\[{-])$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, assigned)', '{"passw","pwd"}'),
+        ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*|(?:[A-Za-z0-9]+[_.-])*(?:pass|pw))["']?\s*(?:=|:=|=>)\s*["']?([A-Za-z]{8,})(?![A-Za-z0-9_.(\[{-])$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, assigned)', '{"pass","pw"}'),
         ('assigned-secret', $p$(?in)^[ \t-]*["']?[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?[ \t]*:[ \t]*["']?([A-Za-z]{8,})["']?[ \t]*(?=\n|$)$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a YAML or .env line)', '{"passw","pwd"}'),
         ('assigned-secret', $p$(?i)["'][A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']\s*:\s*["']([A-Za-z]{8,})["']$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a JSON value)', '{"passw","pwd"}'),
         ('netrc-password', $p$(?i)\m(?:machine\s+[a-z0-9][a-z0-9._-]*|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+([^\s"'`]+)$p$, 1, 'netrc', 'detect-secrets KeywordDetector (.netrc machine / login / password entries)', '{"machine","default"}'),
@@ -260,6 +271,14 @@ AS $$
              lower(v) !~ '^(required|optional|mandatory|disabled|enabled|incorrect|invalid|expired|username|usernames|passwords?|default|defaults|hidden|masked|unchanged|unknown|missing|generated|random|encrypted|hashed|protected|forbidden|inherit|inherited|prompted|environment|settings|variable|placeholder|anything|something|whatever|secrets?|changeme|example|examples|notrequired|provided|supplied|rotated|redacted|omitted|ignored|none|empty|blank|sensitive|string|boolean|integer|credentials?)$'
              AND v !~ '^[a-z]+([A-Z][a-z0-9]*)+$' AND v !~ '^[A-Z]+$'
         WHEN check_name = 'netrc' THEN v !~ '^[$%{<]' AND length(v) >= 4
+        WHEN check_name = 'pgpass' THEN v !~ '^[$%{<*]' AND length(v) >= 4 AND v !~ '^[0-9.]+$'
+        -- a provider token, not its example (ghp_xxxx…, sk_live_0000…)
+        WHEN check_name = 'provider' THEN v !~ '([A-Za-z0-9])\1{5}'
+        WHEN check_name = 'lower-id' THEN regexp_count(v, '[0-9]') >= 2
+        -- a PEM block with a body (a line of base64, cut short too), not two
+        -- armour lines quoted in a sentence
+        WHEN check_name = 'pem' THEN v ~ '(^|\n|\\n)[ \t]*[A-Za-z0-9+/]{4}'
+        WHEN check_name = 'pem-body' THEN length(v) >= 100
         WHEN check_name = 'hex' THEN v ~ '[0-9]' AND v ~ '[A-Fa-f]'
         WHEN check_name = 'fragment' THEN (v ~ '[0-9]' OR (regexp_count(v, '[a-z][A-Z]') + regexp_count(v, '[A-Z]{2}[a-z]') >= 2 AND v !~ '([A-Z][a-z]{2,}){2,}$'))
              AND brain._entropy(v) >= 2.5
@@ -274,6 +293,7 @@ AS $$
              AND v !~ '^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$'
              AND v !~ '^(https?|file)://'
              AND v !~ '^/|^\./|^~/'                          -- a path
+             AND v !~ '^[A-Za-z_]+&[A-Za-z_]+='               -- a query string: token_type=bearer&expires_in=3600
              AND brain._entropy(v) >= 3.5
         ELSE true END
 $$;
@@ -296,7 +316,7 @@ AS $$
                               FROM brain.secret_rules() AS r WHERE r.hints IS NULL)
         WHEN 'hint_rule' THEN (SELECT array_agg(r.rule::text ORDER BY r.rule, h.n)
                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
-        WHEN 'hint_lower' THEN (SELECT array_agg(lower(h.t) ORDER BY r.rule, h.n)
+        WHEN 'hint_lower' THEN (SELECT array_agg(CASE WHEN left(h.t, 1) = '~' THEN h.t ELSE lower(h.t) END ORDER BY r.rule, h.n)
                                 FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
         -- one regular expression for every hint, lowercased: a text (lowercased)
         -- that does not match it holds no hint at all
@@ -305,7 +325,10 @@ AS $$
                                         WHEN 'SK' THEN 'sk[0-9a-f]{32}'
                                         WHEN ':A' THEN ':a[a-z0-9_-]{32}'
                                         WHEN '-us' THEN '[0-9a-f]-us[0-9]'
-                                        ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END, '|')
+                                        WHEN 'pass' THEN 'pass[^a-z]'
+                                        WHEN 'pw' THEN 'pw[^a-z]'
+                                        ELSE CASE WHEN left(h.t, 1) = '~' THEN substr(h.t, 2)
+                                             ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END END, '|')
                                     FROM brain.secret_rules() AS r, unnest(r.hints) AS h(t))]
     END
 $$;
@@ -345,7 +368,7 @@ BEGIN
     SELECT array_agg(DISTINCT x.r ORDER BY x.r)::integer[] INTO todo
     FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule'),
                                  brain._secret_rule_column('hint_lower')) AS h(r, hint)
-          WHERE strpos(lt, h.hint) > 0
+          WHERE CASE WHEN left(h.hint, 1) = '~' THEN lt ~ substr(h.hint, 2) ELSE strpos(lt, h.hint) > 0 END
           UNION ALL
           SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
           WHERE NOT hinted_only) AS x;
@@ -385,6 +408,12 @@ $$;
 --   joins    a token cut into pieces joined by line breaks (a JWT over
 --            lines, a backslash continuation) or by string concatenation
 --            ("ghp_ab" + "cd", "ab" "cd")
+--   markup   token characters with markdown or HTML between them: backslash
+--            escapes (ghp\_…), tags and comments (<b>, <span class=…>,
+--            <!-- -->), emphasis and code marks (**, ~~, `), table cell
+--            separators (| ghp_ab | cd |)
+--   groups   a token written in groups of four, with dashes or spaces
+--            between them (ghp_-AbCd-EfGh-…, AKIA ABCD EFGH …)
 CREATE OR REPLACE FUNCTION brain._secret_stretch(how text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -395,6 +424,8 @@ AS $$
         WHEN 'blobs' THEN '[A-Za-z0-9+/_-]{16,}={0,2}'
         WHEN 'spacing' THEN '(?<!\S)(?:\S\s{1,3}){7,}\S(?!\S)'
         WHEN 'joins' THEN '[A-Za-z0-9_./+=-]{6,}(?:(?:[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+)[A-Za-z0-9_./+=-]{6,})+'
+        WHEN 'markup' THEN '[A-Za-z0-9_./+=-]{2,}(?:(?:\\(?=[!-/:-@\[-`{-~])|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>|<!--(?:[^-]|-[^-])*-->|\*{1,3}|~~|`{1,3}|[ \t]*\|[ \t]*)+[A-Za-z0-9_./+=-]{2,})+'
+        WHEN 'groups' THEN '(?<![A-Za-z0-9_-])[A-Za-z0-9_]{1,12}(?:[- ][A-Za-z0-9]{4}){3,}(?:[- ][A-Za-z0-9]{1,3})?(?![A-Za-z0-9_-])'
     END
 $$;
 
@@ -474,6 +505,27 @@ BEGIN
             RETURN NULL;
         END IF;
         RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
+    ELSIF how = 'markup' THEN
+        -- escapes, tags and marks removed; the cells of a table row joined,
+        -- every run of one to four neighbours (which cells hold the token's
+        -- pieces is not said), one run a line. Words of prose and of
+        -- tables hold no piece of letters and digits, or are short.
+        IF x !~ '[A-Za-z][A-Za-z0-9_+/=.-]*[0-9]|[0-9][A-Za-z0-9_+/=.-]*[A-Za-z]' OR length(x) < 16 THEN
+            RETURN NULL;
+        END IF;
+        d := regexp_replace(x, '\\(?=[!-/:-@\[-`{-~])|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>|<!--(?:[^-]|-[^-])*-->|\*{1,3}|~~|`{1,3}', '', 'g');
+        IF d ~ '\|' THEN
+            SELECT string_agg(array_to_string(c[i:i + w], ''), E'\n' ORDER BY i, w) INTO d
+            FROM (SELECT regexp_split_to_array(d, '[ \t]*\|[ \t]*') AS c) AS cells,
+                 generate_series(1, array_length(c, 1)) AS i, generate_series(0, 3) AS w
+            WHERE i + w <= array_length(c, 1) AND length(array_to_string(c[i:i + w], '')) >= 16;
+        END IF;
+        RETURN d;
+    ELSIF how = 'groups' THEN
+        IF x !~ '[0-9]' THEN
+            RETURN NULL;
+        END IF;
+        RETURN regexp_replace(x, '[- ]', '', 'g');
     END IF;
     RETURN NULL;
 END
@@ -596,13 +648,13 @@ BEGIN
     END LOOP;
     -- The text with each way of hiding undone, one way at a time; a hit in
     -- the copy is reported where the stretch it came from stands in the text.
-    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins'] LOOP
+    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins', 'markup', 'groups'] LOOP
         k := k + 1;
         -- (each way is looked for in one pass first: most texts use none)
         CONTINUE WHEN how = 'unicode' AND (t !~ '[^\u0001-\u007f]' OR current_setting('server_encoding') <> 'UTF8'
                                            OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
         CONTINUE WHEN how = 'escapes' AND t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}';
-        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins') AND t !~ brain._secret_stretch(how);
+        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups') AND t !~ brain._secret_stretch(how);
         var := brain._secret_variant(t, how);
         CONTINUE WHEN var.v IS NULL;
         p := brain._scan_rules(var.v);
@@ -634,7 +686,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.scan_secrets IS
-    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined): a hidden secret is reported where its stretch stands.';
+    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 
 CREATE OR REPLACE FUNCTION brain.find_secrets(t text)
 RETURNS text[]
