@@ -493,7 +493,9 @@ def _der_private_key(kind: str) -> bytes:
     if kind == "pkcs1":  # RSA PRIVATE KEY: 30 82 len, 02 01 00, 02 82 01 01 00 ...
         return b"\x30\x82\x04\xa4\x02\x01\x00\x02\x82\x01\x01\x00" + body
     if kind == "pkcs8":  # PRIVATE KEY: 30 82 len, 02 01 00, 30 0d 06 09 2a 86 48 86 f7 0d 01 01 01 ...
-        return b"\x30\x82\x04\xbd\x02\x01\x00\x30\x0d\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01\x05\x00" + body
+        return (
+            b"\x30\x82\x04\xbd\x02\x01\x00\x30\x0d\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01\x05\x00" + body
+        )
     # EC PRIVATE KEY: 30 77 02 01 01 04 20 ...
     return b"\x30\x77\x02\x01\x01\x04\x20" + bytes(_rng.randrange(256) for _ in range(112))
 
@@ -510,7 +512,11 @@ def _evasions_39() -> list[tuple[str, str, str]]:
     # markdown: a token escaped, emphasised, in a table
     out += [
         ("markdown-escaped ghp\\_", f"Use the token ghp\\_{ghp[4:]} for CI.", ghp),
-        ("markdown-escaped github\\_pat\\_", "PAT: github\\_pat\\_" + (s := mixed(ALNUM, 60)), "github_pat_" + s),
+        (
+            "markdown-escaped github\\_pat\\_",
+            "PAT: github\\_pat\\_" + (s := mixed(ALNUM, 60)),
+            "github_pat_" + s,
+        ),
         ("markdown-escaped sk\\_live\\_", f"Stripe: sk\\_live\\_{sk_live[8:]}", sk_live),
         ("markdown-escaped hf\\_ in a list", f"- HF: hf\\_{hf[3:]}", hf),
         ("markdown-escaped npm\\_ in a quote", f"> npm\\_{npm[4:]}", npm),
@@ -530,7 +536,11 @@ def _evasions_39() -> list[tuple[str, str, str]]:
         ("dashes every 4 from the start", "-".join(ghp[i : i + 4] for i in range(0, 40, 4)), ghp),
         ("spaces every 4 characters", "key: " + " ".join(akia[i : i + 4] for i in range(0, 20, 4)), akia),
         ("HTML tags inside a token", f"<p>token {ghp[:12]}<b>{ghp[12:25]}</b>{ghp[25:]}</p>", ghp),
-        ("HTML spans around each piece", "".join(f"<span>{ghp[i : i + 8]}</span>" for i in range(0, 40, 8)), ghp),
+        (
+            "HTML spans around each piece",
+            "".join(f"<span>{ghp[i : i + 8]}</span>" for i in range(0, 40, 8)),
+            ghp,
+        ),
         ("HTML tag with attributes inside", f'{akia[:10]}<span class="x">{akia[10:]}</span>', akia),
         ("HTML comment inside a token", f"{glpat[:10]}<!-- -->{glpat[10:]}", glpat),
         ("markdown emphasis inside a token", f"{ghp[:10]}**{ghp[10:30]}**{ghp[30:]}", ghp),
@@ -564,8 +574,16 @@ def _evasions_39() -> list[tuple[str, str, str]]:
         ("PW=", f"ADMIN_PW={pw}", pw),
         ("?auth= in a URL", f"https://api.example.com/v1/feed?auth={(a := mixed(ALNUM, 32))}", a),
         ("&token= in a URL", f"GET /export?format=csv&token={(tk := mixed(URLSAFE, 40))} 200", tk),
-        ("?access_token= in a URL", f"https://graph.example.com/me?access_token={(at := mixed(ALNUM, 48))}", at),
-        ("?token= of letters and digits, hex", f"wss://push.example.com/socket?token={(hx := rand(HEX, 40))}", hx),
+        (
+            "?access_token= in a URL",
+            f"https://graph.example.com/me?access_token={(at := mixed(ALNUM, 48))}",
+            at,
+        ),
+        (
+            "?token= of letters and digits, hex",
+            f"wss://push.example.com/socket?token={(hx := rand(HEX, 40))}",
+            hx,
+        ),
     ]
     # providers the rules did not know
     discord = (
@@ -581,7 +599,11 @@ def _evasions_39() -> list[tuple[str, str, str]]:
         ("Discord bot token", f"DISCORD_TOKEN={discord}", discord),
         ("Discord bot token in prose", f"the bot logs in with {discord} on startup", discord),
         ("Atlassian API token", f"JIRA_API_TOKEN={atlassian}", atlassian),
-        ("Atlassian API token in curl", f"curl -u me@example.com:{atlassian} https://acme.atlassian.net", atlassian),
+        (
+            "Atlassian API token in curl",
+            f"curl -u me@example.com:{atlassian} https://acme.atlassian.net",
+            atlassian,
+        ),
         ("Firebase server key", f"FCM server key: {firebase}", firebase),
         ("Firebase server key in a header", f"Authorization: key={firebase}", firebase),
     ]
@@ -595,7 +617,10 @@ EVASIONS_39 = _evasions_39()
 # identifiers, tables, example placeholders, prose about passing and
 # tokens, bare certificate and public key bodies, colon-separated values.
 def _benign_39() -> list[str]:
-    cert = _b64_lines(b"\x30\x82\x03\x77\x30\x82\x02\x5f\xa0\x03\x02\x01\x02" + bytes(_rng.randrange(256) for _ in range(500)))
+    cert = _b64_lines(
+        b"\x30\x82\x03\x77\x30\x82\x02\x5f\xa0\x03\x02\x01\x02"
+        + bytes(_rng.randrange(256) for _ in range(500))
+    )
     spki = _b64_lines(
         b"\x30\x82\x01\x22\x30\x0d\x06\x09\x2a\x86\x48\x86\xf7\x0d\x01\x01\x01\x05\x00\x03\x82\x01\x0f\x00"
         + bytes(_rng.randrange(256) for _ in range(270))
@@ -674,14 +699,18 @@ def _benign_39() -> list[str]:
     for _ in range(10):
         out.append(f"| {rand(HEX, 40)} | {rand(LOWER, 6)} | merged |")
     for _ in range(10):
-        out.append(f"<tr><td>{rand(HEX, 12)}</td><td>{rand(LOWER, 8)}</td><td>{_rng.randint(1, 999)}</td></tr>")
+        out.append(
+            f"<tr><td>{rand(HEX, 12)}</td><td>{rand(LOWER, 8)}</td><td>{_rng.randint(1, 999)}</td></tr>"
+        )
     for _ in range(10):
         out.append(f"sha256:{rand(HEX, 64)} <b>verified</b>")
     for _ in range(10):
         u = f"{rand(HEX, 8)}-{rand(HEX, 4)}-4{rand(HEX, 3)}-a{rand(HEX, 3)}-{rand(HEX, 12)}"
         out.append(f"GET /items/{u}?page={_rng.randint(1, 9)} 200 {_rng.randint(3, 90)}ms")
     for _ in range(10):
-        out.append(f"{_rng.randint(10, 23)}:{_rng.randint(10, 59)}:{_rng.randint(10, 59)} worker-{_rng.randint(1, 9)} INFO pass {_rng.randint(1, 5)} of 5 done")
+        out.append(
+            f"{_rng.randint(10, 23)}:{_rng.randint(10, 59)}:{_rng.randint(10, 59)} worker-{_rng.randint(1, 9)} INFO pass {_rng.randint(1, 5)} of 5 done"
+        )
     return out
 
 
