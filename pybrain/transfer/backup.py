@@ -88,15 +88,15 @@ TOC_TYPES = frozenset(
     }
 )
 EXTENSIONS = ("vector", "pg_trgm")
-# The indexes brain.use_embedding_space makes for a space (sql/functions/008-spaces.sql):
-# the only schema entries a backup may hold beyond what the migrations make.
+# The indexes pybrain builds for an embedding space (sql/functions/003-embedding.sql:
+# brain._space_index_name, brain._pattern_index_name): the only schema entries a backup
+# may hold beyond what the migrations make. A restore names them by this pattern only,
+# builds each in the reference database with pybrain's own definition (brain._hnsw_index_sql,
+# of the dimensions the entry names) and compares pg_dump's rendering of both.
 SPACE_INDEX = re.compile(
-    r"--\n-- Name: embedding_(?:hnsw|patterns)_\d+; Type: INDEX; Schema: brain; Owner: -\n--\n\n"
-    r"CREATE INDEX embedding_(?:hnsw|patterns)_\d+ ON brain\.embedding USING hnsw "
-    r"\(\(\(embedding\)::public\.(?:vector|halfvec)\(\d+\)\) "
-    r"public\.(?:vector|halfvec)_(?:cosine|l2|ip)_ops\) "
-    r"WITH \(m='\d+', ef_construction='\d+'\) "
-    r"WHERE \(\(space_id = \d+\) AND (?:\(ingest_seq <= -?\d+\)|pattern_rule)\);\n\n\n"
+    r"--\n-- Name: (embedding_(?:hnsw_(\d{1,18})(?:_([1-9]\d{0,17}))?|patterns_(\d{1,18}))); "
+    r"Type: INDEX; Schema: brain; Owner: -\n--\n\n"
+    r"CREATE INDEX \1 ON brain\.embedding USING hnsw \(\(\(embedding\)::public\.vector\(([1-9]\d{0,4})\)\)"
 )
 # psql's \restrict lines around a script (a random key each time pg_dump writes one).
 RESTRICT = re.compile(r"^\\(?:un)?restrict [A-Za-z0-9]+\n", re.M)
@@ -341,7 +341,7 @@ def _entries(script: str) -> tuple[str, collections.Counter[str]]:
 def _vet_schema(path: Path, dump: str, reference: str) -> None:
     dump_head, dump_entries = _entries(dump)
     ref_head, ref_entries = _entries(reference)
-    extra = [e for e in (dump_entries - ref_entries).elements() if not SPACE_INDEX.fullmatch(e)]
+    extra = list((dump_entries - ref_entries).elements())
     missing = list((ref_entries - dump_entries).elements())
     if dump_head != ref_head or extra or missing:
         first = (extra or missing or [dump_head])[0]
@@ -357,6 +357,39 @@ def _vet_schema(path: Path, dump: str, reference: str) -> None:
             },
             hint=_NOT_OURS,
         )
+
+
+def _build_space_indexes(ref: psycopg.Connection, dump: str) -> None:
+    """Builds in the reference database (the migrations' schema, no rows) the space indexes
+    the dump's schema names, each as pybrain builds it: brain._space_index_sql or
+    brain._pattern_index_sql of a space with the space_id, dims and watermark its name and
+    entry give. An entry whose name pybrain would not give such an index is left out; the
+    comparison then refuses it, as one whose definition differs from the one built here."""
+    for entry in _entries(RESTRICT.sub("", dump))[1]:
+        m = SPACE_INDEX.match(entry)
+        if m is None:
+            continue
+        name, space_id, seq, pattern_space, dims = m.groups()
+        row = ref.execute(
+            "SELECT CASE WHEN %(pattern)s THEN brain._pattern_index_name(s) ELSE brain._space_index_name(s) END,"
+            "       CASE WHEN %(pattern)s THEN brain._pattern_index_sql(s) ELSE brain._space_index_sql(s) END"
+            " FROM jsonb_populate_record(NULL::brain.embedding_space,"
+            "      jsonb_build_object('space_id', %(space)s::bigint, 'dims', %(dims)s::integer,"
+            "                         'indexed_through', %(seq)s::bigint)) AS s",
+            {
+                "pattern": pattern_space is not None,
+                "space": pattern_space or space_id,
+                "dims": dims,
+                "seq": seq or "0",
+            },
+        ).fetchone()
+        if row[0] != name:
+            continue
+        try:
+            with ref.transaction():
+                ref.execute(row[1])
+        except psycopg.Error:
+            continue  # (dimensions no HNSW index takes: refused by the comparison)
 
 
 def _vet_data(path: Path, dump: str, reference: str) -> None:
@@ -479,23 +512,22 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
 
     hint = "Restore into an empty database of a server with pgvector and pg_trgm, as for `brain init`."
     with wrap_exceptions(), _maintenance(url) as admin:
-        # The schema this pybrain's migrations make, on this server, to compare the dump with.
+        dump_schema = _checked(
+            "pg_restore",
+            ["--schema-only", "--no-owner", "-f", "-", str(path)],
+            hint="The archive is damaged.",
+        )
+        # The schema this pybrain's migrations make, on this server, with the indexes pybrain
+        # builds for the embedding spaces the dump's index entries name, to compare the dump with.
         with _scratch(admin, "brain_reference") as reference:
             ref_url = make_conninfo(url, dbname=reference)
             with psycopg.connect(ref_url, autocommit=True) as ref:
                 db.migrate(ref)
+                _build_space_indexes(ref, dump_schema)
             ref_settings = _database_settings(admin, reference)
             ref_schema = _checked("pg_dump", ["--schema-only", "--no-owner"], ref_url, hint=hint)
             ref_data = _checked("pg_dump", ["--data-only", "--no-owner"], ref_url, hint=hint)
-        _vet_schema(
-            path,
-            _checked(
-                "pg_restore",
-                ["--schema-only", "--no-owner", "-f", "-", str(path)],
-                hint="The archive is damaged.",
-            ),
-            ref_schema,
-        )
+        _vet_schema(path, dump_schema, ref_schema)
         _vet_data(
             path,
             _checked(
