@@ -140,5 +140,48 @@ def test_every_backup_of_an_upgraded_database_restores(admin_url: str, tmp_path:
             writes_and_rebuilds(conn, database, admin_url, tmp_path)
 
 
+# Indexes named as pybrain names a space's, but not built as pybrain builds them.
+LOOKALIKES = {
+    "another watermark than its name's": "CREATE INDEX embedding_hnsw_1_7 ON brain.embedding USING hnsw"
+    " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+    " WHERE space_id = 1 AND ingest_seq <= 8",
+    "a name pybrain never gives (watermark 0)": "CREATE INDEX embedding_hnsw_1_0 ON brain.embedding USING hnsw"
+    " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+    " WHERE space_id = 1 AND ingest_seq <= 0",
+    "other build parameters": "CREATE INDEX embedding_hnsw_1_9 ON brain.embedding USING hnsw"
+    " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 4, ef_construction = 128)"
+    " WHERE space_id = 1 AND ingest_seq <= 9",
+    "a predicate of its own": "CREATE INDEX embedding_patterns_3 ON brain.embedding USING hnsw"
+    " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+    " WHERE space_id = 3 AND pattern_rule AND pg_catalog.length(memory_id::text) > 0",
+    "another access method": "CREATE INDEX embedding_hnsw_2 ON brain.embedding (memory_id)"
+    " WHERE space_id = 2 AND ingest_seq <= 0",
+}
+
+
+def test_indexes_named_like_a_spaces_but_built_otherwise_are_refused(
+    brain: Brain, database: str, admin_url: str, tmp_path: Path
+) -> None:
+    brain.remember("fact", "The staging bucket is emptied every Sunday night")
+    got_through = []
+    for n, (what, statement) in enumerate(LOOKALIKES.items()):
+        name = statement.split()[2]
+        with psycopg.connect(database, autocommit=True) as admin:
+            admin.execute(statement)
+        file = tmp_path / f"lookalike{n}.dump"
+        backup.backup(database, file)  # (an honest manifest: only the schema check stands in the way)
+        with psycopg.connect(database, autocommit=True) as admin:
+            admin.execute(f"DROP INDEX brain.{name}")
+        with new_database(admin_url, f"brain_lookalike_{os.getpid()}_{n}") as target:
+            try:
+                backup.restore(file, target)
+                got_through.append(what)
+                outcome = "RESTORED"
+            except backup.RestoreRefused as refused:
+                outcome = f"refused ({refused})"[:200]
+        print(f"tried an index {name}, {what}: {outcome}")
+    assert got_through == []
+
+
 if __name__ == "__main__":
     pytest.main([__file__, "-q", "-s"])
