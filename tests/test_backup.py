@@ -127,3 +127,84 @@ def test_cli_backup_and_restore_into_a_new_data_directory(
     finally:
         db.EmbeddedServer(home).stop()
         scratch.cleanup()
+
+
+def _postgres_of(home: Path) -> list[int]:
+    """The PostgreSQL processes whose command line names home."""
+    import psutil
+
+    found = []
+    for p in psutil.process_iter(["pid", "cmdline"]):
+        cmdline = " ".join(p.info["cmdline"] or [])
+        if "postgres" in cmdline and str(home) in cmdline:
+            found.append(p.info["pid"])
+    return found
+
+
+def test_a_refused_restore_stops_the_server_it_started_and_removes_the_home_it_made(
+    brain_cli, brain: Brain, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    brain.remember("fact", "The staging bucket is emptied every Sunday night")
+    with psycopg.connect(database, autocommit=True) as admin:
+        # An index pybrain never builds (watermark 0 is never in a name): the schema check refuses it,
+        # after the server for the restore was started.
+        admin.execute(
+            "CREATE INDEX embedding_hnsw_1_0 ON brain.embedding USING hnsw ((embedding::public.vector(384))"
+            " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = 1 AND ingest_seq <= 0"
+        )
+    monkeypatch.setenv("BRAIN_DATABASE_URL", database)
+    refused, good = tmp_path / "refused.dump", tmp_path / "good.dump"
+    assert brain_cli("backup", str(refused)).exit_code == 0
+    with psycopg.connect(database, autocommit=True) as admin:
+        admin.execute("DROP INDEX brain.embedding_hnsw_1_0")
+    assert brain_cli("backup", str(good)).exit_code == 0
+    monkeypatch.delenv("BRAIN_DATABASE_URL")
+
+    scratch = tempfile.TemporaryDirectory(prefix="pybrain-restore-")
+    home = Path(scratch.name) / "restored-home"
+    try:
+        r = brain_cli("restore", str(refused), "--home", str(home))
+        print(f"refused restore into a new home: exit {r.exit_code}; home left: {home.exists()}")
+        assert r.exit_code == 1 and "not the one pybrain's migrations make" in r.output, r.output
+        assert not home.exists() and _postgres_of(home) == []
+
+        # Into a home whose server runs and holds a restored database: a failed restore leaves both.
+        assert brain_cli("restore", str(good), "--home", str(home)).exit_code == 0
+        running = db.EmbeddedServer(home).status()
+        assert running.running
+        r = brain_cli("restore", str(refused), "--home", str(home))
+        assert r.exit_code == 1, r.output
+        assert db.EmbeddedServer(home).status().pid == running.pid
+        with psycopg.connect(running.url) as c:
+            assert backup.counts(c)["memories"]["active"] == 1
+    finally:
+        db.EmbeddedServer(home).stop()
+        scratch.cleanup()
+
+
+def test_backup_verify_restores_into_a_scratch_server_and_compares(
+    brain_cli, brain: Brain, database: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    brain.remember("fact", "The staging bucket is emptied every Sunday night")
+    brain.remember("rule", "Release branches are cut from main with signed tags")
+    brain.observe([f"Build {i} of the release branch passed" for i in range(3)])
+    monkeypatch.setenv("BRAIN_DATABASE_URL", database)
+    file = tmp_path / "verified.dump"
+    r = brain_cli("backup", str(file), "--verify")
+    print(r.output)
+    assert r.exit_code == 0, r.output
+    assert "verify: counts the same as the manifest's" in r.output
+    assert "verify: search 'Build 2 of the release branch passed' in workspace 1: " in r.output
+    assert "the same as at backup time" in r.output and r.output.rstrip().endswith("verify: ok")
+    scratch = r.output.split("scratch server (", 1)[1].split(", removed)")[0]
+    assert not Path(scratch).exists() and _postgres_of(Path(scratch)) == []
+
+    # A search that finds other memories than at backup time is a mismatch.
+    made = backup.backup(database, tmp_path / "again.dump", sample=True)
+    sample = made["sample_search"]
+    assert sample["ids"]
+    report = backup.verify_restore(tmp_path / "again.dump", {**sample, "ids": sample["ids"][::-1] + [10**9]})
+    print(report["mismatches"])
+    assert not report["ok"] and report["counts"] == made["counts"]
+    assert report["mismatches"] == ["search 'Build 2 of the release branch passed' found other memories"]
+    assert not Path(report["scratch"]).exists()

@@ -297,20 +297,53 @@ def _count_lines(c: dict[str, Any]) -> str:
 @command()
 @click.argument("file", required=False, type=click.Path(dir_okay=False, path_type=Path))
 @click.option("--url", help="Back up this database (default: the one `brain init` migrates).")
-def backup(file: Path | None, url: str | None, as_json: bool) -> None:
+@click.option(
+    "--verify",
+    is_flag=True,
+    help="Then restore it into a scratch embedded server (a temporary directory, removed after), "
+    "compare its counts and a sample search with the backup's, print what was compared, and exit 1 "
+    "on a mismatch.",
+)
+def backup(file: Path | None, url: str | None, verify: bool, as_json: bool) -> None:
     """Back up the whole database with pg_dump (custom format) into FILE, default
-    BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks."""
+    BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks.
+    With --verify, the backup is then restored into a scratch server and compared (docs/backup.md)."""
     from pybrain.transfer import backup as backups
 
     settings = Settings.from_env()
     if file is None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         file = settings.home / "backups" / f"brain-{stamp}.dump"
-    out = backups.backup(url or db.admin_url(settings), file)
+    out = backups.backup(url or db.admin_url(settings), file, sample=verify)
+    if verify:
+        out["verify"] = backups.verify_restore(Path(out["file"]), out.pop("sample_search"))
     if as_json:
         click.echo(_dump(out))
-        return
-    click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
+    else:
+        click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
+        if verify:
+            click.echo("\n".join(_verify_lines(out["verify"])))
+    if verify and not out["verify"]["ok"]:
+        sys.exit(1)
+
+
+def _verify_lines(v: dict[str, Any]) -> list[str]:
+    lines = [f"verify: restored into a scratch server ({v['scratch']}, removed)"]
+    if v["counts"] is not None:
+        same = "the same as the manifest's" if v["counts"] == v["expected"] else "DIFFERENT from the manifest's"
+        lines.append(f"verify: counts {same}:\n{_count_lines(v['counts'])}")
+    search = v.get("search")
+    if search is not None:
+        same = "the same" if search["ids"] == search["restored_ids"] else "DIFFERENT"
+        lines.append(
+            f"verify: search {search['query']!r} in workspace {search['workspace']}: "
+            f"{len(search['restored_ids'])} results, {same} as at backup time"
+        )
+    elif v["counts"] is not None:
+        lines.append("verify: no active memory to search for")
+    lines += [f"verify: MISMATCH: {m}" for m in v["mismatches"]]
+    lines.append("verify: ok" if v["ok"] else "verify: FAILED")
+    return lines
 
 
 @command()
@@ -355,16 +388,16 @@ def restore_backup(
     settings = Settings.from_env()
     # A file that is not pybrain's backup is refused before any server is started.
     backups.preflight(file, without_manifest=without_manifest)
-    server = None
-    if url is None:
-        if home is not None or settings.database_url is None:
-            # (the server keeps running afterwards, as after any command: `brain db stop`)
-            server = db.EmbeddedServer(home.expanduser().resolve() if home else settings.home)
-            url = server.start()
-        else:
-            url = db.admin_url(settings)
-    out = backups.restore(file, url, without_manifest=without_manifest)
-    out["target"] = str(server.pgdata) if server else _mask(url)
+    if url is None and (home is not None or settings.database_url is None):
+        # The server keeps running afterwards, as after any command (`brain db stop`); a
+        # restore that fails stops it if it started it, and removes the home if it made it.
+        with backups.embedded_target(home or settings.home) as (server, url):
+            out = backups.restore(file, url, without_manifest=without_manifest)
+        out["target"] = str(server.pgdata)
+    else:
+        url = url or db.admin_url(settings)
+        out = backups.restore(file, url, without_manifest=without_manifest)
+        out["target"] = _mask(url)
     if as_json:
         click.echo(_dump(out))
     else:

