@@ -150,7 +150,8 @@ def test_a_refused_restore_stops_the_server_it_started_and_removes_the_home_it_m
         # after the server for the restore was started.
         admin.execute(
             "CREATE INDEX embedding_hnsw_1_0 ON brain.embedding USING hnsw ((embedding::public.vector(384))"
-            " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128) WHERE space_id = 1 AND ingest_seq <= 0"
+            " public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
+            " WHERE space_id = 1 AND ingest_seq <= 0"
         )
     monkeypatch.setenv("BRAIN_DATABASE_URL", database)
     refused, good = tmp_path / "refused.dump", tmp_path / "good.dump"
@@ -203,7 +204,7 @@ def test_backup_verify_restores_into_a_scratch_server_and_compares(
     made = backup.backup(database, tmp_path / "again.dump", sample=True)
     sample = made["sample_search"]
     assert sample["ids"]
-    report = backup.verify_restore(tmp_path / "again.dump", {**sample, "ids": sample["ids"][::-1] + [10**9]})
+    report = backup.verify_restore(tmp_path / "again.dump", {**sample, "ids": [*sample["ids"][::-1], 10**9]})
     print(report["mismatches"])
     assert not report["ok"] and report["counts"] == made["counts"]
     assert report["mismatches"] == ["search 'Build 2 of the release branch passed' found other memories"]

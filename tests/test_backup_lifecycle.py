@@ -47,7 +47,8 @@ def backed_up_and_restored(
 ) -> list[str]:
     """Backs the database up, restores it into an empty one, and checks the counts and a
     search there against the source's; the space indexes the backup held."""
-    source_user = with_database(database, conninfo_to_dict(database)["dbname"], user=TEST_ROLE, password="test")
+    dbname = conninfo_to_dict(database)["dbname"]
+    source_user = with_database(database, dbname, user=TEST_ROLE, password="test")
     with psycopg.connect(source_user, autocommit=True) as c:
         expected = [h["id"] for h in Brain(c, embedder=embedder or get_embedder("hash")).search(QUERY)]
     assert expected, step
@@ -63,11 +64,13 @@ def backed_up_and_restored(
             raise
         assert restored["counts"] == made["counts"], step
         assert space_indexes(target) == indexes, step
-        with psycopg.connect(with_database(target, name, user=TEST_ROLE, password="test"), autocommit=True) as c:
+        target_user = with_database(target, name, user=TEST_ROLE, password="test")
+        with psycopg.connect(target_user, autocommit=True) as c:
             again = Brain(c, embedder=embedder or get_embedder("hash"))
             assert [h["id"] for h in again.search(QUERY)] == expected, step
             assert db.is_current(c)
-    print(f"{step}: {made['counts']['embeddings']} embeddings, indexes {indexes}: restored, same counts and search")
+    embeddings = made["counts"]["embeddings"]
+    print(f"{step}: {embeddings} embeddings, indexes {indexes}: restored, same counts and search")
     return indexes
 
 
@@ -90,7 +93,6 @@ def writes_and_rebuilds(conn: psycopg.Connection, database: str, admin_url: str,
         "_" in i.removeprefix("embedding_hnsw_")
         for i in backed_up_and_restored("indexed", database, admin_url, tmp_path)
     )
-
 
 
 def reembeds(conn: psycopg.Connection, database: str, admin_url: str, tmp_path: Path) -> None:
@@ -145,7 +147,7 @@ LOOKALIKES = {
     "another watermark than its name's": "CREATE INDEX embedding_hnsw_1_7 ON brain.embedding USING hnsw"
     " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
     " WHERE space_id = 1 AND ingest_seq <= 8",
-    "a name pybrain never gives (watermark 0)": "CREATE INDEX embedding_hnsw_1_0 ON brain.embedding USING hnsw"
+    "a name pybrain never gives": "CREATE INDEX embedding_hnsw_1_0 ON brain.embedding USING hnsw"
     " ((embedding::public.vector(384)) public.vector_cosine_ops) WITH (m = 16, ef_construction = 128)"
     " WHERE space_id = 1 AND ingest_seq <= 0",
     "other build parameters": "CREATE INDEX embedding_hnsw_1_9 ON brain.embedding USING hnsw"

@@ -330,7 +330,8 @@ def backup(file: Path | None, url: str | None, verify: bool, as_json: bool) -> N
 def _verify_lines(v: dict[str, Any]) -> list[str]:
     lines = [f"verify: restored into a scratch server ({v['scratch']}, removed)"]
     if v["counts"] is not None:
-        same = "the same as the manifest's" if v["counts"] == v["expected"] else "DIFFERENT from the manifest's"
+        same = "the same as" if v["counts"] == v["expected"] else "DIFFERENT from"
+        same += " the manifest's"
         lines.append(f"verify: counts {same}:\n{_count_lines(v['counts'])}")
     search = v.get("search")
     if search is not None:
@@ -352,7 +353,8 @@ def _verify_lines(v: dict[str, Any]) -> list[str]:
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    help="A backup: restore into a new embedded database under this BRAIN_HOME.",
+    help="A backup: restore into a new embedded database under this BRAIN_HOME (a failed restore "
+    "stops the server it started there and removes the directory if it made it).",
 )
 @click.option("--url", help="A backup: restore into this empty database (a superuser's URL).")
 @click.option(

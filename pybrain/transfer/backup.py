@@ -17,6 +17,12 @@ from pg_restore's rendering of the file and before anything of the file reaches
 a server. Only then does pg_restore load it, as a login role made for the
 restore (no superuser, no role or database rights), into a fresh database,
 whose counts are checked before it takes the target database's place.
+
+The vector indexes pybrain builds for an embedding space (a rebuild's too) are the
+schema entries beyond the migrations': the reference database gets the ones the dump
+names, built by pybrain's own functions, so they are compared like the rest. A restore
+into a new embedded home that fails stops the server it started and removes the home it
+made (embedded_target); verify_restore restores into a scratch one and compares.
 """
 
 from __future__ import annotations
@@ -32,7 +38,7 @@ import shutil
 import subprocess
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -293,10 +299,8 @@ def embedded_target(home: Path, *, keep: bool = True) -> Iterator[tuple[db.Embed
     finally:
         if not kept:
             if not was_running:
-                try:
+                with suppress(BrainError):
                     server.stop()
-                except BrainError:
-                    pass
             if created is not None:
                 shutil.rmtree(created, ignore_errors=True)
             if not was_running:
@@ -467,8 +471,10 @@ def _build_space_indexes(ref: psycopg.Connection, dump: str) -> None:
             continue
         name, space_id, seq, pattern_space, dims = m.groups()
         row = ref.execute(
-            "SELECT CASE WHEN %(pattern)s THEN brain._pattern_index_name(s) ELSE brain._space_index_name(s) END,"
-            "       CASE WHEN %(pattern)s THEN brain._pattern_index_sql(s) ELSE brain._space_index_sql(s) END"
+            "SELECT CASE WHEN %(pattern)s THEN brain._pattern_index_name(s)"
+            "            ELSE brain._space_index_name(s) END,"
+            "       CASE WHEN %(pattern)s THEN brain._pattern_index_sql(s)"
+            "            ELSE brain._space_index_sql(s) END"
             " FROM jsonb_populate_record(NULL::brain.embedding_space,"
             "      jsonb_build_object('space_id', %(space)s::bigint, 'dims', %(dims)s::integer,"
             "                         'indexed_through', %(seq)s::bigint)) AS s",
