@@ -15,7 +15,7 @@ from conftest import TEST_ROLE, new_database, with_database
 from psycopg.conninfo import conninfo_to_dict
 from test_migrations import older_release
 
-from pybrain import db
+from pybrain import db, ingest
 from pybrain.client import Brain
 from pybrain.embed import get_embedder
 from pybrain.embed.hash import HashEmbedder
@@ -93,6 +93,19 @@ def writes_and_rebuilds(conn: psycopg.Connection, database: str, admin_url: str,
         "_" in i.removeprefix("embedding_hnsw_")
         for i in backed_up_and_restored("indexed", database, admin_url, tmp_path)
     )
+
+    # An ingest of a folder: its chunks wait outside the index until the worker's rebuild.
+    docs = tmp_path / "docs"
+    docs.mkdir(exist_ok=True)
+    for i in range(3):
+        paragraphs = [f"Runbook {i}, part {j}: the release branch needs signed tags." for j in range(20)]
+        (docs / f"runbook-{i}.md").write_text("\n\n".join(paragraphs))
+    report = ingest.run(brain, ingest.collect([str(docs)], root=tmp_path), project="shop")
+    assert not report.problems
+    backed_up_and_restored("ingested", database, admin_url, tmp_path)
+    while brain.index_vectors()["action"] != "none":
+        pass
+    backed_up_and_restored("ingest indexed", database, admin_url, tmp_path)
 
 
 def reembeds(conn: psycopg.Connection, database: str, admin_url: str, tmp_path: Path) -> None:
