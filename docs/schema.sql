@@ -2748,7 +2748,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions b145c17b0227766fd1bb3812654aa02012c1e5c6f3de3b6240396d8425e9f87f';
+COMMENT ON TABLE brain.migration IS 'functions db10fbf08e3f2507db8ab99914523abe952441d4b233a756a40bf2500fefe78f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -4,7 +4,6 @@ source), backup, and `brain restore FILE`."""
 
 from __future__ import annotations
 
-import shutil
 import sys
 import time
 from pathlib import Path
@@ -237,8 +236,7 @@ def _ingest_text(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
     "--root",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
     default=".",
-    help="Refs are paths relative to this folder (default: the current one); a path named, or matched "
-    "by a glob, that resolves outside it is not read.",
+    help="Refs are paths relative to this folder (default: the current one).",
 )
 @click.option(
     "--stdin-ref", default="stdin", show_default=True, help="The ref of the document read from '-'."
@@ -261,14 +259,13 @@ def ingest_command(
 
     Unchanged documents cost nothing; a changed chunk supersedes its old version;
     a document gone from a folder named here is tombstoned ("removed at source");
-    a renamed one keeps its memories. A document (a file, or standard input) may
-    be 2 MB at most (BR030 over it). See docs/ingest.md.
+    a renamed one keeps its memories. See docs/ingest.md.
     """
     from pybrain import ingest
 
     listing = ingest.collect(list(paths), root=root, stdin_ref=stdin_ref)
     for p in listing.problems:
-        click.echo(f"{p.path}: {p.code + ': ' if p.code else ''}{p.message}", err=True)
+        click.echo(f"{p.path}: {p.message}", err=True)
     show = not as_json and sys.stderr.isatty()
     with _open(source_agent) as brain:
         report = ingest.run(
@@ -303,39 +300,51 @@ def _count_lines(c: dict[str, Any]) -> str:
 @click.option(
     "--verify",
     is_flag=True,
-    help="Then restore it into a scratch database in a temporary folder (removed afterwards) and "
-    "compare its counts and a search per workspace with this database's; exit 1 if they differ.",
+    help="Then restore it into a scratch embedded server (a temporary directory, removed after), "
+    "compare its counts and a sample search with the backup's, print what was compared, and exit 1 "
+    "on a mismatch.",
 )
 def backup(file: Path | None, url: str | None, verify: bool, as_json: bool) -> None:
     """Back up the whole database with pg_dump (custom format) into FILE, default
-    BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks."""
+    BRAIN_HOME/backups/brain-<UTC time>.dump, with FILE.json holding the counts a restore checks.
+    With --verify, the backup is then restored into a scratch server and compared (docs/backup.md)."""
     from pybrain.transfer import backup as backups
 
     settings = Settings.from_env()
     if file is None:
         stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime())
         file = settings.home / "backups" / f"brain-{stamp}.dump"
-    source = url or db.admin_url(settings)
-    out = backups.backup(source, file)
-    checked = backups.verify_backup(file, source) if verify else None
+    out = backups.backup(url or db.admin_url(settings), file, sample=verify)
+    if verify:
+        out["verify"] = backups.verify_restore(Path(out["file"]), out.pop("sample_search"))
     if as_json:
-        click.echo(_dump(out | ({"verify": checked} if checked else {})))
+        click.echo(_dump(out))
     else:
         click.echo(f"backup: {out['file']} ({out['bytes']} bytes)\n{_count_lines(out['counts'])}")
-        if checked:
-            click.echo("verify: restored into a scratch database (removed): the same counts")
-            for s in checked["searches"]:
-                first = f"#{s['restored'][0]}" if s["restored"] else "nothing"
-                click.echo(
-                    f"verify: workspace {s['workspace']}, search {s['query']!r}: "
-                    + (
-                        f"the same {len(s['restored'])} results, first {first}"
-                        if s["same"]
-                        else f"{s['source'][:5]} here, {s['restored'][:5]} restored"
-                    )
-                )
-    if checked and not checked["ok"]:
+        if verify:
+            click.echo("\n".join(_verify_lines(out["verify"])))
+    if verify and not out["verify"]["ok"]:
         sys.exit(1)
+
+
+def _verify_lines(v: dict[str, Any]) -> list[str]:
+    lines = [f"verify: restored into a scratch server ({v['scratch']}, removed)"]
+    if v["counts"] is not None:
+        same = "the same as" if v["counts"] == v["expected"] else "DIFFERENT from"
+        same += " the manifest's"
+        lines.append(f"verify: counts {same}:\n{_count_lines(v['counts'])}")
+    search = v.get("search")
+    if search is not None:
+        same = "the same" if search["ids"] == search["restored_ids"] else "DIFFERENT"
+        lines.append(
+            f"verify: search {search['query']!r} in workspace {search['workspace']}: "
+            f"{len(search['restored_ids'])} results, {same} as at backup time"
+        )
+    elif v["counts"] is not None:
+        lines.append("verify: no active memory to search for")
+    lines += [f"verify: MISMATCH: {m}" for m in v["mismatches"]]
+    lines.append("verify: ok" if v["ok"] else "verify: FAILED")
+    return lines
 
 
 @command()
@@ -344,7 +353,8 @@ def backup(file: Path | None, url: str | None, verify: bool, as_json: bool) -> N
 @click.option(
     "--home",
     type=click.Path(file_okay=False, path_type=Path),
-    help="A backup: restore into a new embedded database under this BRAIN_HOME.",
+    help="A backup: restore into a new embedded database under this BRAIN_HOME (a failed restore "
+    "stops the server it started there and removes the directory if it made it).",
 )
 @click.option("--url", help="A backup: restore into this empty database (a superuser's URL).")
 @click.option(
@@ -380,28 +390,16 @@ def restore_backup(
     settings = Settings.from_env()
     # A file that is not pybrain's backup is refused before any server is started.
     backups.preflight(file, without_manifest=without_manifest)
-    server = None
-    started = False  # a server this command started, stopped again if the restore fails
-    made: Path | None = None  # a home this command made, removed again if the restore fails
-    if url is None:
-        if home is not None or settings.database_url is None:
-            # (the server keeps running afterwards, as after any command: `brain db stop`)
-            where = home.expanduser().resolve() if home else settings.home
-            made = None if where.exists() else where
-            server = db.EmbeddedServer(where)
-            started = not server.status().running
-            url = server.start()
-        else:
-            url = db.admin_url(settings)
-    try:
+    if url is None and (home is not None or settings.database_url is None):
+        # The server keeps running afterwards, as after any command (`brain db stop`); a
+        # restore that fails stops it if it started it, and removes the home if it made it.
+        with backups.embedded_target(home or settings.home) as (server, url):
+            out = backups.restore(file, url, without_manifest=without_manifest)
+        out["target"] = str(server.pgdata)
+    else:
+        url = url or db.admin_url(settings)
         out = backups.restore(file, url, without_manifest=without_manifest)
-    except BaseException:
-        if server is not None and started:
-            server.stop()
-        if made is not None:
-            shutil.rmtree(made, ignore_errors=True)
-        raise
-    out["target"] = str(server.pgdata) if server else _mask(url)
+        out["target"] = _mask(url)
     if as_json:
         click.echo(_dump(out))
     else:

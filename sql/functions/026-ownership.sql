@@ -48,7 +48,9 @@ DECLARE
     n integer := 0;
 BEGIN
     IF owner IS NULL THEN
-        RETURN 0;
+        -- a database restored onto a server that never ran migration 027 (as it makes it)
+        CREATE ROLE brain_owner NOLOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOINHERIT BYPASSRLS;
+        owner := (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_owner');
     END IF;
     IF (SELECT s.nspowner FROM pg_namespace s WHERE s.nspname = 'brain') <> owner THEN
         EXECUTE 'ALTER SCHEMA brain OWNER TO brain_owner';
