@@ -211,14 +211,13 @@ def sample_search(conn: psycopg.Connection, sample: dict[str, Any] | None = None
             return None
         at = conn.execute("SELECT now()").fetchone()[0]
         sample = {"workspace": row[0], "query": row[1], "now": at.isoformat()}
-    conn.execute("SELECT set_config('brain.workspace', %s, true)", (str(sample["workspace"]),))
-    ids = [
-        r[0]
-        for r in conn.execute(
-            "SELECT s.id FROM brain.search(%s, now => %s::timestamptz) AS s",
-            (sample["query"], sample["now"]),
+    from pybrain.connector import Scope, scoped
+
+    with scoped(conn, Scope(workspace=int(sample["workspace"]))) as cur:
+        cur.execute(
+            "SELECT s.id FROM brain.search(%s, now => %s::timestamptz) AS s", (sample["query"], sample["now"])
         )
-    ]
+        ids = [r["id"] for r in cur.fetchall()]
     return {**sample, "ids": ids}
 
 
