@@ -145,8 +145,8 @@ def test_near_identical_rows_of_a_large_batch_fold_when_indexed(conn) -> None:
         {"memory_id": out[1]["memory_id"], "state": "tombstoned", "replaced_by": kept["memory_id"]},
     ], "a chain: the second folds into where the first went"
     assert scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (kept["memory_id"],)) == (
-        "disk almost full on db-1 again, still"
-    ), "the longest text is kept"
+        "disk almost full on db-1"
+    ), "an observation's text is never rewritten: the later ones are its folds"
     dedups = rows(
         conn,
         "SELECT memory_id, detail->>'kept' AS kept FROM brain.audit WHERE action = 'dedup' ORDER BY audit_id",
@@ -198,10 +198,11 @@ def test_writes_dedup_against_waiting_vectors(conn) -> None:
         category="episodic",
         embedding=orthogonal(1)[0],
     )
-    assert (r["action"], r["duplicate_of"]) == ("updated", out[0]["memory_id"])
+    # (the observation it folds into keeps its text: skipped, not updated)
+    assert (r["action"], r["duplicate_of"]) == ("skipped", out[0]["memory_id"])
     # a small batch, indexed at once, compares its rows with the waiting ones too
     small = observe(conn, ["shard 1 of the nightly export finished, late"], embeddings=[orthogonal(3)[2]])
-    assert (small[0]["action"], small[0]["duplicate_of"]) == ("updated", out[2]["memory_id"])
+    assert (small[0]["action"], small[0]["duplicate_of"]) == ("skipped", out[2]["memory_id"])
 
 
 def test_a_batch_moves_waiting_vectors_into_the_index_when_too_many_wait(conn) -> None:
@@ -302,7 +303,7 @@ def test_a_batch_already_covered_by_a_rebuild_runs_its_dedup_at_once(conn, admin
     out = observe(
         conn, ["disk almost full on db-1 again", *texts(4)], embeddings=[unit(0.96), *orthogonal(4, 10)]
     )
-    assert (out[0]["action"], out[0]["duplicate_of"]) == ("updated", kept["memory_id"])
+    assert (out[0]["action"], out[0]["duplicate_of"]) == ("skipped", kept["memory_id"])
 
 
 def test_worker_indexes_waiting_vectors(conn, brain_cli) -> None:
