@@ -319,13 +319,9 @@ def test_the_restore_loads_as_a_role_without_rights(
             "SELECT DISTINCT pg_get_userbyid(proowner) FROM pg_proc"
             " WHERE pronamespace = 'brain'::regnamespace"
         ).fetchall()
-        assert owners == [
-            (
-                c.execute(
-                    "SELECT pg_get_userbyid(datdba) FROM pg_database WHERE datname = current_database()"
-                ).fetchone()[0],
-            )
-        ]
+        # the restored schema's objects belong to brain_owner (migration 027), not the loader
+        # nor the superuser
+        assert owners == [("brain_owner",)]
         assert not c.execute("SELECT has_language_privilege('public', 'plpgsql', 'USAGE')").fetchone()[0]
     assert leftovers(admin_url) == []
 
