@@ -2748,7 +2748,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions db10fbf08e3f2507db8ab99914523abe952441d4b233a756a40bf2500fefe78f';
+COMMENT ON TABLE brain.migration IS 'functions 66a4e97c13f7808ae6e51ef4d3b6ca43d7f479bd8409d9d4e78dc59692563f11';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -205,8 +205,9 @@ DECLARE
 BEGIN
     -- The session booted for this client session (transcript: its id), live first: with
     -- two windows in one folder the seat alone would name the other window's.
+    -- (Its client is alive, calling this hook: the sweep of gone sessions cannot end it,
+    -- so it runs once, below, on whichever path this takes.)
     IF transcript IS NOT NULL AND source ~ '^\S+$' THEN
-        PERFORM brain._sweep_sessions(clock, host, host_processes);
         SELECT s.session_id INTO own FROM brain.session s
         WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
           AND s.project = coalesce(hand_off_transcript.project, '')
@@ -218,6 +219,7 @@ BEGIN
     IF handoff IS NOT NULL THEN
         -- (brain.end_session stores no handoff the next session gets already)
         IF own IS NOT NULL THEN
+            PERFORM brain._sweep_sessions(clock, host, host_processes);  -- as brain.end_session_of does
             result := brain.end_session(own, handoff, NULL, clock);
         ELSE
             result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock);
