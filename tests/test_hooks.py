@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import socket
 import subprocess
@@ -247,7 +248,7 @@ def test_prompt_adds_the_memories_it_brings_up(cli_env, conn, transcript, projec
     answer = json.loads(out.stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "UserPromptSubmit"
     context = answer["hookSpecificOutput"]["additionalContext"]
-    assert f'#{rerun["memory_id"]} fact: "Billing export reruns' in context
+    assert re.search(rf'#{rerun["memory_id"]} fact, \d+s ago: "Billing export reruns', context), context
     assert "VPN" not in context
 
     # Nothing relevant: nothing added.
@@ -612,5 +613,5 @@ def test_prompt_context_says_which_of_two_conflicting_facts_is_newer(conn) -> No
     lines = context["text"].splitlines()
     (old_line,) = [line for line in lines if line.startswith(f"- #{old} ")]
     (new_line,) = [line for line in lines if line.startswith(f"- #{new} ")]
-    assert f"(#{new} is newer and may replace it)" in old_line
+    assert f"(older: #{new} is newer and may replace it)" in old_line
     assert "is newer" not in new_line

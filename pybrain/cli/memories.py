@@ -215,10 +215,9 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
             marks.append(f"skill {h['via_skill_trigger']}")
         elif h.get("neighbour_of") is not None:
             marks.append(f"beside #{h['neighbour_of']}")
-        elif h.get("relevance") is not None:
-            marks.append(f"relevance {h['relevance']:.2f}")
         elif h.get("score") is not None:
-            marks.append(f"{h['score']:.4f}")
+            # the ranking's figure: never above the one before (the evidence alone is "relevance" in --json)
+            marks.append(f"score {h['score']:.2f}")
         if h["project"]:
             marks.append(h["project"])
         if h["state"] != "active":
@@ -230,7 +229,9 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
         if h.get("flag_reasons"):
             marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
         if h.get("newer_related"):
-            marks.append(click.style(f"newer #{h['newer_related']} may contradict it", fg="yellow"))
+            marks.append(
+                click.style(f"older: #{h['newer_related']} is newer, may contradict it", fg="yellow")
+            )
         if "created_at" in h:
             marks.append(age(h["created_at"], datetime.now(UTC)))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")

@@ -999,3 +999,24 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.extract_action_items IS
     'Sentences that ask for an action ("need to", "must", "follow up", "todo", "remember to", ...): up to 10.';
+
+-- How long ago, as every line an agent is shown says it (the prompt context, the
+-- boot payload; brain search and the MCP tools say it the same way in Python,
+-- pybrain.render.age): 40s, 12m, 5h, 3d, 7w, 4mo, 2y.
+CREATE OR REPLACE FUNCTION brain.age_text(at timestamptz, now timestamptz DEFAULT pg_catalog.now())
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN at IS NULL THEN '?'
+                WHEN s < 60 THEN s || 's'
+                WHEN s < 3600 THEN s / 60 || 'm'
+                WHEN s < 86400 THEN s / 3600 || 'h'
+                WHEN s < 14 * 86400 THEN s / 86400 || 'd'
+                WHEN s < 61 * 86400 THEN s / (7 * 86400) || 'w'
+                WHEN s < 730 * 86400 THEN s / (30 * 86400) || 'mo'
+                ELSE s / (365 * 86400) || 'y' END
+    FROM (SELECT greatest(0, floor(extract(epoch FROM now - at)))::bigint AS s) AS x
+$$;
+COMMENT ON FUNCTION brain.age_text IS
+    'How long before now a time was, in one unit: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (? for none).';

@@ -869,7 +869,9 @@ BEGIN
                     p_metadata, p_source_agent, p_session_id, p_source_system, p_source_ref, p_source_hash,
                     now(), NULL, vec, space.space_id, near.similarity, p_source_agent, '{}');
             END IF;
-            IF v_origin IN ('explicit', 'overlay')
+            -- (a captured turn or text, observed or an artifact, is a record of what was
+            -- said: it never meets the policy of a write, nor is it replaced by one)
+            IF v_origin IN ('explicit', 'overlay') AND existing.origin IN ('explicit', 'overlay')
                AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
                 IF p_on_related = 'refuse' THEN
                     PERFORM brain._raise('BR008',

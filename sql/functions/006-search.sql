@@ -1106,37 +1106,97 @@ BEGIN
                 LIMIT ($1).max_results) AS x
             ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
         ),
+        -- A captured prompt that only asks (brain._only_asks) is answered by its
+        -- reply (brain._turn_answer): the reply takes the prompt's place, with the
+        -- prompt's evidence if it has less, and the prompt comes right after it,
+        -- beside it. A question ranks below its answer.
+        answers AS MATERIALIZED (
+            SELECT c.memory_id AS asked, a.answer_id
+            FROM chosen c
+            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = c.memory_id
+            CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, c.memory_id) AS a
+            WHERE c.neighbour_of IS NULL AND c.skill IS NULL
+              AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
+              AND brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', ''))
+              AND a.answer_id <> c.memory_id
+              AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
+        ),
+        listed AS (
+            SELECT y.*, row_number() OVER (ORDER BY y.hit, y.sub, y.neighbour_of IS NOT NULL, y.pos, y.memory_id) AS place
+            FROM (SELECT DISTINCT ON (x.memory_id) x.* FROM (
+                      SELECT c.memory_id, c.skill, c.vector_rank, c.lexical_rank, c.fuzzy_rank, c.score, c.relevance,
+                             c.verdict, coalesce(c.neighbour_of, a.answer_id) AS neighbour_of, c.hit,
+                             CASE WHEN a.asked IS NULL THEN 0 ELSE 1 END AS sub, c.pos
+                      FROM chosen c LEFT JOIN answers a ON a.asked = c.memory_id
+                      UNION ALL
+                      SELECT a.answer_id, NULL, o.vector_rank, o.lexical_rank, o.fuzzy_rank,
+                             greatest(o.score, q.score), greatest(o.relevance, q.relevance),
+                             greatest(o.verdict, q.verdict), NULL, q.hit, 0, 0
+                      FROM answers a
+                      JOIN chosen q ON q.memory_id = a.asked
+                      LEFT JOIN chosen o ON o.memory_id = a.answer_id AND o.neighbour_of IS NULL) AS x
+                  ORDER BY x.memory_id, x.hit, x.sub, x.neighbour_of IS NOT NULL) AS y
+            ORDER BY y.hit, y.sub, y.neighbour_of IS NOT NULL, y.pos, y.memory_id
+            LIMIT ($1).max_results
+        ),
         -- the results' active authored memories, read once: what a newer one may contradict
         authored AS MATERIALIZED (
-            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body
-            FROM chosen c JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = c.memory_id
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place
+            FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
             WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
+        ),
+        judged AS MATERIALIZED (
+            SELECT l.*, m.state, m.origin, m.created_at,
+                   CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END AS current_id,
+                   -- a newer authored memory among the results that may contradict this
+                   -- one: of an authored memory, one of the same kind and project, as near
+                   -- as the space's related similarity (headline trigrams without a
+                   -- query vector) and differing in distinguishing terms only; of a
+                   -- captured turn or text (observed, artifact), one of its project at
+                   -- half that similarity, differing so; of a superseded memory, its
+                   -- current version
+                   CASE WHEN m.state = 'superseded' THEN (
+                            SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
+                        WHEN m.state = 'active' THEN (
+                   SELECT n.memory_id
+                   FROM (SELECT n.* FROM authored n
+                         WHERE n.memory_id <> m.memory_id AND n.project = m.project AND n.created_at > m.created_at
+                           AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE CASE WHEN m.origin IN ('explicit', 'overlay') THEN %10$s ELSE %12$s END
+                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   ORDER BY n.created_at DESC, n.memory_id DESC
+                   LIMIT 1) END AS newer
+            FROM listed l
+            JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
+        ),
+        -- an older memory that a newer one among the results may contradict comes
+        -- right after it; the score each shows is the ranking's, never above the one before
+        ordered AS (
+            -- (with the rows beside it: its neighbours, the prompt it answers)
+            SELECT j.*, row_number() OVER (ORDER BY coalesce(CASE WHEN n.place > h.place THEN n.place END, h.place),
+                                                     coalesce(n.place > h.place, false), h.place, j.place) AS final
+            FROM judged j
+            LEFT JOIN judged b ON b.memory_id = j.neighbour_of
+            CROSS JOIN LATERAL (SELECT coalesce(b.place, j.place) AS place,
+                                       -- (skills keep their places: first, in their own order)
+                                       CASE WHEN j.skill IS NOT NULL THEN NULL
+                                            WHEN b.memory_id IS NULL THEN j.newer ELSE b.newer END AS newer) AS h
+            LEFT JOIN judged n ON n.memory_id = h.newer
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, ($1).query),
-               rk.score::double precision, rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
-               m.state, m.pinned, m.superseded_by,
-               CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END,
+               CASE WHEN rk.skill IS NULL AND rk.score IS NOT NULL
+                    THEN min(rk.score) FILTER (WHERE rk.skill IS NULL) OVER (ORDER BY rk.final) ELSE rk.score END::double precision,
+               rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
+               m.state, m.pinned, m.superseded_by, rk.current_id,
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
                rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
-               -- a newer authored memory among the results, of the same kind and project, as
-               -- near as the space's related similarity (headline trigrams without a query
-               -- vector) and differing in distinguishing terms only: it may contradict this one
-               CASE WHEN m.origin IN ('explicit', 'overlay') THEN (
-                   SELECT n.memory_id
-                   FROM (SELECT n.* FROM authored n
-                         WHERE n.memory_id <> m.memory_id AND n.kind = m.kind AND n.project = m.project
-                           AND n.created_at > m.created_at
-                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
-                   WHERE %10$s
-                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
-                   ORDER BY n.created_at DESC, n.memory_id DESC
-                   LIMIT 1) END,
-               rk.verdict::real
-        FROM chosen rk
+               rk.newer, rk.verdict::real
+        FROM ordered rk
         JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
+        ORDER BY rk.final $q$,
         vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
         brain._search_bm25('SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
@@ -1148,9 +1208,33 @@ BEGIN
                          ' FROM brain.embedding a, brain.embedding b'
                          ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
                          ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
-                         space.dims, space.space_id, space.related) END);
+                         space.dims, space.space_id, space.related) END,
+        brain._search_filter(),
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.25'
+             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
+                         ' FROM brain.embedding a, brain.embedding b'
+                         ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
+                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
+                         space.dims, space.space_id, space.related / 2) END);
 END
 $f$;
+
+-- What a query asks: of a text of several sentences whose last one is a
+-- question, its questions; else the whole text.
+CREATE OR REPLACE FUNCTION brain.asked_text(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN count(*) > 1 AND bool_or(x.last AND right(x.s, 1) = '?')
+                THEN string_agg(x.s, ' ' ORDER BY x.n) FILTER (WHERE right(x.s, 1) = '?')
+                ELSE t END
+    FROM (SELECT btrim(p.s) AS s, p.n, p.n = max(p.n) OVER () AS last
+          FROM regexp_split_to_table(coalesce(t, ''), '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS p(s, n)
+          WHERE btrim(p.s) <> '') AS x
+$$;
+COMMENT ON FUNCTION brain.asked_text IS
+    'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
 
 CREATE OR REPLACE FUNCTION brain.search(
     query text,
@@ -1301,10 +1385,13 @@ BEGIN
     -- none is held): a query about something never stored ("the axolotl's mating
     -- season") is not judged relevant by its common words alone ("season"), and in a
     -- young workspace a word nobody wrote yet ("use") weighs no more than the query's
-    -- own rarest word. Ranking and the relevance a result carries use the words
-    -- some memory holds only.
+    -- own rarest word. Of a query that asks after saying something ("Use the
+    -- staging account for the replay. Which database should it point at?"), the
+    -- words counted so are the question's (brain.asked_text): what the prompt says
+    -- around its question is not what it asks for. Ranking and the relevance a
+    -- result carries use the words some memory holds only.
     bm25[6] := coalesce(idf_sum, 0)
-               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, q))) AS l(lexeme)
+               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, brain.asked_text(q)))) AS l(lexeme)
                   WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}'))
                     -- the words of a phrase some memory holds (brain.lexical_terms)
                     AND NOT EXISTS (SELECT FROM unnest(words_lexemes) AS p(term)

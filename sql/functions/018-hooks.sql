@@ -339,6 +339,15 @@ AS $$
     WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
 $$;
 
+-- A line's age for an agent: "3d ago", of the memory's creation.
+CREATE OR REPLACE FUNCTION brain._line_age(ws bigint, id bigint)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.age_text(m.created_at) || ' ago' FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = id
+$$;
+
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
     query_embedding double precision[] DEFAULT NULL,
@@ -411,21 +420,23 @@ BEGIN
         -- was only among those left out, nothing is relevant.
         FOR hit IN
             WITH kept AS MATERIALIZED (
-                SELECT s.id, s.kind, s.headline, s.score, s.verdict, s.via_skill_trigger, s.newer_related
+                SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.ordinality AS n
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
                                   -- twice the lines: a prompt and the reply that answers it may
                                   -- both be hits (one line); each result costs search a preview
-                                  max_results => n_max * 2) AS s
+                                  max_results => n_max * 2) WITH ORDINALITY AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                            AND (compacted IS NULL OR m.created_at > compacted))
                   AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
-            SELECT k.id, k.kind, k.headline, k.score, k.newer_related
+            -- in search's order: a current fact before the older memories and turns it
+            -- may contradict, a reply in the place of the prompt that only asked
+            SELECT k.id, k.kind, k.headline, k.newer_related
             FROM kept k
             WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
-            ORDER BY k.score DESC, k.id DESC
+            ORDER BY k.n
         LOOP
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
@@ -444,7 +455,7 @@ BEGIN
             IF own_id IS NOT NULL THEN
                 own_chars := least(char_length(own_text),
                                    greatest(turn_chars / 2, turn_chars - char_length(turn.answer) - 12));
-                line := format('- #%s %s: %s', own_id, hit.kind, brain.quote_text(
+                line := format('- #%s %s, %s: %s', own_id, hit.kind, brain._line_age(ws, own_id), brain.quote_text(
                                CASE WHEN char_length(own_text) > own_chars
                                     THEN left(own_text, own_chars - 1) || '…' ELSE own_text END));
                 IF turn.answer_id = ANY (ids) THEN
@@ -457,16 +468,17 @@ BEGIN
                 END IF;
             ELSIF turn.answer_id IS NOT NULL THEN
                 CONTINUE WHEN turn.answer_id = ANY (ids);
-                line := format('- #%s %s: %s', turn.answer_id, hit.kind, brain.quote_text(
+                line := format('- #%s %s, %s: %s', turn.answer_id, hit.kind, brain._line_age(ws, turn.answer_id), brain.quote_text(
                                CASE WHEN char_length(turn.answer) > turn_chars
                                     THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
             ELSE
-                line := format('- #%s %s: %s', hit.id, hit.kind, brain.quote_text(hit.headline))
-                        -- a newer memory among the results may say otherwise (search's
-                        -- newer_related): the agent is told which one is current
-                        || CASE WHEN hit.newer_related IS NOT NULL
-                                THEN format(' (#%s is newer and may replace it)', hit.newer_related) ELSE '' END;
+                line := format('- #%s %s, %s: %s', hit.id, hit.kind, brain._line_age(ws, hit.id),
+                               brain.quote_text(hit.headline));
             END IF;
+            -- a newer memory among the results may say otherwise (search's newer_related:
+            -- of a memory, a turn, a superseded memory): the agent is told which one is current
+            line := line || CASE WHEN hit.newer_related IS NOT NULL
+                                 THEN format(' (older: #%s is newer and may replace it)', hit.newer_related) ELSE '' END;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;

@@ -1,0 +1,265 @@
+"""The current fact first (issue 40, item 4).
+
+A month of captured turns holds every belief a project ever had: "Node 20", then
+"Node 22", then a fact written as "Node 24". What a prompt brings and what
+search returns put the current explicit fact above the older turns and
+superseded memories that it contradicts, mark those as older, give every line
+its age, rank a question below the reply that answers it, show scores that
+never rise down the list, and find what the question of a prompt of several
+sentences asks. The turns are stored as the capture hooks store them
+(brain.observe_transcript), embedded by the default embedder where the ranking
+depends on meaning.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import psycopg.rows
+import pytest
+from helpers import owner_execute, remember
+
+from pybrain.client import Brain
+from pybrain.embed import clear_cache, get_embedder, local_available
+
+TRANSCRIPTS = [
+    # (days ago, transcript, [(prompt, reply)])
+    (
+        30,
+        "a1b2c3d4-0000-4000-8000-000000000001",
+        [
+            (
+                "Which Node version does the shop frontend build with?",
+                "It builds with Node 20 (node:20-alpine in the Dockerfile).",
+            ),
+            (
+                "Fix the flaky checkout test.",
+                "Done: the test now waits for the cart API mock before clicking Pay.",
+            ),
+        ],
+    ),
+    (
+        12,
+        "a1b2c3d4-0000-4000-8000-000000000002",
+        [
+            ("Which Node version is the shop frontend on now?", "Node 22."),
+            ("And the Docker base image?", "Node 22 (node:22-alpine)."),
+        ],
+    ),
+]
+QUESTION = "Which Node version does the shop frontend build with?"
+
+
+def observe(conn: psycopg.Connection, embedder: Any, days_ago: int, transcript: str, pairs: list) -> None:
+    """A transcript's turns as the capture hooks store them, dated days_ago."""
+    at = dt.datetime.now(dt.UTC) - dt.timedelta(days=days_ago)
+    turns = []
+    for n, (prompt, reply) in enumerate(pairs):
+        for k, (role, text) in enumerate((("user", prompt), ("assistant", reply))):
+            when = (at + dt.timedelta(minutes=2 * n + k)).isoformat()
+            turns.append({"ref": f"{transcript}/{n}-{role}", "role": role, "text": text, "at": when})
+    brain = Brain(conn, embedder=embedder)
+    brain.observe_transcript(turns, source_system="claude-code", project="shop", source_agent="claude-code")
+    owner_execute(
+        conn,
+        "UPDATE brain.memory SET created_at = %s WHERE starts_with(source_ref, %s)",
+        (at, f"{transcript}/"),
+    )
+
+
+def write(conn: psycopg.Connection, embedder: Any, headline: str, days_ago: int, **kw: Any) -> int:
+    brain = Brain(conn, embedder=embedder)
+    r = brain.remember("fact", headline, project="shop", **kw)
+    assert r.action == "created", r
+    owner_execute(
+        conn,
+        "UPDATE brain.memory SET created_at = now() - make_interval(days => %s) WHERE memory_id = %s",
+        (days_ago, r.memory_id),
+    )
+    assert r.memory_id is not None
+    return r.memory_id
+
+
+def context_lines(conn: psycopg.Connection, embedder: Any, prompt: str) -> list[str]:
+    vector = embedder.embed_one(prompt)
+    out = conn.execute(
+        "SELECT brain.prompt_context(%s, query_embedding => %s, embedding_space => %s, project => 'shop')",
+        (prompt, vector, embedder.space),
+    ).fetchone()[0]
+    return [line for line in (out["text"] or "").splitlines() if line.startswith("- #")]
+
+
+def hits(conn: psycopg.Connection, embedder: Any | None, query: str, **kw: Any) -> list[dict[str, Any]]:
+    vector = embedder.embed_one(query) if embedder else None
+    args = {"query": query, "query_embedding": vector, "project": "shop", **kw}
+    if embedder:
+        args["embedding_space"] = embedder.space
+    names = ", ".join(f"{k} => %({k})s" for k in args)
+    with conn.cursor(row_factory=psycopg.rows.dict_row) as cur:
+        return cur.execute(f"SELECT * FROM brain.search({names})", args).fetchall()
+
+
+def line_id(line: str) -> int:
+    return int(re.match(r"- #(\d+) ", line).group(1))
+
+
+@pytest.fixture(scope="module")
+def local() -> Iterator[Any]:
+    if not local_available():
+        pytest.skip("the local extra is not installed")
+    clear_cache()
+    embedder = get_embedder("local")
+    embedder.embed_one("warm up")
+    yield embedder
+    clear_cache()
+
+
+@pytest.fixture
+def month(conn: psycopg.Connection, local: Any) -> dict[str, int]:
+    """Thirty days of one project: turns saying Node 20, then 22; facts 20 → 22 (superseded),
+    then a fact written two days ago: Node 24."""
+    Brain(conn, embedder=local).use_embedding_space()
+    Brain(conn, embedder=local).activate_space(local.space)
+    observe(conn, local, *TRANSCRIPTS[0])
+    first = write(conn, local, "The shop frontend builds with Node 20", 29, on_related="store")
+    observe(conn, local, *TRANSCRIPTS[1])
+    second = Brain(conn, embedder=local).supersede(first, "The shop frontend builds with Node 22", "upgraded")
+    owner_execute(
+        conn,
+        "UPDATE brain.memory SET created_at = now() - interval '11 days' WHERE memory_id = %s",
+        (second.memory_id,),
+    )
+    current = write(
+        conn, local, "The shop frontend builds with Node 24 since the December upgrade", 2, on_related="store"
+    )
+    staging = write(conn, local, "Staging database is shop-stg-db-2 on port 6432", 5)
+    return {"first": first, "second": second.memory_id, "current": current, "staging": staging}
+
+
+pytestmark = pytest.mark.local_model
+
+
+def test_the_current_fact_comes_before_the_turns_it_replaces(conn, local, month) -> None:
+    lines = context_lines(conn, local, QUESTION)
+    print("\n".join(lines))
+    assert lines, "the question brings its memories"
+    assert line_id(lines[0]) == month["current"], "the fact written last comes first"
+    older = [line for line in lines[1:] if re.search(r"Node 2[02]\b", line)]
+    assert older, "the older answers are still shown, below it"
+    for line in older:
+        assert f"(older: #{month['current']} is newer and may replace it)" in line, line
+    for line in lines:
+        assert re.match(r"- #\d+ \w+, \d+(s|m|h|d|w|mo|y) ago: ", line), f"every line says its age: {line}"
+    assert any(", 30d ago: " in line or ", 4w ago: " in line for line in lines), lines
+
+
+def test_search_ranks_the_current_fact_first_and_marks_the_older(conn, local, month) -> None:
+    found = hits(conn, local, "which node version does the frontend build with")
+    ids = [h["id"] for h in found]
+    assert ids[0] == month["current"], [(h["id"], h["headline"]) for h in found]
+    for h in found[1:]:
+        if re.search(r"Node 2[02]\b", h["headline"]) and h["neighbour_of"] is None:
+            assert h["newer_related"] == month["current"], h["headline"]
+    # With the superseded ones: each below the fact that replaced it.
+    found = hits(conn, local, "which node version does the frontend build with", include_superseded=True)
+    place = {h["id"]: n for n, h in enumerate(found)}
+    assert place[month["first"]] > place[month["current"]]
+    assert found[place[month["first"]]]["newer_related"] in (month["second"], month["current"])
+
+
+def test_a_question_ranks_below_the_reply_that_answers_it(conn, local, month) -> None:
+    found = hits(conn, local, "which node version does the frontend build with")
+    place = {h["id"]: n for n, h in enumerate(found)}
+    questions = [h for h in found if h["headline"].startswith("User: ") and h["headline"].endswith("?")]
+    assert questions, [h["headline"] for h in found]
+    for q in questions:
+        answer = q["neighbour_of"]
+        assert answer is not None and place[answer] < place[q["id"]], q["headline"]
+        assert found[place[answer]]["headline"].startswith("Assistant: ")
+
+
+def test_the_figures_brain_search_shows_follow_its_order(brain_cli, monkeypatch, month) -> None:
+    """The figure each hit of `brain search` shows never rises down the list: it is the
+    ranking's (an assistant's turn, a question beside its answer, an older memory moved
+    below the current one: each shows no more than the hit above it)."""
+    monkeypatch.setenv("BRAIN_EMBEDDER", "local")
+    for query in (
+        QUESTION,
+        "shop frontend Node",
+        "node:20-alpine in the Dockerfile",
+        "checkout test",
+        "Docker base image",
+    ):
+        out = brain_cli("search", query, "--project", "shop").output
+        figures = [float(x) for x in re.findall(r" · (?:score|relevance) (\d\.\d\d) · ", out)]
+        assert figures, out
+        assert figures == sorted(figures, reverse=True), out
+
+
+def test_a_prompt_that_says_something_before_it_asks(conn, local, month) -> None:
+    asked = "Which staging database should the replay point at?"
+    said = "Use the staging Stripe account for the replay test. " + asked
+    for prompt in (asked, said):
+        lines = context_lines(conn, local, prompt)
+        assert lines and line_id(lines[0]) == month["staging"], (prompt, lines)
+    # and the floor still answers nothing to what no memory speaks of, said first or not
+    for prompt in (
+        "What is the wingspan of the Andean condor?",
+        "I was reading about birds last night. What is the wingspan of the Andean condor?",
+    ):
+        assert context_lines(conn, local, prompt) == [], prompt
+
+
+def test_a_captured_turn_never_refuses_or_takes_a_fact(conn, local) -> None:
+    """A write near a captured question (a record) is created: the turn is not an authored
+    memory for the write's on_related policy, nor replaced by it. (Their similarity under
+    the default embedder is 0.76, past the related threshold 0.75.)"""
+    Brain(conn, embedder=local).use_embedding_space()
+    Brain(conn, embedder=local).activate_space(local.space)
+    observe(
+        conn,
+        local,
+        1,
+        "b1b2c3d4-0000-4000-8000-000000000009",
+        [("Which Node version does the shop frontend build with?", "Node 20, I think.")],
+    )
+    r = Brain(conn, embedder=local).remember("fact", "The shop frontend builds with Node 20", project="shop")
+    assert r.action == "created", r
+    turns = conn.execute(
+        "SELECT count(*) FROM brain.memory WHERE origin = 'observed' AND state = 'active'"
+    ).fetchone()[0]
+    assert turns == 2
+
+
+def test_the_prompt_hook_shows_ages_and_the_current_fact(conn, cli_env, tmp_path) -> None:
+    """Through the hook command itself (the hash embedder): every line carries its age."""
+    remember(conn, kind="fact", headline="Deploys to production need two approvals", project="shop")
+    brain = Path(sys.executable).parent / "brain"
+    payload = {
+        "session_id": "c0c0c0c0-0000-4000-8000-000000000001",
+        "transcript_path": str(tmp_path / "none.jsonl"),
+        "cwd": str(tmp_path),
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How many approvals do production deploys need?",
+    }
+    out = subprocess.run(
+        [str(brain), "hook", "prompt", "--project", "shop"],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env={**os.environ, **cli_env},
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = [line for line in context.splitlines() if line.startswith("- #")]
+    assert lines and all(re.match(r"- #\d+ fact, \d+s ago: ", line) for line in lines), context
