@@ -346,6 +346,6 @@ def plugin_hooks() -> dict[str, Any]:
 
 def plugin_mcp() -> dict[str, Any]:
     """The plugin's .mcp.json: `brain mcp` through the launcher."""
-    return {
-        "mcpServers": {SERVER_NAME: {"command": "sh", "args": ["${CLAUDE_PLUGIN_ROOT}/bin/brain", "mcp"]}}
-    }
+    # --repository: a call that names no project is the repository's, as the hooks take it
+    args = ["${CLAUDE_PLUGIN_ROOT}/bin/brain", "mcp", "--repository"]
+    return {"mcpServers": {SERVER_NAME: {"command": "sh", "args": args}}}

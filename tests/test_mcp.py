@@ -271,3 +271,45 @@ def test_every_tool_has_a_described_schema(tool) -> None:
     (listed,) = [t for t in anyio.run(server.list_tools) if t.name == tool]
     for name, prop in listed.input_schema.get("properties", {}).items():
         assert prop, f"{tool}.{name} has an empty schema"
+
+
+def test_the_plugins_server_keeps_each_repository_apart(cli_env, conn, tmp_path) -> None:
+    """`brain mcp --repository` (the plugin's server): a call that names no project is the
+    git repository's of CLAUDE_PROJECT_DIR, as the hooks take it; one that names '' is global."""
+    repos = {}
+    for name in ("alpha", "beta"):
+        repos[name] = tmp_path / name
+        (repos[name] / "src").mkdir(parents=True)
+        subprocess.run(["git", "init", "-q", str(repos[name])], check=True)
+
+    async def in_repo(name: str, *steps: tuple[str, dict[str, Any]]) -> list[Any]:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "pybrain", "mcp", "--repository"],
+            env={**cli_env, "BRAIN_EMBED_SERVER": "off", "CLAUDE_PROJECT_DIR": str(repos[name] / "src")},
+        )
+        out = []
+        with open(os.devnull, "w") as quiet:
+            async with stdio_client(params, errlog=quiet) as (read, write), ClientSession(read, write) as s:
+                await s.initialize()
+                for tool, arguments in steps:
+                    result = await s.call_tool(tool, arguments)
+                    assert not result.is_error, result.content[0].text
+                    out.append(result.structured_content or result.content[0].text)
+        return out
+
+    anyio.run(in_repo, "alpha", ("remember", {"kind": "fact", "headline": "Alpha deploys on Tuesdays"}))
+    anyio.run(
+        in_repo,
+        "beta",
+        ("remember", {"kind": "fact", "headline": "Beta deploys on Fridays"}),
+        ("remember", {"kind": "rule", "headline": "Every deploy needs a changelog entry", "project": ""}),
+    )
+    stored = dict(conn.execute("SELECT headline, project FROM brain.memory").fetchall())
+    assert stored == {
+        "Alpha deploys on Tuesdays": "alpha",
+        "Beta deploys on Fridays": "beta",
+        "Every deploy needs a changelog entry": "",
+    }
+    (found,) = anyio.run(in_repo, "alpha", ("search", {"query": "which day do we deploy"}))
+    assert "Alpha deploys" in found and "changelog" in found and "Beta" not in found, found

@@ -103,6 +103,7 @@ def test_the_installed_plugin_wires_the_hooks_brain_wire_writes(tmp_path) -> Non
         "sh",
         str(root / "bin" / "brain"),
         "mcp",
+        "--repository",
     ]
 
 

@@ -24,12 +24,29 @@ PROFILE_OPTION = click.option(
 
 @click.command("mcp", cls=QuietCommand)
 @PROFILE_OPTION
-def mcp_command(profile: str) -> None:
+@click.option(
+    "--project",
+    envvar="BRAIN_PROJECT",
+    help="The project of every tool call that names none ('' = global; env BRAIN_PROJECT). "
+    "Default: each tool's own (global writes, searches of every project).",
+)
+@click.option(
+    "--repository",
+    is_flag=True,
+    help="Without --project: the git repository of CLAUDE_PROJECT_DIR (else of the working "
+    "directory) is the project, as the hooks take it (the plugin's server).",
+)
+def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
-    from pybrain.mcp import serve
+    import os
 
+    from pybrain.mcp import serve
+    from pybrain.repo import project_of
+
+    if project is None and repository:
+        project = project_of(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
     try:
-        serve(profile)
+        serve(profile, project)
     except BrainError as exc:
         _fail(exc, as_json=False)
 

@@ -73,6 +73,7 @@ class BrainMCP(MCPServer):
             return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True)
         try:
             self.check_arguments(name, arguments)
+            arguments = self.with_project(name, arguments)
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             # The SDK may wrap the ToolError a tool raised: the code is on the first that has one.
@@ -95,6 +96,20 @@ class BrainMCP(MCPServer):
             # The text an agent reads: the same data as one line of JSON, not indented.
             result.content = [TextContent(type="text", text=json_text(result.structured_content))]
         return result
+
+    def with_project(self, name: str, arguments: dict[str, Any] | None) -> dict[str, Any]:
+        """The server's project (Service.project) for a tool that takes one, when the call names
+        none; a call that names one, '' (global) included, keeps it."""
+        arguments = dict(arguments or {})
+        tool = self._tool_manager.get_tool(name)
+        if (
+            self.service.project is not None
+            and tool is not None
+            and "project" in tool.parameters.get("properties", {})
+            and "project" not in arguments
+        ):
+            arguments["project"] = self.service.project
+        return arguments
 
     def check_arguments(self, name: str, arguments: dict[str, Any] | None) -> None:
         """Refuse arguments the tool does not take, and values of another JSON type than its
@@ -150,8 +165,8 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
     return server
 
 
-def serve(profile: str | None = None) -> None:
-    """Run the server on stdio until the client closes it."""
+def serve(profile: str | None = None, project: str | None = None) -> None:
+    """Run the server on stdio until the client closes it; project: of the calls that name none."""
     import anyio
 
     from pybrain.embed import keep_warm
@@ -160,4 +175,4 @@ def serve(profile: str | None = None) -> None:
     with Brain.open() as brain:
         space = brain.active_space()
         keep_warm(space.name if space else None)  # loaded while the client starts up, kept while it runs
-        anyio.run(build_server(Service(brain), profile).run_stdio_async)
+        anyio.run(build_server(Service(brain, project=project), profile).run_stdio_async)

@@ -46,8 +46,11 @@ class Service:
     per MCP session and selects it for each request (use_state); `brain` and
     `session` answer for the selected one."""
 
-    def __init__(self, brain: Brain | None) -> None:
+    def __init__(self, brain: Brain | None, project: str | None = None) -> None:
         self._default = SessionState(brain) if brain is not None else None
+        # The project of a call that names none (`brain mcp --project`, the plugin's
+        # repository); None: each tool's own default.
+        self.project = project
         self.brain: Any = _CurrentBrain(self)
         self.started_at = time.time()
         # More arguments of MCPServer (brain serve: its token verifier and auth settings).
