@@ -957,7 +957,7 @@ BEGIN
     END IF;
     vector_sql := brain._search_vector_leg(space, candidates, kept, n_docs);
     RETURN format($q$
-        WITH vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
+        WITH RECURSIVE vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
             SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
             UNION ALL SELECT l.memory_id, l.r, 'lexical', NULL, l.bm25 FROM lex l
@@ -1149,39 +1149,57 @@ BEGIN
             SELECT l.*, m.state, m.origin, m.created_at,
                    CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END AS current_id,
                    -- a newer authored memory among the results that may contradict this
-                   -- one: of an authored memory, one of the same kind and project, as near
-                   -- as the space's related similarity (headline trigrams without a
-                   -- query vector) and differing in distinguishing terms only; of a
-                   -- captured turn or text (observed, artifact), one of its project at
-                   -- half that similarity, differing so; of a superseded memory, its
-                   -- current version
+                   -- one, the nearest: of an authored memory, one of the same kind and
+                   -- project, as near as the space's related similarity (headline trigrams
+                   -- without a query vector, 0.5) and differing in distinguishing terms
+                   -- only; of a captured turn or text (observed, artifact), one of its
+                   -- project at half that similarity, differing so; of a superseded
+                   -- memory, its current version
                    CASE WHEN m.state = 'superseded' THEN (
                             SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
                         WHEN m.state = 'active' THEN (
                    SELECT n.memory_id
-                   FROM (SELECT n.* FROM authored n
-                         WHERE n.memory_id <> m.memory_id AND n.project = m.project AND n.created_at > m.created_at
-                           AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
-                         OFFSET 0) AS n  -- the cheap tests first, for the few pairs they leave
-                   WHERE CASE WHEN m.origin IN ('explicit', 'overlay') THEN %10$s ELSE %12$s END
+                   FROM (SELECT n.*, %10$s AS near
+                         FROM (SELECT n.* FROM authored n
+                               WHERE n.memory_id <> m.memory_id AND n.project = m.project
+                                 AND n.created_at > m.created_at
+                                 AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                               OFFSET 0) AS n) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
                      AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
-                   ORDER BY n.created_at DESC, n.memory_id DESC
+                   ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer
             FROM listed l
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
         ),
-        -- an older memory that a newer one among the results may contradict comes
-        -- right after it; the score each shows is the ranking's, never above the one before
+        -- what each older memory leads to: the end of its chain of newer ones among the
+        -- results (20 -> 22 -> 24: 24), the current one
+        chained (memory_id, target, depth) AS (
+            SELECT j.memory_id, j.newer, 1 FROM judged j WHERE j.newer IS NOT NULL
+            UNION ALL
+            SELECT c.memory_id, n.newer, c.depth + 1
+            FROM chained c JOIN judged n ON n.memory_id = c.target
+            WHERE n.newer IS NOT NULL AND n.newer <> c.memory_id AND c.depth < 8
+        ),
+        current AS (
+            SELECT DISTINCT ON (c.memory_id) c.memory_id, c.target FROM chained c
+            ORDER BY c.memory_id, c.depth DESC
+        ),
+        -- an older memory comes right after the current one it leads to (with the rows
+        -- beside it: its neighbours, the prompt it answers); the score each shows is the
+        -- ranking's, never above the one before
         ordered AS (
-            -- (with the rows beside it: its neighbours, the prompt it answers)
-            SELECT j.*, row_number() OVER (ORDER BY coalesce(CASE WHEN n.place > h.place THEN n.place END, h.place),
-                                                     coalesce(n.place > h.place, false), h.place, j.place) AS final
+            SELECT j.*, cu.target AS newest,
+                   row_number() OVER (ORDER BY coalesce(CASE WHEN n.place > h.place THEN n.place END, h.place),
+                                               coalesce(n.place > h.place, false), h.place, j.place) AS final
             FROM judged j
+            LEFT JOIN current cu ON cu.memory_id = j.memory_id
             LEFT JOIN judged b ON b.memory_id = j.neighbour_of
+            LEFT JOIN current bc ON bc.memory_id = b.memory_id
             CROSS JOIN LATERAL (SELECT coalesce(b.place, j.place) AS place,
                                        -- (skills keep their places: first, in their own order)
                                        CASE WHEN j.skill IS NOT NULL THEN NULL
-                                            WHEN b.memory_id IS NULL THEN j.newer ELSE b.newer END AS newer) AS h
+                                            WHEN b.memory_id IS NULL THEN cu.target ELSE bc.target END AS newer) AS h
             LEFT JOIN judged n ON n.memory_id = h.newer
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, ($1).query),
@@ -1192,7 +1210,7 @@ BEGIN
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
                rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
-               rk.newer, rk.verdict::real
+               rk.newest, rk.verdict::real
         FROM ordered rk
         JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
@@ -1203,19 +1221,14 @@ BEGIN
                          ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
         (cfg->'search_thread_decay')::double precision,
         (cfg->'assistant_turn_weight')::double precision,
-        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.5'
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline)'
              ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
                          ' FROM brain.embedding a, brain.embedding b'
                          ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
-                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
-                         space.dims, space.space_id, space.related) END,
+                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id)',
+                         space.dims, space.space_id) END,
         brain._search_filter(),
-        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline) >= 0.25'
-             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
-                         ' FROM brain.embedding a, brain.embedding b'
-                         ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
-                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id) >= %3$s',
-                         space.dims, space.space_id, space.related / 2) END);
+        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END);
 END
 $f$;
 
