@@ -82,7 +82,7 @@ def test_a_client_search_walks_the_words_posting_list(owner, word) -> None:
         assert "Seq Scan on memory" not in plan, plan
     counted = _statements(plans, "m.tsv @@ w.q")
     assert all("memory_tsv" in p for p in counted), counted
-    (statement,) = _statements(plans, "WITH vec AS")
+    (statement,) = _statements(plans, "WITH RECURSIVE vec AS")
     assert _read_and_dropped(statement, "CTE lex") == 0, statement
 
 
@@ -92,7 +92,7 @@ def test_a_short_client_search_finds_headlines_through_their_trigrams(owner) -> 
     with as_client(owner) as plans:
         found = owner.execute("SELECT headline FROM brain.search('xylophon', min_relevance => 0)").fetchall()
     assert found and all("xylophone" in h for (h,) in found)
-    (statement,) = _statements(plans, "WITH vec AS")
+    (statement,) = _statements(plans, "WITH RECURSIVE vec AS")
     assert "Seq Scan on memory" not in statement, statement
     assert "Index Cond: (headline %> 'xylophon'::text)" in statement, statement
 
@@ -113,7 +113,7 @@ def test_a_fragment_every_headline_matches_reads_a_bounded_set(owner) -> None:
     with as_client(owner) as plans:
         found = owner.execute("SELECT headline FROM brain.search('pum', min_relevance => 0)").fetchall()
     assert found and all(h.startswith("Pump") for (h,) in found)
-    (statement,) = _statements(plans, "WITH vec AS")
+    (statement,) = _statements(plans, "WITH RECURSIVE vec AS")
     assert "Seq Scan on memory" not in statement, statement
     assert _rows_of(statement, "Bitmap Heap Scan on memory") <= 3 * candidates, statement
 
@@ -124,7 +124,7 @@ def test_a_query_with_no_word_to_match_reads_no_trigrams(owner, query) -> None:
     trigrams pg_trgm would read its whole index), so the leg does not run."""
     with as_client(owner) as plans:
         owner.execute("SELECT headline FROM brain.search(%s, min_relevance => 0)", (query,)).fetchall()
-    (statement,) = _statements(plans, "WITH vec AS")
+    (statement,) = _statements(plans, "WITH RECURSIVE vec AS")
     assert "headline_trgm" not in statement and "Seq Scan on memory" not in statement, statement
 
 

@@ -480,5 +480,5 @@ def test_a_filter_none_of_a_words_memories_pass_reads_only_that_words_memories(
             seqscan = su.execute("SHOW enable_seqscan").fetchone()
             assert seqscan == ("on",), "the caller's planner is as it was"
         assert found == []
-        (plan,) = [p for p in plans if "WITH vec AS" in p]
+        (plan,) = [p for p in plans if "WITH RECURSIVE vec AS" in p]
         assert _lexical_leg_rows_removed(plan) <= holding, plan

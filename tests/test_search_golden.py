@@ -124,6 +124,6 @@ def test_search_runs_the_statement_its_fragments_build(admin: psycopg.Connection
         " NULL::brain.embedding_space, brain._settings(), false, false, NULL,"
         " (SELECT sum(c.docs)::bigint FROM brain.lexical_corpus c))"
     ).fetchone()
-    ran = [p for p in plans if "WITH vec AS" in p]
+    ran = [p for p in plans if "WITH RECURSIVE vec AS" in p]
     assert len(ran) == 1
     assert f"Query Text: {built}\n" in ran[0]
