@@ -6,10 +6,13 @@ runs the plugin's hook commands as Claude Code does (client -> sh -> the plugin'
 brain), exactly as plugin/hooks/hooks.json writes them, fed Claude Code's JSON on standard
 input and a transcript in Claude Code's JSONL shape. Repositories: two git repositories, a
 subfolder of one of them, and a folder outside git; two windows may be open in one folder.
-Steps: open a session, an exchange of a prompt and a reply (some with <private> text), a
-compaction, /clear, an end, a crash (the client killed, no SessionEnd), and the database
-stopped or hung (a TCP front that refuses or never answers, tests/test_hook_outages.Switch)
-until it comes back: the hooks keep what they could not write and the next one writes it.
+Steps: open a session, an exchange of a prompt (through the UserPromptSubmit hook) and a
+reply (some with <private> text), a compaction, /clear, an end, a crash (the client killed,
+no SessionEnd), a fact the person writes with `brain remember` or corrects with `brain
+supersede` (a service's port, which the exchanges also speak of, with other ports), and the
+database stopped or hung (a TCP front that refuses or never answers,
+tests/test_hook_outages.Switch) until it comes back: the hooks keep what they could not
+write and the next one writes it.
 
 After every step the invariants are checked (check()); a violation names the seed and the
 steps, and shrink() finds a shorter list of steps that still breaks the same invariant.
@@ -42,6 +45,8 @@ from test_hook_outages import Switch
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "plugin"
 LIMIT = 10_000  # Claude Code keeps at most this much of a hook's output
+# A line of injected memories: "- #12 fact, 3d ago: ..."
+AGED = re.compile(r"- #(\d+) \w+, \d+(?:s|m|h|d|w|mo|y) ago: ")
 
 # Folder (under the simulation's root), whether it is a git repository's root, the project
 # pybrain should file its sessions under (the git root's name, else the folder's), and a word
@@ -107,14 +112,16 @@ class Front(Switch):
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # open, say, private, compact, clear, end, crash; down, up (the database)
-    session: int  # the simulation's number of the session (for open: the new one's); 0 for down, up
+    kind: str  # open, say, private, compact, clear, end, crash; fact; down, up (the database)
+    session: int  # the simulation's number of the session (for open: the new one's); 0 for fact, down, up
     arg: int = 0  # open: the repository's index; say/private: a number that makes the text unique;
-    # down: 0 stopped, 1 hung
+    # fact: the repository and service; down: 0 stopped, 1 hung
 
     def __str__(self) -> str:
         if self.kind in ("down", "up"):
             return f"{self.kind}({('stopped', 'hung')[self.arg] if self.kind == 'down' else ''})"
+        if self.kind == "fact":
+            return f"fact({self.arg})"
         arg = f", {self.arg}" if self.kind in ("open", "say", "private") else ""
         return f"{self.kind}(s{self.session}{arg})"
 
@@ -137,6 +144,9 @@ def generate(seed: int, steps: int = 40) -> list[Step]:
         elif rng.random() < 0.04:
             out.append(Step("down", 0, rng.randrange(2)))
             down_for = rng.randrange(2, 6)
+            continue
+        if rng.random() < 0.08:
+            out.append(Step("fact", 0, rng.randrange(len(REPOS) * len(SERVICES))))
             continue
         if not open_ or (len(open_) < 3 and rng.random() < 0.25):
             out.append(Step("open", next_session, rng.randrange(len(REPOS))))
@@ -200,10 +210,16 @@ class World:
         self.switch = Front(db_url)  # the hooks' way to the database, which a step stops or hangs
         self.down = False
         self.owed: list[tuple[Session, int]] = []  # captures kept while down: (session, turns)
+        # (project, service) -> (memory id, port) of the current fact the person wrote
+        self.facts: dict[tuple[str, str], tuple[int, int]] = {}
         self.commands = {
             event: groups[0]["hooks"][0]["command"]
             for event, groups in json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"].items()
         }
+        # the opt-in prompt hook (brain wire --prompt-context), through the plugin's launcher too
+        self.commands["UserPromptSubmit"] = self.commands["SessionStart"].replace(
+            "hook session-start", "hook prompt"
+        )
         for folder, git, _, _ in REPOS:
             path = root / folder
             path.mkdir(parents=True, exist_ok=True)
@@ -257,6 +273,8 @@ class World:
             return ""
         if res["rc"] != 0 or "hook:" in res["stderr"]:
             self._violate("hooks succeed", f"{event} of s{s.number}: rc {res['rc']} {res['stderr'][-300:]}")
+        if event == "UserPromptSubmit":
+            return res["stdout"]  # (it must stay fast: it neither boots nor writes what was kept)
         s.known = True
         for owed, count in self.owed:  # the first hook back writes what the others kept
             owed.due = max(owed.due, count)
@@ -287,7 +305,19 @@ class World:
             f.write(json.dumps(entry) + "\n")
         return uuid
 
-    def _say(self, s: Session, user: str, reply: str, kept_user: str) -> None:
+    def _say(self, s: Session, user: str, reply: str, kept_user: str, service: str | None = None) -> None:
+        out = self._hook(s, "UserPromptSubmit", prompt=user)
+        if out.strip():
+            try:
+                context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
+            except (ValueError, KeyError, TypeError):
+                self._violate(
+                    "hooks succeed", f"UserPromptSubmit of s{s.number} printed no JSON: {out[:200]}"
+                )
+            else:
+                self._check_injection(s, context, "prompt")
+                if service is not None:
+                    self._check_current(s, context, service)
         uuid = self._line(s, "user", {"role": "user", "content": user})
         s.turns.append(Turn(f"{s.session_id}/{uuid}", "user", user, kept_user))
         message = {
@@ -349,6 +379,9 @@ class World:
                 self.switch.start()
             self.down = False
             return
+        if step.kind == "fact":
+            self._fact(step.arg)
+            return
         s = self.sessions.get(step.session)
         if step.kind == "open":
             s = self._new_session(step.session, step.arg)
@@ -373,6 +406,7 @@ class World:
                 f"Which port does the {word} {service} listen on now?",
                 f"The {word} {service} listens on port {port} since the {step.arg % 28 + 1}th.",
                 f"Which port does the {word} {service} listen on now?",
+                service,
             )
         elif step.kind == "private":
             token = f"pvt{step.arg:04d}x{self.step_no}"
@@ -413,6 +447,30 @@ class World:
             s.client = None
             # pybrain learns when it died from its last hook or transcript line
             s.state, s.ended_at = "crashed", s.active_at
+
+    def _fact(self, n: int) -> None:
+        """The person writes a service's port as a fact (brain remember), or corrects the one
+        written before (brain supersede), from the repository's folder."""
+        if self.down:
+            return  # (the command would say the database is out; nothing to check)
+        repo = n % len(REPOS)
+        folder, _, project, word = REPOS[repo]
+        service = SERVICES[n // len(REPOS) % len(SERVICES)]
+        port = 5000 + self.step_no
+        text = f"The {word} {service} listens on port {port}"
+        old = self.facts.get((project, service))
+        brain = str(Path(sys.executable).parent / "brain")
+        if old:
+            argv = [brain, "supersede", str(old[0]), text, "--reason", "moved", "--json"]
+        else:
+            argv = [brain, "remember", "fact", text, "--project", project, "--on-related", "store", "--json"]
+        out = subprocess.run(
+            argv, capture_output=True, text=True, env=self.env, cwd=self.root / folder, timeout=120
+        )
+        if out.returncode != 0:
+            self._violate("a fact is written", f"{' '.join(argv[1:3])} {text!r}: {out.stderr[-300:]}")
+            return
+        self.facts[(project, service)] = (json.loads(out.stdout)["memory_id"], port)
 
     def _close(self, s: Session) -> None:
         if s.client is not None:
@@ -465,6 +523,40 @@ class World:
                     f"{latest.last_reply[:60]!r}, shown {shown[:160]!r}",
                 )
         del word
+
+    def _check_current(self, s: Session, context: str, service: str) -> None:
+        """What a prompt asking for a service's port brings: every line with its age; the current
+        fact of that service (the person's last) shown, and before every older line that gives
+        the service another port, which is marked as older."""
+        project, word = REPOS[s.repo][2], REPOS[s.repo][3]
+        lines = [x for x in context.splitlines() if x.startswith("- #")]
+        for line in lines:
+            if not AGED.match(line):
+                self._violate("every injected line says its age", f"s{s.number}: {line[:160]}")
+        fact = self.facts.get((project, service))
+        if fact is None:
+            return
+        fact_id, port = fact
+        ids = [int(AGED.match(x).group(1)) if AGED.match(x) else 0 for x in lines]
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            created = dict(
+                admin.execute(
+                    "SELECT memory_id, created_at FROM brain.memory WHERE memory_id = ANY(%s)",
+                    ([*ids, fact_id],),
+                ).fetchall()
+            )
+        about = re.compile(rf"{word} {service} listens on port (\d+)")
+        for i, line in enumerate(lines):
+            said = about.search(line)
+            if not said or int(said.group(1)) == port or created.get(ids[i]) >= created[fact_id]:
+                continue
+            where = ids.index(fact_id) if fact_id in ids else None
+            if where is None or where > i or "(older: #" not in line:
+                self._violate(
+                    "a current fact comes before the older lines it contradicts, which say they are older",
+                    f"s{s.number} asks for {word} {service} (fact #{fact_id}, port {port}"
+                    f"{', not shown' if where is None else ''}): {line[:200]}",
+                )
 
     def check(self) -> None:
         """The stored side of the invariants, read as the superuser."""
@@ -591,7 +683,7 @@ def shrink(steps: list[Step], invariant: str, fresh: Fresh, *, budget: int = 60)
     for step in best:  # steps of sessions the shorter list never opens do nothing
         if step.kind == "open":
             opened.add(step.session)
-    return [step for step in best if step.session in opened or step.kind in ("down", "up")]
+    return [step for step in best if step.session in opened or step.kind in ("down", "up", "fact")]
 
 
 def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
