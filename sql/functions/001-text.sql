@@ -1003,7 +1003,7 @@ COMMENT ON FUNCTION brain.extract_action_items IS
 -- How long ago, as every line an agent is shown says it (the prompt context, the
 -- boot payload; brain search and the MCP tools say it the same way in Python,
 -- pybrain.render.age): 40s, 12m, 5h, 3d, 7w, 4mo, 2y.
-CREATE OR REPLACE FUNCTION brain.age_text(at timestamptz, now timestamptz DEFAULT pg_catalog.now())
+CREATE OR REPLACE FUNCTION brain._age_text(at timestamptz, now timestamptz DEFAULT pg_catalog.now())
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1018,5 +1018,5 @@ AS $$
                 ELSE s / (365 * 86400) || 'y' END
     FROM (SELECT greatest(0, floor(extract(epoch FROM now - at)))::bigint AS s) AS x
 $$;
-COMMENT ON FUNCTION brain.age_text IS
+COMMENT ON FUNCTION brain._age_text IS
     'How long before now a time was, in one unit: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (? for none).';

@@ -1234,7 +1234,7 @@ $f$;
 
 -- What a query asks: of a text of several sentences whose last one is a
 -- question, its questions; else the whole text.
-CREATE OR REPLACE FUNCTION brain.asked_text(t text)
+CREATE OR REPLACE FUNCTION brain._asked_text(t text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -1246,7 +1246,7 @@ AS $$
           FROM regexp_split_to_table(coalesce(t, ''), '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS p(s, n)
           WHERE btrim(p.s) <> '') AS x
 $$;
-COMMENT ON FUNCTION brain.asked_text IS
+COMMENT ON FUNCTION brain._asked_text IS
     'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
 
 CREATE OR REPLACE FUNCTION brain.search(
@@ -1400,11 +1400,11 @@ BEGIN
     -- young workspace a word nobody wrote yet ("use") weighs no more than the query's
     -- own rarest word. Of a query that asks after saying something ("Use the
     -- staging account for the replay. Which database should it point at?"), the
-    -- words counted so are the question's (brain.asked_text): what the prompt says
+    -- words counted so are the question's (brain._asked_text): what the prompt says
     -- around its question is not what it asks for. Ranking and the relevance a
     -- result carries use the words some memory holds only.
     bm25[6] := coalesce(idf_sum, 0)
-               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, brain.asked_text(q)))) AS l(lexeme)
+               + (SELECT count(*) FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, brain._asked_text(q)))) AS l(lexeme)
                   WHERE NOT l.lexeme = ANY (coalesce(words_lexemes, '{}'))
                     -- the words of a phrase some memory holds (brain.lexical_terms)
                     AND NOT EXISTS (SELECT FROM unnest(words_lexemes) AS p(term)
@@ -1468,7 +1468,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
-    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
+    'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. A captured prompt that only asks gives its place to the reply that answers it (the prompt follows, neighbour_of the reply); an older memory, captured turn or superseded memory that a newer authored one among the results may contradict (newer_related: the current end of that chain) comes right after it; score is the ranking''s figure and never rises down the list (relevance is the evidence). The floor''s verdict of a query that says something before it asks counts the unknown words of its question only (brain._asked_text). Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 
 CREATE OR REPLACE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real,
                                              upvotes integer, downvotes integer, last_touch timestamptz,
