@@ -601,6 +601,24 @@ class World:
                             "a project is a repository",
                             f"s{s.number} in {REPOS[s.repo][0]}: stored under project {got[2]!r}",
                         )
+            # a session that ended through its SessionEnd hook (written then, or later from the
+            # spool) is labelled so, never as a crash, and never captured again as one
+            reasons = {}
+            for client_session, reason, captured_by in admin.execute(
+                "SELECT client_info->>'client_session', end_reason, client_info->>'capture_attempts'"
+                " FROM brain.session WHERE status = 'ended'"
+            ).fetchall():
+                reasons.setdefault(client_session, []).append((reason, captured_by))
+            for s in self.sessions.values():
+                if s.state != "ended" or s.due < len(s.turns) or not s.known:
+                    continue
+                for reason, captured_by in reasons.get(s.session_id, []):
+                    if reason in ("process gone", "heartbeat expired", "rebooted") or captured_by:
+                        self._violate(
+                            "an ended session's label stays true",
+                            f"s{s.number} ended through SessionEnd; its session says {reason!r}"
+                            f"{' and was captured again' if captured_by else ''}",
+                        )
             if self.private_tokens:
                 tables = [
                     r[0]
