@@ -84,8 +84,10 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
             marks.append("pinned")
         if h.get("flag_reasons"):
             marks.append(f"FLAGGED ({', '.join(h['flag_reasons'])})")
+        if h.get("neighbour_of"):
+            marks.append(f"beside #{h['neighbour_of']}")
         if h.get("newer_related"):
-            marks.append(f"newer #{h['newer_related']} may contradict it")
+            marks.append(f"older: #{h['newer_related']} is newer, may contradict it")
         line = f"{' '.join(marks)} {quote(h['headline'])}"
         if h.get("preview"):
             line += f" — {quote(_short(h['preview']))}"
