@@ -116,18 +116,19 @@ def trajectory_record(
     if transcript is None and not problem:
         raise click.UsageError("Say what the problem was: --problem TEXT (or --from-transcript FILE).")
     opts["tags"] = list(opts["tags"]) or None
-    with _open(opts.get("source")) as brain:
-        if transcript is not None:
-            from pybrain.hooks.trajectory import read_trajectory
+    work = None
+    if transcript is not None:
+        from pybrain.hooks.trajectory import read_work
 
+        work = read_work(transcript, prompt_number)  # read (and bounded) before connecting
+        if work is None:
+            raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
+    with _open(opts.get("source")) as brain:
+        if work is not None:
             # which prompt started the work, the database says (a confirmation goes on with the one before)
-            found = read_trajectory(
-                transcript,
-                prompt_number,
-                started=lambda prompts: brain.value("trajectory_problem", prompts=list(prompts)),
+            found = work.trajectory(
+                started=lambda prompts: brain.value("trajectory_problem", prompts=list(prompts))
             )
-            if found is None:
-                raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
             if found["left_out"]:
                 click.echo(f"pybrain: the transcript was read in part: {found['left_out']}", err=True)
             problem = problem or found["problem"]

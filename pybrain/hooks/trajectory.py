@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -122,19 +123,61 @@ def _step(use: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def read_trajectory(
-    path: str | Path,
-    prompt: int | None = None,
-    started: Callable[[Sequence[str]], int | None] | None = None,
-) -> dict[str, Any] | None:
-    """The trajectory of one prompt of a transcript (the prompt-th, from 1; by default the last
-    prompt that led to tool calls): {problem, steps, outcome, source_ref, left_out}; None when it
-    led to none. By default, `started` (brain.trajectory_problem) is given the prompts up to that
-    one and says which of them started the work (a confirmation goes on with the one before):
-    the problem is that prompt and the steps are the tool calls from it on. As the capture
-    hooks, only the transcript's last MAX_BYTES are read (left_out says what was not, '' when
-    nothing); the prompt-th of a transcript over that is refused (InputTooLarge): prompts are
-    counted from the start, which is not read."""
+@dataclass
+class Work:
+    """The prompts of a transcript read (spans: each prompt with the tool calls, results and
+    last reply after it), and the one whose tool calls end the work (last, from 0)."""
+
+    spans: list[dict[str, Any]]
+    last: int
+    left_out: str
+    explicit: bool  # the prompt was named (--prompt): no going back from it
+
+    @property
+    def prompts(self) -> list[str]:
+        """The prompts up to the last one, at most PROMPTS_BACK, in order."""
+        return [s["problem"] for s in self.spans[self.back : self.last + 1]]
+
+    @property
+    def back(self) -> int:
+        return max(0, self.last + 1 - PROMPTS_BACK)
+
+    def trajectory(self, started: Callable[[Sequence[str]], int | None] | None = None) -> dict[str, Any]:
+        """{problem, steps, outcome, source_ref, left_out}. Unless the prompt was named,
+        `started` (brain.trajectory_problem) is given self.prompts and says which of them
+        started the work (from 1; a confirmation goes on with the one before): the problem
+        is that prompt and the steps are the tool calls from it on."""
+        first = self.last
+        if not self.explicit and started is not None:
+            found = started(self.prompts)
+            if found:
+                first = self.back + found - 1
+        work = self.spans[first : self.last + 1]
+        results = {k: v for s in work for k, v in s["results"].items()}
+        steps = []
+        for use in (u for s in work for u in s["uses"]):
+            step = _step(use)
+            result = results.get(use.get("id"))
+            if result is not None:
+                if _result_text(result):
+                    step["result"] = _result_text(result)
+                step["failed"] = bool(result.get("is_error"))
+            steps.append(step)
+        return {
+            "problem": _words(self.spans[first]["problem"], TEXT_WORDS["problem"]),
+            "steps": steps,
+            "outcome": _words(self.spans[self.last]["outcome"], TEXT_WORDS["outcome"]),
+            "source_ref": self.spans[first]["ref"],
+            "left_out": self.left_out,
+        }
+
+
+def read_work(path: str | Path, prompt: int | None = None) -> Work | None:
+    """The work of one prompt of a transcript (the prompt-th, from 1; by default the last
+    prompt that led to tool calls); None when it led to none. As the capture hooks, only the
+    transcript's last MAX_BYTES are read (left_out says what was not, '' when nothing); the
+    prompt-th of a transcript over that is refused (InputTooLarge): prompts are counted from
+    the start, which is not read."""
     from pybrain.errors import InputTooLarge
 
     entries: list[dict[str, Any]] = []
@@ -184,27 +227,15 @@ def read_trajectory(
         last = prompt - 1 if 1 <= prompt <= len(spans) else None
     if last is None or not spans[last]["uses"]:
         return None
-    first = last
-    if prompt is None and started is not None:
-        back = max(0, last + 1 - PROMPTS_BACK)
-        found = started([s["problem"] for s in spans[back : last + 1]])
-        if found:
-            first = back + found - 1
-    work = spans[first : last + 1]
-    results = {k: v for s in work for k, v in s["results"].items()}
-    steps = []
-    for use in (u for s in work for u in s["uses"]):
-        step = _step(use)
-        result = results.get(use.get("id"))
-        if result is not None:
-            if _result_text(result):
-                step["result"] = _result_text(result)
-            step["failed"] = bool(result.get("is_error"))
-        steps.append(step)
-    return {
-        "problem": _words(spans[first]["problem"], TEXT_WORDS["problem"]),
-        "steps": steps,
-        "outcome": _words(spans[last]["outcome"], TEXT_WORDS["outcome"]),
-        "source_ref": spans[first]["ref"],
-        "left_out": lines.note(),
-    }
+    return Work(spans, last, lines.note(), explicit=prompt is not None)
+
+
+def read_trajectory(
+    path: str | Path,
+    prompt: int | None = None,
+    started: Callable[[Sequence[str]], int | None] | None = None,
+) -> dict[str, Any] | None:
+    """The trajectory of one prompt of a transcript (read_work, then Work.trajectory):
+    {problem, steps, outcome, source_ref, left_out}; None when it led to no tool call."""
+    work = read_work(path, prompt)
+    return None if work is None else work.trajectory(started)
