@@ -500,6 +500,9 @@ def test_a_crashed_sessions_turns_are_captured_by_the_next_start(claude, conn) -
     assert len(refs) == 3 and all(r.startswith(f"{crashed.session}/") for r in refs)
     assert "Last reply: Pass DATE explicitly: make billing-export DATE=2026-11-19." in context
     assert "1 prompt and 2 replies" in context
+    # with the snapshot of its turns
+    snapshot = conn.execute("SELECT summary, pending FROM brain.list_snapshots(%s)", (PROJECT,)).fetchall()
+    assert snapshot == [("Why did the 2026-11-19 rerun of the billing export write 0 invoices?", [])]
     # this one dies too, before its transcript was written
     assert not after.path.exists()
 

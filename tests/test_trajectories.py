@@ -695,6 +695,9 @@ def test_a_transcript_trajectory_keeps_what_mattered_and_nothing_private(
         assert hit is None, f"brain.{t}: {hit[0][:200]}"
     assert not [t for t in embedded if pattern in t]
     assert pattern not in out.output
+    # nor any file of pybrain's (BRAIN_HOME is tmp_path; the transcript is Claude Code's own)
+    files = [f for f in tmp_path.rglob("*") if f.is_file() and f != path]
+    assert not [f for f in files if pattern.encode() in f.read_bytes()]
 
     t = one(conn, "SELECT problem, outcome, steps FROM brain.trajectory WHERE memory_id = %s", (tid,))
     # the problem is the prompt that started the work, not the confirmation
