@@ -2782,7 +2782,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3b609918b09ad02e66e7da03c2ff2658affef2fcf4f5be3e2425feef34715bd6';
+COMMENT ON TABLE brain.migration IS 'functions fde23347334b9bade9cb822cc1dae7b76b8b36300a694f6de480cf7741322f80';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -206,37 +206,37 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    roles text[];
+    texts text[];
     first_user text;
-    last_role text;
-    last_user text;
-    n_user integer;
+    i integer;
 BEGIN
     PERFORM brain._check_turns(turns);
-    SELECT count(*) INTO n_user
-    FROM jsonb_array_elements(turns) AS t
-    WHERE t->>'role' = 'user' AND brain.capturable_text(t->>'text') <> '';
-    IF n_user = 0 THEN
+    -- each turn's capturable text once (a long session has thousands)
+    SELECT coalesce(array_agg(x.role ORDER BY x.n), '{}'), coalesce(array_agg(x.text ORDER BY x.n), '{}')
+    INTO roles, texts
+    FROM (SELECT t->>'role' AS role, brain.capturable_text(t->>'text') AS text, n
+          FROM jsonb_array_elements(turns) WITH ORDINALITY AS y(t, n)) AS x
+    WHERE x.text <> '';
+    IF NOT 'user' = ANY (roles) THEN
         RETURN NULL;
     END IF;
     -- the first request that is not only an acknowledgement (else the first)
-    SELECT x.text INTO first_user
-    FROM (SELECT brain.capturable_text(t->>'text') AS text, n FROM jsonb_array_elements(turns) WITH ORDINALITY AS y(t, n)
-          WHERE t->>'role' = 'user') AS x
-    WHERE x.text <> ''
-    ORDER BY brain._acknowledges(x.text), x.n
-    LIMIT 1;
-    SELECT x.role, x.text INTO last_role, last_user
-    FROM (SELECT t->>'role' AS role, brain.capturable_text(t->>'text') AS text, n
-          FROM jsonb_array_elements(turns) WITH ORDINALITY AS y(t, n)) AS x
-    WHERE x.text <> ''
-    ORDER BY x.n DESC
-    LIMIT 1;
+    FOR i IN 1 .. cardinality(roles) LOOP
+        CONTINUE WHEN roles[i] <> 'user';
+        first_user := coalesce(first_user, texts[i]);
+        IF NOT brain._acknowledges(texts[i]) THEN
+            first_user := texts[i];
+            EXIT;
+        END IF;
+    END LOOP;
     RETURN jsonb_build_object(
         'summary', brain._handoff_quote(first_user, 300),
-        'status', CASE WHEN last_role = 'user' THEN 'the last request has no reply yet'
+        'status', CASE WHEN roles[cardinality(roles)] = 'user' THEN 'the last request has no reply yet'
                        ELSE 'the last request was answered' END,
         'blockers', '[]'::jsonb,
-        'pending', CASE WHEN last_role = 'user' THEN jsonb_build_array(brain._handoff_quote(last_user, 300))
+        'pending', CASE WHEN roles[cardinality(roles)] = 'user'
+                        THEN jsonb_build_array(brain._handoff_quote(texts[cardinality(texts)], 300))
                         ELSE '[]'::jsonb END);
 END
 $$;
