@@ -832,3 +832,42 @@ def test_session_start_finds_packs_and_trajectories_by_the_last_handoff(claude, 
         "SELECT current_task FROM brain.session WHERE client_info->>'client_session' = %s", (nxt.session,)
     ).fetchone()
     assert session == (None,), "the handoff is the query, not the session's task"
+
+
+def test_a_full_session_start_stays_within_claude_codes_10000_characters(claude, conn) -> None:
+    """Every section full (rules, pins, tasks, trajectories and a pack found by the handoff,
+    the handoff itself at its longest): the context is within Claude Code's limit."""
+    from pybrain.client import Brain
+    from pybrain.embed import get_embedder
+
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    words = "reconciler health check port target group probe"
+    for i in range(12):
+        brain.remember(
+            "rule",
+            f"BLOCKER {i}: never change the {words} unreviewed",
+            severity="BLOCKER",
+            project=PROJECT,
+        )
+        brain.remember(
+            "rule",
+            f"PATTERN {i}: check the {words} first",
+            severity="PATTERN",
+            project=PROJECT,
+        )
+        brain.remember("task", f"Task {i}: move the {words} to cluster {i}", project=PROJECT, pinned=i < 3)
+        brain.record_trajectory(
+            f"The {words} fails on a cold start, case {i}",
+            [f"step {k} of case {i}: {words}" for k in range(5)],
+            outcome=f"Fixed case {i} of the {words}",
+            project=PROJECT,
+        )
+    brain.create_pack("reconciler-all", query=words, project=PROJECT, token_budget=2000)
+    t = claude.transcript("1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b")
+    claude.start(t)
+    t.user(f"The {words} fails again. " * 40)
+    t.assistant(f"The {words} is misconfigured. " * 60)
+    claude.end(t)
+    context = claude.start(claude.transcript("2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b6c"))
+    assert "## How similar problems were solved" in context and "## Context pack" in context
+    assert len(context) <= 10_000, len(context)
