@@ -99,6 +99,12 @@ CREATE FUNCTION brain._access(ws bigint, role text) RETURNS text
     AS $$
     -- the body: sql/migrations/015-tokens.sql
 $$;
+CREATE FUNCTION brain._acknowledges(t text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-trajectories.sql
+$$;
 CREATE FUNCTION brain._analyze_lexemes_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1372,6 +1378,13 @@ CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precisi
     -- the body: sql/functions/014-boot.sql
 $$;
 COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+CREATE FUNCTION brain.boot_query(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/014-boot.sql
+$$;
+COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now timestamp with time zone) IS 'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1714,7 +1727,7 @@ CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, 
     AS $_$
     -- the body: sql/functions/018-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2007,7 +2020,7 @@ CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, projec
     AS $_$
     -- the body: sql/functions/018-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2116,7 +2129,7 @@ CREATE FUNCTION brain.record_trajectory(problem text, steps jsonb DEFAULT '[]'::
     AS $$
     -- the body: sql/functions/025-trajectories.sql
 $$;
-COMMENT ON FUNCTION brain.record_trajectory(problem text, steps jsonb, outcome text, headline text, project text, category text, tags text[], importance double precision, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, supersedes bigint, reason text, on_related text, redact boolean, check_only boolean) IS 'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step, or replaced with redact => true; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
+COMMENT ON FUNCTION brain.record_trajectory(problem text, steps jsonb, outcome text, headline text, project text, category text, tags text[], importance double precision, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, supersedes bigint, reason text, on_related text, redact boolean, check_only boolean) IS 'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step; with redact => true, for text taken from a transcript, replaced, what is marked <private> removed from every field and step as the hooks do, brain.capturable_text, and each result cut to its telling lines, brain.result_lines; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
 CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2158,6 +2171,13 @@ CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS
     -- the body: sql/functions/010-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
+CREATE FUNCTION brain.result_lines(t text, chars integer DEFAULT 500) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/025-trajectories.sql
+$_$;
+COMMENT ON FUNCTION brain.result_lines(t text, chars integer) IS 'What a trajectory keeps of a tool result taken from a transcript: the whole result when it fits in chars (500); else its last line, the lines that report an error, exception, failure, assertion, refusal or timeout (the latest first), its first line and its last lines, as many as fit, in their order, with … where lines were left out.';
 CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2297,6 +2317,13 @@ CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body 
     -- the body: sql/functions/005-revise.sql
 $$;
 COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
+CREATE FUNCTION brain.trajectory_problem(prompts text[]) RETURNS integer
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-trajectories.sql
+$$;
+COMMENT ON FUNCTION brain.trajectory_problem(prompts text[]) IS 'Which of a transcript''s prompts (in order, the last one the prompt whose tool calls end the work) started the work a trajectory records: counting back from the last, a prompt that only acknowledges or confirms ("Good. Do that.", "yes, go ahead": a few words of assent, reference or going on, brain._acknowledges; or nothing but <private> text) continues the problem of the one before it. Its number, from 1; NULL for none.';
 CREATE FUNCTION brain.trajectory_text(id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2311,6 +2338,13 @@ CREATE FUNCTION brain.transcript_handoff(turns jsonb, event text, client text DE
     -- the body: sql/functions/018-hooks.sql
 $$;
 COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
+CREATE FUNCTION brain.transcript_snapshot(turns jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/018-hooks.sql
+$$;
+COMMENT ON FUNCTION brain.transcript_snapshot(turns jsonb) IS 'The snapshot a capture hook writes with its handoff, from the turns of a transcript (as brain.transcript_handoff takes them, of their brain.capturable_text): summary, the first request that is not only an acknowledgement; status, whether the last request was answered; pending, that request when it was not; blockers empty. Each text cut to 300 characters, left out when it looks like it holds a secret. NULL when the turns hold no request.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -2748,7 +2782,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 66a4e97c13f7808ae6e51ef4d3b6ca43d7f479bd8409d9d4e78dc59692563f11';
+COMMENT ON TABLE brain.migration IS 'functions fde23347334b9bade9cb822cc1dae7b76b8b36300a694f6de480cf7741322f80';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -670,6 +670,8 @@ class Brain:
         pid: int | None = None,
         token_budget: int | None = None,
         client_info: dict[str, Any] | None = None,
+        task_embedding: list[float] | None = None,
+        embedding_space: str | None = None,
     ) -> BootPayload:
         """Register a session and return its boot payload (brain.boot_session).
 
@@ -678,7 +680,9 @@ class Brain:
         which SQL decides which sessions on this host are gone. A Brain reached
         over HTTP (via) records neither folder nor process, which are on the
         client's machine (the session lives by its heartbeat), and notes in
-        client_info how it came and with which token.
+        client_info how it came and with which token. Without a task, a
+        task_embedding made by the caller (of embedding_space) may stand for
+        one: the SessionStart hook embeds brain.boot_query, the last handoff.
         """
         if self.via is not None:
             cwd = pid = None
@@ -688,10 +692,11 @@ class Brain:
                 "token": self.principal.name if self.principal is not None else None,
             }
         process = _process_identity(pid)
-        vector = None
+        vector, space = task_embedding, embedding_space
         if task and task.strip():
             self.value("check_text", text=task, field="task")
             vector, _ = self._embed_or_queue(task)
+            space = self.embedder.space if vector is not None else None
         return self.value(
             "boot_session",
             source=source,
@@ -704,7 +709,7 @@ class Brain:
             host_processes=Jsonb(process["table"]),
             client_info=Jsonb(client_info or {}),
             task_embedding=vector,
-            embedding_space=self.embedder.space if vector is not None else None,
+            embedding_space=space if vector is not None else None,
             token_budget=token_budget,
         )
 

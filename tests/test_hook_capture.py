@@ -500,6 +500,9 @@ def test_a_crashed_sessions_turns_are_captured_by_the_next_start(claude, conn) -
     assert len(refs) == 3 and all(r.startswith(f"{crashed.session}/") for r in refs)
     assert "Last reply: Pass DATE explicitly: make billing-export DATE=2026-11-19." in context
     assert "1 prompt and 2 replies" in context
+    # with the snapshot of its turns
+    snapshot = conn.execute("SELECT summary, pending FROM brain.list_snapshots(%s)", (PROJECT,)).fetchall()
+    assert snapshot == [("Why did the 2026-11-19 rerun of the billing export write 0 invoices?", [])]
     # this one dies too, before its transcript was written
     assert not after.path.exists()
 
@@ -719,3 +722,152 @@ def test_a_week_with_claude_code(claude, conn, brain_cli, switch, cli_env) -> No
             "1 prompt and 1 reply",  # Thursday's crash, captured on Friday
         ]
     )
+
+
+# --- issue 40, item 8: telemetry, snapshots and the handoff as the start's task ---------------
+
+
+def test_replies_that_cite_an_injected_memory_count_as_uses(claude, conn, brain_cli) -> None:
+    r = brain_cli(
+        "remember",
+        "rule",
+        "Never deploy the reconciler on Fridays",
+        "--severity",
+        "BLOCKER",
+        "--project",
+        PROJECT,
+        "--json",
+    )
+    assert r.exit_code == 0, r.output
+    rule = json.loads(r.output)["memory_id"]
+    r = brain_cli(
+        "remember", "fact", "The reconciler listens on port 8443 since Friday", "--project", PROJECT, "--json"
+    )
+    assert r.exit_code == 0, r.output
+    fact = json.loads(r.output)["memory_id"]
+    t = claude.transcript("7a8b9c0d-1e2f-4a3b-8c4d-5e6f7a8b9c0d")
+    assert f"#{rule}" in claude.start(t)
+    asked = "Which port does the reconciler listen on since Friday?"
+    context = claude.prompt(t, asked)
+    assert context is not None and f"#{fact}" in context
+    t.user(asked)
+    t.assistant(f"It listens on 8443 (#{fact}). Not today: it is Friday, see #{rule}.")
+    claude.end(t)
+    uses = {r[0]: r[1] for r in conn.execute("SELECT memory_id, how FROM brain.injection_use").fetchall()}
+    assert uses == {fact: "cite", rule: "cite"}
+    metrics = {
+        r[0]: r[1]
+        for r in conn.execute("SELECT key, used FROM brain.injection_metrics('trigger')").fetchall()
+    }
+    (shown,) = conn.execute("SELECT items FROM brain.injection WHERE trigger = 'prompt'").fetchone()
+    assert fact in shown
+    assert metrics == {"boot": 1, "prompt": len({fact, rule} & set(shown))}
+
+
+def test_session_end_writes_a_snapshot(claude, conn) -> None:
+    t = claude.transcript("8b9c0d1e-2f3a-4b4c-9d5e-6f7a8b9c0d1e")
+    claude.start(t)
+    t.user("Move the invoice export to the new bucket acme-finance. <private>zq-snap-private</private>")
+    t.assistant("Moved: the export now writes to acme-finance; the IAM policy allows it.")
+    t.user("Also rotate the export role's keys.")
+    claude.end(t)
+    snaps = conn.execute(
+        "SELECT session_id, summary, status, pending, handoff FROM brain.list_snapshots(%s)", (PROJECT,)
+    ).fetchall()
+    assert len(snaps) == 1
+    _, summary, status, pending, handoff = snaps[0]
+    assert "Move the invoice export to the new bucket acme-finance." in summary
+    assert status and pending == ["Also rotate the export role's keys."]
+    assert "zq-snap" not in json.dumps(snaps[0], default=str) and handoff
+    # the same turns handed off again (a compaction, then the end) are one handoff, one snapshot
+    claude.compact(t)
+    claude.end(t)
+    assert conn.execute("SELECT count(*) FROM brain.list_snapshots(%s)", (PROJECT,)).fetchone()[0] == 1
+
+
+def test_session_start_finds_packs_and_trajectories_by_the_last_handoff(claude, conn, brain_cli) -> None:
+    r = brain_cli(
+        "trajectory",
+        "record",
+        "--problem",
+        "The reconciler fails its ALB health check on port 8080",
+        "--step",
+        "point the target group health check at port 8443",
+        "--outcome",
+        "The reconciler health check passes on port 8443",
+        "--project",
+        PROJECT,
+        "--json",
+    )
+    assert r.exit_code == 0, r.output
+    tid = json.loads(r.output)["memory_id"]
+    r = brain_cli(
+        "pack",
+        "create",
+        "reconciler-health",
+        "--query",
+        "reconciler ALB health check port",
+        "--project",
+        PROJECT,
+    )
+    assert r.exit_code == 0, r.output
+    r = brain_cli(
+        "remember", "fact", "The reconciler ALB health check probes port 8443", "--project", PROJECT
+    )
+    assert r.exit_code == 0, r.output
+    # without a handoff there is no task: neither section
+    first = claude.transcript("9c0d1e2f-3a4b-4c5d-8e6f-7a8b9c0d1e2f")
+    context = claude.start(first)
+    assert "How similar problems were solved" not in context and "## Context pack" not in context
+    first.user("The reconciler fails its ALB health check on port 8080 again.")
+    first.assistant("The reconciler health check probes the wrong port; I will look at the target group.")
+    claude.end(first)
+    # the next start: the handoff is its task
+    nxt = claude.transcript("0d1e2f3a-4b5c-4d6e-9f7a-8b9c0d1e2f3a")
+    context = claude.start(nxt)
+    assert "How similar problems were solved" in context and f"#{tid}" in context
+    assert "## Context pack reconciler-health" in context
+    assert len(context) <= 10_000
+    session = conn.execute(
+        "SELECT current_task FROM brain.session WHERE client_info->>'client_session' = %s", (nxt.session,)
+    ).fetchone()
+    assert session == (None,), "the handoff is the query, not the session's task"
+
+
+def test_a_full_session_start_stays_within_claude_codes_10000_characters(claude, conn) -> None:
+    """Every section full (rules, pins, tasks, trajectories and a pack found by the handoff,
+    the handoff itself at its longest): the context is within Claude Code's limit."""
+    from pybrain.client import Brain
+    from pybrain.embed import get_embedder
+
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    words = "reconciler health check port target group probe"
+    for i in range(12):
+        brain.remember(
+            "rule",
+            f"BLOCKER {i}: never change the {words} unreviewed",
+            severity="BLOCKER",
+            project=PROJECT,
+        )
+        brain.remember(
+            "rule",
+            f"PATTERN {i}: check the {words} first",
+            severity="PATTERN",
+            project=PROJECT,
+        )
+        brain.remember("task", f"Task {i}: move the {words} to cluster {i}", project=PROJECT, pinned=i < 3)
+        brain.record_trajectory(
+            f"The {words} fails on a cold start, case {i}",
+            [f"step {k} of case {i}: {words}" for k in range(5)],
+            outcome=f"Fixed case {i} of the {words}",
+            project=PROJECT,
+        )
+    brain.create_pack("reconciler-all", query=words, project=PROJECT, token_budget=2000)
+    t = claude.transcript("1e2f3a4b-5c6d-4e7f-8a9b-0c1d2e3f4a5b")
+    claude.start(t)
+    t.user(f"The {words} fails again. " * 40)
+    t.assistant(f"The {words} is misconfigured. " * 60)
+    claude.end(t)
+    context = claude.start(claude.transcript("2f3a4b5c-6d7e-4f8a-9b0c-1d2e3f4a5b6c"))
+    assert "## How similar problems were solved" in context and "## Context pack" in context
+    assert len(context) <= 10_000, len(context)

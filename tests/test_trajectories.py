@@ -467,7 +467,7 @@ def test_a_trajectory_is_read_from_a_transcript(tmp_path) -> None:
             "tool": "Bash",
             "action": "Read the runner log",
             "command": "journalctl -u runner",
-            "result": "no space left on device",
+            "result": "no space left on device\nmore",
             "failed": False,
         },
         {
@@ -478,6 +478,7 @@ def test_a_trajectory_is_read_from_a_transcript(tmp_path) -> None:
         },
         {
             "tool": "Edit",
+            "command": "a → b",
             "files": ["deploy/runner.yaml"],
             "action": "Edit deploy/runner.yaml",
             "result": "The file deploy/runner.yaml has been updated.",
@@ -536,3 +537,220 @@ def test_claude_code_records_a_trajectory_and_a_later_session_gets_it(claude, co
     )
     assert inj["session_id"] == booted and tid in inj["items"]
     assert scalar(conn, "SELECT count(*) FROM brain.injection WHERE trigger = 'boot'") == 2
+
+
+# --- issue 40: a trajectory as the work went, nothing private --------------------------------
+
+PRIVATE = (
+    "zq-priv-prompt",
+    "zq-priv-desc",
+    "zq-priv-cmd",
+    "zq-priv-result",
+    "zq-priv-edit",
+    "zq-priv-outcome",
+)
+GUNICORN = "\n".join(
+    ["[2026-11-20 10:00:01 +0000] [4242] [INFO] Starting gunicorn 23.0.0", "bind = 0.0.0.0:8000"]
+    + [f"setting_{i} = {i}" for i in range(40)]
+    + ["timeout = 5", f"keepalive = 2 <private>{PRIVATE[3]}</private>"]
+    + [f"other_{i} = {i}" for i in range(40)]
+)
+PYTEST = "\n".join(
+    [
+        "============================= test session starts ==============================",
+        "platform linux -- Python 3.12.3, pytest-8.3.3, pluggy-1.5.0",
+        "collected 3 items",
+        "",
+        "tests/test_webhook.py ..F                                                [100%]",
+        "",
+        "=================================== FAILURES ===================================",
+        "__________________________________ test_burst __________________________________",
+        *[f"    line {i} of the test body" for i in range(30)],
+        ">       assert received == 100",
+        "E       AssertionError: assert 61 == 100",
+        "",
+        "tests/test_webhook.py:42: AssertionError",
+        "=========================== short test summary info ============================",
+        "FAILED tests/test_webhook.py::test_burst - AssertionError: assert 61 == 100",
+        "========================= 1 failed, 2 passed in 0.41s ==========================",
+    ]
+)
+
+
+def worked_session(path) -> None:
+    """A problem stated, investigated, a plan proposed, confirmed ("Good. Do that.") and done,
+    with <private> text in the prompt, a step's description, command and result, an edit and
+    the outcome."""
+    _transcript(
+        path,
+        [
+            (
+                "user",
+                "The payouts webhook drops events under load. "
+                f"<private>staging login {PRIVATE[0]}</private> Find out why.",
+                {},
+            ),
+            (
+                "assistant",
+                [
+                    {"type": "text", "text": "Reading the worker settings first."},
+                    _use(
+                        "t1",
+                        "Bash",
+                        command="gunicorn --print-config app:app",
+                        description=f"Print the gunicorn settings <private>{PRIVATE[1]}</private>",
+                    ),
+                ],
+                {},
+            ),
+            ("user", [_result("t1", GUNICORN)], {}),
+            (
+                "assistant",
+                [_use("t2", "Bash", command=f"pytest tests/test_webhook.py <private>{PRIVATE[2]}</private>")],
+                {},
+            ),
+            ("user", [_result("t2", PYTEST, error=True)], {}),
+            (
+                "assistant",
+                [
+                    {
+                        "type": "text",
+                        "text": "The worker timeout is 5 s and a burst takes longer. Raise it to 30?",
+                    }
+                ],
+                {},
+            ),
+            ("user", "Good. Do that.", {}),
+            (
+                "assistant",
+                [
+                    _use(
+                        "t3",
+                        "Edit",
+                        file_path="gunicorn.conf.py",
+                        old_string="timeout = 5",
+                        new_string=f"timeout = 30  # bursts <private>{PRIVATE[4]}</private>",
+                    )
+                ],
+                {},
+            ),
+            ("user", [_result("t3", "The file gunicorn.conf.py has been updated.")], {}),
+            (
+                "assistant",
+                [_use("t4", "Write", file_path="docs/webhooks.md", content="# Webhooks\nTimeout 30 s.\n")],
+                {},
+            ),
+            ("user", [_result("t4", "File created successfully at: docs/webhooks.md")], {}),
+            (
+                "assistant",
+                [
+                    {
+                        "type": "text",
+                        "text": "Raised the worker timeout to 30 s; the burst test passes. "
+                        f"<private>{PRIVATE[5]}</private>",
+                    }
+                ],
+                {},
+            ),
+        ],
+    )
+
+
+def test_a_transcript_trajectory_keeps_what_mattered_and_nothing_private(
+    brain_cli, conn, admin, tmp_path, monkeypatch
+) -> None:
+    from psycopg import sql
+
+    from pybrain.embed.hash import HashEmbedder
+
+    embedded: list[str] = []
+    plain = HashEmbedder._embed_batch
+
+    def recording(self, texts: list[str]) -> list[list[float]]:
+        embedded.extend(texts)
+        return plain(self, texts)
+
+    monkeypatch.setattr(HashEmbedder, "_embed_batch", recording)
+    path = tmp_path / "cc-9.jsonl"
+    worked_session(path)
+    out = brain_cli("trajectory", "record", "--from-transcript", str(path), "--project", "pay", "--json")
+    assert out.exit_code == 0, out.output
+    tid = json.loads(out.output)["memory_id"]
+    assert embedded, "the trajectory was embedded"
+
+    # <private> text reaches no table and no embedder
+    tables = [
+        r[0]
+        for r in admin.execute(
+            "SELECT c.relname FROM pg_class c"
+            " WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r'"
+        )
+    ]
+    pattern = "zq-priv"
+    for t in tables:
+        hit = admin.execute(
+            sql.SQL("SELECT x::text FROM {} x WHERE x::text ~ %s LIMIT 1").format(sql.Identifier("brain", t)),
+            (pattern,),
+        ).fetchone()
+        assert hit is None, f"brain.{t}: {hit[0][:200]}"
+    assert not [t for t in embedded if pattern in t]
+    assert pattern not in out.output
+    # nor any file of pybrain's (BRAIN_HOME is tmp_path; the transcript is Claude Code's own)
+    files = [f for f in tmp_path.rglob("*") if f.is_file() and f != path]
+    assert not [f for f in files if pattern.encode() in f.read_bytes()]
+
+    t = one(conn, "SELECT problem, outcome, steps FROM brain.trajectory WHERE memory_id = %s", (tid,))
+    # the problem is the prompt that started the work, not the confirmation
+    assert t["problem"].startswith("The payouts webhook drops events under load.")
+    assert "Find out why." in t["problem"] and "Do that" not in t["problem"]
+    assert t["outcome"] == "Raised the worker timeout to 30 s; the burst test passes."
+    steps = t["steps"]
+    assert [s["tool"] for s in steps] == ["Bash", "Bash", "Edit", "Write"]
+    # the result lines that mattered, bounded
+    assert "timeout = 5" in steps[0]["result"]
+    assert "AssertionError: assert 61 == 100" in steps[1]["result"] and steps[1]["failed"]
+    assert "1 failed, 2 passed" in steps[1]["result"]
+    assert all(len(s.get("result", "")) <= 600 for s in steps)
+    # an edit's change
+    assert "timeout = 5" in steps[2]["command"] and "timeout = 30" in steps[2]["command"]
+    assert "→" in steps[2]["command"] and steps[2]["files"] == ["gunicorn.conf.py"]
+    assert steps[3]["files"] == ["docs/webhooks.md"] and "2 lines" in steps[3]["command"]
+    # (the headline and search see the problem)
+    head = scalar(conn, "SELECT headline FROM brain.memory WHERE memory_id = %s", (tid,))
+    assert head.startswith("The payouts webhook drops events")
+
+
+def test_which_prompt_started_the_work(conn) -> None:
+    cases = [
+        (["The deploy job fails on a cold runner.", "Good. Do that."], 1),
+        (["hello", "The deploy job fails.", "ok", "Yes, go ahead and apply the fix."], 2),
+        (["The deploy job fails.", "Now fix the login page too."], 2),
+        (["The deploy job fails.", "Try again"], 1),
+        (["Fix the flaky test.", "<private>this one is mine</private>"], 1),
+        (["Thanks!"], 1),
+        ([], None),
+    ]
+    for prompts, expected in cases:
+        assert scalar(conn, "SELECT brain.trajectory_problem(%s::text[])", (prompts,)) == expected, prompts
+
+
+def test_a_result_keeps_its_telling_lines(conn) -> None:
+    assert scalar(conn, "SELECT brain.result_lines('ok\nall green')") == "ok\nall green"
+    kept = scalar(conn, "SELECT brain.result_lines(%s)", (PYTEST,))
+    assert kept.splitlines() == [
+        "test session starts",
+        "…",
+        "FAILURES",
+        "…",
+        ">       assert received == 100",
+        "E       AssertionError: assert 61 == 100",
+        "tests/test_webhook.py:42: AssertionError",
+        "short test summary info",
+        "FAILED tests/test_webhook.py::test_burst - AssertionError: assert 61 == 100",
+        "1 failed, 2 passed in 0.41s",
+    ]
+    kept = scalar(conn, "SELECT brain.result_lines(%s)", (GUNICORN,))
+    assert "timeout = 5" in kept and kept.startswith("[2026-11-20") and len(kept) <= 520
+    many = "\n".join(f"ERROR line {i} of a flood" for i in range(500))
+    kept = scalar(conn, "SELECT brain.result_lines(%s)", (many,))
+    assert "ERROR line 499 of a flood" in kept and len(kept) <= 520

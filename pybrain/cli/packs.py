@@ -89,8 +89,10 @@ def trajectory_group() -> None:
     "transcript",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
     help="Take problem, steps and outcome from a Claude Code transcript (JSONL): the tool calls "
-    "of its last prompt that made any (secrets replaced, failed calls marked). A regular file; "
-    "of one over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
+    "of its last prompt that made any, from the prompt that started that work (a confirmation "
+    "such as 'Good. Do that.' goes on with the one before); <private> text removed, secrets "
+    "replaced, failed calls marked. A regular file; of one over 64 MiB the last 64 MiB are read, "
+    "and lines over 8 MiB are skipped.",
 )
 @click.option(
     "--prompt",
@@ -109,27 +111,35 @@ def trajectory_record(
 ) -> None:
     """Record how a problem was solved."""
     redact = False
-    if transcript is not None:
-        from pybrain.hooks.trajectory import read_trajectory
-
-        found = read_trajectory(transcript, prompt_number)
-        if found is None:
-            raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
-        if found["left_out"]:
-            click.echo(f"pybrain: the transcript was read in part: {found['left_out']}", err=True)
-        problem = problem or found["problem"]
-        steps = _steps(step, steps_json) or found["steps"]
-        opts["outcome"] = opts["outcome"] or found["outcome"]
-        opts.setdefault("source_system", "claude-code")
-        opts["source_ref"] = found["source_ref"]
-        redact = True
-    else:
-        steps = _steps(step, steps_json)
+    steps = _steps(step, steps_json)
     problem = _text(problem, "problem")
-    if not problem:
+    if transcript is None and not problem:
         raise click.UsageError("Say what the problem was: --problem TEXT (or --from-transcript FILE).")
     opts["tags"] = list(opts["tags"]) or None
+    work = None
+    if transcript is not None:
+        from pybrain.hooks.trajectory import read_work
+
+        work = read_work(transcript, prompt_number)  # read (and bounded) before connecting
+        if work is None:
+            raise click.UsageError(f"{transcript}: no prompt there led to tool calls.")
     with _open(opts.get("source")) as brain:
+        if work is not None:
+            # which prompt started the work, the database says (a confirmation goes on with the one before)
+            found = work.trajectory(
+                started=lambda prompts: brain.value("trajectory_problem", prompts=list(prompts))
+            )
+            if found["left_out"]:
+                click.echo(f"pybrain: the transcript was read in part: {found['left_out']}", err=True)
+            problem = problem or found["problem"]
+            steps = steps or found["steps"]
+            opts["outcome"] = opts["outcome"] or found["outcome"]
+            opts.setdefault("source_system", "claude-code")
+            opts["source_ref"] = found["source_ref"]
+            # <private> text removed, secrets replaced, results cut, by the database
+            redact = True
+        if not problem:
+            raise click.UsageError("Say what the problem was: --problem TEXT (or --from-transcript FILE).")
         r = brain.record_trajectory(
             problem,
             steps,

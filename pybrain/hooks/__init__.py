@@ -435,6 +435,9 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
     }
     with _brain(options, start=True) as brain:
         _warm_up(brain)
+        # No task at a session start: the database names what stands for one (the last
+        # handoff), whose embedding finds the trajectories and the context pack to show.
+        vector, space = _boot_query(brain, options)
         boot = brain.boot_session(
             options.source,
             project=options.project,
@@ -442,13 +445,22 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             pid=_client_pid(),
             token_budget=options.budget,
             client_info={k: v for k, v in client_info.items() if v is not None},
+            task_embedding=vector,
+            embedding_space=space,
         )
         try:
             if _capture_ended(brain, options, _seat(payload)):
-                # a handoff came from them: the payload shows it
+                # a handoff came from them: the payload shows it (and is found by it)
+                vector, space = _boot_query(brain, options)
                 boot = {
                     **boot,
-                    **brain.value("boot_payload", session=boot["session_id"], token_budget=options.budget),
+                    **brain.value(
+                        "boot_payload",
+                        session=boot["session_id"],
+                        task_embedding=vector,
+                        embedding_space=space,
+                        token_budget=options.budget,
+                    ),
                 }
         except HookTimeout:  # the payload goes out all the same; the next start tries once more
             print("pybrain session-start: no time left to capture an earlier session", file=sys.stderr)
@@ -459,6 +471,23 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             "additionalContext": f"{INJECTED[0]}\n{render_boot(boot)}{INJECTED[1]}",
         }
     }
+
+
+def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str | None]:
+    """The embedding of brain.boot_query (the last handoff) and its space, by an embedder a
+    hook may use without loading a model (none: the boot goes without, as before)."""
+    from pybrain.errors import EmbedderError
+
+    query = brain.value("boot_query", source=options.source, project=options.project or "")
+    if not query:
+        return None, None
+    embedder = _hook_embedder(brain, remote=False)
+    if embedder is None:
+        return None, None
+    try:
+        return embedder.embed_one(query), embedder.space
+    except EmbedderError:
+        return None, None
 
 
 def _capture_ended(opened: Any, options: Options, seat: str) -> bool:

@@ -1,24 +1,36 @@
 """A trajectory from a Claude Code transcript, without a model: the tool calls
-between a prompt and the assistant turn that closed it.
+between the prompt that started the work and the assistant turn that closed it.
 
 The problem is the person's prompt, the steps are the assistant's tool calls in
-order (a Bash call's description and command, an edit's file, a search's
-pattern, ...), each with the first line of its result; a call whose result the
-client marked as an error is a failed attempt. The outcome is the last text the
-assistant wrote before the next prompt. Secrets are not looked for here: the
-database replaces them (brain.record_trajectory with redact => true) before
-anything is stored or embedded.
+order (a Bash call's description and command, an edit's file and change, a
+search's pattern, ...), each with its result; a call whose result the client
+marked as an error is a failed attempt. The outcome is the last text the
+assistant wrote before the next prompt. Which prompt started the work (a
+confirmation such as "Good. Do that." goes on with the one before it) is the
+database's to say (brain.trajectory_problem). Nothing is decided here about
+what may be stored: the database removes what is marked <private> and replaces
+secrets (brain.record_trajectory with redact => true), and keeps of each result
+the lines that say what happened (brain.result_lines), before anything is
+stored or embedded.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from pybrain.hooks.transcript import _CLIENT_MARKUP, _CLIENT_NOTICES, Lines, _mib
 
-RESULT_CHARS = 300
+# What is read of a tool result (its start and its end, when longer): the database keeps
+# a few hundred characters of it (brain.result_lines).
+RESULT_CHARS = 16000
+# Of an edit, each side of the change; of a file written, its first line.
+CHANGE_CHARS = 200
+# The prompts before the one whose tool calls end the work that may have started it.
+PROMPTS_BACK = 20
 TEXT_WORDS = {"problem": 150, "outcome": 200}
 # The input field that says what a tool call did, per tool (the first present wins).
 _COMMAND_FIELDS = ("command", "pattern", "query", "url", "prompt", "skill")
@@ -48,8 +60,37 @@ def _result_text(block: dict[str, Any]) -> str:
     if isinstance(content, list):
         content = "\n".join(c.get("text", "") for c in content if isinstance(c, dict))
     text = str(content or "").strip()
-    first = next((line.strip() for line in text.splitlines() if line.strip()), "")
-    return first[:RESULT_CHARS]
+    if len(text) > RESULT_CHARS:
+        half = RESULT_CHARS // 2
+        text = f"{text[:half]}\n…\n{text[-half:]}"
+    return text
+
+
+def _clip(text: Any, chars: int = CHANGE_CHARS) -> str:
+    text = str(text or "").strip()
+    return text if len(text) <= chars else text[: chars - 1] + "…"
+
+
+def _change(name: str, given: dict[str, Any]) -> str | None:
+    """What an edit changed, as a step's command: `old → new` (bounded), of a MultiEdit
+    each change, of a Write the lines written and the first of them."""
+    if isinstance(given.get("old_string"), str) or isinstance(given.get("new_string"), str):
+        return f"{_clip(given.get('old_string'))} → {_clip(given.get('new_string'))}"
+    edits = given.get("edits")
+    if isinstance(edits, list) and edits:
+        shown = [
+            f"{_clip(e.get('old_string'), 120)} → {_clip(e.get('new_string'), 120)}"
+            for e in edits[:3]
+            if isinstance(e, dict)
+        ]
+        more = f" (+{len(edits) - 3} more edits)" if len(edits) > 3 else ""
+        return "; ".join(shown) + more
+    content = given.get("content") if name == "Write" else given.get("new_source")
+    if isinstance(content, str):
+        lines = content.splitlines()
+        first = next((line for line in lines if line.strip()), "")
+        return f"{len(lines)} line{'s' if len(lines) != 1 else ''}: {_clip(first, 120)}"
+    return None
 
 
 def _is_prompt(entry: dict[str, Any], blocks: list[dict[str, Any]]) -> bool:
@@ -70,6 +111,8 @@ def _step(use: dict[str, Any]) -> dict[str, Any]:
     command = next(
         (given[f] for f in _COMMAND_FIELDS if isinstance(given.get(f), str) and given[f].strip()), None
     )
+    if not command:
+        command = _change(name, given)
     if command:
         step["command"] = command.strip()[:2000]
     files = [given[f] for f in _FILE_FIELDS if isinstance(given.get(f), str) and given[f].strip()]
@@ -80,12 +123,61 @@ def _step(use: dict[str, Any]) -> dict[str, Any]:
     return step
 
 
-def read_trajectory(path: str | Path, prompt: int | None = None) -> dict[str, Any] | None:
-    """The trajectory of one prompt of a transcript (the prompt-th, from 1; by default the last
-    prompt that led to tool calls): {problem, steps, outcome, source_ref, left_out}; None when it
-    led to none. As the capture hooks, only the transcript's last MAX_BYTES are read (left_out
-    says what was not, '' when nothing); the prompt-th of a transcript over that is refused
-    (InputTooLarge): prompts are counted from the start, which is not read."""
+@dataclass
+class Work:
+    """The prompts of a transcript read (spans: each prompt with the tool calls, results and
+    last reply after it), and the one whose tool calls end the work (last, from 0)."""
+
+    spans: list[dict[str, Any]]
+    last: int
+    left_out: str
+    explicit: bool  # the prompt was named (--prompt): no going back from it
+
+    @property
+    def prompts(self) -> list[str]:
+        """The prompts up to the last one, at most PROMPTS_BACK, in order."""
+        return [s["problem"] for s in self.spans[self.back : self.last + 1]]
+
+    @property
+    def back(self) -> int:
+        return max(0, self.last + 1 - PROMPTS_BACK)
+
+    def trajectory(self, started: Callable[[Sequence[str]], int | None] | None = None) -> dict[str, Any]:
+        """{problem, steps, outcome, source_ref, left_out}. Unless the prompt was named,
+        `started` (brain.trajectory_problem) is given self.prompts and says which of them
+        started the work (from 1; a confirmation goes on with the one before): the problem
+        is that prompt and the steps are the tool calls from it on."""
+        first = self.last
+        if not self.explicit and started is not None:
+            found = started(self.prompts)
+            if found:
+                first = self.back + found - 1
+        work = self.spans[first : self.last + 1]
+        results = {k: v for s in work for k, v in s["results"].items()}
+        steps = []
+        for use in (u for s in work for u in s["uses"]):
+            step = _step(use)
+            result = results.get(use.get("id"))
+            if result is not None:
+                if _result_text(result):
+                    step["result"] = _result_text(result)
+                step["failed"] = bool(result.get("is_error"))
+            steps.append(step)
+        return {
+            "problem": _words(self.spans[first]["problem"], TEXT_WORDS["problem"]),
+            "steps": steps,
+            "outcome": _words(self.spans[self.last]["outcome"], TEXT_WORDS["outcome"]),
+            "source_ref": self.spans[first]["ref"],
+            "left_out": self.left_out,
+        }
+
+
+def read_work(path: str | Path, prompt: int | None = None) -> Work | None:
+    """The work of one prompt of a transcript (the prompt-th, from 1; by default the last
+    prompt that led to tool calls); None when it led to none. As the capture hooks, only the
+    transcript's last MAX_BYTES are read (left_out says what was not, '' when nothing); the
+    prompt-th of a transcript over that is refused (InputTooLarge): prompts are counted from
+    the start, which is not read."""
     from pybrain.errors import InputTooLarge
 
     entries: list[dict[str, Any]] = []
@@ -130,25 +222,20 @@ def read_trajectory(path: str | Path, prompt: int | None = None) -> dict[str, An
         if text:
             span["outcome"] = text
     if prompt is None:
-        with_calls = [s for s in spans if s["uses"]]
-        span = with_calls[-1] if with_calls else None
+        last = max((i for i, s in enumerate(spans) if s["uses"]), default=None)
     else:
-        span = spans[prompt - 1] if 1 <= prompt <= len(spans) else None
-    if span is None or not span["uses"]:
+        last = prompt - 1 if 1 <= prompt <= len(spans) else None
+    if last is None or not spans[last]["uses"]:
         return None
-    steps = []
-    for use in span["uses"]:
-        step = _step(use)
-        result = span["results"].get(use.get("id"))
-        if result is not None:
-            if _result_text(result):
-                step["result"] = _result_text(result)
-            step["failed"] = bool(result.get("is_error"))
-        steps.append(step)
-    return {
-        "problem": _words(span["problem"], TEXT_WORDS["problem"]),
-        "steps": steps,
-        "outcome": _words(span["outcome"], TEXT_WORDS["outcome"]),
-        "source_ref": span["ref"],
-        "left_out": lines.note(),
-    }
+    return Work(spans, last, lines.note(), explicit=prompt is not None)
+
+
+def read_trajectory(
+    path: str | Path,
+    prompt: int | None = None,
+    started: Callable[[Sequence[str]], int | None] | None = None,
+) -> dict[str, Any] | None:
+    """The trajectory of one prompt of a transcript (read_work, then Work.trajectory):
+    {problem, steps, outcome, source_ref, left_out}; None when it led to no tool call."""
+    work = read_work(path, prompt)
+    return None if work is None else work.trajectory(started)

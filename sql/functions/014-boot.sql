@@ -628,3 +628,29 @@ END
 $$;
 COMMENT ON FUNCTION brain.boot_session IS
     'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
+
+-- What a boot's nearest memories (PATTERN rules, trajectories, the context
+-- pack) are found by: the task, else the handoff the boot will show (the one
+-- of the project's and source's most recently ended session, brain._last_handoff),
+-- without the line a hook writes at its head and the labels of its lines. A
+-- session start says no task (Claude Code's SessionStart has none): where the
+-- last session left off is what this one most likely goes on with.
+CREATE OR REPLACE FUNCTION brain.boot_query(
+    source text,
+    project text DEFAULT '',
+    task text DEFAULT NULL,
+    now timestamptz DEFAULT NULL
+)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(
+        nullif(brain.trim_space(coalesce(task, '')), ''),
+        nullif(brain.trim_space(regexp_replace(regexp_replace(
+            brain._last_handoff(coalesce(project, ''), source, NULL, brain._clock(boot_query.now))->>'text',
+            '^Written from the transcript of [^\n]*\n?', ''),
+            '^(Last request|Last reply): ', '', 'gn')), ''))
+$$;
+COMMENT ON FUNCTION brain.boot_query IS
+    'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';

@@ -110,10 +110,25 @@ BEGIN
                              source_system => source_system, source_refs => refs, source_agent => source_agent,
                              metadata => metas, embeddings => embeddings, embedding_space => embedding_space,
                              check_only => check_only) AS o;
+    IF NOT check_only THEN
+        -- A reply that cites a memory (#id) the session was shown uses it (injection
+        -- telemetry, as brain._note_cites counts a write's citations). A hook's
+        -- connection names no session (brain._session()): the sessions are those
+        -- booted for the client session the turn's ref starts with ("<client session>/…").
+        INSERT INTO brain.injection_use (workspace_id, injection_id, memory_id, how)
+        SELECT i.workspace_id, i.injection_id, c.id, 'cite'
+        FROM (SELECT DISTINCT split_part(refs[k], '/', 1) AS client_session, m[1]::bigint AS id
+              FROM generate_subscripts(refs, 1) AS k
+              CROSS JOIN LATERAL regexp_matches(texts[k], '(?:^|[^[:alnum:]&])#([0-9]{1,18})\M', 'g') AS m
+              WHERE metas[k]->>'role' = 'assistant' AND strpos(refs[k], '/') > 1) AS c
+        JOIN brain.session s ON s.workspace_id = ws AND s.client_info->>'client_session' = c.client_session
+        JOIN brain.injection i ON i.workspace_id = ws AND i.session_id = s.session_id AND c.id = ANY (i.items)
+        ON CONFLICT DO NOTHING;
+    END IF;
 END
 $$;
 COMMENT ON FUNCTION brain.observe_transcript IS
-    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
 
 -- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
 CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
@@ -179,6 +194,55 @@ $$;
 COMMENT ON FUNCTION brain.transcript_handoff IS
     'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
 
+-- The snapshot a hook writes with its handoff (brain.end_session's snapshot,
+-- shown by a boot after a gap and by brain.list_snapshots), from the same
+-- turns and the same parts of them (brain.capturable_text): the request that
+-- started the session as its summary, whether the last request was answered,
+-- and that request as pending when it was not. The same turns give the same
+-- snapshot (a compaction and the end hand off one).
+CREATE OR REPLACE FUNCTION brain.transcript_snapshot(turns jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    roles text[];
+    texts text[];
+    first_user text;
+    i integer;
+BEGIN
+    PERFORM brain._check_turns(turns);
+    -- each turn's capturable text once (a long session has thousands)
+    SELECT coalesce(array_agg(x.role ORDER BY x.n), '{}'), coalesce(array_agg(x.text ORDER BY x.n), '{}')
+    INTO roles, texts
+    FROM (SELECT t->>'role' AS role, brain.capturable_text(t->>'text') AS text, n
+          FROM jsonb_array_elements(turns) WITH ORDINALITY AS y(t, n)) AS x
+    WHERE x.text <> '';
+    IF NOT 'user' = ANY (roles) THEN
+        RETURN NULL;
+    END IF;
+    -- the first request that is not only an acknowledgement (else the first)
+    FOR i IN 1 .. cardinality(roles) LOOP
+        CONTINUE WHEN roles[i] <> 'user';
+        first_user := coalesce(first_user, texts[i]);
+        IF NOT brain._acknowledges(texts[i]) THEN
+            first_user := texts[i];
+            EXIT;
+        END IF;
+    END LOOP;
+    RETURN jsonb_build_object(
+        'summary', brain._handoff_quote(first_user, 300),
+        'status', CASE WHEN roles[cardinality(roles)] = 'user' THEN 'the last request has no reply yet'
+                       ELSE 'the last request was answered' END,
+        'blockers', '[]'::jsonb,
+        'pending', CASE WHEN roles[cardinality(roles)] = 'user'
+                        THEN jsonb_build_array(brain._handoff_quote(texts[cardinality(texts)], 300))
+                        ELSE '[]'::jsonb END);
+END
+$$;
+COMMENT ON FUNCTION brain.transcript_snapshot IS
+    'The snapshot a capture hook writes with its handoff, from the turns of a transcript (as brain.transcript_handoff takes them, of their brain.capturable_text): summary, the first request that is not only an acknowledgement; status, whether the last request was answered; pending, that request when it was not; blockers empty. Each text cut to 300 characters, left out when it looks like it holds a secret. NULL when the turns hold no request.';
+
 CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
     turns jsonb,
     event text,
@@ -220,9 +284,10 @@ BEGIN
         -- (brain.end_session stores no handoff the next session gets already)
         IF own IS NOT NULL THEN
             PERFORM brain._sweep_sessions(clock, host, host_processes);  -- as brain.end_session_of does
-            result := brain.end_session(own, handoff, NULL, clock);
+            result := brain.end_session(own, handoff, brain.transcript_snapshot(turns), clock);
         ELSE
-            result := brain.end_session_of(source, project, cwd, host, handoff, NULL, host_processes, clock);
+            result := brain.end_session_of(source, project, cwd, host, handoff, brain.transcript_snapshot(turns),
+                                           host_processes, clock);
         END IF;
         result := result || jsonb_build_object('handoff', handoff);
         IF compaction AND (result->>'ended')::boolean THEN
@@ -258,7 +323,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.hand_off_transcript IS
-    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff) ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 
 -- Whether a prompt only asks: its text ends with a question mark and holds no
 -- sentence that ends otherwise (a full stop or an exclamation mark before a
@@ -601,7 +666,7 @@ BEGIN
                                         client, s.client_info->>'client_session');
     IF handoff IS NOT NULL THEN
         -- a handoff for the next sessions (brain.end_session keeps it, stored apart, once)
-        result := brain.end_session(s.session_id, handoff, NULL, clock);
+        result := brain.end_session(s.session_id, handoff, brain.transcript_snapshot(turns), clock);
     ELSE
         result := jsonb_build_object('session', s.session_id, 'ended', false);
     END IF;

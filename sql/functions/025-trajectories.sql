@@ -145,10 +145,111 @@ COMMENT ON FUNCTION brain.injection_metrics IS
 -- ---------------------------------------------------------------------------
 -- Trajectories
 
+-- The lines of a tool's result that say what happened, within `chars`: the
+-- whole result when it fits; else its last line, the lines that report an
+-- error, a failure, an assertion, a refusal or a timeout (the latest first),
+-- its first line and its other last lines, as many as fit, in their order,
+-- "…" where lines were left out. Rules of "=", "-" or "_" around a line are
+-- dropped, and a line is cut at 200 characters.
+CREATE OR REPLACE FUNCTION brain.result_lines(t text, chars integer DEFAULT 500)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    lines text[];
+    n integer;
+    kept integer[] := '{}';
+    total integer := 0;
+    i integer;
+    out text := '';
+    prev integer := 0;
+BEGIN
+    t := brain.trim_space(coalesce(t, ''));
+    IF char_length(t) <= chars THEN
+        RETURN t;
+    END IF;
+    lines := ARRAY(SELECT CASE WHEN char_length(x.l) > 200 THEN left(x.l, 199) || '…' ELSE x.l END
+                   FROM (SELECT brain.trim_space(regexp_replace(brain.trim_space(y.l), '^[=_-]{3,}\s*|\s*[=_-]{3,}$', '', 'g')) AS l,
+                                y.o
+                         FROM regexp_split_to_table(t, '\r?\n') WITH ORDINALITY AS y(l, o)) AS x
+                   WHERE x.l <> '' ORDER BY x.o);
+    n := cardinality(lines);
+    FOR i IN
+        SELECT k FROM generate_subscripts(lines, 1) AS k
+        ORDER BY CASE WHEN k = n THEN 0
+                      WHEN lines[k] ~* '(\m\w*(error|exception)s?\M|\m(traceback|fail|fails|failed|failure|failures|fatal|assert|assertion|panic|panicked|denied|refused|timeout|timed out|not found|no such|cannot|unable|invalid|warning|killed|aborted|segfault)\M)'
+                           THEN 1
+                      WHEN k = 1 THEN 2
+                      WHEN k >= n - 2 THEN 3
+                      ELSE 9 END,
+                 k DESC
+    LOOP
+        EXIT WHEN NOT (i = n OR i = 1 OR i >= n - 2
+                       OR lines[i] ~* '(\m\w*(error|exception)s?\M|\m(traceback|fail|fails|failed|failure|failures|fatal|assert|assertion|panic|panicked|denied|refused|timeout|timed out|not found|no such|cannot|unable|invalid|warning|killed|aborted|segfault)\M)');
+        IF total + char_length(lines[i]) + 4 <= chars THEN
+            kept := kept || i;
+            total := total + char_length(lines[i]) + 4;
+        END IF;
+    END LOOP;
+    FOR i IN SELECT k FROM unnest(kept) AS k ORDER BY k LOOP
+        out := out || CASE WHEN out = '' AND i > 1 THEN E'…\n'
+                           WHEN out = '' THEN ''
+                           WHEN i > prev + 1 THEN E'\n…\n' ELSE E'\n' END || lines[i];
+        prev := i;
+    END LOOP;
+    RETURN out || CASE WHEN prev < n AND out <> '' THEN E'\n…' ELSE '' END;
+END
+$$;
+COMMENT ON FUNCTION brain.result_lines IS
+    'What a trajectory keeps of a tool result taken from a transcript: the whole result when it fits in chars (500); else its last line, the lines that report an error, exception, failure, assertion, refusal or timeout (the latest first), its first line and its last lines, as many as fit, in their order, with … where lines were left out.';
+
+-- Whether a prompt only acknowledges or confirms what came before ("Good. Do
+-- that.", "yes, go ahead", "ok fix it"): a few words, all of them words of
+-- assent, reference or going on. Such a prompt continues the problem of the
+-- prompt before it. A prompt with nothing left to store (all <private>) too.
+CREATE OR REPLACE FUNCTION brain._acknowledges(t text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT cardinality(w) = 0 OR cardinality(w) <= 12 AND w <@ ARRAY[
+        'yes', 'yeah', 'yep', 'yup', 'ok', 'okay', 'k', 'sure', 'good', 'great', 'fine', 'nice', 'perfect', 'cool',
+        'excellent', 'right', 'correct', 'exactly', 'agreed', 'agree', 'sounds', 'looks', 'lgtm', 'alright',
+        'go', 'ahead', 'on', 'do', 'does', 'it', 'its', 'it''s', 'that', 'that''s', 'thats', 'this', 'these', 'those',
+        'so', 'please', 'pls', 'thanks', 'thank', 'you', 'proceed', 'continue', 'carry', 'keep', 'going', 'let''s',
+        'lets', 'let', 'us', 'then', 'and', 'now', 'all', 'the', 'same', 'fix', 'apply', 'make', 'change', 'what',
+        'i', 'want', 'wanted', 'meant', 'works', 'work', 'for', 'me', 'approved', 'approve', 'ship', 'try', 'again',
+        'is', 'be', 'with', 'plan', 'idea', 'one', 'option', 'first', 'second', 'both', 'a', 'an', 'as', 'said',
+        'suggested', 'proposed', 'way', 'to', 'just', 'too', 'also', 'well', 'done', 'implement', 'it.', 'yes.']
+    FROM (SELECT ARRAY(SELECT x FROM regexp_split_to_table(lower(brain.capturable_text(t)), '[^[:alnum:]'']+') AS x
+                       WHERE x <> '') AS w) AS s
+$$;
+
+CREATE OR REPLACE FUNCTION brain.trajectory_problem(prompts text[])
+RETURNS integer
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    i integer := coalesce(cardinality(prompts), 0);
+BEGIN
+    WHILE i > 1 AND brain._acknowledges(prompts[i]) LOOP
+        i := i - 1;
+    END LOOP;
+    RETURN nullif(i, 0);
+END
+$$;
+COMMENT ON FUNCTION brain.trajectory_problem IS
+    'Which of a transcript''s prompts (in order, the last one the prompt whose tool calls end the work) started the work a trajectory records: counting back from the last, a prompt that only acknowledges or confirms ("Good. Do that.", "yes, go ahead": a few words of assent, reference or going on, brain._acknowledges; or nothing but <private> text) continues the problem of the one before it. Its number, from 1; NULL for none.';
+
+
 -- Steps as stored: an array of objects {action, tool, command, files, result,
 -- failed}, numbered from 1, each text cleaned and bounded; a string stands
--- for {"action": string}. With redact, secrets in them are replaced (text
--- taken from a transcript); else the caller refuses them.
+-- for {"action": string}. With redact (text taken from a transcript), what
+-- is marked <private> is removed (brain.capturable_text, as the hooks do),
+-- secrets are replaced and a result is cut to the lines that say what happened
+-- (brain.result_lines); else the caller refuses secrets.
 CREATE OR REPLACE FUNCTION brain._trajectory_steps(steps jsonb, redact boolean DEFAULT false)
 RETURNS jsonb
 LANGUAGE plpgsql STABLE
@@ -201,7 +302,12 @@ BEGIN
             END IF;
             v := brain.trim_space(brain.clean_body(s->>f));
             IF redact THEN
-                v := brain.redact_secrets(v);
+                -- taken from a transcript: nothing marked <private> (as the hooks store turns),
+                -- no secret, and of a result the lines that say what happened
+                v := brain.redact_secrets(brain.capturable_text(v));
+                IF f = 'result' THEN
+                    v := brain.result_lines(v);
+                END IF;
             END IF;
             IF length(v) > 4000 THEN
                 PERFORM brain._raise('BR005', format('Step %s: the %s has %s characters; the limit is 4000.', n, f, length(v)),
@@ -222,7 +328,7 @@ BEGIN
                 'Example: "files": ["deploy/runner.yaml"].');
         END IF;
         files := ARRAY(SELECT DISTINCT ON (p) p FROM (
-                           SELECT CASE WHEN redact THEN brain.redact_secrets(brain.clean_headline(x)) ELSE brain.clean_headline(x) END AS p
+                           SELECT CASE WHEN redact THEN brain.redact_secrets(brain.clean_headline(brain.capturable_text(x))) ELSE brain.clean_headline(x) END AS p
                            FROM jsonb_array_elements_text(CASE WHEN jsonb_typeof(s->'files') = 'array' THEN s->'files' ELSE '[]' END) AS x) AS y
                        WHERE p <> '');
         IF cardinality(files) > 100 OR EXISTS (SELECT FROM unnest(files) AS p WHERE length(p) > 1000) THEN
@@ -339,9 +445,12 @@ DECLARE
     r brain.write_result;
 BEGIN
     IF redact THEN
-        v_problem := brain.redact_secrets(v_problem);
-        v_outcome := brain.redact_secrets(v_outcome);
-        v_headline := brain.redact_secrets(v_headline);
+        -- taken from a transcript: without what the person marked <private> (as the
+        -- hooks store turns, brain.capturable_text), before anything is checked,
+        -- stored or returned to embed; secrets replaced
+        v_problem := brain.redact_secrets(brain.capturable_text(v_problem));
+        v_outcome := brain.redact_secrets(brain.capturable_text(v_outcome));
+        v_headline := brain.redact_secrets(nullif(brain.capturable_text(v_headline), ''));
     END IF;
     PERFORM brain._refuse_secrets(jsonb_build_object('problem', v_problem, 'outcome', v_outcome,
                                                      'steps', CASE WHEN redact THEN NULL ELSE steps END));
@@ -398,7 +507,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.record_trajectory IS
-    'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step, or replaced with redact => true; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
+    'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step; with redact => true, for text taken from a transcript, replaced, what is marked <private> removed from every field and step as the hooks do, brain.capturable_text, and each result cut to its telling lines, brain.result_lines; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
 
 -- A trajectory with its steps as an agent reads it: the headline, problem,
 -- numbered steps (failed ones marked) and outcome, each stored text quoted.
@@ -980,7 +1089,7 @@ BEGIN
     FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
              WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
                AND p.proname IN ('_session', 'record_injection', '_note_use', 'note_use', '_note_cites',
-                                 'injection_metrics', '_trajectory_steps', '_import_trajectory', '_steps_text', '_insert_trajectory',
+                                 'injection_metrics', 'result_lines', '_acknowledges', 'trajectory_problem', '_trajectory_steps', '_import_trajectory', '_steps_text', '_insert_trajectory',
                                  'record_trajectory', 'trajectory_text', 'list_trajectories', '_near_trajectories',
                                  '_get_pack', '_pack_signals', '_pack_embedding_input', '_distinct_ids', 'create_pack', '_pack_members', 'render_pack',
                                  'load_pack', 'list_packs', 'drop_pack', '_pack_follow', '_best_pack',
