@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -180,3 +181,12 @@ def embedded_brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
         env=embedded_env(home),
         timeout=120,
     )
+
+
+AGE = re.compile(r" \(\d+(?:s|m|h|d|w|mo|y)(?: ago)?\)")
+
+
+def unaged(text: str) -> str:
+    """A rendered boot payload without the age each line and the handoff's heading say
+    ("- #3 fact (2d ago) ..."): for asserting on the rest of a line."""
+    return AGE.sub("", text)

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+from helpers import unaged
+
 BODY = (
     "The nightly backup job copies the primary database to cold storage "
     "in the second region before four in the morning"
@@ -216,14 +218,14 @@ def test_session_commands(brain_cli) -> None:
     brain_cli("remember", "rule", "Never force-push to main", "--severity", "BLOCKER")
     out = brain_cli("boot", "--source", "claude", "--task", "fix the deploy", "--pid", "1").output
     assert out.startswith('# pybrain memory · global · session #1\nTask: "fix the deploy"')
-    assert '## BLOCKER rules\n- #1 "Never force-push to main"' in out
+    assert '## BLOCKER rules\n- #1 "Never force-push to main"' in unaged(out)
     payload = json.loads(brain_cli("boot", "--source", "cursor", "--json", "--pid", "1").stdout)
     assert payload["session_id"] == 2 and payload["sections"]["siblings"][0]["session_id"] == 1
     assert "#1 claude" in brain_cli("sessions").output
     ended = brain_cli("end", "--session", "1", "--handoff", "Deploy fixed.", "--pending", "docs")
     assert ended.output.strip() == "session #1 ended"
     again = brain_cli("boot", "--source", "claude", "--pid", "1").output
-    assert '## Handoff from the last session\n"Deploy fixed."' in again
+    assert '## Handoff from the last session\n"Deploy fixed."' in unaged(again)
     assert brain_cli("actions", "add", "Rebase before merging").output.strip() == "action item #1 raised"
     r = brain_cli("remember", "fact", "A write", "--session", "3")
     assert r.exit_code == 1 and "pending action item" in r.stderr

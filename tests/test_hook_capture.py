@@ -22,6 +22,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from helpers import unaged
 from test_hook_outages import Switch
 from test_hooks import captured as hooks_captured
 
@@ -476,7 +477,7 @@ def test_pinned_memories_load_at_session_start(claude, conn, brain_cli) -> None:
         ids[name] = json.loads(r.output)["memory_id"]
         assert brain_cli("pin", str(ids[name])).exit_code == 0
     context = claude.start(claude.transcript("7f8091a2-b3c4-4d56-8a81-9c0d1e2f3a45"))
-    assert f'## Pinned memories\n- #{ids["fact"]} fact "Finance signs off every rerun' in context
+    assert f'## Pinned memories\n- #{ids["fact"]} fact "Finance signs off every rerun' in unaged(context)
     assert "Reconciler runbook" not in context  # a skill that is not always on loads on demand only
 
 

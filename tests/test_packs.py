@@ -7,7 +7,7 @@ import datetime as dt
 import json
 
 import psycopg
-from helpers import call_scalar, one, raises_br, remember, rows, scalar, unit
+from helpers import call_scalar, one, raises_br, remember, rows, scalar, unaged, unit
 from psycopg.types.json import Jsonb
 
 from pybrain.client import render_boot
@@ -118,7 +118,7 @@ def test_boot_attaches_the_matching_pack_and_records_its_injection(conn) -> None
     text = render_boot(p)
     assert (
         "## Context pack deploy v1" in text
-        and f'- #{a} fact "The deploy runbook lives in ops/deploy.md"' in text
+        and f'- #{a} fact "The deploy runbook lives in ops/deploy.md"' in unaged(text)
     )
     items = scalar(conn, "SELECT items FROM brain.injection WHERE trigger = 'boot'")
     assert set(items) >= {a, b}

@@ -11,7 +11,7 @@ import sys
 
 import psycopg
 import pytest
-from helpers import call_rows, call_scalar, each_refused, raises_br, remember, rows, scalar
+from helpers import call_rows, call_scalar, each_refused, raises_br, remember, rows, scalar, unaged
 
 T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
 
@@ -432,7 +432,7 @@ def test_boot_in_one_shell_and_end_in_another(cli_env, tmp_path) -> None:
     ended = shell(cli_env, repo, "end", "--source", "claude", "--project", "web", "--handoff", "Login fixed.")
     assert (ended.returncode, ended.stdout) == (0, "session #1 ended\n"), ended.stderr
     again = shell(cli_env, repo, "boot", "--source", "claude", "--project", "web")
-    assert '## Handoff from the last session\n"Login fixed."\n' in again.stdout
+    assert '## Handoff from the last session\n"Login fixed."\n' in unaged(again.stdout)
 
 
 def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn, database) -> None:
@@ -447,7 +447,7 @@ def test_end_after_the_session_ended_keeps_the_handoff(brain_cli, conn, database
     assert r.output.startswith("session #1 had already ended (heartbeat expired, ")
     assert r.output.endswith("); the handoff is stored for the next session of claude in web\n")
     out = brain_cli("boot", "--source", "claude", "--project", "web", "--cwd", "/src/web").output
-    assert '## Handoff from the last session\n"Review open."\n' in out
+    assert '## Handoff from the last session\n"Review open."\n' in unaged(out)
     r = brain_cli("end", "--source", "claude", "--project", "api", "--handoff", "API keys rotate Friday.")
     assert (r.exit_code, r.output) == (
         0,

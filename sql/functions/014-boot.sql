@@ -20,6 +20,26 @@ AS $$
     SELECT brain.estimate_tokens('- ' || t) + 1
 $$;
 
+-- A section's items with the age of each (brain._age_text of the memory's
+-- creation, or of the item's own created_at), its tokens counted with it
+-- (ceil(a / 4) + ceil(b / 4) is at least ceil((a + b) / 4): never under).
+CREATE OR REPLACE FUNCTION brain._aged(ws bigint, items jsonb, clock timestamptz)
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(jsonb_agg(i.item || jsonb_build_object(
+                        'age', a.age,
+                        'tokens', coalesce((i.item->>'tokens')::integer, 0) + brain.estimate_tokens('(' || a.age || ') '))
+                    ORDER BY i.n), '[]')
+    FROM jsonb_array_elements(coalesce(items, '[]')) WITH ORDINALITY AS i(item, n)
+    CROSS JOIN LATERAL (
+        SELECT brain._age_text(coalesce((i.item->>'created_at')::timestamptz,
+                                        (SELECT m.created_at FROM brain.memory m
+                                         WHERE m.workspace_id = ws AND m.memory_id = (i.item->>'id')::bigint)),
+                               clock) || ' ago' AS age) AS a
+$$;
+
 CREATE OR REPLACE FUNCTION brain._section_tokens(items jsonb, heading text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -506,6 +526,19 @@ BEGIN
     task_line := CASE WHEN s.current_task IS NOT NULL THEN 'Task: ' || brain.quote_text(left(s.current_task, 300)) END;
     fixed := brain._line_tokens(title) + coalesce(brain._line_tokens(task_line), 0) + brain._line_tokens(note)
              + brain._line_tokens(hint) + 1;
+    -- Every line says its age: what a memory says may have changed since it was written.
+    blockers := brain._aged(ws, blockers, clock);
+    pins := brain._aged(ws, pins, clock);
+    patterns := brain._aged(ws, patterns, clock);
+    tasks := brain._aged(ws, tasks, clock);
+    trajectories := brain._aged(ws, trajectories, clock);
+    pack := brain._aged(ws, pack, clock);
+    skills := brain._aged(ws, skills, clock);
+    actions := brain._aged(ws, actions, clock);
+    IF handoff IS NOT NULL AND handoff->>'ended_at' IS NOT NULL THEN
+        headings := headings || jsonb_build_object('handoff', format('%s (%s ago)', headings->>'handoff',
+            brain._age_text((handoff->>'ended_at')::timestamptz, clock)));
+    END IF;
     sections := jsonb_build_object('blockers', blockers, 'pinned', pins, 'patterns', patterns, 'tasks', tasks,
                                    'skills', skills, 'siblings', siblings, 'action_items', actions,
                                    'trajectories', trajectories, 'pack', pack, 'snapshot', snapshot);
