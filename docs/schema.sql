@@ -105,6 +105,19 @@ CREATE FUNCTION brain._acknowledges(t text) RETURNS boolean
     AS $$
     -- the body: sql/functions/025-trajectories.sql
 $$;
+CREATE FUNCTION brain._age_text(at timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001-text.sql
+$$;
+COMMENT ON FUNCTION brain._age_text(at timestamp with time zone, now timestamp with time zone) IS 'How long before now a time was, in one unit: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (? for none).';
+CREATE FUNCTION brain._aged(ws bigint, items jsonb, clock timestamp with time zone) RETURNS jsonb
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/014-boot.sql
+$$;
 CREATE FUNCTION brain._analyze_lexemes_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -117,6 +130,13 @@ CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     AS $$
     -- the body: sql/functions/021-serve.sql
 $$;
+CREATE FUNCTION brain._asked_text(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/006-search.sql
+$$;
+COMMENT ON FUNCTION brain._asked_text(t text) IS 'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -769,6 +789,12 @@ CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(le
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/006-search.sql
+$$;
+CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/018-hooks.sql
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2053,7 +2079,7 @@ CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precisi
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; a memory that a newer one among the results may contradict (search''s newer_related) says so: "(#N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2246,7 +2272,7 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     AS $$
     -- the body: sql/functions/006-search.sql
 $$;
-COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
+COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. A captured prompt that only asks gives its place to the reply that answers it (the prompt follows, neighbour_of the reply); an older memory, captured turn or superseded memory that a newer authored one among the results may contradict (newer_related: the current end of that chain) comes right after it; score is the ranking''s figure and never rises down the list (relevance is the evidence). The floor''s verdict of a query that says something before it asks counts the unknown words of its question only (brain._asked_text). Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.search_term(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2782,7 +2808,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions fde23347334b9bade9cb822cc1dae7b76b8b36300a694f6de480cf7741322f80';
+COMMENT ON TABLE brain.migration IS 'functions d64ffa0b7a0b849d6870540debdc19045284247df2370a6099d40ce72df04047';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

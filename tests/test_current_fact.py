@@ -263,3 +263,13 @@ def test_the_prompt_hook_shows_ages_and_the_current_fact(conn, cli_env, tmp_path
     context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
     lines = [line for line in context.splitlines() if line.startswith("- #")]
     assert lines and all(re.match(r"- #\d+ fact, \d+s ago: ", line) for line in lines), context
+
+
+def test_the_first_results_still_do_not_depend_on_max_results(conn, local, month) -> None:
+    """The current fact moves older hits below it, and a reply takes its question's place,
+    within the ranking's first 20 hits whatever max_results: the first k stay the same."""
+    for query in (QUESTION, "shop frontend Node", "Docker base image", "staging database port"):
+        whole = [h["id"] for h in hits(conn, local, query, max_results=30, min_relevance=0)]
+        for k in (1, 2, 3, 5, 8):
+            first = [h["id"] for h in hits(conn, local, query, max_results=k, min_relevance=0)]
+            assert first == whole[:k], (query, k)

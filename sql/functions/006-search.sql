@@ -1073,71 +1073,42 @@ BEGIN
                   WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
                                                                            sc.rrf DESC, sc.memory_id DESC)) AS sc
         ),
-        -- the page first (max_results lookups, not one per candidate), then on
-        -- request each relevant hit's neighbours in its thread, after it
-        page AS (
-            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS hit FROM ranked r
-            ORDER BY r.tier, r.place LIMIT ($1).max_results
-        ),
-        expanded AS (
-            -- keep: skills and hits at least min_relevance relevant first (0), then
-            -- neighbours (1), then the page's other hits (2): a neighbour takes the
-            -- place of a hit below the floor, never of a relevant one
-            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
-                   p.verdict, NULL::bigint AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
-                   CASE WHEN p.tier = 0 OR p.relevance >= ($1).min_relevance THEN 0 ELSE 2 END AS keep
-            FROM page p
-            UNION ALL
-            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
-                   abs(n.position - h.position), n.position, 1
-            FROM page p
-            JOIN brain.memory h ON h.workspace_id = ($1).workspace_id AND h.memory_id = p.memory_id
-            JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.thread = h.thread
-                               AND n.position BETWEEN h.position - ($1).neighbours AND h.position + ($1).neighbours
-                               AND n.memory_id <> h.memory_id AND n.state = 'active'
-            WHERE ($1).neighbours > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= ($1).min_relevance)
-        ),
-        chosen AS (
-            SELECT x.* FROM (
-                SELECT y.* FROM (
-                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
-                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
-                ORDER BY y.keep, y.hit, y.dist, y.memory_id
-                LIMIT ($1).max_results) AS x
-            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+        -- The ranking's first hits, at least 20 whatever max_results (so that the first k
+        -- results never depend on it): what the next steps may reorder.
+        window_ AS (
+            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS base FROM ranked r
+            ORDER BY r.tier, r.place LIMIT greatest(($1).max_results, 20)
         ),
         -- A captured prompt that only asks (brain._only_asks) is answered by its
         -- reply (brain._turn_answer): the reply takes the prompt's place, with the
         -- prompt's evidence if it has less, and the prompt comes right after it,
         -- beside it. A question ranks below its answer.
         answers AS MATERIALIZED (
-            SELECT c.memory_id AS asked, a.answer_id
-            FROM chosen c
-            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = c.memory_id
-            CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, c.memory_id) AS a
-            WHERE c.neighbour_of IS NULL AND c.skill IS NULL
+            SELECT w.memory_id AS asked, a.answer_id
+            FROM window_ w
+            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+            CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, w.memory_id) AS a
+            WHERE w.skill IS NULL
               AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
               AND brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', ''))
-              AND a.answer_id <> c.memory_id
+              AND a.answer_id <> w.memory_id
               AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
         ),
         listed AS (
-            SELECT y.*, row_number() OVER (ORDER BY y.hit, y.sub, y.neighbour_of IS NOT NULL, y.pos, y.memory_id) AS place
+            SELECT y.*, row_number() OVER (ORDER BY y.base, y.sub, y.memory_id) AS place
             FROM (SELECT DISTINCT ON (x.memory_id) x.* FROM (
-                      SELECT c.memory_id, c.skill, c.vector_rank, c.lexical_rank, c.fuzzy_rank, c.score, c.relevance,
-                             c.verdict, coalesce(c.neighbour_of, a.answer_id) AS neighbour_of, c.hit,
-                             CASE WHEN a.asked IS NULL THEN 0 ELSE 1 END AS sub, c.pos
-                      FROM chosen c LEFT JOIN answers a ON a.asked = c.memory_id
+                      SELECT w.memory_id, w.skill, w.vector_rank, w.lexical_rank, w.fuzzy_rank, w.score, w.relevance,
+                             w.verdict, w.tier, a.answer_id AS beside, w.base,
+                             CASE WHEN a.asked IS NULL THEN 0 ELSE 1 END AS sub
+                      FROM window_ w LEFT JOIN answers a ON a.asked = w.memory_id
                       UNION ALL
                       SELECT a.answer_id, NULL, o.vector_rank, o.lexical_rank, o.fuzzy_rank,
                              greatest(o.score, q.score), greatest(o.relevance, q.relevance),
-                             greatest(o.verdict, q.verdict), NULL, q.hit, 0, 0
+                             greatest(o.verdict, q.verdict), q.tier, NULL, q.base, 0
                       FROM answers a
-                      JOIN chosen q ON q.memory_id = a.asked
-                      LEFT JOIN chosen o ON o.memory_id = a.answer_id AND o.neighbour_of IS NULL) AS x
-                  ORDER BY x.memory_id, x.hit, x.sub, x.neighbour_of IS NOT NULL) AS y
-            ORDER BY y.hit, y.sub, y.neighbour_of IS NOT NULL, y.pos, y.memory_id
-            LIMIT ($1).max_results
+                      JOIN window_ q ON q.memory_id = a.asked
+                      LEFT JOIN window_ o ON o.memory_id = a.answer_id) AS x
+                  ORDER BY x.memory_id, x.base, x.sub) AS y
         ),
         -- the results' active authored memories, read once: what a newer one may contradict
         authored AS MATERIALIZED (
@@ -1146,7 +1117,7 @@ BEGIN
             WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
         ),
         judged AS MATERIALIZED (
-            SELECT l.*, m.state, m.origin, m.created_at,
+            SELECT l.*,
                    CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END AS current_id,
                    -- a newer authored memory among the results that may contradict this
                    -- one, the nearest: of an authored memory, one of the same kind and
@@ -1181,40 +1152,77 @@ BEGIN
             FROM chained c JOIN judged n ON n.memory_id = c.target
             WHERE n.newer IS NOT NULL AND n.newer <> c.memory_id AND c.depth < 8
         ),
-        current AS (
+        current_ AS (
             SELECT DISTINCT ON (c.memory_id) c.memory_id, c.target FROM chained c
             ORDER BY c.memory_id, c.depth DESC
         ),
-        -- an older memory comes right after the current one it leads to (with the rows
-        -- beside it: its neighbours, the prompt it answers); the score each shows is the
-        -- ranking's, never above the one before
+        -- an older memory comes right after the current one it leads to (with the prompt
+        -- it answers, beside it)
         ordered AS (
             SELECT j.*, cu.target AS newest,
                    row_number() OVER (ORDER BY coalesce(CASE WHEN n.place > h.place THEN n.place END, h.place),
-                                               coalesce(n.place > h.place, false), h.place, j.place) AS final
+                                               coalesce(n.place > h.place, false), h.place, j.place) AS hit
             FROM judged j
-            LEFT JOIN current cu ON cu.memory_id = j.memory_id
-            LEFT JOIN judged b ON b.memory_id = j.neighbour_of
-            LEFT JOIN current bc ON bc.memory_id = b.memory_id
+            LEFT JOIN current_ cu ON cu.memory_id = j.memory_id
+            LEFT JOIN judged b ON b.memory_id = j.beside
+            LEFT JOIN current_ bc ON bc.memory_id = b.memory_id
             CROSS JOIN LATERAL (SELECT coalesce(b.place, j.place) AS place,
                                        -- (skills keep their places: first, in their own order)
                                        CASE WHEN j.skill IS NOT NULL THEN NULL
                                             WHEN b.memory_id IS NULL THEN cu.target ELSE bc.target END AS newer) AS h
             LEFT JOIN judged n ON n.memory_id = h.newer
+        ),
+        -- the page first (max_results lookups, not one per candidate), then on
+        -- request each relevant hit's neighbours in its thread, after it
+        page AS (
+            SELECT o.* FROM ordered o ORDER BY o.hit LIMIT ($1).max_results
+        ),
+        expanded AS (
+            -- keep: skills and hits at least min_relevance relevant first (0), then
+            -- neighbours (1), then the page's other hits (2): a neighbour takes the
+            -- place of a hit below the floor, never of a relevant one
+            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
+                   p.verdict, p.beside AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   CASE WHEN p.tier = 0 OR p.relevance >= ($1).min_relevance THEN 0 ELSE 2 END AS keep,
+                   p.newest, p.current_id
+            FROM page p
+            UNION ALL
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+                   abs(n.position - h.position), n.position, 1, NULL, NULL
+            FROM page p
+            JOIN brain.memory h ON h.workspace_id = ($1).workspace_id AND h.memory_id = p.memory_id
+            JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.thread = h.thread
+                               AND n.position BETWEEN h.position - ($1).neighbours AND h.position + ($1).neighbours
+                               AND n.memory_id <> h.memory_id AND n.state = 'active'
+            WHERE ($1).neighbours > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= ($1).min_relevance)
+        ),
+        chosen AS (
+            SELECT x.* FROM (
+                SELECT y.* FROM (
+                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
+                ORDER BY y.keep, y.hit, y.dist, y.memory_id
+                LIMIT ($1).max_results) AS x
+            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
         )
         SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, ($1).query),
+               -- the ranking's figure, never above the one before (the evidence is relevance)
                CASE WHEN rk.skill IS NULL AND rk.score IS NOT NULL
-                    THEN min(rk.score) FILTER (WHERE rk.skill IS NULL) OVER (ORDER BY rk.final) ELSE rk.score END::double precision,
+                    THEN min(rk.score) FILTER (WHERE rk.skill IS NULL)
+                             OVER (ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id)
+                    ELSE rk.score END::double precision,
                rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
-               m.state, m.pinned, m.superseded_by, rk.current_id,
+               m.state, m.pinned, m.superseded_by,
+               coalesce(rk.current_id,
+                        CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END),
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
                rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
                rk.newest, rk.verdict::real
-        FROM ordered rk
+        FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
-        ORDER BY rk.final $q$,
+        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
         vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
         brain._search_bm25('SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
