@@ -9,7 +9,10 @@ subfolder of one of them, and a folder outside git; two windows may be open in o
 Steps: open a session, an exchange of a prompt (through the UserPromptSubmit hook) and a
 reply (some with <private> text), a compaction, /clear, an end, a crash (the client killed,
 no SessionEnd), a fact the person writes with `brain remember` or corrects with `brain
-supersede` (a service's port, which the exchanges also speak of, with other ports), and the
+supersede` (a service's port, which the exchanges also speak of, with other ports), a piece
+of work with tool calls (some of its text <private>) recorded as a trajectory with `brain
+trajectory record --from-transcript`, a backup taken (`brain backup`) and restored into an
+empty database (`brain restore`) whose counts and searches must equal the live one's, and the
 database stopped or hung (a TCP front that refuses or never answers,
 tests/test_hook_outages.Switch) until it comes back: the hooks keep what they could not
 write and the next one writes it.
@@ -40,6 +43,7 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_hook_outages import Switch
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -112,7 +116,7 @@ class Front(Switch):
 
 @dataclass(frozen=True)
 class Step:
-    kind: str  # open, say, private, compact, clear, end, crash; fact; down, up (the database)
+    kind: str  # open, say, private, compact, clear, end, crash, work; fact, backup; down, up
     session: int  # the simulation's number of the session (for open: the new one's); 0 for fact, down, up
     arg: int = 0  # open: the repository's index; say/private: a number that makes the text unique;
     # fact: the repository and service; down: 0 stopped, 1 hung
@@ -122,7 +126,9 @@ class Step:
             return f"{self.kind}({('stopped', 'hung')[self.arg] if self.kind == 'down' else ''})"
         if self.kind == "fact":
             return f"fact({self.arg})"
-        arg = f", {self.arg}" if self.kind in ("open", "say", "private") else ""
+        if self.kind == "backup":
+            return "backup()"
+        arg = f", {self.arg}" if self.kind in ("open", "say", "private", "work") else ""
         return f"{self.kind}(s{self.session}{arg})"
 
 
@@ -148,6 +154,9 @@ def generate(seed: int, steps: int = 40) -> list[Step]:
         if rng.random() < 0.08:
             out.append(Step("fact", 0, rng.randrange(len(REPOS) * len(SERVICES))))
             continue
+        if rng.random() < 0.02:
+            out.append(Step("backup", 0))
+            continue
         if not open_ or (len(open_) < 3 and rng.random() < 0.25):
             out.append(Step("open", next_session, rng.randrange(len(REPOS))))
             open_.append(next_session)
@@ -155,9 +164,9 @@ def generate(seed: int, steps: int = 40) -> list[Step]:
             continue
         s = rng.choice(open_)
         kind = rng.choices(
-            ["say", "private", "compact", "clear", "end", "crash"], weights=[10, 2, 1.5, 1, 3, 1.2]
+            ["say", "private", "compact", "clear", "end", "crash", "work"], weights=[10, 2, 1.5, 1, 3, 1.2, 1]
         )[0]
-        out.append(Step(kind, s, rng.randrange(10_000) if kind in ("say", "private") else 0))
+        out.append(Step(kind, s, rng.randrange(10_000) if kind in ("say", "private", "work") else 0))
         if kind in ("end", "crash"):
             open_.remove(s)
     return out
@@ -382,6 +391,9 @@ class World:
         if step.kind == "fact":
             self._fact(step.arg)
             return
+        if step.kind == "backup":
+            self._backup()
+            return
         s = self.sessions.get(step.session)
         if step.kind == "open":
             s = self._new_session(step.session, step.arg)
@@ -418,6 +430,8 @@ class World:
                 f"Noted: the {word} {service} uses the rotated deploy key.",
                 kept,
             )
+        elif step.kind == "work":
+            self._work(s, word, service, step.arg)
         elif step.kind == "compact":
             self._hook(s, "PreCompact", trigger="auto", custom_instructions="")
             self._captured(s)
@@ -471,6 +485,129 @@ class World:
             self._violate("a fact is written", f"{' '.join(argv[1:3])} {text!r}: {out.stderr[-300:]}")
             return
         self.facts[(project, service)] = (json.loads(out.stdout)["memory_id"], port)
+
+    def _brain(self, *args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+        """A `brain` command as the person runs it in a shell of the repository."""
+        brain = str(Path(sys.executable).parent / "brain")
+        return subprocess.run(
+            [brain, *args], capture_output=True, text=True, env=self.env, cwd=cwd or self.root, timeout=300
+        )
+
+    def _work(self, s: Session, word: str, service: str, n: int) -> None:
+        """A piece of work with tool calls (its prompt holds a <private> token), then recorded
+        as a trajectory from the transcript, from the repository's folder."""
+        token = f"pvt{n:04d}w{self.step_no}"
+        self.private_tokens.append(token)
+        folder = self.root / REPOS[s.repo][0]
+        prompt = f"The {word} {service} health check fails after the deploy. <private>login {token}</private>"
+        uuid = self._line(s, "user", {"role": "user", "content": prompt})
+        s.turns.append(Turn(f"{s.session_id}/{uuid}", "user", prompt, prompt.split(" <private>")[0]))
+        use = {
+            "type": "tool_use",
+            "id": f"toolu_{self.step_no}",
+            "name": "Bash",
+            "input": {
+                "command": f"curl -s {word}-{service.replace(' ', '-')}:8080/health",
+                "description": "Check the health endpoint",
+            },
+        }
+        self._line(s, "assistant", {"role": "assistant", "type": "message", "content": [use]})
+        result = {
+            "type": "tool_result",
+            "tool_use_id": use["id"],
+            "content": "503 upstream timeout = 5",
+        }
+        self._line(s, "user", {"role": "user", "content": [result]})
+        reply = f"The {word} {service} health check timed out: raised its timeout from 5 to 30 seconds."
+        uuid = self._line(
+            s,
+            "assistant",
+            {"role": "assistant", "type": "message", "content": [{"type": "text", "text": reply}]},
+        )
+        s.turns.append(Turn(f"{s.session_id}/{uuid}", "assistant", reply, reply))
+        s.last_reply = reply
+        if self.down:
+            return
+        out = self._brain(
+            "trajectory",
+            "record",
+            "--from-transcript",
+            str(s.path),
+            "--project",
+            REPOS[s.repo][2],
+            "--json",
+            cwd=folder,
+        )
+        if out.returncode != 0:
+            self._violate("a trajectory is recorded", f"s{s.number}: {out.stderr[-300:]}")
+
+    def _backup(self) -> None:
+        """A backup of the live database, restored into an empty one: the same memories, the
+        same sessions and handoffs, and the same search results."""
+        if self.down:
+            return
+        n = self.step_no
+        dump = self.home.parent / f"backup-{n}.dump"
+        out = self._brain("backup", str(dump), "--url", self.admin_url, "--json")
+        if out.returncode != 0:
+            self._violate("a backup is taken", out.stderr[-300:])
+            return
+        name = f"{conninfo_to_dict(self.admin_url)['dbname']}_r{n}"
+        with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        target = make_conninfo(self.admin_url, dbname=name)
+        try:
+            out = self._brain("restore", str(dump), "--url", target, "--json")
+            if out.returncode != 0:
+                self._violate("a backup restores", out.stderr[-300:])
+                return
+            at = datetime.now(UTC)  # both searched at one time: decay depends on it
+            live, restored = (self._state(url, at) for url in (self.admin_url, target))
+            for what in live:
+                if live[what] != restored[what]:
+                    self._violate(
+                        "a backup restores to the same counts and the same search results",
+                        f"{what}: live {str(live[what])[:200]} restored {str(restored[what])[:200]}",
+                    )
+        finally:
+            with psycopg.connect(self.admin_url, autocommit=True) as admin:
+                admin.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+            for path in (dump, dump.with_name(dump.name + ".json")):
+                path.unlink(missing_ok=True)
+
+    def _state(self, url: str, at: datetime) -> dict[str, Any]:
+        """What a restore must keep, read as the superuser: the memories, the sessions, the
+        handoffs, and each project's search for each service (words and the hash vectors)."""
+        from pybrain.embed import get_embedder
+
+        hashed = get_embedder("hash")
+        with psycopg.connect(url, autocommit=True) as db:
+            state: dict[str, Any] = {
+                "memories": db.execute(
+                    "SELECT memory_id, kind, state, project, headline, source_ref FROM brain.memory"
+                    " ORDER BY memory_id"
+                ).fetchall(),
+                "sessions": db.execute(
+                    "SELECT session_id, status, end_reason, project FROM brain.session ORDER BY 1"
+                ).fetchall(),
+                "handoffs": db.execute(
+                    "SELECT handoff_id, session_id, text FROM brain.handoff ORDER BY 1"
+                ).fetchall(),
+            }
+            db.execute("SELECT set_config('brain.workspace', '1', false)")
+            for _, _, project, word in REPOS[::2]:
+                for service in SERVICES[:3]:
+                    query = f"Which port does the {word} {service} listen on?"
+                    # (hits of one score in either order: a restored store may rank ties apart)
+                    state[f"search {project} {service}"] = sorted(
+                        db.execute(
+                            "SELECT id, score::numeric(12, 9) FROM brain.search(%s, query_embedding => %s,"
+                            " embedding_space => %s, project => %s, now => %s)",
+                            (query, hashed.embed_one(query), hashed.space, project, at),
+                        ).fetchall(),
+                        key=lambda r: (-r[1], r[0]),
+                    )
+        return state
 
     def _close(self, s: Session) -> None:
         if s.client is not None:
@@ -701,7 +838,7 @@ def shrink(steps: list[Step], invariant: str, fresh: Fresh, *, budget: int = 60)
     for step in best:  # steps of sessions the shorter list never opens do nothing
         if step.kind == "open":
             opened.add(step.session)
-    return [step for step in best if step.session in opened or step.kind in ("down", "up", "fact")]
+    return [step for step in best if step.session in opened or step.kind in ("down", "up", "fact", "backup")]
 
 
 def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
@@ -713,5 +850,9 @@ def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
 
 
 def seeds_from_env(default: list[int]) -> Iterator[int]:
+    """PYBRAIN_SIM_SEED=n: that seed alone; PYBRAIN_SIM_SEEDS=n: n seeds from 1000."""
+    if os.environ.get("PYBRAIN_SIM_SEED"):
+        yield int(os.environ["PYBRAIN_SIM_SEED"])
+        return
     count = int(os.environ.get("PYBRAIN_SIM_SEEDS", "0") or 0)
     yield from (range(1000, 1000 + count) if count else default)

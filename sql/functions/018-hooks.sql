@@ -269,8 +269,8 @@ DECLARE
 BEGIN
     -- The session booted for this client session (transcript: its id), live first: with
     -- two windows in one folder the seat alone would name the other window's.
-    -- (Its client is alive, calling this hook: the sweep of gone sessions cannot end it,
-    -- so it runs once, below, on whichever path this takes.)
+    -- (It is ended before the sweep of gone sessions runs, once, on whichever path this
+    -- takes: a hook written later from the spool runs when its client has gone.)
     IF transcript IS NOT NULL AND source ~ '^\S+$' THEN
         SELECT s.session_id INTO own FROM brain.session s
         WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
@@ -280,11 +280,21 @@ BEGIN
         ORDER BY s.status = 'active' DESC, s.started_at DESC, s.session_id DESC
         LIMIT 1;
     END IF;
+    IF own IS NOT NULL THEN
+        -- A capture hook written later from the spool runs when its client has gone: a
+        -- sweep (this one's or another hook's) may have ended its session as a crash. The
+        -- hook says how it ended: the label, and the time, are its.
+        UPDATE brain.session s SET end_reason = 'ended', ended_at = least(s.ended_at, clock)
+        WHERE s.workspace_id = brain.current_workspace() AND s.session_id = own AND s.status = 'ended'
+          AND s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted');
+    END IF;
     IF handoff IS NOT NULL THEN
         -- (brain.end_session stores no handoff the next session gets already)
         IF own IS NOT NULL THEN
-            PERFORM brain._sweep_sessions(clock, host, host_processes);  -- as brain.end_session_of does
             result := brain.end_session(own, handoff, brain.transcript_snapshot(turns), clock);
+            -- then the others gone, as brain.end_session_of does (after: this one's client
+            -- may be gone too, when the hook is written later from the spool)
+            PERFORM brain._sweep_sessions(clock, host, host_processes);
         ELSE
             result := brain.end_session_of(source, project, cwd, host, handoff, brain.transcript_snapshot(turns),
                                            host_processes, clock);
@@ -303,15 +313,25 @@ BEGIN
         PERFORM brain._raise('BR009', 'A session is found by its source: one word naming the client.',
             jsonb_build_object('field', 'source', 'type', 'one word'), 'The source the session was booted with, e.g. claude-code.');
     END IF;
-    PERFORM brain._sweep_sessions(clock, host, host_processes);
-    SELECT s.session_id INTO live FROM brain.session s
-    WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
-      AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
-      AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
-    ORDER BY s.session_id = own DESC NULLS LAST, s.started_at DESC, s.session_id DESC
-    LIMIT 1;
+    IF own IS NOT NULL THEN
+        -- its own session, ended before the sweep (which would take its gone client for a
+        -- crash); none when it has ended already: another window's is not this one's
+        SELECT s.session_id INTO live FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.session_id = own AND s.status = 'active';
+    ELSE
+        PERFORM brain._sweep_sessions(clock, host, host_processes);
+        SELECT s.session_id INTO live FROM brain.session s
+        WHERE s.workspace_id = brain.current_workspace() AND s.source = hand_off_transcript.source
+          AND s.project = coalesce(hand_off_transcript.project, '') AND s.cwd IS NOT DISTINCT FROM hand_off_transcript.cwd
+          AND s.host IS NOT DISTINCT FROM hand_off_transcript.host AND s.status = 'active' AND s.started_at <= clock
+        ORDER BY s.started_at DESC, s.session_id DESC
+        LIMIT 1;
+    END IF;
     IF live IS NOT NULL THEN
         result := brain.end_session(live, NULL, NULL, clock) || jsonb_build_object('handoff', NULL);
+        IF live IS NOT DISTINCT FROM own THEN
+            PERFORM brain._sweep_sessions(clock, host, host_processes);
+        END IF;
         IF compaction THEN
             UPDATE brain.session s SET end_reason = 'compacted'
             WHERE s.workspace_id = brain.current_workspace() AND s.session_id = live;
