@@ -711,8 +711,13 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             ended = hand_off()
         else:
             ended = hand_off()
-            # stored without embeddings: queued for `brain worker` (embedding costs a second call)
-            rows, left = _store_turns(brain, turns, options, until, embed=False)
+            # Embedded here with the hash embedder (in this process, a few ms); with any other,
+            # stored queued (a model or a network round trip would not keep to the deadline),
+            # and the background process embeds them.
+            space = opened.active_space()
+            inline = space is not None and space.provider == "hash"
+            rows, left = _store_turns(brain, turns, options, until, embed=inline)
+            queued = not inline and any(r["action"] == "created" for r in rows)
             if left and ended.get("session") and path and session:
                 brain.value(
                     "leave_capture", session=ended["session"], transcript=path, client_session=session
@@ -723,6 +728,8 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                     else "by the next session start"
                 )
                 kept = f"{left} turns left to store {later}"
+            elif queued and not left and _hook_embedder(opened, remote=True) is not None:
+                _finish_later(options, _seat(payload))  # it embeds them
             elif left:
                 # no session to mark: the next hook or command writes them from the spool
                 kept = f"{left} turns kept in {_keep('session-end', payload, options)}"
