@@ -75,10 +75,14 @@ CONTEXT_EVENTS = ("session-start", "prompt")
 # `off`: no limit): Claude Code gives its SessionEnd hooks 1.5 s in all, whatever the
 # settings' timeout says. The turns it has no time for are left to the next session start.
 END_BY = 0.8
-# A capture stores its turns in batches of at most BATCH_TURNS, beginning none it has no
-# time for: a turn takes about TURN_SECONDS at first (the gate, chunks; measured after).
+# A capture stores its turns in batches of at most BATCH_TURNS (the first FIRST_TURNS, to
+# measure), beginning none it has no time for: a turn takes about TURN_SECONDS at first (the
+# gate, chunks; twice that embedded; measured after), and LAST_SECONDS are kept for what
+# comes after the last batch (marking what is left, starting the background process).
 BATCH_TURNS = 250
+FIRST_TURNS = 16
 TURN_SECONDS = 0.008
+LAST_SECONDS = 0.1
 
 
 class HookTimeout(Exception):
@@ -802,11 +806,12 @@ def _store_turns(
         if not turns:
             return rows, 0
         until = float("inf")
-    rate = TURN_SECONDS
+    rate = TURN_SECONDS * (2 if embed else 1)
     done = 0
     while done < len(turns):
-        room = until - time.time()
-        size = min(BATCH_TURNS, len(turns) - done, int(room / rate) if room > 0 else 0)
+        room = until - time.time() - (LAST_SECONDS if until != float("inf") else 0)
+        most = BATCH_TURNS if done else FIRST_TURNS
+        size = min(most, len(turns) - done, int(room / rate) if room > 0 else 0)
         if size < 1:
             break
         batch = turns[done : done + size]
