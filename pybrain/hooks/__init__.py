@@ -426,9 +426,9 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
                 report = db.migrate(admin)
             applied = ", ".join(report.applied) or "its functions"
             print(f"pybrain session-start: the database upgraded ({applied})", file=sys.stderr)
-        if options.event not in ("", "prompt", "session-end") and options.at is None:
-            # at most half the hook's time: the hook's own work comes after (not at
-            # session end, which has 1.5 s: the next hook or command writes them)
+        if options.event not in ("", "prompt") and options.at is None and not _quick(options):
+            # at most half the hook's time: the hook's own work comes after (not at a
+            # session end within Claude Code's 1.5 s: its background process writes them)
             write_kept(settings, seconds=budget / 2)
         yield Brain(
             conn,
@@ -732,9 +732,9 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                     else "by the next session start"
                 )
                 kept = f"{left} turns left to store {later}"
-            elif queued and not left and _hook_embedder(opened, remote=True) is not None:
-                _finish_later(options, _seat(payload))  # it embeds them
-            elif left:
+            elif (queued and _hook_embedder(opened, remote=True) is not None) or _kept_waiting():
+                _finish_later(options, _seat(payload))  # it embeds them, and writes what was kept
+            if left and not (ended.get("session") and path and session):
                 # no session to mark: the next hook or command writes them from the spool
                 kept = f"{left} turns kept in {_keep('session-end', payload, options)}"
     counts: dict[str, int] = {}
@@ -758,6 +758,11 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     print(f"pybrain {event}: {summary}; {handed} ({time.perf_counter() - clock:.2f} s)", file=sys.stderr)
 
 
+def _quick(options: Options) -> bool:
+    """Whether this is the live session-end hook with Claude Code's 1.5 s (BRAIN_HOOK_END_BY)."""
+    return options.event == "session-end" and options.at is None and _end_by() is not None
+
+
 def _end_by() -> float | None:
     """When (time.time()) the live session-end hook must be done: END_BY seconds after the
     hook started (BRAIN_HOOK_END_BY; `off`: never)."""
@@ -769,6 +774,14 @@ def _end_by() -> float | None:
     except ValueError:
         seconds = END_BY
     return (STARTED or time.time()) + seconds
+
+
+def _kept_waiting() -> bool:
+    """Whether the spool holds capture inputs kept while the database was out."""
+    from pybrain.config import Settings
+    from pybrain.hooks import spool
+
+    return spool.waiting(Settings.from_env().home)
 
 
 def _finish_later(options: Options, seat: str) -> bool:

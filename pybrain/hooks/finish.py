@@ -3,7 +3,9 @@
 Claude Code gives its SessionEnd hooks 1.5 s in all. The hook hands off, stores the
 turns it has time for, marks the session (brain.leave_capture) and starts this
 process on its own (a new session: Claude Code, exiting, does not wait for it),
-which stores the rest as the next session start would: brain.uncaptured_sessions
+which writes what capture hooks kept on disk while the database was out (the
+session-end hook leaves that to it), then stores the rest as the next session
+start would: brain.uncaptured_sessions
 hands the session out, its turns go through brain.observe_transcript in batches
 (what is stored already is skipped, one writer at a time), and
 brain.capture_ended_session marks it captured. If this process is killed first,
@@ -32,6 +34,10 @@ def main(argv: list[str]) -> int:
     options = hooks.Options(source=wanted["source"], project=wanted["project"], timeout=TIMEOUT)
     try:
         with hooks._deadline(TIMEOUT), hooks._brain(options, start=False) as brain:
+            # what capture hooks kept while the database was out, as any command writes it
+            from pybrain.config import Settings
+
+            hooks.write_kept(Settings.from_env())
             # stored first, queued (embedding each batch would take twice as long), then
             # embedded with what a hook may use, as `brain worker --once` would
             hooks._capture_ended(brain, options, wanted["seat"], embed=False)
