@@ -16,6 +16,7 @@ import socket
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -314,3 +315,32 @@ def test_a_record_claimed_by_a_process_that_died_is_written_by_the_next(tmp_path
     other = spool.keep(tmp_path, "session-end", {"session_id": "o"}, {}, "/tmp", "t2")
     assert spool.drain(tmp_path, written.append, print, "t1") == 0
     assert spool.pending(tmp_path) == [other]
+
+
+def test_a_session_end_leaves_what_was_kept_to_its_background_process(
+    cli_env, conn, switch, transcript, project_dir, tmp_path
+) -> None:
+    """Within Claude Code's 1.5 s (BRAIN_HOOK_END_BY set) the session-end hook does not write
+    the spool's records itself: the process it starts on its own does, first."""
+    home = Path(cli_env["BRAIN_HOME"])
+    cli_env["BRAIN_HOOK_END_BY"] = "5"
+    out, _ = run_hook(cli_env, "session-start", payload("session-start", transcript, project_dir))
+    assert out.returncode == 0, out.stderr
+    switch.mode = "refuse"
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", transcript, project_dir))
+    assert b"kept in" in out.stderr, out.stderr
+    assert len(spooled(home)) == 1 and captured(conn) == []
+
+    switch.mode = "pass"
+    empty = tmp_path / "other-session.jsonl"
+    empty.write_text("")
+    other = payload("session-end", empty, project_dir, session_id="other-session")
+    out, _ = run_hook(cli_env, "session-end", other)
+    assert out.returncode == 0 and b"hook:" not in out.stderr, out.stderr
+    deadline = time.monotonic() + 60
+    while len(captured(conn)) < 5 or spooled(home):
+        assert time.monotonic() < deadline, f"{len(captured(conn))} turns stored, {spooled(home)} waiting"
+        time.sleep(0.2)
+    assert [r["source_ref"] for r in captured(conn)] == [
+        f"{SESSION}/{u}" for u in ("a3", "a4", "a6", "a7", "a9")
+    ]
