@@ -183,7 +183,7 @@ def embedded_brain(home: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 # What a hook prints on standard output when memory is down (docs/hooks.md, "Never in the way").
-UNAVAILABLE = "pybrain: memory is unavailable this session ("
+UNAVAILABLE = "pybrain: memory is unavailable "
 
 
 def outage_output_ok(event: str, stdout: bytes | str) -> bool:

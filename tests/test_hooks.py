@@ -409,6 +409,31 @@ def test_a_hook_never_blocks_when_the_database_is_down(event, tmp_path, transcri
     assert seconds < dict(CLAUDE_HOOKS.values())[event]
 
 
+def test_with_memory_down_the_model_is_told_once_a_session(tmp_path, transcript, project_dir) -> None:
+    """The session's start says it in one line; its prompts do not say it again, and a prompt
+    of a session whose start did not is told once."""
+    env = {"BRAIN_DATABASE_URL": DOWN_URL, "BRAIN_EMBEDDER": "hash", "BRAIN_HOME": str(tmp_path)}
+
+    def context(event: str, session: str) -> str | None:
+        out, _ = run_hook(env, event, payload(event, transcript, project_dir, session_id=session))
+        assert out.returncode == 0 and outage_output_ok(event, out.stdout), out.stdout
+        return (
+            json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"] if out.stdout.strip() else None
+        )
+
+    told = context("session-start", "s-down")
+    assert told == (
+        "pybrain: memory is unavailable this session (the database is not reachable); nothing was loaded."
+    )
+    assert context("prompt", "s-down") is None
+    assert context("prompt", "s-other") == (
+        "pybrain: memory is unavailable (the database is not reachable);"
+        " nothing was recalled for this prompt."
+    )
+    assert context("prompt", "s-other") is None
+    assert context("session-start", "s-other") == told  # a start always says it
+
+
 def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transcript, project_dir) -> None:
     with socket.socket() as silent:  # accepts connections, never speaks
         silent.bind(("127.0.0.1", 0))

@@ -195,13 +195,11 @@ def _unavailable(event: str, exc: BaseException, payload: dict[str, Any] | None)
         why = "the database is not reachable"
     if payload is not None and _told(payload) and event == "prompt":
         return None
-    what = "nothing was loaded" if event == "session-start" else "nothing was recalled for this prompt"
-    return {
-        "hookSpecificOutput": {
-            "hookEventName": EVENTS[event],
-            "additionalContext": f"pybrain: memory is unavailable this session ({why}); {what}.",
-        }
-    }
+    if event == "session-start":
+        line = f"pybrain: memory is unavailable this session ({why}); nothing was loaded."
+    else:
+        line = f"pybrain: memory is unavailable ({why}); nothing was recalled for this prompt."
+    return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": line}}
 
 
 def _told(payload: dict[str, Any], *, forget: bool = False) -> bool:
