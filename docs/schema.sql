@@ -1791,7 +1791,7 @@ CREATE FUNCTION brain.leave_capture(session bigint, transcript text, client_sess
     AS $$
     -- the body: sql/functions/018-hooks.sql
 $$;
-COMMENT ON FUNCTION brain.leave_capture(session bigint, transcript text, client_session text, now timestamp with time zone) IS 'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). BR011 for a session still active.';
+COMMENT ON FUNCTION brain.leave_capture(session bigint, transcript text, client_session text, now timestamp with time zone) IS 'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). A session booted for another client session is not marked (capture_left NULL: the hook keeps its input for later instead). BR011 for a session still active.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2755,7 +2755,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a3a78d802a6cce21e138bd19a5f9335d482996b911a7c4f703b3306eb96eba57';
+COMMENT ON TABLE brain.migration IS 'functions 89eb71cf306c870705e3a58024e34557ce07c91b38feedb9dc8047df437d4a7a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

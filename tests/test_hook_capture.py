@@ -894,3 +894,24 @@ def test_an_answer_is_cut_to_claude_codes_limit() -> None:
         assert len(kept) > 4_000  # cut near the limit (a line too long is cut inside)
     small = {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": "short"}}
     assert json.loads(_fit(small)) == small
+
+
+def test_a_session_end_of_a_session_never_booted_keeps_what_it_left(claude, conn, cli_env) -> None:
+    """No session of its own to mark (its start never reached the database, another window's
+    is live): the turns the hook had no time for are kept in the spool, and written once."""
+    other = claude.transcript("c0ffee00-1234-4abc-9def-00000000a001")
+    claude.start(other)
+    t = claude.transcript("c0ffee00-1234-4abc-9def-00000000a002")  # its start never ran
+    _long_session(t, 120)
+    cli_env.update(BRAIN_HOOK_END_BY="0", BRAIN_HOOK_FINISH="off")
+    err = claude.end(t)
+    assert "120 turns kept in" in err, err
+    assert _stored_once(conn, t) == 0
+    (mark,) = conn.execute(
+        "SELECT client_info FROM brain.session WHERE client_info->>'client_session' = %s", (other.session,)
+    ).fetchone()
+    assert "capture_left" not in mark and mark["transcript"] == str(other.path)
+    cli_env["BRAIN_HOOK_END_BY"] = "off"
+    claude.start(claude.transcript("c0ffee00-1234-4abc-9def-00000000a003"))
+    assert _stored_once(conn, t) == 120
+    assert not list((Path(cli_env["BRAIN_HOME"]) / "spool").glob("*.json"))

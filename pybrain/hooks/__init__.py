@@ -720,10 +720,16 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
             inline = space is not None and space.provider == "hash"
             rows, left = _store_turns(brain, turns, options, until, embed=inline)
             queued = not inline and any(r["action"] == "created" for r in rows)
+            marked = None
             if left and ended.get("session") and path and session:
-                brain.value(
+                marked = brain.value(
                     "leave_capture", session=ended["session"], transcript=path, client_session=session
-                )
+                )["capture_left"]
+            if left and marked is None:
+                # no session of its own to mark: its input is kept, for the background process
+                # (below) or the next hook or command to write
+                kept = f"{left} turns kept in {_keep('session-end', payload, options)}"
+            if marked is not None:
                 later = (
                     "in the background"
                     if _finish_later(options, _seat(payload))
@@ -732,9 +738,6 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                 kept = f"{left} turns left to store {later}"
             elif (queued and _hook_embedder(opened, remote=True) is not None) or _kept_waiting():
                 _finish_later(options, _seat(payload))  # it embeds them, and writes what was kept
-            if left and not (ended.get("session") and path and session):
-                # no session to mark: the next hook or command writes them from the spool
-                kept = f"{left} turns kept in {_keep('session-end', payload, options)}"
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["action"]] = counts.get(r["action"], 0) + 1

@@ -639,6 +639,10 @@ BEGIN
         'The transcript_path of the hook''s input.');
     PERFORM brain._require_text(client_session, 'BR009', 'Name the client session whose turns are left.',
         'The session_id of the hook''s input.');
+    IF s.client_info ? 'client_session' AND s.client_info->>'client_session' IS DISTINCT FROM client_session THEN
+        -- another client session's (the hook's own was never booted): not marked
+        RETURN jsonb_build_object('session', s.session_id, 'capture_left', NULL);
+    END IF;
     UPDATE brain.session x
     SET client_info = (x.client_info - 'captured_at')
         || jsonb_build_object('capture_left', clock, 'transcript', transcript, 'client_session', client_session)
@@ -647,4 +651,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.leave_capture IS
-    'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). BR011 for a session still active.';
+    'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). A session booted for another client session is not marked (capture_left NULL: the hook keeps its input for later instead). BR011 for a session still active.';
