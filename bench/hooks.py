@@ -172,8 +172,12 @@ def run(server: BenchServer, home: Path, runs: int = 10, rounds: int = 3, seed: 
 
         out["hung_database"] = _hung(payloads, env, hook_home)
         log(f"  hung database: slowest {out['hung_database']['max_ms']} ms")
-    out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     server.drop_database(DB)
+    # SessionEnd with a 2,000-turn transcript, within Claude Code's 1.5 s (bench/session_end.py)
+    from bench import session_end
+
+    out["session_end"] = session_end.run(server, home)
+    out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     return out
 
 

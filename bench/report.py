@@ -196,6 +196,9 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.append(
         _verdict("`brain hook` (every event) against a hung database: slowest", hung, "<=", 1000, "ms")
     )
+    end = _get(results, ("hooks", "session_end", "median_s"))
+    label = "`brain hook session-end`, 2,000-turn transcript, as the plugin runs it (median of 3)"
+    out.append(_verdict(label, end, "<=", 1.5, "s"))
     ratio = _get(results, ("continuity", "metrics", "overall", "ratio"))
     label = "continuity: evidence injected by the hooks / search turn@10 (LongMemEval dev)"
     out.append(_verdict(label, ratio, ">=", 0.8, "x"))
@@ -528,6 +531,14 @@ def render(results: dict[str, Any]) -> str:
         for mode in ("own_process", "warm_process"):
             figures = ", ".join(f"{event} {ms:.0f} ms" for event, ms in hung[mode].items())
             lines.append(f"  hung database, slowest of 3, {mode.replace('_', ' ')}: {figures}")
+        end = hooks.get("session_end")
+        if end:
+            lines.append(
+                f"  session-end, {end['turns']:,}-turn transcript ({end['transcript_bytes'] / 1e6:.1f} MB), "
+                f"the plugin's command: median {end['median_s']:.2f} s of {end['runs_s']}; turns stored by "
+                f"the hook {end['stored_by_the_hook']}, the rest in the background within "
+                f"{end['stored_in_the_background_within_s']} s"
+            )
         lines.append("")
     if results.get("continuity"):
         from bench import continuity

@@ -156,6 +156,19 @@ ENVIRONMENT = (
         "seconds after a hook started by which the database must have accepted its connection (default 0.65)",
     ),
     Variable(
+        "BRAIN_HOOK_END_BY",
+        "seconds after the session-end hook started by which it stops storing turns and returns "
+        "(default 0.8: Claude Code gives SessionEnd 1.5 s); the rest is stored in the background "
+        "or by the next session start; `off`: every turn before it returns",
+        "seconds the session-end hook stores turns for (default 0.8; off: all)",
+    ),
+    Variable(
+        "BRAIN_HOOK_FINISH",
+        "`off`: the turns the session-end hook had no time for wait for the next session start "
+        "instead of a background process",
+        "off: no background process stores what session-end left",
+    ),
+    Variable(
         "BRAIN_DB_RECONNECT_WAIT",
         "seconds a call waits for a restarted database before it fails (default 10)",
         "seconds a call waits for a restarted database (default 10)",

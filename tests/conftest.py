@@ -51,6 +51,10 @@ def isolated(
     monkeypatch.setenv("BRAIN_MODEL_CACHE", str(model_cache))
     monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")
     monkeypatch.setenv("BRAIN_HOOK_SERVER", "off")
+    # A session-end hook stores every turn before it returns (a loaded machine would cut it at
+    # Claude Code's 1.5 s and leave turns to a background process): the tests that check the
+    # part-done path set a deadline of their own.
+    monkeypatch.setenv("BRAIN_HOOK_END_BY", "off")
     monkeypatch.delenv("BRAIN_DATABASE_URL", raising=False)
 
 

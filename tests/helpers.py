@@ -190,3 +190,29 @@ def unaged(text: str) -> str:
     """A rendered boot payload without the age each line and the handoff's heading say
     ("- #3 fact (2d ago) ..."): for asserting on the rest of a line."""
     return AGE.sub("", text)
+
+
+# What a hook prints on standard output when memory is down (docs/hooks.md, "Never in the way").
+UNAVAILABLE = "pybrain: memory is unavailable "
+
+
+def outage_output_ok(event: str, stdout: bytes | str) -> bool:
+    """Whether a hook's standard output is what it prints with the database out: for the hooks
+    that add context (session-start, prompt: the hook's name or Claude Code's event), nothing
+    or one JSON line whose additionalContext is one line saying memory is unavailable; for
+    the capture hooks, nothing."""
+    import json
+
+    text = stdout.decode() if isinstance(stdout, bytes) else stdout
+    if not text.strip():
+        return event in ("prompt", "UserPromptSubmit") or event not in ("session-start", "SessionStart")
+    if (
+        event not in ("session-start", "prompt", "SessionStart", "UserPromptSubmit")
+        or len(text.splitlines()) != 1
+    ):
+        return False
+    try:
+        context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return isinstance(context, str) and context.startswith(UNAVAILABLE) and "\n" not in context

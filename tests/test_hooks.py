@@ -21,7 +21,7 @@ from pathlib import Path
 
 import psycopg
 import pytest
-from helpers import remember
+from helpers import outage_output_ok, remember
 
 from pybrain.hooks.transcript import read_turns
 from pybrain.wire import CLAUDE_HOOKS
@@ -401,11 +401,38 @@ def test_a_hook_never_blocks_when_the_database_is_down(event, tmp_path, transcri
     env = {"BRAIN_DATABASE_URL": DOWN_URL, "BRAIN_EMBEDDER": "hash", "BRAIN_HOME": str(tmp_path)}
     out, seconds = run_hook(env, event, payload(event, transcript, project_dir))
     assert out.returncode == 0
-    assert out.stdout == b""
+    assert outage_output_ok(event, out.stdout), out.stdout
+    if event in ("session-start", "prompt"):
+        assert b"(the database is not reachable)" in out.stdout
     notice = out.stderr.decode()
     assert notice.startswith(f"pybrain {event} hook: the database is unavailable")
     assert len(notice.splitlines()) == 1
     assert seconds < dict(CLAUDE_HOOKS.values())[event]
+
+
+def test_with_memory_down_the_model_is_told_once_a_session(tmp_path, transcript, project_dir) -> None:
+    """The session's start says it in one line; its prompts do not say it again, and a prompt
+    of a session whose start did not is told once."""
+    env = {"BRAIN_DATABASE_URL": DOWN_URL, "BRAIN_EMBEDDER": "hash", "BRAIN_HOME": str(tmp_path)}
+
+    def context(event: str, session: str) -> str | None:
+        out, _ = run_hook(env, event, payload(event, transcript, project_dir, session_id=session))
+        assert out.returncode == 0 and outage_output_ok(event, out.stdout), out.stdout
+        return (
+            json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"] if out.stdout.strip() else None
+        )
+
+    told = context("session-start", "s-down")
+    assert told == (
+        "pybrain: memory is unavailable this session (the database is not reachable); nothing was loaded."
+    )
+    assert context("prompt", "s-down") is None
+    assert context("prompt", "s-other") == (
+        "pybrain: memory is unavailable (the database is not reachable);"
+        " nothing was recalled for this prompt."
+    )
+    assert context("prompt", "s-other") is None
+    assert context("session-start", "s-other") == told  # a start always says it
 
 
 def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transcript, project_dir) -> None:
@@ -420,7 +447,7 @@ def test_a_database_that_never_answers_meets_the_hooks_deadline(tmp_path, transc
         # a deadline shorter than the connection's wait (BRAIN_HOOK_CONNECT_TIMEOUT) comes first
         out, seconds = run_hook(env, "prompt", payload("prompt", transcript, project_dir), "--timeout", "0.2")
     assert out.returncode == 0
-    assert out.stdout == b""
+    assert outage_output_ok("prompt", out.stdout) and out.stdout, out.stdout
     assert "gave up after 0.2 s" in out.stderr.decode()
     assert seconds < dict(CLAUDE_HOOKS.values())["prompt"]
 
@@ -522,7 +549,7 @@ def test_without_the_embedded_database_running_a_hook_says_so(tmp_path, transcri
     for event in ("prompt", "pre-compact", "session-end"):
         out, _ = run_hook(env, event, payload(event, transcript, project_dir))
         assert out.returncode == 0
-        assert out.stdout == b""
+        assert outage_output_ok(event, out.stdout), out.stdout
         assert out.stderr.decode().startswith(
             f"pybrain {event} hook: the database is unavailable: The embedded database is not running."
         )

@@ -29,7 +29,7 @@ import signal
 import sys
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any, TextIO
@@ -63,6 +63,26 @@ SHELLS = frozenset({"sh", "bash", "dash", "zsh", "fish", "ksh", "busybox", "env"
 CLIENT_PARENT: int | None = None
 # The most a hook reads of its standard input (one JSON object; the prompt hook's holds the prompt).
 INPUT_BYTES = 8 * 1024 * 1024
+# Claude Code keeps at most this many characters of a hook's output (its JSON, the
+# additionalContext included); a hook prints no more. A budget asked of a context hook is
+# at most OUTPUT_TOKENS (brain.estimate_tokens: 4 characters a token), and what is still
+# over is cut at a line.
+OUTPUT_CHARS = 10_000
+OUTPUT_TOKENS = 2_000
+# The hooks that add context: when memory is down they say so to the model in one line.
+CONTEXT_EVENTS = ("session-start", "prompt")
+# Seconds after the session-end hook started by which it has returned (BRAIN_HOOK_END_BY;
+# `off`: no limit): Claude Code gives its SessionEnd hooks 1.5 s in all, whatever the
+# settings' timeout says. The turns it has no time for are left to the next session start.
+END_BY = 0.8
+# A capture stores its turns in batches of at most BATCH_TURNS (the first FIRST_TURNS, to
+# measure), beginning none it has no time for: a turn takes about TURN_SECONDS at first (the
+# gate, chunks; twice that embedded; measured after), and LAST_SECONDS are kept for what
+# comes after the last batch (marking what is left, starting the background process).
+BATCH_TURNS = 250
+FIRST_TURNS = 16
+TURN_SECONDS = 0.008
+LAST_SECONDS = 0.1
 
 
 class HookTimeout(Exception):
@@ -88,6 +108,8 @@ def run(
     out = out or sys.stdout
     err = err or sys.stderr
     options = replace(options, timeout=options.timeout or DEFAULT_TIMEOUT[event], event=event)
+    if event in CONTEXT_EVENTS and options.budget is not None:
+        options = replace(options, budget=min(options.budget, OUTPUT_TOKENS))
     payload = None
     try:
         payload = _payload(raw)
@@ -105,12 +127,106 @@ def run(
             except Exception as failed:
                 kept = f"; its input could not be kept ({type(failed).__name__}: {_first_line(str(failed))})"
         print(f"pybrain {event} hook: {_describe(exc)}{kept} (the session goes on without it)", file=err)
+        if event in CONTEXT_EVENTS and _outage(exc):
+            notice = _unavailable(event, exc, payload)
+            if notice is not None:
+                _print(out, notice)
         return 0
+    if event in CONTEXT_EVENTS and payload is not None:
+        _told(payload, forget=True)  # memory is back: a later outage is told again
     if answer is not None:
-        out.write(json.dumps(answer, ensure_ascii=False))
-        out.write("\n")
-        out.flush()
+        _print(out, answer)
     return 0
+
+
+def _print(out: TextIO, answer: dict[str, Any]) -> None:
+    out.write(_fit(answer))
+    out.write("\n")
+    out.flush()
+
+
+def _chars(text: str) -> int:
+    """Characters as Claude Code (JavaScript) counts them: UTF-16 code units."""
+    return len(text.encode("utf-16-le")) // 2
+
+
+def _fit(answer: dict[str, Any]) -> str:
+    """The hook's JSON, within OUTPUT_CHARS: an additionalContext that would take it over
+    is cut at a line end (its closing tag kept) and says so."""
+    text = json.dumps(answer, ensure_ascii=False)
+    if _chars(text) <= OUTPUT_CHARS:
+        return text
+    inner = answer.get("hookSpecificOutput") or {}
+    context = inner.get("additionalContext")
+    if not isinstance(context, str):
+        return ""  # nothing to cut: print nothing rather than output Claude Code drops
+    closing = INJECTED[1] if context.rstrip().endswith(INJECTED[1]) else ""
+    body = context.rstrip()[: -len(closing)] if closing else context
+    note = f"\n(cut: Claude Code takes at most {OUTPUT_CHARS:,} characters of a hook's output)\n"
+
+    def fitted(n: int) -> str:
+        cut = body[:n]
+        if n < len(body):  # at a line's end, unless that leaves out most of it (one long line)
+            cut = cut[: cut.rindex("\n")] if "\n" in cut and cut.rindex("\n") >= n * 0.8 else cut + "…"
+        shorter = {**answer, "hookSpecificOutput": {**inner, "additionalContext": cut + note + closing}}
+        return json.dumps(shorter, ensure_ascii=False)
+
+    low, high = 0, len(body)  # the longest prefix whose JSON fits
+    while low < high:
+        mid = (low + high + 1) // 2
+        if _chars(fitted(mid)) <= OUTPUT_CHARS:
+            low = mid
+        else:
+            high = mid - 1
+    out = fitted(low)
+    return out if _chars(out) <= OUTPUT_CHARS else ""
+
+
+def _unavailable(event: str, exc: BaseException, payload: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The one line a context hook adds when memory is down (once a session for the prompt
+    hook: the first prompt, or the start, said it already)."""
+    from pybrain.errors import MigrationError
+
+    if isinstance(exc, HookTimeout):
+        why = "the database did not answer in time"
+    elif isinstance(exc, MigrationError) or "brain init" in str(getattr(exc, "hint", "") or ""):
+        why = "the database needs `brain init`"
+    else:
+        why = "the database is not reachable"
+    if payload is not None and _told(payload) and event == "prompt":
+        return None
+    if event == "session-start":
+        line = f"pybrain: memory is unavailable this session ({why}); nothing was loaded."
+    else:
+        line = f"pybrain: memory is unavailable ({why}); nothing was recalled for this prompt."
+    return {"hookSpecificOutput": {"hookEventName": EVENTS[event], "additionalContext": line}}
+
+
+def _told(payload: dict[str, Any], *, forget: bool = False) -> bool:
+    """Whether the model of this client session was told already that memory is down, and
+    mark it told (forget: unmark it). A file under BRAIN_HOME/run per client session."""
+    import hashlib
+
+    session = _string(payload, "session_id")
+    if session is None:
+        return False
+    try:
+        from pybrain.entry import home
+
+        folder = os.path.join(home(), "run")
+        mark = os.path.join(folder, f"unavailable-{hashlib.sha1(session.encode()).hexdigest()[:16]}")
+        if forget:
+            with suppress(FileNotFoundError):
+                os.unlink(mark)
+            return False
+        if os.path.exists(mark):
+            return True
+        os.makedirs(folder, mode=0o700, exist_ok=True)
+        with open(mark, "w", encoding="utf-8"):
+            pass
+    except OSError:
+        return False
+    return False
 
 
 def _outage(exc: BaseException) -> bool:
@@ -308,8 +424,9 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
                 report = db.migrate(admin)
             applied = ", ".join(report.applied) or "its functions"
             print(f"pybrain session-start: the database upgraded ({applied})", file=sys.stderr)
-        if options.event not in ("", "prompt") and options.at is None:
-            # at most half the hook's time: the hook's own work comes after
+        if options.event not in ("", "prompt") and options.at is None and not _quick(options):
+            # at most half the hook's time: the hook's own work comes after (not at a
+            # session end within Claude Code's 1.5 s: its background process writes them)
             write_kept(settings, seconds=budget / 2)
         yield Brain(
             conn,
@@ -490,7 +607,7 @@ def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str |
         return None, None
 
 
-def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
+def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = True) -> bool:
     """Capture the transcripts of this seat's sessions that ended without a capture hook
     (the client crashed): brain.uncaptured_sessions, then for each its turns through
     brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
@@ -503,6 +620,8 @@ def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
     from pybrain.hooks.transcript import read_turns
 
     handed = False
+    # Stop beginning batches of turns at half the hook's time: the payload goes out after.
+    until = (STARTED or time.time()) + (options.timeout or DEFAULT_TIMEOUT["session-start"]) / 2
     ended = opened.call(
         "uncaptured_sessions",
         source=options.source,
@@ -518,9 +637,14 @@ def _capture_ended(opened: Any, options: Options, seat: str) -> bool:
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
-            brain.observe_transcript(
-                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
-            )
+            _, left = _store_turns(brain, turns, options, until, embed=embed)
+            if left:
+                # what is stored stays; this session is handed out again (brain.uncaptured_sessions)
+                print(
+                    f"pybrain: {left} turns of session #{row['session_id']} left for the next session start",
+                    file=sys.stderr,
+                )
+                continue
         out = opened.value(
             "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
         )
@@ -587,29 +711,68 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     detail = _string(payload, "trigger") or _string(payload, "reason")
     when = f"{event} ({detail})" if detail else event
     clock = time.perf_counter()
+    # The live session-end hook has Claude Code's 1.5 s: it hands off first (from every
+    # turn), then stores turns until END_BY and leaves the rest to the next session start.
+    until = _end_by() if event == "session end" and options.at is None else None
+    left = 0
+    kept = ""
     with _brain(options, start=True) as opened:
         embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
         brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
-        rows = []
-        if turns:
-            rows = brain.observe_transcript(
-                turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+
+        def hand_off() -> dict[str, Any]:
+            return brain.hand_off_transcript(
+                turns,
+                when,
+                options.source,
+                project=options.project,
+                cwd=_seat(payload),
+                client=CLIENT_NAME,
+                transcript=session,
+                compaction=event == "compaction",
+                now=options.at,
             )
-        ended = brain.hand_off_transcript(
-            turns,
-            when,
-            options.source,
-            project=options.project,
-            cwd=_seat(payload),
-            client=CLIENT_NAME,
-            transcript=session,
-            compaction=event == "compaction",
-            now=options.at,
-        )
+
+        rows: list[dict[str, Any]] = []
+        if until is None:
+            if turns:
+                rows = brain.observe_transcript(
+                    turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+                )
+            ended = hand_off()
+        else:
+            ended = hand_off()
+            # Embedded here with the hash embedder (in this process, a few ms); with any other,
+            # stored queued (a model or a network round trip would not keep to the deadline),
+            # and the background process embeds them.
+            space = opened.active_space()
+            inline = space is not None and space.provider == "hash"
+            rows, left = _store_turns(brain, turns, options, until, embed=inline)
+            queued = not inline and any(r["action"] == "created" for r in rows)
+            marked = None
+            if left and ended.get("session") and path and session:
+                marked = brain.value(
+                    "leave_capture", session=ended["session"], transcript=path, client_session=session
+                )["capture_left"]
+            if left and marked is None:
+                # no session of its own to mark: its input is kept, for the background process
+                # (below) or the next hook or command to write
+                kept = f"{left} turns kept in {_keep('session-end', payload, options)}"
+            if marked is not None:
+                later = (
+                    "in the background"
+                    if _finish_later(options, _seat(payload))
+                    else "by the next session start"
+                )
+                kept = f"{left} turns left to store {later}"
+            elif (queued and _hook_embedder(opened, remote=True) is not None) or _kept_waiting():
+                _finish_later(options, _seat(payload))  # it embeds them, and writes what was kept
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["action"]] = counts.get(r["action"], 0) + 1
     summary = ", ".join(f"{n} {action}" for action, n in sorted(counts.items())) or "no new turns"
+    if kept:
+        summary = f"{summary}, {kept}"
     if missing:
         summary = f"no transcript at {missing}"
     elif lines is not None and lines.note():
@@ -623,6 +786,96 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
         else f"handoff for {where}"
     )
     print(f"pybrain {event}: {summary}; {handed} ({time.perf_counter() - clock:.2f} s)", file=sys.stderr)
+
+
+def _quick(options: Options) -> bool:
+    """Whether this is the live session-end hook with Claude Code's 1.5 s (BRAIN_HOOK_END_BY)."""
+    return options.event == "session-end" and options.at is None and _end_by() is not None
+
+
+def _end_by() -> float | None:
+    """When (time.time()) the live session-end hook must be done: END_BY seconds after the
+    hook started (BRAIN_HOOK_END_BY; `off`: never)."""
+    raw = os.environ.get("BRAIN_HOOK_END_BY", "").strip().lower()
+    if raw in ("off", "none"):
+        return None
+    try:
+        seconds = max(0.0, float(raw)) if raw else END_BY
+    except ValueError:
+        seconds = END_BY
+    return (STARTED or time.time()) + seconds
+
+
+def _kept_waiting() -> bool:
+    """Whether the spool holds capture inputs kept while the database was out."""
+    from pybrain.config import Settings
+    from pybrain.hooks import spool
+
+    return spool.waiting(Settings.from_env().home)
+
+
+def _finish_later(options: Options, seat: str) -> bool:
+    """Start pybrain.hooks.finish on its own, to store what the session-end hook left
+    (BRAIN_HOOK_FINISH=off: leave it to the next session start). Whether it started."""
+    if os.environ.get("BRAIN_HOOK_FINISH", "").strip().lower() == "off":
+        return False
+    import subprocess
+
+    wanted = {"source": options.source, "project": options.project, "seat": seat}
+    try:
+        subprocess.Popen(
+            [sys.executable, "-m", "pybrain.hooks.finish", json.dumps(wanted)],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,  # (what it could say may quote a turn)
+            start_new_session=True,
+            close_fds=True,
+        )
+    except OSError:
+        return False
+    return True
+
+
+def _store_turns(
+    brain: Any, turns: list[dict[str, Any]], options: Options, until: float | None, *, embed: bool
+) -> tuple[list[dict[str, Any]], int]:
+    """Store turns through brain.observe_transcript in batches, oldest first, beginning none
+    that would not end by `until` (time.time(); None: all of them). embed: embed each batch
+    (a check, the embedder, then the write), else store them queued for `brain worker`.
+    The rows written, and the number of turns not sent (each batch is its own statement:
+    what was stored stays, and a later call skips it)."""
+    rows: list[dict[str, Any]] = []
+    if until is None:
+        if not turns:
+            return rows, 0
+        until = float("inf")
+    rate = TURN_SECONDS * (2 if embed else 1)
+    done = 0
+    while done < len(turns):
+        room = until - time.time() - (LAST_SECONDS if until != float("inf") else 0)
+        most = BATCH_TURNS if done else FIRST_TURNS
+        size = min(most, len(turns) - done, int(room / rate) if room > 0 else 0)
+        if size < 1:
+            break
+        batch = turns[done : done + size]
+        began = time.perf_counter()
+        if embed:
+            rows += brain.observe_transcript(
+                batch, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+            )
+        else:
+            from psycopg.types.json import Jsonb
+
+            rows += brain.call(
+                "observe_transcript",
+                turns=Jsonb(batch),
+                source_system=SOURCE_SYSTEM,
+                project=options.project,
+                source_agent=options.source,
+            )
+        rate = max(rate, (time.perf_counter() - began) / size)
+        done += size
+    return rows, len(turns) - done
 
 
 HANDLERS = {

@@ -83,6 +83,10 @@ BEGIN
             jsonb_build_object('field', 'source_system', 'type', 'one word'), 'For example claude-code.');
     END IF;
     PERFORM brain._check_turns(turns);
+    -- One writer of a source system's turns at a time (a capture hook, the next session's
+    -- start finishing what a hook left, and a replay may run at once): each sees what the
+    -- one before it stored, so no turn is stored twice.
+    PERFORM pg_advisory_xact_lock(hashtextextended(format('brain.observe_transcript %s %s', ws, source_system), 0));
     -- The new turns: text to store, and a ref no memory of this source system
     -- carries yet (stored, folded or forgotten: any state counts), once each.
     SELECT coalesce(array_agg(x.ref ORDER BY x.n), '{}'),
@@ -128,7 +132,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_transcript IS
-    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref.';
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
 
 -- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
 CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
@@ -614,7 +618,8 @@ AS $$
 BEGIN
     -- Each is handed out twice at most (client_info.capture_attempts): a
     -- transcript too long to capture within a hook's deadline is not tried
-    -- at every start.
+    -- at every start; one whose capture was left part-done (brain.leave_capture:
+    -- its turns are stored in batches, so every try stores more) ten times.
     RETURN QUERY
     WITH claimed AS (
         UPDATE brain.session s
@@ -629,12 +634,15 @@ BEGIN
               AND (coalesce(uncaptured_sessions.project, '') <> ''
                    OR x.cwd IS NOT DISTINCT FROM uncaptured_sessions.cwd)
               AND x.host IS NOT DISTINCT FROM uncaptured_sessions.host
-              -- ended otherwise than by a capture hook (ended, compacted) or by hand
-              AND x.status = 'ended' AND x.end_reason NOT IN ('ended', 'compacted')
+              -- ended otherwise than by a capture hook (ended, compacted) or by hand,
+              -- or by a capture hook that had no time to store every turn (brain.leave_capture)
+              AND x.status = 'ended' AND (x.end_reason NOT IN ('ended', 'compacted') OR x.client_info ? 'capture_left')
               AND jsonb_typeof(x.client_info->'transcript') = 'string'
               AND jsonb_typeof(x.client_info->'client_session') = 'string'
               AND NOT x.client_info ? 'captured_at' AND NOT x.client_info ? 'imported_from'
-              AND coalesce((x.client_info->>'capture_attempts')::integer, 0) < 2
+              -- (a capture left part-done makes progress at each try: up to 10)
+              AND coalesce((x.client_info->>'capture_attempts')::integer, 0)
+                  < CASE WHEN x.client_info ? 'capture_left' THEN 10 ELSE 2 END
               AND x.started_at > brain._clock(uncaptured_sessions.now) - interval '7 days'
             ORDER BY x.started_at DESC, x.session_id DESC
             LIMIT greatest(coalesce(max_results, 3), 0))
@@ -646,7 +654,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions IS
-    'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed) and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts). The next session start captures them (brain.capture_ended_session).';
+    'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
 
 CREATE OR REPLACE FUNCTION brain.capture_ended_session(
     session bigint,
@@ -668,6 +676,13 @@ BEGIN
     IF s.status <> 'ended' THEN
         PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
             jsonb_build_object('session', s.session_id), 'brain.uncaptured_sessions lists the sessions to capture.');
+    END IF;
+    IF s.client_info ? 'capture_left' THEN
+        -- Its capture hook wrote the handoff from every turn and stored what it had time
+        -- for; the rest is stored now: only the mark changes.
+        UPDATE brain.session x SET client_info = (x.client_info - 'capture_left') || jsonb_build_object('captured_at', clock)
+        WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+        RETURN jsonb_build_object('session', s.session_id, 'ended', false, 'handoff', NULL, 'stored', false);
     END IF;
     -- Its last sign of life is its last turn, when the transcript says it lived past
     -- its last hook: handoffs come in the order sessions ended (brain._handoff_time).
@@ -697,4 +712,40 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.capture_ended_session IS
-    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active.';
+    'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active. A session whose capture hook left turns (brain.leave_capture) has its handoff already: it is only marked captured.';
+
+CREATE OR REPLACE FUNCTION brain.leave_capture(
+    session bigint,
+    transcript text,
+    client_session text,
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    s brain.session := brain._get_session(session);
+    clock timestamptz := brain._clock(leave_capture.now);
+BEGIN
+    IF s.status <> 'ended' THEN
+        PERFORM brain._raise('BR011', format('Session #%s is still active: its own hooks capture it.', s.session_id),
+            jsonb_build_object('session', s.session_id), 'End it first (brain.hand_off_transcript).');
+    END IF;
+    PERFORM brain._require_text(transcript, 'BR009', 'Name the transcript whose turns are left: its path.',
+        'The transcript_path of the hook''s input.');
+    PERFORM brain._require_text(client_session, 'BR009', 'Name the client session whose turns are left.',
+        'The session_id of the hook''s input.');
+    IF s.client_info ? 'client_session' AND s.client_info->>'client_session' IS DISTINCT FROM client_session THEN
+        -- another client session's (the hook's own was never booted): not marked
+        RETURN jsonb_build_object('session', s.session_id, 'capture_left', NULL);
+    END IF;
+    UPDATE brain.session x
+    SET client_info = (x.client_info - 'captured_at')
+        || jsonb_build_object('capture_left', clock, 'transcript', transcript, 'client_session', client_session)
+    WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
+    RETURN jsonb_build_object('session', s.session_id, 'capture_left', clock);
+END
+$$;
+COMMENT ON FUNCTION brain.leave_capture IS
+    'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). A session booted for another client session is not marked (capture_left NULL: the hook keeps its input for later instead). BR011 for a session still active.';
