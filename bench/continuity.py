@@ -169,6 +169,11 @@ def hooks_on(conn: psycopg.Connection, workspace: int, cache: EmbeddingCache) ->
     hooks._warm_local = lambda: None
     hooks._client_pid = lambda: None  # each session its own client process, none of them watched
     seat = os.environ.pop("CLAUDE_PROJECT_DIR", None)
+    # What reaches the next session once a session end's work is done: a live SessionEnd
+    # stores what fits in Claude Code's 1.5 s and its background process the rest
+    # (docs/hooks.md); here the handler stores it all, embedded, before the next session.
+    ended_by = {k: os.environ.get(k) for k in ("BRAIN_HOOK_END_BY", "BRAIN_HOOK_FINISH")}
+    os.environ.update(BRAIN_HOOK_END_BY="off", BRAIN_HOOK_FINISH="off")
     failures: dict[str, int] = defaultdict(int)
 
     def call(event: str, payload: dict[str, Any]) -> dict[str, Any] | None:
@@ -194,6 +199,11 @@ def hooks_on(conn: psycopg.Connection, workspace: int, cache: EmbeddingCache) ->
             setattr(hooks, name, value)
         if seat is not None:
             os.environ["CLAUDE_PROJECT_DIR"] = seat
+        for key, value in ended_by.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
 
 
 def _context(answer: dict[str, Any] | None) -> str:
