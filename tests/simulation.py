@@ -548,11 +548,19 @@ class World:
             self._violate("a trajectory is recorded", f"s{s.number}: {out.stderr[-300:]}")
 
     def _backup(self) -> None:
-        """A backup of the live database, restored into an empty one: the same memories, the
-        same sessions and handoffs, and the same search results."""
+        """An export (nothing <private> in it), and a backup of the live database restored into
+        an empty one: the same memories, the same sessions and handoffs, and the same search
+        results."""
         if self.down:
             return
         n = self.step_no
+        # the export as the person takes it: nothing <private> in it either
+        out = self._brain("export", "-")
+        if out.returncode != 0:
+            self._violate("an export is taken", out.stderr[-300:])
+        token = next((t for t in self.private_tokens if t in out.stdout), None)
+        if token:
+            self._violate("<private> text reaches no export", f"brain export holds {token}")
         dump = self.home.parent / f"backup-{n}.dump"
         out = self._brain("backup", str(dump), "--url", self.admin_url, "--json")
         if out.returncode != 0:
