@@ -376,7 +376,8 @@ def _parse(text: str, template_headings: set[str]) -> list[str]:
             stored.append(json.loads(line))
             continue
         item = re.fullmatch(
-            r'- (?:#\d+ (?:P\d (?:open|blocked) )?|[a-z0-9-]+: )("(?:[^"\\]|\\.)*")'
+            r"- (?:#\d+ (?:P\d (?:open|blocked) )?(?:\(\d+(?:s|m|h|d|w|mo|y) ago\) )?"
+            r'|[a-z0-9-]+(?: \(\d+(?:s|m|h|d|w|mo|y) ago\))?: )("(?:[^"\\]|\\.)*")'
             r'(?: due \d{4}-\d\d-\d\d| in ("(?:[^"\\]|\\.)*"): ("(?:[^"\\]|\\.)*"))?',
             line,
         )
