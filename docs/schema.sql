@@ -130,6 +130,12 @@ CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     AS $$
     -- the body: sql/functions/021-serve.sql
 $$;
+CREATE FUNCTION brain._api_frame(stack text) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/024-write-core.sql
+$$;
 CREATE FUNCTION brain._asked_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2815,7 +2821,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7fc83e4772b39a5664c8271d55925fce3dae92d0abae3c61dd7dc00905ebf169';
+COMMENT ON TABLE brain.migration IS 'functions a9c435db8dd45a92dfdfd2b3197420f06c6e48ebf8fbb17b8649cb2656b0e65f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

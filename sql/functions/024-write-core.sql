@@ -7,7 +7,8 @@
 -- annotations or fold records, or the session bookkeeping (sessions,
 -- handoffs, boot and tool events, action items, scratch, maintenance runs,
 -- embedding failures) is refused (BR020) unless one of the functions
--- running it is a public PL/pgSQL function of schema brain (brain.remember,
+-- running it is a public PL/pgSQL function of schema brain (brain._api_frame
+-- finds its frame by its signature, in any lc_messages) (brain.remember,
 -- brain.pin, brain.import_memories, ...: a name without a leading
 -- underscore). A client's own INSERT, UPDATE, DELETE or COPY, and a direct
 -- call of an internal helper (brain._store_memories, brain._set_pinned,
@@ -21,6 +22,36 @@
 -- "remember"), so every public function that writes is PL/pgSQL
 -- (tests/test_write_core.py checks). The owner of schema brain may write
 -- directly. One check per statement, not per row.
+-- Whether a call stack (GET DIAGNOSTICS PG_CONTEXT, the frame that reads it
+-- first) holds a frame of a public PL/pgSQL function of schema brain, in
+-- whatever language the server writes its messages (lc_messages): the frame's
+-- words are translated ("PL/pgSQL function brain.remember(text, …) line 12",
+-- "PL/pgSQL-Funktion brain.remember(text, …) Zeile 12", "PL/pgSQL関数
+-- brain.remember(text, …)の12行目"), the function's signature never is. A
+-- frame names it as brain.<name>( (not after a letter, digit, _, . or "),
+-- and <name> must be such a function: a table named in a statement's text
+-- (brain.memory) is none, and only PL/pgSQL frames name the schema. (Text
+-- functions, not regular expressions: a backend keeps 32 compiled ones, and
+-- the gate's own need those slots.)
+CREATE OR REPLACE FUNCTION brain._api_frame(stack text)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (
+        SELECT FROM unnest((string_to_array(stack, E'\n'))[2:]) AS f(frame)
+        CROSS JOIN LATERAL (SELECT string_to_array(f.frame, 'brain.') AS parts) AS a
+        CROSS JOIN LATERAL generate_subscripts(a.parts, 1) AS n
+        WHERE n > 1
+          AND strpos(a.parts[n], '(') > 1
+          AND strpos('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."',
+                     right(a.parts[n - 1], 1)) = 0
+          AND EXISTS (SELECT FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+                      WHERE p.pronamespace = 'brain'::regnamespace AND l.lanname = 'plpgsql'
+                        AND p.proname = left(a.parts[n], strpos(a.parts[n], '(') - 1)
+                        AND left(p.proname, 1) COLLATE "C" BETWEEN 'a' AND 'z'))
+$$;
+
 CREATE OR REPLACE FUNCTION brain._write_guard()
 RETURNS trigger
 LANGUAGE plpgsql
@@ -30,10 +61,7 @@ DECLARE
     stack text;
 BEGIN
     GET DIAGNOSTICS stack = PG_CONTEXT;
-    -- (string_to_array and left, not a regular expression: a backend keeps 32
-    -- compiled expressions, and the gate's own need those slots)
-    IF EXISTS (SELECT FROM unnest((string_to_array(stack, E'\nPL/pgSQL function brain.'))[2:]) AS f
-               WHERE left(f, 1) COLLATE "C" BETWEEN 'a' AND 'z') THEN
+    IF brain._api_frame(stack) THEN
         RETURN NULL;
     END IF;
     IF brain._is_owner() THEN
@@ -70,10 +98,13 @@ $$;
 
 -- A trigger function is the owner's alone (as in 023-tenancy.sql, which runs before this file).
 REVOKE ALL ON FUNCTION brain._write_guard() FROM PUBLIC;
+-- (the guard runs as the client whose statement fires it: it calls brain._api_frame)
+REVOKE ALL ON FUNCTION brain._api_frame(text) FROM PUBLIC;
 DO $$
 BEGIN
     IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'brain_user') THEN
         REVOKE ALL ON FUNCTION brain._write_guard() FROM brain_user;
+        GRANT EXECUTE ON FUNCTION brain._api_frame(text) TO brain_user;
     END IF;
 END
 $$;
