@@ -135,6 +135,18 @@ FOUND = {
         S("up", 0),
         S("clear", 4),
     ],
+    # (seed 1008) a window that compacted, then ended, after another window in the same
+    # folder last spoke and before it crashed: the one that ended is the last to end
+    "an end after a compaction, beside a crash": [
+        S("open", 4, 3),
+        S("say", 4, 1659),
+        S("compact", 4),
+        S("open", 6, 3),
+        S("say", 6, 791),
+        S("end", 4),
+        S("crash", 6),
+        S("open", 9, 3),
+    ],
 }
 
 

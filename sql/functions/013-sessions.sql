@@ -187,7 +187,13 @@ AS $$
                  SELECT FROM brain.session n
                  WHERE n.workspace_id = s.workspace_id AND n.status = 'active'
                    AND n.client_info->>'client_session' = s.client_info->>'client_session') THEN NULL
-        WHEN s.end_reason = 'compacted' THEN greatest(s.ended_at, written)
+        -- (and when the same client session went on and ended later with nothing new to
+        -- hand off, its handoff stayed this one: it counts from that end)
+        WHEN s.end_reason = 'compacted' THEN greatest(s.ended_at, written, (
+                 SELECT max(n.ended_at) FROM brain.session n
+                 WHERE n.workspace_id = s.workspace_id AND n.status = 'ended' AND n.end_reason = 'ended'
+                   AND n.handoff IS NULL AND n.session_id <> s.session_id AND n.started_at >= s.started_at
+                   AND n.client_info->>'client_session' = s.client_info->>'client_session'))
         WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
             THEN least(s.heartbeat_at, s.ended_at)
         ELSE s.ended_at END
