@@ -2821,7 +2821,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a9c435db8dd45a92dfdfd2b3197420f06c6e48ebf8fbb17b8649cb2656b0e65f';
+COMMENT ON TABLE brain.migration IS 'functions c3c162dc84a5937832c4e078904d3305fb9d72ec085d4a15cbf95ec1643a27aa';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
