@@ -2821,7 +2821,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c3c162dc84a5937832c4e078904d3305fb9d72ec085d4a15cbf95ec1643a27aa';
+COMMENT ON TABLE brain.migration IS 'functions 30e9b2ca9b384462b9afed66cc725114ad6f8f1507701080ef8003ed1c6167f1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -234,6 +234,7 @@ def test_a_captured_turn_never_refuses_or_takes_a_fact(conn, local) -> None:
     )
     r = Brain(conn, embedder=local).remember("fact", "The shop frontend builds with Node 20", project="shop")
     assert r.action == "created", r
+    assert r.related is None, "a captured turn is no memory the write may replace (brain.related_memory)"
     turns = conn.execute(
         "SELECT count(*) FROM brain.memory WHERE origin = 'observed' AND state = 'active'"
     ).fetchone()[0]

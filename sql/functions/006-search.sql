@@ -1617,7 +1617,10 @@ BEGIN
         LIMIT 5
     LOOP
         SELECT * INTO other FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-        IF brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
+        -- (authored memories only, as the write's related policy: a captured turn or text is
+        -- a record of what was said, never one a write replaces)
+        IF other.origin IN ('explicit', 'overlay')
+           AND brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
             theirs := brain.distinguishing_terms(other.headline || E'\n' || other.body);
             RETURN jsonb_build_object(
                 'id', other.memory_id, 'headline', other.headline, 'similarity', round(near.similarity::numeric, 3),
