@@ -32,7 +32,8 @@ agent (the start of the turn, its first 80 letters and digits, is in the
 injected text: the turn is quoted, whole or cut) and whose whole text does; and,
 on the same store, plain brain.search top 10 with the question and its vector
 (min_relevance 0): turn@10 as bench/longmemeval.py computes it. The target:
-injected evidence >= 0.80 of search's turn@10.
+injected evidence >= 0.90 of search's turn@10, with search's turn@5
+(the evidence five lines could carry) beside it.
 """
 
 from __future__ import annotations
@@ -60,7 +61,7 @@ from bench.server import BenchServer
 from bench.util import log, summary, timed
 
 DB = "bench_continuity"
-TARGET = 0.80  # injected evidence / search turn@10
+TARGET = 0.90  # injected evidence / search turn@10 (issue 41)
 QUICK_QUESTIONS = 6
 SEAT = "/home/dev/longmemeval"  # the project directory every session is booted for
 PREFIX_CHARS = 80  # letters and digits of a turn's start that must reach the agent
@@ -309,6 +310,7 @@ def replay_question(
     ]
     turns_of = _turns_of(conn, ws)
     found = set().union(*(turns_of.get(i, set()) for i in ids)) if ids else set()
+    found5 = set().union(*(turns_of.get(i, set()) for i in ids[:5])) if ids else set()
     keys = {(sid, i) for sid, i, _ in evidence}
     n = len(evidence)
     return {
@@ -317,6 +319,7 @@ def replay_question(
         "evidence_turns": n,
         **scores,
         "search_turn@10": len(found & keys) / n if n else None,
+        "search_turn@5": len(found5 & keys) / n if n else None,
         "boot_tokens": _tokens(conn, boot),
         "variants": {label: _score(conn, evidence, boot, ctx, off) for label, (ctx, off) in other.items()},
         "start_ms": round(t_start[0] * 1000, 1),
@@ -459,8 +462,9 @@ def aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for group, items in by_type([pq for pq in per_question if pq["evidence_turns"]]).items():
         row: dict[str, Any] = {"questions": len(items)}
-        for name in ("injected", "injected_whole", "injected_from_boot", "search_turn@10"):
-            row[name] = round(float(np.mean([pq[name] for pq in items])), 3)
+        for name in ("injected", "injected_whole", "injected_from_boot", "search_turn@5", "search_turn@10"):
+            values = [pq[name] for pq in items if pq.get(name) is not None]
+            row[name] = round(float(np.mean(values)), 3) if values else None
         row["ratio"] = round(row["injected"] / row["search_turn@10"], 3) if row["search_turn@10"] else None
         row["prompt_tokens"] = round(float(np.mean([pq["prompt_tokens"] for pq in items])), 1)
         row["prompt_lines"] = round(float(np.mean([pq["prompt_lines"] for pq in items])), 2)
@@ -486,9 +490,9 @@ def render(result: dict[str, Any]) -> list[str]:
         "finds something relevant",
     ]
     head = [
-        "| question type | n | injected | whole | from boot | search turn@10 | ratio | prompt tokens "
-        "| lines | off-topic answered | off-topic tokens |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "| question type | n | injected | whole | from boot | search turn@5 | search turn@10 | ratio "
+        "| prompt tokens | lines | off-topic answered | off-topic tokens |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += head
 
@@ -496,7 +500,8 @@ def render(result: dict[str, Any]) -> list[str]:
         for group, row in metrics.items():
             lines.append(
                 f"| {group} | {row['questions']} | {row['injected']} | {row['injected_whole']} | "
-                f"{row['injected_from_boot']} | {row['search_turn@10']} | {row['ratio']} | "
+                f"{row['injected_from_boot']} | {row['search_turn@5']} | {row['search_turn@10']} | "
+                f"{row['ratio']} | "
                 f"{row['prompt_tokens']} | {row['prompt_lines']} | {row['offtopic_answered']} | "
                 f"{row['offtopic_tokens']} |"
             )

@@ -364,7 +364,7 @@ def _score(
     ids: list[int], turns_of: dict[int, set], evidence_sessions: set, evidence_turns: set
 ) -> dict[str, float]:
     out: dict[str, float] = {}
-    for k in (5, 10):
+    for k in (1, 5, 10):
         turns = set().union(*(turns_of.get(i, set()) for i in ids[:k])) if ids else set()
         sessions = {sid for sid, _ in turns}
         out[f"session_any@{k}"] = float(bool(sessions & evidence_sessions))

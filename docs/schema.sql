@@ -143,6 +143,13 @@ CREATE FUNCTION brain._asked_text(t text) RETURNS text
     -- the body: sql/functions/006-search.sql
 $$;
 COMMENT ON FUNCTION brain._asked_text(t text) IS 'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
+CREATE FUNCTION brain._asks_replies(query text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/006-search.sql
+$$;
+COMMENT ON FUNCTION brain._asks_replies(query text) IS 'Whether a query asks what the other side of a conversation said ("you recommended", "did you suggest", "your suggestion", "what we outlined"): search then weighs an assistant''s captured turns as a person''s (assistant_turn_weight does not apply), and a captured prompt gives its place to the reply that answers it.';
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2821,7 +2828,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 30e9b2ca9b384462b9afed66cc725114ad6f8f1507701080ef8003ed1c6167f1';
+COMMENT ON TABLE brain.migration IS 'functions 7878d8e75278e3e06f597b16c7862eac2a756e910a5f9710b593e26de88666e0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

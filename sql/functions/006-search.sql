@@ -1082,7 +1082,8 @@ BEGIN
         -- A captured prompt that only asks (brain._only_asks) is answered by its
         -- reply (brain._turn_answer): the reply takes the prompt's place, with the
         -- prompt's evidence if it has less, and the prompt comes right after it,
-        -- beside it. A question ranks below its answer.
+        -- beside it. A question ranks below its answer. So is every captured prompt
+        -- when the query asks what the assistant said (brain._asks_replies).
         answers AS MATERIALIZED (
             SELECT w.memory_id AS asked, a.answer_id
             FROM window_ w
@@ -1090,7 +1091,7 @@ BEGIN
             CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, w.memory_id) AS a
             WHERE w.skill IS NULL
               AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
-              AND brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', ''))
+              AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
               AND a.answer_id <> w.memory_id
               AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
         ),
@@ -1228,7 +1229,8 @@ BEGIN
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
                          ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
         (cfg->'search_thread_decay')::double precision,
-        (cfg->'assistant_turn_weight')::double precision,
+        -- a question about what the assistant said weighs its replies as a person's turns
+        CASE WHEN brain._asks_replies(req.query) THEN 1 ELSE (cfg->'assistant_turn_weight')::double precision END,
         CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline)'
              ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
                          ' FROM brain.embedding a, brain.embedding b'
@@ -1236,7 +1238,8 @@ BEGIN
                          ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id)',
                          space.dims, space.space_id) END,
         brain._search_filter(),
-        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END);
+        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END,
+        CASE WHEN brain._asks_replies(req.query) THEN 'true' ELSE 'false' END);
 END
 $f$;
 
@@ -1256,6 +1259,28 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain._asked_text IS
     'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
+
+-- Whether a query asks what the other side of a conversation said: "you said",
+-- "did you recommend", "your suggestion", "the list we came up with". Then an
+-- assistant's captured reply is what it asks for: search weighs it as a
+-- person's turn (assistant_turn_weight does not apply), and a captured prompt
+-- gives its place to the reply that answers it.
+CREATE OR REPLACE FUNCTION brain._asks_replies(query text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(query, '') ~* ('\myou(''d| had| have)? (said|mentioned|told|recommended|suggested|created|'
+                                   'gave|wrote|provided|listed|explained|described|shared|proposed|outlined|'
+                                   'came up with|answered|replied)\M'
+                                   '|\mdid you (say|mention|tell|recommend|suggest|create|give|write|provide|list|'
+                                   'explain|describe|share|propose|outline|come up with|answer|reply)\M'
+                                   '|\myour (recommendations?|suggestions?|advice|answers?|reply|replies|'
+                                   'explanations?|list|proposal)\M'
+                                   '|\m(we|you) (outlined|discussed|talked about|came up with|went over|planned)\M')
+$$;
+COMMENT ON FUNCTION brain._asks_replies IS
+    'Whether a query asks what the other side of a conversation said ("you recommended", "did you suggest", "your suggestion", "what we outlined"): search then weighs an assistant''s captured turns as a person''s (assistant_turn_weight does not apply), and a captured prompt gives its place to the reply that answers it.';
 
 CREATE OR REPLACE FUNCTION brain.search(
     query text,
