@@ -201,7 +201,7 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     out.append(_verdict(label, end, "<=", 1.5, "s"))
     ratio = _get(results, ("continuity", "metrics", "overall", "ratio"))
     label = "continuity: evidence injected by the hooks / search turn@10 (LongMemEval dev)"
-    out.append(_verdict(label, ratio, ">=", 0.8, "x"))
+    out.append(_verdict(label, ratio, ">=", 0.9, "x"))
     lean = _get(results, ("mcp_tools", "profiles", "lean"))
     if lean:
         out.append(_verdict("MCP default (lean) profile: tools", lean["tools"], "<=", 10, "tools"))
