@@ -1,4 +1,15 @@
 CREATE SCHEMA brain;
+CREATE TYPE brain.fact_detail AS (
+	halflife_days double precision
+);
+CREATE TYPE brain.incident_detail AS (
+	what_was_wrong text,
+	what_is_correct text,
+	error_message text,
+	command_attempted text,
+	related_files text[],
+	complexity text
+);
 CREATE TYPE brain.memory_brief AS (
 	id bigint,
 	kind text,
@@ -9,6 +20,41 @@ CREATE TYPE brain.memory_brief AS (
 	state text,
 	pinned boolean,
 	created_at timestamp with time zone
+);
+CREATE TYPE brain.rule_detail AS (
+	severity text
+);
+CREATE TYPE brain.task_detail AS (
+	status text,
+	priority integer,
+	due_at timestamp with time zone
+);
+CREATE TYPE brain.memory_draft AS (
+	kind text,
+	headline text,
+	body text,
+	category text,
+	origin text,
+	project text,
+	tags text[],
+	importance double precision,
+	pinned boolean,
+	skill_trigger jsonb,
+	metadata jsonb,
+	embedding double precision[],
+	embedding_space text,
+	source_agent text,
+	session_id bigint,
+	source_system text,
+	source_ref text,
+	source_hash text,
+	expires_at timestamp with time zone,
+	supersedes bigint,
+	foldable boolean,
+	rule brain.rule_detail,
+	fact brain.fact_detail,
+	task brain.task_detail,
+	incident brain.incident_detail
 );
 CREATE TYPE brain.search_request AS (
 	query text,
@@ -500,6 +546,18 @@ CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halfli
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text) RETURNS brain.memory_draft
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004-write.sql
+$$;
+CREATE FUNCTION brain._draft_details(d brain.memory_draft, severity text, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text) RETURNS brain.memory_draft
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004-write.sql
 $$;
 CREATE FUNCTION brain._drop_replaced_indexes(space_id bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -1329,7 +1387,7 @@ CREATE FUNCTION brain._workspace(id bigint) RETURNS brain.workspace
     AS $$
     -- the body: sql/functions/023-tenancy.sql
 $$;
-CREATE FUNCTION brain._write(p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text, p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb, p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text, p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text, p_expires_at timestamp with time zone, p_halflife_days double precision, p_status text, p_priority integer, p_due_at timestamp with time zone, p_what_was_wrong text, p_what_is_correct text, p_error_message text, p_command_attempted text, p_related_files text[], p_complexity text, p_check_only boolean, p_supersedes bigint, p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text, p_foldable boolean DEFAULT true) RETURNS brain.write_result
+CREATE FUNCTION brain._write(d brain.memory_draft, p_check_only boolean, p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
@@ -2828,7 +2886,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7878d8e75278e3e06f597b16c7862eac2a756e910a5f9710b593e26de88666e0';
+COMMENT ON TABLE brain.migration IS 'functions cb0a5969aa1eb18bec23d1056c19124ec0ae3e16e02f2d01829e60ca2a5f4a3a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -49,6 +49,7 @@ RELEASED = {
     "025-prompt-context-verdict.sql": "fb3125459eb25e35bc72463e63255f17d734973eb820faa959b33ec8740b5840",
     "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
     "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
+    "028-memory-draft.sql": "6f88b460db34cf3c75d7201e299df73bc0fe8eb596c052f6823e0c3d5def022b",
 }
 
 
@@ -588,12 +589,15 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         # the functions the release re-applied (today's, whose bodies may name tables of later
         # migrations: not checked until they run; the trajectories' file, whose signatures name
         # its tables, came with migration 023; search's fragments name the request type of
-        # migration 026, stood in for here and dropped with them before the upgrade)
+        # migration 026, and the write core's the draft type of migration 028, stood in for
+        # here and dropped with them before the upgrade)
         conn.execute("SET check_function_bodies = off")
         conn.execute("CREATE TYPE brain.search_request AS (query text)")
+        conn.execute("CREATE TYPE brain.memory_draft AS (kind text)")
         for path in [p for p in db.sql_files("functions") if p.name < "025"]:
             conn.execute(path.read_text())
         conn.execute("DROP TYPE brain.search_request CASCADE")
+        conn.execute("DROP TYPE brain.memory_draft CASCADE")
         role = f"core_upgrade_{conn.info.dbname.removeprefix('brain_test_')}"
         conn.execute("SELECT brain.create_role(%s, 1, 'write', 'agent-password-022')", (role,))
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
@@ -739,7 +743,12 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
     with psycopg.connect(empty_database, autocommit=True) as conn:
         before = [p.name for p in db.sql_files("migrations")].index("027-schema-owner.sql")
         migrate_through(conn, before)
-        for path in db.sql_files("functions"):  # the previous release's functions, as it left them
+        # the previous release's functions, as it left them (today's, with the types of the
+        # later migration 028 they name, dropped before the upgrade)
+        draft_types = db.sql_files("migrations")[before + 1].read_text()
+        assert "CREATE TYPE brain.memory_draft" in draft_types
+        conn.execute(draft_types)
+        for path in db.sql_files("functions"):
             if path.name < "026-ownership.sql":
                 conn.execute(path.read_text())
         conn.execute("DROP ROLE IF EXISTS agent_027")
@@ -755,7 +764,9 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
             ).fetchone()[0]
             != "brain_owner"
         )
-        assert db.migrate(conn).applied == ["027-schema-owner.sql"]
+        for name in ("memory_draft", "rule_detail", "fact_detail", "task_detail", "incident_detail"):
+            conn.execute(f"DROP TYPE brain.{name} CASCADE")
+        assert db.migrate(conn).applied == ["027-schema-owner.sql", "028-memory-draft.sql"]
         others = (
             conn.execute(
                 "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
@@ -780,3 +791,70 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         finally:
             conn.execute("DROP OWNED BY agent_027")
             conn.execute("DROP ROLE agent_027")
+
+
+def test_028_writes_every_memory_through_one_draft(empty_database: str) -> None:
+    """A database of the previous release with memories in it, upgraded: the write core takes
+    one brain.memory_draft and at most three more arguments, the 35-parameter signature is
+    gone, and each producer writes through it: remember (every kind, with its kind fields),
+    supersede (the old version's fields carried over), capture_context and record_trajectory."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("028-memory-draft.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.memory (kind, headline, normalized)"
+            " VALUES ('fact', 'Written before', 'written before')"
+        )
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        cores = conn.execute(
+            "SELECT p.oid::regprocedure::text, p.pronargs FROM pg_proc p"
+            " WHERE p.pronamespace = 'brain'::regnamespace AND p.proname = '_write'"
+        ).fetchall()
+        assert cores == [("brain._write(brain.memory_draft,boolean,text,text)", 4)]
+        write = "SELECT action, memory_id FROM brain.remember(kind => %s, headline => %s, {})"
+        rule = conn.execute(
+            write.format("severity => 'blocker'"), ("rule", "Never deploy on Fridays")
+        ).fetchone()
+        task = conn.execute(
+            write.format("priority => 1, due_at => '2026-12-01'"), ("task", "Rotate the staging keys")
+        ).fetchone()
+        incident = conn.execute(
+            write.format("what_was_wrong => 'ran migrations by day', related_files => '{db/migrate.sql}'"),
+            ("incident", "A migration locked the orders table"),
+        ).fetchone()
+        fact = conn.execute(
+            write.format("halflife_days => 30"), ("fact", "Staging listens on 6543")
+        ).fetchone()
+        assert [r[0] for r in (rule, task, incident, fact)] == ["created"] * 4
+        kinds = conn.execute(
+            "SELECT (SELECT severity FROM brain.rule WHERE memory_id = %s),"
+            " (SELECT (status, priority) FROM brain.task WHERE memory_id = %s)::text,"
+            " (SELECT related_files FROM brain.incident WHERE memory_id = %s),"
+            " (SELECT halflife_days FROM brain.fact WHERE memory_id = %s)",
+            (rule[1], task[1], incident[1], fact[1]),
+        ).fetchone()
+        assert kinds == ("BLOCKER", "(open,1)", ["db/migrate.sql"], 30.0)
+        with pytest.raises(psycopg.Error) as refused:
+            conn.execute(write.format("priority => 2"), ("fact", "Staging restarts at night"))
+        assert refused.value.sqlstate == "BR009" and "belong to tasks" in refused.value.diag.message_primary
+        newer = conn.execute(
+            "SELECT action, memory_id FROM brain.supersede(%s, 'Never deploy on Fridays or weekends',"
+            " reason => 'weekends too')",
+            (rule[1],),
+        ).fetchone()
+        assert newer[0] == "created"
+        assert conn.execute(
+            "SELECT severity FROM brain.rule WHERE memory_id = %s", (newer[1],)
+        ).fetchone() == ("BLOCKER",)
+        captured = conn.execute(
+            "SELECT action FROM brain.capture_context('We decided to pin Node 22 for the shop frontend.')"
+        ).fetchall()
+        assert captured == [("created",)]
+        (trajectory,) = conn.execute(
+            "SELECT action FROM brain.record_trajectory(problem => 'The export timed out',"
+            ' steps => \'[{"action": "raised statement_timeout to 60s"}]\','
+            " outcome => 'the export finished')"
+        ).fetchone()
+        assert trajectory == "created"

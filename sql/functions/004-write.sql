@@ -672,28 +672,63 @@ BEGIN
 END
 $$;
 
+-- A draft of a memory (brain.memory_draft, migration 028) with what every
+-- write has: its kind, text and scope; no tags, an empty metadata object, not
+-- pinned, foldable, no vector, no provenance, no kind fields. The function a
+-- caller names fills in the rest of what it was given and hands the draft to
+-- brain._write.
+CREATE OR REPLACE FUNCTION brain._draft(kind text, headline text, body text DEFAULT '', category text DEFAULT NULL,
+                                        origin text DEFAULT 'explicit', project text DEFAULT '')
+RETURNS brain.memory_draft
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ROW(kind, headline, body, category, origin, project, '{}'::text[], NULL, false, NULL, '{}'::jsonb,
+               NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL, NULL, NULL, NULL)::brain.memory_draft
+$$;
+
+-- The kind fields of a draft, as the flat API takes them: each detail is set
+-- when one of its fields is given, whatever the kind, so that brain._write
+-- refuses a field of another kind as before.
+CREATE OR REPLACE FUNCTION brain._draft_details(d brain.memory_draft, severity text, halflife_days double precision,
+                                                status text, priority integer, due_at timestamptz,
+                                                what_was_wrong text, what_is_correct text, error_message text,
+                                                command_attempted text, related_files text[], complexity text)
+RETURNS brain.memory_draft
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    d.rule := CASE WHEN severity IS NOT NULL THEN ROW(severity)::brain.rule_detail END;
+    d.fact := CASE WHEN halflife_days IS NOT NULL THEN ROW(halflife_days)::brain.fact_detail END;
+    d.task := CASE WHEN num_nonnulls(status, priority, due_at) > 0
+                   THEN ROW(status, priority, due_at)::brain.task_detail END;
+    d.incident := CASE WHEN num_nonnulls(what_was_wrong, what_is_correct, error_message, command_attempted,
+                                         complexity) > 0 OR cardinality(related_files) > 0
+                       THEN ROW(what_was_wrong, what_is_correct, error_message, command_attempted,
+                                related_files, complexity)::brain.incident_detail END;
+    RETURN d;
+END
+$$;
+
+-- The write core: one memory from its draft, through the gate (secrets, kind
+-- fields, the gate's checks), exact and near-identical dedup, the related
+-- policy (p_on_related, p_reason), then stored with its kind row, vector and
+-- audit. p_check_only validates and returns the embedding input.
 CREATE OR REPLACE FUNCTION brain._write(
-    p_kind text, p_headline text, p_body text, p_category text, p_origin text, p_project text,
-    p_severity text, p_tags text[], p_importance double precision, p_pinned boolean, p_skill_trigger jsonb,
-    p_metadata jsonb, p_embedding double precision[], p_embedding_space text, p_source_agent text,
-    p_session_id bigint, p_source_system text, p_source_ref text, p_source_hash text,
-    p_expires_at timestamptz, p_halflife_days double precision, p_status text, p_priority integer,
-    p_due_at timestamptz, p_what_was_wrong text, p_what_is_correct text, p_error_message text,
-    p_command_attempted text, p_related_files text[], p_complexity text,
-    p_check_only boolean, p_supersedes bigint, p_on_related text DEFAULT 'refuse',
-    p_reason text DEFAULT NULL, p_foldable boolean DEFAULT true)
+    d brain.memory_draft, p_check_only boolean, p_on_related text DEFAULT 'refuse', p_reason text DEFAULT NULL)
 RETURNS brain.write_result
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
-    v_headline text := brain.clean_headline(p_headline);
-    v_body text := brain.trim_space(brain.clean_body(coalesce(p_body, '')));
-    v_project text := coalesce(p_project, '');
-    v_origin text := coalesce(p_origin, 'explicit');
-    v_severity text := CASE WHEN p_kind = 'rule' THEN coalesce(upper(p_severity), 'PATTERN')
-                          ELSE upper(p_severity) END;
+    v_headline text := brain.clean_headline(d.headline);
+    v_body text := brain.trim_space(brain.clean_body(coalesce(d.body, '')));
+    v_project text := coalesce(d.project, '');
+    v_origin text := coalesce(d.origin, 'explicit');
+    v_severity text := CASE WHEN d.kind = 'rule' THEN coalesce(upper((d.rule).severity), 'PATTERN')
+                          ELSE upper((d.rule).severity) END;
     v_normalized text;
     full_text text;
     space brain.embedding_space;
@@ -710,13 +745,13 @@ DECLARE
     r brain.write_result;
 BEGIN
     -- Before any check that could repeat a value: no field may hold a secret.
-    PERFORM brain._refuse_secrets(jsonb_build_object('kind', p_kind, 'headline', p_headline, 'body', p_body,
-        'category', p_category, 'origin', p_origin, 'project', p_project, 'severity', p_severity, 'tags', p_tags,
-        'metadata', p_metadata, 'skill_trigger', p_skill_trigger, 'source_agent', p_source_agent,
-        'source_system', p_source_system, 'source_ref', p_source_ref, 'source_hash', p_source_hash,
-        'status', p_status, 'what_was_wrong', p_what_was_wrong, 'what_is_correct', p_what_is_correct,
-        'error_message', p_error_message, 'command_attempted', p_command_attempted,
-        'related_files', p_related_files, 'complexity', p_complexity, 'on_related', p_on_related,
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', d.kind, 'headline', d.headline, 'body', d.body,
+        'category', d.category, 'origin', d.origin, 'project', d.project, 'severity', (d.rule).severity, 'tags', d.tags,
+        'metadata', d.metadata, 'skill_trigger', d.skill_trigger, 'source_agent', d.source_agent,
+        'source_system', d.source_system, 'source_ref', d.source_ref, 'source_hash', d.source_hash,
+        'status', (d.task).status, 'what_was_wrong', (d.incident).what_was_wrong, 'what_is_correct', (d.incident).what_is_correct,
+        'error_message', (d.incident).error_message, 'command_attempted', (d.incident).command_attempted,
+        'related_files', (d.incident).related_files, 'complexity', (d.incident).complexity, 'on_related', p_on_related,
         'reason', p_reason));
     IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
         PERFORM brain._raise('BR009', 'on_related is refuse, store or supersede.',
@@ -725,79 +760,79 @@ BEGIN
             'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
     END IF;
     -- A trajectory's steps come with it (brain.record_trajectory).
-    IF p_kind = 'trajectory' AND nullif(current_setting('brain.trajectory', true), '') IS NULL THEN
+    IF d.kind = 'trajectory' AND nullif(current_setting('brain.trajectory', true), '') IS NULL THEN
         PERFORM brain._raise('BR001', 'A trajectory is recorded with its steps.',
-            jsonb_build_object('kind', p_kind),
+            jsonb_build_object('kind', d.kind),
             'Use brain.record_trajectory(problem => ..., steps => ..., outcome => ...) (brain trajectory record); '
             'a newer solution supersedes an older one with supersedes => <id>.');
     END IF;
     -- Pending action items block every write of the session they wait for.
-    PERFORM brain._check_write_allowed(p_session_id);
-    PERFORM brain._gate(p_kind, v_headline, v_body, v_severity, p_category, v_origin,
-        concat_ws(E'\n', p_metadata::text, p_skill_trigger::text, array_to_string(p_tags, ' '),
-                  p_what_was_wrong, p_what_is_correct, p_error_message, p_command_attempted,
-                  p_source_ref));
+    PERFORM brain._check_write_allowed(d.session_id);
+    PERFORM brain._gate(d.kind, v_headline, v_body, v_severity, d.category, v_origin,
+        concat_ws(E'\n', d.metadata::text, d.skill_trigger::text, array_to_string(d.tags, ' '),
+                  (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message, (d.incident).command_attempted,
+                  d.source_ref));
 
-    IF p_kind <> 'task' AND (p_status IS NOT NULL OR p_priority IS NOT NULL OR p_due_at IS NOT NULL) THEN
+    IF d.kind <> 'task' AND ((d.task).status IS NOT NULL OR (d.task).priority IS NOT NULL OR (d.task).due_at IS NOT NULL) THEN
         PERFORM brain._raise('BR009', 'status, priority and due_at belong to tasks.',
-            jsonb_build_object('kind', p_kind), 'Leave them out, or store a task.');
+            jsonb_build_object('kind', d.kind), 'Leave them out, or store a task.');
     END IF;
-    IF p_kind = 'task' AND (p_status IS NOT NULL AND p_status NOT IN ('open', 'blocked', 'done')
-                            OR p_priority IS NOT NULL AND p_priority NOT BETWEEN 1 AND 5) THEN
+    IF d.kind = 'task' AND ((d.task).status IS NOT NULL AND (d.task).status NOT IN ('open', 'blocked', 'done')
+                            OR (d.task).priority IS NOT NULL AND (d.task).priority NOT BETWEEN 1 AND 5) THEN
         PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
             jsonb_build_object('fields', jsonb_build_array('status', 'priority'),
                                'allowed', jsonb_build_object('status', jsonb_build_array('open', 'blocked', 'done'),
                                                              'priority', '1 to 5')),
             'Leave status out for an open task; stale is set by maintenance.');
     END IF;
-    IF p_kind <> 'fact' AND p_halflife_days IS NOT NULL THEN
-        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', p_kind),
+    IF d.kind <> 'fact' AND (d.fact).halflife_days IS NOT NULL THEN
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', d.kind),
             'Only facts decay: leave halflife_days out.');
     END IF;
-    IF p_halflife_days IS NOT NULL AND NOT p_halflife_days > 0 THEN
+    IF (d.fact).halflife_days IS NOT NULL AND NOT (d.fact).halflife_days > 0 THEN
         PERFORM brain._raise('BR009', 'halflife_days must be positive.',
             jsonb_build_object('field', 'halflife_days', 'type', 'a positive number of days'), 'The default is 7 days.');
     END IF;
-    IF p_kind <> 'incident' AND (p_what_was_wrong IS NOT NULL OR p_what_is_correct IS NOT NULL
-            OR p_error_message IS NOT NULL OR p_command_attempted IS NOT NULL
-            OR cardinality(p_related_files) > 0 OR p_complexity IS NOT NULL) THEN
-        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', p_kind),
+    IF d.kind <> 'incident' AND ((d.incident).what_was_wrong IS NOT NULL OR (d.incident).what_is_correct IS NOT NULL
+            OR (d.incident).error_message IS NOT NULL OR (d.incident).command_attempted IS NOT NULL
+            OR cardinality((d.incident).related_files) > 0 OR (d.incident).complexity IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', d.kind),
             'Store what went wrong as an incident, or leave the incident fields out.');
     END IF;
-    IF p_complexity IS NOT NULL AND p_complexity NOT IN ('simple', 'medium', 'complex') THEN
+    IF (d.incident).complexity IS NOT NULL AND (d.incident).complexity NOT IN ('simple', 'medium', 'complex') THEN
         PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
             jsonb_build_object('field', 'complexity', 'type', 'text',
                                'allowed', jsonb_build_array('simple', 'medium', 'complex')),
             'Use simple, medium or complex, or leave it out.');
     END IF;
-    IF p_importance IS NOT NULL AND NOT p_importance BETWEEN 0 AND 1 THEN
+    IF d.importance IS NOT NULL AND NOT d.importance BETWEEN 0 AND 1 THEN
         PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
             jsonb_build_object('field', 'importance', 'type', 'a number from 0 to 1'), 'The default is 0.5.');
     END IF;
-    IF p_metadata IS NOT NULL AND jsonb_typeof(p_metadata) <> 'object' THEN
+    IF d.metadata IS NOT NULL AND jsonb_typeof(d.metadata) <> 'object' THEN
         PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
     END IF;
-    IF p_skill_trigger IS NOT NULL AND (jsonb_typeof(p_skill_trigger) <> 'object'
-            OR coalesce(p_skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
-            OR jsonb_typeof(coalesce(p_skill_trigger->'keywords', '[]')) <> 'array'
-            OR jsonb_typeof(coalesce(p_skill_trigger->'projects', '[]')) <> 'array'
-            OR jsonb_typeof(coalesce(p_skill_trigger->'always_on', 'false')) <> 'boolean'
-            OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(p_skill_trigger->'keywords', '[]')
-                                                        || coalesce(p_skill_trigger->'projects', '[]')) AS x
+    IF d.skill_trigger IS NOT NULL AND (jsonb_typeof(d.skill_trigger) <> 'object'
+            OR coalesce(d.skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'keywords', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'projects', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'always_on', 'false')) <> 'boolean'
+            OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(d.skill_trigger->'keywords', '[]')
+                                                        || coalesce(d.skill_trigger->'projects', '[]')) AS x
                        WHERE jsonb_typeof(x) <> 'string')) THEN
         PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
-            jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(p_skill_trigger)),
+            jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(d.skill_trigger)),
             'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
     END IF;
 
     full_text := v_headline || E'\n' || v_body;
-    IF p_skill_trigger IS NOT NULL THEN
+    IF d.skill_trigger IS NOT NULL THEN
         -- A skill's name is unique among active memories; its supersede keeps the name.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (p_skill_trigger->>'name')));
+        PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (d.skill_trigger->>'name')));
         SELECT * INTO existing FROM brain.memory m
         WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
-          AND m.skill_trigger->>'name' = p_skill_trigger->>'name'
-          AND m.memory_id IS DISTINCT FROM p_supersedes;
+          AND m.skill_trigger->>'name' = d.skill_trigger->>'name'
+          AND m.memory_id IS DISTINCT FROM d.supersedes;
         IF FOUND THEN
             PERFORM brain._raise('BR009',
                 format('A skill of that name exists: #%s.', existing.memory_id),
@@ -810,36 +845,36 @@ BEGIN
         RETURN r;
     END IF;
 
-    IF p_embedding IS NOT NULL THEN
+    IF d.embedding IS NOT NULL THEN
         IF current_setting('transaction_isolation') = 'repeatable read' THEN
             PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
                 jsonb_build_object('transaction_isolation', 'repeatable read'),
                 'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
                 'commit would not see a near-duplicate that another transaction committed meanwhile.');
         END IF;
-        space := brain._write_space(p_embedding_space);
-        vec := brain._check_vector(p_embedding, space);
+        space := brain._write_space(d.embedding_space);
+        vec := brain._check_vector(d.embedding, space);
         -- Only writers that could conflict take turns (brain._lock_near; the
         -- check at commit, brain._commit_check, makes the race certain).
-        PERFORM brain._lock_writes_shared(p_kind, v_project);
-        IF p_kind <> 'incident' THEN
+        PERFORM brain._lock_writes_shared(d.kind, v_project);
+        IF d.kind <> 'incident' THEN
             lookup := pg_current_snapshot();  -- what the lookup saw at least
             SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.decides), '{}'),
                    coalesce(array_agg(x.similarity) FILTER (WHERE x.decides), '{}'),
                    coalesce(array_agg(x.memory_id), '{}')
             INTO near_ids, near_sims, lock_ids
-            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x;
-            PERFORM brain._lock_near(space, p_kind, v_project, lock_ids);
+            FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x;
+            PERFORM brain._lock_near(space, d.kind, v_project, lock_ids);
         END IF;
     END IF;
 
     v_normalized := brain.normalize_text(v_headline, v_body);
-    r := brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+    r := brain._exact_duplicate(d.kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     IF r.memory_id IS NOT NULL THEN
         RETURN r;
     END IF;
 
-    IF vec IS NOT NULL AND p_kind <> 'incident' THEN
+    IF vec IS NOT NULL AND d.kind <> 'incident' THEN
         -- The nearest memories as the lookup before the locks found them when no
         -- other transaction has ended since (nothing new to see: the same rows),
         -- else looked up again behind the locks. What this lookup cannot see, the
@@ -848,7 +883,7 @@ BEGIN
             lookup := pg_current_snapshot();
             SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
             INTO near_ids, near_sims
-            FROM brain._near_write(space, vec, p_kind, v_project, p_supersedes, space.related) AS x
+            FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x
             WHERE x.decides;
         END IF;
         -- The nearest first: the first that carries the same information and is
@@ -864,10 +899,10 @@ BEGIN
         LOOP
             SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
             IF near.similarity >= space.near_identical
-               AND brain._may_fold(existing, v_headline, v_body, v_origin, p_source_ref, p_foldable, space) THEN
-                RETURN brain._fold_item(near.memory_id, p_kind, v_headline, v_body, v_normalized, p_tags,
-                    p_metadata, p_source_agent, p_session_id, p_source_system, p_source_ref, p_source_hash,
-                    now(), NULL, vec, space.space_id, near.similarity, p_source_agent, '{}');
+               AND brain._may_fold(existing, v_headline, v_body, v_origin, d.source_ref, d.foldable, space) THEN
+                RETURN brain._fold_item(near.memory_id, d.kind, v_headline, v_body, v_normalized, d.tags,
+                    d.metadata, d.source_agent, d.session_id, d.source_system, d.source_ref, d.source_hash,
+                    now(), NULL, vec, space.space_id, near.similarity, d.source_agent, '{}');
             END IF;
             -- (a captured turn or text, observed or an artifact, is a record of what was
             -- said: it never meets the policy of a write, nor is it replaced by one)
@@ -875,7 +910,7 @@ BEGIN
                AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
                 IF p_on_related = 'refuse' THEN
                     PERFORM brain._raise('BR008',
-                        format('A related %s already exists: #%s "%s" (similarity %s).', p_kind,
+                        format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
                                existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
                         jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
                                            'headline', existing.headline, 'threshold', space.related,
@@ -892,61 +927,61 @@ BEGIN
         END LOOP;
     END IF;
 
-    new_row.kind := p_kind;
-    new_row.category := p_category;
+    new_row.kind := d.kind;
+    new_row.category := d.category;
     new_row.origin := v_origin;
     new_row.project := v_project;
     new_row.headline := v_headline;
     new_row.body := v_body;
     new_row.normalized := v_normalized;
     new_row.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                          FROM unnest(coalesce(p_tags, '{}') || brain.extract_tags(full_text)) AS t
+                          FROM unnest(coalesce(d.tags, '{}') || brain.extract_tags(full_text)) AS t
                           WHERE brain.trim_space(t) <> '');
-    new_row.metadata := p_metadata;
-    new_row.pinned := p_pinned;
-    new_row.skill_trigger := p_skill_trigger;
-    new_row.importance := p_importance;
-    new_row.source_agent := p_source_agent;
-    new_row.session_id := p_session_id;
-    new_row.source_system := p_source_system;
-    new_row.source_ref := p_source_ref;
-    new_row.source_hash := p_source_hash;
-    new_row.supersedes := p_supersedes;
-    new_row.expires_at := p_expires_at;
+    new_row.metadata := d.metadata;
+    new_row.pinned := d.pinned;
+    new_row.skill_trigger := d.skill_trigger;
+    new_row.importance := d.importance;
+    new_row.source_agent := d.source_agent;
+    new_row.session_id := d.session_id;
+    new_row.source_system := d.source_system;
+    new_row.source_ref := d.source_ref;
+    new_row.source_hash := d.source_hash;
+    new_row.supersedes := d.supersedes;
+    new_row.expires_at := d.expires_at;
     new_row.dedup_pending := vec IS NULL;
-    new_row.dormant_after := CASE WHEN p_kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
-        coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
-    new_row.foldable := p_foldable;
+    new_row.dormant_after := CASE WHEN d.kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+        coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
+    new_row.foldable := d.foldable;
     -- flagged as the text was sent, before cleaning (brain._store_memories)
-    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', p_headline, p_body)]))[1];
+    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', d.headline, d.body)]))[1];
 
     IF existing.memory_id IS NULL THEN
         -- Another transaction stored the same text first.
-        RETURN brain._exact_duplicate(p_kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+        RETURN brain._exact_duplicate(d.kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
 
-    CASE p_kind
+    CASE d.kind
         WHEN 'rule' THEN
             INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
         WHEN 'fact' THEN
             INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
             VALUES (ws, existing.memory_id,
-                    coalesce(p_halflife_days, (brain.setting('fact_halflife_days'))::double precision));
+                    coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision));
         WHEN 'incident' THEN
             INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
                 error_message, command_attempted, related_files, complexity)
-            VALUES (ws, existing.memory_id, p_what_was_wrong, p_what_is_correct, p_error_message,
-                p_command_attempted, coalesce(p_related_files, '{}'), p_complexity);
+            VALUES (ws, existing.memory_id, (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message,
+                (d.incident).command_attempted, coalesce((d.incident).related_files, '{}'), (d.incident).complexity);
         WHEN 'task' THEN
             INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
-            VALUES (ws, existing.memory_id, coalesce(p_status, 'open'), coalesce(p_priority, 3), p_due_at);
+            VALUES (ws, existing.memory_id, coalesce((d.task).status, 'open'), coalesce((d.task).priority, 3), (d.task).due_at);
         WHEN 'trajectory' THEN
             -- checked again here: the setting is the caller's to set
             PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
     END CASE;
 
     IF vec IS NOT NULL THEN
-        IF p_kind <> 'incident' THEN
+        IF d.kind <> 'incident' THEN
             PERFORM brain._check_at_commit(existing.memory_id, space.space_id, p_on_related, lookup);
         END IF;
         INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
@@ -955,9 +990,9 @@ BEGIN
         PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
 
-    PERFORM brain._audit(existing.memory_id, 'insert', p_source_agent,
-        CASE WHEN p_supersedes IS NULL THEN '{}'::jsonb
-             ELSE jsonb_build_object('supersedes', p_supersedes) END
+    PERFORM brain._audit(existing.memory_id, 'insert', d.source_agent,
+        CASE WHEN d.supersedes IS NULL THEN '{}'::jsonb
+             ELSE jsonb_build_object('supersedes', d.supersedes) END
         || CASE WHEN related.memory_id IS NULL THEN '{}'::jsonb
                 ELSE jsonb_build_object('related', related.memory_id, 'similarity', related_sim,
                                         'on_related', p_on_related) END);
@@ -966,10 +1001,10 @@ BEGIN
             coalesce(nullif(brain.trim_space(p_reason), ''),
                      format('replaced by the related write #%s (similarity %s)', existing.memory_id,
                             round(related_sim::numeric, 3))),
-            p_source_agent);
+            d.source_agent);
     END IF;
     -- A memory this session was shown and now cites (#id) counts as used.
-    PERFORM brain._note_cites(full_text, p_session_id);
+    PERFORM brain._note_cites(full_text, d.session_id);
     r := ROW('created', existing.memory_id, related.memory_id, related_sim, vec IS NULL,
              brain.embedding_input(v_headline, v_body));
     RETURN r;
@@ -1015,12 +1050,25 @@ RETURNS brain.write_result
 LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
+DECLARE
+    d brain.memory_draft := brain._draft_details(brain._draft(kind, headline, body, category, origin, project),
+        severity, halflife_days, status, priority, due_at, what_was_wrong, what_is_correct, error_message,
+        command_attempted, related_files, complexity);
 BEGIN
-    RETURN brain._write(kind, headline, body, category, origin, project, severity, tags, importance,
-        pinned, skill_trigger, metadata, embedding, embedding_space, source_agent, session_id,
-        source_system, source_ref, source_hash, expires_at, halflife_days, status, priority, due_at,
-        what_was_wrong, what_is_correct, error_message, command_attempted, related_files, complexity,
-        check_only, NULL, on_related, reason);
+    d.tags := tags;
+    d.importance := importance;
+    d.pinned := pinned;
+    d.skill_trigger := skill_trigger;
+    d.metadata := metadata;
+    d.embedding := embedding;
+    d.embedding_space := embedding_space;
+    d.source_agent := source_agent;
+    d.session_id := session_id;
+    d.source_system := source_system;
+    d.source_ref := source_ref;
+    d.source_hash := source_hash;
+    d.expires_at := expires_at;
+    RETURN brain._write(d, check_only, on_related, reason);
 END
 $$;
 COMMENT ON FUNCTION brain.remember IS

@@ -74,6 +74,7 @@ DECLARE
     old_fact brain.fact;
     old_task brain.task;
     old_incident brain.incident;
+    d brain.memory_draft;
     r brain.write_result;
 BEGIN
     PERFORM brain._require_text(reason, 'BR014', 'A supersede needs a reason.',
@@ -86,17 +87,29 @@ BEGIN
     SELECT * INTO old_task FROM brain.task t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_incident FROM brain.incident t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
 
-    r := brain._write(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project,
+    -- the new version: the old one's kind, scope, provenance and kind fields, with what was given
+    d := brain._draft_details(
+        brain._draft(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project),
         CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
-        coalesce(tags, old.tags), old.importance, inherit_pinned AND old.pinned,
-        coalesce(skill_trigger, old.skill_trigger), coalesce(metadata, old.metadata), embedding,
-        embedding_space, source, session_id, old.source_system, old.source_ref, NULL, old.expires_at,
         old_fact.halflife_days,
         CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
-        old_incident.command_attempted, old_incident.related_files, old_incident.complexity,
-        check_only, old.memory_id, on_related, reason);
+        old_incident.command_attempted, old_incident.related_files, old_incident.complexity);
+    d.tags := coalesce(tags, old.tags);
+    d.importance := old.importance;
+    d.pinned := inherit_pinned AND old.pinned;
+    d.skill_trigger := coalesce(skill_trigger, old.skill_trigger);
+    d.metadata := coalesce(metadata, old.metadata);
+    d.embedding := embedding;
+    d.embedding_space := embedding_space;
+    d.source_agent := source;
+    d.session_id := session_id;
+    d.source_system := old.source_system;
+    d.source_ref := old.source_ref;
+    d.expires_at := old.expires_at;
+    d.supersedes := old.memory_id;
+    r := brain._write(d, check_only, on_related, reason);
     IF check_only THEN
         RETURN r;
     END IF;
