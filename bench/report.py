@@ -281,6 +281,7 @@ def render(results: dict[str, Any]) -> str:
         row("  raw HNSW top-10, 1% tag filter", ("raw_floor", "filtered_hnsw_top10"))
         row("  raw exact top-10, 1% tag filter", ("raw_floor", "filtered_exact_top10"))
         row("  raw INSERT (memory row and vector)", ("raw_floor", "insert"))
+        row("  raw write (nearest neighbour, then INSERT)", ("raw_floor", "write"))
         lines.append(f"pybrain p50 / raw p50 (* over {FLOOR_RATIO:g}x)")
         for key in next((syn[s].get("floor_ratios") or {} for s in sizes if syn[s].get("floor_ratios")), {}):
             cells = ""
