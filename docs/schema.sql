@@ -155,7 +155,7 @@ CREATE FUNCTION brain._age_text(at timestamp with time zone, now timestamp with 
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain._age_text(at timestamp with time zone, now timestamp with time zone) IS 'How long before now a time was, in one unit: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (? for none).';
 CREATE FUNCTION brain._aged(ws bigint, items jsonb, clock timestamp with time zone) RETURNS jsonb
@@ -168,7 +168,7 @@ CREATE FUNCTION brain._analyze_lexemes_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     LANGUAGE plpgsql STABLE
@@ -186,14 +186,14 @@ CREATE FUNCTION brain._asked_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain._asked_text(t text) IS 'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
 CREATE FUNCTION brain._asks_replies(query text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain._asks_replies(query text) IS 'Whether a query asks what the other side of a conversation said ("you recommended", "did you suggest", "your suggestion", "what we outlined"): search then weighs an assistant''s captured turns as a person''s (assistant_turn_weight does not apply), and a captured prompt gives its place to the reply that answers it.';
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
@@ -452,7 +452,7 @@ CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedd
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $$;
 CREATE FUNCTION brain._check_write_allowed(session bigint) RETURNS void
     LANGUAGE plpgsql
@@ -476,7 +476,7 @@ CREATE FUNCTION brain._clean_observed(t text, OUT cleaned text, OUT redacted jso
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 CREATE FUNCTION brain._clock(now timestamp with time zone) RETURNS timestamp with time zone
     LANGUAGE sql STABLE PARALLEL SAFE
@@ -527,19 +527,19 @@ CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/019a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._doc_texts(doc jsonb, field text) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/019a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._doc_time(doc jsonb, field text, clamp boolean DEFAULT true) RETURNS timestamp with time zone
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/019a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
@@ -592,13 +592,13 @@ CREATE FUNCTION brain._ended_since(s pg_snapshot) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._entropy(t text) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $$;
 CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text, embedding_input text) RETURNS brain.write_result
     LANGUAGE sql STABLE
@@ -610,19 +610,19 @@ CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, f
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
 CREATE FUNCTION brain._exact_rank_rows() RETURNS integer
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $$;
 CREATE FUNCTION brain._field_text(v jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $_$;
 CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -823,7 +823,7 @@ $$;
 CREATE FUNCTION brain._is_flagged(flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 CREATE FUNCTION brain._is_owner() RETURNS boolean
     LANGUAGE sql STABLE
@@ -859,13 +859,13 @@ CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(le
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -877,7 +877,7 @@ CREATE FUNCTION brain._lock_commits(kind text, project text) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean) RETURNS brain.embedding_space
     LANGUAGE plpgsql
@@ -889,25 +889,25 @@ CREATE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._lock_writes(kind text, project text) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._lock_writes_of(ids bigint[], also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._lock_writes_shared(kind text, project text) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text) RETURNS void
     LANGUAGE plpgsql
@@ -919,7 +919,7 @@ CREATE FUNCTION brain._match_window(body text, query text, max_chars integer) RE
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -968,7 +968,7 @@ CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind
     SET "hnsw.max_scan_tuples" TO '20000'
     SET enable_sort TO 'off'
     AS $_$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
 CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
     LANGUAGE plpgsql STABLE
@@ -977,7 +977,7 @@ CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind 
     SET "hnsw.max_scan_tuples" TO '20000'
     SET enable_sort TO 'off'
     AS $_$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
 CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind text, project text, waiting boolean DEFAULT true) RETURNS TABLE(memory_id bigint, nearest bigint, similarity real)
     LANGUAGE plpgsql STABLE
@@ -986,13 +986,13 @@ CREATE FUNCTION brain._nearest_older(s brain.embedding_space, ids bigint[], kind
     SET "hnsw.ef_search" TO '20'
     SET enable_sort TO 'off'
     AS $_$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
 CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins text, filter text, lim integer, waiting boolean DEFAULT true) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
 CREATE FUNCTION brain._note_cites(t text, session bigint) RETURNS void
     LANGUAGE plpgsql
@@ -1016,12 +1016,12 @@ CREATE FUNCTION brain._observed_context(meta jsonb, given text, section text, be
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/009a-observe-batch.sql
 $$;
 CREATE FUNCTION brain._only_asks(t text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._pack_embedding_input(name text, description text, query text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1075,7 +1075,7 @@ CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RET
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
@@ -1094,7 +1094,7 @@ CREATE FUNCTION brain._refuse_secrets(fields jsonb, outcome text DEFAULT 'nothin
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 CREATE TABLE brain.workspace (
     workspace_id bigint NOT NULL,
@@ -1156,12 +1156,12 @@ CREATE FUNCTION brain._scan_rules(t text, hinted_only boolean DEFAULT false, OUT
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $$;
 CREATE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL::bigint) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003a-embedding-locks.sql
 $$;
 CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text) RETURNS record
     LANGUAGE plpgsql
@@ -1173,72 +1173,72 @@ CREATE FUNCTION brain._search_bm25(memories text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_filter() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_fuzzy_leg(candidates integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_skills_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space, cfg jsonb, fuzzy boolean, skills boolean, kept integer, n_docs bigint) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer, kept integer, n_docs bigint) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $_$;
 CREATE FUNCTION brain._secret_decode(x text, how text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $_$;
 CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $_$;
 CREATE FUNCTION brain._secret_stretch(how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $$;
 CREATE FUNCTION brain._secret_variant(t text, how text, OUT v text, OUT os integer[], OUT ol integer[], OUT ds integer[], OUT dl integer[], OUT plain boolean[]) RETURNS record
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $$;
 CREATE FUNCTION brain._section_headline(path text[], max_tokens integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
@@ -1273,7 +1273,7 @@ CREATE FUNCTION brain._settings() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $$;
 CREATE FUNCTION brain._space_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1356,19 +1356,19 @@ CREATE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, O
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018a-hooks-prompt.sql
 $_$;
 CREATE FUNCTION brain._turn_signals(t text, meta jsonb) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 CREATE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT text text) RETURNS record
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -1379,7 +1379,7 @@ $$;
 CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(memory_id bigint, ingest_seq bigint)
     LANGUAGE sql STABLE
     AS $$
-    -- the body: sql/functions/003-embedding.sql
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $$;
 CREATE FUNCTION brain._workspace(id bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
@@ -1437,7 +1437,7 @@ CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.analyze_lexemes(sample_size integer) IS 'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
 CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
@@ -1472,27 +1472,27 @@ CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precisi
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/014a-boot-payload.sql
 $$;
 COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 CREATE FUNCTION brain.boot_query(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/014a-boot-payload.sql
 $$;
 COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now timestamp with time zone) IS 'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/014a-boot-payload.sql
 $_$;
 COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
 CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text, lexeme text, means_lexeme text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words and phrases people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, schema change/migration, noon/business hours, ...): word, the word it means, and both as brain.search_term gives them (a lexeme, or a phrase). A workspace extends it with the setting search_words.';
 CREATE FUNCTION brain.capturable_text(t text) RETURNS text
@@ -1513,7 +1513,7 @@ CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client 
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active. A session whose capture hook left turns (brain.leave_capture) has its handoff already: it is only marked captured.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
@@ -1527,7 +1527,7 @@ CREATE FUNCTION brain.check_text(text text, field text DEFAULT 'text'::text) RET
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.check_text(text text, field text) IS 'true when a text holds no secret, else BR007 naming the field, kind and position. Clients call it before they send a text (a search query, a boot task) to an embedding provider.';
 CREATE FUNCTION brain.chunk_text(t text, max_tokens integer DEFAULT 256) RETURNS TABLE(chunk integer, headline text, section text, body text)
@@ -1540,13 +1540,13 @@ COMMENT ON FUNCTION brain.chunk_text(t text, max_tokens integer) IS 'Splits text
 CREATE FUNCTION brain.clean_body(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.clean_body(t text) IS 'A body as stored: lines and tabs kept, other control characters, bidi controls and tag characters removed.';
 CREATE FUNCTION brain.clean_headline(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.clean_headline(t text) IS 'A headline as stored: one line (line breaks and tabs folded to spaces), without control or format characters (bidi overrides, zero-width, tag characters).';
 CREATE FUNCTION brain.code_tokens(t text) RETURNS text[]
@@ -1759,28 +1759,28 @@ CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain.extract_action_items(t text) IS 'Sentences that ask for an action ("need to", "must", "follow up", "todo", "remember to", ...): up to 10.';
 CREATE FUNCTION brain.extract_people(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain.extract_people(t text) IS '@mentions, lowercased (e-mail addresses are not mentions).';
 CREATE FUNCTION brain.extract_tags(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain.extract_tags(t text) IS '#hashtags, lowercased (not C#, not URL fragments).';
 CREATE FUNCTION brain.extract_topics(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain.extract_topics(t text) IS 'Capitalized words that do not start a sentence (names, products, acronyms): up to 10, in order of appearance.';
 CREATE FUNCTION brain.failed_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 50) RETURNS TABLE(memory_id bigint, headline text, attempts integer, last_status integer, last_error text, first_failed_at timestamp with time zone, last_failed_at timestamp with time zone, next_attempt_at timestamp with time zone, parked boolean)
@@ -1794,7 +1794,7 @@ CREATE FUNCTION brain.find_secrets(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.find_secrets(t text) IS 'The kinds of secret found in a text (brain.scan_secrets): empty when clean.';
 CREATE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT NULL::bigint, source text DEFAULT NULL::text) RETURNS bigint
@@ -1815,7 +1815,7 @@ CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps(t text) IS 'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
 CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text, compaction boolean DEFAULT false, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
@@ -1850,7 +1850,7 @@ CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/019a-transfer-import.sql
 $_$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean, trust_file boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.import_packs(docs jsonb, id_map jsonb DEFAULT '{}'::jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, old_id bigint, action text, name text, pack_id bigint, version integer, embedding_input text, error_code text, error text)
@@ -1892,21 +1892,21 @@ CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001c-text-signals.sql
 $_$;
 COMMENT ON FUNCTION brain.injection_signals(t text) IS 'Why a text looks like an instruction to the agent: override-phrase, role-marker (chat roles, template tokens, ### Instruction: / ### Response:), tool-call, external-link, payload-heading (a heading of the boot payload''s own), wrapper-tag (the tags pybrain and agent clients wrap injected context in: <pybrain-context>, <system-reminder>, <command-name>, ...), shell-pipe (a download piped to a shell or interpreter), hidden-characters. Read after NFKC and with common Cyrillic and Greek look-alikes of Latin letters as those letters; every Unicode line break (\r, \v, \f, U+0085, U+2028, U+2029) starts a line. Empty when none. Deterministic (patterns only).';
 CREATE FUNCTION brain.leave_capture(session bigint, transcript text, client_session text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.leave_capture(session bigint, transcript text, client_session text, now timestamp with time zone) IS 'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). A session booted for another client session is not marked (capture_left NULL: the hook keeps its input for later instead). BR011 for a session still active.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg looks for (brain.lexical_terms with searched), OR-ed: the rarest, until about lexical_max_rows (1000) memories match, never a word in more than lexical_max_term_share (2%) of memories.';
 CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs bigint, idf double precision, searched boolean)
@@ -1915,7 +1915,7 @@ CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs 
     SET enable_seqscan TO 'off'
     SET enable_indexscan TO 'off'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $_$;
 COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.lifecycle() RETURNS TABLE(subject text, action text, from_state text, to_state text)
@@ -1970,7 +1970,7 @@ CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project tex
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.list_recent(kinds text[], project text, max_results integer, include_superseded boolean, include_archived boolean) IS 'The newest memories, headlines and previews, filtered like search.';
 CREATE FUNCTION brain.list_sessions(include_ended boolean DEFAULT true, projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 50) RETURNS TABLE(session_id bigint, source text, project text, cwd text, host text, pid integer, current_task text, status text, started_at timestamp with time zone, heartbeat_at timestamp with time zone, ended_at timestamp with time zone, end_reason text, handoff text, siblings bigint[])
@@ -1984,7 +1984,7 @@ CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
 CREATE FUNCTION brain.list_snapshots(project text DEFAULT NULL::text, max_results integer DEFAULT 50) RETURNS TABLE(session_id bigint, source text, project text, at timestamp with time zone, summary text, status text, blockers jsonb, pending jsonb, handoff text)
@@ -2026,7 +2026,7 @@ CREATE FUNCTION brain.load_skill(name text, project text DEFAULT NULL::text) RET
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.load_skill(name text, project text) IS 'The active skill with this name (global, or scoped to the given project), recalled in full.';
 CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
@@ -2047,7 +2047,7 @@ CREATE FUNCTION brain.match_preview(body text, query text, max_chars integer DEF
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.match_preview(body text, query text, max_chars integer) IS 'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
@@ -2108,14 +2108,14 @@ CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/009a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
 CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean, contexts text[] DEFAULT NULL::text[], threads text[] DEFAULT NULL::text[], positions integer[] DEFAULT NULL::integer[]) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/009a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean, contexts text[], threads text[], positions integer[]) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text DEFAULT ''::text, source_agent text DEFAULT NULL::text, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, ref text, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
@@ -2148,14 +2148,14 @@ CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS 
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.preview(body text, max_chars integer) IS 'The start of a body on one line, at most max_chars characters.';
 CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, project text DEFAULT NULL::text, exclude_source_system text DEFAULT NULL::text, exclude_ref_prefix text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, max_results integer DEFAULT NULL::integer) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018a-hooks-prompt.sql
 $$;
 COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
@@ -2169,20 +2169,20 @@ CREATE FUNCTION brain.query_lexemes(query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.query_lexemes(query text) IS 'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
 CREATE FUNCTION brain.quote_text(t text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.quote_text(t text) IS 'A stored text as a one-line JSON string literal, every quote, line break and invisible character escaped: how the boot payload shows stored text, so that it cannot close its quotes or start a line (a heading, a list item) of the payload.';
 CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
 CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text) RETURNS jsonb
@@ -2238,20 +2238,20 @@ CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.redact_secrets(t text) IS 'The text with each secret replaced by [redacted:KIND] (the key of a `key = value` line and the rest of a URL are kept).';
 CREATE FUNCTION brain.related_memory(memory_id bigint) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.related_memory(memory_id bigint) IS 'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006b-search-statement.sql
 $$;
 COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
@@ -2307,7 +2307,7 @@ CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at int
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0) RETURNS TABLE(memory_id bigint, state text, field text, kinds text[])
@@ -2348,21 +2348,21 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
     SET enable_seqscan TO 'on'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. A captured prompt that only asks gives its place to the reply that answers it (the prompt follows, neighbour_of the reply); an older memory, captured turn or superseded memory that a newer authored one among the results may contradict (newer_related: the current end of that chain) comes right after it; score is the ranking''s figure and never rises down the list (relevance is the evidence). The floor''s verdict of a query that says something before it asks counts the unknown words of its question only (brain._asked_text). Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.search_term(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.search_term(t text) IS 'A word or phrase as the dictionary of words for the same thing holds it: one english lexeme, or a phrase of two or more (lower-cased, matched as a phrase of its lexemes); NULL for stop words only.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001-text.sql
+    -- the body: sql/functions/001a-text-secret-rules.sql
 $_$;
 COMMENT ON FUNCTION brain.secret_rules() IS 'The secret scanner''s rules in order (an earlier rule wins an overlap): the kind reported, the pattern, the capture group holding the secret, the extra check and the public rule it follows (docs/security.md).';
 CREATE FUNCTION brain.sessions_channel() RETURNS text
@@ -2459,7 +2459,7 @@ CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/018b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
@@ -2511,21 +2511,21 @@ COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by wh
 CREATE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.word_group(lexeme text, own jsonb, builtin boolean) IS 'The lexemes a query lexeme matches (brain.word_groups for one).';
 CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS TABLE(lexeme text, grp text[])
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/006a-search-words.sql
 $_$;
 COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
@@ -2546,7 +2546,7 @@ CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_i
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/009a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.write_outcomes(memory_ids bigint[]) IS 'The final outcome of memories a write reported: active (or another state), folded (tombstoned into current_id, the memory that holds its item now: brain.recall(current_id) lists it under folds), forgotten, or unknown; provisional while their near-identical dedup is still owed (queued without an embedding, or waiting for brain.index_vectors).';
 CREATE TABLE brain.account (
@@ -2886,7 +2886,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions cb0a5969aa1eb18bec23d1056c19124ec0ae3e16e02f2d01829e60ca2a5f4a3a';
+COMMENT ON TABLE brain.migration IS 'functions 2471d20cef4842732c5db1dcdc597b0bc07dd5c75eb3fe18f26e8068689429d7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

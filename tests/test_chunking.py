@@ -207,6 +207,10 @@ def realistic_corpus() -> dict[str, str]:
             "pybrain/cli/memories.py",
             "sql/functions/004-write.sql",
             "sql/functions/006-search.sql",
+            "sql/functions/006a-search-words.sql",
+            "sql/functions/006b-search-statement.sql",
+            "sql/functions/006c-search-run.sql",
+            "sql/functions/006d-search-reads.sql",
         )
     }
     corpus["guide"] = GUIDE

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,9 @@ from schema_dump import dump
 
 from pybrain import db
 from pybrain.errors import MigrationError
+
+# A lettered part of a function file split by role (006a-search-words.sql).
+FUNCTION_PART = re.compile(r"^(\d{3})([a-z])-[a-z0-9]+(?:-[a-z0-9]+)*\.sql$")
 
 # A released migration never changes. Adding a migration means adding its
 # checksum here; changing one means this test fails.
@@ -57,6 +61,16 @@ RELEASED = {
 def test_files_are_numbered_consecutively(kind: str) -> None:
     names = [p.name for p in db.sql_files(kind)]
     assert names, f"sql/{kind} is empty"
+    if kind == "functions":
+        # A function file split by role goes on in lettered parts: 006-search.sql,
+        # 006a-search-words.sql, 006b-...; the numbers stay consecutive.
+        parts = [n for n in names if FUNCTION_PART.match(n)]
+        for name in parts:
+            number, letter = FUNCTION_PART.match(name).groups()
+            before = names[names.index(name) - 1]
+            expected = f"{number}-" if letter == "a" else f"{number}{chr(ord(letter) - 1)}-"
+            assert before.startswith(expected), f"{name} should follow a file {expected}*.sql"
+        names = [n for n in names if n not in parts]
     for i, name in enumerate(names, start=1):
         assert db.SQL_FILE.match(name), f"{name} is not NNN-kebab-name.sql"
         assert name.startswith(f"{i:03d}-"), f"{name} should be number {i:03d}"

@@ -1,16 +1,16 @@
-"""python -m bench.experiments.searchab: search's function file at two revisions, on one server.
+"""python -m bench.experiments.searchab: search's function files at two revisions, on one server.
 
 Two runs of `make bench` compare two checkouts on two copies of the data and at two
 moments of the machine's load; a change to search alone is better judged on one
-server and one copy of a workspace, its two versions of sql/functions/006-search.sql
-applied in turn. This takes a workspace the benchmark saved (`python -m bench
---data-dir DIR`), copies it, migrates the copy with this checkout, and then for each
-round applies the file as of REV, times the searches, applies the file of this
-checkout, times them again: hybrid searches (text and vector) and the same with a 1%
-tag filter, as the benchmark's client role, each the median of its searches' times
-in the database (bench.latency's timer, as `make bench` reads them; the first five
-of a round left out: plans). The version at REV must run on this
-checkout's schema (its search_result type and tables).
+server and one copy of a workspace, its two versions of sql/functions/006*.sql
+(006-search.sql and its parts) applied in turn. This takes a workspace the benchmark
+saved (`python -m bench --data-dir DIR`), copies it, migrates the copy with this
+checkout, and then for each round applies the files as of REV, times the searches,
+applies the files of this checkout, times them again: hybrid searches (text and
+vector) and the same with a 1% tag filter, as the benchmark's client role, each the
+median of its searches' times in the database (bench.latency's timer, as `make bench`
+reads them; the first five of a round left out: plans). The version at REV must run
+on this checkout's schema (its search_result type and tables).
 
     python -m bench.experiments.searchab --data-dir /path/to/bench-data --size 10000 --rev 070bef9
 """
@@ -30,7 +30,7 @@ from bench import latency
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
 from pybrain import db
 
-SEARCH_FILE = "sql/functions/006-search.sql"
+SEARCH_FILES = "sql/functions/006"  # 006-search.sql and its parts, 006a-... to 006d-...
 COPY = "bench_searchab"
 
 
@@ -50,19 +50,25 @@ def main(argv: list[str] | None = None) -> None:
     p = argparse.ArgumentParser(prog="python -m bench.experiments.searchab", description=__doc__)
     p.add_argument("--data-dir", type=Path, required=True, help="a data directory `python -m bench` kept")
     p.add_argument("--size", type=int, default=10000, help="the saved workspace's size (10000, 100000)")
-    p.add_argument("--rev", default="HEAD", help="the revision whose search file is compared with this one's")
+    p.add_argument("--rev", default="HEAD", help="the revision compared with this one (its search files)")
     p.add_argument("--rounds", type=int, default=4)
     p.add_argument("--queries", type=int, default=60)
     args = p.parse_args(argv)
 
     repo = Path(__file__).resolve().parents[2]
-    before = subprocess.run(
-        ["git", "-C", str(repo), "show", f"{args.rev}:{SEARCH_FILE}"],
+    listed = subprocess.run(
+        ["git", "-C", str(repo), "ls-tree", "--name-only", args.rev, "sql/functions/"],
         capture_output=True,
         text=True,
         check=True,
-    ).stdout
-    after = (repo / SEARCH_FILE).read_text()
+    ).stdout.split()
+    before = "\n".join(
+        subprocess.run(
+            ["git", "-C", str(repo), "show", f"{args.rev}:{name}"], capture_output=True, text=True, check=True
+        ).stdout
+        for name in sorted(n for n in listed if n.startswith(SEARCH_FILES) and n.endswith(".sql"))
+    )
+    after = "\n".join(p.read_text() for p in sorted((repo / "sql" / "functions").glob("006*.sql")))
     server = BenchServer(args.data_dir)
     try:
         with server.admin() as admin:

@@ -10,7 +10,7 @@ from typing import Any
 
 from pybrain.render import age
 
-# The characters brain.quote_text (sql/functions/001-text.sql) escapes beyond what JSON
+# The characters brain.quote_text (sql/functions/001b-text-clean.sql) escapes beyond what JSON
 # escapes itself, written as there: DEL and the C1 controls, the soft hyphen, the Arabic,
 # Syriac and Mongolian format characters, zero-width characters and direction marks, line
 # and paragraph separators, bidi embeddings, overrides and isolates, invisible operators,

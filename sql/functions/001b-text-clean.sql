@@ -1,0 +1,254 @@
+-- Secrets found, redacted and refused (brain.scan_secrets and its callers), and
+-- text as stored and shown: checked, cleaned and quoted.
+
+CREATE OR REPLACE FUNCTION brain.scan_secrets(t text)
+RETURNS TABLE (kind text, start_at integer, end_at integer)
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    p record;
+    var record;
+    h_rule integer[];
+    h_kind text[];
+    h_start integer[];
+    h_end integer[];
+    how text;
+    k integer := 0;
+    len integer;
+    s integer;
+    e integer;
+BEGIN
+    IF t IS NULL OR t = '' THEN
+        RETURN;
+    END IF;
+    len := length(t);
+    p := brain._scan_rules(t);
+    h_rule := p.rules; h_kind := p.kinds; h_start := p.starts; h_end := p.ends;
+    -- The text read backwards (a reversed token, a reversed `password = ...`).
+    p := brain._scan_rules(reverse(t), hinted_only => true);
+    FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+        h_rule := h_rule || (p.rules[i] + 1000);
+        h_kind := h_kind || p.kinds[i];
+        h_start := h_start || (len - p.ends[i] + 2);
+        h_end := h_end || (len - p.starts[i] + 2);
+    END LOOP;
+    -- The text with each way of hiding undone, one way at a time; a hit in
+    -- the copy is reported where the stretch it came from stands in the text.
+    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins', 'markup', 'groups'] LOOP
+        k := k + 1;
+        -- (each way is looked for in one pass first: most texts use none)
+        CONTINUE WHEN how = 'unicode' AND (t !~ '[^\u0001-\u007f]' OR current_setting('server_encoding') <> 'UTF8'
+                                           OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
+        CONTINUE WHEN how = 'escapes' AND t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}';
+        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups') AND t !~ brain._secret_stretch(how);
+        var := brain._secret_variant(t, how);
+        CONTINUE WHEN var.v IS NULL;
+        p := brain._scan_rules(var.v);
+        FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+            s := NULL; e := NULL;
+            FOR j IN 1 .. array_length(var.os, 1) LOOP
+                IF s IS NULL AND p.starts[i] < var.ds[j] + var.dl[j] THEN
+                    s := CASE WHEN var.plain[j] THEN var.os[j] + p.starts[i] - var.ds[j] ELSE var.os[j] END;
+                END IF;
+                IF p.ends[i] - 1 < var.ds[j] + var.dl[j] THEN
+                    e := CASE WHEN var.plain[j] THEN var.os[j] + p.ends[i] - var.ds[j] ELSE var.os[j] + var.ol[j] END;
+                    EXIT;
+                END IF;
+            END LOOP;
+            CONTINUE WHEN s IS NULL OR e IS NULL OR e <= s;
+            h_rule := h_rule || (p.rules[i] + 1000 * (k + 1));
+            h_kind := h_kind || p.kinds[i];
+            h_start := h_start || s;
+            h_end := h_end || e;
+        END LOOP;
+    END LOOP;
+    -- A hit that overlaps a hit of an earlier rule (or of the text as sent) is that hit.
+    RETURN QUERY
+        SELECT h.k, h.s, h.e - 1
+        FROM unnest(h_rule, h_kind, h_start, h_end) AS h(r, k, s, e)
+        WHERE NOT EXISTS (SELECT FROM unnest(h_rule, h_start, h_end) AS o(r, s, e)
+                          WHERE o.r < h.r AND o.s < h.e AND h.s < o.e)
+        ORDER BY h.s;
+END
+$$;
+COMMENT ON FUNCTION brain.scan_secrets IS
+    'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
+
+CREATE OR REPLACE FUNCTION brain.find_secrets(t text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(DISTINCT s.kind ORDER BY s.kind), '{}') FROM brain.scan_secrets(t) AS s
+$$;
+COMMENT ON FUNCTION brain.find_secrets IS
+    'The kinds of secret found in a text (brain.scan_secrets): empty when clean.';
+
+CREATE OR REPLACE FUNCTION brain.redact_secrets(t text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    hit record;
+BEGIN
+    FOR hit IN SELECT * FROM brain.scan_secrets(t) AS s ORDER BY s.start_at DESC LOOP
+        t := overlay(t PLACING '[redacted:' || hit.kind || ']' FROM hit.start_at FOR hit.end_at - hit.start_at + 1);
+    END LOOP;
+    RETURN t;
+END
+$$;
+COMMENT ON FUNCTION brain.redact_secrets IS
+    'The text with each secret replaced by [redacted:KIND] (the key of a `key = value` line and the rest of a URL are kept).';
+
+-- The text of a field to scan: a string as it is; an array or an object as its
+-- strings one per line (JSON escapes would hide a line break before a token),
+-- then as JSON (its keys and numbers).
+CREATE OR REPLACE FUNCTION brain._field_text(v jsonb)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE jsonb_typeof(v)
+        WHEN 'string' THEN v #>> '{}'
+        WHEN 'null' THEN NULL
+        WHEN 'array' THEN concat_ws(E'\n', (SELECT string_agg(x #>> '{}', E'\n')
+                                            FROM jsonb_path_query(v, 'strict $.**') AS x
+                                            WHERE jsonb_typeof(x) = 'string'), v::text)
+        WHEN 'object' THEN concat_ws(E'\n', (SELECT string_agg(x #>> '{}', E'\n')
+                                             FROM jsonb_path_query(v, 'strict $.**') AS x
+                                             WHERE jsonb_typeof(x) = 'string'), v::text)
+        ELSE v::text END
+$$;
+
+-- Refuses fields that hold a secret: BR007 naming the field, the kind and the
+-- position, never the value. fields: {"name": text or any JSON}. Every caller
+-- runs it before any other check that could repeat a value in a message.
+CREATE OR REPLACE FUNCTION brain._refuse_secrets(fields jsonb, outcome text DEFAULT 'nothing was stored')
+RETURNS void
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    hits jsonb;
+    first jsonb;
+BEGIN
+    -- One scan of all the fields together; each field alone only when it found something.
+    IF NOT EXISTS (SELECT FROM brain.scan_secrets((
+            SELECT string_agg(brain._field_text(f.value), E'\n\u0001\n')
+            FROM jsonb_each(fields) AS f WHERE jsonb_typeof(f.value) <> 'null'))) THEN
+        RETURN;
+    END IF;
+    SELECT jsonb_agg(jsonb_build_object('field', f.key, 'kind', s.kind, 'start', s.start_at, 'end', s.end_at)
+                     ORDER BY f.ord, s.start_at)
+    INTO hits
+    FROM jsonb_each(fields) WITH ORDINALITY AS f(key, value, ord)
+    CROSS JOIN LATERAL brain.scan_secrets(brain._field_text(f.value)) AS s;
+    IF hits IS NULL THEN
+        RETURN;
+    END IF;
+    first := hits->0;
+    PERFORM brain._raise('BR007',
+        format('The %s holds what looks like a secret (%s at character %s)%s; %s.',
+               replace(first->>'field', '_', ' '), first->>'kind', first->>'start',
+               CASE WHEN jsonb_array_length(hits) > 1
+                    THEN format(' and %s more', jsonb_array_length(hits) - 1) ELSE '' END, outcome),
+        jsonb_build_object('secrets', hits,
+                           'patterns', (SELECT jsonb_agg(DISTINCT h->>'kind') FROM jsonb_array_elements(hits) AS h)),
+        'Remove the secret and refer to where it is kept (a vault path or an environment variable name).');
+END
+$$;
+
+-- An observed text as stored: secrets redacted, control and bidi characters
+-- removed; with what was redacted where (positions in the text as sent) and
+-- the injection signals of the text as sent.
+CREATE OR REPLACE FUNCTION brain._clean_observed(t text, OUT cleaned text, OUT redacted jsonb, OUT signals text[])
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    hit record;
+BEGIN
+    cleaned := t;
+    signals := brain.injection_signals(t);
+    FOR hit IN SELECT * FROM brain.scan_secrets(t) AS s ORDER BY s.start_at DESC LOOP
+        cleaned := overlay(cleaned PLACING '[redacted:' || hit.kind || ']'
+                           FROM hit.start_at FOR hit.end_at - hit.start_at + 1);
+        redacted := jsonb_build_object('kind', hit.kind, 'start', hit.start_at, 'end', hit.end_at)
+                    || coalesce(redacted, '[]');
+    END LOOP;
+    cleaned := brain.clean_body(cleaned);
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.check_text(text text, field text DEFAULT 'text')
+RETURNS boolean
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object(coalesce(field, 'text'), check_text.text),
+                                  'it was not used');
+    RETURN true;
+END
+$$;
+COMMENT ON FUNCTION brain.check_text IS
+    'true when a text holds no secret, else BR007 naming the field, kind and position. Clients call it before they send a text (a search query, a boot task) to an embedding provider.';
+
+-- Headlines are one line of visible text: line breaks and tabs become spaces,
+-- control (Cc) and format (Cf) characters go: bidi overrides and isolates,
+-- zero-width characters, the invisible tag characters.
+CREATE OR REPLACE FUNCTION brain.clean_headline(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT brain.trim_space(regexp_replace(regexp_replace(
+        regexp_replace(t, '[\r\n\t\u000b\u000c\u0085\u2028\u2029]+', ' ', 'g'),
+        '[\u0000-\u001f\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f]',
+        '', 'g'), ' {2,}', ' ', 'g'))
+$$;
+COMMENT ON FUNCTION brain.clean_headline IS
+    'A headline as stored: one line (line breaks and tabs folded to spaces), without control or format characters (bidi overrides, zero-width, tag characters).';
+
+-- Bodies keep their lines (\r\n becomes \n) and tabs, and lose the other
+-- control characters, the bidi controls and the tag characters.
+CREATE OR REPLACE FUNCTION brain.clean_body(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT regexp_replace(regexp_replace(t, '\r\n?|[\u0085\u2028\u2029]', E'\n', 'g'),
+        '[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff\U000e0001-\U000e007f]',
+        '', 'g')
+$$;
+COMMENT ON FUNCTION brain.clean_body IS
+    'A body as stored: lines and tabs kept, other control characters, bidi controls and tag characters removed.';
+
+-- Stored text as the boot payload and the CLI show it: a JSON string literal on
+-- one line. Quotes, backslashes and line breaks are escaped (to_json), and so
+-- is every invisible character (Cc, Cf, line and paragraph separators): the
+-- text can neither close its quotes nor start a line of its own.
+CREATE OR REPLACE FUNCTION brain.quote_text(t text)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    q text := to_json(coalesce(t, ''))::text;
+    ch text;
+    cp integer;
+BEGIN
+    FOR ch IN
+        SELECT DISTINCT m[1]
+        FROM regexp_matches(q, '([\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f])', 'g') AS m
+    LOOP
+        cp := ascii(ch);
+        q := replace(q, ch, CASE WHEN cp < 65536 THEN '\u' || lpad(to_hex(cp), 4, '0')
+                                 ELSE '\u' || to_hex(55296 + ((cp - 65536) >> 10))
+                                      || '\u' || to_hex(56320 + ((cp - 65536) & 1023)) END);
+    END LOOP;
+    RETURN q;
+END
+$$;
+COMMENT ON FUNCTION brain.quote_text IS
+    'A stored text as a one-line JSON string literal, every quote, line break and invisible character escaped: how the boot payload shows stored text, so that it cannot close its quotes or start a line (a heading, a list item) of the payload.';

@@ -1,0 +1,569 @@
+-- The statement brain.search runs: calibrated relevance, the workspace's settings,
+-- the filter every leg shares, the BM25, vector, lexical, trigram and skill legs
+-- and the fusion and ranking over them (brain._search_statement; docs/ranking.md).
+
+-- BM25 is scored inside brain.search, set-based (brain._search_bm25): this
+-- per-memory function could not be inlined and cost a call per memory.
+DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
+
+-- Calibrated relevance in [0, 1] (docs/ranking.md): the probability, by
+-- logistic maps fitted on the dev questions, that a result is evidence for
+-- the query. Each leg's evidence is a log-odds: vector slope x (similarity -
+-- center), with the embedding space's center and slope; lexical lex_slope x
+-- (BM25 share - lex_center). With both, bias + w_vec x vector + w_lex x
+-- lexical; with one, that one (NULL similarity: the query had no embedding
+-- or the memory has none in the space; NULL share: the query had no word
+-- the workspace holds). c: {center, slope, lex_center, lex_slope, bias,
+-- w_vec, w_lex}.
+CREATE OR REPLACE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[])
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT 1 / (1 + exp(-least(50, greatest(-50,
+               CASE WHEN sim IS NULL THEN c[4] * (lex - c[3])
+                    WHEN lex IS NULL THEN c[2] * (sim - c[1])
+                    ELSE c[5] + c[6] * c[2] * (sim - c[1]) + c[7] * c[4] * (lex - c[3]) END))))
+$$;
+COMMENT ON FUNCTION brain.relevance IS
+    'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
+
+-- Every setting of this workspace at once (brain.setting reads one): its
+-- overrides over the defaults. Search reads some twenty, and each read of
+-- one checks the caller's workspace again.
+CREATE OR REPLACE FUNCTION brain._settings()
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.setting_defaults()
+           || coalesce((SELECT jsonb_object_agg(s.name, s.value) FROM brain.setting s
+                        WHERE s.workspace_id = brain.current_workspace()), '{}')
+$$;
+
+-- The statement brain.search runs is built here, a fragment a function: the
+-- filter every leg shares (brain._search_filter), the vector, lexical, trigram
+-- and skill legs, and the fusion and ranking over them (brain._search_statement).
+-- It has one parameter, $1, a brain.search_request, whose fields the fragments
+-- name. tests/golden/search/ holds the statement each kind of call builds: a
+-- change to a fragment shows there as a diff (tests/test_search_golden.py).
+
+-- The WHERE clause every search leg shares, over brain.memory m: the
+-- caller's workspace and filters, fields of the statement's one parameter
+-- ($1, a brain.search_request).
+CREATE OR REPLACE FUNCTION brain._search_filter()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT $f$
+        m.workspace_id = ($1).workspace_id
+        AND (($1).kinds IS NULL OR m.kind = ANY (($1).kinds))
+        AND (($1).categories IS NULL OR m.category = ANY (($1).categories))
+        AND (($1).project IS NULL OR m.project IN (($1).project, ''))
+        AND (($1).tags IS NULL OR m.tags @> ($1).tags)
+        AND (($1).people IS NULL OR m.people @> ($1).people)
+        AND (($1).created_after IS NULL OR m.created_at >= ($1).created_after)
+        AND (($1).created_before IS NULL OR m.created_at < ($1).created_before)
+        -- provenance: a source_ref ending in / is a folder, matching every ref under it
+        AND (($1).source_system IS NULL OR m.source_system = ($1).source_system)
+        AND (($1).source_ref IS NULL OR m.source_ref = ($1).source_ref
+             OR right(($1).source_ref, 1) = '/' AND starts_with(m.source_ref, ($1).source_ref))
+        AND CASE WHEN ($1).as_of IS NULL THEN
+                (m.state = 'active' OR (($1).include_superseded AND m.state = 'superseded')
+                 OR (($1).include_archived AND m.state = 'archived'))
+                -- dormant facts stay: decay lowers their rank, it never hides them (search's include_dormant is kept for callers)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).clock)
+            ELSE
+                m.created_at <= ($1).as_of
+                AND (m.superseded_at IS NULL OR m.superseded_at > ($1).as_of)
+                AND (m.forgotten_at IS NULL OR m.forgotten_at > ($1).as_of)
+                AND (m.archived_at IS NULL OR m.archived_at > ($1).as_of OR ($1).include_archived)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).as_of)
+            END
+    $f$
+$$;
+
+-- The BM25 score (docs/ranking.md) of the memories a subquery gives as
+-- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
+-- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
+-- holds it, lexical_context_weight when only the context does; ($1).bm25 holds
+-- k1, b, average length, context weight. One grouped join: a function call
+-- per memory cost more than the scoring.
+CREATE OR REPLACE FUNCTION brain._search_bm25(memories text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($b$
+        SELECT m.memory_id,
+               sum(u.idf * u.tf * (($1).bm25[1] + 1)
+                   / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))) AS bm25
+        FROM (%s) AS m
+        CROSS JOIN LATERAL (
+            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN ($1).bm25[4] ELSE 0 END AS tf
+            FROM unnest(($1).words_ab, ($1).words_c, ($1).words_idf) AS w(ab, c, idf)) AS u
+        WHERE u.tf > 0
+        GROUP BY m.memory_id $b$, memories)
+$f$;
+
+-- The vector leg: the `candidates` memories nearest the query's embedding in
+-- the space that pass the filter, each with its rank r and similarity. kept:
+-- the rows selective filters keep, counted up to brain._exact_rank_rows()
+-- (NULL without such filters); n_docs: the workspace's memories. None
+-- without an embedding (space NULL).
+CREATE OR REPLACE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer,
+                                                    kept integer, n_docs bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+BEGIN
+    IF space.space_id IS NULL THEN
+        RETURN 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
+               ' NULL::double precision AS similarity WHERE false';
+    END IF;
+    -- The space's HNSW index (and an exact ranking of vectors it does not hold
+    -- yet: brain._nearest_sql); iterative scans keep filtered searches from
+    -- returning fewer rows than exist. The filters are a subquery per
+    -- candidate, so the plan has no cheaper way than
+    -- walking the HNSW index. Selective filters that keep few rows rank them
+    -- exactly instead: their vectors looked up by key (the filters are not
+    -- evaluated a second time).
+    RETURN format($v$
+        SELECT x.memory_id, x.r, x.similarity::real AS sim, x.similarity
+        -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
+        FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
+                     1 - k.dist AS similarity
+              FROM (%s) AS k
+              WHERE 1 - k.dist >= ($1).vector_min_similarity) AS x
+        WHERE x.r <= %s $v$,
+        CASE WHEN kept < brain._exact_rank_rows() THEN format($x$
+            (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
+             FROM brain.embedding e
+             WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s AND e.memory_id = ANY (($1).kept_ids)
+             ORDER BY 2
+             LIMIT %3$s) $x$, space.dims, space.space_id, candidates)
+        -- A small workspace: every vector's distance (cheaper than the walk, and
+        -- exact), then the filters in that order until `candidates` pass. Ranked
+        -- after filtering instead, the filters' lookup ran for every memory.
+        WHEN n_docs <= brain._exact_rank_rows() THEN format($x$
+            (SELECT e.memory_id, e.dist
+             FROM (SELECT e.workspace_id, e.memory_id,
+                          e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
+                   FROM brain.embedding e
+                   WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s
+                   ORDER BY 3 OFFSET 0) AS e
+             WHERE (SELECT %3$s FROM brain.memory m
+                    WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
+             ORDER BY e.dist
+             LIMIT %4$s) $x$, space.dims, space.space_id, brain._search_filter(), candidates)
+        ELSE
+        brain._nearest_sql(space, format('($1).embedding::public.vector(%s)', space.dims), '',
+            'e.workspace_id = ($1).workspace_id AND '
+            || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
+                      ' AND m.memory_id = e.memory_id)', brain._search_filter()),
+            candidates) END,
+        candidates);
+END
+$f$;
+
+-- The lexical leg: BM25 over the memories holding a searched word (at most
+-- max_rows of them: when even the rarest word is in more, those first found),
+-- the best `candidates`, each with its rank r. The memories are read in a
+-- CTE, which is planned for all its rows and read only as far as the LIMIT:
+-- planned under the LIMIT, a filter the planner thought the word's memories
+-- often pass made reading the memories in an index's order (memory_active,
+-- memory_created_at, memory_last_accessed) until enough passed look cheaper
+-- than the word's posting list, and where none passed that read every memory.
+CREATE OR REPLACE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($l$
+            SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
+            FROM (%1$s) AS x
+            ORDER BY x.bm25 DESC, x.memory_id DESC
+            LIMIT %2$s $l$,
+            brain._search_bm25(format(
+                -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
+                'WITH held AS MATERIALIZED (SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                ' FROM brain.memory m WHERE m.tsv @@ ($1).tsq AND %s)'
+                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT %s',
+                brain._search_filter(), max_rows)),
+            candidates)
+$f$;
+
+-- The trigram leg, for short queries: typos, identifiers, headline fragments.
+-- A fragment or a typo of a common word ("ser", "paymnts servce") matches the
+-- headlines of thousands of memories, and each is read and its similarity
+-- computed again (100-900 ms at 100k): the leg ranks at most three times
+-- `candidates` of them, those the trigram index gives first. In a CTE,
+-- planned for all its rows and read only as far as the LIMIT (as the lexical
+-- leg's): under the LIMIT, reading the table in an index's order looked cheaper.
+CREATE OR REPLACE FUNCTION brain._search_fuzzy_leg(candidates integer)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($t$
+            WITH near AS MATERIALIZED (
+                SELECT m.memory_id, m.headline FROM brain.memory m
+                WHERE ($1).query OPERATOR(public.<%%) m.headline AND %1$s
+                  -- typos and fragments matter when the words found little
+                  AND (SELECT count(*) FROM lex) < 5)
+            SELECT h.memory_id,
+                   row_number() OVER (ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC) AS r
+            FROM (SELECT n.memory_id, n.headline FROM near n LIMIT %3$s) AS h
+            ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC
+            LIMIT %2$s $t$, brain._search_filter(), candidates, 3 * candidates)
+$f$;
+
+-- The skills whose trigger keywords the query names (and whose projects, if
+-- any, hold the search's project), pinned and important first.
+CREATE OR REPLACE FUNCTION brain._search_skills_leg()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($s$
+            SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
+                   row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
+            FROM brain.memory m
+            WHERE m.skill_trigger IS NOT NULL AND %1$s
+              AND m.state = 'active'
+              AND EXISTS (SELECT FROM jsonb_array_elements_text(
+                              coalesce(m.skill_trigger->'keywords', '[]')) AS kw
+                          WHERE kw <> '' AND strpos(lower(($1).query), lower(kw)) > 0)
+              AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+                   OR (($1).project IS NOT NULL AND m.skill_trigger->'projects' ? ($1).project))
+            ORDER BY r
+            LIMIT ($1).skill_trigger_max $s$, brain._search_filter())
+$f$;
+
+-- The whole statement of a search: the legs that run (vector with an
+-- embedding, lexical with words to look for, trigram when fuzzy, skills when
+-- the workspace has some), fused by reciprocal rank, scored, ranked, paged,
+-- with neighbours on request. req: the request it runs with (its embedding
+-- and words say which legs run); space: the search's embedding space (NULL
+-- fields without an embedding); cfg: the workspace's settings
+-- (brain._settings); kept, n_docs: as brain._search_vector_leg.
+CREATE OR REPLACE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space,
+                                                   cfg jsonb, fuzzy boolean, skills boolean,
+                                                   kept integer, n_docs bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+DECLARE
+    -- A fixed pool, whatever max_results: the first k results do not depend on it.
+    candidates integer := greatest((cfg->'search_candidates')::integer, 1);
+    vector_sql text;
+    lexical_sql text := CASE WHEN req.tsq IS NOT NULL
+                             THEN brain._search_lexical_leg(candidates, (cfg->'lexical_max_rows')::integer)
+                             ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r,'
+                                  ' NULL::double precision AS bm25 WHERE false' END;
+    fuzzy_sql text := CASE WHEN fuzzy THEN brain._search_fuzzy_leg(candidates)
+                           ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false' END;
+    skills_sql text := CASE WHEN skills THEN brain._search_skills_leg()
+                            ELSE 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r'
+                                 ' WHERE false' END;
+    sim_sql text := 'NULL::double precision';
+BEGIN
+    -- Without an embedding there is no space: no vector leg, no similarity, and
+    -- conflicts judged by headline trigrams (below).
+    IF req.embedding IS NULL THEN
+        space := NULL;
+    ELSE
+        -- The similarity of every fused candidate, found by the vector leg or not.
+        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s))'
+                          ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s'
+                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
+    END IF;
+    vector_sql := brain._search_vector_leg(space, candidates, kept, n_docs);
+    RETURN format($q$
+        WITH RECURSIVE vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
+        legs AS (
+            SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
+            UNION ALL SELECT l.memory_id, l.r, 'lexical', NULL, l.bm25 FROM lex l
+            UNION ALL SELECT z.memory_id, z.r, 'fuzzy', NULL, NULL FROM fuz z
+        ),
+        fused AS (
+            SELECT g.memory_id,
+                   sum(1.0 / (($1).rrf_k + g.r)) AS rrf,
+                   -- what a leg already computed is not computed again below
+                   max(g.similarity) AS similarity, max(g.bm25) AS bm25,
+                   min(g.r) FILTER (WHERE g.leg = 'vector')::integer AS vector_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'lexical')::integer AS lexical_rank,
+                   min(g.r) FILTER (WHERE g.leg = 'fuzzy')::integer AS fuzzy_rank
+            FROM legs g GROUP BY g.memory_id
+        ),
+        skills AS (%4$s),
+        -- the BM25 of candidates the lexical leg did not rank (when the query has words)
+        unranked AS (%7$s),
+        evidence AS (
+            -- every candidate's similarity and share of the query's BM25 weight
+            -- (a headline close by trigrams counts as its share), whichever leg found it:
+            -- the legs' own figures, else looked up for the candidate alone
+            -- (computed first, so that brain.relevance is inlined: an argument holding
+            -- a subquery would make it a function call per candidate)
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.rrf,
+                   -- a memory holding the tokens a short query names verbatim (an IP, an
+                   -- error code, an identifier) is evidence, whatever its vector says
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex, ($1).calibration), ($1).calibration[8])
+                        ELSE brain.relevance(f.sim, f.lex, ($1).calibration) END AS relevance,
+                   -- the same with the query's words no memory holds counted (($1).bm25[6]): the floor's verdict
+                   CASE WHEN f.exact THEN greatest(brain.relevance(f.sim, f.lex_all, ($1).calibration), ($1).calibration[8])
+                        ELSE brain.relevance(f.sim, f.lex_all, ($1).calibration) END AS verdict
+            FROM (SELECT f.*,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share) ELSE f.share END AS lex,
+                         CASE WHEN f.fuzzy_rank IS NOT NULL THEN greatest(f.trgm, f.share_all)
+                              ELSE f.share_all END AS lex_all
+                  FROM (SELECT f.*,
+                               CASE WHEN f.vector_rank IS NOT NULL THEN f.similarity ELSE %5$s END AS sim,
+                               CASE WHEN f.fuzzy_rank IS NOT NULL
+                                    THEN (SELECT public.word_similarity(($1).query, m.headline) FROM brain.memory m
+                                          WHERE m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id) END AS trgm,
+                               coalesce(cardinality(($1).exact) > 0
+                                        AND (SELECT brain.holds_tokens(m.headline || ' ' || m.body, ($1).exact)
+                                             FROM brain.memory m
+                                             WHERE m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id), false) AS exact
+                        FROM (SELECT f.*,
+                                     -- a candidate holding none of the words: 0
+                                     coalesce(f.bm25, b.bm25, CASE WHEN ($1).bm25[5] > 0 THEN 0 END)
+                                         / nullif(($1).bm25[5], 0) AS share,
+                                     coalesce(f.bm25, b.bm25, CASE WHEN ($1).bm25[6] > 0 THEN 0 END)
+                                         / nullif(($1).bm25[6], 0) AS share_all
+                              FROM fused f LEFT JOIN unranked b ON b.memory_id = f.memory_id) AS f
+                        OFFSET 0) AS f) AS f
+        ),
+        scored AS (
+            SELECT f.memory_id, f.vector_rank, f.lexical_rank, f.fuzzy_rank, f.relevance, f.verdict, f.rrf,
+                   f.relevance
+                   * brain.rank_weight(m.kind, m.origin, m.pinned, m.importance, m.upvotes, m.downvotes,
+                                       greatest(m.created_at, m.last_accessed, m.last_confirmed_at),
+                                       -- records that do not decay (brain._undecaying) have no dormancy date
+                                       CASE WHEN m.dormant_after IS NULL AND m.origin IN ('observed', 'artifact')
+                                            THEN NULL ELSE fa.halflife_days END,
+                                       coalesce(($1).as_of, ($1).clock))
+                   -- what an assistant said in a conversation, below what a person said or wrote
+                   * CASE WHEN m.origin IN ('observed', 'artifact')
+                               AND coalesce(m.metadata->>'speaker', m.metadata->>'role') = 'assistant'
+                          THEN %9$s ELSE 1 END AS score,
+                   m.thread, m.position,
+                   -- a part of a longer text that pybrain split (metadata chunk and chunks)
+                   CASE WHEN m.metadata ? 'chunks' THEN m.source_ref END AS text_ref
+            FROM evidence f
+            JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id
+            LEFT JOIN brain.fact fa ON fa.workspace_id = ($1).workspace_id AND fa.memory_id = f.memory_id
+        ),
+        ranked AS (
+            SELECT sk.memory_id, sk.skill, s.vector_rank, s.lexical_rank, s.fuzzy_rank,
+                   coalesce(sc.score, 0) AS score, sc.relevance, sc.verdict, 0 AS tier, sk.r AS place
+            FROM skills sk
+            LEFT JOIN scored sc ON sc.memory_id = sk.memory_id
+            LEFT JOIN fused s ON s.memory_id = sk.memory_id
+            UNION ALL
+            SELECT sc.memory_id, NULL, sc.vector_rank, sc.lexical_rank, sc.fuzzy_rank, sc.score, sc.relevance,
+                   sc.verdict, 1,
+                   -- the parts of one text (chunks of a long turn or note: metadata chunks,
+                   -- one source_ref and position) stand as one hit, their best, and the other parts go after
+                   -- every text's best; a thread's hit ranks by its score x
+                   -- search_thread_decay^c, c counting each better hit of its thread by
+                   -- 1 / its distance in positions (turns): the next turn of the same
+                   -- exchange weighs 1, a turn ten turns away 0.1 (a position unknown: 1);
+                   -- past search_max_per_thread hits of one thread, the rest of that thread
+                   -- goes after the other threads' hits; equal scores: the one the legs
+                   -- ranked higher (reciprocal rank fusion) first
+                   row_number() OVER (ORDER BY sc.part_place > 1, %6$s > 0 AND sc.thread_place > %6$s,
+                                               sc.score * power(%8$s, coalesce((
+                                                   SELECT sum(CASE WHEN b.pos IS NULL OR sc.position IS NULL THEN 1
+                                                                   ELSE 1.0 / greatest(abs(b.pos - sc.position), 1) END)
+                                                   FROM unnest(sc.better) AS b(pos)), 0)) DESC, sc.rrf DESC,
+                                               sc.memory_id DESC)
+            FROM (SELECT sc.*, CASE WHEN sc.thread IS NULL THEN 1 ELSE
+                      row_number() OVER thread_order END AS thread_place,
+                      -- the positions of the thread's better hits (their first parts)
+                      CASE WHEN sc.thread IS NOT NULL THEN
+                          array_agg(sc.position) FILTER (WHERE sc.part_place = 1)
+                              OVER (thread_order ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) END AS better
+                  FROM (SELECT sc.*, CASE WHEN sc.text_ref IS NULL THEN 1 ELSE
+                            row_number() OVER (PARTITION BY sc.text_ref, sc.position
+                                               ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
+                        FROM scored sc
+                        WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
+                          -- The floor answers "nothing relevant": when no candidate reaches
+                          -- it, no hit; when one does, the ranking as it is (it never trims).
+                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= ($1).min_relevance)) AS sc
+                  WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
+                                                                           sc.rrf DESC, sc.memory_id DESC)) AS sc
+        ),
+        -- The ranking's first hits, at least 20 whatever max_results (so that the first k
+        -- results never depend on it): what the next steps may reorder.
+        window_ AS (
+            SELECT r.*, row_number() OVER (ORDER BY r.tier, r.place) AS base FROM ranked r
+            ORDER BY r.tier, r.place LIMIT greatest(($1).max_results, 20)
+        ),
+        -- A captured prompt that only asks (brain._only_asks) is answered by its
+        -- reply (brain._turn_answer): the reply takes the prompt's place, with the
+        -- prompt's evidence if it has less, and the prompt comes right after it,
+        -- beside it. A question ranks below its answer. So is every captured prompt
+        -- when the query asks what the assistant said (brain._asks_replies).
+        answers AS MATERIALIZED (
+            SELECT w.memory_id AS asked, a.answer_id
+            FROM window_ w
+            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+            CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, w.memory_id) AS a
+            WHERE w.skill IS NULL
+              AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
+              AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
+              AND a.answer_id <> w.memory_id
+              AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
+        ),
+        listed AS (
+            SELECT y.*, row_number() OVER (ORDER BY y.base, y.sub, y.memory_id) AS place
+            FROM (SELECT DISTINCT ON (x.memory_id) x.* FROM (
+                      SELECT w.memory_id, w.skill, w.vector_rank, w.lexical_rank, w.fuzzy_rank, w.score, w.relevance,
+                             w.verdict, w.tier, a.answer_id AS beside, w.base,
+                             CASE WHEN a.asked IS NULL THEN 0 ELSE 1 END AS sub
+                      FROM window_ w LEFT JOIN answers a ON a.asked = w.memory_id
+                      UNION ALL
+                      SELECT a.answer_id, NULL, o.vector_rank, o.lexical_rank, o.fuzzy_rank,
+                             greatest(o.score, q.score), greatest(o.relevance, q.relevance),
+                             greatest(o.verdict, q.verdict), q.tier, NULL, q.base, 0
+                      FROM answers a
+                      JOIN window_ q ON q.memory_id = a.asked
+                      LEFT JOIN window_ o ON o.memory_id = a.answer_id) AS x
+                  ORDER BY x.memory_id, x.base, x.sub) AS y
+        ),
+        -- the results' active authored memories, read once: what a newer one may contradict
+        authored AS MATERIALIZED (
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place
+            FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
+            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
+        ),
+        judged AS MATERIALIZED (
+            SELECT l.*,
+                   CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END AS current_id,
+                   -- a newer authored memory among the results that may contradict this
+                   -- one, the nearest: of an authored memory, one of the same kind and
+                   -- project, as near as the space's related similarity (headline trigrams
+                   -- without a query vector, 0.5) and differing in distinguishing terms
+                   -- only; of a captured turn or text (observed, artifact), one of its
+                   -- project at half that similarity, differing so; of a superseded
+                   -- memory, its current version
+                   CASE WHEN m.state = 'superseded' THEN (
+                            SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
+                        WHEN m.state = 'active' THEN (
+                   SELECT n.memory_id
+                   FROM (SELECT n.*, %10$s AS near
+                         FROM (SELECT n.* FROM authored n
+                               WHERE n.memory_id <> m.memory_id AND n.project = m.project
+                                 AND n.created_at > m.created_at
+                                 AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                               OFFSET 0) AS n) AS n  -- the cheap tests first, for the few pairs they leave
+                   WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
+                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
+                   LIMIT 1) END AS newer
+            FROM listed l
+            JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
+        ),
+        -- what each older memory leads to: the end of its chain of newer ones among the
+        -- results (20 -> 22 -> 24: 24), the current one
+        chained (memory_id, target, depth) AS (
+            SELECT j.memory_id, j.newer, 1 FROM judged j WHERE j.newer IS NOT NULL
+            UNION ALL
+            SELECT c.memory_id, n.newer, c.depth + 1
+            FROM chained c JOIN judged n ON n.memory_id = c.target
+            WHERE n.newer IS NOT NULL AND n.newer <> c.memory_id AND c.depth < 8
+        ),
+        current_ AS (
+            SELECT DISTINCT ON (c.memory_id) c.memory_id, c.target FROM chained c
+            ORDER BY c.memory_id, c.depth DESC
+        ),
+        -- an older memory comes right after the current one it leads to (with the prompt
+        -- it answers, beside it)
+        ordered AS (
+            SELECT j.*, cu.target AS newest,
+                   row_number() OVER (ORDER BY coalesce(CASE WHEN n.place > h.place THEN n.place END, h.place),
+                                               coalesce(n.place > h.place, false), h.place, j.place) AS hit
+            FROM judged j
+            LEFT JOIN current_ cu ON cu.memory_id = j.memory_id
+            LEFT JOIN judged b ON b.memory_id = j.beside
+            LEFT JOIN current_ bc ON bc.memory_id = b.memory_id
+            CROSS JOIN LATERAL (SELECT coalesce(b.place, j.place) AS place,
+                                       -- (skills keep their places: first, in their own order)
+                                       CASE WHEN j.skill IS NOT NULL THEN NULL
+                                            WHEN b.memory_id IS NULL THEN cu.target ELSE bc.target END AS newer) AS h
+            LEFT JOIN judged n ON n.memory_id = h.newer
+        ),
+        -- the page first (max_results lookups, not one per candidate), then on
+        -- request each relevant hit's neighbours in its thread, after it
+        page AS (
+            SELECT o.* FROM ordered o ORDER BY o.hit LIMIT ($1).max_results
+        ),
+        expanded AS (
+            -- keep: skills and hits at least min_relevance relevant first (0), then
+            -- neighbours (1), then the page's other hits (2): a neighbour takes the
+            -- place of a hit below the floor, never of a relevant one
+            SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
+                   p.verdict, p.beside AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
+                   CASE WHEN p.tier = 0 OR p.relevance >= ($1).min_relevance THEN 0 ELSE 2 END AS keep,
+                   p.newest, p.current_id
+            FROM page p
+            UNION ALL
+            SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
+                   abs(n.position - h.position), n.position, 1, NULL, NULL
+            FROM page p
+            JOIN brain.memory h ON h.workspace_id = ($1).workspace_id AND h.memory_id = p.memory_id
+            JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.thread = h.thread
+                               AND n.position BETWEEN h.position - ($1).neighbours AND h.position + ($1).neighbours
+                               AND n.memory_id <> h.memory_id AND n.state = 'active'
+            WHERE ($1).neighbours > 0 AND h.thread IS NOT NULL AND (p.tier = 0 OR p.relevance >= ($1).min_relevance)
+        ),
+        chosen AS (
+            SELECT x.* FROM (
+                SELECT y.* FROM (
+                    SELECT DISTINCT ON (e.memory_id) e.* FROM expanded e
+                    ORDER BY e.memory_id, e.keep, e.hit, e.dist) AS y
+                ORDER BY y.keep, y.hit, y.dist, y.memory_id
+                LIMIT ($1).max_results) AS x
+            ORDER BY x.hit, x.neighbour_of IS NOT NULL, x.pos, x.memory_id
+        )
+        SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.match_preview(m.body, ($1).query),
+               -- the ranking's figure, never above the one before (the evidence is relevance)
+               CASE WHEN rk.skill IS NULL AND rk.score IS NOT NULL
+                    THEN min(rk.score) FILTER (WHERE rk.skill IS NULL)
+                             OVER (ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id)
+                    ELSE rk.score END::double precision,
+               rk.vector_rank, rk.lexical_rank, rk.fuzzy_rank, v.sim,
+               m.state, m.pinned, m.superseded_by,
+               coalesce(rk.current_id,
+                        CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END),
+               rk.skill, m.created_at,
+               CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
+               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
+               rk.newest, rk.verdict::real
+        FROM chosen rk
+        JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
+        LEFT JOIN vec v ON v.memory_id = rk.memory_id
+        ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
+        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
+        brain._search_bm25('SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
+                         ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
+                         ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
+        (cfg->'search_thread_decay')::double precision,
+        -- a question about what the assistant said weighs its replies as a person's turns
+        CASE WHEN brain._asks_replies(req.query) THEN 1 ELSE (cfg->'assistant_turn_weight')::double precision END,
+        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline)'
+             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
+                         ' FROM brain.embedding a, brain.embedding b'
+                         ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
+                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id)',
+                         space.dims, space.space_id) END,
+        brain._search_filter(),
+        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END,
+        CASE WHEN brain._asks_replies(req.query) THEN 'true' ELSE 'false' END);
+END
+$f$;

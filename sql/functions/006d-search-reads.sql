@@ -1,0 +1,213 @@
+-- Reads beside search: previews and the passage that matched, the memories
+-- related to one, skills, recent memories.
+
+-- Not inlined on purpose (the SET clause): as a function call it counts as
+-- expensive, so a query evaluates it only for the rows left after its LIMIT.
+CREATE OR REPLACE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(t) <= max_chars THEN t
+                ELSE rtrim(left(t, max_chars - 1)) || '…' END
+    FROM (SELECT brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g')) AS t) AS x
+$$;
+COMMENT ON FUNCTION brain.preview IS 'The start of a body on one line, at most max_chars characters.';
+
+-- The passage of a body that matched a query: around the query's word that
+-- the body holds fewest times (a number that tells one log line from the
+-- next, rather than the word every line has; ties: the longer word), taken
+-- as the query's stems, the tokens it names verbatim (brain.exact_tokens)
+-- and its words with digits, each found at a word's start; the start of the
+-- body when none is found (a search by vector alone). At most max_chars
+-- characters on one line, with … where the body goes on; the words are the
+-- body's own, numbers and all. Not inlined (the SET clause): search
+-- computes it for the rows of its page only.
+CREATE OR REPLACE FUNCTION brain._match_window(body text, query text, max_chars integer)
+RETURNS text
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    -- the body on one line, and a copy with every character but letters and digits a
+    -- space, each computed once (as one SQL query of subqueries the planner copied these
+    -- expressions into every use: 60 ms for a 16k body, 15 ms for 4k)
+    t text := brain.trim_space(regexp_replace(coalesce(body, ''), '\s+', ' ', 'g'));
+    spaced text;
+    hit integer;
+    s0 integer;
+    s integer;
+BEGIN
+    IF length(t) <= max_chars THEN
+        RETURN brain.preview(t, max_chars);
+    END IF;
+    spaced := ' ' || regexp_replace(lower(t), '[^[:alnum:]]', ' ', 'g');
+    -- words as ' word' in the spaced copy: the one the body holds fewest times
+    SELECT strpos(spaced, ' ' || k.w) INTO hit
+    FROM (SELECT k.w, (length(spaced) - length(replace(spaced, ' ' || k.w, ''))) / length(' ' || k.w) AS times
+          FROM (SELECT DISTINCT regexp_replace(k.tok, '[^[:alnum:]]', ' ', 'g') AS w
+                FROM unnest(tsvector_to_array(to_tsvector('english'::regconfig, coalesce(query, '')))
+                            || brain.exact_tokens(query)
+                            || ARRAY(SELECT lower(d[1])
+                                     FROM regexp_matches(coalesce(query, ''), '([[:alnum:]]*[0-9][[:alnum:]]*)', 'g') AS d)
+                      ) AS k(tok)) AS k
+          WHERE k.w ~ '[[:alnum:]]') AS k
+    WHERE k.times > 0
+    ORDER BY k.times, length(k.w) DESC, k.w
+    LIMIT 1;
+    IF coalesce(hit, 1) <= 1 THEN
+        RETURN brain.preview(t, max_chars);
+    END IF;
+    -- from a word's start a little before the match, the window full where the body allows
+    s0 := greatest(1, least(hit - 40, length(t) - max_chars + 3));
+    s := CASE WHEN s0 <= 1 THEN 1
+              WHEN substr(t, s0 - 1, 1) = ' ' THEN s0
+              ELSE s0 + coalesce(nullif(strpos(substr(t, s0, 24), ' '), 0), 0) END;
+    RETURN CASE WHEN s > 1 THEN '…' ELSE '' END
+           || CASE WHEN s + max_chars - 2 <= length(t) THEN rtrim(substr(t, s, max_chars - 2)) || '…'
+                   ELSE substr(t, s) END;
+END
+$$;
+-- A body short enough to show whole, or a search without words, costs no more
+-- than the start of the body.
+CREATE OR REPLACE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN length(coalesce(body, '')) <= max_chars OR brain.trim_space(coalesce(query, '')) = ''
+                THEN brain.preview(body, max_chars)
+                ELSE brain._match_window(body, query, max_chars) END
+$$;
+COMMENT ON FUNCTION brain.match_preview IS
+    'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
+
+-- The memory a stored one may contradict or replace (docs/ranking.md,
+-- "Conflicts"): the nearest active memory of the same kind and project,
+-- other than itself, at least the active space's `related` similarity, whose
+-- text differs from it in distinguishing terms only (each has a term the
+-- other lacks: "Node.js runtime is version 20" and "... version 22"). NULL
+-- when there is none (or no vector yet). Never refuses or changes
+-- anything: the caller decides whether the new memory supersedes it.
+CREATE OR REPLACE FUNCTION brain.related_memory(memory_id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    space brain.embedding_space := brain.active_embedding_space();
+    mem brain.memory;
+    vec public.vector;
+    near record;
+    other brain.memory;
+    mine text[];
+    theirs text[];
+BEGIN
+    SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = related_memory.memory_id;
+    IF mem.memory_id IS NULL OR space.space_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT e.embedding INTO vec FROM brain.embedding e
+    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = mem.memory_id;
+    IF vec IS NULL THEN
+        RETURN NULL;
+    END IF;
+    mine := brain.distinguishing_terms(mem.headline || E'\n' || mem.body);
+    FOR near IN
+        SELECT x.memory_id, x.similarity
+        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+        LIMIT 5
+    LOOP
+        SELECT * INTO other FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+        -- (authored memories only, as the write's related policy: a captured turn or text is
+        -- a record of what was said, never one a write replaces)
+        IF other.origin IN ('explicit', 'overlay')
+           AND brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
+            theirs := brain.distinguishing_terms(other.headline || E'\n' || other.body);
+            RETURN jsonb_build_object(
+                'id', other.memory_id, 'headline', other.headline, 'similarity', round(near.similarity::numeric, 3),
+                'created_at', other.created_at,
+                'terms', jsonb_build_object(
+                    'this', to_jsonb(ARRAY(SELECT t FROM unnest(mine) AS t WHERE NOT t = ANY (theirs))),
+                    'that', to_jsonb(ARRAY(SELECT t FROM unnest(theirs) AS t WHERE NOT t = ANY (mine)))),
+                'hint', format('#%s may say the same of another value. If #%s replaces it: brain supersede %s ... '
+                               '(SQL: brain.supersede(old_id => %s, ...)).',
+                               other.memory_id, mem.memory_id, other.memory_id, other.memory_id));
+        END IF;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+COMMENT ON FUNCTION brain.related_memory IS
+    'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
+
+CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    found_id bigint;
+BEGIN
+    SELECT m.memory_id INTO found_id
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger->>'name' = load_skill.name
+      AND (coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR (load_skill.project IS NOT NULL AND m.skill_trigger->'projects' ? load_skill.project));
+    IF found_id IS NULL THEN
+        PERFORM brain._raise('BR010', 'No active skill of that name here.',
+            jsonb_build_object('fields', jsonb_build_array('name', 'project')),
+            'Skills scoped to projects load only from those projects; superseded skills never load.');
+    END IF;
+    RETURN brain.recall(found_id);
+END
+$$;
+COMMENT ON FUNCTION brain.load_skill IS
+    'The active skill with this name (global, or scoped to the given project), recalled in full.';
+
+CREATE OR REPLACE FUNCTION brain.list_recent(
+    kinds text[] DEFAULT NULL,
+    project text DEFAULT NULL,
+    max_results integer DEFAULT 20,
+    include_superseded boolean DEFAULT false,
+    include_archived boolean DEFAULT false
+)
+RETURNS SETOF brain.memory_brief
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT m.memory_id, m.kind, m.category, m.project, m.headline, brain.preview(m.body), m.state,
+           m.pinned, m.created_at
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace()
+      AND (kinds IS NULL OR m.kind = ANY (kinds))
+      AND (list_recent.project IS NULL OR m.project IN (list_recent.project, ''))
+      AND (m.state = 'active' OR (include_superseded AND m.state = 'superseded')
+           OR (include_archived AND m.state = 'archived'))
+    ORDER BY m.created_at DESC, m.memory_id DESC
+    LIMIT greatest(1, least(max_results, 500))
+$$;
+COMMENT ON FUNCTION brain.list_recent IS 'The newest memories, headlines and previews, filtered like search.';
+
+CREATE OR REPLACE FUNCTION brain.list_skills(project text DEFAULT NULL)
+RETURNS TABLE (name text, id bigint, headline text, keywords jsonb, projects jsonb, always_on boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT m.skill_trigger->>'name', m.memory_id, m.headline,
+           coalesce(m.skill_trigger->'keywords', '[]'), coalesce(m.skill_trigger->'projects', '[]'),
+           coalesce((m.skill_trigger->>'always_on')::boolean, false)
+    FROM brain.memory m
+    WHERE m.workspace_id = brain.current_workspace() AND m.state = 'active'
+      AND m.skill_trigger IS NOT NULL
+      AND (list_skills.project IS NULL
+           OR coalesce(jsonb_array_length(m.skill_trigger->'projects'), 0) = 0
+           OR m.skill_trigger->'projects' ? list_skills.project)
+    ORDER BY 1
+$$;
+COMMENT ON FUNCTION brain.list_skills IS
+    'Active skills (global, plus those scoped to the given project; all when project is NULL).';

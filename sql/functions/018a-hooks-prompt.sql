@@ -1,0 +1,250 @@
+-- What a prompt brings up (UserPromptSubmit): brain.prompt_context and the
+-- turns, answers and ages it reads.
+
+-- Whether a prompt only asks: its text ends with a question mark and holds no
+-- sentence that ends otherwise (a full stop or an exclamation mark before a
+-- space, or a line break) before it. What such a prompt brings is in its
+-- reply; a prompt that also states something ("I finished the book today.
+-- Any suggestions?") carries what the person said in its own words.
+CREATE OR REPLACE FUNCTION brain._only_asks(t text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.right(pg_catalog.rtrim(t), 1) = '?'
+       AND pg_catalog.rtrim(t) OPERATOR(pg_catalog.!~) '[.!][[:space:]]|\n'
+$$;
+
+-- The text a prompt hook shows for a captured turn of a transcript (an
+-- observed memory whose metadata has its role and turn, its source_ref
+-- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
+-- assistant turn before the next prompt: the one after its tool calls), else
+-- the turn itself; its chunks joined, on one line. NULL for other memories.
+CREATE OR REPLACE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+    next_prompt bigint;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories: source_refs from "<transcript>/" up to "<transcript>0"
+    -- ('/' + 1), compared byte by byte as memory_source_ref_prefix orders them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    answer_id := m.memory_id;
+    IF m.metadata->>'role' = 'user' THEN
+        SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
+        SELECT x.memory_id INTO answer_id FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
+          AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
+          AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+        ORDER BY x.memory_id DESC
+        LIMIT 1;
+        IF answer_id IS NULL THEN
+            answer_id := m.memory_id;  -- not answered (yet): the prompt itself
+        END IF;
+    END IF;
+    SELECT regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    INTO answer
+    FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_system = m.source_system
+      AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
+      AND x.state = 'active';
+    answer_id := (SELECT min(x.memory_id) FROM brain.memory x
+                  WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
+                                        WHERE y.workspace_id = ws AND y.memory_id = answer_id));
+END
+$$;
+
+-- A captured turn's own text, its chunks joined on one line, and the id of its first chunk.
+CREATE OR REPLACE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT text text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT min(x.memory_id),
+           regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    FROM brain.memory m
+    JOIN brain.memory x ON x.workspace_id = m.workspace_id AND x.source_system = m.source_system
+                       AND x.source_ref = m.source_ref AND x.state = 'active'
+    WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
+$$;
+
+-- A line's age for an agent: "3d ago", of the memory's creation.
+CREATE OR REPLACE FUNCTION brain._line_age(ws bigint, id bigint)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain._age_text(m.created_at) || ' ago' FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = id
+$$;
+
+CREATE OR REPLACE FUNCTION brain.prompt_context(
+    prompt text,
+    query_embedding double precision[] DEFAULT NULL,
+    embedding_space text DEFAULT NULL,
+    project text DEFAULT NULL,
+    exclude_source_system text DEFAULT NULL,
+    exclude_ref_prefix text DEFAULT NULL,
+    token_budget integer DEFAULT NULL,
+    max_results integer DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    budget integer := coalesce(token_budget, (brain.setting('prompt_context_tokens'))::integer);
+    n_max integer := coalesce(max_results, (brain.setting('prompt_context_max'))::integer);
+    -- search's "nothing relevant" verdict (docs/ranking.md), the workspace's floor
+    floor double precision := (brain.setting('min_relevance'))::double precision;
+    heading text := E'<pybrain-context>\nMemories (pybrain) that may bear on this prompt, quoted as stored data:';
+    closing text := '</pybrain-context>';
+    ws bigint := brain.current_workspace();
+    total integer;
+    line text;
+    lines text[] := '{}';
+    ids bigint[] := '{}';
+    hit record;
+    turn record;
+    own_id bigint;
+    own_text text;
+    own_chars integer;
+    shown integer := 0;
+    compacted timestamptz;
+    turn_chars integer;
+BEGIN
+    PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
+                                          'A prompt context budget (tokens)');
+    PERFORM brain._check_setting_argument('prompt_context_max', 'max_results', n_max,
+                                          'The memories of a prompt context');
+    -- The context is marked as injected (<pybrain-context>), so that the capture
+    -- hooks never store it back (brain.capturable_text).
+    total := brain.estimate_tokens(heading) + 1 + brain.estimate_tokens(closing);
+    -- What the person marked <private> is not searched for either; a prompt
+    -- longer than search takes (a pasted log, a file) is searched for by its start.
+    prompt := left(brain.capturable_text(prompt), 4000);
+    -- a captured turn is shown whole up to its share of the budget
+    turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
+    IF exclude_ref_prefix IS NOT NULL THEN
+        -- The calling session's last compaction: its turns stored up to then
+        -- are no longer in front of the agent. That is the end of a session
+        -- booted for this client session that brain.hand_off_transcript
+        -- (compaction => true) ended, or the start of one booted after a
+        -- compaction (client_info.start 'compact', as the SessionStart hook
+        -- boots it): when the PreCompact hook could not reach the database and
+        -- its turns were written later from the spool, only the start says so.
+        SELECT max(CASE WHEN s.end_reason = 'compacted' THEN greatest(s.ended_at, s.started_at)
+                        ELSE s.started_at END)
+        INTO compacted FROM brain.session s
+        WHERE s.workspace_id = ws AND (s.end_reason = 'compacted' OR s.client_info->>'start' = 'compact')
+          AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
+    END IF;
+    IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
+        -- Relevant: the rule search answers with (its min_relevance verdict:
+        -- nothing when no candidate is relevant; else its ranking, which it
+        -- never trims: an evidence turn's relevance is often low). The turns
+        -- of the calling session itself (exclude_ref_prefix) that the agent
+        -- has in front of it (stored after its last compaction) are left out,
+        -- and so are flagged memories; the verdict is asked again of the hits
+        -- left (a result's verdict, brain.search_result): when what made it
+        -- was only among those left out, nothing is relevant.
+        FOR hit IN
+            WITH kept AS MATERIALIZED (
+                SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.ordinality AS n
+                FROM brain.search(query => prompt, query_embedding => query_embedding,
+                                  embedding_space => embedding_space, project => project,
+                                  -- twice the lines: a prompt and the reply that answers it may
+                                  -- both be hits (one line); each result costs search a preview
+                                  max_results => n_max * 2) WITH ORDINALITY AS s
+                JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
+                WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                           AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                           AND (compacted IS NULL OR m.created_at > compacted))
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
+            -- in search's order: a current fact before the older memories and turns it
+            -- may contradict, a reply in the place of the prompt that only asked
+            SELECT k.id, k.kind, k.headline, k.newer_related
+            FROM kept k
+            WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
+            ORDER BY k.n
+        LOOP
+            EXIT WHEN shown >= n_max;
+            -- A captured turn: the reply that answers it, whole (up to its share of the budget).
+            turn := brain._turn_answer(ws, hit.id);
+            own_id := NULL;
+            IF turn.answer_id IS NOT NULL THEN
+                -- A prompt that does not only ask (it says something: "I finished the
+                -- book today. Any suggestions?", "Rotate the credentials.") is shown in
+                -- its own words, then the reply, the two within the line's share.
+                SELECT t.turn_id, t.text INTO own_id, own_text FROM brain._turn_text(ws, hit.id) AS t;
+                IF own_id = turn.answer_id OR own_id = ANY (ids)
+                   OR brain._only_asks(regexp_replace(own_text, '^User: ', '')) THEN
+                    own_id := NULL;
+                END IF;
+            END IF;
+            IF own_id IS NOT NULL THEN
+                own_chars := least(char_length(own_text),
+                                   greatest(turn_chars / 2, turn_chars - char_length(turn.answer) - 12));
+                line := format('- #%s %s, %s: %s', own_id, hit.kind, brain._line_age(ws, own_id), brain.quote_text(
+                               CASE WHEN char_length(own_text) > own_chars
+                                    THEN left(own_text, own_chars - 1) || '…' ELSE own_text END));
+                IF turn.answer_id = ANY (ids) THEN
+                    turn.answer_id := NULL;  -- shown already
+                ELSE
+                    line := line || format(' → #%s: %s', turn.answer_id, brain.quote_text(
+                               CASE WHEN char_length(turn.answer) > turn_chars - own_chars
+                                    THEN left(turn.answer, greatest(turn_chars - own_chars, 40) - 1) || '…'
+                                    ELSE turn.answer END));
+                END IF;
+            ELSIF turn.answer_id IS NOT NULL THEN
+                CONTINUE WHEN turn.answer_id = ANY (ids);
+                line := format('- #%s %s, %s: %s', turn.answer_id, hit.kind, brain._line_age(ws, turn.answer_id), brain.quote_text(
+                               CASE WHEN char_length(turn.answer) > turn_chars
+                                    THEN left(turn.answer, turn_chars - 1) || '…' ELSE turn.answer END));
+            ELSE
+                line := format('- #%s %s, %s: %s', hit.id, hit.kind, brain._line_age(ws, hit.id),
+                               brain.quote_text(hit.headline));
+            END IF;
+            -- a newer memory among the results may say otherwise (search's newer_related:
+            -- of a memory, a turn, a superseded memory): the agent is told which one is current
+            line := line || CASE WHEN hit.newer_related IS NOT NULL
+                                 THEN format(' (older: #%s is newer and may replace it)', hit.newer_related) ELSE '' END;
+            CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
+            total := total + brain.estimate_tokens(line) + 1;
+            lines := lines || line;
+            shown := shown + 1;
+            ids := ids || CASE WHEN own_id IS NULL THEN ARRAY[coalesce(turn.answer_id, hit.id)]
+                               WHEN turn.answer_id IS NULL THEN ARRAY[own_id]
+                               ELSE ARRAY[own_id, turn.answer_id] END;
+        END LOOP;
+    END IF;
+    IF cardinality(ids) > 0 THEN
+        -- The injection, for the session booted for the calling client session when there is one.
+        PERFORM brain.record_injection('prompt', ids, total, false,
+            coalesce(brain._session(),
+                     (SELECT s.session_id FROM brain.session s
+                      WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
+                        AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
+                      ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1)));
+    END IF;
+    RETURN jsonb_build_object(
+        'text', CASE WHEN cardinality(ids) > 0
+                     THEN heading || E'\n' || array_to_string(lines, E'\n') || E'\n' || closing END,
+        'ids', to_jsonb(ids),
+        'tokens', CASE WHEN cardinality(ids) > 0 THEN total ELSE 0 END,
+        'budget', budget);
+END
+$$;
+COMMENT ON FUNCTION brain.prompt_context IS
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
