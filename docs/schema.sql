@@ -267,7 +267,7 @@ CREATE FUNCTION brain._best_pack(ws bigint, projects text[], s brain.embedding_s
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
@@ -487,7 +487,7 @@ CREATE FUNCTION brain._commit_check() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._common_words() RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -521,7 +521,7 @@ $$;
 CREATE FUNCTION brain._distinct_ids(ids bigint[]) RETURNS bigint[]
     LANGUAGE sql IMMUTABLE
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
     LANGUAGE plpgsql STABLE
@@ -551,13 +551,13 @@ CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::tex
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._draft_details(d brain.memory_draft, severity text, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text) RETURNS brain.memory_draft
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._drop_replaced_indexes(space_id bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
@@ -669,7 +669,7 @@ CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, category text, origin text, extra_text text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
@@ -717,7 +717,7 @@ CREATE FUNCTION brain._get_pack(name text) RETURNS brain.pack
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE TABLE brain.session (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -959,7 +959,7 @@ CREATE FUNCTION brain._near_trajectories(ws bigint, projects text[], s brain.emb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025a-trajectories-record.sql
 $$;
 CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, decides boolean)
     LANGUAGE plpgsql STABLE
@@ -1027,25 +1027,25 @@ CREATE FUNCTION brain._pack_embedding_input(name text, description text, query t
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_follow() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_members(p brain.pack) RETURNS bigint[]
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_signals(description text, query text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 CREATE FUNCTION brain._pattern_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1315,7 +1315,7 @@ CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT 
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
@@ -1391,7 +1391,7 @@ CREATE FUNCTION brain._write(d brain.memory_draft, p_check_only boolean, p_on_re
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004a-write-core.sql
 $_$;
 CREATE FUNCTION brain._write_guard() RETURNS trigger
     LANGUAGE plpgsql
@@ -1458,7 +1458,7 @@ CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precis
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004b-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical with the same distinguishing terms folds it into the existing memory (the longer text kept, the other recorded in brain.memory_fold; the queued memory is tombstoned pointing there); related and not a distinct fact flags it in metadata.possible_duplicate_of.';
 CREATE FUNCTION brain.audit_trail(id bigint DEFAULT NULL::bigint, actors text[] DEFAULT NULL::text[], actions text[] DEFAULT NULL::text[], before_id bigint DEFAULT NULL::bigint, max_results integer DEFAULT 100) RETURNS TABLE(audit_id bigint, memory_id bigint, kind text, headline text, action text, actor text, db_role text, at timestamp with time zone, detail jsonb)
@@ -1580,7 +1580,7 @@ CREATE FUNCTION brain.create_pack(name text, query text DEFAULT NULL::text, memo
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $_$;
 COMMENT ON FUNCTION brain.create_pack(name text, query text, memory_ids bigint[], filters jsonb, token_budget integer, description text, project text, embedding double precision[], embedding_space text, source text, check_only boolean) IS 'Defines (or redefines: version + 1) a named context pack: a query with filters (kinds, categories, tags) or a list of memory ids, a token budget (default pack_token_budget), a description and a project; embedding is that of its query (else of its name and description), which boot_session compares with the task. Secrets refused, audited (action pack). Returns action (created, updated, unchanged), pack_id, name, version.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
@@ -1669,7 +1669,7 @@ CREATE FUNCTION brain.drop_pack(name text, source text DEFAULT NULL::text) RETUR
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.drop_pack(name text, source text) IS 'Drops a context pack (kept as dropped, audited); its name is free again.';
 CREATE FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer DEFAULT NULL::integer, embedding_space text DEFAULT NULL::text) RETURNS TABLE(attempts integer, parked boolean, next_attempt_at timestamp with time zone)
@@ -1745,7 +1745,7 @@ CREATE FUNCTION brain.export_packs(project text DEFAULT NULL::text) RETURNS TABL
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.export_packs(project text) IS 'The active context packs of the workspace (or of one project) as export lines {"record": "pack", name, description, project, query, filters, memory_ids, token_budget, ...} (docs/export-format.md).';
 CREATE FUNCTION brain.export_sessions(project text DEFAULT NULL::text) RETURNS TABLE(doc jsonb)
@@ -1857,7 +1857,7 @@ CREATE FUNCTION brain.import_packs(docs jsonb, id_map jsonb DEFAULT '{}'::jsonb,
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.import_packs(docs jsonb, id_map jsonb, project text) IS 'Loads the pack lines of an export (brain.export_packs) through brain.create_pack: listed ids mapped by id_map ({"old id": new id}, from brain.import_memories), ids the import did not bring left out; a pack whose name exists is skipped, a refused one (BR codes, secrets included) reported. One row per line with its action and the text to embed.';
 CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
@@ -1963,7 +1963,7 @@ CREATE FUNCTION brain.list_packs(project text DEFAULT NULL::text) RETURNS TABLE(
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.list_packs(project text) IS 'The active context packs (of a project and the global ones), by name, each with the injection signals of its description and query (flag_reasons, empty when none).';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
@@ -1991,7 +1991,7 @@ CREATE FUNCTION brain.list_snapshots(project text DEFAULT NULL::text, max_result
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.list_snapshots(project text, max_results integer) IS 'The snapshots sessions left (end_session''s summary, status, blockers, pending, with the handoff), of a project or all, newest first: the timeline a boot after a gap resumes from.';
 CREATE FUNCTION brain.list_tokens(workspace_id bigint DEFAULT NULL::bigint, include_revoked boolean DEFAULT false) RETURNS TABLE(token_id bigint, name text, role_name text, access text, prefix text, state text, created_at timestamp with time zone, created_by text, last_used_at timestamp with time zone, expires_at timestamp with time zone, revoked_at timestamp with time zone, revoked_by text)
@@ -2005,7 +2005,7 @@ CREATE FUNCTION brain.list_trajectories(project text DEFAULT NULL::text, include
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025a-trajectories-record.sql
 $$;
 COMMENT ON FUNCTION brain.list_trajectories(project text, include_superseded boolean, max_results integer) IS 'Trajectories (of a project and the global scope), newest first: steps, failed attempts, times recorded and used.';
 CREATE FUNCTION brain.list_workspaces() RETURNS TABLE(workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamp with time zone)
@@ -2019,7 +2019,7 @@ CREATE FUNCTION brain.load_pack(name text, token_budget integer DEFAULT NULL::in
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.load_pack(name text, token_budget integer, session bigint) IS 'A context pack rendered for an agent (brain.render_pack), its injection recorded.';
 CREATE FUNCTION brain.load_skill(name text, project text DEFAULT NULL::text) RETURNS jsonb
@@ -2136,7 +2136,7 @@ CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004b-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
@@ -2231,7 +2231,7 @@ CREATE FUNCTION brain.record_trajectory(problem text, steps jsonb DEFAULT '[]'::
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025a-trajectories-record.sql
 $$;
 COMMENT ON FUNCTION brain.record_trajectory(problem text, steps jsonb, outcome text, headline text, project text, category text, tags text[], importance double precision, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, supersedes bigint, reason text, on_related text, redact boolean, check_only boolean) IS 'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step; with redact => true, for text taken from a transcript, replaced, what is marked <private> removed from every field and step as the hooks do, brain.capturable_text, and each result cut to its telling lines, brain.result_lines; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
 CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
@@ -2258,14 +2258,14 @@ CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::t
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004b-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::integer, session bigint DEFAULT NULL::bigint, record boolean DEFAULT true) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
@@ -2432,7 +2432,7 @@ CREATE FUNCTION brain.trajectory_text(id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/025a-trajectories-record.sql
 $_$;
 COMMENT ON FUNCTION brain.trajectory_text(id bigint) IS 'A trajectory as an agent reads it: headline, problem, numbered steps (failed attempts marked) and outcome, each stored text a quoted JSON string. NULL for another kind.';
 CREATE FUNCTION brain.transcript_handoff(turns jsonb, event text, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text) RETURNS text
@@ -2886,7 +2886,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 2471d20cef4842732c5db1dcdc597b0bc07dd5c75eb3fe18f26e8068689429d7';
+COMMENT ON TABLE brain.migration IS 'functions e81dcd2d959db8c8680ccc1d716e2e92e2919bd43a6ac7aa4f7dce15f6212540';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

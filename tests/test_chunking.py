@@ -206,6 +206,8 @@ def realistic_corpus() -> dict[str, str]:
             "pybrain/client.py",
             "pybrain/cli/memories.py",
             "sql/functions/004-write.sql",
+            "sql/functions/004a-write-core.sql",
+            "sql/functions/004b-write-api.sql",
             "sql/functions/006-search.sql",
             "sql/functions/006a-search-words.sql",
             "sql/functions/006b-search-statement.sql",

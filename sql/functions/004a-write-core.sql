@@ -1,0 +1,547 @@
+-- The write core: the check at commit, the one INSERT of memory rows
+-- (brain._store_memories), the draft a write is made of (brain._draft,
+-- migration 028) and brain._write, which writes one memory from its draft.
+
+-- The full (64-bit) id of a recent transaction from its 32-bit xid (a row's
+-- xmin), taken within 2^31 of this transaction's id.
+CREATE OR REPLACE FUNCTION brain._full_xid(x xid)
+RETURNS xid8
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT greatest(c + (x::text::bigint - c % 4294967296 + 6442450944) % 4294967296 - 2147483648, 0)::text::xid8
+    FROM (SELECT pg_current_xact_id()::text::bigint AS c) AS t
+$$;
+
+-- The check at commit (a deferred constraint trigger on brain.embedding; the
+-- first row of a commit checks every write registered by brain._check_at_commit).
+-- It takes the commit lock of each kind and project written (brain._lock_commits,
+-- in key order, so two commits never wait for each other in a cycle) and then
+-- looks again for each new memory's duplicates, with a snapshot taken behind
+-- the lock: under READ COMMITTED it sees every write of the scope that
+-- committed before, and the lock is held until this commit is complete. The
+-- candidates are replayed as brain._write's lookup takes them (nearest first,
+-- the first that would fold or meet the related gate decides); a candidate its
+-- lookup could not see (committed by another transaction after the lookup's
+-- snapshot) that would have folded the write, or met a related gate whose
+-- policy is not store, means the write would not have been stored had it
+-- come second: the transaction is refused (BR022) and rolls back, so the
+-- memory that committed first is the only one. Sent again, the write meets it
+-- as any later write does. Memories this transaction wrote after the lookup
+-- are passed over (their own lookups saw this one). The check only reads,
+-- so behind the lock it never waits for anything else.
+CREATE OR REPLACE FUNCTION brain._commit_check()
+RETURNS trigger
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    checks jsonb := nullif(current_setting('brain.commit_checks', true), '')::jsonb;
+    ws bigint;
+    g record;
+    w record;
+    near record;
+    mem brain.memory;
+    kept brain.memory;
+    kept_xmin xid;
+    space brain.embedding_space;
+    vec public.vector;
+    own xid[];
+    concurrent boolean;
+    folds boolean;
+BEGIN
+    IF checks IS NULL THEN
+        RETURN NULL;  -- an earlier row of this commit checked them all
+    END IF;
+    PERFORM set_config('brain.commit_checks', '', true);
+    ws := brain.current_workspace();
+    FOR g IN
+        SELECT DISTINCT brain._scope_key(ws, m.kind, m.project) AS key, m.kind, m.project
+        FROM brain.memory m
+        -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
+        -- condition kept row-level security from using the key, and read the workspace
+        WHERE m.workspace_id = ws AND m.memory_id = ANY (ARRAY(SELECT k::bigint FROM jsonb_object_keys(checks) AS k))
+        ORDER BY 1, 2, 3
+    LOOP
+        PERFORM brain._lock_commits(g.kind, g.project);
+    END LOOP;
+
+    FOR w IN
+        SELECT e.k::bigint AS id, (e.v->>'space')::bigint AS space_id, e.v->>'on_related' AS on_related,
+               (e.v->>'lookup')::pg_snapshot AS lookup
+        FROM jsonb_each(checks) AS e(k, v)
+        ORDER BY 1
+    LOOP
+        SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = w.id;
+        CONTINUE WHEN NOT FOUND OR mem.state <> 'active';
+        -- Behind the lock: when no other transaction has ended since the lookup,
+        -- looking again would find what the lookup found.
+        CONTINUE WHEN NOT brain._ended_since(w.lookup);
+        SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
+        vec := (SELECT e.embedding FROM brain.embedding e
+                WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
+        CONTINUE WHEN vec IS NULL;
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+            WHERE x.decides
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            kept_xmin := (SELECT m.xmin FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id);
+            IF own IS NULL THEN
+                -- this transaction's ids (its subtransactions' too): the ones it holds locks on
+                own := ARRAY(SELECT l.transactionid FROM pg_catalog.pg_locks l
+                             WHERE l.locktype = 'transactionid' AND l.pid = pg_backend_pid()
+                               AND l.mode = 'ExclusiveLock' AND l.granted);
+            END IF;
+            CONTINUE WHEN kept_xmin = ANY (own);
+            concurrent := NOT pg_visible_in_snapshot(brain._full_xid(kept_xmin), w.lookup);
+            folds := near.similarity >= space.near_identical
+                     AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space);
+            CONTINUE WHEN NOT folds AND NOT (mem.origin IN ('explicit', 'overlay')
+                AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body));
+            IF concurrent AND (folds OR w.on_related <> 'store') THEN
+                PERFORM brain._raise('BR022',
+                    format('A concurrent write stored a %s %s first: #%s "%s" (similarity %s); this transaction is rolled back.',
+                           CASE WHEN folds THEN 'near-identical' ELSE 'related' END, mem.kind, kept.memory_id,
+                           kept.headline, round(near.similarity::numeric, 3)),
+                    jsonb_build_object('memory_id', mem.memory_id, 'duplicate_of', kept.memory_id,
+                                       'similarity', near.similarity, 'headline', kept.headline),
+                    format('Nothing of this transaction was stored. Send it again: the write then meets #%s as '
+                           'any later write does (folded into it, or refused as related with BR008).',
+                           kept.memory_id));
+            END IF;
+            EXIT;
+        END LOOP;
+    END LOOP;
+    RETURN NULL;
+END
+$$;
+
+DROP TRIGGER IF EXISTS embedding_commit_check ON brain.embedding;
+CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
+    DEFERRABLE INITIALLY DEFERRED FOR EACH ROW
+    WHEN (nullif(current_setting('brain.commit_checks', true), '')::jsonb ? NEW.memory_id::text)
+    EXECUTE FUNCTION brain._commit_check();
+
+-- The one write core: every new memory of every path (brain._write for
+-- remember and supersede, brain.observe_batch, brain.ingest_documents,
+-- brain.import_memories) is stored by this INSERT, and by no other. The
+-- callers run the gate's checks that need their own context first (BR
+-- codes naming their fields, secrets refused or redacted, dedup); here each
+-- row is brought to the gate's normal form whatever its caller built: the
+-- workspace is the caller's, the headline is one clean line and the body
+-- clean text, the flags are the caller's and those of the text as sent
+-- (brain._turn_signals of sent[i], when given), tags, people, topics and
+-- action items are extracted when the caller gave none, and ranking and
+-- trust fields (pinned, votes, importance, access counts, confirmation)
+-- start at their defaults unless the caller set them. Client roles cannot
+-- call it to any effect: the write guard (sql/functions/024-write-core.sql)
+-- lets a table change only inside one of the API's functions.
+-- Returns one id per item, in order: NULL when an active memory of the same
+-- kind, project and text existed (ON CONFLICT: nothing stored).
+CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL)
+RETURNS bigint[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();  -- (write access: the insert policy checks it, once)
+    n integer := coalesce(cardinality(items), 0);
+    ids bigint[];
+    stored bigint[];
+BEGIN
+    IF n = 0 THEN
+        RETURN '{}';
+    END IF;
+    -- Ids taken in order, so that the answer is aligned with the items and
+    -- memory_id follows the order of the batch.
+    ids := ARRAY(SELECT nextval('brain.memory_memory_id_seq') FROM generate_series(1, n));
+    WITH ins AS (
+        INSERT INTO brain.memory AS m (
+            workspace_id, memory_id, kind, category, origin, project, headline, body, normalized, tags, people,
+            topics, action_items, metadata, state, pinned, skill_trigger, importance, upvotes, downvotes,
+            access_count, last_accessed, source_agent, session_id, source_system, source_ref, source_hash,
+            supersedes, superseded_at, supersede_reason, expires_at, last_confirmed_at, forget_reason,
+            dedup_pending, record_version, created_at, updated_at, dormant_after, forgotten_at, archived_at,
+            foldable, flag_reasons, flag_confirmed_at, flag_confirmed_by, source_chunk, context, thread, position)
+        OVERRIDING SYSTEM VALUE
+        SELECT ws, ids[u.ordinality], u.kind, coalesce(u.category, 'note'), coalesce(u.origin, 'explicit'),
+               coalesce(u.project, ''), x.h, x.b, coalesce(u.normalized, brain.normalize_text(x.h, x.b)),
+               coalesce(u.tags, ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                      FROM unnest(brain.extract_tags(x.h || E'\n' || x.b)) AS t
+                                      WHERE brain.trim_space(t) <> '')),
+               coalesce(u.people, brain.extract_people(x.h || E'\n' || x.b)),
+               coalesce(u.topics, brain.extract_topics(x.h || E'\n' || x.b)),
+               coalesce(u.action_items, brain.extract_action_items(x.h || E'\n' || x.b)),
+               coalesce(u.metadata, '{}'), coalesce(u.state, 'active'), coalesce(u.pinned, false), u.skill_trigger,
+               coalesce(u.importance, 0.5), coalesce(u.upvotes, 0), coalesce(u.downvotes, 0),
+               coalesce(u.access_count, 0), u.last_accessed, u.source_agent, u.session_id, u.source_system,
+               u.source_ref, u.source_hash, u.supersedes, u.superseded_at, u.supersede_reason, u.expires_at,
+               u.last_confirmed_at, u.forget_reason, coalesce(u.dedup_pending, false),
+               coalesce(u.record_version, 1), coalesce(u.created_at, now()),
+               coalesce(u.updated_at, u.created_at, now()), u.dormant_after, u.forgotten_at, u.archived_at,
+               coalesce(u.foldable, true), f.flags,
+               CASE WHEN cardinality(f.flags) > 0 THEN u.flag_confirmed_at END,
+               CASE WHEN cardinality(f.flags) > 0 AND u.flag_confirmed_at IS NOT NULL THEN u.flag_confirmed_by END,
+               u.source_chunk, u.context, u.thread, u.position
+        FROM unnest(items) WITH ORDINALITY AS u
+        -- (OFFSET 0: each computed once per row, not once per column that uses it)
+        CROSS JOIN LATERAL (SELECT brain.clean_headline(u.headline) AS h, brain.clean_body(coalesce(u.body, '')) AS b
+                            OFFSET 0) AS x
+        CROSS JOIN LATERAL (
+            SELECT coalesce(u.flag_reasons, '{}')
+                   || ARRAY(SELECT s FROM unnest(brain._turn_signals(sent[u.ordinality], u.metadata)) AS s
+                            WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags
+            OFFSET 0) AS f
+        ORDER BY u.ordinality
+        ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+        RETURNING m.memory_id
+    )
+    SELECT coalesce(array_agg(ins.memory_id), '{}') INTO stored FROM ins;
+    IF cardinality(stored) = n THEN
+        RETURN ids;
+    END IF;
+    RETURN ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+END
+$$;
+
+-- A draft of a memory (brain.memory_draft, migration 028) with what every
+-- write has: its kind, text and scope; no tags, an empty metadata object, not
+-- pinned, foldable, no vector, no provenance, no kind fields. The function a
+-- caller names fills in the rest of what it was given and hands the draft to
+-- brain._write.
+CREATE OR REPLACE FUNCTION brain._draft(kind text, headline text, body text DEFAULT '', category text DEFAULT NULL,
+                                        origin text DEFAULT 'explicit', project text DEFAULT '')
+RETURNS brain.memory_draft
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ROW(kind, headline, body, category, origin, project, '{}'::text[], NULL, false, NULL, '{}'::jsonb,
+               NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL, NULL, NULL, NULL)::brain.memory_draft
+$$;
+
+-- The kind fields of a draft, as the flat API takes them: each detail is set
+-- when one of its fields is given, whatever the kind, so that brain._write
+-- refuses a field of another kind as before.
+CREATE OR REPLACE FUNCTION brain._draft_details(d brain.memory_draft, severity text, halflife_days double precision,
+                                                status text, priority integer, due_at timestamptz,
+                                                what_was_wrong text, what_is_correct text, error_message text,
+                                                command_attempted text, related_files text[], complexity text)
+RETURNS brain.memory_draft
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    d.rule := CASE WHEN severity IS NOT NULL THEN ROW(severity)::brain.rule_detail END;
+    d.fact := CASE WHEN halflife_days IS NOT NULL THEN ROW(halflife_days)::brain.fact_detail END;
+    d.task := CASE WHEN num_nonnulls(status, priority, due_at) > 0
+                   THEN ROW(status, priority, due_at)::brain.task_detail END;
+    d.incident := CASE WHEN num_nonnulls(what_was_wrong, what_is_correct, error_message, command_attempted,
+                                         complexity) > 0 OR cardinality(related_files) > 0
+                       THEN ROW(what_was_wrong, what_is_correct, error_message, command_attempted,
+                                related_files, complexity)::brain.incident_detail END;
+    RETURN d;
+END
+$$;
+
+-- The write core: one memory from its draft, through the gate (secrets, kind
+-- fields, the gate's checks), exact and near-identical dedup, the related
+-- policy (p_on_related, p_reason), then stored with its kind row, vector and
+-- audit. p_check_only validates and returns the embedding input.
+CREATE OR REPLACE FUNCTION brain._write(
+    d brain.memory_draft, p_check_only boolean, p_on_related text DEFAULT 'refuse', p_reason text DEFAULT NULL)
+RETURNS brain.write_result
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    v_headline text := brain.clean_headline(d.headline);
+    v_body text := brain.trim_space(brain.clean_body(coalesce(d.body, '')));
+    v_project text := coalesce(d.project, '');
+    v_origin text := coalesce(d.origin, 'explicit');
+    v_severity text := CASE WHEN d.kind = 'rule' THEN coalesce(upper((d.rule).severity), 'PATTERN')
+                          ELSE upper((d.rule).severity) END;
+    v_normalized text;
+    full_text text;
+    space brain.embedding_space;
+    vec public.vector;
+    near record;
+    existing brain.memory;
+    related brain.memory;
+    related_sim real;
+    lookup pg_snapshot;
+    near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
+    near_sims real[];
+    lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
+    new_row brain.memory;
+    r brain.write_result;
+BEGIN
+    -- Before any check that could repeat a value: no field may hold a secret.
+    PERFORM brain._refuse_secrets(jsonb_build_object('kind', d.kind, 'headline', d.headline, 'body', d.body,
+        'category', d.category, 'origin', d.origin, 'project', d.project, 'severity', (d.rule).severity, 'tags', d.tags,
+        'metadata', d.metadata, 'skill_trigger', d.skill_trigger, 'source_agent', d.source_agent,
+        'source_system', d.source_system, 'source_ref', d.source_ref, 'source_hash', d.source_hash,
+        'status', (d.task).status, 'what_was_wrong', (d.incident).what_was_wrong, 'what_is_correct', (d.incident).what_is_correct,
+        'error_message', (d.incident).error_message, 'command_attempted', (d.incident).command_attempted,
+        'related_files', (d.incident).related_files, 'complexity', (d.incident).complexity, 'on_related', p_on_related,
+        'reason', p_reason));
+    IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
+        PERFORM brain._raise('BR009', 'on_related is refuse, store or supersede.',
+            jsonb_build_object('field', 'on_related', 'type', 'text',
+                               'allowed', jsonb_build_array('refuse', 'store', 'supersede')),
+            'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
+    END IF;
+    -- A trajectory's steps come with it (brain.record_trajectory).
+    IF d.kind = 'trajectory' AND nullif(current_setting('brain.trajectory', true), '') IS NULL THEN
+        PERFORM brain._raise('BR001', 'A trajectory is recorded with its steps.',
+            jsonb_build_object('kind', d.kind),
+            'Use brain.record_trajectory(problem => ..., steps => ..., outcome => ...) (brain trajectory record); '
+            'a newer solution supersedes an older one with supersedes => <id>.');
+    END IF;
+    -- Pending action items block every write of the session they wait for.
+    PERFORM brain._check_write_allowed(d.session_id);
+    PERFORM brain._gate(d.kind, v_headline, v_body, v_severity, d.category, v_origin,
+        concat_ws(E'\n', d.metadata::text, d.skill_trigger::text, array_to_string(d.tags, ' '),
+                  (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message, (d.incident).command_attempted,
+                  d.source_ref));
+
+    IF d.kind <> 'task' AND ((d.task).status IS NOT NULL OR (d.task).priority IS NOT NULL OR (d.task).due_at IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'status, priority and due_at belong to tasks.',
+            jsonb_build_object('kind', d.kind), 'Leave them out, or store a task.');
+    END IF;
+    IF d.kind = 'task' AND ((d.task).status IS NOT NULL AND (d.task).status NOT IN ('open', 'blocked', 'done')
+                            OR (d.task).priority IS NOT NULL AND (d.task).priority NOT BETWEEN 1 AND 5) THEN
+        PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
+            jsonb_build_object('fields', jsonb_build_array('status', 'priority'),
+                               'allowed', jsonb_build_object('status', jsonb_build_array('open', 'blocked', 'done'),
+                                                             'priority', '1 to 5')),
+            'Leave status out for an open task; stale is set by maintenance.');
+    END IF;
+    IF d.kind <> 'fact' AND (d.fact).halflife_days IS NOT NULL THEN
+        PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', d.kind),
+            'Only facts decay: leave halflife_days out.');
+    END IF;
+    IF (d.fact).halflife_days IS NOT NULL AND NOT (d.fact).halflife_days > 0 THEN
+        PERFORM brain._raise('BR009', 'halflife_days must be positive.',
+            jsonb_build_object('field', 'halflife_days', 'type', 'a positive number of days'), 'The default is 7 days.');
+    END IF;
+    IF d.kind <> 'incident' AND ((d.incident).what_was_wrong IS NOT NULL OR (d.incident).what_is_correct IS NOT NULL
+            OR (d.incident).error_message IS NOT NULL OR (d.incident).command_attempted IS NOT NULL
+            OR cardinality((d.incident).related_files) > 0 OR (d.incident).complexity IS NOT NULL) THEN
+        PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', d.kind),
+            'Store what went wrong as an incident, or leave the incident fields out.');
+    END IF;
+    IF (d.incident).complexity IS NOT NULL AND (d.incident).complexity NOT IN ('simple', 'medium', 'complex') THEN
+        PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
+            jsonb_build_object('field', 'complexity', 'type', 'text',
+                               'allowed', jsonb_build_array('simple', 'medium', 'complex')),
+            'Use simple, medium or complex, or leave it out.');
+    END IF;
+    IF d.importance IS NOT NULL AND NOT d.importance BETWEEN 0 AND 1 THEN
+        PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
+            jsonb_build_object('field', 'importance', 'type', 'a number from 0 to 1'), 'The default is 0.5.');
+    END IF;
+    IF d.metadata IS NOT NULL AND jsonb_typeof(d.metadata) <> 'object' THEN
+        PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
+    END IF;
+    IF d.skill_trigger IS NOT NULL AND (jsonb_typeof(d.skill_trigger) <> 'object'
+            OR coalesce(d.skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'keywords', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'projects', '[]')) <> 'array'
+            OR jsonb_typeof(coalesce(d.skill_trigger->'always_on', 'false')) <> 'boolean'
+            OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(d.skill_trigger->'keywords', '[]')
+                                                        || coalesce(d.skill_trigger->'projects', '[]')) AS x
+                       WHERE jsonb_typeof(x) <> 'string')) THEN
+        PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+            jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(d.skill_trigger)),
+            'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
+    END IF;
+
+    full_text := v_headline || E'\n' || v_body;
+    IF d.skill_trigger IS NOT NULL THEN
+        -- A skill's name is unique among active memories; its supersede keeps the name.
+        PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (d.skill_trigger->>'name')));
+        SELECT * INTO existing FROM brain.memory m
+        WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+          AND m.skill_trigger->>'name' = d.skill_trigger->>'name'
+          AND m.memory_id IS DISTINCT FROM d.supersedes;
+        IF FOUND THEN
+            PERFORM brain._raise('BR009',
+                format('A skill of that name exists: #%s.', existing.memory_id),
+                jsonb_build_object('field', 'skill_trigger.name', 'id', existing.memory_id),
+                format('Supersede #%s to change the skill, or choose another name.', existing.memory_id));
+        END IF;
+    END IF;
+    IF p_check_only THEN
+        r := ROW('valid', NULL, NULL, NULL, NULL, brain.embedding_input(v_headline, v_body));
+        RETURN r;
+    END IF;
+
+    IF d.embedding IS NOT NULL THEN
+        IF current_setting('transaction_isolation') = 'repeatable read' THEN
+            PERFORM brain._raise('BR009', 'A write with an embedding cannot run under REPEATABLE READ.',
+                jsonb_build_object('transaction_isolation', 'repeatable read'),
+                'Use READ COMMITTED (the default) or SERIALIZABLE: under REPEATABLE READ the duplicate check at '
+                'commit would not see a near-duplicate that another transaction committed meanwhile.');
+        END IF;
+        space := brain._write_space(d.embedding_space);
+        vec := brain._check_vector(d.embedding, space);
+        -- Only writers that could conflict take turns (brain._lock_near; the
+        -- check at commit, brain._commit_check, makes the race certain).
+        PERFORM brain._lock_writes_shared(d.kind, v_project);
+        IF d.kind <> 'incident' THEN
+            lookup := pg_current_snapshot();  -- what the lookup saw at least
+            SELECT coalesce(array_agg(x.memory_id) FILTER (WHERE x.decides), '{}'),
+                   coalesce(array_agg(x.similarity) FILTER (WHERE x.decides), '{}'),
+                   coalesce(array_agg(x.memory_id), '{}')
+            INTO near_ids, near_sims, lock_ids
+            FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x;
+            PERFORM brain._lock_near(space, d.kind, v_project, lock_ids);
+        END IF;
+    END IF;
+
+    v_normalized := brain.normalize_text(v_headline, v_body);
+    r := brain._exact_duplicate(d.kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+    IF r.memory_id IS NOT NULL THEN
+        RETURN r;
+    END IF;
+
+    IF vec IS NOT NULL AND d.kind <> 'incident' THEN
+        -- The nearest memories as the lookup before the locks found them when no
+        -- other transaction has ended since (nothing new to see: the same rows),
+        -- else looked up again behind the locks. What this lookup cannot see, the
+        -- check at commit will.
+        IF brain._ended_since(lookup) THEN
+            lookup := pg_current_snapshot();
+            SELECT coalesce(array_agg(x.memory_id), '{}'), coalesce(array_agg(x.similarity), '{}')
+            INTO near_ids, near_sims
+            FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x
+            WHERE x.decides;
+        END IF;
+        -- The nearest first: the first that carries the same information and is
+        -- near-identical takes the write in (a fold); the first related one that
+        -- is not a distinct fact meets the write's on_related policy (authored
+        -- memories only). Texts that differ in a number, date, version,
+        -- identifier or name are distinct memories.
+        FOR near IN
+            SELECT x.memory_id, x.similarity
+            FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
+            WHERE x.similarity >= space.related
+            ORDER BY x.similarity DESC, x.memory_id
+        LOOP
+            SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
+            IF near.similarity >= space.near_identical
+               AND brain._may_fold(existing, v_headline, v_body, v_origin, d.source_ref, d.foldable, space) THEN
+                RETURN brain._fold_item(near.memory_id, d.kind, v_headline, v_body, v_normalized, d.tags,
+                    d.metadata, d.source_agent, d.session_id, d.source_system, d.source_ref, d.source_hash,
+                    now(), NULL, vec, space.space_id, near.similarity, d.source_agent, '{}');
+            END IF;
+            -- (a captured turn or text, observed or an artifact, is a record of what was
+            -- said: it never meets the policy of a write, nor is it replaced by one)
+            IF v_origin IN ('explicit', 'overlay') AND existing.origin IN ('explicit', 'overlay')
+               AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
+                IF p_on_related = 'refuse' THEN
+                    PERFORM brain._raise('BR008',
+                        format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
+                               existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
+                        jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                           'headline', existing.headline, 'threshold', space.related,
+                                           'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
+                        format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
+                               '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
+                               '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
+                               'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
+                END IF;
+                related := existing;
+                related_sim := near.similarity;
+                EXIT;
+            END IF;
+        END LOOP;
+    END IF;
+
+    new_row.kind := d.kind;
+    new_row.category := d.category;
+    new_row.origin := v_origin;
+    new_row.project := v_project;
+    new_row.headline := v_headline;
+    new_row.body := v_body;
+    new_row.normalized := v_normalized;
+    new_row.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                          FROM unnest(coalesce(d.tags, '{}') || brain.extract_tags(full_text)) AS t
+                          WHERE brain.trim_space(t) <> '');
+    new_row.metadata := d.metadata;
+    new_row.pinned := d.pinned;
+    new_row.skill_trigger := d.skill_trigger;
+    new_row.importance := d.importance;
+    new_row.source_agent := d.source_agent;
+    new_row.session_id := d.session_id;
+    new_row.source_system := d.source_system;
+    new_row.source_ref := d.source_ref;
+    new_row.source_hash := d.source_hash;
+    new_row.supersedes := d.supersedes;
+    new_row.expires_at := d.expires_at;
+    new_row.dedup_pending := vec IS NULL;
+    new_row.dormant_after := CASE WHEN d.kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+        coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
+    new_row.foldable := d.foldable;
+    -- flagged as the text was sent, before cleaning (brain._store_memories)
+    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', d.headline, d.body)]))[1];
+
+    IF existing.memory_id IS NULL THEN
+        -- Another transaction stored the same text first.
+        RETURN brain._exact_duplicate(d.kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
+    END IF;
+
+    CASE d.kind
+        WHEN 'rule' THEN
+            INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
+        WHEN 'fact' THEN
+            INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+            VALUES (ws, existing.memory_id,
+                    coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision));
+        WHEN 'incident' THEN
+            INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
+                error_message, command_attempted, related_files, complexity)
+            VALUES (ws, existing.memory_id, (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message,
+                (d.incident).command_attempted, coalesce((d.incident).related_files, '{}'), (d.incident).complexity);
+        WHEN 'task' THEN
+            INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
+            VALUES (ws, existing.memory_id, coalesce((d.task).status, 'open'), coalesce((d.task).priority, 3), (d.task).due_at);
+        WHEN 'trajectory' THEN
+            -- checked again here: the setting is the caller's to set
+            PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
+    END CASE;
+
+    IF vec IS NOT NULL THEN
+        IF d.kind <> 'incident' THEN
+            PERFORM brain._check_at_commit(existing.memory_id, space.space_id, p_on_related, lookup);
+        END IF;
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+        VALUES (ws, space.space_id, existing.memory_id, vec);
+    ELSE
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+    END IF;
+
+    PERFORM brain._audit(existing.memory_id, 'insert', d.source_agent,
+        CASE WHEN d.supersedes IS NULL THEN '{}'::jsonb
+             ELSE jsonb_build_object('supersedes', d.supersedes) END
+        || CASE WHEN related.memory_id IS NULL THEN '{}'::jsonb
+                ELSE jsonb_build_object('related', related.memory_id, 'similarity', related_sim,
+                                        'on_related', p_on_related) END);
+    IF related.memory_id IS NOT NULL AND p_on_related = 'supersede' THEN
+        PERFORM brain._mark_superseded(related, existing.memory_id,
+            coalesce(nullif(brain.trim_space(p_reason), ''),
+                     format('replaced by the related write #%s (similarity %s)', existing.memory_id,
+                            round(related_sim::numeric, 3))),
+            d.source_agent);
+    END IF;
+    -- A memory this session was shown and now cites (#id) counts as used.
+    PERFORM brain._note_cites(full_text, d.session_id);
+    r := ROW('created', existing.memory_id, related.memory_id, related_sim, vec IS NULL,
+             brain.embedding_input(v_headline, v_body));
+    RETURN r;
+END
+$$;
