@@ -2886,7 +2886,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e81dcd2d959db8c8680ccc1d716e2e92e2919bd43a6ac7aa4f7dce15f6212540';
+COMMENT ON TABLE brain.migration IS 'functions 29b7ebbe130cc81ee84ed297d298520167bea8d204f90038cb5e5796f76c749c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -134,8 +134,12 @@ BEGIN
     -- What the person marked <private> is not searched for either; a prompt
     -- longer than search takes (a pasted log, a file) is searched for by its start.
     prompt := left(brain.capturable_text(prompt), 4000);
-    -- a captured turn is shown whole up to its share of the budget
-    turn_chars := greatest(100, (budget - total) * 4 / n_max - 20);
+    -- a captured turn is shown whole up to its share of the budget: what is left
+    -- after the heading, split evenly among the lines, less each line's own cost
+    -- (its newline, and about 60 characters of "- #id kind, age: ", the quotes,
+    -- " → #id: " and a mark that a newer memory may replace it), so that
+    -- prompt_context_max lines of turns fit
+    turn_chars := greatest(100, ((budget - total) / n_max - 1) * 4 - 60);
     IF exclude_ref_prefix IS NOT NULL THEN
         -- The calling session's last compaction: its turns stored up to then
         -- are no longer in front of the agent. That is the end of a session
