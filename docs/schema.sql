@@ -149,7 +149,7 @@ CREATE FUNCTION brain._acknowledges(t text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._age_text(at timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -162,38 +162,38 @@ CREATE FUNCTION brain._aged(ws bigint, items jsonb, clock timestamp with time zo
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._analyze_lexemes_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $$;
 CREATE FUNCTION brain._api_frame(stack text) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/024-write-core.sql
+    -- the body: sql/functions/004b-write-guard.sql
 $$;
 CREATE FUNCTION brain._asked_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006c-search-run.sql
+    -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain._asked_text(t text) IS 'What a query asks: the sentences ending in a question mark of a text of several sentences whose last one does; else the text. The search floor''s verdict counts the unheld words of this part only.';
 CREATE FUNCTION brain._asks_replies(query text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006c-search-run.sql
+    -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain._asks_replies(query text) IS 'Whether a query asks what the other side of a conversation said ("you recommended", "did you suggest", "your suggestion", "what we outlined"): search then weighs an assistant''s captured turns as a person''s (assistant_turn_weight does not apply), and a captured prompt gives its place to the reply that answers it.';
 CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
@@ -206,25 +206,25 @@ CREATE FUNCTION brain._audit_guard() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $_$;
 CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._authors(ws bigint, id bigint) RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/017-safety.sql
+    -- the body: sql/functions/018-safety.sql
 $$;
 CREATE FUNCTION brain.current_workspace() RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $_$;
 COMMENT ON FUNCTION brain.current_workspace() IS 'The workspace of this transaction: SET LOCAL brain.workspace = <id>, else the role''s only workspace. Raises BR020 when the connected role is not a member (or, choosing none, is a member of several).';
 CREATE TABLE brain.embedding_space (
@@ -267,13 +267,13 @@ CREATE FUNCTION brain._best_pack(ws bigint, projects text[], s brain.embedding_s
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap integer) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer, scope bigint) RETURNS TABLE(memory_id bigint, dist double precision)
     LANGUAGE plpgsql STABLE
@@ -282,24 +282,24 @@ CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.em
     SET "hnsw.max_scan_tuples" TO '20000'
     SET enable_sort TO 'off'
     AS $_$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $_$;
 CREATE FUNCTION brain._bootable(state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._bounded(field text, value text, max integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._build_space_index(space_id bigint) RETURNS brain.embedding_space
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._builtin_phrases() RETURNS TABLE(term text, lexemes text[], q tsquery)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -308,7 +308,7 @@ CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bi
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
     LANGUAGE sql
@@ -326,25 +326,25 @@ CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._check_role_name(name text) RETURNS void
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $_$;
 CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
     LANGUAGE plpgsql STABLE
@@ -362,7 +362,7 @@ CREATE FUNCTION brain._check_sizes() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE TABLE brain.memory (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -440,13 +440,13 @@ CREATE FUNCTION brain._check_transition(mem brain.memory, action text) RETURNS v
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 CREATE FUNCTION brain._check_turns(turns jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._check_vector(embedding double precision[], s brain.embedding_space) RETURNS public.vector
     LANGUAGE plpgsql IMMUTABLE
@@ -458,13 +458,13 @@ CREATE FUNCTION brain._check_write_allowed(session bigint) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._chunk_tokens(space text) RETURNS integer
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._claim_objects() RETURNS integer
     LANGUAGE plpgsql
@@ -498,13 +498,13 @@ CREATE FUNCTION brain._count_corpus(ws bigint, docs bigint, lexemes bigint) RETU
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 CREATE FUNCTION brain._count_corpus_rows() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
@@ -521,25 +521,25 @@ $$;
 CREATE FUNCTION brain._distinct_ids(ids bigint[]) RETURNS bigint[]
     LANGUAGE sql IMMUTABLE
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019a-transfer-import.sql
+    -- the body: sql/functions/020a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._doc_texts(doc jsonb, field text) RETURNS text[]
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019a-transfer-import.sql
+    -- the body: sql/functions/020a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._doc_time(doc jsonb, field text, clamp boolean DEFAULT true) RETURNS timestamp with time zone
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019a-transfer-import.sql
+    -- the body: sql/functions/020a-transfer-import.sql
 $$;
 CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halflife_days double precision) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
@@ -563,25 +563,25 @@ CREATE FUNCTION brain._drop_replaced_indexes(space_id bigint) RETURNS integer
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._embedded_title(title text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._embedding_failures() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 CREATE FUNCTION brain._embedding_pattern_rule() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._embedding_title(origin text, metadata jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -627,13 +627,13 @@ $_$;
 CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._fold_indexed(s brain.embedding_space, max_rows integer) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real, vec public.vector, space_id bigint, actor text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
@@ -657,13 +657,13 @@ CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 CREATE FUNCTION brain._follows_lifecycle() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
     LANGUAGE sql STABLE
@@ -681,7 +681,7 @@ CREATE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false) RETURNS
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 CREATE TABLE brain.pack (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -717,7 +717,7 @@ CREATE FUNCTION brain._get_pack(name text) RETURNS brain.pack
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE TABLE brain.session (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
@@ -747,37 +747,37 @@ CREATE FUNCTION brain._get_session(id bigint) RETURNS brain.session
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._handoff_gist(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._handoff_quote(t text, chars integer) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._handoff_time(s brain.session, own text, written timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS timestamp with time zone
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb, exclude_session bigint, clock timestamp with time zone) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._hide_workspace_sizes() RETURNS integer
     LANGUAGE plpgsql
@@ -795,12 +795,12 @@ CREATE FUNCTION brain._import_trajectory(id bigint, d jsonb, trusted boolean) RE
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._in_scope(ref text, scope text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/020-ingest.sql
+    -- the body: sql/functions/021-ingest.sql
 $$;
 CREATE FUNCTION brain._in_setting_range(name text, value jsonb) RETURNS boolean
     LANGUAGE sql IMMUTABLE
@@ -812,13 +812,13 @@ CREATE FUNCTION brain._insert_trajectory(id bigint, t jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._insert_waiting(s brain.embedding_space, max_rows integer, wait boolean, also_kind text DEFAULT NULL::text, also_project text DEFAULT NULL::text, OUT indexed integer, OUT folded integer) RETURNS record
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._is_flagged(flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -829,13 +829,13 @@ CREATE FUNCTION brain._is_owner() RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._is_pattern_rule(ws bigint, id bigint) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
@@ -853,25 +853,25 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(lexeme text, share double precision, listed boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018a-hooks-prompt.sql
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._lock_commits(kind text, project text) RETURNS void
     LANGUAGE sql
@@ -883,7 +883,7 @@ CREATE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean) RETUR
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[]) RETURNS void
     LANGUAGE plpgsql
@@ -919,13 +919,13 @@ CREATE FUNCTION brain._match_window(body text, query text, max_chars integer) RE
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger jsonb, flag_reasons text[], flag_confirmed_at timestamp with time zone) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text, source_ref text, foldable boolean, s brain.embedding_space) RETURNS boolean
     LANGUAGE sql STABLE
@@ -942,7 +942,7 @@ CREATE FUNCTION brain._memory_tsv() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -953,13 +953,13 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._near_trajectories(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer, floor double precision) RETURNS TABLE(memory_id bigint, headline text, steps integer, similarity double precision, relevance double precision)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025a-trajectories-record.sql
+    -- the body: sql/functions/024a-trajectories-record.sql
 $$;
 CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, decides boolean)
     LANGUAGE plpgsql STABLE
@@ -998,54 +998,54 @@ CREATE FUNCTION brain._note_cites(t text, session bigint) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._note_use(ids bigint[], how text, session bigint DEFAULT NULL::bigint) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._notify_sessions() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 CREATE FUNCTION brain._observed_context(meta jsonb, given text, section text, before text, after text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009a-observe-batch.sql
+    -- the body: sql/functions/010a-observe-batch.sql
 $$;
 CREATE FUNCTION brain._only_asks(t text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/018a-hooks-prompt.sql
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._pack_embedding_input(name text, description text, query text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_follow() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_members(p brain.pack) RETURNS bigint[]
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._pack_signals(description text, query text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 CREATE FUNCTION brain._pattern_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1063,19 +1063,19 @@ CREATE FUNCTION brain._pending_embedding_count() RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/017-safety.sql
+    -- the body: sql/functions/018-safety.sql
 $$;
 CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) RETURNS void
     LANGUAGE plpgsql
@@ -1108,13 +1108,13 @@ CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._require_owner(what text) RETURNS void
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._require_text(given text, code text, message text, hint text) RETURNS void
     LANGUAGE plpgsql
@@ -1132,19 +1132,19 @@ CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $$;
 CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 CREATE FUNCTION brain._rule_severity_follows_supersede() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 CREATE FUNCTION brain._same_terms(a text, b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1167,49 +1167,49 @@ CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._search_bm25(memories text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_filter() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_fuzzy_leg(candidates integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_skills_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space, cfg jsonb, fuzzy boolean, skills boolean, kept integer, n_docs bigint) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer, kept integer, n_docs bigint) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $_$;
 CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1244,36 +1244,36 @@ CREATE FUNCTION brain._section_headline(path text[], max_tokens integer) RETURNS
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._section_tokens(items jsonb, heading text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._session() RETURNS bigint
     LANGUAGE sql STABLE
     AS $_$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $_$;
 CREATE FUNCTION brain._sessions_channel(ws bigint) RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 CREATE FUNCTION brain._set_pinned(id bigint, value boolean, source text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 CREATE FUNCTION brain._settings() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $$;
 CREATE FUNCTION brain._space_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1291,25 +1291,25 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._split_block(lines text[], head_lines integer, fenced boolean, room integer) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._steps_text(steps jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, handoff text, snapshot jsonb, clock timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[]) RETURNS bigint[]
     LANGUAGE plpgsql
@@ -1321,42 +1321,42 @@ CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DE
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $_$;
 CREATE FUNCTION brain._sync_pattern_rule() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 CREATE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 CREATE FUNCTION brain._token_hash(token text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $_$;
 CREATE FUNCTION brain._touch_session(id bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 CREATE FUNCTION brain._trajectory_steps(steps jsonb, redact boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 CREATE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/018a-hooks-prompt.sql
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $_$;
 CREATE FUNCTION brain._turn_signals(t text, meta jsonb) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1368,7 +1368,7 @@ CREATE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT t
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018a-hooks-prompt.sql
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -1385,7 +1385,7 @@ CREATE FUNCTION brain._workspace(id bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._write(d brain.memory_draft, p_check_only boolean, p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
@@ -1397,7 +1397,7 @@ CREATE FUNCTION brain._write_guard() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/024-write-core.sql
+    -- the body: sql/functions/004b-write-guard.sql
 $$;
 CREATE FUNCTION brain._write_space(space text) RETURNS brain.embedding_space
     LANGUAGE plpgsql STABLE
@@ -1409,14 +1409,14 @@ CREATE FUNCTION brain.acknowledge_action_item(id bigint, session bigint, respons
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.acknowledge_action_item(id bigint, session bigint, response text, note text) IS 'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
 CREATE FUNCTION brain.activate_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 COMMENT ON FUNCTION brain.activate_embedding_space(embedding_space text) IS 'Makes a fully embedded space the active one (writes and searches use it from the next statement); the previous one is retired. Refused while embeddings are missing.';
 CREATE FUNCTION brain.active_embedding_space() RETURNS brain.embedding_space
@@ -1437,90 +1437,90 @@ CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.analyze_lexemes(sample_size integer) IS 'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
 CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
 CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.archive(id bigint, reason text, source text) IS 'Retires an active memory: kept and recallable, out of default search and boot. brain.restore undoes it.';
 CREATE FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004b-write-api.sql
+    -- the body: sql/functions/006-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.attach_embedding(memory_id bigint, embedding double precision[], embedding_space text) IS 'Stores a memory''s embedding in a space (the active one by default). For a write that was queued without one, then runs semantic dedup: near-identical with the same distinguishing terms folds it into the existing memory (the longer text kept, the other recorded in brain.memory_fold; the queued memory is tombstoned pointing there); related and not a distinct fact flags it in metadata.possible_duplicate_of.';
 CREATE FUNCTION brain.audit_trail(id bigint DEFAULT NULL::bigint, actors text[] DEFAULT NULL::text[], actions text[] DEFAULT NULL::text[], before_id bigint DEFAULT NULL::bigint, max_results integer DEFAULT 100) RETURNS TABLE(audit_id bigint, memory_id bigint, kind text, headline text, action text, actor text, db_role text, at timestamp with time zone, detail jsonb)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.audit_trail(id bigint, actors text[], actions text[], before_id bigint, max_results integer) IS 'The audit trail of the workspace, or of one memory (id), newest first, filtered by actors and actions; before_id continues from the last audit_id of a page.';
 CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014a-boot-payload.sql
+    -- the body: sql/functions/015a-boot-payload.sql
 $$;
 COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 CREATE FUNCTION brain.boot_query(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014a-boot-payload.sql
+    -- the body: sql/functions/015a-boot-payload.sql
 $$;
 COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now timestamp with time zone) IS 'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/014a-boot-payload.sql
+    -- the body: sql/functions/015a-boot-payload.sql
 $_$;
 COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
 CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text, lexeme text, means_lexeme text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.builtin_search_words() IS 'The built-in dictionary of words and phrases people use for the same thing (postgres/PostgreSQL/pg, k8s/Kubernetes, schema change/migration, noon/business hours, ...): word, the word it means, and both as brain.search_term gives them (a lexeme, or a phrase). A workspace extends it with the setting search_words.';
 CREATE FUNCTION brain.capturable_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $_$;
 COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
 CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/012-capture.sql
+    -- the body: sql/functions/013-capture.sql
 $$;
 COMMENT ON FUNCTION brain.capture_context(text text, source text, project text, session_id bigint, embeddings double precision[], embedding_space text, check_only boolean) IS 'Stores the decisions, actions, gotchas and insights of a text (brain.capture_sentences) through the write gate, marked metadata.auto_captured. Duplicates are skipped with a reason, refused sentences reported, never raised. embeddings holds one row per sentence that check_only => true returns as valid.';
 CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text DEFAULT 'the agent'::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018b-hooks-uncaptured.sql
+    -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active. A session whose capture hook left turns (brain.leave_capture) has its handoff already: it is only marked captured.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/012-capture.sql
+    -- the body: sql/functions/013-capture.sql
 $$;
 COMMENT ON FUNCTION brain.capture_sentences(t text) IS 'The sentences of a text worth keeping, by keyword: action (need to, must, todo, follow up, next step, remember to, ...) -> task; decision (decided, chose, going with, switched to, agreed, settled on, ...), gotcha (watch out, careful, pitfall, does not work, fails when, ...), insight (learned, realized, discovered, turns out, the key is, ...) -> fact. Sentences under 4 words are ignored; the first matching class wins in that order.';
 CREATE FUNCTION brain.check_text(text text, field text DEFAULT 'text'::text) RETURNS boolean
@@ -1534,7 +1534,7 @@ CREATE FUNCTION brain.chunk_text(t text, max_tokens integer DEFAULT 256) RETURNS
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $_$;
 COMMENT ON FUNCTION brain.chunk_text(t text, max_tokens integer) IS 'Splits text into chunks whose embedding input (headline and body) is estimated at max_tokens tokens or fewer (brain.wordpiece_tokens). Markdown-aware: a heading starts a chunk and heads it with its heading path (section); paragraphs, list runs, fenced code blocks and tables are cut only when one alone does not fit (at lines: code fenced again, table header repeated; then sentences, words, characters). Newlines are kept.';
 CREATE FUNCTION brain.clean_body(t text) RETURNS text
@@ -1552,91 +1552,91 @@ COMMENT ON FUNCTION brain.clean_headline(t text) IS 'A headline as stored: one l
 CREATE FUNCTION brain.code_tokens(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 COMMENT ON FUNCTION brain.code_tokens(t text) IS 'Identifiers joined by _ or : (idle_timeout, ERR_SSL_PROTOCOL), lowercased, with their leading runs of 2+ parts: indexed and searched whole beside the parts the english parser splits them into.';
 CREATE FUNCTION brain.confirm(id bigint, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 COMMENT ON FUNCTION brain.confirm(id bigint, source text) IS 'Records that a memory is still true: resets a fact''s decay (a dormant fact is active again).';
 CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/017-safety.sql
+    -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
 CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
 CREATE FUNCTION brain.create_pack(name text, query text DEFAULT NULL::text, memory_ids bigint[] DEFAULT NULL::bigint[], filters jsonb DEFAULT '{}'::jsonb, token_budget integer DEFAULT NULL::integer, description text DEFAULT ''::text, project text DEFAULT ''::text, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $_$;
 COMMENT ON FUNCTION brain.create_pack(name text, query text, memory_ids bigint[], filters jsonb, token_budget integer, description text, project text, embedding double precision[], embedding_space text, source text, check_only boolean) IS 'Defines (or redefines: version + 1) a named context pack: a query with filters (kinds, categories, tags) or a list of memory ids, a token budget (default pack_token_budget), a description and a project; embedding is that of its query (else of its name and description), which boot_session compares with the task. Secrets refused, audited (action pack). Returns action (created, updated, unchanged), pack_id, name, version.';
 CREATE FUNCTION brain.create_role(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.create_role(name text, workspace_id bigint, access text, password text, statement_timeout text) IS 'Creates a login role in brain_user bound to one workspace, with a statement_timeout (owner of schema brain only). Returns the generated password when none was given; it is not stored anywhere else.';
 CREATE FUNCTION brain.create_token(role text, name text, workspace_id bigint DEFAULT NULL::bigint, access text DEFAULT NULL::text, expires_in interval DEFAULT NULL::interval) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $$;
 COMMENT ON FUNCTION brain.create_token(role text, name text, workspace_id bigint, access text, expires_in interval) IS 'Creates a bearer token of brain serve for a role in a workspace (admins of the workspace and the owner), with at most the role''s access there and an optional lifetime. Returns the token once; only its sha256 is kept.';
 CREATE FUNCTION brain.create_workspace(name text, organization_id bigint DEFAULT 1) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.create_workspace(name text, organization_id bigint) IS 'Creates a workspace (owner of schema brain only). It has no members until brain.grant_workspace.';
 CREATE FUNCTION brain.current_version(id bigint) RETURNS bigint
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 COMMENT ON FUNCTION brain.current_version(id bigint) IS 'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
 CREATE FUNCTION brain.current_workspace(access text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.current_workspace(access text) IS 'The current workspace when the connected role has at least this access (read, write, admin) there; raises BR020 otherwise (BR009 for another access level).';
 CREATE FUNCTION brain.dashboard_facets() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.dashboard_facets() IS 'The projects, audit actors and audit actions of the workspace (the dashboard''s filter choices), and the caller''s access (read, write or admin).';
 CREATE FUNCTION brain.database_counts() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/020-transfer.sql
 $$;
 COMMENT ON FUNCTION brain.database_counts() IS 'Row counts a backup is checked by: memories per state, audit rows, annotations, folds, embeddings, sessions, handoffs and workspaces — every workspace''s for a superuser (`brain backup` and `brain restore` read them as the database owner), the rows row-level security shows otherwise.';
 CREATE FUNCTION brain.decay_outlook(within interval DEFAULT '7 days'::interval, projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 200, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, project text, headline text, decay double precision, halflife_days real, last_touch timestamp with time zone, dormant_after timestamp with time zone, dormant boolean, dormant_soon boolean, pinned boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.decay_outlook(within interval, projects text[], max_results integer, now timestamp with time zone) IS 'Active facts by decay score, lowest first: each one''s score, half-life, last touch, when it goes (or went) dormant, and whether it will within the given interval; the dormant threshold is the setting fact_dormant_threshold.';
 CREATE FUNCTION brain.decay_score(last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone DEFAULT now()) RETURNS double precision
@@ -1648,7 +1648,7 @@ COMMENT ON FUNCTION brain.decay_score(last_touch timestamp with time zone, halfl
 CREATE FUNCTION brain.derive_headline(t text, max_words integer DEFAULT 12) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 COMMENT ON FUNCTION brain.derive_headline(t text, max_words integer) IS 'A headline for observed text: the first line''s first max_words words, with an ellipsis when cut.';
 CREATE FUNCTION brain.distinguishing_terms(t text) RETURNS text[]
@@ -1662,21 +1662,21 @@ CREATE FUNCTION brain.drop_embedding_space(embedding_space text) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 COMMENT ON FUNCTION brain.drop_embedding_space(embedding_space text) IS 'Deletes a space that is not active, with its embeddings and its HNSW indexes.';
 CREATE FUNCTION brain.drop_pack(name text, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.drop_pack(name text, source text) IS 'Drops a context pack (kept as dropped, audited); its name is free again.';
 CREATE FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer DEFAULT NULL::integer, embedding_space text DEFAULT NULL::text) RETURNS TABLE(attempts integer, parked boolean, next_attempt_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/016-embedding-failures.sql
+    -- the body: sql/functions/017-embedding-failures.sql
 $$;
 COMMENT ON FUNCTION brain.embedding_failed(memory_id bigint, error text, status integer, embedding_space text) IS 'Records that the embedder refused a memory''s text (HTTP status and a short reason, with the memory''s text cut out should the provider quote it): brain.pending_embeddings leaves it out for embedding_retry_seconds, doubled after each failure, and after embedding_max_attempts failures parks it until brain.retry_failed_embeddings. A successful brain.attach_embedding clears the record.';
 CREATE FUNCTION brain.embedding_input(headline text, body text DEFAULT ''::text) RETURNS text
@@ -1696,63 +1696,63 @@ CREATE FUNCTION brain.embedding_progress(embedding_space text DEFAULT NULL::text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 COMMENT ON FUNCTION brain.embedding_progress(embedding_space text) IS 'How far a space is filled: memories to embed (all but tombstoned), embedded, pending.';
 CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $_$;
 COMMENT ON FUNCTION brain.end_session_of(source text, project text, cwd text, host text, handoff text, snapshot jsonb, host_processes jsonb, now timestamp with time zone) IS 'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-boot.sql
+    -- the body: sql/functions/015-boot.sql
 $$;
 COMMENT ON FUNCTION brain.estimate_tokens(t text) IS 'Estimated tokens of a text: one per 4 characters, rounded up (the usual ratio of BPE tokenizers on English). Boot budgets count with it.';
 CREATE FUNCTION brain.exact_tokens(query text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $_$;
 COMMENT ON FUNCTION brain.exact_tokens(query text) IS 'The tokens of a query of at most three words that name one thing verbatim (IPs, error codes, snake_case and CamelCase identifiers, hex ids, versions, paths, ticket keys), lowercased: a memory holding them all ranks as evidence (exact_token_relevance, docs/ranking.md).';
 CREATE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/020-transfer.sql
 $$;
 COMMENT ON FUNCTION brain.export_header(include_vectors boolean, project text) IS 'The first line of an export (docs/export-format.md): format pybrain-memories, version 2, the source workspace and schema, the time, and the number of memories, sessions and handoffs (stored apart from their session) that follow.';
 CREATE FUNCTION brain.export_memories(include_vectors boolean DEFAULT false, project text DEFAULT NULL::text, after_id bigint DEFAULT 0, max_results integer DEFAULT NULL::integer) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/020-transfer.sql
 $$;
 COMMENT ON FUNCTION brain.export_memories(include_vectors boolean, project text, after_id bigint, max_results integer) IS 'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
 CREATE FUNCTION brain.export_packs(project text DEFAULT NULL::text) RETURNS TABLE(doc jsonb)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.export_packs(project text) IS 'The active context packs of the workspace (or of one project) as export lines {"record": "pack", name, description, project, query, filters, memory_ids, token_budget, ...} (docs/export-format.md).';
 CREATE FUNCTION brain.export_sessions(project text DEFAULT NULL::text) RETURNS TABLE(doc jsonb)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/020-transfer.sql
 $$;
 COMMENT ON FUNCTION brain.export_sessions(project text) IS 'The sessions of the workspace (or of one project) with their handoffs and snapshots, then the handoffs stored apart from their session (brain.handoff), as export lines {"record": "session" | "handoff", ...} (docs/export-format.md). A session''s process (pid) stays out: it means nothing elsewhere.';
 CREATE FUNCTION brain.extract_action_items(t text) RETURNS text[]
@@ -1787,7 +1787,7 @@ CREATE FUNCTION brain.failed_embeddings(embedding_space text DEFAULT NULL::text,
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/016-embedding-failures.sql
+    -- the body: sql/functions/017-embedding-failures.sql
 $$;
 COMMENT ON FUNCTION brain.failed_embeddings(embedding_space text, max_results integer) IS 'The memories whose text the embedder of a space (the active one by default) refused: parked ones first, then those waiting for another try, with the attempts, the last HTTP status and reason.';
 CREATE FUNCTION brain.find_secrets(t text) RETURNS text[]
@@ -1801,14 +1801,14 @@ CREATE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT 
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 COMMENT ON FUNCTION brain.forget(id bigint, reason text, replaced_by bigint, source text) IS 'Tombstones a memory with a reason (and optionally the memory that replaces it). The row and its audit trail stay; only an explicit prune deletes.';
 CREATE FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text DEFAULT 'write'::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.grant_workspace(role text, workspace_id bigint, access text) IS 'Gives a database role read, write or admin access to a workspace, or changes its access (admins of the workspace and the owner).';
 CREATE FUNCTION brain.guardrail_stamps(t text) RETURNS integer
@@ -1822,70 +1822,70 @@ CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, 
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $_$;
 COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/015-observability.sql
+    -- the body: sql/functions/016-observability.sql
 $$;
 COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
 CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.history(id bigint) IS 'A memory''s whole supersede chain (every version, oldest first) and the audit events of all its versions. NULL when the memory does not exist.';
 CREATE FUNCTION brain.holds_tokens(t text, tokens text[]) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $_$;
 COMMENT ON FUNCTION brain.holds_tokens(t text, tokens text[]) IS 'True when the text holds every token verbatim (case-insensitive) as a whole token.';
 CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false, trust_file boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/019a-transfer-import.sql
+    -- the body: sql/functions/020a-transfer-import.sql
 $_$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean, trust_file boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.import_packs(docs jsonb, id_map jsonb DEFAULT '{}'::jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, old_id bigint, action text, name text, pack_id bigint, version integer, embedding_input text, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.import_packs(docs jsonb, id_map jsonb, project text) IS 'Loads the pack lines of an export (brain.export_packs) through brain.create_pack: listed ids mapped by id_map ({"old id": new id}, from brain.import_memories), ids the import did not bring left out; a pack whose name exists is skipped, a refused one (BR codes, secrets included) reported. One row per line with its action and the text to embed.';
 CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, line text, old_id bigint, action text, new_id bigint, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/019-transfer.sql
+    -- the body: sql/functions/020-transfer.sql
 $_$;
 COMMENT ON FUNCTION brain.import_sessions(docs jsonb, project text) IS 'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/008-spaces.sql
+    -- the body: sql/functions/009-spaces.sql
 $$;
 COMMENT ON FUNCTION brain.index_vectors(embedding_space text, max_rows integer) IS 'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
 CREATE FUNCTION brain.ingest_documents(documents jsonb, source_system text DEFAULT 'files'::text, project text DEFAULT ''::text, scopes text[] DEFAULT NULL::text[], listing text[] DEFAULT NULL::text[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, source_agent text DEFAULT NULL::text) RETURNS TABLE(ref text, chunk integer, action text, memory_id bigint, previous_id bigint, previous_ref text, headline text, section text, body text, embedding_input text, error_code text, error text, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/020-ingest.sql
+    -- the body: sql/functions/021-ingest.sql
 $$;
 COMMENT ON FUNCTION brain.ingest_documents(documents jsonb, source_system text, project text, scopes text[], listing text[], embeddings double precision[], embedding_space text, check_only boolean, source_agent text) IS 'Keeps documents in step with their source. documents: [{ref, hash, text, format}]; a new or changed document sent without its text is reported (action new or changed, no chunk rows) and left for a call that sends it, so a first call with refs and hashes alone says which texts are needed. Each document is one or more artifact facts (category reference) keyed by (source_system, project, source_ref) with source_chunk = the chunk''s position and source_hash = the document''s hash. A document with its stored hash is unchanged (nothing embedded, nothing written); a new ref with the hash of a ref in scope and not in the listing is renamed (its memories move, history kept); a changed one keeps its unchanged chunks, supersedes a changed chunk''s old version (reason "changed at source"), adds new chunks and tombstones gone ones; refs in scopes ('''' every ref, a folder ending in / the refs under it) that are neither sent nor in listing (every ref of the run, when documents is one batch of it) are removed at source (tombstoned, reason "removed at source"). Text is stored with secrets redacted (redacted lists them), chunked by brain.chunk_text; a chunk repeating an active memory is a duplicate and not stored. One row per document (chunk NULL) and per chunk: action unchanged | renamed | new | changed | removed | duplicate | rejected. check_only => true writes nothing and returns each chunk (headline, section, body) and the embedding_input of each chunk to store; embeddings then holds one row per such chunk, in order (NULL: stored and queued for brain worker), and a document may carry the chunks check_only returned ([{headline, section, body}], unchanged and duplicate ones too) so they are not cut again (they are scanned for secrets and gated again).';
 CREATE FUNCTION brain.injection_metrics(group_by text DEFAULT 'trigger'::text, window_size interval DEFAULT '24:00:00'::interval, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(key text, injections bigint, items bigint, tokens bigint, truncated bigint, used bigint, used_share double precision, first_at timestamp with time zone, last_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 COMMENT ON FUNCTION brain.injection_metrics(group_by text, window_size interval, session bigint, now timestamp with time zone) IS 'Injections of a window (default 24 hours), per trigger or per session: how many, items and estimated tokens injected, how many the budget cut, how many injected items the session later used (recalled, rated, superseded, cited) and that share.';
 CREATE FUNCTION brain.injection_signals(t text) RETURNS text[]
@@ -1899,14 +1899,14 @@ CREATE FUNCTION brain.leave_capture(session bigint, transcript text, client_sess
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018b-hooks-uncaptured.sql
+    -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.leave_capture(session bigint, transcript text, client_session text, now timestamp with time zone) IS 'What a capture hook (SessionEnd) calls when its time ran out before it stored every turn of its transcript: it has ended the session with the handoff written from all of them (brain.hand_off_transcript) and stored the first ones (brain.observe_transcript, in batches); the session is marked (client_info.capture_left, with the transcript''s path and client session), so that the next session start of its seat stores the rest (brain.uncaptured_sessions hands it out, up to ten times, each try storing more; brain.capture_ended_session then marks it captured without a second handoff). A session booted for another client session is not marked (capture_left NULL: the hook keeps its input for later instead). BR011 for a session still active.';
 CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg looks for (brain.lexical_terms with searched), OR-ed: the rarest, until about lexical_max_rows (1000) memories match, never a word in more than lexical_max_term_share (2%) of memories.';
 CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs bigint, idf double precision, searched boolean)
@@ -1915,139 +1915,139 @@ CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs 
     SET enable_seqscan TO 'off'
     SET enable_indexscan TO 'off'
     AS $_$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $_$;
 COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.lifecycle() RETURNS TABLE(subject text, action text, from_state text, to_state text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.lifecycle() IS 'Every allowed change of a memory''s state (subject memory) and of a task''s status (subject task), with the action that makes it: supersede, unsupersede, forget, archive, restore and the rest. The functions that change a state check it, and triggers refuse any change of state or status it does not hold (BR011).';
 CREATE FUNCTION brain.list_action_items(statuses text[] DEFAULT '{pending}'::text[], max_results integer DEFAULT 50) RETURNS TABLE(id bigint, text text, project text, all_projects boolean, for_source text, created_by bigint, created_at timestamp with time zone, status text, acknowledged_by bigint, acknowledged_at timestamp with time zone, response text)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.list_action_items(statuses text[], max_results integer) IS 'Action items of the workspace with the given statuses (pending by default; NULL for all), newest first.';
 CREATE FUNCTION brain.list_active_sessions(project text DEFAULT NULL::text, exclude_session bigint DEFAULT NULL::bigint, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS SETOF brain.session_brief
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.list_active_sessions(project text, exclude_session bigint, host text, host_processes jsonb, now timestamp with time zone) IS 'Live sessions (of a project, or all), after ending the gone ones: heartbeat older than session_ttl_minutes (5), or a process missing from host_processes on that host. exclude_session leaves the caller out (and refreshes its heartbeat).';
 CREATE FUNCTION brain.list_flagged(include_confirmed boolean DEFAULT false, max_results integer DEFAULT 50) RETURNS TABLE(id bigint, kind text, project text, origin text, headline text, flag_reasons text[], confirmed_at timestamp with time zone, confirmed_by text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/017-safety.sql
+    -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.list_flagged(include_confirmed boolean, max_results integer) IS 'Active memories flagged as possible instructions to the agent, with their reasons, newest first: those waiting for a person (and the confirmed ones with include_confirmed).';
 CREATE FUNCTION brain.list_members(workspace_id bigint DEFAULT NULL::bigint) RETURNS TABLE(role_name text, access text, can_login boolean, granted_at timestamp with time zone, granted_by text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.list_members(workspace_id bigint) IS 'The roles with access to a workspace and their access (admins of the workspace).';
 CREATE FUNCTION brain.list_memories(kinds text[] DEFAULT NULL::text[], projects text[] DEFAULT NULL::text[], states text[] DEFAULT NULL::text[], tiers text[] DEFAULT NULL::text[], only_flagged boolean DEFAULT false, before_id bigint DEFAULT NULL::bigint, max_results integer DEFAULT 50, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, category text, origin text, project text, headline text, preview text, state text, tier text, decay double precision, pinned boolean, flagged boolean, upvotes integer, downvotes integer, created_at timestamp with time zone)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.list_memories(kinds text[], projects text[], states text[], tiers text[], only_flagged boolean, before_id bigint, max_results integer, now timestamp with time zone) IS 'A page of memories, newest first, filtered by kinds, projects (exact), states, tiers (hot, warm, cold, archive) and, with only_flagged, the memories flagged as possible instructions and not confirmed; with each one''s tier and a fact''s decay score; before_id continues from the last id of a page.';
 CREATE FUNCTION brain.list_packs(project text DEFAULT NULL::text) RETURNS TABLE(pack_id bigint, name text, version integer, description text, project text, query text, filters jsonb, memory_ids bigint[], members integer, token_budget integer, embedded boolean, created_by text, created_at timestamp with time zone, updated_at timestamp with time zone, flag_reasons text[])
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.list_packs(project text) IS 'The active context packs (of a project and the global ones), by name, each with the injection signals of its description and query (flag_reasons, empty when none).';
 CREATE FUNCTION brain.list_recent(kinds text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, max_results integer DEFAULT 20, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false) RETURNS SETOF brain.memory_brief
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.list_recent(kinds text[], project text, max_results integer, include_superseded boolean, include_archived boolean) IS 'The newest memories, headlines and previews, filtered like search.';
 CREATE FUNCTION brain.list_sessions(include_ended boolean DEFAULT true, projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 50) RETURNS TABLE(session_id bigint, source text, project text, cwd text, host text, pid integer, current_task text, status text, started_at timestamp with time zone, heartbeat_at timestamp with time zone, ended_at timestamp with time zone, end_reason text, handoff text, siblings bigint[])
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.list_sessions(include_ended boolean, projects text[], max_results integer) IS 'Sessions of the workspace, active ones first, then the most recent, each with its handoff and the ids of its siblings (the other active sessions of its project).';
 CREATE FUNCTION brain.list_skills(project text DEFAULT NULL::text) RETURNS TABLE(name text, id bigint, headline text, keywords jsonb, projects jsonb, always_on boolean)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.list_skills(project text) IS 'Active skills (global, plus those scoped to the given project; all when project is NULL).';
 CREATE FUNCTION brain.list_snapshots(project text DEFAULT NULL::text, max_results integer DEFAULT 50) RETURNS TABLE(session_id bigint, source text, project text, at timestamp with time zone, summary text, status text, blockers jsonb, pending jsonb, handoff text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.list_snapshots(project text, max_results integer) IS 'The snapshots sessions left (end_session''s summary, status, blockers, pending, with the handoff), of a project or all, newest first: the timeline a boot after a gap resumes from.';
 CREATE FUNCTION brain.list_tokens(workspace_id bigint DEFAULT NULL::bigint, include_revoked boolean DEFAULT false) RETURNS TABLE(token_id bigint, name text, role_name text, access text, prefix text, state text, created_at timestamp with time zone, created_by text, last_used_at timestamp with time zone, expires_at timestamp with time zone, revoked_at timestamp with time zone, revoked_by text)
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $$;
 COMMENT ON FUNCTION brain.list_tokens(workspace_id bigint, include_revoked boolean) IS 'The tokens of a workspace (default: the current one) with their role, access, state (active, expired, revoked), creation, last use and expiry; never the token (admins of the workspace).';
 CREATE FUNCTION brain.list_trajectories(project text DEFAULT NULL::text, include_superseded boolean DEFAULT false, max_results integer DEFAULT 50) RETURNS TABLE(id bigint, headline text, project text, steps integer, failed_steps integer, times_recorded integer, times_used integer, last_used_at timestamp with time zone, state text, superseded_by bigint, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025a-trajectories-record.sql
+    -- the body: sql/functions/024a-trajectories-record.sql
 $$;
 COMMENT ON FUNCTION brain.list_trajectories(project text, include_superseded boolean, max_results integer) IS 'Trajectories (of a project and the global scope), newest first: steps, failed attempts, times recorded and used.';
 CREATE FUNCTION brain.list_workspaces() RETURNS TABLE(workspace_id bigint, name text, access text, members bigint, memories bigint, created_at timestamp with time zone)
     LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.list_workspaces() IS 'The workspaces the connected role is a member of, with its access, the number of members and of active memories.';
 CREATE FUNCTION brain.load_pack(name text, token_budget integer DEFAULT NULL::integer, session bigint DEFAULT NULL::bigint) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.load_pack(name text, token_budget integer, session bigint) IS 'A context pack rendered for an agent (brain.render_pack), its injection recorded.';
 CREATE FUNCTION brain.load_skill(name text, project text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.load_skill(name text, project text) IS 'The active skill with this name (global, or scoped to the given project), recalled in full.';
 CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/011-maintenance.sql
+    -- the body: sql/functions/012-maintenance.sql
 $$;
 COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/011-maintenance.sql
+    -- the body: sql/functions/012-maintenance.sql
 $$;
 COMMENT ON FUNCTION brain.maintain_if_due() IS 'brain.maintain, unless a run happened within maintain_interval_hours (24) by the server''s clock: cheap to call from every agent hook.';
 CREATE FUNCTION brain.match_preview(body text, query text, max_chars integer DEFAULT 160) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.match_preview(body text, query text, max_chars integer) IS 'The passage of a body around what a query matched (the query''s word the body holds fewest times: a number before a word every line has), at most max_chars characters on one line with … where the body goes on; the start of the body when nothing matched. Search''s preview.';
 CREATE FUNCTION brain.memory_json(id bigint) RETURNS jsonb
@@ -2061,34 +2061,34 @@ CREATE FUNCTION brain.memory_page(id bigint, now timestamp with time zone DEFAUL
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.memory_page(id bigint, now timestamp with time zone) IS 'A memory''s page: its document (brain.memory_json, with annotations and ratings), tier, decay, whether it is dormant or flagged, the end of its supersede chain, its history (chain with reasons, and audit events), and the caller''s access; reading it is not a use (no access bump).';
 CREATE FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.memory_tier(state text, kind text, pinned boolean, dormant_after timestamp with time zone, expires_at timestamp with time zone, last_touch timestamp with time zone, now timestamp with time zone) IS 'hot: pinned or touched within hot_days (7); warm: other active memories; cold: dormant facts and expired memories; archive: archived, superseded or forgotten.';
 CREATE FUNCTION brain.memory_tsv(headline text, body text, context text) RETURNS tsvector
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006-search.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 COMMENT ON FUNCTION brain.memory_tsv(headline text, body text, context text) IS 'The full-text vector the lexical leg searches: headline words weigh A, body words B, context words C, plus identifiers whole (brain.code_tokens).';
 CREATE FUNCTION brain.metrics(window_size interval DEFAULT '24:00:00'::interval, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(tool text, calls bigint, errors bigint, error_rate double precision, avg_ms double precision, p99_ms double precision, last_call timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/015-observability.sql
+    -- the body: sql/functions/016-observability.sql
 $$;
 COMMENT ON FUNCTION brain.metrics(window_size interval, now timestamp with time zone) IS 'Per tool over a window (24 h): calls, errors, error rate, average and p99 latency in ms.';
 CREATE FUNCTION brain.metrics_series(window_size interval DEFAULT '24:00:00'::interval, buckets integer DEFAULT 24, tool text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(bucket_start timestamp with time zone, calls bigint, errors bigint, error_rate double precision, p50_ms double precision, p95_ms double precision, p99_ms double precision)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.metrics_series(window_size interval, buckets integer, tool text, now timestamp with time zone) IS 'Tool calls over a window in equal buckets (oldest first, empty ones included): calls, errors, error rate and latency percentiles (p50, p95, p99), of one tool or all.';
 CREATE FUNCTION brain.normalize_text(headline text, body text DEFAULT ''::text) RETURNS text
@@ -2101,42 +2101,42 @@ CREATE FUNCTION brain.note_use(memory_ids bigint[], how text DEFAULT 'cite'::tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 COMMENT ON FUNCTION brain.note_use(memory_ids bigint[], how text, session bigint) IS 'Counts memories a session was shown as used (how: cite by default; recall, rate and supersede count by themselves). Returns the number of injections of the session that showed any of them.';
 CREATE FUNCTION brain.observe(text text, kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb DEFAULT NULL::jsonb, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009a-observe-batch.sql
+    -- the body: sql/functions/010a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.observe(text text, kind text, project text, origin text, source_system text, source_ref text, source_agent text, session_id bigint, metadata jsonb, embeddings double precision[], embedding_space text, check_only boolean, fold boolean) IS 'brain.observe_batch for one text.';
 CREATE FUNCTION brain.observe_batch(texts text[], kind text DEFAULT 'fact'::text, project text DEFAULT ''::text, origin text DEFAULT 'observed'::text, source_system text DEFAULT NULL::text, source_refs text[] DEFAULT NULL::text[], source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, metadata jsonb[] DEFAULT NULL::jsonb[], embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false, fold boolean DEFAULT NULL::boolean, contexts text[] DEFAULT NULL::text[], threads text[] DEFAULT NULL::text[], positions integer[] DEFAULT NULL::integer[]) RETURNS TABLE(item integer, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean, redacted jsonb)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009a-observe-batch.sql
+    -- the body: sql/functions/010a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.observe_batch(texts text[], kind text, project text, origin text, source_system text, source_refs text[], source_agent text, session_id bigint, metadata jsonb[], embeddings double precision[], embedding_space text, check_only boolean, fold boolean, contexts text[], threads text[], positions integer[]) IS 'Stores many observed texts (chat turns, tool output, events) or artifact chunks in one call: derived headlines, long texts split into chunks sharing a source_ref, exact and near-identical dedup only. embeddings holds one row per chunk in order (check_only => true returns the chunks). An item the gate refuses is reported (action rejected, error_code) and the rest stored. Secrets in a text are redacted ([redacted:KIND]) and reported in `redacted` (kind, start, end in the text as sent); a secret in metadata or a source_ref refuses its item (BR007), in project, source_system or source_agent the batch. A batch of index_defer_rows (100) chunks or more leaves its vectors out of the HNSW index, searched exactly, until brain.index_vectors indexes them and runs their near-identical dedup: such rows (and rows queued without embeddings) are reported created with provisional = true, and brain.write_outcomes gives their final outcome. Near-identical rows fold only when they carry the same distinguishing terms; fold => false (or the space''s fold_observed = false) stores them apart, deduplicated exactly only.';
 CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text DEFAULT ''::text, source_agent text DEFAULT NULL::text, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(item integer, ref text, chunk integer, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, error_code text, error text, provisional boolean)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $_$;
 COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.pending_action_items(session bigint) IS 'Action items waiting for this session: of its project (or global), for its source or any, raised by another session.';
 CREATE FUNCTION brain.pending_embeddings(embedding_space text DEFAULT NULL::text, max_results integer DEFAULT 64) RETURNS TABLE(memory_id bigint, embedding_input text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004b-write-api.sql
+    -- the body: sql/functions/006-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.pending_embeddings(embedding_space text, max_results integer) IS 'Memories that have no embedding in a space (the active one by default), and queued writes whose dedup is still owed, queued writes first: the work list of `brain worker` and `brain reembed`. Texts the embedder refused are left out until their next try is due, and for good once parked (brain.embedding_failed).';
 CREATE FUNCTION brain.pin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
@@ -2148,28 +2148,28 @@ CREATE FUNCTION brain.preview(body text, max_chars integer DEFAULT 160) RETURNS 
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.preview(body text, max_chars integer) IS 'The start of a body on one line, at most max_chars characters.';
 CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, project text DEFAULT NULL::text, exclude_source_system text DEFAULT NULL::text, exclude_ref_prefix text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, max_results integer DEFAULT NULL::integer) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018a-hooks-prompt.sql
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/011-maintenance.sql
+    -- the body: sql/functions/012-maintenance.sql
 $$;
 COMMENT ON FUNCTION brain.prune(dry_run boolean, older_than interval, max_rows integer, source text, now timestamp with time zone) IS 'Deletes tombstoned and archived memories that left the active state more than older_than ago (at least 1 day), at most max_rows, never rules or pinned memories, never a memory a superseded version points to. Dry run by default: lists what it would delete. Each deletion leaves an audit row with the last snapshot.';
 CREATE FUNCTION brain.query_lexemes(query text) RETURNS tsquery
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.query_lexemes(query text) IS 'The query''s words, stemmed (english) and OR-ed: a memory matches the lexical leg if it shares any.';
 CREATE FUNCTION brain.quote_text(t text) RETURNS text
@@ -2182,56 +2182,56 @@ COMMENT ON FUNCTION brain.quote_text(t text) IS 'A stored text as a one-line JSO
 CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006c-search-run.sql
+    -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
 CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
 CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
 CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABLE(event_id bigint, tool text, channel text, session_id bigint, started_at timestamp with time zone, error_code text, error text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/015-observability.sql
+    -- the body: sql/functions/016-observability.sql
 $$;
 COMMENT ON FUNCTION brain.recent_errors(max_results integer) IS 'The latest failed tool calls and commands, newest first.';
 CREATE FUNCTION brain.recent_handoffs(projects text[] DEFAULT NULL::text[], max_results integer DEFAULT 20) RETURNS TABLE(session_id bigint, source text, project text, text text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.recent_handoffs(projects text[], max_results integer) IS 'The handoffs sessions left for the next one, newest first (at most 200): those of ended sessions and those kept for a source whose session had already ended.';
 CREATE FUNCTION brain.record_injection(trigger text, items bigint[] DEFAULT '{}'::bigint[], tokens integer DEFAULT 0, truncated boolean DEFAULT false, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 COMMENT ON FUNCTION brain.record_injection(trigger text, items bigint[], tokens integer, truncated boolean, session bigint, now timestamp with time zone) IS 'Records one injection of memory into an agent''s context: trigger (boot, search, prompt, pack, trajectory), the memory ids shown, the estimated tokens, whether the budget cut it, and the session (default: SET LOCAL brain.session). boot_session, prompt_context, load_pack and recall record theirs; a client records the search results it hands an agent.';
 CREATE FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text DEFAULT 'sql'::text, session bigint DEFAULT NULL::bigint, error_code text DEFAULT NULL::text, error text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/015-observability.sql
+    -- the body: sql/functions/016-observability.sql
 $$;
 COMMENT ON FUNCTION brain.record_tool_event(tool text, started_at timestamp with time zone, latency_ms double precision, ok boolean, channel text, session bigint, error_code text, error text) IS 'Records one tool call or CLI command (tool, channel, session, start, latency, outcome, error code) and refreshes the session''s heartbeat. latency_ms is finite (BR009 for NaN or infinity; a negative one is 0); a start after the server''s clock is stored as the server''s time.';
 CREATE FUNCTION brain.record_trajectory(problem text, steps jsonb DEFAULT '[]'::jsonb, outcome text DEFAULT ''::text, headline text DEFAULT NULL::text, project text DEFAULT ''::text, category text DEFAULT 'procedural'::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, supersedes bigint DEFAULT NULL::bigint, reason text DEFAULT NULL::text, on_related text DEFAULT 'store'::text, redact boolean DEFAULT false, check_only boolean DEFAULT false) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025a-trajectories-record.sql
+    -- the body: sql/functions/024a-trajectories-record.sql
 $$;
 COMMENT ON FUNCTION brain.record_trajectory(problem text, steps jsonb, outcome text, headline text, project text, category text, tags text[], importance double precision, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, supersedes bigint, reason text, on_related text, redact boolean, check_only boolean) IS 'Records how a problem was solved: a memory of kind trajectory (headline: given or the problem''s first words; body: the problem and the outcome, which search and the embedding see) with its ordered steps (action, tool, command, files, result, failed) in brain.trajectory. Through the write gate (secrets refused in every field and step; with redact => true, for text taken from a transcript, replaced, what is marked <private> removed from every field and step as the hooks do, brain.capturable_text, and each result cut to its telling lines, brain.result_lines; steps flagged as any text), exact and semantic dedup: the same solution recorded again folds into the first and counts in times_recorded; a related one is stored (on_related => ''store'', the default) or refused or superseded. supersedes => <id> with a reason replaces an older trajectory. check_only => true validates and returns the embedding input.';
 CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
@@ -2245,62 +2245,62 @@ CREATE FUNCTION brain.related_memory(memory_id bigint) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006d-search-reads.sql
+    -- the body: sql/functions/005d-search-reads.sql
 $$;
 COMMENT ON FUNCTION brain.related_memory(memory_id bigint) IS 'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006b-search-statement.sql
+    -- the body: sql/functions/005b-search-statement.sql
 $$;
 COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004b-write-api.sql
+    -- the body: sql/functions/006-write-api.sql
 $$;
 COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::integer, session bigint DEFAULT NULL::bigint, record boolean DEFAULT true) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025b-packs.sql
+    -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.restore(id bigint, source text) IS 'Brings an archived or forgotten (tombstoned) memory back to active. A superseded one is restored with brain.unsupersede.';
 CREATE FUNCTION brain.result_lines(t text, chars integer DEFAULT 500) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $_$;
 COMMENT ON FUNCTION brain.result_lines(t text, chars integer) IS 'What a trajectory keeps of a tool result taken from a transcript: the whole result when it fits in chars (500); else its last line, the lines that report an error, exception, failure, assertion, refusal or timeout (the latest first), its first line and its last lines, as many as fit, in their order, with … where lines were left out.';
 CREATE FUNCTION brain.retry_failed_embeddings(embedding_space text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/016-embedding-failures.sql
+    -- the body: sql/functions/017-embedding-failures.sql
 $$;
 COMMENT ON FUNCTION brain.retry_failed_embeddings(embedding_space text) IS 'Forgets the failures of a space (the active one by default): parked and waiting texts are due again for `brain worker`, with a fresh count of attempts. The number of texts released.';
 CREATE FUNCTION brain.revoke_token(token_id bigint DEFAULT NULL::bigint, name text DEFAULT NULL::text, workspace_id bigint DEFAULT NULL::bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/022-serve.sql
 $$;
 COMMENT ON FUNCTION brain.revoke_token(token_id bigint, name text, workspace_id bigint) IS 'Revokes a token by id or name (admins of the workspace and the owner): the next request that carries it is refused. revoked is false when it was revoked already.';
 CREATE FUNCTION brain.revoke_workspace(role text, workspace_id bigint) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/023-tenancy.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.revoke_workspace(role text, workspace_id bigint) IS 'Takes a role''s access to a workspace away (admins of the workspace and the owner); revoked is false when it had none.';
 CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at integer, end_at integer)
@@ -2314,28 +2314,28 @@ CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_i
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/017-safety.sql
+    -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.scan_stored_secrets(max_rows integer, after_id bigint) IS 'Finds stored memories (any state) and annotations of the current workspace whose text holds what the secret scanner finds today: the id, the state, the field and the kinds, never the value (admins of the workspace). Pages through max_rows memories after after_id; forget or supersede what it finds.';
 CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.scratch_get(key text, session bigint, project text) IS 'A scratch note''s value, or NULL.';
 CREATE FUNCTION brain.scratch_list(session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS TABLE(key text, value text, updated_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.scratch_list(session bigint, project text) IS 'The scratch notes of a session or a project.';
 CREATE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, min_relevance double precision DEFAULT NULL::double precision, neighbours integer DEFAULT 0) RETURNS SETOF brain.search_result
@@ -2348,14 +2348,14 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
     SET enable_seqscan TO 'on'
     AS $$
-    -- the body: sql/functions/006c-search-run.sql
+    -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. A captured prompt that only asks gives its place to the reply that answers it (the prompt follows, neighbour_of the reply); an older memory, captured turn or superseded memory that a newer authored one among the results may contradict (newer_related: the current end of that chain) comes right after it; score is the ranking''s figure and never rises down the list (relevance is the evidence). The floor''s verdict of a query that says something before it asks counts the unknown words of its question only (brain._asked_text). Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.search_term(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.search_term(t text) IS 'A word or phrase as the dictionary of words for the same thing holds it: one english lexeme, or a phrase of two or more (lower-cased, matched as a phrase of its lexemes); NULL for stop words only.';
 CREATE FUNCTION brain.secret_rules() RETURNS TABLE(rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
@@ -2369,7 +2369,7 @@ CREATE FUNCTION brain.sessions_channel() RETURNS text
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.sessions_channel() IS 'The LISTEN/NOTIFY channel of the current workspace (members only): notified, with an empty payload, when a session starts, ends or changes task, a handoff is left, or an action item is raised or acknowledged. Its name is random, so no other workspace can listen to it.';
 CREATE FUNCTION brain.set_setting(name text, value jsonb) RETURNS jsonb
@@ -2404,49 +2404,49 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/007-curation.sql
+    -- the body: sql/functions/008-curation.sql
 $$;
 COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';
 CREATE FUNCTION brain.storage_state() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/022-ui.sql
+    -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.storage_state() IS 'Disk use of the database and of each table of schema brain (indexes included), the vector indexes with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 CREATE FUNCTION brain.trajectory_problem(prompts text[]) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-trajectories.sql
+    -- the body: sql/functions/024-trajectories.sql
 $$;
 COMMENT ON FUNCTION brain.trajectory_problem(prompts text[]) IS 'Which of a transcript''s prompts (in order, the last one the prompt whose tool calls end the work) started the work a trajectory records: counting back from the last, a prompt that only acknowledges or confirms ("Good. Do that.", "yes, go ahead": a few words of assent, reference or going on, brain._acknowledges; or nothing but <private> text) continues the problem of the one before it. Its number, from 1; NULL for none.';
 CREATE FUNCTION brain.trajectory_text(id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/025a-trajectories-record.sql
+    -- the body: sql/functions/024a-trajectories-record.sql
 $_$;
 COMMENT ON FUNCTION brain.trajectory_text(id bigint) IS 'A trajectory as an agent reads it: headline, problem, numbered steps (failed attempts marked) and outcome, each stored text a quoted JSON string. NULL for another kind.';
 CREATE FUNCTION brain.transcript_handoff(turns jsonb, event text, client text DEFAULT 'the agent'::text, transcript text DEFAULT NULL::text) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 COMMENT ON FUNCTION brain.transcript_handoff(turns jsonb, event text, client text, transcript text) IS 'The handoff a hook writes from a session transcript (turns as brain.observe_transcript takes them) when the session ends or is compacted: how many prompts and replies, the last request and the last reply (each cut to fit handoff_max_chars, left out when it looks like it holds a secret), of the turns'' brain.capturable_text (no injected context, nothing marked <private>). NULL when the turns hold no prompt and no reply: there is nothing to hand off.';
 CREATE FUNCTION brain.transcript_snapshot(turns jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018-hooks.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 COMMENT ON FUNCTION brain.transcript_snapshot(turns jsonb) IS 'The snapshot a capture hook writes with its handoff, from the turns of a transcript (as brain.transcript_handoff takes them, of their brain.capturable_text): summary, the first request that is not only an acknowledgement; status, whether the last request was answered; pending, that request when it was not; blockers empty. Each text cut to 300 characters, left out when it looks like it holds a secret. NULL when the turns hold no request.';
 CREATE FUNCTION brain.trim_space(t text) RETURNS text
@@ -2459,7 +2459,7 @@ CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/018b-hooks-uncaptured.sql
+    -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
@@ -2471,21 +2471,21 @@ CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RET
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005-revise.sql
+    -- the body: sql/functions/007-revise.sql
 $$;
 COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
 CREATE FUNCTION brain.update_active_task(session bigint, task text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/013-sessions.sql
+    -- the body: sql/functions/014-sessions.sql
 $$;
 COMMENT ON FUNCTION brain.update_active_task(session bigint, task text, now timestamp with time zone) IS 'Sets what a session is working on (siblings see it) and refreshes its heartbeat.';
 CREATE FUNCTION brain.update_task(id bigint, status text DEFAULT NULL::text, note text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010-lifecycle.sql
+    -- the body: sql/functions/011-lifecycle.sql
 $$;
 COMMENT ON FUNCTION brain.update_task(id bigint, status text, note text, priority integer, due_at timestamp with time zone, source text, now timestamp with time zone) IS 'Moves a task along open <-> blocked -> done (any update reopens a stale task), and sets its note, priority or due date. Audited.';
 CREATE FUNCTION brain.use_embedding_space(provider text, model text, dims integer, near_identical double precision DEFAULT NULL::double precision, related double precision DEFAULT NULL::double precision, max_tokens integer DEFAULT NULL::integer) RETURNS brain.embedding_space
@@ -2499,7 +2499,7 @@ CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/021-serve.sql
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 COMMENT ON FUNCTION brain.verify_token(token text) IS 'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
@@ -2511,28 +2511,28 @@ COMMENT ON FUNCTION brain.word_count(t text) IS 'Number of words separated by wh
 CREATE FUNCTION brain.word_group(lexeme text, own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.word_group(lexeme text, own jsonb, builtin boolean) IS 'The lexemes a query lexeme matches (brain.word_groups for one).';
 CREATE FUNCTION brain.word_groups(lexemes text[], own jsonb DEFAULT '{}'::jsonb, builtin boolean DEFAULT true) RETURNS TABLE(lexeme text, grp text[])
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.word_groups(lexemes text[], own jsonb, builtin boolean) IS 'The lexemes (and phrases, brain.search_term) each query lexeme or phrase matches: itself, the word it means and the words that mean the same, by the built-in dictionary (brain.builtin_search_words, unless builtin is false) and a workspace''s own (the setting search_words, own).';
 CREATE FUNCTION brain.word_tsquery(grp text[], weights text DEFAULT ''::text) RETURNS tsquery
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/006a-search-words.sql
+    -- the body: sql/functions/005a-search-words.sql
 $_$;
 COMMENT ON FUNCTION brain.word_tsquery(grp text[], weights text) IS 'A query word as a tsquery: the lexemes of its group (brain.word_groups) OR-ed, each with the given weights (''AB'', ''C'', or none); a phrase of the group as the phrase of its lexemes.';
 CREATE FUNCTION brain.wordpiece_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009-observe.sql
+    -- the body: sql/functions/010-observe.sql
 $$;
 COMMENT ON FUNCTION brain.wordpiece_tokens(t text) IS 'A conservative estimate of the tokens a BERT WordPiece tokenizer (all-MiniLM-L6-v2) makes of a text, special tokens left out: never below the true count on realistic text.';
 CREATE FUNCTION brain.workspace_access(workspace_id bigint DEFAULT NULL::bigint) RETURNS text
@@ -2546,7 +2546,7 @@ CREATE FUNCTION brain.write_outcomes(memory_ids bigint[]) RETURNS TABLE(memory_i
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/009a-observe-batch.sql
+    -- the body: sql/functions/010a-observe-batch.sql
 $$;
 COMMENT ON FUNCTION brain.write_outcomes(memory_ids bigint[]) IS 'The final outcome of memories a write reported: active (or another state), folded (tombstoned into current_id, the memory that holds its item now: brain.recall(current_id) lists it under folds), forgotten, or unknown; provisional while their near-identical dedup is still owed (queued without an embedding, or waiting for brain.index_vectors).';
 CREATE TABLE brain.account (
@@ -2886,7 +2886,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 29b7ebbe130cc81ee84ed297d298520167bea8d204f90038cb5e5796f76c749c';
+COMMENT ON TABLE brain.migration IS 'functions 74e813d12de6ac315acf04e598423a50f96676dbdf79305529e1402561009872';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -112,7 +112,7 @@ OWNER_URL = ""  # the test server's superuser URL (set by conftest)
 def owner_execute(conn: psycopg.Connection, query: Any, params: Any = None) -> None:
     """A statement run as the owner of schema brain on conn's database, in conn's workspace: for a
     test that backdates or plants rows, since client roles change the memory tables only through the
-    API (sql/functions/024-write-core.sql)."""
+    API (sql/functions/004b-write-guard.sql)."""
     workspace = conn.execute("SELECT current_setting('brain.workspace', true)").fetchone()[0] or ""
     with psycopg.connect(make_conninfo(OWNER_URL, dbname=conn.info.dbname), autocommit=True) as owner:
         owner.execute("SELECT set_config('brain.workspace', %s, false)", (workspace,))

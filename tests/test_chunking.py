@@ -207,12 +207,12 @@ def realistic_corpus() -> dict[str, str]:
             "pybrain/cli/memories.py",
             "sql/functions/004-write.sql",
             "sql/functions/004a-write-core.sql",
-            "sql/functions/004b-write-api.sql",
-            "sql/functions/006-search.sql",
-            "sql/functions/006a-search-words.sql",
-            "sql/functions/006b-search-statement.sql",
-            "sql/functions/006c-search-run.sql",
-            "sql/functions/006d-search-reads.sql",
+            "sql/functions/006-write-api.sql",
+            "sql/functions/005-search.sql",
+            "sql/functions/005a-search-words.sql",
+            "sql/functions/005b-search-statement.sql",
+            "sql/functions/005c-search-run.sql",
+            "sql/functions/005d-search-reads.sql",
         )
     }
     corpus["guide"] = GUIDE

@@ -1,4 +1,4 @@
-"""The dashboard's SQL reads (sql/functions/022-ui.sql) and its session wake-ups."""
+"""The dashboard's SQL reads (sql/functions/023-ui.sql) and its session wake-ups."""
 
 from __future__ import annotations
 

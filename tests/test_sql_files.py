@@ -28,3 +28,41 @@ def test_the_allowed_files_are_still_over_600_lines() -> None:
     for name in sorted(OVER):
         assert name in names, f"{name} is gone: take it out of OVER"
         assert _lines(name) > MOST_LINES, f"{name} has {_lines(name)} lines now: take it out of OVER"
+
+
+# The role of each function file, by its number: the files are applied in this
+# order of roles (sql/functions/README.md).
+ROLES = ("helpers", "write core", "search", "API", "privileges")
+ROLE_OF = {
+    "001": "helpers",  # text: cleaning, secrets, signals
+    "002": "helpers",  # settings
+    "003": "helpers",  # embedding spaces, locks, nearest memories
+    "004": "write core",  # the gate, dedup, folds; brain._store_memories and brain._write; the write guard
+    "005": "search",
+    **{f"{n:03d}": "API" for n in range(6, 25)},  # remember ... trajectories and packs
+    "025": "privileges",  # who may execute what (tenancy)
+    "026": "privileges",  # the schema's owner
+}
+
+
+def test_the_function_files_go_by_role() -> None:
+    """Helpers first, then the write core, search, the API, and privileges last: a file's
+    functions may use those of the roles before it, and the grants see every function."""
+    names = [p.name for p in db.sql_files("functions")]
+    roles = []
+    for name in names:
+        assert name[:3] in ROLE_OF, f"{name} has no role: add its number to ROLE_OF"
+        roles.append(ROLES.index(ROLE_OF[name[:3]]))
+    assert roles == sorted(roles), list(zip(names, (ROLES[r] for r in roles), strict=True))
+    assert set(ROLE_OF) == {name[:3] for name in names}, "ROLE_OF names a file that is gone"
+
+
+def test_privileges_are_granted_last() -> None:
+    """No file before the privileges' grants or revokes the execution of a function: one
+    loop over every function decides it (025-tenancy.sql)."""
+    for path in db.sql_files("functions"):
+        if ROLE_OF[path.name[:3]] == "privileges":
+            continue
+        text = path.read_text(encoding="utf-8")
+        for word in ("GRANT EXECUTE", "REVOKE ALL ON FUNCTION"):
+            assert word not in text, f"{path.name} says {word}: leave it to the privileges' files"

@@ -3,7 +3,7 @@
 Two runs of `make bench` compare two checkouts on two copies of the data and at two
 moments of the machine's load; a change to search alone is better judged on one
 server and one copy of a workspace, its two versions of sql/functions/006*.sql
-(006-search.sql and its parts) applied in turn. This takes a workspace the benchmark
+(005-search.sql and its parts) applied in turn. This takes a workspace the benchmark
 saved (`python -m bench --data-dir DIR`), copies it, migrates the copy with this
 checkout, and then for each round applies the files as of REV, times the searches,
 applies the files of this checkout, times them again: hybrid searches (text and
@@ -30,7 +30,7 @@ from bench import latency
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
 from pybrain import db
 
-SEARCH_FILES = "sql/functions/006"  # 006-search.sql and its parts, 006a-... to 006d-...
+SEARCH_FILES = "sql/functions/006"  # 005-search.sql and its parts, 006a-... to 006d-...
 COPY = "bench_searchab"
 
 

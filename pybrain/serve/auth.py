@@ -1,7 +1,7 @@
 """Bearer tokens: verified against the database on every request (brain.verify_token).
 
 The database keeps only each token's sha256, its role, workspace, access,
-expiry, last use and revocation (migration 015, sql/functions/021-serve.sql),
+expiry, last use and revocation (migration 015, sql/functions/022-serve.sql),
 and decides whether a token is good: this module asks it and carries the
 answer. A verified request runs as the token's role, in its workspace, with its
 access as a ceiling (brain.max_access), each set for its transaction by

@@ -1,7 +1,7 @@
 -- The write path's helpers: memories as JSON, audit, the gate, exact and
 -- semantic dedup (distinguishing terms, folds), marking a memory superseded,
 -- and the check at commit's registration. The core that uses them is
--- 004a-write-core.sql; the API of one memory, 004b-write-api.sql.
+-- 004a-write-core.sql; the API of one memory, 006-write-api.sql.
 
 -- Memories as JSON documents: common columns plus their kind's details and
 -- annotations. One query for many ids (the audit snapshots of a batch).

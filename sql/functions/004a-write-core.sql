@@ -137,7 +137,7 @@ CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
 -- action items are extracted when the caller gave none, and ranking and
 -- trust fields (pinned, votes, importance, access counts, confirmation)
 -- start at their defaults unless the caller set them. Client roles cannot
--- call it to any effect: the write guard (sql/functions/024-write-core.sql)
+-- call it to any effect: the write guard (sql/functions/004b-write-guard.sql)
 -- lets a table change only inside one of the API's functions.
 -- Returns one id per item, in order: NULL when an active memory of the same
 -- kind, project and text existed (ON CONFLICT: nothing stored).

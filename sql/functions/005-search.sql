@@ -1,8 +1,8 @@
 -- Retrieval's text index: the workspace a search runs in (brain._caller_workspace),
 -- code and exact tokens, the text vector every memory is indexed by (trigger
 -- memory_tsv) and the corpus counts BM25 reads. The rest of search:
--- 006a-search-words.sql (query words), 006b-search-statement.sql (the statement),
--- 006c-search-run.sql (brain.search), 006d-search-reads.sql (previews, skills, recent).
+-- 005a-search-words.sql (query words), 005b-search-statement.sql (the statement),
+-- 005c-search-run.sql (brain.search), 005d-search-reads.sql (previews, skills, recent).
 
 -- The workspace of a function that runs as the owner of schema brain
 -- (SECURITY DEFINER: brain.search, brain.analyze_lexemes), with the access it

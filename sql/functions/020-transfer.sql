@@ -1,7 +1,7 @@
 -- Export and import: every memory of a workspace as one JSON document
 -- (docs/export-format.md), the sessions and handoffs with it and their import,
 -- and the row counts a backup is checked by. The import of memories:
--- 019a-transfer-import.sql.
+-- 020a-transfer-import.sql.
 
 CREATE OR REPLACE FUNCTION brain.export_header(include_vectors boolean DEFAULT false, project text DEFAULT NULL)
 RETURNS jsonb

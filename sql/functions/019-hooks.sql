@@ -3,7 +3,7 @@
 -- database. The hook process parses the client's transcript into turns and
 -- passes them here; which turns are new, how each is stored and the handoff
 -- written from them are decided here. The memories a prompt brings up:
--- 018a-hooks-prompt.sql; sessions left uncaptured: 018b-hooks-uncaptured.sql.
+-- 019a-hooks-prompt.sql; sessions left uncaptured: 019b-hooks-uncaptured.sql.
 
 -- Turns as observe_transcript and transcript_handoff take them: a JSON array
 -- of {"ref": stable id, "role": "user" | "assistant", "text": ..., "at": time}.

@@ -1,6 +1,6 @@
 -- Observed memories, their text: each gets a derived headline; long text is
 -- split into chunks that share a source_ref, cut along its markdown and sized
--- in the embedder's tokens. The write: 009a-observe-batch.sql.
+-- in the embedder's tokens. The write: 010a-observe-batch.sql.
 
 -- The first max_words words of a line whose words are separated by single spaces.
 CREATE OR REPLACE FUNCTION brain._first_words(line text, max_words integer)

@@ -484,28 +484,3 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.list_snapshots IS
     'The snapshots sessions left (end_session''s summary, status, blockers, pending, with the handoff), of a project or all, newest first: the timeline a boot after a gap resumes from.';
-
--- Functions of this file: executable by the application roles, not by PUBLIC
--- (as sql/functions/023-tenancy.sql does for the files before it).
-DO $$
-DECLARE
-    f regprocedure;
-BEGIN
-    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-             WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
-               AND p.proname IN ('_session', 'record_injection', '_note_use', 'note_use', '_note_cites',
-                                 'injection_metrics', 'result_lines', '_acknowledges', 'trajectory_problem', '_trajectory_steps', '_import_trajectory', '_steps_text', '_insert_trajectory',
-                                 'record_trajectory', 'trajectory_text', 'list_trajectories', '_near_trajectories',
-                                 '_get_pack', '_pack_signals', '_pack_embedding_input', '_distinct_ids', 'create_pack', '_pack_members', 'render_pack',
-                                 'load_pack', 'list_packs', 'drop_pack', '_pack_follow', '_best_pack',
-                                 'export_packs', 'import_packs', 'list_snapshots')
-    LOOP
-        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-        IF (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
-            EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
-        ELSE
-            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO brain_user', f);
-        END IF;
-    END LOOP;
-END
-$$;

@@ -85,7 +85,7 @@ BEGIN
                              'action_item', 'scratch', 'session', 'handoff', 'boot_event', 'tool_event',
                              'maintenance_run', 'embedding_failure']
                              -- trajectories' kind rows, packs and injection telemetry (migration 023),
-                             -- once they exist (this file runs before 025-trajectories.sql)
+                             -- once they exist
                              || ARRAY(SELECT c.relname::text FROM pg_catalog.pg_class c
                                       WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r'
                                         AND c.relname IN ('trajectory', 'pack', 'injection', 'injection_use'))
@@ -96,15 +96,7 @@ BEGIN
 END
 $$;
 
--- A trigger function is the owner's alone (as in 023-tenancy.sql, which runs before this file).
-REVOKE ALL ON FUNCTION brain._write_guard() FROM PUBLIC;
--- (the guard runs as the client whose statement fires it: it calls brain._api_frame)
-REVOKE ALL ON FUNCTION brain._api_frame(text) FROM PUBLIC;
-DO $$
-BEGIN
-    IF EXISTS (SELECT FROM pg_roles WHERE rolname = 'brain_user') THEN
-        REVOKE ALL ON FUNCTION brain._write_guard() FROM brain_user;
-        GRANT EXECUTE ON FUNCTION brain._api_frame(text) TO brain_user;
-    END IF;
-END
-$$;
+-- Who may execute the guard is decided with every other function's, last
+-- (025-tenancy.sql): a trigger function is the owner's alone, and brain._api_frame
+-- is the application roles' (the guard runs as the client whose statement fires
+-- it, and calls it).

@@ -1,6 +1,6 @@
 -- Trajectories ("how we solved it") and injection telemetry (migration 023):
 -- the session, injections and their use, and a trajectory's steps. Recording
--- one is 025a-trajectories-record.sql; context packs, 025b-packs.sql. A trajectory is a memory of kind 'trajectory' written
+-- one is 024a-trajectories-record.sql; context packs, 024b-packs.sql. A trajectory is a memory of kind 'trajectory' written
 -- through brain._write: the gate, dedup, supersede, audit, search, export and
 -- tenancy are every memory's; the steps live in brain.trajectory.
 

@@ -1,6 +1,6 @@
 -- Boot, its parts: token estimates, sections and their counts, and the pattern
 -- rules (kept in step by triggers) that a boot finds near a task. The payload:
--- 014a-boot-payload.sql.
+-- 015a-boot-payload.sql.
 
 CREATE OR REPLACE FUNCTION brain.estimate_tokens(t text)
 RETURNS integer

@@ -486,6 +486,9 @@ BEGIN
 END
 $$;
 
+-- brain serve checks a bearer token as brain_server (022-serve.sql).
+GRANT EXECUTE ON FUNCTION brain.verify_token(text) TO brain_server;
+
 -- Views run with the caller's privileges, so row-level security applies to
 -- the caller and not to the view's owner.
 DO $$

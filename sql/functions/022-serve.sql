@@ -274,5 +274,3 @@ END
 $$;
 COMMENT ON FUNCTION brain.verify_token IS
     'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
-
-GRANT EXECUTE ON FUNCTION brain.verify_token(text) TO brain_server;
