@@ -22,12 +22,15 @@ CREATE TYPE brain.memory_brief AS (
 	created_at timestamp with time zone
 );
 CREATE TYPE brain.rule_detail AS (
-	severity text
+	severity text,
+	prior_severity text
 );
 CREATE TYPE brain.task_detail AS (
 	status text,
 	priority integer,
-	due_at timestamp with time zone
+	due_at timestamp with time zone,
+	status_note text,
+	status_changed_at timestamp with time zone
 );
 CREATE TYPE brain.memory_draft AS (
 	kind text,
@@ -1311,7 +1314,7 @@ CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, 
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[]) RETURNS bigint[]
+CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[], details brain.memory_draft[] DEFAULT NULL::brain.memory_draft[], vectors public.vector[] DEFAULT NULL::public.vector[], space_id bigint DEFAULT NULL::bigint, ingest_seq bigint DEFAULT NULL::bigint, audit jsonb DEFAULT NULL::jsonb, check_at_commit jsonb DEFAULT NULL::jsonb) RETURNS bigint[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -2886,7 +2889,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 74e813d12de6ac315acf04e598423a50f96676dbdf79305529e1402561009872';
+COMMENT ON TABLE brain.migration IS 'functions 18eb9b353f1025e7522668099e2d9c67558e52a7f8fb6eb11863713ada95ea56';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -25,6 +25,7 @@ Bigint = int  # an int the database holds as bigint (an id)
 @dataclass(frozen=True)
 class RuleDetail:
     severity: str | None = None
+    prior_severity: str | None = None
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class TaskDetail:
     status: str | None = None
     priority: int | None = None
     due_at: dt.datetime | None = None
+    status_note: str | None = None
+    status_changed_at: dt.datetime | None = None
 
 
 @dataclass(frozen=True)

@@ -409,3 +409,31 @@ def test_a_function_of_the_clients_own_is_no_way_in(admin, client, seeded) -> No
         " AND p.provolatile = 'v' AND p.prolang = (SELECT oid FROM pg_language WHERE lanname = 'sql')"
     ).fetchall()
     assert sql_writers == []
+
+
+def test_one_core_writes_all_of_a_memory(admin) -> None:
+    """A new memory's row, its kind row and its vector are inserted by brain._store_memories
+    alone (issue 42): every producer (remember, supersede, capture, observe, ingest, import)
+    hands it the rows, the kind fields and the vectors. A trajectory's steps (brain.trajectory)
+    are written beside it by brain._insert_trajectory; a vector of
+    a memory stored earlier by brain.attach_embedding (the worker's) and by an import's vectors
+    of several spaces. The worker is woken by the core, and by an ingest whose moved chunks need
+    their vectors again."""
+
+    def sites(table: str) -> list[str]:
+        rows = admin.execute(
+            "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+            " WHERE n.nspname = 'brain' AND p.prosrc ~* %s ORDER BY 1",
+            (f"INSERT\\s+INTO\\s+brain\\.{table}\\s",),
+        ).fetchall()
+        return [s for (s,) in rows]
+
+    for table in ("memory", "rule", "fact", "incident", "task"):
+        assert sites(table) == ["_store_memories"], table
+    assert sites("embedding") == ["_store_memories", "attach_embedding", "import_memories"]
+    assert sites("trajectory") == ["_insert_trajectory"]
+    notifies = admin.execute(
+        "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"
+        " WHERE n.nspname = 'brain' AND p.prosrc ~ 'pg_notify\\(''brain_embedding''' ORDER BY 1"
+    ).fetchall()
+    assert [s for (s,) in notifies] == ["_store_memories", "ingest_documents"]

@@ -141,7 +141,23 @@ CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
 -- lets a table change only inside one of the API's functions.
 -- Returns one id per item, in order: NULL when an active memory of the same
 -- kind, project and text existed (ON CONFLICT: nothing stored).
-CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL)
+--
+-- With the rows, all of each memory stored: its kind row (rule, fact, incident,
+-- task) from details[i] (the draft's kind fields; NULL: the kind's defaults:
+-- PATTERN, the workspace's fact half-life, an open task of priority 3), its
+-- vector vectors[i] in space space_id (at ingest_seq, 0 when NULL; NULL
+-- vectors: the worker embeds them, woken by one notification, as it is for
+-- vectors the index takes in later, ingest_seq above 0), the check at commit
+-- of each vector when check_at_commit names the write's related policy and its
+-- lookup's snapshot ({"on_related": ..., "lookup": ...}, brain._check_at_commit),
+-- and one audit row each when audit names the actor and the detail ({"actor":
+-- ..., "detail": {...}}; NULL: the caller audits later, as an import does once
+-- its links are set).
+CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL,
+                                                 details brain.memory_draft[] DEFAULT NULL,
+                                                 vectors public.vector[] DEFAULT NULL, space_id bigint DEFAULT NULL,
+                                                 ingest_seq bigint DEFAULT NULL, audit jsonb DEFAULT NULL,
+                                                 check_at_commit jsonb DEFAULT NULL)
 RETURNS bigint[]
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -200,10 +216,61 @@ BEGIN
         RETURNING m.memory_id
     )
     SELECT coalesce(array_agg(ins.memory_id), '{}') INTO stored FROM ins;
-    IF cardinality(stored) = n THEN
+    IF cardinality(stored) < n THEN
+        ids := ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+    END IF;
+    IF cardinality(stored) = 0 THEN
         RETURN ids;
     END IF;
-    RETURN ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+
+    -- the kind rows
+    INSERT INTO brain.rule (workspace_id, memory_id, severity, prior_severity)
+    SELECT ws, u.id, coalesce(upper((x.r).severity), 'PATTERN'), upper((x.r).prior_severity)
+    FROM unnest(ids) WITH ORDINALITY AS u(id, j)
+    CROSS JOIN LATERAL (SELECT (details[u.j]).rule AS r) AS x
+    WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'rule';
+    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
+    SELECT ws, u.id, coalesce((x.f).halflife_days, (brain.setting('fact_halflife_days'))::double precision)
+    FROM unnest(ids) WITH ORDINALITY AS u(id, j)
+    CROSS JOIN LATERAL (SELECT (details[u.j]).fact AS f) AS x
+    WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'fact';
+    INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message,
+                                command_attempted, related_files, complexity)
+    SELECT ws, u.id, (x.i).what_was_wrong, (x.i).what_is_correct, (x.i).error_message, (x.i).command_attempted,
+           coalesce((x.i).related_files, '{}'), (x.i).complexity
+    FROM unnest(ids) WITH ORDINALITY AS u(id, j)
+    CROSS JOIN LATERAL (SELECT (details[u.j]).incident AS i) AS x
+    WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'incident';
+    INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note, status_changed_at)
+    SELECT ws, u.id, coalesce((x.t).status, 'open'), coalesce((x.t).priority, 3), (x.t).due_at, (x.t).status_note,
+           coalesce((x.t).status_changed_at, now())
+    FROM unnest(ids) WITH ORDINALITY AS u(id, j)
+    CROSS JOIN LATERAL (SELECT (details[u.j]).task AS t) AS x
+    WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'task';
+
+    -- the vectors (after their checks at commit are registered: the trigger's
+    -- condition is read as each row goes in)
+    IF vectors IS NOT NULL THEN
+        IF check_at_commit IS NOT NULL THEN
+            PERFORM brain._check_at_commit(u.id, space_id, check_at_commit->>'on_related',
+                                           (check_at_commit->>'lookup')::pg_snapshot)
+            FROM unnest(ids, vectors) AS u(id, v)
+            WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
+        END IF;
+        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
+        SELECT ws, _store_memories.space_id, u.id, u.v, coalesce(ingest_seq, 0)
+        FROM unnest(ids, vectors) AS u(id, v)
+        WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
+    END IF;
+    IF vectors IS NULL OR coalesce(ingest_seq, 0) > 0 THEN
+        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+    END IF;
+
+    IF audit IS NOT NULL THEN
+        PERFORM brain._audit_many(ARRAY(SELECT i FROM unnest(ids) AS i WHERE i IS NOT NULL), 'insert',
+                                  audit->>'actor', coalesce(audit->'detail', '{}'));
+    END IF;
+    RETURN ids;
 END
 $$;
 
@@ -234,10 +301,10 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    d.rule := CASE WHEN severity IS NOT NULL THEN ROW(severity)::brain.rule_detail END;
+    d.rule := CASE WHEN severity IS NOT NULL THEN ROW(severity, NULL)::brain.rule_detail END;
     d.fact := CASE WHEN halflife_days IS NOT NULL THEN ROW(halflife_days)::brain.fact_detail END;
     d.task := CASE WHEN num_nonnulls(status, priority, due_at) > 0
-                   THEN ROW(status, priority, due_at)::brain.task_detail END;
+                   THEN ROW(status, priority, due_at, NULL, NULL)::brain.task_detail END;
     d.incident := CASE WHEN num_nonnulls(what_was_wrong, what_is_correct, error_message, command_attempted,
                                          complexity) > 0 OR cardinality(related_files) > 0
                        THEN ROW(what_was_wrong, what_is_correct, error_message, command_attempted,
@@ -488,41 +555,20 @@ BEGIN
         coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
     new_row.foldable := d.foldable;
     -- flagged as the text was sent, before cleaning (brain._store_memories)
-    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', d.headline, d.body)]))[1];
+    -- the row, its kind row and vector (with the check at commit of a write that
+    -- looked for its near memories), in the one write core
+    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', d.headline, d.body)],
+        details => ARRAY[d], vectors => CASE WHEN vec IS NOT NULL THEN ARRAY[vec] END, space_id => space.space_id,
+        check_at_commit => CASE WHEN vec IS NOT NULL AND d.kind <> 'incident'
+                                THEN jsonb_build_object('on_related', p_on_related, 'lookup', lookup::text) END))[1];
 
     IF existing.memory_id IS NULL THEN
         -- Another transaction stored the same text first.
         RETURN brain._exact_duplicate(d.kind, v_project, v_normalized, brain.embedding_input(v_headline, v_body));
     END IF;
-
-    CASE d.kind
-        WHEN 'rule' THEN
-            INSERT INTO brain.rule (workspace_id, memory_id, severity) VALUES (ws, existing.memory_id, v_severity);
-        WHEN 'fact' THEN
-            INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-            VALUES (ws, existing.memory_id,
-                    coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision));
-        WHEN 'incident' THEN
-            INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
-                error_message, command_attempted, related_files, complexity)
-            VALUES (ws, existing.memory_id, (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message,
-                (d.incident).command_attempted, coalesce((d.incident).related_files, '{}'), (d.incident).complexity);
-        WHEN 'task' THEN
-            INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at)
-            VALUES (ws, existing.memory_id, coalesce((d.task).status, 'open'), coalesce((d.task).priority, 3), (d.task).due_at);
-        WHEN 'trajectory' THEN
-            -- checked again here: the setting is the caller's to set
-            PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
-    END CASE;
-
-    IF vec IS NOT NULL THEN
-        IF d.kind <> 'incident' THEN
-            PERFORM brain._check_at_commit(existing.memory_id, space.space_id, p_on_related, lookup);
-        END IF;
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
-        VALUES (ws, space.space_id, existing.memory_id, vec);
-    ELSE
-        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
+    IF d.kind = 'trajectory' THEN
+        -- checked again here: the setting is the caller's to set
+        PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
     END IF;
 
     PERFORM brain._audit(existing.memory_id, 'insert', d.source_agent,

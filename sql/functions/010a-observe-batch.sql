@@ -304,7 +304,10 @@ BEGIN
                    'dormant_after', CASE WHEN observe_batch.kind = 'fact' THEN dormant END,
                    'foldable', coalesce(observe_batch.fold, true), 'flag_reasons', c_flag[s.j],
                    'context', c_ctx[s.j], 'thread', c_thread[s.j], 'position', c_pos[s.j]))
-        FROM unnest(sel) WITH ORDINALITY AS s(j, k) ORDER BY s.k));
+        FROM unnest(sel) WITH ORDINALITY AS s(j, k) ORDER BY s.k),
+        vectors => CASE WHEN vecs IS NOT NULL THEN ARRAY(SELECT vecs[s.j] FROM unnest(sel) WITH ORDINALITY AS s(j, k)
+                                                         ORDER BY s.k) END,
+        space_id => space.space_id, ingest_seq => seq, audit => jsonb_build_object('actor', source_agent));
     new_id := array_fill(NULL::bigint, ARRAY[n]);
     FOR k IN 1 .. cardinality(sel) LOOP
         new_id[sel[k]] := got[k];
@@ -317,30 +320,12 @@ BEGIN
 
     created := ARRAY(SELECT u.id FROM unnest(new_id, first_of) WITH ORDINALITY AS u(id, fst, j)
                      WHERE u.fst = u.j AND u.id IS NOT NULL ORDER BY u.j);
-    IF kind = 'fact' THEN
-        INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-        SELECT ws, c.id, halflife FROM unnest(created) AS c(id);
-    ELSE
-        INSERT INTO brain.incident (workspace_id, memory_id) SELECT ws, c.id FROM unnest(created) AS c(id);
-    END IF;
-    IF vecs IS NOT NULL THEN
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
-        SELECT ws, space.space_id, u.id, u.v, seq
-        FROM unnest(new_id, vecs, first_of) WITH ORDINALITY AS u(id, v, fst, j)
-        WHERE u.fst = u.j AND u.id IS NOT NULL;
-        IF seq > 0 AND cardinality(created) > 0 THEN
-            PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
-        END IF;
-    ELSIF cardinality(created) > 0 THEN
-        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
-    END IF;
 
     res_action := array_fill(NULL::text, ARRAY[n]);
     res_id := array_fill(NULL::bigint, ARRAY[n]);
     res_dup := array_fill(NULL::bigint, ARRAY[n]);
     res_sim := array_fill(NULL::real, ARRAY[n]);
 
-    PERFORM brain._audit_many(created, 'insert', source_agent);
 
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this

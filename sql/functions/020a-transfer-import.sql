@@ -119,6 +119,7 @@ DECLARE
     v_tags text[];
     v_created timestamptz;
     v_halflife double precision;
+    dd brain.memory_draft;  -- the kind fields of the memory being stored
     extra text;
     found_id bigint;
     new_id bigint;
@@ -409,7 +410,19 @@ BEGIN
                 imp.flag_confirmed_by := CASE WHEN v_trust AND brain._doc_time(d, 'flag_confirmed_at') IS NOT NULL
                                               THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''),
                                                             v_label) END;
-                new_id := (brain._store_memories(ARRAY[imp]))[1];
+                -- the kind row's fields as the file gives them (a superseded rule is deprecated)
+                dd := brain._draft(v_kind, imp.headline);
+                dd.rule := ROW(CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
+                               CASE WHEN v_state = 'superseded' THEN v_severity
+                                    ELSE upper(nullif(d->>'prior_severity', '')) END)::brain.rule_detail;
+                dd.fact := ROW(v_halflife)::brain.fact_detail;
+                dd.incident := ROW(d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
+                                   d->>'command_attempted', brain._doc_texts(d, 'related_files'),
+                                   d->>'complexity')::brain.incident_detail;
+                dd.task := ROW(d->>'status', (d->>'priority')::smallint, brain._doc_time(d, 'due_at', clamp => false),
+                               d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
+                               )::brain.task_detail;
+                new_id := (brain._store_memories(ARRAY[imp], details => ARRAY[dd]))[1];
                 IF new_id IS NULL THEN
                     -- an earlier document of this import has the same text
                     found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;
@@ -422,30 +435,9 @@ BEGIN
                     CONTINUE;
                 END IF;
 
-                CASE v_kind
-                    WHEN 'rule' THEN
-                        INSERT INTO brain.rule (workspace_id, memory_id, severity, prior_severity)
-                        VALUES (ws, new_id,
-                                CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
-                                CASE WHEN v_state = 'superseded' THEN v_severity
-                                     ELSE upper(nullif(d->>'prior_severity', '')) END);
-                    WHEN 'fact' THEN
-                        INSERT INTO brain.fact (workspace_id, memory_id, halflife_days) VALUES (ws, new_id, v_halflife);
-                    WHEN 'incident' THEN
-                        INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct,
-                            error_message, command_attempted, related_files, complexity)
-                        VALUES (ws, new_id, d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
-                            d->>'command_attempted', coalesce(brain._doc_texts(d, 'related_files'), '{}'),
-                            d->>'complexity');
-                    WHEN 'task' THEN
-                        INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note,
-                            status_changed_at)
-                        VALUES (ws, new_id, coalesce(d->>'status', 'open'), coalesce((d->>'priority')::smallint, 3),
-                            brain._doc_time(d, 'due_at', clamp => false), d->>'status_note',
-                            coalesce(brain._doc_time(d, 'status_changed_at'), v_created));
-                    WHEN 'trajectory' THEN
-                        PERFORM brain._import_trajectory(new_id, d, v_trust);
-                END CASE;
+                IF v_kind = 'trajectory' THEN
+                    PERFORM brain._import_trajectory(new_id, d, v_trust);
+                END IF;
 
                 IF k = 1 THEN
                     -- Who wrote an annotation is the file's claim, named as such unless trusted.

@@ -476,7 +476,8 @@ BEGIN
         FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
              WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
         WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
-        ORDER BY u.j));
+        ORDER BY u.j),
+        vectors => vecs, space_id => space.space_id, ingest_seq => seq, audit => jsonb_build_object('actor', v_agent));
     new_ids := coalesce(new_ids, '{}');
     FOR w IN 1 .. cardinality(w_rows) LOOP
         o_id[w_rows[w]] := new_ids[w];
@@ -486,18 +487,6 @@ BEGIN
             o_id[j] := o_id[o_dup[j]];
         END IF;
     END LOOP;
-    INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-    SELECT ws, c.id, halflife FROM unnest(new_ids) AS c(id) WHERE c.id IS NOT NULL;
-    IF vecs IS NOT NULL THEN
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
-        SELECT ws, space.space_id, u.id, u.v, seq FROM unnest(new_ids, vecs) AS u(id, v)
-        -- (NULL: the same text was stored meanwhile by another transaction; nothing stored here)
-        WHERE u.id IS NOT NULL;
-    END IF;
-    IF cardinality(new_ids) > 0 AND (vecs IS NULL OR seq > 0) THEN
-        PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
-    END IF;
-    PERFORM brain._audit_many(ARRAY(SELECT i FROM unnest(new_ids) AS i WHERE i IS NOT NULL), 'insert', v_agent);
 
     -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
     FOR pair IN

@@ -1,12 +1,15 @@
 -- A memory as one value: what a write stores, built once by the function a
 -- caller names (brain.remember, brain.supersede, brain.capture_context,
--- brain.record_trajectory) and handed to the write core (brain._write) whole.
+-- brain.record_trajectory) and handed to the write core (brain._write) whole;
+-- its kind fields are what brain._store_memories writes the kind rows from
+-- (an import's too).
 -- Before, brain._write took 35 positional parameters, spelled out at each of
 -- its five call sites. The kind's own fields are typed details, one per kind
 -- that has them; a detail given for another kind is refused by the write, as
 -- the flat fields were.
 CREATE TYPE brain.rule_detail AS (
-    severity text
+    severity text,
+    prior_severity text
 );
 
 CREATE TYPE brain.fact_detail AS (
@@ -16,7 +19,9 @@ CREATE TYPE brain.fact_detail AS (
 CREATE TYPE brain.task_detail AS (
     status text,
     priority integer,
-    due_at timestamptz
+    due_at timestamptz,
+    status_note text,
+    status_changed_at timestamptz
 );
 
 CREATE TYPE brain.incident_detail AS (
