@@ -17,6 +17,7 @@ import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import helpers
 import psycopg
@@ -28,7 +29,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from pybrain import db
 from pybrain.cli import main
 from pybrain.client import Brain
-from pybrain.embed import get_embedder
+from pybrain.embed import clear_cache, get_embedder, local_available
 
 warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
 
@@ -198,3 +199,15 @@ def brain_cli(cli_env: dict[str, str]):
         return runner.invoke(main, list(args), input=input, catch_exceptions=False)
 
     return run
+
+
+@pytest.fixture(scope="module")
+def local() -> Iterator[Any]:
+    """The default embedder (MiniLM on onnxruntime), loaded once for a test module."""
+    if not local_available():
+        pytest.skip("the local extra is not installed")
+    clear_cache()
+    embedder = get_embedder("local")
+    embedder.embed_one("warm up")
+    yield embedder
+    clear_cache()

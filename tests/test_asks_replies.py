@@ -12,14 +12,12 @@ store them and embedded by the default embedder.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
 from typing import Any
 
 import psycopg
 import pytest
 
 from pybrain.client import Brain
-from pybrain.embed import clear_cache, get_embedder, local_available
 
 EXCHANGES = [
     (
@@ -37,17 +35,6 @@ EXCHANGES = [
         "Tastes differ; small places change chefs often, so a review from last year may not hold.",
     ),
 ]
-
-
-@pytest.fixture(scope="module")
-def local() -> Iterator[Any]:
-    if not local_available():
-        pytest.skip("the local extra is not installed")
-    clear_cache()
-    embedder = get_embedder("local")
-    embedder.embed_one("warm up")
-    yield embedder
-    clear_cache()
 
 
 @pytest.fixture

@@ -19,7 +19,6 @@ import os
 import re
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +28,6 @@ import pytest
 from helpers import owner_execute, remember
 
 from pybrain.client import Brain
-from pybrain.embed import clear_cache, get_embedder, local_available
 
 TRANSCRIPTS = [
     # (days ago, transcript, [(prompt, reply)])
@@ -110,17 +108,6 @@ def hits(conn: psycopg.Connection, embedder: Any | None, query: str, **kw: Any) 
 
 def line_id(line: str) -> int:
     return int(re.match(r"- #(\d+) ", line).group(1))
-
-
-@pytest.fixture(scope="module")
-def local() -> Iterator[Any]:
-    if not local_available():
-        pytest.skip("the local extra is not installed")
-    clear_cache()
-    embedder = get_embedder("local")
-    embedder.embed_one("warm up")
-    yield embedder
-    clear_cache()
 
 
 @pytest.fixture
