@@ -680,7 +680,7 @@ $$;
 -- through the space's HNSW index, then the row and its vector inserted.
 CREATE OR REPLACE FUNCTION pg_temp.bench_t_raw_write(p_kind text, p_headline text, p_body text,
                                                      p_project text, p_space bigint, p_vec public.vector,
-                                                     p_dims integer, OUT ms double precision)
+                                                     p_probe text, OUT ms double precision)
 LANGUAGE plpgsql AS $$
 DECLARE
     t0 timestamptz;
@@ -688,10 +688,8 @@ DECLARE
     nearest bigint;
 BEGIN
     t0 := clock_timestamp();
-    EXECUTE format('SELECT e.memory_id FROM brain.embedding e WHERE e.space_id = $1'
-                   ' ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $2::public.vector(%1$s)'
-                   ' LIMIT 1', p_dims)
-        INTO nearest USING p_space, p_vec;
+    -- the raw HNSW top-10's statement with LIMIT 1 (the space's index, its conditions as literals)
+    EXECUTE p_probe INTO nearest USING p_vec;
     INSERT INTO brain.memory (workspace_id, kind, project, headline, body, normalized)
     VALUES (1, p_kind, p_project, p_headline, p_body, lower(p_headline || ' ' || p_body))
     RETURNING memory_id INTO id;
@@ -857,6 +855,7 @@ def raw_floor(
     out["fts_top10"] = summary(times) | {"words": "brain.lexical_query's words for each query"}
     out["fts_top_candidates"] = summary(deep_times) | {"rows": candidates}
     vecs = hashvec.vectors([m.embedding_input() for m in inserts])
+    probe = hnsw.replace("LIMIT 10", "LIMIT 1")
     times = []
     for m, v in zip(inserts, vecs, strict=True):
         times.append(
@@ -871,7 +870,7 @@ def raw_floor(
         times.append(
             conn.execute(
                 "SELECT ms FROM pg_temp.bench_t_raw_write(%s, %s, %s, %s, %s, %s, %s)",
-                (m.kind, m.headline + " (raw write)", m.body, m.project, space_id, _vec_text(v), dims),
+                (m.kind, m.headline + " (raw write)", m.body, m.project, space_id, _vec_text(v), probe),
             ).fetchone()[0]
         )
     out["write"] = summary(times) | {
