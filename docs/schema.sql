@@ -2889,7 +2889,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 18eb9b353f1025e7522668099e2d9c67558e52a7f8fb6eb11863713ada95ea56';
+COMMENT ON TABLE brain.migration IS 'functions 07cbe7f726fd833244b5ce8346f6ded600a854988d779a7f9d4fbd330e24bfb4';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

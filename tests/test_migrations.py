@@ -53,7 +53,7 @@ RELEASED = {
     "025-prompt-context-verdict.sql": "fb3125459eb25e35bc72463e63255f17d734973eb820faa959b33ec8740b5840",
     "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
     "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
-    "028-memory-draft.sql": "c4a93fd5e4fcded5bacd4d7f59fed83211625b2d3efcb3dde1a7d6566295ab40",
+    "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
 }
 
 

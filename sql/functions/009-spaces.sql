@@ -332,6 +332,3 @@ END
 $$;
 COMMENT ON FUNCTION brain.index_vectors IS
     'Takes the vectors that large observe_batch calls left out of the HNSW index into it, one step per call (repeat until action is none): drops an index a rebuild replaced (dropped; when the table is in use it goes on with the other steps, and says busy if none had work); runs the near-identical dedup owed by vectors a rebuild took in (folded: a fold keeps the longer text and tombstones the other); rebuilds the space''s index in memory when the waiting vectors are at least index_rebuild_share (0.25) of the indexed ones (rebuilt: writers of embeddings wait meanwhile, searches go on); or inserts the oldest max_rows and runs their dedup (inserted). `brain worker` calls it.';
-
--- Only brain.index_vectors builds, drops and moves watermarks.
-REVOKE EXECUTE ON FUNCTION brain._build_space_index(bigint), brain._drop_replaced_indexes(bigint) FROM PUBLIC;

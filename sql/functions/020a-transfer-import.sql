@@ -422,7 +422,8 @@ BEGIN
                 dd.task := ROW(d->>'status', (d->>'priority')::smallint, brain._doc_time(d, 'due_at', clamp => false),
                                d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
                                )::brain.task_detail;
-                new_id := (brain._store_memories(ARRAY[imp], details => ARRAY[dd]))[1];
+                -- (its vectors, of the spaces the file names, are written below: no wake-up here)
+                new_id := (brain._store_memories(ARRAY[imp], details => ARRAY[dd], vectors => '{}'))[1];
                 IF new_id IS NULL THEN
                     -- an earlier document of this import has the same text
                     found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;

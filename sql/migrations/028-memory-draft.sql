@@ -66,7 +66,9 @@ CREATE TYPE brain.memory_draft AS (
     incident brain.incident_detail
 );
 
--- The 35 positional parameters give way to the draft (sql/functions/004-write.sql).
+-- The 35 positional parameters give way to the draft (sql/functions/004a-write-core.sql), and
+-- the write core takes the kind fields, vectors and audit of what it stores.
+DROP FUNCTION IF EXISTS brain._store_memories(brain.memory[], text[]);
 DROP FUNCTION IF EXISTS brain._write(text, text, text, text, text, text, text, text[], double precision, boolean,
     jsonb, jsonb, double precision[], text, text, bigint, text, text, text, timestamptz, double precision, text,
     integer, timestamptz, text, text, text, text, text[], text, boolean, bigint, text, text, boolean);
