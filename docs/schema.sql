@@ -1834,7 +1834,7 @@ CREATE FUNCTION brain.health() RETURNS jsonb
     AS $$
     -- the body: sql/functions/016-observability.sql
 $$;
-COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
+COMMENT ON FUNCTION brain.health() IS 'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance, and what the installer''s revokes left open to every role (exposed: USAGE ON LANGUAGE plpgsql or sql, CREATE ON SCHEMA public; docs/security.md). The MCP server and CLI add embedder reachability and their own uptime.';
 CREATE FUNCTION brain.history(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2889,7 +2889,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 07cbe7f726fd833244b5ce8346f6ded600a854988d779a7f9d4fbd330e24bfb4';
+COMMENT ON TABLE brain.migration IS 'functions 02e8572a2af9202c975dffc87c11cfcb167beb03f0ba41c0605b83394ae8eeda';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

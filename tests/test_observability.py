@@ -86,6 +86,21 @@ def test_commands_are_recorded_and_reported(cli, conn) -> None:
     assert data["ok"] is True and data["embedder"]["reachable"] is True
 
 
+def test_health_warns_when_every_role_may_run_its_own_statements(cli, conn, admin) -> None:
+    """The installer revokes the languages from PUBLIC (docs/security.md); where they are open, a
+    client runs statements of its own inside functions, whose text the write guard reads in the
+    call stack: health says so, in the database's report and the command's."""
+    assert scalar(conn, "SELECT brain.health()")["exposed"] == []
+    assert "warning" not in cli("health").output
+    admin.execute("GRANT USAGE ON LANGUAGE plpgsql TO PUBLIC")
+    try:
+        assert scalar(conn, "SELECT brain.health()")["exposed"] == ["USAGE ON LANGUAGE plpgsql"]
+        out = cli("health").output
+        assert "warning: every role holds USAGE ON LANGUAGE plpgsql" in out and "write guard" in out
+    finally:
+        admin.execute("REVOKE USAGE ON LANGUAGE plpgsql FROM PUBLIC")
+
+
 def test_health_fails_when_the_embedder_is_unreachable(cli, conn, monkeypatch) -> None:
     from pybrain.embed import clear_cache
 

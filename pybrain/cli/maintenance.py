@@ -131,6 +131,12 @@ def health(as_json: bool) -> None:
             f"pending embeddings: {out['pending_embeddings']}; active sessions: {out['active_sessions']}"
         )
         _echo_refused(out)
+        if out.get("exposed"):
+            click.echo(
+                "warning: every role holds " + ", ".join(out["exposed"]) + ": a client can run "
+                "statements of its own inside functions and pass the write guard (docs/security.md, "
+                "run the revokes as a superuser)"
+            )
         kept = out["kept_captures"]
         if kept["set_aside"]:
             click.echo(

@@ -115,7 +115,16 @@ AS $$
         'active_sessions', (SELECT count(*) FROM brain.session s
                             WHERE s.workspace_id = brain.current_workspace() AND s.status = 'active'),
         'last_maintenance', (SELECT max(ran_at) FROM brain.maintenance_run r
-                             WHERE r.workspace_id = brain.current_workspace()))
+                             WHERE r.workspace_id = brain.current_workspace()),
+        -- what the installer's revokes (docs/security.md) left open to every role: with
+        -- the languages, a client runs statements of its own inside functions, whose text
+        -- the write guard reads in the call stack
+        'exposed', to_jsonb(ARRAY(
+            SELECT x.what FROM (VALUES
+                ('USAGE ON LANGUAGE plpgsql', has_language_privilege('public', 'plpgsql', 'USAGE')),
+                ('USAGE ON LANGUAGE sql', has_language_privilege('public', 'sql', 'USAGE')),
+                ('CREATE ON SCHEMA public', coalesce(has_schema_privilege('public', 'public', 'CREATE'), false))
+            ) AS x(what, open) WHERE x.open)))
 $$;
 COMMENT ON FUNCTION brain.health IS
-    'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance. The MCP server and CLI add embedder reachability and their own uptime.';
+    'What the database knows of pybrain''s health: server version and uptime, pgvector and pg_trgm versions, schema, memories per kind and state, the active space, its pending embeddings and the texts its embedder refused (retrying, parked), sessions, last maintenance, and what the installer''s revokes left open to every role (exposed: USAGE ON LANGUAGE plpgsql or sql, CREATE ON SCHEMA public; docs/security.md). The MCP server and CLI add embedder reachability and their own uptime.';
