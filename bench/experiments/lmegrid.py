@@ -95,6 +95,16 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
     return meta
 
 
+# The questions whose evidence spans two sessions or more (multi-session, and some
+# temporal-reasoning and knowledge-update ones): the dev set's multi-hop questions.
+MULTI_HOP = "evidence in 2+ sessions"
+
+
+def _groups(m: dict[str, Any]) -> list[str]:
+    """The groups a question's figures count in: its type, the multi-hop set, overall."""
+    return [m["type"], *([MULTI_HOP] if len(m["evidence_sessions"]) >= 2 else []), "overall"]
+
+
 def evaluate(
     conn: psycopg.Connection, meta: list[dict[str, Any]], settings: dict[str, Any], offtopic_runs: int = 0
 ) -> dict[str, Any]:
@@ -120,7 +130,7 @@ def evaluate(
                 )
             ms[mode].append(r["ms"])
             got = lme._score(r["ids"], m["turns_of"], m["evidence_sessions"], m["evidence_turns"])
-            for group in (m["type"], "overall"):
+            for group in _groups(m):
                 for metric, value in got.items():
                     scores[(mode, group)][metric].append(value)
             if mode == "hybrid":
@@ -129,7 +139,7 @@ def evaluate(
         r = lme._default_floor_search(conn, m["question"], m["vector"])
         got = lme._score(r["ids"], m["turns_of"], m["evidence_sessions"], m["evidence_turns"])
         got["results"] = float(len(r["ids"]))
-        for group in (m["type"], "overall"):
+        for group in _groups(m):
             for metric, value in got.items():
                 scores[("hybrid_floor", group)][metric].append(value)
         if off_vecs is not None:
@@ -144,7 +154,7 @@ def evaluate(
     for mode in (*lme.MODES, "hybrid_floor"):
         out["modes"][mode] = {
             group: {k: round(float(np.mean(v)), 3) for k, v in scores[(mode, group)].items()}
-            for group in [*lme.TYPES, "overall"]
+            for group in [*lme.TYPES, MULTI_HOP, "overall"]
             if scores[(mode, group)]
         }
         if ms[mode]:
