@@ -325,6 +325,12 @@ CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint t
     AS $$
     -- the body: sql/functions/001-text.sql
 $$;
+CREATE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/004-write.sql
+$_$;
 CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2889,7 +2895,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 02e8572a2af9202c975dffc87c11cfcb167beb03f0ba41c0605b83394ae8eeda';
+COMMENT ON TABLE brain.migration IS 'functions 6371461aa17c7906cb2be1fecf29d1e53013afc4640b36293ecf9173eb74a312';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1,6 +1,7 @@
 -- The write path's helpers: memories as JSON, audit, the gate, exact and
 -- semantic dedup (distinguishing terms, folds), marking a memory superseded,
--- and the check at commit's registration. The core that uses them is
+-- the check at commit's registration, and the checks of a set of drafts
+-- (brain._check_drafts). The core that uses them is
 -- 004a-write-core.sql; the API of one memory, 006-write-api.sql.
 
 -- Memories as JSON documents: common columns plus their kind's details and
@@ -467,4 +468,131 @@ AS $$
          || jsonb_build_object(id::text, jsonb_build_object('space', space_id, 'on_related', on_related,
                                                              'lookup', lookup::text)))::text,
         true)
+$$;
+
+-- The checks of the write core, over a set of drafts, each in turn: no field
+-- holds a secret, the related policy is known, a trajectory comes with its
+-- steps, the session's pending action items allow the write, the gate passes
+-- the cleaned text, the kind fields belong to the kind and lie in their
+-- ranges, the metadata and skill trigger are well formed, and a skill's name
+-- is free (locked until the transaction ends). The first draft that fails
+-- raises its error (BR001-BR009); brain._write checks its one draft here.
+CREATE OR REPLACE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse',
+                                               p_reason text DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    d brain.memory_draft;
+    v_headline text;
+    v_body text;
+    v_origin text;
+    v_severity text;
+    existing bigint;
+BEGIN
+    FOREACH d IN ARRAY coalesce(drafts, '{}') LOOP
+        v_headline := brain.clean_headline(d.headline);
+        v_body := brain.trim_space(brain.clean_body(coalesce(d.body, '')));
+        v_origin := coalesce(d.origin, 'explicit');
+        v_severity := CASE WHEN d.kind = 'rule' THEN coalesce(upper((d.rule).severity), 'PATTERN')
+                           ELSE upper((d.rule).severity) END;
+        -- Before any check that could repeat a value: no field may hold a secret.
+        PERFORM brain._refuse_secrets(jsonb_build_object('kind', d.kind, 'headline', d.headline, 'body', d.body,
+            'category', d.category, 'origin', d.origin, 'project', d.project, 'severity', (d.rule).severity, 'tags', d.tags,
+            'metadata', d.metadata, 'skill_trigger', d.skill_trigger, 'source_agent', d.source_agent,
+            'source_system', d.source_system, 'source_ref', d.source_ref, 'source_hash', d.source_hash,
+            'status', (d.task).status, 'what_was_wrong', (d.incident).what_was_wrong, 'what_is_correct', (d.incident).what_is_correct,
+            'error_message', (d.incident).error_message, 'command_attempted', (d.incident).command_attempted,
+            'related_files', (d.incident).related_files, 'complexity', (d.incident).complexity, 'on_related', p_on_related,
+            'reason', p_reason));
+        IF p_on_related IS NULL OR p_on_related NOT IN ('refuse', 'store', 'supersede') THEN
+            PERFORM brain._raise('BR009', 'on_related is refuse, store or supersede.',
+                jsonb_build_object('field', 'on_related', 'type', 'text',
+                                   'allowed', jsonb_build_array('refuse', 'store', 'supersede')),
+                'refuse (the default) reports a related memory; store keeps both; supersede replaces it.');
+        END IF;
+        -- A trajectory's steps come with it (brain.record_trajectory).
+        IF d.kind = 'trajectory' AND nullif(current_setting('brain.trajectory', true), '') IS NULL THEN
+            PERFORM brain._raise('BR001', 'A trajectory is recorded with its steps.',
+                jsonb_build_object('kind', d.kind),
+                'Use brain.record_trajectory(problem => ..., steps => ..., outcome => ...) (brain trajectory record); '
+                'a newer solution supersedes an older one with supersedes => <id>.');
+        END IF;
+        -- Pending action items block every write of the session they wait for.
+        PERFORM brain._check_write_allowed(d.session_id);
+        PERFORM brain._gate(d.kind, v_headline, v_body, v_severity, d.category, v_origin,
+            concat_ws(E'\n', d.metadata::text, d.skill_trigger::text, array_to_string(d.tags, ' '),
+                      (d.incident).what_was_wrong, (d.incident).what_is_correct, (d.incident).error_message, (d.incident).command_attempted,
+                      d.source_ref));
+
+        IF d.kind <> 'task' AND ((d.task).status IS NOT NULL OR (d.task).priority IS NOT NULL OR (d.task).due_at IS NOT NULL) THEN
+            PERFORM brain._raise('BR009', 'status, priority and due_at belong to tasks.',
+                jsonb_build_object('kind', d.kind), 'Leave them out, or store a task.');
+        END IF;
+        IF d.kind = 'task' AND ((d.task).status IS NOT NULL AND (d.task).status NOT IN ('open', 'blocked', 'done')
+                                OR (d.task).priority IS NOT NULL AND (d.task).priority NOT BETWEEN 1 AND 5) THEN
+            PERFORM brain._raise('BR009', 'A new task is open, blocked or done, with priority 1 (highest) to 5.',
+                jsonb_build_object('fields', jsonb_build_array('status', 'priority'),
+                                   'allowed', jsonb_build_object('status', jsonb_build_array('open', 'blocked', 'done'),
+                                                                 'priority', '1 to 5')),
+                'Leave status out for an open task; stale is set by maintenance.');
+        END IF;
+        IF d.kind <> 'fact' AND (d.fact).halflife_days IS NOT NULL THEN
+            PERFORM brain._raise('BR009', 'halflife_days belongs to facts.', jsonb_build_object('kind', d.kind),
+                'Only facts decay: leave halflife_days out.');
+        END IF;
+        IF (d.fact).halflife_days IS NOT NULL AND NOT (d.fact).halflife_days > 0 THEN
+            PERFORM brain._raise('BR009', 'halflife_days must be positive.',
+                jsonb_build_object('field', 'halflife_days', 'type', 'a positive number of days'), 'The default is 7 days.');
+        END IF;
+        IF d.kind <> 'incident' AND ((d.incident).what_was_wrong IS NOT NULL OR (d.incident).what_is_correct IS NOT NULL
+                OR (d.incident).error_message IS NOT NULL OR (d.incident).command_attempted IS NOT NULL
+                OR cardinality((d.incident).related_files) > 0 OR (d.incident).complexity IS NOT NULL) THEN
+            PERFORM brain._raise('BR009', 'Learning details belong to incidents.', jsonb_build_object('kind', d.kind),
+                'Store what went wrong as an incident, or leave the incident fields out.');
+        END IF;
+        IF (d.incident).complexity IS NOT NULL AND (d.incident).complexity NOT IN ('simple', 'medium', 'complex') THEN
+            PERFORM brain._raise('BR009', 'complexity is simple, medium or complex.',
+                jsonb_build_object('field', 'complexity', 'type', 'text',
+                                   'allowed', jsonb_build_array('simple', 'medium', 'complex')),
+                'Use simple, medium or complex, or leave it out.');
+        END IF;
+        IF d.importance IS NOT NULL AND NOT d.importance BETWEEN 0 AND 1 THEN
+            PERFORM brain._raise('BR009', 'importance lies between 0 and 1.',
+                jsonb_build_object('field', 'importance', 'type', 'a number from 0 to 1'), 'The default is 0.5.');
+        END IF;
+        IF d.metadata IS NOT NULL AND jsonb_typeof(d.metadata) <> 'object' THEN
+            PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
+        END IF;
+        IF d.skill_trigger IS NOT NULL AND (jsonb_typeof(d.skill_trigger) <> 'object'
+                OR coalesce(d.skill_trigger->>'name', '') !~ '^[a-z0-9][a-z0-9-]*$'
+                OR jsonb_typeof(coalesce(d.skill_trigger->'keywords', '[]')) <> 'array'
+                OR jsonb_typeof(coalesce(d.skill_trigger->'projects', '[]')) <> 'array'
+                OR jsonb_typeof(coalesce(d.skill_trigger->'always_on', 'false')) <> 'boolean'
+                OR EXISTS (SELECT FROM jsonb_array_elements(coalesce(d.skill_trigger->'keywords', '[]')
+                                                            || coalesce(d.skill_trigger->'projects', '[]')) AS x
+                           WHERE jsonb_typeof(x) <> 'string')) THEN
+            PERFORM brain._raise('BR009', 'A skill_trigger is an object with a lowercase, hyphenated name.',
+                jsonb_build_object('field', 'skill_trigger', 'type', jsonb_typeof(d.skill_trigger)),
+                'Example: {"name": "db-migrations", "keywords": ["migration"], "projects": [], "always_on": false}: keywords and projects are arrays of strings, always_on a boolean.');
+        END IF;
+
+        IF d.skill_trigger IS NOT NULL THEN
+            -- A skill's name is unique among active memories; its supersede keeps the name.
+            PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (d.skill_trigger->>'name')));
+            SELECT m.memory_id INTO existing FROM brain.memory m
+            WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
+              AND m.skill_trigger->>'name' = d.skill_trigger->>'name'
+              AND m.memory_id IS DISTINCT FROM d.supersedes;
+            IF FOUND THEN
+                PERFORM brain._raise('BR009',
+                    format('A skill of that name exists: #%s.', existing),
+                    jsonb_build_object('field', 'skill_trigger.name', 'id', existing),
+                    format('Supersede #%s to change the skill, or choose another name.', existing));
+            END IF;
+        END IF;
+    END LOOP;
+END
 $$;
