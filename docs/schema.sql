@@ -2895,7 +2895,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 6371461aa17c7906cb2be1fecf29d1e53013afc4640b36293ecf9173eb74a312';
+COMMENT ON TABLE brain.migration IS 'functions 8d7a01f95db6fe7ae1ec3122ccb24d15a37e6992502e4000dbf4f5dfed309569';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -329,8 +329,6 @@ DECLARE
     v_body text := brain.trim_space(brain.clean_body(coalesce(d.body, '')));
     v_project text := coalesce(d.project, '');
     v_origin text := coalesce(d.origin, 'explicit');
-    v_severity text := CASE WHEN d.kind = 'rule' THEN coalesce(upper((d.rule).severity), 'PATTERN')
-                          ELSE upper((d.rule).severity) END;
     v_normalized text;
     full_text text;
     space brain.embedding_space;

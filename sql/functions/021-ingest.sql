@@ -45,7 +45,6 @@ DECLARE
     v_agent text := ingest_documents.source_agent;
     v_listing text[];
     chunk_tokens integer := brain._chunk_tokens(ingest_documents.embedding_space);
-    halflife double precision := (brain.setting('fact_halflife_days'))::double precision;
     n_vectors integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
                               THEN array_length(ingest_documents.embeddings, 1) ELSE 0 END;
     dims integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
