@@ -501,14 +501,14 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
     one lookup; with a write committed by another connection before its commit, a second one,
     which is what keeps two concurrent near-duplicates from both getting through."""
     with functions_tracked(database):
-        a, b, c = _near_dups(3, 0.5)
+        a, b, c, d, e = _near_dups(5, 0.5)
         with psycopg.connect(db_url) as writer, psycopg.connect(db_url, autocommit=True) as other:
             other.execute("SET lock_timeout = '10s'")  # it must not wait for the writer: fail, not hang
             _surround(other, [a])
 
-            def committed(what: str, written: dict, base: int, after_write: int, lookups: tuple) -> None:
-                """Runs the check at commit now, commits: a created write, with (after the write,
-                with the check) lookups since base."""
+            def committed(what: str, written: dict, base: int, after_write: int) -> tuple[int, int]:
+                """Runs the check at commit now, commits: a created write; returns (after the
+                write, with the check) lookups since base."""
                 writer.execute("SET CONSTRAINTS ALL IMMEDIATE")
                 after_check = function_calls(writer, LOOKUP) - base
                 writer.commit()
@@ -516,14 +516,23 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
                     f"{what}: {written['action']}; lookups after the write {after_write},"
                     f" with the check {after_check}"
                 )
-                assert written["action"] == "created" and (after_write, after_check) == lookups
+                assert written["action"] == "created"
+                return after_write, after_check
 
-            base = function_calls(writer, LOOKUP)  # in the writer's transaction, as every reading below
-            first = remember(
-                writer, kind="fact", project=PROJECT, headline="Backups run at 02:00", embedding=a
-            )
-            after_write = function_calls(writer, LOOKUP) - base
-            committed("\nalone", first, base, after_write, (1, 1))
+            # Alone: any transaction on the server that ends between the lookup and the commit
+            # (autovacuum's, another test's leftover connection) rightly costs a second lookup, so
+            # an attempt that saw one is tried again; one of three must get through with one lookup.
+            attempts = []
+            for vector, headline in ((a, "Backups run at 02:00"), (d, "Backups keep 30 days"),
+                                     (e, "Backups are encrypted")):
+                base = function_calls(writer, LOOKUP)  # in the writer's transaction, as every reading below
+                first = remember(writer, kind="fact", project=PROJECT, headline=headline, embedding=vector)
+                after_write = function_calls(writer, LOOKUP) - base
+                attempts.append(committed("\nalone", first, base, after_write))
+                if attempts[-1] == (1, 1):
+                    break
+                assert attempts[-1] == (1, 2), attempts  # never more than the one look again
+            assert attempts[-1] == (1, 1), f"every attempt looked twice: {attempts}"
 
             base = function_calls(writer, LOOKUP)
             second = remember(
@@ -532,4 +541,5 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
             after_write = function_calls(writer, LOOKUP) - base
             # another scope: no lock in common, and still a transaction that ended after the lookup
             remember(other, kind="fact", project="web", headline="Disk alerts page the on-call", embedding=c)
-            committed("another write committed before the check", second, base, after_write, (1, 2))
+            lookups = committed("another write committed before the check", second, base, after_write)
+            assert lookups == (1, 2)
