@@ -134,6 +134,33 @@ CREATE TYPE brain.session_brief AS (
 	started_at timestamp with time zone,
 	heartbeat_at timestamp with time zone
 );
+CREATE TYPE brain.staged_memory AS (
+	item integer,
+	chunk integer,
+	headline text,
+	body text,
+	normalized text,
+	metadata jsonb,
+	section text,
+	source_ref text,
+	source_hash text,
+	flags text[],
+	thread text,
+	"position" integer,
+	context text,
+	said text,
+	redacted jsonb,
+	vector public.vector,
+	error_code text,
+	error text,
+	existing bigint,
+	first_of integer,
+	stored_id bigint,
+	action text,
+	memory_id bigint,
+	duplicate_of bigint,
+	similarity real
+);
 CREATE TYPE brain.write_result AS (
 	action text,
 	memory_id bigint,
@@ -1307,6 +1334,19 @@ CREATE FUNCTION brain._split_block(lines text[], head_lines integer, fenced bool
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/010-observe.sql
+$$;
+CREATE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text, project text, source_ref text, metadata jsonb, context text, thread text, "position" integer, chunk_tokens integer) RETURNS SETOF brain.staged_memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+    -- the body: sql/functions/010a-observe-batch.sql
+$$;
+CREATE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings double precision[], space brain.embedding_space) RETURNS brain.staged_memory[]
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/010a-observe-batch.sql
 $$;
 CREATE FUNCTION brain._steps_text(steps jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -2895,7 +2935,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 8d7a01f95db6fe7ae1ec3122ccb24d15a37e6992502e4000dbf4f5dfed309569';
+COMMENT ON TABLE brain.migration IS 'functions 43fa7d88781c0269d582540d633c3815c6d59ae36dc0f66a8986baf5985b8306';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -54,6 +54,7 @@ RELEASED = {
     "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
     "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
+    "029-staged-memory.sql": "55b570cb4443f49503a1a7f6fc1eea71948e447d39809191e3216ddd85b6c732",
 }
 
 
@@ -608,10 +609,12 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         conn.execute("SET check_function_bodies = off")
         conn.execute("CREATE TYPE brain.search_request AS (query text)")
         conn.execute("CREATE TYPE brain.memory_draft AS (kind text)")
+        conn.execute("CREATE TYPE brain.staged_memory AS (item integer)")
         for path in [p for p in db.sql_files("functions") if not p.name.startswith("024") and p.name < "026"]:
             conn.execute(path.read_text())
         conn.execute("DROP TYPE brain.search_request CASCADE")
         conn.execute("DROP TYPE brain.memory_draft CASCADE")
+        conn.execute("DROP TYPE brain.staged_memory CASCADE")
         role = f"core_upgrade_{conn.info.dbname.removeprefix('brain_test_')}"
         conn.execute("SELECT brain.create_role(%s, 1, 'write', 'agent-password-022')", (role,))
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
@@ -758,10 +761,12 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         before = [p.name for p in db.sql_files("migrations")].index("027-schema-owner.sql")
         migrate_through(conn, before)
         # the previous release's functions, as it left them (today's, with the types of the
-        # later migration 028 they name, dropped before the upgrade)
-        draft_types = db.sql_files("migrations")[before + 1].read_text()
-        assert "CREATE TYPE brain.memory_draft" in draft_types
-        conn.execute(draft_types)
+        # later migrations 028 and 029 they name, dropped before the upgrade)
+        later_types = [p.read_text() for p in db.sql_files("migrations")[before + 1 : before + 3]]
+        assert "CREATE TYPE brain.memory_draft" in later_types[0]
+        assert "CREATE TYPE brain.staged_memory" in later_types[1]
+        for text in later_types:
+            conn.execute(text)
         for path in db.sql_files("functions"):
             if path.name < "026-ownership.sql":
                 conn.execute(path.read_text())
@@ -778,9 +783,10 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
             ).fetchone()[0]
             != "brain_owner"
         )
-        for name in ("memory_draft", "rule_detail", "fact_detail", "task_detail", "incident_detail"):
+        for name in ("staged_memory", "memory_draft", "rule_detail", "fact_detail", "task_detail",
+                     "incident_detail"):
             conn.execute(f"DROP TYPE brain.{name} CASCADE")
-        assert db.migrate(conn).applied == ["027-schema-owner.sql", "028-memory-draft.sql"]
+        assert db.migrate(conn).applied == ["027-schema-owner.sql", "028-memory-draft.sql", "029-staged-memory.sql"]
         others = (
             conn.execute(
                 "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
@@ -872,3 +878,51 @@ def test_028_writes_every_memory_through_one_draft(empty_database: str) -> None:
             " outcome => 'the export finished')"
         ).fetchone()
         assert trajectory == "created"
+
+
+def test_029_stages_an_observed_batch_in_an_existing_database(empty_database: str) -> None:
+    """A database of the previous release with an observed turn in it, upgraded: observe_batch
+    now carries each text through its stages as one brain.staged_memory, and a batch reports as
+    before: the turn already stored skipped, a refused text rejected while the rest is stored, a
+    long text chunked under one ref, a repeated text pointing at its first copy, and a turn's
+    neighbours in its thread indexed as its context."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("029-staged-memory.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute(
+            "INSERT INTO brain.memory (kind, origin, category, headline, normalized)"
+            " VALUES ('fact', 'observed', 'episodic', 'The nightly export failed at 02:10',"
+            " 'the nightly export failed at 02:10')"
+        )
+        assert db.migrate(conn).applied == ["029-staged-memory.sql"]
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        long_text = "# Runbook\n\n" + "\n\n".join(
+            f"## Step {i}\n\n" + " ".join(f"word{i}x{k}" for k in range(120)) for i in range(6)
+        )
+        rows = conn.execute(
+            "SELECT item, chunk, action, memory_id, duplicate_of, error_code FROM brain.observe_batch("
+            " ARRAY['The nightly export failed at 02:10', 'A turn with metadata that is no object',"
+            "       %s, 'Restart the exporter with --resume', 'Restart the exporter with --resume',"
+            "       'It resumed from row 41,200'],"
+            " threads => ARRAY[NULL, NULL, NULL, 't1', 't1', 't1'], positions => ARRAY[NULL, NULL, NULL, 1, 2, 3],"
+            " metadata => ARRAY[NULL, '[1]', NULL, NULL, NULL, NULL]::jsonb[])",
+            (long_text,),
+        ).fetchall()
+        by_item: dict[int, list[tuple]] = {}
+        for row in rows:
+            by_item.setdefault(row[0], []).append(row[1:])
+        assert by_item[1] == [(1, "skipped", 1, 1, None)]
+        assert [r[1:] for r in by_item[2]] == [("rejected", None, None, "BR009")]
+        assert len(by_item[3]) > 1 and {r[1] for r in by_item[3]} == {"created"}
+        first = by_item[4][0]
+        assert first[1] == "created" and by_item[5] == [(1, "skipped", first[2], first[2], None)]
+        refs = conn.execute(
+            "SELECT count(DISTINCT source_ref), count(*) FROM brain.memory WHERE memory_id = ANY(%s)",
+            ([r[2] for r in by_item[3]],),
+        ).fetchone()
+        assert refs == (1, len(by_item[3]))
+        (context,) = conn.execute(
+            "SELECT context FROM brain.memory WHERE memory_id = %s", (by_item[6][0][2],)
+        ).fetchone()
+        assert "before: Restart the exporter with --resume" in context

@@ -71,3 +71,25 @@ def test_privileges_are_granted_last() -> None:
         text = path.read_text(encoding="utf-8")
         said = re.search(PRIVILEGE, text, re.IGNORECASE)
         assert said is None, f"{path.name} says {said.group(0)!r}: leave it to the privileges' files"
+
+
+def _declared(function: str) -> int:
+    """How many variables the DECLARE block of a function of sql/functions declares."""
+    for path in db.sql_files("functions"):
+        text = path.read_text()
+        start = text.find(f"CREATE OR REPLACE FUNCTION {function}(")
+        if start < 0:
+            continue
+        body = text[start:]
+        block = body[body.index("\nDECLARE\n") + 9 : body.index("\nBEGIN\n")]
+        code = re.sub(r"--[^\n]*", "", block)
+        return code.count(";")
+    raise AssertionError(f"{function} is in no function file")
+
+
+def test_observe_batch_carries_its_chunks_as_one_value() -> None:
+    """observe_batch's stages (stage, vectors, dedup, store, fold, report) pass one array of
+    brain.staged_memory, not one array per field: it had 61 declared variables."""
+    counted = _declared("brain.observe_batch")
+    print(f"observe_batch declares {counted} variables")
+    assert counted <= 12

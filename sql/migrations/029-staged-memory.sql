@@ -1,0 +1,32 @@
+-- A batch writer's work item: one chunk of one of its inputs, carried through
+-- the batch's stages as one value instead of a dozen arrays kept in step:
+-- staged (what will be stored, or why the input was refused), then given its
+-- vector, deduplicated, stored and reported. brain.observe_batch is the first
+-- writer built on it.
+CREATE TYPE brain.staged_memory AS (
+    item integer,            -- the input it came from, from 1
+    chunk integer,           -- its chunk of that input; NULL for a refused input
+    headline text,           -- what will be stored
+    body text,
+    normalized text,         -- the exact-dedup key
+    metadata jsonb,
+    section text,            -- the chunk's heading path
+    source_ref text,
+    source_hash text,
+    flags text[],            -- the text's injection signals
+    thread text,
+    "position" integer,
+    context text,            -- indexed with it (docs/ranking.md)
+    said text,               -- the input's text as stored (secrets redacted): its neighbours' context
+    redacted jsonb,          -- the secrets redacted from it: kind, start and end in the text as sent
+    vector public.vector,    -- its embedding, when the batch sent them
+    error_code text,         -- a refused input: the error's code and message
+    error text,
+    existing bigint,         -- the active memory with the same text, if any
+    first_of integer,        -- the place in the batch of the first chunk with the same text
+    stored_id bigint,        -- the memory stored for it
+    action text,             -- the outcome reported: created, skipped, folded, rejected, ...
+    memory_id bigint,        -- the memory it is now: its own, the one it repeats or folded into
+    duplicate_of bigint,
+    similarity real
+);
