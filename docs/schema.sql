@@ -137,6 +137,7 @@ CREATE TYPE brain.session_brief AS (
 CREATE TYPE brain.staged_memory AS (
 	item integer,
 	chunk integer,
+	input jsonb,
 	headline text,
 	body text,
 	normalized text,
@@ -159,7 +160,9 @@ CREATE TYPE brain.staged_memory AS (
 	action text,
 	memory_id bigint,
 	duplicate_of bigint,
-	similarity real
+	similarity real,
+	previous_id bigint,
+	previous_ref text
 );
 CREATE TYPE brain.write_result AS (
 	action text,
@@ -1335,6 +1338,13 @@ CREATE FUNCTION brain._split_block(lines text[], head_lines integer, fenced bool
     AS $$
     -- the body: sql/functions/010-observe.sql
 $$;
+CREATE FUNCTION brain._stage_document(doc brain.staged_memory, source_system text, project text, chunk_tokens integer, seen jsonb, doomed bigint[], base integer) RETURNS SETOF brain.staged_memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    AS $$
+    -- the body: sql/functions/021-ingest.sql
+$$;
 CREATE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text, project text, source_ref text, metadata jsonb, context text, thread text, "position" integer, chunk_tokens integer) RETURNS SETOF brain.staged_memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1342,11 +1352,11 @@ CREATE FUNCTION brain._stage_observed(item integer, said text, kind text, origin
     AS $$
     -- the body: sql/functions/010a-observe-batch.sql
 $$;
-CREATE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings double precision[], space brain.embedding_space) RETURNS brain.staged_memory[]
+CREATE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings double precision[], space brain.embedding_space, places integer[] DEFAULT NULL::integer[]) RETURNS brain.staged_memory[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/010a-observe-batch.sql
+    -- the body: sql/functions/004a-write-core.sql
 $$;
 CREATE FUNCTION brain._steps_text(steps jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -2935,7 +2945,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 43fa7d88781c0269d582540d633c3815c6d59ae36dc0f66a8986baf5985b8306';
+COMMENT ON TABLE brain.migration IS 'functions acf538043c498e47df51d72aeeee3bb5c79cb73a0423919799f6b5dca3988a87';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

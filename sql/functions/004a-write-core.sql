@@ -495,3 +495,36 @@ BEGIN
     RETURN r;
 END
 $$;
+
+-- A batch writer's embeddings attached to its staged chunks (brain.staged_memory):
+-- one row per chunk at places (every chunk when NULL), in order, each through
+-- the same checks as the embedding of one brain.remember.
+CREATE OR REPLACE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings double precision[],
+                                                space brain.embedding_space, places integer[] DEFAULT NULL)
+RETURNS brain.staged_memory[]
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    vecs public.vector[];
+BEGIN
+    IF coalesce(array_length(embeddings, 1), 0) <> coalesce(cardinality(places), cardinality(staged), 0) THEN
+        PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks%s.', coalesce(array_length(embeddings, 1), 0),
+                                             coalesce(cardinality(places), cardinality(staged), 0),
+                                             CASE WHEN places IS NOT NULL THEN ' to store' ELSE '' END),
+            jsonb_build_object('rows', coalesce(array_length(embeddings, 1), 0),
+                               'chunks', coalesce(cardinality(places), cardinality(staged), 0)),
+            'Run with check_only => true first: it returns the chunks to embed, in order.');
+    END IF;
+    places := coalesce(places, ARRAY(SELECT generate_series(1, coalesce(cardinality(staged), 0))));
+    -- (Row r as a one-dimensional array: its slice, unnested. Grouping all the
+    -- elements back into rows cost three times as long.)
+    vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:array_length(embeddings, 2)])), space)
+                  FROM generate_series(1, cardinality(places)) AS r
+                  ORDER BY r);
+    FOR k IN 1 .. cardinality(places) LOOP
+        staged[places[k]].vector := vecs[k];
+    END LOOP;
+    RETURN staged;
+END
+$$;

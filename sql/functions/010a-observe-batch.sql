@@ -51,7 +51,7 @@ BEGIN
             PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
         END IF;
         staged := ARRAY(
-            SELECT ROW(_stage_observed.item, c.chunk, c.headline, c.body,
+            SELECT ROW(_stage_observed.item, c.chunk, NULL, c.headline, c.body,
                        -- An observation with its source named is a record of that source: the
                        -- same text from another source (a repeated question, another session's
                        -- turn) is stored as its own record, and only the same source's is a
@@ -67,8 +67,8 @@ BEGIN
                        CASE WHEN _stage_observed.thread IS NOT NULL
                             THEN coalesce(_stage_observed.position, _stage_observed.item)
                             WHEN c.n > 1 THEN c.chunk END,
-                       NULL, obs.cleaned, obs.redacted, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL
-                   )::brain.staged_memory
+                       NULL, obs.cleaned, obs.redacted, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+                       NULL, NULL)::brain.staged_memory
             FROM (SELECT x.chunk, x.headline, x.section, x.n,
                          -- A text that fits its headline is not repeated as a body.
                          CASE WHEN x.n = 1 AND brain.normalize_text(x.body) = brain.normalize_text(x.headline)
@@ -86,40 +86,10 @@ BEGIN
         IF SQLSTATE NOT LIKE 'BR%' THEN
             RAISE;
         END IF;
-        staged := ARRAY[ROW(_stage_observed.item, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                            NULL, NULL, NULL, NULL, SQLSTATE, SQLERRM, NULL, NULL, NULL, 'rejected', NULL, NULL,
-                            NULL)::brain.staged_memory];
+        staged := ARRAY[jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+                            'item', _stage_observed.item, 'error_code', SQLSTATE, 'error', SQLERRM, 'action', 'rejected'))];
     END;
     RETURN QUERY SELECT * FROM unnest(staged);
-END
-$$;
-
--- A batch's embeddings attached to its staged chunks: one row per chunk, in
--- order, each through the same checks as the embedding of one brain.remember.
-CREATE OR REPLACE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings double precision[],
-                                                space brain.embedding_space)
-RETURNS brain.staged_memory[]
-LANGUAGE plpgsql
-SET search_path = pg_catalog, public, pg_temp
-AS $$
-DECLARE
-    vecs public.vector[];
-BEGIN
-    IF coalesce(array_length(embeddings, 1), 0) <> coalesce(cardinality(staged), 0) THEN
-        PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks.', coalesce(array_length(embeddings, 1), 0),
-                                             coalesce(cardinality(staged), 0)),
-            jsonb_build_object('rows', coalesce(array_length(embeddings, 1), 0), 'chunks', coalesce(cardinality(staged), 0)),
-            'Run with check_only => true first: it returns the chunks to embed, in order.');
-    END IF;
-    -- (Row r as a one-dimensional array: its slice, unnested. Grouping all the
-    -- elements back into rows cost three times as long.)
-    vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:array_length(embeddings, 2)])), space)
-                  FROM generate_series(1, coalesce(cardinality(staged), 0)) AS r
-                  ORDER BY r);
-    FOR j IN 1 .. coalesce(cardinality(staged), 0) LOOP
-        staged[j].vector := vecs[j];
-    END LOOP;
-    RETURN staged;
 END
 $$;
 

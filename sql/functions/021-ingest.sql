@@ -17,6 +17,166 @@ AS $$
     SELECT scope = '' OR ref = scope OR right(scope, 1) = '/' AND starts_with(ref, scope)
 $$;
 
+-- Stage 2 of brain.ingest_documents for one document: its row (chunk NULL)
+-- and, for a new or changed document sent with its text, its chunks matched
+-- against its chunks as last ingested: the same text unchanged (it may have
+-- moved); the same text as a chunk stored earlier in this call (seen: its
+-- normalized text's md5 to that chunk's place in the batch), as an earlier
+-- chunk of this document, or as another active fact of the project: a
+-- duplicate, not stored again (chunks of documents removed at source, doomed,
+-- do not count); a changed chunk taking the place of the old chunk of its
+-- section, in order; else new. Old chunks left over are removed. A document
+-- the gate refuses is its row alone, rejected with the error; any other error
+-- stops the batch. base: the place in the batch before the document's row.
+CREATE OR REPLACE FUNCTION brain._stage_document(doc brain.staged_memory, source_system text, project text,
+                                                 chunk_tokens integer, seen jsonb, doomed bigint[], base integer)
+RETURNS SETOF brain.staged_memory
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+-- (called once per document: planned once, not once per call)
+SET plan_cache_mode = force_generic_plan
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    obs record;
+    chunks brain.staged_memory[];  -- its chunks, in order: chunk k at base + 1 + k in the batch
+    old brain.staged_memory[];     -- its chunks as last ingested; action 'kept' once a chunk takes one
+    firsts integer[];              -- per chunk, the first earlier chunk of the document with its text
+    j integer;
+BEGIN
+    -- (sent without its text: reported, and left for a call that sends it)
+    IF doc.action NOT IN ('new', 'changed') OR doc.input ->> 'text' IS NULL THEN
+        RETURN NEXT jsonb_populate_record(doc, '{"input": null}');
+        RETURN;
+    END IF;
+    BEGIN
+        PERFORM brain._refuse_secrets(jsonb_build_object('source_ref', doc.source_ref, 'format', doc.input ->> 'format'));
+        -- Stored with its secrets redacted and its hidden characters removed.
+        obs := brain._clean_observed(doc.input ->> 'text');
+        doc.redacted := obs.redacted;
+        IF brain.trim_space(coalesce(obs.cleaned, '')) = '' THEN
+            PERFORM brain._raise('BR009', format('Document %s is empty.', doc.item),
+                jsonb_build_object('document', doc.item), 'Only documents with text are ingested.');
+        END IF;
+        IF doc.input -> 'chunks' IS NOT NULL THEN
+            -- The chunks a check_only call returned for this text, sent back so
+            -- they are not cut again: scanned for secrets again like any text.
+            PERFORM brain._refuse_secrets(jsonb_build_object('chunks', doc.input -> 'chunks'));
+        END IF;
+        chunks := ARRAY(
+            SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+                       'item', doc.item, 'chunk', c.k, 'headline', c.headline, 'section', c.section,
+                       -- A text that fits its headline is not repeated as a body.
+                       'body', CASE WHEN c.n = 1 AND brain.normalize_text(c.body) = brain.normalize_text(c.headline)
+                                    THEN '' ELSE c.body END,
+                       -- the ref is the chunk's title: embedded with its text (brain.embedding_input)
+                       'metadata', jsonb_build_object('chunk', c.k, 'chunks', c.n, 'title', doc.source_ref)
+                                   || CASE WHEN c.section IS NOT NULL THEN jsonb_build_object('section', c.section)
+                                           ELSE '{}' END
+                                   || CASE WHEN doc.input ->> 'format' IS NOT NULL
+                                           THEN jsonb_build_object('format', doc.input ->> 'format') ELSE '{}' END,
+                       'source_ref', doc.source_ref, 'source_hash', doc.source_hash, 'flags', obs.signals))
+            FROM (SELECT e.value ->> 'headline' AS headline, e.value ->> 'body' AS body,
+                         e.value ->> 'section' AS section, e.k::integer AS k, count(*) OVER () AS n
+                  FROM jsonb_array_elements(doc.input -> 'chunks') WITH ORDINALITY AS e(value, k)
+                  UNION ALL
+                  SELECT t.headline, t.body, t.section, t.chunk, count(*) OVER ()
+                  FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, doc.source_ref)) AS t
+                  WHERE doc.input -> 'chunks' IS NULL) AS c
+            ORDER BY c.k);
+        PERFORM brain._gate('fact', c.headline, c.body, NULL, 'reference', 'artifact', NULL) FROM unnest(chunks) AS c;
+        chunks := ARRAY(SELECT jsonb_populate_record(c, jsonb_build_object('normalized',
+                                   brain.normalize_text(c.headline, c.body)))
+                        FROM unnest(chunks) AS c ORDER BY c.chunk);
+        old := ARRAY(SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+                         'item', doc.item, 'chunk', m.source_chunk, 'normalized', m.normalized,
+                         'section', coalesce(m.metadata ->> 'section', ''), 'memory_id', m.memory_id))
+                     FROM brain.memory m
+                     WHERE m.workspace_id = ws AND m.source_system = _stage_document.source_system
+                       AND m.project = _stage_document.project AND m.source_ref = doc.source_ref
+                       AND m.state = 'active' AND m.source_chunk IS NOT NULL
+                     ORDER BY m.source_chunk);
+        -- a. The same text as an old chunk: unchanged (it may have moved).
+        FOR k IN 1 .. cardinality(chunks) LOOP
+            j := (SELECT min(o) FROM generate_series(1, cardinality(old)) AS o
+                  WHERE (old[o]).action IS NULL AND (old[o]).normalized = (chunks[k]).normalized);
+            IF j IS NOT NULL THEN
+                chunks[k].action := 'unchanged'; chunks[k].memory_id := (old[j]).memory_id; old[j].action := 'kept';
+            END IF;
+        END LOOP;
+        -- b. Duplicates. The first chunk of each text, in one pass (a search of the chunks
+        --    before each one made a document of n chunks cost n² / 2 comparisons); the
+        --    active facts of the project with the text of a chunk, looked up for all the
+        --    chunks at once (one lookup a chunk scanned every fact of the project when the
+        --    planner took the table for small, after a large ingest).
+        firsts := ARRAY(SELECT CASE WHEN f.first < f.k THEN f.first END
+                        FROM (SELECT c.chunk AS k, min(c.chunk) OVER (PARTITION BY c.normalized) AS first
+                              FROM unnest(chunks) AS c) AS f
+                        ORDER BY f.k);
+        chunks := ARRAY(
+            SELECT jsonb_populate_record(c, jsonb_build_object('existing', h.id))
+            FROM unnest(chunks) AS c
+            LEFT JOIN (SELECT min(m.memory_id) AS id, m.normalized AS norm
+                       FROM brain.memory m
+                       WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = _stage_document.project
+                         AND m.state = 'active'
+                         AND m.normalized_hash = ANY (ARRAY(SELECT md5(u.normalized)::uuid FROM unnest(chunks) AS u))
+                         AND m.memory_id <> ALL (doomed)
+                       GROUP BY m.normalized) AS h ON h.norm = c.normalized
+            ORDER BY c.chunk);
+        FOR k IN 1 .. cardinality(chunks) LOOP
+            CONTINUE WHEN (chunks[k]).action IS NOT NULL;
+            IF seen ? md5((chunks[k]).normalized) THEN
+                chunks[k].action := 'duplicate';
+                chunks[k].first_of := (seen ->> md5((chunks[k]).normalized))::integer;
+            ELSIF firsts[k] IS NOT NULL THEN
+                -- the same text as an earlier chunk of this document (a repeated
+                -- paragraph or example): that chunk's memory, stored once
+                j := firsts[k];
+                chunks[k].action := 'duplicate';
+                IF (chunks[j]).action IN ('unchanged', 'duplicate') THEN
+                    chunks[k].memory_id := (chunks[j]).memory_id;
+                    chunks[k].first_of := (chunks[j]).first_of;
+                ELSE
+                    chunks[k].first_of := base + 1 + j;  -- its row, stored in this call
+                END IF;
+            ELSIF (chunks[k]).existing IS NOT NULL THEN
+                chunks[k].action := 'duplicate';
+                chunks[k].memory_id := (chunks[k]).existing;
+            END IF;
+        END LOOP;
+        -- c. A changed chunk supersedes the old chunk of its section, in order.
+        FOR k IN 1 .. cardinality(chunks) LOOP
+            CONTINUE WHEN (chunks[k]).action IS NOT NULL;
+            j := (SELECT min(o) FROM generate_series(1, cardinality(old)) AS o
+                  WHERE (old[o]).action IS NULL AND (old[o]).section = coalesce((chunks[k]).section, ''));
+            IF j IS NOT NULL THEN
+                chunks[k].action := 'changed'; chunks[k].previous_id := (old[j]).memory_id; old[j].action := 'kept';
+            ELSE
+                chunks[k].action := 'new';
+            END IF;
+        END LOOP;
+    EXCEPTION WHEN OTHERS THEN
+        IF SQLSTATE NOT LIKE 'BR%' THEN
+            RAISE;
+        END IF;
+        -- the document is reported and left as it was; the rest goes on
+        RETURN NEXT jsonb_populate_record(doc, jsonb_build_object('input', NULL, 'action', 'rejected',
+                                                                  'error_code', SQLSTATE, 'error', SQLERRM, 'redacted', NULL));
+        RETURN;
+    END;
+    RETURN NEXT jsonb_populate_record(doc, '{"input": null}');
+    RETURN QUERY SELECT * FROM unnest(chunks);
+    -- d. Old chunks left over: gone from the document.
+    RETURN QUERY
+    SELECT (jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+               'item', doc.item, 'chunk', o.chunk, 'source_ref', doc.source_ref, 'action', 'removed',
+               'memory_id', o.memory_id))).*
+    FROM unnest(old) AS o
+    WHERE o.action IS NULL;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.ingest_documents(
     documents jsonb,
     source_system text DEFAULT 'files',
@@ -35,95 +195,31 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
 AS $$
 -- Columns win over variables: parameters are qualified with the function's
--- name, and the output columns are only assigned through the o_ arrays.
+-- name, and the output columns are only assigned in the final query.
 #variable_conflict use_column
 DECLARE
     ws bigint := brain.current_workspace();
     v_system text := brain.trim_space(coalesce(ingest_documents.source_system, ''));
     v_project text := coalesce(ingest_documents.project, '');
     v_scopes text[] := coalesce(ingest_documents.scopes, '{}');
-    v_agent text := ingest_documents.source_agent;
     v_listing text[];
-    chunk_tokens integer := brain._chunk_tokens(ingest_documents.embedding_space);
-    n_vectors integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
-                              THEN array_length(ingest_documents.embeddings, 1) ELSE 0 END;
-    dims integer := CASE WHEN array_ndims(ingest_documents.embeddings) = 2
-                         THEN array_length(ingest_documents.embeddings, 2) END;
-    n_docs integer;
-    d jsonb;
-    -- the documents sent, in order
-    d_ref text[] := '{}';
-    d_hash text[] := '{}';
-    d_text text[] := '{}';
-    d_format text[] := '{}';
-    d_chunks jsonb[] := '{}';
-    d_action text[] := '{}';
-    d_prev text[] := '{}';
-    claimed text[] := '{}';
-    removed_refs text[];
-    doomed bigint[];  -- the chunks of documents removed at source
-    cnt integer;
-    same boolean;
-    prev text;
-    -- one output row per document and per chunk, in order
-    n integer := 0;
-    doc_start integer;
-    o_ref text[] := '{}';
-    o_chunk integer[] := '{}';
-    o_action text[] := '{}';
-    o_id bigint[] := '{}';
-    o_prev_id bigint[] := '{}';
-    o_prev_ref text[] := '{}';
-    o_head text[] := '{}';
-    o_body text[] := '{}';
-    o_sect text[] := '{}';
-    o_norm text[] := '{}';
-    o_meta jsonb[] := '{}';
-    o_hash text[] := '{}';
-    o_flag jsonb[] := '{}';
-    o_code text[] := '{}';
-    o_err text[] := '{}';
-    o_red jsonb[] := '{}';
-    o_dup integer[] := '{}';  -- a chunk that repeats an earlier chunk of this call: that chunk's row
-    -- a document's chunks
-    obs record;
-    k_head text[];
-    k_body text[];
-    k_sect text[];
-    k_norm text[];
-    k_key uuid[];
-    k_act text[];
-    k_id bigint[];
-    k_dup integer[];
-    k_first integer[];  -- the earlier chunk of the document with the same text, if any
-    k_hit bigint[];     -- the active fact of the project with the same text, if any
-    nk integer;
-    ol_id bigint[];
-    ol_key uuid[];
-    ol_sect text[];
-    ol_chunk integer[];
-    ol_used boolean[];
-    seen_key uuid[] := '{}';   -- the keys of chunks this call stores, and their rows
-    seen_row integer[] := '{}';
-    pos integer;
-    hit bigint;
-    meta jsonb;
-    -- writing
+    claimed text[] := '{}';  -- the refs renamed documents came from
+    doomed bigint[];         -- the chunks of documents removed at source
+    -- The documents sent, one row each (brain.staged_memory), in order; then the
+    -- rows reported: one per document and per chunk, in order; what is stored.
+    docs brain.staged_memory[];
+    staged brain.staged_memory[] := '{}';
+    places integer[];        -- the places of the chunks to store: one embedding row each
+    seen jsonb := '{}';      -- those of them so far, by the md5 of their text
     space brain.embedding_space;
-    vecs public.vector[];
     seq bigint := 0;
-    defer boolean := false;
-    w_rows integer[];
-    new_ids bigint[];
-    created bigint[];
-    moved bigint[];
-    gone bigint[];
-    pair record;
-    retitled boolean;
+    ids bigint[];
+    d jsonb;
+    r record;
 BEGIN
     PERFORM brain._refuse_secrets(jsonb_build_object('source_system', ingest_documents.source_system,
                                                      'project', ingest_documents.project,
-                                                     'source_agent', v_agent));
+                                                     'source_agent', ingest_documents.source_agent));
     IF v_system = '' OR v_system ~ '[\r\n]' THEN
         PERFORM brain._raise('BR009', 'Documents are ingested under a source_system: one line naming where they come from.',
             jsonb_build_object('field', 'source_system', 'type', 'one line of text'), 'For example files, or wiki.');
@@ -140,36 +236,35 @@ BEGIN
         PERFORM brain._raise('BR012', 'embeddings is a two-dimensional array: one row per chunk to embed.', NULL,
             'Run with check_only => true first: it returns the chunks to embed, in order.');
     END IF;
-    n_docs := jsonb_array_length(documents);
-    FOR i IN 1 .. n_docs LOOP
-        d := documents -> (i - 1);
+    docs := ARRAY(SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+                             'item', e.n, 'input', e.d, 'source_ref', e.d ->> 'ref', 'source_hash', e.d ->> 'hash',
+                             'first_of', min(e.n) OVER (PARTITION BY e.d ->> 'ref')))
+                  FROM jsonb_array_elements(documents) WITH ORDINALITY AS e(d, n)
+                  ORDER BY e.n);
+    FOR i IN 1 .. cardinality(docs) LOOP
+        d := (docs[i]).input;
         IF jsonb_typeof(d) <> 'object' OR jsonb_typeof(d -> 'ref') IS DISTINCT FROM 'string'
            OR jsonb_typeof(d -> 'hash') IS DISTINCT FROM 'string'
            OR brain.trim_space(d ->> 'ref') = '' OR d ->> 'ref' ~ '[\r\n]' OR brain.trim_space(d ->> 'hash') = ''
            OR coalesce(jsonb_typeof(d -> 'text'), 'null') NOT IN ('string', 'null')
            OR coalesce(jsonb_typeof(d -> 'format'), 'null') NOT IN ('string', 'null')
            OR d ? 'chunks' AND (jsonb_typeof(d -> 'chunks') <> 'array' OR jsonb_typeof(d -> 'text') <> 'string'
-                                OR EXISTS (SELECT FROM jsonb_array_elements(d -> 'chunks') AS c
-                                           WHERE jsonb_typeof(c -> 'headline') IS DISTINCT FROM 'string'
-                                              OR jsonb_typeof(c -> 'body') IS DISTINCT FROM 'string'
-                                              OR coalesce(jsonb_typeof(c -> 'section'), 'null')
-                                                 NOT IN ('string', 'null'))
-                                OR jsonb_array_length(d -> 'chunks') = 0) THEN
+                                  OR EXISTS (SELECT FROM jsonb_array_elements(d -> 'chunks') AS c
+                                             WHERE jsonb_typeof(c -> 'headline') IS DISTINCT FROM 'string'
+                                                OR jsonb_typeof(c -> 'body') IS DISTINCT FROM 'string'
+                                                OR coalesce(jsonb_typeof(c -> 'section'), 'null')
+                                                   NOT IN ('string', 'null'))
+                                  OR jsonb_array_length(d -> 'chunks') = 0) THEN
             PERFORM brain._raise('BR009', format('Document %s needs a ref (one line), a hash and, when sent, a text.', i),
                 jsonb_build_object('document', i),
                 'Each document is {"ref": "docs/guide.md", "hash": "…", "text": "…"}; text may be left out. chunks, when sent with the text, are [{headline, section, body}] as check_only returned them.');
         END IF;
-        IF (d ->> 'ref') = ANY (d_ref) THEN
+        IF (docs[i]).first_of <> i THEN
             PERFORM brain._raise('BR009', format('Document %s repeats the ref of an earlier one.', i),
                 jsonb_build_object('document', i), 'Send each ref once.');
         END IF;
-        d_ref := d_ref || (d ->> 'ref');
-        d_hash := d_hash || (d ->> 'hash');
-        d_text := d_text || (d ->> 'text');
-        d_format := d_format || (d ->> 'format');
-        d_chunks := d_chunks || (d -> 'chunks');
     END LOOP;
-    v_listing := coalesce(listing, '{}') || d_ref;
+    v_listing := coalesce(listing, '{}') || ARRAY(SELECT d.source_ref FROM unnest(docs) AS d ORDER BY d.item);
     IF NOT check_only THEN
         -- One ingest at a time per source and project: each sees what the one before it wrote.
         PERFORM pg_advisory_xact_lock(hashtext('brain.ingest'), hashtext(ws || '/' || v_system || '/' || v_project));
@@ -177,354 +272,181 @@ BEGIN
 
     -- 1. What became of each document: unchanged (same hash), changed, new,
     --    or renamed (its hash under a ref in scope that is gone).
-    FOR i IN 1 .. n_docs LOOP
-        SELECT count(*), bool_and(m.source_hash IS NOT DISTINCT FROM d_hash[i]) INTO cnt, same
-        FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
-          AND m.source_ref = d_ref[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL;
-        d_prev[i] := NULL;
-        IF cnt > 0 THEN
-            d_action[i] := CASE WHEN same THEN 'unchanged' ELSE 'changed' END;
-            CONTINUE;
-        END IF;
-        SELECT min(m.source_ref) INTO prev
-        FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
-          AND m.source_hash = d_hash[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
-          AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
-          AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s));
-        IF prev IS NOT NULL THEN
-            d_action[i] := 'renamed';
-            d_prev[i] := prev;
-            claimed := claimed || prev;
-        ELSE
-            d_action[i] := 'new';
-        END IF;
-    END LOOP;
-    -- The documents in scope that are not in the listing: removed at source.
-    SELECT coalesce(array_agg(DISTINCT m.source_ref), '{}'),
-           coalesce(array_agg(m.memory_id ORDER BY m.source_ref, m.source_chunk), '{}')
-    INTO removed_refs, doomed
-    FROM brain.memory m
-    WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
-      AND m.state = 'active' AND m.source_chunk IS NOT NULL
-      AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
-      AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s));
-
-    -- 2. The chunks of new and changed documents, matched against their old ones.
-    FOR i IN 1 .. n_docs LOOP
-        doc_start := n;
-        n := n + 1;
-        o_ref[n] := d_ref[i]; o_chunk[n] := NULL; o_action[n] := d_action[i]; o_id[n] := NULL;
-        o_prev_id[n] := NULL; o_prev_ref[n] := d_prev[i]; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
-        o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := d_hash[i]; o_flag[n] := NULL;
-        o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
-        CONTINUE WHEN d_action[i] IN ('unchanged', 'renamed');
-        -- (sent without its text: reported, and left for a call that sends it)
-        CONTINUE WHEN d_text[i] IS NULL;
-        BEGIN
-            PERFORM brain._refuse_secrets(jsonb_build_object('source_ref', d_ref[i], 'format', d_format[i]));
-            -- Stored with its secrets redacted and its hidden characters removed.
-            obs := brain._clean_observed(d_text[i]);
-            o_red[n] := obs.redacted;
-            IF brain.trim_space(coalesce(obs.cleaned, '')) = '' THEN
-                PERFORM brain._raise('BR009', format('Document %s is empty.', i),
-                    jsonb_build_object('document', i), 'Only documents with text are ingested.');
-            END IF;
-            IF d_chunks[i] IS NOT NULL THEN
-                -- The chunks a check_only call returned for this text, sent back so
-                -- they are not cut again: scanned for secrets again like any text.
-                PERFORM brain._refuse_secrets(jsonb_build_object('chunks', d_chunks[i]));
-                SELECT array_agg(c.value ->> 'headline' ORDER BY c.n), array_agg(c.value ->> 'body' ORDER BY c.n),
-                       array_agg(c.value ->> 'section' ORDER BY c.n)
-                INTO k_head, k_body, k_sect
-                FROM jsonb_array_elements(d_chunks[i]) WITH ORDINALITY AS c(value, n);
-            ELSE
-                SELECT array_agg(c.headline ORDER BY c.chunk), array_agg(c.body ORDER BY c.chunk),
-                       array_agg(c.section ORDER BY c.chunk)
-                INTO k_head, k_body, k_sect
-                FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, d_ref[i])) AS c;
-            END IF;
-            nk := cardinality(k_body);
-            k_norm := '{}'; k_key := '{}';
-            k_act := array_fill(NULL::text, ARRAY[nk]);
-            k_id := array_fill(NULL::bigint, ARRAY[nk]);
-            k_dup := array_fill(NULL::integer, ARRAY[nk]);
-            FOR k IN 1 .. nk LOOP
-                -- A text that fits its headline is not repeated as a body.
-                IF nk = 1 AND brain.normalize_text(k_body[k]) = brain.normalize_text(k_head[k]) THEN
-                    k_body[k] := '';
-                END IF;
-                PERFORM brain._gate('fact', k_head[k], k_body[k], NULL, 'reference', 'artifact', NULL);
-                k_norm[k] := brain.normalize_text(k_head[k], k_body[k]);
-                k_key[k] := md5(k_norm[k])::uuid;
-            END LOOP;
-            SELECT coalesce(array_agg(m.memory_id ORDER BY m.source_chunk), '{}'),
-                   coalesce(array_agg(m.normalized_hash ORDER BY m.source_chunk), '{}'),
-                   coalesce(array_agg(coalesce(m.metadata ->> 'section', '') ORDER BY m.source_chunk), '{}'),
-                   coalesce(array_agg(m.source_chunk ORDER BY m.source_chunk), '{}')
-            INTO ol_id, ol_key, ol_sect, ol_chunk
+    FOR i IN 1 .. cardinality(docs) LOOP
+        docs[i].first_of := NULL;
+        docs[i].action := (SELECT CASE WHEN count(*) = 0 THEN NULL
+                                       WHEN bool_and(m.source_hash IS NOT DISTINCT FROM (docs[i]).source_hash)
+                                       THEN 'unchanged' ELSE 'changed' END
+                           FROM brain.memory m
+                           WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+                             AND m.source_ref = (docs[i]).source_ref AND m.state = 'active'
+                             AND m.source_chunk IS NOT NULL);
+        CONTINUE WHEN (docs[i]).action IS NOT NULL;
+        docs[i].previous_ref := (
+            SELECT min(m.source_ref)
             FROM brain.memory m
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
-              AND m.source_ref = d_ref[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL;
-            ol_used := array_fill(false, ARRAY[cardinality(ol_id)]);
-            -- a. The same text as an old chunk: unchanged (it may have moved).
-            FOR k IN 1 .. nk LOOP
-                FOR j IN 1 .. cardinality(ol_id) LOOP
-                    IF NOT ol_used[j] AND ol_key[j] = k_key[k] THEN
-                        k_act[k] := 'unchanged'; k_id[k] := ol_id[j]; ol_used[j] := true;
-                        EXIT;
-                    END IF;
-                END LOOP;
-            END LOOP;
-            -- b. The same text as another active memory of the project, or as a
-            --    chunk stored earlier in this call: a duplicate, not stored again.
-            --    (Chunks of documents removed at source do not count: they go first.)
-            --    The first chunk of each text, in one pass (a search of the chunks before
-            --    each one made a document of n chunks cost n² / 2 comparisons).
-            k_first := ARRAY(SELECT CASE WHEN f.first < f.k THEN f.first END
-                             FROM (SELECT u.k, min(u.k) OVER (PARTITION BY u.key) AS first
-                                   FROM unnest(k_key) WITH ORDINALITY AS u(key, k)) AS f
-                             ORDER BY f.k);
-            -- The active facts of the project with the text of a chunk, looked up for all
-            -- the chunks at once (one lookup a chunk scanned every fact of the project
-            -- when the planner took the table for small, after a large ingest).
-            k_hit := ARRAY(SELECT h.id
-                           FROM unnest(k_key, k_norm) WITH ORDINALITY AS u(key, norm, k)
-                           LEFT JOIN (SELECT m.memory_id AS id, m.normalized_hash AS key, m.normalized AS norm
-                                      FROM brain.memory m
-                                      WHERE m.workspace_id = ws AND m.kind = 'fact' AND m.project = v_project
-                                        AND m.state = 'active' AND m.normalized_hash = ANY (k_key)
-                                        AND m.memory_id <> ALL (doomed)) AS h
-                             ON h.key = u.key AND h.norm = u.norm
-                           ORDER BY u.k);
-            FOR k IN 1 .. nk LOOP
-                CONTINUE WHEN k_act[k] IS NOT NULL;
-                pos := array_position(seen_key, k_key[k]);
-                IF pos IS NOT NULL THEN
-                    k_act[k] := 'duplicate'; k_dup[k] := seen_row[pos];
-                    CONTINUE;
-                END IF;
-                -- the same text as an earlier chunk of this document (a repeated
-                -- paragraph or example): that chunk's memory, stored once
-                pos := k_first[k];
-                IF pos IS NOT NULL THEN
-                    k_act[k] := 'duplicate';
-                    IF k_act[pos] IN ('unchanged', 'duplicate') THEN
-                        k_id[k] := k_id[pos]; k_dup[k] := k_dup[pos];
-                    ELSE
-                        k_dup[k] := n + pos;  -- its row below, stored in this call
-                    END IF;
-                    CONTINUE;
-                END IF;
-                hit := k_hit[k];
-                IF hit IS NOT NULL THEN
-                    k_act[k] := 'duplicate'; k_id[k] := hit;
-                END IF;
-            END LOOP;
-            -- c. A changed chunk supersedes the old chunk of its section, in order.
-            FOR k IN 1 .. nk LOOP
-                CONTINUE WHEN k_act[k] IS NOT NULL;
-                FOR j IN 1 .. cardinality(ol_id) LOOP
-                    IF NOT ol_used[j] AND ol_sect[j] = coalesce(k_sect[k], '') THEN
-                        k_act[k] := 'changed'; k_id[k] := ol_id[j]; ol_used[j] := true;
-                        EXIT;
-                    END IF;
-                END LOOP;
-                k_act[k] := coalesce(k_act[k], 'new');
-            END LOOP;
-            FOR k IN 1 .. nk LOOP
-                n := n + 1;
-                -- the ref is the chunk's title: embedded with its text (brain.embedding_input)
-                meta := jsonb_build_object('chunk', k, 'chunks', nk, 'title', d_ref[i])
-                        || CASE WHEN k_sect[k] IS NOT NULL THEN jsonb_build_object('section', k_sect[k]) ELSE '{}' END
-                        || CASE WHEN d_format[i] IS NOT NULL THEN jsonb_build_object('format', d_format[i]) ELSE '{}' END;
-                o_ref[n] := d_ref[i]; o_chunk[n] := k; o_action[n] := k_act[k];
-                o_id[n] := CASE WHEN k_act[k] IN ('unchanged', 'duplicate') THEN k_id[k] END;
-                o_prev_id[n] := CASE WHEN k_act[k] = 'changed' THEN k_id[k] END;
-                o_prev_ref[n] := NULL; o_head[n] := k_head[k]; o_body[n] := k_body[k]; o_sect[n] := k_sect[k]; o_norm[n] := k_norm[k];
-                o_meta[n] := meta; o_hash[n] := d_hash[i]; o_flag[n] := to_jsonb(obs.signals);
-                o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL;
-                o_dup[n] := CASE WHEN k_dup[k] IS NOT NULL THEN k_dup[k] END;
-                IF k_act[k] IN ('new', 'changed') THEN
-                    seen_key := seen_key || k_key[k];
-                    seen_row := seen_row || n;
-                END IF;
-            END LOOP;
-            -- d. Old chunks left over: gone from the document.
-            FOR j IN 1 .. cardinality(ol_id) LOOP
-                CONTINUE WHEN ol_used[j];
-                n := n + 1;
-                o_ref[n] := d_ref[i]; o_chunk[n] := ol_chunk[j]; o_action[n] := 'removed'; o_id[n] := ol_id[j];
-                o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
-                o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
-                o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
-            END LOOP;
-        EXCEPTION WHEN OTHERS THEN
-            IF SQLSTATE NOT LIKE 'BR%' THEN
-                RAISE;
+              AND m.source_hash = (docs[i]).source_hash AND m.state = 'active' AND m.source_chunk IS NOT NULL
+              AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
+              AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s)));
+        docs[i].action := CASE WHEN (docs[i]).previous_ref IS NOT NULL THEN 'renamed' ELSE 'new' END;
+        claimed := claimed || ARRAY(SELECT (docs[i]).previous_ref WHERE (docs[i]).previous_ref IS NOT NULL);
+    END LOOP;
+    -- The documents in scope that are not in the listing: removed at source.
+    doomed := ARRAY(SELECT m.memory_id
+                    FROM brain.memory m
+                    WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
+                      AND m.state = 'active' AND m.source_chunk IS NOT NULL
+                      AND m.source_ref <> ALL (v_listing) AND m.source_ref <> ALL (claimed)
+                      AND EXISTS (SELECT FROM unnest(v_scopes) AS s WHERE brain._in_scope(m.source_ref, s))
+                    ORDER BY m.source_ref, m.source_chunk);
+
+    -- 2. Each document's row, and the chunks of new and changed ones matched
+    --    against their old ones (brain._stage_document).
+    FOR i IN 1 .. cardinality(docs) LOOP
+        FOR r IN
+            SELECT s FROM brain._stage_document(docs[i], v_system, v_project,
+                                                brain._chunk_tokens(ingest_documents.embedding_space), seen, doomed,
+                                                cardinality(staged)) AS s
+        LOOP
+            staged[cardinality(staged) + 1] := r.s;
+            IF (r.s).chunk IS NOT NULL AND (r.s).action IN ('new', 'changed') THEN
+                seen := seen || jsonb_build_object(md5((r.s).normalized), cardinality(staged));
             END IF;
-            -- the document is reported and left as it was; the rest goes on
-            d_action[i] := 'rejected';
-            n := doc_start + 1;
-            o_action[n] := 'rejected'; o_code[n] := SQLSTATE; o_err[n] := SQLERRM; o_red[n] := NULL;
-            -- the chunks it had queued as seen are dropped with it
-            pos := coalesce(array_position(ARRAY(SELECT r > doc_start FROM unnest(seen_row) AS r), true), 0);
-            IF pos > 0 THEN
-                seen_key := seen_key[1:pos - 1]; seen_row := seen_row[1:pos - 1];
-            END IF;
-        END;
+        END LOOP;
     END LOOP;
     -- 3. The documents removed at source, with their chunks.
-    FOR pair IN
-        SELECT m.source_ref AS r, m.source_chunk AS c, m.memory_id AS id
-        FROM brain.memory m
-        WHERE m.workspace_id = ws AND m.memory_id = ANY (doomed)
-        ORDER BY m.source_ref, m.source_chunk
+    FOR r IN
+        SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+                   'source_ref', x.ref, 'chunk', x.chunk, 'action', 'removed', 'memory_id', x.id)) AS s
+        FROM (SELECT m.source_ref AS ref, NULL::integer AS chunk, NULL::bigint AS id
+              FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = ANY (doomed)
+              GROUP BY m.source_ref
+              UNION ALL
+              SELECT m.source_ref, m.source_chunk, m.memory_id
+              FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = ANY (doomed)) AS x
+        ORDER BY x.ref, x.chunk NULLS FIRST
     LOOP
-        IF n = 0 OR o_ref[n] IS DISTINCT FROM pair.r OR o_action[n] NOT IN ('removed') THEN
-            n := n + 1;
-            o_ref[n] := pair.r; o_chunk[n] := NULL; o_action[n] := 'removed'; o_id[n] := NULL;
-            o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
-            o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
-            o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
-        END IF;
-        n := n + 1;
-        o_ref[n] := pair.r; o_chunk[n] := pair.c; o_action[n] := 'removed'; o_id[n] := pair.id;
-        o_prev_id[n] := NULL; o_prev_ref[n] := NULL; o_head[n] := NULL; o_body[n] := NULL; o_sect[n] := NULL;
-        o_norm[n] := NULL; o_meta[n] := NULL; o_hash[n] := NULL; o_flag[n] := NULL;
-        o_code[n] := NULL; o_err[n] := NULL; o_red[n] := NULL; o_dup[n] := NULL;
+        staged[cardinality(staged) + 1] := r.s;
     END LOOP;
-    o_ref := o_ref[1:n]; o_chunk := o_chunk[1:n]; o_action := o_action[1:n]; o_id := o_id[1:n];
-    o_prev_id := o_prev_id[1:n]; o_prev_ref := o_prev_ref[1:n]; o_head := o_head[1:n]; o_body := o_body[1:n];
-    o_sect := o_sect[1:n];
-    o_norm := o_norm[1:n]; o_meta := o_meta[1:n]; o_hash := o_hash[1:n]; o_flag := o_flag[1:n];
-    o_code := o_code[1:n]; o_err := o_err[1:n]; o_red := o_red[1:n]; o_dup := o_dup[1:n];
-    -- the rows to store, in order: one embedding row each
-    -- (Queries read the o_ arrays through unnest: a subscript per row would
-    -- copy the whole array for each row.)
-    w_rows := ARRAY(SELECT u.j FROM unnest(o_chunk, o_action) WITH ORDINALITY AS u(c, a, j)
-                    WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed') ORDER BY u.j);
+    places := ARRAY(SELECT p FROM generate_series(1, cardinality(staged)) AS p
+                    WHERE (staged[p]).chunk IS NOT NULL AND (staged[p]).action IN ('new', 'changed') ORDER BY p);
 
     IF check_only THEN
         RETURN QUERY
-        SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, u.b,
-               CASE WHEN u.c IS NOT NULL AND u.a IN ('new', 'changed') THEN brain.embedding_input(u.h, u.b, u.r) END,
-               u.code, u.err, u.red
-        FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_body, o_code,
-                    o_err, o_red) WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, b, code, err, red, j)
-        ORDER BY u.j;
+        SELECT s.source_ref, s.chunk, s.action, s.memory_id, s.previous_id, s.previous_ref, s.headline, s.section,
+               s.body, CASE WHEN s.chunk IS NOT NULL AND s.action IN ('new', 'changed')
+                            THEN brain.embedding_input(s.headline, s.body, s.source_ref) END,
+               s.error_code, s.error, s.redacted
+        FROM unnest(staged) WITH ORDINALITY AS s
+        ORDER BY s.ordinality;
         RETURN;
     END IF;
 
     -- 4. The embeddings: one row per chunk to store, in order.
     IF embeddings IS NOT NULL THEN
-        IF n_vectors <> cardinality(w_rows) THEN
-            PERFORM brain._raise('BR012', format('%s embedding rows for %s chunks to store.', n_vectors,
-                                                 cardinality(w_rows)),
-                jsonb_build_object('rows', n_vectors, 'chunks', cardinality(w_rows)),
-                'Run with check_only => true first: it returns the chunks to embed, in order.');
-        END IF;
         space := brain._write_space(ingest_documents.embedding_space);
-        vecs := ARRAY(SELECT brain._check_vector(ARRAY(SELECT unnest(embeddings[r:r][1:dims])), space)
-                      FROM generate_series(1, n_vectors) AS r
-                      ORDER BY r);
+        staged := brain._stage_vectors(staged, embeddings, space, places);
         -- As brain.observe_batch: a large batch leaves its vectors out of the
         -- HNSW index until brain.index_vectors (`brain worker`) indexes them.
-        defer := n_vectors >= (brain.setting('index_defer_rows'))::integer;
-        IF defer AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
-                                            LIMIT (brain.setting('index_pending_max'))::integer) AS w)
-                     >= (brain.setting('index_pending_max'))::integer THEN
-            PERFORM brain._insert_waiting(space, n_vectors, false, 'fact', v_project);
+        IF cardinality(places) >= (brain.setting('index_defer_rows'))::integer
+           AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
+                                      LIMIT (brain.setting('index_pending_max'))::integer) AS w)
+               >= (brain.setting('index_pending_max'))::integer THEN
+            PERFORM brain._insert_waiting(space, cardinality(places), false, 'fact', v_project);
         END IF;
     END IF;
     PERFORM brain._lock_writes('fact', v_project);
-    IF defer THEN
+    IF embeddings IS NOT NULL AND cardinality(places) >= (brain.setting('index_defer_rows'))::integer THEN
         seq := nextval('brain.embedding_ingest_seq');
     END IF;
 
     -- 5. Out of the way first: the chunks of removed documents and the
     --    chunks gone from changed ones (tombstoned), and the positions of the
     --    old chunks of changed documents (each takes its new one below).
-    gone := ARRAY(SELECT u.id FROM unnest(o_id, o_action) WITH ORDINALITY AS u(id, a, j)
-                  WHERE u.a = 'removed' AND u.id IS NOT NULL ORDER BY u.j);
+    ids := ARRAY(SELECT s.memory_id FROM unnest(staged) WITH ORDINALITY AS s
+                 WHERE s.action = 'removed' AND s.memory_id IS NOT NULL ORDER BY s.ordinality);
     UPDATE brain.memory m
     SET state = 'tombstoned', forget_reason = 'removed at source', forgotten_at = now(), updated_at = now()
-    WHERE m.workspace_id = ws AND m.memory_id = ANY (gone);
-    PERFORM brain._audit_many(gone, 'forget', v_agent, jsonb_build_object('reason', 'removed at source'));
+    WHERE m.workspace_id = ws AND m.memory_id = ANY (ids);
+    PERFORM brain._audit_many(ids, 'forget', ingest_documents.source_agent, jsonb_build_object('reason', 'removed at source'));
     UPDATE brain.memory m
     SET source_chunk = NULL
     WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project AND m.state = 'active'
       AND m.source_chunk IS NOT NULL
-      AND m.source_ref IN (SELECT d_ref[i] FROM generate_series(1, n_docs) AS i
-                           WHERE d_action[i] = 'changed' AND d_text[i] IS NOT NULL);
+      -- (the documents chunked in this call: new and changed ones sent with their text, not refused)
+      AND m.source_ref IN (SELECT s.source_ref FROM unnest(staged) AS s WHERE s.item IS NOT NULL AND s.chunk IS NOT NULL);
 
-    -- 6. The new chunks, their fact rows and embeddings.
-    --    (through the one write core)
-    new_ids := brain._store_memories(ARRAY(
+    -- 6. The new chunks, their fact rows and embeddings (through the one write core);
+    --    a chunk repeating one stored in this call takes its memory.
+    ids := coalesce(brain._store_memories(ARRAY(
         SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
                    'kind', 'fact', 'category', 'reference', 'origin', 'artifact', 'project', v_project,
-                   'headline', u.h, 'body', u.b, 'normalized', u.nm, 'metadata', u.meta, 'source_agent', v_agent,
-                   'source_system', v_system, 'source_ref', u.r, 'source_chunk', u.c, 'source_hash', u.sh,
-                   'supersedes', u.pid, 'dedup_pending', vecs IS NULL, 'foldable', false, 'flag_reasons', u.flag,
+                   'headline', s.headline, 'body', s.body, 'normalized', s.normalized, 'metadata', s.metadata,
+                   'source_agent', ingest_documents.source_agent, 'source_system', v_system,
+                   'source_ref', s.source_ref, 'source_chunk', s.chunk, 'source_hash', s.source_hash,
+                   'supersedes', s.previous_id, 'dedup_pending', embeddings IS NULL, 'foldable', false,
+                   'flag_reasons', to_jsonb(s.flags),
                    -- indexed with the chunk, not its text: the document and the heading path
                    -- (docs/ranking.md); a document is a thread of chunks in order, for neighbours
-                   'context', brain._observed_context(jsonb_build_object('title', u.r), NULL, u.meta ->> 'section',
-                                                      NULL, NULL),
-                   'thread', u.r, 'position', u.c))
-        FROM unnest(o_ref, o_chunk, o_action, o_head, o_body, o_norm, o_meta, o_hash, o_prev_id, o_flag)
-             WITH ORDINALITY AS u(r, c, a, h, b, nm, meta, sh, pid, flag, j)
-        WHERE u.c IS NOT NULL AND u.a IN ('new', 'changed')
-        ORDER BY u.j),
-        vectors => vecs, space_id => space.space_id, ingest_seq => seq, audit => jsonb_build_object('actor', v_agent));
-    new_ids := coalesce(new_ids, '{}');
-    FOR w IN 1 .. cardinality(w_rows) LOOP
-        o_id[w_rows[w]] := new_ids[w];
+                   'context', brain._observed_context(jsonb_build_object('title', s.source_ref), NULL,
+                                                      s.metadata ->> 'section', NULL, NULL),
+                   'thread', s.source_ref, 'position', s.chunk))
+        FROM unnest(staged) WITH ORDINALITY AS s
+        WHERE s.chunk IS NOT NULL AND s.action IN ('new', 'changed')
+        ORDER BY s.ordinality),
+        vectors => CASE WHEN embeddings IS NOT NULL THEN ARRAY(SELECT (staged[p]).vector FROM unnest(places) AS p) END,
+        space_id => space.space_id, ingest_seq => seq,
+        audit => jsonb_build_object('actor', ingest_documents.source_agent)), '{}');
+    FOR k IN 1 .. cardinality(places) LOOP
+        staged[places[k]].memory_id := ids[k];
     END LOOP;
-    FOR j IN 1 .. n LOOP
-        IF o_dup[j] IS NOT NULL THEN
-            o_id[j] := o_id[o_dup[j]];
+    FOR p IN 1 .. cardinality(staged) LOOP
+        IF (staged[p]).first_of IS NOT NULL THEN
+            staged[p].memory_id := (staged[(staged[p]).first_of]).memory_id;
         END IF;
     END LOOP;
 
     -- 7. A changed chunk's old version is superseded by it: the chain of brain.history.
-    FOR pair IN
-        SELECT u.pid AS old_id, u.id AS new_id
-        FROM unnest(o_prev_id, o_id, o_action, o_chunk) WITH ORDINALITY AS u(pid, id, a, c, j)
-        WHERE u.a = 'changed' AND u.c IS NOT NULL ORDER BY u.j
+    FOR r IN
+        SELECT s.previous_id AS old_id, s.memory_id AS new_id
+        FROM unnest(staged) WITH ORDINALITY AS s
+        WHERE s.action = 'changed' AND s.chunk IS NOT NULL ORDER BY s.ordinality
     LOOP
-        PERFORM brain._mark_superseded(brain._get_memory(pair.old_id), pair.new_id, 'changed at source', v_agent);
+        PERFORM brain._mark_superseded(brain._get_memory(r.old_id), r.new_id, 'changed at source',
+                                       ingest_documents.source_agent);
     END LOOP;
 
     -- 8. Unchanged chunks of changed documents take their new position and
     --    the document's hash; renamed documents' chunks move to the new ref.
-    moved := ARRAY(SELECT u.id FROM unnest(o_id, o_action, o_chunk) WITH ORDINALITY AS u(id, a, c, j)
-                   WHERE u.a = 'unchanged' AND u.c IS NOT NULL ORDER BY u.j);
+    ids := ARRAY(SELECT s.memory_id FROM unnest(staged) WITH ORDINALITY AS s
+                 WHERE s.action = 'unchanged' AND s.chunk IS NOT NULL ORDER BY s.ordinality);
     UPDATE brain.memory m
-    SET source_chunk = x.c, position = x.c, source_hash = x.sh,
+    SET source_chunk = x.chunk, position = x.chunk, source_hash = x.source_hash,
         -- (a chunk stored before chunks had a title keeps none: its vector was made without)
         metadata = m.metadata - 'chunk' - 'chunks' - 'section' - 'format'
-                   || CASE WHEN m.metadata ? 'title' THEN x.meta ELSE x.meta - 'title' END,
-        context = brain._observed_context(jsonb_build_object('title', m.source_ref), NULL, x.meta ->> 'section',
+                   || CASE WHEN m.metadata ? 'title' THEN x.metadata ELSE x.metadata - 'title' END,
+        context = brain._observed_context(jsonb_build_object('title', m.source_ref), NULL, x.metadata ->> 'section',
                                           NULL, NULL),
         updated_at = now()
-    FROM unnest(o_id, o_chunk, o_hash, o_meta, o_action) AS x(id, c, sh, meta, a)
-    WHERE x.a = 'unchanged' AND x.c IS NOT NULL
-      AND m.workspace_id = ws AND m.memory_id = x.id;
-    PERFORM brain._audit_many(moved, 'update', v_agent, jsonb_build_object('reason', 'document changed at source'));
-    moved := '{}';
-    FOR i IN 1 .. n_docs LOOP
-        CONTINUE WHEN d_action[i] <> 'renamed';
+    FROM unnest(staged) AS x
+    WHERE x.action = 'unchanged' AND x.chunk IS NOT NULL
+      AND m.workspace_id = ws AND m.memory_id = x.memory_id;
+    PERFORM brain._audit_many(ids, 'update', ingest_documents.source_agent,
+                              jsonb_build_object('reason', 'document changed at source'));
+    FOR i IN 1 .. cardinality(docs) LOOP
+        CONTINUE WHEN (docs[i]).action <> 'renamed';
         WITH mv AS (
             UPDATE brain.memory m
-            SET source_ref = d_ref[i], thread = d_ref[i],
-                context = brain._observed_context(jsonb_build_object('title', d_ref[i]), NULL,
+            SET source_ref = (docs[i]).source_ref, thread = (docs[i]).source_ref,
+                context = brain._observed_context(jsonb_build_object('title', (docs[i]).source_ref), NULL,
                                                   m.metadata ->> 'section', NULL, NULL),
-                metadata = CASE WHEN m.metadata ? 'title' THEN m.metadata || jsonb_build_object('title', d_ref[i])
+                metadata = CASE WHEN m.metadata ? 'title'
+                                THEN m.metadata || jsonb_build_object('title', (docs[i]).source_ref)
                                 ELSE m.metadata END,
                 updated_at = now()
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
-              AND m.source_ref = d_prev[i] AND m.state = 'active' AND m.source_chunk IS NOT NULL
+              AND m.source_ref = (docs[i]).previous_ref AND m.state = 'active' AND m.source_chunk IS NOT NULL
             RETURNING m.memory_id, m.metadata ? 'title' AS titled
         ), stale AS (
             -- A chunk's title is embedded with it: its vectors (in every space) are
@@ -534,19 +456,21 @@ BEGIN
             WHERE mv.titled AND e.workspace_id = ws AND e.memory_id = mv.memory_id
             RETURNING e.memory_id
         )
-        SELECT array_agg(mv.memory_id ORDER BY mv.memory_id), bool_or(mv.titled) INTO created, retitled FROM mv;
-        IF retitled THEN
+        SELECT coalesce(array_agg(mv.memory_id ORDER BY mv.memory_id), '{}') AS moved,
+               coalesce(bool_or(mv.titled), false) AS retitled
+        INTO r FROM mv;
+        IF r.retitled THEN
             PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
         END IF;
-        PERFORM brain._audit_many(coalesce(created, '{}'), 'update', v_agent,
-            jsonb_build_object('reason', 'renamed at source', 'from', d_prev[i], 'to', d_ref[i]));
+        PERFORM brain._audit_many(r.moved, 'update', ingest_documents.source_agent,
+            jsonb_build_object('reason', 'renamed at source', 'from', (docs[i]).previous_ref, 'to', (docs[i]).source_ref));
     END LOOP;
 
     RETURN QUERY
-    SELECT u.r, u.c, u.a, u.id, u.pid, u.pref, u.h, u.sec, NULL::text, NULL::text, u.code, u.err, u.red
-    FROM unnest(o_ref, o_chunk, o_action, o_id, o_prev_id, o_prev_ref, o_head, o_sect, o_code, o_err, o_red)
-         WITH ORDINALITY AS u(r, c, a, id, pid, pref, h, sec, code, err, red, j)
-    ORDER BY u.j;
+    SELECT s.source_ref, s.chunk, s.action, s.memory_id, s.previous_id, s.previous_ref, s.headline, s.section,
+           NULL::text, NULL::text, s.error_code, s.error, s.redacted
+    FROM unnest(staged) WITH ORDINALITY AS s
+    ORDER BY s.ordinality;
 END
 $$;
 COMMENT ON FUNCTION brain.ingest_documents IS

@@ -1,11 +1,12 @@
 -- A batch writer's work item: one chunk of one of its inputs, carried through
 -- the batch's stages as one value instead of a dozen arrays kept in step:
 -- staged (what will be stored, or why the input was refused), then given its
--- vector, deduplicated, stored and reported. brain.observe_batch is the first
--- writer built on it.
+-- vector, deduplicated, stored and reported (brain.observe_batch,
+-- brain.ingest_documents).
 CREATE TYPE brain.staged_memory AS (
     item integer,            -- the input it came from, from 1
-    chunk integer,           -- its chunk of that input; NULL for a refused input
+    chunk integer,           -- its chunk of that input; NULL for the input as a whole (a refused one)
+    input jsonb,             -- the input as sent, when it is more than a text (a document)
     headline text,           -- what will be stored
     body text,
     normalized text,         -- the exact-dedup key
@@ -23,10 +24,13 @@ CREATE TYPE brain.staged_memory AS (
     error_code text,         -- a refused input: the error's code and message
     error text,
     existing bigint,         -- the active memory with the same text, if any
-    first_of integer,        -- the place in the batch of the first chunk with the same text
+    first_of integer,        -- the place in the batch of the chunk with the same text whose memory it takes
+                             -- (observe_batch: the first such chunk, itself included)
     stored_id bigint,        -- the memory stored for it
-    action text,             -- the outcome reported: created, skipped, folded, rejected, ...
+    action text,             -- the outcome reported: created, skipped, folded, new, changed, rejected, ...
     memory_id bigint,        -- the memory it is now: its own, the one it repeats or folded into
     duplicate_of bigint,
-    similarity real
+    similarity real,
+    previous_id bigint,      -- the memory it replaces (a changed chunk's old version)
+    previous_ref text        -- the ref it was known by (a renamed document)
 );
