@@ -162,7 +162,8 @@ CREATE TYPE brain.staged_memory AS (
 	duplicate_of bigint,
 	similarity real,
 	previous_id bigint,
-	previous_ref text
+	previous_ref text,
+	vectors integer
 );
 CREATE TYPE brain.write_result AS (
 	action text,
@@ -830,6 +831,12 @@ CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) R
     AS $$
     -- the body: sql/functions/003-embedding.sql
 $$;
+CREATE FUNCTION brain._import_document(item integer, d jsonb, source text, project text, semantic_dedup boolean, v_trust boolean, v_label text) RETURNS SETOF brain.staged_memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/020a-transfer-import.sql
+$_$;
 CREATE FUNCTION brain._import_trajectory(id bigint, d jsonb, trusted boolean) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1908,9 +1915,9 @@ COMMENT ON FUNCTION brain.holds_tokens(t text, tokens text[]) IS 'True when the 
 CREATE FUNCTION brain.import_memories(docs jsonb, source text DEFAULT NULL::text, project text DEFAULT NULL::text, semantic_dedup boolean DEFAULT false, trust_file boolean DEFAULT false) RETURNS TABLE(item integer, chunk integer, old_id bigint, action text, memory_id bigint, vectors integer, error_code text, error text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/020a-transfer-import.sql
-$_$;
+$$;
 COMMENT ON FUNCTION brain.import_memories(docs jsonb, source text, project text, semantic_dedup boolean, trust_file boolean) IS 'Loads memory documents (docs/export-format.md: an export''s lines, or an importer''s) into the workspace, in order, through the write gate: each gets a new id; its headline and body are cleaned and its text flagged (brain.injection_signals) as any write''s; states, supersede chains, forget replacements, annotations and fold records are kept, links remapped to the new ids. A file is data, not authority: pins, ratings, importance, access counts, decay times, flags, the origin overlay and a skill''s always_on are taken from it only with trust_file => true (an admin of the workspace); its times (never later than the import) and provenance are kept as its claims, recorded in metadata.import, and an annotation''s author is named as claimed unless trusted. A document with only a text gets a derived headline (its title when given) and is split into parts when too long. Refused documents (BR codes, secrets included; a value of the wrong type is named by its field, never repeated) are reported and the rest stored; an active text already stored (same kind and project) or a record already imported is skipped. Vectors are kept for the workspace''s spaces of the same provider, model and dimensions; other memories wait for `brain worker`. semantic_dedup => true lets the worker''s embedding run semantic dedup on the imported active memories. One row per document (per part) with its action: created, skipped or rejected.';
 CREATE FUNCTION brain.import_packs(docs jsonb, id_map jsonb DEFAULT '{}'::jsonb, project text DEFAULT NULL::text) RETURNS TABLE(item integer, old_id bigint, action text, name text, pack_id bigint, version integer, embedding_input text, error_code text, error text)
     LANGUAGE plpgsql
@@ -2945,7 +2952,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions acf538043c498e47df51d72aeeee3bb5c79cb73a0423919799f6b5dca3988a87';
+COMMENT ON TABLE brain.migration IS 'functions 22de3661d9a7b2b3e6d4f9208eabd3aca0a19759d1f6d7f43c17e955cd9e7cff';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

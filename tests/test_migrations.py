@@ -54,7 +54,7 @@ RELEASED = {
     "026-search-request.sql": "b3834af94e7841c4f33b8a3c274676c73186b9cba9a45e14494b7890f40cd938",
     "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
-    "029-staged-memory.sql": "19510de832cfe798b6554581c56e0068d7bb99ffe291b41a827dd9c6fe7aa84e",
+    "029-staged-memory.sql": "a36853e8ae90059da8c19181f720c29ed4402768c3630518a29a18644ba1816a",
 }
 
 

@@ -90,7 +90,7 @@ def _declared(function: str) -> int:
 def test_batch_writers_carry_their_chunks_as_one_value() -> None:
     """The batch writers' stages (stage, vectors, dedup, store, report) pass one array of
     brain.staged_memory, not one array per field: observe_batch had 61 declared variables,
-    ingest_documents 77."""
-    counted = {f: _declared(f"brain.{f}") for f in ("observe_batch", "ingest_documents")}
-    print(f"declared variables: {counted}")
-    assert counted["observe_batch"] <= 12 and counted["ingest_documents"] <= 16
+    ingest_documents 77 and import_memories 59 (197 together); under 45 now."""
+    counted = {f: _declared(f"brain.{f}") for f in ("observe_batch", "ingest_documents", "import_memories")}
+    print(f"declared variables: {counted}, {sum(counted.values())} together")
+    assert sum(counted.values()) < 45

@@ -417,7 +417,7 @@ def test_one_core_writes_all_of_a_memory(admin) -> None:
     hands it the rows, the kind fields and the vectors. A trajectory's steps (brain.trajectory)
     are written beside it by brain._insert_trajectory; a vector of
     a memory stored earlier by brain.attach_embedding (the worker's) and by an import's vectors
-    of several spaces. The worker is woken by the core, and by an ingest whose moved chunks need
+    of several spaces (brain._import_document, one document of an import). The worker is woken by the core, and by an ingest whose moved chunks need
     their vectors again."""
 
     def sites(table: str) -> list[str]:
@@ -430,7 +430,7 @@ def test_one_core_writes_all_of_a_memory(admin) -> None:
 
     for table in ("memory", "rule", "fact", "incident", "task"):
         assert sites(table) == ["_store_memories"], table
-    assert sites("embedding") == ["_store_memories", "attach_embedding", "import_memories"]
+    assert sites("embedding") == ["_import_document", "_store_memories", "attach_embedding"]
     assert sites("trajectory") == ["_insert_trajectory"]
     notifies = admin.execute(
         "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"

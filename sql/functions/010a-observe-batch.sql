@@ -68,7 +68,7 @@ BEGIN
                             THEN coalesce(_stage_observed.position, _stage_observed.item)
                             WHEN c.n > 1 THEN c.chunk END,
                        NULL, obs.cleaned, obs.redacted, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
-                       NULL, NULL)::brain.staged_memory
+                       NULL, NULL, NULL)::brain.staged_memory
             FROM (SELECT x.chunk, x.headline, x.section, x.n,
                          -- A text that fits its headline is not repeated as a body.
                          CASE WHEN x.n = 1 AND brain.normalize_text(x.body) = brain.normalize_text(x.headline)

@@ -2,7 +2,7 @@
 -- the batch's stages as one value instead of a dozen arrays kept in step:
 -- staged (what will be stored, or why the input was refused), then given its
 -- vector, deduplicated, stored and reported (brain.observe_batch,
--- brain.ingest_documents).
+-- brain.ingest_documents, brain.import_memories).
 CREATE TYPE brain.staged_memory AS (
     item integer,            -- the input it came from, from 1
     chunk integer,           -- its chunk of that input; NULL for the input as a whole (a refused one)
@@ -31,6 +31,8 @@ CREATE TYPE brain.staged_memory AS (
     memory_id bigint,        -- the memory it is now: its own, the one it repeats or folded into
     duplicate_of bigint,
     similarity real,
-    previous_id bigint,      -- the memory it replaces (a changed chunk's old version)
-    previous_ref text        -- the ref it was known by (a renamed document)
+    previous_id bigint,      -- the memory it replaces (a changed chunk's old version), or the id it had
+                             -- in the file it was imported from
+    previous_ref text,       -- the ref it was known by (a renamed document)
+    vectors integer          -- the vectors it brought with it (an imported memory)
 );
