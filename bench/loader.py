@@ -221,13 +221,14 @@ def index_vectors(
     }
 
 
-# Set-based load for the largest workspaces: the same columns brain.remember
-# fills (text normalization, #tags, @people, topics, action items, dormancy,
-# injection flags, kind rows), computed by the same SQL functions in one
-# INSERT ... SELECT per chunk instead of one PL/pgSQL call per memory. What it
-# leaves out: the gate (the generated texts pass it), the audit rows and the
-# semantic dedup (the texts are distinct; exact duplicates are skipped by the
-# same unique index).
+# Set-based load for the largest workspaces: each chunk of staged memories
+# goes through the write core, brain._store_memories, in one call (the memory
+# rows with the columns every write fills: normalized text, #tags, @people,
+# topics, action items, dormancy, injection flags; their kind rows from the
+# drafts' details), instead of one brain.remember per memory. What it leaves
+# out: the gate (the generated texts pass it), the audit rows and the semantic
+# dedup (the texts are distinct; exact duplicates are skipped by the core's
+# unique index).
 BULK_STAGE = """
 CREATE TEMP TABLE bench_stage (
     i bigint, kind text, headline text, body text, category text, project text, tags text[],
@@ -235,44 +236,36 @@ CREATE TEMP TABLE bench_stage (
     what_is_correct text)
 """
 
-BULK_INSERT = """
-INSERT INTO brain.memory AS m (memory_id, workspace_id, kind, category, origin, project, headline, body,
-    normalized, tags, people, topics, action_items, dormant_after, flag_reasons)
-OVERRIDING SYSTEM VALUE
-SELECT %(base)s + s.i, %(ws)s, s.kind, coalesce(s.category, 'note'), 'explicit', s.project,
-       s.headline, s.body,
-       brain.normalize_text(s.headline, s.body),
-       ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-             FROM unnest(coalesce(s.tags, '{}') || brain.extract_tags(s.full_text)) AS t
-             WHERE brain.trim_space(t) <> ''),
-       brain.extract_people(s.full_text), brain.extract_topics(s.full_text),
-       brain.extract_action_items(s.full_text),
-       CASE WHEN s.kind = 'fact' THEN brain._dormant_after(now(),
-            (brain.setting('fact_halflife_days'))::double precision) END,
-       brain.injection_signals(concat_ws(E'\n', s.headline, s.body))
-FROM (SELECT b.*, b.headline || E'\n' || b.body AS full_text FROM bench_stage b
-      WHERE b.i >= %(lo)s AND b.i < %(hi)s) AS s
-ON CONFLICT (workspace_id, kind, project, normalized_hash) WHERE state = 'active' DO NOTHING
+BULK_STORE = """
+SELECT brain._store_memories(
+    ARRAY(SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+                     'kind', s.kind, 'category', coalesce(s.category, 'note'), 'origin', 'explicit',
+                     'project', s.project, 'headline', s.headline, 'body', s.body,
+                     'tags', ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                                   FROM unnest(coalesce(s.tags, '{}')
+                                               || brain.extract_tags(s.headline || E'\\n' || s.body)) AS t
+                                   WHERE brain.trim_space(t) <> ''),
+                     'dormant_after', CASE WHEN s.kind = 'fact' THEN brain._dormant_after(now(),
+                                          (brain.setting('fact_halflife_days'))::double precision) END,
+                     'flag_reasons', brain.injection_signals(concat_ws(E'\\n', s.headline, s.body))))
+          FROM bench_stage s WHERE s.i >= %(lo)s AND s.i < %(hi)s ORDER BY s.i),
+    details => ARRAY(SELECT brain._draft_details(brain._draft(s.kind, s.headline), s.severity, NULL, s.status,
+                                                 s.priority, NULL, s.what_was_wrong, s.what_is_correct,
+                                                 s.error_message, NULL, NULL, NULL)
+                     FROM bench_stage s WHERE s.i >= %(lo)s AND s.i < %(hi)s ORDER BY s.i))
 """
 
-BULK_KINDS = (
-    """INSERT INTO brain.rule (workspace_id, memory_id, severity)
-       SELECT %(ws)s, m.memory_id, s.severity FROM bench_stage s
-       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
-       WHERE s.kind = 'rule' ON CONFLICT DO NOTHING""",
-    """INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
-       SELECT %(ws)s, m.memory_id, (brain.setting('fact_halflife_days'))::real FROM bench_stage s
-       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
-       WHERE s.kind = 'fact' ON CONFLICT DO NOTHING""",
-    """INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message)
-       SELECT %(ws)s, m.memory_id, s.what_was_wrong, s.what_is_correct, s.error_message FROM bench_stage s
-       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
-       WHERE s.kind = 'incident' ON CONFLICT DO NOTHING""",
-    """INSERT INTO brain.task (workspace_id, memory_id, status, priority)
-       SELECT %(ws)s, m.memory_id, coalesce(s.status, 'open'), coalesce(s.priority, 3) FROM bench_stage s
-       JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = %(base)s + s.i
-       WHERE s.kind = 'task' ON CONFLICT DO NOTHING""",
-)
+# The memory each staged memory is (after a resumed load): the active one of its kind,
+# project and text.
+BULK_FOUND = """
+SELECT s.i, m.memory_id
+FROM bench_stage s
+JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.kind = s.kind AND m.project = s.project
+                   AND m.state = 'active'
+                   AND m.normalized_hash = md5(brain.normalize_text(s.headline, s.body))::uuid
+WHERE s.i >= %(lo)s AND s.i < %(hi)s
+ORDER BY s.i
+"""
 
 
 def load_bulk(
@@ -285,7 +278,7 @@ def load_bulk(
     embed: Callable[[list[str]], np.ndarray] | None = None,
     resume: bool = False,
 ) -> dict[str, Any]:
-    """Stores memories set-based (see BULK_INSERT); returns what load() returns. resume: the
+    """Stores memories set-based (see BULK_STORE); returns what load() returns. resume: the
     workspace holds the first chunks of an interrupted load of the same memories."""
     n = len(memories)
     fields = (
@@ -308,36 +301,31 @@ def load_bulk(
         with conn.cursor() as cur, cur.copy(f"COPY bench_stage (i, {', '.join(fields)}) FROM STDIN") as copy:
             for i, m in enumerate(memories):
                 copy.write_row((i, *(getattr(m, f) for f in fields)))
-        # Memory i gets the id base + i. A load that was interrupted is resumed: each chunk is
-        # one statement, so the chunks below the largest id stored are complete and skipped.
-        low, high = conn.execute(
-            "SELECT min(memory_id), max(memory_id) FROM brain.memory WHERE workspace_id = %s", (workspace,)
-        ).fetchone()
-        (base,) = conn.execute("SELECT coalesce(max(memory_id), 0) FROM brain.memory").fetchone()
-        if resume and low is not None:
-            base = low
-            log(f"  resuming: memories {low:,} to {high:,} are stored")
+        ids: list[int | None] = [None] * n
         for lo in range(0, n, chunk):
-            if resume and high is not None and base + min(lo + chunk, n) - 1 <= high:
-                continue
-            conn.execute(BULK_INSERT, {"base": base, "ws": workspace, "lo": lo, "hi": lo + chunk})
-            log(f"  stored {min(lo + chunk, n):,}/{n:,} (set-based)")
-        for statement in BULK_KINDS:
-            conn.execute(statement, {"base": base, "ws": workspace})
-        conn.execute(
-            "SELECT setval(pg_get_serial_sequence('brain.memory', 'memory_id'), "
-            "(SELECT max(memory_id) FROM brain.memory))"
-        )
+            hi = min(lo + chunk, n)
+            if resume:
+                # A chunk is one statement: an interrupted load stored whole chunks. One whose
+                # memories are all there is taken as stored (the first of each text created).
+                found = conn.execute(BULK_FOUND, {"ws": workspace, "lo": lo, "hi": hi}).fetchall()
+                if len(found) == hi - lo:
+                    seen: set[int] = set()
+                    for i, memory_id in found:
+                        ids[i] = None if memory_id in seen else memory_id
+                        seen.add(memory_id)
+                    log(f"  resuming: memories {lo:,} to {hi - 1:,} are stored")
+                    continue
+            (stored,) = conn.execute(BULK_STORE, {"lo": lo, "hi": hi}).fetchone()
+            ids[lo:hi] = stored  # NULL where the text repeats an active memory: skipped
+            log(f"  stored {hi:,}/{n:,} (set-based, through brain._store_memories)")
+        created_ids = [i for i in ids if i is not None]
         rows = conn.execute(
-            "SELECT m.memory_id - %s, m.memory_id, brain.embedding_input(m.headline, m.body)"
-            " FROM brain.memory m WHERE m.workspace_id = %s AND m.memory_id > %s ORDER BY m.memory_id",
-            (base, workspace, base),
+            "SELECT m.memory_id, brain.embedding_input(m.headline, m.body) FROM brain.memory m"
+            " WHERE m.workspace_id = %s AND m.memory_id = ANY(%s)",
+            (workspace, created_ids),
         ).fetchall()
-    ids: list[int | None] = [None] * n
-    inputs: list[str] = []
-    for i, memory_id, text in rows:
-        ids[i] = memory_id
-        inputs.append(text)
+    input_of = dict(rows)
+    inputs = [input_of[i] for i in ids if i is not None]
     with timed() as t_vec:
         vecs = (embed or hashvec.vectors)(inputs)
     created = [i for i in range(n) if ids[i] is not None]
@@ -346,7 +334,7 @@ def load_bulk(
         "rows": n,
         "created": len(created),
         "actions": {"created": len(created), "skipped": n - len(created)},
-        "path": "set-based INSERT ... SELECT (bench.loader.load_bulk)",
+        "path": "set-based, chunks through brain._store_memories (bench.loader.load_bulk)",
         "remember_seconds": round(t_rows[0], 1),
         "remember_rows_per_s": round(n / t_rows[0]),
     }

@@ -783,10 +783,20 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
             ).fetchone()[0]
             != "brain_owner"
         )
-        for name in ("staged_memory", "memory_draft", "rule_detail", "fact_detail", "task_detail",
-                     "incident_detail"):
+        for name in (
+            "staged_memory",
+            "memory_draft",
+            "rule_detail",
+            "fact_detail",
+            "task_detail",
+            "incident_detail",
+        ):
             conn.execute(f"DROP TYPE brain.{name} CASCADE")
-        assert db.migrate(conn).applied == ["027-schema-owner.sql", "028-memory-draft.sql", "029-staged-memory.sql"]
+        assert db.migrate(conn).applied == [
+            "027-schema-owner.sql",
+            "028-memory-draft.sql",
+            "029-staged-memory.sql",
+        ]
         others = (
             conn.execute(
                 "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
@@ -905,7 +915,8 @@ def test_029_stages_an_observed_batch_in_an_existing_database(empty_database: st
             " ARRAY['The nightly export failed at 02:10', 'A turn with metadata that is no object',"
             "       %s, 'Restart the exporter with --resume', 'Restart the exporter with --resume',"
             "       'It resumed from row 41,200'],"
-            " threads => ARRAY[NULL, NULL, NULL, 't1', 't1', 't1'], positions => ARRAY[NULL, NULL, NULL, 1, 2, 3],"
+            " threads => ARRAY[NULL, NULL, NULL, 't1', 't1', 't1'],"
+            " positions => ARRAY[NULL, NULL, NULL, 1, 2, 3],"
             " metadata => ARRAY[NULL, '[1]', NULL, NULL, NULL, NULL]::jsonb[])",
             (long_text,),
         ).fetchall()

@@ -415,10 +415,10 @@ def test_one_core_writes_all_of_a_memory(admin) -> None:
     """A new memory's row, its kind row and its vector are inserted by brain._store_memories
     alone (issue 42): every producer (remember, supersede, capture, observe, ingest, import)
     hands it the rows, the kind fields and the vectors. A trajectory's steps (brain.trajectory)
-    are written beside it by brain._insert_trajectory; a vector of
-    a memory stored earlier by brain.attach_embedding (the worker's) and by an import's vectors
-    of several spaces (brain._import_document, one document of an import). The worker is woken by the core, and by an ingest whose moved chunks need
-    their vectors again."""
+    are written beside it by brain._insert_trajectory; a vector of a memory stored earlier by
+    brain.attach_embedding (the worker's) and by an import's vectors of several spaces
+    (brain._import_document, one document of an import). The worker is woken by the core, and
+    by an ingest whose moved chunks need their vectors again."""
 
     def sites(table: str) -> list[str]:
         rows = admin.execute(

@@ -523,8 +523,11 @@ def test_an_uncontended_write_looks_for_its_duplicates_once(database, db_url) ->
             # (autovacuum's, another test's leftover connection) rightly costs a second lookup, so
             # an attempt that saw one is tried again; one of three must get through with one lookup.
             attempts = []
-            for vector, headline in ((a, "Backups run at 02:00"), (d, "Backups keep 30 days"),
-                                     (e, "Backups are encrypted")):
+            for vector, headline in (
+                (a, "Backups run at 02:00"),
+                (d, "Backups keep 30 days"),
+                (e, "Backups are encrypted"),
+            ):
                 base = function_calls(writer, LOOKUP)  # in the writer's transaction, as every reading below
                 first = remember(writer, kind="fact", project=PROJECT, headline=headline, embedding=vector)
                 after_write = function_calls(writer, LOOKUP) - base

@@ -217,7 +217,9 @@ BEGIN
     )
     SELECT coalesce(array_agg(ins.memory_id), '{}') INTO stored FROM ins;
     IF cardinality(stored) < n THEN
-        ids := ARRAY(SELECT CASE WHEN ids[j] = ANY (stored) THEN ids[j] END FROM generate_series(1, n) AS j ORDER BY j);
+        -- (a join: a search of stored for each id cost n x stored comparisons)
+        ids := ARRAY(SELECT s.id FROM unnest(ids) WITH ORDINALITY AS u(id, j)
+                     LEFT JOIN unnest(stored) AS s(id) ON s.id = u.id ORDER BY u.j);
     END IF;
     IF cardinality(stored) = 0 THEN
         RETURN ids;
