@@ -297,6 +297,12 @@ COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW in
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
 COMMENT ON COLUMN brain.embedding_space.fold_observed IS 'Near-identical folding of observed and artifact rows in this space; off: they are deduplicated exactly only.';
 COMMENT ON COLUMN brain.embedding_space.max_tokens IS 'Tokens of text the model embeds (its window less its special tokens); NULL when unlimited or unknown. Chunks of observed text fit it.';
+CREATE FUNCTION brain._batch_turn(space brain.embedding_space, n integer, kind text, project text) RETURNS bigint
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004a-write-core.sql
+$$;
 CREATE FUNCTION brain._best_pack(ws bigint, projects text[], s brain.embedding_space, vec public.vector, floor double precision) RETURNS TABLE(name text, similarity double precision, relevance double precision)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2952,7 +2958,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 22de3661d9a7b2b3e6d4f9208eabd3aca0a19759d1f6d7f43c17e955cd9e7cff';
+COMMENT ON TABLE brain.migration IS 'functions 9c4026b79bc69838c2036420e57187aa49db08a632948f90b475f2693e087c86';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -530,3 +530,33 @@ BEGIN
     RETURN staged;
 END
 $$;
+
+-- A batch writer's turn to store rows of a kind and project (brain._lock_writes),
+-- with n vectors in space (NULL: none sent); returns the batch's ingest_seq
+-- when its vectors wait for brain.index_vectors, else 0. A large batch
+-- leaves its vectors out of the HNSW index (an insert there costs 1.5-2.5 ms
+-- a vector): searches rank them exactly, and brain.index_vectors (`brain
+-- worker`) indexes them and runs their near-identical dedup later. When
+-- index_pending_max vectors already wait, the batch first moves as many as it
+-- adds into the index (before it takes its own write lock; not while the
+-- worker indexes the space: it is on it already), so exact ranking never
+-- covers more.
+CREATE OR REPLACE FUNCTION brain._batch_turn(space brain.embedding_space, n integer, kind text, project text)
+RETURNS bigint
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+BEGIN
+    IF space.space_id IS NOT NULL AND n >= (brain.setting('index_defer_rows'))::integer
+       AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
+                                  LIMIT (brain.setting('index_pending_max'))::integer) AS w)
+           >= (brain.setting('index_pending_max'))::integer THEN
+        PERFORM brain._insert_waiting(space, n, false, kind, project);
+    END IF;
+    PERFORM brain._lock_writes(kind, project);
+    -- Taken behind the lock, so within a kind and project ingest_seq follows
+    -- memory_id, the order brain.index_vectors compares them in.
+    RETURN CASE WHEN space.space_id IS NOT NULL AND n >= (brain.setting('index_defer_rows'))::integer
+                THEN nextval('brain.embedding_ingest_seq') ELSE 0 END;
+END
+$$;

@@ -211,25 +211,8 @@ BEGIN
     IF embeddings IS NOT NULL THEN
         space := brain._write_space(embedding_space);
         staged := brain._stage_vectors(staged, embeddings, space);
-        -- A large batch leaves its vectors out of the HNSW index (an insert there
-        -- costs 1.5-2.5 ms a vector): searches rank them exactly, and
-        -- brain.index_vectors (`brain worker`) indexes them and runs their
-        -- near-identical dedup later. When index_pending_max vectors already
-        -- wait, the batch first moves as many as it adds into the index (before
-        -- it takes its own write lock), so exact ranking never covers more.
-        IF cardinality(staged) >= (brain.setting('index_defer_rows'))::integer
-           AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
-                                      LIMIT (brain.setting('index_pending_max'))::integer) AS w)
-               >= (brain.setting('index_pending_max'))::integer THEN
-            -- (not while the worker indexes the space: it is on it already)
-            PERFORM brain._insert_waiting(space, cardinality(staged), false, kind, v_project);
-        END IF;
-        PERFORM brain._lock_writes(kind, v_project);
-        -- Taken behind the lock, so within a kind and project ingest_seq follows
-        -- memory_id, the order brain.index_vectors compares them in.
-        IF cardinality(staged) >= (brain.setting('index_defer_rows'))::integer THEN
-            seq := nextval('brain.embedding_ingest_seq');
-        END IF;
+        -- (a large batch's vectors wait for brain.index_vectors: brain._batch_turn)
+        seq := brain._batch_turn(space, cardinality(staged), kind, v_project);
     END IF;
 
     -- 3. Exact duplicates: of an active memory, or of an earlier chunk of this batch.

@@ -347,19 +347,9 @@ BEGIN
     IF embeddings IS NOT NULL THEN
         space := brain._write_space(ingest_documents.embedding_space);
         staged := brain._stage_vectors(staged, embeddings, space, places);
-        -- As brain.observe_batch: a large batch leaves its vectors out of the
-        -- HNSW index until brain.index_vectors (`brain worker`) indexes them.
-        IF cardinality(places) >= (brain.setting('index_defer_rows'))::integer
-           AND (SELECT count(*) FROM (SELECT FROM brain._waiting_vectors(space)
-                                      LIMIT (brain.setting('index_pending_max'))::integer) AS w)
-               >= (brain.setting('index_pending_max'))::integer THEN
-            PERFORM brain._insert_waiting(space, cardinality(places), false, 'fact', v_project);
-        END IF;
     END IF;
-    PERFORM brain._lock_writes('fact', v_project);
-    IF embeddings IS NOT NULL AND cardinality(places) >= (brain.setting('index_defer_rows'))::integer THEN
-        seq := nextval('brain.embedding_ingest_seq');
-    END IF;
+    -- (as brain.observe_batch: a large batch's vectors wait for brain.index_vectors)
+    seq := brain._batch_turn(space, cardinality(places), 'fact', v_project);
 
     -- 5. Out of the way first: the chunks of removed documents and the
     --    chunks gone from changed ones (tombstoned), and the positions of the
