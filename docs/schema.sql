@@ -2958,7 +2958,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9c4026b79bc69838c2036420e57187aa49db08a632948f90b475f2693e087c86';
+COMMENT ON TABLE brain.migration IS 'functions c629885bb4cd10290933f10abca472164a106e547bfe6e2d15483fb07dafc3da';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -177,6 +177,12 @@ FOUND["a fact written after the turns that said otherwise"] = [
 ]
 
 
+# (seed 1004) 57 generated steps, ending in a backup of a store with many turns that say the
+# same words: the restored database's search ranked equal BM25 scores apart, for their sums
+# of floats came out in another order under another plan (the shrinker could not shorten it).
+FOUND["a backup of many equal turns ranks them as the live store does"] = simulation.generate(1004, steps=57)
+
+
 @pytest.mark.parametrize("case", sorted(FOUND))
 def test_what_the_simulation_found_holds(fresh, case) -> None:
     violations = simulation.run(FOUND[case], fresh)

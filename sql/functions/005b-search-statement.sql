@@ -88,7 +88,12 @@ $$;
 -- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
 -- holds it, lexical_context_weight when only the context does; ($1).bm25 holds
 -- k1, b, average length, context weight. One grouped join: a function call
--- per memory cost more than the scoring.
+-- per memory cost more than the scoring. Each word's term is rounded to a
+-- multiple of 2^-30 so that their sum is exact in any order: a sum of floats
+-- depends on the order its rows come in, which the plan decides, and equal
+-- scores then differed in their last bits and ranked apart (a restored
+-- database, planned otherwise, ranked ties otherwise). (Numeric sums, exact
+-- too, cost a search about 1 ms more.)
 CREATE OR REPLACE FUNCTION brain._search_bm25(memories text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -96,8 +101,9 @@ SET search_path = pg_catalog, pg_temp
 AS $f$
     SELECT format($b$
         SELECT m.memory_id,
-               sum(u.idf * u.tf * (($1).bm25[1] + 1)
-                   / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))) AS bm25
+               sum(round(u.idf * u.tf * (($1).bm25[1] + 1)
+                         / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))
+                         * 1073741824) / 1073741824) AS bm25
         FROM (%s) AS m
         CROSS JOIN LATERAL (
             SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN ($1).bm25[4] ELSE 0 END AS tf
