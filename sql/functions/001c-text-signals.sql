@@ -25,7 +25,8 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(x.reason ORDER BY x.reason), '{}')
-    FROM (SELECT CASE WHEN f0 ~ '[a-zA-Z][аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]|[аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ][a-zA-Z]'
+    FROM (SELECT CASE WHEN pg_catalog.octet_length(f0) <> pg_catalog.length(f0)
+                           AND f0 ~ '[a-zA-Z][аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ]|[аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ][a-zA-Z]'
                       THEN pg_catalog.translate(f0, 'аеорсухіјѕԁһӏԛԝѵАВЕКМНОРСТХЅІЈҮԚԜαορνικυχγΑΒΕΖΗΙΚΜΝΟΡΤΥΧ',
                                                     'aeopcyxijsdhlqwvABEKMHOPCTXSIJYQWaopvikuxyABEZHIKMNOPTYX')
                       ELSE f0 END AS f
@@ -33,14 +34,36 @@ AS $$
                             ELSE normalize(t, NFKC) END AS f0
                 OFFSET 0) AS n0
           OFFSET 0) AS n  -- folded once, not once per reason
+    -- (lowercased for the words each pattern needs, looked for first: İ as I, as the patterns fold it)
+    CROSS JOIN LATERAL (SELECT pg_catalog.lower(pg_catalog.translate(n.f, 'İ', 'I')) AS lf OFFSET 0) AS l
     CROSS JOIN LATERAL (VALUES
-        ('override-phrase', n.f ~* '\m(?:(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|of|my|these)\s+)*(?:previous|prior|above|earlier|preceding|system|existing|original|safety|other)\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|context|constraints?)|(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:(?:that\s+)?(?:was\s+|you\s+were\s+|i\s+|you\s+have\s+been\s+)?(?:said|told|written|stated|given)\M|(?:above|before|prior|previously|earlier)\M)|(?:ignore|disregard)\s+(?:(?:what|anything|whatever)\s+the\s+(?:user|human)\s+(?:says|asks|wants|types|writes)|(?:the\s+|any\s+)?(?:user|human)(?:''s)?\s+(?:instructions|requests|wishes|messages)\M)|you are now|from now on,? you|new instructions\s*:|do not (?:tell|inform|mention (?:this )?to) the user|without telling the user|developer mode enabled|(?:enter|activate|act in|respond in) developer mode|jailbreak|act as (?:an? )?(?:unrestricted|different)|pretend (?:that )?you are|pretend to be|your (?:real|true|new) (?:instructions|task|goal) (?:is|are))'),
-        ('role-marker', n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*(?:#+\s*)?(?:system|assistant|developer|human|user)\s*(?:prompt\s*)?:(?!=)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:instruction|response|input)\s*:|<\|(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|instructions?)>'),
-        ('tool-call', n.f ~* '"(?:tool_use|tool_calls|function_call|tool_call|tool_result|recipient_name|tool_name)"|<(?:tool_call|tool_use|tool_result|function_calls|function_results|invoke|antml:\w+)[\s>]|"(?:name|tool|function)"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|args|input|parameters|params)"\s*:|"(?:arguments|args|input|parameters|params)"\s*:\s*\{[^{}]*\}\s*,\s*"(?:name|tool|function)"\s*:\s*"|"type"\s*:\s*"(?:tool_use|function)"'),
-        ('external-link', n.f ~* '!\[[^\]]*\]\(\s*<?(?:https?:)?//|\[[^\]]*\]\(\s*<?(?:https?:)?//|<(?:img|iframe|script|a|link)\M[^>]*(?:src|href)\s*=\s*["'']?(?:https?:)?//'),
-        ('payload-heading', n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills[ \t]*(?:\(|[\n\r\u000b\u000c\u0085\u2028\u2029]|$)|Handoff from|Other sessions|Action items to acknowledge|Context pack \S+ v\d|How similar problems were solved|Where the project stood)'),
-        ('wrapper-tag', n.f ~* '(?<!`)</?(?:pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|command-name|command-message|command-args|command-contents|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|context-window|system-prompt|user-memory|project-instructions)(?:\s[^>]*)?>'),
-        ('shell-pipe', n.f ~* '\m(?:curl|wget)\M[^\n\r\u000b\u000c\u0085\u2028\u2029]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*(?!\s+-m\s+json\.tool)|perl|ruby|node|php|iex)\M|\m(?:(?:ba|z|k|da)?sh|eval|source|python[0-9.]*)\s+(?:-c\s+)?["'']?(?:\$\(|<\(|`)\s*(?:curl|wget)\M'),
+        ('override-phrase', CASE WHEN strpos(l.lf, 'ignore') > 0 OR strpos(l.lf, 'disregard') > 0
+                                      OR strpos(l.lf, 'forget') > 0 OR strpos(l.lf, 'override') > 0
+                                      OR strpos(l.lf, 'bypass') > 0 OR strpos(l.lf, 'skip') > 0
+                                      OR strpos(l.lf, 'you are now') > 0 OR strpos(l.lf, 'from now on') > 0
+                                      OR strpos(l.lf, 'new instructions') > 0 OR strpos(l.lf, 'the user') > 0
+                                      OR strpos(l.lf, 'developer mode') > 0 OR strpos(l.lf, 'jailbreak') > 0
+                                      OR strpos(l.lf, 'act as ') > 0 OR strpos(l.lf, 'pretend ') > 0
+                                      OR strpos(l.lf, 'your real ') > 0 OR strpos(l.lf, 'your true ') > 0
+                                      OR strpos(l.lf, 'your new ') > 0
+                                 THEN n.f ~* '\m(?:(?:ignore|disregard|forget|override|bypass|skip)\s+(?:(?:all|any|the|your|of|my|these)\s+)*(?:previous|prior|above|earlier|preceding|system|existing|original|safety|other)\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|context|constraints?)|(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:(?:that\s+)?(?:was\s+|you\s+were\s+|i\s+|you\s+have\s+been\s+)?(?:said|told|written|stated|given)\M|(?:above|before|prior|previously|earlier)\M)|(?:ignore|disregard)\s+(?:(?:what|anything|whatever)\s+the\s+(?:user|human)\s+(?:says|asks|wants|types|writes)|(?:the\s+|any\s+)?(?:user|human)(?:''s)?\s+(?:instructions|requests|wishes|messages)\M)|you are now|from now on,? you|new instructions\s*:|do not (?:tell|inform|mention (?:this )?to) the user|without telling the user|developer mode enabled|(?:enter|activate|act in|respond in) developer mode|jailbreak|act as (?:an? )?(?:unrestricted|different)|pretend (?:that )?you are|pretend to be|your (?:real|true|new) (?:instructions|task|goal) (?:is|are))' ELSE false END),
+        ('role-marker', CASE WHEN strpos(l.lf, '<') > 0 OR strpos(l.lf, '[') > 0
+                                 OR strpos(l.lf, ':') > 0
+                                    AND (strpos(l.lf, 'system') > 0 OR strpos(l.lf, 'assistant') > 0
+                                         OR strpos(l.lf, 'developer') > 0 OR strpos(l.lf, 'human') > 0
+                                         OR strpos(l.lf, 'user') > 0 OR strpos(l.lf, 'instruction') > 0
+                                         OR strpos(l.lf, 'response') > 0 OR strpos(l.lf, 'input') > 0)
+                            THEN n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*(?:#+\s*)?(?:system|assistant|developer|human|user)\s*(?:prompt\s*)?:(?!=)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:instruction|response|input)\s*:|<\|(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|instructions?)>' ELSE false END),
+        ('tool-call', CASE WHEN strpos(l.lf, '"') > 0 OR strpos(l.lf, '<') > 0
+                            THEN n.f ~* '"(?:tool_use|tool_calls|function_call|tool_call|tool_result|recipient_name|tool_name)"|<(?:tool_call|tool_use|tool_result|function_calls|function_results|invoke|antml:\w+)[\s>]|"(?:name|tool|function)"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|args|input|parameters|params)"\s*:|"(?:arguments|args|input|parameters|params)"\s*:\s*\{[^{}]*\}\s*,\s*"(?:name|tool|function)"\s*:\s*"|"type"\s*:\s*"(?:tool_use|function)"' ELSE false END),
+        ('external-link', CASE WHEN strpos(l.lf, '//') > 0
+                            THEN n.f ~* '!\[[^\]]*\]\(\s*<?(?:https?:)?//|\[[^\]]*\]\(\s*<?(?:https?:)?//|<(?:img|iframe|script|a|link)\M[^>]*(?:src|href)\s*=\s*["'']?(?:https?:)?//' ELSE false END),
+        ('payload-heading', CASE WHEN strpos(l.lf, '#') > 0
+                            THEN n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills[ \t]*(?:\(|[\n\r\u000b\u000c\u0085\u2028\u2029]|$)|Handoff from|Other sessions|Action items to acknowledge|Context pack \S+ v\d|How similar problems were solved|Where the project stood)' ELSE false END),
+        ('wrapper-tag', CASE WHEN strpos(l.lf, '<') > 0
+                            THEN n.f ~* '(?<!`)</?(?:pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|command-name|command-message|command-args|command-contents|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|context-window|system-prompt|user-memory|project-instructions)(?:\s[^>]*)?>' ELSE false END),
+        ('shell-pipe', CASE WHEN strpos(l.lf, 'curl') > 0 OR strpos(l.lf, 'wget') > 0
+                            THEN n.f ~* '\m(?:curl|wget)\M[^\n\r\u000b\u000c\u0085\u2028\u2029]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*(?!\s+-m\s+json\.tool)|perl|ruby|node|php|iex)\M|\m(?:(?:ba|z|k|da)?sh|eval|source|python[0-9.]*)\s+(?:-c\s+)?["'']?(?:\$\(|<\(|`)\s*(?:curl|wget)\M' ELSE false END),
         ('hidden-characters', t ~ '[\u0000-\u0008\u000e-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u202a-\u202e\u2060-\u2064\u2066-\u206f\ufeff\U000e0001-\U000e007f]'
                               OR strpos(t, '<!--') > 0)
     ) AS x(reason, found)
