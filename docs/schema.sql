@@ -2958,7 +2958,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1ce4c7f0a581a9e245d800bd0db548142c073211ab4a7a9c7d767a4e5d50113e';
+COMMENT ON TABLE brain.migration IS 'functions 5ee2a4563dbcb081992c9f8651100a819a7082ecadbe4dc7bd48e594ba0fbe3a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

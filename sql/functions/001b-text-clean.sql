@@ -37,10 +37,20 @@ BEGIN
     -- the copy is reported where the stretch it came from stands in the text.
     FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins', 'markup', 'groups'] LOOP
         k := k + 1;
-        -- (each way is looked for in one pass first: most texts use none)
-        CONTINUE WHEN how = 'unicode' AND (t !~ '[^\u0001-\u007f]' OR current_setting('server_encoding') <> 'UTF8'
+        -- (each way is looked for in one pass first: most texts use none; and first
+        -- without a pattern where a character it needs is missing, for a write
+        -- runs more patterns than a backend keeps compiled)
+        CONTINUE WHEN how = 'unicode' AND (octet_length(t) = length(t) OR current_setting('server_encoding') <> 'UTF8'
                                            OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
-        CONTINUE WHEN how = 'escapes' AND t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}';
+        CONTINUE WHEN how = 'escapes' AND (strpos(t, '&') = 0 AND strpos(t, '%') = 0 AND strpos(t, '\') = 0
+                                           OR t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}');
+        -- (a blob is a run of 16 or more characters none of which is a space or line break)
+        CONTINUE WHEN how = 'blobs' AND (SELECT coalesce(max(length(w)), 0)
+                                         FROM unnest(string_to_array(translate(t, E'\n\r\t\f\x0B', '     '), ' ')) AS w) < 16;
+        CONTINUE WHEN how = 'joins' AND strpos(t, E'\n') = 0 AND strpos(t, '"') = 0 AND strpos(t, '''') = 0
+                                    AND strpos(t, '`') = 0 AND strpos(t, '+') = 0;
+        CONTINUE WHEN how = 'markup' AND strpos(t, '\') = 0 AND strpos(t, '<') = 0 AND strpos(t, '*') = 0
+                                     AND strpos(t, '~') = 0 AND strpos(t, '`') = 0 AND strpos(t, '|') = 0;
         CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups') AND t !~ brain._secret_stretch(how);
         var := brain._secret_variant(t, how);
         CONTINUE WHEN var.v IS NULL;
