@@ -1389,6 +1389,12 @@ CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT 
     AS $$
     -- the body: sql/functions/004a-write-core.sql
 $$;
+CREATE FUNCTION brain._store_vectors(ids bigint[], vectors public.vector[], space_id bigint, ingest_seq bigint DEFAULT 0, replace boolean DEFAULT false) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004a-write-core.sql
+$$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2958,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5ee2a4563dbcb081992c9f8651100a819a7082ecadbe4dc7bd48e594ba0fbe3a';
+COMMENT ON TABLE brain.migration IS 'functions 84cf8436ea59ced861d8cc6c28fa1c845deac26a58f8868b8835f1b862dff212';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -414,10 +414,10 @@ def test_a_function_of_the_clients_own_is_no_way_in(admin, client, seeded) -> No
 def test_one_core_writes_all_of_a_memory(admin) -> None:
     """A new memory's row, its kind row and its vector are inserted by brain._store_memories
     alone (issue 42): every producer (remember, supersede, capture, observe, ingest, import)
-    hands it the rows, the kind fields and the vectors. A trajectory's steps (brain.trajectory)
-    are written beside it by brain._insert_trajectory; a vector of a memory stored earlier by
-    brain.attach_embedding (the worker's) and by an import's vectors of several spaces
-    (brain._import_document, one document of an import). The worker is woken by the core, and
+    hands it the rows, the kind fields and the vectors. Every vector is written by
+    brain._store_vectors: the core's, a memory's embedded later (brain.attach_embedding, the
+    worker's) and an import's of each space it names. A trajectory's steps (brain.trajectory)
+    are written beside it by brain._insert_trajectory. The worker is woken by the core, and
     by an ingest whose moved chunks need their vectors again."""
 
     def sites(table: str) -> list[str]:
@@ -430,7 +430,7 @@ def test_one_core_writes_all_of_a_memory(admin) -> None:
 
     for table in ("memory", "rule", "fact", "incident", "task"):
         assert sites(table) == ["_store_memories"], table
-    assert sites("embedding") == ["_import_document", "_store_memories", "attach_embedding"]
+    assert sites("embedding") == ["_store_vectors"]
     assert sites("trajectory") == ["_insert_trajectory"]
     notifies = admin.execute(
         "SELECT p.proname FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace"

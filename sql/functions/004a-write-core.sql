@@ -125,6 +125,34 @@ CREATE CONSTRAINT TRIGGER embedding_commit_check AFTER INSERT ON brain.embedding
     WHEN (nullif(current_setting('brain.commit_checks', true), '')::jsonb ? NEW.memory_id::text)
     EXECUTE FUNCTION brain._commit_check();
 
+-- The vectors of memories in a space (ids and vectors in step; a NULL id or
+-- vector is left out), the one place an embedding row is written: for the
+-- memories the write core stores, for a memory embedded later (the worker's,
+-- brain.attach_embedding: replace, a vector made again takes the old one's
+-- place) and for an import's vectors of each space it names. ingest_seq: the
+-- batch's, when its vectors wait for brain.index_vectors. Returns the rows
+-- written.
+CREATE OR REPLACE FUNCTION brain._store_vectors(ids bigint[], vectors public.vector[], space_id bigint,
+                                                ingest_seq bigint DEFAULT 0, replace boolean DEFAULT false)
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    written integer;
+BEGIN
+    INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding, ingest_seq)
+    SELECT brain.current_workspace(), _store_vectors.space_id, u.id, u.v, coalesce(_store_vectors.ingest_seq, 0)
+    FROM unnest(ids, vectors) AS u(id, v)
+    WHERE u.id IS NOT NULL AND u.v IS NOT NULL
+    ON CONFLICT ON CONSTRAINT embedding_pkey DO UPDATE
+    SET embedding = excluded.embedding, embedded_at = now()
+    WHERE _store_vectors.replace;
+    GET DIAGNOSTICS written = ROW_COUNT;
+    RETURN written;
+END
+$$;
+
 -- The one write core: every new memory of every path (brain._write for
 -- remember and supersede, brain.observe_batch, brain.ingest_documents,
 -- brain.import_memories) is stored by this INSERT, and by no other. The
@@ -259,10 +287,7 @@ BEGIN
             FROM unnest(ids, vectors) AS u(id, v)
             WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
         END IF;
-        INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding, ingest_seq)
-        SELECT ws, _store_memories.space_id, u.id, u.v, coalesce(ingest_seq, 0)
-        FROM unnest(ids, vectors) AS u(id, v)
-        WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
+        PERFORM brain._store_vectors(ids, vectors, _store_memories.space_id, coalesce(ingest_seq, 0));
     END IF;
     IF vectors IS NULL OR coalesce(ingest_seq, 0) > 0 THEN
         PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN

@@ -90,10 +90,7 @@ BEGIN
             'Take ids from brain.pending_embeddings().');
     END IF;
 
-    INSERT INTO brain.embedding AS e (workspace_id, space_id, memory_id, embedding)
-    VALUES (ws, space.space_id, mem.memory_id, vec)
-    ON CONFLICT ON CONSTRAINT embedding_pkey
-    DO UPDATE SET embedding = excluded.embedding, embedded_at = now();
+    PERFORM brain._store_vectors(ARRAY[mem.memory_id], ARRAY[vec], space.space_id, replace => true);
     DELETE FROM brain.embedding_failure f
     WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
 

@@ -420,12 +420,10 @@ BEGIN
                 WHERE s.workspace_id = ws AND s.provider = v->>'provider' AND s.model = v->>'model'
                   AND s.dims = (v->>'dims')::integer;
                 CONTINUE WHEN NOT FOUND;
-                INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
-                VALUES (ws, sp.space_id, new_id,
-                        brain._check_vector(ARRAY(SELECT x::double precision
-                                                  FROM jsonb_array_elements_text(v->'values') WITH ORDINALITY AS e(x, n)
-                                                  ORDER BY e.n), sp))
-                ON CONFLICT DO NOTHING;
+                PERFORM brain._store_vectors(ARRAY[new_id], ARRAY[
+                    brain._check_vector(ARRAY(SELECT x::double precision
+                                              FROM jsonb_array_elements_text(v->'values') WITH ORDINALITY AS e(x, n)
+                                              ORDER BY e.n), sp)], sp.space_id);
                 n_vec := n_vec + 1;
             END LOOP;
 
