@@ -230,6 +230,8 @@ class Brain:
         # The session this Brain's calls belong to (brain.session): injections and the
         # later uses of what they showed are counted for it.
         self.session: int | None = None
+        # The statement_timeout of every call's transaction (SET LOCAL); None: the role's.
+        self.statement_timeout: str | None = None
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -312,8 +314,18 @@ class Brain:
         """What every call of this Brain runs as: its principal's role, workspace and access
         ceiling when it has one, else its workspace; and its actor and session."""
         if self.principal is not None:
-            return Scope.of(self.principal, actor=self.actor, session=self.session)
-        return Scope(workspace=self.workspace, actor=self.actor, session=self.session)
+            return Scope.of(
+                self.principal,
+                actor=self.actor,
+                session=self.session,
+                statement_timeout=self.statement_timeout,
+            )
+        return Scope(
+            workspace=self.workspace,
+            actor=self.actor,
+            session=self.session,
+            statement_timeout=self.statement_timeout,
+        )
 
     def transaction(
         self, *, isolation: psycopg.IsolationLevel | None = None, read_only: bool = False

@@ -34,7 +34,7 @@ from test_outages import Server, restartable
 from test_serve import INITIALIZE, agent, call, post, search, start
 from test_tokens import SERVE_ROLE, create, ensure_role
 
-from pybrain import db
+from pybrain import db, worker
 from pybrain.cli import main
 from pybrain.client import Brain
 from pybrain.config import Settings
@@ -553,9 +553,9 @@ def test_the_dashboard_answers_503_while_the_database_is_down_and_its_live_page_
 @pytest.mark.parametrize("reset", [False, True], ids=["pgbouncer as installed", "with the reset docs give"])
 def test_nothing_one_client_sets_reaches_the_next_through_pgbouncer(database: str, conn, reset: bool) -> None:
     """One server connection (pool size 1), clients one after the other. pybrain's own settings
-    (the workspace, actor, session, role, access ceiling) are local to each transaction, so
-    they never reach the next client; what a client SETs for its session itself does in
-    transaction mode unless pgbouncer resets it, as docs/serve.md says to."""
+    (the workspace, actor, session, role, access ceiling, the worker's statement_timeout) are
+    local to each transaction, so they never reach the next client; what a client SETs for its
+    session itself does in transaction mode unless pgbouncer resets it, as docs/serve.md says."""
     conn.execute("SELECT brain.remember(kind => 'fact', headline => 'Bouncer resets drill fact')")
     names = (
         "brain.workspace",
@@ -574,6 +574,20 @@ def test_nothing_one_client_sets_reaches_the_next_through_pgbouncer(database: st
         with psycopg.connect(through, autocommit=True, prepare_threshold=None) as a:
             brain = Brain(a, embedder=get_embedder("hash"), actor="agent-a")
             assert brain.search("bouncer resets drill")
+            # `brain worker` (once) on the same connection: its long statement_timeout is its
+            # transactions' own
+            worker.run(
+                brain,
+                once=True,
+                batch=8,
+                poll=1,
+                retry_failed=False,
+                stop=worker.Stop(),
+                say=print,
+                talk=False,
+            )
+            with brain.transaction() as cur:
+                assert cur.execute("SHOW statement_timeout").fetchone()["statement_timeout"] == "30min"
             with scoped(
                 a, Scope(role=TEST_ROLE, workspace=1, access="read", actor="agent-a", session=7)
             ) as cur:
