@@ -77,6 +77,16 @@ IDEMPOTENT = frozenset(
     }
 )
 
+# Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
+# replicas"). With a reader (Brain.reader: BRAIN_READ_DATABASE_URL, `brain serve
+# --read-database-url`) they run there; everything else runs on the primary.
+REPLICA_READS = frozenset({"search", "list_recent", "stats", "history", "list_skills", "metrics"})
+
+# How long a read waits for the replica to replay this Brain's latest write before it
+# runs on the primary instead (a session reads its own writes).
+READ_WAIT = 1.0
+UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
+
 
 @dataclass(frozen=True)
 class WriteResult:
@@ -232,6 +242,13 @@ class Brain:
         self.session: int | None = None
         # The statement_timeout of every call's transaction (SET LOCAL); None: the role's.
         self.statement_timeout: str | None = None
+        # Where the reads in REPLICA_READS run (a streaming replica's connector), and the
+        # primary's WAL position after this Brain's latest write: a read on the replica
+        # waits (up to read_wait) until the replica has replayed it, else runs on the primary.
+        self.reader: Connector | None = None
+        self.read_wait = READ_WAIT
+        self.written_lsn: str | None = None
+        self.reads = {"replica": 0, "primary": 0}
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -288,8 +305,10 @@ class Brain:
         return self.connector.conn
 
     def close(self) -> None:
-        """Close the connection (a pooled Brain leaves the pool open)."""
+        """Close the connection and the reader's (a pooled Brain leaves the pools open)."""
         self.connector.close()
+        if self.reader is not None:
+            self.reader.close()
 
     def __enter__(self) -> Brain:
         return self
@@ -349,6 +368,12 @@ class Brain:
                 sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
             ),
         )
+        if self.reader is not None and function in REPLICA_READS and self.written_lsn != UNKNOWN_LSN:
+            rows = self._on_replica(function, query, args)
+            if rows is not None:
+                self.reads["replica"] += 1
+                return rows
+            self.reads["primary"] += 1
         attempt, races = 1, 0
         while True:
             committing = False
@@ -358,7 +383,18 @@ class Brain:
                     _check_types(cur, function, args)
                     cur.execute(query, args)
                     rows = cur.fetchall() if cur.description else []
+                    # With a reader: did the call write (a transaction id is assigned only then)?
+                    wrote = (
+                        self.reader is not None
+                        and (
+                            cur.execute(
+                                "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote"
+                            ).fetchone()["wrote"]
+                        )
+                    )
                     committing = True  # leaving the block sends COMMIT
+                if wrote:
+                    self._note_write()
                 return rows
             except ConcurrentDuplicate:
                 # Beaten at COMMIT by a concurrent near-duplicate: nothing was stored, and
@@ -385,6 +421,44 @@ class Brain:
                     hint="Check the result (search, recall, stats) before you send it again; "
                     "the next call reconnects.",
                 ) from exc
+
+    def _note_write(self) -> None:
+        """Remember the primary's WAL position after a committed call (past its commit)."""
+        try:
+            with self.connector.transaction(Scope(token_id=self.scope().token_id)) as cur:
+                self.written_lsn = cur.execute("SELECT pg_current_wal_lsn()::text AS lsn").fetchone()["lsn"]
+        except BrainError as exc:
+            # Not known: the next reads go to the primary until a write is noted again.
+            self.written_lsn = UNKNOWN_LSN
+            log.warning("the primary's WAL position after a write is unknown: %s", exc.message)
+
+    def _on_replica(
+        self, function: str, query: sql.Composable, args: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The call run on the reader, once it has replayed this Brain's latest write; None
+        when it does not within read_wait or cannot be reached (the primary answers then)."""
+        assert self.reader is not None
+        deadline = time.monotonic() + self.read_wait
+        try:
+            with self.reader.transaction(self.scope(), read_only=True) as cur:
+                while self.written_lsn is not None:
+                    caught_up = cur.execute(
+                        "SELECT NOT pg_is_in_recovery() OR pg_last_wal_replay_lsn() >= %s::pg_lsn AS ok",
+                        [self.written_lsn],
+                    ).fetchone()["ok"]
+                    if caught_up:
+                        break
+                    if time.monotonic() > deadline:
+                        return None
+                    time.sleep(0.005)
+                _check_types(cur, function, args)
+                cur.execute(query, args)
+                return cur.fetchall() if cur.description else []
+        except DatabaseUnavailable as exc:
+            log.warning(
+                "the replica is not reachable, brain.%s runs on the primary: %s", function, exc.message
+            )
+            return None
 
     def value(self, function: str, **kwargs: Any) -> Any:
         """The single value a scalar brain.* function returns."""

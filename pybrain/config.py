@@ -179,6 +179,12 @@ ENVIRONMENT = (
         "brain serve's login role (docs/serve.md)",
     ),
     Variable(
+        "BRAIN_SERVE_READ_DATABASE_URL",
+        "a streaming replica of `brain serve`'s database, as its role: searches and other reads go "
+        "there once it has the session's writes (`--read-database-url`, docs/scaling.md)",
+        "a streaming replica for brain serve's reads (docs/scaling.md)",
+    ),
+    Variable(
         "BRAIN_SERVE_POOL_SIZE",
         "database connections of `brain serve` (`--pool-size`, default 10)",
         "brain serve's database connections (default 10)",
