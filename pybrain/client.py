@@ -78,7 +78,7 @@ IDEMPOTENT = frozenset(
 )
 
 # Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
-# replicas"). With a reader (Brain.reader: BRAIN_READ_DATABASE_URL, `brain serve
+# replicas"). With a reader (Brain.reader; `brain serve
 # --read-database-url`) they run there; everything else runs on the primary.
 REPLICA_READS = frozenset({"search", "list_recent", "stats", "history", "list_skills", "metrics"})
 
