@@ -386,3 +386,23 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
     assert left_queued == 0, worker_says[-2000:]
     assert spool_kept and hooked > 0 and spool_left == []
     assert drill.searches and all(drill.searches.values())
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="a rating has no request key: sent again after a lost acknowledgement, it counts twice "
+    "(pybrain never sends it again itself: Brain.call reports that it may or may not have taken effect)",
+)
+def test_a_rating_sent_again_after_a_lost_acknowledgement_counts_once(conn: psycopg.Connection) -> None:
+    """What a failover drill's retried writes rely on, for the other writes: remember sent
+    again is answered with the memory it stored (exact dedup), supersede sent again is
+    refused naming the current version (BR011); rate sent again counts a second vote."""
+    write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+    headline = "Retry drill: the cache lives on host nine"
+    first = conn.execute(write, (headline,)).fetchone()[0]
+    again = conn.execute(write, (headline,)).fetchone()[0]
+    assert again == first  # the same memory, nothing stored again
+    for _ in range(2):  # the call, and the same call sent again
+        rated = conn.execute("SELECT brain.rate(id => %s, direction => 'up')", (first,)).fetchone()[0]
+    print(f"\n[a rating sent twice] {rated}")
+    assert rated["upvotes"] == 1
