@@ -281,7 +281,17 @@ class Brain:
                     actor=actor,
                     conninfo=url,
                 )
+        if settings.read_database_url:
+            brain.use_reader(settings.read_database_url)
         return brain
+
+    def use_reader(self, url: str) -> None:
+        """Send the reads a replica serves (REPLICA_READS) to the replica at url, as this
+        Brain's role; an unreachable replica leaves every call on the primary."""
+        try:
+            self.reader = ConnectionConnector(db.connect(url, connect_timeout=2), url)
+        except BrainError as exc:
+            log.warning("the replica is not reachable, reads run on the primary: %s", exc.message)
 
     @property
     def embedder(self) -> Embedder:
