@@ -368,7 +368,9 @@ RESET_EVERY_TRANSACTION = "server_reset_query = DISCARD ALL\nserver_reset_query_
 
 
 @contextlib.contextmanager
-def _bouncer(database: str, *, pool_size: int = 4, extra: str = "") -> Iterator[str]:
+def _bouncer(
+    database: str, *, pool_size: int = 4, extra: str = "", ignore: str = "extra_float_digits,options"
+) -> Iterator[str]:
     binary = _pgbouncer()
     if binary is None:
         message = "pgbouncer is not installed (Debian: apt-get install -y pgbouncer)"
@@ -392,7 +394,7 @@ def _bouncer(database: str, *, pool_size: int = 4, extra: str = "") -> Iterator[
         f"auth_file = {users}\n"
         "pool_mode = transaction\n"
         f"default_pool_size = {pool_size}\nmax_client_conn = 200\n"
-        "ignore_startup_parameters = extra_float_digits,options\n"
+        f"ignore_startup_parameters = {ignore}\n"
         f"logfile = {work / 'pgbouncer.log'}\npidfile = {work / 'pgbouncer.pid'}\n" + extra
     )
     command = [binary, str(ini)]
@@ -619,3 +621,32 @@ def test_nothing_one_client_sets_reaches_the_next_through_pgbouncer(database: st
         assert set(leaked) == {"statement_timeout", "brain.workspace", "brain.actor"}, (
             "pgbouncer's own behaviour"
         )
+
+
+def test_the_hooks_work_behind_pgbouncer_as_installed(database: str, conn, tmp_path: Path) -> None:
+    """PgBouncer refuses a startup option it does not know (`options`, unless
+    ignore_startup_parameters lists it): the hooks set their statement_timeout per
+    transaction instead, and a session starts and ends through it."""
+    from test_hooks import FIXTURES, SESSION, captured, payload, run_hook
+
+    transcript = tmp_path / "claude" / f"{SESSION}.jsonl"
+    transcript.parent.mkdir()
+    shutil.copy(FIXTURES / "transcript.jsonl", transcript)
+    project = tmp_path / "project"
+    project.mkdir()
+    with _bouncer(database, ignore="extra_float_digits") as url:
+        env = {
+            "BRAIN_DATABASE_URL": make_conninfo(url, user=TEST_ROLE, password="pw"),
+            "BRAIN_EMBEDDER": "hash",
+            "BRAIN_HOME": str(tmp_path / "home"),
+        }
+        outs = [
+            run_hook(env, event, payload(event, transcript, project))[0]
+            for event in ("session-start", "session-end")
+        ]
+    print(
+        f"\n[hooks through pgbouncer, options not ignored] {[(o.returncode, o.stderr[:120]) for o in outs]}"
+    )
+    assert all(o.returncode == 0 and b"kept in" not in o.stderr for o in outs), outs
+    assert not list((tmp_path / "home").glob("spool/*.json")), "nothing was left for later"
+    assert captured(conn), "the session's turns were written through the pooler"
