@@ -113,6 +113,8 @@ class Relay:
             except OSError:
                 client.close()
                 continue
+            for s in (client, upstream):  # no Nagle delay on what the relay passes on
+                s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             with self._lock:
                 if self._listener is not listener:
                     client.close()

@@ -89,6 +89,27 @@ def _setup(c: Cluster) -> dict[str, Any]:
     return {"beta_ws": beta_ws, "tokens": tokens}
 
 
+def _commit_cost(c: Cluster, writes: int = 100) -> dict[str, tuple[float, float]]:
+    """brain.remember (a SQL client's, no embedding) with the commit waiting for the
+    synchronous standby, and with synchronous_commit = local (not waiting), alternated."""
+    url = c.url("brain", user=ALPHA, password="pw", target_session_attrs="read-write")
+    times: dict[str, list[float]] = {"on": [], "local": []}
+    with psycopg.connect(url, autocommit=True) as conn:
+        for i in range(writes):
+            for mode in ("on", "local"):
+                conn.execute("SELECT set_config('synchronous_commit', %s, false)", (mode,))
+                t0 = time.perf_counter()
+                conn.execute(
+                    "SELECT brain.remember(kind => 'fact', project => 'cost', headline => %s)",
+                    (f"Commit cost drill {mode} write {i} on shard {i}",),
+                )
+                times[mode].append((time.perf_counter() - t0) * 1000)
+    return {
+        f"synchronous_commit={m}": (round(sorted(t)[len(t) // 2], 1), round(sorted(t)[int(len(t) * 0.95)], 1))
+        for m, t in times.items()
+    }
+
+
 class Agent:
     """An MCP client over plain HTTP that records every request: (sent, status, Retry-After)."""
 
@@ -245,6 +266,8 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
     c = cluster
     t_start = time.monotonic()
     setup = _setup(c)
+    commit_cost = _commit_cost(c)
+    print(f"\n[a write's cost of synchronous replication, p50 / p95 ms of 100 writes] {commit_cost}")
     serve_url = c.url("brain", user=SERVE_ROLE, password="pw", target_session_attrs="read-write")
     pool = open_pool(serve_url, 8)
     home = Path(tempfile.mkdtemp(prefix="pybrain-failover-home-"))
