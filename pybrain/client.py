@@ -85,6 +85,7 @@ REPLICA_READS = frozenset({"search", "list_recent", "stats", "history", "list_sk
 # How long a read waits for the replica to replay this Brain's latest write before it
 # runs on the primary instead (a session reads its own writes).
 READ_WAIT = 1.0
+READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
 UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
 
 
@@ -249,6 +250,7 @@ class Brain:
         self.read_wait = READ_WAIT
         self.written_lsn: str | None = None
         self.reads = {"replica": 0, "primary": 0}
+        self._reader_down_until = 0.0  # after a replica that could not be reached
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -290,6 +292,7 @@ class Brain:
         Brain's role; an unreachable replica leaves every call on the primary."""
         try:
             self.reader = ConnectionConnector(db.connect(url, connect_timeout=2), url)
+            self.reader.reconnect_wait = 0  # one try: the primary answers meanwhile
         except BrainError as exc:
             log.warning("the replica is not reachable, reads run on the primary: %s", exc.message)
 
@@ -378,11 +381,12 @@ class Brain:
                 sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
             ),
         )
-        if self.reader is not None and function in REPLICA_READS and self.written_lsn != UNKNOWN_LSN:
-            rows = self._on_replica(function, query, args)
-            if rows is not None:
-                self.reads["replica"] += 1
-                return rows
+        if self.reader is not None and function in REPLICA_READS:
+            if self.written_lsn != UNKNOWN_LSN and time.monotonic() >= self._reader_down_until:
+                rows = self._on_replica(function, query, args)
+                if rows is not None:
+                    self.reads["replica"] += 1
+                    return rows
             self.reads["primary"] += 1
         attempt, races = 1, 0
         while True:
@@ -465,9 +469,9 @@ class Brain:
                 cur.execute(query, args)
                 return cur.fetchall() if cur.description else []
         except DatabaseUnavailable as exc:
-            log.warning(
-                "the replica is not reachable, brain.%s runs on the primary: %s", function, exc.message
-            )
+            # the primary serves the reads for a while before the replica is tried again
+            self._reader_down_until = time.monotonic() + READER_PAUSE
+            log.warning("the replica is not reachable, reads run on the primary: %s", exc.message)
             return None
 
     def value(self, function: str, **kwargs: Any) -> Any:

@@ -189,6 +189,8 @@ class ConnectionConnector(Connector):
         self.conninfo = conninfo or db.conninfo_of(conn)
         self._reconnecting = threading.Lock()
         self.closed = False
+        # Seconds a reconnection keeps trying (None: BRAIN_DB_RECONNECT_WAIT).
+        self.reconnect_wait: float | None = None
 
     @property
     def conn(self) -> psycopg.Connection[Any]:
@@ -200,7 +202,7 @@ class ConnectionConnector(Connector):
             with self._reconnecting:
                 if self._conn is conn:  # another thread may have reconnected meanwhile
                     log.warning("the database connection was lost; reconnecting")
-                    self._conn = db.reconnect(self.conninfo)
+                    self._conn = db.reconnect(self.conninfo, self.reconnect_wait)
         return self._conn
 
     @contextmanager

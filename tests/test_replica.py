@@ -189,7 +189,6 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
     from psycopg import sql
     from test_serve import agent, call, search, start
 
-    from pybrain.connector import ConnectionConnector
     from pybrain.serve.app import ServeOptions, build_app
     from pybrain.serve.pool import open_pool
 
@@ -198,8 +197,7 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
 
     def brain_on(url: str, read_url: str) -> Brain:
         brain = Brain(psycopg.connect(_as_role(url), autocommit=True), embedder=hash_embedder)
-        read = _as_role(read_url)
-        brain.reader = ConnectionConnector(psycopg.connect(read, autocommit=True), read)
+        brain.use_reader(_as_role(read_url))
         brain.read_wait = 0.5
         return brain
 
@@ -316,5 +314,19 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         )
         assert all(all(v) for v in rounds.values())
         assert split[1].reads["replica"] > 0 and split[1].reads["primary"] == 0
+
+        # the replica stops: reads run on the primary, at once
+        data = radmin.execute("SHOW data_directory").fetchone()[0]
+        subprocess.run(
+            [db.bundled_binary("pg_ctl"), "-D", data, "-w", "-m", "fast", "stop"],
+            user=_system_user(), capture_output=True, timeout=60, check=True,
+        )  # fmt: skip
+        timings = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            assert written.memory_id in [h["id"] for h in other.search("payroll ledger shard")]
+            timings.append(round(time.monotonic() - t0, 2))
+        print(f"[the replica stopped] three searches took {timings} s, on the primary: {other.reads}")
+        assert other.reads["primary"] == 3 and sum(timings) < 5
         for b in (writer, other, *alone, split[1]):
             b.close()
