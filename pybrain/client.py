@@ -87,6 +87,8 @@ REPLICA_READS = frozenset({"search", "list_recent", "stats", "history", "list_sk
 READ_WAIT = 1.0
 READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
 UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
+# Writes a session need not read back, which would make its next read wait for them.
+UNNOTED_WRITES = frozenset({"record_tool_event"})
 
 
 @dataclass(frozen=True)
@@ -400,6 +402,7 @@ class Brain:
                     # With a reader: did the call write (a transaction id is assigned only then)?
                     wrote = (
                         self.reader is not None
+                        and function not in UNNOTED_WRITES
                         and (
                             cur.execute(
                                 "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote"
