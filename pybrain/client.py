@@ -80,7 +80,9 @@ IDEMPOTENT = frozenset(
 # Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
 # replicas"). With a reader (Brain.reader; `brain serve
 # --read-database-url`) they run there; everything else runs on the primary.
-REPLICA_READS = frozenset({"search", "list_recent", "stats", "history", "list_skills", "metrics"})
+REPLICA_READS = frozenset(
+    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload"}
+)
 
 # How long a read waits for the replica to replay this Brain's latest write before it
 # runs on the primary instead (a session reads its own writes).

@@ -214,6 +214,12 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         _wait_for_replay(padmin, radmin)
         assert writer.search("invoice ledger shard") and other.search("invoice ledger shard")
         assert writer.reads == {"replica": 1, "primary": 0} and other.reads == {"replica": 1, "primary": 0}
+        # a boot payload: the session is registered on the primary (boot_session writes), and
+        # its payload, assembled again, comes from the replica once it has the session
+        booted = writer.boot_session("replica-test", project="")
+        again = writer.value("boot_payload", session=booted["session_id"])
+        assert again["session_id"] == booted["session_id"] and writer.reads["replica"] == 2
+        writer.reads = {"replica": 1, "primary": 0}
 
         radmin.execute("SELECT pg_wal_replay_pause()")
         t0 = time.monotonic()
