@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 
 from pybrain import db, words
 from pybrain.config import Settings
-from pybrain.connector import ConnectionConnector, Connector, Principal, Scope
+from pybrain.connector import ConnectionConnector, Connector, PoolConnector, Principal, Scope
 from pybrain.embed import Embedder, get_embedder
 from pybrain.errors import (
     BrainError,
@@ -423,7 +423,14 @@ class Brain:
                     continue
                 raise
             except BrainError as exc:
-                if not conn.closed or self.connector.closed:
+                # A pooled connection is lost when the server closed it under the call (its
+                # cause is the driver's), and, sent again, when the pool finds no server.
+                lost = conn.closed or (
+                    isinstance(self.connector, PoolConnector)
+                    and isinstance(exc, DatabaseUnavailable)
+                    and (attempt == 2 or isinstance(exc.__cause__, psycopg.OperationalError))
+                )
+                if not lost or self.connector.closed:
                     raise
                 if attempt == 1 and (not committing or function in IDEMPOTENT):
                     attempt = 2
@@ -519,7 +526,13 @@ class Brain:
         version, a name) is stored and reports that memory as `related`."""
         out = self._write("remember", kind=kind, headline=headline, **_json_args(kwargs))
         if out.action == "created" and not out.embedding_pending and out.memory_id is not None:
-            related = self.value("related_memory", memory_id=out.memory_id)
+            try:
+                related = self.value("related_memory", memory_id=out.memory_id)
+            except DatabaseUnavailable as exc:
+                # The memory is stored: a lookup lost with the database does not make the
+                # write look failed (sent again, it would only meet itself).
+                log.warning("the related memory of #%s is not known: %s", out.memory_id, exc.message)
+                related = None
             if related is not None:
                 out = replace(out, related=related)
         return out
