@@ -21,7 +21,7 @@ from psycopg.types.json import Jsonb
 
 from pybrain import db, words
 from pybrain.config import Settings
-from pybrain.connector import ConnectionConnector, Connector, Principal, Scope
+from pybrain.connector import ConnectionConnector, Connector, PoolConnector, Principal, Scope
 from pybrain.embed import Embedder, get_embedder
 from pybrain.errors import (
     BrainError,
@@ -76,6 +76,21 @@ IDEMPOTENT = frozenset(
         "transcript_handoff",
     }
 )
+
+# Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
+# replicas"). With a reader (Brain.reader; `brain serve
+# --read-database-url`) they run there; everything else runs on the primary.
+REPLICA_READS = frozenset(
+    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload"}
+)
+
+# How long a read waits for the replica to replay this Brain's latest write before it
+# runs on the primary instead (a session reads its own writes).
+READ_WAIT = 1.0
+READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
+UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
+# Writes a session need not read back, which would make its next read wait for them.
+UNNOTED_WRITES = frozenset({"record_tool_event"})
 
 
 @dataclass(frozen=True)
@@ -230,6 +245,16 @@ class Brain:
         # The session this Brain's calls belong to (brain.session): injections and the
         # later uses of what they showed are counted for it.
         self.session: int | None = None
+        # The statement_timeout of every call's transaction (SET LOCAL); None: the role's.
+        self.statement_timeout: str | None = None
+        # Where the reads in REPLICA_READS run (a streaming replica's connector), and the
+        # primary's WAL position after this Brain's latest write: a read on the replica
+        # waits (up to read_wait) until the replica has replayed it, else runs on the primary.
+        self.reader: Connector | None = None
+        self.read_wait = READ_WAIT
+        self.written_lsn: str | None = None
+        self.reads = {"replica": 0, "primary": 0}
+        self._reader_down_until = 0.0  # after a replica that could not be reached
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -262,7 +287,18 @@ class Brain:
                     actor=actor,
                     conninfo=url,
                 )
+        if settings.read_database_url:
+            brain.use_reader(settings.read_database_url)
         return brain
+
+    def use_reader(self, url: str) -> None:
+        """Send the reads a replica serves (REPLICA_READS) to the replica at url, as this
+        Brain's role; an unreachable replica leaves every call on the primary."""
+        try:
+            self.reader = ConnectionConnector(db.connect(url, connect_timeout=2), url)
+            self.reader.reconnect_wait = 0  # one try: the primary answers meanwhile
+        except BrainError as exc:
+            log.warning("the replica is not reachable, reads run on the primary: %s", exc.message)
 
     @property
     def embedder(self) -> Embedder:
@@ -286,8 +322,10 @@ class Brain:
         return self.connector.conn
 
     def close(self) -> None:
-        """Close the connection (a pooled Brain leaves the pool open)."""
+        """Close the connection and the reader's (a pooled Brain leaves the pools open)."""
         self.connector.close()
+        if self.reader is not None:
+            self.reader.close()
 
     def __enter__(self) -> Brain:
         return self
@@ -312,8 +350,18 @@ class Brain:
         """What every call of this Brain runs as: its principal's role, workspace and access
         ceiling when it has one, else its workspace; and its actor and session."""
         if self.principal is not None:
-            return Scope.of(self.principal, actor=self.actor, session=self.session)
-        return Scope(workspace=self.workspace, actor=self.actor, session=self.session)
+            return Scope.of(
+                self.principal,
+                actor=self.actor,
+                session=self.session,
+                statement_timeout=self.statement_timeout,
+            )
+        return Scope(
+            workspace=self.workspace,
+            actor=self.actor,
+            session=self.session,
+            statement_timeout=self.statement_timeout,
+        )
 
     def transaction(
         self, *, isolation: psycopg.IsolationLevel | None = None, read_only: bool = False
@@ -337,6 +385,13 @@ class Brain:
                 sql.SQL("{} => {}").format(sql.Identifier(k), sql.Placeholder(k)) for k in args
             ),
         )
+        if self.reader is not None and function in REPLICA_READS:
+            if self.written_lsn != UNKNOWN_LSN and time.monotonic() >= self._reader_down_until:
+                rows = self._on_replica(function, query, args)
+                if rows is not None:
+                    self.reads["replica"] += 1
+                    return rows
+            self.reads["primary"] += 1
         attempt, races = 1, 0
         while True:
             committing = False
@@ -346,7 +401,19 @@ class Brain:
                     _check_types(cur, function, args)
                     cur.execute(query, args)
                     rows = cur.fetchall() if cur.description else []
+                    # With a reader: did the call write (a transaction id is assigned only then)?
+                    wrote = (
+                        self.reader is not None
+                        and function not in UNNOTED_WRITES
+                        and (
+                            cur.execute(
+                                "SELECT pg_current_xact_id_if_assigned() IS NOT NULL AS wrote"
+                            ).fetchone()["wrote"]
+                        )
+                    )
                     committing = True  # leaving the block sends COMMIT
+                if wrote:
+                    self._note_write()
                 return rows
             except ConcurrentDuplicate:
                 # Beaten at COMMIT by a concurrent near-duplicate: nothing was stored, and
@@ -356,7 +423,14 @@ class Brain:
                     continue
                 raise
             except BrainError as exc:
-                if not conn.closed or self.connector.closed:
+                # A pooled connection is lost when the server closed it under the call (its
+                # cause is the driver's), and, sent again, when the pool finds no server.
+                lost = conn.closed or (
+                    isinstance(self.connector, PoolConnector)
+                    and isinstance(exc, DatabaseUnavailable)
+                    and (attempt == 2 or isinstance(exc.__cause__, psycopg.OperationalError))
+                )
+                if not lost or self.connector.closed:
                     raise
                 if attempt == 1 and (not committing or function in IDEMPOTENT):
                     attempt = 2
@@ -373,6 +447,44 @@ class Brain:
                     hint="Check the result (search, recall, stats) before you send it again; "
                     "the next call reconnects.",
                 ) from exc
+
+    def _note_write(self) -> None:
+        """Remember the primary's WAL position after a committed call (past its commit)."""
+        try:
+            with self.connector.transaction(Scope(token_id=self.scope().token_id)) as cur:
+                self.written_lsn = cur.execute("SELECT pg_current_wal_lsn()::text AS lsn").fetchone()["lsn"]
+        except BrainError as exc:
+            # Not known: the next reads go to the primary until a write is noted again.
+            self.written_lsn = UNKNOWN_LSN
+            log.warning("the primary's WAL position after a write is unknown: %s", exc.message)
+
+    def _on_replica(
+        self, function: str, query: sql.Composable, args: dict[str, Any]
+    ) -> list[dict[str, Any]] | None:
+        """The call run on the reader, once it has replayed this Brain's latest write; None
+        when it does not within read_wait or cannot be reached (the primary answers then)."""
+        assert self.reader is not None
+        deadline = time.monotonic() + self.read_wait
+        try:
+            with self.reader.transaction(self.scope(), read_only=True) as cur:
+                while self.written_lsn is not None:
+                    caught_up = cur.execute(
+                        "SELECT NOT pg_is_in_recovery() OR pg_last_wal_replay_lsn() >= %s::pg_lsn AS ok",
+                        [self.written_lsn],
+                    ).fetchone()["ok"]
+                    if caught_up:
+                        break
+                    if time.monotonic() > deadline:
+                        return None
+                    time.sleep(0.005)
+                _check_types(cur, function, args)
+                cur.execute(query, args)
+                return cur.fetchall() if cur.description else []
+        except DatabaseUnavailable as exc:
+            # the primary serves the reads for a while before the replica is tried again
+            self._reader_down_until = time.monotonic() + READER_PAUSE
+            log.warning("the replica is not reachable, reads run on the primary: %s", exc.message)
+            return None
 
     def value(self, function: str, **kwargs: Any) -> Any:
         """The single value a scalar brain.* function returns."""
@@ -414,7 +526,13 @@ class Brain:
         version, a name) is stored and reports that memory as `related`."""
         out = self._write("remember", kind=kind, headline=headline, **_json_args(kwargs))
         if out.action == "created" and not out.embedding_pending and out.memory_id is not None:
-            related = self.value("related_memory", memory_id=out.memory_id)
+            try:
+                related = self.value("related_memory", memory_id=out.memory_id)
+            except DatabaseUnavailable as exc:
+                # The memory is stored: a lookup lost with the database does not make the
+                # write look failed (sent again, it would only meet itself).
+                log.warning("the related memory of #%s is not known: %s", out.memory_id, exc.message)
+                related = None
             if related is not None:
                 out = replace(out, related=related)
         return out

@@ -54,6 +54,12 @@ ENVIRONMENT = (
         "(default BRAIN_DATABASE_URL; the embedded server's superuser)",
     ),
     Variable(
+        "BRAIN_READ_DATABASE_URL",
+        "a streaming replica of `BRAIN_DATABASE_URL`'s database: the CLI's and the Python connector's "
+        "searches and other reads go there once it has their own writes (docs/scaling.md)",
+        "a streaming replica for searches and other reads (docs/scaling.md)",
+    ),
+    Variable(
         "BRAIN_WORKSPACE",
         "workspace id (default: the role's only workspace; a role with several must choose)",
         "workspace id (default: the role's only workspace)",
@@ -179,6 +185,12 @@ ENVIRONMENT = (
         "brain serve's login role (docs/serve.md)",
     ),
     Variable(
+        "BRAIN_SERVE_READ_DATABASE_URL",
+        "a streaming replica of `brain serve`'s database, as its role: searches and other reads go "
+        "there once it has the session's writes (`--read-database-url`, docs/scaling.md)",
+        "a streaming replica for brain serve's reads (docs/scaling.md)",
+    ),
+    Variable(
         "BRAIN_SERVE_POOL_SIZE",
         "database connections of `brain serve` (`--pool-size`, default 10)",
         "brain serve's database connections (default 10)",
@@ -232,6 +244,7 @@ class Settings:
     embedder: str | None
     workspace: int | None
     admin_database_url: str | None = None
+    read_database_url: str | None = None
 
     @property
     def pgdata(self) -> Path:
@@ -251,4 +264,5 @@ class Settings:
             embedder=os.environ.get("BRAIN_EMBEDDER") or None,
             workspace=workspace_id,
             admin_database_url=os.environ.get("BRAIN_ADMIN_DATABASE_URL") or None,
+            read_database_url=os.environ.get("BRAIN_READ_DATABASE_URL") or None,
         )

@@ -70,6 +70,8 @@ class Scope:
     access: the ceiling brain.max_access; None leaves the setting as it is, '' clears it.
     actor, session: brain.actor and brain.session, for the audit trail and the session's injections.
     token_id: whose share of a pool the transaction takes (None: the local user's).
+    statement_timeout: the transaction's statement_timeout (SET LOCAL: behind a pooler in
+        transaction mode nothing of it reaches the next client); None keeps the role's.
     """
 
     role: str | None = None
@@ -78,9 +80,17 @@ class Scope:
     actor: str | None = None
     session: int | None = None
     token_id: int | None = None
+    statement_timeout: str | None = None
 
     @classmethod
-    def of(cls, principal: Principal, *, actor: str | None = None, session: int | None = None) -> Scope:
+    def of(
+        cls,
+        principal: Principal,
+        *,
+        actor: str | None = None,
+        session: int | None = None,
+        statement_timeout: str | None = None,
+    ) -> Scope:
         """The scope of a principal: its role, its workspace, and its access as the ceiling."""
         return cls(
             role=principal.role,
@@ -89,6 +99,7 @@ class Scope:
             actor=actor,
             session=session,
             token_id=principal.token_id,
+            statement_timeout=statement_timeout,
         )
 
 
@@ -105,6 +116,8 @@ def _apply(cur: psycopg.Cursor[Any], scope: Scope) -> None:
         cur.execute(_SETTINGS, values)
     else:
         cur.execute(_SETTINGS_WITH_CEILING, [*values, scope.access])
+    if scope.statement_timeout is not None:
+        cur.execute("SELECT set_config('statement_timeout', %s, true)", [scope.statement_timeout])
 
 
 @contextmanager
@@ -176,6 +189,8 @@ class ConnectionConnector(Connector):
         self.conninfo = conninfo or db.conninfo_of(conn)
         self._reconnecting = threading.Lock()
         self.closed = False
+        # Seconds a reconnection keeps trying (None: BRAIN_DB_RECONNECT_WAIT).
+        self.reconnect_wait: float | None = None
 
     @property
     def conn(self) -> psycopg.Connection[Any]:
@@ -187,7 +202,7 @@ class ConnectionConnector(Connector):
             with self._reconnecting:
                 if self._conn is conn:  # another thread may have reconnected meanwhile
                     log.warning("the database connection was lost; reconnecting")
-                    self._conn = db.reconnect(self.conninfo)
+                    self._conn = db.reconnect(self.conninfo, self.reconnect_wait)
         return self._conn
 
     @contextmanager

@@ -17,7 +17,6 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any
 
 import psycopg
-from psycopg.conninfo import make_conninfo
 
 from pybrain.errors import BrainError, DatabaseUnavailable, EmbedderError
 
@@ -157,10 +156,10 @@ def run(
     each batch. Without once, a lost database or an unreachable embedder does not
     stop it: it waits, reconnects, listens again and goes on."""
     totals = Outcomes()
-    # An index rebuild of a large space outlasts the application role's statement_timeout
-    # (on this connection and on any the worker opens after a restart).
-    brain.connector.conninfo = make_conninfo(brain.connector.conninfo, options="-c statement_timeout=30min")
-    brain.connection().execute("SET statement_timeout = '30min'")
+    # An index rebuild of a large space outlasts the application role's statement_timeout:
+    # every call's transaction sets its own (SET LOCAL, on whichever connection runs it;
+    # nothing is set for the session, which a pooler would hand to its next client).
+    brain.statement_timeout = "30min"
     if retry_failed:
         totals.released = brain.retry_failed_embeddings()
     listener = None

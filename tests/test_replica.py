@@ -13,6 +13,7 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -177,3 +178,161 @@ def test_a_streaming_replica_serves_search(servers: tuple[str, str]) -> None:
                 0
             ]
             assert events == (0 if url == replica_url else 1)
+
+
+def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tuple[str, str]) -> None:
+    """A Brain with a reader (the Python connector, and `brain serve --read-database-url`)
+    searches the replica; after its own write, a search waits for the replica to replay it
+    (up to read_wait) or runs on the primary. Replay paused, another session, which wrote
+    nothing, reads the replica as it is: that is the staleness the docs state."""
+    import anyio
+    from psycopg import sql
+    from test_serve import agent, call, search, start
+
+    from pybrain.serve.app import ServeOptions, build_app
+    from pybrain.serve.pool import open_pool
+
+    primary_url, replica_url = servers
+    hash_embedder = get_embedder("hash")
+
+    def brain_on(url: str, read_url: str) -> Brain:
+        brain = Brain(psycopg.connect(_as_role(url), autocommit=True), embedder=hash_embedder)
+        brain.use_reader(_as_role(read_url))
+        brain.read_wait = 0.5
+        return brain
+
+    with (
+        psycopg.connect(primary_url, autocommit=True) as padmin,
+        psycopg.connect(replica_url, autocommit=True) as radmin,
+    ):
+        padmin.execute(sql.SQL("CREATE ROLE replica_serve LOGIN IN ROLE brain_server"))
+        token = padmin.execute(
+            "SELECT brain.create_token(role => %s, name => 'replica-agent')", (ROLE,)
+        ).fetchone()[0]["token"]
+        writer, other = brain_on(primary_url, replica_url), brain_on(primary_url, replica_url)
+        writer.remember("fact", "The invoice ledger moved to shard 3 in March")
+        _wait_for_replay(padmin, radmin)
+        assert writer.search("invoice ledger shard") and other.search("invoice ledger shard")
+        assert writer.reads == {"replica": 1, "primary": 0} and other.reads == {"replica": 1, "primary": 0}
+        # a boot payload: the session is registered on the primary (boot_session writes), and
+        # its payload, assembled again, comes from the replica once it has the session
+        booted = writer.boot_session("replica-test", project="")
+        again = writer.value("boot_payload", session=booted["session_id"])
+        assert again["session_id"] == booted["session_id"] and writer.reads["replica"] == 2
+        writer.reads = {"replica": 1, "primary": 0}
+
+        radmin.execute("SELECT pg_wal_replay_pause()")
+        t0 = time.monotonic()
+        written = writer.remember("fact", "The payroll ledger moved to shard 9 in April")
+        wrote = time.monotonic() - t0
+        t0 = time.monotonic()
+        own = [h["id"] for h in writer.search("payroll ledger shard")]
+        own_seconds = time.monotonic() - t0
+        theirs = [h["id"] for h in other.search("payroll ledger shard")]
+        print(
+            f"\n[replica reads, replay paused] the writer's search waited {own_seconds:.2f} s "
+            f"(read_wait {writer.read_wait}) and ran on the primary: {writer.reads}; "
+            f"another session's ran on the replica: {other.reads}; the write took {wrote * 1000:.1f} ms"
+        )
+        assert written.memory_id in own, "a session reads its own writes"
+        assert writer.reads["primary"] == 1 and own_seconds >= writer.read_wait
+        assert written.memory_id not in theirs and other.reads == {"replica": 2, "primary": 0}
+
+        # the CLI: BRAIN_READ_DATABASE_URL sends its search to the replica, as it is
+        cli_found = {}
+        for label, extra in (
+            ("primary", {}),
+            ("replica", {"BRAIN_READ_DATABASE_URL": _as_role(replica_url)}),
+        ):
+            result = CliRunner().invoke(
+                main,
+                ["search", "payroll ledger shard", "--json"],
+                env={"BRAIN_DATABASE_URL": _as_role(primary_url), "BRAIN_EMBEDDER": "hash", **extra},
+                catch_exceptions=False,
+            )
+            assert result.exit_code == 0, result.output
+            cli_found[label] = f'"id": {written.memory_id}' in result.output
+        print(f"[brain search, replay paused] found the write on: {cli_found}")
+        assert cli_found == {"primary": True, "replica": False}
+
+        # brain serve: the same through its pools, one Brain per MCP session
+        pool = open_pool(with_database(primary_url, DBNAME, user="replica_serve"), 4)
+        read_pool = open_pool(with_database(replica_url, DBNAME, user="replica_serve"), 4)
+        seen: dict[str, object] = {}
+
+        async def sessions(url: str) -> None:
+            async with agent(url, token) as a, agent(url, token) as b:
+                stored = await call(a, "remember", kind="fact", headline="The audit ledger moved to shard 5")
+                seen["own"] = stored["memory_id"] in [h["id"] for h in await search(a, "audit ledger shard")]
+                seen["other"] = stored["memory_id"] in [
+                    h["id"] for h in await search(b, "audit ledger shard")
+                ]
+
+        try:
+            for running in start(
+                lambda port: build_app(
+                    pool, ServeOptions(port=port, profile="full"), embedder_spec="hash", read_pool=read_pool
+                )
+            ):
+                anyio.run(sessions, running.url)
+        finally:
+            radmin.execute("SELECT pg_wal_replay_resume()")
+            pool.close()
+            read_pool.close()
+        print(f"[brain serve with --read-database-url, replay paused] {seen}")
+        assert seen == {"own": True, "other": False}
+
+        _wait_for_replay(padmin, radmin)
+        assert written.memory_id in [h["id"] for h in other.search("payroll ledger shard")]
+        assert other.reads == {"replica": 3, "primary": 0}
+
+        # search throughput: two clients on the primary alone, then one of them on the replica
+        def rate(brains: list[Brain], seconds: float = 3.0) -> float:
+            done = [0] * len(brains)
+
+            def loop(i: int) -> None:
+                ends = time.monotonic() + seconds
+                while time.monotonic() < ends:
+                    brains[i].search("ledger moved shard")
+                    done[i] += 1
+
+            threads = [threading.Thread(target=loop, args=(i,)) for i in range(len(brains))]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+            return sum(done) / seconds
+
+        alone = [brain_on(primary_url, primary_url) for _ in range(2)]
+        for b in alone:
+            b.reader = None
+        split = [alone[0], brain_on(primary_url, replica_url)]
+        rounds: dict[str, list[float]] = {"primary alone": [], "primary + replica": []}
+        for _ in range(3):  # alternated, against the load of the moment
+            rounds["primary alone"].append(round(rate(alone, 2.0), 1))
+            rounds["primary + replica"].append(round(rate(split, 2.0), 1))
+        single = {"primary": round(rate([alone[0]], 2.0), 1), "replica": round(rate([split[1]], 2.0), 1)}
+        print(f"[one client alone] {single}")
+        load = os.getloadavg()[0]
+        print(
+            f"[search throughput, 2 clients, searches a second, 3 rounds of 2 s, load {load:.1f}] {rounds}; "
+            f"medians { ({k: sorted(v)[1] for k, v in rounds.items()}) }"
+        )
+        assert all(all(v) for v in rounds.values())
+        assert split[1].reads["replica"] > 0 and split[1].reads["primary"] == 0
+
+        # the replica stops: reads run on the primary, at once
+        data = radmin.execute("SHOW data_directory").fetchone()[0]
+        subprocess.run(
+            [db.bundled_binary("pg_ctl"), "-D", data, "-w", "-m", "fast", "stop"],
+            user=_system_user(), capture_output=True, timeout=60, check=True,
+        )  # fmt: skip
+        timings = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            assert written.memory_id in [h["id"] for h in other.search("payroll ledger shard")]
+            timings.append(round(time.monotonic() - t0, 2))
+        print(f"[the replica stopped] three searches took {timings} s, on the primary: {other.reads}")
+        assert other.reads["primary"] == 3 and sum(timings) < 5
+        for b in (writer, other, *alone, split[1]):
+            b.close()

@@ -90,6 +90,12 @@ def ui_command(host: str, port: int, require_token: bool) -> None:
     is_flag=True,
     help="Serve requests without a token from this machine, as the local application role.",
 )
+@click.option(
+    "--read-database-url",
+    envvar="BRAIN_SERVE_READ_DATABASE_URL",
+    help="A streaming replica for searches and other reads, as brain serve's role "
+    "(env BRAIN_SERVE_READ_DATABASE_URL; docs/scaling.md).",
+)
 @PROFILE_OPTION
 def serve_http(
     host: str,
@@ -97,6 +103,7 @@ def serve_http(
     pool_size: int,
     public_url: str | None,
     allow_anonymous_localhost: bool,
+    read_database_url: str | None,
     profile: str,
 ) -> None:
     """Serve MCP over streamable HTTP at /mcp; every request needs a bearer token (docs/serve.md).
@@ -124,7 +131,14 @@ def serve_http(
             mode = "; anonymous requests from this machine allowed" if allow_anonymous_localhost else ""
             click.echo(f"pybrain MCP at {endpoint} (bearer tokens{mode}); Ctrl-C stops", err=True)
 
-        run(options, url, anonymous_url=anonymous_url, embedder_spec=settings.embedder, ready=ready)
+        run(
+            options,
+            url,
+            anonymous_url=anonymous_url,
+            embedder_spec=settings.embedder,
+            ready=ready,
+            read_url=read_database_url,
+        )
     except BrainError as exc:
         _fail(exc, False)
 

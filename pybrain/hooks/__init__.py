@@ -404,12 +404,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     url = db.database_url(settings, start=start)
     wait = _connect_timeout()
     with _deadline(wait, f"the database did not answer within {wait:.2f} s"):
-        conn = db.connect(
-            url,
-            connect_timeout=max(2, int(budget / 3)),
-            options=f"-c statement_timeout={int(budget * 1000)}",
-            application_name="pybrain-hook",
-        )
+        conn = db.connect(url, connect_timeout=max(2, int(budget / 3)), application_name="pybrain-hook")
     try:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
@@ -428,13 +423,17 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
             # at most half the hook's time: the hook's own work comes after (not at a
             # session end within Claude Code's 1.5 s: its background process writes them)
             write_kept(settings, seconds=budget / 2)
-        yield Brain(
+        brain = Brain(
             conn,
             workspace=settings.workspace,
             embedder_spec=settings.embedder,
             actor=options.source,
             conninfo=url,
         )
+        # Each call's transaction within the hook's time (SET LOCAL: no startup option,
+        # which PgBouncer refuses, and nothing left on a pooled server connection).
+        brain.statement_timeout = f"{int(budget * 1000)}ms"
+        yield brain
     finally:
         conn.close()
 

@@ -90,8 +90,10 @@ class Sessions:
         anonymous_pool: ConnectionPool | None = None,
         embedder_spec: str | None = None,
         idle_seconds: float = SESSION_IDLE_SECONDS,
+        read_pool: ConnectionPool | None = None,
     ) -> None:
         self.pool = pool
+        self.read_pool = read_pool
         self.anonymous_pool = anonymous_pool
         self.embedder_spec = embedder_spec
         self.idle_seconds = idle_seconds
@@ -111,7 +113,14 @@ class Sessions:
                 # Over HTTP the client's process and folder are on its own machine: a boot
                 # records neither (the session lives by its heartbeat).
                 state = SessionState(
-                    pooled_brain(pool, principal, embedder_spec=self.embedder_spec, via="http")
+                    pooled_brain(
+                        pool,
+                        principal,
+                        embedder_spec=self.embedder_spec,
+                        via="http",
+                        # the anonymous role reads where it writes
+                        read_pool=None if principal.anonymous else self.read_pool,
+                    )
                 )
             else:
                 state = found[0]
@@ -145,10 +154,13 @@ def build_app(
     *,
     anonymous_pool: ConnectionPool | None = None,
     embedder_spec: str | None = None,
+    read_pool: ConnectionPool | None = None,
 ) -> Any:
     """The ASGI application: the MCP endpoint at /mcp behind bearer tokens, and the
     protected-resource metadata. `pool` connects as a member of brain_server;
-    `anonymous_pool` (with --allow-anonymous-localhost) as the local application role."""
+    `anonymous_pool` (with --allow-anonymous-localhost) as the local application role;
+    `read_pool` (--read-database-url), as brain_server's member too, to a streaming
+    replica that serves the reads of pybrain.client.REPLICA_READS."""
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.transport_security import TransportSecuritySettings
 
@@ -180,6 +192,7 @@ def build_app(
         anonymous_pool=anonymous_pool,
         embedder_spec=embedder_spec,
         idle_seconds=options.session_idle_seconds,
+        read_pool=read_pool,
     )
     server.middleware.append(_session_selector(sessions))
     # DNS rebinding protection: the Host (and Origin) a browser may send. Behind a
@@ -328,6 +341,7 @@ def run(
     anonymous_url: str | None = None,
     embedder_spec: str | None = None,
     ready: Callable[[str], None] | None = None,
+    read_url: str | None = None,
 ) -> None:
     """Serve until interrupted: uvicorn on options.host:options.port."""
     import uvicorn
@@ -344,8 +358,12 @@ def run(
         if options.allow_anonymous_localhost and anonymous_url
         else None
     )
+    # The replica's pool does not hold the start: while it is down, reads run on the primary.
+    read_pool = open_pool(read_url, options.pool_size, name="pybrain-read", wait=False) if read_url else None
     try:
-        app = build_app(pool, options, anonymous_pool=anonymous_pool, embedder_spec=embedder_spec)
+        app = build_app(
+            pool, options, anonymous_pool=anonymous_pool, embedder_spec=embedder_spec, read_pool=read_pool
+        )
         config = uvicorn.Config(
             app, host=options.host, port=options.port, log_level="warning", proxy_headers=False
         )
@@ -355,6 +373,8 @@ def run(
         server.run()
     finally:
         pool.close()
+        if read_pool is not None:
+            read_pool.close()
         if anonymous_pool is not None:
             anonymous_pool.close()
 

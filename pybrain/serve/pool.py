@@ -257,11 +257,13 @@ def pooled_brain(
     *,
     embedder_spec: str | None = None,
     via: str | None = None,
+    read_pool: ConnectionPool | None = None,
 ) -> Brain:
     """A Brain for one principal: every call is a transaction on a connection of the pool,
     as the principal's role, in its workspace, with its access as a ceiling, within its
-    share of the pool (pybrain.connector.PoolConnector)."""
-    return Brain(
+    share of the pool (pybrain.connector.PoolConnector). With read_pool (a streaming
+    replica's), the reads a replica serves run there once it has this Brain's writes."""
+    brain = Brain(
         connector=PoolConnector(pool),
         principal=principal,
         workspace=principal.workspace,
@@ -269,3 +271,6 @@ def pooled_brain(
         actor=principal.role,
         via=via,
     )
+    if read_pool is not None:
+        brain.reader = PoolConnector(read_pool)
+    return brain
