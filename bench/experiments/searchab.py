@@ -2,7 +2,7 @@
 
 Two runs of `make bench` compare two checkouts on two copies of the data and at two
 moments of the machine's load; a change to search alone is better judged on one
-server and one copy of a workspace, its two versions of sql/functions/006*.sql
+server and one copy of a workspace, its two versions of sql/functions/005*.sql
 (005-search.sql and its parts) applied in turn. This takes a workspace the benchmark
 saved (`python -m bench --data-dir DIR`), copies it, migrates the copy with this
 checkout, and then for each round applies the files as of REV, times the searches,
@@ -30,7 +30,7 @@ from bench import latency
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
 from pybrain import db
 
-SEARCH_FILES = "sql/functions/006"  # 005-search.sql and its parts, 006a-... to 006d-...
+SEARCH_FILES = "sql/functions/005"  # 005-search.sql and its parts, 005a-... to 005d-...
 COPY = "bench_searchab"
 
 
@@ -68,7 +68,7 @@ def main(argv: list[str] | None = None) -> None:
         ).stdout
         for name in sorted(n for n in listed if n.startswith(SEARCH_FILES) and n.endswith(".sql"))
     )
-    after = "\n".join(p.read_text() for p in sorted((repo / "sql" / "functions").glob("006*.sql")))
+    after = "\n".join(p.read_text() for p in sorted((repo / "sql" / "functions").glob("005*.sql")))
     server = BenchServer(args.data_dir)
     try:
         with server.admin() as admin:
