@@ -54,6 +54,13 @@ STARTED: float | None = None
 # The hooks whose input is kept on disk when the database cannot take it.
 CAPTURE_EVENTS = ("pre-compact", "session-end")
 SOURCE_SYSTEM = "claude-code"
+# The harnesses whose hooks these commands serve, by --source: the source_system of their
+# captured turns and the client's name in a handoff. Another source is taken for Claude Code.
+HARNESSES: dict[str, tuple[str, str]] = {
+    "claude-code": ("claude-code", "Claude Code"),
+    "codex": ("codex", "Codex"),
+    "cursor": ("cursor", "Cursor"),
+}
 # The tags that mark what a hook injects (brain.prompt_context's text has them too).
 INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
@@ -83,6 +90,11 @@ BATCH_TURNS = 250
 FIRST_TURNS = 16
 TURN_SECONDS = 0.008
 LAST_SECONDS = 0.1
+
+
+def _harness(options: Any) -> tuple[str, str]:
+    """(source_system of the turns, client name) of the harness the hook serves."""
+    return HARNESSES.get(options.source, HARNESSES[SOURCE_SYSTEM])
 
 
 class HookTimeout(Exception):
@@ -544,7 +556,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
 
     client_info = {
         "via": "hook",
-        "client": SOURCE_SYSTEM,
+        "client": _harness(options)[0],
         "client_session": _string(payload, "session_id"),
         "start": _string(payload, "source"),  # startup | resume | clear | compact
         "model": _string(payload, "model"),
@@ -646,7 +658,7 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
                 )
                 continue
         out = opened.value(
-            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
+            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=_harness(options)[1]
         )
         handed = handed or out["stored"]
     return handed
@@ -680,7 +692,7 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
             query_embedding=vector,
             embedding_space=embedder.space if vector is not None else None,
             project=options.project or None,
-            exclude_source_system=SOURCE_SYSTEM if session else None,
+            exclude_source_system=_harness(options)[0] if session else None,
             exclude_ref_prefix=f"{session}/" if session else None,
             token_budget=options.budget,
         )
@@ -727,7 +739,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                 options.source,
                 project=options.project,
                 cwd=_seat(payload),
-                client=CLIENT_NAME,
+                client=_harness(options)[1],
                 transcript=session,
                 compaction=event == "compaction",
                 now=options.at,
@@ -737,7 +749,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
         if until is None:
             if turns:
                 rows = brain.observe_transcript(
-                    turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+                    turns, source_system=_harness(options)[0], project=options.project, source_agent=options.source
                 )
             ended = hand_off()
         else:
@@ -861,7 +873,7 @@ def _store_turns(
         began = time.perf_counter()
         if embed:
             rows += brain.observe_transcript(
-                batch, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+                batch, source_system=_harness(options)[0], project=options.project, source_agent=options.source
             )
         else:
             from psycopg.types.json import Jsonb
@@ -869,7 +881,7 @@ def _store_turns(
             rows += brain.call(
                 "observe_transcript",
                 turns=Jsonb(batch),
-                source_system=SOURCE_SYSTEM,
+                source_system=_harness(options)[0],
                 project=options.project,
                 source_agent=options.source,
             )
