@@ -274,8 +274,8 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
     "--write",
     "target",
     type=click.Path(dir_okay=False),
-    help="Merge the entry into this JSON config file, keeping its other entries "
-    "(with --hooks: the settings file, as --settings).",
+    help="Merge the entry into this JSON config file (codex: its config.toml), keeping its other "
+    "entries (with --hooks: the settings file, as --settings).",
 )
 @click.option(
     "--hooks",
