@@ -20,7 +20,8 @@ FIXTURE = Path(__file__).parent / "fixtures" / "transfer" / "claude-memory"
 def _active(conn: Any) -> dict[str, dict[str, Any]]:
     got = rows(
         conn,
-        "SELECT * FROM brain.memory WHERE source_system = 'claude-memory' AND state = 'active' ORDER BY memory_id",
+        "SELECT * FROM brain.memory WHERE source_system = 'claude-memory' AND state = 'active' "
+        "ORDER BY memory_id",
     )
     return {m["body"]: m for m in got}
 
@@ -35,10 +36,18 @@ def test_items_of_a_memory_file() -> None:
     got = items((FIXTURE / "MEMORY.md").read_text())
     assert [(n, c["section"], c["body"].splitlines()[0]) for n, c in got] == [
         (4, "Memory index > Build and test", "Use pnpm, never npm: the lockfile is pnpm-lock.yaml"),
-        (5, "Memory index > Build and test", "Run the unit tests with `pnpm test`; the browser tests need `pnpm test:e2e`"),
+        (
+            5,
+            "Memory index > Build and test",
+            "Run the unit tests with `pnpm test`; the browser tests need `pnpm test:e2e`",
+        ),
         (9, "Memory index > Conventions", "API handlers live in src/api, one file per resource"),
         (10, "Memory index > Conventions", "Dates cross the API as ISO 8601 strings in UTC"),
-        (13, "Memory index > Topics", "[Debugging notes](debugging.md): the flaky checkout test and the cache"),
+        (
+            13,
+            "Memory index > Topics",
+            "[Debugging notes](debugging.md): the flaky checkout test and the cache",
+        ),
     ]
     assert got[1][1]["body"].endswith("and a running dev server on port 5173"), "a continued item is one"
     assert got[0][1]["headline"] == "Memory index > Build and test", "headed by its heading path"
@@ -70,7 +79,9 @@ def test_import_keeps_the_memory_files_in_step(brain_cli, conn, tmp_path: Path) 
     # A changed line supersedes its old version (the item of its section no longer there),
     # a removed one is tombstoned, a gone topic file's items too; the others stay as they were.
     text = (folder / "MEMORY.md").read_text()
-    text = text.replace("Dates cross the API as ISO 8601 strings in UTC", "Dates cross the API as epoch milliseconds")
+    text = text.replace(
+        "Dates cross the API as ISO 8601 strings in UTC", "Dates cross the API as epoch milliseconds"
+    )
     text = text.replace("- Use pnpm, never npm: the lockfile is pnpm-lock.yaml\n", "")
     (folder / "MEMORY.md").write_text(text)
     (folder / "debugging.md").unlink()

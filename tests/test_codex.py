@@ -60,7 +60,9 @@ def test_the_turns_of_a_codex_session_file() -> None:
 def test_codex_sessions_boot_capture_and_hand_off(cli_env, conn, rollout, project_dir) -> None:
     # A rule written elsewhere (by a Claude Code session, say) reaches Codex's session start.
     remember(conn, kind="rule", severity="BLOCKER", headline="Never rerun the billing export by hand")
-    out, _ = run_hook(cli_env, "session-start", payload("session-start", rollout, project_dir), "--source", "codex")
+    out, _ = run_hook(
+        cli_env, "session-start", payload("session-start", rollout, project_dir), "--source", "codex"
+    )
     assert out.returncode == 0, out.stderr
     answer = json.loads(out.stdout)
     assert answer["hookSpecificOutput"]["hookEventName"] == "SessionStart"
@@ -70,7 +72,9 @@ def test_codex_sessions_boot_capture_and_hand_off(cli_env, conn, rollout, projec
     assert s[2]["client_session"] == SESSION
 
     # The turn stops: its turns are captured from the session file, the handoff written.
-    out, _ = run_hook(cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex")
+    out, _ = run_hook(
+        cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex"
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout == b"", "Stop reads no output of ours"
     rows = captured(conn)
@@ -86,11 +90,18 @@ def test_codex_sessions_boot_capture_and_hand_off(cli_env, conn, rollout, projec
     with rollout.open("a", encoding="utf-8") as f:
         for at, role, kind, text in (
             ("2026-11-20T09:01:00.000Z", "user", "input_text", "Open a pull request with the policy change."),
-            ("2026-11-20T09:01:09.000Z", "assistant", "output_text", "Opened #482 with the export role's new policy."),
+            (
+                "2026-11-20T09:01:09.000Z",
+                "assistant",
+                "output_text",
+                "Opened #482 with the export role's new policy.",
+            ),
         ):
             item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
             f.write(json.dumps({"timestamp": at, "type": "response_item", "payload": item}) + "\n")
-    out, _ = run_hook(cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex")
+    out, _ = run_hook(
+        cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex"
+    )
     assert out.returncode == 0, out.stderr
     assert b"2 created" in out.stderr
     assert len(captured(conn)) == 4
@@ -107,7 +118,9 @@ def test_codex_sessions_boot_capture_and_hand_off(cli_env, conn, rollout, projec
     assert "Opened #482" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
 
     # Stop again with nothing new: nothing stored twice.
-    out, _ = run_hook(cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex")
+    out, _ = run_hook(
+        cli_env, "session-end", payload("session-end", rollout, project_dir), "--source", "codex"
+    )
     assert out.returncode == 0, out.stderr
     assert len(captured(conn)) == 4
 
@@ -140,7 +153,9 @@ def test_wire_codex_hooks_and_server(brain_cli, tmp_path: Path, monkeypatch: pyt
     assert "already up to date" in r.output
 
     config = tmp_path / "config.toml"
-    config.write_text('model = "gpt-5.3-codex"\n\n[mcp_servers.pybrain]\ncommand = "old"\n\n[profiles.x]\nmodel = "o3"\n')
+    config.write_text(
+        'model = "gpt-5.3-codex"\n\n[mcp_servers.pybrain]\ncommand = "old"\n\n[profiles.x]\nmodel = "o3"\n'
+    )
     for _ in range(2):
         r = brain_cli("wire", "codex", "--write", str(config))
         assert r.exit_code == 0, r.output

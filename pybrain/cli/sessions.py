@@ -281,8 +281,8 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
     "--hooks",
     is_flag=True,
     help="claude-code, codex: add pybrain's hooks (boot at SessionStart, capture and handoff at "
-    "PreCompact and SessionEnd, for Codex at Stop) to the settings file instead (.claude/settings.local.json, "
-    ".codex/hooks.json; docs/hooks.md).",
+    "PreCompact and SessionEnd, for Codex at Stop) to the settings file instead "
+    "(.claude/settings.local.json, .codex/hooks.json; docs/hooks.md).",
 )
 @click.option(
     "--settings",
@@ -341,7 +341,10 @@ def wire(
         else:
             click.echo(_dump(entry) if as_json else codex_toml(entry), nl=as_json)
             if not as_json:
-                click.echo(f"Put this in {usual_file(client)}, or: brain wire codex --write {usual_file(client)}", err=True)
+                click.echo(
+                    f"Put this in {usual_file(client)}, or: brain wire codex --write {usual_file(client)}",
+                    err=True,
+                )
         return
     entry = remote_entry(client, url, token_env) if url else server_entry(client)
     if url and token_env and not os.environ.get(token_env):
@@ -374,7 +377,8 @@ def _wire_hooks(
         raise click.UsageError("--settings, --project and --prompt-context go with --hooks.")
     if client not in HARNESS_HOOKS:
         raise click.UsageError(
-            f"--hooks writes the hooks of {' and '.join(HARNESS_HOOKS)}; {client} has no hooks pybrain writes."
+            f"--hooks writes the hooks of {' and '.join(HARNESS_HOOKS)}; "
+            f"{client} has no hooks pybrain writes."
         )
     if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
         raise click.UsageError("--write and --settings both name the settings file: give one.")
@@ -419,7 +423,8 @@ def _wire_hooks(
     help="Tokens: of the boot payload (session-start) or of the memories added to a prompt.",
 )
 def hook(event: str, source: str, project: str | None, timeout: float | None, budget: int | None) -> None:
-    """Run a Claude Code hook: reads its JSON on standard input (docs/hooks.md).
+    """Run a Claude Code hook, or Codex's with --source codex: reads its JSON on standard
+    input (docs/hooks.md).
 
     session-start boots a session and prints its payload as additional context;
     prompt prints the few memories the prompt brings up; pre-compact and

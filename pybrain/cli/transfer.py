@@ -162,7 +162,9 @@ def import_command(
         sys.exit(1)
 
 
-def _import_memory_files(brain: Any, path: Path, project: str | None, source: str | None) -> list[dict[str, Any]]:
+def _import_memory_files(
+    brain: Any, path: Path, project: str | None, source: str | None
+) -> list[dict[str, Any]]:
     """Claude Code's auto memory through brain.ingest_documents: one row per item (chunk)
     with its line, and one per file unchanged or refused."""
     from pybrain import ingest
@@ -178,13 +180,16 @@ def _import_memory_files(brain: Any, path: Path, project: str | None, source: st
         source_agent=source or "import:claude-memory",
     )
     rows: list[dict[str, Any]] = [
-        {"action": "rejected", "ref": p.path, "error_code": p.code, "error": p.message} for p in listing.problems
+        {"action": "rejected", "ref": p.path, "error_code": p.code, "error": p.message}
+        for p in listing.problems
     ]
     for r in report.rows:
         # (a file's own row only when none of its items has one: unchanged, rejected)
         if r["chunk"] is None and r["action"] not in ("rejected", "unchanged"):
             continue
-        row = {k: r.get(k) for k in ("action", "ref", "chunk", "memory_id", "previous_id", "error_code", "error")}
+        row = {
+            k: r.get(k) for k in ("action", "ref", "chunk", "memory_id", "previous_id", "error_code", "error")
+        }
         if r["chunk"] is not None and r["action"] != "removed":
             row["line_number"] = lines.get((r["ref"], r["chunk"]))
         rows.append(row)

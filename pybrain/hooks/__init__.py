@@ -658,7 +658,10 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
                 )
                 continue
         out = opened.value(
-            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=_harness(options)[1]
+            "capture_ended_session",
+            session=row["session_id"],
+            turns=Jsonb(turns),
+            client=_harness(options)[1],
         )
         handed = handed or out["stored"]
     return handed
@@ -749,7 +752,10 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
         if until is None:
             if turns:
                 rows = brain.observe_transcript(
-                    turns, source_system=_harness(options)[0], project=options.project, source_agent=options.source
+                    turns,
+                    source_system=_harness(options)[0],
+                    project=options.project,
+                    source_agent=options.source,
                 )
             ended = hand_off()
         else:
@@ -873,7 +879,10 @@ def _store_turns(
         began = time.perf_counter()
         if embed:
             rows += brain.observe_transcript(
-                batch, source_system=_harness(options)[0], project=options.project, source_agent=options.source
+                batch,
+                source_system=_harness(options)[0],
+                project=options.project,
+                source_agent=options.source,
             )
         else:
             from psycopg.types.json import Jsonb

@@ -219,12 +219,22 @@ def _turn(entry: Any, session: str) -> dict[str, Any] | None:
 
 
 # What Codex writes as user messages itself: not the person's words.
-_CODEX_MARKUP = ("<pybrain-context>", "<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<turn_aborted>")
+_CODEX_MARKUP = (
+    "<pybrain-context>",
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<turn_aborted>",
+)
 
 
 def _codex_turn(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
     item = entry.get("payload")
-    if not isinstance(item, dict) or item.get("type") != "message" or item.get("role") not in ("user", "assistant"):
+    if (
+        not isinstance(item, dict)
+        or item.get("type") != "message"
+        or item.get("role") not in ("user", "assistant")
+    ):
         return None
     content = item.get("content")
     if not isinstance(content, list):

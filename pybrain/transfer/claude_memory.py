@@ -138,6 +138,8 @@ def _read(file: Path, listing: Listing) -> bytes | None:
             return None
         raw = stream.read(MAX_BYTES + 1)
     if len(raw) > MAX_BYTES:
-        listing.problems.append(Problem(str(file), f"over the {MAX_BYTES:,} bytes a document may be", "BR030"))
+        listing.problems.append(
+            Problem(str(file), f"over the {MAX_BYTES:,} bytes a document may be", "BR030")
+        )
         return None
     return raw
