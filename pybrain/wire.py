@@ -283,11 +283,28 @@ CODEX_HOOKS: dict[str, tuple[str, int]] = {
 }
 # The hook events of each harness whose hooks `brain wire HARNESS --hooks` writes, and the
 # file it writes them to by default.
-HARNESS_HOOKS: dict[str, dict[str, tuple[str, int]]] = {"claude-code": CLAUDE_HOOKS, "codex": CODEX_HOOKS}
+# Cursor's hooks ({"version": 1, "hooks": {event: [{"command"}]}}): no prompt hook (its
+# beforeSubmitPrompt adds no context), and no timeout written (its unit is not documented:
+# the hooks keep their own deadlines). stop ends each agent loop, sessionEnd the session.
+CURSOR_HOOKS: dict[str, tuple[str, int]] = {
+    "sessionStart": ("session-start", 15),
+    "preCompact": ("pre-compact", 60),
+    "stop": ("session-end", 60),
+    "sessionEnd": ("session-end", 60),
+}
+HARNESS_HOOKS: dict[str, dict[str, tuple[str, int]]] = {
+    "claude-code": CLAUDE_HOOKS,
+    "codex": CODEX_HOOKS,
+    "cursor": CURSOR_HOOKS,
+}
 # The project's settings of this machine (Claude Code keeps the file out of git): the hooks
 # name this machine's `brain` by its absolute path, which is no command for a teammate.
 CLAUDE_SETTINGS = ".claude/settings.local.json"
-HOOKS_FILE: dict[str, str] = {"claude-code": CLAUDE_SETTINGS, "codex": ".codex/hooks.json"}
+HOOKS_FILE: dict[str, str] = {
+    "claude-code": CLAUDE_SETTINGS,
+    "codex": ".codex/hooks.json",
+    "cursor": ".cursor/hooks.json",
+}
 # A command that runs `brain hook EVENT`: pybrain's own entry, found again on a second run.
 _OUR_HOOK = re.compile(
     r"(?:^|[\s/'\"])brain['\"]?\s+hook\s+(session-start|prompt|pre-compact|session-end)(?=\s|$)"
@@ -312,6 +329,11 @@ def hook_entries(
         line = f"{command} hook {name}"
         if harness != "claude-code":
             line += f" --source {harness}"
+        if harness == "cursor":
+            if project:
+                line += f" --project {shlex.quote(project)}"
+            entries[event] = {"command": line}
+            continue
         if project:
             line += f" --project {shlex.quote(project)}"
         entries[event] = {"type": "command", "command": line, "timeout": timeout}
@@ -373,6 +395,46 @@ def merge_hooks(
             hooks.pop(event, None)
     settings["hooks"] = hooks
     _write_json(path, settings)
+    return report
+
+
+def merge_cursor_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Put pybrain's handlers into a Cursor hooks.json ({"version": 1, "hooks": {event:
+    [handler]}}), as merge_hooks does for Claude Code's settings: other hooks kept, ours
+    replaced in place, ours of events not in `entries` removed; twice changes nothing."""
+    path = Path(target).expanduser()
+    config = _read_json(path)
+    hooks = config.get("hooks", {}) if isinstance(config, dict) else None
+    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
+        raise InvalidArgument(
+            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
+            hint="Fix the file, or write to another one (--settings PATH).",
+        )
+    report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
+    for event in CURSOR_HOOKS:
+        wanted = entries.get(event)
+        placed = False
+        kept = []
+        for handler in hooks.get(event, []):
+            if _ours(handler) is None:
+                kept.append(handler)
+            elif wanted is not None and not placed:
+                kept.append(wanted)
+                placed = True
+                if handler != wanted:
+                    report["replaced"].append(event)
+            elif wanted is None:
+                report["removed"].append(event)
+        if wanted is not None and not placed:
+            kept.append(wanted)
+            report["added"].append(event)
+        if kept:
+            hooks[event] = kept
+        else:
+            hooks.pop(event, None)
+    config.setdefault("version", 1)
+    config["hooks"] = hooks
+    _write_json(path, config)
     return report
 
 

@@ -280,9 +280,9 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
 @click.option(
     "--hooks",
     is_flag=True,
-    help="claude-code, codex: add pybrain's hooks (boot at SessionStart, capture and handoff at "
-    "PreCompact and SessionEnd, for Codex at Stop) to the settings file instead "
-    "(.claude/settings.local.json, .codex/hooks.json; docs/hooks.md).",
+    help="claude-code, codex, cursor: add pybrain's hooks (boot at SessionStart, capture and "
+    "handoff at PreCompact and SessionEnd, for Codex and Cursor at Stop too) to the settings file "
+    "instead (.claude/settings.local.json, .codex/hooks.json, .cursor/hooks.json; docs/hooks.md).",
 )
 @click.option(
     "--settings",
@@ -371,7 +371,7 @@ def _wire_hooks(
     prompt_context: bool,
     as_json: bool,
 ) -> None:
-    from pybrain.wire import HARNESS_HOOKS, HOOKS_FILE, hook_entries, merge_hooks
+    from pybrain.wire import HARNESS_HOOKS, HOOKS_FILE, hook_entries, merge_cursor_hooks, merge_hooks
 
     if not hooks:
         raise click.UsageError("--settings, --project and --prompt-context go with --hooks.")
@@ -382,11 +382,18 @@ def _wire_hooks(
         )
     if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
         raise click.UsageError("--write and --settings both name the settings file: give one.")
-    report = merge_hooks(
-        target or settings_path or HOOKS_FILE[client],
-        hook_entries(project, prompt_context, harness=client),
-        harness=client,
-    )
+    if client == "cursor":
+        if prompt_context:
+            raise click.UsageError("--prompt-context: Cursor's beforeSubmitPrompt hook adds no context.")
+        report = merge_cursor_hooks(
+            target or settings_path or HOOKS_FILE[client], hook_entries(project, harness=client)
+        )
+    else:
+        report = merge_hooks(
+            target or settings_path or HOOKS_FILE[client],
+            hook_entries(project, prompt_context, harness=client),
+            harness=client,
+        )
     if as_json:
         click.echo(_dump(report))
         return

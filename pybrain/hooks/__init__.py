@@ -125,6 +125,8 @@ def run(
     payload = None
     try:
         payload = _payload(raw)
+        if options.source == "cursor":
+            payload = _from_cursor(payload)
         if options.project is None:
             from pybrain.repo import project_of
 
@@ -142,19 +144,37 @@ def run(
         if event in CONTEXT_EVENTS and _outage(exc):
             notice = _unavailable(event, exc, payload)
             if notice is not None:
-                _print(out, notice)
+                _print(out, notice, options.source)
         return 0
     if event in CONTEXT_EVENTS and payload is not None:
         _told(payload, forget=True)  # memory is back: a later outage is told again
     if answer is not None:
-        _print(out, answer)
+        _print(out, answer, options.source)
     return 0
 
 
-def _print(out: TextIO, answer: dict[str, Any]) -> None:
-    out.write(_fit(answer))
+def _print(out: TextIO, answer: dict[str, Any], source: str = SOURCE_SYSTEM) -> None:
+    text = _fit(answer)
+    if text and source == "cursor":
+        # Cursor reads the context a hook adds from additional_context
+        inner = json.loads(text).get("hookSpecificOutput") or {}
+        text = json.dumps({"additional_context": inner.get("additionalContext") or ""}, ensure_ascii=False)
+    out.write(text)
     out.write("\n")
     out.flush()
+
+
+def _from_cursor(payload: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input in the fields the hooks read: the conversation (conversation_id,
+    else sessionStart's session_id) as session_id, the first of workspace_roots as cwd."""
+    out = dict(payload)
+    conversation = payload.get("conversation_id") or payload.get("session_id")
+    if isinstance(conversation, str) and conversation:
+        out["session_id"] = conversation
+    roots = payload.get("workspace_roots")
+    if not payload.get("cwd") and isinstance(roots, list) and roots and isinstance(roots[0], str):
+        out["cwd"] = roots[0]
+    return out
 
 
 def _chars(text: str) -> int:

@@ -149,6 +149,7 @@ def read_turns(path: str | Path, session: str, lines: Lines | None = None) -> li
     A line that is not JSON (the client may be writing the last one) is skipped.
     """
     turns: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}  # (Cursor) the turns of each digest so far
     for line in lines if lines is not None else Lines(path):
         if not line.strip():
             continue
@@ -158,7 +159,12 @@ def read_turns(path: str | Path, session: str, lines: Lines | None = None) -> li
             continue
         if not isinstance(entry, dict):
             continue
-        turn = _turn(entry, session) if entry.get("type") != "response_item" else _codex_turn(entry, session)
+        if "type" not in entry and "role" in entry:
+            turn = _cursor_turn(entry, session, seen)
+        elif entry.get("type") == "response_item":
+            turn = _codex_turn(entry, session)
+        else:
+            turn = _turn(entry, session)
         if turn is not None:
             turns.append(turn)
     return turns
@@ -218,6 +224,8 @@ def _turn(entry: Any, session: str) -> dict[str, Any] | None:
     return {"ref": f"{session}/{uuid}", "role": role, "text": text, "at": at if isinstance(at, str) else None}
 
 
+# What the hooks inject: not the person's words when a harness writes it as a user message.
+INJECTED_OPEN = "<pybrain-context>"
 # What Codex writes as user messages itself: not the person's words.
 _CODEX_MARKUP = (
     "<pybrain-context>",
@@ -253,3 +261,26 @@ def _codex_turn(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
     at = at if isinstance(at, str) else None
     digest = hashlib.sha256(f"{at}\n{role}\n{text}".encode()).hexdigest()[:32]
     return {"ref": f"{session}/{digest}", "role": role, "text": text, "at": at}
+
+
+def _cursor_turn(entry: dict[str, Any], session: str, seen: dict[str, int]) -> dict[str, Any] | None:
+    role = entry.get("role")
+    message = entry.get("message")
+    if role not in ("user", "assistant") or not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+    else:
+        return None
+    if not text.strip() or (role == "user" and text.lstrip().startswith(INJECTED_OPEN)):
+        return None
+    key = hashlib.sha256(f"{role}\n{text}".encode()).hexdigest()[:24]
+    seen[key] = seen.get(key, 0) + 1
+    return {"ref": f"{session}/{key}-{seen[key]}", "role": role, "text": text, "at": None}
