@@ -9,7 +9,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 import test_codex
 import test_cursor
 import test_hooks
@@ -17,6 +16,7 @@ from test_hooks import run_hook
 
 CLAUDE_REPLY = "Last reply: Updated infra/iam/billing.tf"
 CODEX_REPLY = "Last reply: The export job's role lacked s3:PutObject"
+CURSOR_REPLY = "Last reply: Opened #482 with the export role's policy"
 
 
 def _context(out: Any) -> str:
@@ -40,6 +40,12 @@ class Harnesses:
         ):
             self.files[name] = tmp / f"{name}-{source.name}"
             shutil.copy(source, self.files[name])
+        with self.files["cursor"].open("a", encoding="utf-8") as f:
+            for role, text in (("user", "Open a pull request."), ("assistant", CURSOR_REPLY[12:] + ".")):
+                f.write(
+                    json.dumps({"role": role, "message": {"content": [{"type": "text", "text": text}]}})
+                    + "\n"
+                )
 
     def hook(self, harness: str, event: str, **changes: object) -> Any:
         module = {"claude-code": test_hooks, "codex": test_codex, "cursor": test_cursor}[harness]
@@ -49,7 +55,7 @@ class Harnesses:
         return out
 
 
-def test_a_rule_reaches_every_harness_and_the_turns_are_one_store(
+def test_a_rule_and_the_last_handoff_reach_every_harness(
     brain_cli, cli_env, conn, tmp_path, project_dir
 ) -> None:
     h = Harnesses(cli_env, tmp_path, project_dir)
@@ -57,12 +63,19 @@ def test_a_rule_reaches_every_harness_and_the_turns_are_one_store(
     r = brain_cli("remember", "rule", "Deploy billing only from a signed tag", "--project", "billing")
     assert r.exit_code == 0, r.output
     assert h.hook("claude-code", "session-end").returncode == 0
-    for harness in ("codex", "cursor"):
-        assert "Deploy billing only from a signed tag" in _context(h.hook(harness, "session-start"))
-        assert h.hook(harness, "session-end").returncode == 0
-    # each harness's next session gets its own last handoff
-    assert CLAUDE_REPLY in _context(h.hook("claude-code", "session-start", session_id="cc-2"))
-    assert CODEX_REPLY in _context(h.hook("codex", "session-start", session_id="cx-2"))
+
+    # Codex starts next: the rule, and the handoff of Claude Code's session, which ended last.
+    context = _context(h.hook("codex", "session-start"))
+    assert "Deploy billing only from a signed tag" in context and CLAUDE_REPLY in context
+    assert h.hook("codex", "session-end").returncode == 0
+    # Cursor next: Codex's handoff.
+    context = _context(h.hook("cursor", "session-start"))
+    assert "Deploy billing only from a signed tag" in context and CODEX_REPLY in context
+    assert CLAUDE_REPLY not in context
+    assert h.hook("cursor", "session-end").returncode == 0
+    # Claude Code again: Cursor's.
+    context = _context(h.hook("claude-code", "session-start", session_id="cc-2"))
+    assert CURSOR_REPLY in context and CLAUDE_REPLY not in context
 
     counts = dict(
         conn.execute(
@@ -70,7 +83,7 @@ def test_a_rule_reaches_every_harness_and_the_turns_are_one_store(
             "AND project = 'billing' GROUP BY 1"
         ).fetchall()
     )
-    assert counts == {"claude-code": 5, "codex": 2, "cursor": 3}, counts
+    assert counts == {"claude-code": 5, "codex": 2, "cursor": 5}, counts
     repeats = conn.execute(
         "SELECT source_system, source_ref FROM brain.memory WHERE source_ref IS NOT NULL "
         "GROUP BY 1, 2 HAVING count(*) > 1"
@@ -86,13 +99,3 @@ def test_a_rule_reaches_every_harness_and_the_turns_are_one_store(
         ).fetchall()
     }
     assert codex_ids & {hit["id"] for hit in json.loads(r.output)}
-
-
-@pytest.mark.xfail(
-    strict=True, reason="brain._last_handoff keys the handoff by project and source (docs/hooks.md)"
-)
-def test_the_handoff_follows_the_project_across_harnesses(cli_env, conn, tmp_path, project_dir) -> None:
-    h = Harnesses(cli_env, tmp_path, project_dir)
-    _context(h.hook("claude-code", "session-start"))
-    assert h.hook("claude-code", "session-end").returncode == 0
-    assert CLAUDE_REPLY in _context(h.hook("codex", "session-start"))
