@@ -1559,7 +1559,7 @@ CREATE FUNCTION brain.boot_query(source text, project text DEFAULT ''::text, tas
     AS $$
     -- the body: sql/functions/015a-boot-payload.sql
 $$;
-COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now timestamp with time zone) IS 'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
+COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now timestamp with time zone) IS 'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1593,7 +1593,7 @@ CREATE FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client 
     AS $$
     -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
-COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project and source, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active. A session whose capture hook left turns (brain.leave_capture) has its handoff already: it is only marked captured.';
+COMMENT ON FUNCTION brain.capture_ended_session(session bigint, turns jsonb, client text, now timestamp with time zone) IS 'After the turns of an uncaptured session''s transcript are observed (brain.uncaptured_sessions, brain.observe_transcript), writes the handoff from them (brain.transcript_handoff; none when there is nothing to hand off or the transcript is gone) for the next sessions of its project, and marks the session captured (client_info.captured_at), so that it is captured once. stored says whether a handoff was stored (the next boot shows it). BR011 for a session still active. A session whose capture hook left turns (brain.leave_capture) has its handoff already: it is only marked captured.';
 CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentence text, kind text, category text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1783,7 +1783,7 @@ CREATE FUNCTION brain.end_session(session bigint, handoff text DEFAULT NULL::tex
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
+COMMENT ON FUNCTION brain.end_session(session bigint, handoff text, snapshot jsonb, now timestamp with time zone) IS 'Ends a session with a handoff for the next session of the same project (any source) (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 CREATE FUNCTION brain.end_session_of(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, handoff text DEFAULT NULL::text, snapshot jsonb DEFAULT NULL::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1902,7 +1902,7 @@ CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, 
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project and source gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1944,7 +1944,7 @@ CREATE FUNCTION brain.import_sessions(docs jsonb, project text DEFAULT NULL::tex
     AS $_$
     -- the body: sql/functions/020-transfer.sql
 $_$;
-COMMENT ON FUNCTION brain.import_sessions(docs jsonb, project text) IS 'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
+COMMENT ON FUNCTION brain.import_sessions(docs jsonb, project text) IS 'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project gets the newest handoff, as it would have.';
 CREATE FUNCTION brain.index_vectors(embedding_space text DEFAULT NULL::text, max_rows integer DEFAULT 1000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2964,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 84cf8436ea59ced861d8cc6c28fa1c845deac26a58f8868b8835f1b862dff212';
+COMMENT ON TABLE brain.migration IS 'functions 278eb08451f074d698b91816ee29e0d9d23307ea76fa3346b355a11177eea5a6';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -23,6 +23,8 @@ CLIENTS: dict[str, dict[str, str]] = {
     "vscode": {"key": "servers", "file": ".vscode/mcp.json"},
     "windsurf": {"key": "mcpServers", "file": "~/.codeium/windsurf/mcp_config.json"},
     "generic": {"key": "mcpServers", "file": "mcp.json"},
+    # TOML, not JSON (codex_toml below); `<repo>/.codex/config.toml` is read too
+    "codex": {"key": "mcp_servers", "file": "~/.codex/config.toml"},
 }
 # How each client's config refers to an environment variable (None: it cannot).
 # A reference keeps values, such as the password in BRAIN_DATABASE_URL, out of
@@ -34,6 +36,7 @@ ENV_REFERENCE: dict[str, str | None] = {
     "vscode": "${env:%s}",
     "windsurf": "${env:%s}",
     "generic": "${%s}",
+    "codex": None,
 }
 # How a project-level config names the project's folder, for a `brain` inside it.
 WORKSPACE_FOLDER: dict[str, str] = {
@@ -206,6 +209,47 @@ def merge_into(target: str | os.PathLike[str], client: str, entry: dict[str, Any
     return path
 
 
+# --- Codex's config.toml ---------------------------------------------------------------
+
+_TOML_TABLE = re.compile(r"^\s*\[\[?\s*([^\]]+?)\s*\]\]?\s*(?:#.*)?$")
+
+
+def codex_toml(entry: dict[str, Any]) -> str:
+    """The `[mcp_servers.pybrain]` table of Codex's config.toml for a server_entry."""
+    server = entry[CLIENTS["codex"]["key"]][SERVER_NAME]
+    lines = [f"[mcp_servers.{SERVER_NAME}]", f"command = {json.dumps(server['command'])}"]
+    lines.append(f"args = {json.dumps(server['args'])}")
+    if server.get("env"):
+        pairs = ", ".join(f"{name} = {json.dumps(value)}" for name, value in server["env"].items())
+        lines.append(f"env = {{ {pairs} }}")
+    return "\n".join(lines) + "\n"
+
+
+def merge_codex_toml(target: str | os.PathLike[str], entry: dict[str, Any]) -> Path:
+    """Put the `[mcp_servers.pybrain]` table into a Codex config.toml, in place of the one
+    there (its sub-tables too), keeping every other line as written."""
+    path = Path(target).expanduser()
+    old = path.read_text(encoding="utf-8") if path.exists() else ""
+    ours = f"mcp_servers.{SERVER_NAME}"
+    kept: list[str] = []
+    inside = False
+    for line in old.splitlines():
+        table = _TOML_TABLE.match(line)
+        if table:
+            name = table.group(1).replace('"', "")
+            inside = name == ours or name.startswith(ours + ".")
+        if not inside:
+            kept.append(line)
+    text = "\n".join(kept).rstrip("\n")
+    text = (text + "\n\n" if text else "") + codex_toml(entry)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.replace(tmp, path)
+    return path
+
+
 def _read_json(path: Path) -> Any:
     """A JSON file's content; {} when the file is missing or blank."""
     if not (path.exists() and path.read_text(encoding="utf-8").strip()):
@@ -228,9 +272,39 @@ CLAUDE_HOOKS: dict[str, tuple[str, int]] = {
     "PreCompact": ("pre-compact", 60),
     "SessionEnd": ("session-end", 60),
 }
+# Codex's hooks (hooks.json, the same shape as Claude Code's, timeouts in seconds): it has
+# no SessionEnd, and its Stop ends each turn, so the turns are captured and the handoff
+# written when a turn stops (and at compaction).
+CODEX_HOOKS: dict[str, tuple[str, int]] = {
+    "SessionStart": ("session-start", 15),
+    "UserPromptSubmit": ("prompt", 5),
+    "PreCompact": ("pre-compact", 60),
+    "Stop": ("session-end", 60),
+}
+# The hook events of each harness whose hooks `brain wire HARNESS --hooks` writes, and the
+# file it writes them to by default.
+# Cursor's hooks ({"version": 1, "hooks": {event: [{"command"}]}}): no prompt hook (its
+# beforeSubmitPrompt adds no context), and no timeout written (its unit is not documented:
+# the hooks keep their own deadlines). stop ends each agent loop, sessionEnd the session.
+CURSOR_HOOKS: dict[str, tuple[str, int]] = {
+    "sessionStart": ("session-start", 15),
+    "preCompact": ("pre-compact", 60),
+    "stop": ("session-end", 60),
+    "sessionEnd": ("session-end", 60),
+}
+HARNESS_HOOKS: dict[str, dict[str, tuple[str, int]]] = {
+    "claude-code": CLAUDE_HOOKS,
+    "codex": CODEX_HOOKS,
+    "cursor": CURSOR_HOOKS,
+}
 # The project's settings of this machine (Claude Code keeps the file out of git): the hooks
 # name this machine's `brain` by its absolute path, which is no command for a teammate.
 CLAUDE_SETTINGS = ".claude/settings.local.json"
+HOOKS_FILE: dict[str, str] = {
+    "claude-code": CLAUDE_SETTINGS,
+    "codex": ".codex/hooks.json",
+    "cursor": ".cursor/hooks.json",
+}
 # A command that runs `brain hook EVENT`: pybrain's own entry, found again on a second run.
 _OUR_HOOK = re.compile(
     r"(?:^|[\s/'\"])brain['\"]?\s+hook\s+(session-start|prompt|pre-compact|session-end)(?=\s|$)"
@@ -238,17 +312,28 @@ _OUR_HOOK = re.compile(
 
 
 def hook_entries(
-    project: str | None = None, prompt_context: bool = False, command: str | None = None
+    project: str | None = None,
+    prompt_context: bool = False,
+    command: str | None = None,
+    harness: str = "claude-code",
 ) -> dict[str, dict[str, Any]]:
-    """The hook handler of each event, as Claude Code's settings hold it. UserPromptSubmit
-    only with prompt_context (a process per prompt: see docs/hooks.md for its latency).
-    command: how the handler runs `brain` (default: this brain's absolute path)."""
+    """The hook handler of each event, as the harness's settings hold it (Claude Code's and
+    Codex's alike). UserPromptSubmit only with prompt_context (a process per prompt: see
+    docs/hooks.md for its latency). command: how the handler runs `brain` (default: this
+    brain's absolute path)."""
     command = command or shlex.quote(_brain_command())
     entries: dict[str, dict[str, Any]] = {}
-    for event, (name, timeout) in CLAUDE_HOOKS.items():
+    for event, (name, timeout) in HARNESS_HOOKS[harness].items():
         if event == "UserPromptSubmit" and not prompt_context:
             continue
         line = f"{command} hook {name}"
+        if harness != "claude-code":
+            line += f" --source {harness}"
+        if harness == "cursor":
+            if project:
+                line += f" --project {shlex.quote(project)}"
+            entries[event] = {"command": line}
+            continue
         if project:
             line += f" --project {shlex.quote(project)}"
         entries[event] = {"type": "command", "command": line, "timeout": timeout}
@@ -263,7 +348,9 @@ def _ours(handler: Any) -> str | None:
     return found.group(1) if found else None
 
 
-def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+def merge_hooks(
+    target: str | os.PathLike[str], entries: dict[str, dict[str, Any]], harness: str = "claude-code"
+) -> dict[str, Any]:
     """Put pybrain's hook handlers into a Claude Code settings file, keeping every other
     setting and hook; a handler of pybrain already there is replaced in place, and
     pybrain's handlers of events not in `entries` are removed. Running it twice changes
@@ -277,7 +364,7 @@ def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any
             hint="Fix the file, or write to another one (--settings PATH).",
         )
     report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
-    for event in CLAUDE_HOOKS:
+    for event in HARNESS_HOOKS[harness]:
         wanted = entries.get(event)
         placed = False
         groups = []
@@ -308,6 +395,46 @@ def merge_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any
             hooks.pop(event, None)
     settings["hooks"] = hooks
     _write_json(path, settings)
+    return report
+
+
+def merge_cursor_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """Put pybrain's handlers into a Cursor hooks.json ({"version": 1, "hooks": {event:
+    [handler]}}), as merge_hooks does for Claude Code's settings: other hooks kept, ours
+    replaced in place, ours of events not in `entries` removed; twice changes nothing."""
+    path = Path(target).expanduser()
+    config = _read_json(path)
+    hooks = config.get("hooks", {}) if isinstance(config, dict) else None
+    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
+        raise InvalidArgument(
+            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
+            hint="Fix the file, or write to another one (--settings PATH).",
+        )
+    report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
+    for event in CURSOR_HOOKS:
+        wanted = entries.get(event)
+        placed = False
+        kept = []
+        for handler in hooks.get(event, []):
+            if _ours(handler) is None:
+                kept.append(handler)
+            elif wanted is not None and not placed:
+                kept.append(wanted)
+                placed = True
+                if handler != wanted:
+                    report["replaced"].append(event)
+            elif wanted is None:
+                report["removed"].append(event)
+        if wanted is not None and not placed:
+            kept.append(wanted)
+            report["added"].append(event)
+        if kept:
+            hooks[event] = kept
+        else:
+            hooks.pop(event, None)
+    config.setdefault("version", 1)
+    config["hooks"] = hooks
+    _write_json(path, config)
     return report
 
 

@@ -540,7 +540,7 @@ def test_wire_hooks_refuses_what_it_cannot_merge(brain_cli, tmp_path) -> None:
     r = brain_cli("wire", "claude-code", "--hooks", "--settings", str(settings))
     assert r.exit_code == 1
     assert settings.read_text() == '{"hooks": {"SessionStart": {"command": "x"}}}'
-    r = brain_cli("wire", "cursor", "--hooks")
+    r = brain_cli("wire", "vscode", "--hooks")
     assert r.exit_code == 2
 
 

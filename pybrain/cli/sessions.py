@@ -274,14 +274,15 @@ def scratch_list(session: int | None, project: str | None, as_json: bool) -> Non
     "--write",
     "target",
     type=click.Path(dir_okay=False),
-    help="Merge the entry into this JSON config file, keeping its other entries "
-    "(with --hooks: the settings file, as --settings).",
+    help="Merge the entry into this JSON config file (codex: its config.toml), keeping its other "
+    "entries (with --hooks: the settings file, as --settings).",
 )
 @click.option(
     "--hooks",
     is_flag=True,
-    help="claude-code: add pybrain's hooks (boot at SessionStart, capture and handoff at PreCompact "
-    "and SessionEnd) to the settings file instead (docs/hooks.md).",
+    help="claude-code, codex, cursor: add pybrain's hooks (boot at SessionStart, capture and "
+    "handoff at PreCompact and SessionEnd, for Codex and Cursor at Stop too) to the settings file "
+    "instead (.claude/settings.local.json, .codex/hooks.json, .cursor/hooks.json; docs/hooks.md).",
 )
 @click.option(
     "--settings",
@@ -321,7 +322,7 @@ def wire(
     With --url and --token-env: register a remote `brain serve` (docs/serve.md).
     With --hooks (claude-code): add pybrain's hooks to Claude Code's settings file.
     """
-    from pybrain.wire import merge_into, remote_entry, server_entry, usual_file
+    from pybrain.wire import codex_toml, merge_codex_toml, merge_into, remote_entry, server_entry, usual_file
 
     if token_env and not url:
         raise click.UsageError("--token-env goes with --url.")
@@ -329,6 +330,21 @@ def wire(
         if url:
             raise click.UsageError("--url registers a remote server; hooks run `brain` on this machine.")
         _wire_hooks(client, hooks, target, settings_path, project, prompt_context, as_json)
+        return
+    if client == "codex":
+        if url:
+            raise click.UsageError("codex: pybrain registers `brain mcp` (stdio) in config.toml; not --url.")
+        entry = server_entry(client)
+        if target:
+            path = merge_codex_toml(target, entry)
+            click.echo(_dump({"written": str(path)}) if as_json else f"pybrain added to {path}")
+        else:
+            click.echo(_dump(entry) if as_json else codex_toml(entry), nl=as_json)
+            if not as_json:
+                click.echo(
+                    f"Put this in {usual_file(client)}, or: brain wire codex --write {usual_file(client)}",
+                    err=True,
+                )
         return
     entry = remote_entry(client, url, token_env) if url else server_entry(client)
     if url and token_env and not os.environ.get(token_env):
@@ -355,17 +371,29 @@ def _wire_hooks(
     prompt_context: bool,
     as_json: bool,
 ) -> None:
-    from pybrain.wire import hook_entries, merge_hooks
+    from pybrain.wire import HARNESS_HOOKS, HOOKS_FILE, hook_entries, merge_cursor_hooks, merge_hooks
 
     if not hooks:
         raise click.UsageError("--settings, --project and --prompt-context go with --hooks.")
-    if client != "claude-code":
+    if client not in HARNESS_HOOKS:
         raise click.UsageError(
-            f"--hooks writes Claude Code's settings; {client} has no hooks pybrain writes."
+            f"--hooks writes the hooks of {' and '.join(HARNESS_HOOKS)}; "
+            f"{client} has no hooks pybrain writes."
         )
     if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
         raise click.UsageError("--write and --settings both name the settings file: give one.")
-    report = merge_hooks(target or settings_path or CLAUDE_SETTINGS, hook_entries(project, prompt_context))
+    if client == "cursor":
+        if prompt_context:
+            raise click.UsageError("--prompt-context: Cursor's beforeSubmitPrompt hook adds no context.")
+        report = merge_cursor_hooks(
+            target or settings_path or HOOKS_FILE[client], hook_entries(project, harness=client)
+        )
+    else:
+        report = merge_hooks(
+            target or settings_path or HOOKS_FILE[client],
+            hook_entries(project, prompt_context, harness=client),
+            harness=client,
+        )
     if as_json:
         click.echo(_dump(report))
         return
@@ -402,7 +430,8 @@ def _wire_hooks(
     help="Tokens: of the boot payload (session-start) or of the memories added to a prompt.",
 )
 def hook(event: str, source: str, project: str | None, timeout: float | None, budget: int | None) -> None:
-    """Run a Claude Code hook: reads its JSON on standard input (docs/hooks.md).
+    """Run a Claude Code hook, or Codex's with --source codex: reads its JSON on standard
+    input (docs/hooks.md).
 
     session-start boots a session and prints its payload as additional context;
     prompt prints the few memories the prompt brings up; pre-compact and

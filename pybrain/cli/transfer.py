@@ -67,11 +67,15 @@ def export_command(
 @click.option(
     "--format",
     "fmt",
-    type=Choice(["auto", "pybrain", "ownsona", "mem0", "markdown", "claude-code"]),
+    type=Choice(["auto", "pybrain", "ownsona", "mem0", "markdown", "claude-code", "claude-memory"]),
     default="auto",
     show_default=True,
 )
-@click.option("--project", help="Store everything in this project (default: as exported; '' for others).")
+@click.option(
+    "--project",
+    help="Store everything in this project (default: as exported; '' for others; for Claude Code's "
+    "auto memory, the repository of the current folder).",
+)
 @click.option("--source", help="Who is importing (recorded in the audit log).")
 @click.option("--semantic-dedup", is_flag=True, help="Run semantic dedup on the imported memories too.")
 @click.option("--no-embed", is_flag=True, help="Leave the embedding to `brain worker`.")
@@ -92,8 +96,10 @@ def import_command(
     trust_file: bool,
     as_json: bool,
 ) -> None:
-    """Load a pybrain export, an OwnSona or mem0 export, a folder of markdown notes or
-    Claude Code transcripts into the workspace, through the write gate."""
+    """Load a pybrain export, an OwnSona or mem0 export, a folder of markdown notes,
+    Claude Code transcripts or Claude Code's auto memory (its memory folder or MEMORY.md,
+    kept in step: run it again after the file changed) into the workspace, through the
+    write gate."""
     from pybrain.transfer import claude_code, detect_format, import_documents, mem0, native, notes, ownsona
     from pybrain.transfer import summarize as tally
 
@@ -104,6 +110,8 @@ def import_command(
             kind = detect_format(path) if fmt == "auto" else fmt
             if kind == "claude-code":
                 found = claude_code.observe(brain, path, project=project or "")
+            elif kind == "claude-memory":
+                found = _import_memory_files(brain, path, project, source)
             else:
                 reader = {"ownsona": ownsona.read, "mem0": mem0.read, "markdown": notes.read}.get(kind)
                 records: list[dict[str, Any]] = []
@@ -143,6 +151,8 @@ def import_command(
                     else f"item {r['item']}"
                     if r.get("item")
                     else f"session {r.get('session')}"
+                    if r.get("session")
+                    else f"{r.get('ref')}"
                 )
                 click.echo(f"{r['file']} {where}: rejected ({r.get('error_code')}): {r.get('error')}")
         summary = ", ".join(f"{n} {a}" for a, n in counts.items()) or "nothing to import"
@@ -150,6 +160,40 @@ def import_command(
         click.echo(f"imported {len(rows)} items: {summary}; embedded {embedded}{refusals}")
     if counts.get("rejected"):
         sys.exit(1)
+
+
+def _import_memory_files(
+    brain: Any, path: Path, project: str | None, source: str | None
+) -> list[dict[str, Any]]:
+    """Claude Code's auto memory through brain.ingest_documents: one row per item (chunk)
+    with its line, and one per file unchanged or refused."""
+    from pybrain import ingest
+    from pybrain.repo import project_of
+    from pybrain.transfer import claude_memory
+
+    listing, lines = claude_memory.collect(path)
+    report = ingest.run(
+        brain,
+        listing,
+        source_system=claude_memory.SOURCE_SYSTEM,
+        project=project_of(Path.cwd()) if project is None else project,
+        source_agent=source or "import:claude-memory",
+    )
+    rows: list[dict[str, Any]] = [
+        {"action": "rejected", "ref": p.path, "error_code": p.code, "error": p.message}
+        for p in listing.problems
+    ]
+    for r in report.rows:
+        # (a file's own row only when none of its items has one: unchanged, rejected)
+        if r["chunk"] is None and r["action"] not in ("rejected", "unchanged"):
+            continue
+        row = {
+            k: r.get(k) for k in ("action", "ref", "chunk", "memory_id", "previous_id", "error_code", "error")
+        }
+        if r["chunk"] is not None and r["action"] != "removed":
+            row["line_number"] = lines.get((r["ref"], r["chunk"]))
+        rows.append(row)
+    return rows
 
 
 def _line_numbers(rows: list[dict[str, Any]], docs: list[Any]) -> list[dict[str, Any]]:

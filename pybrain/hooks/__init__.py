@@ -54,6 +54,13 @@ STARTED: float | None = None
 # The hooks whose input is kept on disk when the database cannot take it.
 CAPTURE_EVENTS = ("pre-compact", "session-end")
 SOURCE_SYSTEM = "claude-code"
+# The harnesses whose hooks these commands serve, by --source: the source_system of their
+# captured turns and the client's name in a handoff. Another source is taken for Claude Code.
+HARNESSES: dict[str, tuple[str, str]] = {
+    "claude-code": ("claude-code", "Claude Code"),
+    "codex": ("codex", "Codex"),
+    "cursor": ("cursor", "Cursor"),
+}
 # The tags that mark what a hook injects (brain.prompt_context's text has them too).
 INJECTED = ("<pybrain-context>", "</pybrain-context>")
 CLIENT_NAME = "Claude Code"
@@ -85,6 +92,11 @@ TURN_SECONDS = 0.008
 LAST_SECONDS = 0.1
 
 
+def _harness(options: Any) -> tuple[str, str]:
+    """(source_system of the turns, client name) of the harness the hook serves."""
+    return HARNESSES.get(options.source, HARNESSES[SOURCE_SYSTEM])
+
+
 class HookTimeout(Exception):
     """The hook's own deadline passed."""
 
@@ -113,6 +125,8 @@ def run(
     payload = None
     try:
         payload = _payload(raw)
+        if options.source == "cursor":
+            payload = _from_cursor(payload)
         if options.project is None:
             from pybrain.repo import project_of
 
@@ -130,19 +144,37 @@ def run(
         if event in CONTEXT_EVENTS and _outage(exc):
             notice = _unavailable(event, exc, payload)
             if notice is not None:
-                _print(out, notice)
+                _print(out, notice, options.source)
         return 0
     if event in CONTEXT_EVENTS and payload is not None:
         _told(payload, forget=True)  # memory is back: a later outage is told again
     if answer is not None:
-        _print(out, answer)
+        _print(out, answer, options.source)
     return 0
 
 
-def _print(out: TextIO, answer: dict[str, Any]) -> None:
-    out.write(_fit(answer))
+def _print(out: TextIO, answer: dict[str, Any], source: str = SOURCE_SYSTEM) -> None:
+    text = _fit(answer)
+    if text and source == "cursor":
+        # Cursor reads the context a hook adds from additional_context
+        inner = json.loads(text).get("hookSpecificOutput") or {}
+        text = json.dumps({"additional_context": inner.get("additionalContext") or ""}, ensure_ascii=False)
+    out.write(text)
     out.write("\n")
     out.flush()
+
+
+def _from_cursor(payload: dict[str, Any]) -> dict[str, Any]:
+    """Cursor's hook input in the fields the hooks read: the conversation (conversation_id,
+    else sessionStart's session_id) as session_id, the first of workspace_roots as cwd."""
+    out = dict(payload)
+    conversation = payload.get("conversation_id") or payload.get("session_id")
+    if isinstance(conversation, str) and conversation:
+        out["session_id"] = conversation
+    roots = payload.get("workspace_roots")
+    if not payload.get("cwd") and isinstance(roots, list) and roots and isinstance(roots[0], str):
+        out["cwd"] = roots[0]
+    return out
 
 
 def _chars(text: str) -> int:
@@ -543,7 +575,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
 
     client_info = {
         "via": "hook",
-        "client": SOURCE_SYSTEM,
+        "client": _harness(options)[0],
         "client_session": _string(payload, "session_id"),
         "start": _string(payload, "source"),  # startup | resume | clear | compact
         "model": _string(payload, "model"),
@@ -645,7 +677,10 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
                 )
                 continue
         out = opened.value(
-            "capture_ended_session", session=row["session_id"], turns=Jsonb(turns), client=CLIENT_NAME
+            "capture_ended_session",
+            session=row["session_id"],
+            turns=Jsonb(turns),
+            client=_harness(options)[1],
         )
         handed = handed or out["stored"]
     return handed
@@ -679,7 +714,7 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
             query_embedding=vector,
             embedding_space=embedder.space if vector is not None else None,
             project=options.project or None,
-            exclude_source_system=SOURCE_SYSTEM if session else None,
+            exclude_source_system=_harness(options)[0] if session else None,
             exclude_ref_prefix=f"{session}/" if session else None,
             token_budget=options.budget,
         )
@@ -726,7 +761,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                 options.source,
                 project=options.project,
                 cwd=_seat(payload),
-                client=CLIENT_NAME,
+                client=_harness(options)[1],
                 transcript=session,
                 compaction=event == "compaction",
                 now=options.at,
@@ -736,7 +771,10 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
         if until is None:
             if turns:
                 rows = brain.observe_transcript(
-                    turns, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+                    turns,
+                    source_system=_harness(options)[0],
+                    project=options.project,
+                    source_agent=options.source,
                 )
             ended = hand_off()
         else:
@@ -860,7 +898,10 @@ def _store_turns(
         began = time.perf_counter()
         if embed:
             rows += brain.observe_transcript(
-                batch, source_system=SOURCE_SYSTEM, project=options.project, source_agent=options.source
+                batch,
+                source_system=_harness(options)[0],
+                project=options.project,
+                source_agent=options.source,
             )
         else:
             from psycopg.types.json import Jsonb
@@ -868,7 +909,7 @@ def _store_turns(
             rows += brain.call(
                 "observe_transcript",
                 turns=Jsonb(batch),
-                source_system=SOURCE_SYSTEM,
+                source_system=_harness(options)[0],
                 project=options.project,
                 source_agent=options.source,
             )

@@ -1,4 +1,5 @@
-"""Claude Code session transcripts: the JSONL file a hook's `transcript_path` names.
+"""Session transcripts: the JSONL file a hook's `transcript_path` names, as Claude
+Code writes it, or as Codex writes its session files (below).
 
 Each line is one JSON object. The lines that carry the conversation have
 `type` "user" or "assistant", a `uuid`, a `timestamp` and a `message` whose
@@ -12,6 +13,16 @@ the `<command-…>` / `<local-command-…>` markup of slash commands, the
 "[Request interrupted by user]" notices). Which turns are new, and what is
 stored, the database decides (brain.observe_transcript).
 
+Codex's session file (`~/.codex/sessions/YYYY/MM/DD/rollout-….jsonl`) has lines
+`{"timestamp", "type", "payload"}`; the conversation is in the lines of type
+"response_item" whose payload is a "message" of role "user" or "assistant",
+its `content` a list of "input_text" / "output_text" blocks. Tool calls and
+their output, reasoning, the "developer" role and the context Codex writes as
+user messages itself (`<environment_context>`, `<user_instructions>`, the
+AGENTS.md instructions) are left out. A Codex line has no id: a turn's ref is
+`<session>/` and a digest of its timestamp, role and text, the same at every
+capture.
+
 What is read is bounded (docs/hooks.md, "The transcript"): only a regular file
 (a FIFO or a device such as /dev/zero is refused unread, InputTooLarge), and of
 it the last MAX_BYTES, from the first whole line, so a long session's latest
@@ -21,6 +32,7 @@ tool result, never a typed turn) is skipped without being held in memory.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import stat
@@ -137,6 +149,7 @@ def read_turns(path: str | Path, session: str, lines: Lines | None = None) -> li
     A line that is not JSON (the client may be writing the last one) is skipped.
     """
     turns: list[dict[str, Any]] = []
+    seen: dict[str, int] = {}  # (Cursor) the turns of each digest so far
     for line in lines if lines is not None else Lines(path):
         if not line.strip():
             continue
@@ -144,7 +157,14 @@ def read_turns(path: str | Path, session: str, lines: Lines | None = None) -> li
             entry = json.loads(line)
         except ValueError:
             continue
-        turn = _turn(entry, session)
+        if not isinstance(entry, dict):
+            continue
+        if "type" not in entry and "role" in entry:
+            turn = _cursor_turn(entry, session, seen)
+        elif entry.get("type") == "response_item":
+            turn = _codex_turn(entry, session)
+        else:
+            turn = _turn(entry, session)
         if turn is not None:
             turns.append(turn)
     return turns
@@ -202,3 +222,65 @@ def _turn(entry: Any, session: str) -> dict[str, Any] | None:
         return None
     at = entry.get("timestamp")
     return {"ref": f"{session}/{uuid}", "role": role, "text": text, "at": at if isinstance(at, str) else None}
+
+
+# What the hooks inject: not the person's words when a harness writes it as a user message.
+INJECTED_OPEN = "<pybrain-context>"
+# What Codex writes as user messages itself: not the person's words.
+_CODEX_MARKUP = (
+    "<pybrain-context>",
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md instructions",
+    "<turn_aborted>",
+)
+
+
+def _codex_turn(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
+    item = entry.get("payload")
+    if (
+        not isinstance(item, dict)
+        or item.get("type") != "message"
+        or item.get("role") not in ("user", "assistant")
+    ):
+        return None
+    content = item.get("content")
+    if not isinstance(content, list):
+        return None
+    text = "\n\n".join(
+        block["text"]
+        for block in content
+        if isinstance(block, dict)
+        and block.get("type") in ("input_text", "output_text")
+        and isinstance(block.get("text"), str)
+    )
+    role = item["role"]
+    if not text.strip() or (role == "user" and text.lstrip().startswith(_CODEX_MARKUP)):
+        return None
+    at = entry.get("timestamp")
+    at = at if isinstance(at, str) else None
+    digest = hashlib.sha256(f"{at}\n{role}\n{text}".encode()).hexdigest()[:32]
+    return {"ref": f"{session}/{digest}", "role": role, "text": text, "at": at}
+
+
+def _cursor_turn(entry: dict[str, Any], session: str, seen: dict[str, int]) -> dict[str, Any] | None:
+    role = entry.get("role")
+    message = entry.get("message")
+    if role not in ("user", "assistant") or not isinstance(message, dict):
+        return None
+    content = message.get("content")
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        text = "\n\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+    else:
+        return None
+    if not text.strip() or (role == "user" and text.lstrip().startswith(INJECTED_OPEN)):
+        return None
+    key = hashlib.sha256(f"{role}\n{text}".encode()).hexdigest()[:24]
+    seen[key] = seen.get(key, 0) + 1
+    return {"ref": f"{session}/{key}-{seen[key]}", "role": role, "text": text, "at": None}

@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from pybrain.ingest import code, ignore, markdown, text
 
@@ -41,11 +42,16 @@ class Document:
     text: str
     hash: str  # sha256 of text
     path: str  # as named, for messages
+    # The chunks as the reader cut them ([{headline, section, body}]), else None: the
+    # database cuts the text (brain.chunk_text).
+    chunks: list[dict[str, str]] | None = None
 
-    def as_json(self, with_text: bool) -> dict[str, str]:
-        doc = {"ref": self.ref, "hash": self.hash, "format": self.format}
+    def as_json(self, with_text: bool) -> dict[str, Any]:
+        doc: dict[str, Any] = {"ref": self.ref, "hash": self.hash, "format": self.format}
         if with_text:
             doc["text"] = self.text
+            if self.chunks is not None:
+                doc["chunks"] = self.chunks
         return doc
 
 

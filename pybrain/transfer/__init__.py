@@ -4,7 +4,8 @@ tools' formats, and backups of the whole database.
 One module per format: ``native`` (pybrain's JSONL export, and its Markdown
 rendering), ``ownsona``, ``mem0`` (what the two share: ``exported``),
 ``notes`` (markdown notes with front matter), ``claude_code`` (session
-transcripts); ``backup`` runs the
+transcripts), ``claude_memory`` (Claude Code's auto memory files, kept in step
+by brain.ingest_documents); ``backup`` runs the
 PostgreSQL client programs. Each importer only translates its format into
 memory documents (docs/export-format.md); what is stored, skipped or refused
 is decided by ``brain.import_memories`` and ``brain.observe_batch``.
@@ -23,7 +24,7 @@ from psycopg.types.json import Jsonb
 from pybrain.client import Brain
 from pybrain.errors import InvalidArgument
 
-FORMATS = ("pybrain", "ownsona", "mem0", "markdown", "claude-code")
+FORMATS = ("pybrain", "ownsona", "mem0", "markdown", "claude-code", "claude-memory")
 
 
 def import_documents(
@@ -71,6 +72,10 @@ def summarize(rows: Iterable[dict[str, Any]]) -> dict[str, int]:
 
 def detect_format(path: Path) -> str:
     """The format of a file or folder, from its content."""
+    from pybrain.transfer.claude_memory import is_memory_folder
+
+    if is_memory_folder(path):
+        return "claude-memory"
     if path.is_dir():
         if any(path.rglob("*.jsonl")) and not any(path.rglob("*.md")):
             return "claude-code"

@@ -199,11 +199,12 @@ AS $$
         ELSE s.ended_at END
 $$;
 
--- The handoff the next session of a project and source gets: that of the
--- session that ended last (brain._handoff_time), its own or one stored apart
--- for it (brain.handoff); one stored apart for no session counts from when it
--- was written. A session that goes on (compacted) or has not ended hands off
--- nothing yet.
+-- The handoff the next session of a project gets, whatever its source (the
+-- harness or agent: Claude Code, Codex, Cursor ... share one project): that of
+-- the session that ended last (brain._handoff_time), its own or one stored
+-- apart for it (brain.handoff); one stored apart for no session counts from
+-- when it was written (source: kept for the callers, not a filter). A session
+-- that goes on (compacted) or has not ended hands off nothing yet.
 CREATE OR REPLACE FUNCTION brain._last_handoff(project text, source text, exclude_session bigint, clock timestamptz)
 RETURNS jsonb
 LANGUAGE sql STABLE
@@ -219,7 +220,7 @@ AS $$
                o.session_id AS id
         FROM (SELECT * FROM brain.session o
               WHERE o.workspace_id = brain.current_workspace() AND o.status = 'ended'
-                AND o.project = _last_handoff.project AND o.source = _last_handoff.source
+                AND o.project = _last_handoff.project
                 AND o.handoff IS NOT NULL AND o.session_id IS DISTINCT FROM exclude_session
                 AND o.ended_at <= clock
               ORDER BY o.ended_at DESC, o.session_id DESC
@@ -231,7 +232,7 @@ AS $$
                l.text, l.snapshot, 1, l.handoff_id
         FROM (SELECT * FROM brain.handoff l
               WHERE l.workspace_id = brain.current_workspace() AND l.project = _last_handoff.project
-                AND l.source = _last_handoff.source AND l.session_id IS DISTINCT FROM exclude_session
+                AND l.session_id IS DISTINCT FROM exclude_session
                 AND l.created_at <= clock
               ORDER BY l.created_at DESC, l.handoff_id DESC
               LIMIT 50) AS l
@@ -255,8 +256,8 @@ AS $$
                           '^(Written from the transcript of [^\n]+) at [^:\n]+:', '\1:')
 $$;
 
--- true when a handoff would repeat the one the next session of `project` and
--- `source` gets already (brain._last_handoff): the same text (brain._handoff_gist)
+-- true when a handoff would repeat the one the next session of `project`
+-- gets already (brain._last_handoff): the same text (brain._handoff_gist)
 -- and the same snapshot, or none. Such a handoff is not stored again.
 CREATE OR REPLACE FUNCTION brain._handoff_unchanged(source text, project text, handoff text, snapshot jsonb,
                                                     exclude_session bigint, clock timestamptz)
@@ -306,7 +307,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.end_session IS
-    'Ends a session with a handoff for the next session of the same project and source (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
+    'Ends a session with a handoff for the next session of the same project (any source) (shown at its boot, cut to 2000 characters) and a snapshot {summary, status, blockers, pending}. A session that has already ended keeps the handoff all the same (had_ended says when and why); with neither handoff nor snapshot that is BR011. A handoff identical to the one the next session gets already (the same text, and the same snapshot or none) is not stored again: unchanged is true.';
 
 CREATE OR REPLACE FUNCTION brain.end_session_of(
     source text,

@@ -234,7 +234,7 @@ BEGIN
                               ORDER BY p.created_at, p.id), '[]') INTO actions
     FROM brain.pending_action_items(s.session_id) AS p;
 
-    -- The newest handoff left for the same project and source.
+    -- The newest handoff left for the same project, by any source.
     handoff := brain._last_handoff(s.project, s.source, s.session_id, clock);
     IF handoff IS NOT NULL THEN
         handoff_text := handoff->>'text';
@@ -452,7 +452,7 @@ COMMENT ON FUNCTION brain.boot_session IS
 
 -- What a boot's nearest memories (PATTERN rules, trajectories, the context
 -- pack) are found by: the task, else the handoff the boot will show (the one
--- of the project's and source's most recently ended session, brain._last_handoff),
+-- of the project's most recently ended session, brain._last_handoff),
 -- without the line a hook writes at its head and the labels of its lines. A
 -- session start says no task (Claude Code's SessionStart has none): where the
 -- last session left off is what this one most likely goes on with.
@@ -474,4 +474,4 @@ AS $$
             '^(Last request|Last reply): ', '', 'gn')), ''))
 $$;
 COMMENT ON FUNCTION brain.boot_query IS
-    'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project and source gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';
+    'The text whose embedding a boot''s nearest memories are found by (brain.boot_session''s task_embedding: PATTERN rules, trajectories, the context pack): the task when one is given, else the handoff the next session of the project gets (brain._last_handoff), without the head line and labels a hook writes. NULL when there is neither. The SessionStart hook, which has no task, boots with the embedding of this.';

@@ -78,7 +78,7 @@ $$;
 COMMENT ON FUNCTION brain.export_memories IS
     'Every memory of the workspace (or of one project) as one JSON document, by id: its columns, kind details, annotations, fold records (brain.memory_fold) and, with include_vectors, its embeddings with their space. Page with after_id and max_results. The format is docs/export-format.md.';
 
--- Sessions and handoffs: what the next session of a project and source is
+-- Sessions and handoffs: what the next session of a project is
 -- given (brain._last_handoff), carried by an export after its memories.
 CREATE OR REPLACE FUNCTION brain.export_sessions(project text DEFAULT NULL)
 RETURNS TABLE (doc jsonb)
@@ -220,7 +220,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.import_sessions IS
-    'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project and source gets the newest handoff, as it would have.';
+    'Loads the session and handoff lines of an export (brain.export_sessions) into the workspace, in project when given: sessions as ended ones (an imported session is not live here; one that was live ends as imported) with their handoffs and snapshots, then the handoffs stored apart, linked to the imported sessions. A secret is refused (BR007), a malformed line rejected, each reported as a row; a line already imported (the same source, project, start and cwd; the same handoff text and time) is skipped. The next session of the project gets the newest handoff, as it would have.';
 
 CREATE OR REPLACE FUNCTION brain.database_counts()
 RETURNS jsonb
