@@ -348,6 +348,40 @@ def _ours(handler: Any) -> str | None:
     return found.group(1) if found else None
 
 
+def _hooks_file(target: str | os.PathLike[str]) -> tuple[Path, Any, dict[str, Any]]:
+    """A hooks file read (an absent one as empty): its path, its JSON and its "hooks" object,
+    which must map events to lists."""
+    path = Path(target).expanduser()
+    config = _read_json(path)
+    hooks = config.get("hooks", {}) if isinstance(config, dict) else None
+    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
+        raise InvalidArgument(
+            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
+            hint="Fix the file, or write to another one (--settings PATH).",
+        )
+    return path, config, hooks
+
+
+def _merge_handlers(
+    handlers: list[Any], wanted: dict[str, Any] | None, placed: bool, event: str, report: dict[str, Any]
+) -> tuple[list[Any], bool]:
+    """An event's handlers with pybrain's own replaced in place by `wanted` (once: `placed`
+    says whether it stands already) or removed when wanted is None; the others kept. Says
+    what it replaced or removed in report. Returns the handlers and placed."""
+    kept = []
+    for handler in handlers:
+        if _ours(handler) is None:
+            kept.append(handler)
+        elif wanted is not None and not placed:
+            kept.append(wanted)
+            placed = True
+            if handler != wanted:
+                report["replaced"].append(event)
+        elif wanted is None:
+            report["removed"].append(event)
+    return kept, placed
+
+
 def merge_hooks(
     target: str | os.PathLike[str], entries: dict[str, dict[str, Any]], harness: str = "claude-code"
 ) -> dict[str, Any]:
@@ -355,14 +389,7 @@ def merge_hooks(
     setting and hook; a handler of pybrain already there is replaced in place, and
     pybrain's handlers of events not in `entries` are removed. Running it twice changes
     nothing. Returns {"path", "added", "replaced", "removed"} (event names)."""
-    path = Path(target).expanduser()
-    settings = _read_json(path)
-    hooks = settings.get("hooks", {}) if isinstance(settings, dict) else None
-    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
-        raise InvalidArgument(
-            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
-            hint="Fix the file, or write to another one (--settings PATH).",
-        )
+    path, settings, hooks = _hooks_file(target)
     report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
     for event in HARNESS_HOOKS[harness]:
         wanted = entries.get(event)
@@ -373,17 +400,7 @@ def merge_hooks(
             if not isinstance(handlers, list):
                 groups.append(group)
                 continue
-            kept = []
-            for handler in handlers:
-                if _ours(handler) is None:
-                    kept.append(handler)
-                elif wanted is not None and not placed:
-                    kept.append(wanted)
-                    placed = True
-                    if handler != wanted:
-                        report["replaced"].append(event)
-                elif wanted is None:
-                    report["removed"].append(event)
+            kept, placed = _merge_handlers(handlers, wanted, placed, event, report)
             if kept or not handlers:
                 groups.append({**group, "hooks": kept})
         if wanted is not None and not placed:
@@ -402,29 +419,12 @@ def merge_cursor_hooks(target: str | os.PathLike[str], entries: dict[str, dict[s
     """Put pybrain's handlers into a Cursor hooks.json ({"version": 1, "hooks": {event:
     [handler]}}), as merge_hooks does for Claude Code's settings: other hooks kept, ours
     replaced in place, ours of events not in `entries` removed; twice changes nothing."""
-    path = Path(target).expanduser()
-    config = _read_json(path)
-    hooks = config.get("hooks", {}) if isinstance(config, dict) else None
-    if not isinstance(hooks, dict) or any(not isinstance(v, list) for v in hooks.values()):
-        raise InvalidArgument(
-            f"{path} does not hold a JSON object whose 'hooks' maps events to lists.",
-            hint="Fix the file, or write to another one (--settings PATH).",
-        )
+    path, config, hooks = _hooks_file(target)
     report: dict[str, Any] = {"path": str(path), "added": [], "replaced": [], "removed": []}
     for event in CURSOR_HOOKS:
         wanted = entries.get(event)
         placed = False
-        kept = []
-        for handler in hooks.get(event, []):
-            if _ours(handler) is None:
-                kept.append(handler)
-            elif wanted is not None and not placed:
-                kept.append(wanted)
-                placed = True
-                if handler != wanted:
-                    report["replaced"].append(event)
-            elif wanted is None:
-                report["removed"].append(event)
+        kept, placed = _merge_handlers(hooks.get(event, []), wanted, placed, event, report)
         if wanted is not None and not placed:
             kept.append(wanted)
             report["added"].append(event)

@@ -190,6 +190,20 @@ def copy_tail(source: str | Path, target: Path) -> None:
                 left -= len(part)
 
 
+def _message_text(content: Any) -> str | None:
+    """A message's text: a string as it is, or its text blocks joined (other blocks, such as
+    tool calls, left out); None for anything else."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n\n".join(
+            block["text"]
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
+        )
+    return None
+
+
 def _turn(entry: Any, session: str) -> dict[str, Any] | None:
     if not isinstance(entry, dict) or entry.get("type") not in ("user", "assistant"):
         return None
@@ -204,16 +218,8 @@ def _turn(entry: Any, session: str) -> dict[str, Any] | None:
     uuid = entry.get("uuid")
     if not isinstance(message, dict) or not isinstance(uuid, str) or not uuid:
         return None
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = "\n\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
-    else:
+    text = _message_text(message.get("content"))
+    if text is None:
         return None
     role = entry["type"]
     if not text.strip() or (role == "user" and text.lstrip().startswith(_CLIENT_MARKUP)):
@@ -268,16 +274,8 @@ def _cursor_turn(entry: dict[str, Any], session: str, seen: dict[str, int]) -> d
     message = entry.get("message")
     if role not in ("user", "assistant") or not isinstance(message, dict):
         return None
-    content = message.get("content")
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        text = "\n\n".join(
-            block["text"]
-            for block in content
-            if isinstance(block, dict) and block.get("type") == "text" and isinstance(block.get("text"), str)
-        )
-    else:
+    text = _message_text(message.get("content"))
+    if text is None:
         return None
     if not text.strip() or (role == "user" and text.lstrip().startswith(INJECTED_OPEN)):
         return None
