@@ -1358,7 +1358,7 @@ CREATE FUNCTION brain._stage_document(doc brain.staged_memory, source_system tex
     AS $$
     -- the body: sql/functions/021-ingest.sql
 $$;
-CREATE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text, project text, source_ref text, metadata jsonb, context text, thread text, "position" integer, chunk_tokens integer) RETURNS SETOF brain.staged_memory
+CREATE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text, source_ref text, metadata jsonb, context text, thread text, "position" integer, chunk_tokens integer) RETURNS SETOF brain.staged_memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
@@ -2964,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 278eb08451f074d698b91816ee29e0d9d23307ea76fa3346b355a11177eea5a6';
+COMMENT ON TABLE brain.migration IS 'functions da19ad643af604f9743423f3eddb3e9423a81d02b76081aedd883c60c9b5453f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

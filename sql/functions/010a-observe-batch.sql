@@ -24,7 +24,7 @@ $$;
 -- their heading path or their own first line, each chunk through the gate.
 -- A text the gate refuses is one row with its error (and no chunk); any other
 -- error stops the batch.
-CREATE OR REPLACE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text, project text,
+CREATE OR REPLACE FUNCTION brain._stage_observed(item integer, said text, kind text, origin text,
                                                  source_ref text, metadata jsonb, context text, thread text,
                                                  "position" integer, chunk_tokens integer)
 RETURNS SETOF brain.staged_memory
@@ -35,6 +35,7 @@ SET plan_cache_mode = force_generic_plan
 AS $$
 DECLARE
     obs record;
+    text_hash text;  -- of the text as stored: its chunks' source_hash, and their ref when none is given
     staged brain.staged_memory[];
 BEGIN
     BEGIN
@@ -50,6 +51,7 @@ BEGIN
         IF metadata IS NOT NULL AND jsonb_typeof(metadata) <> 'object' THEN
             PERFORM brain._raise('BR009', 'metadata is a JSON object.', NULL, 'Example: ''{"ticket": "OPS-12"}''.');
         END IF;
+        text_hash := md5(obs.cleaned);
         staged := ARRAY(
             SELECT ROW(_stage_observed.item, c.chunk, NULL, c.headline, c.body,
                        -- An observation with its source named is a record of that source: the
@@ -61,7 +63,7 @@ BEGIN
                        || CASE WHEN c.n > 1 THEN jsonb_build_object('chunk', c.chunk, 'chunks', c.n) ELSE '{}' END
                        || CASE WHEN c.n > 1 AND c.section IS NOT NULL
                                THEN jsonb_build_object('section', c.section) ELSE '{}' END,
-                       c.section, c.ref, md5(obs.cleaned), obs.signals,
+                       c.section, c.ref, text_hash, obs.signals,
                        -- a thread given, or the chunks of one long text: a document in chunk order
                        coalesce(_stage_observed.thread, CASE WHEN c.n > 1 THEN c.ref END),
                        CASE WHEN _stage_observed.thread IS NOT NULL
@@ -73,7 +75,7 @@ BEGIN
                          -- A text that fits its headline is not repeated as a body.
                          CASE WHEN x.n = 1 AND brain.normalize_text(x.body) = brain.normalize_text(x.headline)
                               THEN '' ELSE x.body END AS body,
-                         coalesce(_stage_observed.source_ref, CASE WHEN x.n > 1 THEN md5(obs.cleaned) END) AS ref
+                         coalesce(_stage_observed.source_ref, CASE WHEN x.n > 1 THEN text_hash END) AS ref
                   FROM (SELECT t.*, count(*) OVER () AS n
                         -- (a titled text's chunks leave room for the title they are embedded with)
                         FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens,
@@ -172,7 +174,7 @@ BEGIN
         SELECT s
         FROM (SELECT brain._chunk_tokens(observe_batch.embedding_space) AS tokens) AS t,
              generate_series(1, coalesce(cardinality(texts), 0)) AS i,
-             brain._stage_observed(i, texts[i], observe_batch.kind, observe_batch.origin, v_project,
+             brain._stage_observed(i, texts[i], observe_batch.kind, observe_batch.origin,
                                    source_refs[i], observe_batch.metadata[i], contexts[i], threads[i],
                                    positions[i], t.tokens) AS s
         ORDER BY s.item, s.chunk);

@@ -65,10 +65,8 @@ BEGIN
         END IF;
         chunks := ARRAY(
             SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
-                       'item', doc.item, 'chunk', c.k, 'headline', c.headline, 'section', c.section,
-                       -- A text that fits its headline is not repeated as a body.
-                       'body', CASE WHEN c.n = 1 AND brain.normalize_text(c.body) = brain.normalize_text(c.headline)
-                                    THEN '' ELSE c.body END,
+                       'item', doc.item, 'chunk', c.k, 'headline', c.headline, 'section', c.section, 'body', c.body,
+                       'normalized', brain.normalize_text(c.headline, c.body),
                        -- the ref is the chunk's title: embedded with its text (brain.embedding_input)
                        'metadata', jsonb_build_object('chunk', c.k, 'chunks', c.n, 'title', doc.source_ref)
                                    || CASE WHEN c.section IS NOT NULL THEN jsonb_build_object('section', c.section)
@@ -76,18 +74,19 @@ BEGIN
                                    || CASE WHEN doc.input ->> 'format' IS NOT NULL
                                            THEN jsonb_build_object('format', doc.input ->> 'format') ELSE '{}' END,
                        'source_ref', doc.source_ref, 'source_hash', doc.source_hash, 'flags', obs.signals))
-            FROM (SELECT e.value ->> 'headline' AS headline, e.value ->> 'body' AS body,
-                         e.value ->> 'section' AS section, e.k::integer AS k, count(*) OVER () AS n
-                  FROM jsonb_array_elements(doc.input -> 'chunks') WITH ORDINALITY AS e(value, k)
-                  UNION ALL
-                  SELECT t.headline, t.body, t.section, t.chunk, count(*) OVER ()
-                  FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, doc.source_ref)) AS t
-                  WHERE doc.input -> 'chunks' IS NULL) AS c
+            FROM (SELECT x.headline, x.section, x.k, x.n,
+                         -- A text that fits its headline is not repeated as a body.
+                         CASE WHEN x.n = 1 AND brain.normalize_text(x.body) = brain.normalize_text(x.headline)
+                              THEN '' ELSE x.body END AS body
+                  FROM (SELECT e.value ->> 'headline' AS headline, e.value ->> 'body' AS body,
+                               e.value ->> 'section' AS section, e.k::integer AS k, count(*) OVER () AS n
+                        FROM jsonb_array_elements(doc.input -> 'chunks') WITH ORDINALITY AS e(value, k)
+                        UNION ALL
+                        SELECT t.headline, t.body, t.section, t.chunk, count(*) OVER ()
+                        FROM brain.chunk_text(obs.cleaned, brain._titled_chunk_tokens(chunk_tokens, doc.source_ref)) AS t
+                        WHERE doc.input -> 'chunks' IS NULL) AS x) AS c
             ORDER BY c.k);
         PERFORM brain._gate('fact', c.headline, c.body, NULL, 'reference', 'artifact', NULL) FROM unnest(chunks) AS c;
-        chunks := ARRAY(SELECT jsonb_populate_record(c, jsonb_build_object('normalized',
-                                   brain.normalize_text(c.headline, c.body)))
-                        FROM unnest(chunks) AS c ORDER BY c.chunk);
         old := ARRAY(SELECT jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
                          'item', doc.item, 'chunk', m.source_chunk, 'normalized', m.normalized,
                          'section', coalesce(m.metadata ->> 'section', ''), 'memory_id', m.memory_id))
@@ -169,10 +168,11 @@ BEGIN
     RETURN QUERY SELECT * FROM unnest(chunks);
     -- d. Old chunks left over: gone from the document.
     RETURN QUERY
-    SELECT (jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
-               'item', doc.item, 'chunk', o.chunk, 'source_ref', doc.source_ref, 'action', 'removed',
-               'memory_id', o.memory_id))).*
+    SELECT r.*
     FROM unnest(old) AS o
+    CROSS JOIN LATERAL jsonb_populate_record(NULL::brain.staged_memory, jsonb_build_object(
+               'item', doc.item, 'chunk', o.chunk, 'source_ref', doc.source_ref, 'action', 'removed',
+               'memory_id', o.memory_id)) AS r
     WHERE o.action IS NULL;
 END
 $$;
@@ -213,6 +213,7 @@ DECLARE
     seen jsonb := '{}';      -- those of them so far, by the md5 of their text
     space brain.embedding_space;
     seq bigint := 0;
+    chunk_tokens integer := brain._chunk_tokens(ingest_documents.embedding_space);
     ids bigint[];
     d jsonb;
     r record;
@@ -305,8 +306,7 @@ BEGIN
     --    against their old ones (brain._stage_document).
     FOR i IN 1 .. cardinality(docs) LOOP
         FOR r IN
-            SELECT s FROM brain._stage_document(docs[i], v_system, v_project,
-                                                brain._chunk_tokens(ingest_documents.embedding_space), seen, doomed,
+            SELECT s FROM brain._stage_document(docs[i], v_system, v_project, chunk_tokens, seen, doomed,
                                                 cardinality(staged)) AS s
         LOOP
             staged[cardinality(staged) + 1] := r.s;
