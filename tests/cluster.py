@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from helpers import pump
+
 PATRONI = "/usr/bin/patroni"
 ETCD = "/usr/bin/etcd"
 
@@ -126,14 +128,8 @@ class Relay:
 
     def _pump(self, a: socket.socket, b: socket.socket) -> None:
         try:
-            while data := a.recv(65536):
-                b.sendall(data)
-        except OSError:
-            pass
+            pump(a, b)
         finally:
-            for s in (a, b):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
             with self._lock:
                 self._open -= {a, b}
 

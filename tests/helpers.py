@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import math
 import os
 import re
+import socket
 import subprocess
 import sys
 from collections.abc import Iterator, Mapping
@@ -216,3 +218,17 @@ def outage_output_ok(event: str, stdout: bytes | str) -> bool:
     except (ValueError, KeyError, TypeError):
         return False
     return isinstance(context, str) and context.startswith(UNAVAILABLE) and "\n" not in context
+
+
+def pump(src: socket.socket, dst: socket.socket) -> None:
+    """A test relay's one direction: what src sends goes to dst until either side closes or
+    fails; then both are shut down, so the other direction ends too."""
+    try:
+        while data := src.recv(65536):
+            dst.sendall(data)
+    except OSError:
+        pass
+    finally:
+        for s in (src, dst):
+            with contextlib.suppress(OSError):
+                s.shutdown(socket.SHUT_RDWR)

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-from helpers import embedded_brain, outage_output_ok
+from helpers import embedded_brain, outage_output_ok, pump
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_hooks import DOWN_URL, FIXTURES, SESSION, captured, payload, run_hook, sessions
 
@@ -100,15 +100,7 @@ class Switch:
 
     @staticmethod
     def _pump(src: socket.socket, dst: socket.socket) -> None:
-        try:
-            while data := src.recv(65536):
-                dst.sendall(data)
-        except OSError:
-            pass
-        finally:
-            for s in (src, dst):
-                with contextlib.suppress(OSError):
-                    s.shutdown(socket.SHUT_RDWR)
+        pump(src, dst)
 
     def close(self) -> None:
         self.stop()
