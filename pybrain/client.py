@@ -349,19 +349,10 @@ class Brain:
     def scope(self) -> Scope:
         """What every call of this Brain runs as: its principal's role, workspace and access
         ceiling when it has one, else its workspace; and its actor and session."""
+        own = {"actor": self.actor, "session": self.session, "statement_timeout": self.statement_timeout}
         if self.principal is not None:
-            return Scope.of(
-                self.principal,
-                actor=self.actor,
-                session=self.session,
-                statement_timeout=self.statement_timeout,
-            )
-        return Scope(
-            workspace=self.workspace,
-            actor=self.actor,
-            session=self.session,
-            statement_timeout=self.statement_timeout,
-        )
+            return Scope.of(self.principal, **own)
+        return Scope(workspace=self.workspace, **own)
 
     def transaction(
         self, *, isolation: psycopg.IsolationLevel | None = None, read_only: bool = False
