@@ -448,31 +448,58 @@ def _write_json(path: Path, data: dict[str, Any], *, ensure_ascii: bool = False)
     os.replace(tmp, path)
 
 
-# --- the Claude Code plugin --------------------------------------------------------
+# --- the plugin ------------------------------------------------------------------
 
-# The plugin (plugin/ of the repository, listed by .claude-plugin/marketplace.json) runs
-# `brain` through its launcher, which finds the installed command (plugin/bin/brain).
-PLUGIN_COMMAND = 'sh "${CLAUDE_PLUGIN_ROOT}/bin/brain"'
+# The plugin (plugin/ of the repository) is one folder for the three harnesses: each reads
+# its own manifest (.claude-plugin/, .codex-plugin/, .cursor-plugin/ plugin.json), which names
+# its hooks file and MCP file; the repository lists it in each harness's marketplace file
+# (.claude-plugin/, .agents/plugins/ and .cursor-plugin/ marketplace.json). The hooks run
+# `brain` through the plugin's launcher (plugin/bin/brain, which finds the installed
+# command), named by the variable each harness gives a plugin's commands for its folder.
+PLUGIN_ROOT: dict[str, str] = {
+    "claude-code": "${CLAUDE_PLUGIN_ROOT}",
+    "codex": "${PLUGIN_ROOT}",
+    "cursor": "${CURSOR_PLUGIN_ROOT}",
+}
+# Each harness's hooks file and MCP file in the plugin's folder (Claude Code's are the ones it
+# reads without being told; Codex and Cursor are told by their manifest).
+PLUGIN_FILES: dict[str, tuple[str, str]] = {
+    "claude-code": ("hooks/hooks.json", ".mcp.json"),
+    "codex": ("codex/hooks.json", "codex/mcp.json"),
+    "cursor": ("cursor/hooks.json", "cursor/mcp.json"),
+}
 # Capture hooks Claude Code runs in the background: compaction goes on while the turns
 # are stored. SessionEnd stays synchronous: Claude Code is exiting and must not cut it off.
 PLUGIN_ASYNC = frozenset({"PreCompact"})
 
 
-def plugin_hooks() -> dict[str, Any]:
-    """The plugin's hooks/hooks.json: the events and timeouts `brain wire claude-code
-    --hooks` writes, running the plugin's launcher."""
+def plugin_command(harness: str = "claude-code") -> str:
+    """How the plugin's hooks of a harness run `brain`: its launcher, in the plugin's folder."""
+    return f'sh "{PLUGIN_ROOT[harness]}/bin/brain"'
+
+
+def plugin_hooks(harness: str = "claude-code") -> dict[str, Any]:
+    """The plugin's hooks file of a harness: the events and timeouts `brain wire HARNESS
+    --hooks` writes (without the opt-in prompt hook), running the plugin's launcher."""
+    entries = hook_entries(command=plugin_command(harness), harness=harness)
+    if harness == "cursor":
+        return {"version": 1, "hooks": {event: [entry] for event, entry in entries.items()}}
     hooks: dict[str, Any] = {}
-    for event, entry in hook_entries(command=PLUGIN_COMMAND).items():
-        handler = {**entry, "async": True} if event in PLUGIN_ASYNC else entry
-        hooks[event] = [{"hooks": [handler]}]
+    for event, entry in entries.items():
+        async_ = harness == "claude-code" and event in PLUGIN_ASYNC
+        hooks[event] = [{"hooks": [{**entry, "async": True} if async_ else entry]}]
     return {
         "description": "pybrain: boot each session from memory, capture its turns and hand off",
         "hooks": hooks,
     }
 
 
-def plugin_mcp() -> dict[str, Any]:
-    """The plugin's .mcp.json: `brain mcp` through the launcher."""
+def plugin_mcp(harness: str = "claude-code") -> dict[str, Any]:
+    """The plugin's MCP file of a harness: `brain mcp` through the launcher. Codex expands no
+    variable in a plugin's MCP file (it resolves only a relative `cwd`, against the plugin's
+    folder, where the repository would be lost), so its server is the `brain` on PATH."""
     # --repository: a call that names no project is the repository's, as the hooks take it
-    args = ["${CLAUDE_PLUGIN_ROOT}/bin/brain", "mcp", "--repository"]
+    if harness == "codex":
+        return {"mcpServers": {SERVER_NAME: {"command": "brain", "args": ["mcp", "--repository"]}}}
+    args = [f"{PLUGIN_ROOT[harness]}/bin/brain", "mcp", "--repository"]
     return {"mcpServers": {SERVER_NAME: {"command": "sh", "args": args}}}
