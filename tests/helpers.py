@@ -201,7 +201,8 @@ UNAVAILABLE = "pybrain: memory is unavailable "
 def outage_output_ok(event: str, stdout: bytes | str) -> bool:
     """Whether a hook's standard output is what it prints with the database out: for the hooks
     that add context (session-start, prompt: the hook's name or Claude Code's event), nothing
-    or one JSON line whose additionalContext is one line saying memory is unavailable; for
+    or one JSON line whose additionalContext (Cursor's additional_context) is one line saying
+    memory is unavailable; for
     the capture hooks, nothing."""
     import json
 
@@ -214,8 +215,10 @@ def outage_output_ok(event: str, stdout: bytes | str) -> bool:
     ):
         return False
     try:
-        context = json.loads(text)["hookSpecificOutput"]["additionalContext"]
-    except (ValueError, KeyError, TypeError):
+        answer = json.loads(text)
+        # (Cursor's hooks answer {"additional_context": ...})
+        context = answer.get("additional_context") or answer["hookSpecificOutput"]["additionalContext"]
+    except (ValueError, KeyError, TypeError, AttributeError):
         return False
     return isinstance(context, str) and context.startswith(UNAVAILABLE) and "\n" not in context
 

@@ -1,11 +1,17 @@
-"""Claude Code through pybrain's plugin, simulated: generated weeks of sessions in several
-repositories, checked against the agent loop's invariants after every step.
+"""Claude Code, Codex and Cursor through pybrain's plugin, simulated: generated weeks of
+sessions of the three harnesses, interleaved in several repositories, checked against the
+agent loop's invariants after every step.
 
 Each session is a client process of its own that stays alive while the session lasts and
-runs the plugin's hook commands as Claude Code does (client -> sh -> the plugin's launcher ->
-brain), exactly as plugin/hooks/hooks.json writes them, fed Claude Code's JSON on standard
-input and a transcript in Claude Code's JSONL shape. Repositories: two git repositories, a
-subfolder of one of them, and a folder outside git; two windows may be open in one folder.
+runs the plugin's hook commands as its harness does (client -> sh -> the plugin's launcher ->
+brain), exactly as the plugin's hooks file of that harness writes them (plugin/hooks/hooks.json,
+plugin/codex/hooks.json, plugin/cursor/hooks.json; the folder in PLUGIN_ROOT for Codex,
+${CURSOR_PLUGIN_ROOT} expanded for Cursor), fed the harness's JSON on standard input and a
+transcript in its shape (Claude Code's JSONL, Codex's session file, Cursor's agent
+transcript). Codex and Cursor capture and hand off when each turn stops (Stop, stop); Codex
+has no session end, Cursor no prompt hook and no boot after a compaction. Repositories: two
+git repositories, a subfolder of one of them, and a folder outside git; two windows may be
+open in one folder.
 Steps: open a session, an exchange of a prompt (through the UserPromptSubmit hook) and a
 reply (some with <private> text), a compaction, /clear, an end, a crash (the client killed,
 no SessionEnd), a fact the person writes with `brain remember` or corrects with `brain
@@ -24,6 +30,7 @@ tests/test_simulation.py runs fixed seeds; `make sim SEEDS=200` runs many and sh
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -47,9 +54,23 @@ from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from test_hook_outages import Switch
 
+from pybrain.wire import HARNESS_HOOKS, PLUGIN_FILES
+
 ROOT = Path(__file__).resolve().parent.parent
 PLUGIN = ROOT / "plugin"
-LIMIT = 10_000  # Claude Code keeps at most this much of a hook's output
+LIMIT = 10_000  # Claude Code keeps at most this much of a hook's output (the hooks keep to it everywhere)
+HARNESSES = ("claude-code", "codex", "cursor")
+# The event of each harness at each point of a session (none: the harness has no such hook).
+EVENTS = {
+    "claude-code": {
+        "start": "SessionStart",
+        "prompt": "UserPromptSubmit",
+        "compact": "PreCompact",
+        "end": "SessionEnd",
+    },
+    "codex": {"start": "SessionStart", "prompt": "UserPromptSubmit", "compact": "PreCompact", "stop": "Stop"},
+    "cursor": {"start": "sessionStart", "compact": "preCompact", "stop": "stop", "end": "sessionEnd"},
+}
 # A line of injected memories: "- #12 fact, 3d ago: ..."
 AGED = re.compile(r"- #(\d+) \w+, \d+(?:s|m|h|d|w|mo|y) ago: ")
 
@@ -68,9 +89,10 @@ SERVICES = ["gateway", "scheduler", "billing worker", "search indexer", "mail re
 # Code runs a hook, and answers with one JSON line; it lives until the session ends.
 CLIENT = textwrap.dedent(
     """
-    import json, subprocess, sys
+    import json, subprocess, sys, time
     for line in sys.stdin:
         req = json.loads(line)
+        started = time.monotonic()
         try:
             out = subprocess.run(req["cmd"], shell=True, input=req["input"].encode(), capture_output=True,
                                  env=req["env"], cwd=req["cwd"], timeout=req["timeout"])
@@ -78,6 +100,7 @@ CLIENT = textwrap.dedent(
                    "stderr": out.stderr.decode(errors="replace")}
         except subprocess.TimeoutExpired:
             res = {"rc": -1, "stdout": "", "stderr": "timed out"}
+        res["seconds"] = time.monotonic() - started
         sys.stdout.write(json.dumps(res) + "\\n")
         sys.stdout.flush()
     """
@@ -115,12 +138,26 @@ class Front(Switch):
         super().start()
 
 
+def plugin_commands(harness: str) -> dict[str, tuple[str, int]]:
+    """Each event's command in the plugin's hooks file of a harness, and the timeout (seconds)
+    the harness gives it (`brain wire`'s: Cursor's file names none); Claude Code's and Codex's
+    opt-in prompt hook (brain wire --prompt-context) through the plugin's launcher too."""
+    hooks = json.loads((PLUGIN / PLUGIN_FILES[harness][0]).read_text(encoding="utf-8"))["hooks"]
+    if harness == "cursor":
+        commands = {event: handler["command"] for event, (handler,) in hooks.items()}
+    else:
+        commands = {event: groups[0]["hooks"][0]["command"] for event, groups in hooks.items()}
+        commands["UserPromptSubmit"] = commands["SessionStart"].replace("hook session-start", "hook prompt")
+    return {event: (command, HARNESS_HOOKS[harness][event][1]) for event, command in commands.items()}
+
+
 @dataclass(frozen=True)
 class Step:
     kind: str  # open, say, private, compact, clear, end, crash, work; fact, backup; down, up
     session: int  # the simulation's number of the session (for open: the new one's); 0 for fact, down, up
     arg: int = 0  # open: the repository's index; say/private: a number that makes the text unique;
     # fact: the repository and service; down: 0 stopped, 1 hung
+    harness: str = "claude-code"  # open: the harness the session runs in
 
     def __str__(self) -> str:
         if self.kind in ("down", "up"):
@@ -130,14 +167,19 @@ class Step:
         if self.kind == "backup":
             return "backup()"
         arg = f", {self.arg}" if self.kind in ("open", "say", "private", "work") else ""
+        if self.kind == "open" and self.harness != "claude-code":
+            arg += f", {self.harness}"
         return f"{self.kind}(s{self.session}{arg})"
 
 
-def generate(seed: int, steps: int = 40) -> list[Step]:
+def generate(seed: int, steps: int = 40, harnesses: tuple[str, ...] = HARNESSES) -> list[Step]:
     """A seeded list of steps: sessions opened in random repositories (at most three at a
-    time), exchanges, compactions, /clear, ends and crashes, and now and then the database
-    stopped or hung for a few steps."""
+    time), each in one of the harnesses, exchanges, compactions, /clear, ends and crashes,
+    and now and then the database stopped or hung for a few steps. (The harnesses are drawn
+    from a stream of their own: the steps of a seed are those it gave before there were
+    three.)"""
     rng = random.Random(seed)
+    pick = random.Random(f"{seed} harness")
     out: list[Step] = []
     open_: list[int] = []
     next_session = 1
@@ -159,7 +201,7 @@ def generate(seed: int, steps: int = 40) -> list[Step]:
             out.append(Step("backup", 0))
             continue
         if not open_ or (len(open_) < 3 and rng.random() < 0.25):
-            out.append(Step("open", next_session, rng.randrange(len(REPOS))))
+            out.append(Step("open", next_session, rng.randrange(len(REPOS)), pick.choice(harnesses)))
             open_.append(next_session)
             next_session += 1
             continue
@@ -175,7 +217,8 @@ def generate(seed: int, steps: int = 40) -> list[Step]:
 
 @dataclass
 class Turn:
-    ref: str  # the source_ref the hooks store it under: <session id>/<line uuid>
+    ref: str  # the source_ref the hooks store it under: <session id>/<line uuid, or a digest>
+    system: str  # the source_system: the harness
     role: str
     text: str  # as the transcript holds it
     kept: str  # what must be stored: the text without its <private> parts
@@ -197,6 +240,12 @@ class Session:
     active_at: int = 0  # the step of its last hook or transcript line
     last_reply: str | None = None
     known: bool = False  # a hook of it reached the database (pybrain knows the session)
+    harness: str = "claude-code"
+    # Codex and Cursor: the step of the last handoff a turn's stop (or Cursor's end) wrote, and
+    # the reply it was written after
+    handed_at: int = -1
+    handed_reply: str | None = None
+    repeats: dict[str, int] = field(default_factory=dict)  # Cursor: the turns of each digest
 
 
 @dataclass
@@ -222,20 +271,17 @@ class World:
         self.owed: list[tuple[Session, int]] = []  # captures kept while down: (session, turns)
         # (project, service) -> (memory id, port) of the current fact the person wrote
         self.facts: dict[tuple[str, str], tuple[int, int]] = {}
-        self.commands = {
-            event: groups[0]["hooks"][0]["command"]
-            for event, groups in json.loads((PLUGIN / "hooks" / "hooks.json").read_text())["hooks"].items()
-        }
-        # the opt-in prompt hook (brain wire --prompt-context), through the plugin's launcher too
-        self.commands["UserPromptSubmit"] = self.commands["SessionStart"].replace(
-            "hook session-start", "hook prompt"
-        )
+        self.commands = {harness: plugin_commands(harness) for harness in HARNESSES}
         for folder, git, _, _ in REPOS:
             path = root / folder
             path.mkdir(parents=True, exist_ok=True)
             if git:
                 subprocess.run(["git", "init", "-q", str(path)], check=True)
-        self.env = {k: v for k, v in os.environ.items() if not k.startswith(("BRAIN_", "CLAUDE_"))}
+        self.env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("BRAIN_", "CLAUDE_", "CURSOR_")) and k != "PLUGIN_ROOT"
+        }
         self.env.update(
             PATH=f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '/usr/bin:/bin')}",
             BRAIN_DATABASE_URL=self.switch.url,
@@ -246,40 +292,48 @@ class World:
             # every turn stored by the session-end hook itself (on a loaded machine Claude Code's
             # 1.5 s would leave some to a background process: test_hook_capture checks that path)
             BRAIN_HOOK_END_BY="off",
-            CLAUDE_PLUGIN_ROOT=str(PLUGIN),
         )
 
-    # --- Claude Code's side --------------------------------------------------------
+    # --- the harnesses' side -------------------------------------------------------
 
-    def _hook(self, s: Session, event: str, **fields: Any) -> str:
+    def _hook(self, s: Session, what: str, **fields: Any) -> str:
+        """The session's harness runs its hook for `what` (start, prompt, compact, stop, end)."""
         folder = self.root / REPOS[s.repo][0]
-        payload = {
-            "session_id": s.session_id,
-            "transcript_path": str(s.path),
-            "cwd": str(folder),
-            "permission_mode": "default",
-            "hook_event_name": event,
-            **fields,
-        }
-        assert s.client is not None and s.client.stdin is not None and s.client.stdout is not None
+        event = EVENTS[s.harness][what]
+        command, timeout = self.commands[s.harness][event]
+        env = dict(self.env)
+        if s.harness == "claude-code":
+            env.update(CLAUDE_PLUGIN_ROOT=str(PLUGIN), CLAUDE_PROJECT_DIR=str(folder))
+        elif s.harness == "codex":
+            env.update(PLUGIN_ROOT=str(PLUGIN), CLAUDE_PLUGIN_ROOT=str(PLUGIN))
+        else:
+            command = command.replace("${CURSOR_PLUGIN_ROOT}", str(PLUGIN))
+            env.update(CURSOR_PLUGIN_ROOT=str(PLUGIN))
         request = {
-            "cmd": self.commands[event],
-            "input": json.dumps(payload),
-            "env": {**self.env, "CLAUDE_PROJECT_DIR": str(folder)},
+            "cmd": command,
+            "input": json.dumps(self._payload(s, event, folder, fields)),
+            "env": env,
             "cwd": str(folder),
             "timeout": 120,
         }
         s.active_at = self.step_no
+        assert s.client is not None and s.client.stdin is not None and s.client.stdout is not None
         s.client.stdin.write(json.dumps(request) + "\n")
         s.client.stdin.flush()
         res = json.loads(s.client.stdout.readline())
+        if res["seconds"] > timeout:
+            self._violate(
+                "a hook returns within its harness's timeout",
+                f"{event} of s{s.number} ({s.harness}): {res['seconds']:.1f} s, timeout {timeout} s",
+            )
+        name = HARNESS_HOOKS[s.harness][event][0]
         if self.down:
             outage = re.fullmatch(
                 r"pybrain [a-z-]+ hook: the database (is unavailable|did not answer)[^\n]*\n?", res["stderr"]
             )
             # the hooks that add context tell the model in one line (session-start: always;
             # prompt: once a session); the capture hooks print nothing
-            if res["rc"] != 0 or not outage_output_ok(event, res["stdout"]) or not outage:
+            if res["rc"] != 0 or not outage_output_ok(name, res["stdout"]) or not outage:
                 self._violate(
                     "with the database out a hook says so in one line",
                     f"{event} of s{s.number}: rc {res['rc']} out {res['stdout'][:100]!r}"
@@ -288,7 +342,7 @@ class World:
             return ""
         if res["rc"] != 0 or "hook:" in res["stderr"]:
             self._violate("hooks succeed", f"{event} of s{s.number}: rc {res['rc']} {res['stderr'][-300:]}")
-        if event == "UserPromptSubmit":
+        if what == "prompt":
             return res["stdout"]  # (it must stay fast: it neither boots nor writes what was kept)
         s.known = True
         for owed, count in self.owed:  # the first hook back writes what the others kept
@@ -296,78 +350,196 @@ class World:
         self.owed = []
         return res["stdout"]
 
-    def _line(self, s: Session, kind: str, message: dict[str, Any]) -> str:
-        s.lines += 1
-        uuid = f"{s.session_id[:8]}-{s.lines:04d}"
-        # the time the line is written, as Claude Code stamps it (the database's clock is real)
-        stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
-        s.active_at = self.step_no
-        entry = {
-            "parentUuid": s.last,
-            "isSidechain": False,
-            "userType": "external",
-            "cwd": str(self.root / REPOS[s.repo][0]),
-            "sessionId": s.session_id,
-            "version": "2.0.14",
-            "gitBranch": "main",
-            "type": kind,
-            "message": message,
-            "uuid": uuid,
-            "timestamp": stamp,
+    def _payload(self, s: Session, event: str, folder: Path, fields: dict[str, Any]) -> dict[str, Any]:
+        """The JSON the harness sends its hook (tests/fixtures/hooks/ has each harness's)."""
+        if s.harness == "cursor":
+            payload = {
+                "conversation_id": s.session_id,
+                "generation_id": f"{s.session_id[:8]}-gen-{self.step_no}",
+                "model": "claude-4.5-sonnet",
+                "hook_event_name": event,
+                "cursor_version": "2.3.21",
+                "workspace_roots": [str(folder)],
+                "user_email": "dev@example.com",
+                "transcript_path": str(s.path),
+            }
+            if event == "sessionStart":
+                payload.update(session_id=s.session_id, is_background_agent=False, composer_mode="agent")
+            return {**payload, **fields}
+        payload = {
+            "session_id": s.session_id,
+            "transcript_path": str(s.path),
+            "cwd": str(folder),
+            "permission_mode": "default",
+            "hook_event_name": event,
         }
-        s.last = uuid
+        if s.harness == "codex":
+            payload["model"] = "gpt-5.3-codex"
+            if event in ("UserPromptSubmit", "Stop", "PreCompact"):
+                payload["turn_id"] = f"turn-{self.step_no}"
+        return {**payload, **fields}
+
+    def _context(self, s: Session, out: str, event: str) -> str:
+        """The context a context hook's output adds (Cursor's additional_context, else
+        Claude Code's and Codex's hookSpecificOutput); "" when it printed none."""
+        if not out.strip():
+            return ""
+        try:
+            answer = json.loads(out)
+            if s.harness == "cursor":
+                return answer["additional_context"]
+            return answer["hookSpecificOutput"]["additionalContext"]
+        except (ValueError, KeyError, TypeError):
+            self._violate("hooks succeed", f"{event} of s{s.number} printed no JSON: {out[:200]}")
+            return ""
+
+    def _write(self, s: Session, entry: dict[str, Any]) -> None:
+        s.active_at = self.step_no
         with s.path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
+
+    def _line(self, s: Session, role: str, text: str) -> str:
+        """A typed prompt or a reply written to the transcript in the harness's shape; the
+        source_ref its turn is stored under (tests/fixtures/README.md, docs/hooks.md)."""
+        s.lines += 1
+        # the time the line is written, as the harness stamps it (the database's clock is real)
+        stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+        if s.harness == "codex":
+            kind = "input_text" if role == "user" else "output_text"
+            item = {"type": "message", "role": role, "content": [{"type": kind, "text": text}]}
+            self._write(s, {"timestamp": stamp, "type": "response_item", "payload": item})
+            digest = hashlib.sha256(f"{stamp}\n{role}\n{text}".encode()).hexdigest()[:32]
+            return f"{s.session_id}/{digest}"
+        if s.harness == "cursor":
+            self._write(s, {"role": role, "message": {"content": [{"type": "text", "text": text}]}})
+            digest = hashlib.sha256(f"{role}\n{text}".encode()).hexdigest()[:24]
+            s.repeats[digest] = s.repeats.get(digest, 0) + 1
+            return f"{s.session_id}/{digest}-{s.repeats[digest]}"
+        if role == "user":
+            message: dict[str, Any] = {"role": "user", "content": text}
+        else:
+            message = {
+                "id": f"msg_{s.session_id[:6]}{s.lines}",
+                "type": "message",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5-20250929",
+                "content": [{"type": "text", "text": text}],
+                "stop_reason": "end_turn",
+                "usage": {"input_tokens": 900, "output_tokens": 60},
+            }
+        return f"{s.session_id}/{self._claude_line(s, role, message)}"
+
+    def _claude_line(self, s: Session, kind: str, message: dict[str, Any]) -> str:
+        uuid = f"{s.session_id[:8]}-{s.lines:04d}"
+        self._write(
+            s,
+            {
+                "parentUuid": s.last,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": str(self.root / REPOS[s.repo][0]),
+                "sessionId": s.session_id,
+                "version": "2.0.14",
+                "gitBranch": "main",
+                "type": kind,
+                "message": message,
+                "uuid": uuid,
+                "timestamp": datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z"),
+            },
+        )
+        s.last = uuid
         return uuid
 
+    def _tool_call(self, s: Session, command: str, result: str) -> None:
+        """A shell tool call and its result, in the harness's shape (no turn of either)."""
+        s.lines += 1
+        call = f"call_{self.step_no}"
+        if s.harness == "codex":
+            stamp = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+            arguments = json.dumps({"command": ["bash", "-lc", command]})
+            for item in (
+                {"type": "function_call", "name": "shell", "arguments": arguments, "call_id": call},
+                {"type": "function_call_output", "call_id": call, "output": result},
+            ):
+                self._write(s, {"timestamp": stamp, "type": "response_item", "payload": item})
+        elif s.harness == "cursor":
+            use = {"type": "tool_use", "name": "Shell", "input": {"command": command}}
+            self._write(s, {"role": "assistant", "message": {"content": [use]}})
+            self._write(
+                s, {"role": "user", "message": {"content": [{"type": "tool_result", "content": result}]}}
+            )
+        else:
+            use = {
+                "type": "tool_use",
+                "id": f"toolu_{self.step_no}",
+                "name": "Bash",
+                "input": {"command": command, "description": "Check the health endpoint"},
+            }
+            self._claude_line(s, "assistant", {"role": "assistant", "type": "message", "content": [use]})
+            s.lines += 1
+            result_block = {"type": "tool_result", "tool_use_id": use["id"], "content": result}
+            self._claude_line(s, "user", {"role": "user", "content": [result_block]})
+
     def _say(self, s: Session, user: str, reply: str, kept_user: str, service: str | None = None) -> None:
-        out = self._hook(s, "UserPromptSubmit", prompt=user)
-        if out.strip():
-            try:
-                context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-            except (ValueError, KeyError, TypeError):
-                self._violate(
-                    "hooks succeed", f"UserPromptSubmit of s{s.number} printed no JSON: {out[:200]}"
-                )
-            else:
+        if "prompt" in EVENTS[s.harness]:
+            out = self._hook(s, "prompt", prompt=user)
+            context = self._context(s, out, "the prompt hook")
+            if context:
                 self._check_injection(s, context, "prompt")
                 if service is not None:
                     self._check_current(s, context, service)
-        uuid = self._line(s, "user", {"role": "user", "content": user})
-        s.turns.append(Turn(f"{s.session_id}/{uuid}", "user", user, kept_user))
-        message = {
-            "id": f"msg_{s.session_id[:6]}{s.lines}",
-            "type": "message",
-            "role": "assistant",
-            "model": "claude-sonnet-4-5-20250929",
-            "content": [{"type": "text", "text": reply}],
-            "stop_reason": "end_turn",
-            "usage": {"input_tokens": 900, "output_tokens": 60},
-        }
-        uuid = self._line(s, "assistant", message)
-        s.turns.append(Turn(f"{s.session_id}/{uuid}", "assistant", reply, reply))
+        s.turns.append(Turn(self._line(s, "user", user), s.harness, "user", user, kept_user))
+        s.turns.append(Turn(self._line(s, "assistant", reply), s.harness, "assistant", reply, reply))
         s.last_reply = reply
+        self._stopped(s)
+
+    def _stopped(self, s: Session) -> None:
+        """Codex and Cursor: the agent's turn stops; its hook stores the turns and hands off."""
+        if "stop" not in EVENTS[s.harness]:
+            return
+        if s.harness == "codex":
+            self._hook(s, "stop", stop_hook_active=False, last_assistant_message=s.last_reply)
+        else:
+            self._hook(s, "stop", status="completed", loop_count=0)
+        self._captured(s)
+        s.handed_at, s.handed_reply = self.step_no, s.last_reply
 
     def _boot(self, s: Session, source: str) -> None:
-        out = self._hook(s, "SessionStart", source=source, model="claude-sonnet-4-5-20250929")
-        context = ""
-        if out.strip():
-            try:
-                context = json.loads(out)["hookSpecificOutput"]["additionalContext"]
-            except (ValueError, KeyError, TypeError):
-                self._violate("hooks succeed", f"SessionStart of s{s.number} printed no JSON: {out[:200]}")
+        fields = {} if s.harness == "cursor" else {"source": source}
+        if s.harness == "claude-code":
+            fields["model"] = "claude-sonnet-4-5-20250929"
+        context = self._context(s, self._hook(s, "start", **fields), "the start hook")
         self._check_injection(s, context, source)
 
-    def _new_session(self, number: int, repo: int) -> Session:
-        session_id = f"{number:08x}-5eed-4{number:03x}-8a00-{self.step_no:012x}"
-        folder = self.home.parent / "claude-projects" / f"-sim-{REPOS[repo][0].replace('/', '-')}"
+    def _new_session(
+        self, number: int, repo: int, harness: str = "claude-code", client: subprocess.Popen | None = None
+    ) -> Session:
+        """A session's transcript where its harness keeps it, and its client process (a new
+        one, or the window's when it goes on as a new session)."""
+        slug = REPOS[repo][0].replace("/", "-")
+        if harness == "codex":
+            session_id = f"019a{number:04x}-5eed-7{number:03x}-8a00-{self.step_no:012x}"
+            folder = self.home.parent / "codex-sessions" / "2026" / "11" / "28"
+            name = f"rollout-2026-11-28T09-00-00-{session_id}.jsonl"
+        elif harness == "cursor":
+            session_id = f"{number:08x}-c0de-4{number:03x}-9b00-{self.step_no:012x}"
+            folder = self.home.parent / "cursor-projects" / f"sim-{slug}" / "agent-transcripts" / session_id
+            name = f"{session_id}.jsonl"
+        else:
+            session_id = f"{number:08x}-5eed-4{number:03x}-8a00-{self.step_no:012x}"
+            folder = self.home.parent / "claude-projects" / f"-sim-{slug}"
+            name = f"{session_id}.jsonl"
         folder.mkdir(parents=True, exist_ok=True)
-        path = folder / f"{session_id}.jsonl"
+        path = folder / name
         path.touch()
-        client = subprocess.Popen(
+        s = Session(number, repo, session_id, path, None, harness=harness)
+        if harness == "codex":
+            meta = {"id": session_id, "cwd": str(self.root / REPOS[repo][0]), "originator": "codex_cli_rs"}
+            self._write(s, {"timestamp": "2026-11-28T09:00:00.000Z", "type": "session_meta", "payload": meta})
+        s.client = client or subprocess.Popen(
             [sys.executable, "-c", CLIENT], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
-        return Session(number, repo, session_id, path, client)
+        return s
 
     def _captured(self, s: Session) -> None:
         """A capture hook ran for s: its turns so far are stored now, or once the database is back."""
@@ -402,7 +574,7 @@ class World:
             return
         s = self.sessions.get(step.session)
         if step.kind == "open":
-            s = self._new_session(step.session, step.arg)
+            s = self._new_session(step.session, step.arg, step.harness)
             self.sessions[step.session] = s
             # a crashed session of the project is captured by the next start of one, before
             # its payload is made
@@ -439,26 +611,26 @@ class World:
         elif step.kind == "work":
             self._work(s, word, service, step.arg)
         elif step.kind == "compact":
-            self._hook(s, "PreCompact", trigger="auto", custom_instructions="")
+            # (Cursor's preCompact has no trigger, and Cursor boots no session after it)
+            fields = {"cursor": {}, "codex": {"trigger": "auto"}}.get(s.harness)
+            self._hook(
+                s,
+                "compact",
+                **(fields if fields is not None else {"trigger": "auto", "custom_instructions": ""}),
+            )
             self._captured(s)
-            self._boot(s, "compact")
+            if s.harness != "cursor":
+                self._boot(s, "compact")
         elif step.kind == "clear":
-            self._hook(s, "SessionEnd", reason="clear")
-            self._captured(s)
-            s.state, s.ended_at = "ended", self.step_no
-            # /clear: the same window goes on as a new session
-            fresh = self._new_session(s.number, s.repo)
-            fresh.client.kill()  # the window's client stays the old one
-            fresh.client = s.client
+            self._end(s, "clear")
+            # /clear (Codex's too; Cursor's new chat): the same window goes on as a new session
+            replacement = self._new_session(s.number, s.repo, s.harness, client=s.client)
             s.client = None
-            replacement = Session(s.number, s.repo, fresh.session_id, fresh.path, fresh.client)
             self.sessions[s.number] = replacement
             self.sessions[-self.step_no] = s  # kept, under a number no step names
-            self._boot(replacement, "clear")
+            self._boot(replacement, "startup" if s.harness == "cursor" else "clear")
         elif step.kind == "end":
-            self._hook(s, "SessionEnd", reason="prompt_input_exit")
-            self._captured(s)
-            s.state, s.ended_at = "ended", self.step_no
+            self._end(s, "prompt_input_exit")
             self._close(s)
         elif step.kind == "crash":
             assert s.client is not None
@@ -467,6 +639,19 @@ class World:
             s.client = None
             # pybrain learns when it died from its last hook or transcript line
             s.state, s.ended_at = "crashed", s.active_at
+
+    def _end(self, s: Session, reason: str) -> None:
+        """The session ends: Claude Code's SessionEnd, Cursor's sessionEnd (which hands off
+        again), Codex nothing (its last turn's Stop handed off)."""
+        if s.harness == "claude-code":
+            self._hook(s, "end", reason=reason)
+            self._captured(s)
+        elif s.harness == "cursor":
+            self._hook(s, "end", session_id=s.session_id, reason="user_close", duration_ms=60_000)
+            self._captured(s)
+            if s.last_reply:
+                s.handed_at, s.handed_reply = self.step_no, s.last_reply
+        s.state, s.ended_at = "ended", self.step_no
 
     def _fact(self, n: int) -> None:
         """The person writes a service's port as a fact (brain remember), or corrects the one
@@ -506,34 +691,18 @@ class World:
         self.private_tokens.append(token)
         folder = self.root / REPOS[s.repo][0]
         prompt = f"The {word} {service} health check fails after the deploy. <private>login {token}</private>"
-        uuid = self._line(s, "user", {"role": "user", "content": prompt})
-        s.turns.append(Turn(f"{s.session_id}/{uuid}", "user", prompt, prompt.split(" <private>")[0]))
-        use = {
-            "type": "tool_use",
-            "id": f"toolu_{self.step_no}",
-            "name": "Bash",
-            "input": {
-                "command": f"curl -s {word}-{service.replace(' ', '-')}:8080/health",
-                "description": "Check the health endpoint",
-            },
-        }
-        self._line(s, "assistant", {"role": "assistant", "type": "message", "content": [use]})
-        result = {
-            "type": "tool_result",
-            "tool_use_id": use["id"],
-            "content": "503 upstream timeout = 5",
-        }
-        self._line(s, "user", {"role": "user", "content": [result]})
-        reply = f"The {word} {service} health check timed out: raised its timeout from 5 to 30 seconds."
-        uuid = self._line(
-            s,
-            "assistant",
-            {"role": "assistant", "type": "message", "content": [{"type": "text", "text": reply}]},
+        s.turns.append(
+            Turn(self._line(s, "user", prompt), s.harness, "user", prompt, prompt.split(" <private>")[0])
         )
-        s.turns.append(Turn(f"{s.session_id}/{uuid}", "assistant", reply, reply))
+        self._tool_call(
+            s, f"curl -s {word}-{service.replace(' ', '-')}:8080/health", "503 upstream timeout = 5"
+        )
+        reply = f"The {word} {service} health check timed out: raised its timeout from 5 to 30 seconds."
+        s.turns.append(Turn(self._line(s, "assistant", reply), s.harness, "assistant", reply, reply))
         s.last_reply = reply
-        if self.down:
-            return
+        self._stopped(s)
+        if self.down or s.harness != "claude-code":
+            return  # (a trajectory is read from a Claude Code transcript only)
         out = self._brain(
             "trajectory",
             "record",
@@ -655,25 +824,34 @@ class World:
                 )
         if source != "startup" or self.down:
             return
-        ended = [
-            o
+        handed = [
+            (at, reply, o)
             for o in self.sessions.values()
-            if o is not s
-            and REPOS[o.repo][2] == project
-            and o.state != "open"
-            and o.last_reply
-            and (o.state == "ended" or o.due == len(o.turns))
+            if o is not s and REPOS[o.repo][2] == project
+            for at, reply in [self._handoff(o)]
+            if reply
         ]
-        if ended:
-            latest = max(ended, key=lambda o: o.ended_at)
-            if latest.last_reply and latest.last_reply[:60] not in context:
+        if handed:
+            _, reply, latest = max(handed, key=lambda h: h[0])
+            if reply[:60] not in context:
                 shown = next((x for x in context.splitlines() if "Last reply" in x), "no handoff")
                 self._violate(
                     "the handoff is the project's last ended session's",
-                    f"s{s.number} in {project}: expected s{latest.number}'s "
-                    f"{latest.last_reply[:60]!r}, shown {shown[:160]!r}",
+                    f"s{s.number} ({s.harness}) in {project}: expected s{latest.number}'s ({latest.harness}) "
+                    f"{reply[:60]!r}, shown {shown[:160]!r}",
                 )
         del word
+
+    @staticmethod
+    def _handoff(o: Session) -> tuple[int, str | None]:
+        """The step of the last handoff a session wrote for the project's next session, and
+        the reply it was written after: Claude Code's at its end (a crash's once captured);
+        Codex's and Cursor's at each turn's stop and Cursor's end."""
+        if o.harness != "claude-code":
+            return o.handed_at, o.handed_reply
+        if o.state != "open" and o.last_reply and (o.state == "ended" or o.due == len(o.turns)):
+            return o.ended_at, o.last_reply
+        return -1, None
 
     def _check_current(self, s: Session, context: str, service: str) -> None:
         """What a prompt asking for a service's port brings: every line with its age; the current
@@ -713,24 +891,28 @@ class World:
         """The stored side of the invariants, read as the superuser."""
         with psycopg.connect(self.admin_url, autocommit=True) as admin:
             stored = {
-                ref: (headline, body, project)
-                for ref, headline, body, project in admin.execute(
-                    "SELECT source_ref, headline, body, project FROM brain.memory"
-                    " WHERE source_system = 'claude-code' AND source_ref IS NOT NULL"
+                (system, ref): (headline, body, project)
+                for system, ref, headline, body, project in admin.execute(
+                    "SELECT source_system, source_ref, headline, body, project FROM brain.memory"
+                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL",
+                    (list(HARNESSES),),
                 )
             }
-            counts = dict(
-                admin.execute(
-                    "SELECT source_ref, count(*) FROM brain.memory WHERE source_system = 'claude-code'"
-                    " AND source_ref IS NOT NULL GROUP BY 1"
-                ).fetchall()
-            )
+            counts = {
+                (system, ref): n
+                for system, ref, n in admin.execute(
+                    "SELECT source_system, source_ref, count(*) FROM brain.memory"
+                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL GROUP BY 1, 2",
+                    (list(HARNESSES),),
+                )
+            }
             for s in self.sessions.values():
                 for turn in s.turns[: s.due]:
-                    got = stored.get(turn.ref)
+                    got = stored.get((turn.system, turn.ref))
                     if got is None:
                         self._violate(
-                            "nothing captured is lost", f"s{s.number} {turn.role}: {turn.kept[:80]!r}"
+                            "nothing captured is lost",
+                            f"s{s.number} ({s.harness}) {turn.role}: {turn.kept[:80]!r}",
                         )
                         continue
                     text = f"{got[0]}\n{got[1]}"
@@ -739,8 +921,10 @@ class World:
                             "each turn is stored verbatim by its source",
                             f"s{s.number} {turn.ref}: {turn.kept[:60]!r} not in {text[:160]!r}",
                         )
-                    if counts.get(turn.ref, 0) > 1:
-                        self._violate("each turn is stored once", f"{turn.ref}: {counts[turn.ref]} rows")
+                    if counts.get((turn.system, turn.ref), 0) > 1:
+                        self._violate(
+                            "each turn is stored once", f"{turn.ref}: {counts[turn.system, turn.ref]} rows"
+                        )
                     first = self.seen.setdefault(turn.ref, text)
                     if first != text:
                         self._violate(
@@ -752,8 +936,9 @@ class World:
                             "a project is a repository",
                             f"s{s.number} in {REPOS[s.repo][0]}: stored under project {got[2]!r}",
                         )
-            # a session that ended through its SessionEnd hook (written then, or later from the
-            # spool) is labelled so, never as a crash, and never captured again as one
+            # a session that ended through its SessionEnd hook (Cursor's sessionEnd, Codex's
+            # last Stop; written then, or later from the spool) is labelled so, never as a
+            # crash, and never captured again as one
             reasons = {}
             for client_session, reason, captured_by in admin.execute(
                 "SELECT client_info->>'client_session', end_reason, client_info->>'capture_attempts'"
@@ -763,6 +948,8 @@ class World:
             for s in self.sessions.values():
                 if s.state != "ended" or s.due < len(s.turns) or not s.known:
                     continue
+                if s.harness == "codex" and s.handed_at < 0:
+                    continue  # no turn of it stopped: nothing told pybrain it ended, as after a crash
                 for reason, captured_by in reasons.get(s.session_id, []):
                     if reason in ("process gone", "heartbeat expired", "rebooted") or captured_by:
                         self._violate(

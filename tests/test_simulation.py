@@ -53,6 +53,11 @@ def test_the_generator_covers_every_kind_of_step() -> None:
         "up",
     }
     assert simulation.generate(11) == simulation.generate(11)
+    # sessions of the three harnesses, interleaved in one repository
+    opened = [s for seed in CI_SEEDS for s in simulation.generate(seed) if s.kind == "open"]
+    assert {s.harness for s in opened} == set(simulation.HARNESSES)
+    in_one = [{s.harness for s in opened if s.arg == repo} for repo in range(len(simulation.REPOS))]
+    assert any(len(harnesses) == 3 for harnesses in in_one)
 
 
 @pytest.mark.parametrize("seed", CI_SEEDS)
@@ -180,7 +185,9 @@ FOUND["a fact written after the turns that said otherwise"] = [
 # (seed 1004) 57 generated steps, ending in a backup of a store with many turns that say the
 # same words: the restored database's search ranked equal BM25 scores apart, for their sums
 # of floats came out in another order under another plan (the shrinker could not shorten it).
-FOUND["a backup of many equal turns ranks them as the live store does"] = simulation.generate(1004, steps=57)
+FOUND["a backup of many equal turns ranks them as the live store does"] = simulation.generate(
+    1004, steps=57, harnesses=("claude-code",)
+)
 
 
 @pytest.mark.parametrize("case", sorted(FOUND))
