@@ -2964,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions da19ad643af604f9743423f3eddb3e9423a81d02b76081aedd883c60c9b5453f';
+COMMENT ON TABLE brain.migration IS 'functions a6d07162be295a4dbacd6ba9705fc869ba81c377d7a1f78a7f462481b39c397d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -364,15 +364,16 @@ def test_a_handoff_with_no_session_to_name_is_stored_for_the_project(conn) -> No
     assert (handoff["session_id"], handoff["text"]) == (None, "Staging is down until Monday.")
 
 
-def test_handoffs_come_in_the_order_their_sessions_ended(conn) -> None:
+def test_handoffs_come_in_the_order_they_were_written(conn) -> None:
     s1 = boot(conn, **SEAT)["session_id"]
     s2 = boot(conn, **{**SEAT, "cwd": "/src/web-2"})["session_id"]
     scalar(conn, "SELECT brain.end_session(%s, 'From the first session.', now => %s)", (s1, at(1)))
     assert boot(conn, "ops", now=at(2))["sections"]["handoff"] is None
-    # s1 ended before s2: a handoff written for it later does not displace s2's
     scalar(conn, "SELECT brain.end_session(%s, 'From the second session.', now => %s)", (s2, at(3)))
+    # s1 ended before s2 and went on (Codex's session stops each turn): the handoff written
+    # for it later is the newest
     scalar(conn, "SELECT brain.end_session(%s, 'The first, again.', now => %s)", (s1, at(4)))
-    assert boot(conn, **SEAT, now=at(5))["sections"]["handoff"]["text"] == "From the second session."
+    assert boot(conn, **SEAT, now=at(5))["sections"]["handoff"]["text"] == "The first, again."
     assert boot(conn, **SEAT, now=at(3))["sections"]["handoff"]["text"] == "From the second session."
     assert boot(conn, **SEAT, now=at(2))["sections"]["handoff"]["text"] == "From the first session."
 

@@ -152,6 +152,27 @@ FOUND = {
         S("crash", 6),
         S("open", 9, 3),
     ],
+    # (seed 1000) a Cursor chat that ended (a new chat) after a Claude Code session's end, its
+    # last turn's stop before that end: its handoff, stored again at its end, counted from
+    # the stop
+    "a Cursor session ends after another harness's session": [
+        S("open", 3, 1),
+        S("say", 3, 7959),
+        S("open", 6, 1, "cursor"),
+        S("say", 6, 6498),
+        S("clear", 3),
+        S("clear", 6),
+    ],
+    # (seed 1002) a Codex session's second turn stopped after a Cursor turn in the same
+    # repository: the handoff of that stop counted from the session's first stop
+    "a Codex turn stops again after a Cursor turn": [
+        S("open", 1, 1, "codex"),
+        S("open", 3, 0, "cursor"),
+        S("say", 1, 4602),
+        S("work", 3, 9792),
+        S("say", 1, 3898),
+        S("open", 4, 1, "cursor"),
+    ],
 }
 
 

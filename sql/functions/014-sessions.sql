@@ -173,7 +173,9 @@ $$;
 -- client session is `own` (the one asking: after its compaction it gets its own
 -- note). A handoff written for a compacted session later (`written`: its client
 -- session went on and ended then, with no start booted again after the
--- compaction) counts from when it was written.
+-- compaction) counts from when it was written; so does one written later for a
+-- session that ended and went on (its client's turn stopped, and the next one
+-- stopped too), but not one written for a crashed session once captured.
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session, text);
 CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text, written timestamptz DEFAULT NULL)
@@ -196,7 +198,9 @@ AS $$
                    AND n.client_info->>'client_session' = s.client_info->>'client_session'))
         WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
             THEN least(s.heartbeat_at, s.ended_at)
-        ELSE s.ended_at END
+        -- (a session that ended and went on: Codex's stops each turn, Cursor's stop then its
+        -- sessionEnd; the handoff it wrote later counts from then)
+        ELSE greatest(s.ended_at, written) END
 $$;
 
 -- The handoff the next session of a project gets, whatever its source (the
