@@ -2533,13 +2533,13 @@ CREATE FUNCTION brain.trim_space(t text) RETURNS text
     -- the body: sql/functions/001-text.sql
 $_$;
 COMMENT ON FUNCTION brain.trim_space(t text) IS 'The text without leading and trailing white space of any kind.';
-CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, max_results integer DEFAULT 3, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(session_id bigint, client_session text, transcript text, end_reason text, started_at timestamp with time zone, ended_at timestamp with time zone)
+CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::text, cwd text DEFAULT NULL::text, host text DEFAULT NULL::text, max_results integer DEFAULT 3, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(session_id bigint, session_source text, client_session text, transcript text, end_reason text, started_at timestamp with time zone, ended_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
-COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
+COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (project and host; and the folder, cwd, of a session without a project; of any source, session_source saying which: the harnesses share a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2964,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a6d07162be295a4dbacd6ba9705fc869ba81c377d7a1f78a7f462481b39c397d';
+COMMENT ON TABLE brain.migration IS 'functions 0c21ef7d81f81526524c8741f922b7a4f648b4e32cfe2e892df67a3b9e390a7a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

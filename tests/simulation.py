@@ -245,6 +245,7 @@ class Session:
     # the reply it was written after
     handed_at: int = -1
     handed_reply: str | None = None
+    booted_at: int = 0  # the step of its last start hook (its start, or after a compaction)
     repeats: dict[str, int] = field(default_factory=dict)  # Cursor: the turns of each digest
 
 
@@ -505,6 +506,7 @@ class World:
         s.handed_at, s.handed_reply = self.step_no, s.last_reply
 
     def _boot(self, s: Session, source: str) -> None:
+        s.booted_at = self.step_no
         fields = {} if s.harness == "cursor" else {"source": source}
         if s.harness == "claude-code":
             fields["model"] = "claude-sonnet-4-5-20250929"
@@ -948,8 +950,10 @@ class World:
             for s in self.sessions.values():
                 if s.state != "ended" or s.due < len(s.turns) or not s.known:
                     continue
-                if s.harness == "codex" and s.handed_at < 0:
-                    continue  # no turn of it stopped: nothing told pybrain it ended, as after a crash
+                if s.harness == "codex" and s.handed_at < s.booted_at:
+                    # no turn stopped since it booted (at its start, or after a compaction):
+                    # nothing told pybrain it ended, as after a crash
+                    continue
                 for reason, captured_by in reasons.get(s.session_id, []):
                     if reason in ("process gone", "heartbeat expired", "rebooted") or captured_by:
                         self._violate(

@@ -120,3 +120,32 @@ def test_a_bad_memory_file_is_said_and_the_rest_goes_on(brain_cli, conn, tmp_pat
     assert r.exit_code == 1
     assert "broken.md: rejected (None): not UTF-8 text" in r.output
     assert len(_active(conn)) == 7
+
+
+def test_an_item_changed_beside_one_removed_supersedes_its_own_version(brain_cli, conn, tmp_path) -> None:
+    """Within one section, the first item removed and the second reworded in the same edit:
+    the reworded item supersedes its own old version (the one it is most like), not the
+    removed one, which is tombstoned."""
+    folder = tmp_path / "memory"
+    shutil.copytree(FIXTURE, folder)
+    _import(brain_cli, str(folder), "--project", "shop")
+    first = _active(conn)
+    text = (folder / "MEMORY.md").read_text()
+    text = text.replace("- Use pnpm, never npm: the lockfile is pnpm-lock.yaml\n", "")
+    text = text.replace("Run the unit tests with `pnpm test`", "Run the unit tests with `pnpm test -- --run`")
+    (folder / "MEMORY.md").write_text(text)
+    out = _import(brain_cli, str(folder), "--project", "shop")
+    assert out["counts"] == {"changed": 1, "removed": 1, "unchanged": 4}, out["counts"]
+    tests_item = next(m for body, m in first.items() if body.startswith("Run the unit tests"))
+    pnpm = first["Use pnpm, never npm: the lockfile is pnpm-lock.yaml"]
+    new = next(m for body, m in _active(conn).items() if "--run" in body)
+    states = dict(
+        conn.execute(
+            "SELECT memory_id, state FROM brain.memory WHERE memory_id = ANY(%s)",
+            ([tests_item["memory_id"], pnpm["memory_id"]],),
+        ).fetchall()
+    )
+    assert states == {tests_item["memory_id"]: "superseded", pnpm["memory_id"]: "tombstoned"}
+    query = "SELECT superseded_by FROM brain.memory WHERE memory_id = %s"
+    (was,) = rows(conn, query, (tests_item["memory_id"],))
+    assert was["superseded_by"] == new["memory_id"]

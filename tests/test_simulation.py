@@ -163,6 +163,19 @@ FOUND = {
         S("clear", 3),
         S("clear", 6),
     ],
+    # (seeds 1006, 1007) a Claude Code session crashed, and the next session of its repository
+    # started in Cursor or Codex: the crashed session's turns were captured by a start of its
+    # own harness only
+    "a crash captured by another harness's start": [
+        S("open", 7, 1),
+        S("say", 7, 8841),
+        S("crash", 7),
+        S("open", 9, 0, "cursor"),
+        S("open", 1, 2),
+        S("private", 1, 7313),
+        S("crash", 1),
+        S("open", 5, 2, "codex"),
+    ],
     # (seed 1002) a Codex session's second turn stopped after a Cursor turn in the same
     # repository: the handoff of that stop counted from the session's first stop
     "a Codex turn stops again after a Cursor turn": [

@@ -639,8 +639,8 @@ def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str |
 
 
 def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = True) -> bool:
-    """Capture the transcripts of this seat's sessions that ended without a capture hook
-    (the client crashed): brain.uncaptured_sessions, then for each its turns through
+    """Capture the transcripts of this seat's sessions (of any harness) that ended without a
+    capture hook (the client crashed): brain.uncaptured_sessions, then for each its turns through
     brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
     import socket
 
@@ -661,6 +661,10 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
         host=socket.gethostname(),
     )
     for row in ended:
+        # (a session of another harness of the project: its turns stored, and its handoff
+        # written, as its own hooks would have)
+        harness = row["session_source"]
+        own = replace(options, source=harness) if harness in HARNESSES else options
         try:
             turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
         except (OSError, InputTooLarge):
@@ -668,7 +672,7 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
-            _, left = _store_turns(brain, turns, options, until, embed=embed)
+            _, left = _store_turns(brain, turns, own, until, embed=embed)
             if left:
                 # what is stored stays; this session is handed out again (brain.uncaptured_sessions)
                 print(
@@ -680,7 +684,7 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
             "capture_ended_session",
             session=row["session_id"],
             turns=Jsonb(turns),
-            client=_harness(options)[1],
+            client=_harness(own)[1],
         )
         handed = handed or out["stored"]
     return handed

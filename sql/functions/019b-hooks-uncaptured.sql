@@ -3,8 +3,10 @@
 
 -- Sessions a capture hook never ended: the client crashed, was killed, or its
 -- hook failed (no PreCompact, no SessionEnd), so the turns of its transcript
--- were never stored. The next session of the seat captures them while the
--- transcript is still on disk (brain.capture_ended_session).
+-- were never stored. The next session of the seat, in any harness (they share
+-- a project), captures them while the transcript is still on disk
+-- (brain.capture_ended_session), each under its own source (session_source).
+DROP FUNCTION IF EXISTS brain.uncaptured_sessions(text, text, text, text, integer, timestamptz);
 CREATE OR REPLACE FUNCTION brain.uncaptured_sessions(
     source text,
     project text DEFAULT '',
@@ -13,8 +15,8 @@ CREATE OR REPLACE FUNCTION brain.uncaptured_sessions(
     max_results integer DEFAULT 3,
     now timestamptz DEFAULT NULL
 )
-RETURNS TABLE (session_id bigint, client_session text, transcript text, end_reason text, started_at timestamptz,
-               ended_at timestamptz)
+RETURNS TABLE (session_id bigint, session_source text, client_session text, transcript text, end_reason text,
+               started_at timestamptz, ended_at timestamptz)
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
@@ -31,7 +33,8 @@ BEGIN
                 'capture_attempts', coalesce((s.client_info->>'capture_attempts')::integer, 0) + 1)
         WHERE s.workspace_id = brain.current_workspace() AND s.session_id IN (
             SELECT x.session_id FROM brain.session x
-            WHERE x.workspace_id = brain.current_workspace() AND x.source = uncaptured_sessions.source
+            -- (of any source: the caller's, `source`, is not a filter)
+            WHERE x.workspace_id = brain.current_workspace()
               AND x.project = coalesce(uncaptured_sessions.project, '')
               -- a project's seat is the project (a repository: any of its folders);
               -- a global session's is its folder
@@ -50,15 +53,15 @@ BEGIN
               AND x.started_at > brain._clock(uncaptured_sessions.now) - interval '7 days'
             ORDER BY x.started_at DESC, x.session_id DESC
             LIMIT greatest(coalesce(max_results, 3), 0))
-        RETURNING s.session_id, s.client_info->>'client_session' AS client_session,
+        RETURNING s.session_id, s.source, s.client_info->>'client_session' AS client_session,
                   s.client_info->>'transcript' AS transcript, s.end_reason, s.started_at, s.ended_at)
-    SELECT c.session_id, c.client_session, c.transcript, c.end_reason, c.started_at, c.ended_at
+    SELECT c.session_id, c.source, c.client_session, c.transcript, c.end_reason, c.started_at, c.ended_at
     FROM claimed AS c
     ORDER BY c.started_at DESC, c.session_id DESC;
 END
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions IS
-    'Hands out the sessions of a seat (source, project and host; and the folder, cwd, of a session without a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
+    'Hands out the sessions of a seat (project and host; and the folder, cwd, of a session without a project; of any source, session_source saying which: the harnesses share a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
 
 CREATE OR REPLACE FUNCTION brain.capture_ended_session(
     session bigint,

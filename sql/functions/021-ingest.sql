@@ -25,7 +25,7 @@ $$;
 -- chunk of this document, or as another active fact of the project: a
 -- duplicate, not stored again (chunks of documents removed at source, doomed,
 -- do not count); a changed chunk taking the place of the old chunk of its
--- section, in order; else new. Old chunks left over are removed. A document
+-- section it is most like; else new. Old chunks left over are removed. A document
 -- the gate refuses is its row alone, rejected with the error; any other error
 -- stops the batch. base: the place in the batch before the document's row.
 CREATE OR REPLACE FUNCTION brain._stage_document(doc brain.staged_memory, source_system text, project text,
@@ -43,6 +43,7 @@ DECLARE
     old brain.staged_memory[];     -- its chunks as last ingested; action 'kept' once a chunk takes one
     firsts integer[];              -- per chunk, the first earlier chunk of the document with its text
     j integer;
+    pair record;                   -- a chunk and an old chunk of its section (k, o)
 BEGIN
     -- (sent without its text: reported, and left for a call that sends it)
     IF doc.action NOT IN ('new', 'changed') OR doc.input ->> 'text' IS NULL THEN
@@ -144,16 +145,28 @@ BEGIN
                 chunks[k].memory_id := (chunks[k]).existing;
             END IF;
         END LOOP;
-        -- c. A changed chunk supersedes the old chunk of its section, in order.
+        -- c. A changed chunk supersedes the old chunk of its section it is most like: the
+        --    pairs of a section, most alike first (trigram similarity of their texts; past
+        --    PAIRS pairs in all, in order alone), each chunk and old chunk taken once. An item
+        --    reworded while another of its section was removed supersedes its own version.
+        FOR pair IN
+            SELECT p.k, p.o
+            FROM (SELECT c.k, o.o, count(*) OVER () AS pairs,
+                         public.similarity((chunks[c.k]).normalized, (old[o.o]).normalized) AS alike
+                  FROM generate_series(1, cardinality(chunks)) AS c(k)
+                  JOIN generate_series(1, cardinality(old)) AS o(o)
+                    ON (old[o.o]).section = coalesce((chunks[c.k]).section, '')
+                  WHERE (chunks[c.k]).action IS NULL AND (old[o.o]).action IS NULL) AS p
+            ORDER BY CASE WHEN p.pairs <= 20000 THEN p.alike END DESC NULLS LAST, p.k, p.o
+        LOOP
+            CONTINUE WHEN (chunks[pair.k]).action IS NOT NULL OR (old[pair.o]).action IS NOT NULL;
+            chunks[pair.k].action := 'changed';
+            chunks[pair.k].previous_id := (old[pair.o]).memory_id;
+            old[pair.o].action := 'kept';
+        END LOOP;
         FOR k IN 1 .. cardinality(chunks) LOOP
             CONTINUE WHEN (chunks[k]).action IS NOT NULL;
-            j := (SELECT min(o) FROM generate_series(1, cardinality(old)) AS o
-                  WHERE (old[o]).action IS NULL AND (old[o]).section = coalesce((chunks[k]).section, ''));
-            IF j IS NOT NULL THEN
-                chunks[k].action := 'changed'; chunks[k].previous_id := (old[j]).memory_id; old[j].action := 'kept';
-            ELSE
-                chunks[k].action := 'new';
-            END IF;
+            chunks[k].action := 'new';
         END LOOP;
     EXCEPTION WHEN OTHERS THEN
         IF SQLSTATE NOT LIKE 'BR%' THEN
