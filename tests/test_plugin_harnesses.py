@@ -141,16 +141,23 @@ def test_each_harness_finds_the_plugin_and_the_files_pybrain_wire_writes(harness
     assert (source / "bin" / "brain").is_file()
 
 
+def repository(conn: Any, tmp_path: Path, transcript: Path, name: str) -> tuple[Path, Path]:
+    """A git repository (billing) whose memory holds a rule, and the harness's transcript
+    fixture copied beside it under the name the harness gives it."""
+    folder = tmp_path / "billing"
+    folder.mkdir()
+    subprocess.run(["git", "init", "-q", str(folder)], check=True)
+    shutil.copy(transcript, tmp_path / name)
+    remember(conn, kind="rule", severity="BLOCKER", headline="Never rerun the billing export by hand")
+    return folder, tmp_path / name
+
+
 def test_codex_runs_the_installed_plugins_hooks_and_server(cli_env, conn, tmp_path) -> None:
     root = install("codex", tmp_path / "codex-home")
     wired = commands(root, "codex")
     assert set(wired) == {"SessionStart", "PreCompact", "Stop"}
-    folder = tmp_path / "billing"
-    folder.mkdir()
-    subprocess.run(["git", "init", "-q", str(folder)], check=True)
-    rollout = tmp_path / f"rollout-2026-11-20T09-00-00-{test_codex.SESSION}.jsonl"
-    shutil.copy(test_codex.FIXTURES / "rollout.jsonl", rollout)
-    remember(conn, kind="rule", severity="BLOCKER", headline="Never rerun the billing export by hand")
+    name = f"rollout-2026-11-20T09-00-00-{test_codex.SESSION}.jsonl"
+    folder, rollout = repository(conn, tmp_path, test_codex.FIXTURES / "rollout.jsonl", name)
 
     def hook(event: str, name: str) -> Any:
         data = test_codex.payload(name, rollout, folder)
@@ -179,12 +186,8 @@ def test_cursor_runs_the_installed_plugins_hooks_and_server(cli_env, conn, tmp_p
     root = install("cursor", tmp_path / "cursor-home")
     wired = commands(root, "cursor")
     assert set(wired) == {"sessionStart", "preCompact", "stop", "sessionEnd"}
-    folder = tmp_path / "billing"
-    folder.mkdir()
-    subprocess.run(["git", "init", "-q", str(folder)], check=True)
-    transcript = tmp_path / f"{test_cursor.CONVERSATION}.jsonl"
-    shutil.copy(test_cursor.FIXTURES / "transcript.jsonl", transcript)
-    remember(conn, kind="rule", severity="BLOCKER", headline="Never rerun the billing export by hand")
+    name = f"{test_cursor.CONVERSATION}.jsonl"
+    folder, transcript = repository(conn, tmp_path, test_cursor.FIXTURES / "transcript.jsonl", name)
 
     def hook(event: str, name: str, **changes: object) -> Any:
         data = test_cursor.payload(name, transcript, folder, **changes)
