@@ -93,8 +93,7 @@ HARNESSES = {
             "sessionStart": ("session_start.json", {}),
             "preCompact": ("pre_compact.json", {}),
             "stop": ("stop.json", {}),
-            # no fixture of its own: stop's common fields, with its name and a reason
-            "sessionEnd": ("stop.json", {"hook_event_name": "sessionEnd", "reason": "completed"}),
+            "sessionEnd": ("session_end.json", {}),
         },
         roots=True,
     ),

@@ -21,6 +21,7 @@ PAYLOADS = {
     "session-start": "session_start.json",
     "pre-compact": "pre_compact.json",
     "session-end": "stop.json",
+    "session-end-final": "session_end.json",  # sessionEnd, which runs the session-end hook too
 }
 
 

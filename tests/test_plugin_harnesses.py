@@ -199,7 +199,7 @@ def test_cursor_runs_the_installed_plugins_hooks_and_server(cli_env, conn, tmp_p
     assert "Never rerun the billing export by hand" in start["additional_context"]
     hook("preCompact", "pre-compact")
     hook("stop", "session-end")
-    hook("sessionEnd", "session-end", hook_event_name="sessionEnd", reason="user_close")
+    hook("sessionEnd", "session-end-final")
     stored = test_cursor.captured(conn)
     assert stored and {project for _, _, project in stored} == {"billing"}
     assert len({ref for ref, _, _ in stored}) == len(stored), "each turn stored once"
