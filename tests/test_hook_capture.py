@@ -1076,7 +1076,10 @@ def test_a_transcript_path_planted_in_the_database_is_never_read(claude, conn) -
     the shared memory. Only a transcript this machine's own start hook recorded is read."""
     import socket
 
-    private = claude.transcript("c0ffee00-1111-4222-8333-444455556666", project="acquisition")
+    # a session of another project on this machine, booted by its own start hook (so its
+    # transcript is this machine's), whose turns are not captured yet
+    private = claude.transcript("c0ffee00-1111-4222-8333-444455556666", project=OTHER)
+    claude.start(private)
     private.user("The Initech acquisition closes on 2026-12-03; tell no one before the board meets.")
     private.assistant("Noted. The data room opens on 2026-12-01.")
     tried = []
