@@ -1067,3 +1067,34 @@ def test_a_session_end_of_a_session_never_booted_keeps_what_it_left(claude, conn
     claude.start(claude.transcript("c0ffee00-1234-4abc-9def-00000000a003"))
     assert _stored_once(conn, t) == 120
     assert not list((Path(cli_env["BRAIN_HOME"]) / "spool").glob("*.json"))
+
+
+def test_a_transcript_path_planted_in_the_database_is_never_read(claude, conn) -> None:
+    """Another member of the workspace (any client role) boots a session whose client_info
+    names a file of this machine (another repository's transcript, private) and makes it
+    look crashed on this host: the next session start here must not read that file into
+    the shared memory. Only a transcript this machine's own start hook recorded is read."""
+    import socket
+
+    # a session of another project on this machine, booted by its own start hook (so its
+    # transcript is this machine's), whose turns are not captured yet
+    private = claude.transcript("c0ffee00-1111-4222-8333-444455556666", project=OTHER)
+    claude.start(private)
+    private.user("The Initech acquisition closes on 2026-12-03; tell no one before the board meets.")
+    private.assistant("Noted. The data room opens on 2026-12-01.")
+    tried = []
+    for planted in (private.path, private.path.with_name("not-recorded.jsonl")):
+        info = json.dumps({"client_session": private.session, "transcript": str(planted)})
+        seat = f"source => 'claude-code', project => '{PROJECT}', cwd => %s, host => %s"
+        for _ in range(2):  # the same process booted again: the first "rebooted", as a crash
+            conn.execute(
+                f"SELECT brain.boot_session({seat}, pid => 4242, client_info => %s)",
+                (str(claude.transcript("x").cwd), socket.gethostname(), info),
+            )
+        tried.append(str(planted))
+    context = claude.start(claude.transcript("d1d2d3d4-0000-4000-8000-000000000001"))
+    leaked = conn.execute(
+        "SELECT headline || ' ' || body FROM brain.memory WHERE (headline || body) ~ 'Initech|data room'"
+    ).fetchall()
+    print(f"\n[planted transcript paths] tried {tried}: {len(leaked)} memories leaked: {leaked}")
+    assert leaked == [] and "Initech" not in (context or "")

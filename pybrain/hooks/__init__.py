@@ -23,6 +23,7 @@ started is given up; what pre-compact and session-end could not write is kept on
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import signal
@@ -32,6 +33,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
 from datetime import datetime
+from pathlib import Path
 from typing import Any, TextIO
 
 # The command names and the Claude Code events they serve.
@@ -596,6 +598,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             task_embedding=vector,
             embedding_space=space,
         )
+        _mark_transcript(brain, options, client_info.get("client_session"), client_info.get("transcript"))
         try:
             if _capture_ended(brain, options, _seat(payload)):
                 # a handoff came from them: the payload shows it (and is found by it)
@@ -619,6 +622,38 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
             "additionalContext": f"{INJECTED[0]}\n{render_boot(boot)}{INJECTED[1]}",
         }
     }
+
+
+# Days a transcript's mark is kept: brain.uncaptured_sessions hands out sessions of the last 7.
+MARK_DAYS = 8
+
+
+def _transcript_mark(opened: Any, project: str | None, session: str, transcript: str) -> Path:
+    """The mark of a transcript this machine's hooks booted (or left) a session for: a file
+    under BRAIN_HOME/run/transcripts named by a digest of the workspace, project, client
+    session and path. A crashed session's transcript is read only when it is marked, so a
+    path another member of the workspace planted in a session row is never read."""
+    from pybrain.entry import home
+
+    key = "\0".join((str(opened.workspace or ""), project or "", session, os.path.expanduser(transcript)))
+    return Path(home()) / "run" / "transcripts" / hashlib.sha256(key.encode()).hexdigest()
+
+
+def _mark_transcript(opened: Any, options: Options, session: str | None, transcript: str | None) -> None:
+    """Mark a transcript as this machine's (best effort: unmarked, a crash of its session
+    is not captured); marks older than MARK_DAYS go."""
+    if not session or not transcript:
+        return
+    mark = _transcript_mark(opened, options.project, session, transcript)
+    try:
+        mark.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        mark.touch()
+        old = time.time() - MARK_DAYS * 86400
+        for other in mark.parent.iterdir():
+            if other.stat().st_mtime < old:
+                other.unlink(missing_ok=True)
+    except OSError:
+        pass
 
 
 def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str | None]:
@@ -665,10 +700,20 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
         # written, as its own hooks would have)
         harness = row["session_source"]
         own = replace(options, source=harness) if harness in HARNESSES else options
-        try:
-            turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
-        except (OSError, InputTooLarge):
-            turns = []  # gone from disk, or not a file to read: nothing to capture
+        if not _transcript_mark(opened, options.project, row["client_session"], row["transcript"]).exists():
+            # not a transcript this machine's hooks booted a session for (a path planted in the
+            # database, or one of another BRAIN_HOME): never read; the session is marked captured
+            print(
+                f"pybrain: session #{row['session_id']}'s transcript was not recorded by this machine's"
+                " hooks; it is not read",
+                file=sys.stderr,
+            )
+            turns = []
+        else:
+            try:
+                turns = read_turns(os.path.expanduser(row["transcript"]), row["client_session"])
+            except (OSError, InputTooLarge):
+                turns = []  # gone from disk, or not a file to read: nothing to capture
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
@@ -795,6 +840,8 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
                 marked = brain.value(
                     "leave_capture", session=ended["session"], transcript=path, client_session=session
                 )["capture_left"]
+                if marked is not None:  # its next start reads the rest of this transcript
+                    _mark_transcript(opened, options, session, path)
             if left and marked is None:
                 # no session of its own to mark: its input is kept, for the background process
                 # (below) or the next hook or command to write
