@@ -1902,7 +1902,7 @@ CREATE FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, 
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+COMMENT ON FUNCTION brain.hand_off_transcript(turns jsonb, event text, source text, project text, cwd text, host text, host_processes jsonb, client text, transcript text, compaction boolean, now timestamp with time zone) IS 'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the session booted for its client session (transcript), or, with no client session named, the seat''s session as brain.end_session_of would (a client session no start registered ends no other session: its handoff is stored for no session, counting from then), unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
 CREATE FUNCTION brain.health() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2964,7 +2964,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0c21ef7d81f81526524c8741f922b7a4f648b4e32cfe2e892df67a3b9e390a7a';
+COMMENT ON TABLE brain.migration IS 'functions d59472942d535d8232d85fc8f8264a9d100ca4ee9c3939e6d6d945bbe47533e7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

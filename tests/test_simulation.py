@@ -176,6 +176,20 @@ FOUND = {
         S("crash", 1),
         S("open", 5, 2, "codex"),
     ],
+    # (seed 1037) a session started while the database hung (never registered) ended once it
+    # was back, after another window of its folder had crashed: its handoff was given to the
+    # crashed session's row and counted from that crash
+    "an end of a session never registered, after a crash in its folder": [
+        S("open", 3, 3),
+        S("say", 3, 3777),
+        S("crash", 3),
+        S("down", 0, 1),
+        S("open", 4, 3),
+        S("say", 4, 2351),
+        S("up", 0),
+        S("end", 4),
+        S("open", 13, 3, "cursor"),
+    ],
     # (seed 1002) a Codex session's second turn stopped after a Cursor turn in the same
     # repository: the handoff of that stop counted from the session's first stop
     "a Codex turn stops again after a Cursor turn": [

@@ -300,6 +300,12 @@ BEGIN
             -- then the others gone, as brain.end_session_of does (after: this one's client
             -- may be gone too, when the hook is written later from the spool)
             PERFORM brain._sweep_sessions(clock, host, host_processes);
+        ELSIF transcript IS NOT NULL THEN
+            -- A client session no start registered (its start hook never reached the
+            -- database): its handoff is stored for no session, counting from now; no other
+            -- session of the seat (another window's, a crashed one's) is ended or given it.
+            PERFORM brain._sweep_sessions(clock, host, host_processes);
+            result := brain._store_handoff(source, project, NULL, handoff, brain.transcript_snapshot(turns), clock);
         ELSE
             result := brain.end_session_of(source, project, cwd, host, handoff, brain.transcript_snapshot(turns),
                                            host_processes, clock);
@@ -323,6 +329,9 @@ BEGIN
         -- crash); none when it has ended already: another window's is not this one's
         SELECT s.session_id INTO live FROM brain.session s
         WHERE s.workspace_id = brain.current_workspace() AND s.session_id = own AND s.status = 'active';
+    ELSIF transcript IS NOT NULL THEN
+        -- (a client session no start registered: no other session is its to end)
+        PERFORM brain._sweep_sessions(clock, host, host_processes);
     ELSE
         PERFORM brain._sweep_sessions(clock, host, host_processes);
         SELECT s.session_id INTO live FROM brain.session s
@@ -348,4 +357,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.hand_off_transcript IS
-    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the seat''s session as brain.end_session_of would, unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+    'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the session booted for its client session (transcript), or, with no client session named, the seat''s session as brain.end_session_of would (a client session no start registered ends no other session: its handoff is stored for no session, counting from then), unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
