@@ -1055,9 +1055,11 @@ def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
 
 
 def seeds_from_env(default: list[int]) -> Iterator[int]:
-    """PYBRAIN_SIM_SEED=n: that seed alone; PYBRAIN_SIM_SEEDS=n: n seeds from 1000."""
+    """PYBRAIN_SIM_SEED=n: that seed alone; PYBRAIN_SIM_SEEDS=n: n seeds from PYBRAIN_SIM_FIRST
+    (1000)."""
     if os.environ.get("PYBRAIN_SIM_SEED"):
         yield int(os.environ["PYBRAIN_SIM_SEED"])
         return
     count = int(os.environ.get("PYBRAIN_SIM_SEEDS", "0") or 0)
-    yield from (range(1000, 1000 + count) if count else default)
+    first = int(os.environ.get("PYBRAIN_SIM_FIRST", "1000") or 1000)
+    yield from (range(first, first + count) if count else default)
