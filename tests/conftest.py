@@ -42,6 +42,18 @@ def model_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("models")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def isolated_run(tmp_path_factory: pytest.TempPathFactory, model_cache: Path) -> Iterator[None]:
+    """The same for the fixtures set up once a module or a run (the local embedder's), which
+    come before any test's own: no BRAIN_HOME of the machine, no warm server started there."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("BRAIN_HOME", str(tmp_path_factory.mktemp("run-home")))
+        patch.setenv("BRAIN_MODEL_CACHE", str(model_cache))
+        patch.setenv("BRAIN_EMBED_SERVER", "off")
+        patch.setenv("BRAIN_HOOK_SERVER", "off")
+        yield
+
+
 @pytest.fixture(autouse=True)
 def isolated(
     monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory, model_cache: Path
