@@ -711,6 +711,12 @@ CREATE FUNCTION brain._follows_lifecycle() RETURNS trigger
     AS $$
     -- the body: sql/functions/011-lifecycle.sql
 $$;
+CREATE FUNCTION brain._forget_request_keys(clock timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
+$$;
 CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -888,6 +894,12 @@ CREATE FUNCTION brain._is_pattern_rule(ws bigint, id bigint) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/015-boot.sql
+$$;
+CREATE FUNCTION brain._keep_answer(request_key text, answer jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
 $$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
@@ -1147,6 +1159,12 @@ CREATE FUNCTION brain._refuse_secrets(fields jsonb, outcome text DEFAULT 'nothin
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/001b-text-clean.sql
+$$;
+CREATE FUNCTION brain._request_answer(request_key text, function_name text, arguments jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
 $$;
 CREATE TABLE brain.workspace (
     workspace_id bigint NOT NULL,
@@ -1518,13 +1536,13 @@ CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS
     -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.analyze_lexemes(sample_size integer) IS 'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
-CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text, request_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/008-curation.sql
 $$;
-COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
+COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text, request_key text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id. With a request_key, the same call sent again returns the same id and stores nothing.';
 CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1647,13 +1665,13 @@ CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text)
     -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
-CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false) RETURNS bigint
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false, request_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean, request_key text) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project. With a request_key, the same call sent again returns the same item and raises none.';
 CREATE FUNCTION brain.create_pack(name text, query text DEFAULT NULL::text, memory_ids bigint[] DEFAULT NULL::bigint[], filters jsonb DEFAULT '{}'::jsonb, token_budget integer DEFAULT NULL::integer, description text DEFAULT ''::text, project text DEFAULT ''::text, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2113,7 +2131,7 @@ CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timest
     AS $$
     -- the body: sql/functions/012-maintenance.sql
 $$;
-COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes, forgets the answers kept for request keys older than request_key_hours (24); samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2263,13 +2281,13 @@ CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, import
     -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
-CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text) RETURNS jsonb
+CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text, request_key text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/008-curation.sql
 $$;
-COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
+COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text, request_key text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search. With a request_key, the same call sent again is answered as the first time and counts nothing (docs/sql-api.md, "Requests sent again").';
 CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2964,7 +2982,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d59472942d535d8232d85fc8f8264a9d100ca4ee9c3939e6d6d945bbe47533e7';
+COMMENT ON TABLE brain.migration IS 'functions 4c6ab89a14c05434c8443b422114be55dae49c559fba0f48c668bb5b92eac876';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -2987,6 +3005,19 @@ ALTER TABLE brain.pack ALTER COLUMN pack_id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.request_answer (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    key_hash bytea NOT NULL,
+    function_name text NOT NULL,
+    request_hash bytea NOT NULL,
+    answer jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT request_answer_key_hash_check CHECK ((length(key_hash) = 32)),
+    CONSTRAINT request_answer_request_hash_check CHECK ((length(request_hash) = 32))
+);
+ALTER TABLE ONLY brain.request_answer ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.request_answer FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.request_answer IS 'The answer of each write sent with a request key: the key''s digest, the function, the digest of its arguments as sent, the answer it returned. The same key with the same arguments is answered with it; with others, refused (BR023). Forgotten by maintenance after request_key_hours.';
 CREATE TABLE brain.rule (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -3177,6 +3208,8 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_pkey PRIMARY KEY (workspace_id, pack_id);
+ALTER TABLE ONLY brain.request_answer
+    ADD CONSTRAINT request_answer_pkey PRIMARY KEY (workspace_id, key_hash);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.scratch
@@ -3246,6 +3279,7 @@ CREATE INDEX memory_thread ON brain.memory USING btree (workspace_id, thread, "p
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv) WITH (gin_pending_list_limit='256');
 CREATE INDEX pack_members ON brain.pack USING gin (memory_ids) WHERE (state = 'active'::text);
 CREATE UNIQUE INDEX pack_name ON brain.pack USING btree (workspace_id, name) WHERE (state = 'active'::text);
+CREATE INDEX request_answer_created ON brain.request_answer USING btree (workspace_id, created_at);
 CREATE INDEX session_client_session ON brain.session USING btree (workspace_id, ((client_info ->> 'client_session'::text)), started_at DESC);
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
@@ -3298,6 +3332,7 @@ CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brai
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory_fold FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.pack FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.request_answer FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.rule FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.scratch FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.session FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
@@ -3368,6 +3403,8 @@ ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE SET NULL (space_id);
+ALTER TABLE ONLY brain.request_answer
+    ADD CONSTRAINT request_answer_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.scratch
@@ -3418,6 +3455,7 @@ CREATE POLICY owner_only ON brain.workspace_channel USING (pg_has_role(CURRENT_U
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.pack ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.request_answer ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
@@ -3447,6 +3485,7 @@ CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((works
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.pack FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.request_answer FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
@@ -3473,6 +3512,7 @@ CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.pack FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.request_answer FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.session FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
@@ -3499,6 +3539,7 @@ CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((wo
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.pack FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.request_answer FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -3525,6 +3566,7 @@ CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((works
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.pack FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.request_answer FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
