@@ -1581,9 +1581,9 @@ COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now t
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/015a-boot-payload.sql
-$_$;
+$$;
 COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
 CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text, lexeme text, means_lexeme text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1665,6 +1665,13 @@ CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text)
     -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
+CREATE FUNCTION brain.count_recall(id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+COMMENT ON FUNCTION brain.count_recall(id bigint) IS 'Counts a recall of a memory as brain.recall does (its access, a dormant fact active again, a trajectory''s use, the use of an injection that showed it in the session) and returns nothing: the primary''s half of a recall whose memory a replica read (brain.recall_view).';
 CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false, request_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2221,6 +2228,13 @@ CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, projec
     -- the body: sql/functions/019-hooks.sql
 $_$;
 COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
+CREATE FUNCTION brain.open_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/015a-boot-payload.sql
+$_$;
+COMMENT ON FUNCTION brain.open_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, now timestamp with time zone) IS 'Registers a session as brain.boot_session does (ending gone ones, and the old session of the same source, cwd, pid and pid start time) without its payload: {session_id, at (the session''s start, the clock of its payload), rebooted, sessions_ended}. Then brain.boot_payload(session_id, ..., now => at), on a replica or here, and brain.record_boot.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2294,7 +2308,14 @@ CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
     AS $$
     -- the body: sql/functions/007-revise.sql
 $$;
-COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why. Its halves, for a client that reads from a replica: brain.recall_view (the read) and brain.count_recall (the count).';
+CREATE FUNCTION brain.recall_view(id bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+COMMENT ON FUNCTION brain.recall_view(id bigint) IS 'The whole memory as brain.recall returns it, counting nothing: what a streaming replica serves of a recall (brain.count_recall counts it on the primary).';
 CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABLE(event_id bigint, tool text, channel text, session_id bigint, started_at timestamp with time zone, error_code text, error text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2309,6 +2330,13 @@ CREATE FUNCTION brain.recent_handoffs(projects text[] DEFAULT NULL::text[], max_
     -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.recent_handoffs(projects text[], max_results integer) IS 'The handoffs sessions left for the next one, newest first (at most 200): those of ended sessions and those kept for a source whose session had already ended.';
+CREATE FUNCTION brain.record_boot(session bigint, payload jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/015a-boot-payload.sql
+$$;
+COMMENT ON FUNCTION brain.record_boot(session bigint, payload jsonb, now timestamp with time zone) IS 'Records what a session''s boot payload showed (brain.boot_event: budget, tokens, sections, what was dropped; the injection of every memory it shows), as brain.boot_session does: the primary''s last step of a session start whose payload a replica read (brain.open_session, brain.boot_payload).';
 CREATE FUNCTION brain.record_injection(trigger text, items bigint[] DEFAULT '{}'::bigint[], tokens integer DEFAULT 0, truncated boolean DEFAULT false, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2982,7 +3010,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4c6ab89a14c05434c8443b422114be55dae49c559fba0f48c668bb5b92eac876';
+COMMENT ON TABLE brain.migration IS 'functions 78b97de97f3bd44c63c58dd20875934076be2b14da0beb9030f0728795e0720d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -94,9 +94,11 @@ def new_request_key() -> str:
 
 # Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
 # replicas"). With a reader (Brain.reader; `brain serve
-# --read-database-url`) they run there; everything else runs on the primary.
+# --read-database-url`) they run there; everything else runs on the primary. A recall
+# and a session start are split into their reads and their writes (Brain.recall,
+# Brain.boot_session).
 REPLICA_READS = frozenset(
-    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload"}
+    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload", "recall_view"}
 )
 
 # How long a read waits for the replica to replay this Brain's latest write before it
@@ -104,8 +106,9 @@ REPLICA_READS = frozenset(
 READ_WAIT = 1.0
 READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
 UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
-# Writes a session need not read back, which would make its next read wait for them.
-UNNOTED_WRITES = frozenset({"record_tool_event"})
+# Writes a session need not read back, which would make its next read wait for them:
+# telemetry, and the counts of what a replica served (a recall, a boot payload).
+UNNOTED_WRITES = frozenset({"record_tool_event", "count_recall", "record_boot"})
 
 
 @dataclass(frozen=True)
@@ -561,7 +564,14 @@ class Brain:
         return self.value("forget", id=memory_id, reason=reason, replaced_by=replaced_by, source=source)
 
     def recall(self, memory_id: int) -> Memory:
-        return self.value("recall", id=memory_id)
+        """The whole memory, its access counted (brain.recall). With a reader, the memory is
+        read on the replica (brain.recall_view) and the recall counted on the primary
+        (brain.count_recall): the answer shows the memory as it was before this count."""
+        if self.reader is None:
+            return self.value("recall", id=memory_id)
+        memory = self.value("recall_view", id=memory_id)
+        self.value("count_recall", id=memory_id)
+        return memory
 
     # --- trajectories, packs, injections -------------------------------------
 
@@ -843,21 +853,33 @@ class Brain:
             self.value("check_text", text=task, field="task")
             vector, _ = self._embed_or_queue(task)
             space = self.embedder.space if vector is not None else None
-        return self.value(
-            "boot_session",
-            source=source,
-            project=project,
-            task=task,
-            cwd=cwd,
-            pid=process["pid"],
-            pid_started_at=process["started_at"],
-            host=process["host"],
-            host_processes=Jsonb(process["table"]),
-            client_info=Jsonb(client_info or {}),
-            task_embedding=vector,
-            embedding_space=space if vector is not None else None,
-            token_budget=token_budget,
-        )
+        session = {
+            "source": source,
+            "project": project,
+            "task": task,
+            "cwd": cwd,
+            "pid": process["pid"],
+            "pid_started_at": process["started_at"],
+            "host": process["host"],
+            "host_processes": Jsonb(process["table"]),
+            "client_info": Jsonb(client_info or {}),
+        }
+        shown = {
+            "task_embedding": vector,
+            "embedding_space": space if vector is not None else None,
+            "token_budget": token_budget,
+        }
+        if self.reader is None:
+            return self.value("boot_session", **session, **shown)
+        # With a reader: the session registered on the primary, its payload read on the
+        # replica once the replica has the session (read_wait, else on the primary), what
+        # it showed recorded on the primary; the same answer as brain.boot_session.
+        opened = self.value("open_session", **session)
+        at = datetime.fromisoformat(opened.pop("at"))
+        session_id = opened.pop("session_id")
+        payload = self.value("boot_payload", session=session_id, **shown, now=at)
+        self.value("record_boot", session=session_id, payload=Jsonb(payload), now=at)
+        return {**payload, **opened}
 
     def end_session(
         self, session: int, handoff: str | None = None, snapshot: dict[str, Any] | None = None
