@@ -711,6 +711,12 @@ CREATE FUNCTION brain._follows_lifecycle() RETURNS trigger
     AS $$
     -- the body: sql/functions/011-lifecycle.sql
 $$;
+CREATE FUNCTION brain._forget_request_keys(clock timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
+$$;
 CREATE FUNCTION brain._full_xid(x xid) RETURNS xid8
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -888,6 +894,12 @@ CREATE FUNCTION brain._is_pattern_rule(ws bigint, id bigint) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/015-boot.sql
+$$;
+CREATE FUNCTION brain._keep_answer(request_key text, answer jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
 $$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
@@ -1147,6 +1159,12 @@ CREATE FUNCTION brain._refuse_secrets(fields jsonb, outcome text DEFAULT 'nothin
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/001b-text-clean.sql
+$$;
+CREATE FUNCTION brain._request_answer(request_key text, function_name text, arguments jsonb) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004c-write-requests.sql
 $$;
 CREATE TABLE brain.workspace (
     workspace_id bigint NOT NULL,
@@ -1518,13 +1536,13 @@ CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS
     -- the body: sql/functions/005a-search-words.sql
 $$;
 COMMENT ON FUNCTION brain.analyze_lexemes(sample_size integer) IS 'Samples the workspace''s memories (up to sample_size) for the lexical leg''s word frequencies (brain.lexeme_stat); brain.maintain runs it when the workspace changed by a fifth.';
-CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text) RETURNS bigint
+CREATE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL::text, request_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/008-curation.sql
 $$;
-COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
+COMMENT ON FUNCTION brain.annotate(id bigint, note text, source text, request_key text) IS 'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id. With a request_key, the same call sent again returns the same id and stores nothing.';
 CREATE FUNCTION brain.archive(id bigint, reason text, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1563,9 +1581,9 @@ COMMENT ON FUNCTION brain.boot_query(source text, project text, task text, now t
 CREATE FUNCTION brain.boot_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/015a-boot-payload.sql
-$_$;
+$$;
 COMMENT ON FUNCTION brain.boot_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'Registers a session (ending gone ones, and the old session of the same source, cwd, pid and pid start time) and returns its boot payload (brain.boot_payload) with its session_id. Records the tokens injected in brain.boot_event.';
 CREATE FUNCTION brain.builtin_search_words() RETURNS TABLE(word text, means text, lexeme text, means_lexeme text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1647,13 +1665,20 @@ CREATE FUNCTION brain.confirm_flagged(id bigint, source text DEFAULT NULL::text)
     -- the body: sql/functions/018-safety.sql
 $$;
 COMMENT ON FUNCTION brain.confirm_flagged(id bigint, source text) IS 'A person confirms a flagged memory: it is data, not an attack. It then enters the boot payload like any other. The role that wrote its text (or a role that can act as it) cannot confirm it (BR020): another member of the workspace can, and an admin of the workspace always can.';
-CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false) RETURNS bigint
+CREATE FUNCTION brain.count_recall(id bigint) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+COMMENT ON FUNCTION brain.count_recall(id bigint) IS 'Counts a recall of a memory as brain.recall does (its access, a dormant fact active again, a trajectory''s use, the use of an injection that showed it in the session) and returns nothing: the primary''s half of a recall whose memory a replica read (brain.recall_view).';
+CREATE FUNCTION brain.create_action_item(text text, project text DEFAULT ''::text, for_source text DEFAULT NULL::text, session bigint DEFAULT NULL::bigint, all_projects boolean DEFAULT false, request_key text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+COMMENT ON FUNCTION brain.create_action_item(text text, project text, for_source text, session bigint, all_projects boolean, request_key text) IS 'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project. With a request_key, the same call sent again returns the same item and raises none.';
 CREATE FUNCTION brain.create_pack(name text, query text DEFAULT NULL::text, memory_ids bigint[] DEFAULT NULL::bigint[], filters jsonb DEFAULT '{}'::jsonb, token_budget integer DEFAULT NULL::integer, description text DEFAULT ''::text, project text DEFAULT ''::text, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2113,7 +2138,7 @@ CREATE FUNCTION brain.maintain(now timestamp with time zone DEFAULT NULL::timest
     AS $$
     -- the body: sql/functions/012-maintenance.sql
 $$;
-COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
+COMMENT ON FUNCTION brain.maintain(now timestamp with time zone) IS 'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes, forgets the answers kept for request keys older than request_key_hours (24); samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
 CREATE FUNCTION brain.maintain_if_due() RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2203,6 +2228,13 @@ CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, projec
     -- the body: sql/functions/019-hooks.sql
 $_$;
 COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
+CREATE FUNCTION brain.open_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/015a-boot-payload.sql
+$_$;
+COMMENT ON FUNCTION brain.open_session(source text, project text, task text, cwd text, pid integer, pid_started_at timestamp with time zone, host text, client_info jsonb, host_processes jsonb, now timestamp with time zone) IS 'Registers a session as brain.boot_session does (ending gone ones, and the old session of the same source, cwd, pid and pid start time) without its payload: {session_id, at (the session''s start, the clock of its payload), rebooted, sessions_ended}. Then brain.boot_payload(session_id, ..., now => at), on a replica or here, and brain.record_boot.';
 CREATE FUNCTION brain.pending_action_items(session bigint) RETURNS TABLE(id bigint, text text, project text, for_source text, created_at timestamp with time zone)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2263,20 +2295,27 @@ CREATE FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, import
     -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain.rank_weight(kind text, origin text, pinned boolean, importance real, upvotes integer, downvotes integer, last_touch timestamp with time zone, halflife_days double precision, now timestamp with time zone) IS 'The factor that multiplies a result''s fused score: fact decay (0.5 + 0.5 x decay), rating (1 + 0.05 x (up - down), clamped to +-10), pin (x1.2), overlay origin (x1.2), importance (0.75 + 0.5 x importance). docs/ranking.md.';
-CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text) RETURNS jsonb
+CREATE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL::text, request_key text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/008-curation.sql
 $$;
-COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
+COMMENT ON FUNCTION brain.rate(id bigint, direction text, source text, request_key text) IS 'Counts a rating (up or down). The rating (up - down) weighs the memory in search. With a request_key, the same call sent again is answered as the first time and counts nothing (docs/sql-api.md, "Requests sent again").';
 CREATE FUNCTION brain.recall(id bigint) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/007-revise.sql
 $$;
-COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+COMMENT ON FUNCTION brain.recall(id bigint) IS 'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why. Its halves, for a client that reads from a replica: brain.recall_view (the read) and brain.count_recall (the count).';
+CREATE FUNCTION brain.recall_view(id bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+COMMENT ON FUNCTION brain.recall_view(id bigint) IS 'The whole memory as brain.recall returns it, counting nothing: what a streaming replica serves of a recall (brain.count_recall counts it on the primary).';
 CREATE FUNCTION brain.recent_errors(max_results integer DEFAULT 20) RETURNS TABLE(event_id bigint, tool text, channel text, session_id bigint, started_at timestamp with time zone, error_code text, error text)
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2291,6 +2330,13 @@ CREATE FUNCTION brain.recent_handoffs(projects text[] DEFAULT NULL::text[], max_
     -- the body: sql/functions/023-ui.sql
 $$;
 COMMENT ON FUNCTION brain.recent_handoffs(projects text[], max_results integer) IS 'The handoffs sessions left for the next one, newest first (at most 200): those of ended sessions and those kept for a source whose session had already ended.';
+CREATE FUNCTION brain.record_boot(session bigint, payload jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/015a-boot-payload.sql
+$$;
+COMMENT ON FUNCTION brain.record_boot(session bigint, payload jsonb, now timestamp with time zone) IS 'Records what a session''s boot payload showed (brain.boot_event: budget, tokens, sections, what was dropped; the injection of every memory it shows), as brain.boot_session does: the primary''s last step of a session start whose payload a replica read (brain.open_session, brain.boot_payload).';
 CREATE FUNCTION brain.record_injection(trigger text, items bigint[] DEFAULT '{}'::bigint[], tokens integer DEFAULT 0, truncated boolean DEFAULT false, session bigint DEFAULT NULL::bigint, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2964,7 +3010,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d59472942d535d8232d85fc8f8264a9d100ca4ee9c3939e6d6d945bbe47533e7';
+COMMENT ON TABLE brain.migration IS 'functions 78b97de97f3bd44c63c58dd20875934076be2b14da0beb9030f0728795e0720d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -2987,6 +3033,19 @@ ALTER TABLE brain.pack ALTER COLUMN pack_id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.request_answer (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    key_hash bytea NOT NULL,
+    function_name text NOT NULL,
+    request_hash bytea NOT NULL,
+    answer jsonb,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT request_answer_key_hash_check CHECK ((length(key_hash) = 32)),
+    CONSTRAINT request_answer_request_hash_check CHECK ((length(request_hash) = 32))
+);
+ALTER TABLE ONLY brain.request_answer ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.request_answer FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.request_answer IS 'The answer of each write sent with a request key: the key''s digest, the function, the digest of its arguments as sent, the answer it returned. The same key with the same arguments is answered with it; with others, refused (BR023). Forgotten by maintenance after request_key_hours.';
 CREATE TABLE brain.rule (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -3177,6 +3236,8 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_pkey PRIMARY KEY (workspace_id, pack_id);
+ALTER TABLE ONLY brain.request_answer
+    ADD CONSTRAINT request_answer_pkey PRIMARY KEY (workspace_id, key_hash);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.scratch
@@ -3246,6 +3307,7 @@ CREATE INDEX memory_thread ON brain.memory USING btree (workspace_id, thread, "p
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv) WITH (gin_pending_list_limit='256');
 CREATE INDEX pack_members ON brain.pack USING gin (memory_ids) WHERE (state = 'active'::text);
 CREATE UNIQUE INDEX pack_name ON brain.pack USING btree (workspace_id, name) WHERE (state = 'active'::text);
+CREATE INDEX request_answer_created ON brain.request_answer USING btree (workspace_id, created_at);
 CREATE INDEX session_client_session ON brain.session USING btree (workspace_id, ((client_info ->> 'client_session'::text)), started_at DESC);
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
 CREATE INDEX session_live ON brain.session USING btree (workspace_id, heartbeat_at) WHERE (status = 'active'::text);
@@ -3298,6 +3360,7 @@ CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brai
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory_fold FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.pack FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.request_answer FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.rule FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.scratch FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.session FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
@@ -3368,6 +3431,8 @@ ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE SET NULL (space_id);
+ALTER TABLE ONLY brain.request_answer
+    ADD CONSTRAINT request_answer_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.rule
     ADD CONSTRAINT rule_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.scratch
@@ -3418,6 +3483,7 @@ CREATE POLICY owner_only ON brain.workspace_channel USING (pg_has_role(CURRENT_U
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.pack ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.request_answer ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
@@ -3447,6 +3513,7 @@ CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((works
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.pack FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.request_answer FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
@@ -3473,6 +3540,7 @@ CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.pack FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.request_answer FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.session FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
@@ -3499,6 +3567,7 @@ CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((wo
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.pack FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.request_answer FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -3525,6 +3594,7 @@ CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((works
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.pack FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.request_answer FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));

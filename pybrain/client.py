@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+import uuid
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, fields, replace
@@ -42,15 +43,16 @@ log = logging.getLogger("pybrain")
 # list to shape a tool schema or to fall back to 'note' for a source's own labels.
 CATEGORIES = words.CATEGORIES
 
-# Functions that change nothing a second call would change again. A call whose
-# connection is lost before its COMMIT was sent changed nothing (its transaction
-# ended with the connection) and is always sent again on a new connection; one
-# lost during the COMMIT may or may not have taken effect, and only these are
-# sent again then.
 # How many times Brain.call sends a write that a concurrent near-duplicate beat
 # at COMMIT (BR022): the second time it meets that memory like any later write.
 RACE_TRIES = 3
 
+# Functions that change nothing a second call would change again. A call whose
+# connection is lost before its COMMIT was sent changed nothing (its transaction
+# ended with the connection) and is always sent again on a new connection; one
+# lost during the COMMIT may or may not have taken effect, and only these, and a
+# call with a request_key (answered as the first time when it had: KEYED), are
+# sent again then.
 IDEMPOTENT = frozenset(
     {
         "active_embedding_space",
@@ -77,11 +79,26 @@ IDEMPOTENT = frozenset(
     }
 )
 
+# The writes that would apply twice when sent again, and take a request_key
+# (docs/sql-api.md, "Requests sent again"): sent again with the same key, such a
+# call is answered with the first call's answer and changes nothing. Their methods
+# make a key for each call that names none, so that Brain.call may send the call
+# again after a connection lost during its COMMIT.
+KEYED = frozenset({"rate", "annotate", "create_action_item"})
+
+
+def new_request_key() -> str:
+    """A new request key: a random UUID."""
+    return str(uuid.uuid4())
+
+
 # Functions a streaming replica serves: they write nothing (docs/scaling.md, "Read
 # replicas"). With a reader (Brain.reader; `brain serve
-# --read-database-url`) they run there; everything else runs on the primary.
+# --read-database-url`) they run there; everything else runs on the primary. A recall
+# and a session start are split into their reads and their writes (Brain.recall,
+# Brain.boot_session).
 REPLICA_READS = frozenset(
-    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload"}
+    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload", "recall_view"}
 )
 
 # How long a read waits for the replica to replay this Brain's latest write before it
@@ -89,8 +106,9 @@ REPLICA_READS = frozenset(
 READ_WAIT = 1.0
 READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
 UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
-# Writes a session need not read back, which would make its next read wait for them.
-UNNOTED_WRITES = frozenset({"record_tool_event"})
+# Writes a session need not read back, which would make its next read wait for them:
+# telemetry, and the counts of what a replica served (a recall, a boot payload).
+UNNOTED_WRITES = frozenset({"record_tool_event", "count_recall", "record_boot"})
 
 
 @dataclass(frozen=True)
@@ -365,9 +383,10 @@ class Brain:
 
         A connection the server closed (a restart) is replaced and the call sent
         again, once: always when it was lost before the COMMIT was sent (nothing
-        was changed), and for the functions in IDEMPOTENT also when it was lost
-        during the COMMIT. A write that a concurrent near-duplicate beat at its
-        COMMIT (BR022: nothing was stored) is sent again, up to RACE_TRIES times.
+        was changed), and for the functions in IDEMPOTENT and a call with a
+        request_key also when it was lost during the COMMIT. A write that a
+        concurrent near-duplicate beat at its COMMIT (BR022: nothing was stored)
+        is sent again, up to RACE_TRIES times.
         """
         args = {k: _checked(k, v) for k, v in kwargs.items() if v is not None}
         query = sql.SQL("SELECT * FROM brain.{}({})").format(
@@ -384,6 +403,7 @@ class Brain:
                     return rows
             self.reads["primary"] += 1
         attempt, races = 1, 0
+        cut_committing = False  # the first attempt was lost while its COMMIT was under way
         while True:
             committing = False
             conn = self.connection()
@@ -423,10 +443,10 @@ class Brain:
                 )
                 if not lost or self.connector.closed:
                     raise
-                if attempt == 1 and (not committing or function in IDEMPOTENT):
-                    attempt = 2
+                if attempt == 1 and (not committing or function in IDEMPOTENT or "request_key" in args):
+                    attempt, cut_committing = 2, committing
                     continue
-                if not committing:
+                if not committing and not cut_committing:
                     raise DatabaseUnavailable(
                         f"The database connection was lost twice during brain.{function}; "
                         f"nothing was changed ({exc.message}).",
@@ -435,7 +455,10 @@ class Brain:
                 raise DatabaseUnavailable(
                     f"The database connection was lost while brain.{function} committed: it may or "
                     f"may not have taken effect ({exc.message}).",
-                    hint="Check the result (search, recall, stats) before you send it again; "
+                    hint="Send it again with the same request_key: it is answered as the first time "
+                    "if it took effect, and done once if not."
+                    if "request_key" in args
+                    else "Check the result (search, recall, stats) before you send it again; "
                     "the next call reconnects.",
                 ) from exc
 
@@ -541,7 +564,14 @@ class Brain:
         return self.value("forget", id=memory_id, reason=reason, replaced_by=replaced_by, source=source)
 
     def recall(self, memory_id: int) -> Memory:
-        return self.value("recall", id=memory_id)
+        """The whole memory, its access counted (brain.recall). With a reader, the memory is
+        read on the replica (brain.recall_view) and the recall counted on the primary
+        (brain.count_recall): the answer shows the memory as it was before this count."""
+        if self.reader is None:
+            return self.value("recall", id=memory_id)
+        memory = self.value("recall_view", id=memory_id)
+        self.value("count_recall", id=memory_id)
+        return memory
 
     # --- trajectories, packs, injections -------------------------------------
 
@@ -644,11 +674,28 @@ class Brain:
 
     # --- curation ----------------------------------------------------------
 
-    def rate(self, memory_id: int, direction: str, source: str | None = None) -> dict[str, Any]:
-        return self.value("rate", id=memory_id, direction=direction, source=source)
+    def rate(
+        self, memory_id: int, direction: str, source: str | None = None, *, request_key: str | None = None
+    ) -> dict[str, Any]:
+        """Count a rating (brain.rate). request_key: the same call sent again with it (after
+        an answer that was lost) is answered as the first time and counts nothing; without
+        one, this call makes its own (so that it is sent again safely after a connection
+        lost during its COMMIT), and a call of yours sent again counts again."""
+        return self.value(
+            "rate",
+            id=memory_id,
+            direction=direction,
+            source=source,
+            request_key=request_key or new_request_key(),
+        )
 
-    def annotate(self, memory_id: int, note: str, source: str | None = None) -> int:
-        return self.value("annotate", id=memory_id, note=note, source=source)
+    def annotate(
+        self, memory_id: int, note: str, source: str | None = None, *, request_key: str | None = None
+    ) -> int:
+        """Attach a note (brain.annotate); request_key as for rate."""
+        return self.value(
+            "annotate", id=memory_id, note=note, source=source, request_key=request_key or new_request_key()
+        )
 
     def pin(self, memory_id: int, source: str | None = None) -> bool:
         return self.value("pin", id=memory_id, source=source)
@@ -806,21 +853,33 @@ class Brain:
             self.value("check_text", text=task, field="task")
             vector, _ = self._embed_or_queue(task)
             space = self.embedder.space if vector is not None else None
-        return self.value(
-            "boot_session",
-            source=source,
-            project=project,
-            task=task,
-            cwd=cwd,
-            pid=process["pid"],
-            pid_started_at=process["started_at"],
-            host=process["host"],
-            host_processes=Jsonb(process["table"]),
-            client_info=Jsonb(client_info or {}),
-            task_embedding=vector,
-            embedding_space=space if vector is not None else None,
-            token_budget=token_budget,
-        )
+        session = {
+            "source": source,
+            "project": project,
+            "task": task,
+            "cwd": cwd,
+            "pid": process["pid"],
+            "pid_started_at": process["started_at"],
+            "host": process["host"],
+            "host_processes": Jsonb(process["table"]),
+            "client_info": Jsonb(client_info or {}),
+        }
+        shown = {
+            "task_embedding": vector,
+            "embedding_space": space if vector is not None else None,
+            "token_budget": token_budget,
+        }
+        if self.reader is None:
+            return self.value("boot_session", **session, **shown)
+        # With a reader: the session registered on the primary, its payload read on the
+        # replica once the replica has the session (read_wait, else on the primary), what
+        # it showed recorded on the primary; the same answer as brain.boot_session.
+        opened = self.value("open_session", **session)
+        at = datetime.fromisoformat(opened.pop("at"))
+        session_id = opened.pop("session_id")
+        payload = self.value("boot_payload", session=session_id, **shown, now=at)
+        self.value("record_boot", session=session_id, payload=Jsonb(payload), now=at)
+        return {**payload, **opened}
 
     def end_session(
         self, session: int, handoff: str | None = None, snapshot: dict[str, Any] | None = None
@@ -912,7 +971,10 @@ class Brain:
         for_source: str | None = None,
         session: int | None = None,
         all_projects: bool = False,
+        *,
+        request_key: str | None = None,
     ) -> int:
+        """Raise an action item (brain.create_action_item); request_key as for rate."""
         return self.value(
             "create_action_item",
             text=text,
@@ -920,6 +982,7 @@ class Brain:
             for_source=for_source,
             session=session,
             all_projects=all_projects or None,
+            request_key=request_key or new_request_key(),
         )
 
     def acknowledge_action_item(

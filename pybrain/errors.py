@@ -152,6 +152,16 @@ class ConcurrentDuplicate(BrainError):
     code = "BR022"
 
 
+class RequestKeyReused(BrainError):
+    """This request key was sent with another request (another function or other arguments).
+
+    A request key names one request: sent again with the same arguments, the call is answered
+    as the first time; ``detail`` names the first request's function and when it was sent.
+    """
+
+    code = "BR023"
+
+
 class InputTooLarge(BrainError):
     """The input is over a documented limit (or its size cannot be known before it is read).
 
@@ -223,6 +233,7 @@ _BY_SQLSTATE: dict[str, type[BrainError]] = {
         AccessDenied,
         WorkspaceNotFound,
         ConcurrentDuplicate,
+        RequestKeyReused,
     )
     if cls.code
 }

@@ -117,12 +117,14 @@ class Agent:
         self.url, self.token, self.sid = url, token, None
         self.seen: list[tuple[float, int, str | None]] = []
 
-    def _post(self, body: dict[str, Any]) -> httpx2.Response:
+    def _post(self, body: dict[str, Any], key: str | None = None) -> httpx2.Response:
         headers = {
             "Accept": "application/json, text/event-stream",
             "Content-Type": "application/json",
             "Authorization": f"Bearer {self.token}",
         }
+        if key is not None:
+            headers["Idempotency-Key"] = key
         if self.sid:
             headers |= {"mcp-session-id": self.sid, "mcp-protocol-version": "2025-06-18"}
         sent = time.monotonic()
@@ -135,9 +137,9 @@ class Agent:
             self.seen.append((sent, r.status_code, r.headers.get("retry-after")))
         return r
 
-    def tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    def tool(self, name: str, arguments: dict[str, Any], key: str | None = None) -> dict[str, Any] | None:
         """The tool's structured result, or None when it was not served (503, an error, a
-        lost connection): the caller sends it again."""
+        lost connection): the caller sends it again (with the same Idempotency-Key, key)."""
         try:
             if self.sid is None:
                 r = self._post(initialize("failover-drill", "1"))
@@ -151,7 +153,8 @@ class Agent:
                     "id": 2,
                     "method": "tools/call",
                     "params": {"name": name, "arguments": arguments},
-                }
+                },
+                key,
             )
         except httpx2.HTTPError:
             return None
@@ -173,13 +176,17 @@ class Agent:
 
 class Drill:
     """The clients: for each workspace an agent that writes (the same call again until it is
-    acknowledged) and one that searches; a SQL client that writes without an embedding."""
+    acknowledged) and rates what it wrote (the same call with the same Idempotency-Key again
+    until it is acknowledged) and one that searches; a SQL client that writes without an
+    embedding."""
 
     def __init__(self, serve: str, tokens: dict[str, str], sql_url: str) -> None:
         self.serve, self.tokens, self.sql_url = serve, tokens, sql_url
         self.stop = threading.Event()
         self.acked: dict[str, tuple[str, int | None]] = {}  # headline -> (workspace label, memory id)
         self.attempts = Counter()
+        self.rated: dict[int, dict[str, Any]] = {}  # memory id -> the acknowledged rating's answer
+        self.rate_attempts = Counter()
         self.crossed: list[str] = []
         self.searches = Counter()
         self.agents: list[Agent] = []
@@ -215,6 +222,17 @@ class Drill:
                 out = agent.tool("remember", {"kind": "fact", "headline": headline, "project": "drill"})
                 if out is not None and out.get("memory_id"):
                     self.acked[headline] = (label, out["memory_id"])
+                    break
+                time.sleep(0.2)
+            if headline not in self.acked:
+                break
+            # What it wrote helped: one vote, however often the call is sent.
+            memory_id, key = self.acked[headline][1], f"drill-rate-{label}-{i}"
+            while not self.stop.is_set():
+                self.rate_attempts[memory_id] += 1
+                out = agent.tool("rate", {"id": memory_id, "direction": "up"}, key)
+                if out is not None and "upvotes" in out:
+                    self.rated[memory_id] = out
                     break
                 time.sleep(0.2)
 
@@ -355,6 +373,11 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
                 "SELECT headline, workspace_id, memory_id FROM brain.memory"
                 " WHERE headline LIKE 'Failover drill%'"
             ).fetchall()
+            votes = dict(
+                admin.execute(
+                    "SELECT memory_id, upvotes FROM brain.memory WHERE headline LIKE 'Failover drill%'"
+                ).fetchall()
+            )
             hooked = len(captured(admin))
             spool_left = sorted((home / "spool").glob("*.json"))
     finally:
@@ -380,6 +403,12 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
     crossed = sorted(h for h, label in acked.items() if h in where and where[h] != workspace[label])
     crossed += drill.crossed
     retried = sum(1 for n in drill.attempts.values() if n > 1)
+    # each acknowledged rating counted once, whatever its answer said; none counted twice
+    rated_wrong = sorted(
+        (m, votes.get(m), answer["upvotes"]) for m, answer in drill.rated.items() if votes.get(m) != 1
+    )
+    rated_wrong += sorted((m, n, None) for m, n in votes.items() if n > 1 and m not in drill.rated)
+    rates_retried = sum(1 for n in drill.rate_attempts.values() if n > 1)
     errors = Counter()
     for a in drill.agents:
         errors.update(getattr(a, "errors", {}))
@@ -391,6 +420,8 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
         f" lost {len(lost)}, duplicated {len(duplicated)}, crossed workspaces {len(crossed)};"
         f" sent again {retried} (brain serve) and {drill.sql_retries} (SQL);"
         f" searches {dict(drill.searches)}\n"
+        f"  ratings acknowledged {len(drill.rated)} (sent again with their Idempotency-Key"
+        f" {rates_retried}), counted other than once {len(rated_wrong)}\n"
         f"  seconds of unavailability {[f['unavailable s'] for f in failovers]},"
         f" promoted after {[f['promoted s'] for f in failovers]}\n"
         f"  tool errors while the primary was lost: {dict(errors.most_common(4))}\n"
@@ -402,6 +433,7 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
     assert lost == [], lost[:5]
     assert duplicated == [], duplicated[:5]
     assert crossed == [], crossed[:5]
+    assert drill.rated and rated_wrong == [], rated_wrong[:5]
     for f in failovers:
         assert f["unavailable s"] <= BACK_WITHIN, f
         assert f["503"] >= 1 and f["503 with Retry-After"] == f["503"], f
@@ -411,21 +443,21 @@ def test_failover_loses_no_acknowledged_write_and_serves_again_within_30s(cluste
     assert drill.searches and all(drill.searches.values())
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="a rating has no request key: sent again after a lost acknowledgement, it counts twice "
-    "(pybrain never sends it again itself: Brain.call reports that it may or may not have taken effect)",
-)
 def test_a_rating_sent_again_after_a_lost_acknowledgement_counts_once(conn: psycopg.Connection) -> None:
     """What a failover drill's retried writes rely on, for the other writes: remember sent
     again is answered with the memory it stored (exact dedup), supersede sent again is
-    refused naming the current version (BR011); rate sent again counts a second vote."""
+    refused naming the current version (BR011), and rate sent again with its request key
+    is answered with the first call's answer and counts once (tests/test_request_keys.py)."""
     write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
     headline = "Retry drill: the cache lives on host nine"
     first = conn.execute(write, (headline,)).fetchone()[0]
     again = conn.execute(write, (headline,)).fetchone()[0]
     assert again == first  # the same memory, nothing stored again
-    for _ in range(2):  # the call, and the same call sent again
-        rated = conn.execute("SELECT brain.rate(id => %s, direction => 'up')", (first,)).fetchone()[0]
-    print(f"\n[a rating sent twice] {rated}")
-    assert rated["upvotes"] == 1
+    answers = [
+        conn.execute(
+            "SELECT brain.rate(id => %s, direction => 'up', request_key => %s)", (first, "7d1f0c2e-rate")
+        ).fetchone()[0]
+        for _ in range(2)  # the call, and the same call sent again
+    ]
+    print(f"\n[a rating sent twice with its request key] {answers}")
+    assert answers[0] == answers[1] and answers[1]["upvotes"] == 1

@@ -55,6 +55,7 @@ RELEASED = {
     "027-schema-owner.sql": "e8ee0e6e9349a17d439ed063e3e05e1009667428c856f500af8d48f5885fc595",
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
     "029-staged-memory.sql": "a36853e8ae90059da8c19181f720c29ed4402768c3630518a29a18644ba1816a",
+    "030-request-keys.sql": "51956c5ff287676198d4adb837b0aa09a53170b36df32d11ddae56f9b4b1713a",
 }
 
 
@@ -792,11 +793,7 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
             "incident_detail",
         ):
             conn.execute(f"DROP TYPE brain.{name} CASCADE")
-        assert db.migrate(conn).applied == [
-            "027-schema-owner.sql",
-            "028-memory-draft.sql",
-            "029-staged-memory.sql",
-        ]
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
         others = (
             conn.execute(
                 "SELECT count(*) FROM pg_class c WHERE c.relnamespace = 'brain'::regnamespace"
@@ -905,7 +902,7 @@ def test_029_stages_an_observed_batch_in_an_existing_database(empty_database: st
             " VALUES ('fact', 'observed', 'episodic', 'The nightly export failed at 02:10',"
             " 'the nightly export failed at 02:10')"
         )
-        assert db.migrate(conn).applied == ["029-staged-memory.sql"]
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         long_text = "# Runbook\n\n" + "\n\n".join(
             f"## Step {i}\n\n" + " ".join(f"word{i}x{k}" for k in range(120)) for i in range(6)
@@ -937,3 +934,65 @@ def test_029_stages_an_observed_batch_in_an_existing_database(empty_database: st
             "SELECT context FROM brain.memory WHERE memory_id = %s", (by_item[6][0][2],)
         ).fetchone()
         assert "before: Restart the exporter with --resume" in context
+
+
+def test_030_takes_request_keys_in_an_existing_database(empty_database: str) -> None:
+    """A database of the previous release, with a rated memory and the three writes as that
+    release defined them (their signatures: a body that fails if it is ever called), upgraded:
+    each write has one signature, request_key last; a rating sent again with its key counts
+    once, a call by position as before counts each time; the kept answers are under forced
+    row-level security and the write guard, and maintenance forgets them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("030-request-keys.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        memory = conn.execute(
+            "INSERT INTO brain.memory (kind, headline, normalized, upvotes)"
+            " VALUES ('fact', 'Rated before the upgrade', 'rated before the upgrade', 2) RETURNING memory_id"
+        ).fetchone()[0]
+        old = "LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the previous release''s body'; END $$"
+        for signature, returns in (
+            ("rate(id bigint, direction text, source text DEFAULT NULL)", "jsonb"),
+            ("annotate(id bigint, note text, source text DEFAULT NULL)", "bigint"),
+            (
+                "create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,"
+                " session bigint DEFAULT NULL, all_projects boolean DEFAULT false)",
+                "bigint",
+            ),
+        ):
+            conn.execute(f"CREATE FUNCTION brain.{signature} RETURNS {returns} {old}")
+        assert db.migrate(conn).applied == ["030-request-keys.sql"]
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        signatures = [
+            r[0]
+            for r in conn.execute(
+                "SELECT p.oid::regprocedure::text FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace"
+                " AND p.proname IN ('rate', 'annotate', 'create_action_item') ORDER BY 1"
+            )
+        ]
+        assert signatures == [
+            "brain.annotate(bigint,text,text,text)",
+            "brain.create_action_item(text,text,text,bigint,boolean,text)",
+            "brain.rate(bigint,text,text,text)",
+        ]
+        keyed = "SELECT brain.rate(%s, 'up', request_key => 'upgrade-1')"
+        first = conn.execute(keyed, (memory,)).fetchone()[0]
+        assert (
+            conn.execute(keyed, (memory,)).fetchone()[0]
+            == first
+            == {"id": memory, "upvotes": 3, "downvotes": 0, "rating": 3}
+        )
+        assert conn.execute("SELECT brain.rate(%s, 'up')", (memory,)).fetchone()[0]["upvotes"] == 4
+        note = "SELECT brain.annotate(%s, 'Kept after the upgrade', NULL, 'upgrade-2')"
+        assert conn.execute(note, (memory,)).fetchone() == conn.execute(note, (memory,)).fetchone()
+        assert conn.execute("SELECT count(*) FROM brain.annotation").fetchone()[0] == 1
+        guarded = conn.execute(
+            "SELECT c.relrowsecurity AND c.relforcerowsecurity,"
+            " (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid),"
+            " EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'write_guard'),"
+            " c.relowner::regrole::text"
+            " FROM pg_class c WHERE c.oid = 'brain.request_answer'::regclass"
+        ).fetchone()
+        assert guarded == (True, 4, True, "brain_owner")
+        conn.execute("UPDATE brain.request_answer SET created_at = now() - interval '2 days'")
+        assert conn.execute("SELECT brain.maintain() -> 'request_keys_removed'").fetchone()[0] == 2

@@ -359,6 +359,75 @@ def test_a_call_lost_while_it_runs_is_sent_again_on_a_new_connection(restartable
         brain.close()
 
 
+def test_a_write_cut_while_it_commits_is_sent_again_only_with_a_request_key(restartable):
+    """A failover's lost acknowledgement, on one server: the COMMIT waits for a synchronous
+    standby that is not there (synchronous_standby_names names one), the backend is ended
+    while it waits, and the transaction stays committed locally, the client told nothing.
+    Brain.rate sends the call again on a new connection, with the request key it made:
+    answered as the first time, one vote. Without a key (Brain.call) the call is not sent
+    again: the error says it may or may not have taken effect (it did)."""
+    brain = Brain(db.connect(restartable.url), embedder=get_embedder("hash"))
+    admin = psycopg.connect(restartable.url, autocommit=True)
+    admin.execute("SET synchronous_commit = local")  # its own statements never wait
+
+    def standby(names: str) -> None:
+        admin.execute(f"ALTER SYSTEM SET synchronous_standby_names = {psycopg.sql.quote(names)}")
+        admin.execute("SELECT pg_reload_conf()")
+        ends = time.monotonic() + 10
+        while admin.execute("SHOW synchronous_standby_names").fetchone()[0] != names:
+            assert time.monotonic() < ends
+            time.sleep(0.05)
+
+    def cut_while_committing(call):
+        outcome: dict = {}
+
+        def run() -> None:
+            try:
+                outcome["value"] = call()
+            except Exception as exc:
+                outcome["error"] = exc
+
+        pid = brain.conn.info.backend_pid
+        standby("absent_standby")
+        try:
+            thread = threading.Thread(target=run)
+            thread.start()
+            ends = time.monotonic() + 30
+            while admin.execute(
+                "SELECT wait_event IS DISTINCT FROM 'SyncRep' FROM pg_stat_activity WHERE pid = %s", (pid,)
+            ).fetchone()[0]:
+                assert time.monotonic() < ends, "the COMMIT did not wait for the standby"
+                time.sleep(0.02)
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        finally:
+            standby("")
+        thread.join(30)
+        return outcome
+
+    def votes(memory_id: int) -> int:
+        (n,) = admin.execute("SELECT upvotes FROM brain.memory WHERE memory_id = %s", (memory_id,)).fetchone()
+        return n
+
+    try:
+        memory = brain.remember("fact", "The commit drill runs against one server").memory_id
+        keyed = cut_while_committing(lambda: brain.rate(memory, "up"))
+        assert "error" not in keyed, keyed
+        assert keyed["value"]["upvotes"] == 1 and votes(memory) == 1
+        explicit = cut_while_committing(lambda: brain.rate(memory, "up", request_key="commit-drill-2"))
+        assert explicit["value"]["upvotes"] == 2
+        assert brain.rate(memory, "up", request_key="commit-drill-2") == explicit["value"]  # sent again later
+        assert votes(memory) == 2
+        bare = cut_while_committing(lambda: brain.call("rate", id=memory, direction="up"))
+        assert isinstance(bare.get("error"), DatabaseUnavailable), bare
+        assert "may or may not have taken effect" in bare["error"].message
+        assert votes(memory) == 3  # it had
+    finally:
+        admin.execute("ALTER SYSTEM RESET synchronous_standby_names")
+        admin.execute("SELECT pg_reload_conf()")
+        admin.close()
+        brain.close()
+
+
 async def _mcp_session_survives(server: Server, home: str) -> None:
     env = {
         "BRAIN_DATABASE_URL": server.url,

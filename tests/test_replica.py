@@ -214,11 +214,11 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         _wait_for_replay(padmin, radmin)
         assert writer.search("invoice ledger shard") and other.search("invoice ledger shard")
         assert writer.reads == {"replica": 1, "primary": 0} and other.reads == {"replica": 1, "primary": 0}
-        # a boot payload: the session is registered on the primary (boot_session writes), and
-        # its payload, assembled again, comes from the replica once it has the session
+        # a session start: registered on the primary, its payload read on the replica once it
+        # has the session (test_recall_and_session_start_read_the_replica below)
         booted = writer.boot_session("replica-test", project="")
         again = writer.value("boot_payload", session=booted["session_id"])
-        assert again["session_id"] == booted["session_id"] and writer.reads["replica"] == 2
+        assert again["session_id"] == booted["session_id"] and writer.reads["replica"] == 3
         writer.reads = {"replica": 1, "primary": 0}
 
         radmin.execute("SELECT pg_wal_replay_pause()")
@@ -335,4 +335,94 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         print(f"[the replica stopped] three searches took {timings} s, on the primary: {other.reads}")
         assert other.reads["primary"] == 3 and sum(timings) < 5
         for b in (writer, other, *alone, split[1]):
+            b.close()
+
+
+def test_recall_and_session_start_read_the_replica(servers: tuple[str, str]) -> None:
+    """With a reader, a recall reads the memory on the replica and counts it on the primary;
+    a session start registers the session on the primary, reads its payload on the replica
+    (once the replica has the session) and records what it showed on the primary. Each
+    answers as the one call on the primary does; with replay paused, another session's
+    recall is still served by the replica and still counted."""
+    primary_url, replica_url = servers
+    hash_embedder = get_embedder("hash")
+    with (
+        psycopg.connect(primary_url, autocommit=True) as padmin,
+        psycopg.connect(replica_url, autocommit=True) as radmin,
+    ):
+        split = Brain(psycopg.connect(_as_role(primary_url), autocommit=True), embedder=hash_embedder)
+        split.use_reader(_as_role(replica_url))
+        alone = Brain(psycopg.connect(_as_role(primary_url), autocommit=True), embedder=hash_embedder)
+        rule = split.remember(
+            "rule", "Never deploy on Fridays", body="Deploys wait for Monday.", severity="BLOCKER"
+        ).memory_id
+        fact = split.remember("fact", "The billing queue drains every 15 minutes").memory_id
+
+        def counted(memory_id: int) -> int:
+            return padmin.execute(
+                "SELECT access_count FROM brain.memory WHERE memory_id = %s", (memory_id,)
+            ).fetchone()[0]
+
+        # a recall: the same memory as the primary's recall gives, counted once on the primary
+        reads = dict(split.reads)
+        seen = split.recall(fact)
+        assert split.reads["replica"] == reads["replica"] + 1, split.reads
+        assert counted(fact) == 1
+        direct = alone.recall(fact)
+        assert counted(fact) == 2
+        volatile = {"access_count", "last_accessed", "dormant_after"}  # what a recall counts
+        assert {k: v for k, v in seen.items() if k not in volatile} == {
+            k: v for k, v in direct.items() if k not in volatile
+        }
+        # a session start: the same payload as boot_session on the primary, recorded there
+        reads = dict(split.reads)
+        booted = split.boot_session("replica-boot", project="", task="deploy the billing service")
+        assert split.reads["replica"] == reads["replica"] + 1, split.reads
+        plain = alone.boot_session("replica-boot", project="", task="deploy the billing service")
+        assert [r["id"] for r in booted["sections"]["blockers"]] == [rule]
+        assert booted.keys() == plain.keys()
+        # (the second session sees the first as a sibling: the rest is the same)
+        assert {k: v for k, v in booted["sections"].items() if k != "siblings"} == {
+            k: v for k, v in plain["sections"].items() if k != "siblings"
+        }
+        assert [s["session_id"] for s in plain["sections"]["siblings"]] == [booted["session_id"]]
+        assert {k: booted[k] for k in ("budget", "dropped", "rebooted", "sessions_ended")} == {
+            k: plain[k] for k in ("budget", "dropped", "rebooted", "sessions_ended")
+        }
+        recorded = padmin.execute(
+            "SELECT b.tokens, (SELECT i.items FROM brain.injection i"
+            "  WHERE i.session_id = b.session_id AND i.trigger = 'boot')"
+            " FROM brain.boot_event b WHERE b.session_id = %s",
+            (booted["session_id"],),
+        ).fetchall()
+        assert recorded == [(booted["tokens"], [rule])], recorded
+        # recalled in the session that was shown it: the boot's injection was used
+        split.session = booted["session_id"]
+        split.recall(rule)
+        used = padmin.execute(
+            "SELECT count(*) FROM brain.injection_use u"
+            " JOIN brain.injection i USING (workspace_id, injection_id)"
+            " WHERE i.session_id = %s AND u.memory_id = %s AND u.how = 'recall'",
+            (booted["session_id"], rule),
+        ).fetchone()[0]
+        assert used == 1
+
+        # replay paused: another session's recall is served by the replica as it is, and counted
+        _wait_for_replay(padmin, radmin)
+        other = Brain(psycopg.connect(_as_role(primary_url), autocommit=True), embedder=hash_embedder)
+        other.use_reader(_as_role(replica_url))
+        radmin.execute("SELECT pg_wal_replay_pause()")
+        try:
+            before = counted(fact)
+            stale = other.recall(fact)
+            again = other.recall(fact)
+            print(
+                f"\n[recall, replay paused] served by {other.reads}; the replica's access count "
+                f"{stale['access_count']} then {again['access_count']}, the primary's {counted(fact)}"
+            )
+            assert other.reads == {"replica": 2, "primary": 0}
+            assert counted(fact) == before + 2 and again["access_count"] == stale["access_count"] == before
+        finally:
+            radmin.execute("SELECT pg_wal_replay_resume()")
+        for b in (split, alone, other):
             b.close()

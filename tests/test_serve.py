@@ -183,6 +183,49 @@ def post(url: str, body: dict[str, Any], token: str | None = None, **headers: st
     return httpx2.post(url, json=body, headers=sent, timeout=30)
 
 
+def test_a_call_sent_again_with_its_idempotency_key_is_answered_as_the_first_time(served, conn) -> None:
+    """An HTTP client that lost the answer to a tools/call (a 503, a connection cut) sends it
+    again with the same Idempotency-Key header: the rating counts once and the answer is the
+    first one. The header is the request_key of a tool that takes one, quoted or not; a
+    request_key argument that differs from it is refused; a tool that takes no key (pin) runs
+    as without the header."""
+    token = create(conn, role=TEST_ROLE, name="retrying-client", access="write")["token"]
+    memory = remember(conn, kind="fact", headline="The retry drill runs on Tuesdays")["memory_id"]
+    opened = post(served.url, INITIALIZE, token)
+    session = {"mcp-session-id": opened.headers["mcp-session-id"], "mcp-protocol-version": "2025-06-18"}
+    post(served.url, {"jsonrpc": "2.0", "method": "notifications/initialized"}, token, **session)
+
+    def tool(name: str, arguments: dict[str, Any], key: str | None = None) -> dict[str, Any]:
+        params = {"name": name, "arguments": arguments}
+        body = {"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params}
+        headers = {**session, **({"Idempotency-Key": key} if key is not None else {})}
+        r = post(served.url, body, token, **headers)
+        assert r.status_code == 200, r.text
+        text = r.text
+        if "text/event-stream" in r.headers.get("content-type", ""):
+            text = next(line[5:] for line in text.splitlines() if line.startswith("data:"))
+        result = json.loads(text)["result"]
+        if result.get("isError"):
+            return {"error": result["content"][0]["text"]}
+        return result["structuredContent"]
+
+    key = "0b5f9d2e-5d0c-4a52-9a3b-7c1e2f3a4b5c"
+    first = tool("rate", {"id": memory, "direction": "up"}, key)
+    assert first == {"id": memory, "upvotes": 1, "downvotes": 0, "rating": 1}
+    assert tool("rate", {"id": memory, "direction": "up"}, key) == first  # sent again
+    assert tool("rate", {"id": memory, "direction": "up"}, f'"{key}"') == first  # the draft's quoted form
+    assert tool("rate", {"id": memory, "direction": "up", "request_key": key}) == first  # as an argument
+    reused = tool("rate", {"id": memory, "direction": "down"}, key)
+    assert "sent with another request" in reused["error"] and key not in reused["error"]
+    differs = tool("rate", {"id": memory, "direction": "up", "request_key": "another"}, "one-more")
+    assert "differs from the request's Idempotency-Key header" in differs["error"]
+    assert tool("rate", {"id": memory, "direction": "up"}, "one-more")["upvotes"] == 2
+    assert tool("pin", {"id": memory}, "pin-1") == {"changed": True}
+    assert tool("pin", {"id": memory}, "pin-1") == {"changed": False}  # idempotent by itself
+    assert scalar(conn, "SELECT upvotes FROM brain.memory WHERE memory_id = %s", (memory,)) == 2
+    assert scalar(conn, "SELECT count(*) FROM brain.audit WHERE action = 'rate'") == 2
+
+
 def test_missing_wrong_revoked_expired_and_orphaned_tokens_get_401_or_403_and_no_data(
     served, conn, admin
 ) -> None:

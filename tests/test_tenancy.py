@@ -82,6 +82,8 @@ def victim(conn) -> dict[str, Any]:
     )
     scalar(conn, "SELECT brain.annotate(%s, %s)", (ids["rule"], f"Asked by the {SECRET} team"))
     scalar(conn, "SELECT brain.pin(%s)", (ids["rule"],))
+    # a rating with a request key: its answer is kept in the victim workspace
+    scalar(conn, "SELECT brain.rate(%s, 'up', request_key => 'zanzibar-rating-1')", (ids["rule"],))
     boot = scalar(
         conn, "SELECT brain.boot_session('claude', project => 'zanzibar', task => 'Zanzibar rollout')"
     )
@@ -314,6 +316,8 @@ def test_every_function_as_a_hostile_member_of_another_workspace(admin, attacker
                 "SELECT brain.set_setting('rrf_k', '1')",
                 "SELECT brain.drop_embedding_space('hash:feature-hash-v1')",
                 f"SELECT brain.forget({victim['rule']}, 'taking it over')",
+                # the victim's request key: a new key in the attacker's workspace, refused in the victim's
+                f"SELECT brain.rate({victim['rule']}, 'up', request_key => 'zanzibar-rating-1')",
             ):
                 _attempt(c, tally, f"{call} ({mode})", call)
         assert scalar(c, "SELECT count(*) FROM brain.list_workspaces()") == 1

@@ -492,6 +492,29 @@ def test_headers_status_codes_and_csrf(ui: Dashboard, ids: dict[str, int], conn)
     assert static.status_code == 200 and static.headers["cache-control"] == "no-cache"
 
 
+def test_a_rating_form_sent_twice_counts_once(ui: Dashboard, ids: dict[str, int], conn) -> None:
+    """Each rating and annotation form carries a request key of its own: a double click, or
+    the form sent again, counts once; the next page's forms count again."""
+    http = requests.Session()
+    page = http.get(f"{ui.url}/memories/{ids['rule']}").text
+    forms = re.findall(
+        r'action="/memories/\d+/(rate|annotate)"[^>]*>.*?name="request_key" value="([^"]+)"', page
+    )
+    assert [f[0] for f in forms] == ["rate", "rate", "annotate"] and len({f[1] for f in forms}) == 3
+    up = {"csrf": http.cookies["brain_csrf"], "direction": "up", "request_key": forms[0][1]}
+    for _ in range(2):
+        r = http.post(f"{ui.url}/memories/{ids['rule']}/rate", data=up, allow_redirects=False)
+        assert r.status_code == 303
+    votes = "SELECT upvotes FROM brain.memory WHERE memory_id = %s"
+    assert scalar(conn, votes, (ids["rule"],)) == 1
+    again = re.search(
+        r'name="request_key" value="([^"]+)"', http.get(f"{ui.url}/memories/{ids['rule']}").text
+    )
+    assert again and again.group(1) != forms[0][1]
+    http.post(f"{ui.url}/memories/{ids['rule']}/rate", data={**up, "request_key": again.group(1)})
+    assert scalar(conn, votes, (ids["rule"],)) == 2
+
+
 def test_beyond_this_machine_the_dashboard_needs_the_server_role(brain_cli) -> None:
     for args in (["--host", "0.0.0.0"], ["--require-token"]):
         result = subprocess.run(

@@ -309,14 +309,22 @@ def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | N
     click.echo(_dump({"forgotten": memory_id}) if as_json else f"#{memory_id} forgotten")
 
 
+REQUEST_KEY = click.option(
+    "--request-key",
+    help="A key of this request (a UUID): sent again with it, the command is answered as the first "
+    "time and changes nothing.",
+)
+
+
 @command()
 @click.argument("memory_id", type=int)
 @click.argument("direction", type=Choice(["up", "down"]))
 @click.option("--source", help="Who is rating.")
-def rate(memory_id: int, direction: str, source: str | None, as_json: bool) -> None:
+@REQUEST_KEY
+def rate(memory_id: int, direction: str, source: str | None, request_key: str | None, as_json: bool) -> None:
     """Rate a memory up (it helped) or down (it misled)."""
     with _open(source) as brain:
-        out = brain.rate(memory_id, direction, source=source)
+        out = brain.rate(memory_id, direction, source=source, request_key=request_key)
     click.echo(_dump(out) if as_json else f"#{memory_id} rated {direction}: rating {out['rating']:+d}")
 
 
@@ -324,11 +332,12 @@ def rate(memory_id: int, direction: str, source: str | None, as_json: bool) -> N
 @click.argument("memory_id", type=int)
 @click.argument("note")
 @click.option("--source", help="Who is annotating.")
-def annotate(memory_id: int, note: str, source: str | None, as_json: bool) -> None:
+@REQUEST_KEY
+def annotate(memory_id: int, note: str, source: str | None, request_key: str | None, as_json: bool) -> None:
     """Attach a note (a correction, a gotcha) to a memory. NOTE '-' reads standard input."""
     note = _text(note, "note") or ""
     with _open(source) as brain:
-        annotation = brain.annotate(memory_id, note, source=source)
+        annotation = brain.annotate(memory_id, note, source=source, request_key=request_key)
     click.echo(_dump({"annotation": annotation}) if as_json else f"#{memory_id} annotated")
 
 

@@ -191,13 +191,29 @@ def actions_group() -> None:
 @click.option("--all-projects", is_flag=True, help="Sessions of every project (workspace admins only).")
 @click.option("--for-source", help="Only sessions of this source.")
 @SESSION_OPTION
+@click.option(
+    "--request-key",
+    help="A key of this request (a UUID): sent again with it, the command is answered as the first "
+    "time and raises no second item.",
+)
 def actions_add(
-    text: str, project: str, all_projects: bool, for_source: str | None, session: int | None, as_json: bool
+    text: str,
+    project: str,
+    all_projects: bool,
+    for_source: str | None,
+    session: int | None,
+    request_key: str | None,
+    as_json: bool,
 ) -> None:
     """Raise an action item."""
     with _open() as brain:
         item = brain.create_action_item(
-            _text(text, "text") or "", project, for_source, session, all_projects=all_projects
+            _text(text, "text") or "",
+            project,
+            for_source,
+            session,
+            all_projects=all_projects,
+            request_key=request_key,
         )
     click.echo(_dump({"id": item}) if as_json else f"action item #{item} raised")
 

@@ -74,6 +74,7 @@ class BrainMCP(MCPServer):
         try:
             self.check_arguments(name, arguments)
             arguments = self.with_project(name, arguments)
+            arguments = self.with_request_key(name, arguments)
             result = await super().call_tool(name, arguments, context)
         except ToolError as exc:
             # The SDK may wrap the ToolError a tool raised: the code is on the first that has one.
@@ -110,6 +111,22 @@ class BrainMCP(MCPServer):
         ):
             arguments["project"] = self.service.project
         return arguments
+
+    def with_request_key(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        """The request's Idempotency-Key header (brain serve: Service.request_key) as the
+        request_key of a tool that takes one; a tool that takes none (a read, or a write that
+        is idempotent by itself: docs/serve.md) runs as without it. A request_key argument
+        that differs from the header is refused."""
+        key = self.service.request_key
+        tool = self._tool_manager.get_tool(name)
+        if key is None or tool is None or "request_key" not in tool.parameters.get("properties", {}):
+            return arguments
+        if arguments.get("request_key") not in (None, key):
+            raise invalid(
+                f"{name}'s request_key differs from the request's Idempotency-Key header: "
+                "send the key in one of them, or the same in both."
+            )
+        return {**arguments, "request_key": key}
 
     def check_arguments(self, name: str, arguments: dict[str, Any] | None) -> None:
         """Refuse arguments the tool does not take, and values of another JSON type than its

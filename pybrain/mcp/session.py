@@ -29,6 +29,11 @@ _current_state: contextvars.ContextVar[SessionState | None] = contextvars.Contex
 )
 
 
+# The Idempotency-Key header of the HTTP request being served (`brain serve`), which a tool
+# that takes a request_key takes as its key (BrainMCP.with_request_key); None over stdio.
+_request_key: contextvars.ContextVar[str | None] = contextvars.ContextVar("pybrain_request_key", default=None)
+
+
 class _CurrentBrain:
     """Stands for the Brain of the request's MCP session: the tools hold this and call through it."""
 
@@ -84,6 +89,21 @@ class Service:
             yield
         finally:
             _current_state.reset(token)
+
+    @staticmethod
+    @contextlib.contextmanager
+    def use_request_key(key: str | None) -> Iterator[None]:
+        """Serve the calls made inside with this request key (an HTTP request's Idempotency-Key)."""
+        token = _request_key.set(key)
+        try:
+            yield
+        finally:
+            _request_key.reset(token)
+
+    @property
+    def request_key(self) -> str | None:
+        """The request key of the request being served (use_request_key), if any."""
+        return _request_key.get()
 
     def require_session(self) -> int:
         if self.session is None:

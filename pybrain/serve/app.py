@@ -16,6 +16,7 @@ ceiling. The tools are those of pybrain.mcp, unchanged.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 import time
 from collections.abc import Awaitable, Callable
@@ -142,10 +143,22 @@ def _session_selector(sessions: Sessions) -> Callable[..., Awaitable[Any]]:
         if principal is None:
             return await call_next(ctx)
         key = request.headers.get("mcp-session-id") or f"connection-{id(ctx.session)}"
-        with Service.use_state(sessions.select(key, principal)):
+        request_key = idempotency_key(request.headers.get("idempotency-key"))
+        with Service.use_state(sessions.select(key, principal)), Service.use_request_key(request_key):
             return await call_next(ctx)
 
     return select
+
+
+def idempotency_key(header: str | None) -> str | None:
+    """The key of an Idempotency-Key header: its value, or the string it quotes (the IETF
+    draft's form, a structured-field string: "8e03978e-40d5-..."); None without the header."""
+    if header is None:
+        return None
+    value = header.strip()
+    if len(value) >= 2 and value.startswith('"') and value.endswith('"'):
+        value = re.sub(r"\\(.)", r"\1", value[1:-1])  # \" and \\ stand for " and \
+    return value
 
 
 def build_app(

@@ -58,7 +58,8 @@ AS $$
         'boot_trajectories', 3,           -- trajectories relevant to the stated task in a boot payload, at most
         'trajectory_max_steps', 50,       -- steps of one trajectory, at most
         'pack_token_budget', 600,         -- default budget of a context pack
-        'resume_gap_days', 3              -- a boot this long after the project's last session shows its snapshot
+        'resume_gap_days', 3,             -- a boot this long after the project's last session shows its snapshot
+        'request_key_hours', 24           -- a write's request key answers as the first call at least this long
     )
 $$;
 COMMENT ON FUNCTION brain.setting_defaults IS 'Every setting and its default value.';
@@ -121,7 +122,8 @@ AS $$
         'boot_trajectories',       jsonb_build_object('min', 0, 'max', 20, 'integer', true),
         'trajectory_max_steps',    jsonb_build_object('min', 1, 'max', 500, 'integer', true),
         'pack_token_budget',       jsonb_build_object('min', 50, 'max', 20000, 'integer', true),
-        'resume_gap_days',         jsonb_build_object('min', 0, 'max', 3650)
+        'resume_gap_days',         jsonb_build_object('min', 0, 'max', 3650),
+        'request_key_hours',       jsonb_build_object('min', 1, 'max', 8760, 'integer', true)
     )
 $$;
 COMMENT ON FUNCTION brain.setting_ranges IS

@@ -6,22 +6,22 @@
 -- a statement that changes brain.memory, its kind rows, its embeddings,
 -- annotations or fold records, or the session bookkeeping (sessions,
 -- handoffs, boot and tool events, action items, scratch, maintenance runs,
--- embedding failures) is refused (BR020) unless one of the functions
--- running it is a public PL/pgSQL function of schema brain (brain._api_frame
--- finds its frame by its signature, in any lc_messages) (brain.remember,
--- brain.pin, brain.import_memories, ...: a name without a leading
--- underscore). A client's own INSERT, UPDATE, DELETE or COPY, and a direct
--- call of an internal helper (brain._store_memories, brain._set_pinned,
--- brain._mark_superseded, ...), are refused; so every new memory passes the
--- write core (brain._store_memories) and every change of a flag, pin, vote or
--- state passes the API function that decides it. (Settings and an embedding
--- space's thresholds stay a writer's to set directly: their readers check
--- their ranges.) A PL/pgSQL frame names its function's schema, and only the
--- owner creates functions in schema brain; an SQL function's frame names the
--- function alone (a client able to create functions could name one
--- "remember"), so every public function that writes is PL/pgSQL
--- (tests/test_write_core.py checks). The owner of schema brain may write
--- directly. One check per statement, not per row.
+-- embedding failures, the answers kept for request keys) is refused (BR020)
+-- unless one of the functions running it is a public PL/pgSQL function of
+-- schema brain (brain._api_frame finds its frame by its signature, in any
+-- lc_messages) (brain.remember, brain.pin, brain.import_memories, ...: a
+-- name without a leading underscore). A client's own INSERT, UPDATE, DELETE
+-- or COPY, and a direct call of an internal helper (brain._store_memories,
+-- brain._set_pinned, brain._mark_superseded, ...), are refused; so every new
+-- memory passes the write core (brain._store_memories) and every change of a
+-- flag, pin, vote or state passes the API function that decides it.
+-- (Settings and an embedding space's thresholds stay a writer's to set
+-- directly: their readers check their ranges.) A PL/pgSQL frame names its
+-- function's schema, and only the owner creates functions in schema brain;
+-- an SQL function's frame names the function alone (a client able to create
+-- functions could name one "remember"), so every public function that writes
+-- is PL/pgSQL (tests/test_write_core.py checks). The owner of schema brain
+-- may write directly. One check per statement, not per row.
 -- Whether a call stack (GET DIAGNOSTICS PG_CONTEXT, the frame that reads it
 -- first) holds a frame of a public PL/pgSQL function of schema brain, in
 -- whatever language the server writes its messages (lc_messages): the frame's
@@ -84,11 +84,13 @@ BEGIN
                              -- action item would block other sessions' writes past the hourly limit
                              'action_item', 'scratch', 'session', 'handoff', 'boot_event', 'tool_event',
                              'maintenance_run', 'embedding_failure']
-                             -- trajectories' kind rows, packs and injection telemetry (migration 023),
-                             -- once they exist
+                             -- trajectories' kind rows, packs and injection telemetry (migration 023)
+                             -- and the answers kept for request keys (migration 030: a planted one would
+                             -- answer another agent's request), once they exist
                              || ARRAY(SELECT c.relname::text FROM pg_catalog.pg_class c
                                       WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r'
-                                        AND c.relname IN ('trajectory', 'pack', 'injection', 'injection_use'))
+                                        AND c.relname IN ('trajectory', 'pack', 'injection', 'injection_use',
+                                                          'request_answer'))
     LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER write_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE'
                        ' ON brain.%I FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard()', t);

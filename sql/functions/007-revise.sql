@@ -236,9 +236,14 @@ AS $$
     WHERE f.workspace_id = brain.current_workspace() AND f.memory_id = id
 $$;
 
-CREATE OR REPLACE FUNCTION brain.recall(id bigint)
+-- A recall is a read and a count. brain.recall_view is the read (a streaming
+-- replica serves it: pybrain.client.REPLICA_READS), brain.count_recall the
+-- count (the primary's); brain.recall does both in one call. A client with a
+-- replica calls the view there and then the count on the primary, so its
+-- answer shows the memory as it was before this recall was counted.
+CREATE OR REPLACE FUNCTION brain.recall_view(id bigint)
 RETURNS jsonb
-LANGUAGE plpgsql
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -248,27 +253,6 @@ DECLARE
     current_headline text;
     banner text;
 BEGIN
-    -- A reader's recall is not counted: counting is a write.
-    IF brain.workspace_access(ws) <> 'read' THEN
-        UPDATE brain.memory m
-        SET access_count = m.access_count + 1, last_accessed = now()
-        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-        -- Recalling a fact resets its decay: a dormant fact is active again.
-        PERFORM brain._refresh_dormancy(mem.memory_id);
-        -- Loading a trajectory's steps is a use of it.
-        IF mem.kind = 'trajectory' THEN
-            UPDATE brain.trajectory t SET times_used = t.times_used + 1, last_used_at = now()
-            WHERE t.workspace_id = ws AND t.memory_id = mem.memory_id;
-        END IF;
-    END IF;
-    -- Recalled in a session that was shown it: that injection was used.
-    PERFORM brain._note_use(ARRAY[mem.memory_id], 'recall');
-    -- A trajectory's steps loaded in a session are an injection of their own.
-    IF mem.kind = 'trajectory' AND brain._session() IS NOT NULL THEN
-        PERFORM brain.record_injection('trajectory', ARRAY[mem.memory_id],
-                                       brain.estimate_tokens(brain.trajectory_text(mem.memory_id)));
-    END IF;
-
     IF mem.state = 'superseded' THEN
         current_id := brain.current_version(mem.memory_id);
         SELECT m.headline INTO current_headline FROM brain.memory m
@@ -293,5 +277,52 @@ BEGIN
                               'folds', brain._folds(mem.memory_id));
 END
 $$;
+COMMENT ON FUNCTION brain.recall_view IS
+    'The whole memory as brain.recall returns it, counting nothing: what a streaming replica serves of a recall (brain.count_recall counts it on the primary).';
+
+CREATE OR REPLACE FUNCTION brain.count_recall(id bigint)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    mem brain.memory := brain._get_memory(id);
+BEGIN
+    -- A reader's recall is not counted: counting is a write.
+    IF brain.workspace_access(ws) <> 'read' THEN
+        UPDATE brain.memory m
+        SET access_count = m.access_count + 1, last_accessed = now()
+        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+        -- Recalling a fact resets its decay: a dormant fact is active again.
+        PERFORM brain._refresh_dormancy(mem.memory_id);
+        -- Loading a trajectory's steps is a use of it.
+        IF mem.kind = 'trajectory' THEN
+            UPDATE brain.trajectory t SET times_used = t.times_used + 1, last_used_at = now()
+            WHERE t.workspace_id = ws AND t.memory_id = mem.memory_id;
+        END IF;
+    END IF;
+    -- Recalled in a session that was shown it: that injection was used.
+    PERFORM brain._note_use(ARRAY[mem.memory_id], 'recall');
+    -- A trajectory's steps loaded in a session are an injection of their own.
+    IF mem.kind = 'trajectory' AND brain._session() IS NOT NULL THEN
+        PERFORM brain.record_injection('trajectory', ARRAY[mem.memory_id],
+                                       brain.estimate_tokens(brain.trajectory_text(mem.memory_id)));
+    END IF;
+END
+$$;
+COMMENT ON FUNCTION brain.count_recall IS
+    'Counts a recall of a memory as brain.recall does (its access, a dormant fact active again, a trajectory''s use, the use of an injection that showed it in the session) and returns nothing: the primary''s half of a recall whose memory a replica read (brain.recall_view).';
+
+CREATE OR REPLACE FUNCTION brain.recall(id bigint)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    PERFORM brain.count_recall(id);
+    RETURN brain.recall_view(id);
+END
+$$;
 COMMENT ON FUNCTION brain.recall IS
-    'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why.';
+    'The whole memory as JSON, and counts the access; folds lists the near-identical items folded into it (brain.memory_fold), each with its own text, metadata, provenance and time. A superseded memory carries a banner naming the current version at the end of its supersede chain; a forgotten one says why. Its halves, for a client that reads from a replica: brain.recall_view (the read) and brain.count_recall (the count).';

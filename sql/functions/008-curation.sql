@@ -1,13 +1,22 @@
 -- Curation: ratings, annotations, pins, confirmation, and workspace statistics.
 
-CREATE OR REPLACE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION brain.rate(id bigint, direction text, source text DEFAULT NULL,
+                                      request_key text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    mem brain.memory := brain._get_memory(id, lock => true);
+    -- sent again with its key: the first call's answer, and nothing counted (004c-write-requests.sql)
+    kept jsonb := brain._request_answer(request_key, 'rate',
+        jsonb_build_object('id', id, 'direction', direction, 'source', source));
+    mem brain.memory;
+    answer jsonb;
 BEGIN
+    IF kept IS NOT NULL THEN
+        RETURN kept;
+    END IF;
+    mem := brain._get_memory(id, lock => true);
     PERFORM brain._refuse_secrets(jsonb_build_object('direction', direction, 'source', source));
     IF direction IS NULL OR lower(direction) NOT IN ('up', 'down') THEN
         PERFORM brain._raise('BR009', 'A rating is up or down.',
@@ -20,22 +29,32 @@ BEGIN
     RETURNING m.upvotes, m.downvotes INTO mem.upvotes, mem.downvotes;
     PERFORM brain._audit(mem.memory_id, 'rate', source, jsonb_build_object('direction', lower(direction)));
     PERFORM brain._note_use(ARRAY[mem.memory_id], 'rate');
-    RETURN jsonb_build_object('id', mem.memory_id, 'upvotes', mem.upvotes, 'downvotes', mem.downvotes,
-                              'rating', mem.upvotes - mem.downvotes);
+    answer := jsonb_build_object('id', mem.memory_id, 'upvotes', mem.upvotes, 'downvotes', mem.downvotes,
+                                 'rating', mem.upvotes - mem.downvotes);
+    PERFORM brain._keep_answer(request_key, answer);
+    RETURN answer;
 END
 $$;
 COMMENT ON FUNCTION brain.rate IS
-    'Counts a rating (up or down). The rating (up - down) weighs the memory in search.';
+    'Counts a rating (up or down). The rating (up - down) weighs the memory in search. With a request_key, the same call sent again is answered as the first time and counts nothing (docs/sql-api.md, "Requests sent again").';
 
-CREATE OR REPLACE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION brain.annotate(id bigint, note text, source text DEFAULT NULL,
+                                          request_key text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    mem brain.memory := brain._get_memory(id);
+    -- sent again with its key: the annotation the first call stored (004c-write-requests.sql)
+    kept jsonb := brain._request_answer(request_key, 'annotate',
+        jsonb_build_object('id', id, 'note', note, 'source', source));
+    mem brain.memory;
     new_id bigint;
 BEGIN
+    IF kept IS NOT NULL THEN
+        RETURN kept::bigint;
+    END IF;
+    mem := brain._get_memory(id);
     PERFORM brain._require_text(note, 'BR009', 'An annotation needs a note.',
         'Say what to know about the memory: a correction, a gotcha, a link.');
     IF brain.word_count(note) > 400 OR length(note) > 20000 THEN
@@ -49,11 +68,12 @@ BEGIN
     RETURNING annotation_id INTO new_id;
     PERFORM brain._audit(mem.memory_id, 'annotate', source,
         jsonb_build_object('annotation_id', new_id, 'note', brain.trim_space(note)));
+    PERFORM brain._keep_answer(request_key, to_jsonb(new_id));
     RETURN new_id;
 END
 $$;
 COMMENT ON FUNCTION brain.annotate IS
-    'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id.';
+    'Attaches a note (a correction, a gotcha) to a memory; recall shows its annotations. Returns the annotation id. With a request_key, the same call sent again returns the same id and stores nothing.';
 
 CREATE OR REPLACE FUNCTION brain._set_pinned(id bigint, value boolean, source text)
 RETURNS boolean

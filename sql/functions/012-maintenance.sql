@@ -1,5 +1,7 @@
 -- Maintenance: decay, archive, staleness and expiry in one idempotent run,
--- and the only way anything is ever deleted: an explicit, audited prune.
+-- and the only way a memory is ever deleted: an explicit, audited prune. (A
+-- run forgets the answers kept for request keys once they are old enough:
+-- bookkeeping, not memory.)
 
 CREATE OR REPLACE FUNCTION brain.maintain(now timestamptz DEFAULT NULL)
 RETURNS jsonb
@@ -76,14 +78,16 @@ BEGIN
                                  -- sessions whose heartbeat expired
                                  'sessions_ended', brain._sweep_sessions(clock),
                                  -- the lexical leg's word frequencies, sampled again when due
-                                 'lexemes_analyzed', brain._analyze_lexemes_if_due() IS NOT NULL);
+                                 'lexemes_analyzed', brain._analyze_lexemes_if_due() IS NOT NULL,
+                                 -- answers kept for request keys older than request_key_hours
+                                 'request_keys_removed', brain._forget_request_keys(clock));
     INSERT INTO brain.maintenance_run (workspace_id, ran_at, counts) VALUES (ws, clock, counts)
     RETURNING run_id INTO run;
     RETURN counts || jsonb_build_object('run_id', run, 'ran_at', clock, 'previous_run', previous);
 END
 $$;
 COMMENT ON FUNCTION brain.maintain IS
-    'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes; samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
+    'One maintenance pass at `now`: counts facts that turned dormant since the last run, archives incidents untouched for incident_archive_days (90), marks tasks idle for task_stale_days (14) stale, archives expired memories, ends sessions whose heartbeat is older than session_ttl_minutes, forgets the answers kept for request keys older than request_key_hours (24); samples the workspace''s word frequencies again when it changed by a fifth (brain.analyze_lexemes); records a maintenance_run. Running it again at the same `now` changes nothing.';
 
 -- (a rate limit: by the server's clock only)
 DROP FUNCTION IF EXISTS brain.maintain_if_due(timestamptz);

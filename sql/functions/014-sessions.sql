@@ -363,15 +363,24 @@ COMMENT ON FUNCTION brain.end_session_of IS
 -- last hour: a client's clock would lift the limit)
 DROP FUNCTION IF EXISTS brain.create_action_item(text, text, text, bigint, timestamptz, boolean);
 CREATE OR REPLACE FUNCTION brain.create_action_item(text text, project text DEFAULT '', for_source text DEFAULT NULL,
-                                                    session bigint DEFAULT NULL, all_projects boolean DEFAULT false)
+                                                    session bigint DEFAULT NULL, all_projects boolean DEFAULT false,
+                                                    request_key text DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
+    -- sent again with its key: the item the first call raised, and the hour's count
+    -- not spent again (004c-write-requests.sql)
+    kept jsonb := brain._request_answer(request_key, 'create_action_item',
+        jsonb_build_object('text', create_action_item.text, 'project', project, 'for_source', for_source,
+                           'session', session, 'all_projects', all_projects));
     new_id bigint;
     s brain.session;
 BEGIN
+    IF kept IS NOT NULL THEN
+        RETURN kept::bigint;
+    END IF;
     PERFORM brain._refuse_secrets(jsonb_build_object('text', create_action_item.text, 'project', project,
                                                      'for_source', for_source));
     PERFORM brain._require_text(create_action_item.text, 'BR009', 'An action item needs a text.',
@@ -411,11 +420,12 @@ BEGIN
     VALUES (brain.current_workspace(), brain.clean_body(brain.trim_space(create_action_item.text)), coalesce(project, ''),
             nullif(for_source, ''), session, pg_catalog.now(), coalesce(all_projects, false))
     RETURNING action_item_id INTO new_id;
+    PERFORM brain._keep_answer(request_key, to_jsonb(new_id));
     RETURN new_id;
 END
 $$;
 COMMENT ON FUNCTION brain.create_action_item IS
-    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project.';
+    'Raises an item for the sessions of a project (a session: of its own project, at most action_items_per_hour an hour by the server''s clock), or of one source: until one of them acknowledges it, each of them (but the one that raised it) is refused writes. The sessions of other projects are never blocked, unless all_projects => true, which only an admin of the workspace may give (BR020): then the sessions of every project. With a request_key, the same call sent again returns the same item and raises none.';
 
 -- The items a session must acknowledge before it writes.
 CREATE OR REPLACE FUNCTION brain.pending_action_items(session bigint)

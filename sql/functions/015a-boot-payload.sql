@@ -381,6 +381,97 @@ $$;
 COMMENT ON FUNCTION brain.boot_payload IS
     'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 
+-- A session start is a registration, a read and a record. brain.open_session
+-- registers the session (the primary's), brain.boot_payload reads what it
+-- shows (a streaming replica serves it once the session row is replayed),
+-- brain.record_boot records what was shown (the primary's); brain.boot_session
+-- does all three in one call.
+CREATE OR REPLACE FUNCTION brain.open_session(
+    source text,
+    project text DEFAULT '',
+    task text DEFAULT NULL,
+    cwd text DEFAULT NULL,
+    pid integer DEFAULT NULL,
+    pid_started_at timestamptz DEFAULT NULL,
+    host text DEFAULT NULL,
+    client_info jsonb DEFAULT '{}',
+    host_processes jsonb DEFAULT NULL,
+    now timestamptz DEFAULT NULL
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    clock timestamptz := brain._clock(open_session.now);
+    new_id bigint;
+    rebooted bigint[];
+    swept integer;
+BEGIN
+    PERFORM brain._refuse_secrets(jsonb_build_object('source', source, 'project', project, 'task', task, 'cwd', cwd,
+                                                     'host', host, 'client_info', client_info),
+                                  'no session was started');
+    IF source IS NULL OR source !~ '^\S+$' THEN
+        PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
+            jsonb_build_object('field', 'source', 'type', 'one word'), 'Examples: claude, cursor, windsurf, a script''s name.');
+    END IF;
+    swept := brain._sweep_sessions(clock, host, host_processes);
+    -- The same process booting again replaces its old session.
+    WITH ended AS (
+        UPDATE brain.session s SET status = 'ended', ended_at = clock, end_reason = 'rebooted'
+        WHERE s.workspace_id = ws AND s.status = 'active' AND open_session.pid IS NOT NULL
+          AND s.source = open_session.source AND s.cwd IS NOT DISTINCT FROM open_session.cwd
+          AND s.pid = open_session.pid AND s.pid_started_at IS NOT DISTINCT FROM open_session.pid_started_at
+          AND s.host IS NOT DISTINCT FROM open_session.host
+        RETURNING s.session_id)
+    SELECT array_agg(e.session_id) INTO rebooted FROM ended AS e;
+    INSERT INTO brain.session (workspace_id, source, project, cwd, pid, pid_started_at, host, client_info,
+                               current_task, started_at, heartbeat_at)
+    VALUES (ws, source, coalesce(project, ''), cwd, pid, pid_started_at, host, coalesce(client_info, '{}'),
+            nullif(brain.clean_headline(task), ''), clock, clock)
+    RETURNING session_id INTO new_id;
+    RETURN jsonb_build_object('session_id', new_id, 'at', clock,
+                              'rebooted', coalesce(to_jsonb(rebooted), '[]'), 'sessions_ended', swept);
+END
+$$;
+COMMENT ON FUNCTION brain.open_session IS
+    'Registers a session as brain.boot_session does (ending gone ones, and the old session of the same source, cwd, pid and pid start time) without its payload: {session_id, at (the session''s start, the clock of its payload), rebooted, sessions_ended}. Then brain.boot_payload(session_id, ..., now => at), on a replica or here, and brain.record_boot.';
+
+CREATE OR REPLACE FUNCTION brain.record_boot(session bigint, payload jsonb, now timestamptz DEFAULT NULL)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    s brain.session := brain._get_session(session);
+    clock timestamptz := brain._clock(record_boot.now);
+BEGIN
+    IF jsonb_typeof(payload) IS DISTINCT FROM 'object' OR jsonb_typeof(payload->'sections') IS DISTINCT FROM 'object'
+       OR (payload->>'session_id')::bigint IS DISTINCT FROM s.session_id THEN
+        PERFORM brain._raise('BR009', 'A boot''s record needs the payload brain.boot_payload returned for this session.',
+            jsonb_build_object('field', 'payload', 'session', s.session_id),
+            'Pass the object boot_payload(session) returned, as it came.');
+    END IF;
+    INSERT INTO brain.boot_event (workspace_id, session_id, at, budget, tokens, sections, dropped)
+    SELECT ws, s.session_id, clock, (payload->>'budget')::integer, (payload->>'tokens')::integer,
+           (SELECT jsonb_object_agg(k, CASE jsonb_typeof(v) WHEN 'array' THEN jsonb_array_length(v)
+                                                         WHEN 'object' THEN 1 ELSE 0 END)
+            FROM jsonb_each(payload->'sections') AS e(k, v)),
+           coalesce(payload->'dropped', '{}');
+    -- The injection: every memory the payload shows.
+    PERFORM brain.record_injection('boot',
+        ARRAY(SELECT (i->>'id')::bigint FROM jsonb_each(payload->'sections') AS e(k, v),
+                   jsonb_array_elements(CASE WHEN jsonb_typeof(e.v) = 'array' AND e.k NOT IN ('siblings')
+                                             THEN e.v ELSE '[]' END) AS i
+              WHERE i ? 'id' AND e.k <> 'action_items'),
+        (payload->>'tokens')::integer, coalesce(payload->'dropped', '{}') <> '{}', s.session_id, clock);
+END
+$$;
+COMMENT ON FUNCTION brain.record_boot IS
+    'Records what a session''s boot payload showed (brain.boot_event: budget, tokens, sections, what was dropped; the injection of every memory it shows), as brain.boot_session does: the primary''s last step of a session start whose payload a replica read (brain.open_session, brain.boot_payload).';
+
 CREATE OR REPLACE FUNCTION brain.boot_session(
     source text,
     project text DEFAULT '',
@@ -401,50 +492,14 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ws bigint := brain.current_workspace();
-    clock timestamptz := brain._clock(boot_session.now);
-    new_id bigint;
-    rebooted bigint[];
-    swept integer;
-    payload jsonb;
+    opened jsonb := brain.open_session(source, project, task, cwd, pid, pid_started_at, host, client_info,
+                                       host_processes, boot_session.now);
+    id bigint := (opened->>'session_id')::bigint;
+    clock timestamptz := (opened->>'at')::timestamptz;
+    payload jsonb := brain.boot_payload(id, task_embedding, embedding_space, token_budget, clock);
 BEGIN
-    PERFORM brain._refuse_secrets(jsonb_build_object('source', source, 'project', project, 'task', task, 'cwd', cwd,
-                                                     'host', host, 'client_info', client_info),
-                                  'no session was started');
-    IF source IS NULL OR source !~ '^\S+$' THEN
-        PERFORM brain._raise('BR009', 'A session needs a source: one word naming the client.',
-            jsonb_build_object('field', 'source', 'type', 'one word'), 'Examples: claude, cursor, windsurf, a script''s name.');
-    END IF;
-    swept := brain._sweep_sessions(clock, host, host_processes);
-    -- The same process booting again replaces its old session.
-    WITH ended AS (
-        UPDATE brain.session s SET status = 'ended', ended_at = clock, end_reason = 'rebooted'
-        WHERE s.workspace_id = ws AND s.status = 'active' AND boot_session.pid IS NOT NULL
-          AND s.source = boot_session.source AND s.cwd IS NOT DISTINCT FROM boot_session.cwd
-          AND s.pid = boot_session.pid AND s.pid_started_at IS NOT DISTINCT FROM boot_session.pid_started_at
-          AND s.host IS NOT DISTINCT FROM boot_session.host
-        RETURNING s.session_id)
-    SELECT array_agg(e.session_id) INTO rebooted FROM ended AS e;
-    INSERT INTO brain.session (workspace_id, source, project, cwd, pid, pid_started_at, host, client_info,
-                               current_task, started_at, heartbeat_at)
-    VALUES (ws, source, coalesce(project, ''), cwd, pid, pid_started_at, host, coalesce(client_info, '{}'),
-            nullif(brain.clean_headline(task), ''), clock, clock)
-    RETURNING session_id INTO new_id;
-    payload := brain.boot_payload(new_id, task_embedding, embedding_space, token_budget, clock);
-    INSERT INTO brain.boot_event (workspace_id, session_id, at, budget, tokens, sections, dropped)
-    SELECT ws, new_id, clock, (payload->>'budget')::integer, (payload->>'tokens')::integer,
-           (SELECT jsonb_object_agg(k, CASE jsonb_typeof(v) WHEN 'array' THEN jsonb_array_length(v)
-                                                         WHEN 'object' THEN 1 ELSE 0 END)
-            FROM jsonb_each(payload->'sections') AS e(k, v)),
-           payload->'dropped';
-    -- The injection: every memory the payload shows.
-    PERFORM brain.record_injection('boot',
-        ARRAY(SELECT (i->>'id')::bigint FROM jsonb_each(payload->'sections') AS e(k, v),
-                   jsonb_array_elements(CASE WHEN jsonb_typeof(e.v) = 'array' AND e.k NOT IN ('siblings')
-                                             THEN e.v ELSE '[]' END) AS i
-              WHERE i ? 'id' AND e.k <> 'action_items'),
-        (payload->>'tokens')::integer, payload->'dropped' <> '{}', new_id, clock);
-    RETURN payload || jsonb_build_object('rebooted', coalesce(to_jsonb(rebooted), '[]'), 'sessions_ended', swept);
+    PERFORM brain.record_boot(id, payload, clock);
+    RETURN payload || (opened - 'session_id' - 'at');
 END
 $$;
 COMMENT ON FUNCTION brain.boot_session IS

@@ -19,6 +19,14 @@ Body = Annotated[str, Field(description="The detail, at most 400 words.", max_le
 Project = Annotated[str, Field(description="Project scope; '' is global.", max_length=200)]
 Source = Annotated[str | None, Field(description="Who acts.", max_length=100)]
 Tags = Annotated[list[str] | None, Field(description="Tags.", max_length=50)]
+RequestKey = Annotated[
+    str | None,
+    Field(
+        description="A UUID; sent again with it, the call is answered as the first time.",
+        min_length=1,
+        max_length=255,
+    ),
+]
 OnRelated = Annotated[
     Literal["refuse", "store", "supersede"],
     Field(description="If a related memory exists: refuse, store both, or supersede it."),

@@ -16,6 +16,7 @@ from pybrain.mcp.tools.fields import (
     MemoryId,
     OnRelated,
     Project,
+    RequestKey,
     Severity,
     Source,
     Tags,
@@ -152,10 +153,14 @@ def forget(
 
 
 def rate(
-    ctx: Context, id: MemoryId, direction: Literal["up", "down"], source: Source = None
+    ctx: Context,
+    id: MemoryId,
+    direction: Literal["up", "down"],
+    source: Source = None,
+    request_key: RequestKey = None,
 ) -> dict[str, Any]:
     """Rate a memory up (it helped) or down (it misled); ratings weigh search."""
-    return service_of(ctx).brain.rate(id, direction, source=source)
+    return service_of(ctx).brain.rate(id, direction, source=source, request_key=request_key)
 
 
 def annotate(
@@ -163,9 +168,10 @@ def annotate(
     id: MemoryId,
     note: Annotated[str, Field(min_length=1, max_length=4000)],
     source: Source = None,
+    request_key: RequestKey = None,
 ) -> dict[str, Any]:
     """Attach a note to a memory: a correction, a gotcha, a link. Recall shows it."""
-    return {"annotation": service_of(ctx).brain.annotate(id, note, source=source)}
+    return {"annotation": service_of(ctx).brain.annotate(id, note, source=source, request_key=request_key)}
 
 
 def pin(ctx: Context, id: MemoryId, source: Source = None) -> dict[str, Any]:

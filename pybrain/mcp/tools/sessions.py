@@ -11,7 +11,7 @@ from pydantic import Field
 
 from pybrain.client import render_boot
 from pybrain.mcp.session import Service, service_of
-from pybrain.mcp.tools.fields import Project
+from pybrain.mcp.tools.fields import Project, RequestKey
 
 
 def boot_session(
@@ -79,10 +79,15 @@ def create_action_item(
     text: Annotated[str, Field(min_length=1, max_length=2000)],
     project: Project = "",
     for_source: Annotated[str | None, Field(description="Only sessions of this client.")] = None,
+    request_key: RequestKey = None,
 ) -> dict[str, Any]:
     """Raise an item other sessions must acknowledge before they can write."""
     service = service_of(ctx)
-    return {"id": service.brain.create_action_item(text, project, for_source, service.session)}
+    return {
+        "id": service.brain.create_action_item(
+            text, project, for_source, service.session, request_key=request_key
+        )
+    }
 
 
 def acknowledge_action_item(

@@ -37,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pybrain import words
-from pybrain.client import CATEGORIES, Brain
+from pybrain.client import CATEGORIES, Brain, new_request_key
 from pybrain.connector import PoolConnector
 from pybrain.errors import (
     AccessDenied,
@@ -184,6 +184,9 @@ class Dashboard:
         self.env.filters["when"] = _when
         self.env.filters["bytes"] = _bytes
         self.env.globals["KINDS"] = KINDS
+        # A request key for each rendered form that would count twice if sent twice (a rating,
+        # an annotation): a double click or a form sent again counts once.
+        self.env.globals["request_key"] = new_request_key
 
     # --- plumbing -------------------------------------------------------------
 
@@ -662,12 +665,13 @@ def _unpin(brain: Brain, memory_id: int, form: FormData) -> dict[str, Any]:
 
 
 def _rate(brain: Brain, memory_id: int, form: FormData) -> dict[str, Any]:
-    brain.rate(memory_id, _form_text(form, "direction"))
+    brain.rate(memory_id, _form_text(form, "direction"), request_key=_form_text(form, "request_key") or None)
     return {"done": "rated"}
 
 
 def _annotate(brain: Brain, memory_id: int, form: FormData) -> dict[str, Any]:
-    brain.annotate(memory_id, _form_text(form, "note"), source=brain.actor)
+    note, key = _form_text(form, "note"), _form_text(form, "request_key") or None
+    brain.annotate(memory_id, note, source=brain.actor, request_key=key)
     return {"done": "annotated"}
 
 
