@@ -27,8 +27,8 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from bench import latency
+from bench.experiments import copy_saved_workspace
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
-from pybrain import db
 
 SEARCH_FILES = "sql/functions/005"  # 005-search.sql and its parts, 005a-... to 005d-...
 COPY = "bench_searchab"
@@ -71,22 +71,7 @@ def main(argv: list[str] | None = None) -> None:
     after = "\n".join(p.read_text() for p in sorted((repo / "sql" / "functions").glob("005*.sql")))
     server = BenchServer(args.data_dir)
     try:
-        with server.admin() as admin:
-            saved = admin.execute(
-                "SELECT datname FROM pg_database WHERE datname LIKE %s ORDER BY 1 DESC LIMIT 1",
-                (f"bench_{args.size}_loaded%",),
-            ).fetchone()
-            if saved is None:
-                raise SystemExit(
-                    f"no saved {args.size} workspace under {args.data_dir}: run python -m bench first"
-                )
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-            admin.execute(f"CREATE DATABASE {COPY} TEMPLATE {saved[0]}")
-        owner = psycopg.connect(server.url(COPY), autocommit=True)
-        db.migrate(owner)
-        owner.execute("SELECT set_config('brain.workspace', '1', false)")
-        owner.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
-        latency.install_timers(owner, latency.TIMERS)
+        owner = copy_saved_workspace(server, args.size, COPY)
         rows = owner.execute(
             "SELECT m.headline, e.embedding::real[] FROM brain.memory m"
             " JOIN brain.embedding e USING (workspace_id, memory_id) WHERE m.workspace_id = 1"

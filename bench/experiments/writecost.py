@@ -38,8 +38,8 @@ import psycopg
 
 from bench import hashvec, latency
 from bench.corpus import Generator
-from bench.server import CLIENT_ROLE, BenchServer
-from pybrain import db
+from bench.experiments import copy_saved_workspace
+from bench.server import BenchServer
 
 COPY = "bench_writecost"
 
@@ -83,23 +83,7 @@ def main(argv: list[str] | None = None) -> None:
 
     server = BenchServer(args.data_dir)
     try:
-        with server.admin() as admin:
-            saved = admin.execute(
-                "SELECT datname FROM pg_database WHERE datname LIKE %s ORDER BY 1 DESC LIMIT 1",
-                (f"bench_{args.size}_loaded%",),
-            ).fetchone()
-            if saved is None:
-                raise SystemExit(
-                    f"no saved {args.size} workspace under {args.data_dir}: run python -m bench first"
-                )
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-            admin.execute(f"CREATE DATABASE {COPY} TEMPLATE {saved[0]}")
-            admin.execute(f"ALTER DATABASE {COPY} SET track_functions = 'all'")
-        owner = psycopg.connect(server.url(COPY), autocommit=True)
-        db.migrate(owner)
-        owner.execute("SELECT set_config('brain.workspace', '1', false)")
-        owner.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
-        latency.install_timers(owner, latency.TIMERS)
+        owner = copy_saved_workspace(server, args.size, COPY, settings={"track_functions": "all"})
         owner.execute(latency.RAW_TIMER)
         space, through, dims = owner.execute(
             "SELECT s.space_id, s.indexed_through, s.dims FROM brain.active_embedding_space() AS s"
