@@ -210,7 +210,7 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
             "SELECT brain.create_token(role => %s, name => 'replica-agent')", (ROLE,)
         ).fetchone()[0]["token"]
         writer, other = brain_on(primary_url, replica_url), brain_on(primary_url, replica_url)
-        writer.remember("fact", "The invoice ledger moved to shard 3 in March")
+        invoice = writer.remember("fact", "The invoice ledger moved to shard 3 in March").memory_id
         _wait_for_replay(padmin, radmin)
         assert writer.search("invoice ledger shard") and other.search("invoice ledger shard")
         assert writer.reads == {"replica": 1, "primary": 0} and other.reads == {"replica": 1, "primary": 0}
@@ -267,6 +267,13 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
                 seen["other"] = stored["memory_id"] in [
                     h["id"] for h in await search(b, "audit ledger shard")
                 ]
+                # a session start and a recall through brain serve, split into their reads and
+                # writes (replay paused: the reads wait read_wait for the session's own writes,
+                # then run on the primary); the session and the count are on the primary
+                booted = await call(b, "boot_session", source="replica-serve")
+                recalled = await call(b, "recall", id=invoice)
+                seen["boot"] = booted["session_id"] is not None and "boot" in booted
+                seen["recall"] = recalled["id"] == invoice
 
         try:
             for running in start(
@@ -280,7 +287,15 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
             pool.close()
             read_pool.close()
         print(f"[brain serve with --read-database-url, replay paused] {seen}")
-        assert seen == {"own": True, "other": False}
+        assert seen == {"own": True, "other": False, "boot": True, "recall": True}
+        counted = padmin.execute(
+            "SELECT access_count FROM brain.memory WHERE memory_id = %s", (invoice,)
+        ).fetchone()[0]
+        registered = padmin.execute(
+            "SELECT count(*) FROM brain.session s JOIN brain.boot_event b USING (workspace_id, session_id)"
+            " WHERE s.source = 'replica-serve'"
+        ).fetchone()[0]
+        assert counted >= 1 and registered == 1, (counted, registered)
 
         _wait_for_replay(padmin, radmin)
         assert written.memory_id in [h["id"] for h in other.search("payroll ledger shard")]
