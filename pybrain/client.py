@@ -107,8 +107,11 @@ READ_WAIT = 1.0
 READER_PAUSE = 5.0  # seconds reads stay on the primary after the replica failed one
 UNKNOWN_LSN = "unknown"  # a write's position could not be read: reads go to the primary
 # Writes a session need not read back, which would make its next read wait for them:
-# telemetry, and the counts of what a replica served (a recall, a boot payload).
-UNNOTED_WRITES = frozenset({"record_tool_event", "count_recall", "record_boot"})
+# telemetry (tool events; the injections a search or prompt showed and their uses), and
+# the counts of what a replica served (a recall, a boot payload).
+UNNOTED_WRITES = frozenset(
+    {"record_tool_event", "record_injection", "note_use", "count_recall", "record_boot"}
+)
 
 
 @dataclass(frozen=True)
@@ -273,6 +276,7 @@ class Brain:
         self.written_lsn: str | None = None
         self.reads = {"replica": 0, "primary": 0}
         self._reader_down_until = 0.0  # after a replica that could not be reached
+        self._behind: str | None = None  # the write a read last waited for in vain
 
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
@@ -478,7 +482,9 @@ class Brain:
         """The call run on the reader, once it has replayed this Brain's latest write; None
         when it does not within read_wait or cannot be reached (the primary answers then)."""
         assert self.reader is not None
-        deadline = time.monotonic() + self.read_wait
+        # Once a read waited read_wait in vain for this write, the next ones only look: a
+        # replica that lags costs a writing session one wait a write, not one a read.
+        deadline = time.monotonic() + (0 if self._behind == self.written_lsn else self.read_wait)
         try:
             with self.reader.transaction(self.scope(), read_only=True) as cur:
                 while self.written_lsn is not None:
@@ -487,8 +493,10 @@ class Brain:
                         [self.written_lsn],
                     ).fetchone()["ok"]
                     if caught_up:
+                        self._behind = None
                         break
                     if time.monotonic() > deadline:
+                        self._behind = self.written_lsn
                         return None
                     time.sleep(0.005)
                 _check_types(cur, function, args)

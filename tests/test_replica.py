@@ -236,6 +236,13 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         )
         assert written.memory_id in own, "a session reads its own writes"
         assert writer.reads["primary"] == 1 and own_seconds >= writer.read_wait
+        # the replica still behind that write: the next reads look once and go to the primary
+        t0 = time.monotonic()
+        for _ in range(3):
+            assert written.memory_id in [h["id"] for h in writer.search("payroll ledger shard")]
+        after = time.monotonic() - t0
+        print(f"[replay paused] three more of the writer's searches took {after:.2f} s, on the primary")
+        assert writer.reads["primary"] == 4 and after < writer.read_wait
         assert written.memory_id not in theirs and other.reads == {"replica": 2, "primary": 0}
 
         # the CLI: BRAIN_READ_DATABASE_URL sends its search to the replica, as it is
