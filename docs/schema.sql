@@ -3010,7 +3010,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 78b97de97f3bd44c63c58dd20875934076be2b14da0beb9030f0728795e0720d';
+COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -703,8 +703,8 @@ class World:
         s.turns.append(Turn(self._line(s, "assistant", reply), s.harness, "assistant", reply, reply))
         s.last_reply = reply
         self._stopped(s)
-        if self.down or s.harness != "claude-code":
-            return  # (a trajectory is read from a Claude Code transcript only)
+        if self.down or s.harness == "cursor":
+            return  # (a trajectory is read from a Claude Code transcript or a Codex rollout)
         out = self._brain(
             "trajectory",
             "record",
@@ -892,11 +892,13 @@ class World:
     def check(self) -> None:
         """The stored side of the invariants, read as the superuser."""
         with psycopg.connect(self.admin_url, autocommit=True) as admin:
+            # (a trajectory recorded from a transcript names the prompt that started the work as
+            # its source_ref too: it is not a turn)
             stored = {
                 (system, ref): (headline, body, project)
                 for system, ref, headline, body, project in admin.execute(
                     "SELECT source_system, source_ref, headline, body, project FROM brain.memory"
-                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL",
+                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL AND kind <> 'trajectory'",
                     (list(HARNESSES),),
                 )
             }
@@ -904,7 +906,8 @@ class World:
                 (system, ref): n
                 for system, ref, n in admin.execute(
                     "SELECT source_system, source_ref, count(*) FROM brain.memory"
-                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL GROUP BY 1, 2",
+                    " WHERE source_system = ANY(%s) AND source_ref IS NOT NULL AND kind <> 'trajectory'"
+                    " GROUP BY 1, 2",
                     (list(HARNESSES),),
                 )
             }

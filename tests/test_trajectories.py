@@ -504,6 +504,136 @@ def test_cli_records_from_a_transcript_with_secrets_replaced(brain_cli, conn, tm
     assert brain_cli("trajectory", "record", "--from-transcript", str(empty)).exit_code == 2
 
 
+def codex_rollout(path) -> None:
+    """A Codex rollout file (the harness's own lines, a question, then the work: a shell call
+    that fails, one that succeeds with a token in its command, an apply_patch, the reply; then
+    a confirmation that goes on with it)."""
+
+    def item(payload: dict) -> dict:
+        return {"timestamp": "2026-11-20T09:00:01.000Z", "type": "response_item", "payload": payload}
+
+    def message(role: str, text: str) -> dict:
+        kind = "input_text" if role == "user" else "output_text"
+        return item({"type": "message", "role": role, "content": [{"type": kind, "text": text}]})
+
+    def shell(call: str, script: str) -> dict:
+        arguments = json.dumps({"command": ["bash", "-lc", script], "workdir": "/home/dev/billing"})
+        return item({"type": "function_call", "name": "shell", "arguments": arguments, "call_id": call})
+
+    def output(call: str, text: str, code: int) -> dict:
+        shown = json.dumps({"output": text, "metadata": {"exit_code": code, "duration_seconds": 0.4}})
+        return item({"type": "function_call_output", "call_id": call, "output": shown})
+
+    patch = (
+        "*** Begin Patch\n*** Update File: deploy/export-role.json\n@@\n"
+        '-  "Action": ["s3:GetObject"]\n+  "Action": ["s3:GetObject", "s3:PutObject"]\n*** End Patch'
+    )
+    lines = [
+        {"timestamp": "2026-11-20T09:00:00.100Z", "type": "session_meta", "payload": {"id": "rollout-7"}},
+        message("user", "<environment_context>\n  <cwd>/home/dev/billing</cwd>\n</environment_context>"),
+        message("user", "hello"),
+        message("assistant", "Hi."),
+        message("user", "The nightly billing export fails with AccessDenied on the new bucket. Fix it."),
+        item({"type": "reasoning", "summary": [{"type": "summary_text", "text": "Checking"}]}),
+        shell("call_1", "aws s3 cp report.csv s3://billing-exports/"),
+        output("call_1", "upload failed: AccessDenied", 1),
+        shell("call_2", f"GH_TOKEN={TOKEN} gh api repos/acme/billing/contents/deploy/export-role.json"),
+        output("call_2", '{"Action": ["s3:GetObject"]}', 0),
+        item({"type": "custom_tool_call", "name": "apply_patch", "input": patch, "call_id": "call_3"}),
+        item(
+            {
+                "type": "custom_tool_call_output",
+                "call_id": "call_3",
+                "output": "Success. Updated deploy/export-role.json",
+            }
+        ),
+        message("assistant", "The export role lacked s3:PutObject; I added it."),
+        message("user", "Good. Do that."),
+        shell("call_4", "make deploy-export"),
+        output("call_4", "deployed", 0),
+        message("assistant", "Deployed; the export runs tonight with the new role."),
+    ]
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+
+
+def test_a_trajectory_is_read_from_a_codex_rollout(tmp_path) -> None:
+    from pybrain.hooks.trajectory import read_trajectory
+
+    path = tmp_path / "rollout-7.jsonl"
+    codex_rollout(path)
+    t = read_trajectory(path, started=lambda prompts: len(prompts) - 1)  # the confirmation goes on
+    assert t["problem"] == "The nightly billing export fails with AccessDenied on the new bucket. Fix it."
+    assert t["outcome"] == "Deployed; the export runs tonight with the new role."
+    assert t["source_system"] == "codex" and t["source_ref"].startswith("rollout-7/")
+    assert t["steps"] == [
+        {
+            "tool": "shell",
+            "command": "aws s3 cp report.csv s3://billing-exports/",
+            "result": "upload failed: AccessDenied",
+            "failed": True,
+        },
+        {
+            "tool": "shell",
+            "command": f"GH_TOKEN={TOKEN} gh api repos/acme/billing/contents/deploy/export-role.json",
+            "result": '{"Action": ["s3:GetObject"]}',
+            "failed": False,
+        },
+        {
+            "tool": "apply_patch",
+            "command": '-  "Action": ["s3:GetObject"]; +  "Action": ["s3:GetObject", "s3:PutObject"]',
+            "files": ["deploy/export-role.json"],
+            "action": "apply_patch deploy/export-role.json",
+            "result": "Success. Updated deploy/export-role.json",
+            "failed": False,
+        },
+        {"tool": "shell", "command": "make deploy-export", "result": "deployed", "failed": False},
+    ]
+    assert read_trajectory(path, prompt=1) is None, "the first prompt led to no tool call"
+    assert [s["command"] for s in read_trajectory(path, prompt=3)["steps"]] == ["make deploy-export"]
+
+
+def test_cli_records_from_a_codex_rollout(brain_cli, conn, tmp_path) -> None:
+    path = tmp_path / "rollout-7.jsonl"
+    codex_rollout(path)
+    out = brain_cli("trajectory", "record", "--from-transcript", str(path), "--project", "billing", "--json")
+    assert out.exit_code == 0, out.output
+    doc = scalar(conn, "SELECT brain.memory_json(%s)", (json.loads(out.output)["memory_id"],))
+    assert TOKEN not in json.dumps(doc)
+    assert doc["problem"].startswith("The nightly billing export fails")
+    assert [s["failed"] for s in doc["steps"]] == [True, False, False, False]
+    assert doc["source_system"] == "codex" and doc["source_ref"].startswith("rollout-7/")
+
+
+@pytest.mark.parametrize("harness", ["claude-code", "codex"])
+def test_a_trajectory_recorded_before_the_capture_takes_no_turn(brain_cli, conn, tmp_path, harness) -> None:
+    """A trajectory names the prompt that started its work as its source_ref, the ref the
+    capture stores that prompt's turn under: recorded first (during the session, or while the
+    hooks' capture waited in the spool), it must not stand for the turn. The capture then
+    stores every turn, the prompt included, and a turn's text (what the prompt hook shows of
+    an answer) is the turn's alone."""
+    from pybrain.hooks.transcript import read_turns
+
+    path = tmp_path / f"{harness}.jsonl"
+    (claude_session if harness == "claude-code" else codex_rollout)(path)
+    out = brain_cli("trajectory", "record", "--from-transcript", str(path), "--json")
+    assert out.exit_code == 0, out.output
+    trajectory = json.loads(out.output)["memory_id"]
+    session = "cc-9" if harness == "claude-code" else "rollout-7"
+    turns = read_turns(path, session)  # as the hooks read them
+    stored = call_rows(conn, "observe_transcript", turns=Jsonb(turns), source_system=harness)
+    refs = {r["ref"] for r in stored if r["action"] in ("created", "skipped")}
+    problem_ref = scalar(conn, "SELECT source_ref FROM brain.memory WHERE memory_id = %s", (trajectory,))
+    assert problem_ref in refs, (problem_ref, sorted(refs))
+    assert refs == {t["ref"] for t in turns}
+    turn = scalar(
+        conn,
+        "SELECT memory_id FROM brain.memory WHERE source_ref = %s AND kind <> 'trajectory'",
+        (problem_ref,),
+    )
+    text = scalar(conn, "SELECT text FROM brain._turn_text(brain.current_workspace(), %s)", (turn,))
+    assert text.startswith("User: ") and "Deployed" not in text and "Pruning the cache" not in text, text
+
+
 def test_claude_code_records_a_trajectory_and_a_later_session_gets_it(claude, conn, brain_cli) -> None:  # noqa: F811
     """Through the exact hook commands: Monday's session solves a problem with tool calls and its
     transcript becomes a trajectory; on Thursday a prompt about the same problem brings it back."""

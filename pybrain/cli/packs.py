@@ -88,11 +88,11 @@ def trajectory_group() -> None:
     "--from-transcript",
     "transcript",
     type=click.Path(exists=True, dir_okay=False, path_type=Path),
-    help="Take problem, steps and outcome from a Claude Code transcript (JSONL): the tool calls "
-    "of its last prompt that made any, from the prompt that started that work (a confirmation "
-    "such as 'Good. Do that.' goes on with the one before); <private> text removed, secrets "
-    "replaced, failed calls marked. A regular file; of one over 64 MiB the last 64 MiB are read, "
-    "and lines over 8 MiB are skipped.",
+    help="Take problem, steps and outcome from a Claude Code transcript or a Codex rollout file "
+    "(JSONL): the tool calls of its last prompt that made any, from the prompt that started "
+    "that work (a confirmation such as 'Good. Do that.' goes on with the one before); "
+    "<private> text removed, secrets replaced, failed calls marked. A regular file; of one "
+    "over 64 MiB the last 64 MiB are read, and lines over 8 MiB are skipped.",
 )
 @click.option(
     "--prompt",
@@ -134,7 +134,7 @@ def trajectory_record(
             problem = problem or found["problem"]
             steps = steps or found["steps"]
             opts["outcome"] = opts["outcome"] or found["outcome"]
-            opts.setdefault("source_system", "claude-code")
+            opts["source_system"] = opts.get("source_system") or found["source_system"]
             opts["source_ref"] = found["source_ref"]
             # <private> text removed, secrets replaced, results cut, by the database
             redact = True

@@ -1,5 +1,6 @@
-"""A trajectory from a Claude Code transcript, without a model: the tool calls
-between the prompt that started the work and the assistant turn that closed it.
+"""A trajectory from a Claude Code transcript or a Codex rollout file, without a model:
+the tool calls between the prompt that started the work and the assistant turn that
+closed it.
 
 The problem is the person's prompt, the steps are the assistant's tool calls in
 order (a Bash call's description and command, an edit's file and change, a
@@ -22,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from pybrain.hooks.transcript import _CLIENT_MARKUP, _CLIENT_NOTICES, Lines, _mib
+from pybrain.hooks.transcript import _CLIENT_MARKUP, _CLIENT_NOTICES, Lines, _codex_turn, _mib
 
 # What is read of a tool result (its start and its end, when longer): the database keeps
 # a few hundred characters of it (brain.result_lines).
@@ -132,6 +133,7 @@ class Work:
     last: int
     left_out: str
     explicit: bool  # the prompt was named (--prompt): no going back from it
+    harness: str = "claude-code"  # whose transcript: claude-code, or codex (a rollout file)
 
     @property
     def prompts(self) -> list[str]:
@@ -143,7 +145,7 @@ class Work:
         return max(0, self.last + 1 - PROMPTS_BACK)
 
     def trajectory(self, started: Callable[[Sequence[str]], int | None] | None = None) -> dict[str, Any]:
-        """{problem, steps, outcome, source_ref, left_out}. Unless the prompt was named,
+        """{problem, steps, outcome, source_system, source_ref, left_out}. Unless the prompt was named,
         `started` (brain.trajectory_problem) is given self.prompts and says which of them
         started the work (from 1; a confirmation goes on with the one before): the problem
         is that prompt and the steps are the tool calls from it on."""
@@ -167,9 +169,88 @@ class Work:
             "problem": _words(self.spans[first]["problem"], TEXT_WORDS["problem"]),
             "steps": steps,
             "outcome": _words(self.spans[self.last]["outcome"], TEXT_WORDS["outcome"]),
+            "source_system": self.harness,
             "source_ref": self.spans[first]["ref"],
             "left_out": self.left_out,
         }
+
+
+def _codex_command(given: dict[str, Any]) -> dict[str, Any]:
+    """A Codex tool call's arguments with its command as one string: `bash -lc SCRIPT` is the
+    script, another argument list its words joined."""
+    command = given.get("command")
+    if isinstance(command, list) and all(isinstance(c, str) for c in command):
+        shell = len(command) == 3 and command[1] in ("-lc", "-c")
+        given = {**given, "command": command[2] if shell else " ".join(command)}
+    return given
+
+
+def _codex_patch(patch: str) -> dict[str, Any]:
+    """An apply_patch call as a step's input: the files it touches and its first changed lines."""
+    files = [
+        line.split(":", 1)[1].strip()
+        for line in patch.splitlines()
+        if line.startswith(("*** Update File:", "*** Add File:", "*** Delete File:"))
+    ]
+    changed = [
+        line for line in patch.splitlines() if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))
+    ]
+    out: dict[str, Any] = {"command": _clip("; ".join(changed[:3]) or patch)}
+    if files:
+        out["file_path"] = files[0]
+    return out
+
+
+def _codex_entry(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
+    """A Codex rollout line as the transcript entry it stands for (read_work reads those): a
+    person's prompt or the assistant's text (what the capture hooks read, _codex_turn), a tool
+    call (function_call, custom_tool_call such as apply_patch) or its output (exit code not
+    0: failed). None for anything else (reasoning, events, the harness's own messages)."""
+    item = entry.get("payload")
+    if not isinstance(item, dict):
+        return None
+    kind = item.get("type")
+    if kind == "message":
+        turn = _codex_turn(entry, session)
+        if turn is None:
+            return None
+        sid, _, uuid = turn["ref"].partition("/")
+        return {
+            "type": turn["role"],
+            "sessionId": sid,
+            "uuid": uuid,
+            "message": {"content": [{"type": "text", "text": turn["text"]}]},
+        }
+    call_id = item.get("call_id")
+    if not isinstance(call_id, str):
+        return None
+    if kind in ("function_call", "custom_tool_call"):
+        raw = item.get("arguments") if kind == "function_call" else item.get("input")
+        try:
+            given = json.loads(raw) if kind == "function_call" and isinstance(raw, str) else None
+        except ValueError:
+            given = None
+        if isinstance(given, dict):
+            given = _codex_command(given)
+        elif isinstance(raw, str):
+            given = _codex_patch(raw) if item.get("name") == "apply_patch" else {"command": raw}
+        else:
+            given = {}
+        use = {"type": "tool_use", "id": call_id, "name": str(item.get("name") or "tool"), "input": given}
+        return {"type": "assistant", "message": {"content": [use]}}
+    if kind in ("function_call_output", "custom_tool_call_output"):
+        output = item.get("output")
+        text, failed = output if isinstance(output, str) else json.dumps(output), False
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        if isinstance(parsed, dict) and "output" in parsed:
+            code = (parsed.get("metadata") or {}).get("exit_code")
+            text, failed = str(parsed["output"]), isinstance(code, int) and code != 0
+        result = {"type": "tool_result", "tool_use_id": call_id, "content": text, "is_error": failed}
+        return {"type": "user", "message": {"content": [result]}}
+    return None
 
 
 def read_work(path: str | Path, prompt: int | None = None) -> Work | None:
@@ -182,13 +263,23 @@ def read_work(path: str | Path, prompt: int | None = None) -> Work | None:
 
     entries: list[dict[str, Any]] = []
     lines = Lines(path)
+    codex_session, codex = "", False
     for line in lines:
         try:
             entry = json.loads(line) if line.strip() else None
         except ValueError:
             continue
-        if isinstance(entry, dict) and entry.get("type") in ("user", "assistant"):
+        if not isinstance(entry, dict):
+            continue
+        if entry.get("type") in ("user", "assistant"):
             entries.append(entry)
+        elif entry.get("type") == "session_meta" and isinstance(entry.get("payload"), dict):
+            codex_session = str(entry["payload"].get("id") or "")
+        elif entry.get("type") == "response_item":
+            codex = True
+            converted = _codex_entry(entry, codex_session)
+            if converted is not None:
+                entries.append(converted)
     if prompt is not None and lines.dropped:
         raise InputTooLarge(
             f"The transcript {path} is over the {_mib(lines.max_bytes)} read of a transcript, "
@@ -227,7 +318,8 @@ def read_work(path: str | Path, prompt: int | None = None) -> Work | None:
         last = prompt - 1 if 1 <= prompt <= len(spans) else None
     if last is None or not spans[last]["uses"]:
         return None
-    return Work(spans, last, lines.note(), explicit=prompt is not None)
+    harness = "codex" if codex else "claude-code"
+    return Work(spans, last, lines.note(), explicit=prompt is not None, harness=harness)
 
 
 def read_trajectory(
@@ -236,6 +328,7 @@ def read_trajectory(
     started: Callable[[Sequence[str]], int | None] | None = None,
 ) -> dict[str, Any] | None:
     """The trajectory of one prompt of a transcript (read_work, then Work.trajectory):
-    {problem, steps, outcome, source_ref, left_out}; None when it led to no tool call."""
+    {problem, steps, outcome, source_system, source_ref, left_out}; None when it led to no
+    tool call."""
     work = read_work(path, prompt)
     return None if work is None else work.trajectory(started)

@@ -102,9 +102,11 @@ BEGIN
         WHERE brain.capturable_text(t.value->>'text') <> ''
         ORDER BY t.value->>'ref', t.n
     ) AS x
+    -- (a trajectory read from the transcript names the prompt that started its work as its
+    -- source_ref: it is not that turn)
     WHERE NOT EXISTS (SELECT FROM brain.memory m
                       WHERE m.workspace_id = ws AND m.source_system = observe_transcript.source_system
-                        AND m.source_ref = x.ref);
+                        AND m.source_ref = x.ref AND m.kind <> 'trajectory');
     IF cardinality(refs) = 0 THEN
         RETURN;
     END IF;

@@ -59,15 +59,17 @@ BEGIN
     FROM brain.memory x
     WHERE x.workspace_id = ws AND x.source_system = m.source_system
       AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
-      AND x.state = 'active';
+      AND x.state = 'active' AND x.kind <> 'trajectory';
     answer_id := (SELECT min(x.memory_id) FROM brain.memory x
                   WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.kind <> 'trajectory'
                     AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
                                         WHERE y.workspace_id = ws AND y.memory_id = answer_id));
 END
 $$;
 
--- A captured turn's own text, its chunks joined on one line, and the id of its first chunk.
+-- A captured turn's own text, its chunks joined on one line, and the id of its first chunk
+-- (not a trajectory read from the transcript, which names the turn's prompt as its source).
 CREATE OR REPLACE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT text text)
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
@@ -76,7 +78,7 @@ AS $$
            regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
     FROM brain.memory m
     JOIN brain.memory x ON x.workspace_id = m.workspace_id AND x.source_system = m.source_system
-                       AND x.source_ref = m.source_ref AND x.state = 'active'
+                       AND x.source_ref = m.source_ref AND x.state = 'active' AND x.kind <> 'trajectory'
     WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
 $$;
 
