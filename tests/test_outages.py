@@ -313,33 +313,42 @@ def test_the_client_reconnects_after_a_restart(restartable, monkeypatch):
         brain.close()
 
 
+def _ended_while_waiting(admin, pid: int, column: str, event: str, call) -> tuple[threading.Thread, dict]:
+    """Run call in a thread; once its backend (pid) waits on event (pg_stat_activity's column),
+    end that backend. The thread, and what call returned ("value") or raised ("error") once the
+    thread is joined."""
+    outcome: dict = {}
+
+    def run() -> None:
+        try:
+            outcome["value"] = call()
+        except Exception as exc:
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    ends = time.monotonic() + 30
+    while admin.execute(
+        f"SELECT {column} IS DISTINCT FROM %s FROM pg_stat_activity WHERE pid = %s", (event, pid)
+    ).fetchone()[0]:
+        assert time.monotonic() < ends, f"the call did not wait on {event}"
+        time.sleep(0.02)
+    admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+    return thread, outcome
+
+
 def test_a_call_lost_while_it_runs_is_sent_again_on_a_new_connection(restartable):
     brain = Brain(db.connect(restartable.url), embedder=get_embedder("hash"))
     admin = psycopg.connect(restartable.url)
 
     def killed_while_running(call):
         """Run call while brain.memory is locked, and end its backend while it waits."""
-        outcome: dict = {}
-
-        def run() -> None:
-            try:
-                outcome["value"] = call()
-            except Exception as exc:
-                outcome["error"] = exc
-
-        pid = brain.conn.info.backend_pid
         with admin.transaction():
             admin.execute("LOCK TABLE brain.memory IN ACCESS EXCLUSIVE MODE")
-            thread = threading.Thread(target=run)
-            thread.start()
-            ends = time.monotonic() + 30
-            while admin.execute(
-                "SELECT wait_event_type IS DISTINCT FROM 'Lock' FROM pg_stat_activity WHERE pid = %s", (pid,)
-            ).fetchone()[0]:
-                assert time.monotonic() < ends
-                time.sleep(0.05)
-            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
-        thread.join(30)
+            thread, outcome = _ended_while_waiting(
+                admin, brain.conn.info.backend_pid, "wait_event_type", "Lock", call
+            )
+        thread.join(30)  # (sent again once the lock is gone)
         return outcome
 
     try:
@@ -379,26 +388,11 @@ def test_a_write_cut_while_it_commits_is_sent_again_only_with_a_request_key(rest
             time.sleep(0.05)
 
     def cut_while_committing(call):
-        outcome: dict = {}
-
-        def run() -> None:
-            try:
-                outcome["value"] = call()
-            except Exception as exc:
-                outcome["error"] = exc
-
-        pid = brain.conn.info.backend_pid
         standby("absent_standby")
         try:
-            thread = threading.Thread(target=run)
-            thread.start()
-            ends = time.monotonic() + 30
-            while admin.execute(
-                "SELECT wait_event IS DISTINCT FROM 'SyncRep' FROM pg_stat_activity WHERE pid = %s", (pid,)
-            ).fetchone()[0]:
-                assert time.monotonic() < ends, "the COMMIT did not wait for the standby"
-                time.sleep(0.02)
-            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+            thread, outcome = _ended_while_waiting(
+                admin, brain.conn.info.backend_pid, "wait_event", "SyncRep", call
+            )
         finally:
             standby("")
         thread.join(30)
