@@ -520,6 +520,31 @@ def remember_workload(gen: Generator, corpus: list[Memory], n: int, rnd: random.
     return out
 
 
+def timed_remember(conn: psycopg.Connection, m: Memory, v: np.ndarray) -> tuple[str, str | None, float]:
+    """One brain.remember with a precomputed embedding, timed in the database: (action, SQLSTATE of a
+    refusal or None, ms)."""
+    a = m.remember_args()
+    action, _mid, _sim, code, ms = conn.execute(
+        "SELECT * FROM bench_t.bench_t_remember(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            a["kind"],
+            a["headline"],
+            a["body"],
+            a["category"],
+            a["project"],
+            a["tags"],
+            a.get("severity"),
+            a.get("status"),
+            a.get("priority"),
+            a.get("error_message"),
+            a.get("what_was_wrong"),
+            a.get("what_is_correct"),
+            _vec(v),
+        ),
+    ).fetchone()
+    return action, code, ms
+
+
 def remember_in_db(conn: psycopg.Connection, items: list[Memory]) -> dict[str, Any]:
     """brain.remember with a precomputed hash embedding, timed inside the database."""
     # The text to embed, as the client gets it: the gate's check_only answer.
@@ -536,25 +561,7 @@ def remember_in_db(conn: psycopg.Connection, items: list[Memory]) -> dict[str, A
     times: list[float] = []
     by_action: dict[str, list[float]] = {}
     for m, v in zip(items, vecs, strict=True):
-        a = m.remember_args()
-        action, _mid, _sim, code, ms = conn.execute(
-            "SELECT * FROM bench_t.bench_t_remember(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (
-                a["kind"],
-                a["headline"],
-                a["body"],
-                a["category"],
-                a["project"],
-                a["tags"],
-                a.get("severity"),
-                a.get("status"),
-                a.get("priority"),
-                a.get("error_message"),
-                a.get("what_was_wrong"),
-                a.get("what_is_correct"),
-                _vec(v),
-            ),
-        ).fetchone()
+        action, code, ms = timed_remember(conn, m, v)
         key = f"{action} ({code})" if code else action
         times.append(ms)
         by_action.setdefault(key, []).append(ms)

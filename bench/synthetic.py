@@ -30,7 +30,8 @@ def prewarm(conn: psycopg.Connection) -> dict[str, Any]:
     pages a first pass of queries would read from the operating system's cache. What does not fit
     in shared_buffers pushes out what was read before it."""
     t0 = time.perf_counter()
-    conn.execute("CREATE EXTENSION IF NOT EXISTS pg_prewarm")
+    if conn.execute("SELECT FROM pg_extension WHERE extname = 'pg_prewarm'").fetchone() is None:
+        conn.execute("CREATE EXTENSION pg_prewarm")  # (a hot standby has it from its primary)
     blocks = 0
     for (oid,) in conn.execute(
         "SELECT c.oid FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
@@ -40,28 +41,18 @@ def prewarm(conn: psycopg.Connection) -> dict[str, Any]:
     return {"mb": blocks * 8 // 1024, "seconds": round(time.perf_counter() - t0, 1)}
 
 
-def run(
+def load_workspace(
     server: BenchServer,
+    name: str,
     size: int,
     *,
     seed: int,
-    n_queries: int,
-    n_filtered: int,
-    n_recall_vectors: int,
-    n_remember: int,
-    n_remember_e2e: int,
-    n_recall: int,
-    profile: bool,
-    throughput_seconds: float = 8.0,
-    minilm: Callable[[list[str]], np.ndarray] | None = None,
-) -> dict[str, Any]:
-    """minilm: MiniLM vectors for a list of texts; given, the run measures search and recall only."""
-    name = f"bench_{size}" + ("_minilm" if minilm else "")
-    embed = minilm or hashvec.vectors
-    log(
-        f"== synthetic workspace of {size:,} memories (database {name}, "
-        f"{'MiniLM' if minilm else 'hash'} vectors)"
-    )
+    embed: Callable[[list[str]], np.ndarray],
+    minilm: bool = False,
+) -> tuple[list[Any], int, list[int], dict[str, Any]]:
+    """The synthetic workspace of `size` memories as database `name`: a copy of the one saved under a
+    kept data directory, or generated and loaded (and then saved there). Returns the corpus, the
+    embedding space, the memory ids and what the load measured."""
     gen = Generator(seed)
     with timed() as t_gen:
         corpus = gen.memories(size)
@@ -98,6 +89,35 @@ def run(
         if server.persistent:
             log(f"  saving the loaded workspace as {saved}")
             server.save_database(name, saved, json.dumps(loaded))
+    return corpus, space_id, ids, loaded
+
+
+def run(
+    server: BenchServer,
+    size: int,
+    *,
+    seed: int,
+    n_queries: int,
+    n_filtered: int,
+    n_recall_vectors: int,
+    n_remember: int,
+    n_remember_e2e: int,
+    n_recall: int,
+    profile: bool,
+    throughput_seconds: float = 8.0,
+    minilm: Callable[[list[str]], np.ndarray] | None = None,
+) -> dict[str, Any]:
+    """minilm: MiniLM vectors for a list of texts; given, the run measures search and recall only."""
+    name = f"bench_{size}" + ("_minilm" if minilm else "")
+    embed = minilm or hashvec.vectors
+    log(
+        f"== synthetic workspace of {size:,} memories (database {name}, "
+        f"{'MiniLM' if minilm else 'hash'} vectors)"
+    )
+    corpus, space_id, ids, loaded = load_workspace(
+        server, name, size, seed=seed, embed=embed, minilm=bool(minilm)
+    )
+    provider, model = ("local", "all-MiniLM-L6-v2") if minilm else ("hash", "feature-hash-v1")
 
     result: dict[str, Any] = {
         "memories": size,
