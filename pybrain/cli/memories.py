@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from pybrain.cli.base import (
+    REQUEST_KEY,
     Choice,
     _dump,
     _echo_rows,
@@ -307,13 +308,6 @@ def forget(memory_id: int, reason: str, replaced_by: int | None, source: str | N
     with _open(source) as brain:
         brain.forget(memory_id, reason, replaced_by=replaced_by, source=source)
     click.echo(_dump({"forgotten": memory_id}) if as_json else f"#{memory_id} forgotten")
-
-
-REQUEST_KEY = click.option(
-    "--request-key",
-    help="A key of this request (a UUID): sent again with it, the command is answered as the first "
-    "time and changes nothing.",
-)
 
 
 @command()

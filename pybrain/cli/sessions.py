@@ -12,6 +12,7 @@ from typing import Any
 import click
 
 from pybrain.cli.base import (
+    REQUEST_KEY,
     SESSION_OPTION,
     Choice,
     QuietCommand,
@@ -191,11 +192,7 @@ def actions_group() -> None:
 @click.option("--all-projects", is_flag=True, help="Sessions of every project (workspace admins only).")
 @click.option("--for-source", help="Only sessions of this source.")
 @SESSION_OPTION
-@click.option(
-    "--request-key",
-    help="A key of this request (a UUID): sent again with it, the command is answered as the first "
-    "time and raises no second item.",
-)
+@REQUEST_KEY
 def actions_add(
     text: str,
     project: str,

@@ -187,14 +187,13 @@ def _codex_command(given: dict[str, Any]) -> dict[str, Any]:
 
 def _codex_patch(patch: str) -> dict[str, Any]:
     """An apply_patch call as a step's input: the files it touches and its first changed lines."""
+    lines = patch.splitlines()
     files = [
         line.split(":", 1)[1].strip()
-        for line in patch.splitlines()
+        for line in lines
         if line.startswith(("*** Update File:", "*** Add File:", "*** Delete File:"))
     ]
-    changed = [
-        line for line in patch.splitlines() if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))
-    ]
+    changed = [line for line in lines if line[:1] in ("+", "-") and not line.startswith(("+++", "---"))]
     out: dict[str, Any] = {"command": _clip("; ".join(changed[:3]) or patch)}
     if files:
         out["file_path"] = files[0]
@@ -240,11 +239,13 @@ def _codex_entry(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
         return {"type": "assistant", "message": {"content": [use]}}
     if kind in ("function_call_output", "custom_tool_call_output"):
         output = item.get("output")
-        text, failed = output if isinstance(output, str) else json.dumps(output), False
-        try:
-            parsed = json.loads(text)
-        except ValueError:
-            parsed = None
+        text, failed, parsed = json.dumps(output), False, output
+        if isinstance(output, str):
+            text = output
+            try:
+                parsed = json.loads(output)
+            except ValueError:
+                parsed = None
         if isinstance(parsed, dict) and "output" in parsed:
             code = (parsed.get("metadata") or {}).get("exit_code")
             text, failed = str(parsed["output"]), isinstance(code, int) and code != 0
