@@ -1528,7 +1528,7 @@ CREATE FUNCTION brain.adopt_role(name text) RETURNS void
     AS $$
     -- the body: sql/functions/026-ownership.sql
 $$;
-COMMENT ON FUNCTION brain.adopt_role(name text) IS 'Gives brain_owner ADMIN on an application role, so that brain.create_token can grant it to brain_server (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
+COMMENT ON FUNCTION brain.adopt_role(name text) IS 'Lets brain_server become an application role (SET, not its privileges), so that brain.create_token can make tokens of it (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
 CREATE FUNCTION brain.analyze_lexemes(sample_size integer DEFAULT 30000) RETURNS jsonb
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3010,7 +3010,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
+COMMENT ON TABLE brain.migration IS 'functions 906367ee5025e235eac1f2a8bf8922f04a38e517f8b00df8cd89c952809a5853';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -21,6 +21,7 @@ from psycopg import sql
 from psycopg.adapt import Dumper
 from psycopg.conninfo import make_conninfo
 from psycopg.pq import Format
+from psycopg.rows import dict_row
 
 from pybrain.config import Settings
 from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError, wrap_exceptions
@@ -524,6 +525,15 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
     transaction; a changed released migration stops the run. A role that does
     not own the schema (an application role) gets a no-op when the schema is
     up to date, and a clear error when it is not.
+
+    Once brain_owner owns schema brain (migration 027), whatever touches the
+    schema runs as brain_owner, never as the installer: the migrations, their
+    bookkeeping in brain.migration and the functions files run inside a
+    SECURITY DEFINER function of this session owned by brain_owner (as_owner),
+    where no trigger, default, check, rule or index expression brain_owner
+    planted can take the installer's rights back (PostgreSQL refuses SET ROLE
+    and SET SESSION AUTHORIZATION there). The installer itself only changes
+    owners and role grants and writes the planner's statistics, from the catalog.
     """
     if not conn.autocommit:
         raise MigrationError("migrate needs an autocommit connection.")
@@ -534,8 +544,9 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
         conn.execute("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
         try:
             owner = conn.execute(
-                "SELECT pg_has_role(current_user, nspowner, 'MEMBER') FROM pg_namespace"
-                " WHERE nspname = 'brain'"
+                "SELECT pg_has_role(current_user, nspowner, 'MEMBER'),"
+                " nspowner = (SELECT oid FROM pg_roles WHERE rolname = 'brain_owner')"
+                " FROM pg_namespace WHERE nspname = 'brain'"
             ).fetchone()
             if owner is None:
                 with conn.transaction():
@@ -548,7 +559,11 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
                                sha256 text NOT NULL,
                                applied_at timestamptz NOT NULL DEFAULT now())"""
                     )
-            done = dict(conn.execute("SELECT name, sha256 FROM brain.migration").fetchall())
+            if owner is not None and not owner[0]:
+                done = dict(conn.execute("SELECT name, sha256 FROM brain.migration").fetchall())
+            else:
+                run = _OwnerRun(conn) if owner is not None and owner[1] else _InstallerRun(conn)
+                done = {r["name"]: r["sha256"] for r in run.rows("SELECT name, sha256 FROM brain.migration")}
             pending = []
             for path in migrations:
                 digest = _sha256(path)
@@ -571,24 +586,130 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
                 return MigrateReport(applied=[], functions=0)
             for path, digest in pending:
                 with conn.transaction():
-                    conn.execute(path.read_text(encoding="utf-8"))
-                    conn.execute(
-                        "INSERT INTO brain.migration (name, sha256) VALUES (%s, %s)",
-                        (path.name, digest),
+                    run.execute(
+                        path.read_text(encoding="utf-8"),
+                        sql.SQL("INSERT INTO brain.migration (name, sha256) VALUES ({}, {})").format(
+                            sql.Literal(path.name), sql.Literal(digest)
+                        ),
                     )
                 applied.append(path.name)
             with conn.transaction():
+                # As the installer: the files only define functions (and triggers, grants and
+                # comments), from the text this pybrain ships. brain_owner can neither create
+                # nor replace a function (migration 012 revokes the languages from PUBLIC), and
+                # what it may alter of one (SECURITY DEFINER or not, its settings) a
+                # CREATE OR REPLACE sets again.
                 for path in functions:
                     conn.execute(path.read_text(encoding="utf-8"))
                 # What this run created goes to brain_owner, the schema's owner that is
-                # not a superuser, and the planner keeps no workspace's size (migration
-                # 027, sql/functions/026-ownership.sql).
+                # not a superuser, which holds no role; and the planner keeps no workspace's
+                # size (migration 027, sql/functions/026-ownership.sql). As the installer:
+                # the two functions were made again above, in this transaction, and read
+                # the catalog only.
                 conn.execute("SELECT brain._claim_objects(), brain._hide_workspace_sizes()")
                 # Lets a client see cheaply whether the functions are the ones it ships.
-                conn.execute(f"COMMENT ON TABLE brain.migration IS 'functions {functions_digest()}'")
+                run.execute(f"COMMENT ON TABLE brain.migration IS 'functions {functions_digest()}'")
         finally:
             conn.execute("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
     return MigrateReport(applied=applied, functions=len(functions))
+
+
+class _InstallerRun:
+    """Statements of a migrate run as the installer: a new database, or one whose schema the
+    installer still owns (before migration 027), where brain_owner owns nothing."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def execute(self, *statements: str | sql.Composable) -> None:
+        for statement in statements:
+            self.conn.execute(statement)
+
+    def rows(self, query: str) -> list[dict[str, Any]]:
+        with self.conn.cursor(row_factory=dict_row) as cur:
+            return cur.execute(query).fetchall()
+
+
+# The function of the installer's session that runs a migrate's statements as brain_owner:
+# SECURITY DEFINER, so a statement (or a trigger, default, check, rule or index expression
+# it sets off) may not SET ROLE back to the installer. In pg_temp: no other session may
+# create a function there, so the name resolves to this one only.
+_AS_OWNER = """
+CREATE OR REPLACE FUNCTION pg_temp.brain_as_owner(statements text, query text DEFAULT NULL)
+RETURNS SETOF jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER
+SET search_path = public
+AS $body$
+BEGIN
+    IF statements <> '' THEN
+        EXECUTE statements;
+    END IF;
+    IF query IS NOT NULL THEN
+        RETURN QUERY EXECUTE format('SELECT to_jsonb(r) FROM (%s) r', query);
+    END IF;
+END
+$body$
+"""
+
+
+class _OwnerRun:
+    """Statements of a migrate run as brain_owner (a database whose schema brain_owner owns)."""
+
+    def __init__(self, conn: psycopg.Connection) -> None:
+        self.conn = conn
+
+    def _door(self) -> None:
+        """Make the function again and give it to brain_owner, in the caller's transaction: the
+        update holds its catalog row, so that nobody (brain_owner included) changes it, to a
+        SECURITY INVOKER function say, until the transaction ends."""
+        self.conn.execute(_AS_OWNER)
+        self.conn.execute("ALTER FUNCTION pg_temp.brain_as_owner(text, text) OWNER TO brain_owner")
+        ok = self.conn.execute(
+            "SELECT p.prosecdef AND p.proowner = 'brain_owner'::regrole"
+            " FROM pg_proc p WHERE p.oid = 'pg_temp.brain_as_owner(text, text)'::regprocedure"
+        ).fetchone()
+        if not (ok and ok[0]):
+            raise MigrationError("The migration could not run as brain_owner.")
+
+    def execute(self, *statements: str | sql.Composable) -> None:
+        with self.conn.transaction():
+            self._door()
+            # A migration's DO blocks and functions need the languages, which nobody but the
+            # installer may use (migration 012): brain_owner gets them for this transaction
+            # only, and no other session sees the grant before it is taken back.
+            languages = self._lend_languages()
+            for statement in statements:
+                text = statement.as_string(self.conn) if isinstance(statement, sql.Composable) else statement
+                self.conn.execute("SELECT count(*) FROM pg_temp.brain_as_owner(%s)", (text,))
+            for language in languages:
+                self.conn.execute(
+                    sql.SQL("REVOKE USAGE ON LANGUAGE {} FROM brain_owner").format(sql.Identifier(language))
+                )
+
+    def _lend_languages(self) -> list[str]:
+        lent = []
+        for (language,) in self.conn.execute(
+            "SELECT l.lanname FROM pg_language l WHERE l.lanname IN ('sql', 'plpgsql')"
+            " AND NOT has_language_privilege('brain_owner', l.oid, 'USAGE') ORDER BY 1"
+        ).fetchall():
+            try:
+                with self.conn.transaction():
+                    self.conn.execute(
+                        sql.SQL("GRANT USAGE ON LANGUAGE {} TO brain_owner").format(sql.Identifier(language))
+                    )
+            except psycopg.errors.InsufficientPrivilege:
+                continue  # an installer that is not a superuser: the migration says what it missed
+            lent.append(language)
+        return lent
+
+    def rows(self, query: str) -> list[dict[str, Any]]:
+        with self.conn.transaction():
+            self._door()
+            found = self.conn.execute(
+                "SELECT r FROM pg_temp.brain_as_owner('', %s) AS r", (query,)
+            ).fetchall()
+        return [r[0] for r in found]
 
 
 def functions_digest() -> str:

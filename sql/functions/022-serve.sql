@@ -72,7 +72,7 @@ CREATE OR REPLACE FUNCTION brain.create_token(
 )
 RETURNS jsonb
 LANGUAGE plpgsql
-SECURITY DEFINER  -- writes brain.token and grants the role to brain_server
+SECURITY DEFINER  -- writes brain.token
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -139,13 +139,12 @@ BEGIN
             jsonb_build_object('field', 'name', 'workspace', ws),
             'Choose another name, or revoke that token first.');
     END IF;
-    BEGIN
-        EXECUTE format('GRANT %I TO brain_server', role);
-    EXCEPTION WHEN insufficient_privilege THEN
-        PERFORM brain._raise('BR020', 'The owner of schema brain cannot grant that role to brain_server.',
+    IF NOT EXISTS (SELECT FROM pg_auth_members m WHERE m.roleid = r.oid
+                   AND m.member = (SELECT s.oid FROM pg_roles s WHERE s.rolname = 'brain_server')) THEN
+        PERFORM brain._raise('BR020', 'brain serve may not act as that role yet.',
             jsonb_build_object('field', 'role'),
             'The installer adopts the role once: SELECT brain.adopt_role(''<role>'') (brain role create and brain init do it).');
-    END;
+    END IF;
     token := 'pbt_' || replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
     INSERT INTO brain.token (workspace_id, name, role_name, access, token_hash, prefix, expires_at)
     VALUES (ws, brain.trim_space(create_token.name), role, want, brain._token_hash(token), left(token, 12),

@@ -1,12 +1,17 @@
 -- Who owns schema brain: brain_owner (migration 027), a role that is not a
--- superuser. The installer (the role that runs `brain init`) creates objects as
--- itself; every migrate ends by handing them to brain_owner, and by giving
--- brain_owner ADMIN on every application role so that brain.create_token can
--- grant one to brain_server. Both run as the installer (SECURITY INVOKER): they
--- change ownership and role grants, which brain_owner itself may not.
+-- superuser and holds no role. The installer (the role that runs `brain init`)
+-- creates the objects of a new database as itself; every migrate ends by
+-- handing them to brain_owner, by letting brain_server become every application
+-- role (brain serve runs a token's requests as its role) and by taking from
+-- brain_owner any role it was given (until migration 031 it held ADMIN on each
+-- application role, with which it could grant itself one and become it). Both
+-- run as the installer (SECURITY INVOKER): they change owners and role grants,
+-- which brain_owner itself may not; db.migrate calls them in the transaction
+-- that has just made them again.
 
--- brain_owner gets ADMIN on an application role (a member of brain_user), and
--- neither its privileges nor the right to become it. Nothing when it has it.
+-- brain_server may become an application role (a member of brain_user), without
+-- its privileges (brain serve SETs it for a token's request): given by the
+-- installer, since brain_owner grants no role. Nothing when it may already.
 CREATE OR REPLACE FUNCTION brain.adopt_role(name text)
 RETURNS void
 LANGUAGE plpgsql
@@ -19,24 +24,26 @@ BEGIN
         PERFORM brain._raise('BR021', 'No application role of that name (a member of brain_user).',
             jsonb_build_object('field', 'name'), 'Create it first: brain role create <name> --workspace <id>.');
     END IF;
-    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = 'brain_owner')
+    IF NOT EXISTS (SELECT FROM pg_roles r WHERE r.rolname = 'brain_server')
        OR EXISTS (SELECT FROM pg_auth_members m
                   WHERE m.roleid = (SELECT r.oid FROM pg_roles r WHERE r.rolname = adopt_role.name)
-                    AND m.member = (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_owner')
-                    AND m.admin_option) THEN
+                    AND m.member = (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_server')
+                    -- not one brain_owner made (with the ADMIN it held before): that one goes
+                    AND m.grantor IS DISTINCT FROM (SELECT r.oid FROM pg_roles r WHERE r.rolname = 'brain_owner')) THEN
         RETURN;
     END IF;
     IF current_setting('server_version_num')::integer >= 160000 THEN
-        EXECUTE format('GRANT %I TO brain_owner WITH ADMIN TRUE, INHERIT FALSE, SET FALSE', name);
+        EXECUTE format('GRANT %I TO brain_server WITH INHERIT FALSE, SET TRUE', name);
     ELSE
-        EXECUTE format('GRANT %I TO brain_owner WITH ADMIN OPTION', name);
+        EXECUTE format('GRANT %I TO brain_server', name);  -- brain_server is NOINHERIT
     END IF;
 END
 $$;
 
 -- Every object of schema brain that brain_owner does not own yet becomes its
 -- (a table takes its indexes, row type and own sequences along; privileges are
--- kept), and every application role is adopted. The count of objects handed over.
+-- kept), every application role is adopted, and every role brain_owner holds is
+-- revoked. The count of objects handed over and roles revoked.
 CREATE OR REPLACE FUNCTION brain._claim_objects()
 RETURNS integer
 LANGUAGE plpgsql
@@ -85,8 +92,26 @@ BEGIN
     FOR o IN SELECT m.rolname FROM pg_roles m
              WHERE pg_has_role(m.oid, 'brain_user', 'MEMBER') AND m.rolname <> 'brain_user'
                AND NOT m.rolsuper AND NOT pg_has_role(m.oid, owner, 'MEMBER')
+               AND NOT pg_has_role(m.oid, 'brain_server', 'MEMBER')
     LOOP
         PERFORM brain.adopt_role(o.rolname);
+    END LOOP;
+    -- brain_owner holds no role: not a membership, not ADMIN (CASCADE: the grants it
+    -- made with ADMIN, each application role's to brain_server, were given again above).
+    FOR o IN SELECT m.roleid::regrole::text AS role, m.grantor::regrole::text AS grantor
+             FROM pg_auth_members m WHERE m.member = owner
+    LOOP
+        BEGIN
+            IF current_setting('server_version_num')::integer >= 160000 THEN
+                EXECUTE format('REVOKE %s FROM brain_owner GRANTED BY %s CASCADE', o.role, o.grantor);
+            ELSE
+                EXECUTE format('REVOKE %s FROM brain_owner CASCADE', o.role);
+            END IF;
+            n := n + 1;
+        EXCEPTION WHEN insufficient_privilege OR invalid_grant_operation THEN
+            RAISE WARNING 'brain_owner still holds role %, granted by %: revoke it as a superuser '
+                          '(REVOKE % FROM brain_owner GRANTED BY % CASCADE)', o.role, o.grantor, o.role, o.grantor;
+        END;
     END LOOP;
     RETURN n;
 END
@@ -142,7 +167,7 @@ END
 $$;
 
 COMMENT ON FUNCTION brain.adopt_role IS
-    'Gives brain_owner ADMIN on an application role, so that brain.create_token can grant it to brain_server (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
+    'Lets brain_server become an application role (SET, not its privileges), so that brain.create_token can make tokens of it (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
 REVOKE ALL ON FUNCTION brain.adopt_role(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION brain._claim_objects() FROM PUBLIC;
 REVOKE ALL ON FUNCTION brain._hide_workspace_sizes() FROM PUBLIC;
