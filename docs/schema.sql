@@ -949,6 +949,12 @@ CREATE FUNCTION brain._lock_indexer(s brain.embedding_space, wait boolean) RETUR
     AS $$
     -- the body: sql/functions/009-spaces.sql
 $$;
+CREATE FUNCTION brain._lock_key(ws bigint, what text) RETURNS bigint
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/023-ui.sql
+$$;
 CREATE FUNCTION brain._lock_near(s brain.embedding_space, kind text, project text, ids bigint[]) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3010,7 +3016,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 906367ee5025e235eac1f2a8bf8922f04a38e517f8b00df8cd89c952809a5853';
+COMMENT ON TABLE brain.migration IS 'functions 618e28f8c4ca6aea0fbd93ebfa77be53df0b8df2b7dab2c468282d58c5d3fdd0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -300,6 +300,8 @@ def test_a_read_token_reads_and_cannot_write(served, conn, admin) -> None:
             assert await search(s, "staging cluster PostgreSQL")
             result = await s.call_tool("remember", {"kind": "fact", "headline": "Readers write nothing here"})
             assert result.is_error and "needs write" in result.content[0].text, result.content[0].text
+            # the refusal names the token's role, not the server's login
+            assert TEST_ROLE in result.content[0].text and SERVE_ROLE not in result.content[0].text
 
     anyio.run(run)
     assert scalar(admin, "SELECT count(*) FROM brain.memory") == 1

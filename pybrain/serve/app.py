@@ -30,6 +30,7 @@ from psycopg_pool import ConnectionPool
 from pybrain.errors import InvalidArgument
 from pybrain.mcp import SessionState, build_server
 from pybrain.serve import auth
+from pybrain.serve.http import server_config
 from pybrain.serve.pool import DEFAULT_POOL_SIZE, pooled_brain
 
 log = logging.getLogger("pybrain.serve")
@@ -377,7 +378,7 @@ def run(
         app = build_app(
             pool, options, anonymous_pool=anonymous_pool, embedder_spec=embedder_spec, read_pool=read_pool
         )
-        config = uvicorn.Config(
+        config = server_config(
             app, host=options.host, port=options.port, log_level="warning", proxy_headers=False
         )
         server = uvicorn.Server(config)

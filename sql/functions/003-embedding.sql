@@ -140,7 +140,7 @@ BEGIN
             'Give the tokens of text the model embeds: its input window less its special tokens (254 for all-MiniLM-L6-v2).');
     END IF;
 
-    PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.embedding_space'));
     SELECT * INTO s FROM brain.embedding_space es
     WHERE es.workspace_id = ws AND es.provider = use_embedding_space.provider
       AND es.model = use_embedding_space.model;

@@ -412,7 +412,7 @@ BEGIN
         PERFORM brain._raise('BR009', 'sample_size lies between 100 and 1000000.',
             jsonb_build_object('sample_size', sample_size), 'The default is 30000.');
     END IF;
-    PERFORM pg_advisory_xact_lock(hashtext('brain.analyze_lexemes'), ws::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.analyze_lexemes'));
     SELECT coalesce(sum(c.docs), 0) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     step := greatest(1, ceil(n_docs::double precision / sample_size))::bigint;
     sample := format('SELECT m.tsv FROM brain.memory m WHERE m.workspace_id = %s AND m.memory_id %% %s = 0 LIMIT %s',

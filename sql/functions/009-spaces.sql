@@ -37,7 +37,7 @@ DECLARE
     previous brain.embedding_space := brain.active_embedding_space();
     progress jsonb;
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('brain.embedding_space'), ws::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.embedding_space'));
     IF target.state = 'active' THEN
         RETURN brain.embedding_progress(embedding_space);
     END IF;
@@ -188,8 +188,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     IF wait THEN
-        PERFORM pg_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer);
-    ELSIF NOT pg_try_advisory_xact_lock(hashtext('brain.index_vectors'), s.space_id::integer) THEN
+        PERFORM pg_advisory_xact_lock(brain._lock_key(s.workspace_id, 'brain.index_vectors ' || s.space_id));
+    ELSIF NOT pg_try_advisory_xact_lock(brain._lock_key(s.workspace_id, 'brain.index_vectors ' || s.space_id)) THEN
         RETURN NULL;
     END IF;
     SELECT * INTO s FROM brain.embedding_space es

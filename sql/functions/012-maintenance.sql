@@ -21,7 +21,7 @@ DECLARE
     run bigint;
 BEGIN
     -- One run at a time per workspace.
-    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), ws::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.maintain'));
     SELECT max(mr.ran_at) INTO previous FROM brain.maintenance_run mr
     WHERE mr.workspace_id = ws AND mr.ran_at <= clock;
 
@@ -100,7 +100,7 @@ DECLARE
     clock timestamptz := pg_catalog.now();
     last_run timestamptz;
 BEGIN
-    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), brain.current_workspace()::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(brain.current_workspace(), 'brain.maintain'));
     SELECT max(mr.ran_at) INTO last_run FROM brain.maintenance_run mr
     WHERE mr.workspace_id = brain.current_workspace() AND mr.ran_at <= clock;
     IF last_run > clock - make_interval(hours => (brain.setting('maintain_interval_hours'))::integer) THEN
@@ -135,7 +135,7 @@ BEGIN
             jsonb_build_object('older_than', older_than), 'The default is 30 days.');
     END IF;
     PERFORM brain._check_count('max_rows', max_rows, 10000, 'The default is 50.');
-    PERFORM pg_advisory_xact_lock(hashtext('brain.maintain'), ws::integer);
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.maintain'));
     FOR r IN
         SELECT m.memory_id, m.kind, m.state, m.headline, coalesce(m.forgotten_at, m.archived_at) AS left_at
         FROM brain.memory m

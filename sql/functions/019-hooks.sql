@@ -87,7 +87,7 @@ BEGIN
     -- One writer of a source system's turns at a time (a capture hook, the next session's
     -- start finishing what a hook left, and a replay may run at once): each sees what the
     -- one before it stored, so no turn is stored twice.
-    PERFORM pg_advisory_xact_lock(hashtextextended(format('brain.observe_transcript %s %s', ws, source_system), 0));
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.observe_transcript ' || source_system));
     -- The new turns: text to store, and a ref no memory of this source system
     -- carries yet (stored, folded or forgotten: any state counts), once each.
     SELECT coalesce(array_agg(x.ref ORDER BY x.n), '{}'),

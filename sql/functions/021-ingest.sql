@@ -281,7 +281,7 @@ BEGIN
     v_listing := coalesce(listing, '{}') || ARRAY(SELECT d.source_ref FROM unnest(docs) AS d ORDER BY d.item);
     IF NOT check_only THEN
         -- One ingest at a time per source and project: each sees what the one before it wrote.
-        PERFORM pg_advisory_xact_lock(hashtext('brain.ingest'), hashtext(ws || '/' || v_system || '/' || v_project));
+        PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.ingest ' || v_system || '/' || v_project));
     END IF;
 
     -- 1. What became of each document: unchanged (same hash), changed, new,

@@ -370,6 +370,27 @@ BEGIN
 END
 $$;
 
+-- The key of an advisory lock that guards a workspace's work (its maintenance,
+-- its switch of embedding space, its lexeme analysis, a space's indexer):
+-- drawn from the workspace's channel (128 random bits) and what it guards, so
+-- that a role can compute it for its own workspace only. Keyed by the
+-- workspace's id, any client could take another workspace's lock and hold it
+-- in an idle transaction: that workspace's maintenance waited to its timeout.
+CREATE OR REPLACE FUNCTION brain._lock_key(ws bigint, what text)
+RETURNS bigint
+LANGUAGE plpgsql
+SECURITY DEFINER  -- reads brain.workspace_channel, for the caller's own workspace only
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF ws IS DISTINCT FROM brain.current_workspace() AND NOT brain._is_owner() THEN
+        PERFORM brain._raise('BR020', 'A lock key is for the current workspace only.',
+            jsonb_build_object('workspace', ws), NULL);
+    END IF;
+    RETURN hashtextextended(brain._sessions_channel(ws) || '/' || what, 0);
+END
+$$;
+
 -- PL/pgSQL, as every public function that may write (the write guard trusts
 -- only frames that name their schema): the first call makes the channel.
 CREATE OR REPLACE FUNCTION brain.sessions_channel()

@@ -132,7 +132,7 @@ BEGIN
         vec := brain._check_vector(embedding, space);
     END IF;
 
-    PERFORM pg_advisory_xact_lock(hashtext('brain.pack'), hashtext(ws || '/' || v_name));
+    PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.pack ' || v_name));
     SELECT * INTO old FROM brain.pack k WHERE k.workspace_id = ws AND k.name = v_name AND k.state = 'active' FOR UPDATE;
     IF FOUND THEN
         IF old.query IS NOT DISTINCT FROM v_query AND old.memory_ids = v_ids AND old.filters = v_filters

@@ -46,9 +46,10 @@ BEGIN
     END IF;
     IF array_position(ARRAY['read', 'write', 'admin'], have) < array_position(ARRAY['read', 'write', 'admin'], access) THEN
         RAISE EXCEPTION USING ERRCODE = 'BR020',
+            -- the role whose access was checked: a token's role through brain serve, not its login
             MESSAGE = pg_catalog.format('Role %s has %s access to workspace %s; this needs %s.',
-                                        session_user, have, ws, access),
-            DETAIL = pg_catalog.jsonb_build_object('role', session_user, 'workspace', ws,
+                                        current_user, have, ws, access),
+            DETAIL = pg_catalog.jsonb_build_object('role', current_user, 'workspace', ws,
                                                    'access', have, 'needs', access)::text,
             HINT = 'An admin of the workspace grants more: brain workspace grant <role> <workspace> --access write.';
     END IF;

@@ -10,6 +10,7 @@ from pybrain.client import Brain
 from pybrain.config import Settings
 from pybrain.errors import InvalidArgument
 from pybrain.serve.auth import is_loopback
+from pybrain.serve.http import server_config
 from pybrain.serve.ui.app import Dashboard, create_app
 
 
@@ -53,7 +54,7 @@ def run(
     )
     # On this machine only its own names are served: a DNS-rebinding page cannot reach it.
     app = create_app(dashboard, allowed_hosts=["localhost", "127.0.0.1", host] if local else None)
-    config = uvicorn.Config(
+    config = server_config(
         app, host=host, port=port, log_level="warning", timeout_graceful_shutdown=2, access_log=False
     )
     server = uvicorn.Server(config)
