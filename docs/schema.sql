@@ -292,6 +292,7 @@ CREATE TABLE brain.embedding_space (
     CONSTRAINT embedding_space_state_check CHECK ((state = ANY (ARRAY['building'::text, 'active'::text, 'retired'::text])))
 );
 ALTER TABLE ONLY brain.embedding_space ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.embedding_space ALTER COLUMN space_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding_space FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding_space.indexed_through IS 'The space''s HNSW index holds the vectors with ingest_seq up to this value; later ones are ranked exactly.';
 COMMENT ON COLUMN brain.embedding_space.folded_through IS 'Vectors with ingest_seq up to this value have had their near-identical dedup.';
@@ -763,6 +764,7 @@ CREATE TABLE brain.pack (
     CONSTRAINT pack_version_check CHECK ((version >= 1))
 );
 ALTER TABLE ONLY brain.pack ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.pack ALTER COLUMN space_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.pack FORCE ROW LEVEL SECURITY;
 COMMENT ON TABLE brain.pack IS 'Context packs: a named definition (query and filters, or memory ids, and a token budget) rendered by brain.render_pack; version moves when the definition or its members change. members: the ids of its last rendering.';
 CREATE FUNCTION brain._get_pack(name text) RETURNS brain.pack
@@ -830,6 +832,12 @@ CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/014-sessions.sql
+$$;
+CREATE FUNCTION brain._hide_index_sizes() RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/026-ownership.sql
 $$;
 CREATE FUNCTION brain._hide_workspace_sizes() RETURNS integer
     LANGUAGE plpgsql
@@ -2538,12 +2546,12 @@ CREATE FUNCTION brain.stats() RETURNS jsonb
 $$;
 COMMENT ON FUNCTION brain.stats() IS 'Counts for this workspace: memories by kind (active) and state, dormant facts, pins, skills, annotations, the active space, its pending embeddings, the texts its embedder refused (retrying, parked) and the vectors waiting for its HNSW index.';
 CREATE FUNCTION brain.storage_state() RETURNS jsonb
-    LANGUAGE sql STABLE
+    LANGUAGE sql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/023-ui.sql
 $$;
-COMMENT ON FUNCTION brain.storage_state() IS 'Disk use of the database and of each table of schema brain (indexes included), the vector indexes with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
+COMMENT ON FUNCTION brain.storage_state() IS 'Disk use of the database and of each table of schema brain (indexes included, all workspaces together), the vector indexes of the current workspace''s spaces with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
 CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text DEFAULT ''::text, source text DEFAULT NULL::text, inherit_pinned boolean DEFAULT false, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, severity text DEFAULT NULL::text, category text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT NULL::jsonb, session_id bigint DEFAULT NULL::bigint, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2793,6 +2801,7 @@ CREATE TABLE brain.embedding (
     CONSTRAINT embedding_ingest_seq_check CHECK ((ingest_seq >= 0))
 );
 ALTER TABLE ONLY brain.embedding ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.embedding ALTER COLUMN space_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding FORCE ROW LEVEL SECURITY;
 COMMENT ON COLUMN brain.embedding.ingest_seq IS '0: in the space''s HNSW index from the start. Otherwise the bulk write that stored it: in the index once the space''s indexed_through reaches it.';
 COMMENT ON COLUMN brain.embedding.pattern_rule IS 'Its memory is an active, unflagged PATTERN rule without a skill trigger: a candidate of the boot payload''s PATTERN section, in the space''s index embedding_patterns_<space_id>. Kept by triggers on brain.memory, brain.rule and brain.embedding.';
@@ -2810,6 +2819,7 @@ CREATE TABLE brain.embedding_failure (
     CONSTRAINT embedding_failure_attempts_check CHECK ((attempts > 0))
 );
 ALTER TABLE ONLY brain.embedding_failure ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.embedding_failure ALTER COLUMN space_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.embedding_failure FORCE ROW LEVEL SECURITY;
 CREATE SEQUENCE brain.embedding_ingest_seq
     START WITH 1
@@ -3016,7 +3026,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 618e28f8c4ca6aea0fbd93ebfa77be53df0b8df2b7dab2c468282d58c5d3fdd0';
+COMMENT ON TABLE brain.migration IS 'functions aeef40ad033389c8bc7ceabfbeaa3e739258171a669166e56bec6d44792dd581';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -606,7 +606,9 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
                 # size (migration 027, sql/functions/026-ownership.sql). As the installer:
                 # the two functions were made again above, in this transaction, and read
                 # the catalog only.
-                conn.execute("SELECT brain._claim_objects(), brain._hide_workspace_sizes()")
+                conn.execute(
+                    "SELECT brain._claim_objects(), brain._hide_workspace_sizes(), brain._hide_index_sizes()"
+                )
                 # Lets a client see cheaply whether the functions are the ones it ships.
                 run.execute(f"COMMENT ON TABLE brain.migration IS 'functions {functions_digest()}'")
         finally:

@@ -76,6 +76,10 @@ def test_what_brain_owner_plants_never_runs_as_the_installer(
         )
         # as the previous release left it: brain_owner with ADMIN on each application role
         installer.execute(f"GRANT {AGENT} TO brain_owner WITH ADMIN TRUE, INHERIT FALSE, SET FALSE")
+        installer.execute(f"REVOKE {AGENT} FROM brain_server")
+        with psycopg.connect(released, autocommit=True) as flaw:
+            flaw.execute("SET ROLE brain_owner")
+            flaw.execute(f"GRANT {AGENT} TO brain_server")  # its token's grant, made with that ADMIN
         try:
             with psycopg.connect(released, autocommit=True) as flaw:
                 flaw.execute("SET ROLE brain_owner")
@@ -151,6 +155,11 @@ def test_what_brain_owner_plants_never_runs_as_the_installer(
             # brain serve still acts for it: a token of it, and the token's role is settable
             token = installer.execute("SELECT brain.create_token(%s, 'laptop', 1)", (AGENT,)).fetchone()[0]
             assert token["role"] == AGENT
+            assert installer.execute(
+                "SELECT pg_has_role('brain_server', %s, 'SET'),"
+                " (SELECT count(*) FROM pg_auth_members WHERE grantor = 'brain_owner'::regrole)",
+                (AGENT,),
+            ).fetchone() == (True, 0)
             with psycopg.connect(
                 make_conninfo(released, user=AGENT, password="owner-probe-password"), autocommit=True
             ) as agent:

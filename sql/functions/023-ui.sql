@@ -317,10 +317,14 @@ $$;
 COMMENT ON FUNCTION brain.decay_outlook IS
     'Active facts by decay score, lowest first: each one''s score, half-life, last touch, when it goes (or went) dormant, and whether it will within the given interval; the dormant threshold is the setting fact_dormant_threshold.';
 
--- Disk use and the state of the vector indexes.
+-- Disk use and the state of the vector indexes: the tables' sizes (all
+-- workspaces together), and the vector indexes of the caller's own spaces. As
+-- the owner: the size functions are not PUBLIC's (brain._hide_index_sizes), and
+-- an index's size is its space's, so its workspace's, vector count.
 CREATE OR REPLACE FUNCTION brain.storage_state()
 RETURNS jsonb
 LANGUAGE sql STABLE
+SECURITY DEFINER  -- sizes, for the caller's own workspace's vector indexes only
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT jsonb_build_object(
@@ -336,13 +340,17 @@ AS $$
                   FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
                   JOIN pg_am am ON am.oid = c.relam
                   JOIN pg_namespace n ON n.oid = c.relnamespace
-                  WHERE n.nspname = 'brain' AND am.amname IN ('hnsw', 'ivfflat')), '[]'),
+                  WHERE n.nspname = 'brain' AND am.amname IN ('hnsw', 'ivfflat')
+                    AND EXISTS (SELECT FROM brain.embedding_space s
+                                WHERE s.workspace_id = brain.current_workspace()
+                                  AND (c.relname IN ('embedding_hnsw_' || s.space_id, 'embedding_patterns_' || s.space_id)
+                                       OR c.relname LIKE 'embedding\_hnsw\_' || s.space_id || '\_%'))), '[]'),
         'unindexed_vectors', (SELECT count(*) FROM brain.active_embedding_space() AS s,
                                                    brain._waiting_vectors(s) AS w
                               WHERE s.space_id IS NOT NULL))
 $$;
 COMMENT ON FUNCTION brain.storage_state IS
-    'Disk use of the database and of each table of schema brain (indexes included), the vector indexes with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
+    'Disk use of the database and of each table of schema brain (indexes included, all workspaces together), the vector indexes of the current workspace''s spaces with their size and whether they are valid, and the vectors waiting for brain.index_vectors.';
 
 -- A wake-up when a session starts, ends or changes task, a handoff is left,
 -- or an action item is raised or acknowledged: the dashboard's live view

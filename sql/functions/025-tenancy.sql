@@ -477,7 +477,7 @@ BEGIN
         EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
         IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
                        'brain._sessions_channel(bigint)', 'brain.adopt_role(text)', 'brain._claim_objects()',
-                       'brain._hide_workspace_sizes()')
+                       'brain._hide_workspace_sizes()', 'brain._hide_index_sizes()')
            OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
             EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
         ELSE

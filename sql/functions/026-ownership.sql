@@ -117,8 +117,8 @@ BEGIN
 END
 $$;
 
--- What the planner knows of workspace_id, the same for every workspace: the
--- column is not sampled (statistics target 0, which ANALYZE leaves alone) and
+-- What the planner knows of workspace_id and space_id (a space belongs to one
+-- workspace), the same for every workspace: the column is not sampled (statistics target 0, which ANALYZE leaves alone) and
 -- its statistics say one distinct value, no common values, no histogram. An
 -- EXPLAIN then estimates every workspace at the whole table, which tells a
 -- tenant nothing of another's size, and plans as a one-workspace database does
@@ -126,8 +126,10 @@ $$;
 -- workspace_id rather than a word's or a trigram's index). PostgreSQL 18 sets
 -- such statistics with pg_restore_attribute_stats; before it a superuser
 -- writes them; else the column keeps no statistics (the planner's default
--- share). Tables a migration adds are covered at the end of that migrate. The
--- count of columns set.
+-- share). Tables a migration adds are covered at the end of that migrate.
+-- Until migration 031 space_id was sampled: EXPLAIN ... WHERE space_id = n
+-- told another workspace how many vectors a space holds. The count of columns
+-- set.
 CREATE OR REPLACE FUNCTION brain._hide_workspace_sizes()
 RETURNS integer
 LANGUAGE plpgsql
@@ -137,18 +139,19 @@ DECLARE
     t record;
     n integer := 0;
 BEGIN
-    FOR t IN SELECT c.oid, c.relname, a.attnum, a.attstattarget
+    FOR t IN SELECT c.oid, c.relname, a.attname, a.attnum, a.attstattarget
              FROM pg_class c
-             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname = 'workspace_id' AND NOT a.attisdropped
+             JOIN pg_attribute a ON a.attrelid = c.oid AND a.attname IN ('workspace_id', 'space_id')
+                                AND NOT a.attisdropped
              WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p')
     LOOP
         IF t.attstattarget IS DISTINCT FROM 0 THEN
-            EXECUTE format('ALTER TABLE brain.%I ALTER COLUMN workspace_id SET STATISTICS 0', t.relname);
+            EXECUTE format('ALTER TABLE brain.%I ALTER COLUMN %I SET STATISTICS 0', t.relname, t.attname);
         END IF;
         IF to_regprocedure('pg_catalog.pg_restore_attribute_stats("any")') IS NOT NULL THEN
-            PERFORM pg_clear_attribute_stats('brain', t.relname::text, 'workspace_id', false);
+            PERFORM pg_clear_attribute_stats('brain', t.relname::text, t.attname::text, false);
             PERFORM pg_restore_attribute_stats('schemaname', 'brain'::text, 'relname', t.relname::text,
-                'attname', 'workspace_id'::text, 'inherited', false,
+                'attname', t.attname::text, 'inherited', false,
                 'null_frac', 0::real, 'avg_width', 8, 'n_distinct', 1::real);
         ELSIF (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
             DELETE FROM pg_statistic s WHERE s.starelid = t.oid AND s.staattnum = t.attnum;
@@ -166,8 +169,74 @@ BEGIN
 END
 $$;
 
+-- No vector index's size for a client: a space belongs to one workspace, and
+-- its partial HNSW index's pg_class.reltuples and relpages, pg_relation_size()
+-- and its scans in pg_stat_user_indexes told any role how many vectors another
+-- workspace holds and how often it searches. On the database of schema brain,
+-- PUBLIC keeps every column of pg_class but the sizes (reltuples, relpages,
+-- relallvisible, relallfrozen), and loses the size functions and the
+-- per-index statistics views; brain_owner keeps them (brain.search and
+-- brain.storage_state run as it, and tell a member its own workspace's only).
+-- A superuser's work, skipped with a notice otherwise. The count of grants
+-- changed.
+CREATE OR REPLACE FUNCTION brain._hide_index_sizes()
+RETURNS integer
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    hidden text[] := ARRAY['reltuples', 'relpages', 'relallvisible', 'relallfrozen'];
+    kept text;
+    f regprocedure;
+    v text;
+    n integer := 0;
+BEGIN
+    IF NOT (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
+        RAISE NOTICE 'Index sizes stay visible to every role: run brain init once as a superuser.';
+        RETURN 0;
+    END IF;
+    IF has_table_privilege('public', 'pg_catalog.pg_class', 'SELECT') THEN
+        SELECT string_agg(quote_ident(a.attname), ', ' ORDER BY a.attnum) INTO kept
+        FROM pg_attribute a
+        WHERE a.attrelid = 'pg_catalog.pg_class'::regclass AND a.attnum > 0 AND NOT a.attisdropped
+          AND a.attname <> ALL (hidden);
+        EXECUTE 'REVOKE SELECT ON pg_catalog.pg_class FROM PUBLIC';
+        EXECUTE format('GRANT SELECT (%s) ON pg_catalog.pg_class TO PUBLIC', kept);
+        n := n + 1;
+    END IF;
+    IF NOT has_table_privilege('brain_owner', 'pg_catalog.pg_class', 'SELECT') THEN
+        EXECUTE 'GRANT SELECT ON pg_catalog.pg_class TO brain_owner';
+        n := n + 1;
+    END IF;
+    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p
+             WHERE p.pronamespace = 'pg_catalog'::regnamespace
+               AND p.proname IN ('pg_relation_size', 'pg_table_size', 'pg_indexes_size', 'pg_total_relation_size')
+    LOOP
+        IF has_function_privilege('public', f, 'EXECUTE') THEN
+            EXECUTE format('REVOKE EXECUTE ON FUNCTION %s FROM PUBLIC', f);
+            n := n + 1;
+        END IF;
+        IF NOT has_function_privilege('brain_owner', f, 'EXECUTE') THEN
+            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO brain_owner', f);
+            n := n + 1;
+        END IF;
+    END LOOP;
+    FOREACH v IN ARRAY ARRAY['pg_stat_all_indexes', 'pg_stat_user_indexes', 'pg_stat_sys_indexes',
+                             'pg_statio_all_indexes', 'pg_statio_user_indexes', 'pg_statio_sys_indexes']
+    LOOP
+        IF has_table_privilege('public', 'pg_catalog.' || v, 'SELECT') THEN
+            EXECUTE format('REVOKE SELECT ON pg_catalog.%I FROM PUBLIC', v);
+            EXECUTE format('GRANT SELECT ON pg_catalog.%I TO brain_owner', v);
+            n := n + 1;
+        END IF;
+    END LOOP;
+    RETURN n;
+END
+$$;
+
 COMMENT ON FUNCTION brain.adopt_role IS
     'Lets brain_server become an application role (SET, not its privileges), so that brain.create_token can make tokens of it (the installer only: a superuser, or a role with ADMIN on it). brain.create_role, brain.grant_workspace by the installer and every migrate do it; a role made by hand and enrolled by a workspace admin needs it once.';
 REVOKE ALL ON FUNCTION brain.adopt_role(text) FROM PUBLIC;
 REVOKE ALL ON FUNCTION brain._claim_objects() FROM PUBLIC;
 REVOKE ALL ON FUNCTION brain._hide_workspace_sizes() FROM PUBLIC;
+REVOKE ALL ON FUNCTION brain._hide_index_sizes() FROM PUBLIC;
