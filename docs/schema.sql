@@ -3026,7 +3026,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions aeef40ad033389c8bc7ceabfbeaa3e739258171a669166e56bec6d44792dd581';
+COMMENT ON TABLE brain.migration IS 'functions 7266eabc732ec42f23b5821f4e49056c29df5ac371a9cc068d9366a1b3eb4b1b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

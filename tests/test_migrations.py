@@ -56,6 +56,7 @@ RELEASED = {
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
     "029-staged-memory.sql": "a36853e8ae90059da8c19181f720c29ed4402768c3630518a29a18644ba1816a",
     "030-request-keys.sql": "51956c5ff287676198d4adb837b0aa09a53170b36df32d11ddae56f9b4b1713a",
+    "031-trust-in-depth.sql": "c61fbe0c5dbf1be4f46c19b1670231621520096467c9b7744e5ca6d219d0ca47",
 }
 
 
@@ -961,7 +962,7 @@ def test_030_takes_request_keys_in_an_existing_database(empty_database: str) -> 
             ),
         ):
             conn.execute(f"CREATE FUNCTION brain.{signature} RETURNS {returns} {old}")
-        assert db.migrate(conn).applied == ["030-request-keys.sql"]
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         signatures = [
             r[0]
@@ -996,3 +997,72 @@ def test_030_takes_request_keys_in_an_existing_database(empty_database: str) -> 
         assert guarded == (True, 4, True, "brain_owner")
         conn.execute("UPDATE brain.request_answer SET created_at = now() - interval '2 days'")
         assert conn.execute("SELECT brain.maintain() -> 'request_keys_removed'").fetchone()[0] == 2
+
+
+def test_031_takes_brain_owners_roles_and_hides_each_spaces_size(
+    empty_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database of the previous release (brain_owner owns the schema and holds ADMIN on an
+    application role, which it granted to brain_server for a token; space_id sampled; the
+    catalog's sizes PUBLIC's), upgraded: 031 runs, as brain_owner; brain_owner holds no role,
+    brain_server still becomes the application role, space_id is not sampled, and a client
+    reads no index size; the role still writes and searches."""
+    agent = "agent_031"
+    shipped = db.sql_files
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        monkeypatch.setattr(
+            db,
+            "sql_files",
+            lambda kind: [p for p in shipped(kind) if p.name != "031-trust-in-depth.sql"],
+        )
+        db.migrate(conn)
+        monkeypatch.undo()
+        conn.execute(f"DROP ROLE IF EXISTS {agent}")
+        conn.execute("SELECT brain.create_role(%s, 1, 'write', password => 'agent-031-password')", (agent,))
+        # as the previous release left it
+        conn.execute(f"REVOKE {agent} FROM brain_server")
+        conn.execute(f"GRANT {agent} TO brain_owner WITH ADMIN TRUE, INHERIT FALSE, SET FALSE")
+        conn.execute("SET ROLE brain_owner")
+        conn.execute(f"GRANT {agent} TO brain_server")
+        conn.execute("RESET ROLE")
+        conn.execute("GRANT SELECT ON pg_class TO PUBLIC")
+        conn.execute("GRANT EXECUTE ON FUNCTION pg_relation_size(regclass) TO PUBLIC")
+        conn.execute("GRANT SELECT ON pg_stat_user_indexes TO PUBLIC")
+        for table in ("embedding", "embedding_failure"):
+            conn.execute(f"ALTER TABLE brain.{table} ALTER COLUMN space_id SET STATISTICS -1")
+        try:
+            assert db.migrate(conn).applied == ["031-trust-in-depth.sql"]
+            assert conn.execute(
+                "SELECT count(*) FROM pg_auth_members WHERE member = 'brain_owner'::regrole"
+                " OR grantor = 'brain_owner'::regrole"
+            ).fetchone() == (0,)
+            assert conn.execute("SELECT pg_has_role('brain_server', %s, 'SET')", (agent,)).fetchone() == (
+                True,
+            )
+            sampled = conn.execute(
+                "SELECT c.relname FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid"
+                " WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r' AND a.attname = 'space_id'"
+                " AND a.attstattarget IS DISTINCT FROM 0"
+            ).fetchall()
+            assert sampled == []
+            assert conn.execute(
+                "SELECT has_column_privilege('public', 'pg_class', 'reltuples', 'SELECT'),"
+                " has_function_privilege('public', 'pg_relation_size(regclass)', 'EXECUTE'),"
+                " has_table_privilege('public', 'pg_stat_user_indexes', 'SELECT')"
+            ).fetchone() == (False, False, False)
+            url = make_conninfo(empty_database, user=agent, password="agent-031-password")
+            with psycopg.connect(url, autocommit=True) as client:
+                client.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
+                client.execute(
+                    "SELECT brain.remember(kind => 'fact', headline => 'The upgrade drill ends at noon')"
+                )
+                (found,) = client.execute("SELECT count(*) FROM brain.search('upgrade drill')").fetchone()
+                assert found == 1
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    client.execute("SELECT reltuples FROM pg_class WHERE relname = 'memory'")
+            token = conn.execute("SELECT brain.create_token(%s, 'laptop', 1)", (agent,)).fetchone()[0]
+            assert token["role"] == agent
+        finally:
+            conn.execute("RESET ROLE")
+            conn.execute(f"DROP OWNED BY {agent}")
+            conn.execute(f"DROP ROLE {agent}")
