@@ -3026,7 +3026,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7266eabc732ec42f23b5821f4e49056c29df5ac371a9cc068d9366a1b3eb4b1b';
+COMMENT ON TABLE brain.migration IS 'functions 46647ebf5f15783459eaaa7578be6dc581c008d0c27fdca73f88763b7c029db5';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -632,12 +632,13 @@ class _InstallerRun:
             return cur.execute(query).fetchall()
 
 
-# The function of the installer's session that runs a migrate's statements as brain_owner:
-# SECURITY DEFINER, so a statement (or a trigger, default, check, rule or index expression
-# it sets off) may not SET ROLE back to the installer. In pg_temp: no other session may
-# create a function there, so the name resolves to this one only.
+# The function that runs a migrate's statements as brain_owner: SECURITY DEFINER, so a
+# statement (or a trigger, default, check, rule or index expression it sets off) may not SET
+# ROLE back to the installer. Made, used and dropped inside one transaction of the installer's,
+# so no other session ever sees it; and brain_owner may create no function of the same name
+# (the languages are not its, migration 012).
 _AS_OWNER = """
-CREATE OR REPLACE FUNCTION pg_temp.brain_as_owner(statements text, query text DEFAULT NULL)
+CREATE OR REPLACE FUNCTION brain._migrate_as_owner(statements text, query text DEFAULT NULL)
 RETURNS SETOF jsonb
 LANGUAGE plpgsql
 SECURITY DEFINER
@@ -661,29 +662,32 @@ class _OwnerRun:
     def __init__(self, conn: psycopg.Connection) -> None:
         self.conn = conn
 
-    def _door(self) -> None:
-        """Make the function again and give it to brain_owner, in the caller's transaction: the
-        update holds its catalog row, so that nobody (brain_owner included) changes it, to a
-        SECURITY INVOKER function say, until the transaction ends."""
-        self.conn.execute(_AS_OWNER)
-        self.conn.execute("ALTER FUNCTION pg_temp.brain_as_owner(text, text) OWNER TO brain_owner")
-        ok = self.conn.execute(
-            "SELECT p.prosecdef AND p.proowner = 'brain_owner'::regrole"
-            " FROM pg_proc p WHERE p.oid = 'pg_temp.brain_as_owner(text, text)'::regprocedure"
-        ).fetchone()
-        if not (ok and ok[0]):
-            raise MigrationError("The migration could not run as brain_owner.")
+    @contextlib.contextmanager
+    def _door(self) -> Iterator[None]:
+        """A transaction with brain._migrate_as_owner in it, brain_owner's; the function is
+        dropped before the transaction commits."""
+        with self.conn.transaction():
+            self.conn.execute(_AS_OWNER)
+            self.conn.execute("ALTER FUNCTION brain._migrate_as_owner(text, text) OWNER TO brain_owner")
+            ok = self.conn.execute(
+                "SELECT p.prosecdef AND p.proowner = 'brain_owner'::regrole"
+                " FROM pg_proc p WHERE p.oid = 'brain._migrate_as_owner(text, text)'::regprocedure"
+            ).fetchone()
+            if not (ok and ok[0]):
+                raise MigrationError("The migration could not run as brain_owner.")
+            yield
+            self.conn.execute("DROP FUNCTION brain._migrate_as_owner(text, text)")
 
     def execute(self, *statements: str | sql.Composable) -> None:
-        with self.conn.transaction():
-            self._door()
+        with self._door():
             # A migration's DO blocks and functions need the languages, which nobody but the
             # installer may use (migration 012): brain_owner gets them for this transaction
-            # only, and no other session sees the grant before it is taken back.
+            # only, and no other session sees the grant before it is taken back. (An installer
+            # that is not a superuser cannot lend them: its migrations use plain statements.)
             languages = self._lend_languages()
             for statement in statements:
                 text = statement.as_string(self.conn) if isinstance(statement, sql.Composable) else statement
-                self.conn.execute("SELECT count(*) FROM pg_temp.brain_as_owner(%s)", (text,))
+                self.conn.execute("SELECT count(*) FROM brain._migrate_as_owner(%s::text)", (text,))
             for language in languages:
                 self.conn.execute(
                     sql.SQL("REVOKE USAGE ON LANGUAGE {} FROM brain_owner").format(sql.Identifier(language))
@@ -701,15 +705,14 @@ class _OwnerRun:
                         sql.SQL("GRANT USAGE ON LANGUAGE {} TO brain_owner").format(sql.Identifier(language))
                     )
             except psycopg.errors.InsufficientPrivilege:
-                continue  # an installer that is not a superuser: the migration says what it missed
+                continue
             lent.append(language)
         return lent
 
     def rows(self, query: str) -> list[dict[str, Any]]:
-        with self.conn.transaction():
-            self._door()
+        with self._door():
             found = self.conn.execute(
-                "SELECT r FROM pg_temp.brain_as_owner('', %s) AS r", (query,)
+                "SELECT r FROM brain._migrate_as_owner('', %s::text) AS r", (query,)
             ).fetchall()
         return [r[0] for r in found]
 

@@ -63,14 +63,19 @@ def vector_plan(conn, vector: list[float]) -> str:
     """The plan of the vector lookup search and dedup make (brain._nearest_sql), with
     sorts off: the HNSW index when the query can use it, a sort only where it cannot."""
     conn.execute("SET enable_sort = off")
+    # and an index where one serves (space_id's statistics say one space: a table of a few
+    # rows is cheaper to read whole)
+    conn.execute("SET enable_seqscan = off")
     query = scalar(
         conn,
         "SELECT brain._nearest_sql(brain.active_embedding_space(), %s, '', 'true', 10)",
         (f"'{vector}'::public.vector(384)",),
     )
-    return "\n".join(
+    plan = "\n".join(
         r[0] for r in conn.execute(f"EXPLAIN SELECT * FROM ({query}) AS k ORDER BY k.dist LIMIT 10")
     )
+    conn.execute("RESET enable_seqscan")
+    return plan
 
 
 def test_a_large_batch_waits_outside_the_index_and_is_found_exactly(conn) -> None:

@@ -56,7 +56,7 @@ RELEASED = {
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
     "029-staged-memory.sql": "a36853e8ae90059da8c19181f720c29ed4402768c3630518a29a18644ba1816a",
     "030-request-keys.sql": "51956c5ff287676198d4adb837b0aa09a53170b36df32d11ddae56f9b4b1713a",
-    "031-trust-in-depth.sql": "c61fbe0c5dbf1be4f46c19b1670231621520096467c9b7744e5ca6d219d0ca47",
+    "031-trust-in-depth.sql": "33e296d7948a4bf73932f8036c5de178d6e83d71a25e6d3ed33fc6878066e317",
 }
 
 

@@ -168,3 +168,49 @@ def test_what_brain_owner_plants_never_runs_as_the_installer(
             installer.execute("RESET ROLE")
             installer.execute(f"DROP OWNED BY {AGENT}")
             installer.execute(f"DROP ROLE {AGENT}")
+
+
+def test_an_installer_that_is_not_a_superuser_upgrades_as_brain_owner_too(
+    released: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """On a managed server the installer is a role with CREATEROLE and BYPASSRLS, a member of
+    brain_owner (migration 027): what brain_owner planted runs as brain_owner there too."""
+    installer_role = "installer_probe"
+    with psycopg.connect(released, autocommit=True) as superuser:
+        db.migrate(superuser)
+        superuser.execute(f"DROP ROLE IF EXISTS {installer_role}")
+        superuser.execute(
+            f"CREATE ROLE {installer_role} LOGIN CREATEROLE BYPASSRLS PASSWORD 'installer-probe'"
+        )
+        superuser.execute(f"GRANT brain_owner TO {installer_role}")
+        # a server where the languages stayed the installer's (docs/security.md)
+        superuser.execute(f"GRANT USAGE ON LANGUAGE plpgsql, sql TO {installer_role}")
+        try:
+            with psycopg.connect(released, autocommit=True) as flaw:
+                flaw.execute("SET ROLE brain_owner")
+                for probe in PROBES:
+                    flaw.execute(probe)
+            shipped = tmp_path / "sql"
+            shutil.copytree(db.sql_dir(), shipped)
+            probe = f"{len(db.sql_files('migrations')) + 1:03d}-probe.sql"
+            (shipped / "migrations" / probe).write_text("UPDATE brain.workspace SET name = name;\n")
+            monkeypatch.setattr(db, "sql_dir", lambda: shipped)
+            url = make_conninfo(released, user=installer_role, password="installer-probe")
+            with psycopg.connect(url, autocommit=True) as installer:
+                # pgvector's and pg_trgm's settings, which function files set, are known once loaded
+                installer.execute("SELECT '[1]'::public.vector, public.similarity('a', 'b')")
+                assert db.migrate(installer).applied == [probe]
+                ran = {
+                    what: role
+                    for what in (*FIRED, "policy", "unused")
+                    if (
+                        role := installer.execute(
+                            "SELECT current_setting(%s, true)", (f"probe.{what}",)
+                        ).fetchone()[0]
+                    )
+                }
+            assert set(ran) >= FIRED - {"membership"}, "each planted expression ran"
+            assert set(ran.values()) == {"brain_owner"}
+        finally:
+            superuser.execute(f"DROP OWNED BY {installer_role}")
+            superuser.execute(f"DROP ROLE {installer_role}")

@@ -128,11 +128,11 @@ $$;
 -- writes them; else the column keeps no statistics (the planner's default
 -- share). Tables a migration adds are covered at the end of that migrate.
 -- Until migration 031 space_id was sampled: EXPLAIN ... WHERE space_id = n
--- told another workspace how many vectors a space holds. It keeps no
--- statistics at all: the planner's default share (0.5%) for every space, as on
--- a database never analyzed, so that a space's rows waiting outside its index
--- are still read through their index (one value for the whole table made the
--- planner read the table). The count of workspace_id columns set.
+-- told another workspace how many vectors a space holds. Now it has one value
+-- for the whole table too: the planner plans a space's vector search as in a
+-- database of one space, and walks its HNSW index (the default share, 0.5%,
+-- made it rank a space's every vector exactly instead). The count of columns
+-- set.
 CREATE OR REPLACE FUNCTION brain._hide_workspace_sizes()
 RETURNS integer
 LANGUAGE plpgsql
@@ -153,13 +153,11 @@ BEGIN
         END IF;
         IF to_regprocedure('pg_catalog.pg_restore_attribute_stats("any")') IS NOT NULL THEN
             PERFORM pg_clear_attribute_stats('brain', t.relname::text, t.attname::text, false);
-            CONTINUE WHEN t.attname = 'space_id';  -- none: the planner's default share for every space
             PERFORM pg_restore_attribute_stats('schemaname', 'brain'::text, 'relname', t.relname::text,
                 'attname', t.attname::text, 'inherited', false,
                 'null_frac', 0::real, 'avg_width', 8, 'n_distinct', 1::real);
         ELSIF (SELECT r.rolsuper FROM pg_roles r WHERE r.rolname = current_user) THEN
             DELETE FROM pg_statistic s WHERE s.starelid = t.oid AND s.staattnum = t.attnum;
-            CONTINUE WHEN t.attname = 'space_id';
             INSERT INTO pg_statistic (starelid, staattnum, stainherit, stanullfrac, stawidth, stadistinct,
                                       stakind1, stakind2, stakind3, stakind4, stakind5,
                                       staop1, staop2, staop3, staop4, staop5,

@@ -12,15 +12,9 @@
 -- installer instead), and a space's index size is no client's to read
 -- (brain._hide_index_sizes). From this migration on, on a database whose
 -- schema brain_owner owns, a migration runs as brain_owner (pybrain/db.py).
-DO $$
-DECLARE
-    t record;
-BEGIN
-    FOR t IN SELECT c.relname FROM pg_catalog.pg_class c
-             JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attname = 'space_id' AND NOT a.attisdropped
-             WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind IN ('r', 'p')
-    LOOP
-        EXECUTE format('ALTER TABLE brain.%I ALTER COLUMN space_id SET STATISTICS 0', t.relname);
-    END LOOP;
-END
-$$;
+-- Plain statements, no DO block: an upgrade runs this as brain_owner, which
+-- may use plpgsql only when the installer is a superuser (pybrain/db.py).
+ALTER TABLE brain.embedding ALTER COLUMN space_id SET STATISTICS 0;
+ALTER TABLE brain.embedding_failure ALTER COLUMN space_id SET STATISTICS 0;
+ALTER TABLE brain.embedding_space ALTER COLUMN space_id SET STATISTICS 0;
+ALTER TABLE brain.pack ALTER COLUMN space_id SET STATISTICS 0;
