@@ -1135,6 +1135,12 @@ CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
     AS $$
     -- the body: sql/functions/018-safety.sql
 $$;
+CREATE FUNCTION brain._private_left_open(t text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019-hooks.sql
+$$;
 CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1597,7 +1603,14 @@ CREATE FUNCTION brain.capturable_text(t text) RETURNS text
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
+COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private>: everything before a </private> that no <private> of the text opens (the span began in an earlier message), and everything after a <private> the text does not close. Trimmed; empty when nothing is left. A span that goes on over several messages of one speaker: brain.capturable_turns.';
+CREATE FUNCTION brain.capturable_turns(turns jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019-hooks.sql
+$$;
+COMMENT ON FUNCTION brain.capturable_turns(turns jsonb) IS 'The turns of a transcript (a JSON array of {ref, role, text, at}, in order) with each text replaced by what may be stored of it (brain.capturable_text), spans of <private> closed across messages: a <private> that one message of a speaker (role) leaves open hides that speaker''s next messages up to the </private> that closes it, and a </private> with no <private> in its message hides what precedes it there. What the hooks store, hand off and write in a snapshot (brain.observe_transcript, brain.transcript_handoff, brain.transcript_snapshot); a capture cut into batches passes its turns through it first, so a span open at a batch''s end stays open in the next.';
 CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2227,7 +2240,7 @@ CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, projec
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
+COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its capturable text, brain.capturable_turns: no injected context, nothing marked <private>, spans closed across one speaker''s messages) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
 CREATE FUNCTION brain.open_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3010,7 +3023,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
+COMMENT ON TABLE brain.migration IS 'functions c39ccbc6b7ae08b3aaf19ee2552a3280bd65947bff11286c16a9949191cf3574';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -175,6 +175,12 @@ ENVIRONMENT = (
         "off: no background process stores what session-end left",
     ),
     Variable(
+        "BRAIN_COMMAND",
+        "the `brain` the plugin's launcher runs (`plugin/bin/brain`): an absolute path outside the "
+        "repository the session works in, else it is not run (docs/hooks.md)",
+        "the brain the plugin runs: an absolute path outside the repository",
+    ),
+    Variable(
         "BRAIN_DB_RECONNECT_WAIT",
         "seconds a call waits for a restarted database before it fails (default 10)",
         "seconds a call waits for a restarted database (default 10)",

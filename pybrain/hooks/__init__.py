@@ -933,10 +933,15 @@ def _store_turns(
     The rows written, and the number of turns not sent (each batch is its own statement:
     what was stored stays, and a later call skips it)."""
     rows: list[dict[str, Any]] = []
+    if not turns:
+        return rows, 0
     if until is None:
-        if not turns:
-            return rows, 0
         until = float("inf")
+    # Each batch is read alone: what may be stored of each turn is taken from all of them
+    # first, so a <private> span a batch leaves open stays open in the next.
+    from psycopg.types.json import Jsonb
+
+    turns = brain.value("capturable_turns", turns=Jsonb(turns))
     rate = TURN_SECONDS * (2 if embed else 1)
     done = 0
     while done < len(turns):
@@ -955,8 +960,6 @@ def _store_turns(
                 source_agent=options.source,
             )
         else:
-            from psycopg.types.json import Jsonb
-
             rows += brain.call(
                 "observe_transcript",
                 turns=Jsonb(batch),
