@@ -77,7 +77,7 @@ ENVIRONMENT = (
     Variable(
         "BRAIN_PROJECT",
         "the project of `brain hook` (`--project`; default: the git repository of the session's folder,"
-        " else the folder's name; '' for global)",
+        " named by its remote or root commit, else the folder; '' for global)",
         "the project of brain hook (--project; default: the session folder's git repository)",
     ),
     Variable(
