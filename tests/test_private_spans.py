@@ -207,3 +207,45 @@ def test_capturable_turns_carries_an_open_span_to_the_same_speakers_next_turn(co
         "reply shown",
     ]
     assert [t["ref"] for t in out] == [t["ref"] for t in turns]
+
+
+def test_the_prompt_hook_never_searches_a_span_left_open_in_an_earlier_prompt(
+    brain, tmp_path, monkeypatch
+) -> None:
+    """The person opened <private> in their last message: the next prompt is private up to
+    its </private>. Neither the embedder nor the search gets that part."""
+    import contextlib
+
+    from pybrain import hooks
+
+    inner = brain.embedder
+    sent: list[str] = []
+
+    class Recording:
+        provider, model, dims, space = inner.provider, inner.model, inner.dims, inner.space
+
+        def embed(self, texts: list[str]) -> list[list[float]]:
+            sent.extend(texts)
+            return inner.embed(texts)
+
+        def embed_one(self, text: str) -> list[float]:
+            return self.embed([text])[0]
+
+    @contextlib.contextmanager
+    def opened(options, *, start: bool):
+        yield brain
+
+    monkeypatch.setattr(hooks, "_brain", opened)
+    monkeypatch.setattr(hooks, "_hook_embedder", lambda _brain, *, remote: Recording())
+    brain.remember("fact", "The staging database listens on port 6543")
+    transcript, _ = setup("claude-code", tmp_path)
+    append(transcript, "claude-code", [("user", OPEN), ("assistant", "Noted.")], 0)
+    ask = {"session_id": test_hooks.SESSION, "transcript_path": str(transcript)}
+    assert hooks.prompt({**ask, "prompt": MIDDLE}, hooks.Options()) is None
+    assert sent == []
+    answer = hooks.prompt(
+        {**ask, "prompt": f"{CLOSE} Which port does the staging database use?"}, hooks.Options()
+    )
+    assert answer is not None and "6543" in answer["hookSpecificOutput"]["additionalContext"]
+    assert sent == ["and the export job is fine now. Which port does the staging database use?"]
+    assert all(word not in " ".join(sent) for word in HIDDEN)

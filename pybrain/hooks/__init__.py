@@ -761,8 +761,9 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
     with _brain(options, start=False) as brain:
         options = _project(options, brain, payload)
         # What may be searched for: the prompt without what the person marked <private>
-        # (brain.capturable_text), which never reaches the embedder either.
-        text = brain.value("capturable_text", t=text)
+        # (a span they left open in an earlier message included), which never reaches the
+        # embedder either.
+        text = _searchable(brain, payload, text)
         if not text:
             return None
         embedder = _hook_embedder(brain, remote=False)
@@ -787,6 +788,36 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
     if not context["text"]:
         return None
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context["text"]}}
+
+
+# How much of the transcript's end the prompt hook reads for a <private> span its person left
+# open in an earlier message.
+PROMPT_TRANSCRIPT_BYTES = 256 * 1024
+
+
+def _searchable(brain: Any, payload: dict[str, Any], prompt: str) -> str:
+    """What of a prompt may be searched for and embedded: the last text of
+    brain.capturable_turns over the person's turns at the transcript's end (its last
+    PROMPT_TRANSCRIPT_BYTES) and the prompt, so that a <private> they left open hides this
+    prompt up to its </private>; without a transcript, the prompt alone."""
+    from psycopg.types.json import Jsonb
+
+    from pybrain.errors import InputTooLarge
+    from pybrain.hooks.transcript import Lines, read_turns
+
+    path = _string(payload, "transcript_path")
+    session = _string(payload, "session_id") or "prompt"
+    turns: list[dict[str, Any]] = []
+    if path:
+        try:
+            lines = Lines(os.path.expanduser(path), max_bytes=PROMPT_TRANSCRIPT_BYTES)
+            turns = [t for t in read_turns(lines.path, session, lines) if t["role"] == "user"]
+        except (OSError, InputTooLarge, ValueError):
+            turns = []
+    if turns and turns[-1]["text"] == prompt:
+        turns = turns[:-1]  # the client wrote the prompt before the hook ran
+    turns.append({"ref": f"{session}/prompt", "role": "user", "text": prompt})
+    return str(brain.value("capturable_turns", turns=Jsonb(turns))[-1]["text"])
 
 
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
