@@ -1149,6 +1149,12 @@ CREATE FUNCTION brain._principals(login text, set_role text) RETURNS text[]
     AS $$
     -- the body: sql/functions/018-safety.sql
 $$;
+CREATE FUNCTION brain._private_left_open(t text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019-hooks.sql
+$$;
 CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1174,6 +1180,18 @@ CREATE FUNCTION brain._refuse_secrets(fields jsonb, outcome text DEFAULT 'nothin
     AS $$
     -- the body: sql/functions/001b-text-clean.sql
 $$;
+CREATE FUNCTION brain._remote_key(url text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/019c-hooks-projects.sql
+$_$;
+CREATE FUNCTION brain._repository_keys(identities text[]) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/019c-hooks-projects.sql
+$_$;
 CREATE FUNCTION brain._request_answer(request_key text, function_name text, arguments jsonb) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1611,7 +1629,14 @@ CREATE FUNCTION brain.capturable_text(t text) RETURNS text
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
+COMMENT ON FUNCTION brain.capturable_text(t text) IS 'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private>: everything before a </private> that no <private> of the text opens (the span began in an earlier message), and everything after a <private> the text does not close. Trimmed; empty when nothing is left. A span that goes on over several messages of one speaker: brain.capturable_turns.';
+CREATE FUNCTION brain.capturable_turns(turns jsonb) RETURNS jsonb
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019-hooks.sql
+$$;
+COMMENT ON FUNCTION brain.capturable_turns(turns jsonb) IS 'The turns of a transcript (a JSON array of {ref, role, text, at}, in order) with each text replaced by what may be stored of it (brain.capturable_text), spans of <private> closed across messages: a <private> that one message of a speaker (role) leaves open hides that speaker''s next messages up to the </private> that closes it, and a </private> with no <private> in its message hides what precedes it there. What the hooks store, hand off and write in a snapshot (brain.observe_transcript, brain.transcript_handoff, brain.transcript_snapshot); a capture cut into batches passes its turns through it first, so a span open at a batch''s end stays open in the next.';
 CREATE FUNCTION brain.capture_context(text text, source text DEFAULT NULL::text, project text DEFAULT ''::text, session_id bigint DEFAULT NULL::bigint, embeddings double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, check_only boolean DEFAULT false) RETURNS TABLE(n integer, sentence text, category text, action text, memory_id bigint, duplicate_of bigint, similarity real, embedding_input text, reason text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2241,7 +2266,7 @@ CREATE FUNCTION brain.observe_transcript(turns jsonb, source_system text, projec
     AS $_$
     -- the body: sql/functions/019-hooks.sql
 $_$;
-COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
+COMMENT ON FUNCTION brain.observe_transcript(turns jsonb, source_system text, project text, source_agent text, embeddings double precision[], embedding_space text, check_only boolean) IS 'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its capturable text, brain.capturable_turns: no injected context, nothing marked <private>, spans closed across one speaker''s messages) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
 CREATE FUNCTION brain.open_session(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, cwd text DEFAULT NULL::text, pid integer DEFAULT NULL::integer, pid_started_at timestamp with time zone DEFAULT NULL::timestamp with time zone, host text DEFAULT NULL::text, client_info jsonb DEFAULT '{}'::jsonb, host_processes jsonb DEFAULT NULL::jsonb, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2379,6 +2404,13 @@ CREATE FUNCTION brain.redact_secrets(t text) RETURNS text
     -- the body: sql/functions/001b-text-clean.sql
 $$;
 COMMENT ON FUNCTION brain.redact_secrets(t text) IS 'The text with each secret replaced by [redacted:KIND] (the key of a `key = value` line and the rest of a URL are kept).';
+CREATE FUNCTION brain.refile_sessions(folders jsonb, host text DEFAULT NULL::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019c-hooks-projects.sql
+$$;
+COMMENT ON FUNCTION brain.refile_sessions(folders jsonb, host text) IS 'Files the global sessions an older release recorded (project '''', started before the migration that files repositories by identity) under the project of the folder they ran in: folders is [{"cwd", "project"}] (brain.unfiled_folders lists the folders, brain.repository_project names each one''s project), of host''s sessions (and those that name none). Their handoffs and the turns captured from their transcripts (source_ref <client session>/…, and what was recorded from them) go with them, each memory audited (update, refiled); a turn its project holds already word for word stays global (kept). Returns {sessions, handoffs, turns, kept}. Write access.';
 CREATE FUNCTION brain.related_memory(memory_id bigint) RETURNS jsonb
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -2406,6 +2438,13 @@ CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::
     -- the body: sql/functions/024b-packs.sql
 $$;
 COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
+CREATE FUNCTION brain.repository_project(identities text[], label text, fallback text DEFAULT NULL::text, claim boolean DEFAULT true) RETURNS text
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019c-hooks-projects.sql
+$$;
+COMMENT ON FUNCTION brain.repository_project(identities text[], label text, fallback text, claim boolean) IS 'The project of a repository, named by what it proves: identities are its remotes (remote:<URL>, normalized so that git@github.com:a/b.git and https://github.com/a/b are one: brain._remote_key), its root commits (root:<commit>), or, for a folder outside git or a repository with neither, path:<host>:<folder>; label is its folder''s name. The project of the first identity already filed (in the order given) is returned, and the others are filed under it too (a remote added later, a clone of the same history); fallback (path:<host>:<folder>) gives the folder''s project from before the repository had a commit or a remote, unless a repository of its own holds that project. Else, with claim (the default), the repository is filed under its folder''s name when no other repository has that name, else under name@<short id> (the root commit''s first 7 digits, or of the digest of the remote): two repositories of one folder name are two projects, and the projects an older release named by folder stay with the first repository seen with that name. Without claim, NULL when nothing is filed yet.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2600,6 +2639,13 @@ CREATE FUNCTION brain.uncaptured_sessions(source text, project text DEFAULT ''::
     -- the body: sql/functions/019b-hooks-uncaptured.sql
 $$;
 COMMENT ON FUNCTION brain.uncaptured_sessions(source text, project text, cwd text, host text, max_results integer, now timestamp with time zone) IS 'Hands out the sessions of a seat (project and host; and the folder, cwd, of a session without a project; of any source, session_source saying which: the harnesses share a project) that ended without a capture hook (rebooted, heartbeat expired, process gone: the client crashed or its hook failed), or whose capture hook left turns it had no time to store (brain.leave_capture), and whose transcript (client_info.transcript, client_info.client_session, as the hooks boot them) was never captured: the newest first, at most max_results (3), started in the last 7 days, each twice at most (client_info.capture_attempts; a capture left part-done ten times). The next session start captures them (brain.capture_ended_session).';
+CREATE FUNCTION brain.unfiled_folders(host text DEFAULT NULL::text) RETURNS TABLE(cwd text, first_started timestamp with time zone, global_sessions bigint, projects text[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019c-hooks-projects.sql
+$$;
+COMMENT ON FUNCTION brain.unfiled_folders(host text) IS 'The folders (cwd) of the sessions an older release recorded (started before the migration that files repositories by identity) that a client should file now, oldest first: each folder with a global session (project ''''), and, while no repository is filed in the workspace, every folder (so that the repository that made a project keeps its name). Sessions of host (or that name none). With the first start, the number of global sessions and the projects its sessions had. brain init files them (brain.repository_project, brain.refile_sessions).';
 CREATE FUNCTION brain.unpin(id bigint, source text DEFAULT NULL::text) RETURNS boolean
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3026,7 +3072,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 46647ebf5f15783459eaaa7578be6dc581c008d0c27fdca73f88763b7c029db5';
+COMMENT ON TABLE brain.migration IS 'functions bd5d99ff0bc8cd30d60d5a314dc96269cb1338d8c31b6a1dff2f92d2924dbe95';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3049,6 +3095,19 @@ ALTER TABLE brain.pack ALTER COLUMN pack_id ADD GENERATED ALWAYS AS IDENTITY (
     NO MAXVALUE
     CACHE 1
 );
+CREATE TABLE brain.repository (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    identity text NOT NULL,
+    project text NOT NULL,
+    label text NOT NULL,
+    claimed boolean DEFAULT false NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT repository_identity_check CHECK ((identity ~ '^(remote|root|path):\S'::text)),
+    CONSTRAINT repository_project_check CHECK ((project <> ''::text))
+);
+ALTER TABLE ONLY brain.repository ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.repository FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.repository IS 'Which project each repository identity (remote:<normalized URL>, root:<root commit>, path:<host>:<folder>) is filed under; label is the folder name people read. claimed: the identity that took the project''s name (one a project).';
 CREATE TABLE brain.request_answer (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     key_hash bytea NOT NULL,
@@ -3252,6 +3311,8 @@ ALTER TABLE ONLY brain.organization
     ADD CONSTRAINT organization_pkey PRIMARY KEY (organization_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_pkey PRIMARY KEY (workspace_id, pack_id);
+ALTER TABLE ONLY brain.repository
+    ADD CONSTRAINT repository_pkey PRIMARY KEY (workspace_id, identity);
 ALTER TABLE ONLY brain.request_answer
     ADD CONSTRAINT request_answer_pkey PRIMARY KEY (workspace_id, key_hash);
 ALTER TABLE ONLY brain.rule
@@ -3323,6 +3384,8 @@ CREATE INDEX memory_thread ON brain.memory USING btree (workspace_id, thread, "p
 CREATE INDEX memory_tsv ON brain.memory USING gin (tsv) WITH (gin_pending_list_limit='256');
 CREATE INDEX pack_members ON brain.pack USING gin (memory_ids) WHERE (state = 'active'::text);
 CREATE UNIQUE INDEX pack_name ON brain.pack USING btree (workspace_id, name) WHERE (state = 'active'::text);
+CREATE UNIQUE INDEX repository_claim ON brain.repository USING btree (workspace_id, project) WHERE claimed;
+CREATE INDEX repository_project ON brain.repository USING btree (workspace_id, project);
 CREATE INDEX request_answer_created ON brain.request_answer USING btree (workspace_id, created_at);
 CREATE INDEX session_client_session ON brain.session USING btree (workspace_id, ((client_info ->> 'client_session'::text)), started_at DESC);
 CREATE INDEX session_handoff ON brain.session USING btree (workspace_id, project, source, ended_at DESC) WHERE ((status = 'ended'::text) AND (handoff IS NOT NULL));
@@ -3376,6 +3439,7 @@ CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brai
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.memory_fold FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.pack FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.repository FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.request_answer FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.rule FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.scratch FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
@@ -3447,6 +3511,8 @@ ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.pack
     ADD CONSTRAINT pack_workspace_id_space_id_fkey FOREIGN KEY (workspace_id, space_id) REFERENCES brain.embedding_space(workspace_id, space_id) ON DELETE SET NULL (space_id);
+ALTER TABLE ONLY brain.repository
+    ADD CONSTRAINT repository_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.request_answer
     ADD CONSTRAINT request_answer_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.rule
@@ -3499,6 +3565,7 @@ CREATE POLICY owner_only ON brain.workspace_channel USING (pg_has_role(CURRENT_U
    FROM pg_namespace n
   WHERE (n.nspname = 'brain'::name)), 'MEMBER'::text));
 ALTER TABLE brain.pack ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.repository ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.request_answer ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
@@ -3529,6 +3596,7 @@ CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((works
 CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.pack FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.repository FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.request_answer FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
@@ -3556,6 +3624,7 @@ CREATE POLICY workspace_insert ON brain.maintenance_run FOR INSERT WITH CHECK ((
 CREATE POLICY workspace_insert ON brain.memory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.memory_fold FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.pack FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.repository FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.request_answer FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -3583,6 +3652,7 @@ CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((wo
 CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.pack FOR SELECT USING ((workspace_id = brain.current_workspace()));
+CREATE POLICY workspace_isolation ON brain.repository FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.request_answer FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
 CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
@@ -3610,6 +3680,7 @@ CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((works
 CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.pack FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.repository FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.request_answer FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

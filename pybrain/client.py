@@ -56,6 +56,7 @@ RACE_TRIES = 3
 IDEMPOTENT = frozenset(
     {
         "active_embedding_space",
+        "capturable_turns",
         "embedding_progress",
         "failed_embeddings",
         "hand_off_transcript",
@@ -71,11 +72,13 @@ IDEMPOTENT = frozenset(
         "pending_embeddings",
         "prompt_context",
         "recent_errors",
+        "repository_project",
         "scratch_get",
         "scratch_list",
         "search",
         "stats",
         "transcript_handoff",
+        "unfiled_folders",
     }
 )
 

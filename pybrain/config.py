@@ -77,7 +77,7 @@ ENVIRONMENT = (
     Variable(
         "BRAIN_PROJECT",
         "the project of `brain hook` (`--project`; default: the git repository of the session's folder,"
-        " else the folder's name; '' for global)",
+        " named by its remote or root commit, else the folder; '' for global)",
         "the project of brain hook (--project; default: the session folder's git repository)",
     ),
     Variable(
@@ -173,6 +173,12 @@ ENVIRONMENT = (
         "`off`: the turns the session-end hook had no time for wait for the next session start "
         "instead of a background process",
         "off: no background process stores what session-end left",
+    ),
+    Variable(
+        "BRAIN_COMMAND",
+        "the `brain` the plugin's launcher runs (`plugin/bin/brain`): an absolute path outside the "
+        "repository the session works in, else it is not run (docs/hooks.md)",
+        "the brain the plugin runs: an absolute path outside the repository",
     ),
     Variable(
         "BRAIN_DB_RECONNECT_WAIT",

@@ -473,9 +473,14 @@ PLUGIN_FILES: dict[str, tuple[str, str]] = {
 PLUGIN_ASYNC = frozenset({"PreCompact"})
 
 
+# The shell that runs the launcher, by its absolute path: a `sh` the repository puts on PATH
+# (its node_modules/.bin, say) is never the one run.
+PLUGIN_SHELL = "/bin/sh"
+
+
 def plugin_command(harness: str = "claude-code") -> str:
     """How the plugin's hooks of a harness run `brain`: its launcher, in the plugin's folder."""
-    return f'sh "{PLUGIN_ROOT[harness]}/bin/brain"'
+    return f'{PLUGIN_SHELL} "{PLUGIN_ROOT[harness]}/bin/brain"'
 
 
 def plugin_hooks(harness: str = "claude-code") -> dict[str, Any]:
@@ -495,11 +500,16 @@ def plugin_hooks(harness: str = "claude-code") -> dict[str, Any]:
 
 
 def plugin_mcp(harness: str = "claude-code") -> dict[str, Any]:
-    """The plugin's MCP file of a harness: `brain mcp` through the launcher. Codex expands no
-    variable in a plugin's MCP file (it resolves only a relative `cwd`, against the plugin's
-    folder, where the repository would be lost), so its server is the `brain` on PATH."""
+    """The plugin's MCP file of a harness: `brain mcp --repository` through the launcher.
+    Codex expands no variable in a plugin's MCP file (and resolves a relative `cwd` against
+    the plugin's folder, where the repository would be lost), so its server runs the
+    launcher's script inline (`/bin/sh -c SCRIPT brain mcp --repository`) in the session's
+    folder: the same search, no `brain` looked up by Codex on its PATH."""
+    from pybrain.launcher import SCRIPT
+
     # --repository: a call that names no project is the repository's, as the hooks take it
     if harness == "codex":
-        return {"mcpServers": {SERVER_NAME: {"command": "brain", "args": ["mcp", "--repository"]}}}
-    args = [f"{PLUGIN_ROOT[harness]}/bin/brain", "mcp", "--repository"]
-    return {"mcpServers": {SERVER_NAME: {"command": "sh", "args": args}}}
+        args = ["-c", SCRIPT, "brain", "mcp", "--repository"]
+    else:
+        args = [f"{PLUGIN_ROOT[harness]}/bin/brain", "mcp", "--repository"]
+    return {"mcpServers": {SERVER_NAME: {"command": PLUGIN_SHELL, "args": args}}}

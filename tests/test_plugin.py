@@ -95,12 +95,12 @@ def test_the_installed_plugin_wires_the_hooks_brain_wire_writes(tmp_path) -> Non
         assert handler["type"] == "command" and handler["timeout"] == timeout == wired[event]["timeout"]
         assert handler.get("async", False) is (event == "PreCompact")
         words = shlex.split(expand(handler["command"], root))
-        assert words == ["sh", str(root / "bin" / "brain"), "hook", name]
+        assert words == ["/bin/sh", str(root / "bin" / "brain"), "hook", name]
         assert (root / "bin" / "brain").is_file()
         assert _ours(handler) == name, "brain wire finds the plugin's handler as its own"
     server = json.loads((root / ".mcp.json").read_text(encoding="utf-8"))["mcpServers"]["pybrain"]
     assert [server["command"], *(expand(a, root) for a in server["args"])] == [
-        "sh",
+        "/bin/sh",
         str(root / "bin" / "brain"),
         "mcp",
         "--repository",
@@ -108,10 +108,14 @@ def test_the_installed_plugin_wires_the_hooks_brain_wire_writes(tmp_path) -> Non
 
 
 def _shell(command: str, root: Path, env: dict[str, str], data: bytes = b"") -> subprocess.CompletedProcess:
-    """A command as Claude Code runs a hook: through a shell, CLAUDE_PLUGIN_ROOT set."""
+    """A command as Claude Code runs a hook: through a shell, CLAUDE_PLUGIN_ROOT set, in the
+    project's folder (the plugin's parent here: not this checkout, whose .venv the launcher
+    would skip as the repository's own)."""
     environ = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     environ.update(env, CLAUDE_PLUGIN_ROOT=str(root))
-    return subprocess.run(["sh", "-c", command], input=data, capture_output=True, env=environ, timeout=120)
+    return subprocess.run(
+        ["sh", "-c", command], input=data, capture_output=True, env=environ, timeout=120, cwd=root.parent
+    )
 
 
 def _mcp(root: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess:
@@ -120,7 +124,9 @@ def _mcp(root: Path, env: dict[str, str], *extra: str) -> subprocess.CompletedPr
     argv = [server["command"], *(expand(a, root) for a in server["args"]), *extra]
     environ = {k: v for k, v in os.environ.items() if k != "CLAUDE_PROJECT_DIR"}
     environ.update(env, CLAUDE_PLUGIN_ROOT=str(root))
-    return subprocess.run(argv, capture_output=True, env=environ, timeout=120, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        argv, capture_output=True, env=environ, timeout=120, stdin=subprocess.DEVNULL, cwd=root.parent
+    )
 
 
 def test_the_installed_plugins_commands_run(cli_env, conn, tmp_path) -> None:

@@ -265,7 +265,12 @@ def test_many_seeds(fresh, capsys) -> None:
 
 
 def test_a_project_is_the_repository_that_holds_the_folder(tmp_path: Path) -> None:
-    from pybrain.repo import project_of
+    from pybrain.repo import find
+
+    def project_of(folder: Path) -> str:
+        """The label of the repository that holds folder (which project it names, the
+        database decides: tests/test_repository_projects.py)."""
+        return find(folder).label
 
     (tmp_path / "shop" / ".git").mkdir(parents=True)
     (tmp_path / "shop" / "web" / "src").mkdir(parents=True)

@@ -18,6 +18,7 @@ from pybrain.embed import default_provider
 from pybrain.embed.local import INSTALL as LOCAL_INSTALL
 from pybrain.embed.local import prepare as prepare_local_model
 from pybrain.errors import BrainError
+from pybrain.repo import refile_global_sessions
 
 
 @command()
@@ -28,6 +29,9 @@ def init(as_json: bool) -> None:
     conn = db.connect(url)
     report = db.migrate(conn)
     brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder)
+    # An older release filed some sessions globally: filed now by the folder they ran in
+    # (and the folders its sessions named projects by, registered oldest first).
+    refiled = refile_global_sessions(brain)
     configured = brain.use_embedding_space(brain.configured_embedder())
     active = brain.active_space()
     # On the embedded server the commands connect as a role that owns nothing.
@@ -46,6 +50,7 @@ def init(as_json: bool) -> None:
         "active_space": active.name if active else None,
         "app_role": app_role,
         "local_model": str(local_model) if local_model else None,
+        "refiled": {k: v for k, v in refiled.items() if k != "folders"},
     }
     if as_json:
         click.echo(_dump(out))
@@ -60,6 +65,11 @@ def init(as_json: bool) -> None:
     )
     click.echo(f"migrations: {applied}; {functions}")
     click.echo(f"embedding space: {configured.name} ({configured.dims} dims)")
+    if refiled["sessions"]:
+        click.echo(
+            f"re-filed {refiled['sessions']} global sessions of an older release by the folder they ran in, "
+            f"with {refiled['handoffs']} handoffs and {refiled['turns']} captured turns"
+        )
     if app_role:
         click.echo(f"commands connect as role {app_role} (credentials in {settings.home / 'app-role.json'})")
     if active and active.name != configured.name:

@@ -41,12 +41,10 @@ def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     import os
 
     from pybrain.mcp import serve
-    from pybrain.repo import project_of
 
-    if project is None and repository:
-        project = project_of(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+    folder = (os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()) if repository else None
     try:
-        serve(profile, project)
+        serve(profile, project, folder)
     except BrainError as exc:
         _fail(exc, as_json=False)
 

@@ -176,7 +176,7 @@ def _import_memory_files(
         brain,
         listing,
         source_system=claude_memory.SOURCE_SYSTEM,
-        project=project_of(Path.cwd()) if project is None else project,
+        project=project_of(Path.cwd(), brain) if project is None else project,
         source_agent=source or "import:claude-memory",
     )
     rows: list[dict[str, Any]] = [

@@ -106,7 +106,8 @@ class HookTimeout(Exception):
 @dataclass(frozen=True)
 class Options:
     source: str = "claude-code"
-    # None: the project of the session's folder, its git repository (pybrain.repo.project_of)
+    # None: the project of the session's folder's repository (pybrain.repo.project_of), named
+    # once the database answers (_project)
     project: str | None = ""
     timeout: float | None = None
     budget: int | None = None
@@ -129,10 +130,6 @@ def run(
         payload = _payload(raw)
         if options.source == "cursor":
             payload = _from_cursor(payload)
-        if options.project is None:
-            from pybrain.repo import project_of
-
-            options = replace(options, project=project_of(_seat(payload)))
         with _deadline(options.timeout):
             answer = HANDLERS[event](payload, options)
     except Exception as exc:  # a hook never fails the session: it says why and exits 0
@@ -297,7 +294,8 @@ def write_kept(settings: Any, err: TextIO | None = None, seconds: float | None =
         kept = record.get("options") or {}
         options = Options(
             source=kept.get("source") or "claude-code",
-            project=kept.get("project") or "",
+            # (None: the seat's repository, named when the record is written)
+            project=kept["project"] if isinstance(kept.get("project"), str) else None,
             budget=kept.get("budget"),
             timeout=DEFAULT_TIMEOUT[event],
             event=event,
@@ -439,6 +437,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     wait = _connect_timeout()
     with _deadline(wait, f"the database did not answer within {wait:.2f} s"):
         conn = db.connect(url, connect_timeout=max(2, int(budget / 3)), application_name="pybrain-hook")
+    upgraded = False
     try:
         if not db.is_migrated(conn):
             raise DatabaseUnavailable("the database has no pybrain schema", hint="Run `brain init`.")
@@ -451,6 +450,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
             # (the owner migrates; the other hooks, which must stay fast, wait for it).
             with db.connect(db.admin_url(settings, start=False)) as admin:
                 report = db.migrate(admin)
+            upgraded = True
             applied = ", ".join(report.applied) or "its functions"
             print(f"pybrain session-start: the database upgraded ({applied})", file=sys.stderr)
         if options.event not in ("", "prompt") and options.at is None and not _quick(options):
@@ -467,6 +467,11 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         # Each call's transaction within the hook's time (SET LOCAL: no startup option,
         # which PgBouncer refuses, and nothing left on a pooled server connection).
         brain.statement_timeout = f"{int(budget * 1000)}ms"
+        if upgraded:
+            # as brain init does: the older release's global sessions filed by their folder
+            from pybrain.repo import refile_global_sessions
+
+            refile_global_sessions(brain)
         yield brain
     finally:
         conn.close()
@@ -545,6 +550,16 @@ class _NoEmbedder:
         return self.embed([text])[0]
 
 
+def _project(options: Options, brain: Any, payload: dict[str, Any]) -> Options:
+    """options with the project named: without --project, that of the repository the
+    session's folder belongs to (pybrain.repo.project_of, which the database decides)."""
+    if options.project is not None:
+        return options
+    from pybrain.repo import project_of
+
+    return replace(options, project=project_of(_seat(payload), brain))
+
+
 def _seat(payload: dict[str, Any]) -> str:
     """The directory a session is booted and ended for: the project's, as Claude Code
     gives it to hooks (CLAUDE_PROJECT_DIR), else the payload's cwd."""
@@ -584,6 +599,7 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         "transcript": _string(payload, "transcript_path"),  # read by a later start if no hook ends this one
     }
     with _brain(options, start=True) as brain:
+        options = _project(options, brain, payload)
         _warm_up(brain)
         # No task at a session start: the database names what stands for one (the last
         # handoff), whose embedding finds the trajectories and the context pack to show.
@@ -743,9 +759,11 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
         return None
     session = _string(payload, "session_id")
     with _brain(options, start=False) as brain:
+        options = _project(options, brain, payload)
         # What may be searched for: the prompt without what the person marked <private>
-        # (brain.capturable_text), which never reaches the embedder either.
-        text = brain.value("capturable_text", t=text)
+        # (a span they left open in an earlier message included), which never reaches the
+        # embedder either.
+        text = _searchable(brain, payload, text)
         if not text:
             return None
         embedder = _hook_embedder(brain, remote=False)
@@ -770,6 +788,36 @@ def prompt(payload: dict[str, Any], options: Options) -> dict[str, Any] | None:
     if not context["text"]:
         return None
     return {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit", "additionalContext": context["text"]}}
+
+
+# How much of the transcript's end the prompt hook reads for a <private> span its person left
+# open in an earlier message.
+PROMPT_TRANSCRIPT_BYTES = 256 * 1024
+
+
+def _searchable(brain: Any, payload: dict[str, Any], prompt: str) -> str:
+    """What of a prompt may be searched for and embedded: the last text of
+    brain.capturable_turns over the person's turns at the transcript's end (its last
+    PROMPT_TRANSCRIPT_BYTES) and the prompt, so that a <private> they left open hides this
+    prompt up to its </private>; without a transcript, the prompt alone."""
+    from psycopg.types.json import Jsonb
+
+    from pybrain.errors import InputTooLarge
+    from pybrain.hooks.transcript import Lines, read_turns
+
+    path = _string(payload, "transcript_path")
+    session = _string(payload, "session_id") or "prompt"
+    turns: list[dict[str, Any]] = []
+    if path:
+        try:
+            lines = Lines(os.path.expanduser(path), max_bytes=PROMPT_TRANSCRIPT_BYTES)
+            turns = [t for t in read_turns(lines.path, session, lines) if t["role"] == "user"]
+        except (OSError, InputTooLarge, ValueError):
+            turns = []
+    if turns and turns[-1]["text"] == prompt:
+        turns = turns[:-1]  # the client wrote the prompt before the hook ran
+    turns.append({"ref": f"{session}/prompt", "role": "user", "text": prompt})
+    return str(brain.value("capturable_turns", turns=Jsonb(turns))[-1]["text"])
 
 
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
@@ -800,6 +848,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     left = 0
     kept = ""
     with _brain(options, start=True) as opened:
+        options = _project(options, opened, payload)
         embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
         brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
 
@@ -933,10 +982,15 @@ def _store_turns(
     The rows written, and the number of turns not sent (each batch is its own statement:
     what was stored stays, and a later call skips it)."""
     rows: list[dict[str, Any]] = []
+    if not turns:
+        return rows, 0
     if until is None:
-        if not turns:
-            return rows, 0
         until = float("inf")
+    # Each batch is read alone: what may be stored of each turn is taken from all of them
+    # first, so a <private> span a batch leaves open stays open in the next.
+    from psycopg.types.json import Jsonb
+
+    turns = brain.value("capturable_turns", turns=Jsonb(turns))
     rate = TURN_SECONDS * (2 if embed else 1)
     done = 0
     while done < len(turns):
@@ -955,8 +1009,6 @@ def _store_turns(
                 source_agent=options.source,
             )
         else:
-            from psycopg.types.json import Jsonb
-
             rows += brain.call(
                 "observe_transcript",
                 turns=Jsonb(batch),

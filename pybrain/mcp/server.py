@@ -182,14 +182,19 @@ def build_server(service: Service, profile: str | None = None) -> BrainMCP:
     return server
 
 
-def serve(profile: str | None = None, project: str | None = None) -> None:
-    """Run the server on stdio until the client closes it; project: of the calls that name none."""
+def serve(profile: str | None = None, project: str | None = None, repository: str | None = None) -> None:
+    """Run the server on stdio until the client closes it; project: of the calls that name none
+    (None with repository, a folder: the project of its repository, pybrain.repo.project_of)."""
     import anyio
 
     from pybrain.embed import keep_warm
 
     profile = check_profile(profile)
     with Brain.open() as brain:
+        if project is None and repository is not None:
+            from pybrain.repo import project_of
+
+            project = project_of(repository, brain)
         space = brain.active_space()
         keep_warm(space.name if space else None)  # loaded while the client starts up, kept while it runs
         anyio.run(build_server(Service(brain, project=project), profile).run_stdio_async)

@@ -44,19 +44,62 @@ $$;
 -- (the <pybrain-context> the hooks wrap their context in, and the wrappers
 -- agent clients put injected context in: <system-reminder>,
 -- <user-prompt-submit-hook>, <session-start-hook>) and without what the person
--- marked <private> (to the end of the text when it is not closed).
+-- marked <private>: a span closed in the text, all before a </private> that no
+-- <private> opens there (the span began in an earlier message), and all after a
+-- <private> not closed there.
 CREATE OR REPLACE FUNCTION brain.capturable_text(t text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain.trim_space(regexp_replace(regexp_replace(coalesce(t, ''),
+    SELECT brain.trim_space(regexp_replace(regexp_replace(regexp_replace(coalesce(t, ''),
         '[ \t]*<(pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|private)(\s[^>]*)?>.*?</\1\s*>\n?',
         '', 'gi'),
+        '^.*</private\s*>\n?', '', 'i'),
         '[ \t]*<(pybrain-context|private)(\s[^>]*)?>.*$', '', 'i'))
 $$;
 COMMENT ON FUNCTION brain.capturable_text IS
-    'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private> (to the end of the text when it is not closed). Trimmed; empty when nothing is left.';
+    'The part of a turn''s text that may be stored (brain.observe_transcript, brain.transcript_handoff): without the context a hook injected (<pybrain-context>…</pybrain-context>, which the hooks wrap theirs in, and the wrappers clients put injected context in: <system-reminder>, <user-prompt-submit-hook>, <session-start-hook>) and without what the person wrapped in <private>…</private>: everything before a </private> that no <private> of the text opens (the span began in an earlier message), and everything after a <private> the text does not close. Trimmed; empty when nothing is left. A span that goes on over several messages of one speaker: brain.capturable_turns.';
+
+-- Whether a text leaves a <private> span open (its last <private> or
+-- </private> tag opens one), closes one (the last tag closes), or neither
+-- (NULL: no tag).
+CREATE OR REPLACE FUNCTION brain._private_left_open(t text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE WHEN tag IS NULL THEN NULL ELSE tag !~ '^</' END
+    FROM (SELECT substring(coalesce(t, '') FROM '(?i)^.*(</?private(?:\s[^>]*)?>)') AS tag) AS x
+$$;
+
+-- The turns of a transcript with each text replaced by what may be stored of
+-- it, spans of <private> closed across messages: a <private> one message of a
+-- speaker leaves open hides that speaker's next messages up to the
+-- </private> that closes it (the other speaker's messages between are theirs).
+CREATE OR REPLACE FUNCTION brain.capturable_turns(turns jsonb)
+RETURNS jsonb
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(jsonb_agg(
+               CASE WHEN jsonb_typeof(value) = 'object'
+                    THEN jsonb_set(value, '{text}', to_jsonb(brain.capturable_text(
+                             CASE WHEN open_before THEN '<private>' ELSE '' END || coalesce(value->>'text', ''))))
+                    ELSE value END
+               ORDER BY n), '[]')
+    FROM (SELECT value, n,
+                 coalesce(lag(open_after) OVER (PARTITION BY role ORDER BY n), false) AS open_before
+          FROM (SELECT value, n, role,
+                       -- the state after a turn: its last tag's, else that of the last turn before it with one
+                       coalesce(first_value(tag) OVER (PARTITION BY role, tagged ORDER BY n), false) AS open_after
+                FROM (SELECT value, n, role, tag, count(tag) OVER (PARTITION BY role ORDER BY n) AS tagged
+                      FROM (SELECT value, n, value->>'role' AS role, brain._private_left_open(value->>'text') AS tag
+                            FROM jsonb_array_elements(CASE WHEN jsonb_typeof(turns) = 'array' THEN turns ELSE '[]' END)
+                                 WITH ORDINALITY AS x(value, n)) AS a) AS b) AS c) AS d
+$$;
+COMMENT ON FUNCTION brain.capturable_turns IS
+    'The turns of a transcript (a JSON array of {ref, role, text, at}, in order) with each text replaced by what may be stored of it (brain.capturable_text), spans of <private> closed across messages: a <private> that one message of a speaker (role) leaves open hides that speaker''s next messages up to the </private> that closes it, and a </private> with no <private> in its message hides what precedes it there. What the hooks store, hand off and write in a snapshot (brain.observe_transcript, brain.transcript_handoff, brain.transcript_snapshot); a capture cut into batches passes its turns through it first, so a span open at a batch''s end stays open in the next.';
 
 CREATE OR REPLACE FUNCTION brain.observe_transcript(
     turns jsonb,
@@ -84,6 +127,8 @@ BEGIN
             jsonb_build_object('field', 'source_system', 'type', 'one word'), 'For example claude-code.');
     END IF;
     PERFORM brain._check_turns(turns);
+    -- what may be stored of each turn, <private> spans closed across messages
+    turns := brain.capturable_turns(turns);
     -- One writer of a source system's turns at a time (a capture hook, the next session's
     -- start finishing what a hook left, and a replay may run at once): each sees what the
     -- one before it stored, so no turn is stored twice.
@@ -97,9 +142,9 @@ BEGIN
     INTO refs, texts, metas
     FROM (
         SELECT DISTINCT ON (t.value->>'ref') t.value->>'ref' AS ref, t.value->>'role' AS role,
-               brain.capturable_text(t.value->>'text') AS text, t.value->>'at' AS at, t.n
+               t.value->>'text' AS text, t.value->>'at' AS at, t.n
         FROM jsonb_array_elements(turns) WITH ORDINALITY AS t(value, n)
-        WHERE brain.capturable_text(t.value->>'text') <> ''
+        WHERE t.value->>'text' <> ''
         ORDER BY t.value->>'ref', t.n
     ) AS x
     -- (a trajectory read from the transcript names the prompt that started its work as its
@@ -135,7 +180,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.observe_transcript IS
-    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its brain.capturable_text: no injected context, nothing marked <private>) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
+    'Observes the turns of an agent session transcript (a JSON array of {ref, role user|assistant, text, at}) that no memory of source_system carries yet: each (its capturable text, brain.capturable_turns: no injected context, nothing marked <private>, spans closed across one speaker''s messages) as an observed fact "User: …" or "Assistant: …" with source_ref = the turn''s ref and metadata {role, at, turn}, through brain.observe_batch (the gate, chunks, dedup). Running it again on a longer transcript stores only the turns added since. A reply that cites a memory (#id) shown to a session booted for the turn''s client session (its ref''s part before the first /, client_info.client_session) counts as a use of it (brain.injection_use, how cite). check_only => true returns the chunks to embed; one row per chunk or refused turn, with the turn''s ref. Calls of one source system run one at a time (an advisory lock), so a turn is stored once even when two capture the same transcript at once; a capture may be cut into batches of turns, each its own call.';
 
 -- A quoted turn for a handoff: cut to `chars`, or left out when it looks like it holds a secret.
 CREATE OR REPLACE FUNCTION brain._handoff_quote(t text, chars integer)
@@ -173,9 +218,7 @@ BEGIN
     PERFORM brain._require_text(event, 'BR009', 'Say what ended the session: the event of the hook that writes the handoff.',
         'For example: session end (logout), or compaction (auto).');
     -- What may be stored of each turn (brain.capturable_text) is what may be handed off.
-    turns := (SELECT coalesce(jsonb_agg(jsonb_set(t, '{text}', to_jsonb(brain.capturable_text(t->>'text')))
-                                        ORDER BY x.n), '[]')
-              FROM jsonb_array_elements(turns) WITH ORDINALITY AS x(t, n));
+    turns := brain.capturable_turns(turns);
     SELECT count(*) FILTER (WHERE t->>'role' = 'user' AND brain.trim_space(t->>'text') <> ''),
            count(*) FILTER (WHERE t->>'role' = 'assistant' AND brain.trim_space(t->>'text') <> '')
     INTO n_user, n_assistant
@@ -222,8 +265,8 @@ BEGIN
     -- each turn's capturable text once (a long session has thousands)
     SELECT coalesce(array_agg(x.role ORDER BY x.n), '{}'), coalesce(array_agg(x.text ORDER BY x.n), '{}')
     INTO roles, texts
-    FROM (SELECT t->>'role' AS role, brain.capturable_text(t->>'text') AS text, n
-          FROM jsonb_array_elements(turns) WITH ORDINALITY AS y(t, n)) AS x
+    FROM (SELECT t->>'role' AS role, t->>'text' AS text, n
+          FROM jsonb_array_elements(brain.capturable_turns(turns)) WITH ORDINALITY AS y(t, n)) AS x
     WHERE x.text <> '';
     IF NOT 'user' = ANY (roles) THEN
         RETURN NULL;
