@@ -33,8 +33,8 @@ PROFILE_OPTION = click.option(
 @click.option(
     "--repository",
     is_flag=True,
-    help="Without --project: the git repository of CLAUDE_PROJECT_DIR (else of the working "
-    "directory) is the project, as the hooks take it (the plugin's server).",
+    help="Without --project: the git repository of BRAIN_PROJECT_DIR (else CLAUDE_PROJECT_DIR, else "
+    "the working directory) is the project, as the hooks take it (what brain wire writes).",
 )
 def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
@@ -44,7 +44,9 @@ def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     from pybrain.repo import project_of
 
     if project is None and repository:
-        project = project_of(os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+        project = project_of(
+            os.environ.get("BRAIN_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()
+        )
     try:
         serve(profile, project)
     except BrainError as exc:
