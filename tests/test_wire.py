@@ -116,7 +116,7 @@ def test_every_wired_server_is_scoped_to_its_repository(shell, conn, tmp_path) -
 
 
 def test_hooks_in_files_a_team_commits_name_no_machine_path(shell, tmp_path) -> None:
-    run, repo, env = shell
+    run, repo, _env = shell
     for client, file in (("codex", ".codex/hooks.json"), ("cursor", ".cursor/hooks.json")):
         out = run(f"{BRAIN} wire {client} --hooks")
         assert out.returncode == 0, out.stderr
@@ -165,7 +165,11 @@ def test_rewiring_leaves_each_hook_once_across_claude_codes_settings(shell) -> N
     assert shared == {"permissions": old["permissions"], "hooks": {"SessionStart": [{"hooks": [theirs]}]}}
     local = json.loads((repo / ".claude" / "settings.local.json").read_text())
     everywhere = _ours(shared) + _ours(local)
-    assert sorted(c.rsplit(" hook ", 1)[1] for c in everywhere) == ["pre-compact", "session-end", "session-start"]
+    assert sorted(c.rsplit(" hook ", 1)[1] for c in everywhere) == [
+        "pre-compact",
+        "session-end",
+        "session-start",
+    ]
 
     # wiring the shared file instead takes them out of the local one
     out = run(f"{BRAIN} wire claude-code --hooks --settings .claude/settings.json")
@@ -181,7 +185,9 @@ def test_rewiring_leaves_each_hook_once_across_claude_codes_settings(shell) -> N
     # the user's settings, which serve every project, are left, and named
     user = Path(env["HOME"]) / ".claude" / "settings.json"
     user.parent.mkdir()
-    user.write_text(json.dumps({"hooks": {"SessionStart": [{"hooks": [{"command": "brain hook session-start"}]}]}}))
+    user.write_text(
+        json.dumps({"hooks": {"SessionStart": [{"hooks": [{"command": "brain hook session-start"}]}]}})
+    )
     out = run(f"{BRAIN} wire claude-code --hooks --settings .claude/settings.json")
     assert f"also in {user}" in out.stderr
     assert len(_ours(json.loads(user.read_text()))) == 1

@@ -903,16 +903,27 @@ def _kept_waiting() -> bool:
 
 
 def _finish_later(options: Options, seat: str) -> bool:
-    """Start pybrain.hooks.finish on its own, to store what the session-end hook left
-    (BRAIN_HOOK_FINISH=off: leave it to the next session start). Whether it started."""
+    """Ask the background worker (pybrain.hooks.finish) to store what the session-end hook
+    left, and start it unless one runs already (it takes this request too); one worker per
+    home and database (BRAIN_HOOK_FINISH=off: leave it to the next session start). Whether
+    the request was left."""
     if os.environ.get("BRAIN_HOOK_FINISH", "").strip().lower() == "off":
         return False
     import subprocess
 
-    wanted = {"source": options.source, "project": options.project, "seat": seat}
+    from pybrain.config import Settings
+    from pybrain.hooks import finish, spool
+
+    settings = Settings.from_env()
+    target = spool.target(settings.database_url, settings.workspace)
     try:
+        finish.ask(
+            settings.home, target, {"source": options.source, "project": options.project, "seat": seat}
+        )
+        if finish.working(settings.home, target):
+            return True
         subprocess.Popen(
-            [sys.executable, "-m", "pybrain.hooks.finish", json.dumps(wanted)],
+            [sys.executable, "-m", "pybrain.hooks.finish", target],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # (what it could say may quote a turn)
