@@ -552,6 +552,12 @@ CREATE FUNCTION brain._count_corpus_rows() RETURNS trigger
     AS $$
     -- the body: sql/functions/005-search.sql
 $$;
+CREATE FUNCTION brain._counted(n text, noun text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/015-boot.sql
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3010,7 +3016,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
+COMMENT ON TABLE brain.migration IS 'functions 9a367475d178735ab8e178cfc6158d1ce0dd40d81dd035b411db6bab7bfba042';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
