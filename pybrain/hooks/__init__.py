@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -429,7 +429,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     from pybrain import db
     from pybrain.client import Brain
     from pybrain.config import Settings
-    from pybrain.errors import DatabaseUnavailable, MigrationError
+    from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError
 
     settings = Settings.from_env()
     budget = options.timeout or 10.0
@@ -467,7 +467,23 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
         # Each call's transaction within the hook's time (SET LOCAL: no startup option,
         # which PgBouncer refuses, and nothing left on a pooled server connection).
         brain.statement_timeout = f"{int(budget * 1000)}ms"
-        yield brain
+        if not options.event:
+            yield brain
+            return
+        # Each hook run is a tool event (`hook EVENT`, channel cli), from the hook's start:
+        # the dashboard's Health page and `brain metrics` count them.
+        began = STARTED or time.time()
+        started = datetime.fromtimestamp(began, UTC)
+        clock = time.perf_counter() - (time.time() - began)
+        try:
+            yield brain
+        except BrainError as exc:
+            if not conn.closed and not _outage(exc):
+                brain.record_event(
+                    f"hook {options.event}", "cli", started, clock, None, exc.code or "", exc.message
+                )
+            raise
+        brain.record_event(f"hook {options.event}", "cli", started, clock)
     finally:
         conn.close()
 
