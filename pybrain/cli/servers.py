@@ -39,6 +39,7 @@ PROFILE_OPTION = click.option(
 def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
     import os
+    import sys
 
     from pybrain.mcp import serve
     from pybrain.repo import project_of
@@ -51,6 +52,12 @@ def mcp_command(profile: str, project: str | None, repository: bool) -> None:
         serve(profile, project)
     except BrainError as exc:
         _fail(exc, as_json=False)
+    # The client closed the server and every session it booted has ended. The local model's
+    # runtime keeps native threads that abort an interpreter's ordinary exit ("terminate
+    # called without an active exception" on standard error): leave without it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 @click.command("ui", cls=QuietCommand)
