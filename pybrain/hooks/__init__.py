@@ -616,7 +616,11 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         )
         _mark_transcript(brain, options, client_info.get("client_session"), client_info.get("transcript"))
         try:
-            if _capture_ended(brain, options, _seat(payload)):
+            if _worker_busy():
+                # the background worker stores what sessions left: this seat's ended
+                # sessions are asked of it too, and the payload goes out at once
+                _finish_later(options, _seat(payload))
+            elif _capture_ended(brain, options, _seat(payload)):
                 # a handoff came from them: the payload shows it (and is found by it)
                 vector, space = _boot_query(brain, options)
                 boot = {
@@ -689,7 +693,9 @@ def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str |
         return None, None
 
 
-def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = True) -> bool:
+def _capture_ended(
+    opened: Any, options: Options, seat: str, *, embed: bool = True, per_call: int | None = None
+) -> bool:
     """Capture the transcripts of this seat's sessions (of any harness) that ended without a
     capture hook (the client crashed): brain.uncaptured_sessions, then for each its turns through
     brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
@@ -733,7 +739,7 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
-            _, left = _store_turns(brain, turns, own, until, embed=embed)
+            _, left = _store_turns(brain, turns, own, until, embed=embed, per_call=per_call)
             if left:
                 # what is stored stays; this session is handed out again (brain.uncaptured_sessions)
                 print(
@@ -918,6 +924,20 @@ def _kept_waiting() -> bool:
     return spool.waiting(Settings.from_env().home)
 
 
+def _worker_busy() -> bool:
+    """Whether the background worker of this home and database is at work now."""
+    from pybrain.config import Settings
+    from pybrain.hooks import finish, spool
+
+    if os.environ.get("BRAIN_HOOK_FINISH", "").strip().lower() == "off":
+        return False
+    settings = Settings.from_env()
+    try:
+        return finish.working(settings.home, spool.target(settings.database_url, settings.workspace))
+    except OSError:
+        return False
+
+
 def _finish_later(options: Options, seat: str) -> bool:
     """Ask the background worker (pybrain.hooks.finish) to store what the session-end hook
     left, and start it unless one runs already (it takes this request too); one worker per
@@ -952,11 +972,18 @@ def _finish_later(options: Options, seat: str) -> bool:
 
 
 def _store_turns(
-    brain: Any, turns: list[dict[str, Any]], options: Options, until: float | None, *, embed: bool
+    brain: Any,
+    turns: list[dict[str, Any]],
+    options: Options,
+    until: float | None,
+    *,
+    embed: bool,
+    per_call: int | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """Store turns through brain.observe_transcript in batches, oldest first, beginning none
     that would not end by `until` (time.time(); None: all of them). embed: embed each batch
     (a check, the embedder, then the write), else store them queued for `brain worker`.
+    per_call: turns a statement stores at most (default BATCH_TURNS).
     The rows written, and the number of turns not sent (each batch is its own statement:
     what was stored stays, and a later call skips it)."""
     rows: list[dict[str, Any]] = []
@@ -968,7 +995,7 @@ def _store_turns(
     done = 0
     while done < len(turns):
         room = until - time.time() - (LAST_SECONDS if until != float("inf") else 0)
-        most = BATCH_TURNS if done else FIRST_TURNS
+        most = (per_call or BATCH_TURNS) if done else min(per_call or FIRST_TURNS, FIRST_TURNS)
         size = min(most, len(turns) - done, int(room / rate) if room > 0 else 0)
         if size < 1:
             break

@@ -34,6 +34,10 @@ from typing import Any
 
 # Seconds a worker gives one request (a 64 MiB transcript's turns take minutes).
 TIMEOUT = 600.0
+# Turns a statement of the worker stores: each holds the capture's lock of its source
+# (brain.observe_transcript), so the hooks of sessions that end meanwhile wait for one
+# small batch, not for a long one.
+BATCH = 32
 LOCK = "worker.lock"
 
 
@@ -126,7 +130,7 @@ def _work(settings: Any, target: str) -> None:
                     # what capture hooks kept while the database was out, as any command writes it
                     hooks.write_kept(settings)
                     # stored first, queued (embedding each batch would take twice as long)
-                    hooks._capture_ended(brain, options, wanted["seat"], embed=False)
+                    hooks._capture_ended(brain, options, wanted["seat"], embed=False, per_call=BATCH)
             except Exception as exc:  # the next session start captures what is left
                 print(
                     f"pybrain finish: {hooks._describe(exc)} (the next session start goes on)",
@@ -153,7 +157,8 @@ def _embed_queued(opened: object) -> None:
         return
     brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)  # type: ignore[attr-defined]
     try:
-        while brain.embed_pending(64):
+        # small batches: the warm embedding server answers the hooks between them
+        while brain.embed_pending(16):
             pass
     except EmbedderError:
         pass  # no warm server, or the provider is out: `brain worker` embeds them
