@@ -3016,7 +3016,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9a367475d178735ab8e178cfc6158d1ce0dd40d81dd035b411db6bab7bfba042';
+COMMENT ON TABLE brain.migration IS 'functions f9938922fa9d230bd8a540542cc2fd11afbac1f4d4f8c2be95935dfda838b856';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
