@@ -553,6 +553,12 @@ CREATE FUNCTION brain._count_corpus_rows() RETURNS trigger
     AS $$
     -- the body: sql/functions/005-search.sql
 $$;
+CREATE FUNCTION brain._counted(n text, noun text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/015-boot.sql
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3072,7 +3078,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions bd5d99ff0bc8cd30d60d5a314dc96269cb1338d8c31b6a1dff2f92d2924dbe95';
+COMMENT ON TABLE brain.migration IS 'functions c8ee9d6d88f4153e28e2532f8a04835a49966e613cb9c00ff6182618b84c60dd';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

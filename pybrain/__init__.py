@@ -1,3 +1,5 @@
 """pybrain: long-term memory for AI agents, inside PostgreSQL."""
 
-__version__ = "0.1.0"
+from pybrain.build import RELEASE as __version__
+
+__all__ = ["__version__"]

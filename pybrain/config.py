@@ -81,6 +81,12 @@ ENVIRONMENT = (
         "the project of brain hook (--project; default: the session folder's git repository)",
     ),
     Variable(
+        "BRAIN_PROJECT_DIR",
+        "the project's folder for `brain mcp --repository` (default: `CLAUDE_PROJECT_DIR`, else the working "
+        "directory); `brain wire cursor` and `vscode` set it to `${workspaceFolder}`",
+        "the project's folder of brain mcp --repository (default: the working directory)",
+    ),
+    Variable(
         "BRAIN_MCP_PROFILE",
         "`lean` (default: the ten tools of a session) or `full` (every tool) for `brain mcp`",
         "lean | full: the tools brain mcp serves (default lean)",

@@ -53,6 +53,11 @@ def clients() -> list[str]:
     return list(CLIENTS)
 
 
+def brain_path() -> str:
+    """This `brain`'s absolute path (for a message: it is never written into a shared file)."""
+    return _brain_command()
+
+
 def _brain_command() -> str:
     """An absolute path to `brain`: clients start servers without the user's PATH."""
     here = Path(sys.argv[0])
@@ -65,20 +70,43 @@ def usual_file(client: str) -> str:
     return CLIENTS[client]["file"]
 
 
-def _portable_command(client: str, command: str) -> str:
-    """`brain` as a project-level config should name it: relative to the project
-    folder when it lies inside it, by name when it is on PATH, else the absolute path
-    (user-level configs keep the absolute path: they stay on this machine)."""
-    if CLIENTS[client]["file"].startswith("~") or not os.path.isabs(command):
+def shared_file(target: str | os.PathLike[str]) -> bool:
+    """Whether a config file is one a team commits: inside this folder and not Claude Code's
+    settings of this machine (settings.local.json). A user-level file (under ~) stays here."""
+    path = Path(target).expanduser()
+    if str(target).startswith("~") or path.name == "settings.local.json":
+        return False
+    try:
+        return path.resolve().is_relative_to(Path.cwd().resolve())
+    except OSError:
+        return False
+
+
+def on_path() -> bool:
+    """Whether the `brain` a client finds on PATH is this one."""
+    found = shutil.which("brain")
+    return bool(found) and Path(found).resolve() == Path(_brain_command()).resolve()
+
+
+def _portable_command(client: str, command: str, shared: bool) -> str:
+    """`brain` as a config should name it. In a file a team commits (shared): relative to
+    the project folder when it lies inside it and the client names that folder, else by
+    name, never a path of this machine (`brain` must then be on PATH: README, "Install").
+    In a file that stays on this machine: the absolute path (clients start servers and
+    hooks without the user's shell)."""
+    if not shared or not os.path.isabs(command):
         return command
     here = Path.cwd().resolve()
     path = Path(command)
     if client in WORKSPACE_FOLDER and path.is_relative_to(here):
         return f"{WORKSPACE_FOLDER[client]}/{path.relative_to(here).as_posix()}"
-    found = shutil.which("brain")
-    if found and Path(found).resolve() == path.resolve():
-        return "brain"
-    return command
+    return "brain"
+
+
+def hook_command(target: str | os.PathLike[str]) -> str:
+    """How the hooks of the file target run `brain`: by name in a file a team commits, by this
+    machine's absolute path in one that stays here."""
+    return "brain" if shared_file(target) else shlex.quote(_brain_command())
 
 
 def _has_password(url: str) -> bool:
@@ -90,14 +118,19 @@ def _has_password(url: str) -> bool:
         return True
 
 
-def server_entry(client: str) -> dict[str, Any]:
-    """The JSON object that registers pybrain with `client`.
+def server_entry(client: str, target: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+    """The JSON object that registers pybrain with `client`, for the file target (default:
+    the client's usual file).
 
-    The environment is passed by reference (`${BRAIN_DATABASE_URL}`), never by
-    value, where the client expands references; a client that cannot gets the
-    values, except a database URL that holds a password (set it in that
-    client's environment instead)."""
-    server: dict[str, Any] = {"command": _portable_command(client, _brain_command()), "args": ["mcp"]}
+    The server is scoped to the repository it runs in (`brain mcp --repository`): a call
+    that names no project searches and writes that repository's memories, as the hooks do.
+    The environment is passed by reference (`${BRAIN_DATABASE_URL}`), never by value, where
+    the client expands references; a client that cannot gets the values in a file of this
+    machine, except a database URL that holds a password (set it in that client's
+    environment instead), and none in a file a team commits."""
+    shared = shared_file(target if target is not None else usual_file(client))
+    command = _portable_command(client, _brain_command(), shared)
+    server: dict[str, Any] = {"command": command, "args": ["mcp", "--repository"]}
     if client == "vscode":
         server = {"type": "stdio", **server}
     reference = ENV_REFERENCE[client]
@@ -108,8 +141,11 @@ def server_entry(client: str) -> dict[str, Any]:
             continue
         if reference is not None:
             env[name] = reference % name
-        elif name != "BRAIN_DATABASE_URL" or not _has_password(value):
+        elif not shared and (name != "BRAIN_DATABASE_URL" or not _has_password(value)):
             env[name] = value
+    if client in ("cursor", "vscode"):
+        # the folder the editor has open: their servers may start elsewhere
+        env["BRAIN_PROJECT_DIR"] = WORKSPACE_FOLDER[client]
     if env:
         server["env"] = env
     return {CLIENTS[client]["key"]: {SERVER_NAME: server}}
@@ -383,7 +419,11 @@ def _merge_handlers(
 
 
 def merge_hooks(
-    target: str | os.PathLike[str], entries: dict[str, dict[str, Any]], harness: str = "claude-code"
+    target: str | os.PathLike[str],
+    entries: dict[str, dict[str, Any]],
+    harness: str = "claude-code",
+    *,
+    only_if_changed: bool = False,
 ) -> dict[str, Any]:
     """Put pybrain's hook handlers into a Claude Code settings file, keeping every other
     setting and hook; a handler of pybrain already there is replaced in place, and
@@ -410,8 +450,49 @@ def merge_hooks(
             hooks[event] = groups
         else:
             hooks.pop(event, None)
+    if only_if_changed and not (report["added"] or report["replaced"] or report["removed"]):
+        return report
     settings["hooks"] = hooks
     _write_json(path, settings)
+    return report
+
+
+# Claude Code's settings files of a project: the shared one and the one of this machine. It
+# runs the hooks of both (and of the user's ~/.claude/settings.json), so pybrain's stand in one.
+CLAUDE_PROJECT_SETTINGS = ("settings.json", "settings.local.json")
+
+
+def merge_claude_hooks(target: str | os.PathLike[str], entries: dict[str, dict[str, Any]]) -> dict[str, Any]:
+    """merge_hooks into a Claude Code settings file, then pybrain's own handlers removed from
+    the project's other settings file (an older wiring's, which Claude Code would run too):
+    each hook stands once. The report lists those removals under "elsewhere", and the user's
+    settings file under "also_in" when pybrain's hooks stand there too (left: they serve
+    every project)."""
+    report = merge_hooks(target, entries)
+    path = Path(target).expanduser()
+    report["elsewhere"] = []
+    if path.parent.name == ".claude" and path.name in CLAUDE_PROJECT_SETTINGS:
+        for name in CLAUDE_PROJECT_SETTINGS:
+            sibling = path.parent / name
+            if name != path.name and sibling.exists():
+                removed = merge_hooks(sibling, {}, only_if_changed=True)
+                if removed["removed"]:
+                    report["elsewhere"].append(removed)
+    user = Path("~/.claude/settings.json").expanduser()
+    report["also_in"] = []
+    if user.exists() and user.resolve() != path.resolve():
+        try:
+            _, _, hooks = _hooks_file(user)
+        except InvalidArgument:
+            hooks = {}
+        if any(
+            _ours(h)
+            for groups in hooks.values()
+            for g in groups
+            if isinstance(g, dict)
+            for h in (g.get("hooks") if isinstance(g.get("hooks"), list) else [])
+        ):
+            report["also_in"].append(str(user))
     return report
 
 

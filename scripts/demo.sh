@@ -4,7 +4,19 @@
 set -euo pipefail
 
 BRAIN="${BRAIN:-.venv/bin/brain}"
-export BRAIN_HOME="${DEMO_HOME:-/tmp/pybrain-demo}"
+# A folder of its own every time (DEMO_HOME: one you name, new or empty), so the output is
+# always the same and nothing of another run, or of anyone else's, is removed.
+if [ -n "${DEMO_HOME:-}" ]; then
+    if [ -e "$DEMO_HOME" ] && [ -n "$(ls -A "$DEMO_HOME")" ]; then
+        echo "DEMO_HOME=$DEMO_HOME is not empty: name a new or empty folder" >&2
+        exit 2
+    fi
+    mkdir -p "$DEMO_HOME"
+    export BRAIN_HOME="$DEMO_HOME"
+else
+    BRAIN_HOME="$(mktemp -d "${TMPDIR:-/tmp}/pybrain-demo.XXXXXX")"
+    export BRAIN_HOME
+fi
 
 show() {
     local shown="" arg
@@ -14,10 +26,6 @@ show() {
     printf '\n$ brain%s\n' "$shown"
     "$BRAIN" "$@" || true
 }
-
-# A fresh demo database every time, so the output is always the same.
-"$BRAIN" db stop >/dev/null 2>&1 || true
-rm -rf "$BRAIN_HOME"
 
 show db start
 show init
@@ -35,5 +43,5 @@ show recall 3
 show search "how long are api tokens valid"
 
 printf '\nThe demo database keeps running in %s.\n' "$BRAIN_HOME"
-printf 'Use it:  export BRAIN_HOME=%s   stop it:  BRAIN_HOME=%s %s db stop\n' \
-    "$BRAIN_HOME" "$BRAIN_HOME" "$BRAIN"
+printf 'Use it:  export BRAIN_HOME=%s   stop it:  BRAIN_HOME=%s %s db stop   then: rm -r %s\n' \
+    "$BRAIN_HOME" "$BRAIN_HOME" "$BRAIN" "$BRAIN_HOME"

@@ -17,6 +17,9 @@ sqlite-utils' cog blocks, and everything between them is replaced:
 - `words: LIST`: a word list of the database, read from the CHECK constraint
   of its column (pybrain.words names them).
 - `environment: GROUP`: the table of a group of pybrain.config.ENVIRONMENT.
+- `mcp: PROFILE tools|tokens`: how many tools `brain mcp --profile PROFILE` lists,
+  and what their schemas cost an agent (pybrain.mcp.schema_tokens), in prose
+  (`1,846`); inline, between its comments.
 
 Run as a script it starts a throwaway embedded server, migrates an empty
 database and rewrites the files in place.
@@ -177,6 +180,21 @@ def error_range() -> str:
     return f"`{codes[0]}`…`{codes[-1]}`"
 
 
+def mcp_figure(args: str) -> str:
+    """A figure of an MCP profile, as tools/list gives it: its tool count, or its schemas' tokens."""
+    import anyio
+
+    from pybrain.mcp import Service, build_server, schema_tokens
+
+    profile, what = args.split()
+    tools = anyio.run(build_server(Service(brain=None), profile).list_tools)  # type: ignore[arg-type]
+    if what == "tools":
+        return str(len(tools))
+    if what == "tokens":
+        return f"{schema_tokens(tools):,}"
+    raise LookupError(f"<!-- mcp: {args} -->: say tools or tokens")
+
+
 def environment_table(group: str) -> str:
     rows = [v for v in config.ENVIRONMENT if v.group == group]
     if not rows:
@@ -218,6 +236,8 @@ class Generator:
             return prose_list(self.words[args])
         if kind == "environment":
             return environment_table(args)
+        if kind == "mcp":
+            return mcp_figure(args)
         raise LookupError(f"unknown generated block <!-- {kind} -->")
 
     def fill(self, text: str) -> str:

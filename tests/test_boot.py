@@ -411,3 +411,23 @@ def test_the_nearest_patterns_walk_pattern_rules_only(database, conn) -> None:
         assert ids[0] == nearest
         assert "embedding_patterns_1" in plan
         assert int(re.search(r"Buffers: shared hit=(\d+)", plan).group(1)) <= buffers + 5
+
+
+def test_one_of_a_kind_is_said_in_the_singular_and_a_taskless_sibling_shows_no_task(conn) -> None:
+    """ "1 fact", not "1 facts"; another session that names no task is listed without an
+    empty `""`, and the line counted as rendered."""
+    scalar(
+        conn,
+        "SELECT brain.boot_session(source => 'cursor', project => 'p', cwd => '/src/p', now => %s)",
+        (T0,),
+    )
+    remember(conn, kind="fact", headline="Staging deploys nightly", project="p")
+    p = boot(conn, project="p", task="ship it")
+    text = render_boot(p)
+    more = next(line for line in text.splitlines() if line.startswith("More: "))
+    assert "1 fact," in more and "1 facts" not in more and "0 incidents" in more, more
+    sibling = next(line for line in text.splitlines() if line.startswith("- #") and " in " in line)
+    assert sibling.endswith('in "/src/p"'), sibling
+    assert '""' not in text
+    (row,) = p["sections"]["siblings"]
+    assert row["tokens"] == scalar(conn, "SELECT brain._line_tokens(%s)", (sibling[2:],))

@@ -142,17 +142,18 @@ def test_bad_codex_input_never_blocks(cli_env, conn, project_dir) -> None:
 
 
 def test_wire_codex_hooks_and_server(brain_cli, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.chdir(tmp_path)
+    (tmp_path / "repo").mkdir()
+    monkeypatch.chdir(tmp_path / "repo")
     r = brain_cli("wire", "codex", "--hooks", "--prompt-context")
     assert r.exit_code == 0, r.output
-    hooks = json.loads((tmp_path / ".codex" / "hooks.json").read_text())["hooks"]
+    hooks = json.loads((tmp_path / "repo" / ".codex" / "hooks.json").read_text())["hooks"]
     assert set(hooks) == {"SessionStart", "UserPromptSubmit", "PreCompact", "Stop"}
     (stop,) = hooks["Stop"][0]["hooks"]
     assert stop["command"].endswith("hook session-end --source codex") and stop["timeout"] == 60
     r = brain_cli("wire", "codex", "--hooks", "--prompt-context")
     assert "already up to date" in r.output
 
-    config = tmp_path / "config.toml"
+    config = tmp_path / "config.toml"  # the user's, outside the repository
     config.write_text(
         'model = "gpt-5.3-codex"\n\n[mcp_servers.pybrain]\ncommand = "old"\n\n[profiles.x]\nmodel = "o3"\n'
     )
@@ -164,5 +165,5 @@ def test_wire_codex_hooks_and_server(brain_cli, tmp_path: Path, monkeypatch: pyt
     parsed = tomllib.loads(config.read_text())
     assert parsed["model"] == "gpt-5.3-codex" and parsed["profiles"] == {"x": {"model": "o3"}}
     server = parsed["mcp_servers"]["pybrain"]
-    assert server["args"] == ["mcp"] and server["command"] != "old"
+    assert server["args"] == ["mcp", "--repository"] and server["command"] != "old"
     assert server["env"]["BRAIN_HOME"] == str(tmp_path)

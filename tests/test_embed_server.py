@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from pathlib import Path
@@ -72,3 +73,59 @@ def test_bad_requests_get_an_error_answer(home: Path) -> None:
         server.request(path, [1, 2])  # type: ignore[list-item]
     server.stop("hash:feature-hash-v1")
     thread.join(10)
+
+
+def test_one_server_per_socket_and_no_traceback_when_a_caller_leaves(home: Path) -> None:
+    """Servers started at once on one socket (hooks of several sessions): one serves, the
+    others exit without loading a model; a caller that stops waiting costs the log no
+    traceback."""
+    import os
+    import socket
+    import subprocess
+    import sys
+
+    path = server.socket_path("hash:feature-hash-v1")
+    log = home / "server.log"
+    with open(log, "ab") as out:
+        started = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-m",
+                    "pybrain.embed.server",
+                    "--spec",
+                    "hash",
+                    "--socket",
+                    str(path),
+                    "--idle",
+                    "20",
+                ],
+                env={**os.environ, "BRAIN_HOME": str(home)},
+                stdout=out,
+                stderr=out,
+            )
+            for _ in range(3)
+        ]
+    try:
+        assert wait_for(lambda: sum(p.poll() is not None for p in started) == 2, 60), "two of three exit"
+        assert all(p.returncode == 0 for p in started if p.poll() is not None)
+        assert wait_for(path.exists, 30)
+        assert server.request(path, ["the deploy failed"]) == get_embedder("hash").embed(
+            ["the deploy failed"]
+        )
+        for _ in range(5):  # callers that go before the answer
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
+                sock.connect(str(path))
+                sock.sendall(b'{"texts": ' + json.dumps([f"text {i}" for i in range(3000)]).encode() + b"}\n")
+        time.sleep(2)  # their answers written (or not) before the server stops
+        assert server.request(path, ["still here"]) == get_embedder("hash").embed(["still here"])
+        assert server.stop("hash:feature-hash-v1")
+        (alive,) = [p for p in started if p.returncode is None]
+        assert alive.wait(30) == 0
+    finally:
+        for p in started:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+    text = log.read_text()
+    assert "Traceback" not in text and "BrokenPipeError" not in text, text

@@ -1098,3 +1098,77 @@ def test_a_transcript_path_planted_in_the_database_is_never_read(claude, conn) -
     ).fetchall()
     print(f"\n[planted transcript paths] tried {tried}: {len(leaked)} memories leaked: {leaked}")
     assert leaked == [] and "Initech" not in (context or "")
+
+
+def _finish_processes(target: str) -> list[Any]:
+    import psutil
+
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if "pybrain.hooks.finish" in cmdline and target in cmdline:
+            found.append(proc)
+    return found
+
+
+def test_one_background_worker_stores_what_every_session_left(claude, conn, cli_env, tmp_path) -> None:
+    """Sessions that end while the background worker runs leave it their requests and start
+    no process of their own; a worker started while another holds the lock stores nothing
+    and exits; the one worker then stores every session's turns."""
+    from pybrain.hooks import finish, spool
+
+    home = Path(cli_env["BRAIN_HOME"])
+    target = spool.target(cli_env["BRAIN_DATABASE_URL"], None)
+    cli_env["BRAIN_HOOK_END_BY"] = "0"
+    ended = []
+    with finish.worker_lock(home, target) as held:  # a worker at work, as far as anyone can tell
+        assert held
+        for n in range(4):
+            t = claude.transcript(f"c0ffee00-1234-4abc-9def-0000000c{n:04d}", project=(PROJECT, OTHER)[n % 2])
+            claude.start(t)
+            _long_session(t, 60)
+            assert "60 turns left to store in the background" in claude.end(t)
+            ended.append(t)
+        assert _finish_processes(target) == [], "no worker started while one holds the lock"
+        assert len(finish.requests(home, target)) == 2, "one request per seat"
+        # a worker started all the same stores nothing and goes at once
+        out = subprocess.run(
+            [sys.executable, "-m", "pybrain.hooks.finish", target],
+            env={**os.environ, **cli_env},
+            capture_output=True,
+            timeout=60,
+        )
+        assert out.returncode == 0 and len(finish.requests(home, target)) == 2
+        assert sum(_stored_once(conn, t) for t in ended) < 4 * 60
+    # The lock let go, two workers at once: one takes the requests, the other finds
+    # the lock held or nothing left.
+    workers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "pybrain.hooks.finish", target],
+            env={**os.environ, **cli_env},
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
+        for _ in range(2)
+    ]
+    for worker in workers:
+        assert worker.wait(120) == 0, worker.stderr.read()
+    assert [_stored_once(conn, t) for t in ended] == [60] * 4
+    assert finish.requests(home, target) == []
+    assert conn.execute("SELECT count(*) FROM brain.pending_embeddings()").fetchone()[0] == 0
+
+
+def test_a_request_left_while_the_worker_lets_go_is_taken(tmp_path) -> None:
+    """The worker looks for requests once more after letting its lock go: a hook that found
+    the lock held a moment before leaves no request behind."""
+    from pybrain.hooks import finish
+
+    target = "t0"
+    finish.ask(tmp_path, target, {"source": "claude-code", "project": "a", "seat": "/a"})
+    finish.ask(tmp_path, target, {"source": "claude-code", "project": "a", "seat": "/a"})
+    assert len(finish.requests(tmp_path, target)) == 1, "the same seat asked twice is one request"
+    with finish.worker_lock(tmp_path, target) as first:
+        with finish.worker_lock(tmp_path, target) as second:
+            assert first and not second
+        assert finish.working(tmp_path, target)
+    assert not finish.working(tmp_path, target)

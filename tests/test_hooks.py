@@ -642,3 +642,32 @@ def test_prompt_context_says_which_of_two_conflicting_facts_is_newer(conn) -> No
     (new_line,) = [line for line in lines if line.startswith(f"- #{new} ")]
     assert f"(older: #{new} is newer and may replace it)" in old_line
     assert "is newer" not in new_line
+
+
+def test_each_hook_run_is_counted_on_the_health_page(cli_env, brain_cli, transcript, project_dir) -> None:
+    """The hooks' runs are tool events (`hook EVENT`, channel cli): `brain metrics` and the
+    dashboard's Health page count them, and its latency chart has a scale only when it has
+    something to draw, labelled without rounding a fraction of a millisecond to 0."""
+    from datetime import UTC, datetime, timedelta
+
+    from pybrain.serve.ui import charts
+
+    for event in ("session-start", "session-end"):
+        out, _ = run_hook(cli_env, event, payload(event, transcript, project_dir))
+        assert out.returncode == 0 and b"hook:" not in out.stderr, out.stderr
+    tools = {m["tool"]: m for m in json.loads(brain_cli("metrics", "--json").output)}
+    assert tools["hook session-start"]["calls"] == 1 and tools["hook session-end"]["calls"] == 1
+    assert tools["hook session-start"]["errors"] == 0
+
+    now = datetime.now(UTC)
+    empty = charts.series_chart(
+        "Latency", " ms", [{"bucket_start": now, "p50_ms": None}], [("p50_ms", "p50", "p50")]
+    )
+    assert empty.empty and empty.y_ticks() == []
+    rows = [
+        {"bucket_start": now - timedelta(hours=1), "p50_ms": 0.0004},
+        {"bucket_start": now, "p50_ms": 0.0008},
+    ]
+    small = charts.series_chart("Latency", " ms", rows, [("p50_ms", "p50", "p50")])
+    labels = [t["text"] for t in small.y_ticks()]
+    assert labels[0] == "0 ms" and all(label not in ("0 ms", "0.0 ms") for label in labels[1:]), labels

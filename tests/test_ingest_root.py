@@ -140,3 +140,46 @@ def test_a_call_cut_off_by_the_statement_timeout_says_so(layout: Path, brain, co
     )
     assert "cancelled by the statement timeout" in cut.value.message
     assert cut.value.detail["sqlstate"] == "57014" and "How large" in cut.value.hint
+
+
+def test_a_folder_named_from_anywhere_is_read_and_links_out_of_it_are_not(layout: Path) -> None:
+    """`brain ingest ~/notes` from another folder: the folder named is what is read (refs
+    start with its name); a link in it to a file outside it is named and not read."""
+    notes = layout.parent / "notes"
+    (notes / "ops").mkdir(parents=True)
+    (notes / "ops" / "deploy.md").write_text("# Deploy\n\nTag, then run make deploy.\n")
+    (notes / "leak.md").symlink_to(layout.parent / "outside" / "private.md")
+    (notes / "linked").symlink_to(layout.parent / "outside", target_is_directory=True)
+    listing = collect([str(notes)])
+    assert _through(listing) == []
+    assert [d.ref for d in listing.documents] == ["notes/ops/deploy.md"]
+    assert listing.scopes == ["notes/"]
+    assert [p.path for p in listing.problems] == [str(notes / "leak.md")]
+    # a glob, a file or a link to the folder, named from elsewhere, stay outside the root
+    (layout / "to-notes").symlink_to(notes, target_is_directory=True)
+    for named in (str(notes / "*.md"), str(notes / "ops" / "deploy.md"), "to-notes"):
+        listing = collect([named])
+        assert listing.documents == [] and "outside the root" in listing.problems[0].message, named
+    # with --root given, it is that root that counts
+    listing = collect([str(notes)], root=layout)
+    assert listing.documents == [] and "outside the root" in listing.problems[0].message
+
+
+def test_brain_ingest_of_a_folder_elsewhere_through_a_shell(cli_env, conn, layout: Path) -> None:
+    import subprocess
+    import sys
+
+    notes = layout.parent / "notes"
+    notes.mkdir()
+    (notes / "deploy.md").write_text("# Deploy\n\nTag, then run make deploy.\n")
+    brain = Path(sys.executable).parent / "brain"
+    out = subprocess.run(
+        ["sh", "-c", f"cd {layout} && {brain} ingest {notes}"],
+        env={**os.environ, **cli_env},
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert out.returncode == 0, out.stderr
+    refs = [r[0] for r in conn.execute("SELECT DISTINCT source_ref FROM brain.memory")]
+    assert refs == ["notes/deploy.md"]

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -313,3 +314,41 @@ def test_the_plugins_server_keeps_each_repository_apart(cli_env, conn, tmp_path)
     }
     (found,) = anyio.run(in_repo, "alpha", ("search", {"query": "which day do we deploy"}))
     assert "Alpha deploys" in found and "changelog" in found and "Beta" not in found, found
+
+
+def test_a_client_closing_the_server_leaves_nothing_on_its_standard_error(cli_env, conn) -> None:
+    """A client that closes the server while the local model loads in it (its runtime's
+    native threads) sees it exit 0, without `terminate called without an active exception`."""
+    from pybrain.embed import local_available
+
+    if not local_available():
+        pytest.skip("the local extra is not installed")
+    conn.execute("SELECT brain.use_embedding_space('local', 'all-MiniLM-L6-v2', 384)")
+    conn.execute("SELECT brain.activate_embedding_space('local:all-MiniLM-L6-v2')")
+    initialize = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "t", "version": "1"},
+        },
+    }
+    for wait in (0.0, 0.5, 1.0, 1.5, 2.0, 2.5):
+        server = subprocess.Popen(
+            [sys.executable, "-m", "pybrain", "mcp"],
+            env={**os.environ, **cli_env, "BRAIN_EMBEDDER": "local", "BRAIN_EMBED_SERVER": "off"},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        assert server.stdin is not None and server.stdout is not None and server.stderr is not None
+        server.stdin.write((json.dumps(initialize) + "\n").encode())
+        server.stdin.flush()
+        assert json.loads(server.stdout.readline())["id"] == 1
+        time.sleep(wait)  # closed while the model loads, as when an agent's client quits early
+        server.stdin.close()
+        code = server.wait(60)
+        stderr = server.stderr.read().decode()
+        assert code == 0 and "terminate called" not in stderr, (wait, code, stderr)

@@ -115,7 +115,7 @@ def test_health_fails_when_the_embedder_is_unreachable(cli, conn, monkeypatch) -
 def test_wire_prints_and_merges(cli, tmp_path) -> None:
     printed = json.loads(cli("wire", "claude-code").stdout)
     server = printed["mcpServers"]["pybrain"]
-    assert server["args"] == ["mcp"] and server["command"].endswith("brain")
+    assert server["args"] == ["mcp", "--repository"] and server["command"].endswith("brain")
     assert server["env"]["BRAIN_EMBEDDER"] == "${BRAIN_EMBEDDER}", "a reference, never the value"
     assert json.loads(cli("wire", "vscode").stdout)["servers"]["pybrain"]["type"] == "stdio"
 

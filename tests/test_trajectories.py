@@ -884,3 +884,20 @@ def test_a_result_keeps_its_telling_lines(conn) -> None:
     many = "\n".join(f"ERROR line {i} of a flood" for i in range(500))
     kept = scalar(conn, "SELECT brain.result_lines(%s)", (many,))
     assert "ERROR line 499 of a flood" in kept and len(kept) <= 520
+
+
+def test_injections_per_session_are_in_session_order(conn) -> None:
+    """Session #10 after #9 (the keys are text), injections of no session last."""
+    sessions = [
+        scalar(
+            conn, "SELECT (brain.boot_session(source => 'claude', project => %s))->>'session_id'", (f"p{n}",)
+        )
+        for n in range(11)
+    ]
+    conn.execute("SELECT brain.record_injection('search', tokens => 5)")
+    for s in (sessions[9], sessions[10], sessions[1]):
+        conn.execute("SELECT brain.record_injection('search', tokens => 5, session => %s)", (int(s),))
+    keys = [r[0] for r in conn.execute("SELECT key FROM brain.injection_metrics('session')").fetchall()]
+    numbered = [k for k in keys if k != "-"]
+    assert numbered == sorted(numbered, key=int) and keys[-1] == "-", keys
+    assert int(numbered[-1]) >= 10, keys

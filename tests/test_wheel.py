@@ -124,3 +124,144 @@ def test_the_wheel_installs_by_name_and_runs_with_no_checkout(outside: Path) -> 
         f"\nwheel: built in {built:.0f} s, installed with its dependencies in {installed:.0f} s, "
         f"init + remember + search in {time.perf_counter() - clock - built - installed:.0f} s"
     )
+
+
+# The previous release, whose homes the README's "Upgrading" must carry over.
+PREVIOUS = "12d2999"
+
+
+def _readme_block(heading: str) -> list[str]:
+    """The shell lines of the first ```sh block after a README heading (continuations joined)."""
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    after = text[text.index(heading) :]
+    block = after[after.index("```sh\n") + 6 :]
+    block = block[: block.index("```")]
+    return [line.split("  #")[0].strip() for line in block.replace("\\\n", " ").splitlines() if line.strip()]
+
+
+def test_the_readme_upgrades_a_home_of_the_previous_release(outside: Path) -> None:
+    """A home made by the previous release (its wheel, built from its commit, installed as its
+    README said into ~/.pybrain, `brain` linked onto PATH), upgraded by this README's
+    "Upgrading" lines through a shell: the new code runs, and memories, sessions and
+    handoffs are kept."""
+    tmp = outside
+    home = tmp / "user"
+    old_tree, new_tree = tmp / "old", tmp / "clone"
+    for tree, ref in ((old_tree, PREVIOUS), (new_tree, None)):
+        tree.mkdir()
+        if ref:
+            archive = subprocess.run(
+                ["git", "-C", str(ROOT), "archive", ref], capture_output=True, check=True
+            )
+            subprocess.run(["tar", "-x", "-C", str(tree)], input=archive.stdout, check=True)
+        else:  # this checkout as it is, its changes included: what `git pull` brings
+            files = subprocess.run(
+                ["git", "-C", str(ROOT), "ls-files", "-z"], capture_output=True, check=True
+            ).stdout.split(b"\0")
+            for name in filter(None, files):
+                source = ROOT / name.decode()
+                if source.is_file():
+                    (tree / name.decode()).parent.mkdir(parents=True, exist_ok=True)
+                    (tree / name.decode()).write_bytes(source.read_bytes())
+    env = {
+        **_pip_env(),
+        "HOME": str(home),
+        "BRAIN_HOME": str(tmp / "data"),
+        "BRAIN_EMBEDDER": "hash",
+        "BRAIN_EMBED_SERVER": "off",
+        "PATH": f"{home}/.local/bin:/usr/bin:/bin",
+    }
+    home.mkdir()
+
+    def sh(command: str, cwd: Path = home, timeout: float = 600) -> str:
+        return _run(["sh", "-c", command], env, cwd, timeout)
+
+    # the previous release, installed as its README said, with brain on PATH
+    sh(f"{sys.executable} -m venv ~/.pybrain && ~/.pybrain/bin/pip wheel -q --no-deps -w dist .", old_tree)
+    (old_wheel,) = (old_tree / "dist").glob("*.whl")
+    sh(
+        f"~/.pybrain/bin/pip install -q '{old_wheel}' && mkdir -p ~/.local/bin"
+        " && ln -s ~/.pybrain/bin/brain ~/.local/bin/brain"
+    )
+    project = home / "shop"
+    project.mkdir()
+    subprocess.run(["git", "init", "-q", str(project)], check=True)
+    try:
+        sh("brain init")
+        old_version = sh("brain --version")
+        sh('brain remember fact "Invoices render with WeasyPrint" "Since the 2.3 release." --project shop')
+        sh("brain boot --source claude --project shop --task 'render invoices'", project)
+        sh(
+            "brain end --source claude --project shop --handoff 'Invoice fonts fixed; next: page numbers.'",
+            project,
+        )
+        sh(
+            "brain wire claude-code --hooks --settings .claude/settings.json", project
+        )  # as that README said then
+
+        upgrade = _readme_block("### Upgrading")
+        assert upgrade[0].startswith("git pull && "), upgrade
+        sh(upgrade[0].removeprefix("git pull && "), new_tree)
+        sh(upgrade[1], project)  # the hooks wired again
+
+        new_version = sh("brain --version")
+        built = _run(
+            [
+                str(home / ".pybrain/bin/python"),
+                "-c",
+                "from pybrain.build import wheel_version; print(wheel_version())",
+            ],
+            env,
+            new_tree,
+        )
+        assert new_version.split() == ["pybrain", built.strip()] and new_version != old_version
+        assert "+b" in new_version
+        # kept: the memory, the session and its handoff, which the next start shows
+        hits = json.loads(sh("brain search 'how are invoices rendered' --project shop --json"))
+        assert [h["headline"] for h in hits] == ["Invoices render with WeasyPrint"]
+        handed = _run(
+            [
+                str(home / ".pybrain/bin/python"),
+                "-c",
+                "from pybrain.client import Brain\n"
+                "with Brain.open() as b:\n"
+                "    print([(r['session_id'] is not None, r['text']) for r in b.call('recent_handoffs')])",
+            ],
+            env,
+            home,
+        )
+        assert handed.strip() == "[(True, 'Invoice fonts fixed; next: page numbers.')]", handed
+        boot = sh("brain boot --source claude --project shop", project)
+        assert "Invoice fonts fixed; next: page numbers." in boot
+        # the hooks stand once, in the file this README wires, and the new code runs them
+        settings = [project / ".claude" / name for name in ("settings.json", "settings.local.json")]
+        commands = [
+            h["command"]
+            for path in settings
+            if path.exists()
+            for groups in json.loads(path.read_text())["hooks"].values()
+            for g in groups
+            for h in g["hooks"]
+        ]
+        assert sorted(c.rsplit(" hook ", 1)[1] for c in commands) == [
+            "pre-compact",
+            "session-end",
+            "session-start",
+        ]
+        start = next(c for c in commands if c.endswith("hook session-start"))
+        payload = json.dumps(
+            {"session_id": "u1", "cwd": str(project), "hook_event_name": "SessionStart", "source": "startup"}
+        )
+        out = subprocess.run(
+            ["sh", "-c", start],
+            input=payload,
+            env={**env, "CLAUDE_PROJECT_DIR": str(project)},
+            cwd=project,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert out.returncode == 0 and "hook:" not in out.stderr, out.stderr
+        assert "Invoice fonts fixed" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    finally:
+        subprocess.run(["sh", "-c", "brain db stop"], env=env, cwd=home, capture_output=True, timeout=120)

@@ -15,16 +15,29 @@ from __future__ import annotations
 
 import click
 
-from pybrain import __version__
 from pybrain.cli import access, embedding, maintenance, memories, packs, servers, sessions, transfer
 from pybrain.cli.base import QuietGroup
 from pybrain.config import ENVIRONMENT_HELP
 
 
+def _show_version(ctx: click.Context) -> None:
+    from pybrain.build import wheel_version
+
+    click.echo(f"pybrain {wheel_version()}")
+    ctx.exit()
+
+
 @click.group(
     cls=QuietGroup, epilog=ENVIRONMENT_HELP, context_settings={"help_option_names": ["-h", "--help"]}
 )
-@click.version_option(__version__, prog_name="pybrain")
+@click.option(
+    "--version",
+    is_flag=True,
+    expose_value=False,
+    is_eager=True,
+    callback=lambda ctx, _param, value: _show_version(ctx) if value and not ctx.resilient_parsing else None,
+    help="Show the version and the build id (a digest of the code), and exit.",
+)
 def main() -> None:
     """pybrain: long-term memory for AI agents, inside PostgreSQL."""
 

@@ -33,20 +33,31 @@ PROFILE_OPTION = click.option(
 @click.option(
     "--repository",
     is_flag=True,
-    help="Without --project: the git repository of CLAUDE_PROJECT_DIR (else of the working "
-    "directory) is the project, as the hooks take it (the plugin's server).",
+    help="Without --project: the git repository of BRAIN_PROJECT_DIR (else CLAUDE_PROJECT_DIR, else "
+    "the working directory) is the project, as the hooks take it (what brain wire writes).",
 )
 def mcp_command(profile: str, project: str | None, repository: bool) -> None:
     """Serve the MCP tools on stdio (for Claude Code, Cursor and other MCP clients)."""
     import os
+    import sys
 
     from pybrain.mcp import serve
 
-    folder = (os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd()) if repository else None
+    folder = (
+        (os.environ.get("BRAIN_PROJECT_DIR") or os.environ.get("CLAUDE_PROJECT_DIR") or os.getcwd())
+        if repository
+        else None
+    )
     try:
         serve(profile, project, folder)
     except BrainError as exc:
         _fail(exc, as_json=False)
+    # The client closed the server and every session it booted has ended. The local model's
+    # runtime keeps native threads that abort an interpreter's ordinary exit ("terminate
+    # called without an active exception" on standard error): leave without it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 @click.command("ui", cls=QuietCommand)

@@ -5,6 +5,7 @@ and `brain hook` (a Claude Code hook)."""
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from pathlib import Path
 from typing import Any
@@ -347,7 +348,8 @@ def wire(
     if client == "codex":
         if url:
             raise click.UsageError("codex: pybrain registers `brain mcp` (stdio) in config.toml; not --url.")
-        entry = server_entry(client)
+        entry = server_entry(client, target)
+        _warn_unless_on_path(target or usual_file(client))
         if target:
             path = merge_codex_toml(target, entry)
             click.echo(_dump({"written": str(path)}) if as_json else f"pybrain added to {path}")
@@ -359,7 +361,9 @@ def wire(
                     err=True,
                 )
         return
-    entry = remote_entry(client, url, token_env) if url else server_entry(client)
+    entry = remote_entry(client, url, token_env) if url else server_entry(client, target)
+    if not url:
+        _warn_unless_on_path(target or usual_file(client))
     if url and token_env and not os.environ.get(token_env):
         click.echo(f"note: {token_env} is not set here; the client needs it in its environment.", err=True)
     if target:
@@ -375,6 +379,18 @@ def wire(
         )
 
 
+def _warn_unless_on_path(target: str) -> None:
+    """A file a team commits names `brain` without a path: say so when it is not on PATH."""
+    from pybrain.wire import brain_path, on_path, shared_file
+
+    if shared_file(target) and not on_path():
+        click.echo(
+            f"note: {target} runs `brain` from PATH, where this brain is not; to put it there: "
+            f"ln -s {shlex.quote(brain_path())} ~/.local/bin/brain",
+            err=True,
+        )
+
+
 def _wire_hooks(
     client: str,
     hooks: bool,
@@ -384,7 +400,15 @@ def _wire_hooks(
     prompt_context: bool,
     as_json: bool,
 ) -> None:
-    from pybrain.wire import HARNESS_HOOKS, HOOKS_FILE, hook_entries, merge_cursor_hooks, merge_hooks
+    from pybrain.wire import (
+        HARNESS_HOOKS,
+        HOOKS_FILE,
+        hook_command,
+        hook_entries,
+        merge_claude_hooks,
+        merge_cursor_hooks,
+        merge_hooks,
+    )
 
     if not hooks:
         raise click.UsageError("--settings, --project and --prompt-context go with --hooks.")
@@ -395,25 +419,33 @@ def _wire_hooks(
         )
     if target and settings_path and Path(target).expanduser() != Path(settings_path).expanduser():
         raise click.UsageError("--write and --settings both name the settings file: give one.")
+    path = target or settings_path or HOOKS_FILE[client]
+    command = hook_command(path)
     if client == "cursor":
         if prompt_context:
             raise click.UsageError("--prompt-context: Cursor's beforeSubmitPrompt hook adds no context.")
-        report = merge_cursor_hooks(
-            target or settings_path or HOOKS_FILE[client], hook_entries(project, harness=client)
-        )
+        report = merge_cursor_hooks(path, hook_entries(project, command=command, harness=client))
+    elif client == "claude-code":
+        report = merge_claude_hooks(path, hook_entries(project, prompt_context, command=command))
     else:
         report = merge_hooks(
-            target or settings_path or HOOKS_FILE[client],
-            hook_entries(project, prompt_context, harness=client),
-            harness=client,
+            path, hook_entries(project, prompt_context, command=command, harness=client), client
         )
+    _warn_unless_on_path(path)
     if as_json:
         click.echo(_dump(report))
         return
-    changes = [
-        f"{what} {', '.join(report[what])}" for what in ("added", "replaced", "removed") if report[what]
-    ]
-    click.echo(f"pybrain hooks in {report['path']}: {'; '.join(changes) or 'already up to date'}")
+    for each in (report, *report.get("elsewhere", [])):
+        changes = [
+            f"{what} {', '.join(each[what])}" for what in ("added", "replaced", "removed") if each[what]
+        ]
+        click.echo(f"pybrain hooks in {each['path']}: {'; '.join(changes) or 'already up to date'}")
+    for other in report.get("also_in", []):
+        click.echo(
+            f"note: pybrain's hooks are also in {other}, which Claude Code runs in every project: "
+            "each of them would run twice here. Remove them from one of the two files.",
+            err=True,
+        )
 
 
 @click.command(

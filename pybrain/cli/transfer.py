@@ -279,8 +279,9 @@ def _ingest_text(summary: dict[str, Any], rows: list[dict[str, Any]]) -> list[st
 @click.option(
     "--root",
     type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=".",
-    help="Refs are paths relative to this folder (default: the current one).",
+    default=None,
+    help="Refs are paths relative to this folder, and nothing outside it is read (default: the "
+    "current one, and a folder named outside it is its own root).",
 )
 @click.option(
     "--stdin-ref", default="stdin", show_default=True, help="The ref of the document read from '-'."
@@ -291,7 +292,7 @@ def ingest_command(
     paths: tuple[str, ...],
     project: str,
     source_system: str,
-    root: Path,
+    root: Path | None,
     stdin_ref: str,
     dry_run: bool,
     source_agent: str | None,

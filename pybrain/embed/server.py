@@ -26,6 +26,7 @@ import sys
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 from pybrain.config import Settings
 from pybrain.embed.base import Embedder, env_float
@@ -125,8 +126,14 @@ class _Handler(socketserver.StreamRequestHandler):
             answer = {"vectors": self.server.embedder.embed(texts)}
         except (ValueError, KeyError, TypeError, EmbedderError) as exc:
             answer = {"error": str(exc)}
-        self.wfile.write(json.dumps(answer).encode() + b"\n")
-        self.server.touch()
+        except OSError:
+            return  # the caller went away while it was read
+        try:
+            self.wfile.write(json.dumps(answer).encode() + b"\n")
+        except OSError:
+            return  # the caller stopped waiting (a hook at its deadline): nothing to tell
+        finally:
+            self.server.touch()
 
 
 class _Server(socketserver.ThreadingUnixStreamServer):
@@ -148,16 +155,39 @@ class _Server(socketserver.ThreadingUnixStreamServer):
     def touch(self) -> None:
         self.last_used = time.monotonic()
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """One line in the log, not a traceback, for a connection that failed."""
+        error = sys.exc_info()[1]
+        print(f"pybrain embedding server: a request failed: {error!r}", file=sys.stderr)
+
 
 def serve(spec: str, path: Path, idle: float) -> int:
     """Serve embeddings on path until idle seconds pass without a request."""
-    from pybrain.embed import get_embedder
+    import fcntl
 
     os.environ["BRAIN_EMBED_SERVER"] = "off"  # the server embeds by itself
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    # One server per socket: it holds this lock for its life (the kernel lets it go when the
+    # process ends, killed or not). Two started at once: the second returns here.
+    lock = open(path.with_suffix(".lock"), "ab")  # noqa: SIM115 - held while serving
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError:
+        lock.close()
+        return 0
+    try:
+        return _serve_locked(spec, path, idle)
+    finally:
+        lock.close()
+
+
+def _serve_locked(spec: str, path: Path, idle: float) -> int:
+    from pybrain.embed import get_embedder
+
     if path.exists():
         with contextlib.suppress(OSError):
             request(path, [])
-            return 0  # another server answers already
+            return 0  # a server of an older release, without the lock, answers already
         path.unlink()
     embedder = get_embedder(spec)
     embedder.embed(["warm up"])  # load the model before taking requests

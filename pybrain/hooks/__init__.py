@@ -32,7 +32,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -427,7 +427,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     from pybrain import db
     from pybrain.client import Brain
     from pybrain.config import Settings
-    from pybrain.errors import DatabaseUnavailable, MigrationError
+    from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError
 
     settings = Settings.from_env()
     budget = options.timeout or 10.0
@@ -472,7 +472,23 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
             from pybrain.repo import refile_global_sessions
 
             refile_global_sessions(brain)
-        yield brain
+        if not options.event:
+            yield brain
+            return
+        # Each hook run is a tool event (`hook EVENT`, channel cli), from the hook's start:
+        # the dashboard's Health page and `brain metrics` count them.
+        began = STARTED or time.time()
+        started = datetime.fromtimestamp(began, UTC)
+        clock = time.perf_counter() - (time.time() - began)
+        try:
+            yield brain
+        except BrainError as exc:
+            if not conn.closed and not _outage(exc):
+                brain.record_event(
+                    f"hook {options.event}", "cli", started, clock, None, exc.code or "", exc.message
+                )
+            raise
+        brain.record_event(f"hook {options.event}", "cli", started, clock)
     finally:
         conn.close()
 
@@ -616,7 +632,11 @@ def session_start(payload: dict[str, Any], options: Options) -> dict[str, Any]:
         )
         _mark_transcript(brain, options, client_info.get("client_session"), client_info.get("transcript"))
         try:
-            if _capture_ended(brain, options, _seat(payload)):
+            if _worker_busy():
+                # the background worker stores what sessions left: this seat's ended
+                # sessions are asked of it too, and the payload goes out at once
+                _finish_later(options, _seat(payload))
+            elif _capture_ended(brain, options, _seat(payload)):
                 # a handoff came from them: the payload shows it (and is found by it)
                 vector, space = _boot_query(brain, options)
                 boot = {
@@ -689,7 +709,9 @@ def _boot_query(brain: Any, options: Options) -> tuple[list[float] | None, str |
         return None, None
 
 
-def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = True) -> bool:
+def _capture_ended(
+    opened: Any, options: Options, seat: str, *, embed: bool = True, per_call: int | None = None
+) -> bool:
     """Capture the transcripts of this seat's sessions (of any harness) that ended without a
     capture hook (the client crashed): brain.uncaptured_sessions, then for each its turns through
     brain.observe_transcript and brain.capture_ended_session. True when a handoff was written."""
@@ -733,7 +755,7 @@ def _capture_ended(opened: Any, options: Options, seat: str, *, embed: bool = Tr
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
             brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
-            _, left = _store_turns(brain, turns, own, until, embed=embed)
+            _, left = _store_turns(brain, turns, own, until, embed=embed, per_call=per_call)
             if left:
                 # what is stored stays; this session is handed out again (brain.uncaptured_sessions)
                 print(
@@ -951,17 +973,42 @@ def _kept_waiting() -> bool:
     return spool.waiting(Settings.from_env().home)
 
 
+def _worker_busy() -> bool:
+    """Whether the background worker of this home and database is at work now."""
+    from pybrain.config import Settings
+    from pybrain.hooks import finish, spool
+
+    if os.environ.get("BRAIN_HOOK_FINISH", "").strip().lower() == "off":
+        return False
+    settings = Settings.from_env()
+    try:
+        return finish.working(settings.home, spool.target(settings.database_url, settings.workspace))
+    except OSError:
+        return False
+
+
 def _finish_later(options: Options, seat: str) -> bool:
-    """Start pybrain.hooks.finish on its own, to store what the session-end hook left
-    (BRAIN_HOOK_FINISH=off: leave it to the next session start). Whether it started."""
+    """Ask the background worker (pybrain.hooks.finish) to store what the session-end hook
+    left, and start it unless one runs already (it takes this request too); one worker per
+    home and database (BRAIN_HOOK_FINISH=off: leave it to the next session start). Whether
+    the request was left."""
     if os.environ.get("BRAIN_HOOK_FINISH", "").strip().lower() == "off":
         return False
     import subprocess
 
-    wanted = {"source": options.source, "project": options.project, "seat": seat}
+    from pybrain.config import Settings
+    from pybrain.hooks import finish, spool
+
+    settings = Settings.from_env()
+    target = spool.target(settings.database_url, settings.workspace)
     try:
+        finish.ask(
+            settings.home, target, {"source": options.source, "project": options.project, "seat": seat}
+        )
+        if finish.working(settings.home, target):
+            return True
         subprocess.Popen(
-            [sys.executable, "-m", "pybrain.hooks.finish", json.dumps(wanted)],
+            [sys.executable, "-m", "pybrain.hooks.finish", target],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,  # (what it could say may quote a turn)
@@ -974,11 +1021,18 @@ def _finish_later(options: Options, seat: str) -> bool:
 
 
 def _store_turns(
-    brain: Any, turns: list[dict[str, Any]], options: Options, until: float | None, *, embed: bool
+    brain: Any,
+    turns: list[dict[str, Any]],
+    options: Options,
+    until: float | None,
+    *,
+    embed: bool,
+    per_call: int | None = None,
 ) -> tuple[list[dict[str, Any]], int]:
     """Store turns through brain.observe_transcript in batches, oldest first, beginning none
     that would not end by `until` (time.time(); None: all of them). embed: embed each batch
     (a check, the embedder, then the write), else store them queued for `brain worker`.
+    per_call: turns a statement stores at most (default BATCH_TURNS).
     The rows written, and the number of turns not sent (each batch is its own statement:
     what was stored stays, and a later call skips it)."""
     rows: list[dict[str, Any]] = []
@@ -995,7 +1049,7 @@ def _store_turns(
     done = 0
     while done < len(turns):
         room = until - time.time() - (LAST_SECONDS if until != float("inf") else 0)
-        most = BATCH_TURNS if done else FIRST_TURNS
+        most = (per_call or BATCH_TURNS) if done else min(per_call or FIRST_TURNS, FIRST_TURNS)
         size = min(most, len(turns) - done, int(room / rate) if room > 0 else 0)
         if size < 1:
             break

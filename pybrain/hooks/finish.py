@@ -1,50 +1,149 @@
-"""Finish in the background what the session-end hook had no time to store.
+"""Finish in the background what the session-end hooks had no time to store.
 
 Claude Code gives its SessionEnd hooks 1.5 s in all. The hook hands off, stores the
-turns it has time for, marks the session (brain.leave_capture) and starts this
-process on its own (a new session: Claude Code, exiting, does not wait for it),
-which writes what capture hooks kept on disk while the database was out (the
-session-end hook leaves that to it), then stores the rest as the next session
-start would: brain.uncaptured_sessions
-hands the session out, its turns go through brain.observe_transcript in batches
-(what is stored already is skipped, one writer at a time), and
-brain.capture_ended_session marks it captured. If this process is killed first,
-the next session start of the seat does the same.
+turns it has time for, marks the session (brain.leave_capture) and asks for this
+process (a new session: Claude Code, exiting, does not wait for it), which writes
+what capture hooks kept on disk while the database was out, then stores the rest as
+the next session start would: brain.uncaptured_sessions hands the session out, its
+turns go through brain.observe_transcript in batches (what is stored already is
+skipped, one writer at a time), brain.capture_ended_session marks it captured, and
+the queued turns are embedded. If this process is killed first, the next session
+start of the seat does the same.
 
-    python -m pybrain.hooks.finish '{"source": ..., "project": ..., "seat": ...}'
+One worker per home and database, whatever the number of sessions that end: a hook
+leaves its request (the source, project and seat) as a file under
+BRAIN_HOME/run/finish-TARGET/, and starts a worker only when none holds the folder's
+lock. The worker holds the lock while it takes the requests, one after another,
+until none is left; after letting the lock go it looks once more, so a request left
+while it was finishing is never stranded (its hook found the lock held).
+
+    python -m pybrain.hooks.finish TARGET
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
+import os
 import sys
 import time
-import warnings
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
 
-# Seconds this process gives itself (a 64 MiB transcript's turns take minutes).
+# Seconds a worker gives one request (a 64 MiB transcript's turns take minutes).
 TIMEOUT = 600.0
+# Turns a statement of the worker stores: each holds the capture's lock of its source
+# (brain.observe_transcript), so the hooks of sessions that end meanwhile wait for one
+# small batch, not for a long one.
+BATCH = 32
+LOCK = "worker.lock"
+
+
+def folder(home: Path, target: str) -> Path:
+    return home / "run" / f"finish-{target}"
+
+
+def ask(home: Path, target: str, wanted: dict[str, Any]) -> Path:
+    """Leave a request for the worker (the same seat asked twice is one request)."""
+    where = folder(home, target)
+    where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    name = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:16]
+    path = where / f"{name}.json"
+    partial = where / f".{name}.{os.getpid()}"
+    partial.write_text(json.dumps(wanted), encoding="utf-8")
+    os.replace(partial, path)
+    return path
+
+
+def requests(home: Path, target: str) -> list[Path]:
+    try:
+        names = sorted(os.listdir(folder(home, target)))
+    except FileNotFoundError:
+        return []
+    return [folder(home, target) / n for n in names if n.endswith(".json") and not n.startswith(".")]
+
+
+@contextlib.contextmanager
+def worker_lock(home: Path, target: str) -> Iterator[bool]:
+    """The worker's lock of a home and database, taken without waiting: True when this
+    process holds it (the kernel lets it go when the process ends, killed or not)."""
+    import fcntl
+
+    where = folder(home, target)
+    where.mkdir(parents=True, exist_ok=True, mode=0o700)
+    with open(where / LOCK, "ab") as lock:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            yield False
+            return
+        try:
+            yield True
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def working(home: Path, target: str) -> bool:
+    """Whether a worker holds the lock now."""
+    with worker_lock(home, target) as held:
+        return not held
 
 
 def main(argv: list[str]) -> int:
+    from pybrain.config import Settings
+
+    settings = Settings.from_env()
+    target = argv[0]
+    while requests(settings.home, target):
+        with worker_lock(settings.home, target) as held:
+            if not held:
+                return 0  # the worker that holds it takes this process's requests too
+            _work(settings, target)
+        # a request left while the lock was let go is taken by the loop's next turn
+    return 0
+
+
+def _work(settings: Any, target: str) -> None:
+    """Take the requests until none is left, then embed what they queued."""
+    import warnings
+
     from pybrain import hooks
 
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
-    hooks.STARTED = time.time()
-    wanted = json.loads(argv[0])
-    options = hooks.Options(source=wanted["source"], project=wanted["project"], timeout=TIMEOUT)
+    last = None
+    while pending := requests(settings.home, target):
+        for request in pending:
+            try:
+                wanted = json.loads(request.read_text(encoding="utf-8"))
+                request.unlink()
+            except (OSError, ValueError):
+                with contextlib.suppress(OSError):
+                    request.unlink()
+                continue
+            hooks.STARTED = time.time()
+            options = hooks.Options(source=wanted["source"], project=wanted["project"], timeout=TIMEOUT)
+            last = options
+            try:
+                with hooks._deadline(TIMEOUT), hooks._brain(options, start=False) as brain:
+                    # what capture hooks kept while the database was out, as any command writes it
+                    hooks.write_kept(settings)
+                    # stored first, queued (embedding each batch would take twice as long)
+                    hooks._capture_ended(brain, options, wanted["seat"], embed=False, per_call=BATCH)
+            except Exception as exc:  # the next session start captures what is left
+                print(
+                    f"pybrain finish: {hooks._describe(exc)} (the next session start goes on)",
+                    file=sys.stderr,
+                )
+    if last is None:
+        return
     try:
-        with hooks._deadline(TIMEOUT), hooks._brain(options, start=False) as brain:
-            # what capture hooks kept while the database was out, as any command writes it
-            from pybrain.config import Settings
-
-            hooks.write_kept(Settings.from_env())
-            # stored first, queued (embedding each batch would take twice as long), then
-            # embedded with what a hook may use, as `brain worker --once` would
-            hooks._capture_ended(brain, options, wanted["seat"], embed=False)
+        # then embedded with what a hook may use, as `brain worker --once` would
+        with hooks._deadline(TIMEOUT), hooks._brain(last, start=False) as brain:
             _embed_queued(brain)
-    except Exception as exc:  # the next session start captures what is left
-        print(f"pybrain finish: {hooks._describe(exc)} (the next session start goes on)", file=sys.stderr)
-    return 0
+    except Exception as exc:
+        print(f"pybrain finish: {hooks._describe(exc)} (brain worker embeds the rest)", file=sys.stderr)
 
 
 def _embed_queued(opened: object) -> None:
@@ -58,7 +157,8 @@ def _embed_queued(opened: object) -> None:
         return
     brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)  # type: ignore[attr-defined]
     try:
-        while brain.embed_pending(64):
+        # small batches: the warm embedding server answers the hooks between them
+        while brain.embed_pending(16):
             pass
     except EmbedderError:
         pass  # no warm server, or the provider is out: `brain worker` embeds them

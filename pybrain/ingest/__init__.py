@@ -222,7 +222,7 @@ def ingest(
     brain: Any,
     paths: Sequence[str],
     *,
-    root: Path | str = ".",
+    root: Path | str | None = None,
     stdin_ref: str = "stdin",
     read_stdin: Callable[[], bytes] | None = None,
     **kwargs: Any,

@@ -99,9 +99,14 @@ def _decode(raw: bytes) -> str:
 
 
 class Collector:
-    def __init__(self, root: Path, stdin_ref: str, read_stdin: Callable[[], bytes]) -> None:
+    def __init__(
+        self, root: Path, stdin_ref: str, read_stdin: Callable[[], bytes], *, named_root: bool = True
+    ) -> None:
         self.root = Path(os.path.abspath(root))
         self.real_root = os.path.realpath(root)
+        # False: the root is the current folder by default, and a folder named outside it
+        # is its own root (as tar and rsync take a folder named from anywhere)
+        self.named_root = named_root
         self.stdin_ref = stdin_ref
         self.read_stdin = read_stdin
         self.listing = Listing()
@@ -125,7 +130,7 @@ class Collector:
         self._problem(
             shown,
             f"resolves to {target}, outside the root {self.real_root}: not read "
-            "(run from the folder to ingest, or give --root)",
+            "(name the folder to ingest, run from it, or give --root)",
         )
         return True
 
@@ -257,7 +262,23 @@ class Collector:
             self.stdin()
             return
         p = Path(arg)
-        if p.is_dir():
+        if (
+            p.is_dir()
+            and not self.named_root
+            and not p.is_symlink()
+            and not _under(os.path.realpath(p), self.real_root)
+        ):
+            # the root of its walk: its refs start with its name (notes/guide.md, as from
+            # its parent; a scope of its own, so no other document is taken as removed),
+            # and nothing of it that leads out of it (a link) is read
+            outer = (self.root, self.real_root)
+            self.root = Path(os.path.realpath(p)).parent
+            self.real_root = str(self.root)
+            try:
+                self.directory(p, arg)
+            finally:
+                self.root, self.real_root = outer
+        elif p.is_dir():
             self.directory(p, arg)
         elif p.is_file():
             self.file(p, arg, walked=False)
@@ -279,15 +300,21 @@ class Collector:
 
 def collect(
     paths: list[str],
-    root: Path | str = ".",
+    root: Path | str | None = None,
     stdin_ref: str = "stdin",
     read_stdin: Callable[[], bytes] | None = None,
 ) -> Listing:
-    """The documents under paths, the scopes whose listing they complete, and the problems met."""
+    """The documents under paths, the scopes whose listing they complete, and the problems met.
+    root None: the current folder, and a folder named outside it is its own root."""
     import sys
 
     # Standard input is read up to one byte past the bound, so a larger one is refused unread.
-    collector = Collector(Path(root), stdin_ref, read_stdin or (lambda: sys.stdin.buffer.read(MAX_BYTES + 1)))
+    collector = Collector(
+        Path(root if root is not None else "."),
+        stdin_ref,
+        read_stdin or (lambda: sys.stdin.buffer.read(MAX_BYTES + 1)),
+        named_root=root is not None,
+    )
     for arg in paths:
         collector.path(arg)
     return collector.listing

@@ -52,6 +52,15 @@ AS $$
                      + (SELECT sum((i->>'tokens')::integer) FROM jsonb_array_elements(items) AS i)::integer END
 $$;
 
+-- A count and its noun, singular for one ("1 fact", "2 facts"; "pinned" stays).
+CREATE OR REPLACE FUNCTION brain._counted(n text, noun text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT n || ' ' || CASE WHEN n = '1' AND noun LIKE '%s' THEN left(noun, -1) ELSE noun END
+$$;
+
 -- The closing line: what else exists, and what the budget left out.
 CREATE OR REPLACE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer)
 RETURNS text
@@ -59,16 +68,16 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     -- Counts stop at 100 (brain.boot_payload counts no further): shown as "100+".
-    SELECT format('More: %s%s blockers, %s patterns, %s tasks, %s facts, %s incidents not shown',
-                  VARIADIC ARRAY[CASE WHEN coalesce((more->>'pinned')::integer, 0) > 0
-                                      THEN (CASE WHEN (more->>'pinned')::integer >= 100 THEN '100+'
-                                                 ELSE more->>'pinned' END) || ' pinned, '
-                                      ELSE '' END]
-                           || ARRAY(SELECT CASE WHEN (more->>k)::integer >= 100 THEN '100+' ELSE more->>k END
-                                    FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents'])
-                                         WITH ORDINALITY AS c(k, n) ORDER BY c.n))
+    SELECT 'More: '
+        || CASE WHEN coalesce((more->>'pinned')::integer, 0) > 0
+                THEN (CASE WHEN (more->>'pinned')::integer >= 100 THEN '100+' ELSE more->>'pinned' END) || ' pinned, '
+                ELSE '' END
+        || (SELECT string_agg(brain._counted(CASE WHEN (more->>c.k)::integer >= 100 THEN '100+' ELSE more->>c.k END,
+                                             c.k), ', ' ORDER BY c.n)
+            FROM unnest(ARRAY['blockers', 'patterns', 'tasks', 'facts', 'incidents']) WITH ORDINALITY AS c(k, n))
+        || ' not shown'
         || coalesce('; left out for the ' || budget || '-token budget: '
-                    || (SELECT string_agg(d.value || ' ' || replace(d.key, '_', ' '), ', ' ORDER BY d.ord)
+                    || (SELECT string_agg(brain._counted(d.value, replace(d.key, '_', ' ')), ', ' ORDER BY d.ord)
                         FROM jsonb_each_text(dropped) WITH ORDINALITY AS d(key, value, ord)), '')
         || '.'
 $$;

@@ -220,10 +220,14 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object(
                'session_id', o.session_id, 'source', o.source, 'cwd', o.cwd, 'current_task', o.current_task,
                'heartbeat_at', o.heartbeat_at,
+               -- (a session that names no task: no task shown, not an empty one)
                'quoted', jsonb_build_object('source', brain.quote_text(o.source), 'cwd', brain.quote_text(o.cwd),
-                                            'current_task', brain.quote_text(o.current_task)),
-               'tokens', brain._line_tokens(format('#%s %s in %s: %s', o.session_id, brain.quote_text(o.source),
-                                                   brain.quote_text(o.cwd), brain.quote_text(o.current_task))))
+                                            'current_task', CASE WHEN brain.trim_space(o.current_task) <> ''
+                                                                 THEN brain.quote_text(o.current_task) END),
+               'tokens', brain._line_tokens(format('#%s %s in %s%s', o.session_id, brain.quote_text(o.source),
+                                                   brain.quote_text(o.cwd),
+                                                   CASE WHEN brain.trim_space(o.current_task) <> ''
+                                                        THEN ': ' || brain.quote_text(o.current_task) ELSE '' END)))
                ORDER BY o.started_at, o.session_id), '[]') INTO siblings
     FROM brain.session o
     WHERE o.workspace_id = ws AND o.status = 'active' AND o.project = s.project AND o.session_id <> s.session_id;

@@ -137,7 +137,8 @@ BEGIN
       AND i.at >= coalesce(injection_metrics.now, pg_catalog.now()) - window_size
       AND (injection_metrics.session IS NULL OR i.session_id = injection_metrics.session)
     GROUP BY 1
-    ORDER BY 1;
+    -- sessions by number (as text, #10 came before #9), those of no session last
+    ORDER BY CASE WHEN group_by = 'session' THEN min(i.session_id) END NULLS LAST, 1;
 END
 $$;
 COMMENT ON FUNCTION brain.injection_metrics IS

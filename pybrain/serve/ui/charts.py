@@ -42,6 +42,8 @@ class Chart:
         }
 
     def y_ticks(self) -> list[dict[str, Any]]:
+        if self.empty:
+            return []  # no scale for nothing (it read "0 ms", "0.5 ms", "1 ms" over an empty plot)
         p = self.plot
         return [
             {"y": p["bottom"] - (p["bottom"] - p["top"]) * f, "text": _number(self.y_max * f, self.unit)}
@@ -54,7 +56,9 @@ def _number(value: float, unit: str) -> str:
         return f"{value * 100:.0f}%"
     if value >= 100 or value == int(value):
         return f"{value:.0f}{unit}"
-    return f"{value:.1f}{unit}"
+    if value >= 1:
+        return f"{value:.1f}{unit}"
+    return f"{value:.2g}{unit}"  # 0.25 ms, 0.005 ms: never rounded to 0
 
 
 def _nice_max(value: float) -> float:
