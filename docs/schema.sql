@@ -1251,26 +1251,30 @@ CREATE FUNCTION brain._search_filter() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_fuzzy_leg(candidates integer) RETURNS text
+CREATE FUNCTION brain._search_fuzzy_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer) RETURNS text
+CREATE FUNCTION brain._search_lexical_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_skills_leg() RETURNS text
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/005b-search-statement.sql
-$_$;
-CREATE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space, cfg jsonb, fuzzy boolean, skills boolean, kept integer, n_docs bigint) RETURNS text
+CREATE FUNCTION brain._search_ranked(req brain.search_request, vector_ids bigint[], vector_sims double precision[], search_space bigint, run_fuzzy boolean, run_skills boolean, leg_rows integer, lexical_rows integer, thread_most integer, thread_decay double precision, assistant_weight double precision, related_similarity double precision, replies_asked boolean) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET jit TO 'off'
+    SET "pg_trgm.word_similarity_threshold" TO '0.5'
+    AS $_$
+    -- the body: sql/functions/005b-search-statement.sql
+$_$;
+CREATE FUNCTION brain._search_statement() RETURNS text
+    LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
@@ -3010,7 +3014,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
+COMMENT ON TABLE brain.migration IS 'functions e4e683b28f1ded453a4cb8fc4aa8cec2535f59ca82013bcd51232621ef9c133c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
