@@ -128,7 +128,7 @@ def test_a_query_with_no_word_to_match_reads_no_trigrams(owner, query) -> None:
         owner.execute("SELECT headline FROM brain.search(%s, min_relevance => 0)", (query,)).fetchall()
     (statement,) = _statements(plans, "WITH RECURSIVE vec AS")
     # the leg is in the plan (one for every search), cut before it reads the index
-    read = [line for line in statement.splitlines() if "headline_trgm" in line and "(never executed)" not in line]
+    read = [ln for ln in statement.splitlines() if "headline_trgm" in ln and "(never executed)" not in ln]
     assert read == [] and "Seq Scan on memory" not in statement, statement
 
 

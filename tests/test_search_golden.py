@@ -58,7 +58,8 @@ def statement(conn: psycopg.Connection, case: str | Case) -> str:
     else:
         candidates, kept, n_docs = CASES[case] if isinstance(case, str) else case
         (sql,) = conn.execute(
-            "SELECT brain._search_vector_leg(jsonb_populate_record(NULL::brain.embedding_space, %s), %s, %s, %s)",
+            "SELECT brain._search_vector_leg("
+            "jsonb_populate_record(NULL::brain.embedding_space, %s), %s, %s, %s)",
             (json.dumps(SPACE), candidates, kept, n_docs),
         ).fetchone()
     return sql.rstrip() + "\n"
@@ -87,7 +88,9 @@ def test_each_pinned_statement_is_valid_sql(conn: psycopg.Connection, case: str)
     """Each golden statement prepares with its parameters: the fragments join into SQL the
     server accepts, and name only fields the request has."""
     sql = (GOLDEN / f"{case}.golden").read_text()
-    conn.execute(f"PREPARE golden_check({PARAMS if case == 'statement' else 'brain.search_request'}) AS {sql}")
+    conn.execute(
+        f"PREPARE golden_check({PARAMS if case == 'statement' else 'brain.search_request'}) AS {sql}"
+    )
     conn.execute("DEALLOCATE golden_check")
 
 
