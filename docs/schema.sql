@@ -3014,7 +3014,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e4e683b28f1ded453a4cb8fc4aa8cec2535f59ca82013bcd51232621ef9c133c';
+COMMENT ON TABLE brain.migration IS 'functions 360241a736c7931902edcf2732a09ff9ac3e1bdc624958550a3b68e37fe4ca9e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

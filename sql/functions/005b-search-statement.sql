@@ -401,13 +401,16 @@ AS $f$
         -- when the query asks what the assistant said (brain._asks_replies).
         answers AS MATERIALIZED (
             SELECT w.memory_id AS asked, a.answer_id
-            FROM window_ w
-            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+            -- the captured prompts first (OFFSET 0): their reply looked up for them only
+            FROM (SELECT w.memory_id
+                  FROM window_ w
+                  JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+                  WHERE w.skill IS NULL
+                    AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
+                    AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
+                  OFFSET 0) AS w
             CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, w.memory_id) AS a
-            WHERE w.skill IS NULL
-              AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
-              AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
-              AND a.answer_id <> w.memory_id
+            WHERE a.answer_id <> w.memory_id
               AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
         ),
         listed AS (
@@ -446,14 +449,20 @@ AS $f$
                             SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
                         WHEN m.state = 'active' THEN (
                    SELECT n.memory_id
-                   FROM (SELECT n.*, %10$s AS near
-                         FROM (SELECT n.* FROM authored n
-                               WHERE n.memory_id <> m.memory_id AND n.project = m.project
-                                 AND n.created_at > m.created_at
-                                 AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
-                               OFFSET 0) AS n) AS n  -- the cheap tests first, for the few pairs they leave
-                   WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
-                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   -- the cheap tests first, then the similarity, then the terms, each for
+                   -- the few pairs the one before leaves (OFFSET 0 keeps the order: the
+                   -- planner would test the terms first, their cost unknown to it)
+                   FROM (SELECT n.*
+                         FROM (SELECT n.*, %10$s AS near
+                               FROM (SELECT n.* FROM authored n
+                                     WHERE n.memory_id <> m.memory_id AND n.project = m.project
+                                       AND n.created_at > m.created_at
+                                       AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                                     OFFSET 0) AS n
+                               OFFSET 0) AS n
+                         WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
+                         OFFSET 0) AS n
+                   WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer
             FROM listed l
