@@ -160,3 +160,24 @@ def test_search_keeps_to_the_role_a_session_set(owner, database) -> None:
     finally:
         owner.execute("RESET ROLE")
         owner.execute("DROP ROLE brain_outsider")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "SELECT count(*) FROM brain.memory m WHERE m.body LIKE 'runs at 1%'",
+        "UPDATE brain.memory m SET importance = importance WHERE m.memory_id < 0",
+    ],
+)
+def test_a_policy_looks_up_the_workspace_once_a_statement(owner, statement) -> None:
+    """Row-level security's condition names the caller's workspace through an InitPlan, run once a
+    statement: a condition that called brain.current_workspace() in a filter called it for every row
+    it read (each tuple of an HNSW walk, each row of a write's neighbour lookup)."""
+    with as_client(owner) as plans:
+        owner.execute(statement)
+    (plan,) = _statements(plans, "brain.memory m")
+    per_row = [
+        ln for ln in plan.splitlines() if ("Filter:" in ln or "Cond:" in ln) and "current_workspace(" in ln
+    ]
+    assert per_row == [], plan
+    assert re.search(r"workspace_id = \(InitPlan \d+\)\.col1", plan), plan

@@ -56,6 +56,7 @@ RELEASED = {
     "028-memory-draft.sql": "d1ee9ad67a2cc7952f09be3c1994bf33a31110669da202096677a109e2eeb9d2",
     "029-staged-memory.sql": "a36853e8ae90059da8c19181f720c29ed4402768c3630518a29a18644ba1816a",
     "030-request-keys.sql": "51956c5ff287676198d4adb837b0aa09a53170b36df32d11ddae56f9b4b1713a",
+    "031-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
 }
 
 
@@ -961,7 +962,7 @@ def test_030_takes_request_keys_in_an_existing_database(empty_database: str) -> 
             ),
         ):
             conn.execute(f"CREATE FUNCTION brain.{signature} RETURNS {returns} {old}")
-        assert db.migrate(conn).applied == ["030-request-keys.sql"]
+        assert db.migrate(conn).applied == sorted(RELEASED)[before:]
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         signatures = [
             r[0]
