@@ -1289,26 +1289,30 @@ CREATE FUNCTION brain._search_filter() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_fuzzy_leg(candidates integer) RETURNS text
+CREATE FUNCTION brain._search_fuzzy_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer) RETURNS text
+CREATE FUNCTION brain._search_lexical_leg() RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_skills_leg() RETURNS text
-    LANGUAGE sql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/005b-search-statement.sql
-$_$;
-CREATE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space, cfg jsonb, fuzzy boolean, skills boolean, kept integer, n_docs bigint) RETURNS text
+CREATE FUNCTION brain._search_ranked(req brain.search_request, vector_ids bigint[], vector_sims double precision[], search_space bigint, run_fuzzy boolean, run_skills boolean, leg_rows integer, lexical_rows integer, thread_most integer, thread_decay double precision, assistant_weight double precision, related_similarity double precision, replies_asked boolean) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET enable_seqscan TO 'off'
+    SET jit TO 'off'
+    SET "pg_trgm.word_similarity_threshold" TO '0.5'
+    AS $_$
+    -- the body: sql/functions/005b-search-statement.sql
+$_$;
+CREATE FUNCTION brain._search_statement() RETURNS text
+    LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
@@ -3078,7 +3082,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c8ee9d6d88f4153e28e2532f8a04835a49966e613cb9c00ff6182618b84c60dd';
+COMMENT ON TABLE brain.migration IS 'functions d1ff9cab8ae6458d42e5d6d6ef9b52dce7c53fd4cb7fa4f8d772aa6f197db789';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3583,34 +3587,34 @@ ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.trajectory ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.workspace ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.workspace_channel ENABLE ROW LEVEL SECURITY;
-CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.annotation FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.audit FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.boot_event FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.embedding FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.embedding_failure FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.injection FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.injection_use FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.lexeme_sample FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.lexeme_stat FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.lexical_corpus FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.pack FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.repository FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.request_answer FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
-CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = brain.current_workspace('read'::text)));
-CREATE POLICY workspace_delete ON brain.trajectory FOR DELETE USING ((workspace_id = brain.current_workspace('write'::text)));
+CREATE POLICY workspace_delete ON brain.action_item FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.annotation FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.audit FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.boot_event FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.embedding FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.embedding_failure FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.embedding_space FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.fact FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.handoff FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.incident FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.injection FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.injection_use FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.lexeme_sample FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.lexeme_stat FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.lexical_corpus FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.maintenance_run FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.memory FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.memory_fold FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.pack FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.repository FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.request_answer FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.trajectory FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.action_item FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.annotation FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.audit FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -3639,59 +3643,59 @@ CREATE POLICY workspace_insert ON brain.setting FOR INSERT WITH CHECK ((workspac
 CREATE POLICY workspace_insert ON brain.task FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.tool_event FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.trajectory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_isolation ON brain.action_item FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.annotation FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.audit FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.boot_event FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding_failure FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.injection FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.injection_use FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.lexeme_sample FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.lexeme_stat FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.lexical_corpus FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.pack FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.repository FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.request_answer FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.setting FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.task FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.tool_event FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_isolation ON brain.trajectory FOR SELECT USING ((workspace_id = brain.current_workspace()));
-CREATE POLICY workspace_update ON brain.action_item FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.annotation FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.audit FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.boot_event FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.embedding FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.embedding_failure FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.injection FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.injection_use FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.lexeme_sample FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.lexeme_stat FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.lexical_corpus FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.pack FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.repository FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.request_answer FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.setting FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.task FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.tool_event FOR UPDATE USING ((workspace_id = brain.current_workspace('read'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
-CREATE POLICY workspace_update ON brain.trajectory FOR UPDATE USING ((workspace_id = brain.current_workspace('write'::text))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.action_item FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.annotation FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.audit FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.boot_event FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.embedding FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.embedding_failure FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.embedding_space FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.fact FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.handoff FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.incident FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.injection FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.injection_use FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.lexeme_sample FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.lexeme_stat FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.lexical_corpus FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.maintenance_run FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.memory FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.memory_fold FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.pack FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.repository FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.request_answer FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.setting FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.task FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.tool_event FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.trajectory FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_update ON brain.action_item FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.annotation FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.audit FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.boot_event FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding_failure FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.embedding_space FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.fact FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.handoff FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.incident FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.injection FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.injection_use FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexeme_sample FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexeme_stat FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.lexical_corpus FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.maintenance_run FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.memory FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.memory_fold FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.pack FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.repository FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.request_answer FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.setting FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.task FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.tool_event FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.trajectory FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

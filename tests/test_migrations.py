@@ -58,6 +58,7 @@ RELEASED = {
     "030-request-keys.sql": "51956c5ff287676198d4adb837b0aa09a53170b36df32d11ddae56f9b4b1713a",
     "031-trust-in-depth.sql": "33e296d7948a4bf73932f8036c5de178d6e83d71a25e6d3ed33fc6878066e317",
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
+    "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
 }
 
 

@@ -174,14 +174,16 @@ END
 $f$;
 
 -- The lexical leg: BM25 over the memories holding a searched word (at most
--- max_rows of them: when even the rarest word is in more, those first found),
--- the best `candidates`, each with its rank r. The memories are read in a
+-- lexical_max_rows of them, $8: when even the rarest word is in more, those
+-- first found), the best `candidates` ($7), each with its rank r; none
+-- without a word to look for. The memories are read in a
 -- CTE, which is planned for all its rows and read only as far as the LIMIT:
 -- planned under the LIMIT, a filter the planner thought the word's memories
 -- often pass made reading the memories in an index's order (memory_active,
 -- memory_created_at, memory_last_accessed) until enough passed look cheaper
 -- than the word's posting list, and where none passed that read every memory.
-CREATE OR REPLACE FUNCTION brain._search_lexical_leg(candidates integer, max_rows integer)
+DROP FUNCTION IF EXISTS brain._search_lexical_leg(integer, integer);
+CREATE OR REPLACE FUNCTION brain._search_lexical_leg()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -190,24 +192,24 @@ AS $f$
             SELECT x.memory_id, row_number() OVER (ORDER BY x.bm25 DESC, x.memory_id DESC) AS r, x.bm25
             FROM (%1$s) AS x
             ORDER BY x.bm25 DESC, x.memory_id DESC
-            LIMIT %2$s $l$,
+            LIMIT $7 $l$,
             brain._search_bm25(format(
                 -- (tsv || '') reads a memory's vector (from TOAST) once, not once per word
                 'WITH held AS MATERIALIZED (SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
-                ' FROM brain.memory m WHERE m.tsv @@ ($1).tsq AND %s)'
-                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT %s',
-                brain._search_filter(), max_rows)),
-            candidates)
+                ' FROM brain.memory m WHERE ($1).tsq IS NOT NULL AND m.tsv @@ ($1).tsq AND %s)'
+                ' SELECT h.memory_id, h.tsv, h.lexical_len FROM held h LIMIT $8',
+                brain._search_filter())))
 $f$;
 
--- The trigram leg, for short queries: typos, identifiers, headline fragments.
+-- The trigram leg, for short queries ($5): typos, identifiers, headline fragments.
 -- A fragment or a typo of a common word ("ser", "paymnts servce") matches the
 -- headlines of thousands of memories, and each is read and its similarity
 -- computed again (100-900 ms at 100k): the leg ranks at most three times
--- `candidates` of them, those the trigram index gives first. In a CTE,
+-- `candidates` ($7) of them, those the trigram index gives first. In a CTE,
 -- planned for all its rows and read only as far as the LIMIT (as the lexical
 -- leg's): under the LIMIT, reading the table in an index's order looked cheaper.
-CREATE OR REPLACE FUNCTION brain._search_fuzzy_leg(candidates integer)
+DROP FUNCTION IF EXISTS brain._search_fuzzy_leg(integer);
+CREATE OR REPLACE FUNCTION brain._search_fuzzy_leg()
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -215,18 +217,19 @@ AS $f$
     SELECT format($t$
             WITH near AS MATERIALIZED (
                 SELECT m.memory_id, m.headline FROM brain.memory m
-                WHERE ($1).query OPERATOR(public.<%%) m.headline AND %1$s
+                WHERE $5 AND ($1).query OPERATOR(public.<%%) m.headline AND %1$s
                   -- typos and fragments matter when the words found little
                   AND (SELECT count(*) FROM lex) < 5)
             SELECT h.memory_id,
                    row_number() OVER (ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC) AS r
-            FROM (SELECT n.memory_id, n.headline FROM near n LIMIT %3$s) AS h
+            FROM (SELECT n.memory_id, n.headline FROM near n LIMIT 3 * $7) AS h
             ORDER BY public.word_similarity(($1).query, h.headline) DESC, h.memory_id DESC
-            LIMIT %2$s $t$, brain._search_filter(), candidates, 3 * candidates)
+            LIMIT $7 $t$, brain._search_filter())
 $f$;
 
 -- The skills whose trigger keywords the query names (and whose projects, if
--- any, hold the search's project), pinned and important first.
+-- any, hold the search's project), pinned and important first; looked for
+-- only in workspaces that have some ($6).
 CREATE OR REPLACE FUNCTION brain._search_skills_leg()
 RETURNS text
 LANGUAGE sql IMMUTABLE
@@ -236,7 +239,7 @@ AS $f$
             SELECT m.memory_id, m.skill_trigger->>'name' AS skill,
                    row_number() OVER (ORDER BY m.pinned DESC, m.importance DESC, m.memory_id) AS r
             FROM brain.memory m
-            WHERE m.skill_trigger IS NOT NULL AND %1$s
+            WHERE $6 AND m.skill_trigger IS NOT NULL AND %1$s
               AND m.state = 'active'
               AND EXISTS (SELECT FROM jsonb_array_elements_text(
                               coalesce(m.skill_trigger->'keywords', '[]')) AS kw
@@ -247,47 +250,28 @@ AS $f$
             LIMIT ($1).skill_trigger_max $s$, brain._search_filter())
 $f$;
 
--- The whole statement of a search: the legs that run (vector with an
--- embedding, lexical with words to look for, trigram when fuzzy, skills when
--- the workspace has some), fused by reciprocal rank, scored, ranked, paged,
--- with neighbours on request. req: the request it runs with (its embedding
--- and words say which legs run); space: the search's embedding space (NULL
--- fields without an embedding); cfg: the workspace's settings
--- (brain._settings); kept, n_docs: as brain._search_vector_leg.
-CREATE OR REPLACE FUNCTION brain._search_statement(req brain.search_request, space brain.embedding_space,
-                                                   cfg jsonb, fuzzy boolean, skills boolean,
-                                                   kept integer, n_docs bigint)
+-- The whole statement of a search, one for every search: the legs (the vector
+-- leg's rows, found before; lexical with words to look for; trigram when
+-- fuzzy; skills when the workspace has some), fused by reciprocal rank,
+-- scored, ranked, paged, with neighbours on request. It is the body of
+-- brain._search_ranked, whose parameters it names: $1 the request
+-- (brain.search_request), $2 and $3 the vector leg's memories and
+-- similarities in its order, $4 the embedding space (NULL without an
+-- embedding), $5 fuzzy, $6 skills, $7 the candidates a leg gives, $8 the
+-- lexical leg's rows at most, $9 search_max_per_thread, $10
+-- search_thread_decay, $11 the weight of an assistant's turn, $12 the
+-- space's related similarity (0.5, of headline trigrams, without a space),
+-- $13 whether the query asks what the assistant said (brain._asks_replies).
+-- A leg that does not run is cut at the start of its plan (its parameter is
+-- false), so one plan serves every kind of search.
+DROP FUNCTION IF EXISTS brain._search_statement(brain.search_request, brain.embedding_space, jsonb, boolean,
+                                                boolean, integer, bigint);
+CREATE OR REPLACE FUNCTION brain._search_statement()
 RETURNS text
-LANGUAGE plpgsql STABLE
+LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $f$
-DECLARE
-    -- A fixed pool, whatever max_results: the first k results do not depend on it.
-    candidates integer := greatest((cfg->'search_candidates')::integer, 1);
-    vector_sql text;
-    lexical_sql text := CASE WHEN req.tsq IS NOT NULL
-                             THEN brain._search_lexical_leg(candidates, (cfg->'lexical_max_rows')::integer)
-                             ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r,'
-                                  ' NULL::double precision AS bm25 WHERE false' END;
-    fuzzy_sql text := CASE WHEN fuzzy THEN brain._search_fuzzy_leg(candidates)
-                           ELSE 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r WHERE false' END;
-    skills_sql text := CASE WHEN skills THEN brain._search_skills_leg()
-                            ELSE 'SELECT NULL::bigint AS memory_id, NULL::text AS skill, NULL::bigint AS r'
-                                 ' WHERE false' END;
-    sim_sql text := 'NULL::double precision';
-BEGIN
-    -- Without an embedding there is no space: no vector leg, no similarity, and
-    -- conflicts judged by headline trigrams (below).
-    IF req.embedding IS NULL THEN
-        space := NULL;
-    ELSE
-        -- The similarity of every fused candidate, found by the vector leg or not.
-        sim_sql := format('(SELECT 1 - (e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s))'
-                          ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s'
-                          ' AND e.memory_id = f.memory_id)', space.dims, space.space_id);
-    END IF;
-    vector_sql := brain._search_vector_leg(space, candidates, kept, n_docs);
-    RETURN format($q$
+    SELECT format($q$
         WITH RECURSIVE vec AS (%1$s), lex AS (%2$s), fuz AS (%3$s),
         legs AS (
             SELECT v.memory_id, v.r, 'vector' AS leg, v.similarity, NULL::double precision AS bm25 FROM vec v
@@ -417,13 +401,16 @@ BEGIN
         -- when the query asks what the assistant said (brain._asks_replies).
         answers AS MATERIALIZED (
             SELECT w.memory_id AS asked, a.answer_id
-            FROM window_ w
-            JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+            -- the captured prompts first (OFFSET 0): their reply looked up for them only
+            FROM (SELECT w.memory_id
+                  FROM window_ w
+                  JOIN brain.memory q ON q.workspace_id = ($1).workspace_id AND q.memory_id = w.memory_id
+                  WHERE w.skill IS NULL
+                    AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
+                    AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
+                  OFFSET 0) AS w
             CROSS JOIN LATERAL brain._turn_answer(($1).workspace_id, w.memory_id) AS a
-            WHERE w.skill IS NULL
-              AND q.origin = 'observed' AND q.metadata->>'role' = 'user' AND q.metadata ? 'turn'
-              AND (%13$s OR brain._only_asks(regexp_replace(coalesce(nullif(q.body, ''), q.headline), '^User: ', '')))
-              AND a.answer_id <> w.memory_id
+            WHERE a.answer_id <> w.memory_id
               AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
         ),
         listed AS (
@@ -462,14 +449,20 @@ BEGIN
                             SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
                         WHEN m.state = 'active' THEN (
                    SELECT n.memory_id
-                   FROM (SELECT n.*, %10$s AS near
-                         FROM (SELECT n.* FROM authored n
-                               WHERE n.memory_id <> m.memory_id AND n.project = m.project
-                                 AND n.created_at > m.created_at
-                                 AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
-                               OFFSET 0) AS n) AS n  -- the cheap tests first, for the few pairs they leave
-                   WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
-                     AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   -- the cheap tests first, then the similarity, then the terms, each for
+                   -- the few pairs the one before leaves (OFFSET 0 keeps the order: the
+                   -- planner would test the terms first, their cost unknown to it)
+                   FROM (SELECT n.*
+                         FROM (SELECT n.*, %10$s AS near
+                               FROM (SELECT n.* FROM authored n
+                                     WHERE n.memory_id <> m.memory_id AND n.project = m.project
+                                       AND n.created_at > m.created_at
+                                       AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                                     OFFSET 0) AS n
+                               OFFSET 0) AS n
+                         WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
+                         OFFSET 0) AS n
+                   WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer
             FROM listed l
@@ -555,21 +548,53 @@ BEGIN
         JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        vector_sql, lexical_sql, fuzzy_sql, skills_sql, sim_sql, (cfg->'search_max_per_thread')::integer,
+        -- the vector leg's rows, ranked by brain.search (brain._search_vector_leg)
+        'SELECT v.memory_id, v.r, v.similarity::real AS sim, v.similarity'
+        ' FROM unnest($2, $3) WITH ORDINALITY AS v(memory_id, similarity, r)',
+        brain._search_lexical_leg(), brain._search_fuzzy_leg(), brain._search_skills_leg(),
+        -- the similarity of a fused candidate the vector leg did not find
+        '(SELECT 1 - (e.embedding OPERATOR(public.<=>) ($1).embedding)'
+        ' FROM brain.embedding e WHERE e.workspace_id = ($1).workspace_id AND e.space_id = $4'
+        ' AND e.memory_id = f.memory_id)',
+        '$9',
         brain._search_bm25('SELECT m.memory_id, m.tsv || ''''::tsvector AS tsv, m.lexical_len'
                          ' FROM fused f JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = f.memory_id'
                          ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
-        (cfg->'search_thread_decay')::double precision,
-        -- a question about what the assistant said weighs its replies as a person's turns
-        CASE WHEN brain._asks_replies(req.query) THEN 1 ELSE (cfg->'assistant_turn_weight')::double precision END,
-        CASE WHEN space.space_id IS NULL THEN 'public.similarity(m.headline, n.headline)'
-             ELSE format('(SELECT 1 - (a.embedding::public.vector(%1$s) OPERATOR(public.<=>) b.embedding::public.vector(%1$s))'
-                         ' FROM brain.embedding a, brain.embedding b'
-                         ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = %2$s AND a.memory_id = m.memory_id'
-                         ' AND b.workspace_id = ($1).workspace_id AND b.space_id = %2$s AND b.memory_id = n.memory_id)',
-                         space.dims, space.space_id) END,
-        brain._search_filter(),
-        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END,
-        CASE WHEN brain._asks_replies(req.query) THEN 'true' ELSE 'false' END);
-END
+        '$10', '$11',
+        'CASE WHEN $4 IS NULL THEN public.similarity(m.headline, n.headline) ELSE'
+        ' (SELECT 1 - (a.embedding OPERATOR(public.<=>) b.embedding)'
+        ' FROM brain.embedding a, brain.embedding b'
+        ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = $4 AND a.memory_id = m.memory_id'
+        ' AND b.workspace_id = ($1).workspace_id AND b.space_id = $4 AND b.memory_id = n.memory_id) END',
+        brain._search_filter(), '$12', '$13')
 $f$;
+
+-- brain.search's statement as a function of its own (brain._search_statement
+-- is its body, written here when the functions are applied): PL/pgSQL keeps
+-- the plan of a static statement for the session, per function, where no
+-- client can name, replace or drop it. The generic plan, always: the
+-- request's values change the legs' rows, not the plan (each leg reads its
+-- index; a leg that does not run is cut by its parameter), and planning the
+-- statement cost more than running it (3-8 ms a search). The vector leg, whose
+-- plan hangs on the space's index and the filters' selectivity, runs before
+-- (brain.search).
+DO $do$
+BEGIN
+    EXECUTE format($d$
+        CREATE OR REPLACE FUNCTION brain._search_ranked(
+            req brain.search_request, vector_ids bigint[], vector_sims double precision[], search_space bigint,
+            run_fuzzy boolean, run_skills boolean, leg_rows integer, lexical_rows integer, thread_most integer,
+            thread_decay double precision, assistant_weight double precision, related_similarity double precision,
+            replies_asked boolean)
+        RETURNS SETOF brain.search_result
+        LANGUAGE plpgsql STABLE
+        SET search_path = pg_catalog, public, pg_temp
+        SET plan_cache_mode = force_generic_plan
+        SET enable_seqscan = off
+        SET jit = off
+        SET pg_trgm.word_similarity_threshold = 0.5
+        AS %L $d$, E'BEGIN\nRETURN QUERY ' || brain._search_statement() || E';\nEND');
+END
+$do$;
+COMMENT ON FUNCTION brain._search_ranked IS
+    'brain.search''s statement (brain._search_statement), planned once a session: the legs fused, scored, ranked, paged. Internal to search.';

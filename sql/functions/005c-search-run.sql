@@ -109,7 +109,9 @@ DECLARE
     unfiltered boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
-    statement text;
+    replies_asked boolean := brain._asks_replies(q);
+    vector_ids bigint[];  -- the vector leg's memories and similarities, in its order
+    vector_sims double precision[];
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
     n_lexemes bigint;
@@ -245,7 +247,6 @@ BEGIN
     -- Skills are looked for only in workspaces that have some (most have none).
     skills := q <> '' AND EXISTS (SELECT FROM brain.memory m
                                   WHERE m.workspace_id = ws AND m.skill_trigger IS NOT NULL AND m.state = 'active');
-    statement := brain._search_statement(req, space, cfg, fuzzy, skills, kept, n_docs);
     -- Every leg reads memories through an index (the words', the trigrams', the
     -- vectors', the keys). Under a LIMIT, a filter the planner thinks the word's
     -- memories often pass made reading the table in order until enough passed look
@@ -253,10 +254,25 @@ BEGIN
     -- word only other kinds hold took 625 ms at 1M memories. (An index's order
     -- looks as cheap for the same reason: the lexical leg's CTE.)
     PERFORM set_config('enable_seqscan', 'off', true);
-    -- Planned on every call, for the request's values. Never a prepared statement:
-    -- those belong to the caller's session, which may replace one under the name this
-    -- function would run, and this function runs as the owner (docs/security.md).
-    RETURN QUERY EXECUTE statement USING req;
+    -- The vector leg first, planned for the space's index and the filters'
+    -- selectivity (its literals), a short statement of this function's own; the
+    -- rest is one statement whose plan brain._search_ranked keeps for the session.
+    -- Never a prepared statement: those belong to the caller's session, which may
+    -- replace one under the name this function would run, and this function runs
+    -- as the owner (docs/security.md).
+    IF space.space_id IS NOT NULL THEN
+        EXECUTE format('SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r) FROM (%s) AS x',
+                       brain._search_vector_leg(space, candidates, kept, n_docs))
+        INTO vector_ids, vector_sims
+        USING req;
+    END IF;
+    RETURN QUERY SELECT * FROM brain._search_ranked(
+        req, vector_ids, vector_sims, space.space_id, fuzzy, skills, candidates,
+        (cfg->'lexical_max_rows')::integer, (cfg->'search_max_per_thread')::integer,
+        (cfg->'search_thread_decay')::double precision,
+        -- a question about what the assistant said weighs its replies as a person's turns
+        CASE WHEN replies_asked THEN 1 ELSE (cfg->'assistant_turn_weight')::double precision END,
+        CASE WHEN space.space_id IS NULL THEN 0.5 ELSE space.related END, replies_asked);
 END
 $$;
 COMMENT ON FUNCTION brain.search IS
