@@ -89,7 +89,6 @@ AS $$
         ('heroku-api-key', $p$\mHRKU-AA[0-9A-Za-z_-]{58}$p$, 0, NULL, 'gitleaks heroku-api-key-v2', '{"HRKU-AA"}'),
         ('infracost-token', $p$\mico-[A-Za-z0-9]{32}\M$p$, 0, 'token', 'gitleaks infracost-api-token', '{"ico-"}'),
         ('intra42-secret', $p$\ms-s4t2(?:ud|af)-[a-f0-9]{64}\M$p$, 0, NULL, 'gitleaks intra42-client-secret', '{"s-s4t2"}'),
-        ('lob-api-key', $p$\m(?:live|test)_(?:pub_[a-f0-9]{31}|[a-f0-9]{35})\M$p$, 0, 'hex', 'gitleaks lob-api-key, lob-pub-api-key', '{"live_","test_"}'),
         ('maxmind-license-key', $p$\m[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\M$p$, 0, NULL, 'gitleaks maxmind-license-key', '{"_mmk"}'),
         ('teams-webhook', $p$https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s"'<>]{20,}$p$, 0, NULL, 'gitleaks microsoft-teams-webhook', '{"webhook.office.com"}'),
         ('notion-token', $p$\mntn_[0-9]{11}[A-Za-z0-9]{35}\M$p$, 0, NULL, 'gitleaks notion-api-token', '{"ntn_"}'),

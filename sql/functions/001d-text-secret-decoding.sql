@@ -251,7 +251,9 @@ DECLARE
     pad integer;
     v integer;
 BEGIN
-    IF s ~ '^[A-Za-z0-9+/=_.-]*$' OR length(s) < 10 OR length(s) > 4096 THEN
+    -- (Ascii85 of text is a third punctuation; an identifier, a path or a URL is not)
+    IF s ~ '^[A-Za-z0-9+/=_.-]*$' OR length(s) < 10 OR length(s) > 4096
+       OR length(regexp_replace(s, '[A-Za-z0-9]+', '', 'g')) * 5 < length(s) THEN
         RETURN NULL;
     END IF;
     s := replace(s, 'z', '!!!!!');
