@@ -9,7 +9,8 @@ commands without secrets, with the near misses of each class ("password reset fl
 
 Every corpus is split in two by a hash of its text (split()): the rules were written
 against the "dev" half, and the "held-out" half measures them (docs/security.md gives
-both figures). Values are fake, drawn from a seeded random generator."""
+both figures). Values are fake, drawn from a random generator seeded in each function, so
+that a corpus is the same whatever was generated before it."""
 
 from __future__ import annotations
 
@@ -18,10 +19,7 @@ import hashlib
 import random
 import string
 
-_rng = random.Random(5454)
-
-
-def _pw(kind: int) -> str:
+def _pw(kind: int, _rng: random.Random) -> str:
     """A password as people pick them: words with digits and symbols, or random."""
     words = ["staging", "Summer", "orange", "Tr0ub4dor", "kestrel", "Velvet", "granite", "harbor"]
     if kind % 3 == 0:
@@ -86,10 +84,11 @@ PROSE_TEMPLATES = [
 
 def command_secrets() -> list[tuple[str, str, str]]:
     """(class, text, password) for each command template with three kinds of password."""
+    _rng = random.Random(5454)
     out = []
     for cls, template in COMMAND_TEMPLATES + PROSE_TEMPLATES:
         for kind in range(3):
-            pw = _pw(kind)
+            pw = _pw(kind, _rng)
             out.append((cls, template.format(pw=pw), pw))
     return out
 
@@ -139,6 +138,7 @@ ORDINARY = [
 
 def _ordinary_generated() -> list[str]:
     """Commit messages, logs, hashes, UUIDs and base64 of ordinary text, generated."""
+    _rng = random.Random(5457)
     out = []
     verbs = ["fix", "add", "remove", "rename", "document", "test", "speed up", "refactor"]
     things = ["the password reset form", "token refresh", "the secret rotation job", "the pw field",
@@ -229,13 +229,14 @@ ENCODINGS = {
 
 def encoded_secrets() -> list[tuple[str, str, str]]:
     """(encoding, text, the secret's text as written) for secrets of four shapes."""
+    _rng = random.Random(5458)
     alnum = string.ascii_letters + string.digits
     secrets = [
         "ghp_" + "".join(_rng.choice(alnum) for _ in range(36)),
         "xoxb-" + "".join(_rng.choice(string.digits) for _ in range(12)) + "-"
         + "".join(_rng.choice(alnum) for _ in range(24)),
         "AKIA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16)),
-        "db_password = " + _pw(0),
+        "db_password = " + _pw(0, _rng),
     ]
     out = []
     for name, encode in ENCODINGS.items():

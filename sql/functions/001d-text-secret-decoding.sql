@@ -251,9 +251,9 @@ DECLARE
     pad integer;
     v integer;
 BEGIN
-    -- (Ascii85 of text is a third punctuation; an identifier, a path or a URL is not)
+    -- (Ascii85 of text is a sixth punctuation or more; an identifier, a path or a URL is not)
     IF s ~ '^[A-Za-z0-9+/=_.-]*$' OR length(s) < 10 OR length(s) > 4096
-       OR length(regexp_replace(s, '[A-Za-z0-9]+', '', 'g')) * 5 < length(s) THEN
+       OR length(regexp_replace(s, '[A-Za-z0-9]+', '', 'g')) * 8 < length(s) THEN
         RETURN NULL;
     END IF;
     s := replace(s, 'z', '!!!!!');
