@@ -216,6 +216,12 @@ CREATE FUNCTION brain._api_frame(stack text) RETURNS boolean
     AS $$
     -- the body: sql/functions/004b-write-guard.sql
 $$;
+CREATE FUNCTION brain._ascii85_text(x text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/001d-text-secret-decoding.sql
+$_$;
 CREATE FUNCTION brain._asked_text(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -254,6 +260,12 @@ CREATE FUNCTION brain._authors(ws bigint, id bigint) RETURNS text[]
     AS $$
     -- the body: sql/functions/018-safety.sql
 $$;
+CREATE FUNCTION brain._base32_text(x text) RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/001d-text-secret-decoding.sql
+$_$;
 CREATE FUNCTION brain.current_workspace() RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -641,6 +653,12 @@ CREATE FUNCTION brain._embedding_title(origin text, metadata jsonb) RETURNS text
     AS $$
     -- the body: sql/functions/001-text.sql
 $$;
+CREATE FUNCTION brain._encoded_signals(t text) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001c-text-signals.sql
+$$;
 CREATE FUNCTION brain._ended_since(s pg_snapshot) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -736,6 +754,13 @@ CREATE FUNCTION brain._gate(kind text, headline text, body text, severity text, 
     AS $$
     -- the body: sql/functions/004-write.sql
 $$;
+CREATE FUNCTION brain._gate_restored() RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/020-transfer.sql
+$$;
+COMMENT ON FUNCTION brain._gate_restored() IS 'A restored database''s rows through the gate, as an import''s (brain restore, as the superuser, before the database takes the target''s place): secrets redacted in every stored text, memories whose text shows injection signals flagged, unconfirmed, unpinned and without votes, an audit row per memory changed. Returns what it changed: memories by id (fields and kinds redacted, flags added, what was cleared) and other texts redacted, counted per column; never a value.';
 CREATE FUNCTION brain._get_memory(id bigint, lock boolean DEFAULT false) RETURNS brain.memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -839,6 +864,11 @@ CREATE FUNCTION brain._handoff_unchanged(source text, project text, handoff text
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
+CREATE FUNCTION brain._hex_int(h text) RETURNS integer
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $_$
+    -- the body: sql/functions/001d-text-secret-decoding.sql
+$_$;
 CREATE FUNCTION brain._hide_index_sizes() RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1174,6 +1204,12 @@ CREATE FUNCTION brain._raise(code text, message text, detail jsonb, hint text) R
     -- the body: sql/functions/001-text.sql
 $$;
 COMMENT ON FUNCTION brain._raise(code text, message text, detail jsonb, hint text) IS 'Raises a pybrain error: SQLSTATE class BR, a message, a JSON DETAIL and a HINT (docs/errors.md).';
+CREATE FUNCTION brain._redact_json(v jsonb) RETURNS jsonb
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/020-transfer.sql
+$$;
 CREATE FUNCTION brain._refresh_dormancy(id bigint) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1241,6 +1277,17 @@ CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/022-serve.sql
+$$;
+CREATE FUNCTION brain._rotated(t text, how text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/001b-text-clean.sql
+$_$;
+CREATE FUNCTION brain._rotated_hints() RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/001b-text-clean.sql
 $$;
 CREATE FUNCTION brain._rule_is_immutable() RETURNS trigger
     LANGUAGE plpgsql
@@ -1333,7 +1380,7 @@ CREATE FUNCTION brain._secret_decode(x text, how text) RETURNS text
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/001a-text-secret-rules.sql
+    -- the body: sql/functions/001d-text-secret-decoding.sql
 $_$;
 CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1343,14 +1390,14 @@ CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
 $_$;
 CREATE FUNCTION brain._secret_stretch(how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    AS $$
-    -- the body: sql/functions/001a-text-secret-rules.sql
-$$;
+    AS $_$
+    -- the body: sql/functions/001d-text-secret-decoding.sql
+$_$;
 CREATE FUNCTION brain._secret_variant(t text, how text, OUT v text, OUT os integer[], OUT ol integer[], OUT ds integer[], OUT dl integer[], OUT plain boolean[]) RETURNS record
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/001a-text-secret-rules.sql
+    -- the body: sql/functions/001d-text-secret-decoding.sql
 $$;
 CREATE FUNCTION brain._section_headline(path text[], max_tokens integer) RETURNS text
     LANGUAGE plpgsql IMMUTABLE
@@ -2493,9 +2540,9 @@ COMMENT ON FUNCTION brain.revoke_workspace(role text, workspace_id bigint) IS 'T
 CREATE FUNCTION brain.scan_secrets(t text) RETURNS TABLE(kind text, start_at integer, end_at integer)
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
+    AS $_$
     -- the body: sql/functions/001b-text-clean.sql
-$$;
+$_$;
 COMMENT ON FUNCTION brain.scan_secrets(t text) IS 'The secrets in a text: each one''s kind and its position (first and last character, counted from 1). Never the value. The text is read as sent, backwards, and with each way of hiding a token undone (NFKC and look-alike letters, entities and escapes, base64 and hex, spaced-out characters, pieces joined, markdown and HTML marks and table cells, groups of four): a hidden secret is reported where its stretch stands.';
 CREATE FUNCTION brain.scan_stored_secrets(max_rows integer DEFAULT 1000, after_id bigint DEFAULT 0) RETURNS TABLE(memory_id bigint, state text, field text, kinds text[])
     LANGUAGE plpgsql STABLE
@@ -3082,7 +3129,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d1ff9cab8ae6458d42e5d6d6ef9b52dce7c53fd4cb7fa4f8d772aa6f197db789';
+COMMENT ON TABLE brain.migration IS 'functions 5e99cca285c567ec37a49b9dbc9633ee25699968a57cc393cb0c36f72c103947';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

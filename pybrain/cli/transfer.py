@@ -453,8 +453,30 @@ def restore_backup(
             click.echo("count check: no manifest (FILE.json) to compare with")
         else:
             click.echo("count check: ok, the same counts as at backup time")
+        click.echo(_gate_lines(out["gate"]))
         if home is not None:
             click.echo(f"use it with BRAIN_HOME={home}")
+
+
+def _gate_lines(gate: dict[str, Any]) -> str:
+    """What the gate changed in a restored database, one line a memory (never a value)."""
+    memories, others = gate["memories"], gate["redacted"]
+    if not memories and not others:
+        return "gate: every row passed as it was (no secret, no unflagged injection)"
+    lines = [f"gate: {len(memories)} memories changed, as an import's would be"]
+    for m in memories:
+        said = []
+        if m.get("redacted"):
+            said.append("redacted " + ", ".join(m["redacted"]))
+        if "flagged" in m:
+            said.append("flagged " + (", ".join(m["flagged"]) or "again"))
+        said += [w for w in ("unconfirmed", "unpinned") if m.get(w)]
+        if m.get("votes_cleared"):
+            said.append("votes cleared")
+        lines.append(f"  #{m['id']} (workspace {m['workspace']}): {'; '.join(said)}")
+    for column, n in sorted(others.items()):
+        lines.append(f"  {column}: {n} redacted")
+    return "\n".join(lines)
 
 
 COMMANDS = (export_command, import_command, ingest_command, backup, restore)

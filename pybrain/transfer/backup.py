@@ -582,7 +582,8 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
     (unless without_manifest), whose manifest or checksum does not match, or whose
     schema or data section is not pybrain's; loads it as a role without rights into a
     fresh database, checks its counts against the manifest's, and only then puts it in
-    the target's place."""
+    the target's place. Before that, every restored row passes the gate's checks as an
+    import's does (brain._gate_restored): `gate` in the answer says what it changed."""
     path = path.expanduser().resolve()
     manifest, toc = preflight(path, without_manifest=without_manifest)
     with wrap_exceptions(), psycopg.connect(url, autocommit=True) as conn:
@@ -732,6 +733,10 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
                     # schema brain's objects to brain_owner, not the superuser (migration 027)
                     c.execute("SELECT brain._claim_objects(), brain._hide_workspace_sizes()")
                     current = db.is_current(c)
+                    if current:
+                        # Its rows are data, as an import's: secrets redacted, injections
+                        # flagged (sql/functions/020-transfer.sql, brain._gate_restored).
+                        gate = c.execute("SELECT brain._gate_restored()").fetchone()[0]
                 if not current:
                     raise BrainError("The restored database is not at this pybrain's schema.", hint=hint)
                 settings = _database_settings(admin, target) + ref_settings
@@ -758,6 +763,7 @@ def restore(path: Path, url: str, *, without_manifest: bool = False) -> dict[str
         "counts": after,
         "expected": expected,
         "count_check": None if expected is None else True,
+        "gate": gate,
     }
 
 

@@ -1,6 +1,7 @@
 -- Text rules: errors, the clock, normalization, the text embedded, word counts.
--- All pure functions. The secret scanner: 001a-text-secret-rules.sql and
--- 001b-text-clean.sql; signals and extraction: 001c-text-signals.sql.
+-- All pure functions. The secret scanner: 001a-text-secret-rules.sql (the rules),
+-- 001b-text-clean.sql (the scan, redaction, refusal) and 001d-text-secret-decoding.sql
+-- (what the scan undoes); signals and extraction: 001c-text-signals.sql.
 
 CREATE OR REPLACE FUNCTION brain._raise(code text, message text, detail jsonb, hint text)
 RETURNS void

@@ -1,5 +1,5 @@
 -- The secret scanner's rules: one per format, the checks a candidate must pass,
--- and the decodings and variants of a text that the scan also reads.
+-- and one pass of the rules over a text (the decodings: 001d-text-secret-decoding.sql).
 
 -- The secret scanner. One rule per format, modelled on the rule sets of
 -- gitleaks (config/gitleaks.toml) and Yelp's detect-secrets (its plugins):
@@ -24,11 +24,11 @@ AS $$
         -- then INTEGER version: PKCS#1, PKCS#8, SEC1 EC) or an OpenSSH key, over lines
         ('private-key', $p$(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA|MI[E-H][A-Za-z0-9+/]AgE[AB]|M[A-H][A-Za-z0-9+/]CAQ|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{40,}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{4,})*={0,2}$p$, 0, 'pem-body', 'gitleaks private-key (the body alone: DER of a private key, or openssh-key-v1, in base64)', '{"~mii[a-z0-9+/]{2}[aqgw]iba|mi[e-h][a-z0-9+/]age[ab]|m[a-h][a-z0-9+/]caq|b3blbnnzac1rzxktdje"}'),
         ('private-key', $p$(?i)Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[ \t]*[A-Za-z0-9+/]+={0,2}[ \t]*(?:\r?\n|$))+)$p$, 1, 'pem', 'PuTTY key files (PuTTY-User-Key-File-2 and -3: the Private-Lines)', '{"private-lines"}'),
-        ('aws-access-key-id', $p$\m(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\M$p$, 0, NULL, 'gitleaks aws-access-token; detect-secrets AWSKeyDetector', '{"AKIA","ASIA","ABIA","ACCA","AGPA","AIDA","AIPA","ANPA","ANVA","APKA","AROA","ASCA"}'),
+        ('aws-access-key-id', $p$\m(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\M$p$, 0, NULL, 'gitleaks aws-access-token; detect-secrets AWSKeyDetector', '{"A3T","AKIA","ASIA","ABIA","ACCA","AGPA","AIDA","AIPA","ANPA","ANVA","APKA","AROA","ASCA"}'),
         ('aws-access-key-id', $p$\m(?:akia|asia)[0-9a-z]{16}\M$p$, 0, 'lower-id', 'the same, lower-cased', '{"akia","asia"}'),
         ('aws-secret-key', $p$(?i)\maws\w*secret\w*["']?\s*(?:[:=]|=>)\s*["']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+=])$p$, 1, NULL, 'detect-secrets AWSKeyDetector (aws_secret_access_key lines)', '{"aws"}'),
         ('github-token', $p$\m(?:[gG][hH][pPoOuUsSrR]_[A-Za-z0-9]{36,255}|[gG][iI][tT][hH][uU][bB]_[pP][aA][tT]_[A-Za-z0-9_]{22,255})$p$, 0, 'provider', 'gitleaks github-pat, github-oauth, github-app-token, github-fine-grained-pat', '{"ghp_","gho_","ghu_","ghs_","ghr_","github_pat_"}'),
-        ('gitlab-token', $p$\m(?:[gG][lL][pP][aA][tT]|glptt|gldt|glrt|glcbt|glffct|glimt|glsoat|glagent)-[A-Za-z0-9_-]{20,}$p$, 0, 'provider', 'gitleaks gitlab-pat, gitlab-ptt, gitlab-deploy-token, gitlab-runner-authentication-token', '{"glpat-","glptt-","gldt-","glrt-","glcbt-","glffct-","glimt-","glsoat-","glagent-"}'),
+        ('gitlab-token', $p$\m(?:[gG][lL][pP][aA][tT]|glptt|gldt|glrt|glcbt|glffct|glimt|glsoat|glagent|glft|gloas)-[A-Za-z0-9_-]{20,}$p$, 0, 'provider', 'gitleaks gitlab-pat, gitlab-pat-routable, gitlab-ptt, gitlab-deploy-token, gitlab-runner-authentication-token (and -routable), gitlab-cicd-job-token, gitlab-feature-flag-client-token, gitlab-incoming-mail-token, gitlab-scim-token, gitlab-kubernetes-agent-token, gitlab-feed-token, gitlab-oauth-app-secret', '{"glpat-","glptt-","gldt-","glrt-","glcbt-","glffct-","glimt-","glsoat-","glagent-","glft-","gloas-"}'),
         ('huggingface-token', $p$\m(?:[hH][fF]_|api_org_)[A-Za-z0-9]{30,}\M$p$, 0, 'provider', 'gitleaks huggingface-access-token, huggingface-organization-api-token', '{"hf_","api_org_"}'),
         ('npm-token', $p$\m[nN][pP][mM]_[A-Za-z0-9]{36}\M$p$, 0, 'provider', 'gitleaks npm-access-token; detect-secrets NpmDetector', '{"npm_"}'),
         ('pypi-token', $p$\mpypi-AgE[A-Za-z0-9_-]{50,}$p$, 0, NULL, 'gitleaks pypi-upload-token; detect-secrets PypiTokenDetector', '{"pypi-AgE"}'),
@@ -61,6 +61,61 @@ AS $$
         ('discord-bot-token', $p$(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])$p$, 0, 'token', 'gitleaks discord-api-token (the bot token: base64 of the bot id, a time, an HMAC)', '{"~\\.[a-z0-9_-]{6,7}\\."}'),
         ('atlassian-api-token', $p$\mATATT3[A-Za-z0-9_=-]{150,}$p$, 0, NULL, 'gitleaks atlassian-api-token (ATATT3…)', '{"ATATT3"}'),
         ('firebase-server-key', $p$\mAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}$p$, 0, NULL, 'gitleaks gcp firebase cloud messaging server keys (AAAA…:APA91b…)', '{":APA91b"}'),
+        -- gitleaks' default configuration, rule by rule (tests/data/gitleaks-rules.txt):
+        -- provider tokens by their own prefixes and shapes
+        ('onepassword-secret-key', $p$\mA3-[A-Z0-9]{6}-(?:[A-Z0-9]{11}|[A-Z0-9]{6}-[A-Z0-9]{5})-[A-Z0-9]{5}-[A-Z0-9]{5}-[A-Z0-9]{5}\M$p$, 0, NULL, 'gitleaks 1password-secret-key', '{"A3-"}'),
+        ('onepassword-token', $p$\mops_eyJ[A-Za-z0-9+/]{100,}={0,3}$p$, 0, NULL, 'gitleaks 1password-service-account-token', '{"ops_eyJ"}'),
+        ('adobe-client-secret', $p$\mp8e-[A-Za-z0-9]{32}\M$p$, 0, NULL, 'gitleaks adobe-client-secret', '{"p8e-"}'),
+        ('airtable-token', $p$\mpat[A-Za-z0-9]{14}\.[a-f0-9]{64}\M$p$, 0, NULL, 'gitleaks airtable-personnal-access-token', '{"airtable"}'),
+        ('alibaba-access-key-id', $p$\mLTAI[A-Za-z0-9]{20}\M$p$, 0, 'provider', 'gitleaks alibaba-access-key-id', '{"LTAI"}'),
+        ('artifactory-token', $p$\m(?:AKCp[A-Za-z0-9]{69}|cmVmd[A-Za-z0-9]{59})\M$p$, 0, NULL, 'gitleaks artifactory-api-key, artifactory-reference-token', '{"AKCp","cmVmd"}'),
+        ('authress-key', $p$\m(?:sc|ext|scauth|authress)_[A-Za-z0-9]{5,30}\.[A-Za-z0-9]{4,6}\.acc[_-][A-Za-z0-9-]{10,32}\.[A-Za-z0-9+/_=-]{30,120}$p$, 0, NULL, 'gitleaks authress-service-client-access-key', '{".acc_",".acc-"}'),
+        ('aws-bedrock-api-key', $p$\m(?:ABSK[A-Za-z0-9+/]{109,255}={0,2}|bedrock-api-key-YmVkcm9jay5hbWF6b25hd3MuY29t[A-Za-z0-9+/=%&-]*)$p$, 0, NULL, 'gitleaks aws-amazon-bedrock-api-key-long-lived, -short-lived', '{"ABSK","bedrock-api-key-"}'),
+        ('clickhouse-api-key', $p$\m4b1d[A-Za-z0-9]{38}\M$p$, 0, NULL, 'gitleaks clickhouse-cloud-api-secret-key', '{"4b1d"}'),
+        ('clojars-token', $p$(?i)\mCLOJARS_[a-z0-9]{60}\M$p$, 0, NULL, 'gitleaks clojars-api-token', '{"clojars_"}'),
+        ('cloudflare-origin-ca-key', $p$\mv1\.0-[a-f0-9]{24}-[a-f0-9]{146}\M$p$, 0, NULL, 'gitleaks cloudflare-origin-ca-key', '{"v1.0-"}'),
+        ('defined-networking-token', $p$\mdnkey-[A-Za-z0-9=_-]{26}-[A-Za-z0-9=_-]{52}$p$, 0, NULL, 'gitleaks defined-networking-api-token', '{"dnkey-"}'),
+        ('duffel-token', $p$\mduffel_(?:test|live)_[A-Za-z0-9_=-]{43}$p$, 0, NULL, 'gitleaks duffel-api-token', '{"duffel_"}'),
+        ('dynatrace-token', $p$\mdt0c01\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{64}\M$p$, 0, NULL, 'gitleaks dynatrace-api-token', '{"dt0c01."}'),
+        ('easypost-token', $p$\mEZ[AT]K[A-Za-z0-9]{54}\M$p$, 0, NULL, 'gitleaks easypost-api-token, easypost-test-api-token', '{"EZAK","EZTK"}'),
+        ('facebook-token', $p$(?:(?<![0-9])[0-9]{15,16}(?:\||%7[Cc])[0-9A-Za-z_-]{27,40}(?![0-9A-Za-z_-])|\mEAA[MC][A-Za-z0-9]{100,})$p$, 0, NULL, 'gitleaks facebook-access-token, facebook-page-access-token', '{"facebook","EAAM","EAAC"}'),
+        ('flutterwave-key', $p$\mFLW(?:SECK|PUBK)(?:_TEST)?-[A-Ha-h0-9]{12,32}(?:-X)?$p$, 0, NULL, 'gitleaks flutterwave-encryption-key, flutterwave-public-key, flutterwave-secret-key', '{"FLWSECK","FLWPUBK"}'),
+        ('flyio-token', $p$\m(?:fo1_[A-Za-z0-9_-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}|fm2_[A-Za-z0-9+/]{100,}={0,3})$p$, 0, NULL, 'gitleaks flyio-access-token', '{"fo1_","fm1a_","fm1r_","fm2_"}'),
+        ('frameio-token', $p$\mfio-u-[A-Za-z0-9_=-]{64}$p$, 0, NULL, 'gitleaks frameio-api-token', '{"fio-u-"}'),
+        ('gitlab-token', $p$\m(?:GR1348941[A-Za-z0-9_-]{20}|_gitlab_session=[0-9a-z]{32})$p$, 0, NULL, 'gitleaks gitlab-rrt, gitlab-session-cookie', '{"GR1348941","_gitlab_session="}'),
+        ('grafana-token', $p$(?i)\meyJrIjoi[A-Za-z0-9]{70,}={0,3}$p$, 0, NULL, 'gitleaks grafana-api-key', '{"eyJrIjoi"}'),
+        ('harness-api-key', $p$\m(?:pat|sat)\.[A-Za-z0-9_-]{22}\.[A-Za-z0-9]{24}\.[A-Za-z0-9]{20}\M$p$, 0, NULL, 'gitleaks harness-api-key', '{"pat.","sat."}'),
+        ('terraform-token', $p$\m[A-Za-z0-9]{14}\.atlasv1\.[A-Za-z0-9_=-]{60,70}$p$, 0, NULL, 'gitleaks hashicorp-tf-api-token', '{".atlasv1."}'),
+        ('heroku-api-key', $p$\mHRKU-AA[0-9A-Za-z_-]{58}$p$, 0, NULL, 'gitleaks heroku-api-key-v2', '{"HRKU-AA"}'),
+        ('infracost-token', $p$\mico-[A-Za-z0-9]{32}\M$p$, 0, 'token', 'gitleaks infracost-api-token', '{"ico-"}'),
+        ('intra42-secret', $p$\ms-s4t2(?:ud|af)-[a-f0-9]{64}\M$p$, 0, NULL, 'gitleaks intra42-client-secret', '{"s-s4t2"}'),
+        ('maxmind-license-key', $p$\m[A-Za-z0-9]{6}_[A-Za-z0-9]{29}_mmk\M$p$, 0, NULL, 'gitleaks maxmind-license-key', '{"_mmk"}'),
+        ('teams-webhook', $p$https://[A-Za-z0-9-]+\.webhook\.office\.com/webhookb2/[^\s"'<>]{20,}$p$, 0, NULL, 'gitleaks microsoft-teams-webhook', '{"webhook.office.com"}'),
+        ('notion-token', $p$\mntn_[0-9]{11}[A-Za-z0-9]{35}\M$p$, 0, NULL, 'gitleaks notion-api-token', '{"ntn_"}'),
+        ('octopus-api-key', $p$\mAPI-[A-Z0-9]{26}\M$p$, 0, 'token', 'gitleaks octopus-deploy-api-key', '{"API-"}'),
+        ('openshift-token', $p$\msha256~[A-Za-z0-9_-]{43}$p$, 0, NULL, 'gitleaks openshift-user-token', '{"sha256~"}'),
+        ('perplexity-api-key', $p$\mpplx-[A-Za-z0-9]{48}\M$p$, 0, NULL, 'gitleaks perplexity-api-key', '{"pplx-"}'),
+        ('planetscale-token', $p$\mpscale_(?:tkn|oauth|pw)_[A-Za-z0-9_=.-]{32,64}$p$, 0, NULL, 'gitleaks planetscale-api-token, planetscale-oauth-token, planetscale-password', '{"pscale_"}'),
+        ('prefect-token', $p$\mpnu_[A-Za-z0-9]{36}\M$p$, 0, NULL, 'gitleaks prefect-api-token', '{"pnu_"}'),
+        ('pulumi-token', $p$\mpul-[a-f0-9]{40}\M$p$, 0, NULL, 'gitleaks pulumi-api-token', '{"pul-"}'),
+        ('readme-token', $p$\mrdme_[a-z0-9]{70}\M$p$, 0, NULL, 'gitleaks readme-api-token', '{"rdme_"}'),
+        ('rubygems-token', $p$\mrubygems_[a-f0-9]{48}\M$p$, 0, NULL, 'gitleaks rubygems-api-token', '{"rubygems_"}'),
+        ('scalingo-token', $p$\mtk-us-[A-Za-z0-9_-]{48}$p$, 0, NULL, 'gitleaks scalingo-api-token', '{"tk-us-"}'),
+        ('sendinblue-token', $p$\mxkeysib-[a-f0-9]{64}-[A-Za-z0-9]{16}\M$p$, 0, NULL, 'gitleaks sendinblue-api-token', '{"xkeysib-"}'),
+        ('sentry-token', $p$\m(?:sntryu_[a-f0-9]{64}|sntrys_eyJ[A-Za-z0-9+/=_]{40,})$p$, 0, NULL, 'gitleaks sentry-user-token, sentry-org-token', '{"sntryu_","sntrys_"}'),
+        ('settlemint-token', $p$\msm_(?:aat|pat|sat)_[A-Za-z0-9]{16}\M$p$, 0, NULL, 'gitleaks settlemint-application-, personal-, service-access-token', '{"sm_aat_","sm_pat_","sm_sat_"}'),
+        ('shippo-token', $p$\mshippo_(?:live|test)_[a-fA-F0-9]{40}\M$p$, 0, NULL, 'gitleaks shippo-api-token', '{"shippo_"}'),
+        ('sidekiq-secret', $p$(?i)\mBUNDLE_(?:ENTERPRISE|GEMS)__CONTRIBSYS__COM["']?\s*[:=]\s*["']?([a-f0-9]{8}:[a-f0-9]{8})$p$, 1, NULL, 'gitleaks sidekiq-secret (sidekiq-sensitive-url: rule url-credentials)', '{"contribsys__com"}'),
+        ('slack-token', $p$(?i)\mxapp-\d-[A-Z0-9]+-\d+-[a-z0-9]+$p$, 0, NULL, 'gitleaks slack-app-token', '{"xapp-"}'),
+        ('sourcegraph-token', $p$\msgp_(?:(?:[a-fA-F0-9]{16}|local)_)?[a-fA-F0-9]{40}\M$p$, 0, NULL, 'gitleaks sourcegraph-access-token', '{"sgp_"}'),
+        -- a Kubernetes Secret's data: the block of values under data:, before or after kind: Secret
+        ('kubernetes-secret', $p$(?i)\mkind:[ \t]*["']?secret["']?[ \t]*\r?\n(?:[^\n]*\n){0,12}[ \t]*(?:data|stringData):[ \t]*\r?\n((?:[ \t]+[A-Za-z0-9_.-]+:[^\n]*(?:\r?\n|$))+)$p$, 1, 'k8s', 'gitleaks kubernetes-secret-yaml', '{"kind: secret","kind:secret","kind: \"secret","kind: ''secret"}'),
+        ('kubernetes-secret', $p$(?i)(?:^|\n)[ \t]*(?:data|stringData):[ \t]*\r?\n((?:[ \t]+[A-Za-z0-9_.-]+:[^\n]*\r?\n)+)(?:[^\n]*\n){0,12}[ \t]*kind:[ \t]*["']?secret\M$p$, 1, 'k8s', 'gitleaks kubernetes-secret-yaml (data before kind)', '{"kind: secret","kind:secret","kind: \"secret","kind: ''secret"}'),
+        ('nuget-password', $p$(?i)<add\s+key\s*=\s*"(?:ClearText)?Password"\s+value\s*=\s*"([^"]{4,})"$p$, 1, 'password', 'gitleaks nuget-config-password', '{"<add key"}'),
+        -- gitleaks' semi-generic rules: a key that names the provider, assigned a value
+        ('provider-secret', $p$(?i)(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9]+[_.-])*(?:adafruit|adobe|airtable|algolia|alibaba|aliyun|asana|atlassian|confluence|jira|beamer|bitbucket|bittrex|meraki|cloudflare|codecov|cohere|co_api_key|coinbase|confluent|contentful|datadog|dnkey|discord|droneci|dropbox|etsy|facebook|fastly|finicity|finnhub|flickr|freshbooks|gitter|gocardless|heroku|hubspot|intercom|jfrog|artifactory|bintray|xray|kraken|kucoin|launchdarkly|linear|linked[_-]?in|lob|looker|mailchimp|mailgun|mapbox|mattermost|message[_-]?bird|netlify|new[_-]?relic|nytimes|newyorktimes|okta|plaid|private[_-]?ai|rapidapi|sendbird|sentry|snyk|sonar|sourcegraph|squarespace|sumo|telegram|travis|twitch|twitter|typeform|yandex|zendesk)[A-Za-z0-9_.-]{0,30}["']?[ \t]*(?:[:=]|:=|=>|\?=|\|\|)[ \t]*["'`]?([A-Za-z0-9_.=+/:%-]{10,})$p$, 1, 'provider-value', 'gitleaks'' keyword rules (adafruit-api-key, adobe-client-id, airtable-api-key, … zendesk-secret-key: a key naming the provider, assigned a value)', '{"adafruit","adobe","airtable","algolia","alibaba","aliyun","asana","atlassian","confluence","jira","beamer","bitbucket","bittrex","meraki","cloudflare","codecov","cohere","co_api_key","coinbase","confluent","contentful","datadog","dnkey","discord","droneci","dropbox","etsy","facebook","fastly","finicity","finnhub","flickr","freshbooks","gitter","gocardless","heroku","hubspot","intercom","jfrog","artifactory","bintray","xray","kraken","kucoin","launchdarkly","linear","linkedin","linked_in","linked-in","lob","looker","mailchimp","mailgun","mapbox","mattermost","messagebird","message_bird","message-bird","netlify","newrelic","new_relic","new-relic","nytimes","newyorktimes","okta","plaid","privateai","private_ai","private-ai","rapidapi","sendbird","sentry","snyk","sonar","sourcegraph","squarespace","sumo","telegram","travis","twitch","twitter","typeform","yandex","zendesk"}'),
+        -- an Authorization header of another scheme than Basic and Bearer (Token, Api-Token, SSWS, …)
+        ('http-auth-header', $p$(?i)\mauthorization["']?\s*[:=]\s*["']?(?:token|api-?token|apikey|api-key|key|sso-key|ssws|splunk|dsn|hmac|digest)?\s*([A-Za-z0-9._~+/=:-]{12,})$p$, 1, 'token', 'gitleaks curl-auth-header (Authorization headers of any scheme)', '{"authorization"}'),
         ('jwt', $p$\meyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}$p$, 0, NULL, 'gitleaks jwt; detect-secrets JwtTokenDetector', '{"eyJ"}'),
         ('http-basic-auth', $p$(?i)\mauthorization["']?\s*[:=]\s*["']?basic\s+([A-Za-z0-9+/]{8,}={0,2})$p$, 1, NULL, 'detect-secrets BasicAuthDetector (Authorization: Basic headers)', '{"basic"}'),
         ('http-bearer-token', $p$(?i)\mbearer\s+([A-Za-z0-9._~+/-]{16,}=*)$p$, 1, 'token', 'gitleaks generic bearer tokens (Authorization: Bearer headers)', '{"bearer"}'),
@@ -77,6 +132,23 @@ AS $$
         ('assigned-secret', $p$(?in)^[ \t-]*["']?[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']?[ \t]*:[ \t]*["']?([A-Za-z]{8,})["']?[ \t]*(?=\n|$)$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a YAML or .env line)', '{"passw","pwd"}'),
         ('assigned-secret', $p$(?i)["'][A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*["']\s*:\s*["']([A-Za-z]{8,})["']$p$, 1, 'password-letters', 'detect-secrets KeywordDetector (a password of letters only, a JSON value)', '{"passw","pwd"}'),
         ('netrc-password', $p$(?i)\m(?:machine\s+[a-z0-9][a-z0-9._-]*|default)(?:\s+(?:login|account)\s+\S+)*\s+password\s+([^\s"'`]+)$p$, 1, 'netrc', 'detect-secrets KeywordDetector (.netrc machine / login / password entries)', '{"machine","default"}'),
+        -- Passwords where a command line takes them: a client's -pVALUE, a tool's
+        -- --password VALUE or -storepass VALUE, sshpass -p, curl -u user:pass,
+        -- smbclient -U user%pass, PGPASSWORD=VALUE before a command
+        ('command-password', $p$\m(?:mysql|mysqldump|mysqladmin|mysqlimport|mysqlcheck|mysqlpump|mysqlsh|mariadb|mariadb-dump)\M[^\n;|&]*[ \t]-p["']?([^\s"'-][^\s"']{2,})$p$, 1, 'cli-password', 'a MySQL client''s -pPASSWORD (gitleaks generic-api-key''s command lines)', '{"mysql","mariadb"}'),
+        ('command-password', $p$(?i)(?:^|[\s"'(])--?(?:password|passwd|pass|pwd|passphrase|pw|(?:db|admin|root|user|new|old|master|store|key|src|dest|srcstore|deststore|srckey|destkey|http|ftp|proxy|sasl|rpc|auth|bind|mail|smtp|ldap|vault|registry|docker|api|login|rcon|web|client|server)[_-]?(?:password|passwd|pass|pwd|pw)|storepass|keypass|srcstorepass|deststorepass|srckeypass|destkeypass|passin|passout)(?:=|[ \t]+|:)["']?(?:pass:)?([^\s"'][^\s"']{2,})$p$, 1, 'cli-password', 'a tool''s password flag: --password VALUE, --password=VALUE, -storepass VALUE, -passin pass:VALUE, …', '{"-pass","-pw","-passwd","-pwd","password","storepass","keypass","passin","passout","passphrase"}'),
+        ('command-password', $p$\msshpass\M[^\n;|&]*[ \t]-p[ \t]*["']?([^\s"']{3,})$p$, 1, 'cli-password', 'sshpass -p PASSWORD', '{"sshpass"}'),
+        ('command-password', $p$\mredis-cli\M[^\n;|&]*[ \t](?:-a|--pass)[ \t]+["']?([^\s"']{3,})$p$, 1, 'cli-password', 'redis-cli -a PASSWORD', '{"redis-cli"}'),
+        ('command-password', $p$\m(?:sqlcmd|bcp|osql|isql)\M[^\n;|&]*[ \t]-P[ \t]*["']?([^\s"'-][^\s"']{2,})$p$, 1, 'cli-password', 'sqlcmd and bcp -P PASSWORD', '{"sqlcmd","bcp","osql","isql"}'),
+        ('command-password', $p$\m(?:mongo|mongosh|mongodump|mongorestore|mongoexport|mongoimport|mongostat|mongotop)\M[^\n;|&]*[ \t]-p[ \t]+["']?([^\s"'-][^\s"']{2,})$p$, 1, 'cli-password', 'the MongoDB tools'' -p PASSWORD', '{"mongo"}'),
+        ('command-password', $p$\msmbclient\M[^\n;|&]*[ \t]-U[ \t]*["']?[^\s"'%]+%([^\s"']{3,})$p$, 1, 'cli-password', 'smbclient -U user%PASSWORD', '{"smbclient"}'),
+        ('command-password', $p$\mhtpasswd\M[ \t]+-[A-Za-z]*b[A-Za-z]*[ \t]+(?:\S+[ \t]+)?\S+[ \t]+["']?([^\s"']{3,})$p$, 1, 'cli-password', 'htpasswd -b FILE USER PASSWORD', '{"htpasswd"}'),
+        ('command-password', $p$(?i)\mnet[ \t]+use\M[^\n]*/user:\S+[ \t]+["']?([^\s"'/][^\s"']{2,})$p$, 1, 'cli-password', 'net use … /user:NAME PASSWORD', '{"net use"}'),
+        ('command-password', $p$\m(?:curl|wget)\M[^\n;|&]*[ \t](?:-u|--user|--http-user|--proxy-user|-U)(?:=|[ \t]*)["']?[^\s"':]*:([^\s"']{3,})$p$, 1, 'cli-password', 'gitleaks curl-auth-user: curl -u USER:PASSWORD, --user, wget --http-user', '{"curl","wget"}'),
+        ('command-password', $p$(?:^|[\s;&|(`])(?:export[ \t]+|set[ \t]+|\$env:)?[A-Za-z_][A-Za-z0-9_]*(?:PASSWORD|PASSWD|_PASS|PWD|_PW|PASSPHRASE)[ \t]*=[ \t]*["']?([^\s"'$`][^\s"'`]{3,})$p$, 1, 'cli-password', 'PGPASSWORD=VALUE, MYSQL_PWD=VALUE, … before a command or exported', '{"password","passwd","_pass","pwd","_pw","passphrase"}'),
+        -- A password said in a sentence: "my db password for staging is …", "pw: …",
+        -- "passwd …" (a value with a digit or a symbol: a word is no password)
+        ('prose-password', $p$(?i)\m(?:password|passwd|passphrase|passcode|pass ?word|pwd|pw|pin code)\M(?:[ \t]+(?:for|of|on|at|in)(?:[ \t]+(?!(?:is|was|to)[ \t])[A-Za-z0-9_.@/-]+){1,3})?(?:[ \t]*[:=]|[ \t]+(?:is|was|will|be|has|been|should|set|changed|reset|now|are|becomes|reads|to|-|—|–|→|->)(?![A-Za-z0-9]))*(?:[ \t]*[:=][ \t]*|[ \t]+)["'`“‘]?([^\s"'`”’]{3,}[^\s"'`”’.,;:!?)\]])$p$, 1, 'prose-password', 'a password said in a sentence or a note (detect-secrets KeywordDetector''s prose)', '{"pass","pw","pwd","pin code"}'),
         ('hex-secret', $p$(?i)\m(?:secret|token|api[ _.-]?key|apikey|auth[ _.-]?key|access[ _.-]?key|passw(?:or)?d|credentials?)s?["']?(?:\s*(?:[:=]|:=|=>|\mis\M|\mwas\M|\mreads\M))*\s*["']?([0-9a-f]{32,})(?![0-9A-Za-z])$p$, 1, 'hex', 'gitleaks generic-api-key (hex values after a secret''s name, in a sentence or a header)', '{"secret","token","key","passw","pwd","credential"}'),
         -- The first part of a provider token cut short (a key given in halves):
         -- its prefix and eight characters or more, with a digit.
@@ -120,6 +192,27 @@ AS $$
              -- camelCase or capitals (a variable), is no password
              lower(v) !~ '^(required|optional|mandatory|disabled|enabled|incorrect|invalid|expired|username|usernames|passwords?|default|defaults|hidden|masked|unchanged|unknown|missing|generated|random|encrypted|hashed|protected|forbidden|inherit|inherited|prompted|environment|settings|variable|placeholder|anything|something|whatever|secrets?|changeme|example|examples|notrequired|provided|supplied|rotated|redacted|omitted|ignored|none|empty|blank|sensitive|string|boolean|integer|credentials?)$'
              AND v !~ '^[a-z]+([A-Z][a-z0-9]*)+$' AND v !~ '^[A-Z]+$'
+        WHEN check_name = 'provider-value' THEN
+             v !~ '^(https?|file)://' AND v !~ '^/|^\./|^~/'
+             AND v !~ '^\d{4}-\d\d-\d\d' AND v !~ '^v?\d+(\.\d+)+'
+             AND NOT (v ~ '^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)+$' AND v !~ '[0-9]')
+             AND (v ~ '[0-9]' AND v ~ '[A-Za-z]' AND brain._entropy(v) >= 3.0
+                  OR v ~ '^[0-9]{14,}$' AND brain._entropy(v) >= 2.5)
+        WHEN check_name = 'cli-password' THEN
+             v !~ '^[$%{<\[(-]' AND lower(v) !~ '^(env|file|fd|stdin|prompt|pass|password|secret)(:|$)'
+             AND v !~ '^[0-9]{1,5}$' AND length(v) >= 4 AND v !~ '^\*+$'
+             AND (rtrim(v, '.,;:!?') ~ '[^A-Za-z]'
+                  OR length(v) >= 8 AND brain._secret_candidate_ok('password-letters', v)
+                  OR length(v) >= 10 AND v ~ '[A-Z]' AND v ~ '[a-z]' AND brain._entropy(v) >= 3.2)
+        WHEN check_name = 'prose-password' THEN
+             v !~ '^[$%{<\[(]' AND v !~ '[][(){}]' AND v !~ '^!' AND length(v) >= 5 AND v ~ '[A-Za-z]' AND v ~ '[^A-Za-z]'
+             AND v !~ '^[0-9.,:/+-]+$' AND v !~ '^(https?|file)://' AND v !~ '^/|^\./|^~/|^[A-Za-z]:\\'
+             AND lower(v) !~ '^(sha-?\d+|md5|bcrypt|scrypt|argon2\w*|pbkdf2\w*|utf-?8|base64|rot13|2fa|oauth2|saml2|\w+\(\)|e\.g\.?|i\.e\.?|n/a)$'
+             AND v !~ '^[A-Za-z]+([_.-][A-Za-z]+)+$'                 -- a snake_case, dotted or hyphenated name
+             AND v !~ '^[A-Za-z]+[.,;:!?]+$'
+             AND v !~ '^[\w-]+\.(ya?ml|json|txt|env|conf|cfg|ini|toml|md|py|js|ts|sh|xml|properties)$'
+             AND brain._entropy(v) >= 2.3
+        WHEN check_name = 'k8s' THEN v ~ ':[ \t]*["'']?[A-Za-z0-9+/]{8,}'
         WHEN check_name = 'netrc' THEN v !~ '^[$%{<]' AND length(v) >= 4
         WHEN check_name = 'pgpass' THEN v !~ '^[$%{<*]' AND length(v) >= 4 AND v !~ '^[0-9.]+$'
         -- a provider token, not its example (ghp_xxxx…, sk_live_0000…)
@@ -240,226 +333,6 @@ BEGIN
             starts := starts || s;
             ends := ends || e;
         END LOOP;
-    END LOOP;
-END
-$$;
-
--- The ways a secret is written so that the rules do not see it, each undone
--- in a copy of the text (brain._secret_variant): the stretches a pattern
--- finds, and what each stretch reads as.
---   unicode  characters outside ASCII: NFKC (full-width letters, ligatures,
---            no-break spaces), Cyrillic and Greek letters that look Latin,
---            and invisible characters (zero-width, soft hyphens, bidi) dropped
---   escapes  HTML entities (&#103; &#x67; &amp;), percent-encoding and
---            \xNN / \uNNNN escapes
---   blobs    base64 (and base64url) and hex runs that decode to text
---   spacing  a token written one character at a time, with spaces or line
---            breaks between the characters
---   joins    a token cut into pieces joined by line breaks (a JWT over
---            lines, a backslash continuation) or by string concatenation
---            ("ghp_ab" + "cd", "ab" "cd")
---   markup   token characters with markdown or HTML between them: backslash
---            escapes (ghp\_…), tags and comments (<b>, <span class=…>,
---            <!-- -->), emphasis and code marks (**, ~~, `), table cell
---            separators (| ghp_ab | cd |)
---   groups   a token written in groups of four, with dashes or spaces
---            between them (ghp_-AbCd-EfGh-…, AKIA ABCD EFGH …)
-CREATE OR REPLACE FUNCTION brain._secret_stretch(how text)
-RETURNS text
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-    SELECT CASE how
-        WHEN 'unicode' THEN '[^\u0001-\u007f]+'
-        WHEN 'escapes' THEN '(?:&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4})+'
-        WHEN 'blobs' THEN '[A-Za-z0-9+/_-]{16,}={0,2}'
-        WHEN 'spacing' THEN '(?<!\S)(?:\S\s{1,3}){7,}\S(?!\S)'
-        WHEN 'joins' THEN '[A-Za-z0-9_./+=-]{6,}(?:(?:[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+)[A-Za-z0-9_./+=-]{6,})+'
-        WHEN 'markup' THEN '[A-Za-z0-9_./+=-]{2,}(?:(?:\\(?=[!-/:-@\[-`{-~])|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>|<!--(?:[^-]|-[^-])*-->|\*{1,3}|~~|`{1,3}|[ \t]*\|[ \t]*)+[A-Za-z0-9_./+=-]{2,})+'
-        WHEN 'groups' THEN '(?<![A-Za-z0-9_-])[A-Za-z0-9_]{1,12}(?:[- ][A-Za-z0-9]{4}){3,}(?:[- ][A-Za-z0-9]{1,3})?(?![A-Za-z0-9_-])'
-    END
-$$;
-
--- What a stretch reads as (NULL: it reads as itself).
-CREATE OR REPLACE FUNCTION brain._secret_decode(x text, how text)
-RETURNS text
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    b bytea;
-    d text;
-    h text;
-BEGIN
-    IF how = 'unicode' THEN
-        IF current_setting('server_encoding') <> 'UTF8' THEN
-            RETURN NULL;
-        END IF;
-        d := translate(regexp_replace(normalize(x, NFKC),
-                             '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0]', '', 'g'),
-                         'аАВсСеЕһНіІјЈКкМоОрРѕЅТуУхХԁԛԝԜӏӀүɡΑΒΕΖΗΙΚΜΝΟΡΤΥΧονριϲακτυχ',
-                         'aABcCeEhHiIjJKkMoOpPsSTyYxXdqwWlIygABEZHIKMNOPTYXovpicaktux');
-        -- an ellipsis (… as ...), common in prose, hides no token
-        RETURN CASE WHEN d !~ '^[.]+$' THEN d END;
-    ELSIF how = 'escapes' THEN
-        SELECT string_agg(CASE
-                   WHEN m[1] ~ '^&#[0-9]' THEN CASE WHEN btrim(m[1], '&#;')::integer BETWEEN 32 AND 55295
-                       THEN chr(btrim(m[1], '&#;')::integer) ELSE m[1] END
-                   WHEN m[1] ~ '^&#[xX][0-9a-fA-F]{1,4};?$' THEN CASE
-                       WHEN ('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
-                       THEN chr(('x' || lpad(rtrim(substr(m[1], 4), ';'), 8, '0'))::bit(32)::integer) ELSE m[1] END
-                   WHEN m[1] ~ '^(%|\\x)' AND ('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer BETWEEN 32 AND 126
-                       THEN chr(('x' || lpad(right(m[1], 2), 8, '0'))::bit(32)::integer)
-                   WHEN m[1] ~ '^\\u' AND ('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer BETWEEN 32 AND 55295
-                       THEN chr(('x' || lpad(right(m[1], 4), 8, '0'))::bit(32)::integer)
-                   WHEN m[1] ~ '^&[A-Za-z]' THEN coalesce(jsonb_build_object(
-                       'amp', '&', 'lt', '<', 'gt', '>', 'quot', '"', 'apos', '''', 'nbsp', ' ', 'sol', '/',
-                       'lowbar', '_', 'period', '.', 'colon', ':', 'equals', '=', 'plus', '+', 'hyphen', '-',
-                       'dash', '-', 'num', '#', 'excl', '!', 'dollar', '$', 'percnt', '%', 'commat', '@',
-                       'tilde', '~', 'comma', ',', 'semi', ';', 'quest', '?', 'lpar', '(', 'rpar', ')',
-                       'lsqb', '[', 'rsqb', ']', 'lcub', '{', 'rcub', '}', 'ast', '*', 'bsol', '\', 'Hat', '^',
-                       'grave', '`', 'verbar', '|', 'vert', '|')
-                       ->> rtrim(substr(m[1], 2), ';'), m[1])
-                   ELSE m[1] END, '' ORDER BY n)
-        INTO d
-        FROM regexp_matches(x, '&#[0-9]{1,7};?|&#[xX][0-9a-fA-F]{1,6};?|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\x[0-9A-Fa-f]{2}|\\u[0-9A-Fa-f]{4}', 'g')
-             WITH ORDINALITY AS t(m, n);
-        RETURN nullif(d, x);
-    ELSIF how = 'blobs' THEN
-        -- text only: a run that decodes to binary (an image, a hash) reads as
-        -- itself; so does a run without a digit (a long identifier: base64 of
-        -- 12 characters or more of text holds a digit, as good as always)
-        IF x !~ '[0-9]' THEN
-            RETURN NULL;
-        END IF;
-        h := CASE WHEN x ~ '^0x' THEN substr(x, 3) ELSE x END;
-        IF h ~ '^[0-9a-fA-F]+$' AND length(h) % 2 = 0 THEN
-            b := decode(h, 'hex');
-        ELSIF x ~ '[0-9A-Z]' THEN
-            h := rtrim(translate(x, '-_', '+/'), '=');
-            h := CASE length(h) % 4 WHEN 1 THEN left(h, -1) WHEN 2 THEN h || '==' WHEN 3 THEN h || '=' ELSE h END;
-            b := decode(h, 'base64');
-        ELSE
-            RETURN NULL;
-        END IF;
-        d := encode(b, 'escape');
-        IF d ~ '\\[0-7]{3}' OR d ~ '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]' THEN
-            RETURN NULL;
-        END IF;
-        RETURN replace(d, '\\', '\');
-    ELSIF how = 'spacing' THEN
-        RETURN regexp_replace(x, '\s', '', 'g');
-    ELSIF how = 'joins' THEN
-        -- pieces of a token hold a digit and a capital; words at the ends of
-        -- two lines of prose do not
-        IF x !~ '[0-9]' OR x !~ '[A-Z]' THEN
-            RETURN NULL;
-        END IF;
-        RETURN regexp_replace(x, '[ \t]*\\?\r?\n[ \t]*|["''`][ \t]*\+?[ \t]*["''`]|[ \t]+\+[ \t]+', '', 'g');
-    ELSIF how = 'markup' THEN
-        -- escapes, tags and marks removed; the cells of a table row joined,
-        -- every run of one to four neighbours (which cells hold the token's
-        -- pieces is not said), one run a line. Words of prose and of
-        -- tables hold no piece of letters and digits, or are short.
-        IF x !~ '[A-Za-z][A-Za-z0-9_+/=.-]*[0-9]|[0-9][A-Za-z0-9_+/=.-]*[A-Za-z]' OR length(x) < 16 THEN
-            RETURN NULL;
-        END IF;
-        d := regexp_replace(x, '\\(?=[!-/:-@\[-`{-~])|</?[A-Za-z][A-Za-z0-9]{0,15}(?:\s[^<>]{0,200})?/?>|<!--(?:[^-]|-[^-])*-->|\*{1,3}|~~|`{1,3}', '', 'g');
-        IF d ~ '\|' THEN
-            SELECT string_agg(array_to_string(c[i:i + w], ''), E'\n' ORDER BY i, w) INTO d
-            FROM (SELECT regexp_split_to_array(d, '[ \t]*\|[ \t]*') AS c) AS cells,
-                 generate_series(1, array_length(c, 1)) AS i, generate_series(0, 3) AS w
-            WHERE i + w <= array_length(c, 1) AND length(array_to_string(c[i:i + w], '')) >= 16;
-        END IF;
-        RETURN d;
-    ELSIF how = 'groups' THEN
-        IF x !~ '[0-9]' THEN
-            RETURN NULL;
-        END IF;
-        RETURN regexp_replace(x, '[- ]', '', 'g');
-    END IF;
-    RETURN NULL;
-END
-$$;
-
--- A copy of a text with each stretch of one kind (brain._secret_stretch)
--- replaced by what it reads as, and the map back: segment i of the copy
--- starts at ds[i] (dl[i] characters) and comes from os[i] (ol[i]) of the
--- text; plain[i] when it is the text itself. Only the changed stretches and
--- 120 characters either side are copied (a key = value line and a token fit
--- in that): the rules then read a few lines, not the whole document again.
--- v is NULL when nothing changed.
-CREATE OR REPLACE FUNCTION brain._secret_variant(t text, how text,
-                                                 OUT v text, OUT os integer[], OUT ol integer[],
-                                                 OUT ds integer[], OUT dl integer[], OUT plain boolean[])
-LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    re text := brain._secret_stretch(how);
-    ctx constant integer := 120;
-    stretches text[];
-    gaps text[];
-    decoded text[];
-    x text;
-    d text;
-    o integer := 1;
-    run_start integer := 1;   -- where the plain text since the last changed stretch starts
-    seen_change boolean := false;
-BEGIN
-    -- (one pass each: the stretches, and the text between them)
-    SELECT array_agg(m[1] ORDER BY n) INTO stretches FROM regexp_matches(t, re, 'g') WITH ORDINALITY AS s(m, n);
-    IF stretches IS NULL THEN
-        RETURN;
-    END IF;
-    SELECT array_agg(brain._secret_decode(s, how) ORDER BY n) INTO decoded
-    FROM unnest(stretches) WITH ORDINALITY AS u(s, n);
-    IF NOT EXISTS (SELECT FROM unnest(stretches, decoded) AS u(s, d) WHERE u.d <> u.s) THEN
-        RETURN;
-    END IF;
-    gaps := regexp_split_to_array(t, re);
-    v := ''; os := '{}'; ol := '{}'; ds := '{}'; dl := '{}'; plain := '{}';
-    FOR i IN 1 .. array_length(gaps, 1) + 1 LOOP
-        IF i <= array_length(gaps, 1) THEN
-            o := o + length(gaps[i]);
-        END IF;
-        IF i <= array_length(stretches, 1) THEN
-            x := stretches[i];
-            d := decoded[i];
-            IF d IS NULL OR d = x THEN
-                o := o + length(x);
-                CONTINUE;
-            END IF;
-        ELSE
-            x := NULL;
-        END IF;
-        -- the plain text from run_start to o - 1: its end after a change, its start before one
-        IF o > run_start THEN
-            IF seen_change AND (x IS NULL OR o - run_start > 2 * ctx) THEN
-                os := os || run_start; ol := ol || least(ctx, o - run_start); ds := ds || (length(v) + 1);
-                dl := dl || least(ctx, o - run_start); plain := plain || true;
-                v := v || substr(t, run_start, least(ctx, o - run_start));
-                run_start := greatest(run_start + ctx, o - ctx);
-                IF x IS NOT NULL THEN
-                    os := os || run_start; ol := ol || 0; ds := ds || (length(v) + 1); dl := dl || 3;
-                    plain := plain || false;
-                    v := v || E'\n\u0001\n';
-                END IF;
-            ELSIF NOT seen_change THEN
-                run_start := greatest(run_start, o - ctx);
-            END IF;
-            IF x IS NOT NULL AND o > run_start THEN
-                os := os || run_start; ol := ol || (o - run_start); ds := ds || (length(v) + 1);
-                dl := dl || (o - run_start); plain := plain || true;
-                v := v || substr(t, run_start, o - run_start);
-            END IF;
-        END IF;
-        EXIT WHEN x IS NULL;
-        os := os || o; ol := ol || length(x); ds := ds || (length(v) + 1); dl := dl || length(d);
-        plain := plain || false;
-        v := v || d;
-        seen_change := true;
-        o := o + length(x);
-        run_start := o;
     END LOOP;
 END
 $$;

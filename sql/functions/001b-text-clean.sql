@@ -1,6 +1,31 @@
 -- Secrets found, redacted and refused (brain.scan_secrets and its callers), and
 -- text as stored and shown: checked, cleaned and quoted.
 
+-- What a text read in ROT13 or ROT47 must hold for the rules to read it so: a
+-- provider's prefix or a word that names a credential (a constant the planner
+-- folds once per session).
+CREATE OR REPLACE FUNCTION brain._rotated_hints()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT 'gh[pousr]_|github_pat_|glpat-|gl[a-z]+-|xox[a-z]-|xapp-|sk-|sk_live_|rk_live_|akia|asia|a3t|aiza|hf_|npm_|pypi-|sg\.|ya29\.|eyj|hv[sb]\.|dop_v1_|shp[a-z]{2}_|lin_api_|glsa_|dapi|ltai|pscale_|sntry|whsec_|pass(w|wd|word)?[^a-z]|pwd|secret|token|api[_-]?key|private key|bearer|authorization|mysql|sshpass|curl'
+$$;
+
+-- A text in ROT13 or ROT47 read back (each is its own inverse); characters it
+-- does not move stay where they are, so positions hold.
+CREATE OR REPLACE FUNCTION brain._rotated(t text, how text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT CASE how
+        WHEN 'rot13' THEN translate(t, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz',
+                                       'NOPQRSTUVWXYZABCDEFGHIJKLMnopqrstuvwxyzabcdefghijklm')
+        WHEN 'rot47' THEN translate(t, '!"#$%&''()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrstuvwxyz{|}~',
+                                       'PQRSTUVWXYZ[\]^_`abcdefghijklmnopqrstuvwxyz{|}~!"#$%&''()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNO')
+    END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.scan_secrets(t text)
 RETURNS TABLE (kind text, start_at integer, end_at integer)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -16,6 +41,7 @@ DECLARE
     how text;
     k integer := 0;
     len integer;
+    maxw integer;
     s integer;
     e integer;
 BEGIN
@@ -35,23 +61,52 @@ BEGIN
     END LOOP;
     -- The text with each way of hiding undone, one way at a time; a hit in
     -- the copy is reported where the stretch it came from stands in the text.
-    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins', 'markup', 'groups'] LOOP
+    -- The text in ROT13 and in ROT47 (rules with hints): a character for a character.
+    FOREACH how IN ARRAY ARRAY['rot13', 'rot47'] LOOP
+        -- (only a text that holds, rotated, a provider's prefix or a credential's word:
+        -- one short regular expression, not the rules' hints, over every text)
+        CONTINUE WHEN brain._rotated(t, how) !~* brain._rotated_hints();
+        p := brain._scan_rules(brain._rotated(t, how), hinted_only => true);
+        FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
+            -- (a credential found by its punctuation alone, which ROT13 leaves as it is:
+            -- user:password@ read rotated is no placeholder any more)
+            CONTINUE WHEN p.kinds[i] IN ('url-credentials', 'pgpass-password');
+            h_rule := h_rule || (p.rules[i] + CASE how WHEN 'rot13' THEN 1300 ELSE 1400 END);
+            h_kind := h_kind || p.kinds[i];
+            h_start := h_start || p.starts[i];
+            h_end := h_end || p.ends[i];
+        END LOOP;
+    END LOOP;
+    FOREACH how IN ARRAY ARRAY['unicode', 'escapes', 'blobs', 'spacing', 'joins', 'markup', 'groups',
+                               'charcodes', 'hexdump', 'base85'] LOOP
         k := k + 1;
         -- (each way is looked for in one pass first: most texts use none; and first
         -- without a pattern where a character it needs is missing, for a write
         -- runs more patterns than a backend keeps compiled)
         CONTINUE WHEN how = 'unicode' AND (octet_length(t) = length(t) OR current_setting('server_encoding') <> 'UTF8'
-                                           OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261]');
+                                           OR normalize(t, NFKC) = t AND t !~ '[\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180e\u200b-\u200f\u202a-\u202e\u2060-\u206f\u3164\ufe00-\ufe0f\ufeff\uffa0\u0370-\u03ff\u0400-\u052f\u0261\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f\U000e0000-\U000e01ef]');
         CONTINUE WHEN how = 'escapes' AND (strpos(t, '&') = 0 AND strpos(t, '%') = 0 AND strpos(t, '\') = 0
-                                           OR t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}');
+                                           OR t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}|\\u\{|\\[0-3][0-7]{2}');
         -- (a blob is a run of 16 or more characters none of which is a space or line break)
-        CONTINUE WHEN how = 'blobs' AND (SELECT coalesce(max(length(w)), 0)
-                                         FROM unnest(string_to_array(translate(t, E'\n\r\t\f\x0B', '     '), ' ')) AS w) < 16;
+        IF maxw IS NULL AND how IN ('blobs', 'base85') THEN
+            maxw := (SELECT coalesce(max(length(w)), 0)
+                     FROM unnest(string_to_array(translate(t, E'\n\r\t\f\x0B', '     '), ' ')) AS w);
+        END IF;
+        CONTINUE WHEN how = 'blobs' AND maxw < 16;
         CONTINUE WHEN how = 'joins' AND strpos(t, E'\n') = 0 AND strpos(t, '"') = 0 AND strpos(t, '''') = 0
                                     AND strpos(t, '`') = 0 AND strpos(t, '+') = 0;
         CONTINUE WHEN how = 'markup' AND strpos(t, '\') = 0 AND strpos(t, '<') = 0 AND strpos(t, '*') = 0
                                      AND strpos(t, '~') = 0 AND strpos(t, '`') = 0 AND strpos(t, '|') = 0;
-        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups') AND t !~ brain._secret_stretch(how);
+        -- (chr() and char() calls or a list of codes; a hex dump's lines or a 0x list; a run
+        -- of Ascii85's alphabet with a character outside base64's)
+        CONTINUE WHEN how = 'charcodes' AND strpos(lower(t), 'chr') = 0 AND strpos(lower(t), 'char') = 0
+                                        AND (strpos(t, '[') = 0 OR t !~ '\[[ \t]*[0-9]{2,3}[ \t]*,');
+        -- (without a regular expression: a write runs more than a backend keeps compiled)
+        CONTINUE WHEN how = 'hexdump' AND strpos(t, '0x') = 0 AND strpos(t, '0X') = 0
+                      AND length(translate(t, E'0123456789abcdefABCDEF \t\n:', '')) * 2 > length(t);
+        CONTINUE WHEN how = 'base85' AND (maxw < 20 OR length(translate(t, '"#$%&''()*,;<>?@[\]^`', '')) = length(t));
+        CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups', 'charcodes', 'hexdump', 'base85')
+                      AND t !~ brain._secret_stretch(how);
         var := brain._secret_variant(t, how);
         CONTINUE WHEN var.v IS NULL;
         p := brain._scan_rules(var.v);

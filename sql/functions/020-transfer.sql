@@ -242,3 +242,173 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.database_counts IS
     'Row counts a backup is checked by: memories per state, audit rows, annotations, folds, embeddings, sessions, handoffs and workspaces — every workspace''s for a superuser (`brain backup` and `brain restore` read them as the database owner), the rows row-level security shows otherwise.';
+
+-- A JSON value with each secret in its text redacted (its strings, keys and
+-- numbers as JSON text); a value whose redaction is no longer JSON becomes
+-- {"redacted": "it held a secret"}. The value itself when it holds none.
+CREATE OR REPLACE FUNCTION brain._redact_json(v jsonb)
+RETURNS jsonb
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF v IS NULL OR brain.find_secrets(brain._field_text(v)) = '{}' THEN
+        RETURN v;
+    END IF;
+    BEGIN
+        v := brain.redact_secrets(v::text)::jsonb;
+    EXCEPTION WHEN invalid_text_representation THEN
+        RETURN jsonb_build_object('redacted', 'it held a secret');
+    END;
+    -- a secret found only in the strings as read one per line (a key cut by an escape)
+    IF brain.find_secrets(brain._field_text(v)) <> '{}' THEN
+        RETURN jsonb_build_object('redacted', 'it held a secret');
+    END IF;
+    RETURN v;
+END
+$$;
+
+-- A restored database's rows through the gate, as an import's (brain restore
+-- runs it as the superuser in the fresh database, after its counts were
+-- checked and before it takes the target's place). A backup's checksums prove
+-- that the file is the one written, not who wrote its rows: a row edited
+-- behind the API (in the database before the backup, or in the file with its
+-- checksums forged) is data like an import's. So, in every workspace:
+--   - every secret in a memory's texts (headline, body, context, tags, the
+--     reasons and sources, metadata), an incident's texts, an annotation, a
+--     handoff, a session's texts and snapshots, a scratch value and an
+--     action item is redacted as an observed text is ([redacted:KIND]);
+--   - a memory whose text shows injection signals (brain._turn_signals, as a
+--     write and an import read it) is flagged with them, and like an imported
+--     one it comes back unconfirmed, unpinned and without its votes: nothing
+--     in a file can confirm a flag, a confirmation is a person's;
+--   - each memory changed gets an audit row (update, actor restore, detail
+--     {"restore_gate": ...}), and the answer lists every change: memories by
+--     id (fields redacted with their kinds, flags added, what was cleared)
+--     and the other tables' texts as counts per column. Never a value.
+-- A rule's text is redacted too (the trigger that keeps a rule's text fixed is
+-- off for this statement only: the text the gate changes is not an edit).
+CREATE OR REPLACE FUNCTION brain._gate_restored()
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m record;
+    h text; b text; ctx text; meta jsonb; v_tags text[];
+    sreason text; freason text; sref text;
+    kinds text[];
+    sig text[];
+    added text[];
+    change jsonb;
+    memories jsonb := '[]';
+    others jsonb := '{}';
+    col record;
+    n bigint;
+BEGIN
+    PERFORM brain._require_owner('pass restored rows through the gate');
+    ALTER TABLE brain.memory DISABLE TRIGGER rule_text_is_immutable;
+    FOR m IN SELECT * FROM brain.memory ORDER BY memory_id LOOP
+        change := '{}';
+        kinds := '{}';
+        h := m.headline; b := m.body; ctx := m.context; meta := m.metadata; v_tags := m.tags;
+        sreason := m.supersede_reason; freason := m.forget_reason; sref := m.source_ref;
+        -- (one scan of the row's texts together: most rows hold nothing)
+        IF EXISTS (SELECT FROM brain.scan_secrets(concat_ws(E'\n\u0001\n', m.headline, m.body, m.context,
+                       array_to_string(m.tags, E'\n'), m.supersede_reason, m.forget_reason, m.source_ref,
+                       m.source_agent, m.source_system, brain._field_text(m.metadata)))) THEN
+            SELECT coalesce(array_agg(x.what ORDER BY x.ord), '{}') INTO kinds
+            FROM (SELECT DISTINCT ON (f.name, s.kind) f.ord, f.name || ': ' || s.kind AS what
+                  FROM (VALUES (1, 'headline', m.headline), (2, 'body', m.body), (3, 'context', m.context),
+                               (4, 'tags', array_to_string(m.tags, E'\n')),
+                               (5, 'supersede_reason', m.supersede_reason), (6, 'forget_reason', m.forget_reason),
+                               (7, 'source_ref', m.source_ref), (8, 'metadata', brain._field_text(m.metadata)))
+                       AS f(ord, name, t)
+                  CROSS JOIN LATERAL brain.scan_secrets(f.t) AS s) AS x;
+            h := brain.clean_headline(brain.redact_secrets(h));
+            b := brain.redact_secrets(b);
+            ctx := brain.redact_secrets(ctx);
+            v_tags := ARRAY(SELECT brain.redact_secrets(t) FROM unnest(v_tags) AS t);
+            sreason := brain.redact_secrets(sreason);
+            freason := brain.redact_secrets(freason);
+            sref := brain.redact_secrets(sref);
+            meta := brain._redact_json(meta);
+            change := jsonb_build_object('redacted', to_jsonb(kinds));
+        END IF;
+        sig := brain._turn_signals(concat_ws(E'\n', h, b), meta);
+        added := ARRAY(SELECT s FROM unnest(sig) AS s WHERE s <> ALL (m.flag_reasons));
+        IF cardinality(sig) > 0 AND (cardinality(added) > 0 OR m.flag_confirmed_at IS NOT NULL OR m.pinned
+                                     OR m.upvotes <> 0 OR m.downvotes <> 0) THEN
+            change := change || jsonb_build_object('flagged', to_jsonb(added));
+            IF m.flag_confirmed_at IS NOT NULL THEN
+                change := change || jsonb_build_object('unconfirmed', true);
+            END IF;
+            IF m.pinned THEN
+                change := change || jsonb_build_object('unpinned', true);
+            END IF;
+            IF m.upvotes <> 0 OR m.downvotes <> 0 THEN
+                change := change || jsonb_build_object('votes_cleared', true);
+            END IF;
+        END IF;
+        CONTINUE WHEN change = '{}';
+        BEGIN
+            UPDATE brain.memory AS u
+            SET headline = h, body = b, context = ctx, tags = v_tags, metadata = meta,
+                supersede_reason = sreason, forget_reason = freason, source_ref = sref,
+                normalized = CASE WHEN h = m.headline AND b = m.body THEN u.normalized
+                                  ELSE brain.normalize_text(h, b) END,
+                flag_reasons = CASE WHEN change ? 'flagged' THEN u.flag_reasons || added ELSE u.flag_reasons END,
+                flag_confirmed_at = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_at END,
+                flag_confirmed_by = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_by END,
+                pinned = CASE WHEN change ? 'flagged' THEN false ELSE u.pinned END,
+                upvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.upvotes END,
+                downvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.downvotes END
+            WHERE u.memory_id = m.memory_id;
+        EXCEPTION WHEN unique_violation THEN
+            -- the redacted text is another active memory's: kept apart by its id
+            UPDATE brain.memory AS u
+            SET headline = h, body = b, context = ctx, tags = v_tags, metadata = meta,
+                supersede_reason = sreason, forget_reason = freason, source_ref = sref,
+                normalized = brain.normalize_text(h, b) || ' #' || m.memory_id,
+                flag_reasons = CASE WHEN change ? 'flagged' THEN u.flag_reasons || added ELSE u.flag_reasons END,
+                flag_confirmed_at = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_at END,
+                flag_confirmed_by = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_by END,
+                pinned = CASE WHEN change ? 'flagged' THEN false ELSE u.pinned END,
+                upvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.upvotes END,
+                downvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.downvotes END
+            WHERE u.memory_id = m.memory_id;
+        END;
+        INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail)
+        VALUES (m.workspace_id, m.memory_id, 'update', 'restore', jsonb_build_object('restore_gate', change));
+        memories := memories || (jsonb_build_object('id', m.memory_id, 'workspace', m.workspace_id) || change);
+    END LOOP;
+    ALTER TABLE brain.memory ENABLE TRIGGER rule_text_is_immutable;
+    -- The other texts a boot, a search or a person reads: redacted in place, counted.
+    FOR col IN SELECT * FROM (VALUES
+            ('incident', 'what_was_wrong', false), ('incident', 'what_is_correct', false),
+            ('incident', 'error_message', false), ('incident', 'command_attempted', false),
+            ('annotation', 'note', false), ('annotation', 'source', false),
+            ('handoff', 'text', false), ('handoff', 'snapshot', true),
+            ('session', 'current_task', false), ('session', 'handoff', false), ('session', 'end_reason', false),
+            ('session', 'snapshot', true), ('session', 'client_info', true),
+            ('scratch', 'value', false), ('action_item', 'text', false), ('action_item', 'response_note', false),
+            ('task', 'status_note', false)) AS c(tbl, name, is_json) LOOP
+        IF col.is_json THEN
+            EXECUTE format('UPDATE brain.%I SET %I = brain._redact_json(%I)'
+                           ' WHERE %I IS NOT NULL AND brain.find_secrets(brain._field_text(%I)) <> ''{}''',
+                           col.tbl, col.name, col.name, col.name, col.name);
+        ELSE
+            EXECUTE format('UPDATE brain.%I SET %I = brain.redact_secrets(%I)'
+                           ' WHERE %I IS NOT NULL AND brain.find_secrets(%I) <> ''{}''',
+                           col.tbl, col.name, col.name, col.name, col.name);
+        END IF;
+        GET DIAGNOSTICS n = ROW_COUNT;
+        IF n > 0 THEN
+            others := others || jsonb_build_object(col.tbl || '.' || col.name, n);
+        END IF;
+    END LOOP;
+    RETURN jsonb_build_object('memories', memories, 'redacted', others);
+END
+$$;
+COMMENT ON FUNCTION brain._gate_restored IS
+    'A restored database''s rows through the gate, as an import''s (brain restore, as the superuser, before the database takes the target''s place): secrets redacted in every stored text, memories whose text shows injection signals flagged, unconfirmed, unpinned and without votes, an audit row per memory changed. Returns what it changed: memories by id (fields and kinds redacted, flags added, what was cleared) and other texts redacted, counted per column; never a value.';
