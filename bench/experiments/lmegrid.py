@@ -57,7 +57,7 @@ class _NoVectors:
     """The stores of --text-only: turns stored without vectors (search has its lexical leg only)."""
 
     def ensure(self, texts: list[str], what: str = "texts") -> None:
-        log(f"  {len(set(texts)):,} {what}: stored without vectors (--text-only)")
+        log("  nothing embedded: the turns are stored without vectors (--text-only)")
 
     def get(self, texts: list[str]) -> np.ndarray:
         return np.zeros((0, embcache.DIMS), np.float32)
@@ -80,8 +80,9 @@ def build(
         plan = []
         for q in questions:
             turns = lme._turns(q)
+            # the write gate's check only tells which chunks to embed: none without vectors
             batches = [
-                (turns[i : i + lme.BATCH], lme._check(conn, turns[i : i + lme.BATCH]))
+                (turns[i : i + lme.BATCH], [] if text_only else lme._check(conn, turns[i : i + lme.BATCH]))
                 for i in range(0, len(turns), lme.BATCH)
             ]
             plan.append((q, turns, batches))

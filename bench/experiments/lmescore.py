@@ -200,6 +200,38 @@ def features(q: dict[str, Any]) -> tuple[np.ndarray, np.ndarray, list[int]]:
     return np.array(x, float), np.array(y, float), [r[1] for r in rows]
 
 
+def stumps(x: np.ndarray, y: np.ndarray, rounds: int = 150, rate: float = 0.1) -> list[tuple]:
+    """Boosted stumps for the logistic loss: [(feature, threshold, value below, value at or above)],
+    the log-odds a sum of one step per round (a table SQL can sum). The first entry is the bias."""
+    prior = float(np.log(y.mean() / (1 - y.mean())))
+    out: list[tuple] = [(-1, 0.0, prior, prior)]
+    f = np.full(len(y), prior)
+    cuts = [np.unique(np.quantile(x[:, j], np.linspace(0.05, 0.95, 19))) for j in range(x.shape[1])]
+    for _ in range(rounds):
+        p = sig(f)
+        g, h = p - y, np.maximum(p * (1 - p), 1e-9)
+        best = None
+        for j, cs in enumerate(cuts):
+            for c in cs:
+                lo = x[:, j] < c
+                gl, hl = g[lo].sum(), h[lo].sum()
+                gr, hr = g.sum() - gl, h.sum() - hl
+                gain = gl * gl / (hl + 1) + gr * gr / (hr + 1)
+                if best is None or gain > best[0]:
+                    best = (gain, j, float(c), -rate * gl / (hl + 1), -rate * gr / (hr + 1))
+        _, j, c, vl, vr = best
+        out.append((j, c, vl, vr))
+        f += np.where(x[:, j] < c, vl, vr)
+    return out
+
+
+def stumps_score(model: list[tuple], x: np.ndarray) -> np.ndarray:
+    f = np.full(len(x), model[0][2])
+    for j, c, vl, vr in model[1:]:
+        f += np.where(x[:, j] < c, vl, vr)
+    return f
+
+
 def recall(q: dict[str, Any], ids: list[int]) -> dict[int, float]:
     out = {}
     for k in KS:
@@ -225,7 +257,13 @@ def main(argv: list[str] | None = None) -> None:
             help=f"{data}'s stores (lmegrid)",
         )
     p.add_argument("--output", type=Path, help="the figures and the fitted weights as JSON")
+    p.add_argument(
+        "--stumps", action="store_true", help="also fit boosted stumps (150 rounds) on the largest sets"
+    )
     args = p.parse_args(argv)
+    args.stumps = (
+        {SETS["what search has"], SETS["+ session + neighbours"], FEATURES} if args.stumps else set()
+    )
     sets: dict[str, list[dict[str, Any]]] = {}
     for data in DATA_SETS:
         data_dir = getattr(args, data)
@@ -241,24 +279,33 @@ def main(argv: list[str] | None = None) -> None:
     positives = int(sum(y.sum() for _, y, _ in train))
     print(f"fitted on train150: {sum(len(y) for _, y, _ in train)} candidates, {positives} evidence")
     report: dict[str, Any] = {"pool": args.pool, "fits": {}, "figures": {}}
-    for name, use in SETS.items():
+    runs = [(name, use, "logistic") for name, use in SETS.items()]
+    runs += [(f"{name}, boosted stumps", use, "stumps") for name, use in SETS.items() if use in args.stumps]
+    for name, use, how in runs:
         w = mean = std = None
         if use is not None:
             cols = [FEATURES.index(f) for f in use]
             x = np.vstack([f[:, cols] for f, _, _ in train])
             mean, std = x.mean(0), x.std(0) + 1e-9
             y = np.concatenate([y for _, y, _ in train])
-            w = logistic(np.column_stack([np.ones(len(y)), (x - mean) / std]), y)
-            # the weights on the features' own scale
-            raw = np.concatenate([[w[0] - (w[1:] * mean / std).sum()], w[1:] / std])
-            report["fits"][name] = dict(zip(["bias", *use], map(float, raw), strict=True))
+            if how == "stumps":
+                model = stumps(x, y)
+                report["fits"][name] = [(use[j] if j >= 0 else "bias", c, vl, vr) for j, c, vl, vr in model]
+            else:
+                w = logistic(np.column_stack([np.ones(len(y)), (x - mean) / std]), y)
+                # the weights on the features' own scale
+                raw = np.concatenate([[w[0] - (w[1:] * mean / std).sum()], w[1:] / std])
+                report["fits"][name] = dict(zip(["bias", *use], map(float, raw), strict=True))
         table: dict[str, dict[str, list[dict[int, float]]]] = defaultdict(lambda: defaultdict(list))
         for data, qs in sets.items():
             for q, (f, _, ids) in zip(qs, feats[data], strict=True):
-                if w is None:
+                if use is None:
                     ranked = ids
                 else:
-                    s = sig(np.column_stack([np.ones(len(ids)), (f[:, cols] - mean) / std]) @ w)
+                    if how == "stumps":
+                        s = stumps_score(model, f[:, cols])
+                    else:
+                        s = np.column_stack([np.ones(len(ids)), (f[:, cols] - mean) / std]) @ w
                     ranked = [ids[i] for i in sorted(range(len(ids)), key=lambda i: (-s[i], i))]
                 for g in groups(q):
                     table[g][data].append(recall(q, ranked))
@@ -269,7 +316,7 @@ def main(argv: list[str] | None = None) -> None:
             }
             for g, by_data in table.items()
         }
-        if w is not None:
+        if how == "logistic" and use is not None:
             print(f"\n{name}: " + ", ".join(f"{k} {v:.3f}" for k, v in report["fits"][name].items()))
         else:
             print(f"\n{name}")
