@@ -2,8 +2,9 @@
 
 On the stores `python -m bench.experiments.lmegrid --data dev60` and `--data
 train150` keep, each question is searched as a user would (`brain.search`,
-hybrid, the question's text and MiniLM vector, `min_relevance` 0) for its
-first `--pool` (50) results. Each result is described by what search returns
+hybrid, the question's text and MiniLM vector, `min_relevance` 0; on stores
+built with `--text-only`, the text alone: the lexical path) for its first
+`--pool` (50) results. Each result is described by what search returns
 and by SQL over the stored turns:
 
 - what search has: its relevance (as log-odds), its place in search's order,
@@ -20,16 +21,16 @@ and by SQL over the stored turns:
   oldest, 1 the newest).
 
 Then a logistic regression (label: the result holds an evidence turn) is
-fitted on train150's results only, for several sets of features, and each fit
-ranks the first 50 of every dev60 question again (the rest stays in search's
-order). turn@1, @5 and @10 are printed per question type, for the questions
+fitted on train150's results only, for several sets of features (with
+`--stumps`, boosted stumps too), and each fit ranks the first 50 of every
+dev60 question again. turn@1, @5 and @10 are printed per question type, for the questions
 whose evidence spans two sessions or more, and overall, on train150 (where it
 was fitted) and dev60 (where it is chosen) side by side, against search's own
 order. The features are read once and kept beside the stores
-(`scorer-features-<set>.pkl`; `--refresh` reads them again):
+(`scorer-features-<pool>.pkl`; `--refresh` reads them again):
 
     python -m bench.experiments.lmescore
-    python -m bench.experiments.lmescore --pool 30 --output /tmp/lmescore.json
+    python -m bench.experiments.lmescore --train150 DIR --dev60 DIR --stumps --output /tmp/lmescore.json
 """
 
 from __future__ import annotations
