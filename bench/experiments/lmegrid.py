@@ -69,11 +69,13 @@ def build(
     data: str = "dev60",
     n_questions: int | None = None,
     text_only: bool = False,
+    skip: int = 0,
 ) -> list[dict[str, Any]]:
     """Every question's store (or a stratified n_questions of them), as bench/longmemeval.py
     builds it; what scoring needs, per question. text_only: no vectors (no question vector either)."""
     cache = _NoVectors() if text_only else EmbeddingCache()
-    questions = lme.load_questions(n_questions, lme.DATA_SETS[data])
+    questions = lme.load_questions(None if n_questions is None else n_questions + skip, lme.DATA_SETS[data])
+    questions = questions[skip:]
     server.create_database(DB)
     meta: list[dict[str, Any]] = []
     with server.connect(DB) as conn:
@@ -227,6 +229,12 @@ def main(argv: list[str] | None = None) -> None:
         "--questions", type=int, help="store only this many of the set's questions (stratified by type)"
     )
     p.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N of that stratified order (a store of the questions another left out)",
+    )
+    p.add_argument(
         "--text-only",
         action="store_true",
         help="store the turns without vectors, and only store them (bench.experiments.lmescore measures)",
@@ -254,7 +262,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         if args.rebuild or not meta_path.exists() or not server.has_database(DB):
             log(f"== storing the LongMemEval-S {args.data} questions (once)")
-            meta = build(server, meta_path, args.data, args.questions, args.text_only)
+            meta = build(server, meta_path, args.data, args.questions, args.text_only, args.skip)
         else:
             with meta_path.open("rb") as f:
                 kept = pickle.load(f)

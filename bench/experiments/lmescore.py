@@ -253,9 +253,10 @@ def main(argv: list[str] | None = None) -> None:
         p.add_argument(
             f"--{data}",
             type=Path,
-            default=_default_dir(data),
+            nargs="+",
+            default=[_default_dir(data)],
             metavar="DIR",
-            help=f"{data}'s stores (lmegrid)",
+            help=f"{data}'s stores (lmegrid; several: their questions together)",
         )
     p.add_argument("--output", type=Path, help="the figures and the fitted weights as JSON")
     p.add_argument(
@@ -267,14 +268,18 @@ def main(argv: list[str] | None = None) -> None:
     )
     sets: dict[str, list[dict[str, Any]]] = {}
     for data in DATA_SETS:
-        data_dir = getattr(args, data)
-        path = data_dir / f"scorer-features-{args.pool}.pkl"
-        if args.refresh or not path.exists():
-            got = read(data_dir, args.pool)
-            with path.open("wb") as f:
-                pickle.dump(got, f)
-        with path.open("rb") as f:
-            sets[data] = pickle.load(f)
+        sets[data] = []
+        for data_dir in getattr(args, data):
+            path = data_dir / f"scorer-features-{args.pool}.pkl"
+            if args.refresh or not path.exists():
+                got = read(data_dir, args.pool)
+                with path.open("wb") as f:
+                    pickle.dump(got, f)
+            with path.open("rb") as f:
+                sets[data] += pickle.load(f)
+        ids = [q["question_id"] for q in sets[data]]
+        if len(set(ids)) != len(ids):
+            raise SystemExit(f"{data}: the stores given hold some questions twice")
     feats = {data: [features(q) for q in qs] for data, qs in sets.items()}
     train = feats["train150"]
     positives = int(sum(y.sum() for _, y, _ in train))
