@@ -69,7 +69,10 @@ class EmbeddingCache:
                     self.vectors[bytes(k)] = v
             except (OSError, ValueError, KeyError):
                 log(f"  ignoring an unreadable cache shard {shard}")
-        self.workers = workers or max(1, min(2, os.cpu_count() or 1))
+        # BENCH_EMBED_WORKERS: how many processes embed (default: up to 2, one per core).
+        self.workers = (
+            workers or int(os.environ.get("BENCH_EMBED_WORKERS") or 0) or max(1, min(2, os.cpu_count() or 1))
+        )
         self.embedded_now = 0
         self.embed_seconds = 0.0
 

@@ -48,7 +48,13 @@ from bench.server import BenchServer
 from bench.util import log, summary, timed
 from pybrain.db import Float8Matrix
 
-DATA = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data" / "longmemeval_s_dev60.json.gz"
+DATA_DIR = Path(__file__).resolve().parent.parent.parent / "shared" / "bench-data"
+# The question sets: dev60 to choose on (the figures the bench reports), train150 to fit on.
+DATA_SETS = {
+    "dev60": DATA_DIR / "longmemeval_s_dev60.json.gz",
+    "train150": DATA_DIR / "longmemeval_s_train150.json.gz",
+}
+DATA = DATA_SETS["dev60"]
 DB = "bench_lme"
 BATCH = 100  # turns per observe_batch call
 MODES = ("vector", "lexical", "hybrid")
@@ -73,8 +79,8 @@ TYPES = (
 )
 
 
-def load_questions(n: int | None) -> list[dict[str, Any]]:
-    with gzip.open(DATA, "rt", encoding="utf-8") as f:
+def load_questions(n: int | None, data: Path = DATA) -> list[dict[str, Any]]:
+    with gzip.open(data, "rt", encoding="utf-8") as f:
         data = [q for q in json.load(f) if not q["question_id"].endswith("_abs")]
     if n is None or n >= len(data):
         return data

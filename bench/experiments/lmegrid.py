@@ -36,7 +36,7 @@ import numpy as np
 import psycopg
 from psycopg.types.json import Jsonb
 
-from bench import latency, offtopic
+from bench import embcache, latency, offtopic
 from bench import longmemeval as lme
 from bench.embcache import EmbeddingCache
 from bench.experiments import parser
@@ -47,23 +47,44 @@ from pybrain import db
 DB = "lme_grid"
 
 
-def _default_dir() -> Path:
+def _default_dir(data: str = "dev60") -> Path:
+    """Where the stores of a question set are kept (dev60's where they always were)."""
     base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "pybrain-bench" / "lmegrid"
+    return base / "pybrain-bench" / ("lmegrid" if data == "dev60" else f"lmegrid-{data}")
 
 
-def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
-    """Every question's store, as bench/longmemeval.py builds it; what scoring needs, per question."""
-    cache = EmbeddingCache()
-    questions = lme.load_questions(None)
+class _NoVectors:
+    """The stores of --text-only: turns stored without vectors (search has its lexical leg only)."""
+
+    def ensure(self, texts: list[str], what: str = "texts") -> None:
+        log("  nothing embedded: the turns are stored without vectors (--text-only)")
+
+    def get(self, texts: list[str]) -> np.ndarray:
+        return np.zeros((0, embcache.DIMS), np.float32)
+
+
+def build(
+    server: BenchServer,
+    meta_path: Path,
+    data: str = "dev60",
+    n_questions: int | None = None,
+    text_only: bool = False,
+    skip: int = 0,
+) -> list[dict[str, Any]]:
+    """Every question's store (or a stratified n_questions of them), as bench/longmemeval.py
+    builds it; what scoring needs, per question. text_only: no vectors (no question vector either)."""
+    cache = _NoVectors() if text_only else EmbeddingCache()
+    questions = lme.load_questions(None if n_questions is None else n_questions + skip, lme.DATA_SETS[data])
+    questions = questions[skip:]
     server.create_database(DB)
     meta: list[dict[str, Any]] = []
     with server.connect(DB) as conn:
         plan = []
         for q in questions:
             turns = lme._turns(q)
+            # the write gate's check only tells which chunks to embed: none without vectors
             batches = [
-                (turns[i : i + lme.BATCH], lme._check(conn, turns[i : i + lme.BATCH]))
+                (turns[i : i + lme.BATCH], [] if text_only else lme._check(conn, turns[i : i + lme.BATCH]))
                 for i in range(0, len(turns), lme.BATCH)
             ]
             plan.append((q, turns, batches))
@@ -81,7 +102,7 @@ def build(server: BenchServer, meta_path: Path) -> list[dict[str, Any]]:
                     "question_id": q["question_id"],
                     "type": q["question_type"],
                     "question": q["question"],
-                    "vector": cache.get([q["question"]])[0],
+                    "vector": None if text_only else cache.get([q["question"]])[0],
                     "evidence_sessions": set(q["answer_session_ids"]),
                     "evidence_turns": {t["key"] for t in turns if t["has_answer"]},
                     "turns_of": turns_of,
@@ -202,7 +223,22 @@ def main(argv: list[str] | None = None) -> None:
         metavar="NAME=JSON[,NAME=JSON...]",
         help="one variant (repeatable); without any, the defaults",
     )
-    p.add_argument("--data-dir", type=Path, default=_default_dir(), help="where the stores are kept")
+    p.add_argument("--data", choices=sorted(lme.DATA_SETS), default="dev60", help="the question set")
+    p.add_argument("--data-dir", type=Path, help="where the stores are kept (default: per question set)")
+    p.add_argument(
+        "--questions", type=int, help="store only this many of the set's questions (stratified by type)"
+    )
+    p.add_argument(
+        "--skip",
+        type=int,
+        default=0,
+        help="leave out the first N of that stratified order (a store of the questions another left out)",
+    )
+    p.add_argument(
+        "--text-only",
+        action="store_true",
+        help="store the turns without vectors, and only store them (bench.experiments.lmescore measures)",
+    )
     p.add_argument("--rebuild", action="store_true", help="build the stores again")
     p.add_argument("--output", type=Path, help="the results as JSON")
     p.add_argument(
@@ -219,19 +255,22 @@ def main(argv: list[str] | None = None) -> None:
     )
     args = p.parse_args(argv)
     variants = [_variant(v) for v in args.setting] or [{}]
+    args.data_dir = args.data_dir or _default_dir(args.data)
 
     meta_path = args.data_dir / "questions.pkl"
     server = BenchServer(args.data_dir)
     try:
         if args.rebuild or not meta_path.exists() or not server.has_database(DB):
-            log("== storing the LongMemEval-S dev questions (once)")
-            meta = build(server, meta_path)
+            log(f"== storing the LongMemEval-S {args.data} questions (once)")
+            meta = build(server, meta_path, args.data, args.questions, args.text_only, args.skip)
         else:
             with meta_path.open("rb") as f:
                 kept = pickle.load(f)
             meta = kept["questions"]
             with psycopg.connect(server.url(DB), autocommit=True) as conn:
                 db.migrate(conn)  # the tree's SQL, whatever it was built with
+        if args.text_only:
+            return
         results = []
         with server.connect(DB) as conn:
             for settings in variants:
