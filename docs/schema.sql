@@ -1070,6 +1070,12 @@ CREATE FUNCTION brain._note_use(ids bigint[], how text, session bigint DEFAULT N
     AS $$
     -- the body: sql/functions/024-trajectories.sql
 $$;
+CREATE FUNCTION brain._nothing_to_supersede(kind text, project text, origin text, space brain.embedding_space, vec public.vector, near_ids bigint[], near_sims real[]) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/007-revise.sql
+$_$;
 CREATE FUNCTION brain._notify_sessions() RETURNS trigger
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2384,7 +2390,7 @@ CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::t
     AS $$
     -- the body: sql/functions/006-write-api.sql
 $$;
-COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory is superseded by the new one, with reason or a generated one)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
+COMMENT ON FUNCTION brain.remember(kind text, headline text, body text, category text, origin text, project text, severity text, tags text[], importance double precision, pinned boolean, skill_trigger jsonb, metadata jsonb, embedding double precision[], embedding_space text, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, expires_at timestamp with time zone, halflife_days double precision, status text, priority integer, due_at timestamp with time zone, what_was_wrong text, what_is_correct text, error_message text, command_attempted text, related_files text[], complexity text, check_only boolean, on_related text, reason text) IS 'Stores a memory through the write gate: validation (BR001-BR007, BR009), exact dedup, semantic dedup against the active embedding space (near-identical with the same distinguishing terms: folded, the longer text kept and the other recorded in brain.memory_fold; related and not a distinct fact: the on_related policy decides — refuse (BR008, the default), store (created, duplicate_of names the related memory) or supersede (the related memory, a distinct fact of another value too, is superseded by the new one, with reason or a generated one; none found: BR010 saying why)), extraction of tags, people, topics and action items, and an audit row. Without an embedding the memory is stored and queued for `brain worker`. check_only => true validates and returns the embedding input without writing.';
 CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::integer, session bigint DEFAULT NULL::bigint, record boolean DEFAULT true) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -3010,7 +3016,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9051486c61d3a1807573298d53de84b3a51e7c4a842da5e5beb5a55effe87b0a';
+COMMENT ON TABLE brain.migration IS 'functions 41571b4e7d9028099684427f1af5d580b79da34e996048490afb7fbfb4010595';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

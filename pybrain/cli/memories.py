@@ -35,11 +35,14 @@ from pybrain.worker import reconcile, settle
 ORIGINS_SHOWN = ("explicit", "overlay", "observed", "artifact")
 
 
-def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = "refuse") -> str:
+def _describe_write(
+    r: WriteResult, kind: str, headline: str, on_related: str = "refuse", reason: str | None = None
+) -> str:
     if r.action == "created":
         line = f"created #{r.memory_id} {kind}: {headline}"
         if r.duplicate_of and on_related == "supersede":
             line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
+            line += f": {reason}" if reason else ""
         elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
         if r.related:
@@ -150,7 +153,7 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
     click.echo(
         _dump(result.as_dict())
         if as_json
-        else _describe_write(result, kind.lower(), headline, opts["on_related"])
+        else _describe_write(result, kind.lower(), headline, opts["on_related"], opts["reason"])
     )
 
 

@@ -45,6 +45,65 @@ $$;
 COMMENT ON FUNCTION brain.current_version IS
     'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
 
+-- A write sent with on_related => 'supersede' that found no memory to replace
+-- is refused, saying why: what the writer asked for did not happen, and two
+-- active memories would state the old and the new value. near_ids/near_sims:
+-- the write's lookup (brain._near_write) of its kind and project.
+CREATE OR REPLACE FUNCTION brain._nothing_to_supersede(kind text, project text, origin text,
+                                                       space brain.embedding_space, vec public.vector,
+                                                       near_ids bigint[], near_sims real[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    candidate brain.memory;
+    sim real;
+    why text;
+BEGIN
+    IF origin NOT IN ('explicit', 'overlay') THEN
+        why := format('a write of origin %s is a record of what was said and replaces nothing', origin);
+    ELSIF kind = 'incident' THEN
+        why := 'incidents are not matched by similarity';
+    ELSIF vec IS NULL THEN
+        why := 'the write has no embedding (queued for the worker), so no related memory could be looked up';
+    ELSE
+        -- (the write took an authored memory at this similarity: one found is captured)
+        SELECT x.memory_id, x.similarity INTO candidate.memory_id, sim
+        FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+        LIMIT 1;
+        SELECT * INTO candidate FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = candidate.memory_id;
+        IF candidate.memory_id IS NOT NULL THEN
+            why := format('the related #%s "%s" (similarity %s) is a captured %s (origin %s), which a write never '
+                          'replaces', candidate.memory_id, candidate.headline, round(sim::numeric, 3),
+                          CASE WHEN candidate.origin = 'observed' THEN 'turn' ELSE 'text' END, candidate.origin);
+        ELSE
+            SELECT x.memory_id, x.similarity INTO candidate.memory_id, sim
+            FROM brain._nearest_k(space, vec, kind, project, NULL, 1) AS x;
+            SELECT * INTO candidate FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = candidate.memory_id;
+            why := CASE WHEN candidate.memory_id IS NULL
+                        THEN format('no active %s in %s to supersede', kind,
+                                    CASE WHEN project = '' THEN 'the global scope' ELSE format('project %s', project) END)
+                        ELSE format('the nearest %s, #%s "%s", has similarity %s, below the related threshold %s',
+                                    kind, candidate.memory_id, candidate.headline, round(sim::numeric, 3),
+                                    round(space.related::numeric, 3)) END;
+        END IF;
+    END IF;
+    PERFORM brain._raise('BR010', format('Nothing to supersede: %s; nothing was stored.', why),
+        jsonb_build_object('on_related', 'supersede', 'candidate', candidate.memory_id,
+                           'similarity', round(sim::numeric, 3), 'threshold', space.related),
+        CASE WHEN candidate.memory_id IS NOT NULL
+             THEN format('To replace #%1$s, supersede it by its id: brain supersede %1$s HEADLINE --reason ... '
+                         '(SQL: brain.supersede(old_id => %1$s, ...)); ', candidate.memory_id)
+             ELSE 'To replace a memory, supersede it by its id: brain supersede ID HEADLINE --reason ... '
+                  '(SQL: brain.supersede(old_id => ID, ...)); ' END
+        || 'to keep both, store this one with --on-related store (SQL: on_related => ''store'').');
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.supersede(
     old_id bigint,
     headline text,
