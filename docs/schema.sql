@@ -2550,7 +2550,7 @@ CREATE FUNCTION brain.supersede(old_id bigint, headline text, reason text, body 
     AS $$
     -- the body: sql/functions/007-revise.sql
 $$;
-COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
+COMMENT ON FUNCTION brain.supersede(old_id bigint, headline text, reason text, body text, source text, inherit_pinned boolean, embedding double precision[], embedding_space text, severity text, category text, tags text[], skill_trigger jsonb, metadata jsonb, session_id bigint, check_only boolean, on_related text) IS 'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned; a captured turn or text is replaced by an authored memory: origin explicit, the given category and source, none of the record''s transcript reference, role or tags), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 CREATE FUNCTION brain.trajectory_problem(prompts text[]) RETURNS integer
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3016,7 +3016,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 41571b4e7d9028099684427f1af5d580b79da34e996048490afb7fbfb4010595';
+COMMENT ON TABLE brain.migration IS 'functions b21f20b873c4e86290e1efd5e46ce28c647a0c2465f7226df859bf444131576a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

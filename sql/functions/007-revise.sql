@@ -133,6 +133,7 @@ DECLARE
     old_fact brain.fact;
     old_task brain.task;
     old_incident brain.incident;
+    recorded boolean;
     d brain.memory_draft;
     r brain.write_result;
 BEGIN
@@ -146,26 +147,30 @@ BEGIN
     SELECT * INTO old_task FROM brain.task t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_incident FROM brain.incident t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
 
-    -- the new version: the old one's kind, scope, provenance and kind fields, with what was given
+    -- the new version: the old one's kind, scope, provenance and kind fields, with what was given;
+    -- a captured turn or text (a record of what was said) is replaced by an authored memory:
+    -- explicit, its own category and source, none of the record's transcript reference or role
+    recorded := old.origin NOT IN ('explicit', 'overlay');
     d := brain._draft_details(
-        brain._draft(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project),
+        brain._draft(old.kind, headline, body, coalesce(category, CASE WHEN NOT recorded THEN old.category END),
+                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project),
         CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
         old_fact.halflife_days,
         CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity);
-    d.tags := coalesce(tags, old.tags);
+    d.tags := coalesce(tags, CASE WHEN NOT recorded THEN old.tags END);
     d.importance := old.importance;
     d.pinned := inherit_pinned AND old.pinned;
     d.skill_trigger := coalesce(skill_trigger, old.skill_trigger);
-    d.metadata := coalesce(metadata, old.metadata);
+    d.metadata := coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END);
     d.embedding := embedding;
     d.embedding_space := embedding_space;
     d.source_agent := source;
     d.session_id := session_id;
-    d.source_system := old.source_system;
-    d.source_ref := old.source_ref;
+    d.source_system := CASE WHEN NOT recorded THEN old.source_system END;
+    d.source_ref := CASE WHEN NOT recorded THEN old.source_ref END;
     d.expires_at := old.expires_at;
     d.supersedes := old.memory_id;
     r := brain._write(d, check_only, on_related, reason);
@@ -183,7 +188,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.supersede IS
-    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
+    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned; a captured turn or text is replaced by an authored memory: origin explicit, the given category and source, none of the record''s transcript reference, role or tags), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 
 CREATE OR REPLACE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL)
 RETURNS bigint
