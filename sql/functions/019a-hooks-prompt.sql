@@ -125,6 +125,8 @@ DECLARE
     shown integer := 0;
     compacted timestamptz;
     turn_chars integer;
+    calling bigint;  -- the session booted for the calling client session
+    booted bigint[];  -- what its boot showed: not shown again
 BEGIN
     PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
                                           'A prompt context budget (tokens)');
@@ -156,15 +158,22 @@ BEGIN
         WHERE s.workspace_id = ws AND (s.end_reason = 'compacted' OR s.client_info->>'start' = 'compact')
           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
     END IF;
+    calling := coalesce(brain._session(),
+                        (SELECT s.session_id FROM brain.session s
+                         WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
+                           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
+                         ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1));
+    booted := ARRAY(SELECT DISTINCT x FROM brain.injection i CROSS JOIN unnest(i.items) AS x
+                    WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: the rule search answers with (its min_relevance verdict:
-        -- nothing when no candidate is relevant; else its ranking, which it
-        -- never trims: an evidence turn's relevance is often low). The turns
-        -- of the calling session itself (exclude_ref_prefix) that the agent
-        -- has in front of it (stored after its last compaction) are left out,
-        -- and so are flagged memories; the verdict is asked again of the hits
-        -- left (a result's verdict, brain.search_result): when what made it
-        -- was only among those left out, nothing is relevant.
+        -- Relevant: each hit whose own verdict (brain.search_result: its
+        -- relevance with the query's unheld words counted) reaches the floor,
+        -- or a skill the prompt triggers; the rest of search's ranking is
+        -- another topic's, and a line of it is noise the agent learns to skip.
+        -- The turns of the calling session itself (exclude_ref_prefix) that
+        -- the agent has in front of it (stored after its last compaction) are
+        -- left out, and so are flagged memories and what the session's boot
+        -- showed.
         FOR hit IN
             WITH kept AS MATERIALIZED (
                 SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.ordinality AS n
@@ -177,12 +186,13 @@ BEGIN
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                            AND (compacted IS NULL OR m.created_at > compacted))
-                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                  AND NOT m.memory_id = ANY (booted))
             -- in search's order: a current fact before the older memories and turns it
             -- may contradict, a reply in the place of the prompt that only asked
             SELECT k.id, k.kind, k.headline, k.newer_related
             FROM kept k
-            WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
+            WHERE k.verdict >= floor OR k.via_skill_trigger IS NOT NULL
             ORDER BY k.n
         LOOP
             EXIT WHEN shown >= n_max;
@@ -237,12 +247,7 @@ BEGIN
     END IF;
     IF cardinality(ids) > 0 THEN
         -- The injection, for the session booted for the calling client session when there is one.
-        PERFORM brain.record_injection('prompt', ids, total, false,
-            coalesce(brain._session(),
-                     (SELECT s.session_id FROM brain.session s
-                      WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
-                        AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
-                      ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1)));
+        PERFORM brain.record_injection('prompt', ids, total, false, calling);
     END IF;
     RETURN jsonb_build_object(
         'text', CASE WHEN cardinality(ids) > 0
