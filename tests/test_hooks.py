@@ -640,7 +640,7 @@ def test_prompt_context_says_which_of_two_conflicting_facts_is_newer(conn) -> No
     lines = context["text"].splitlines()
     (old_line,) = [line for line in lines if line.startswith(f"- #{old} ")]
     (new_line,) = [line for line in lines if line.startswith(f"- #{new} ")]
-    assert f"(older: #{new} is newer and may replace it)" in old_line
+    assert f"(older: #{new} is newer and may replace it; if so: brain supersede {old})" in old_line
     assert "is newer" not in new_line
 
 

@@ -233,8 +233,10 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
         if h.get("flag_reasons"):
             marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
         if h.get("newer_related"):
+            # an active one stands until a person confirms the change
+            confirm = f" (if so: brain supersede {h['id']} ...)" if h.get("state") == "active" else ""
             marks.append(
-                click.style(f"older: #{h['newer_related']} is newer, may contradict it", fg="yellow")
+                click.style(f"older: #{h['newer_related']} is newer, may contradict it{confirm}", fg="yellow")
             )
         if "created_at" in h:
             marks.append(age(h["created_at"], datetime.now(UTC)))
