@@ -1058,6 +1058,12 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
+CREATE FUNCTION brain._newer_statement(ws bigint, id bigint) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._note_cites(t text, session bigint) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1576,7 +1582,7 @@ CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precisi
     AS $$
     -- the body: sql/functions/015a-boot-payload.sql
 $$;
-COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+COMMENT ON FUNCTION brain.boot_payload(session bigint, task_embedding double precision[], embedding_space text, token_budget integer, now timestamp with time zone) IS 'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger; a fact that a newer statement may replace, an authored fact or a captured turn of another value, brain._newer_statement, marked "(older: #N is newer and may replace it; if so: brain supersede <id>)"), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 CREATE FUNCTION brain.boot_query(source text, project text DEFAULT ''::text, task text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3016,7 +3022,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 092dad673866285f8d796b383fda3ed68a2d887e16c748edede843b2f44bb1e6';
+COMMENT ON TABLE brain.migration IS 'functions f5faf1b4b6eb05d45fd5fc85508f9889cf07be716a37adce57b1138e77fae33e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
