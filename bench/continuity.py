@@ -339,14 +339,18 @@ def _score(
     injected = _letters(boot + "\n" + context)
     boot_letters = _letters(boot)
     quoted = whole = from_boot = 0
+    starts = [s for s in (_letters(text)[:PREFIX_CHARS] for _, _, text in evidence) if s]
     for _, _, text in evidence:
         letters = _letters(text)
         if letters and letters[:PREFIX_CHARS] in injected:
             quoted += 1
             from_boot += letters[:PREFIX_CHARS] in boot_letters
             whole += letters in injected
+    # the prompt context's lines, and those that quote the start of an evidence turn
+    lines = [_letters(line) for line in context.splitlines() if line.startswith("- #")]
     n = len(evidence)
     return {
+        "evidence_lines": sum(any(s in line for s in starts) for line in lines),
         "injected": quoted / n if n else None,
         "injected_whole": whole / n if n else None,
         "injected_from_boot": from_boot / n if n else None,
@@ -452,7 +456,8 @@ def run(
     }
     log(
         f"  injected evidence {overall.get('injected')} (whole {overall.get('injected_whole')}) vs search "
-        f"turn@10 {overall.get('search_turn@10')}: ratio {ratio} "
+        f"turn@10 {overall.get('search_turn@10')}: ratio {ratio}; prompt lines holding evidence "
+        f"{overall.get('evidence_line_share')} "
         f"({'pass' if result['check']['passed'] else 'FAIL'} >= {TARGET})"
     )
     return result
@@ -468,6 +473,11 @@ def aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
         row["ratio"] = round(row["injected"] / row["search_turn@10"], 3) if row["search_turn@10"] else None
         row["prompt_tokens"] = round(float(np.mean([pq["prompt_tokens"] for pq in items])), 1)
         row["prompt_lines"] = round(float(np.mean([pq["prompt_lines"] for pq in items])), 2)
+        shown = sum(pq["prompt_lines"] for pq in items)
+        # of every line the prompt hook injected for the questions, the share holding evidence
+        row["evidence_line_share"] = (
+            round(sum(pq["evidence_lines"] for pq in items) / shown, 3) if shown else None
+        )
         asked = sum(pq["offtopic_asked"] for pq in items)
         row["offtopic_answered"] = (
             round(sum(pq["offtopic_answered"] for pq in items) / asked, 3) if asked else None
@@ -491,8 +501,8 @@ def render(result: dict[str, Any]) -> list[str]:
     ]
     head = [
         "| question type | n | injected | whole | from boot | search turn@5 | search turn@10 | ratio "
-        "| prompt tokens | lines | off-topic answered | off-topic tokens |",
-        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        "| prompt tokens | lines | lines with evidence | off-topic answered | off-topic tokens |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     lines += head
 
@@ -502,7 +512,8 @@ def render(result: dict[str, Any]) -> list[str]:
                 f"| {group} | {row['questions']} | {row['injected']} | {row['injected_whole']} | "
                 f"{row['injected_from_boot']} | {row['search_turn@5']} | {row['search_turn@10']} | "
                 f"{row['ratio']} | "
-                f"{row['prompt_tokens']} | {row['prompt_lines']} | {row['offtopic_answered']} | "
+                f"{row['prompt_tokens']} | {row['prompt_lines']} | {row['evidence_line_share']} | "
+                f"{row['offtopic_answered']} | "
                 f"{row['offtopic_tokens']} |"
             )
 

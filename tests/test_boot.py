@@ -431,3 +431,27 @@ def test_one_of_a_kind_is_said_in_the_singular_and_a_taskless_sibling_shows_no_t
     assert '""' not in text
     (row,) = p["sections"]["siblings"]
     assert row["tokens"] == scalar(conn, "SELECT brain._line_tokens(%s)", (sibling[2:],))
+
+
+def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn) -> None:
+    """A pinned fact says 6432; a session said the port moved to 5433 since. The boot shows the
+    fact marked older, naming the turn and the supersede that would confirm it; an unrelated
+    pinned fact is shown as it is."""
+    from pybrain.client import Brain
+    from pybrain.embed import get_embedder
+
+    conn.execute("UPDATE brain.embedding_space SET related = 0.3, near_identical = 0.99")  # hash vectors
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    port = brain.remember("fact", "Staging pgbouncer listens on port 6432", pinned=True).memory_id
+    other = brain.remember("fact", "Release notes go to the changelog channel", pinned=True).memory_id
+    brain.observe_transcript(
+        [{"ref": "s9/1", "role": "assistant", "text": "Staging pgbouncer listens on port 5433 since today."}],
+        source_system="claude-code",
+    )
+    turn = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 's9/1'")
+    payload = call_scalar(conn, "boot_session", source="claude")
+    text = render_boot(payload)
+    (line,) = [x for x in text.splitlines() if x.startswith(f"- #{port} ")]
+    assert line.endswith(f"(older: #{turn} is newer and may replace it; if so: brain supersede {port})"), text
+    (line,) = [x for x in text.splitlines() if x.startswith(f"- #{other} ")]
+    assert "older" not in line

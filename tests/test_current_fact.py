@@ -143,7 +143,7 @@ def test_the_current_fact_comes_before_the_turns_it_replaces(conn, local, month)
     older = [line for line in lines[1:] if re.search(r"Node 2[02]\b", line)]
     assert older, "the older answers are still shown, below it"
     for line in older:
-        assert f"(older: #{month['current']} is newer and may replace it)" in line, line
+        assert f"(older: #{month['current']} is newer and may replace it" in line, line
     for line in lines:
         assert re.match(r"- #\d+ \w+, \d+(s|m|h|d|w|mo|y) ago: ", line), f"every line says its age: {line}"
     assert any(", 30d ago: " in line or ", 4w ago: " in line for line in lines), lines
@@ -261,3 +261,36 @@ def test_the_first_results_still_do_not_depend_on_max_results(conn, local, month
         for k in (1, 2, 3, 5, 8):
             first = [h["id"] for h in hits(conn, local, query, max_results=k, min_relevance=0)]
             assert first == whole[:k], (query, k)
+
+
+def test_a_correction_said_in_a_session_comes_before_the_fact_it_corrects(conn, local, month) -> None:
+    """The team said "we moved staging pgbouncer to 5433" in a session; the written fact says
+    6432. The turn stating the new value ranks above the fact, which is marked older, in
+    search and in the prompt hook; the fact itself is not rewritten."""
+    observe(
+        conn,
+        local,
+        1,
+        "c1b2c3d4-0000-4000-8000-000000000011",
+        [
+            (
+                "We moved staging pgbouncer to port 5433 today.",
+                "Noted: the staging database now listens on 5433.",
+            )
+        ],
+    )
+    asked = "Which port does the staging database listen on now?"
+    found = hits(conn, local, asked)
+    place = {h["id"]: n for n, h in enumerate(found)}
+    said = [h for h in found if "5433" in h["headline"]]
+    assert said and month["staging"] in place, [(h["id"], h["headline"]) for h in found]
+    assert min(place[h["id"]] for h in said) < place[month["staging"]]
+    fact = found[place[month["staging"]]]
+    assert fact["newer_related"] in {h["id"] for h in said}, fact
+    lines = context_lines(conn, local, asked)
+    (fact_line,) = [line for line in lines if line_id(line) == month["staging"]]
+    assert "6432" in fact_line and f"(older: #{fact['newer_related']} is newer" in fact_line, lines
+    assert lines.index(fact_line) > 0 and "5433" in lines[0], lines
+    assert conn.execute(
+        "SELECT state, headline FROM brain.memory WHERE memory_id = %s", (month["staging"],)
+    ).fetchone() == ("active", "Staging database is shop-stg-db-2 on port 6432")

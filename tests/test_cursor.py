@@ -131,3 +131,36 @@ def test_wire_cursor_hooks(brain_cli, tmp_path: Path, monkeypatch: pytest.Monkey
     assert "already up to date" in brain_cli("wire", "cursor", "--hooks").output
     r = brain_cli("wire", "cursor", "--hooks", "--prompt-context")
     assert r.exit_code != 0 and "adds no context" in r.output
+
+
+def test_cursor_markup_is_not_stored(cli_env, conn, tmp_path, project_dir) -> None:
+    """Cursor wraps what the person typed in <user_query> and writes its own context
+    (<user_info>, <attached_files>, <system_reminder>) into user lines: the turn is the
+    person's words alone, and a line of Cursor's markup only is no turn."""
+    turns = read_turns(FIXTURES / "transcript_tagged.jsonl", CONVERSATION)
+    assert [(t["role"], t["text"]) for t in turns] == [
+        ("user", "Staging pgbouncer moved to port 5433 yesterday. Which services still point at 6432?"),
+        ("assistant", "Let me search the deploy configs for the old port."),
+        (
+            "assistant",
+            "Two services still use 6432: invoices and ledger (deploy/invoices.env, deploy/ledger.env).",
+        ),
+        ("user", "Update both to 5433 and note it in the runbook."),
+        ("assistant", "Updated invoices and ledger to 5433 and added the move to docs/runbook.md."),
+    ]
+    path = tmp_path / f"{CONVERSATION}.jsonl"
+    shutil.copy(FIXTURES / "transcript_tagged.jsonl", path)
+    out, _ = run_hook(
+        cli_env, "session-start", payload("session-start", path, project_dir), "--source", "cursor"
+    )
+    assert out.returncode == 0, out.stderr
+    out, _ = run_hook(cli_env, "session-end", payload("session-end", path, project_dir), "--source", "cursor")
+    assert out.returncode == 0, out.stderr
+    stored = conn.execute(
+        "SELECT headline || ' ' || body FROM brain.memory WHERE source_system = 'cursor' ORDER BY memory_id"
+    ).fetchall()
+    assert stored[0][0].startswith("User: Staging pgbouncer moved to port 5433"), stored
+    handoff = conn.execute("SELECT handoff FROM brain.session").fetchone()[0]
+    for text in [row[0] for row in stored] + [handoff]:
+        for tag in ("<user_query>", "</user_query>", "<user_info>", "<attached_files>", "<system_reminder>"):
+            assert tag not in text, text

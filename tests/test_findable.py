@@ -339,3 +339,104 @@ def test_a_dormant_fact_ranks_below_a_fresh_one_but_is_found(conn) -> None:
     found = search_ids(conn, "deploy window")
     assert found == [new["memory_id"], old["memory_id"]]
     assert search_ids(conn, "Tuesday 10:00")[:1] == [old["memory_id"]], "the only answer comes first"
+
+
+# --- on_related => 'supersede' does what it says --------------------------------
+
+
+def test_on_related_supersede_replaces_a_fact_that_differs_in_a_value(conn) -> None:
+    old = remember(conn, kind="fact", headline="The API service runs on Python 3.11", embedding=unit(1.0))
+    new = remember(
+        conn,
+        kind="fact",
+        headline="The API service runs on Python 3.12",
+        embedding=unit(0.95),
+        on_related="supersede",
+        reason="upgraded in the December release",
+    )
+    assert (new["action"], new["duplicate_of"]) == ("created", old["memory_id"])
+    state, reason, superseded_by = rows(
+        conn,
+        "SELECT state, supersede_reason, superseded_by FROM brain.memory WHERE memory_id = %s",
+        (old["memory_id"],),
+    )[0].values()
+    assert (state, reason, superseded_by) == (
+        "superseded",
+        "upgraded in the December release",
+        new["memory_id"],
+    )
+    # store and refuse keep treating the value as another fact
+    other = remember(
+        conn,
+        kind="fact",
+        headline="The API service runs on Python 3.13",
+        embedding=unit(0.95),
+        on_related="store",
+    )
+    assert other["duplicate_of"] is None
+
+
+def test_on_related_supersede_names_why_nothing_was_superseded(conn) -> None:
+    turn = remember(
+        conn,
+        kind="fact",
+        headline="user: staging pgbouncer listens on 6432",
+        origin="observed",
+        embedding=unit(1.0),
+    )
+    far = remember(conn, kind="fact", headline="Deploys run nightly", embedding=unit(0.0, axis=3))
+    with raises_br("BR010") as err:
+        remember(
+            conn,
+            kind="fact",
+            headline="Staging pgbouncer listens on 5433",
+            embedding=unit(0.95),
+            on_related="supersede",
+            reason="moved",
+        )
+    message, detail = err.error.diag.message_primary, err.error.diag.message_detail
+    assert "captured" in message and f"#{turn['memory_id']}" in message, message
+    assert f"brain supersede {turn['memory_id']}" in err.error.diag.message_hint
+    assert '"candidate"' in detail
+    with raises_br("BR010") as err:
+        remember(
+            conn,
+            kind="fact",
+            headline="Nothing else is near this",
+            embedding=unit(0.3, axis=4),
+            on_related="supersede",
+        )
+    assert "below" in err.error.diag.message_primary and "0.75" in err.error.diag.message_primary
+    assert scalar(conn, "SELECT count(*) FROM brain.memory") == 2, "a refused write stores nothing"
+    assert far["memory_id"]
+
+
+def test_cli_supersedes_the_fact_of_another_version_and_says_why_when_it_cannot(brain_cli, conn) -> None:
+    conn.execute("UPDATE brain.embedding_space SET related = 0.3, near_identical = 0.99")
+    assert brain_cli("remember", "fact", "The API service runs on Python 3.11").exit_code == 0
+    r = brain_cli(
+        "remember",
+        "fact",
+        "The API service runs on Python 3.12",
+        "--on-related",
+        "supersede",
+        "--reason",
+        "upgraded in December",
+    )
+    assert r.exit_code == 0, r.stderr
+    assert "superseded the related #1" in r.output and "upgraded in December" in r.output, r.output
+    assert scalar(conn, "SELECT state FROM brain.memory WHERE memory_id = 1") == "superseded"
+    refused = brain_cli(
+        "remember",
+        "fact",
+        "Lunch is at noon on Fridays",
+        "--on-related",
+        "supersede",
+        "--project",
+        "elsewhere",
+    )
+    assert (
+        refused.exit_code == 1
+        and "Nothing to supersede: no active fact in project elsewhere" in refused.stderr
+    )
+    assert "--on-related store" in refused.stderr

@@ -640,7 +640,7 @@ def test_prompt_context_says_which_of_two_conflicting_facts_is_newer(conn) -> No
     lines = context["text"].splitlines()
     (old_line,) = [line for line in lines if line.startswith(f"- #{old} ")]
     (new_line,) = [line for line in lines if line.startswith(f"- #{new} ")]
-    assert f"(older: #{new} is newer and may replace it)" in old_line
+    assert f"(older: #{new} is newer and may replace it; if so: brain supersede {old})" in old_line
     assert "is newer" not in new_line
 
 
@@ -671,3 +671,51 @@ def test_each_hook_run_is_counted_on_the_health_page(cli_env, brain_cli, transcr
     small = charts.series_chart("Latency", " ms", rows, [("p50_ms", "p50", "p50")])
     labels = [t["text"] for t in small.y_ticks()]
     assert labels[0] == "0 ms" and all(label not in ("0 ms", "0.0 ms") for label in labels[1:]), labels
+
+
+def test_every_prompt_line_is_relevant_on_its_own(cli_env, conn, transcript, project_dir, brain) -> None:
+    """ "Run the checkout tests." brought the checkout fact and four lines of whatever ranked
+    next: the BLOCKER the boot had shown, a global note, step timings of another service.
+    Each line passes the verdict on its own now, and the boot's lines are not repeated."""
+    blocker = brain.remember(
+        "rule", "Never run migrations against production from a laptop", severity="BLOCKER", project="billing"
+    ).memory_id
+    checkout = brain.remember(
+        "fact", "The checkout tests run with make test-checkout and need the stripe mock", project="billing"
+    ).memory_id
+    brain.remember("fact", "Nightly deploys start at 02:00 UTC; do not merge after 01:30")
+    for i in range(3):
+        brain.remember(
+            "fact",
+            f"Step {i}: check host api-{i} of the search service took {300 + i} ms",
+            project="billing",
+            origin="observed",
+        )
+    out, _ = run_hook(cli_env, "session-start", payload("session-start", transcript, project_dir))
+    assert f"#{blocker} " in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    out, _ = run_hook(
+        cli_env, "prompt", payload("prompt", transcript, project_dir, prompt="Run the checkout tests.")
+    )
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = [line for line in context.splitlines() if line.startswith("- #")]
+    assert [int(re.match(r"- #(\d+) ", line)[1]) for line in lines] == [checkout], context
+    # the BLOCKER, asked about, is what the boot showed: not repeated either
+    out, _ = run_hook(
+        cli_env,
+        "prompt",
+        payload("prompt", transcript, project_dir, prompt="Can I run the migrations against production?"),
+    )
+    assert f"#{blocker} " not in out.stdout.decode()
+    # in another session, which did not boot with it, it is the answer
+    out, _ = run_hook(
+        cli_env,
+        "prompt",
+        payload(
+            "prompt",
+            transcript,
+            project_dir,
+            prompt="Can I run the migrations against production?",
+            session_id="another",
+        ),
+    )
+    assert f"#{blocker} rule" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]

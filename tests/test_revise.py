@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import pytest
 from helpers import call_rows, one, raises_br, remember, rows, scalar, unit
 
@@ -226,3 +228,41 @@ def test_every_mutation_is_audited_with_a_snapshot(conn, chain) -> None:
     ]
     assert all(t["snapshot"]["id"] == t["memory_id"] and t["actor"] for t in trail)
     assert trail[2]["snapshot"]["state"] == "superseded"
+
+
+def test_a_supersede_of_a_captured_turn_is_an_authored_memory(conn) -> None:
+    """A person correcting what was said in a session writes their own memory: explicit, of
+    their headline, with its own source, not the turn's transcript reference and role."""
+    turns = [
+        {"ref": "s1/0", "role": "user", "text": "Where does staging pgbouncer listen now?"},
+        {"ref": "s1/1", "role": "assistant", "text": "Through pgbouncer on port 6432, moved on day 8."},
+    ]
+    conn.execute(
+        "SELECT count(*) FROM brain.observe_transcript(%s::jsonb, 'claude-code')", (json.dumps(turns),)
+    )
+    turn = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 's1/1'")
+    new = supersede(
+        conn,
+        turn,
+        "Staging pgbouncer listens on port 5433",
+        body="Moved on day 8.",
+        reason="the port changed",
+        source="alice",
+    )["memory_id"]
+    m = one(
+        conn,
+        "SELECT kind, origin, category, headline, source_agent, source_system, source_ref, metadata"
+        " FROM brain.memory WHERE memory_id = %s",
+        (new,),
+    )
+    assert (m["kind"], m["origin"], m["headline"]) == (
+        "fact",
+        "explicit",
+        "Staging pgbouncer listens on port 5433",
+    )
+    assert m["category"] != "episodic" and m["source_agent"] == "alice"
+    assert (m["source_system"], m["source_ref"]) == (None, None)
+    assert "role" not in m["metadata"] and "turn" not in m["metadata"]
+    context = scalar(conn, "SELECT brain.prompt_context('which port does staging pgbouncer listen on?')")
+    (line,) = [x for x in context["text"].splitlines() if x.startswith(f"- #{new} ")]
+    assert "Staging pgbouncer listens on port 5433" in line, line

@@ -43,7 +43,7 @@ def test_neighbours_never_push_a_relevant_hit_out(conn) -> None:
 
 def test_the_prompt_hook_answers_with_searchs_verdict(conn) -> None:
     """The prompt hook's "nothing relevant" is search's (the setting min_relevance): above the
-    best hit's relevance nothing is injected; at or below it, the ranking, which it never trims."""
+    best hit's relevance nothing is injected; below it, each hit whose own verdict reaches it."""
     a = remember(conn, kind="fact", headline="The staging database listens on port 6543")["memory_id"]
     b = remember(conn, kind="fact", headline="The staging cache is warmed at noon")["memory_id"]
     hit = search(conn, "staging database port", min_relevance=0)
@@ -51,7 +51,11 @@ def test_the_prompt_hook_answers_with_searchs_verdict(conn) -> None:
     conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(min(1, hit[0]["relevance"] * 1.01)),))
     out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
     assert out["text"] is None
+    assert hit[1]["verdict"] < hit[0]["verdict"] * 0.99
     conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(hit[0]["relevance"] * 0.99),))
+    out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
+    assert out["ids"] == [a], "the cache's line is below the verdict: another topic"
+    conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(hit[1]["verdict"] * 0.99),))
     out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
     assert out["ids"] == [a, b]
 

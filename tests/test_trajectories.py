@@ -656,16 +656,23 @@ def test_claude_code_records_a_trajectory_and_a_later_session_gets_it(claude, co
     assert [s["command"].split()[1] for s in steps] == ["elbv2", "elbv2"]
 
     d = claude.transcript("5a6b7c8d-0000-4000-8000-00000000000d")
-    claude.start(d)
+    boot = claude.start(d)
+    assert boot is not None and f"- #{tid} 2 steps" in boot
     context = claude.prompt(d, "the staging reconciler health check fails again, how did we fix it?")
-    assert context is not None and f"#{tid} trajectory, " in context
-    inj = one(conn, "SELECT session_id, items FROM brain.injection WHERE trigger = 'prompt'")
+    assert context is not None and f"#{tid} " not in context, "the boot showed it: not repeated"
     booted = scalar(
         conn,
         "SELECT session_id FROM brain.session WHERE client_info->>'client_session' = %s",
         (d.session,),
     )
-    assert inj["session_id"] == booted and tid in inj["items"]
+    inj = one(
+        conn,
+        "SELECT session_id, items FROM brain.injection WHERE trigger = 'boot' AND session_id = %s",
+        (booted,),
+    )
+    assert tid in inj["items"]
+    inj = one(conn, "SELECT session_id, items FROM brain.injection WHERE trigger = 'prompt'")
+    assert inj["session_id"] == booted and tid not in inj["items"]
     assert scalar(conn, "SELECT count(*) FROM brain.injection WHERE trigger = 'boot'") == 2
 
 

@@ -640,3 +640,20 @@ def test_each_token_searches_with_its_own_workspaces_model(
         r = requests.get(ui.url + "/memories?q=port+TLS", headers={"Authorization": f"Bearer {hashed}"})
         assert r.status_code == 200 and "The API listens on port 9443 with TLS" in r.text
         assert "kiln" not in r.text
+
+
+def test_search_marks_an_older_fact_and_says_how_to_confirm(db_url: str, conn, tmp_path: Path) -> None:
+    """Two facts of one project differing in a version: the older one's row names the newer
+    one and the supersede that would confirm it."""
+    conn.execute("UPDATE brain.embedding_space SET related = 0.3, near_identical = 0.99")  # hash vectors
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    old = brain.remember("fact", "Node.js runtime is version 20", project="shop").memory_id
+    new = brain.remember(
+        "fact", "Node.js runtime is version 22", project="shop", on_related="store"
+    ).memory_id
+    for ui in start_ui(db_url, tmp_path):
+        r = requests.get(ui.url + "/memories?q=Node.js+runtime+version&project=shop")
+        assert r.status_code == 200
+        row = r.text.split(f'<a href="/memories/{old}">{old}</a>')[1].split("</tr>")[0]
+        assert f'older: <a href="/memories/{new}">#{new}</a> is newer' in row, row
+        assert f"brain supersede {old}" in row

@@ -35,11 +35,14 @@ from pybrain.worker import reconcile, settle
 ORIGINS_SHOWN = ("explicit", "overlay", "observed", "artifact")
 
 
-def _describe_write(r: WriteResult, kind: str, headline: str, on_related: str = "refuse") -> str:
+def _describe_write(
+    r: WriteResult, kind: str, headline: str, on_related: str = "refuse", reason: str | None = None
+) -> str:
     if r.action == "created":
         line = f"created #{r.memory_id} {kind}: {headline}"
         if r.duplicate_of and on_related == "supersede":
             line += f"\n  superseded the related #{r.duplicate_of} (similarity {r.similarity:.3f})"
+            line += f": {reason}" if reason else ""
         elif r.duplicate_of:
             line += f" (related to #{r.duplicate_of}, similarity {r.similarity:.3f})"
         if r.related:
@@ -150,7 +153,7 @@ def remember(kind: str, headline: str, body: str, as_json: bool, **opts: Any) ->
     click.echo(
         _dump(result.as_dict())
         if as_json
-        else _describe_write(result, kind.lower(), headline, opts["on_related"])
+        else _describe_write(result, kind.lower(), headline, opts["on_related"], opts["reason"])
     )
 
 
@@ -230,8 +233,10 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
         if h.get("flag_reasons"):
             marks.append(click.style(f"FLAGGED ({', '.join(h['flag_reasons'])})", fg="red"))
         if h.get("newer_related"):
+            # an active one stands until a person confirms the change
+            confirm = f" (if so: brain supersede {h['id']} ...)" if h.get("state") == "active" else ""
             marks.append(
-                click.style(f"older: #{h['newer_related']} is newer, may contradict it", fg="yellow")
+                click.style(f"older: #{h['newer_related']} is newer, may contradict it{confirm}", fg="yellow")
             )
         if "created_at" in h:
             marks.append(age(h["created_at"], datetime.now(UTC)))

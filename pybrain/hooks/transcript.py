@@ -35,6 +35,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -269,6 +270,23 @@ def _codex_turn(entry: dict[str, Any], session: str) -> dict[str, Any] | None:
     return {"ref": f"{session}/{digest}", "role": role, "text": text, "at": at}
 
 
+# Cursor writes what the person typed inside <user_query>…</user_query>, beside the
+# context it adds itself to user lines (<user_info>, <attached_files>, <system_reminder>, …,
+# each a block of its own): the person's words are the query alone; a user line
+# without one is the person's text with Cursor's blocks taken out.
+_CURSOR_QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.S)
+_CURSOR_BLOCK = re.compile(
+    r"<(user_info|attached_files|additional_data|system_reminder|open_and_recently_viewed_files"
+    r"|manually_added_selection|cursor_commands|git_status|rules|agent_skills)>.*?</\1>\s*",
+    re.S,
+)
+
+
+def _cursor_words(text: str) -> str:
+    queries = _CURSOR_QUERY.findall(text)
+    return "\n\n".join(queries) if queries else _CURSOR_BLOCK.sub("", text).strip()
+
+
 def _cursor_turn(entry: dict[str, Any], session: str, seen: dict[str, int]) -> dict[str, Any] | None:
     role = entry.get("role")
     message = entry.get("message")
@@ -279,6 +297,11 @@ def _cursor_turn(entry: dict[str, Any], session: str, seen: dict[str, int]) -> d
         return None
     if not text.strip() or (role == "user" and text.lstrip().startswith(INJECTED_OPEN)):
         return None
+    # the ref: of the line as written, the same whatever markup a later version strips
     key = hashlib.sha256(f"{role}\n{text}".encode()).hexdigest()[:24]
+    if role == "user":
+        text = _cursor_words(text)
+        if not text:
+            return None
     seen[key] = seen.get(key, 0) + 1
     return {"ref": f"{session}/{key}-{seen[key]}", "role": role, "text": text, "at": None}

@@ -87,7 +87,8 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
         if h.get("neighbour_of"):
             marks.append(f"beside #{h['neighbour_of']}")
         if h.get("newer_related"):
-            marks.append(f"older: #{h['newer_related']} is newer, may contradict it")
+            confirm = f" (if so: supersede #{h['id']})" if h.get("state") == "active" else ""
+            marks.append(f"older: #{h['newer_related']} is newer, may contradict it{confirm}")
         line = f"{' '.join(marks)} {quote(h['headline'])}"
         if h.get("preview"):
             line += f" — {quote(_short(h['preview']))}"

@@ -100,7 +100,8 @@ BEGIN
             folds := near.similarity >= space.near_identical
                      AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space);
             CONTINUE WHEN NOT folds AND NOT (mem.origin IN ('explicit', 'overlay')
-                AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body));
+                AND (w.on_related = 'supersede'
+                     OR NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body)));
             IF concurrent AND (folds OR w.on_related <> 'store') THEN
                 PERFORM brain._raise('BR022',
                     format('A concurrent write stored a %s %s first: #%s "%s" (similarity %s); this transaction is rolled back.',
@@ -439,8 +440,11 @@ BEGIN
             END IF;
             -- (a captured turn or text, observed or an artifact, is a record of what was
             -- said: it never meets the policy of a write, nor is it replaced by one)
+            -- (on_related => 'supersede' replaces a related fact that states another value too:
+            -- the writer names the change, brain._nothing_to_supersede says why when none is found)
             IF v_origin IN ('explicit', 'overlay') AND existing.origin IN ('explicit', 'overlay')
-               AND NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text) THEN
+               AND (p_on_related = 'supersede'
+                    OR NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text)) THEN
                 IF p_on_related = 'refuse' THEN
                     PERFORM brain._raise('BR008',
                         format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
@@ -458,6 +462,9 @@ BEGIN
                 EXIT;
             END IF;
         END LOOP;
+    END IF;
+    IF p_on_related = 'supersede' AND related.memory_id IS NULL AND d.supersedes IS NULL THEN
+        PERFORM brain._nothing_to_supersede(d.kind, v_project, v_origin, space, vec, near_ids, near_sims);
     END IF;
 
     new_row.kind := d.kind;

@@ -429,11 +429,13 @@ AS $f$
                       LEFT JOIN window_ o ON o.memory_id = a.answer_id) AS x
                   ORDER BY x.memory_id, x.base, x.sub) AS y
         ),
-        -- the results' active authored memories, read once: what a newer one may contradict
+        -- the results' active authored memories, read once: what a newer one may contradict;
+        -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
-            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place
+            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place,
+                   n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
-            WHERE n.state = 'active' AND n.origin IN ('explicit', 'overlay')
+            WHERE n.state = 'active' AND (n.origin IN ('explicit', 'overlay') OR (n.origin = 'observed' AND n.metadata ? 'turn'))
         ),
         judged AS MATERIALIZED (
             SELECT l.*,
@@ -446,7 +448,7 @@ AS $f$
                    -- project at half that similarity, differing so; of a superseded
                    -- memory, its current version
                    CASE WHEN m.state = 'superseded' THEN (
-                            SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id))
+                            SELECT n.memory_id FROM authored n WHERE n.memory_id = brain.current_version(m.memory_id) AND NOT n.said)
                         WHEN m.state = 'active' THEN (
                    SELECT n.memory_id
                    -- the cheap tests first, then the similarity, then the terms, each for
@@ -458,9 +460,12 @@ AS $f$
                                      WHERE n.memory_id <> m.memory_id AND n.project = m.project
                                        AND n.created_at > m.created_at
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
+                                       -- (a turn is a newer statement of an authored memory, not of a turn)
+                                       AND (NOT n.said OR m.origin IN ('explicit', 'overlay'))
                                      OFFSET 0) AS n
                                OFFSET 0) AS n
-                         WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') THEN %12$s ELSE %12$s / 2 END
+                         WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') AND NOT n.said
+                                              THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
                    WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC

@@ -144,6 +144,46 @@ $$;
 COMMENT ON FUNCTION brain.related_memory IS
     'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
+-- The newest statement of another value of an authored fact, when one is newer
+-- than it: the nearest active memory of its kind and project created after it,
+-- differing in distinguishing terms only, an authored one as near as the space's
+-- related similarity, a captured turn (a correction said in a session) at half
+-- that, as search judges its results (newer_related). NULL when none, or the
+-- memory has no vector in the active space. For lines shown without a query
+-- (the boot's pinned facts).
+CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint)
+RETURNS bigint
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    space brain.embedding_space := brain.active_embedding_space();
+    m brain.memory;
+    vec public.vector;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF m.memory_id IS NULL OR m.kind <> 'fact' OR m.origin NOT IN ('explicit', 'overlay') OR m.state <> 'active'
+       OR space.space_id IS NULL THEN
+        RETURN NULL;
+    END IF;
+    SELECT e.embedding INTO vec FROM brain.embedding e
+    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = m.memory_id;
+    IF vec IS NULL THEN
+        RETURN NULL;
+    END IF;
+    RETURN (SELECT n.memory_id
+            FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS x
+            JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = x.memory_id
+            WHERE n.created_at > m.created_at
+              AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)
+              AND CASE WHEN n.origin IN ('explicit', 'overlay') THEN x.similarity >= space.related
+                       ELSE n.origin = 'observed' AND n.metadata ? 'turn' AND x.similarity >= space.related / 2 END
+              AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+            ORDER BY x.similarity DESC, n.memory_id DESC
+            LIMIT 1);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.load_skill(name text, project text DEFAULT NULL)
 RETURNS jsonb
 LANGUAGE plpgsql

@@ -45,6 +45,65 @@ $$;
 COMMENT ON FUNCTION brain.current_version IS
     'The end of a memory''s supersede chain: the memory that holds the current belief (itself when not superseded).';
 
+-- A write sent with on_related => 'supersede' that found no memory to replace
+-- is refused, saying why: what the writer asked for did not happen, and two
+-- active memories would state the old and the new value. near_ids/near_sims:
+-- the write's lookup (brain._near_write) of its kind and project.
+CREATE OR REPLACE FUNCTION brain._nothing_to_supersede(kind text, project text, origin text,
+                                                       space brain.embedding_space, vec public.vector,
+                                                       near_ids bigint[], near_sims real[])
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, public, pg_temp
+AS $$
+DECLARE
+    ws bigint := brain.current_workspace();
+    candidate brain.memory;
+    sim real;
+    why text;
+BEGIN
+    IF origin NOT IN ('explicit', 'overlay') THEN
+        why := format('a write of origin %s is a record of what was said and replaces nothing', origin);
+    ELSIF kind = 'incident' THEN
+        why := 'incidents are not matched by similarity';
+    ELSIF vec IS NULL THEN
+        why := 'the write has no embedding (queued for the worker), so no related memory could be looked up';
+    ELSE
+        -- (the write took an authored memory at this similarity: one found is captured)
+        SELECT x.memory_id, x.similarity INTO candidate.memory_id, sim
+        FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
+        WHERE x.similarity >= space.related
+        ORDER BY x.similarity DESC, x.memory_id
+        LIMIT 1;
+        SELECT * INTO candidate FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = candidate.memory_id;
+        IF candidate.memory_id IS NOT NULL THEN
+            why := format('the related #%s "%s" (similarity %s) is a captured %s (origin %s), which a write never '
+                          'replaces', candidate.memory_id, candidate.headline, round(sim::numeric, 3),
+                          CASE WHEN candidate.origin = 'observed' THEN 'turn' ELSE 'text' END, candidate.origin);
+        ELSE
+            SELECT x.memory_id, x.similarity INTO candidate.memory_id, sim
+            FROM brain._nearest_k(space, vec, kind, project, NULL, 1) AS x;
+            SELECT * INTO candidate FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = candidate.memory_id;
+            why := CASE WHEN candidate.memory_id IS NULL
+                        THEN format('no active %s in %s to supersede', kind,
+                                    CASE WHEN project = '' THEN 'the global scope' ELSE format('project %s', project) END)
+                        ELSE format('the nearest %s, #%s "%s", has similarity %s, below the related threshold %s',
+                                    kind, candidate.memory_id, candidate.headline, round(sim::numeric, 3),
+                                    round(space.related::numeric, 3)) END;
+        END IF;
+    END IF;
+    PERFORM brain._raise('BR010', format('Nothing to supersede: %s; nothing was stored.', why),
+        jsonb_build_object('on_related', 'supersede', 'candidate', candidate.memory_id,
+                           'similarity', round(sim::numeric, 3), 'threshold', space.related),
+        CASE WHEN candidate.memory_id IS NOT NULL
+             THEN format('To replace #%1$s, supersede it by its id: brain supersede %1$s HEADLINE --reason ... '
+                         '(SQL: brain.supersede(old_id => %1$s, ...)); ', candidate.memory_id)
+             ELSE 'To replace a memory, supersede it by its id: brain supersede ID HEADLINE --reason ... '
+                  '(SQL: brain.supersede(old_id => ID, ...)); ' END
+        || 'to keep both, store this one with --on-related store (SQL: on_related => ''store'').');
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.supersede(
     old_id bigint,
     headline text,
@@ -74,6 +133,7 @@ DECLARE
     old_fact brain.fact;
     old_task brain.task;
     old_incident brain.incident;
+    recorded boolean;
     d brain.memory_draft;
     r brain.write_result;
 BEGIN
@@ -87,26 +147,30 @@ BEGIN
     SELECT * INTO old_task FROM brain.task t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_incident FROM brain.incident t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
 
-    -- the new version: the old one's kind, scope, provenance and kind fields, with what was given
+    -- the new version: the old one's kind, scope, provenance and kind fields, with what was given;
+    -- a captured turn or text (a record of what was said) is replaced by an authored memory:
+    -- explicit, its own category and source, none of the record's transcript reference or role
+    recorded := old.origin NOT IN ('explicit', 'overlay');
     d := brain._draft_details(
-        brain._draft(old.kind, headline, body, coalesce(category, old.category), old.origin, old.project),
+        brain._draft(old.kind, headline, body, coalesce(category, CASE WHEN NOT recorded THEN old.category END),
+                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project),
         CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
         old_fact.halflife_days,
         CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity);
-    d.tags := coalesce(tags, old.tags);
+    d.tags := coalesce(tags, CASE WHEN NOT recorded THEN old.tags END);
     d.importance := old.importance;
     d.pinned := inherit_pinned AND old.pinned;
     d.skill_trigger := coalesce(skill_trigger, old.skill_trigger);
-    d.metadata := coalesce(metadata, old.metadata);
+    d.metadata := coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END);
     d.embedding := embedding;
     d.embedding_space := embedding_space;
     d.source_agent := source;
     d.session_id := session_id;
-    d.source_system := old.source_system;
-    d.source_ref := old.source_ref;
+    d.source_system := CASE WHEN NOT recorded THEN old.source_system END;
+    d.source_ref := CASE WHEN NOT recorded THEN old.source_ref END;
     d.expires_at := old.expires_at;
     d.supersedes := old.memory_id;
     r := brain._write(d, check_only, on_related, reason);
@@ -124,7 +188,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.supersede IS
-    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
+    'Replaces a belief: the new text goes through the same write gate (kind, project and kind details are inherited; pinning only with inherit_pinned; a captured turn or text is replaced by an authored memory: origin explicit, the given category and source, none of the record''s transcript reference, role or tags), the old memory is kept, marked superseded and linked to the new one, and leaves default reads. A rule''s old version becomes DEPRECATED. reason is required. on_related (refuse, store, supersede) decides what a related hit on another memory does, as in brain.remember.';
 
 CREATE OR REPLACE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL)
 RETURNS bigint

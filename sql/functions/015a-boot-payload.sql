@@ -187,10 +187,11 @@ BEGIN
               AND m.memory_id <> ALL (shown)
             LIMIT pinned_k + 100) AS y
         LIMIT pinned_k + 100) AS x;
+    -- (a pinned fact that a newer statement may replace says so, and how a person confirms it)
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'kind', x.kind, 'headline', x.headline,
-                                  'quoted', brain.quote_text(x.headline),
-                                  'tokens', brain._line_tokens(format('#%s %s %s', x.memory_id, x.kind,
-                                                                      brain.quote_text(x.headline))))
+                                  'quoted', brain.quote_text(x.headline), 'older', o.mark,
+                                  'tokens', brain._line_tokens(format('#%s %s %s%s', x.memory_id, x.kind,
+                                                                      brain.quote_text(x.headline), o.mark)))
                               ORDER BY x.score DESC, x.importance DESC, x.created_at DESC, x.memory_id DESC), '[]')
     INTO pins FROM (
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
@@ -202,7 +203,12 @@ BEGIN
             ORDER BY m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC, m.memory_id DESC
             LIMIT pinned_k) AS y
         ORDER BY y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
-        LIMIT pinned_k) AS x;
+        LIMIT pinned_k) AS x
+    CROSS JOIN LATERAL (
+        SELECT CASE WHEN n.id IS NOT NULL
+                    THEN format(' (older: #%s is newer and may replace it; if so: brain supersede %s)', n.id, x.memory_id)
+                    ELSE '' END AS mark
+        FROM (SELECT brain._newer_statement(ws, x.memory_id) AS id) AS n) AS o;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
@@ -383,7 +389,7 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.boot_payload IS
-    'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
+    'The payload of a session: BLOCKER rules (5, pinned first), the pinned memories no other section shows (boot_pinned, 10, ranked as the BLOCKER rules; not those with a skill trigger; a fact that a newer statement may replace, an authored fact or a captured turn of another value, brain._newer_statement, marked "(older: #N is newer and may replace it; if so: brain supersede <id>)"), PATTERN rules (5, nearest the task embedding when given, else by rating and recency), open and blocked tasks (20, by priority then due date), always-on skills, other active sessions of the project, pending action items, the previous handoff, and counts of what else exists. Never over the token budget (brain.estimate_tokens): tasks are dropped first, then patterns, then pinned memories, then blockers, then skills, siblings and action items, then the handoff is cut; `dropped` says what went.';
 
 -- A session start is a registration, a read and a record. brain.open_session
 -- registers the session (the primary's), brain.boot_payload reads what it

@@ -125,6 +125,8 @@ DECLARE
     shown integer := 0;
     compacted timestamptz;
     turn_chars integer;
+    calling bigint;  -- the session booted for the calling client session
+    booted bigint[];  -- what its boot showed: not shown again
 BEGIN
     PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
                                           'A prompt context budget (tokens)');
@@ -156,15 +158,22 @@ BEGIN
         WHERE s.workspace_id = ws AND (s.end_reason = 'compacted' OR s.client_info->>'start' = 'compact')
           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/');
     END IF;
+    calling := coalesce(brain._session(),
+                        (SELECT s.session_id FROM brain.session s
+                         WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
+                           AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
+                         ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1));
+    booted := ARRAY(SELECT DISTINCT x FROM brain.injection i CROSS JOIN unnest(i.items) AS x
+                    WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: the rule search answers with (its min_relevance verdict:
-        -- nothing when no candidate is relevant; else its ranking, which it
-        -- never trims: an evidence turn's relevance is often low). The turns
-        -- of the calling session itself (exclude_ref_prefix) that the agent
-        -- has in front of it (stored after its last compaction) are left out,
-        -- and so are flagged memories; the verdict is asked again of the hits
-        -- left (a result's verdict, brain.search_result): when what made it
-        -- was only among those left out, nothing is relevant.
+        -- Relevant: each hit whose own verdict (brain.search_result: its
+        -- relevance with the query's unheld words counted) reaches the floor,
+        -- or a skill the prompt triggers; the rest of search's ranking is
+        -- another topic's, and a line of it is noise the agent learns to skip.
+        -- The turns of the calling session itself (exclude_ref_prefix) that
+        -- the agent has in front of it (stored after its last compaction) are
+        -- left out, and so are flagged memories and what the session's boot
+        -- showed.
         FOR hit IN
             WITH kept AS MATERIALIZED (
                 SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.ordinality AS n
@@ -177,12 +186,13 @@ BEGIN
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
                            AND (compacted IS NULL OR m.created_at > compacted))
-                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at))
+                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
+                  AND NOT m.memory_id = ANY (booted))
             -- in search's order: a current fact before the older memories and turns it
             -- may contradict, a reply in the place of the prompt that only asked
             SELECT k.id, k.kind, k.headline, k.newer_related
             FROM kept k
-            WHERE EXISTS (SELECT FROM kept r WHERE r.verdict >= floor OR r.via_skill_trigger IS NOT NULL)
+            WHERE k.verdict >= floor OR k.via_skill_trigger IS NOT NULL
             ORDER BY k.n
         LOOP
             EXIT WHEN shown >= n_max;
@@ -224,8 +234,13 @@ BEGIN
             END IF;
             -- a newer memory among the results may say otherwise (search's newer_related:
             -- of a memory, a turn, a superseded memory): the agent is told which one is current
+            -- (an active one stands until a person confirms the change: the line says how)
             line := line || CASE WHEN hit.newer_related IS NOT NULL
-                                 THEN format(' (older: #%s is newer and may replace it)', hit.newer_related) ELSE '' END;
+                                 THEN format(' (older: #%s is newer and may replace it%s)', hit.newer_related,
+                                             CASE WHEN (SELECT m.state FROM brain.memory m
+                                                        WHERE m.workspace_id = ws AND m.memory_id = hit.id) = 'active'
+                                                  THEN format('; if so: brain supersede %s', hit.id) ELSE '' END)
+                                 ELSE '' END;
             CONTINUE WHEN total + brain.estimate_tokens(line) + 1 > budget;
             total := total + brain.estimate_tokens(line) + 1;
             lines := lines || line;
@@ -237,12 +252,7 @@ BEGIN
     END IF;
     IF cardinality(ids) > 0 THEN
         -- The injection, for the session booted for the calling client session when there is one.
-        PERFORM brain.record_injection('prompt', ids, total, false,
-            coalesce(brain._session(),
-                     (SELECT s.session_id FROM brain.session s
-                      WHERE s.workspace_id = ws AND exclude_ref_prefix IS NOT NULL
-                        AND s.client_info->>'client_session' = rtrim(exclude_ref_prefix, '/')
-                      ORDER BY s.started_at DESC, s.session_id DESC LIMIT 1)));
+        PERFORM brain.record_injection('prompt', ids, total, false, calling);
     END IF;
     RETURN jsonb_build_object(
         'text', CASE WHEN cardinality(ids) > 0
@@ -253,4 +263,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt with its "nothing relevant" verdict (the setting min_relevance: nothing when no candidate is relevant, else the ranking, never trimmed), leaving out flagged memories and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it; when no hit left has a verdict (brain.search_result) reaching min_relevance, nothing is relevant. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"). At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';

@@ -60,7 +60,8 @@ def remember(
     """Store a rule (how to behave; severity BLOCKER or PATTERN), fact (what is true), incident
     (what happened, what was learned) or task. Repeats are skipped; a related memory is refused
     with its id unless on_related says store or supersede. A memory that differs from it only in a
-    number, version or name is stored and reported as `related` (supersede it if this replaces it).
+    number, version or name is stored and reported as `related`; with on_related supersede it is
+    replaced. Supersede that finds nothing to replace is refused, saying why.
     Secrets are refused."""
     service = service_of(ctx)
     return service.brain.remember(
