@@ -16,6 +16,7 @@ Run: python -m bench.gate_cost [--before main] [--passes 3]
 from __future__ import annotations
 
 import argparse
+import contextlib
 import statistics
 import subprocess
 import sys
@@ -26,7 +27,6 @@ import psycopg
 
 from bench.server import BenchServer
 from bench.util import log
-from pybrain import db
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -44,13 +44,19 @@ def _texts() -> list[str]:
 def _apply_functions(url: str, revision: str) -> None:
     names = subprocess.run(
         ["git", "ls-tree", "--name-only", f"{revision}:sql/functions"],
-        cwd=ROOT, check=True, capture_output=True, text=True,
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        text=True,
     ).stdout.split()
     with psycopg.connect(url, autocommit=True) as conn:
         for name in sorted(n for n in names if n.endswith(".sql")):
             text = subprocess.run(
                 ["git", "show", f"{revision}:sql/functions/{name}"],
-                cwd=ROOT, check=True, capture_output=True, text=True,
+                cwd=ROOT,
+                check=True,
+                capture_output=True,
+                text=True,
             ).stdout
             conn.execute(text)
 
@@ -70,14 +76,12 @@ def _remember_ms(conn: psycopg.Connection, texts: list[str], tag: str) -> float:
     times = []
     for i, t in enumerate(texts):
         t0 = time.perf_counter()
-        try:
+        with contextlib.suppress(psycopg.Error):
             conn.execute(
                 "SELECT brain.remember(kind => 'fact', headline => %s, body => %s)",
                 (f"Ops note {tag} {i}", t),
                 prepare=True,
             )
-        except psycopg.Error:
-            pass
         times.append(time.perf_counter() - t0)
     return statistics.median(times) * 1000
 
@@ -95,20 +99,27 @@ def _caught(conn: psycopg.Connection) -> dict[str, str]:
 
     def flagged(texts: list[str]) -> int:
         return conn.execute(
-            "SELECT count(*) FROM unnest(%s::text[]) AS u(t) WHERE brain.injection_signals(u.t) <> '{}'", (texts,)
+            "SELECT count(*) FROM unnest(%s::text[]) AS u(t) WHERE brain.injection_signals(u.t) <> '{}'",
+            (texts,),
         ).fetchone()[0]
 
     out = {}
     gl = list(gitleaks_samples.samples().values())
     out["gitleaks samples found"] = f"{secrets(gl)} / {len(gl)}"
-    for name, corpus in (("passwords in commands and prose", gate_corpus.command_secrets()),
-                         ("encodings", gate_corpus.encoded_secrets())):
+    for name, corpus in (
+        ("passwords in commands and prose", gate_corpus.command_secrets()),
+        ("encodings", gate_corpus.encoded_secrets()),
+    ):
         dev, held = gate_corpus.split(corpus, key=lambda s: s[1])
-        out[name] = (f"dev {secrets([t for _, t, _ in dev])} / {len(dev)},"
-                     f" held-out {secrets([t for _, t, _ in held])} / {len(held)}")
+        out[name] = (
+            f"dev {secrets([t for _, t, _ in dev])} / {len(dev)},"
+            f" held-out {secrets([t for _, t, _ in held])} / {len(held)}"
+        )
     dev, held = gate_corpus.split(injection_classes.payloads(), key=lambda p: p[1])
-    out["injection payloads flagged"] = (f"dev {flagged([t for _, t in dev])} / {len(dev)},"
-                                        f" held-out {flagged([t for _, t in held])} / {len(held)}")
+    out["injection payloads flagged"] = (
+        f"dev {flagged([t for _, t in dev])} / {len(dev)},"
+        f" held-out {flagged([t for _, t in held])} / {len(held)}"
+    )
     ordinary = gate_corpus.ordinary()
     out["ordinary text refused"] = f"{secrets(ordinary)} / {len(ordinary)}"
     ordinary = injection_classes.ordinary()
@@ -127,10 +138,12 @@ def main() -> None:
         server.create_database("gate_before")
         _apply_functions(server.url("gate_before"), args.before)
         log(f"{len(texts)} ordinary texts; before = {args.before}'s functions, after = this tree's")
-        figures: dict[str, dict[str, list[float]]] = {"before": {"gate": [], "remember": []},
-                                                       "after": {"gate": [], "remember": []}}
+        figures: dict[str, dict[str, list[float]]] = {
+            "before": {"gate": [], "remember": []},
+            "after": {"gate": [], "remember": []},
+        }
         conns = {name: server.connect_client(f"gate_{name}") for name in ("before", "after")}
-        for name, conn in conns.items():  # warm each backend's caches
+        for conn in conns.values():  # warm each backend's caches
             _gate_ms(conn, texts[:50])
         for p in range(args.passes):
             for name, conn in conns.items():
@@ -143,8 +156,11 @@ def main() -> None:
             conn.close()
         for name in ("before", "after"):
             g, r = figures[name]["gate"], figures[name]["remember"]
-            print(f"{name:6}: gate {statistics.median(g):.3f} ms a write (passes {', '.join(f'{x:.3f}' for x in g)});"
-                  f" remember {statistics.median(r):.3f} ms (passes {', '.join(f'{x:.3f}' for x in r)})")
+            print(
+                f"{name:6}: gate {statistics.median(g):.3f} ms a write"
+                f" (passes {', '.join(f'{x:.3f}' for x in g)});"
+                f" remember {statistics.median(r):.3f} ms (passes {', '.join(f'{x:.3f}' for x in r)})"
+            )
         print(f"machine: {server.machine_info()}")
 
 

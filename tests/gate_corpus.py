@@ -1,3 +1,4 @@
+# ruff: noqa: RUF001  (text in other scripts and full-width forms, on purpose)
 """Corpora of the gate built by a method, not listed by hand (issue 54).
 
 Each class of what the gate must catch is a generator: the places a secret stands in
@@ -19,13 +20,16 @@ import hashlib
 import random
 import string
 
+
 def _pw(kind: int, _rng: random.Random) -> str:
     """A password as people pick them: words with digits and symbols, or random."""
     words = ["staging", "Summer", "orange", "Tr0ub4dor", "kestrel", "Velvet", "granite", "harbor"]
     if kind % 3 == 0:
         return _rng.choice(words) + str(_rng.randrange(10, 9999)) + _rng.choice("!#%&*@")
     if kind % 3 == 1:
-        return "".join(_rng.choice(string.ascii_letters + string.digits) for _ in range(_rng.randrange(10, 20)))
+        return "".join(
+            _rng.choice(string.ascii_letters + string.digits) for _ in range(_rng.randrange(10, 20))
+        )
     return _rng.choice(words).lower() + "-" + _rng.choice(words).lower() + str(_rng.randrange(2, 99))
 
 
@@ -109,7 +113,7 @@ ORDINARY = [
     "keytool -list -keystore app.jks   # asks for the store password",
     "sshpass is not installed on the build agents",
     "redis-cli -h cache.internal PING",
-    "curl -u \"$JENKINS_USER:$JENKINS_TOKEN\" https://jenkins.example.com/api/json",
+    'curl -u "$JENKINS_USER:$JENKINS_TOKEN" https://jenkins.example.com/api/json',
     "PGPASSWORD=$(cat /run/secrets/db) psql -h db -U app",
     "export DB_PASSWORD=${DB_PASSWORD:-}",
     "The password is stored in the vault at secret/prod/db.",
@@ -141,14 +145,27 @@ def _ordinary_generated() -> list[str]:
     _rng = random.Random(5457)
     out = []
     verbs = ["fix", "add", "remove", "rename", "document", "test", "speed up", "refactor"]
-    things = ["the password reset form", "token refresh", "the secret rotation job", "the pw field",
-              "login throttling", "key rotation docs", "the auth middleware", "session cookies"]
+    things = [
+        "the password reset form",
+        "token refresh",
+        "the secret rotation job",
+        "the pw field",
+        "login throttling",
+        "key rotation docs",
+        "the auth middleware",
+        "session cookies",
+    ]
     for i in range(60):
         sha = hashlib.sha1(str(i).encode()).hexdigest()
         out.append(f"{sha[:12]} {_rng.choice(verbs)}: {_rng.choice(things)} (#{100 + i})")
     for i in range(30):
-        u = "-".join(hashlib.md5(str(i).encode()).hexdigest()[a:b] for a, b in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32)))
-        out.append(f"2026-11-{1 + i % 28:02d}T10:{i % 60:02d}:00Z INFO request {u} took {i * 7} ms (user={i})")
+        u = "-".join(
+            hashlib.md5(str(i).encode()).hexdigest()[a:b]
+            for a, b in ((0, 8), (8, 12), (12, 16), (16, 20), (20, 32))
+        )
+        out.append(
+            f"2026-11-{1 + i % 28:02d}T10:{i % 60:02d}:00Z INFO request {u} took {i * 7} ms (user={i})"
+        )
     for i in range(30):
         digest = hashlib.sha256(str(i).encode()).hexdigest()
         out.append(f"sha256:{digest}  dist/pybrain-0.{i}.0.tar.gz")
@@ -210,9 +227,18 @@ ENCODINGS = {
     "xxd": lambda s: _xxd(s.encode()),
     "hexdump-c": lambda s: _hexdump_c(s.encode()),
     "0x-list": lambda s: "unsigned char k[] = {" + ", ".join(f"0x{b:02x}" for b in s.encode()) + "};",
-    "rot13": lambda s: "rot13: " + s.translate(str.maketrans(
-        string.ascii_letters, string.ascii_lowercase[13:] + string.ascii_lowercase[:13]
-        + string.ascii_uppercase[13:] + string.ascii_uppercase[:13])),
+    "rot13": lambda s: (
+        "rot13: "
+        + s.translate(
+            str.maketrans(
+                string.ascii_letters,
+                string.ascii_lowercase[13:]
+                + string.ascii_lowercase[:13]
+                + string.ascii_uppercase[13:]
+                + string.ascii_uppercase[:13],
+            )
+        )
+    ),
     "rot47": lambda s: "rot47: " + _rot47(s),
     "sql-chr": lambda s: "SELECT " + " || ".join(f"chr({ord(c)})" for c in s) + ";",
     "mysql-char": lambda s: "SELECT CHAR(" + ",".join(str(ord(c)) for c in s) + ");",
@@ -233,7 +259,9 @@ def encoded_secrets() -> list[tuple[str, str, str]]:
     alnum = string.ascii_letters + string.digits
     secrets = [
         "ghp_" + "".join(_rng.choice(alnum) for _ in range(36)),
-        "xoxb-" + "".join(_rng.choice(string.digits) for _ in range(12)) + "-"
+        "xoxb-"
+        + "".join(_rng.choice(string.digits) for _ in range(12))
+        + "-"
         + "".join(_rng.choice(alnum) for _ in range(24)),
         "AKIA" + "".join(_rng.choice(string.ascii_uppercase + string.digits) for _ in range(16)),
         "db_password = " + _pw(0, _rng),

@@ -161,8 +161,7 @@ FORMATS: dict[str, str] = {
     "jwt-base64": "{jwt64}",
     "kraken-access-token": _kw("kraken", "{b64:86}"),
     "kubernetes-secret-yaml": (
-        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\n"
-        "data:\n  password: {b64:24}==\n"
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: db\ntype: Opaque\ndata:\n  password: {b64:24}==\n"
     ),
     "kucoin-access-token": _kw("kucoin", "{hex:24}"),
     "kucoin-secret-key": _kw("kucoin", "{uuid}"),
@@ -284,9 +283,14 @@ def _fill(template: str, rng: random.Random) -> str:
         while True:
             s = "".join(rng.choice(ALPHABETS[alphabet]) for _ in range(n))
             # a random value has a digit and a letter where its alphabet has both
-            if not (set(ALPHABETS[alphabet]) & set(string.digits)) or any(c.isdigit() for c in s) or n < 8:
-                if not (set(ALPHABETS[alphabet]) & set(string.ascii_letters)) or any(c.isalpha() for c in s):
-                    return s
+            digits = (
+                not (set(ALPHABETS[alphabet]) & set(string.digits)) or any(c.isdigit() for c in s) or n < 8
+            )
+            letters = not (set(ALPHABETS[alphabet]) & set(string.ascii_letters)) or any(
+                c.isalpha() for c in s
+            )
+            if digits and letters:
+                return s
 
     def uuid(upper: bool = False) -> str:
         u = "-".join(draw("hex", n) for n in (8, 4, 4, 4, 12))

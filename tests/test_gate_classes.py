@@ -30,8 +30,10 @@ def test_passwords_in_command_lines_and_prose_are_a_class(conn) -> None:
         for c, t in missed:
             print(f"  missed ({name}, {c}): {t!r}")
     classes = sorted({c for c, _, _ in samples})
-    print(f"\npasswords in commands and prose ({len(classes)} classes): caught dev {figures['dev']},"
-          f" held-out {figures['held-out']}")
+    print(
+        f"\npasswords in commands and prose ({len(classes)} classes): caught dev {figures['dev']},"
+        f" held-out {figures['held-out']}"
+    )
     assert figures["dev"][0] == figures["dev"][1] and figures["held-out"][0] == figures["held-out"][1]
 
 
@@ -66,7 +68,9 @@ def test_text_is_decoded_before_it_is_scanned(conn) -> None:
         for enc, text in missed:
             print(f"  missed ({name}, {enc}): {text[:120]!r}")
     refused = [t for t in ORDINARY_ENCODED if scalar(conn, "SELECT brain.find_secrets(%s)", (t,))]
-    print(f"\nencodings ({len(ENCODINGS)}): caught dev {figures['dev']}, held-out {figures['held-out']};"
-          f" ordinary encoded text refused {len(refused)} / {len(ORDINARY_ENCODED)}")
+    print(
+        f"\nencodings ({len(ENCODINGS)}): caught dev {figures['dev']}, held-out {figures['held-out']};"
+        f" ordinary encoded text refused {len(refused)} / {len(ORDINARY_ENCODED)}"
+    )
     assert figures["dev"][0] == figures["dev"][1] and figures["held-out"][0] == figures["held-out"][1]
     assert refused == []

@@ -18,7 +18,8 @@ from injection_corpus import BENIGN
 def _signals(conn, texts: list[str]) -> list[list[str]]:
     got = rows(
         conn,
-        "SELECT brain.injection_signals(t) AS s FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
+        "SELECT brain.injection_signals(t) AS s"
+        " FROM unnest(%s::text[]) WITH ORDINALITY AS u(t, n) ORDER BY n",
         (texts,),
     )
     return [r["s"] for r in got]
