@@ -531,8 +531,8 @@ def migrate(conn: psycopg.Connection) -> MigrateReport:
     bookkeeping in brain.migration and the functions files run inside a
     SECURITY DEFINER function of this session owned by brain_owner (as_owner),
     where no trigger, default, check, rule or index expression brain_owner
-    planted can take the installer's rights back (PostgreSQL refuses SET ROLE
-    and SET SESSION AUTHORIZATION there). The installer itself only changes
+    planted can take the installer's rights back (PostgreSQL refuses a change
+    of role or of session authorization there). The installer itself only changes
     owners and role grants and writes the planner's statistics, from the catalog.
     """
     if not conn.autocommit:
