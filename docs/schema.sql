@@ -2490,7 +2490,7 @@ COMMENT ON FUNCTION brain.related_memory(memory_id bigint) IS 'The memory a stor
 CREATE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) RETURNS double precision
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/005b-search-statement.sql
+    -- the body: sql/functions/005-search.sql
 $$;
 COMMENT ON FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[]) IS 'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
 CREATE FUNCTION brain.remember(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, severity text DEFAULT NULL::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, halflife_days double precision DEFAULT NULL::double precision, status text DEFAULT NULL::text, priority integer DEFAULT NULL::integer, due_at timestamp with time zone DEFAULT NULL::timestamp with time zone, what_was_wrong text DEFAULT NULL::text, what_is_correct text DEFAULT NULL::text, error_message text DEFAULT NULL::text, command_attempted text DEFAULT NULL::text, related_files text[] DEFAULT '{}'::text[], complexity text DEFAULT NULL::text, check_only boolean DEFAULT false, on_related text DEFAULT 'refuse'::text, reason text DEFAULT NULL::text) RETURNS brain.write_result
@@ -3141,7 +3141,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0396a7c39cbee17979a4730d4c1e112b74b7c5e7525612d52eb422e31927a08e';
+COMMENT ON TABLE brain.migration IS 'functions 5f530d5278e97c6853d80833baf80f9d4ba5c8ef5bf77417bc0d6c27a408497f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -192,3 +192,24 @@ CREATE OR REPLACE TRIGGER memory_corpus_insert AFTER INSERT ON brain.memory
     REFERENCING NEW TABLE AS new_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
 CREATE OR REPLACE TRIGGER memory_corpus_delete AFTER DELETE ON brain.memory
     REFERENCING OLD TABLE AS old_rows FOR EACH STATEMENT EXECUTE FUNCTION brain._count_corpus_rows();
+
+-- Calibrated relevance in [0, 1] (docs/ranking.md): the probability, by
+-- logistic maps fitted on the dev questions, that a result is evidence for
+-- the query. Each leg's evidence is a log-odds: vector slope x (similarity -
+-- center), with the embedding space's center and slope; lexical lex_slope x
+-- (BM25 share - lex_center). With both, bias + w_vec x vector + w_lex x
+-- lexical; with one, that one (NULL similarity: the query had no embedding
+-- or the memory has none in the space; NULL share: the query had no word
+-- the workspace holds). c: {center, slope, lex_center, lex_slope, bias,
+-- w_vec, w_lex}.
+CREATE OR REPLACE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[])
+RETURNS double precision
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT 1 / (1 + exp(-least(50, greatest(-50,
+               CASE WHEN sim IS NULL THEN c[4] * (lex - c[3])
+                    WHEN lex IS NULL THEN c[2] * (sim - c[1])
+                    ELSE c[5] + c[6] * c[2] * (sim - c[1]) + c[7] * c[4] * (lex - c[3]) END))))
+$$;
+COMMENT ON FUNCTION brain.relevance IS
+    'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';

@@ -6,27 +6,6 @@
 -- per-memory function could not be inlined and cost a call per memory.
 DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
 
--- Calibrated relevance in [0, 1] (docs/ranking.md): the probability, by
--- logistic maps fitted on the dev questions, that a result is evidence for
--- the query. Each leg's evidence is a log-odds: vector slope x (similarity -
--- center), with the embedding space's center and slope; lexical lex_slope x
--- (BM25 share - lex_center). With both, bias + w_vec x vector + w_lex x
--- lexical; with one, that one (NULL similarity: the query had no embedding
--- or the memory has none in the space; NULL share: the query had no word
--- the workspace holds). c: {center, slope, lex_center, lex_slope, bias,
--- w_vec, w_lex}.
-CREATE OR REPLACE FUNCTION brain.relevance(sim double precision, lex double precision, c double precision[])
-RETURNS double precision
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-    SELECT 1 / (1 + exp(-least(50, greatest(-50,
-               CASE WHEN sim IS NULL THEN c[4] * (lex - c[3])
-                    WHEN lex IS NULL THEN c[2] * (sim - c[1])
-                    ELSE c[5] + c[6] * c[2] * (sim - c[1]) + c[7] * c[4] * (lex - c[3]) END))))
-$$;
-COMMENT ON FUNCTION brain.relevance IS
-    'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
-
 -- Every setting of this workspace at once (brain.setting reads one): its
 -- overrides over the defaults. Search reads some twenty, and each read of
 -- one checks the caller's workspace again.
