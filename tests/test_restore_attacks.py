@@ -56,9 +56,11 @@ def forge(dump: Path) -> None:
 def patch(dump: Path, old: str, new: str) -> None:
     """Replace text in the archive's table of contents with text of the same length."""
     data = dump.read_bytes()
-    assert data.count(old.encode()) == 1, old
-    assert len(new) <= len(old), (len(new), len(old))
-    dump.write_bytes(data.replace(old.encode(), new.ljust(len(old)).encode()))
+    before, after = old.encode(), new.encode()
+    assert data.count(before) == 1, old
+    # the same length in bytes (a comment may hold characters of more than one byte)
+    assert len(after) <= len(before), (len(after), len(before))
+    dump.write_bytes(data.replace(before, after.ljust(len(before))))
 
 
 def a_comment(dump: Path) -> str:
