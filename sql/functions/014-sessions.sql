@@ -165,6 +165,25 @@ BEGIN
 END
 $$;
 
+-- When the end hook of a session taken for a crash reached the database
+-- (brain.hand_off_transcript): client_info.ended_late, read only when it is
+-- a time (it is stored with the rest of client_info); -infinity otherwise.
+CREATE OR REPLACE FUNCTION brain._ended_late(s brain.session)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(s.client_info->'ended_late') = 'string'
+       AND s.client_info->>'ended_late' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:\d\d)?|Z)$' THEN
+        RETURN (s.client_info->>'ended_late')::timestamptz;
+    END IF;
+    RETURN '-infinity';
+EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
+    RETURN '-infinity';
+END
+$$;
+
 -- When a session ended, for the order of handoffs: its end; for one that ended
 -- without saying so (the client crashed: its process gone, its heartbeat
 -- expired, the machine rebooted), its last sign of life, not the moment that
@@ -175,7 +194,10 @@ $$;
 -- session went on and ended then, with no start booted again after the
 -- compaction) counts from when it was written; so does one written later for a
 -- session that ended and went on (its client's turn stopped, and the next one
--- stopped too), but not one written for a crashed session once captured.
+-- stopped too), but not one written for a crashed session once captured, nor
+-- one of a session whose end hook arrived after it was taken for a crash
+-- (client_info.ended_late: its window was killed while the hook ran, or the
+-- hook was slow): up to then, its last sign of life.
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session, text);
 CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text, written timestamptz DEFAULT NULL)
@@ -197,6 +219,10 @@ AS $$
                    AND n.handoff IS NULL AND n.session_id <> s.session_id AND n.started_at >= s.started_at
                    AND n.client_info->>'client_session' = s.client_info->>'client_session'))
         WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
+            THEN least(s.heartbeat_at, s.ended_at)
+        -- (one whose end hook reached the database after it was taken for a crash: the
+        -- handoffs written until then count from its last sign of life too)
+        WHEN s.client_info ? 'ended_late' AND (written IS NULL OR written <= brain._ended_late(s))
             THEN least(s.heartbeat_at, s.ended_at)
         -- (a session that ended and went on: Codex's stops each turn, Cursor's stop then its
         -- sessionEnd; the handoff it wrote later counts from then)
