@@ -659,36 +659,6 @@ CREATE FUNCTION brain._encoded_signals(t text) RETURNS text[]
     AS $$
     -- the body: sql/functions/001c-text-signals.sql
 $$;
-CREATE TABLE brain.session (
-    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
-    session_id bigint NOT NULL,
-    source text NOT NULL,
-    project text DEFAULT ''::text NOT NULL,
-    cwd text,
-    pid integer,
-    pid_started_at timestamp with time zone,
-    host text,
-    client_info jsonb DEFAULT '{}'::jsonb NOT NULL,
-    current_task text,
-    status text DEFAULT 'active'::text NOT NULL,
-    started_at timestamp with time zone NOT NULL,
-    heartbeat_at timestamp with time zone NOT NULL,
-    ended_at timestamp with time zone,
-    end_reason text,
-    handoff text,
-    snapshot jsonb,
-    CONSTRAINT session_check CHECK (((status = 'ended'::text) = (ended_at IS NOT NULL))),
-    CONSTRAINT session_source_check CHECK ((source ~ '^\S+$'::text)),
-    CONSTRAINT session_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
-);
-ALTER TABLE ONLY brain.session ALTER COLUMN workspace_id SET STATISTICS 0;
-ALTER TABLE ONLY brain.session FORCE ROW LEVEL SECURITY;
-CREATE FUNCTION brain._ended_late(s brain.session) RETURNS timestamp with time zone
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/014-sessions.sql
-$_$;
 CREATE FUNCTION brain._ended_since(s pg_snapshot) RETURNS boolean
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -834,6 +804,30 @@ CREATE FUNCTION brain._get_pack(name text) RETURNS brain.pack
     AS $$
     -- the body: sql/functions/024b-packs.sql
 $$;
+CREATE TABLE brain.session (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    session_id bigint NOT NULL,
+    source text NOT NULL,
+    project text DEFAULT ''::text NOT NULL,
+    cwd text,
+    pid integer,
+    pid_started_at timestamp with time zone,
+    host text,
+    client_info jsonb DEFAULT '{}'::jsonb NOT NULL,
+    current_task text,
+    status text DEFAULT 'active'::text NOT NULL,
+    started_at timestamp with time zone NOT NULL,
+    heartbeat_at timestamp with time zone NOT NULL,
+    ended_at timestamp with time zone,
+    end_reason text,
+    handoff text,
+    snapshot jsonb,
+    CONSTRAINT session_check CHECK (((status = 'ended'::text) = (ended_at IS NOT NULL))),
+    CONSTRAINT session_source_check CHECK ((source ~ '^\S+$'::text)),
+    CONSTRAINT session_status_check CHECK ((status = ANY (ARRAY['active'::text, 'ended'::text])))
+);
+ALTER TABLE ONLY brain.session ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.session FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._get_session(id bigint) RETURNS brain.session
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -916,6 +910,12 @@ CREATE FUNCTION brain._in_setting_range(name text, value jsonb) RETURNS boolean
     AS $$
     -- the body: sql/functions/002-settings.sql
 $$;
+CREATE FUNCTION brain._info_time(info jsonb, key text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/014-sessions.sql
+$_$;
 CREATE FUNCTION brain._insert_trajectory(id bigint, t jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3153,7 +3153,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions dba64fdfac984151782d950d027879cd710d8211d9c2afcf8961f7c95b318ee6';
+COMMENT ON TABLE brain.migration IS 'functions 177fd5d6c83e43684bc4766d750bd6f8bab2fefe8f6696a25e9bef56d66cee4c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -165,22 +165,22 @@ BEGIN
 END
 $$;
 
--- When the end hook of a session taken for a crash reached the database
--- (brain.hand_off_transcript): client_info.ended_late, read only when it is
--- a time (it is stored with the rest of client_info); -infinity otherwise.
-CREATE OR REPLACE FUNCTION brain._ended_late(s brain.session)
+-- A time the hooks' functions keep in a session's client_info (captured_at,
+-- ended_late), read only when it is one (client_info is stored as the client
+-- gives it); NULL otherwise.
+CREATE OR REPLACE FUNCTION brain._info_time(info jsonb, key text)
 RETURNS timestamptz
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    IF jsonb_typeof(s.client_info->'ended_late') = 'string'
-       AND s.client_info->>'ended_late' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:\d\d)?|Z)$' THEN
-        RETURN (s.client_info->>'ended_late')::timestamptz;
+    IF jsonb_typeof(info->key) = 'string'
+       AND info->>key ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:\d\d)?|Z)$' THEN
+        RETURN (info->>key)::timestamptz;
     END IF;
-    RETURN '-infinity';
+    RETURN NULL;
 EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
-    RETURN '-infinity';
+    RETURN NULL;
 END
 $$;
 
@@ -196,8 +196,9 @@ $$;
 -- session that ended and went on (its client's turn stopped, and the next one
 -- stopped too), but not one written for a crashed session once captured, nor
 -- one of a session whose end hook arrived after it was taken for a crash
--- (client_info.ended_late: its window was killed while the hook ran, or the
--- hook was slow): up to then, its last sign of life.
+-- (client_info.ended_late: its window was killed while the hook ran, the hook
+-- was slow, or it was kept in the spool and written later): those written up
+-- to then count from its last sign of life (brain.hand_off_transcript).
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session, text);
 CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text, written timestamptz DEFAULT NULL)
@@ -222,7 +223,8 @@ AS $$
             THEN least(s.heartbeat_at, s.ended_at)
         -- (one whose end hook reached the database after it was taken for a crash: the
         -- handoffs written until then count from its last sign of life too)
-        WHEN s.client_info ? 'ended_late' AND (written IS NULL OR written <= brain._ended_late(s))
+        WHEN s.client_info ? 'ended_late'
+             AND (written IS NULL OR written <= brain._info_time(s.client_info, 'ended_late'))
             THEN least(s.heartbeat_at, s.ended_at)
         -- (a session that ended and went on: Codex's stops each turn, Cursor's stop then its
         -- sessionEnd; the handoff it wrote later counts from then)

@@ -354,12 +354,17 @@ BEGIN
         -- sweep (this one's or another hook's) may have ended its session as a crash. The
         -- hook says how it ended: the label, and the time, are its.
         -- Its handoffs (this one, and one a later start wrote from its transcript when it
-        -- took it for a crash) count from its last sign of life, its last turn, as a
-        -- crash's do: not from when this hook reached the database (client_info.ended_late).
+        -- took it for a crash) count from its last sign of life, as a crash's do
+        -- (client_info.ended_late: the handoffs written until now): its last turn, or this
+        -- hook's own time when it is earlier than the sweep's (a hook kept in the spool,
+        -- written later), never the time a live hook that ran late reached the database.
         UPDATE brain.session s
         SET end_reason = 'ended', ended_at = least(s.ended_at, clock),
-            heartbeat_at = least(greatest(s.heartbeat_at, brain._last_turn_at(turns)), s.ended_at, clock),
-            client_info = s.client_info || jsonb_build_object('ended_late', clock)
+            heartbeat_at = least(greatest(s.heartbeat_at, brain._last_turn_at(turns),
+                                          CASE WHEN clock < s.ended_at THEN clock END),
+                                 s.ended_at, clock),
+            client_info = s.client_info || jsonb_build_object(
+                'ended_late', greatest(clock, brain._info_time(s.client_info, 'captured_at')))
         WHERE s.workspace_id = brain.current_workspace() AND s.session_id = own AND s.status = 'ended'
           AND s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted');
     END IF;
