@@ -16,6 +16,7 @@ from __future__ import annotations
 import itertools
 import json
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from psycopg.types.json import Jsonb
+
+from pybrain.hooks.transcript import read_turns
 
 PROJECT = "billing"
 _ids = itertools.count(1)
@@ -276,4 +280,41 @@ def test_the_killed_windows_end_arriving_before_the_next_start(windows) -> None:
     b, tb, ta = a_killed_and_b_working_on(windows)
     b.end(tb)
     late_end(windows, ta)
+    assert_b_is_the_last_session(b.start(b.transcript(), source="clear"))
+
+
+def test_the_killed_windows_end_kept_in_the_spool_written_after_the_capture(windows, conn) -> None:
+    """A's SessionEnd, fired as its window closed, was kept in the spool (the database out for
+    it) and is written after B's next start captured A's transcript, with its own time, as
+    the spool writes it (brain.hand_off_transcript, now => the hook's time): A's handoffs,
+    the capture's too, count from then, before B's work."""
+    a, b = windows(), windows()
+    ta, tb = a.transcript(), b.transcript()
+    a.start(ta)
+    b.start(tb)
+    a.prompt(ta, "Rotate the reconciler's database credentials.")
+    ta.assistant(A_REPLY)
+    a.kill()
+    fired = datetime.now(UTC)
+    time.sleep(1.1)
+    b.prompt(tb, "Disable the submit button while the request is pending.")
+    time.sleep(1.1)
+    tb.assistant(B_REPLY)
+    b.end(tb)
+    assert_b_is_the_last_session(b.start(b.transcript(), source="clear"))
+    assert conn.execute(
+        "SELECT count(*) FROM brain.handoff WHERE text LIKE %s", (f"%{A_REPLY}%",)
+    ).fetchone()[0]
+    conn.execute(
+        "SELECT brain.hand_off_transcript(%s, 'session end (other)', 'claude-code', %s, %s, %s,"
+        " client => 'Claude Code', transcript => %s, now => %s)",
+        (
+            Jsonb(read_turns(ta.path, ta.session)),
+            PROJECT,
+            str(ta.cwd),
+            socket.gethostname(),
+            ta.session,
+            fired,
+        ),
+    )
     assert_b_is_the_last_session(b.start(b.transcript(), source="clear"))
