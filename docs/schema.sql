@@ -910,6 +910,12 @@ CREATE FUNCTION brain._in_setting_range(name text, value jsonb) RETURNS boolean
     AS $$
     -- the body: sql/functions/002-settings.sql
 $$;
+CREATE FUNCTION brain._info_time(info jsonb, key text) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/014-sessions.sql
+$_$;
 CREATE FUNCTION brain._insert_trajectory(id bigint, t jsonb) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -962,6 +968,12 @@ CREATE FUNCTION brain._last_handoff(project text, source text, exclude_session b
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/014-sessions.sql
+$$;
+CREATE FUNCTION brain._last_turn_at(turns jsonb) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(lexeme text, share double precision, listed boolean)
     LANGUAGE sql STABLE
@@ -1334,7 +1346,7 @@ CREATE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope tex
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-sessions.sql
+    -- the body: sql/functions/014a-sessions-scratch.sql
 $$;
 CREATE FUNCTION brain._search_bm25(memories text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -2567,21 +2579,21 @@ CREATE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL::bigint,
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-sessions.sql
+    -- the body: sql/functions/014a-sessions-scratch.sql
 $$;
 COMMENT ON FUNCTION brain.scratch_get(key text, session bigint, project text) IS 'A scratch note''s value, or NULL.';
 CREATE FUNCTION brain.scratch_list(session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS TABLE(key text, value text, updated_at timestamp with time zone)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/014-sessions.sql
+    -- the body: sql/functions/014a-sessions-scratch.sql
 $$;
 COMMENT ON FUNCTION brain.scratch_list(session bigint, project text) IS 'The scratch notes of a session or a project.';
 CREATE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT NULL::bigint, project text DEFAULT NULL::text) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/014-sessions.sql
+    -- the body: sql/functions/014a-sessions-scratch.sql
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, min_relevance double precision DEFAULT NULL::double precision, neighbours integer DEFAULT 0) RETURNS SETOF brain.search_result
@@ -3141,7 +3153,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5f530d5278e97c6853d80833baf80f9d4ba5c8ef5bf77417bc0d6c27a408497f';
+COMMENT ON TABLE brain.migration IS 'functions a4aa81448a6e02935319370f881b56a0cbfbde34b0b7722c36aeab2c0818a9c8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

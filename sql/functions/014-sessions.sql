@@ -1,4 +1,4 @@
--- The session registry, action items and the scratchpad.
+-- The session registry and action items (the scratchpad: 014a-sessions-scratch.sql).
 
 CREATE OR REPLACE FUNCTION brain._get_session(id bigint)
 RETURNS brain.session
@@ -165,6 +165,25 @@ BEGIN
 END
 $$;
 
+-- A time the hooks' functions keep in a session's client_info (captured_at,
+-- ended_late), read only when it is one (client_info is stored as the client
+-- gives it); NULL otherwise.
+CREATE OR REPLACE FUNCTION brain._info_time(info jsonb, key text)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF jsonb_typeof(info->key) = 'string'
+       AND info->>key ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d(:\d\d)?|Z)$' THEN
+        RETURN (info->>key)::timestamptz;
+    END IF;
+    RETURN NULL;
+EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
+    RETURN NULL;
+END
+$$;
+
 -- When a session ended, for the order of handoffs: its end; for one that ended
 -- without saying so (the client crashed: its process gone, its heartbeat
 -- expired, the machine rebooted), its last sign of life, not the moment that
@@ -175,7 +194,11 @@ $$;
 -- session went on and ended then, with no start booted again after the
 -- compaction) counts from when it was written; so does one written later for a
 -- session that ended and went on (its client's turn stopped, and the next one
--- stopped too), but not one written for a crashed session once captured.
+-- stopped too), but not one written for a crashed session once captured, nor
+-- one of a session whose end hook arrived after it was taken for a crash
+-- (client_info.ended_late: its window was killed while the hook ran, the hook
+-- was slow, or it was kept in the spool and written later): those written up
+-- to then count from its last sign of life (brain.hand_off_transcript).
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session);
 DROP FUNCTION IF EXISTS brain._handoff_time(brain.session, text);
 CREATE OR REPLACE FUNCTION brain._handoff_time(s brain.session, own text, written timestamptz DEFAULT NULL)
@@ -197,6 +220,11 @@ AS $$
                    AND n.handoff IS NULL AND n.session_id <> s.session_id AND n.started_at >= s.started_at
                    AND n.client_info->>'client_session' = s.client_info->>'client_session'))
         WHEN s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted')
+            THEN least(s.heartbeat_at, s.ended_at)
+        -- (one whose end hook reached the database after it was taken for a crash: the
+        -- handoffs written until then count from its last sign of life too)
+        WHEN s.client_info ? 'ended_late'
+             AND (written IS NULL OR written <= brain._info_time(s.client_info, 'ended_late'))
             THEN least(s.heartbeat_at, s.ended_at)
         -- (a session that ended and went on: Codex's stops each turn, Cursor's stop then its
         -- sessionEnd; the handoff it wrote later counts from then)
@@ -511,89 +539,3 @@ END
 $$;
 COMMENT ON FUNCTION brain.acknowledge_action_item IS
     'Answers an action item (will_execute, already_done, not_relevant), which releases the writes it blocked.';
-
-CREATE OR REPLACE FUNCTION brain._scratch_scope(session bigint, project text, OUT scope text, OUT scope_key text)
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-BEGIN
-    IF (session IS NULL) = (project IS NULL) THEN
-        PERFORM brain._raise('BR009', 'A scratch note belongs to a session or to a project: give exactly one.',
-            jsonb_build_object('fields', jsonb_build_array('session', 'project')),
-            'session => <id> for notes of this session, project => <name> for notes the project keeps.');
-    END IF;
-    IF session IS NOT NULL THEN
-        PERFORM brain._get_session(session);
-        PERFORM brain._touch_session(session);
-        scope := 'session';
-        scope_key := session::text;
-    ELSE
-        scope := 'project';
-        scope_key := project;
-    END IF;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT NULL,
-                                             project text DEFAULT NULL)
-RETURNS jsonb
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    target record;
-BEGIN
-    PERFORM brain._refuse_secrets(jsonb_build_object('key', key, 'value', value, 'project', project));
-    target := brain._scratch_scope(session, project);
-    IF key IS NULL OR key !~ '^[A-Za-z0-9][A-Za-z0-9_.:/-]{0,99}$' THEN
-        PERFORM brain._raise('BR009', 'A scratch key is 1-100 letters, digits and _.:/-.',
-            jsonb_build_object('field', 'key', 'length', length(key)), 'Example: key => ''current-branch''.');
-    END IF;
-    IF value IS NULL THEN
-        PERFORM brain._raise('BR009', 'A scratch note needs a value.', NULL, 'To clear a note, set it to an empty string.');
-    END IF;
-    IF length(value) > 4000 THEN
-        PERFORM brain._raise('BR005', 'A scratch value is text of at most 4000 characters.',
-            jsonb_build_object('characters', length(value)), 'Store longer notes as memories.');
-    END IF;
-    INSERT INTO brain.scratch AS x (workspace_id, scope, scope_key, key, value, updated_at)
-    VALUES (brain.current_workspace(), target.scope, target.scope_key, scratch_set.key, scratch_set.value,
-            pg_catalog.now())
-    ON CONFLICT ON CONSTRAINT scratch_pkey DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at;
-    RETURN jsonb_build_object('scope', target.scope, 'scope_key', target.scope_key, 'key', key);
-END
-$$;
-COMMENT ON FUNCTION brain.scratch_set IS
-    'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
-
-CREATE OR REPLACE FUNCTION brain.scratch_get(key text, session bigint DEFAULT NULL, project text DEFAULT NULL)
-RETURNS text
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    target record := brain._scratch_scope(session, project);
-BEGIN
-    RETURN (SELECT x.value FROM brain.scratch x
-            WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
-              AND x.scope_key = target.scope_key AND x.key = scratch_get.key);
-END
-$$;
-COMMENT ON FUNCTION brain.scratch_get IS 'A scratch note''s value, or NULL.';
-
-CREATE OR REPLACE FUNCTION brain.scratch_list(session bigint DEFAULT NULL, project text DEFAULT NULL)
-RETURNS TABLE (key text, value text, updated_at timestamptz)
-LANGUAGE plpgsql
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    target record := brain._scratch_scope(session, project);
-BEGIN
-    RETURN QUERY
-        SELECT x.key, x.value, x.updated_at FROM brain.scratch x
-        WHERE x.workspace_id = brain.current_workspace() AND x.scope = target.scope
-          AND x.scope_key = target.scope_key
-        ORDER BY x.key;
-END
-$$;
-COMMENT ON FUNCTION brain.scratch_list IS 'The scratch notes of a session or a project.';

@@ -293,6 +293,25 @@ $$;
 COMMENT ON FUNCTION brain.transcript_snapshot IS
     'The snapshot a capture hook writes with its handoff, from the turns of a transcript (as brain.transcript_handoff takes them, of their brain.capturable_text): summary, the first request that is not only an acknowledgement; status, whether the last request was answered; pending, that request when it was not; blockers empty. Each text cut to 300 characters, left out when it looks like it holds a secret. NULL when the turns hold no request.';
 
+-- The time of the last turn of a transcript's turns (as the hooks read them: `at`, the
+-- line's timestamp); NULL when none says a readable one.
+CREATE OR REPLACE FUNCTION brain._last_turn_at(turns jsonb)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    last_turn timestamptz;
+BEGIN
+    SELECT max((t->>'at')::timestamptz) INTO last_turn
+    FROM jsonb_array_elements(CASE WHEN jsonb_typeof(turns) = 'array' THEN turns ELSE '[]' END) AS t
+    WHERE jsonb_typeof(t) = 'object' AND t->>'at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d';
+    RETURN last_turn;
+EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
+    RETURN NULL;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.hand_off_transcript(
     turns jsonb,
     event text,
@@ -334,7 +353,18 @@ BEGIN
         -- A capture hook written later from the spool runs when its client has gone: a
         -- sweep (this one's or another hook's) may have ended its session as a crash. The
         -- hook says how it ended: the label, and the time, are its.
-        UPDATE brain.session s SET end_reason = 'ended', ended_at = least(s.ended_at, clock)
+        -- Its handoffs (this one, and one a later start wrote from its transcript when it
+        -- took it for a crash) count from its last sign of life, as a crash's do
+        -- (client_info.ended_late: the handoffs written until now): its last turn, or this
+        -- hook's own time when it is earlier than the sweep's (a hook kept in the spool,
+        -- written later), never the time a live hook that ran late reached the database.
+        UPDATE brain.session s
+        SET end_reason = 'ended', ended_at = least(s.ended_at, clock),
+            heartbeat_at = least(greatest(s.heartbeat_at, brain._last_turn_at(turns),
+                                          CASE WHEN clock < s.ended_at THEN clock END),
+                                 s.ended_at, clock),
+            client_info = s.client_info || jsonb_build_object(
+                'ended_late', greatest(clock, brain._info_time(s.client_info, 'captured_at')))
         WHERE s.workspace_id = brain.current_workspace() AND s.session_id = own AND s.status = 'ended'
           AND s.end_reason IN ('process gone', 'heartbeat expired', 'rebooted');
     END IF;

@@ -93,13 +93,7 @@ BEGIN
     END IF;
     -- Its last sign of life is its last turn, when the transcript says it lived past
     -- its last hook: handoffs come in the order sessions ended (brain._handoff_time).
-    BEGIN
-        SELECT max((t->>'at')::timestamptz) INTO last_turn
-        FROM jsonb_array_elements(CASE WHEN jsonb_typeof(turns) = 'array' THEN turns ELSE '[]' END) AS t
-        WHERE t->>'at' ~ '^\d{4}-\d\d-\d\dT\d\d:\d\d';
-    EXCEPTION WHEN datetime_field_overflow OR invalid_datetime_format OR invalid_time_zone_displacement_value THEN
-        last_turn := NULL;
-    END;
+    last_turn := brain._last_turn_at(turns);
     IF last_turn > s.heartbeat_at THEN
         UPDATE brain.session x SET heartbeat_at = least(last_turn, x.ended_at)
         WHERE x.workspace_id = s.workspace_id AND x.session_id = s.session_id;
