@@ -1538,6 +1538,12 @@ CREATE FUNCTION brain._sync_pattern_rule() RETURNS trigger
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._terms_differ(ta text[], tb text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -3153,7 +3159,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a4aa81448a6e02935319370f881b56a0cbfbde34b0b7722c36aeab2c0818a9c8';
+COMMENT ON TABLE brain.migration IS 'functions 13c43aac03179eb0b916cb135e16b7d425b62150cb2826396a2f042810c5464a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -144,6 +144,17 @@ $$;
 COMMENT ON FUNCTION brain.related_memory IS
     'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
+-- brain._distinct_facts over terms already computed (brain.distinguishing_terms):
+-- each has a term the other lacks.
+CREATE OR REPLACE FUNCTION brain._terms_differ(ta text[], tb text[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
+       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
+$$;
+
 -- The newest statement of another value of an authored fact, when one is newer
 -- than it: the nearest active memory of its kind and project created after it,
 -- differing in distinguishing terms only, an authored one as near as the space's
@@ -160,6 +171,8 @@ DECLARE
     space brain.embedding_space := brain.active_embedding_space();
     m brain.memory;
     vec public.vector;
+    own text[];
+    newer record;
 BEGIN
     SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
     IF m.memory_id IS NULL OR m.kind <> 'fact' OR m.origin NOT IN ('explicit', 'overlay') OR m.state <> 'active'
@@ -171,16 +184,26 @@ BEGIN
     IF vec IS NULL THEN
         RETURN NULL;
     END IF;
-    RETURN (SELECT n.memory_id
-            FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS x
-            JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = x.memory_id
-            WHERE n.created_at > m.created_at
-              AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)
-              AND CASE WHEN n.origin IN ('explicit', 'overlay') THEN x.similarity >= space.related
-                       ELSE n.origin = 'observed' AND n.metadata ? 'turn' AND x.similarity >= space.related / 2 END
-              AND brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
-            ORDER BY x.similarity DESC, n.memory_id DESC
-            LIMIT 1);
+    -- the nearest newer statements, most similar first; the first whose terms differ from
+    -- the fact's both ways (brain._distinct_facts) is the one: the fact's terms computed once,
+    -- the others' only until one is found
+    FOR newer IN SELECT x.memory_id, x.headline || E'\n' || x.body AS text
+             FROM (SELECT n.memory_id, n.headline, n.body, k.similarity
+                   FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
+                   JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
+                   WHERE n.created_at > m.created_at
+                     AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)
+                     AND CASE WHEN n.origin IN ('explicit', 'overlay') THEN k.similarity >= space.related
+                              ELSE n.origin = 'observed' AND n.metadata ? 'turn'
+                                   AND k.similarity >= space.related / 2 END) AS x
+             ORDER BY x.similarity DESC, x.memory_id DESC
+    LOOP
+        own := coalesce(own, brain.distinguishing_terms(m.headline || E'\n' || m.body));
+        IF brain._terms_differ(own, brain.distinguishing_terms(newer.text)) THEN
+            RETURN newer.memory_id;
+        END IF;
+    END LOOP;
+    RETURN NULL;
 END
 $$;
 
