@@ -1290,6 +1290,11 @@ CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     AS $$
     -- the body: sql/functions/022-serve.sql
 $$;
+CREATE FUNCTION brain._rot13_hints() RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/001b-text-clean.sql
+$$;
 CREATE FUNCTION brain._rotated(t text, how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1397,9 +1402,9 @@ $_$;
 CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/001a-text-secret-rules.sql
-$_$;
+$$;
 CREATE FUNCTION brain._secret_stretch(how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -3141,7 +3146,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0396a7c39cbee17979a4730d4c1e112b74b7c5e7525612d52eb422e31927a08e';
+COMMENT ON TABLE brain.migration IS 'functions ff11689562f80285d414cac006cb30e526f85fb3087ff1289e0b0af85aa2083f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
