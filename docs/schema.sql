@@ -1302,6 +1302,11 @@ CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     AS $$
     -- the body: sql/functions/022-serve.sql
 $$;
+CREATE FUNCTION brain._rot13_hints() RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/001b-text-clean.sql
+$$;
 CREATE FUNCTION brain._rotated(t text, how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1409,9 +1414,9 @@ $_$;
 CREATE FUNCTION brain._secret_rule_column(col text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/001a-text-secret-rules.sql
-$_$;
+$$;
 CREATE FUNCTION brain._secret_stretch(how text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $_$
@@ -3159,7 +3164,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 13c43aac03179eb0b916cb135e16b7d425b62150cb2826396a2f042810c5464a';
+COMMENT ON TABLE brain.migration IS 'functions d89e70ebabd76a2097e3db38d0c186818ec4f381c863f6e75ab0b870d8382173';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

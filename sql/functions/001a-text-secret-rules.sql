@@ -10,8 +10,9 @@
 -- a test the candidate must also pass (brain._secret_candidate_ok). `hints`:
 -- a rule runs only on a text that holds one of these strings (lowercase, and
 -- looked for in the lowercased text, for a case-insensitive rule; a hint
--- that starts with ~ is a regular expression the lowercased text matches), which
--- keeps a clean text's scan to a few regular expressions. Earlier rules win
+-- ~LITERAL~REGEX is a regular expression the lowercased text matches, tried only
+-- on a text that holds the literal), which keeps a clean text's scan to a few
+-- regular expressions. Earlier rules win
 -- where two hits overlap. docs/security.md lists the rules.
 CREATE OR REPLACE FUNCTION brain.secret_rules()
 RETURNS TABLE (rule integer, kind text, pattern text, grp integer, "check" text, source text, hints text[])
@@ -22,7 +23,7 @@ AS $$
         ('private-key', $p$-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----[^-]*(?:-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----)?$p$, 0, 'pem', 'gitleaks private-key; detect-secrets PrivateKeyDetector', '{"PRIVATE KEY"}'),
         -- a PEM body without its armour: base64 of a DER private key (SEQUENCE,
         -- then INTEGER version: PKCS#1, PKCS#8, SEC1 EC) or an OpenSSH key, over lines
-        ('private-key', $p$(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA|MI[E-H][A-Za-z0-9+/]AgE[AB]|M[A-H][A-Za-z0-9+/]CAQ|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{40,}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{4,})*={0,2}$p$, 0, 'pem-body', 'gitleaks private-key (the body alone: DER of a private key, or openssh-key-v1, in base64)', '{"~mii[a-z0-9+/]{2}[aqgw]iba|mi[e-h][a-z0-9+/]age[ab]|m[a-h][a-z0-9+/]caq|b3blbnnzac1rzxktdje"}'),
+        ('private-key', $p$(?<![A-Za-z0-9+/])(?:MII[A-Za-z0-9+/]{2}[AQgw]IBA|MI[E-H][A-Za-z0-9+/]AgE[AB]|M[A-H][A-Za-z0-9+/]CAQ|b3BlbnNzaC1rZXktdjE)[A-Za-z0-9+/]{40,}(?:[ \t]*\r?\n[ \t]*[A-Za-z0-9+/]{4,})*={0,2}$p$, 0, 'pem-body', 'gitleaks private-key (the body alone: DER of a private key, or openssh-key-v1, in base64)', '{"~iba~mii[a-z0-9+/]{2}[aqgw]iba","~age~mi[e-h][a-z0-9+/]age[ab]","~caq~m[a-h][a-z0-9+/]caq","b3blbnnzac1rzxktdje"}'),
         ('private-key', $p$(?i)Private-Lines:[ \t]*\d+[ \t]*\r?\n((?:[ \t]*[A-Za-z0-9+/]+={0,2}[ \t]*(?:\r?\n|$))+)$p$, 1, 'pem', 'PuTTY key files (PuTTY-User-Key-File-2 and -3: the Private-Lines)', '{"private-lines"}'),
         ('aws-access-key-id', $p$\m(?:A3T[A-Z0-9]|AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AIPA|ANPA|ANVA|APKA|AROA|ASCA)[0-9A-Z]{16}\M$p$, 0, NULL, 'gitleaks aws-access-token; detect-secrets AWSKeyDetector', '{"A3T","AKIA","ASIA","ABIA","ACCA","AGPA","AIDA","AIPA","ANPA","ANVA","APKA","AROA","ASCA"}'),
         ('aws-access-key-id', $p$\m(?:akia|asia)[0-9a-z]{16}\M$p$, 0, 'lower-id', 'the same, lower-cased', '{"akia","asia"}'),
@@ -58,7 +59,7 @@ AS $$
         ('postman-api-key', $p$\mPMAK-[a-f0-9]{24}-[a-f0-9]{34}\M$p$, 0, NULL, 'gitleaks postman-api-token', '{"PMAK-"}'),
         ('doppler-token', $p$\mdp\.(?:pt|st|sa|ct|scim|audit)\.[A-Za-z0-9]{40,44}\M$p$, 0, NULL, 'gitleaks doppler-api-token', '{"dp."}'),
         ('age-secret-key', $p$\mAGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}\M$p$, 0, NULL, 'gitleaks age-secret-key', '{"AGE-SECRET-KEY-1"}'),
-        ('discord-bot-token', $p$(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])$p$, 0, 'token', 'gitleaks discord-api-token (the bot token: base64 of the bot id, a time, an HMAC)', '{"~\\.[a-z0-9_-]{6,7}\\."}'),
+        ('discord-bot-token', $p$(?<![A-Za-z0-9_.-])[MNO][A-Za-z0-9_-]{23,27}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}(?![A-Za-z0-9_.-])$p$, 0, 'token', 'gitleaks discord-api-token (the bot token: base64 of the bot id, a time, an HMAC)', '{"~.~\\.[a-z0-9_-]{6,7}\\."}'),
         ('atlassian-api-token', $p$\mATATT3[A-Za-z0-9_=-]{150,}$p$, 0, NULL, 'gitleaks atlassian-api-token (ATATT3…)', '{"ATATT3"}'),
         ('firebase-server-key', $p$\mAAAA[A-Za-z0-9_-]{7}:APA91b[A-Za-z0-9_-]{100,}$p$, 0, NULL, 'gitleaks gcp firebase cloud messaging server keys (AAAA…:APA91b…)', '{":APA91b"}'),
         -- gitleaks' default configuration, rule by rule (tests/data/gitleaks-rules.txt):
@@ -121,7 +122,7 @@ AS $$
         ('http-bearer-token', $p$(?i)\mbearer\s+([A-Za-z0-9._~+/-]{16,}=*)$p$, 1, 'token', 'gitleaks generic bearer tokens (Authorization: Bearer headers)', '{"bearer"}'),
         ('url-credentials', $p$\m[A-Za-z][A-Za-z0-9+.-]*://[^\s/:@'"<>]*:([^\s/@'"<>]+)@$p$, 1, 'password', 'detect-secrets BasicAuthDetector (user:password@ in URLs, redis://:password@)', '{"://"}'),
         ('url-credentials', $p$(?i)[?&;](?:auth|token|access[_-]?token|auth[_-]?token|refresh[_-]?token|id[_-]?token|api[_-]?key|apikey|secret|client[_-]?secret|pass|passwd|password|pwd|pw)=([^&\s#'"<>]{8,})$p$, 1, 'token', 'gitleaks generic-api-key in a URL''s query (?auth=, &token=, ?access_token=, …)', '{"auth=","token=","key=","secret=","pass=","pw=","pwd=","passwd=","password="}'),
-        ('pgpass-password', $p$(?n)^[ \t]*(?:[A-Za-z0-9*._-]+|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^\s:\\]|\\.)+)[ \t]*(?:$)$p$, 1, 'pgpass', 'PostgreSQL .pgpass lines (host:port:database:user:password)', '{"~:([0-9]{1,5}|\\*):[^:\\s]+:[^:\\s]+:"}'),
+        ('pgpass-password', $p$(?n)^[ \t]*(?:[A-Za-z0-9*._-]+|\[[0-9A-Fa-f:]+\]):(?:[0-9]{1,5}|\*):[^:\s]+:[^:\s]+:((?:[^\s:\\]|\\.)+)[ \t]*(?:$)$p$, 1, 'pgpass', 'PostgreSQL .pgpass lines (host:port:database:user:password)', '{"~:~:([0-9]{1,5}|\\*):[^:\\s]+:[^:\\s]+:"}'),
         ('docker-auth', $p$(?i)"auth"\s*:\s*"([A-Za-z0-9+/]{16,}={0,2})"$p$, 1, 'token', 'Docker config.json auths (base64 user:password)', '{"\"auth\""}'),
         ('aws-secret-key', $p$(?<![A-Za-z0-9/+=])(?<![A-Za-z0-9/+=]{60}\n)[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])$p$, 0, 'aws-bare', 'gitleaks aws secret keys without a keyword: 40 characters of base64, mixed case and digits, high entropy', NULL),
         ('assigned-secret', $p$(?i)(?:^|[^A-Za-z0-9])(?:[A-Za-z0-9_.-]*(?:passwd|password|passphrase|pwd)[A-Za-z0-9_.-]*|(?:[A-Za-z0-9]+[_.-])*(?:pass|pw))["']?\s*(?:[:=]|:=|=>)\s*["']?([^\s"'`<>,;(){}\[\]=][^\s"'`<>,;(){}\[\]]{7,})$p$, 1, 'password-value', 'detect-secrets KeywordDetector (password keys, pass and pw too: any value that is not a placeholder or a reference)', '{"pass","pw"}'),
@@ -259,20 +260,28 @@ AS $$
                               FROM brain.secret_rules() AS r WHERE r.hints IS NULL)
         WHEN 'hint_rule' THEN (SELECT array_agg(r.rule::text ORDER BY r.rule, h.n)
                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
-        WHEN 'hint_lower' THEN (SELECT array_agg(CASE WHEN left(h.t, 1) = '~' THEN h.t ELSE lower(h.t) END ORDER BY r.rule, h.n)
+        -- what strpos looks for: the hint lowercased (the literal of a ~LITERAL~REGEX hint)
+        WHEN 'hint_lower' THEN (SELECT array_agg(CASE WHEN left(h.t, 1) = '~' THEN split_part(h.t, '~', 2)
+                                                      ELSE lower(h.t) END ORDER BY r.rule, h.n)
                                 FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
-        -- one regular expression for every hint, lowercased: a text (lowercased)
-        -- that does not match it holds no hint at all
-        -- (the short hints with what follows them: "sk" alone is in every "task")
-        WHEN 'hint_any' THEN ARRAY[(SELECT string_agg(DISTINCT CASE h.t
-                                        WHEN 'SK' THEN 'sk[0-9a-f]{32}'
-                                        WHEN ':A' THEN ':a[a-z0-9_-]{32}'
-                                        WHEN '-us' THEN '[0-9a-f]-us[0-9]'
-                                        WHEN 'pass' THEN 'pass[^a-z]'
-                                        WHEN 'pw' THEN 'pw[^a-z]'
-                                        ELSE CASE WHEN left(h.t, 1) = '~' THEN substr(h.t, 2)
-                                             ELSE regexp_replace(lower(h.t), '([.\[\](){}*+?^$|\\])', '\\\1', 'g') END END, '|')
-                                    FROM brain.secret_rules() AS r, unnest(r.hints) AS h(t))]
+        -- hint i is strong when its literal alone makes it count; a weak hint is short
+        -- and common in prose ("sk" in every "task", "pass" in "passed"): found alone
+        -- (no strong hint in the text), it counts only when hint_narrow matches
+        WHEN 'hint_strong' THEN (SELECT array_agg((left(h.t, 1) <> '~' AND h.t NOT IN ('SK', ':A', '-us', 'pass', 'pw'))::text
+                                                  ORDER BY r.rule, h.n)
+                                 FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        -- what must follow a weak hint for it to count alone
+        WHEN 'hint_narrow' THEN (SELECT array_agg(CASE h.t WHEN 'SK' THEN 'sk[0-9a-f]{32}'
+                                                           WHEN ':A' THEN ':a[a-z0-9_-]{32}'
+                                                           WHEN '-us' THEN '[0-9a-f]-us[0-9]'
+                                                           WHEN 'pass' THEN 'pass[^a-z]'
+                                                           WHEN 'pw' THEN 'pw[^a-z]' END ORDER BY r.rule, h.n)
+                                 FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
+        -- the regular expression of a ~LITERAL~REGEX hint (each short: one expression
+        -- of every hint costs more to compile than a write's whole scan)
+        WHEN 'hint_regex' THEN (SELECT array_agg(CASE WHEN left(h.t, 1) = '~' THEN substr(h.t, strpos(substr(h.t, 2), '~') + 2) END
+                                                 ORDER BY r.rule, h.n)
+                                FROM brain.secret_rules() AS r, unnest(r.hints) WITH ORDINALITY AS h(t, n))
     END
 $$;
 
@@ -289,6 +298,8 @@ AS $$
 DECLARE
     lt text := lower(t);
     todo integer[];
+    strong boolean;
+    narrow text[];
     pat text;
     grp integer;
     n integer;
@@ -299,22 +310,31 @@ BEGIN
     IF t IS NULL OR t = '' THEN
         RETURN;
     END IF;
-    IF lt !~ (brain._secret_rule_column('hint_any'))[1] THEN
-        -- no hint anywhere (one pass): only the rules without hints
+    -- (each hint lowercased, looked for in the lowercased text by strpos: a
+    -- case-sensitive rule may run on a text that cannot match it, never the other
+    -- way. Not one regular expression of every hint: it costs more to compile than
+    -- a write's whole scan, and a backend keeps only 32 compiled.)
+    SELECT array_agg(y.r) FILTER (WHERE y.ok), bool_or(y.strong OR y.rx IS NOT NULL AND y.ok),
+           array_agg(y.narrow) FILTER (WHERE y.narrow IS NOT NULL)
+    INTO todo, strong, narrow
+    FROM (SELECT h.r, h.strong, h.narrow, h.rx, h.rx IS NULL OR lt ~ h.rx AS ok
+          FROM unnest(brain._secret_rule_column('hint_rule')::integer[], brain._secret_rule_column('hint_lower'),
+                      brain._secret_rule_column('hint_strong')::boolean[], brain._secret_rule_column('hint_narrow'),
+                      brain._secret_rule_column('hint_regex')) AS h(r, hint, strong, narrow, rx)
+          WHERE strpos(lt, h.hint) > 0 OFFSET 0) AS y;
+    IF NOT coalesce(strong, false) AND NOT EXISTS (SELECT FROM unnest(narrow) AS x(rx) WHERE lt ~ x.rx) THEN
+        -- no hint anywhere: only the rules without hints
         IF hinted_only THEN
             RETURN;
         END IF;
         todo := brain._secret_rule_column('unhinted')::integer[];
     ELSE
-    -- (each hint lowercased, looked for in the lowercased text: a case-sensitive
-    -- rule may run on a text that cannot match it, never the other way)
-    SELECT array_agg(DISTINCT x.r ORDER BY x.r)::integer[] INTO todo
-    FROM (SELECT h.r FROM unnest(brain._secret_rule_column('hint_rule'),
-                                 brain._secret_rule_column('hint_lower')) AS h(r, hint)
-          WHERE CASE WHEN left(h.hint, 1) = '~' THEN lt ~ substr(h.hint, 2) ELSE strpos(lt, h.hint) > 0 END
-          UNION ALL
-          SELECT u.r FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
-          WHERE NOT hinted_only) AS x;
+        -- the rules of the hints found, and the rules without hints
+        SELECT array_agg(DISTINCT x.r ORDER BY x.r) INTO todo
+        FROM (SELECT unnest(todo) AS r
+              UNION ALL
+              SELECT u.r::integer FROM unnest(brain._secret_rule_column('unhinted')) AS u(r)
+              WHERE NOT hinted_only) AS x;
     END IF;
     IF todo IS NULL OR todo = '{}' THEN
         RETURN;

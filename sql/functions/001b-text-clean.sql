@@ -3,7 +3,7 @@
 
 -- What a text read in ROT13 or ROT47 must hold for the rules to read it so: a
 -- provider's prefix or a word that names a credential (a constant the planner
--- folds once per session).
+-- folds once per session; matched case-insensitively).
 CREATE OR REPLACE FUNCTION brain._rotated_hints()
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -26,6 +26,16 @@ AS $$
     END
 $$;
 
+-- The same hints as the text as sent holds them when its ROT13 reading holds
+-- them: each letter rotated (ROT13 leaves every other character, and the set
+-- a-z, as they are), so the text is rotated only when it holds one.
+CREATE OR REPLACE FUNCTION brain._rot13_hints()
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT replace(brain._rotated(brain._rotated_hints(), 'rot13'), 'n-m', 'a-z')
+$$;
+
 CREATE OR REPLACE FUNCTION brain.scan_secrets(t text)
 RETURNS TABLE (kind text, start_at integer, end_at integer)
 LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -42,6 +52,8 @@ DECLARE
     k integer := 0;
     len integer;
     maxw integer;
+    maxw85 integer;
+    has_digit boolean;
     s integer;
     e integer;
 BEGIN
@@ -65,7 +77,8 @@ BEGIN
     FOREACH how IN ARRAY ARRAY['rot13', 'rot47'] LOOP
         -- (only a text that holds, rotated, a provider's prefix or a credential's word:
         -- one short regular expression, not the rules' hints, over every text)
-        CONTINUE WHEN brain._rotated(t, how) !~* brain._rotated_hints();
+        CONTINUE WHEN how = 'rot13' AND t !~* brain._rot13_hints();
+        CONTINUE WHEN how = 'rot47' AND brain._rotated(t, how) !~* brain._rotated_hints();
         p := brain._scan_rules(brain._rotated(t, how), hinted_only => true);
         FOR i IN 1 .. coalesce(array_length(p.rules, 1), 0) LOOP
             -- (a credential found by its punctuation alone, which ROT13 leaves as it is:
@@ -88,11 +101,19 @@ BEGIN
         CONTINUE WHEN how = 'escapes' AND (strpos(t, '&') = 0 AND strpos(t, '%') = 0 AND strpos(t, '\') = 0
                                            OR t !~ '&#|&[A-Za-z]{2,8};|%[0-9A-Fa-f]{2}|\\[xu][0-9A-Fa-f]{2}|\\u\{|\\[0-3][0-7]{2}');
         -- (a blob is a run of 16 or more characters none of which is a space or line break)
+        -- (and the longest that holds a character of Ascii85 outside base64's alphabet)
         IF maxw IS NULL AND how IN ('blobs', 'base85') THEN
-            maxw := (SELECT coalesce(max(length(w)), 0)
-                     FROM unnest(string_to_array(translate(t, E'\n\r\t\f\x0B', '     '), ' ')) AS w);
+            SELECT coalesce(max(length(w)), 0),
+                   coalesce(max(length(w)) FILTER (WHERE length(translate(w, '!"#$%&''()*,:;<>?@[\]^`', '')) < length(w)), 0)
+            INTO maxw, maxw85
+            FROM unnest(string_to_array(translate(t, E'\n\r\t\f\x0B', '     '), ' ')) AS w;
         END IF;
         CONTINUE WHEN how = 'blobs' AND maxw < 16;
+        -- (a stretch these read decodes only when it holds a digit: brain._secret_decode)
+        IF has_digit IS NULL AND how IN ('blobs', 'joins', 'markup', 'groups', 'charcodes') THEN
+            has_digit := translate(t, '0123456789', '') <> t;
+        END IF;
+        CONTINUE WHEN how IN ('blobs', 'joins', 'markup', 'groups', 'charcodes') AND NOT has_digit;
         CONTINUE WHEN how = 'joins' AND strpos(t, E'\n') = 0 AND strpos(t, '"') = 0 AND strpos(t, '''') = 0
                                     AND strpos(t, '`') = 0 AND strpos(t, '+') = 0;
         CONTINUE WHEN how = 'markup' AND strpos(t, '\') = 0 AND strpos(t, '<') = 0 AND strpos(t, '*') = 0
@@ -104,7 +125,7 @@ BEGIN
         -- (without a regular expression: a write runs more than a backend keeps compiled)
         CONTINUE WHEN how = 'hexdump' AND strpos(t, '0x') = 0 AND strpos(t, '0X') = 0
                       AND length(translate(t, E'0123456789abcdefABCDEF \t\n:', '')) * 2 > length(t);
-        CONTINUE WHEN how = 'base85' AND (maxw < 20 OR length(translate(t, '"#$%&''()*,;<>?@[\]^`', '')) = length(t));
+        CONTINUE WHEN how = 'base85' AND maxw85 < 20 AND strpos(t, '<~') = 0;
         CONTINUE WHEN how IN ('blobs', 'spacing', 'joins', 'markup', 'groups', 'charcodes', 'hexdump', 'base85')
                       AND t !~ brain._secret_stretch(how);
         var := brain._secret_variant(t, how);

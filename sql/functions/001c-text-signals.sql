@@ -90,7 +90,9 @@ AS $$
     CROSS JOIN LATERAL (SELECT nullif(pg_catalog.translate(l.lf, '01345789@$|', 'oieastbgasl'), l.lf) AS leet
                         OFFSET 0) AS k
     CROSS JOIN LATERAL (VALUES
-        ('override-phrase', CASE WHEN strpos(l.lf, 'ignor') > 0 OR strpos(l.lf, 'disregard') > 0
+        -- (a verb, and what it overrides or one of the phrases: the words looked
+        -- for first keep the large pattern off ordinary text)
+        ('override-phrase', CASE WHEN (strpos(l.lf, 'ignor') > 0 OR strpos(l.lf, 'disregard') > 0
                                       OR strpos(l.lf, 'forget') > 0 OR strpos(l.lf, 'override') > 0
                                       OR strpos(l.lf, 'bypass') > 0 OR strpos(l.lf, 'skip') > 0
                                       OR strpos(l.lf, 'aside') > 0 OR strpos(l.lf, 'discard') > 0
@@ -106,17 +108,41 @@ AS $$
                                       OR strpos(l.lf, 'developer mode') > 0 OR strpos(l.lf, 'jailbreak') > 0
                                       OR strpos(l.lf, 'act as ') > 0 OR strpos(l.lf, 'pretend ') > 0
                                       OR strpos(l.lf, 'your real ') > 0 OR strpos(l.lf, 'your true ') > 0
-                                      OR strpos(l.lf, 'your new ') > 0
+                                      OR strpos(l.lf, 'your new ') > 0)
+                                 AND (strpos(l.lf, 'instruction') > 0 OR strpos(l.lf, 'prompt') > 0 OR strpos(l.lf, 'rule') > 0
+                                      OR strpos(l.lf, 'message') > 0 OR strpos(l.lf, 'directi') > 0 OR strpos(l.lf, 'guid') > 0
+                                      OR strpos(l.lf, 'context') > 0 OR strpos(l.lf, 'constraint') > 0 OR strpos(l.lf, 'order') > 0
+                                      OR strpos(l.lf, 'programming') > 0 OR strpos(l.lf, 'restriction') > 0
+                                      OR strpos(l.lf, 'polic') > 0 OR strpos(l.lf, 'safeguard') > 0 OR strpos(l.lf, 'training') > 0
+                                      OR strpos(l.lf, 'principle') > 0
+                                      OR strpos(l.lf, 'ignor') > 0 OR strpos(l.lf, 'disregard') > 0 OR strpos(l.lf, 'forget') > 0
+                                      OR strpos(l.lf, 'you are now') > 0 OR strpos(l.lf, 'from now on') > 0
+                                      OR strpos(l.lf, 'new system') > 0
+                                      OR (strpos(l.lf, 'do not') > 0 OR strpos(l.lf, 'without telling') > 0)
+                                         AND strpos(l.lf, 'the user') > 0
+                                      OR strpos(l.lf, 'developer mode') > 0 OR strpos(l.lf, 'jailbreak') > 0
+                                      OR strpos(l.lf, 'act as ') > 0 OR strpos(l.lf, 'pretend ') > 0
+                                      OR strpos(l.lf, 'your real ') > 0 OR strpos(l.lf, 'your true ') > 0
+                                      OR strpos(l.lf, 'your new ') > 0)
                                  THEN n.f ~* '\m(?:ignore|disregard|forget|override|bypass|skip|(?:set|put|cast|lay|push)\s+aside|discard|abandon|throw\s+(?:out|away)|dismiss|neglect|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:stop|quit)\s+following|(?:do\s+not|don''?t|no\s+longer|never)\s+(?:follow|obey|heed|apply|respect)|drop|scrap|nullify|supersede)\s+(?:(?:all|any|every|each|one|the|your|of|my|these|those|such)\s+)*(?:previous|prior|above|earlier|preceding|system|existing|original|safety|other|former|initial|old|foregoing|aforementioned|above-mentioned|default|built-in|given)\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|context|constraints?|orders?|programming|restrictions?|policies|policy|safeguards?|system\s+prompt|training|principles)|\m(?:ignore|disregard|forget|override|bypass|(?:set|put|cast)\s+aside|discard|abandon|dismiss)\s+(?:(?:all|of|every|one)\s+)*your\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|context|constraints?|orders?|programming|restrictions?|policies|policy|safeguards?|system\s+prompt|training|principles)|(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:(?:that\s+)?(?:was\s+|you\s+were\s+|i\s+|you\s+have\s+been\s+)?(?:said|told|written|stated|given)\M|(?:above|before|prior|previously|earlier)\M)|(?:ignore|disregard)\s+(?:(?:what|anything|whatever)\s+the\s+(?:user|human)\s+(?:says|asks|wants|types|writes)|(?:the\s+|any\s+)?(?:user|human)(?:''s)?\s+(?:instructions|requests|wishes|messages)\M)|you are now|from now on,? you|new (?:system )?instructions\s*:|new system prompt|do not (?:tell|inform|mention (?:this )?to) the user|without telling the user|developer mode enabled|(?:enter|activate|act in|respond in) developer mode|jailbreak|act as (?:an? )?(?:unrestricted|different)|pretend (?:that )?you are|pretend to be|your (?:real|true|new) (?:instructions|task|goal|role|purpose) (?:is|are)' ELSE false END),
         -- the same in other languages: Latin-script ones (a verb of theirs in the text) and
         -- the others (a text with a character outside ASCII), one regular expression each
-        ('override-phrase', CASE WHEN strpos(l.lf, 'olvid') > 0 OR strpos(l.lf, 'oubli') > 0
+        ('override-phrase', CASE WHEN (strpos(l.lf, 'olvid') > 0 OR strpos(l.lf, 'oubli') > 0
                                       OR strpos(l.lf, 'esque') > 0 OR strpos(l.lf, 'vergiss') > 0
                                       OR strpos(l.lf, 'desconsider') > 0 OR strpos(l.lf, 'omis') > 0
                                       OR strpos(l.lf, 'compte') > 0 OR strpos(l.lf, 'descart') > 0
                                       OR strpos(l.lf, 'omit') > 0 OR strpos(l.lf, 'missacht') > 0
                                       OR strpos(l.lf, 'abaikan') > 0 OR strpos(l.lf, 'lupakan') > 0
-                                      OR strpos(l.lf, 'ignor') > 0
+                                      OR strpos(l.lf, 'ignor') > 0)
+                                  -- (and a word for "previous" of one of these languages)
+                                  AND (strpos(l.lf, 'anterior') > 0 OR strpos(l.lf, 'anterieur') > 0
+                                       OR strpos(l.lf, 'antérieur') > 0 OR strpos(l.lf, 'previa') > 0
+                                       OR strpos(l.lf, 'prévia') > 0 OR strpos(l.lf, 'precedent') > 0
+                                       OR strpos(l.lf, 'précédent') > 0 OR strpos(l.lf, 'préalable') > 0
+                                       OR strpos(l.lf, 'prealable') > 0 OR strpos(l.lf, 'vorherig') > 0
+                                       OR strpos(l.lf, 'bisherig') > 0 OR strpos(l.lf, 'früher') > 0
+                                       OR strpos(l.lf, 'obigen') > 0 OR strpos(l.lf, 'vorigen') > 0
+                                       OR strpos(l.lf, 'sebelumnya') > 0)
                                  THEN n.f ~* '\m(?:ignora|ignore|ignorad|ignoren|olvida|olvide|olviden|descarta|descarte|omite|omita|haz\s+caso\s+omiso\s+(?:de|a))\s+(?:(?:todas?|todos|las|los|el|la|tus|sus)\s+)*(?:instrucciones|reglas|indicaciones|órdenes|ordenes|directrices|normas)\s+(?:anteriores|previas|precedentes)|\m(?:ignore|ignora|ignorem|esqueça|esqueca|esquece|desconsidere|desconsidera|descarte)\s+(?:(?:todas?|todos|as|os|a|o|suas|tuas)\s+)*(?:instruções|instrucoes|regras|orientações|orientacoes|diretrizes|ordens)\s+(?:anteriores|prévias|previas)|\m(?:ignore|ignorez|oublie|oubliez|ne\s+tiens?\s+pas\s+compte\s+(?:de|des|du)|ne\s+tenez\s+pas\s+compte\s+(?:de|des|du))\s+(?:(?:toutes|tous|les|des|la|le|tes|vos)\s+)*(?:instructions|consignes|règles|regles|directives|ordres)\s+(?:précédentes|precedentes|antérieures|anterieures|préalables|prealables)|\m(?:ignoriere|ignorier|ignorieren\s+sie|vergiss|vergessen\s+sie|missachte|missachten\s+sie)\s+(?:(?:alle|die|deine|ihre|sämtliche)\s+)*(?:vorherigen|bisherigen|früheren|obigen|vorigen)\s+(?:anweisungen|regeln|instruktionen|vorgaben|befehle)|\m(?:abaikan|lupakan)\s+(?:semua\s+)?(?:instruksi|perintah|aturan|petunjuk)\s+sebelumnya' ELSE false END),
         ('override-phrase', CASE WHEN pg_catalog.octet_length(n.f) <> pg_catalog.length(n.f)
                                       AND n.f ~ '[\u0400-\u04ff\u0600-\u06ff\u0900-\u09ff\u3040-\u30ff\u4e00-\u9fff\uac00-\ud7af]'
@@ -134,8 +160,23 @@ AS $$
                                            OR strpos(k.leet, 'scrap') > 0 OR strpos(k.leet, 'nullify') > 0
                                            OR strpos(k.leet, 'supersede') > 0 OR strpos(k.leet, 'you are now') > 0
                                            OR strpos(k.leet, 'from now on') > 0 OR strpos(k.leet, 'jailbreak') > 0)
+                                      AND (strpos(k.leet, 'instruction') > 0 OR strpos(k.leet, 'prompt') > 0 OR strpos(k.leet, 'rule') > 0
+                                      OR strpos(k.leet, 'message') > 0 OR strpos(k.leet, 'directi') > 0 OR strpos(k.leet, 'guid') > 0
+                                      OR strpos(k.leet, 'context') > 0 OR strpos(k.leet, 'constraint') > 0 OR strpos(k.leet, 'order') > 0
+                                      OR strpos(k.leet, 'programming') > 0 OR strpos(k.leet, 'restriction') > 0
+                                      OR strpos(k.leet, 'polic') > 0 OR strpos(k.leet, 'safeguard') > 0 OR strpos(k.leet, 'training') > 0
+                                      OR strpos(k.leet, 'principle') > 0
+                                      OR strpos(k.leet, 'ignor') > 0 OR strpos(k.leet, 'disregard') > 0 OR strpos(k.leet, 'forget') > 0
+                                      OR strpos(k.leet, 'you are now') > 0 OR strpos(k.leet, 'from now on') > 0
+                                      OR strpos(k.leet, 'new system') > 0
+                                      OR (strpos(k.leet, 'do not') > 0 OR strpos(k.leet, 'without telling') > 0)
+                                         AND strpos(k.leet, 'the user') > 0
+                                      OR strpos(k.leet, 'developer mode') > 0 OR strpos(k.leet, 'jailbreak') > 0
+                                      OR strpos(k.leet, 'act as ') > 0 OR strpos(k.leet, 'pretend ') > 0
+                                      OR strpos(k.leet, 'your real ') > 0 OR strpos(k.leet, 'your true ') > 0
+                                      OR strpos(k.leet, 'your new ') > 0)
                                  THEN k.leet ~* '\m(?:ignore|disregard|forget|override|bypass|skip|(?:set|put|cast|lay|push)\s+aside|discard|abandon|throw\s+(?:out|away)|dismiss|neglect|pay\s+no\s+(?:attention|heed|mind)\s+to|(?:stop|quit)\s+following|(?:do\s+not|don''?t|no\s+longer|never)\s+(?:follow|obey|heed|apply|respect)|drop|scrap|nullify|supersede)\s+(?:(?:all|any|every|each|one|the|your|of|my|these|those|such)\s+)*(?:previous|prior|above|earlier|preceding|system|existing|original|safety|other|former|initial|old|foregoing|aforementioned|above-mentioned|default|built-in|given)\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|context|constraints?|orders?|programming|restrictions?|policies|policy|safeguards?|system\s+prompt|training|principles)|\m(?:ignore|disregard|forget|override|bypass|(?:set|put|cast)\s+aside|discard|abandon|dismiss)\s+(?:(?:all|of|every|one)\s+)*your\s+(?:instructions?|prompts?|rules?|messages?|directions?|directives?|guidelines?|guidance|context|constraints?|orders?|programming|restrictions?|policies|policy|safeguards?|system\s+prompt|training|principles)|(?:ignore|disregard|forget)\s+(?:everything|anything|all|whatever)\s+(?:(?:that\s+)?(?:was\s+|you\s+were\s+|i\s+|you\s+have\s+been\s+)?(?:said|told|written|stated|given)\M|(?:above|before|prior|previously|earlier)\M)|(?:ignore|disregard)\s+(?:(?:what|anything|whatever)\s+the\s+(?:user|human)\s+(?:says|asks|wants|types|writes)|(?:the\s+|any\s+)?(?:user|human)(?:''s)?\s+(?:instructions|requests|wishes|messages)\M)|you are now|from now on,? you|new (?:system )?instructions\s*:|new system prompt|do not (?:tell|inform|mention (?:this )?to) the user|without telling the user|developer mode enabled|(?:enter|activate|act in|respond in) developer mode|jailbreak|act as (?:an? )?(?:unrestricted|different)|pretend (?:that )?you are|pretend to be|your (?:real|true|new) (?:instructions|task|goal|role|purpose) (?:is|are)' ELSE false END),
-        ('role-marker', CASE WHEN strpos(l.lf, '<') > 0 OR strpos(l.lf, '[') > 0 OR strpos(l.lf, '>') > 0
+        ('role-marker', CASE WHEN (strpos(l.lf, '<') > 0 OR strpos(l.lf, '[') > 0 OR strpos(l.lf, '>') > 0
                                  OR strpos(l.lf, '(') > 0 OR strpos(l.lf, '*') > 0 OR strpos(l.lf, '—') > 0
                                  OR strpos(l.lf, '–') > 0 OR strpos(l.lf, '--') > 0
                                  OR strpos(l.lf, ':') > 0
@@ -143,11 +184,25 @@ AS $$
                                          OR strpos(l.lf, 'developer') > 0 OR strpos(l.lf, 'human') > 0
                                          OR strpos(l.lf, 'user') > 0 OR strpos(l.lf, 'instruction') > 0
                                          OR strpos(l.lf, 'response') > 0 OR strpos(l.lf, 'input') > 0
-                                         OR strpos(l.lf, 'admin') > 0 OR strpos(l.lf, 'operator') > 0)
+                                         OR strpos(l.lf, 'admin') > 0 OR strpos(l.lf, 'operator') > 0))
+                             -- (every role line names a role, or is a template's token)
+                             AND (strpos(l.lf, 'system') > 0 OR strpos(l.lf, 'assistant') > 0
+                                  OR strpos(l.lf, 'developer') > 0 OR strpos(l.lf, 'human') > 0
+                                  OR strpos(l.lf, 'user') > 0 OR strpos(l.lf, 'instruction') > 0
+                                  OR strpos(l.lf, 'response') > 0 OR strpos(l.lf, 'input') > 0
+                                  OR strpos(l.lf, 'admin') > 0 OR strpos(l.lf, 'operator') > 0
+                                  OR strpos(l.lf, '<|') > 0 OR strpos(l.lf, 'inst]') > 0 OR strpos(l.lf, 'sys>>') > 0)
                             THEN n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*(?:#+\s*)?(?:system|assistant|developer|human|user)\s*(?:prompt\s*)?:(?!=)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:instruction|response|input)\s*:|<\|(?:im_start|im_end|system|assistant|user|endoftext|eot_id|start_header_id|end_header_id|begin_of_text)\|>|\[/?INST\]|<</?SYS>>|</?(?:system|assistant|instructions?)>|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])[ \t]*(?:>[ \t]*)?(?:system|assistant|developer|admin|administrator|operator)>(?!>)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])[ \t]*(?:>[ \t]*)?(?:\*{1,2}|\[|<<|\()?[ \t]*(?:system|assistant|developer|admin|administrator|operator)[ \t]+(?:message|prompt|note|notice|instructions?|override|update)[ \t]*(?:\*{1,2}|\]|>>|\))?[ \t]*(?:—|–|--|:|>)|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])[ \t]*(?:>[ \t]*)?(?:\*{1,2}|\[|<<|\()[ \t]*(?:system|assistant|developer|admin|administrator|operator)[ \t]*(?:\*{1,2}|\]|>>|\))[ \t]*(?::|—|–|--|[ \t][^\n\r]*[a-z])|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])[ \t]*>[ \t]*(?:system|assistant|developer)[ \t]*:' ELSE false END),
-        ('tool-call', CASE WHEN strpos(l.lf, '"') > 0 OR strpos(l.lf, '<') > 0 OR strpos(l.lf, '(') > 0
+        ('tool-call', CASE WHEN (strpos(l.lf, '"') > 0 OR strpos(l.lf, '<') > 0 OR strpos(l.lf, '(') > 0
                                 OR strpos(l.lf, '[tool') > 0 OR strpos(l.lf, 'to=') > 0
-                                OR strpos(l.lf, ':') > 0 AND strpos(l.lf, E'\n') > 0
+                                OR strpos(l.lf, ':') > 0 AND strpos(l.lf, E'\n') > 0)
+                           -- (a tool's or a function's name or arguments, a template's token)
+                           AND (strpos(l.lf, 'tool') > 0 OR strpos(l.lf, 'function') > 0
+                                OR strpos(l.lf, 'recipient_name') > 0 OR strpos(l.lf, 'invoke') > 0
+                                OR strpos(l.lf, 'antml:') > 0 OR strpos(l.lf, 'arg') > 0
+                                OR strpos(l.lf, 'input') > 0 OR strpos(l.lf, 'param') > 0
+                                OR strpos(l.lf, '<|') > 0 OR strpos(l.lf, 'execute_') > 0
+                                OR strpos(l.lf, '(') > 0 AND strpos(l.lf, '=') > 0)
                             THEN n.f ~* '"(?:tool_use|tool_calls|function_call|tool_call|tool_result|recipient_name|tool_name)"|<(?:tool_call|tool_use|tool_result|function_calls|function_results|invoke|antml:\w+)[\s>]|"(?:name|tool|function)"\s*:\s*"[^"]+"\s*,\s*"(?:arguments|args|input|parameters|params)"\s*:|"(?:arguments|args|input|parameters|params)"\s*:\s*\{[^{}]*\}\s*,\s*"(?:name|tool|function)"\s*:\s*"|"type"\s*:\s*"(?:tool_use|function)"|\m(?:bash|shell|run_shell_command|run_shell|execute_command|execute_bash|exec_command|run_command|run_terminal_cmd|terminal|computer|str_replace_editor|str_replace_based_edit_tool|write_file|read_file|edit_file|create_file|delete_file|apply_patch|web_fetch|webfetch|fetch_url|browser|code_interpreter|exec|multiedit|websearch|web_search)\s*\(\s*(?:command|cmd|file_path|path|content|code|script|url|query|args?)\s*=|\mfunctions\.\w+\s*\(|\mto=functions\.\w+|\[TOOL_CALLS\]|<\|python_tag\|>|<function=[\w.-]+>|<｜tool▁call|<\|call\|>|<execute_\w+>|<tool_code>|(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])[ \t]*-?[ \t]*(?:tool|tool_name|function|action|call|name)[ \t]*:[ \t]*[\"'']?[\w.-]+[\"'']?[ \t]*\r?\n[ \t]*-?[ \t]*(?:args|arguments|action_input|tool_input|parameters)[ \t]*:' ELSE false END),
         ('external-link', CASE WHEN strpos(l.lf, '//') > 0
                             THEN n.f ~* '!\[[^\]]*\]\(\s*<?(?:https?:)?//|\[[^\]]*\]\(\s*<?(?:https?:)?//|<(?:img|iframe|script|a|link)\M[^>]*(?:src|href)\s*=\s*["'']?(?:https?:)?//' ELSE false END),
@@ -155,10 +210,14 @@ AS $$
                             THEN n.f ~* '(?:^|[\n\r\u000b\u000c\u0085\u2028\u2029])\s*#+\s*(?:pybrain memory|BLOCKER rules|Pinned memories|PATTERN rules|Open tasks|Skills[ \t]*(?:\(|[\n\r\u000b\u000c\u0085\u2028\u2029]|$)|Handoff from|Other sessions|Action items to acknowledge|Context pack \S+ v\d|How similar problems were solved|Where the project stood)' ELSE false END),
         ('wrapper-tag', CASE WHEN strpos(l.lf, '<') > 0
                             THEN n.f ~* '(?<!`)</?(?:pybrain-context|system-reminder|user-prompt-submit-hook|session-start-hook|command-name|command-message|command-args|command-contents|local-command-stdout|local-command-stderr|local-command-caveat|bash-input|bash-stdout|bash-stderr|context-window|system-prompt|user-memory|project-instructions)(?:\s[^>]*)?>' ELSE false END),
-        ('shell-pipe', CASE WHEN strpos(l.lf, 'curl') > 0 OR strpos(l.lf, 'wget') > 0 OR strpos(l.lf, 'iwr') > 0
+        ('shell-pipe', CASE WHEN (strpos(l.lf, 'curl') > 0 OR strpos(l.lf, 'wget') > 0 OR strpos(l.lf, 'iwr') > 0
                                  OR strpos(l.lf, 'irm') > 0 OR strpos(l.lf, 'invoke-') > 0 OR strpos(l.lf, 'iex') > 0
                                  OR strpos(l.lf, 'downloadstring') > 0 OR strpos(l.lf, 'certutil') > 0
-                                 OR strpos(l.lf, 'bitsadmin') > 0
+                                 OR strpos(l.lf, 'bitsadmin') > 0)
+                            -- (piped, chained or substituted, or run by iex)
+                            AND (strpos(l.lf, '|') > 0 OR strpos(l.lf, ';') > 0 OR strpos(l.lf, '&&') > 0
+                                 OR strpos(l.lf, '$(') > 0 OR strpos(l.lf, '<(') > 0 OR strpos(l.lf, '`') > 0
+                                 OR strpos(l.lf, 'iex') > 0 OR strpos(l.lf, 'invoke-expression') > 0)
                             THEN n.f ~* '\m(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|certutil|bitsadmin)\M[^\n\r\u000b\u000c\u0085\u2028\u2029]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:env\s+)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*(?!\s+-m\s+json\.tool)|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\M|downloadstring\s*\([^\n\r]*\)[^\n\r]*\|\s*(?:sudo\s+(?:-\S+\s+)*)?(?:(?:ba|z|k|da|fi)?sh|python[0-9.]*|perl|ruby|node|php|iex|invoke-expression|pwsh|powershell)\M|\m(?:iex|invoke-expression)\M[ \t]*\(?[^\n\r]*(?:\m(?:iwr|irm|invoke-webrequest|invoke-restmethod)\M|downloadstring|webclient)|\m(?:(?:ba|z|k|da)?sh|eval|source|python[0-9.]*)\s+(?:-c\s+)?[\"'']?(?:\$\(|<\(|`)\s*(?:curl|wget)\M|\m(?:curl|wget|iwr|irm|invoke-webrequest|invoke-restmethod|certutil|bitsadmin)\M[^\n\r\u000b\u000c\u0085\u2028\u2029]*(?:&&|;|\|\|)[ \t]*(?:sudo[ \t]+)?(?:(?:ba|z|k|da)?sh[ \t]|source[ \t]|\.[ \t]|\./|\.\\|python[0-9.]*[ \t]|perl[ \t]|ruby[ \t]|node[ \t]|pwsh[ \t]|powershell[ \t]|/tmp/|[A-Za-z0-9_-]+\.(?:exe|ps1|bat|cmd)\M)' ELSE false END),
         -- instructions encoded: a base64 run, or words that read as instructions in ROT13
         -- (looked for without a regular expression: a write runs more than a backend keeps compiled)

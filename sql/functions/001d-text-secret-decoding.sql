@@ -110,15 +110,18 @@ BEGIN
         -- text only: a run that decodes to binary (an image, a hash) reads as
         -- itself; so does a run without a digit (a long identifier: base64 of
         -- 12 characters or more of text holds a digit, as good as always)
-        IF x !~ '[0-9]' THEN
+        -- (without regular expressions: most texts carry a run like this, a path or
+        -- an identifier, and a write runs more patterns than a backend keeps compiled)
+        IF translate(x, '0123456789', '') = x THEN
             RETURN NULL;
         END IF;
-        h := CASE WHEN x ~ '^0x' THEN substr(x, 3) ELSE x END;
-        IF h ~ '^[0-9a-fA-F]+$' AND length(h) % 2 = 0 THEN
+        h := CASE WHEN left(x, 2) = '0x' THEN substr(x, 3) ELSE x END;
+        IF h <> '' AND translate(h, '0123456789abcdefABCDEF', '') = '' AND length(h) % 2 = 0 THEN
             b := decode(h, 'hex');
-        ELSIF x ~ '^[A-Z2-7]+=*$' AND brain._base32_text(x) IS NOT NULL THEN
+        ELSIF rtrim(x, '=') <> '' AND translate(rtrim(x, '='), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567', '') = ''
+              AND brain._base32_text(x) IS NOT NULL THEN
             RETURN brain._base32_text(x);
-        ELSIF x ~ '[0-9A-Z]' THEN
+        ELSIF translate(x, '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ', '') <> x THEN
             h := rtrim(translate(x, '-_', '+/'), '=');
             h := CASE length(h) % 4 WHEN 1 THEN left(h, -1) WHEN 2 THEN h || '==' WHEN 3 THEN h || '=' ELSE h END;
             b := decode(h, 'base64');
@@ -126,7 +129,9 @@ BEGIN
             RETURN NULL;
         END IF;
         d := encode(b, 'escape');
-        IF d ~ '\\[0-7]{3}' OR d ~ '[\u0001-\u0008\u000b\u000c\u000e-\u001f\u007f]' THEN
+        -- (binary: a byte escaped as \ooo, or a control character)
+        IF strpos(replace(d, '\\', ''), '\') > 0
+           OR length(translate(d, E'\x01\x02\x03\x04\x05\x06\x07\x08\x0b\x0c\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a\x1b\x1c\x1d\x1e\x1f\x7f', '')) <> length(d) THEN
             RETURN NULL;
         END IF;
         RETURN replace(d, '\\', '\');
@@ -244,7 +249,10 @@ LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    s text := regexp_replace(regexp_replace(x, '^<~|~>$', '', 'g'), '\s', '', 'g');
+    -- (a run of brain._secret_stretch('base85'): its only white space is these four)
+    s text := translate(CASE WHEN left(x, 2) = '<~' AND right(x, 2) = '~>' THEN substr(x, 3, length(x) - 4)
+                             WHEN left(x, 2) = '<~' THEN substr(x, 3)
+                             WHEN right(x, 2) = '~>' THEN left(x, -2) ELSE x END, E' \t\r\n', '');
     out text := '';
     grp text;
     n bigint;
@@ -252,12 +260,14 @@ DECLARE
     v integer;
 BEGIN
     -- (Ascii85 of text is a sixth punctuation or more; an identifier, a path or a URL is not)
-    IF s ~ '^[A-Za-z0-9+/=_.-]*$' OR length(s) < 10 OR length(s) > 4096
-       OR length(regexp_replace(s, '[A-Za-z0-9]+', '', 'g')) * 8 < length(s) THEN
+    -- (without regular expressions, as brain._secret_decode's base64)
+    IF translate(s, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/=_.-', '') = ''
+       OR length(s) < 10 OR length(s) > 4096
+       OR length(translate(s, 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789', '')) * 8 < length(s) THEN
         RETURN NULL;
     END IF;
     s := replace(s, 'z', '!!!!!');
-    IF s !~ '^[!-u]+$' THEN
+    IF translate(s, '!"#$%&''()*+,-./0123456789:;<=>?@ABCDEFGHIJKLMNOPQRSTUVWXYZ[\]^_`abcdefghijklmnopqrstu', '') <> '' THEN
         RETURN NULL;
     END IF;
     pad := (5 - length(s) % 5) % 5;
