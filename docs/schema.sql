@@ -577,6 +577,36 @@ CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     AS $$
     -- the body: sql/migrations/013-tenancy.sql
 $$;
+CREATE FUNCTION brain._delete_embedding_failures(space_id bigint, ids bigint[] DEFAULT NULL::bigint[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
+CREATE FUNCTION brain._delete_embeddings(ids bigint[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
+CREATE FUNCTION brain._delete_memories(ids bigint[]) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
+CREATE FUNCTION brain._delete_request_answers(before timestamp with time zone) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
+CREATE FUNCTION brain._deleting_workspace(stack text, what text) RETURNS bigint
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
 CREATE FUNCTION brain._distinct_facts(a text, b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1342,8 +1372,14 @@ CREATE FUNCTION brain._scan_rules(t text, hinted_only boolean DEFAULT false, OUT
     AS $$
     -- the body: sql/functions/001a-text-secret-rules.sql
 $$;
-CREATE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL::bigint) RETURNS integer
+CREATE FUNCTION brain._scope_key(salt text, kind text, project text, part bigint DEFAULT NULL::bigint) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/003a-embedding-locks.sql
+$$;
+CREATE FUNCTION brain._scope_salt(ws bigint) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/003a-embedding-locks.sql
 $$;
@@ -3164,7 +3200,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d89e70ebabd76a2097e3db38d0c186818ec4f381c863f6e75ab0b870d8382173';
+COMMENT ON TABLE brain.migration IS 'functions 136754d6211465a3f8f6144eb18b29b2309696c0000305f639408ae4a305be7c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

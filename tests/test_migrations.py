@@ -59,6 +59,7 @@ RELEASED = {
     "031-trust-in-depth.sql": "33e296d7948a4bf73932f8036c5de178d6e83d71a25e6d3ed33fc6878066e317",
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
+    "034-client-locks.sql": "bfba123af2ab1ca420c14caf2ea60731a84834a8e03deb7d966fef007368bce0",
 }
 
 
@@ -1066,5 +1067,71 @@ def test_031_takes_brain_owners_roles_and_hides_each_spaces_size(
             assert token["role"] == agent
         finally:
             conn.execute("RESET ROLE")
+            conn.execute(f"DROP OWNED BY {agent}")
+            conn.execute(f"DROP ROLE {agent}")
+
+
+def test_034_takes_table_locks_and_deletes_from_clients(
+    empty_database: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A database at migration 033 (application roles hold UPDATE and DELETE on the memory
+    tables, the write locks keyed by the workspace's id), upgraded: 034 runs; no client role
+    holds UPDATE on a whole table, DELETE, TRUNCATE or MAINTAIN; an application role cannot
+    LOCK brain.memory beyond ROW EXCLUSIVE, and still writes, updates, searches, forgets and
+    prunes; the old key function is gone."""
+    agent = "agent_034"
+    shipped = db.sql_files
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        monkeypatch.setattr(
+            db, "sql_files", lambda kind: [p for p in shipped(kind) if kind != "migrations" or p.name < "034"]
+        )
+        db.migrate(conn)
+        monkeypatch.undo()
+        # as the previous release left its functions
+        conn.execute(
+            "CREATE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL)"
+            " RETURNS integer LANGUAGE sql IMMUTABLE"
+            " AS $$ SELECT hashtext(ws || '/' || kind || '/' || project) $$"
+        )
+        assert conn.execute(
+            "SELECT has_table_privilege('brain_user', 'brain.memory', 'DELETE')"
+        ).fetchone() == (True,)
+        conn.execute(f"DROP ROLE IF EXISTS {agent}")
+        conn.execute("SELECT brain.create_role(%s, 1, 'write', password => 'agent-034-password')", (agent,))
+        try:
+            assert db.migrate(conn).applied == ["034-client-locks.sql"]
+            held = conn.execute(
+                "SELECT c.relname, a.privilege_type FROM pg_class c CROSS JOIN aclexplode(c.relacl) a"
+                " WHERE c.relnamespace = 'brain'::regnamespace AND a.grantee <> c.relowner"
+                " AND a.privilege_type IN ('UPDATE', 'DELETE', 'TRUNCATE', 'MAINTAIN')"
+            ).fetchall()
+            assert held == []
+            assert conn.execute(
+                "SELECT to_regprocedure('brain._scope_key(bigint, text, text, bigint)')"
+            ).fetchone() == (None,)
+            url = make_conninfo(empty_database, user=agent, password="agent-034-password")
+            with psycopg.connect(url, autocommit=True) as client:
+                client.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
+                write = (
+                    "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s,"
+                    " embedding => %s::float8[])"
+                )
+                (kept,) = client.execute(write, ("The upgrade drill ends at noon", [1, 0, 0])).fetchone()
+                (gone,) = client.execute(write, ("The old drill ended at ten", [0, 1, 0])).fetchone()
+                client.execute("SELECT brain.pin(%s)", (kept,))
+                client.execute("SELECT brain.forget(%s, 'replaced')", (gone,))
+                conn.execute("UPDATE brain.memory SET forgotten_at = now() - interval '60 days'")
+                pruned = client.execute("SELECT id, action FROM brain.prune(dry_run => false)").fetchall()
+                assert pruned == [(gone, "deleted")]
+                (found,) = client.execute("SELECT count(*) FROM brain.search('upgrade drill')").fetchone()
+                assert found == 1
+                client.execute("BEGIN")
+                client.execute("LOCK TABLE brain.memory IN ROW EXCLUSIVE MODE NOWAIT")
+                client.execute("ROLLBACK")
+                client.execute("BEGIN")
+                with pytest.raises(psycopg.errors.InsufficientPrivilege):
+                    client.execute("LOCK TABLE brain.memory IN ACCESS EXCLUSIVE MODE NOWAIT")
+                client.execute("ROLLBACK")
+        finally:
             conn.execute(f"DROP OWNED BY {agent}")
             conn.execute(f"DROP ROLE {agent}")

@@ -5,7 +5,9 @@ analysis and one indexer of a space run at a time in a workspace were keyed by t
 id (or the space's): any client could take the same key in an idle transaction and keep another
 workspace's brain.maintain() waiting until its statement timeout. Their keys are now drawn from
 the workspace's secret channel (brain._lock_key), which a role computes for its own workspace
-only.
+only. So are the keys of a workspace's writes of one kind and project (brain._scope_key: the
+scope's lock, the first writers' and the commits') and of a skill's name, which were drawn from
+the workspace's id and the kind, project or name, all of which another workspace can guess.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import psycopg
 import pytest
 from conftest import with_database
-from helpers import raises_br, remember, scalar
+from helpers import DIMS, raises_br, remember, scalar
 from psycopg.conninfo import conninfo_to_dict
 
 INTRUDER = "brain_lock_intruder"
@@ -24,6 +26,16 @@ OLD_KEYS = {
     "space switch": "SELECT pg_advisory_lock(hashtext('brain.embedding_space'), %(ws)s::integer)",
     "lexeme analysis": "SELECT pg_advisory_lock(hashtext('brain.analyze_lexemes'), %(ws)s::integer)",
     "indexer": "SELECT pg_advisory_lock(hashtext('brain.index_vectors'), %(space)s::integer)",
+    # a fact of no project: brain._scope_key(ws, 'fact', '')
+    **{
+        f"write ({what})": f"SELECT pg_advisory_lock(hashtext('{key}'), hashtext(%(ws)s::text || '/fact/'))"
+        for what, key in (
+            ("scope", "brain.write"),
+            ("first writers", "brain.write.few"),
+            ("commit", "brain.write.commit"),
+        )
+    },
+    "skill": "SELECT pg_advisory_lock(hashtext('brain.skill'), hashtext(%(ws)s::text || '/deploy-steps'))",
 }
 
 # The victim's work, each with a lock_timeout: waiting for a lock fails it.
@@ -32,6 +44,10 @@ WORK = {
     "space switch": "SELECT brain.use_embedding_space('hash', 'feature-hash-v1', 384)",
     "lexeme analysis": "SELECT brain.analyze_lexemes()",
     "indexer": "SELECT brain.index_vectors()",
+    "write": "SELECT brain.remember('fact', 'The deploy window opens at nine',"
+    f" embedding => ARRAY[1]::float8[] || array_fill(0::float8, ARRAY[{DIMS - 1}]))",
+    "skill": "SELECT brain.remember('rule', 'Deploy in three steps',"
+    ' skill_trigger => \'{"name": "deploy-steps"}\')',
 }
 
 
@@ -58,7 +74,7 @@ def test_a_lock_held_in_one_workspace_does_not_stop_anothers_work(conn, intruder
             intruder.execute("SELECT channel FROM brain.workspace_channel")
         intruder.execute("BEGIN")  # an idle transaction holding every key it can
         own = scalar(intruder, "SELECT brain.current_workspace()")
-        for name in ("brain.maintain", "brain.embedding_space", "brain.analyze_lexemes"):
+        for name in ("brain.maintain", "brain.embedding_space", "brain.analyze_lexemes", "brain.write"):
             intruder.execute("SELECT pg_advisory_lock(brain._lock_key(%s, %s))", (own, name))
         for query in OLD_KEYS.values():
             intruder.execute(query, {"ws": victim_ws, "space": space})

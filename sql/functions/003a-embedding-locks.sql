@@ -5,13 +5,29 @@
 -- advisory locks of writes (brain._lock_writes, _lock_writes_shared,
 -- _lock_commits, _lock_near) and the order the check at commit takes them in:
 -- one definition, inlined where it is called. With part, the key of one pair
--- of the scope and that part (a memory id: brain._lock_near).
-CREATE OR REPLACE FUNCTION brain._scope_key(ws bigint, kind text, project text, part bigint DEFAULT NULL)
+-- of the scope and that part (a memory id: brain._lock_near). salt is the
+-- workspace's secret of writes (brain._scope_salt), which a role computes for
+-- its own workspace only: until migration 034 the key was drawn from the
+-- workspace's id, and a member of another workspace could hold it in an idle
+-- transaction and keep this workspace's writes of a kind and project waiting.
+CREATE OR REPLACE FUNCTION brain._scope_key(salt text, kind text, project text, part bigint DEFAULT NULL)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    SELECT pg_catalog.hashtext(ws || '/' || kind || '/' || project
+    SELECT pg_catalog.hashtext(salt || '/' || kind || '/' || project
                                || CASE WHEN part IS NULL THEN '' ELSE '/' || part END)
+$$;
+
+-- The secret of a workspace's write locks: drawn from its channel
+-- (brain._lock_key), for the current workspace only (BR020 otherwise).
+CREATE OR REPLACE FUNCTION brain._scope_salt(ws bigint)
+RETURNS text
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN brain._lock_key(ws, 'brain.write')::text;
+END
 $$;
 
 -- Writers of one kind and project take turns while semantic dedup runs, so two
@@ -22,7 +38,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write'),
-                                 brain._scope_key(brain.current_workspace(), kind, project))
+                                 brain._scope_key(brain._scope_salt(brain.current_workspace()), kind, project))
 $$;
 
 -- A write of one memory with an embedding (brain._write) takes the lock of its
@@ -36,7 +52,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock_shared(hashtext('brain.write'),
-                                        brain._scope_key(brain.current_workspace(), kind, project))
+                                        brain._scope_key(brain._scope_salt(brain.current_workspace()), kind, project))
 $$;
 
 -- The commits of single writes of one kind and project take turns behind
@@ -51,7 +67,7 @@ LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT pg_advisory_xact_lock(hashtext('brain.write.commit'),
-                                 brain._scope_key(brain.current_workspace(), kind, project))
+                                 brain._scope_key(brain._scope_salt(brain.current_workspace()), kind, project))
 $$;
 
 -- Writers whose semantic dedup could decide against each other usually take
@@ -80,12 +96,12 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     key integer;
+    salt text := brain._scope_salt(s.workspace_id);
 BEGIN
     IF (SELECT count(DISTINCT i) FROM unnest(ids) AS i) < 5 THEN
-        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'),
-                                      brain._scope_key(s.workspace_id, kind, project));
+        PERFORM pg_advisory_xact_lock(hashtext('brain.write.few'), brain._scope_key(salt, kind, project));
     END IF;
-    FOR key IN SELECT DISTINCT brain._scope_key(s.workspace_id, kind, project, i)
+    FOR key IN SELECT DISTINCT brain._scope_key(salt, kind, project, i)
                FROM unnest(ids) AS i ORDER BY 1 LOOP
         PERFORM pg_advisory_xact_lock(hashtext('brain.write.near'), key);
     END LOOP;

@@ -580,8 +580,9 @@ BEGIN
         END IF;
 
         IF d.skill_trigger IS NOT NULL THEN
-            -- A skill's name is unique among active memories; its supersede keeps the name.
-            PERFORM pg_advisory_xact_lock(hashtext('brain.skill'), hashtext(ws || '/' || (d.skill_trigger->>'name')));
+            -- A skill's name is unique among active memories; its supersede keeps the name
+            -- (a lock keyed by the workspace's secret, which no other workspace can hold).
+            PERFORM pg_advisory_xact_lock(brain._lock_key(ws, 'brain.skill ' || (d.skill_trigger->>'name')));
             SELECT m.memory_id INTO existing FROM brain.memory m
             WHERE m.workspace_id = ws AND m.state = 'active' AND m.skill_trigger IS NOT NULL
               AND m.skill_trigger->>'name' = d.skill_trigger->>'name'

@@ -38,6 +38,7 @@ AS $$
 DECLARE
     checks jsonb := nullif(current_setting('brain.commit_checks', true), '')::jsonb;
     ws bigint;
+    salt text;
     g record;
     w record;
     near record;
@@ -55,8 +56,9 @@ BEGIN
     END IF;
     PERFORM set_config('brain.commit_checks', '', true);
     ws := brain.current_workspace();
+    salt := brain._scope_salt(ws);
     FOR g IN
-        SELECT DISTINCT brain._scope_key(ws, m.kind, m.project) AS key, m.kind, m.project
+        SELECT DISTINCT brain._scope_key(salt, m.kind, m.project) AS key, m.kind, m.project
         FROM brain.memory m
         -- an array, not IN (SELECT k::bigint ...): the cast (not LEAKPROOF) in the join
         -- condition kept row-level security from using the key, and read the workspace

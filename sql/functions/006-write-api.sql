@@ -91,8 +91,10 @@ BEGIN
     END IF;
 
     PERFORM brain._store_vectors(ARRAY[mem.memory_id], ARRAY[vec], space.space_id, replace => true);
-    DELETE FROM brain.embedding_failure f
-    WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id;
+    IF EXISTS (SELECT FROM brain.embedding_failure f
+               WHERE f.workspace_id = ws AND f.space_id = space.space_id AND f.memory_id = mem.memory_id) THEN
+        PERFORM brain._delete_embedding_failures(space.space_id, ARRAY[mem.memory_id]);  -- as the owner
+    END IF;
 
     r := ROW('embedded', mem.memory_id, NULL, NULL, false,
              brain.embedding_input(mem.headline, mem.body, brain._embedding_title(mem.origin, mem.metadata)));

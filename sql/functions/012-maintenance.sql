@@ -158,7 +158,7 @@ BEGIN
             WHERE o.workspace_id = ws AND o.supersedes = r.memory_id;
             UPDATE brain.memory o SET replaced_by = NULL
             WHERE o.workspace_id = ws AND o.replaced_by = r.memory_id;
-            DELETE FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = r.memory_id;
+            PERFORM brain._delete_memories(ARRAY[r.memory_id]);  -- as the owner (migration 034)
             action := 'deleted';
         END IF;
         RETURN NEXT;

@@ -94,13 +94,8 @@ AS $$
 DECLARE
     released bigint;
 BEGIN
-    WITH gone AS (
-        DELETE FROM brain.embedding_failure f
-        WHERE f.workspace_id = brain.current_workspace()
-          AND f.space_id = (brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id
-        RETURNING 1
-    )
-    SELECT count(*) INTO released FROM gone;
+    -- as the owner (migration 034: clients hold no DELETE)
+    released := brain._delete_embedding_failures((brain._resolve_space(retry_failed_embeddings.embedding_space)).space_id);
     RETURN released;
 END
 $$;

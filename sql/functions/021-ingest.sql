@@ -451,18 +451,16 @@ BEGIN
             WHERE m.workspace_id = ws AND m.source_system = v_system AND m.project = v_project
               AND m.source_ref = (docs[i]).previous_ref AND m.state = 'active' AND m.source_chunk IS NOT NULL
             RETURNING m.memory_id, m.metadata ? 'title' AS titled
-        ), stale AS (
-            -- A chunk's title is embedded with it: its vectors (in every space) are
-            -- made again under the new ref, by `brain ingest` or `brain worker`.
-            DELETE FROM brain.embedding e
-            USING mv
-            WHERE mv.titled AND e.workspace_id = ws AND e.memory_id = mv.memory_id
-            RETURNING e.memory_id
         )
         SELECT coalesce(array_agg(mv.memory_id ORDER BY mv.memory_id), '{}') AS moved,
-               coalesce(bool_or(mv.titled), false) AS retitled
+               coalesce(bool_or(mv.titled), false) AS retitled,
+               coalesce(array_agg(mv.memory_id) FILTER (WHERE mv.titled), '{}') AS titled
         INTO r FROM mv;
         IF r.retitled THEN
+            -- A chunk's title is embedded with it: its vectors (in every space) are
+            -- made again under the new ref, by `brain ingest` or `brain worker`
+            -- (deleted as the owner: clients hold no DELETE, migration 034).
+            PERFORM brain._delete_embeddings(r.titled);
             PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
         END IF;
         PERFORM brain._audit_many(r.moved, 'update', ingest_documents.source_agent,
