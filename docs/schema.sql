@@ -1332,6 +1332,12 @@ CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     AS $$
     -- the body: sql/functions/022-serve.sql
 $$;
+CREATE FUNCTION brain._role_plan(name text, workspace_id bigint, access text DEFAULT 'write'::text, password text DEFAULT NULL::text, statement_timeout text DEFAULT '5s'::text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
 CREATE FUNCTION brain._rot13_hints() RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -3200,7 +3206,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 136754d6211465a3f8f6144eb18b29b2309696c0000305f639408ae4a305be7c';
+COMMENT ON TABLE brain.migration IS 'functions f30ba153190b9c0fc32648dd5c6bb371bdef7628d9b187f41b32ca6aa5a169ec';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

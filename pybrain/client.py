@@ -279,6 +279,9 @@ class Brain:
         self.written_lsn: str | None = None
         self.reads = {"replica": 0, "primary": 0}
         self._reader_down_until = 0.0  # after a replica that could not be reached
+        # On the installer's connection (a superuser, or a role in brain_owner: run_as_owner),
+        # every call of a function in schema brain runs as brain_owner (db.owner_rows).
+        self.as_owner = False
         self._behind: str | None = None  # the write a read last waited for in vain
 
     @classmethod
@@ -296,7 +299,9 @@ class Brain:
             admin_url = db.admin_url(settings)
             with db.connect(admin_url) as admin:
                 db.migrate(admin)
-                owner = cls(admin, workspace=settings.workspace, embedder_spec=settings.embedder)
+                owner = cls(
+                    admin, workspace=settings.workspace, embedder_spec=settings.embedder
+                ).run_as_owner()
                 if owner.active_space() is None:
                     owner.use_embedding_space(owner.configured_embedder())
                 if not settings.database_url:
@@ -416,9 +421,7 @@ class Brain:
             conn = self.connection()
             try:
                 with self.transaction() as cur:
-                    _check_types(cur, function, args)
-                    cur.execute(query, args)
-                    rows = cur.fetchall() if cur.description else []
+                    rows = self._run(cur, function, query, args)
                     # With a reader: did the call write (a transaction id is assigned only then)?
                     wrote = (
                         self.reader is not None
@@ -468,6 +471,25 @@ class Brain:
                     else "Check the result (search, recall, stats) before you send it again; "
                     "the next call reconnects.",
                 ) from exc
+
+    def _run(
+        self, cur: psycopg.Cursor[Any], function: str, query: sql.Composable | str, args: Any
+    ) -> list[dict[str, Any]]:
+        """The rows of a call of brain.<function> in the transaction of cur: as brain_owner
+        behind the door on the installer's connection (as_owner: each column's JSON value;
+        the server checks the arguments' types), as the connection's role otherwise."""
+        if self.as_owner:
+            return db.owner_rows(cur.connection, query, args)
+        _check_types(cur, function, args)
+        cur.execute(query, args)
+        return cur.fetchall() if cur.description else []
+
+    def run_as_owner(self) -> Brain:
+        """Make every call of this Brain run as brain_owner when its connection is the
+        installer's (db.runs_as_installer): nothing brain_owner could have planted in schema
+        brain then runs with the installer's rights (docs/security.md). Returns self."""
+        self.as_owner = db.runs_as_installer(self.connection())
+        return self
 
     def _note_write(self) -> None:
         """Remember the primary's WAL position after a committed call (past its commit)."""
@@ -1081,7 +1103,9 @@ class Brain:
         with self.transaction() as cur:
             for r, v, _ in done:
                 if v is not None:
-                    cur.execute(
+                    self._run(
+                        cur,
+                        "attach_embedding",
                         "SELECT brain.attach_embedding(memory_id => %s, embedding => %s,"
                         " embedding_space => %s)",
                         (r["memory_id"], list(v), target.space),

@@ -21,7 +21,7 @@ from psycopg import sql
 from psycopg.adapt import Dumper
 from psycopg.conninfo import make_conninfo
 from psycopg.pq import Format
-from psycopg.rows import dict_row
+from psycopg.rows import dict_row, tuple_row
 
 from pybrain.config import Settings
 from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError, wrap_exceptions
@@ -426,17 +426,20 @@ def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None 
     under BRAIN_HOME, readable by this user only. conn is the superuser's. The role's name."""
     stored = app_credentials(home)
     with wrap_exceptions():
-        exists = conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
+        exists = conn.execute("SELECT 1 FROM pg_catalog.pg_roles WHERE rolname = %s", (APP_ROLE,)).fetchone()
         if exists:
             grant_reserved_connections(conn, APP_ROLE)
         if stored and exists:
             if workspace is not None:
                 # `BRAIN_WORKSPACE=n brain init` on the embedded server: its commands use workspace n.
-                conn.execute(
-                    "SELECT brain.grant_workspace(%s, %s, 'write') WHERE NOT EXISTS"
-                    " (SELECT FROM brain.membership WHERE role_name = %s AND workspace_id = %s)",
-                    (APP_ROLE, workspace, APP_ROLE, workspace),
+                (member,) = owner_rows(
+                    conn,
+                    "SELECT EXISTS (SELECT FROM brain.membership"
+                    " WHERE role_name = %s AND workspace_id = %s) AS m",
+                    (APP_ROLE, workspace),
                 )
+                if not member["m"]:
+                    grant_workspace(conn, APP_ROLE, workspace, "write")
             return stored["role"]
         if exists:
             # The credentials were lost: a new password.
@@ -444,12 +447,16 @@ def ensure_app_role(conn: psycopg.Connection, home: Path, workspace: int | None 
             conn.execute(
                 sql.SQL("ALTER ROLE {} PASSWORD {}").format(sql.Identifier(APP_ROLE), sql.Literal(password))
             )
-            conn.execute("SELECT brain.grant_workspace(%s, %s, 'write')", (APP_ROLE, workspace or 1))
+            grant_workspace(conn, APP_ROLE, workspace or 1, "write")
         else:
             password = secrets.token_urlsafe(24)
-            conn.execute(
-                "SELECT brain.create_role(%s, %s, 'write', password => %s, statement_timeout => %s)",
-                (APP_ROLE, workspace or 1, password, APP_STATEMENT_TIMEOUT),
+            create_role(
+                conn,
+                APP_ROLE,
+                workspace or 1,
+                "write",
+                password=password,
+                statement_timeout=APP_STATEMENT_TIMEOUT,
             )
             grant_reserved_connections(conn, APP_ROLE)
     path = _credentials_file(home)
@@ -632,11 +639,14 @@ class _InstallerRun:
             return cur.execute(query).fetchall()
 
 
-# The function that runs a migrate's statements as brain_owner: SECURITY DEFINER, so a
-# statement (or a trigger, default, check, rule or index expression it sets off) may not SET
-# ROLE back to the installer. Made, used and dropped inside one transaction of the installer's,
-# so no other session ever sees it; and brain_owner may create no function of the same name
-# (the languages are not its, migration 012).
+# The function that runs a migrate's statements, and the installer's calls of functions in
+# schema brain, as brain_owner: SECURITY DEFINER, so a statement (or a trigger, default,
+# check, rule or index expression it sets off, or a function brain_owner replaced) may not SET
+# ROLE or SESSION AUTHORIZATION back to the installer. Made, used and dropped inside one
+# transaction of the installer's, so no other session ever sees it; and brain_owner may create
+# no function of the same name (the languages are not its, migration 012). Before it returns,
+# the constraint triggers the statements deferred fire, still as brain_owner: at the
+# installer's COMMIT they would run as the installer.
 _AS_OWNER = """
 CREATE OR REPLACE FUNCTION brain._migrate_as_owner(statements text, query text DEFAULT NULL)
 RETURNS SETOF jsonb
@@ -651,9 +661,142 @@ BEGIN
     IF query IS NOT NULL THEN
         RETURN QUERY EXECUTE format('SELECT to_jsonb(r) FROM (%s) r', query);
     END IF;
+    SET CONSTRAINTS ALL IMMEDIATE;
 END
 $body$
 """
+
+
+@contextlib.contextmanager
+def _owner_door(conn: psycopg.Connection) -> Iterator[psycopg.Cursor[Any]]:
+    """A transaction (a savepoint inside one) with brain._migrate_as_owner in it,
+    brain_owner's, and a cursor of plain rows; the function is dropped before the
+    transaction commits."""
+    with conn.transaction(), conn.cursor(row_factory=tuple_row) as cur:
+        cur.execute(_AS_OWNER)
+        cur.execute("ALTER FUNCTION brain._migrate_as_owner(text, text) OWNER TO brain_owner")
+        ok = cur.execute(
+            "SELECT p.prosecdef AND p.proowner = 'brain_owner'::pg_catalog.regrole"
+            " FROM pg_catalog.pg_proc p"
+            " WHERE p.oid = 'brain._migrate_as_owner(text, text)'::pg_catalog.regprocedure",
+            prepare=False,  # the function is made anew each time: a prepared plan would name the last
+        ).fetchone()
+        if not (ok and ok[0]):
+            raise MigrationError("The statement could not run as brain_owner.")
+        yield cur
+        cur.execute("DROP FUNCTION brain._migrate_as_owner(text, text)")
+
+
+def runs_as_installer(conn: psycopg.Connection) -> bool:
+    """Whether conn's role may become brain_owner, the owner of schema brain (a superuser,
+    or a role in brain_owner): whatever it runs of schema brain then runs as brain_owner
+    (owner_rows), so that nothing brain_owner planted there runs with the installer's rights."""
+    with wrap_exceptions(), conn.cursor(row_factory=tuple_row) as cur:
+        row = cur.execute(
+            "SELECT CASE WHEN pg_catalog.to_regrole('brain_owner') IS NOT NULL"
+            " THEN pg_catalog.pg_has_role(current_user, 'brain_owner', 'MEMBER') ELSE false END"
+        ).fetchone()
+    return bool(row and row[0])
+
+
+def owner_rows(
+    conn: psycopg.Connection, query: str | sql.Composable, params: Any = None
+) -> list[dict[str, Any]]:
+    """The rows of a query (a call of a function in schema brain) run as brain_owner behind the
+    door, each a dict of its columns' JSON values: for the installer's connection, which never
+    runs a function of schema brain itself (brain_owner owns them: a flaw of its definer
+    functions could have replaced one). The query's parameters are bound on the client."""
+    text = query.as_string(conn) if isinstance(query, sql.Composable) else query
+    if params is not None:
+        text = psycopg.ClientCursor(conn).mogrify(text, params)
+    with wrap_exceptions(), _owner_door(conn) as cur:
+        found = cur.execute("SELECT r FROM brain._migrate_as_owner('', %s::text) AS r", (text,)).fetchall()
+    return [r[0] for r in found]
+
+
+def adopt_role(conn: psycopg.Connection, role: str) -> bool:
+    """brain.adopt_role in the installer's own fixed SQL: brain_server may become role, an
+    application role (a member of brain_user), without its privileges (brain serve SETs it for
+    a token's request). Reads the catalog only. Whether it granted it now."""
+    with wrap_exceptions(), conn.cursor(row_factory=tuple_row) as cur:
+        row = cur.execute(
+            "SELECT pg_catalog.pg_has_role(r.oid, 'brain_user', 'MEMBER') AND NOT r.rolsuper"
+            "   AND pg_catalog.to_regrole('brain_server') IS NOT NULL"
+            "   AND NOT EXISTS (SELECT FROM pg_catalog.pg_auth_members m"
+            "                   WHERE m.roleid = r.oid AND m.member = pg_catalog.to_regrole('brain_server')"
+            "                     AND m.grantor IS DISTINCT FROM pg_catalog.to_regrole('brain_owner'))"
+            " FROM pg_catalog.pg_roles r WHERE r.rolname = %s",
+            (role,),
+        ).fetchone()
+        if not (row and row[0]):
+            return False
+        grant = sql.SQL("GRANT {} TO brain_server").format(sql.Identifier(role))
+        if conn.info.server_version >= 160000:
+            grant = sql.SQL("{} WITH INHERIT FALSE, SET TRUE").format(grant)  # brain_server is NOINHERIT
+        cur.execute(grant)
+    return True
+
+
+def create_role(
+    conn: psycopg.Connection,
+    name: str,
+    workspace: int,
+    access: str = "write",
+    password: str | None = None,
+    statement_timeout: str = "5s",
+) -> dict[str, Any]:
+    """brain.create_role for the installer: a login role in brain_user bound to one workspace.
+    Its checks and the membership run as brain_owner (owner_rows); CREATE ROLE, its settings
+    and its adoption by brain_server, which need the installer's CREATEROLE, are the
+    installer's own fixed SQL, which calls no function of schema brain. One transaction."""
+    with wrap_exceptions(), conn.transaction():
+        (plan,) = owner_rows(
+            conn,
+            "SELECT brain._role_plan(name => %s, workspace_id => %s, access => %s, password => %s,"
+            " statement_timeout => %s) AS plan",
+            (name, workspace, access, password, statement_timeout),
+        )
+        timeout_ms = int(plan["plan"]["statement_timeout_ms"])
+        secret = password if password is not None else secrets.token_hex(32)
+        role = sql.Identifier(name)
+        conn.execute(
+            sql.SQL(
+                "CREATE ROLE {} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS"
+                " CONNECTION LIMIT 20 PASSWORD {} IN ROLE brain_user"
+            ).format(role, sql.Literal(secret))
+        )
+        conn.execute(
+            sql.SQL("ALTER ROLE {} SET statement_timeout = {}").format(role, sql.Literal(f"{timeout_ms}ms"))
+        )
+        conn.execute(sql.SQL("ALTER ROLE {} SET idle_in_transaction_session_timeout = '60s'").format(role))
+        adopt_role(conn, name)
+        owner_rows(
+            conn,
+            "SELECT brain.grant_workspace(role => %s, workspace_id => %s, access => %s)",
+            (name, workspace, access),
+        )
+    return {
+        "role": name,
+        "workspace": workspace,
+        "access": access,
+        "statement_timeout": f"{timeout_ms}ms",
+        "password": secret if password is None else None,
+    }
+
+
+def grant_workspace(
+    conn: psycopg.Connection, role: str, workspace: int, access: str = "write"
+) -> dict[str, Any]:
+    """brain.grant_workspace for the installer: the membership as brain_owner (owner_rows), and
+    the role's adoption by brain_server in the installer's own fixed SQL."""
+    with wrap_exceptions(), conn.transaction():
+        (out,) = owner_rows(
+            conn,
+            "SELECT brain.grant_workspace(role => %s, workspace_id => %s, access => %s) AS out",
+            (role, workspace, access),
+        )
+        adopt_role(conn, role)
+    return out["out"]
 
 
 class _OwnerRun:
@@ -662,24 +805,8 @@ class _OwnerRun:
     def __init__(self, conn: psycopg.Connection) -> None:
         self.conn = conn
 
-    @contextlib.contextmanager
-    def _door(self) -> Iterator[None]:
-        """A transaction with brain._migrate_as_owner in it, brain_owner's; the function is
-        dropped before the transaction commits."""
-        with self.conn.transaction():
-            self.conn.execute(_AS_OWNER)
-            self.conn.execute("ALTER FUNCTION brain._migrate_as_owner(text, text) OWNER TO brain_owner")
-            ok = self.conn.execute(
-                "SELECT p.prosecdef AND p.proowner = 'brain_owner'::regrole"
-                " FROM pg_proc p WHERE p.oid = 'brain._migrate_as_owner(text, text)'::regprocedure"
-            ).fetchone()
-            if not (ok and ok[0]):
-                raise MigrationError("The migration could not run as brain_owner.")
-            yield
-            self.conn.execute("DROP FUNCTION brain._migrate_as_owner(text, text)")
-
     def execute(self, *statements: str | sql.Composable) -> None:
-        with self._door():
+        with _owner_door(self.conn) as cur:
             # A migration's DO blocks and functions need the languages, which nobody but the
             # installer may use (migration 012): brain_owner gets them for this transaction
             # only, and no other session sees the grant before it is taken back. (An installer
@@ -687,9 +814,9 @@ class _OwnerRun:
             languages = self._lend_languages()
             for statement in statements:
                 text = statement.as_string(self.conn) if isinstance(statement, sql.Composable) else statement
-                self.conn.execute("SELECT count(*) FROM brain._migrate_as_owner(%s::text)", (text,))
+                cur.execute("SELECT count(*) FROM brain._migrate_as_owner(%s::text)", (text,))
             for language in languages:
-                self.conn.execute(
+                cur.execute(
                     sql.SQL("REVOKE USAGE ON LANGUAGE {} FROM brain_owner").format(sql.Identifier(language))
                 )
 
@@ -710,8 +837,8 @@ class _OwnerRun:
         return lent
 
     def rows(self, query: str) -> list[dict[str, Any]]:
-        with self._door():
-            found = self.conn.execute(
+        with _owner_door(self.conn) as cur:
+            found = cur.execute(
                 "SELECT r FROM brain._migrate_as_owner('', %s::text) AS r", (query,)
             ).fetchall()
         return [r[0] for r in found]

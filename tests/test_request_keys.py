@@ -201,9 +201,10 @@ def test_the_same_key_in_another_workspace_is_another_request(admin, database, c
         # Each role sees its own workspace's kept answers only; a direct write is refused.
         assert scalar(beta, "SELECT array_agg(workspace_id) FROM brain.request_answer") == [beta_ws]
         assert scalar(alpha, "SELECT array_agg(workspace_id) FROM brain.request_answer") == [1]
+        with pytest.raises(psycopg.errors.InsufficientPrivilege):  # no client deletes (migration 034)
+            beta.execute("DELETE FROM brain.request_answer")
         for statement in (
             "UPDATE brain.request_answer SET answer = '{\"upvotes\": 99}'",
-            "DELETE FROM brain.request_answer",
             "INSERT INTO brain.request_answer (key_hash, function_name, request_hash, answer)"
             " VALUES (sha256('k'), 'rate', sha256('r'), '{}')",
             "SELECT brain._keep_answer('retry-0001', '{\"upvotes\": 99}')",

@@ -8,6 +8,7 @@ from typing import Any
 
 import click
 
+from pybrain import db
 from pybrain.cli.base import Choice, _admin, _dump, _echo_rows, _text, command, group
 
 
@@ -44,7 +45,11 @@ def workspace_list(as_json: bool) -> None:
 def workspace_grant(role: str, workspace: int, access: str, as_json: bool) -> None:
     """Give ROLE access to WORKSPACE (or change its access)."""
     with _admin() as brain:
-        out = brain.value("grant_workspace", role=role, workspace_id=workspace, access=access)
+        if brain.as_owner:
+            # the membership as brain_owner, the role's adoption by brain serve as the installer
+            out = db.grant_workspace(brain.connection(), role, workspace, access)
+        else:
+            out = brain.value("grant_workspace", role=role, workspace_id=workspace, access=access)
     click.echo(_dump(out) if as_json else f"{out['role']}: {out['access']} access to workspace #{workspace}")
 
 
@@ -82,14 +87,18 @@ def role_create(
     """Create a login role bound to one workspace; prints its password once."""
     password = sys.stdin.readline().rstrip("\n") if password_stdin else None
     with _admin() as brain:
-        out = brain.value(
-            "create_role",
-            name=name,
-            workspace_id=workspace,
-            access=access,
-            password=password,
-            statement_timeout=statement_timeout,
-        )
+        if brain.as_owner:
+            # its checks as brain_owner; CREATE ROLE in the installer's own fixed SQL
+            out = db.create_role(brain.connection(), name, workspace, access, password, statement_timeout)
+        else:
+            out = brain.value(
+                "create_role",
+                name=name,
+                workspace_id=workspace,
+                access=access,
+                password=password,
+                statement_timeout=statement_timeout,
+            )
     if as_json:
         click.echo(_dump(out))
         return

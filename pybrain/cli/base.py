@@ -216,7 +216,7 @@ def _person(source: str | None = None) -> Iterator[Brain]:
         embedder_spec=settings.embedder,
         actor=source,
         conninfo=url,
-    )
+    ).run_as_owner()
     try:
         ctx = click.get_current_context(silent=True)
         tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
@@ -228,9 +228,10 @@ def _person(source: str | None = None) -> Iterator[Brain]:
 
 @contextlib.contextmanager
 def _admin() -> Iterator[Brain]:
-    """A Brain on the owner's connection (BRAIN_ADMIN_DATABASE_URL, or the embedded superuser)."""
+    """A Brain on the owner's connection (BRAIN_ADMIN_DATABASE_URL, or the embedded superuser):
+    when that is the installer's, its calls run as brain_owner (Brain.run_as_owner)."""
     settings = Settings.from_env()
-    brain = Brain(db.connect(db.admin_url(settings)), workspace=settings.workspace)
+    brain = Brain(db.connect(db.admin_url(settings)), workspace=settings.workspace).run_as_owner()
     try:
         yield brain
     finally:

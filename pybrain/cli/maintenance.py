@@ -28,7 +28,8 @@ def init(as_json: bool) -> None:
     url = db.admin_url(settings)
     conn = db.connect(url)
     report = db.migrate(conn)
-    brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder)
+    # as brain_owner: the installer runs no function of schema brain (docs/security.md)
+    brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder).run_as_owner()
     # An older release filed some sessions globally: filed now by the folder they ran in
     # (and the folders its sessions named projects by, registered oldest first).
     refiled = refile_global_sessions(brain)

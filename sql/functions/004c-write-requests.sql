@@ -91,13 +91,9 @@ LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
-    ws bigint := brain.current_workspace();
     before timestamptz := brain._clock(clock)
                           - make_interval(hours => (brain.setting('request_key_hours'))::integer);
 BEGIN
-    IF NOT EXISTS (SELECT FROM brain.request_answer r WHERE r.workspace_id = ws AND r.created_at < before) THEN
-        RETURN 0;
-    END IF;
     RETURN brain._delete_request_answers(before);  -- as the owner (migration 034)
 END
 $$;

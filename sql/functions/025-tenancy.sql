@@ -356,6 +356,55 @@ END
 $$;
 COMMENT ON FUNCTION brain.list_members IS 'The roles with access to a workspace and their access (admins of the workspace).';
 
+-- The checks of brain.create_role, before anything is made: the caller is the
+-- owner, the name is free and well formed, the workspace exists, the access,
+-- the password (when given) and the statement_timeout are valid. What the
+-- role is to be given: {"statement_timeout_ms": n}. The installer's `brain
+-- role create` runs it as brain_owner and makes the role in its own fixed SQL
+-- (pybrain/db.py create_role), calling no function of schema brain itself.
+CREATE OR REPLACE FUNCTION brain._role_plan(
+    name text,
+    workspace_id bigint,
+    access text DEFAULT 'write',
+    password text DEFAULT NULL,
+    statement_timeout text DEFAULT '5s'
+)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    timeout_ms bigint;
+BEGIN
+    PERFORM brain._require_owner('create a role');
+    PERFORM brain._check_role_name(name);
+    PERFORM brain._workspace(workspace_id);
+    IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
+        PERFORM brain._raise('BR009', 'Access is read, write or admin.', jsonb_build_object('field', 'access'),
+            'The default is write.');
+    END IF;
+    IF password IS NOT NULL AND (length(password) < 12 OR length(password) > 200) THEN
+        PERFORM brain._raise('BR009', 'A password is 12 to 200 characters.', NULL,
+            'Leave it out and one is generated.');
+    END IF;
+    BEGIN
+        timeout_ms := extract(epoch FROM statement_timeout::interval) * 1000;
+    EXCEPTION WHEN invalid_datetime_format OR invalid_parameter_value OR datetime_field_overflow THEN
+        timeout_ms := NULL;
+    END;
+    IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
+        PERFORM brain._raise('BR009',
+            'statement_timeout is an interval between 100ms and 1h.',
+            jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
+    END IF;
+    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
+        PERFORM brain._raise('BR009', 'A role of that name exists.', jsonb_build_object('field', 'name'),
+            'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
+    END IF;
+    RETURN jsonb_build_object('statement_timeout_ms', timeout_ms);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.create_role(
     name text,
     workspace_id bigint,
@@ -374,27 +423,8 @@ DECLARE
                                                                || random()::text, 'UTF8')), 'hex'));
     timeout_ms bigint;
 BEGIN
-    PERFORM brain._require_owner('create a role');
-    PERFORM brain._check_role_name(name);
-    PERFORM brain._workspace(workspace_id);
-    IF length(secret) < 12 OR length(secret) > 200 THEN
-        PERFORM brain._raise('BR009', 'A password is 12 to 200 characters.', NULL,
-            'Leave it out and one is generated.');
-    END IF;
-    BEGIN
-        timeout_ms := extract(epoch FROM statement_timeout::interval) * 1000;
-    EXCEPTION WHEN invalid_datetime_format OR invalid_parameter_value OR datetime_field_overflow THEN
-        timeout_ms := NULL;
-    END;
-    IF timeout_ms IS NULL OR timeout_ms < 100 OR timeout_ms > 3600 * 1000 THEN
-        PERFORM brain._raise('BR009',
-            'statement_timeout is an interval between 100ms and 1h.',
-            jsonb_build_object('field', 'statement_timeout'), 'The default is 5s.');
-    END IF;
-    IF EXISTS (SELECT FROM pg_roles r WHERE r.rolname = name) THEN
-        PERFORM brain._raise('BR009', 'A role of that name exists.', jsonb_build_object('field', 'name'),
-            'Grant it a workspace instead: brain workspace grant <role> <workspace>.');
-    END IF;
+    timeout_ms := (brain._role_plan(name, workspace_id, access, secret, statement_timeout)
+                   ->> 'statement_timeout_ms')::bigint;
     EXECUTE format('CREATE ROLE %I LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS'
                    ' CONNECTION LIMIT 20 PASSWORD %L IN ROLE brain_user', name, secret);
     EXECUTE format('ALTER ROLE %I SET statement_timeout = %L', name, timeout_ms || 'ms');
