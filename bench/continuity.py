@@ -283,9 +283,7 @@ def replay_question(
             for name, value in {**(settings or {}), **variant}.items():
                 conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
             other[label] = (ask(q["question"]), [ask(p) for p in offtopic_prompts or []])
-            conn.execute(
-                "DELETE FROM brain.setting WHERE workspace_id = %s AND name = ANY(%s)", (ws, list(variant))
-            )
+            conn.execute("SELECT brain.reset_setting(n) FROM unnest(%s::text[]) AS n", (list(variant),))
             for name, value in (settings or {}).items():
                 conn.execute("SELECT brain.set_setting(%s, %s)", (name, Jsonb(value)))
         misses = {k: e.misses for k, e in hook["misses"].items()}

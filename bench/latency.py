@@ -423,7 +423,7 @@ def vector_recall(
                     "search_p95_ms": r["search_ms"]["p95"],
                 }
         finally:
-            conn.execute("DELETE FROM brain.setting WHERE name = 'hnsw_ef_search'")
+            conn.execute("SELECT brain.reset_setting('hnsw_ef_search')")
     return out
 
 

@@ -601,6 +601,12 @@ CREATE FUNCTION brain._delete_request_answers(before timestamp with time zone) R
     AS $$
     -- the body: sql/functions/004d-write-deletes.sql
 $$;
+CREATE FUNCTION brain._delete_setting(name text) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
 CREATE FUNCTION brain._deleting_workspace(stack text, what text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2579,6 +2585,13 @@ CREATE FUNCTION brain.repository_project(identities text[], label text, fallback
     -- the body: sql/functions/019c-hooks-projects.sql
 $$;
 COMMENT ON FUNCTION brain.repository_project(identities text[], label text, fallback text, claim boolean) IS 'The project of a repository, named by what it proves: identities are its remotes (remote:<URL>, normalized so that git@github.com:a/b.git and https://github.com/a/b are one: brain._remote_key), its root commits (root:<commit>), or, for a folder outside git or a repository with neither, path:<host>:<folder>; label is its folder''s name. The project of the first identity already filed (in the order given) is returned, and the others are filed under it too (a remote added later, a clone of the same history); fallback (path:<host>:<folder>) gives the folder''s project from before the repository had a commit or a remote, unless a repository of its own holds that project. Else, with claim (the default), the repository is filed under its folder''s name when no other repository has that name, else under name@<short id> (the root commit''s first 7 digits, or of the digest of the remote): two repositories of one folder name are two projects, and the projects an older release named by folder stay with the first repository seen with that name. Without claim, NULL when nothing is filed yet.';
+CREATE FUNCTION brain.reset_setting(name text) RETURNS jsonb
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/002-settings.sql
+$$;
+COMMENT ON FUNCTION brain.reset_setting(name text) IS 'Takes this workspace''s override of a setting away: its default applies. Returns the default.';
 CREATE FUNCTION brain.restore(id bigint, source text DEFAULT NULL::text) RETURNS bigint
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3206,7 +3219,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f30ba153190b9c0fc32648dd5c6bb371bdef7628d9b187f41b32ca6aa5a169ec';
+COMMENT ON TABLE brain.migration IS 'functions 44af6adad215cb8c10b684c605a48bf2ded43e1bd2f5e8944173403594ff7f55';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

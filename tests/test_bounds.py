@@ -94,7 +94,7 @@ def test_every_setting_at_either_end_of_its_range_keeps_its_readers_working(conn
                     conn.execute(call)
                 except psycopg.Error as exc:
                     broken.append((name, edge, call.split("(")[0][7:], exc.sqlstate))
-        conn.execute("DELETE FROM brain.setting WHERE name = %s", (name,))
+        scalar(conn, "SELECT brain.reset_setting(%s)", (name,))
     print(
         f"\nsettings: {2 * len(ranges)} edges of {len(ranges)} ranges, {len(broken)} broke a reader: {broken}"
     )

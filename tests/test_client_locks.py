@@ -137,6 +137,7 @@ def test_a_client_deletes_through_the_api_only(conn, admin) -> None:
         ("SELECT brain._delete_embeddings(%s)", ([mid],)),
         ("SELECT brain._delete_embedding_failures(1, %s)", ([mid],)),
         ("SELECT brain._delete_request_answers(now() + interval '1 year')", None),
+        ("SELECT brain._delete_setting('min_relevance')", None),
     ):
         with raises_br("BR020"):
             conn.execute(call, args)

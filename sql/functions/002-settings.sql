@@ -225,6 +225,26 @@ END
 $$;
 COMMENT ON FUNCTION brain.set_setting IS 'Overrides a setting for this workspace.';
 
+-- The override goes (deleted as the owner: clients hold no DELETE, migration 034).
+CREATE OR REPLACE FUNCTION brain.reset_setting(name text)
+RETURNS jsonb
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF NOT brain.setting_defaults() ? name THEN
+        PERFORM brain._raise('BR009', 'Unknown setting.', jsonb_build_object('field', 'name'),
+            'See brain.setting_defaults() for the settings.');
+    END IF;
+    PERFORM brain._delete_setting(name);
+    IF name IN ('fact_dormant_threshold', 'episodic_decay') THEN
+        PERFORM brain._refresh_dormancy(NULL);
+    END IF;
+    RETURN brain.setting_defaults() -> name;
+END
+$$;
+COMMENT ON FUNCTION brain.reset_setting IS 'Takes this workspace''s override of a setting away: its default applies. Returns the default.';
+
 -- Inlined into the queries that rank (search, boot): no SET clause, which
 -- would stop the planner from inlining it; the body uses built-ins only.
 CREATE OR REPLACE FUNCTION brain.decay_score(last_touch timestamptz, halflife_days double precision,

@@ -26,7 +26,7 @@ BEGIN
     IF NOT brain._api_frame(stack) THEN
         PERFORM brain._raise('BR020', format('brain.%s is deleted from by pybrain''s functions only.', what),
             jsonb_build_object('role', session_user, 'table', what),
-            'Call the API: brain.prune, brain.retry_failed_embeddings, ... (docs/sql-api.md).');
+            'Call the API: brain.prune, brain.reset_setting, brain.retry_failed_embeddings, ... (docs/sql-api.md).');
     END IF;
     RETURN brain.current_workspace('write');
 END
@@ -113,6 +113,26 @@ BEGIN
     GET DIAGNOSTICS stack = PG_CONTEXT;
     ws := brain._deleting_workspace(stack, 'request_answer');
     DELETE FROM brain.request_answer r WHERE r.workspace_id = ws AND r.created_at < before;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$$;
+
+-- A setting's override in the workspace (brain.reset_setting). How many (0 or 1).
+CREATE OR REPLACE FUNCTION brain._delete_setting(name text)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER  -- clients hold no DELETE (migration 034)
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stack text;
+    ws bigint;
+    n integer;
+BEGIN
+    GET DIAGNOSTICS stack = PG_CONTEXT;
+    ws := brain._deleting_workspace(stack, 'setting');
+    DELETE FROM brain.setting s WHERE s.workspace_id = ws AND s.name = _delete_setting.name;
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN n;
 END
