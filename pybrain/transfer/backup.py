@@ -175,10 +175,29 @@ def _checked(program: str, args: list[str], url: str | None = None, *, hint: str
     return done.stdout
 
 
+# brain.database_counts as fixed text: the installer reads the tables and calls no function of
+# schema brain, which brain_owner owns (docs/security.md, "What a definer flaw reaches"); a
+# backup's read-only snapshot has no room for the door that runs one as brain_owner.
+COUNTS_QUERY = """
+SELECT pg_catalog.jsonb_build_object(
+    'workspaces', (SELECT count(*) FROM brain.workspace),
+    'memories', (SELECT pg_catalog.jsonb_object_agg(s.state, coalesce(c.n, 0))
+                 FROM pg_catalog.unnest(ARRAY['active', 'superseded', 'archived', 'tombstoned']) AS s(state)
+                 LEFT JOIN (SELECT m.state, count(*) AS n FROM brain.memory m GROUP BY m.state) AS c
+                        ON c.state = s.state),
+    'audit', (SELECT count(*) FROM brain.audit),
+    'annotations', (SELECT count(*) FROM brain.annotation),
+    'folds', (SELECT count(*) FROM brain.memory_fold),
+    'embeddings', (SELECT count(*) FROM brain.embedding),
+    'sessions', (SELECT count(*) FROM brain.session),
+    'handoffs', (SELECT count(*) FROM brain.handoff))
+"""
+
+
 def counts(conn: psycopg.Connection) -> dict[str, Any]:
-    """What a restore must reproduce (brain.database_counts)."""
+    """What a restore must reproduce (brain.database_counts, read as fixed text)."""
     with wrap_exceptions():
-        return conn.execute("SELECT brain.database_counts()").fetchone()[0]
+        return conn.execute(COUNTS_QUERY).fetchone()[0]
 
 
 def _sha256(path: Path) -> str:
