@@ -480,7 +480,8 @@ class Brain:
         the server checks the arguments' types), as the connection's role otherwise."""
         if self.as_owner:
             return db.owner_rows(cur.connection, query, args)
-        _check_types(cur, function, args)
+        if isinstance(args, dict):
+            _check_types(cur, function, args)
         cur.execute(query, args)
         return cur.fetchall() if cur.description else []
 
