@@ -28,29 +28,32 @@ MODES = [
 # What a SELECT, a SELECT ... FOR UPDATE and an INSERT, UPDATE or DELETE take anyway.
 STATEMENT_MODES = {"ACCESS SHARE", "ROW SHARE", "ROW EXCLUSIVE"}
 
-READER, WRITER = "brain_lock_reader", "brain_lock_writer"
+READER, WRITER, SERVE = "brain_lock_reader", "brain_lock_writer", "brain_lock_serve"
 
 
 @pytest.fixture
 def client_roles(admin: psycopg.Connection):
-    """Every client role: brain_user, brain_server, and each login role in brain_user (the test
-    role, an admin; and a reader and a writer made by brain.create_role, as `brain role` does)."""
+    """Every client role: brain_user, brain_server, each login role in brain_user (the test role,
+    an admin; a reader and a writer made by brain.create_role, as `brain role` does) and one in
+    brain_server (as `brain serve` makes its login)."""
     ws = int(scalar(admin, "SELECT brain.create_workspace('locks') ->> 'workspace'"))
     for name, access in ((READER, "read"), (WRITER, "write")):
         admin.execute(f"DROP ROLE IF EXISTS {name}")
         admin.execute("SELECT brain.create_role(%s, %s, %s)", (name, ws, access))
+    admin.execute(f"DROP ROLE IF EXISTS {SERVE}")
+    admin.execute(f"CREATE ROLE {SERVE} LOGIN IN ROLE brain_server")
     roles = [
         r
         for (r,) in admin.execute(
             "SELECT rolname FROM pg_roles"
-            " WHERE (pg_has_role(oid, 'brain_user', 'MEMBER') OR rolname = 'brain_server')"
+            " WHERE (pg_has_role(oid, 'brain_user', 'MEMBER') OR pg_has_role(oid, 'brain_server', 'MEMBER'))"
             "   AND NOT rolsuper AND rolname <> 'brain_owner' ORDER BY 1"
         ).fetchall()
     ]
     try:
         yield roles
     finally:
-        for name in (READER, WRITER):
+        for name in (READER, WRITER, SERVE):
             admin.execute(f"DROP OWNED BY {name}")
             admin.execute(f"DROP ROLE {name}")
 
@@ -86,7 +89,7 @@ def _granted(admin: psycopg.Connection, role: str | None, relation: str, mode: s
 def test_no_client_role_locks_a_table_beyond_what_statements_take(admin, client_roles, capsys) -> None:
     relations = _relations(admin)
     assert {"memory", "embedding", "session", "request_answer"} <= set(relations)
-    assert {"brain_user", "brain_server", READER, WRITER} <= set(client_roles)
+    assert {"brain_user", "brain_server", READER, WRITER, SERVE} <= set(client_roles)
     # the probe sees a lock that is granted: the superuser takes every mode on every table
     assert all(_granted(admin, None, r, mode) for r in ("memory", "audit") for mode in MODES)
     tried, granted, beyond = 0, {}, []
