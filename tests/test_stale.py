@@ -144,7 +144,8 @@ def test_another_workspace_sees_no_marks(conn, admin, infra) -> None:
     conn.execute("SELECT set_config('brain.workspace', '', false)")
     with pytest.raises(psycopg.Error):
         conn.execute(
-            "INSERT INTO brain.stale_mark (memory_id, changed_id, change_id, old_values) VALUES (%s, %s, %s, '{x1}')",
+            "INSERT INTO brain.stale_mark (memory_id, changed_id, change_id, old_values)"
+            " VALUES (%s, %s, %s, '{x1}')",
             (infra["other"], infra["fact"], infra["new"]),
         )
     owner_execute(conn, "SELECT 1")

@@ -215,7 +215,7 @@ def stale(project: str | None, change: int | None, max_results: int, as_json: bo
         click.echo("nothing stale: no active memory states a superseded value")
         return
     for r in rows:
-        scope = f" · {r['project']}" if r["project"] else ""
+        scope = f" · {r['memory_project']}" if r["memory_project"] else ""
         click.echo(f"#{r['id']} {r['kind']}{scope}  {click.style(r['headline'], bold=True)}")
         click.echo(
             f"    states {', '.join(r['old_values'])} of #{r['changed_id']} {r['changed_headline']!r},"

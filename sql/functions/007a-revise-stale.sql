@@ -33,16 +33,21 @@ AS $$
 $$;
 
 -- The newest mark of an active memory: {on, by, values}; NULL when it has none.
+-- (PL/pgSQL, as every function here that reads brain.stale_mark: the functions are
+-- applied over a database of any migration, and only an SQL function's body is
+-- checked against the tables when it is created.)
 CREATE OR REPLACE FUNCTION brain._stale_of(ws bigint, id bigint)
 RETURNS jsonb
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT jsonb_build_object('on', s.changed_id, 'by', s.change_id, 'values', to_jsonb(s.old_values))
-    FROM brain.stale_mark s
-    WHERE s.workspace_id = ws AND s.memory_id = id
-    ORDER BY s.created_at DESC, s.change_id DESC
-    LIMIT 1
+BEGIN
+    RETURN (SELECT jsonb_build_object('on', s.changed_id, 'by', s.change_id, 'values', to_jsonb(s.old_values))
+            FROM brain.stale_mark s
+            WHERE s.workspace_id = ws AND s.memory_id = id
+            ORDER BY s.created_at DESC, s.change_id DESC
+            LIMIT 1);
+END
 $$;
 
 -- Marks what old's supersede by new_id left stale: every active memory of
@@ -119,11 +124,13 @@ $$;
 
 CREATE OR REPLACE FUNCTION brain.stale(project text DEFAULT NULL, change bigint DEFAULT NULL,
                                        max_results integer DEFAULT 50)
-RETURNS TABLE (id bigint, kind text, project text, headline text, old_values text[], changed_id bigint,
+RETURNS TABLE (id bigint, kind text, memory_project text, headline text, old_values text[], changed_id bigint,
                changed_headline text, change_id bigint, change_headline text, marked_at timestamptz)
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+BEGIN
+    RETURN QUERY
     SELECT m.memory_id, m.kind, m.project, m.headline, s.old_values, s.changed_id, o.headline, s.change_id,
            c.headline, s.created_at
     FROM brain.stale_mark s
@@ -134,20 +141,23 @@ AS $$
       AND (stale.project IS NULL OR m.project IN (stale.project, ''))
       AND (stale.change IS NULL OR stale.change IN (s.change_id, s.changed_id))
     ORDER BY s.created_at DESC, s.change_id DESC, m.memory_id
-    LIMIT greatest(1, least(max_results, 500))
+    LIMIT greatest(1, least(max_results, 500));
+END
 $$;
 COMMENT ON FUNCTION brain.stale IS
-    'What supersedes left to review: the active memories that state the old value of a superseded memory (its distinguishing value terms: a port, a version, a host, a path, brain._changed_values; of the same project, written before the change, not stating the new value), each with the values, the superseded memory (changed_id) and the one that replaced it (change_id). A supersede marks them (brain.supersede, a write with on_related => ''supersede'', a trajectory''s supersedes), its undo (brain.unsupersede) takes the marks away; search ranks a marked memory below the current statement and every reader shows "(depends on #<changed>, changed by #<change>: brain stale)". Filtered by project (plus global) and by a change (either id). Newest first, at most max_results (50).';
+    'What supersedes left to review: the active memories that state the old value of a superseded memory (its distinguishing value terms: a port, a version, a host, a path, brain._changed_values; of the same project, written before the change, not stating the new value), each with its project (memory_project), the values, the superseded memory (changed_id) and the one that replaced it (change_id). A supersede marks them (brain.supersede, a write with on_related => ''supersede'', a trajectory''s supersedes), its undo (brain.unsupersede) takes the marks away; search ranks a marked memory below the current statement and every reader shows "(depends on #<changed>, changed by #<change>: brain stale)". Filtered by project (plus global) and by a change (either id). Newest first, at most max_results (50).';
 
 -- The mark of a line that shows memory id: its newest mark, '' when it has none.
 CREATE OR REPLACE FUNCTION brain._stale_line(ws bigint, id bigint)
 RETURNS text
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce((SELECT brain._stale_mark_text(s.changed_id, s.change_id)
+BEGIN
+    RETURN coalesce((SELECT brain._stale_mark_text(s.changed_id, s.change_id)
                      FROM brain.stale_mark s
                      WHERE s.workspace_id = ws AND s.memory_id = id
                      ORDER BY s.created_at DESC, s.change_id DESC
-                     LIMIT 1), '')
+                     LIMIT 1), '');
+END
 $$;
