@@ -2567,7 +2567,7 @@ CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::
     AS $$
     -- the body: sql/functions/024b-packs.sql
 $$;
-COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
+COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string (and, for a member that states the old value of a superseded memory, "(depends on #<superseded>, changed by #<change>: brain stale)"), members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 CREATE FUNCTION brain.repository_project(identities text[], label text, fallback text DEFAULT NULL::text, claim boolean DEFAULT true) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3209,7 +3209,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 4a51a9a211061d7b25abd5cd0d7c468ff277359cbba3b722a2ff208d680ccec6';
+COMMENT ON TABLE brain.migration IS 'functions 28d62dced61d58a67315dcec9a4c318860582ee6ed93dfcc2c8cf4bd2665d68d';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

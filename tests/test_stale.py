@@ -52,6 +52,18 @@ def infra(conn: psycopg.Connection) -> dict[str, Any]:
     ids["turn"] = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 't1/0-assistant'")
     ids["asked"] = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 't1/0-user'")
     ids["other"] = brain.remember("fact", "The web cache listens on port 6432", project="web").memory_id
+    # a trajectory whose steps (not its problem or outcome) state the old port
+    ids["trajectory"] = brain.record_trajectory(
+        "The staging migrations hung on a locked table",
+        [
+            {
+                "action": "Checked the locks through pgbouncer",
+                "command": "psql -h staging -p 6432 -c 'select 1'",
+            }
+        ],
+        outcome="Killed the idle transaction; migrations ran.",
+        project="infra",
+    ).memory_id
     ids["new"] = brain.supersede(ids["fact"], NEW, "moved to the new pgbouncer on day 8").memory_id
     return ids
 
@@ -64,7 +76,7 @@ def stale_rows(conn: psycopg.Connection, **kw: Any) -> list[dict[str, Any]]:
 
 def test_a_supersede_marks_what_states_the_old_value(conn, infra) -> None:
     rows = stale_rows(conn, project="infra")
-    assert {r["id"] for r in rows} == {infra["rule"], infra["turn"]}
+    assert {r["id"] for r in rows} == {infra["rule"], infra["turn"], infra["trajectory"]}
     for r in rows:
         assert r["old_values"] == ["6432"]
         assert (r["changed_id"], r["change_id"]) == (infra["fact"], infra["new"])
@@ -72,8 +84,12 @@ def test_a_supersede_marks_what_states_the_old_value(conn, infra) -> None:
     # the question states no value, the other project's 6432 is another fact's
     assert infra["asked"] not in {r["id"] for r in rows}
     assert stale_rows(conn, project="web") == []
-    assert {r["id"] for r in stale_rows(conn)} == {infra["rule"], infra["turn"]}
-    assert {r["id"] for r in stale_rows(conn, change=infra["new"])} == {infra["rule"], infra["turn"]}
+    assert {r["id"] for r in stale_rows(conn)} == {infra["rule"], infra["turn"], infra["trajectory"]}
+    assert {r["id"] for r in stale_rows(conn, change=infra["new"])} == {
+        infra["rule"],
+        infra["turn"],
+        infra["trajectory"],
+    }
     assert stale_rows(conn, change=infra["other"]) == []
 
 
@@ -131,6 +147,7 @@ def test_unsupersede_takes_the_marks_away(conn, infra) -> None:
     assert {(r["id"], r["change_id"]) for r in stale_rows(conn)} == {
         (infra["rule"], again),
         (infra["turn"], again),
+        (infra["trajectory"], again),
     }
 
 
@@ -157,17 +174,33 @@ def test_cli_and_mcp_list_what_a_change_left(brain_cli, cli_env, conn, infra) ->
     assert f"states 6432 of #{infra['fact']}" in out and f"changed by #{infra['new']}" in out
     assert "nothing stale" in brain_cli("stale", "--project", "web").output
     listed = json.loads(brain_cli("stale", "--json").output)
-    assert {r["id"] for r in listed} == {infra["rule"], infra["turn"]}
+    assert {r["id"] for r in listed} == {infra["rule"], infra["turn"], infra["trajectory"]}
     found = brain_cli("search", "staging pgbouncer port", "--project", "infra").output
     assert f"depends on #{infra['fact']}, changed by #{infra['new']}: brain stale" in found
 
     async def run() -> None:
         async with agent(cli_env, profile="full") as s:
             got = await call(s, "stale", project="infra")
-            assert {r["id"] for r in got["stale"]} == {infra["rule"], infra["turn"]}
+            assert {r["id"] for r in got["stale"]} == {infra["rule"], infra["turn"], infra["trajectory"]}
             assert (await call(s, "stale", project="web"))["stale"] == []
             shown = await text_of(s, "search", query="staging pgbouncer port", project="infra")
             (line,) = [x for x in shown.splitlines() if x.startswith(f"#{infra['rule']} ")]
             assert f"depends on #{infra['fact']}, changed by #{infra['new']}" in line
 
     asyncio.run(run())
+
+
+def test_a_packs_lines_show_the_mark(conn, infra) -> None:
+    brain = infra["brain"]
+    brain.create_pack(
+        "staging", memory_ids=[infra["new"], infra["rule"], infra["trajectory"]], project="infra"
+    )
+    rendered = brain.render_pack("staging")
+    by_id = {i["id"]: i for i in rendered["items"]}
+    assert by_id[infra["new"]]["stale"] == ""
+    for dependent in (infra["rule"], infra["trajectory"]):
+        assert by_id[dependent]["stale"] == " " + mark(infra["fact"], infra["new"])
+        (line,) = [x for x in rendered["text"].splitlines() if x.startswith(f"- #{dependent} ")]
+        assert line.endswith(mark(infra["fact"], infra["new"]))
+    brain.unsupersede(infra["fact"])
+    assert mark(infra["fact"], infra["new"]) not in brain.render_pack("staging")["text"]
