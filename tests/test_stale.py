@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import psycopg.rows
 import pytest
-from helpers import owner_execute, scalar
+from helpers import scalar
 from test_mcp import agent, call, text_of
 
 from pybrain.client import Brain, render_boot
@@ -157,15 +157,15 @@ def test_another_workspace_sees_no_marks(conn, admin, infra) -> None:
     conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
     assert stale_rows(conn) == []
     assert scalar(conn, "SELECT count(*) FROM brain.stale_mark") == 0
-    # a client cannot plant a mark, in its own workspace or another's
+    # a client cannot plant a mark in its own workspace: only a supersede writes one
     conn.execute("SELECT set_config('brain.workspace', '', false)")
-    with pytest.raises(psycopg.Error):
+    with pytest.raises(psycopg.Error) as refused:
         conn.execute(
             "INSERT INTO brain.stale_mark (memory_id, changed_id, change_id, old_values)"
             " VALUES (%s, %s, %s, '{x1}')",
             (infra["other"], infra["fact"], infra["new"]),
         )
-    owner_execute(conn, "SELECT 1")
+    assert refused.value.sqlstate == "BR020"
 
 
 def test_cli_and_mcp_list_what_a_change_left(brain_cli, cli_env, conn, infra) -> None:
