@@ -204,3 +204,17 @@ def test_a_packs_lines_show_the_mark(conn, infra) -> None:
         assert line.endswith(mark(infra["fact"], infra["new"]))
     brain.unsupersede(infra["fact"])
     assert mark(infra["fact"], infra["new"]) not in brain.render_pack("staging")["text"]
+
+
+def test_the_dashboards_search_marks_them(db_url: str, infra, tmp_path) -> None:
+    import requests
+    from test_ui import start_ui
+
+    for ui in start_ui(db_url, tmp_path):
+        r = requests.get(ui.url + "/memories?q=staging+pgbouncer+port&project=infra")
+        assert r.status_code == 200
+        row = r.text.split(f'<a href="/memories/{infra["rule"]}">{infra["rule"]}</a>')[1].split("</tr>")[0]
+        assert f'depends on <a href="/memories/{infra["fact"]}">#{infra["fact"]}</a>' in row, row
+        assert f'changed by <a href="/memories/{infra["new"]}">#{infra["new"]}</a>' in row, row
+        new_row = r.text.split(f'<a href="/memories/{infra["new"]}">{infra["new"]}</a>')[1].split("</tr>")[0]
+        assert "depends on" not in new_row
