@@ -119,10 +119,12 @@ CREATE TYPE brain.search_result AS (
 	"position" integer,
 	neighbour_of bigint,
 	newer_related bigint,
-	verdict real
+	verdict real,
+	stale jsonb
 );
 COMMENT ON COLUMN brain.search_result.newer_related IS 'A newer memory among the results that may contradict this one (same kind and project, related, differing in distinguishing terms only); NULL otherwise.';
 COMMENT ON COLUMN brain.search_result.verdict IS 'The result''s relevance with the query''s words that no memory holds counted: search returns nothing unless some candidate''s verdict reaches min_relevance. NULL for a neighbour and a skill the ranking did not score.';
+COMMENT ON COLUMN brain.search_result.stale IS 'When this memory states the old value of a superseded one: {"on": superseded id, "by": the id that replaced it, "values": the old values}; NULL otherwise.';
 CREATE TYPE brain.session_brief AS (
 	session_id bigint,
 	source text,
@@ -362,6 +364,12 @@ CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bi
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/005-search.sql
+$$;
+CREATE FUNCTION brain._changed_values(this_text text, other_text text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
 $$;
 CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
     LANGUAGE sql
@@ -1071,6 +1079,12 @@ CREATE FUNCTION brain._lock_writes_shared(kind text, project text) RETURNS void
     AS $$
     -- the body: sql/functions/003a-embedding-locks.sql
 $$;
+CREATE FUNCTION brain._mark_dependents(old brain.memory, new_id bigint) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
 CREATE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1555,6 +1569,24 @@ CREATE FUNCTION brain._stage_vectors(staged brain.staged_memory[], embeddings do
     AS $$
     -- the body: sql/functions/004a-write-core.sql
 $$;
+CREATE FUNCTION brain._stale_line(ws bigint, id bigint) RETURNS text
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
+CREATE FUNCTION brain._stale_mark_text(changed_id bigint, change_id bigint) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
+CREATE FUNCTION brain._stale_of(ws bigint, id bigint) RETURNS jsonb
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
 CREATE FUNCTION brain._steps_text(steps jsonb) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1643,6 +1675,12 @@ CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._unmark_dependents(changed_id bigint, change_id bigint) RETURNS integer
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
 $$;
 CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(memory_id bigint, ingest_seq bigint)
     LANGUAGE sql STABLE
@@ -2446,7 +2484,7 @@ CREATE FUNCTION brain.prompt_context(prompt text, query_embedding double precisi
     AS $$
     -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
-COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"). At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+COMMENT ON FUNCTION brain.prompt_context(prompt text, query_embedding double precision[], embedding_space text, project text, exclude_source_system text, exclude_ref_prefix text, token_budget integer, max_results integer) IS 'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"); a line that states the old value of a superseded memory says so: "(depends on #<superseded>, changed by #<change>: brain stale)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
 CREATE FUNCTION brain.prune(dry_run boolean DEFAULT true, older_than interval DEFAULT '30 days'::interval, max_rows integer DEFAULT 50, source text DEFAULT NULL::text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS TABLE(id bigint, kind text, state text, headline text, left_at timestamp with time zone, action text)
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2577,7 +2615,7 @@ CREATE FUNCTION brain.render_pack(name text, token_budget integer DEFAULT NULL::
     AS $$
     -- the body: sql/functions/024b-packs.sql
 $$;
-COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
+COMMENT ON FUNCTION brain.render_pack(name text, token_budget integer, session bigint, record boolean) IS 'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string (and, for a member that states the old value of a superseded memory, "(depends on #<superseded>, changed by #<change>: brain stale)"), members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 CREATE FUNCTION brain.repository_project(identities text[], label text, fallback text DEFAULT NULL::text, claim boolean DEFAULT true) RETURNS text
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2724,6 +2762,13 @@ CREATE FUNCTION brain.setting_ranges() RETURNS jsonb
     -- the body: sql/functions/002-settings.sql
 $$;
 COMMENT ON FUNCTION brain.setting_ranges() IS 'The range of each numeric setting (min, max, and integer when it must be a whole number): brain.set_setting refuses values outside it, brain.setting reads a stored value outside it as the default, and the functions whose arguments default to a setting (boot_payload''s token_budget, prompt_context''s token_budget and max_results) take its range.';
+CREATE FUNCTION brain.stale(project text DEFAULT NULL::text, change bigint DEFAULT NULL::bigint, max_results integer DEFAULT 50) RETURNS TABLE(id bigint, kind text, memory_project text, headline text, old_values text[], changed_id bigint, changed_headline text, change_id bigint, change_headline text, marked_at timestamp with time zone)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
+COMMENT ON FUNCTION brain.stale(project text, change bigint, max_results integer) IS 'What supersedes left to review: the active memories that state the old value of a superseded memory (its distinguishing value terms: a port, a version, a host, a path, brain._changed_values; of the same project, written before the change, not stating the new value), each with its project (memory_project), the values, the superseded memory (changed_id) and the one that replaced it (change_id). A supersede marks them (brain.supersede, a write with on_related => ''supersede'', a trajectory''s supersedes), its undo (brain.unsupersede) takes the marks away; search ranks a marked memory below the current statement and every reader shows "(depends on #<changed>, changed by #<change>: brain stale)". Filtered by project (plus global) and by a change (either id). Newest first, at most max_results (50).';
 CREATE FUNCTION brain.stats() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2804,7 +2849,7 @@ CREATE FUNCTION brain.unsupersede(id bigint, source text DEFAULT NULL::text) RET
     AS $$
     -- the body: sql/functions/007-revise.sql
 $$;
-COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+COMMENT ON FUNCTION brain.unsupersede(id bigint, source text) IS 'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back), the marks of the memories that state its old value go (brain.stale), and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
 CREATE FUNCTION brain.update_active_task(session bigint, task text, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3219,7 +3264,11 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
+<<<<<<< HEAD
 COMMENT ON TABLE brain.migration IS 'functions 44af6adad215cb8c10b684c605a48bf2ded43e1bd2f5e8944173403594ff7f55';
+=======
+COMMENT ON TABLE brain.migration IS 'functions 28d62dced61d58a67315dcec9a4c318860582ee6ed93dfcc2c8cf4bd2665d68d';
+>>>>>>> i52s
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3304,6 +3353,18 @@ CREATE TABLE brain.setting (
 );
 ALTER TABLE ONLY brain.setting ALTER COLUMN workspace_id SET STATISTICS 0;
 ALTER TABLE ONLY brain.setting FORCE ROW LEVEL SECURITY;
+CREATE TABLE brain.stale_mark (
+    workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
+    memory_id bigint NOT NULL,
+    changed_id bigint NOT NULL,
+    change_id bigint NOT NULL,
+    old_values text[] NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL,
+    CONSTRAINT stale_mark_old_values_check CHECK ((cardinality(old_values) > 0))
+);
+ALTER TABLE ONLY brain.stale_mark ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.stale_mark FORCE ROW LEVEL SECURITY;
+COMMENT ON TABLE brain.stale_mark IS 'A memory that states the old value of a superseded one: memory_id depends on changed_id (the superseded memory), which change_id replaced; old_values are the values it states. Written by a supersede, removed by its undo.';
 CREATE TABLE brain.task (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -3470,6 +3531,8 @@ ALTER TABLE ONLY brain.session
     ADD CONSTRAINT session_pkey PRIMARY KEY (workspace_id, session_id);
 ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_pkey PRIMARY KEY (workspace_id, name);
+ALTER TABLE ONLY brain.stale_mark
+    ADD CONSTRAINT stale_mark_pkey PRIMARY KEY (workspace_id, memory_id, changed_id);
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_pkey PRIMARY KEY (workspace_id, memory_id);
 ALTER TABLE ONLY brain.token
@@ -3542,6 +3605,8 @@ CREATE INDEX session_project ON brain.session USING btree (workspace_id, project
 CREATE INDEX session_project_snapshot ON brain.session USING btree (workspace_id, project, ended_at DESC) WHERE (snapshot IS NOT NULL);
 CREATE INDEX session_project_started ON brain.session USING btree (workspace_id, project, started_at DESC);
 CREATE INDEX session_seat ON brain.session USING btree (workspace_id, source, project, cwd, started_at DESC);
+CREATE INDEX stale_mark_change ON brain.stale_mark USING btree (workspace_id, change_id);
+CREATE INDEX stale_mark_changed ON brain.stale_mark USING btree (workspace_id, changed_id);
 CREATE INDEX task_open_order ON brain.task USING btree (workspace_id, priority, due_at, memory_id) WHERE (status = ANY (ARRAY['open'::text, 'blocked'::text]));
 CREATE INDEX token_by_hash ON brain.token USING btree (token_hash);
 CREATE UNIQUE INDEX token_live_name ON brain.token USING btree (workspace_id, name) WHERE (revoked_at IS NULL);
@@ -3591,6 +3656,7 @@ CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brai
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.rule FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.scratch FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.session FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
+CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.stale_mark FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.task FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.tool_event FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
 CREATE TRIGGER write_guard BEFORE INSERT OR DELETE OR UPDATE OR TRUNCATE ON brain.trajectory FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard();
@@ -3670,6 +3736,14 @@ ALTER TABLE ONLY brain.session
     ADD CONSTRAINT session_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
 ALTER TABLE ONLY brain.setting
     ADD CONSTRAINT setting_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.stale_mark
+    ADD CONSTRAINT stale_mark_workspace_id_change_id_fkey FOREIGN KEY (workspace_id, change_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.stale_mark
+    ADD CONSTRAINT stale_mark_workspace_id_changed_id_fkey FOREIGN KEY (workspace_id, changed_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
+ALTER TABLE ONLY brain.stale_mark
+    ADD CONSTRAINT stale_mark_workspace_id_fkey FOREIGN KEY (workspace_id) REFERENCES brain.workspace(workspace_id);
+ALTER TABLE ONLY brain.stale_mark
+    ADD CONSTRAINT stale_mark_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.task
     ADD CONSTRAINT task_workspace_id_memory_id_fkey FOREIGN KEY (workspace_id, memory_id) REFERENCES brain.memory(workspace_id, memory_id) ON DELETE CASCADE;
 ALTER TABLE ONLY brain.token
@@ -3718,6 +3792,7 @@ ALTER TABLE brain.rule ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.scratch ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.session ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.setting ENABLE ROW LEVEL SECURITY;
+ALTER TABLE brain.stale_mark ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.task ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.token ENABLE ROW LEVEL SECURITY;
 ALTER TABLE brain.tool_event ENABLE ROW LEVEL SECURITY;
@@ -3749,6 +3824,7 @@ CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = (
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.stale_mark FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.trajectory FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -3777,6 +3853,7 @@ CREATE POLICY workspace_insert ON brain.rule FOR INSERT WITH CHECK ((workspace_i
 CREATE POLICY workspace_insert ON brain.scratch FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.session FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.setting FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_insert ON brain.stale_mark FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.task FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.tool_event FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_insert ON brain.trajectory FOR INSERT WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
@@ -3805,6 +3882,7 @@ CREATE POLICY workspace_isolation ON brain.rule FOR SELECT USING ((workspace_id 
 CREATE POLICY workspace_isolation ON brain.scratch FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
 CREATE POLICY workspace_isolation ON brain.session FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
 CREATE POLICY workspace_isolation ON brain.setting FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
+CREATE POLICY workspace_isolation ON brain.stale_mark FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
 CREATE POLICY workspace_isolation ON brain.task FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
 CREATE POLICY workspace_isolation ON brain.tool_event FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
 CREATE POLICY workspace_isolation ON brain.trajectory FOR SELECT USING ((workspace_id = ( SELECT brain.current_workspace() AS current_workspace)));
@@ -3833,6 +3911,7 @@ CREATE POLICY workspace_update ON brain.rule FOR UPDATE USING ((workspace_id = (
 CREATE POLICY workspace_update ON brain.scratch FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.session FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.setting FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_update ON brain.stale_mark FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.task FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.tool_event FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_update ON brain.trajectory FOR UPDATE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace))) WITH CHECK ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

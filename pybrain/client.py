@@ -76,6 +76,7 @@ IDEMPOTENT = frozenset(
         "scratch_get",
         "scratch_list",
         "search",
+        "stale",
         "stats",
         "transcript_handoff",
         "unfiled_folders",
@@ -101,7 +102,17 @@ def new_request_key() -> str:
 # and a session start are split into their reads and their writes (Brain.recall,
 # Brain.boot_session).
 REPLICA_READS = frozenset(
-    {"search", "list_recent", "stats", "history", "list_skills", "metrics", "boot_payload", "recall_view"}
+    {
+        "search",
+        "list_recent",
+        "stale",
+        "stats",
+        "history",
+        "list_skills",
+        "metrics",
+        "boot_payload",
+        "recall_view",
+    }
 )
 
 # How long a read waits for the replica to replay this Brain's latest write before it
@@ -696,6 +707,13 @@ class Brain:
 
     def list_recent(self, **filters: Any) -> list[MemoryBrief]:
         return cast("list[MemoryBrief]", self.call("list_recent", **filters))
+
+    def stale(
+        self, project: str | None = None, change: int | None = None, max_results: int = 50
+    ) -> list[dict[str, Any]]:
+        """What supersedes left to review (brain.stale): the active memories that state a
+        superseded memory's old value, with the values, the superseded memory and its change."""
+        return self.call("stale", project=project, change=change, max_results=max_results)
 
     def load_skill(self, name: str, project: str | None = None) -> dict[str, Any]:
         return self.value("load_skill", name=name, project=project)

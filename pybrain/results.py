@@ -45,6 +45,8 @@ class SearchResult(TypedDict):
     neighbour_of: int | None
     newer_related: int | None
     verdict: float | None
+    # depends on a changed fact (brain.stale): {"on": superseded id, "by": its replacement, "values": [...]}
+    stale: dict[str, Any] | None
 
 
 class MemoryBrief(TypedDict):

@@ -141,6 +141,7 @@ def test_a_client_deletes_through_the_api_only(conn, admin) -> None:
         ("SELECT brain._delete_embedding_failures(1, %s)", ([mid],)),
         ("SELECT brain._delete_request_answers(now() + interval '1 year')", None),
         ("SELECT brain._delete_setting('min_relevance')", None),
+        ("SELECT brain._delete_stale_marks(%s, %s)", (mid, mid)),
     ):
         with raises_br("BR020"):
             conn.execute(call, args)

@@ -32,6 +32,7 @@ EXPECTED_TOOLS = {
     "update_task",
     "load_skill",
     "list_recent",
+    "stale",
     "stats",
     "boot_session",
     "update_active_task",

@@ -60,6 +60,7 @@ RELEASED = {
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
     "034-client-locks.sql": "bfba123af2ab1ca420c14caf2ea60731a84834a8e03deb7d966fef007368bce0",
+    "035-dependent-staleness.sql": "4a5169e2deec0af62b0259bfb11e6c0d07a76469d094e9a83145a626d9d031b2",
 }
 
 
@@ -1135,3 +1136,44 @@ def test_034_takes_table_locks_and_deletes_from_clients(
         finally:
             conn.execute(f"DROP OWNED BY {agent}")
             conn.execute(f"DROP ROLE {agent}")
+def test_035_marks_what_a_supersede_left_in_an_existing_database(empty_database: str, monkeypatch) -> None:
+    """A database of the previous release with a port fact and a rule stating its port,
+    upgraded: superseding the fact marks the rule (brain.stale), search says so, the marks
+    are under forced row-level security and the write guard, and unsupersede removes them."""
+    shipped = db.sql_files
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        monkeypatch.setattr(
+            db, "sql_files", lambda kind: [p for p in shipped(kind) if kind != "migrations" or p.name < "035"]
+        )
+        db.migrate(conn)
+        monkeypatch.undo()
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
+        fact = conn.execute(
+            "SELECT memory_id FROM brain.remember(kind => 'fact', headline => 'Staging listens on port 6432')"
+        ).fetchone()[0]
+        rule = conn.execute(
+            "SELECT memory_id FROM brain.remember(kind => 'rule',"
+            " headline => 'Connect to staging on port 6432', severity => 'BLOCKER')"
+        ).fetchone()[0]
+        assert db.migrate(conn).applied[-1] == "035-dependent-staleness.sql"
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        new = conn.execute(
+            "SELECT memory_id FROM brain.supersede(%s, 'Staging listens on port 5433', 'moved')", (fact,)
+        ).fetchone()[0]
+        assert conn.execute("SELECT id, old_values, changed_id, change_id FROM brain.stale()").fetchall() == [
+            (rule, ["6432"], fact, new)
+        ]
+        marks = conn.execute(
+            "SELECT id, stale FROM brain.search('staging port') WHERE stale IS NOT NULL"
+        ).fetchall()
+        assert marks == [(rule, {"on": fact, "by": new, "values": ["6432"]})]
+        guarded = conn.execute(
+            "SELECT c.relrowsecurity AND c.relforcerowsecurity,"
+            " (SELECT count(*) FROM pg_policy p WHERE p.polrelid = c.oid),"
+            " EXISTS (SELECT FROM pg_trigger t WHERE t.tgrelid = c.oid AND t.tgname = 'write_guard')"
+            " FROM pg_class c WHERE c.oid = 'brain.stale_mark'::regclass"
+        ).fetchone()
+        assert guarded == (True, 4, True)
+        conn.execute("SELECT brain.unsupersede(%s)", (fact,))
+        assert conn.execute("SELECT count(*) FROM brain.stale()").fetchone() == (0,)

@@ -201,6 +201,29 @@ def unsupersede(memory_id: int, source: str | None, as_json: bool) -> None:
 
 
 @command()
+@click.option("--project", help="This project and global memories (default: every project).")
+@click.option("--change", type=int, help="Only what this supersede left: the old or the new memory's id.")
+@click.option("--max-results", "max_results", type=int, default=50, show_default=True)
+def stale(project: str | None, change: int | None, max_results: int, as_json: bool) -> None:
+    """List what supersedes left to review: memories that still state a changed value."""
+    with _open() as brain:
+        rows = brain.stale(project=project, change=change, max_results=max_results)
+    if as_json:
+        click.echo(_dump(rows))
+        return
+    if not rows:
+        click.echo("nothing stale: no active memory states a superseded value")
+        return
+    for r in rows:
+        scope = f" · {r['memory_project']}" if r["memory_project"] else ""
+        click.echo(f"#{r['id']} {r['kind']}{scope}  {click.style(r['headline'], bold=True)}")
+        click.echo(
+            f"    states {', '.join(r['old_values'])} of #{r['changed_id']} {r['changed_headline']!r},"
+            f" changed by #{r['change_id']} {r['change_headline']!r}"
+        )
+
+
+@command()
 @click.argument("memory_id", type=int)
 def recall(memory_id: int, as_json: bool) -> None:
     """Show a whole memory (and count the access)."""
@@ -238,6 +261,10 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
             marks.append(
                 click.style(f"older: #{h['newer_related']} is newer, may contradict it{confirm}", fg="yellow")
             )
+        if h.get("stale"):
+            # it states the old value of a superseded memory (brain stale lists them)
+            on, by = h["stale"]["on"], h["stale"]["by"]
+            marks.append(click.style(f"depends on #{on}, changed by #{by}: brain stale", fg="yellow"))
         if "created_at" in h:
             marks.append(age(h["created_at"], datetime.now(UTC)))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
@@ -598,6 +625,7 @@ COMMANDS = (
     remember,
     supersede,
     unsupersede,
+    stale,
     recall,
     search,
     recent,

@@ -55,6 +55,7 @@ TOOLS = (
     ToolEntry(packs.load_pack, data=True),
     ToolEntry(reading.load_skill, data=True),
     ToolEntry(reading.list_recent, data=True, structured=False),
+    ToolEntry(reading.stale, data=True),
     ToolEntry(admin.stats),
     ToolEntry(sessions.boot_session, data=True),
     ToolEntry(sessions.update_active_task),

@@ -89,6 +89,8 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
         if h.get("newer_related"):
             confirm = f" (if so: supersede #{h['id']})" if h.get("state") == "active" else ""
             marks.append(f"older: #{h['newer_related']} is newer, may contradict it{confirm}")
+        if h.get("stale"):
+            marks.append(f"(depends on #{h['stale']['on']}, changed by #{h['stale']['by']}: stale)")
         line = f"{' '.join(marks)} {quote(h['headline'])}"
         if h.get("preview"):
             line += f" — {quote(_short(h['preview']))}"

@@ -430,7 +430,8 @@ END
 $$;
 
 -- Marks old superseded by new_id (a supersede, or a write whose related-hit
--- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited.
+-- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited;
+-- the memories that state its old value marked (brain._mark_dependents).
 CREATE OR REPLACE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text)
 RETURNS void
 LANGUAGE plpgsql
@@ -449,6 +450,7 @@ BEGIN
     END IF;
     PERFORM brain._audit(old.memory_id, 'supersede', source,
         jsonb_build_object('superseded_by', new_id, 'reason', brain.trim_space(reason)));
+    PERFORM brain._mark_dependents(old, new_id);
 END
 $$;
 

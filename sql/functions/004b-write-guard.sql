@@ -87,11 +87,12 @@ BEGIN
                              -- trajectories' kind rows, packs and injection telemetry (migration 023)
                              -- and the answers kept for request keys (migration 030: a planted one would
                              -- answer another agent's request) and the repositories' projects (a planted
-                             -- one would file a repository's sessions under another's), once they exist
+                             -- one would file a repository's sessions under another's) and the marks of
+                             -- dependent staleness (migration 035), once they exist
                              || ARRAY(SELECT c.relname::text FROM pg_catalog.pg_class c
                                       WHERE c.relnamespace = 'brain'::regnamespace AND c.relkind = 'r'
                                         AND c.relname IN ('trajectory', 'pack', 'injection', 'injection_use',
-                                                          'request_answer', 'repository'))
+                                                          'request_answer', 'repository', 'stale_mark'))
     LOOP
         EXECUTE format('CREATE OR REPLACE TRIGGER write_guard BEFORE INSERT OR UPDATE OR DELETE OR TRUNCATE'
                        ' ON brain.%I FOR EACH STATEMENT EXECUTE FUNCTION brain._write_guard()', t);

@@ -137,3 +137,25 @@ BEGIN
     RETURN n;
 END
 $$;
+
+-- The marks a supersede wrote in the workspace (brain._unmark_dependents, its undo). How many.
+CREATE OR REPLACE FUNCTION brain._delete_stale_marks(changed_id bigint, change_id bigint)
+RETURNS integer
+LANGUAGE plpgsql
+SECURITY DEFINER  -- clients hold no DELETE (migrations 034 and 035)
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    stack text;
+    ws bigint;
+    n integer;
+BEGIN
+    GET DIAGNOSTICS stack = PG_CONTEXT;
+    ws := brain._deleting_workspace(stack, 'stale_mark');
+    DELETE FROM brain.stale_mark s
+    WHERE s.workspace_id = ws AND s.changed_id = _delete_stale_marks.changed_id
+      AND s.change_id = _delete_stale_marks.change_id;
+    GET DIAGNOSTICS n = ROW_COUNT;
+    RETURN n;
+END
+$$;

@@ -448,14 +448,21 @@ AS $f$
                          OFFSET 0) AS n
                    WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
-                   LIMIT 1) END AS newer
+                   LIMIT 1) END AS newer,
+                   -- the change that left it stating an old value (brain.stale)
+                   (SELECT s.change_id FROM brain.stale_mark s WHERE s.workspace_id = ($1).workspace_id
+                      AND s.memory_id = m.memory_id AND m.state = 'active'
+                    ORDER BY s.created_at DESC, s.change_id DESC LIMIT 1) AS stale_by
             FROM listed l
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
         ),
         -- what each older memory leads to: the end of its chain of newer ones among the
-        -- results (20 -> 22 -> 24: 24), the current one
+        -- results (20 -> 22 -> 24: 24), the current one; a memory stating an old value,
+        -- the change among the results
         chained (memory_id, target, depth) AS (
-            SELECT j.memory_id, j.newer, 1 FROM judged j WHERE j.newer IS NOT NULL
+            SELECT j.memory_id, coalesce(c.memory_id, j.newer), 1
+            FROM judged j LEFT JOIN judged c ON c.memory_id = j.stale_by
+            WHERE coalesce(c.memory_id, j.newer) IS NOT NULL
             UNION ALL
             SELECT c.memory_id, n.newer, c.depth + 1
             FROM chained c JOIN judged n ON n.memory_id = c.target
@@ -527,10 +534,15 @@ AS $f$
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
                rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
-               rk.newest, rk.verdict::real
+               nullif(rk.newest, st.change_id), rk.verdict::real,
+               CASE WHEN st.change_id IS NOT NULL THEN jsonb_build_object('on', st.changed_id, 'by', st.change_id,
+                                                                         'values', to_jsonb(st.old_values)) END
         FROM chosen rk
         JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = rk.memory_id
         LEFT JOIN vec v ON v.memory_id = rk.memory_id
+        LEFT JOIN LATERAL (SELECT s.* FROM brain.stale_mark s WHERE s.workspace_id = ($1).workspace_id
+                             AND s.memory_id = m.memory_id AND m.state = 'active'
+                           ORDER BY s.created_at DESC, s.change_id DESC LIMIT 1) AS st ON true
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
         -- the vector leg's rows, ranked by brain.search (brain._search_vector_leg)
         'SELECT v.memory_id, v.r, v.similarity::real AS sim, v.similarity'

@@ -234,13 +234,15 @@ BEGIN
     END;
     UPDATE brain.rule t SET severity = t.prior_severity, prior_severity = NULL
     WHERE t.workspace_id = ws AND t.memory_id = old.memory_id AND t.prior_severity IS NOT NULL;
+    -- the memories it marked as stating the old value are current again
+    PERFORM brain._unmark_dependents(old.memory_id, successor.memory_id);
     PERFORM brain._audit(old.memory_id, 'unsupersede', source,
         jsonb_build_object('was_superseded_by', successor.memory_id));
     RETURN old.memory_id;
 END
 $$;
 COMMENT ON FUNCTION brain.unsupersede IS
-    'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back) and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
+    'Reverts a supersede: the old memory is active again (a deprecated rule gets its severity back), the marks of the memories that state its old value go (brain.stale), and the memory created by that supersede is tombstoned. Refused when the successor has itself been superseded.';
 
 CREATE OR REPLACE FUNCTION brain.forget(id bigint, reason text, replaced_by bigint DEFAULT NULL,
                                         source text DEFAULT NULL)

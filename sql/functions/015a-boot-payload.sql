@@ -74,8 +74,9 @@ BEGIN
     n_blockers := brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100);
     -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
-                                  'quoted', brain.quote_text(x.headline),
-                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
+                                  'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)
+                                                               || brain._stale_line(ws, x.memory_id)))
                               ORDER BY x.pinned DESC, x.score DESC, x.importance DESC, x.created_at DESC,
                                        x.memory_id DESC), '[]') INTO blockers FROM (
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
@@ -106,8 +107,9 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
                                   'relevance', round(x.relevance::numeric, 3),
-                                  'quoted', brain.quote_text(x.headline),
-                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)))
+                                  'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)
+                                                               || brain._stale_line(ws, x.memory_id)))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
         SELECT z.memory_id, z.headline, z.dist, z.relevance,
                row_number() OVER (ORDER BY z.dist ASC NULLS LAST, z.score DESC, z.created_at DESC,
@@ -136,9 +138,10 @@ BEGIN
     IF vec IS NOT NULL THEN
         SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'steps', x.steps,
                                       'relevance', round(x.relevance::numeric, 3),
-                                      'quoted', brain.quote_text(x.headline),
-                                      'tokens', brain._line_tokens(format('#%s %s steps %s', x.memory_id, x.steps,
-                                                                          brain.quote_text(x.headline))))
+                                      'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
+                                      'tokens', brain._line_tokens(format('#%s %s steps %s%s', x.memory_id, x.steps,
+                                                                          brain.quote_text(x.headline),
+                                                                          brain._stale_line(ws, x.memory_id))))
                                   ORDER BY x.similarity DESC, x.memory_id), '[]') INTO trajectories
         FROM brain._near_trajectories(ws, projects, space, vec, (brain.setting('boot_trajectories'))::integer,
                                       (brain.setting('boot_min_relevance'))::double precision) AS x;
@@ -189,9 +192,9 @@ BEGIN
         LIMIT pinned_k + 100) AS x;
     -- (a pinned fact that a newer statement may replace says so, and how a person confirms it)
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'kind', x.kind, 'headline', x.headline,
-                                  'quoted', brain.quote_text(x.headline), 'older', o.mark,
-                                  'tokens', brain._line_tokens(format('#%s %s %s%s', x.memory_id, x.kind,
-                                                                      brain.quote_text(x.headline), o.mark)))
+                                  'quoted', brain.quote_text(x.headline), 'older', o.mark, 'stale', o.stale,
+                                  'tokens', brain._line_tokens(format('#%s %s %s%s%s', x.memory_id, x.kind,
+                                                                      brain.quote_text(x.headline), o.mark, o.stale)))
                               ORDER BY x.score DESC, x.importance DESC, x.created_at DESC, x.memory_id DESC), '[]')
     INTO pins FROM (
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
@@ -207,7 +210,7 @@ BEGIN
     CROSS JOIN LATERAL (
         SELECT CASE WHEN n.id IS NOT NULL
                     THEN format(' (older: #%s is newer and may replace it; if so: brain supersede %s)', n.id, x.memory_id)
-                    ELSE '' END AS mark
+                    ELSE '' END AS mark, brain._stale_line(ws, x.memory_id) AS stale
         FROM (SELECT brain._newer_statement(ws, x.memory_id) AS id) AS n) AS o;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (

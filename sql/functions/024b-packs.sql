@@ -252,12 +252,14 @@ BEGIN
                            WHEN p.query IS NOT NULL THEN 'query ' || brain.quote_text(p.query) ELSE 'listed memories' END);
     total := brain.estimate_tokens(heading) + 1;
     FOR r IN
-        SELECT m.memory_id, m.kind, m.headline, u.n
+        -- (a member that states the old value of a superseded memory says so: brain.stale)
+        SELECT m.memory_id, m.kind, m.headline, u.n, brain._stale_line(ws, m.memory_id) AS stale
         FROM unnest(ids) WITH ORDINALITY AS u(id, n)
         JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = u.id
         ORDER BY u.n
     LOOP
-        line_tokens := brain._line_tokens(format('#%s %s %s', r.memory_id, r.kind, brain.quote_text(r.headline)));
+        line_tokens := brain._line_tokens(format('#%s %s %s%s', r.memory_id, r.kind, brain.quote_text(r.headline),
+                                                 r.stale));
         IF total + line_tokens > budget THEN
             cut := cut + 1;
             CONTINUE;
@@ -265,19 +267,20 @@ BEGIN
         total := total + line_tokens;
         shown := shown || r.memory_id;
         items := items || jsonb_build_array(jsonb_build_object('id', r.memory_id, 'kind', r.kind, 'headline', r.headline,
-            'quoted', brain.quote_text(r.headline), 'tokens', line_tokens));
+            'quoted', brain.quote_text(r.headline), 'stale', r.stale, 'tokens', line_tokens));
     END LOOP;
     IF record AND cardinality(shown) > 0 THEN
         PERFORM brain.record_injection('pack', shown, total, cut > 0, session);
     END IF;
     RETURN jsonb_build_object('name', p.name, 'version', p.version, 'pack_id', p.pack_id, 'heading', heading,
         'flag_reasons', to_jsonb(flags), 'items', items, 'tokens', total, 'budget', budget, 'truncated', cut > 0, 'left_out', cut,
-        'text', heading || E'\n' || coalesce((SELECT string_agg(format('- #%s %s %s', i->>'id', i->>'kind', i->>'quoted'), E'\n')
+        'text', heading || E'\n' || coalesce((SELECT string_agg(format('- #%s %s %s%s', i->>'id', i->>'kind', i->>'quoted',
+                                                                      i->>'stale'), E'\n')
                                               FROM jsonb_array_elements(items) AS i), ''));
 END
 $$;
 COMMENT ON FUNCTION brain.render_pack IS
-    'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string, members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
+    'Renders a context pack within its token budget (or a smaller one) by the boot payload''s rules: one line per member, "- #id kind" and the headline as a quoted JSON string (and, for a member that states the old value of a superseded memory, "(depends on #<superseded>, changed by #<change>: brain stale)"), members that do not fit left out (truncated, left_out). Members are current: a superseded one is replaced by its successor, a forgotten one drops out (or its replacement comes in), flagged ones are left out; when they changed, the pack''s version moves. A pack whose description or query shows injection signals (brain.injection_signals) has them in flag_reasons, and its heading says FLAGGED with them instead of showing its query. Records the injection (trigger pack) unless record => false.';
 
 -- PL/pgSQL, as every public function that writes (it records the injection):
 -- the write guard trusts only frames that name their schema.

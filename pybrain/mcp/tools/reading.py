@@ -84,6 +84,22 @@ def list_recent(
     return render_found(brain.list_recent(kinds=kinds, project=project, max_results=max_results), format)
 
 
+def stale(
+    ctx: Context,
+    project: Annotated[
+        str | None, Field(description="This project and global memories.", max_length=200)
+    ] = None,
+    change: Annotated[
+        int | None, Field(ge=1, description="Only what this supersede left (old or new id).")
+    ] = None,
+    max_results: Annotated[int, Field(ge=1, le=100)] = 20,
+) -> dict[str, Any]:
+    """What a supersede left to review: active memories that still state the old value of a
+    superseded memory, each with the values, the superseded memory and the one that replaced it."""
+    rows = service_of(ctx).brain.stale(project=project, change=change, max_results=max_results)
+    return {"stale": rows}
+
+
 def load_skill(
     ctx: Context,
     name: Annotated[str, Field(min_length=1, max_length=100)],
