@@ -615,6 +615,12 @@ CREATE FUNCTION brain._delete_setting(name text) RETURNS integer
     AS $$
     -- the body: sql/functions/004d-write-deletes.sql
 $$;
+CREATE FUNCTION brain._delete_stale_marks(changed_id bigint, change_id bigint) RETURNS integer
+    LANGUAGE plpgsql SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004d-write-deletes.sql
+$$;
 CREATE FUNCTION brain._deleting_workspace(stack text, what text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3264,11 +3270,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-<<<<<<< HEAD
-COMMENT ON TABLE brain.migration IS 'functions 44af6adad215cb8c10b684c605a48bf2ded43e1bd2f5e8944173403594ff7f55';
-=======
-COMMENT ON TABLE brain.migration IS 'functions 28d62dced61d58a67315dcec9a4c318860582ee6ed93dfcc2c8cf4bd2665d68d';
->>>>>>> i52s
+COMMENT ON TABLE brain.migration IS 'functions d11743b486dcb1f57d4aadd12c5d3335c878bc842a243164394ec6ec42f3e952';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3824,7 +3826,6 @@ CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = (
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
-CREATE POLICY workspace_delete ON brain.stale_mark FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.trajectory FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

@@ -60,7 +60,7 @@ RELEASED = {
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
     "034-client-locks.sql": "bfba123af2ab1ca420c14caf2ea60731a84834a8e03deb7d966fef007368bce0",
-    "035-dependent-staleness.sql": "4a5169e2deec0af62b0259bfb11e6c0d07a76469d094e9a83145a626d9d031b2",
+    "035-dependent-staleness.sql": "7fa63ab7bbb18d9e62d222896f3719f04de725b1696dcbf2b5ed9df7067780ba",
 }
 
 
