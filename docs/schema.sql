@@ -3270,7 +3270,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d11743b486dcb1f57d4aadd12c5d3335c878bc842a243164394ec6ec42f3e952';
+COMMENT ON TABLE brain.migration IS 'functions 9c07abae2ee7ba6d7049cf329dffc6210affd17390ed84d4a5fcde265bf18f8b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
@@ -3826,6 +3826,7 @@ CREATE POLICY workspace_delete ON brain.rule FOR DELETE USING ((workspace_id = (
 CREATE POLICY workspace_delete ON brain.scratch FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.session FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.setting FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
+CREATE POLICY workspace_delete ON brain.stale_mark FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.task FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.tool_event FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('read'::text) AS current_workspace)));
 CREATE POLICY workspace_delete ON brain.trajectory FOR DELETE USING ((workspace_id = ( SELECT brain.current_workspace('write'::text) AS current_workspace)));

@@ -430,8 +430,7 @@ END
 $$;
 
 -- Marks old superseded by new_id (a supersede, or a write whose related-hit
--- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited;
--- the memories that state its old value marked (brain._mark_dependents).
+-- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited, what states its old value marked.
 CREATE OR REPLACE FUNCTION brain._mark_superseded(old brain.memory, new_id bigint, reason text, source text)
 RETURNS void
 LANGUAGE plpgsql

@@ -35,6 +35,8 @@ CREATE POLICY workspace_insert ON brain.stale_mark FOR INSERT
 CREATE POLICY workspace_update ON brain.stale_mark FOR UPDATE
     USING (workspace_id = (SELECT brain.current_workspace('write')))
     WITH CHECK (workspace_id = (SELECT brain.current_workspace('write')));
+CREATE POLICY workspace_delete ON brain.stale_mark FOR DELETE
+    USING (workspace_id = (SELECT brain.current_workspace('write')));
 -- As migration 034 grants: UPDATE column by column and no DELETE, so that no
 -- client can LOCK the table beyond ROW EXCLUSIVE; an undo's marks are deleted
 -- by the owner (brain._delete_stale_marks, sql/functions/004d-write-deletes.sql).
