@@ -719,7 +719,6 @@ def _capture_ended(
 
     from psycopg.types.json import Jsonb
 
-    from pybrain.client import Brain
     from pybrain.errors import InputTooLarge
     from pybrain.hooks.transcript import read_turns
 
@@ -754,7 +753,7 @@ def _capture_ended(
                 turns = []  # gone from disk, or not a file to read: nothing to capture
         if turns:
             embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
-            brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
+            brain = opened.embedding_with(embedder)
             _, left = _store_turns(brain, turns, own, until, embed=embed, per_call=per_call)
             if left:
                 # what is stored stays; this session is handed out again (brain.uncaptured_sessions)
@@ -844,7 +843,6 @@ def _searchable(brain: Any, payload: dict[str, Any], prompt: str) -> str:
 
 def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     """Observe the transcript's new turns, then end the session with a handoff written from them."""
-    from pybrain.client import Brain
     from pybrain.hooks.transcript import Lines, read_turns
 
     path = _string(payload, "transcript_path")
@@ -872,7 +870,7 @@ def capture(payload: dict[str, Any], options: Options, event: str) -> None:
     with _brain(options, start=True) as opened:
         options = _project(options, opened, payload)
         embedder = _hook_embedder(opened, remote=True) or _NoEmbedder()
-        brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)
+        brain = opened.embedding_with(embedder)
 
         def hand_off() -> dict[str, Any]:
             return brain.hand_off_transcript(

@@ -149,13 +149,12 @@ def _work(settings: Any, target: str) -> None:
 def _embed_queued(opened: object) -> None:
     """Embed the queued memories with the embedder a hook may use (none: `brain worker` does)."""
     from pybrain import hooks
-    from pybrain.client import Brain
     from pybrain.errors import EmbedderError
 
     embedder = hooks._hook_embedder(opened, remote=True)
     if embedder is None:
         return
-    brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)  # type: ignore[attr-defined]
+    brain = opened.embedding_with(embedder)  # type: ignore[attr-defined]
     try:
         # small batches: the warm embedding server answers the hooks between them
         while brain.embed_pending(16):
