@@ -7,6 +7,8 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import os
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 from test_hook_capture import Transcript
 
 from pybrain import connector, hooks
-from pybrain.hooks import finish
+from pybrain.hooks import base, finish
 
 
 @pytest.fixture
@@ -49,16 +51,22 @@ def test_every_transaction_of_a_hook_carries_its_statement_timeout(
     payload = {"cwd": str(seat), "hook_event_name": "SessionStart", "source": "startup"}
 
     crashed = Transcript(folder, "1c2d3e4f-0a1b-4c2d-8e3f-5a6b7c8d9e01", seat)
+    client = subprocess.Popen(["sleep", "60"])  # the client that will crash
+    monkeypatch.setattr(base, "_client_pid", lambda: client.pid)
     first = {**payload, "session_id": crashed.session, "transcript_path": str(crashed.path)}
     _hook("session-start", first, 7)
     crashed.user("Why does the nightly export write 0 invoices?")
     crashed.assistant("It reads yesterday's partition in UTC: pass DATE explicitly.", tool="make export")
-    # no SessionEnd: the next start captures the crashed session's turns
+    # no SessionEnd: the client dies, and the next start captures the crashed session's turns
+    client.kill()
+    client.wait()
+    monkeypatch.setattr(base, "_client_pid", lambda: os.getpid())
     applied.clear()
     later = Transcript(folder, "2d3e4f5a-1b2c-4d3e-9f4a-6b7c8d9e0f12", seat)
     start = {**payload, "session_id": later.session, "transcript_path": str(later.path)}
-    assert "pass DATE explicitly" in _hook("session-start", start, 7)
-    assert applied and set(applied) == {("7000ms", True)}, applied
+    # (a minute: it captures within half its time, which a loaded machine must not cut short)
+    assert "pass DATE explicitly" in _hook("session-start", start, 60)
+    assert applied and set(applied) == {("60000ms", True)}, applied
 
     later.user("Which port does staging's pgbouncer listen on?")
     later.assistant("Port 5433 since the move on Monday.")
@@ -70,6 +78,6 @@ def test_every_transaction_of_a_hook_carries_its_statement_timeout(
     # the background process's embedding of what the hooks queued
     applied.clear()
     with contextlib.ExitStack() as stack:
-        opened = stack.enter_context(hooks._brain(hooks.Options(timeout=5, event="session-end"), start=False))
+        opened = stack.enter_context(base._brain(hooks.Options(timeout=5, event="session-end"), start=False))
         finish._embed_queued(opened)
     assert applied and set(applied) == {("5000ms", True)}, applied
