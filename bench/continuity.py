@@ -154,6 +154,7 @@ def hooks_on(conn: psycopg.Connection, workspace: int, cache: EmbeddingCache) ->
     yields {event: handler(payload) -> answer}."""
     from pybrain import hooks
     from pybrain.client import Brain
+    from pybrain.hooks import base
 
     capture_embedder = CachedEmbedder(cache, embed_missing=True)
     prompt_embedder = CachedEmbedder(cache, embed_missing=False)
@@ -162,13 +163,11 @@ def hooks_on(conn: psycopg.Connection, workspace: int, cache: EmbeddingCache) ->
     def brain(options: Any, *, start: bool) -> Iterator[Any]:
         yield Brain(conn, workspace=workspace, embedder=capture_embedder, actor=options.source)
 
-    saved = {
-        name: getattr(hooks, name) for name in ("_brain", "_hook_embedder", "_warm_local", "_client_pid")
-    }
-    hooks._brain = brain
-    hooks._hook_embedder = lambda _brain, *, remote: capture_embedder if remote else prompt_embedder
-    hooks._warm_local = lambda: None
-    hooks._client_pid = lambda: None  # each session its own client process, none of them watched
+    saved = {name: getattr(base, name) for name in ("_brain", "_hook_embedder", "_warm_local", "_client_pid")}
+    base._brain = brain
+    base._hook_embedder = lambda _brain, *, remote: capture_embedder if remote else prompt_embedder
+    base._warm_local = lambda: None
+    base._client_pid = lambda: None  # each session its own client process, none of them watched
     seat = os.environ.pop("CLAUDE_PROJECT_DIR", None)
     # What reaches the next session once a session end's work is done: a live SessionEnd
     # stores what fits in Claude Code's 1.5 s and its background process the rest
@@ -197,7 +196,7 @@ def hooks_on(conn: psycopg.Connection, workspace: int, cache: EmbeddingCache) ->
         }
     finally:
         for name, value in saved.items():
-            setattr(hooks, name, value)
+            setattr(base, name, value)
         if seat is not None:
             os.environ["CLAUDE_PROJECT_DIR"] = seat
         for key, value in ended_by.items():

@@ -6,6 +6,7 @@ rule about memories (gate, dedup, supersede, banners) is in sql/functions/.
 
 from __future__ import annotations
 
+import copy
 import functools
 import logging
 import time
@@ -352,6 +353,14 @@ class Brain:
             space = self.active_space()
             self._embedder = get_embedder(space.name if space else self._embedder_spec)
         return self._embedder
+
+    def embedding_with(self, embedder: Embedder) -> Brain:
+        """This Brain with another embedder: the same connection, workspace, actor, principal,
+        session and statement timeout (a hook's capture embeds with what a hook may use,
+        within the hook's time)."""
+        other = copy.copy(self)
+        other._embedder = embedder
+        return other
 
     def configured_embedder(self) -> Embedder:
         """The embedder BRAIN_EMBEDDER (or the default) names."""

@@ -20,6 +20,8 @@ import struct
 import sys
 import time
 
+from pybrain.paths import home
+
 
 def _process_start() -> float:
     """When this process started (time.time()), its interpreter's start included where the
@@ -94,10 +96,9 @@ def main() -> None:
                     sys.exit(code)
             import warnings
 
-            from pybrain import hooks
-            from pybrain.hooks import Options, read_input, run
+            from pybrain.hooks import Options, base, read_input, run
 
-            hooks.STARTED = STARTED
+            base.STARTED = STARTED
 
             # platformdirs warns about XDG_RUNTIME_DIR as root; its fallback works
             warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
@@ -136,18 +137,6 @@ def enabled() -> bool:
     if os.name != "posix" or not hasattr(socket, "send_fds") or not hasattr(os, "fork"):
         return False
     return os.environ.get("BRAIN_HOOK_SERVER", "auto").strip().lower() != "off"
-
-
-def home() -> str:
-    """BRAIN_HOME as pybrain.config reads it, without importing it (psycopg comes with it)."""
-    value = os.environ.get("BRAIN_HOME")
-    if value:
-        return os.path.realpath(os.path.expanduser(value))
-    if os.name == "posix" and os.geteuid() == 0:
-        return "/var/lib/pybrain"
-    import platformdirs
-
-    return platformdirs.user_data_dir("pybrain")
 
 
 def socket_path(brain_home: str | None = None) -> str:

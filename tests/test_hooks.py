@@ -364,8 +364,8 @@ def test_the_prompt_hook_never_embeds_private_text(brain, monkeypatch) -> None:
     def opened(options, *, start: bool):
         yield brain
 
-    monkeypatch.setattr(hooks, "_brain", opened)
-    monkeypatch.setattr(hooks, "_hook_embedder", lambda _brain, *, remote: Recording())
+    monkeypatch.setattr(hooks.base, "_brain", opened)
+    monkeypatch.setattr(hooks.base, "_hook_embedder", lambda _brain, *, remote: Recording())
     brain.remember("fact", "The staging database listens on port 6543")
     ask = "which port does the staging database use? <private>my password is hunter2-x</private>"
     answer = hooks.prompt({"prompt": ask, "session_id": "s1"}, hooks.Options())
@@ -563,7 +563,7 @@ def test_a_local_space_embeds_through_the_warm_server_only(tmp_path, monkeypatch
 
     from pybrain.embed import get_embedder, server
     from pybrain.errors import EmbedderError
-    from pybrain.hooks import _warm_local
+    from pybrain.hooks.base import _warm_local
 
     monkeypatch.setenv("BRAIN_HOME", str(tmp_path))
     monkeypatch.setenv("BRAIN_EMBED_SERVER", "off")

@@ -235,8 +235,8 @@ def test_the_prompt_hook_never_searches_a_span_left_open_in_an_earlier_prompt(
     def opened(options, *, start: bool):
         yield brain
 
-    monkeypatch.setattr(hooks, "_brain", opened)
-    monkeypatch.setattr(hooks, "_hook_embedder", lambda _brain, *, remote: Recording())
+    monkeypatch.setattr(hooks.base, "_brain", opened)
+    monkeypatch.setattr(hooks.base, "_hook_embedder", lambda _brain, *, remote: Recording())
     brain.remember("fact", "The staging database listens on port 6543")
     transcript, _ = setup("claude-code", tmp_path)
     append(transcript, "claude-code", [("user", OPEN), ("assistant", "Noted.")], 0)

@@ -23,14 +23,12 @@ while it was finishing is never stranded (its hook found the lock held).
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
-import os
 import sys
 import time
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
+
+from pybrain.hooks.later import LOCK, ask, folder, requests, worker_lock, working  # noqa: F401
 
 # Seconds a worker gives one request (a 64 MiB transcript's turns take minutes).
 TIMEOUT = 600.0
@@ -38,57 +36,6 @@ TIMEOUT = 600.0
 # (brain.observe_transcript), so the hooks of sessions that end meanwhile wait for one
 # small batch, not for a long one.
 BATCH = 32
-LOCK = "worker.lock"
-
-
-def folder(home: Path, target: str) -> Path:
-    return home / "run" / f"finish-{target}"
-
-
-def ask(home: Path, target: str, wanted: dict[str, Any]) -> Path:
-    """Leave a request for the worker (the same seat asked twice is one request)."""
-    where = folder(home, target)
-    where.mkdir(parents=True, exist_ok=True, mode=0o700)
-    name = hashlib.sha256(json.dumps(wanted, sort_keys=True).encode()).hexdigest()[:16]
-    path = where / f"{name}.json"
-    partial = where / f".{name}.{os.getpid()}"
-    partial.write_text(json.dumps(wanted), encoding="utf-8")
-    os.replace(partial, path)
-    return path
-
-
-def requests(home: Path, target: str) -> list[Path]:
-    try:
-        names = sorted(os.listdir(folder(home, target)))
-    except FileNotFoundError:
-        return []
-    return [folder(home, target) / n for n in names if n.endswith(".json") and not n.startswith(".")]
-
-
-@contextlib.contextmanager
-def worker_lock(home: Path, target: str) -> Iterator[bool]:
-    """The worker's lock of a home and database, taken without waiting: True when this
-    process holds it (the kernel lets it go when the process ends, killed or not)."""
-    import fcntl
-
-    where = folder(home, target)
-    where.mkdir(parents=True, exist_ok=True, mode=0o700)
-    with open(where / LOCK, "ab") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            yield False
-            return
-        try:
-            yield True
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
-
-
-def working(home: Path, target: str) -> bool:
-    """Whether a worker holds the lock now."""
-    with worker_lock(home, target) as held:
-        return not held
 
 
 def main(argv: list[str]) -> int:
@@ -109,7 +56,9 @@ def _work(settings: Any, target: str) -> None:
     """Take the requests until none is left, then embed what they queued."""
     import warnings
 
-    from pybrain import hooks
+    from pybrain.hooks import base
+    from pybrain.hooks.on_capture import write_kept
+    from pybrain.hooks.on_start import _capture_ended
 
     warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR.*")
     last = None
@@ -122,40 +71,39 @@ def _work(settings: Any, target: str) -> None:
                 with contextlib.suppress(OSError):
                     request.unlink()
                 continue
-            hooks.STARTED = time.time()
-            options = hooks.Options(source=wanted["source"], project=wanted["project"], timeout=TIMEOUT)
+            base.STARTED = time.time()
+            options = base.Options(source=wanted["source"], project=wanted["project"], timeout=TIMEOUT)
             last = options
             try:
-                with hooks._deadline(TIMEOUT), hooks._brain(options, start=False) as brain:
+                with base._deadline(TIMEOUT), base._brain(options, start=False) as brain:
                     # what capture hooks kept while the database was out, as any command writes it
-                    hooks.write_kept(settings)
+                    write_kept(settings)
                     # stored first, queued (embedding each batch would take twice as long)
-                    hooks._capture_ended(brain, options, wanted["seat"], embed=False, per_call=BATCH)
+                    _capture_ended(brain, options, wanted["seat"], embed=False, per_call=BATCH)
             except Exception as exc:  # the next session start captures what is left
                 print(
-                    f"pybrain finish: {hooks._describe(exc)} (the next session start goes on)",
+                    f"pybrain finish: {base._describe(exc)} (the next session start goes on)",
                     file=sys.stderr,
                 )
     if last is None:
         return
     try:
         # then embedded with what a hook may use, as `brain worker --once` would
-        with hooks._deadline(TIMEOUT), hooks._brain(last, start=False) as brain:
+        with base._deadline(TIMEOUT), base._brain(last, start=False) as brain:
             _embed_queued(brain)
     except Exception as exc:
-        print(f"pybrain finish: {hooks._describe(exc)} (brain worker embeds the rest)", file=sys.stderr)
+        print(f"pybrain finish: {base._describe(exc)} (brain worker embeds the rest)", file=sys.stderr)
 
 
 def _embed_queued(opened: object) -> None:
     """Embed the queued memories with the embedder a hook may use (none: `brain worker` does)."""
-    from pybrain import hooks
-    from pybrain.client import Brain
     from pybrain.errors import EmbedderError
+    from pybrain.hooks import base
 
-    embedder = hooks._hook_embedder(opened, remote=True)
+    embedder = base._hook_embedder(opened, remote=True)
     if embedder is None:
         return
-    brain = Brain(opened.conn, workspace=opened.workspace, embedder=embedder, actor=opened.actor)  # type: ignore[attr-defined]
+    brain = opened.embedding_with(embedder)  # type: ignore[attr-defined]
     try:
         # small batches: the warm embedding server answers the hooks between them
         while brain.embed_pending(16):

