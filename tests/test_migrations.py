@@ -59,6 +59,7 @@ RELEASED = {
     "031-trust-in-depth.sql": "33e296d7948a4bf73932f8036c5de178d6e83d71a25e6d3ed33fc6878066e317",
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
+    "036-fact-terms.sql": "56321618ff083b034a7107a2d7e70eabe95cac215cbe7b455dd57ed816ae255a",
 }
 
 
@@ -1068,3 +1069,39 @@ def test_031_takes_brain_owners_roles_and_hides_each_spaces_size(
             conn.execute("RESET ROLE")
             conn.execute(f"DROP OWNED BY {agent}")
             conn.execute(f"DROP ROLE {agent}")
+
+
+def test_036_stores_each_memorys_distinguishing_terms(empty_database: str) -> None:
+    """A database before 036 with memories in it, upgraded: each memory carries the
+    distinguishing terms brain.distinguishing_terms gives its text, a write and a change of
+    text keep them, and search's mark of an older statement reads them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("036-fact-terms.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for headline, body in (
+            ("Node.js runtime is version 20", "Set by Alice on db-2.internal, see ops/RUNBOOK.md"),
+            ("Deploys wait for the review", "Plain words. Nothing else"),
+        ):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, body, normalized) VALUES ('fact', %s, %s, %s)",
+                (headline, body, headline.lower()),
+            )
+        assert db.migrate(conn).applied[0] == "036-fact-terms.sql"
+        check = (
+            "SELECT m.memory_id, m.fact_terms, brain.distinguishing_terms(m.headline || E'\\n' || m.body)"
+            " FROM brain.memory m ORDER BY m.memory_id"
+        )
+        rows = conn.execute(check).fetchall()
+        assert [r[1] for r in rows] == [r[2] for r in rows]
+        assert rows[0][1] == ["20", "alice", "db-2.internal", "node.js", "ops/runbook.md"]
+        assert rows[1][1] == []
+        old = rows[0][0]
+        write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+        (new,) = conn.execute(write, ("Node.js runtime is version 22",)).fetchone()
+        conn.execute("UPDATE brain.memory SET body = 'Since May, by Bob' WHERE memory_id = %s", rows[1][:1])
+        rows = conn.execute(check).fetchall()
+        assert [r[1] for r in rows] == [r[2] for r in rows] and rows[1][1] == ["bob"]
+        search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
+        marks = dict(conn.execute(search, ("Node.js runtime version",)).fetchall())
+        assert marks[old] == new and marks[new] is None

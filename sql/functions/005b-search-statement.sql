@@ -6,19 +6,6 @@
 -- per-memory function could not be inlined and cost a call per memory.
 DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
 
--- Every setting of this workspace at once (brain.setting reads one): its
--- overrides over the defaults. Search reads some twenty, and each read of
--- one checks the caller's workspace again.
-CREATE OR REPLACE FUNCTION brain._settings()
-RETURNS jsonb
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT brain.setting_defaults()
-           || coalesce((SELECT jsonb_object_agg(s.name, s.value) FROM brain.setting s
-                        WHERE s.workspace_id = brain.current_workspace()), '{}')
-$$;
-
 -- The statement brain.search runs is built here, a fragment a function: the
 -- filter every leg shares (brain._search_filter), the vector, lexical, trigram
 -- and skill legs, and the fusion and ranking over them (brain._search_statement).
@@ -412,6 +399,7 @@ AS $f$
         -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
             SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place,
+                   brain._terms_of(n.fact_terms, n.headline, n.body) AS terms,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
             WHERE n.state = 'active' AND (n.origin IN ('explicit', 'overlay') OR (n.origin = 'observed' AND n.metadata ? 'turn'))
@@ -446,7 +434,7 @@ AS $f$
                          WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') AND NOT n.said
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
-                   WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer
             FROM listed l
