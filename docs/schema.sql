@@ -211,7 +211,7 @@ CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     -- the body: sql/functions/022-serve.sql
 $$;
 CREATE FUNCTION brain._api_frame(stack text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/004b-write-guard.sql
@@ -3177,7 +3177,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 75e5752e4f482d391180139641723bb05275f43e2767139bd6ab4bfd51a2f985';
+COMMENT ON TABLE brain.migration IS 'functions 0aa1429e18422079ee7af90f246be0803b9e5f52ba563b31c6fcadcfb2c2ca12';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

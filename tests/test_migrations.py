@@ -59,7 +59,7 @@ RELEASED = {
     "031-trust-in-depth.sql": "33e296d7948a4bf73932f8036c5de178d6e83d71a25e6d3ed33fc6878066e317",
     "032-repository-projects.sql": "68422af78fc2c657db2b9ee5079cc96829950ba5476a001b822feb4774c96681",
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
-    "036-fact-terms.sql": "56321618ff083b034a7107a2d7e70eabe95cac215cbe7b455dd57ed816ae255a",
+    "036-fact-terms.sql": "6bc881aecc16f229d3bbd0b2b9c841714ad8391e7a9eac13a6cd858f144e09b9",
 }
 
 
@@ -615,6 +615,8 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         conn.execute("CREATE TYPE brain.search_request AS (query text)")
         conn.execute("CREATE TYPE brain.memory_draft AS (kind text)")
         conn.execute("CREATE TYPE brain.staged_memory AS (item integer)")
+        # (the write path's column of migration 036, which adds it when missing)
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
         for path in [p for p in db.sql_files("functions") if not p.name.startswith("024") and p.name < "026"]:
             conn.execute(path.read_text())
         conn.execute("DROP TYPE brain.search_request CASCADE")
@@ -772,6 +774,8 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         assert "CREATE TYPE brain.staged_memory" in later_types[1]
         for text in later_types:
             conn.execute(text)
+        # (the write path's column of migration 036, which adds it when missing)
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
         for path in db.sql_files("functions"):
             if path.name < "026-ownership.sql":
                 conn.execute(path.read_text())

@@ -4,7 +4,7 @@
 -- of results it compared (the "older" mark: a newer memory among the results
 -- differing in these terms only) and every write for each neighbour it
 -- compared with. NULL: not computed (readers compute them then).
-ALTER TABLE brain.memory ADD COLUMN fact_terms text[];
+ALTER TABLE brain.memory ADD COLUMN IF NOT EXISTS fact_terms text[];
 COMMENT ON COLUMN brain.memory.fact_terms IS
     'The distinguishing terms of headline and body (brain.distinguishing_terms), kept by the write path: what tells one fact from another.';
 
