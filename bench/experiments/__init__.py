@@ -13,8 +13,9 @@ def parser(module: str, doc: str) -> argparse.ArgumentParser:
 def copy_saved_workspace(server, size: int, copy: str, *, settings: dict[str, str] | None = None):
     """A copy (database `copy`) of the workspace of `size` memories the benchmark saved under the
     server's data directory, migrated by this checkout, the benchmark's client role a writer of
-    it, the timers installed and its word frequencies sampled: the owner's connection (autocommit, workspace 1). settings: the
-    copy's own server settings (ALTER DATABASE ... SET). Raises SystemExit when none was saved."""
+    it, the timers installed and its word frequencies sampled: the owner's connection
+    (autocommit, workspace 1). settings: the copy's own server settings (ALTER DATABASE ...
+    SET). Raises SystemExit when none was saved."""
     import psycopg
 
     from bench import latency
