@@ -20,6 +20,7 @@ from pathlib import Path
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
+from bench import boot, latency
 from bench.experiments import copy_saved_workspace, parser
 from bench.experiments.searchab import KINDS, _search
 from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
@@ -31,7 +32,7 @@ def main(argv: list[str] | None = None) -> None:
     p = parser("bench.experiments.searchcost", __doc__)
     p.add_argument("--data-dir", type=Path, required=True, help="a data directory `python -m bench` kept")
     p.add_argument("--size", type=int, default=10000)
-    p.add_argument("--kind", choices=KINDS, default="hybrid")
+    p.add_argument("--kind", choices=(*KINDS, "boot"), default="hybrid", help="boot: a boot with a task")
     p.add_argument("--queries", type=int, default=45)
     p.add_argument("--top", type=int, default=25)
     args = p.parse_args(argv)
@@ -49,17 +50,36 @@ def main(argv: list[str] | None = None) -> None:
         client_url = make_conninfo(
             **(conninfo_to_dict(server.url(COPY)) | {"user": CLIENT_ROLE, "password": CLIENT_PASSWORD})
         )
+        run = _search
+        if args.kind == "boot":
+            with psycopg.connect(client_url, autocommit=True) as client:
+                client.execute("SELECT set_config('brain.workspace', '1', false)")
+                boot._rules_and_tasks(client, random.Random(5))
+            owner.execute("ANALYZE brain.memory")
+            latency.install_timers(owner, boot.TIMER)
+
+            def run(conn: psycopg.Connection, rows: list, kind: str, tags: list) -> float:
+                conn.execute("SELECT set_config('brain.workspace', '1', false)")
+                times = [
+                    conn.execute(
+                        "SELECT ms FROM bench_t.bench_t_boot(%s, %s)", (" ".join(h.split()[:4]), list(v))
+                    ).fetchone()[0]
+                    for h, v in rows
+                ]
+                return statistics.median(times[5:])
+
         with psycopg.connect(client_url, autocommit=True) as client:
-            _search(client, rows, args.kind, tags)  # plans
+            run(client, rows, args.kind, tags)  # plans
         owner.execute("SELECT pg_stat_reset()")
         with psycopg.connect(client_url, autocommit=True) as client:
-            _search(client, rows, args.kind, tags)  # plans of this session
-            median = _search(client, rows, args.kind, tags)
+            run(client, rows, args.kind, tags)  # plans of this session
+            median = run(client, rows, args.kind, tags)
         time.sleep(2)  # the closed session's statistics reach the counters
         owner.execute("SELECT pg_stat_clear_snapshot()")
         (searches,) = owner.execute(
             "SELECT coalesce(sum(calls), 0) FROM pg_stat_user_functions"
-            " WHERE schemaname = 'brain' AND funcname = 'search'"
+            " WHERE schemaname = 'brain' AND funcname = %s",
+            ("boot_session" if args.kind == "boot" else "search",),
         ).fetchone()
         stats = owner.execute(
             "SELECT p.funcname, p.calls, p.self_time FROM pg_stat_user_functions p"
