@@ -3177,7 +3177,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0aa1429e18422079ee7af90f246be0803b9e5f52ba563b31c6fcadcfb2c2ca12';
+COMMENT ON TABLE brain.migration IS 'functions d5ad78ab4ecb120066dd7c2ff3ad5f6e925e978a46fbb511b07cc76793daefc0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

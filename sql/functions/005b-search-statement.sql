@@ -399,9 +399,12 @@ AS $f$
         -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
             SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place,
-                   brain._terms_of(n.fact_terms, n.headline, n.body) AS terms,
+                   brain._terms_of(n.fact_terms, n.headline, n.body) AS terms, v.embedding AS vec,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
+            -- (each one's vector read once, not once for every pair it is compared in)
+            LEFT JOIN brain.embedding v ON v.workspace_id = ($1).workspace_id AND v.space_id = $4
+                                       AND v.memory_id = n.memory_id
             WHERE n.state = 'active' AND (n.origin IN ('explicit', 'overlay') OR (n.origin = 'observed' AND n.metadata ? 'turn'))
         ),
         judged AS MATERIALIZED (
@@ -439,6 +442,8 @@ AS $f$
                    LIMIT 1) END AS newer
             FROM listed l
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
+            LEFT JOIN brain.embedding mv ON mv.workspace_id = ($1).workspace_id AND mv.space_id = $4
+                                        AND mv.memory_id = m.memory_id
         ),
         -- what each older memory leads to: the end of its chain of newer ones among the
         -- results (20 -> 22 -> 24: 24), the current one
@@ -534,10 +539,7 @@ AS $f$
                          ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
         '$10', '$11',
         'CASE WHEN $4 IS NULL THEN public.similarity(m.headline, n.headline) ELSE'
-        ' (SELECT 1 - (a.embedding OPERATOR(public.<=>) b.embedding)'
-        ' FROM brain.embedding a, brain.embedding b'
-        ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = $4 AND a.memory_id = m.memory_id'
-        ' AND b.workspace_id = ($1).workspace_id AND b.space_id = $4 AND b.memory_id = n.memory_id) END',
+        ' 1 - (mv.embedding OPERATOR(public.<=>) n.vec) END',
         brain._search_filter(), '$12', '$13')
 $f$;
 
