@@ -54,10 +54,19 @@ schema: install
 docs: install
 	$(BIN)/python tests/docgen.py
 
-# The benchmark on its own throwaway embedded PostgreSQL (docs/benchmarks.md);
-# flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick
+# The benchmark on its own throwaway embedded PostgreSQL (docs/benchmarks.md), side by
+# side with the previous commit: BENCH_BASE (HEAD~1) and this tree, BENCH_RUNS (3) runs
+# each, interleaved, both columns and their spreads written to docs/benchmarks.md
+# (bench/compare.py). Flags through BENCH_FLAGS, e.g. make bench BENCH_FLAGS=--quick;
+# BENCH_BASE= (empty) runs this tree once.
+BENCH_BASE ?= HEAD~1
+BENCH_RUNS ?= 3
 bench: install
+ifeq ($(BENCH_BASE),)
 	$(BIN)/python -m bench $(BENCH_FLAGS)
+else
+	$(BIN)/python -m bench --compare $(BENCH_BASE) --runs $(BENCH_RUNS) $(BENCH_FLAGS)
+endif
 
 # brain serve's latency over HTTP (docs/serve.md) on a throwaway embedded PostgreSQL;
 # flags through SERVE_FLAGS, e.g. make bench-serve SERVE_FLAGS="--calls 400 --clients 8"

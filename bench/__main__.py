@@ -142,6 +142,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         action="store_true",
         help="this run's figures become the baseline later runs compare with (bench/baselines/figures.json)",
     )
+    p.add_argument(
+        "--compare",
+        metavar="REV",
+        default=None,
+        help="run git revision REV (exported to a temporary directory, its own database) and this tree"
+        " interleaved, --runs times each, with the other flags given; both columns, their spreads and"
+        " the changes beyond them go to docs/benchmarks.md (bench/compare.py)",
+    )
+    p.add_argument("--runs", type=int, default=3, help="runs of each side with --compare (default 3)")
     p.add_argument("--seed", type=int, default=20261122)
     p.add_argument("--output", type=Path, default=RESULTS / "latest.json")
     return p.parse_args(argv)
@@ -149,6 +158,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
+    if args.compare:
+        from bench import compare
+
+        compare.run(args.compare, _without_compare(sys.argv[1:] if argv is None else argv), args.runs)
+        return 0
     # Never the user's BRAIN_HOME: everything the run touches lives in a temporary directory.
     home = Path(tempfile.mkdtemp(prefix="pybrain-bench-home-"))
     os.environ["BRAIN_HOME"] = str(home)
@@ -357,6 +371,21 @@ def main(argv: list[str] | None = None) -> int:
         server.close()
         shutil.rmtree(home, ignore_errors=True)
     return _finish(args, results, report, log, elapsed_total)
+
+
+def _without_compare(argv: list[str]) -> list[str]:
+    """The flags each run of a comparison gets: all but --compare, --runs, --data-dir and --output."""
+    out, skip = [], False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        name = arg.split("=", 1)[0]
+        if name in ("--compare", "--runs", "--data-dir", "--output"):
+            skip = "=" not in arg
+            continue
+        out.append(arg)
+    return out
 
 
 def _finish(

@@ -213,7 +213,7 @@ CREATE FUNCTION brain._answers_for_role(role text) RETURNS boolean
     -- the body: sql/functions/022-serve.sql
 $$;
 CREATE FUNCTION brain._api_frame(stack text) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/004b-write-guard.sql
@@ -238,7 +238,7 @@ CREATE FUNCTION brain._asks_replies(query text) RETURNS boolean
     -- the body: sql/functions/005c-search-run.sql
 $$;
 COMMENT ON FUNCTION brain._asks_replies(query text) IS 'Whether a query asks what the other side of a conversation said ("you recommended", "did you suggest", "your suggestion", "what we outlined"): search then weighs an assistant''s captured turns as a person''s (assistant_turn_weight does not apply), and a captured prompt gives its place to the reply that answers it.';
-CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+CREATE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}'::jsonb, checked boolean DEFAULT false) RETURNS void
     LANGUAGE sql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -250,7 +250,7 @@ CREATE FUNCTION brain._audit_guard() RETURNS trigger
     AS $_$
     -- the body: sql/functions/025-tenancy.sql
 $_$;
-CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb) RETURNS void
+CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb, checked boolean DEFAULT false) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -485,6 +485,7 @@ CREATE TABLE brain.memory (
     thread text,
     "position" integer,
     lexical_len integer,
+    fact_terms text[],
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
@@ -503,6 +504,7 @@ COMMENT ON COLUMN brain.memory.context IS 'Indexed with the memory (full text, w
 COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memory is part of (NULL: none).';
 COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
 COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
+COMMENT ON COLUMN brain.memory.fact_terms IS 'The distinguishing terms of headline and body (brain.distinguishing_terms), kept by the write path: what tells one fact from another.';
 CREATE FUNCTION brain._check_transition(mem brain.memory, action text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1031,6 +1033,14 @@ CREATE FUNCTION brain._lexeme_shares(ws bigint, lexemes text[]) RETURNS TABLE(le
     AS $$
     -- the body: sql/functions/005a-search-words.sql
 $$;
+CREATE FUNCTION brain._lexical_terms(query text, ws bigint, cfg jsonb, n_docs double precision) RETURNS TABLE(lexeme text, docs bigint, idf double precision, searched boolean, grp text[])
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET enable_seqscan TO 'off'
+    SET enable_indexscan TO 'off'
+    AS $_$
+    -- the body: sql/functions/005a-search-words.sql
+$_$;
 CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1529,7 +1539,7 @@ CREATE FUNCTION brain._settings() RETURNS jsonb
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005b-search-statement.sql
+    -- the body: sql/functions/002-settings.sql
 $$;
 CREATE FUNCTION brain._space_index_name(s brain.embedding_space) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1632,6 +1642,11 @@ $$;
 CREATE FUNCTION brain._terms_differ(ta text[], tb text[]) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
+CREATE FUNCTION brain._terms_of(stored text[], headline text, body text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
     -- the body: sql/functions/005d-search-reads.sql
 $$;
@@ -2236,13 +2251,11 @@ CREATE FUNCTION brain.lexical_query(query text) RETURNS tsquery
 $$;
 COMMENT ON FUNCTION brain.lexical_query(query text) IS 'The query words the lexical leg looks for (brain.lexical_terms with searched), OR-ed: the rarest, until about lexical_max_rows (1000) memories match, never a word in more than lexical_max_term_share (2%) of memories.';
 CREATE FUNCTION brain.lexical_terms(query text) RETURNS TABLE(lexeme text, docs bigint, idf double precision, searched boolean)
-    LANGUAGE plpgsql STABLE
+    LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
-    SET enable_seqscan TO 'off'
-    SET enable_indexscan TO 'off'
-    AS $_$
+    AS $$
     -- the body: sql/functions/005a-search-words.sql
-$_$;
+$$;
 COMMENT ON FUNCTION brain.lexical_terms(query text) IS 'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';
 CREATE FUNCTION brain.lifecycle() RETURNS TABLE(subject text, action text, from_state text, to_state text)
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3270,7 +3283,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 9c07abae2ee7ba6d7049cf329dffc6210affd17390ed84d4a5fcde265bf18f8b';
+COMMENT ON TABLE brain.migration IS 'functions 3a4c64007c968b4a62c8ef62408e7a057f036ffc5c76a438f603a00930fba145';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -61,6 +61,7 @@ RELEASED = {
     "033-policy-initplans.sql": "d216d569e81d269d619fb99282bd3823597d4f7271fdb33b49f6b652d3438749",
     "034-client-locks.sql": "bfba123af2ab1ca420c14caf2ea60731a84834a8e03deb7d966fef007368bce0",
     "035-dependent-staleness.sql": "209cf0c863ba7c7e2225e53c3e303713bbbcf724bf321577a9da81dba8edb630",
+    "036-fact-terms.sql": "6bc881aecc16f229d3bbd0b2b9c841714ad8391e7a9eac13a6cd858f144e09b9",
 }
 
 
@@ -616,6 +617,8 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         conn.execute("CREATE TYPE brain.search_request AS (query text)")
         conn.execute("CREATE TYPE brain.memory_draft AS (kind text)")
         conn.execute("CREATE TYPE brain.staged_memory AS (item integer)")
+        # (the write path's column of migration 036, which adds it when missing)
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
         for path in [p for p in db.sql_files("functions") if not p.name.startswith("024") and p.name < "026"]:
             conn.execute(path.read_text())
         conn.execute("DROP TYPE brain.search_request CASCADE")
@@ -773,6 +776,8 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         assert "CREATE TYPE brain.staged_memory" in later_types[1]
         for text in later_types:
             conn.execute(text)
+        # (the write path's column of migration 036, which adds it when missing)
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
         for path in db.sql_files("functions"):
             if path.name < "026-ownership.sql":
                 conn.execute(path.read_text())
@@ -1158,7 +1163,7 @@ def test_035_marks_what_a_supersede_left_in_an_existing_database(empty_database:
             "SELECT memory_id FROM brain.remember(kind => 'rule',"
             " headline => 'Connect to staging on port 6432', severity => 'BLOCKER')"
         ).fetchone()[0]
-        assert db.migrate(conn).applied[-1] == "035-dependent-staleness.sql"
+        assert "035-dependent-staleness.sql" in db.migrate(conn).applied
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         new = conn.execute(
             "SELECT memory_id FROM brain.supersede(%s, 'Staging listens on port 5433', 'moved')", (fact,)
@@ -1179,3 +1184,39 @@ def test_035_marks_what_a_supersede_left_in_an_existing_database(empty_database:
         assert guarded == (True, 4, True)
         conn.execute("SELECT brain.unsupersede(%s)", (fact,))
         assert conn.execute("SELECT count(*) FROM brain.stale()").fetchone() == (0,)
+
+
+def test_036_stores_each_memorys_distinguishing_terms(empty_database: str) -> None:
+    """A database before 036 with memories in it, upgraded: each memory carries the
+    distinguishing terms brain.distinguishing_terms gives its text, a write and a change of
+    text keep them, and search's mark of an older statement reads them."""
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("036-fact-terms.sql")
+        migrate_through(conn, before)
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        for headline, body in (
+            ("Node.js runtime is version 20", "Set by Alice on db-2.internal, see ops/RUNBOOK.md"),
+            ("Deploys wait for the review", "Plain words. Nothing else"),
+        ):
+            conn.execute(
+                "INSERT INTO brain.memory (kind, headline, body, normalized) VALUES ('fact', %s, %s, %s)",
+                (headline, body, headline.lower()),
+            )
+        assert db.migrate(conn).applied[0] == "036-fact-terms.sql"
+        check = (
+            "SELECT m.memory_id, m.fact_terms, brain.distinguishing_terms(m.headline || E'\\n' || m.body)"
+            " FROM brain.memory m ORDER BY m.memory_id"
+        )
+        rows = conn.execute(check).fetchall()
+        assert [r[1] for r in rows] == [r[2] for r in rows]
+        assert rows[0][1] == ["20", "alice", "db-2.internal", "node.js", "ops/runbook.md"]
+        assert rows[1][1] == []
+        old = rows[0][0]
+        write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+        (new,) = conn.execute(write, ("Node.js runtime is version 22",)).fetchone()
+        conn.execute("UPDATE brain.memory SET body = 'Since May, by Bob' WHERE memory_id = %s", rows[1][:1])
+        rows = conn.execute(check).fetchall()
+        assert [r[1] for r in rows] == [r[2] for r in rows] and rows[1][1] == ["bob"]
+        search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
+        marks = dict(conn.execute(search, ("Node.js runtime version",)).fetchall())
+        assert marks[old] == new and marks[new] is None

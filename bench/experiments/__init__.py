@@ -13,8 +13,9 @@ def parser(module: str, doc: str) -> argparse.ArgumentParser:
 def copy_saved_workspace(server, size: int, copy: str, *, settings: dict[str, str] | None = None):
     """A copy (database `copy`) of the workspace of `size` memories the benchmark saved under the
     server's data directory, migrated by this checkout, the benchmark's client role a writer of
-    it and the timers installed: the owner's connection (autocommit, workspace 1). settings: the
-    copy's own server settings (ALTER DATABASE ... SET). Raises SystemExit when none was saved."""
+    it, the timers installed and its word frequencies sampled: the owner's connection
+    (autocommit, workspace 1). settings: the copy's own server settings (ALTER DATABASE ...
+    SET). Raises SystemExit when none was saved."""
     import psycopg
 
     from bench import latency
@@ -37,4 +38,7 @@ def copy_saved_workspace(server, size: int, copy: str, *, settings: dict[str, st
     owner.execute("SELECT set_config('brain.workspace', '1', false)")
     owner.execute("SELECT brain.grant_workspace(%s, 1, 'write')", (CLIENT_ROLE,))
     latency.install_timers(owner, latency.TIMERS)
+    # the workspace's word frequencies, as the benchmark samples them before it times searches
+    # (without them every common word of a query is counted, up to lexical_max_rows)
+    owner.execute("SELECT brain.analyze_lexemes()")
     return owner

@@ -179,6 +179,21 @@ BEGIN
 END
 $$;
 
+-- Every setting of this workspace at once (brain.setting reads one): its
+-- overrides over the defaults, an override outside its range read as the
+-- default as brain.setting reads it. Search reads some twenty, and each read
+-- of one checks the caller's workspace again.
+CREATE OR REPLACE FUNCTION brain._settings()
+RETURNS jsonb
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.setting_defaults()
+           || coalesce((SELECT jsonb_object_agg(s.name, s.value) FROM brain.setting s
+                        WHERE s.workspace_id = brain.current_workspace()
+                          AND brain._in_setting_range(s.name, s.value)), '{}')
+$$;
+
 CREATE OR REPLACE FUNCTION brain.setting(name text)
 RETURNS jsonb
 LANGUAGE sql STABLE

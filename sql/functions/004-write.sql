@@ -1,20 +1,18 @@
--- The write path's helpers: memories as JSON, audit, the gate, exact and
--- semantic dedup (distinguishing terms, folds), marking a memory superseded,
--- the check at commit's registration, and the checks of a set of drafts
--- (brain._check_drafts). The core that uses them is
--- 004a-write-core.sql; the API of one memory, 006-write-api.sql.
+-- The write path's helpers: memories as JSON, audit, the gate, exact and semantic dedup
+-- (distinguishing terms, folds), marking a memory superseded, the check at commit's
+-- registration, the checks of a set of drafts (brain._check_drafts). The core that uses
+-- them: 004a-write-core.sql; the API of one memory, 006-write-api.sql.
 
--- Memories as JSON documents: common columns plus their kind's details and
--- annotations. One query for many ids (the audit snapshots of a batch).
--- No SET clause, so the planner inlines it into its callers (memory_json,
--- _audit_many) like a view; every name in it is qualified.
+-- Memories as JSON documents: common columns plus their kind's details and annotations,
+-- one query for many ids (the audit snapshots of a batch). No SET clause: the planner
+-- inlines it into its callers (memory_json, _audit_many); every name in it is qualified.
 CREATE OR REPLACE FUNCTION brain._memory_docs(ids bigint[])
 RETURNS TABLE (memory_id bigint, doc jsonb)
 LANGUAGE sql STABLE
 AS $$
     SELECT m.memory_id,
            jsonb_build_object('id', m.memory_id)
-           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv')
+           || (to_jsonb(m) - 'memory_id' - 'normalized' - 'normalized_hash' - 'workspace_id' - 'tsv' - 'fact_terms')
            || coalesce(CASE m.kind
                   WHEN 'rule' THEN (SELECT to_jsonb(r) - 'workspace_id' - 'memory_id' FROM brain.rule r
                                     WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
@@ -47,14 +45,17 @@ $$;
 COMMENT ON FUNCTION brain.memory_json IS
     'One memory as JSON: its columns and its kind''s details (severity, halflife, incident details, task status). NULL when absent.';
 
--- Audit rows for many memories at once, each with a snapshot of the memory as it is now.
-CREATE OR REPLACE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}')
+-- Audit rows for many memories at once, each with a snapshot of the memory as it is now
+-- (checked: the caller scanned actor and detail for secrets already, a write's one scan).
+DROP FUNCTION IF EXISTS brain._audit_many(bigint[], text, text, jsonb);
+CREATE OR REPLACE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}',
+                                             checked boolean DEFAULT false)
 RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
     -- the actor and the detail (reasons, notes) hold no secret; the snapshot was checked when written
-    SELECT brain._refuse_secrets(jsonb_build_object('source', actor) || coalesce(detail, '{}'));
+    SELECT brain._refuse_secrets(jsonb_build_object('source', actor) || coalesce(detail, '{}')) WHERE NOT checked;
     INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail, snapshot)
     SELECT brain.current_workspace(), x.id, action,
            coalesce(nullif(actor, ''), nullif(current_setting('brain.actor', true), ''), session_user),
@@ -64,12 +65,14 @@ AS $$
     ORDER BY x.n
 $$;
 
-CREATE OR REPLACE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}')
+DROP FUNCTION IF EXISTS brain._audit(bigint, text, text, jsonb);
+CREATE OR REPLACE FUNCTION brain._audit(id bigint, action text, actor text, detail jsonb DEFAULT '{}',
+                                        checked boolean DEFAULT false)
 RETURNS void
 LANGUAGE sql
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain._audit_many(ARRAY[id], action, actor, detail)
+    SELECT brain._audit_many(ARRAY[id], action, actor, detail, checked)
 $$;
 
 -- Every gate rule that needs no database state. Raises the rule's BR code.
@@ -163,8 +166,7 @@ AS $$
       AND m.normalized_hash = md5(_exact_duplicate.normalized)::uuid AND m.normalized = _exact_duplicate.normalized
 $$;
 
--- Common English words that a capital letter at a sentence's start does not
--- make a name: left out of brain.distinguishing_terms.
+-- Common English words a capital letter does not make a name (brain.distinguishing_terms).
 CREATE OR REPLACE FUNCTION brain._common_words()
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE

@@ -511,12 +511,13 @@ BEGIN
         PERFORM brain._insert_trajectory(existing.memory_id, current_setting('brain.trajectory', true)::jsonb);
     END IF;
 
+    -- (the source and on_related were scanned with the draft; the rest are ids and a figure)
     PERFORM brain._audit(existing.memory_id, 'insert', d.source_agent,
         CASE WHEN d.supersedes IS NULL THEN '{}'::jsonb
              ELSE jsonb_build_object('supersedes', d.supersedes) END
         || CASE WHEN related.memory_id IS NULL THEN '{}'::jsonb
                 ELSE jsonb_build_object('related', related.memory_id, 'similarity', related_sim,
-                                        'on_related', p_on_related) END);
+                                        'on_related', p_on_related) END, checked => true);
     IF related.memory_id IS NOT NULL AND p_on_related = 'supersede' THEN
         PERFORM brain._mark_superseded(related, existing.memory_id,
             coalesce(nullif(brain.trim_space(p_reason), ''),

@@ -33,23 +33,36 @@
 -- (brain.memory) is none, and only PL/pgSQL frames name the schema. (Text
 -- functions, not regular expressions: a backend keeps 32 compiled ones, and
 -- the gate's own need those slots.)
+-- The frames are read from the outermost in (the API function a client called
+-- is usually there: one lookup), each frame's names tested for the cheap
+-- conditions before the catalog is asked.
 CREATE OR REPLACE FUNCTION brain._api_frame(stack text)
 RETURNS boolean
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT EXISTS (
-        SELECT FROM unnest((string_to_array(stack, E'\n'))[2:]) AS f(frame)
-        CROSS JOIN LATERAL (SELECT string_to_array(f.frame, 'brain.') AS parts) AS a
-        CROSS JOIN LATERAL generate_subscripts(a.parts, 1) AS n
-        WHERE n > 1
-          AND strpos(a.parts[n], '(') > 1
-          AND strpos('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."',
-                     right(a.parts[n - 1], 1)) = 0
-          AND EXISTS (SELECT FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
-                      WHERE p.pronamespace = 'brain'::regnamespace AND l.lanname = 'plpgsql'
-                        AND p.proname = left(a.parts[n], strpos(a.parts[n], '(') - 1)
-                        AND left(p.proname, 1) COLLATE "C" BETWEEN 'a' AND 'z'))
+DECLARE
+    frames text[] := (string_to_array(stack, E'\n'))[2:];
+    parts text[];
+    fn text;
+BEGIN
+    FOR i IN REVERSE coalesce(cardinality(frames), 0) .. 1 LOOP
+        parts := string_to_array(frames[i], 'brain.');
+        FOR n IN 2 .. coalesce(cardinality(parts), 0) LOOP
+            CONTINUE WHEN strpos(parts[n], '(') <= 1
+                OR strpos('abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_."',
+                          right(parts[n - 1], 1)) > 0;
+            fn := left(parts[n], strpos(parts[n], '(') - 1);
+            CONTINUE WHEN NOT left(fn, 1) COLLATE "C" BETWEEN 'a' AND 'z';
+            IF EXISTS (SELECT FROM pg_proc p JOIN pg_language l ON l.oid = p.prolang
+                       WHERE p.pronamespace = 'brain'::regnamespace AND l.lanname = 'plpgsql'
+                         AND p.proname = fn) THEN
+                RETURN true;
+            END IF;
+        END LOOP;
+    END LOOP;
+    RETURN false;
+END
 $$;
 
 CREATE OR REPLACE FUNCTION brain._write_guard()

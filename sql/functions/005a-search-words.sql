@@ -239,8 +239,11 @@ $f$;
 -- in more than lexical_max_term_share of the memories (and in more than a
 -- tenth of lexical_max_rows) it never looks for: such words add to the score
 -- of the memories the rare words found, and find none themselves.
-CREATE OR REPLACE FUNCTION brain.lexical_terms(query text)
-RETURNS TABLE (lexeme text, docs bigint, idf double precision, searched boolean)
+-- brain._lexical_terms takes the workspace, its settings (brain._settings) and
+-- its count of memories from its caller (search has them already), and gives
+-- each word's group of words for the same thing (NULL: the word alone).
+CREATE OR REPLACE FUNCTION brain._lexical_terms(query text, ws bigint, cfg jsonb, n_docs double precision)
+RETURNS TABLE (lexeme text, docs bigint, idf double precision, searched boolean, grp text[])
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 -- Counted through an index, never a scan of the table, which would read every
@@ -250,10 +253,8 @@ SET enable_seqscan = off
 SET enable_indexscan = off
 AS $$
 DECLARE
-    ws bigint := brain.current_workspace();
-    max_share double precision := (brain.setting('lexical_max_term_share'))::double precision;
-    max_rows integer := (brain.setting('lexical_max_rows'))::integer;
-    n_docs double precision;
+    max_share double precision := (cfg->'lexical_max_term_share')::double precision;
+    max_rows integer := (cfg->'lexical_max_rows')::integer;
     picked integer := 0;
     matched bigint := 0;
     found bigint;
@@ -263,8 +264,8 @@ DECLARE
     capped text[] := '{}';
     w record;
     -- words for the same thing (brain.word_group)
-    own jsonb := brain.setting('search_words');
-    builtin boolean := (brain.setting('search_builtin_words'))::boolean;
+    own jsonb := cfg->'search_words';
+    builtin boolean := (cfg->>'search_builtin_words')::boolean;
     -- the dictionary's phrases the query holds ("schema changes"): each weighed as one word
     phrases text[] := CASE WHEN own IS DISTINCT FROM '{}'::jsonb OR builtin
                            THEN brain._query_phrases(query, own, builtin) ELSE '{}' END;
@@ -284,7 +285,7 @@ BEGIN
         SELECT coalesce(jsonb_object_agg(g.lexeme, to_jsonb(g.grp)) FILTER (WHERE cardinality(g.grp) > 1), '{}')
         INTO groups FROM brain.word_groups(lexemes, own, builtin) AS g;
     END IF;
-    SELECT greatest(coalesce(sum(c.docs), 0), 1) INTO n_docs FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
+    n_docs := greatest(coalesce(n_docs, 0), 1);
     FOR w IN
         WITH words AS (SELECT l AS lexeme FROM unnest(lexemes) AS l)
         -- the workspace's sampled frequencies, read once, and first only where a word
@@ -358,6 +359,7 @@ BEGIN
         idf := ln(1 + (n_docs - w.docs + 0.5) / (w.docs + 0.5));
         searched := NOT (w.docs > max_share * n_docs AND w.docs > max_rows / 10.0)
                     AND (picked = 0 OR matched + w.docs <= max_rows);
+        grp := CASE WHEN groups ? w.lexeme THEN ARRAY(SELECT jsonb_array_elements_text(groups -> w.lexeme)) END;
         IF searched THEN
             picked := picked + 1;
             matched := matched + w.docs;
@@ -365,6 +367,17 @@ BEGIN
         RETURN NEXT;
     END LOOP;
 END
+$$;
+
+CREATE OR REPLACE FUNCTION brain.lexical_terms(query text)
+RETURNS TABLE (lexeme text, docs bigint, idf double precision, searched boolean)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT t.lexeme, t.docs, t.idf, t.searched
+    FROM brain._lexical_terms(query, brain.current_workspace(), brain._settings(),
+                              (SELECT sum(c.docs) FROM brain.lexical_corpus c
+                               WHERE c.workspace_id = brain.current_workspace())) AS t
 $$;
 COMMENT ON FUNCTION brain.lexical_terms IS
     'The query''s words as the lexical leg weighs them: lexeme (english stem, identifier, or a phrase of the dictionary of words for the same thing, which then stands for its words), docs (memories of the workspace holding it; counted up to lexical_max_rows, estimated beyond), idf (BM25), searched (the leg finds memories by it; common words only add to the score of memories the rare ones found).';

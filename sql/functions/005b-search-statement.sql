@@ -6,19 +6,6 @@
 -- per-memory function could not be inlined and cost a call per memory.
 DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
 
--- Every setting of this workspace at once (brain.setting reads one): its
--- overrides over the defaults. Search reads some twenty, and each read of
--- one checks the caller's workspace again.
-CREATE OR REPLACE FUNCTION brain._settings()
-RETURNS jsonb
-LANGUAGE sql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT brain.setting_defaults()
-           || coalesce((SELECT jsonb_object_agg(s.name, s.value) FROM brain.setting s
-                        WHERE s.workspace_id = brain.current_workspace()), '{}')
-$$;
-
 -- The statement brain.search runs is built here, a fragment a function: the
 -- filter every leg shares (brain._search_filter), the vector, lexical, trigram
 -- and skill legs, and the fusion and ranking over them (brain._search_statement).
@@ -412,8 +399,12 @@ AS $f$
         -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
             SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place,
+                   brain._terms_of(n.fact_terms, n.headline, n.body) AS terms, v.embedding AS vec,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
+            -- (each one's vector read once, not once for every pair it is compared in)
+            LEFT JOIN brain.embedding v ON v.workspace_id = ($1).workspace_id AND v.space_id = $4
+                                       AND v.memory_id = n.memory_id
             WHERE n.state = 'active' AND (n.origin IN ('explicit', 'overlay') OR (n.origin = 'observed' AND n.metadata ? 'turn'))
         ),
         judged AS MATERIALIZED (
@@ -446,7 +437,7 @@ AS $f$
                          WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') AND NOT n.said
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
-                   WHERE brain._distinct_facts(m.headline || E'\n' || m.body, n.headline || E'\n' || n.body)
+                   WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer,
                    -- the change that left it stating an old value (brain.stale)
@@ -455,6 +446,8 @@ AS $f$
                     ORDER BY s.created_at DESC, s.change_id DESC LIMIT 1) AS stale_by
             FROM listed l
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
+            LEFT JOIN brain.embedding mv ON mv.workspace_id = ($1).workspace_id AND mv.space_id = $4
+                                        AND mv.memory_id = m.memory_id
         ),
         -- what each older memory leads to: the end of its chain of newer ones among the
         -- results (20 -> 22 -> 24: 24), the current one; a memory stating an old value,
@@ -558,10 +551,7 @@ AS $f$
                          ' WHERE f.lexical_rank IS NULL AND ($1).bm25[5] > 0 OFFSET 0'),
         '$10', '$11',
         'CASE WHEN $4 IS NULL THEN public.similarity(m.headline, n.headline) ELSE'
-        ' (SELECT 1 - (a.embedding OPERATOR(public.<=>) b.embedding)'
-        ' FROM brain.embedding a, brain.embedding b'
-        ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = $4 AND a.memory_id = m.memory_id'
-        ' AND b.workspace_id = ($1).workspace_id AND b.space_id = $4 AND b.memory_id = n.memory_id) END',
+        ' 1 - (mv.embedding OPERATOR(public.<=>) n.vec) END',
         brain._search_filter(), '$12', '$13')
 $f$;
 

@@ -90,12 +90,9 @@ DECLARE
     req brain.search_request;
     space brain.embedding_space;
     candidates integer := greatest((cfg->'search_candidates')::integer, 1);
-    -- The query's words as the lexical leg weighs them (brain.lexical_terms).
+    -- The query's words as the lexical leg weighs them (brain._lexical_terms).
     words_idf double precision[];
     words_lexemes text[];  -- the query's words some memory holds
-    words_searched boolean[];
-    own_words jsonb := cfg->'search_words';
-    builtin_words boolean := (cfg->>'search_builtin_words')::boolean;
     -- k1, b, average memory length, context weight, the query's idf sum
     bm25 double precision[];
     idf_sum double precision;
@@ -158,32 +155,21 @@ BEGIN
     -- the tokens a short query names verbatim (brain.exact_tokens)
     req.exact := brain.exact_tokens(query);
     left_out := false;
+    SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
+    FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     IF q <> '' THEN
-        SELECT array_agg(t.lexeme), array_agg(t.idf), array_agg(t.searched)
-        INTO words_lexemes, words_idf, words_searched
-        FROM brain.lexical_terms(query) AS t;
-        -- each word with the words for the same thing (brain.word_groups, inlined for a
-        -- variable's array)
-        SELECT nullif(string_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]))::text, ' | ')
+        -- each word with the words for the same thing (its group), as the leg weighs them
+        SELECT array_agg(t.lexeme ORDER BY t.n), array_agg(t.idf ORDER BY t.n),
+               nullif(string_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]))::text, ' | ' ORDER BY t.n)
                           FILTER (WHERE t.searched), '')::tsquery,
                array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'AB') ORDER BY t.n),
                array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme]), 'C') ORDER BY t.n),
                sum(t.idf), coalesce(bool_or(NOT t.searched), false)
-        INTO req.tsq, req.words_ab, req.words_c, idf_sum, left_out
-        FROM (SELECT w.*, g.grp
-              FROM unnest(words_lexemes, words_idf, words_searched) WITH ORDINALITY AS w(lexeme, idf, searched, n)
-              LEFT JOIN brain.word_groups(CASE WHEN own_words IS DISTINCT FROM '{}'::jsonb
-                                                    OR builtin_words AND EXISTS (
-                                                        SELECT FROM brain.builtin_search_words() AS b
-                                                        WHERE b.lexeme = ANY (words_lexemes)
-                                                           OR b.means_lexeme = ANY (words_lexemes))
-                                               THEN words_lexemes END, own_words, builtin_words) AS g USING (lexeme)
-              ORDER BY w.n) AS t;
+        INTO words_lexemes, words_idf, req.tsq, req.words_ab, req.words_c, idf_sum, left_out
+        FROM brain._lexical_terms(query, ws, cfg, n_docs) WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n);
     END IF;
     bm25[1] := (cfg->'lexical_k1')::double precision;
     bm25[2] := (cfg->'lexical_b')::double precision;
-    SELECT coalesce(sum(c.lexemes), 0), coalesce(sum(c.docs), 0) INTO n_lexemes, n_docs
-    FROM brain.lexical_corpus c WHERE c.workspace_id = ws;
     bm25[3] := greatest(n_lexemes::double precision / nullif(n_docs, 0), 1);  -- 1 in an empty workspace
     bm25[4] := (cfg->'lexical_context_weight')::double precision;
     bm25[5] := coalesce(idf_sum, 0);

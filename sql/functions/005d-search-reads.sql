@@ -113,7 +113,7 @@ BEGIN
     IF vec IS NULL THEN
         RETURN NULL;
     END IF;
-    mine := brain.distinguishing_terms(mem.headline || E'\n' || mem.body);
+    mine := brain._terms_of(mem.fact_terms, mem.headline, mem.body);
     FOR near IN
         SELECT x.memory_id, x.similarity
         FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
@@ -125,8 +125,8 @@ BEGIN
         -- (authored memories only, as the write's related policy: a captured turn or text is
         -- a record of what was said, never one a write replaces)
         IF other.origin IN ('explicit', 'overlay')
-           AND brain._distinct_facts(other.headline || E'\n' || other.body, mem.headline || E'\n' || mem.body) THEN
-            theirs := brain.distinguishing_terms(other.headline || E'\n' || other.body);
+           AND brain._terms_differ(brain._terms_of(other.fact_terms, other.headline, other.body), mine) THEN
+            theirs := brain._terms_of(other.fact_terms, other.headline, other.body);
             RETURN jsonb_build_object(
                 'id', other.memory_id, 'headline', other.headline, 'similarity', round(near.similarity::numeric, 3),
                 'created_at', other.created_at,
@@ -144,8 +144,8 @@ $$;
 COMMENT ON FUNCTION brain.related_memory IS
     'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
--- brain._distinct_facts over terms already computed (brain.distinguishing_terms):
--- each has a term the other lacks.
+-- brain._distinct_facts over terms already computed (brain.distinguishing_terms,
+-- or a memory's stored fact_terms): each has a term the other lacks.
 CREATE OR REPLACE FUNCTION brain._terms_differ(ta text[], tb text[])
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -153,6 +153,15 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
        AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
+$$;
+
+-- A memory's distinguishing terms: those the write path stored (fact_terms),
+-- else computed from its text. (No SET clause: inlined into its callers.)
+CREATE OR REPLACE FUNCTION brain._terms_of(stored text[], headline text, body text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(stored, brain.distinguishing_terms(headline || E'\n' || body))
 $$;
 
 -- The newest statement of another value of an authored fact, when one is newer
@@ -187,8 +196,8 @@ BEGIN
     -- the nearest newer statements, most similar first; the first whose terms differ from
     -- the fact's both ways (brain._distinct_facts) is the one: the fact's terms computed once,
     -- the others' only until one is found
-    FOR newer IN SELECT x.memory_id, x.headline || E'\n' || x.body AS text
-             FROM (SELECT n.memory_id, n.headline, n.body, k.similarity
+    FOR newer IN SELECT x.memory_id, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
+             FROM (SELECT n.memory_id, n.headline, n.body, n.fact_terms, k.similarity
                    FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE n.created_at > m.created_at
@@ -198,8 +207,8 @@ BEGIN
                                    AND k.similarity >= space.related / 2 END) AS x
              ORDER BY x.similarity DESC, x.memory_id DESC
     LOOP
-        own := coalesce(own, brain.distinguishing_terms(m.headline || E'\n' || m.body));
-        IF brain._terms_differ(own, brain.distinguishing_terms(newer.text)) THEN
+        own := coalesce(own, brain._terms_of(m.fact_terms, m.headline, m.body));
+        IF brain._terms_differ(own, newer.terms) THEN
             RETURN newer.memory_id;
         END IF;
     END LOOP;

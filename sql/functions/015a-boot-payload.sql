@@ -15,8 +15,9 @@ SET search_path = pg_catalog, public, pg_temp
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
+    cfg jsonb := brain._settings();  -- every setting, read once (brain.setting reads one)
     clock timestamptz := coalesce(boot_payload.now, pg_catalog.now());
-    budget integer := coalesce(token_budget, (brain.setting('boot_token_budget'))::integer);
+    budget integer := coalesce(token_budget, (cfg->'boot_token_budget')::integer);
     s brain.session := brain._get_session(session);
     space brain.embedding_space;
     vec public.vector;
@@ -37,10 +38,10 @@ DECLARE
     n_blockers bigint; n_patterns bigint; n_tasks bigint; n_pinned bigint;
     shown bigint[];
     projects text[] := CASE WHEN s.project = '' THEN ARRAY[''] ELSE ARRAY[s.project, ''] END;
-    blocker_k integer := (brain.setting('boot_blockers'))::integer;
-    pattern_k integer := (brain.setting('boot_patterns'))::integer;
-    task_k integer := (brain.setting('boot_tasks'))::integer;
-    pinned_k integer := (brain.setting('boot_pinned'))::integer;
+    blocker_k integer := (cfg->'boot_blockers')::integer;
+    pattern_k integer := (cfg->'boot_patterns')::integer;
+    task_k integer := (cfg->'boot_tasks')::integer;
+    pinned_k integer := (cfg->'boot_pinned')::integer;
     near_ids bigint[];
     near_dists double precision[];
     near_relevance double precision[];
@@ -103,7 +104,7 @@ BEGIN
     FROM (SELECT nb.memory_id, nb.dist,
                  brain.relevance(1 - nb.dist, NULL, ARRAY[space.relevance_center, space.relevance_slope]) AS relevance
           FROM brain._boot_patterns_near(ws, projects, space, vec, pattern_k, n_patterns) AS nb) AS nb
-    WHERE nb.relevance >= (brain.setting('boot_min_relevance'))::double precision;
+    WHERE nb.relevance >= (cfg->'boot_min_relevance')::double precision;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
                                   'relevance', round(x.relevance::numeric, 3),
@@ -143,12 +144,12 @@ BEGIN
                                                                           brain.quote_text(x.headline),
                                                                           brain._stale_line(ws, x.memory_id))))
                                   ORDER BY x.similarity DESC, x.memory_id), '[]') INTO trajectories
-        FROM brain._near_trajectories(ws, projects, space, vec, (brain.setting('boot_trajectories'))::integer,
-                                      (brain.setting('boot_min_relevance'))::double precision) AS x;
+        FROM brain._near_trajectories(ws, projects, space, vec, (cfg->'boot_trajectories')::integer,
+                                      (cfg->'boot_min_relevance')::double precision) AS x;
         -- The context pack that matches the task best, when relevant: its
         -- members, within the pack's own budget.
         SELECT * INTO best_pack FROM brain._best_pack(ws, projects, space, vec,
-                                                      (brain.setting('boot_min_relevance'))::double precision);
+                                                      (cfg->'boot_min_relevance')::double precision);
         IF best_pack.name IS NOT NULL THEN
             rendered := brain.render_pack(best_pack.name, record => false);
             pack := rendered->'items';
@@ -251,8 +252,8 @@ BEGIN
     handoff := brain._last_handoff(s.project, s.source, s.session_id, clock);
     IF handoff IS NOT NULL THEN
         handoff_text := handoff->>'text';
-        IF char_length(handoff_text) > (brain.setting('handoff_max_chars'))::integer THEN
-            handoff_text := left(handoff_text, (brain.setting('handoff_max_chars'))::integer
+        IF char_length(handoff_text) > (cfg->'handoff_max_chars')::integer THEN
+            handoff_text := left(handoff_text, (cfg->'handoff_max_chars')::integer
                                                - char_length(' … [truncated]')) || ' … [truncated]';
         END IF;
         handoff := handoff || jsonb_build_object('text', handoff_text, 'quoted', brain.quote_text(handoff_text),
@@ -269,7 +270,7 @@ BEGIN
           AND o.started_at <= clock
         ORDER BY o.started_at DESC LIMIT 20) AS o;
     IF last_seen IS NOT NULL
-       AND clock - last_seen >= make_interval(secs => (brain.setting('resume_gap_days'))::double precision * 86400) THEN
+       AND clock - last_seen >= make_interval(secs => (cfg->'resume_gap_days')::double precision * 86400) THEN
         SELECT x.session_id, x.at, x.snapshot INTO snap FROM (
             (SELECT o.session_id, o.ended_at AS at, o.snapshot FROM brain.session o
              WHERE o.workspace_id = ws AND o.project = s.project AND o.status = 'ended' AND o.snapshot IS NOT NULL

@@ -488,7 +488,7 @@ CREATE OR REPLACE TRIGGER audit_guard BEFORE INSERT OR UPDATE OR DELETE ON brain
 
 -- brain._audit_many inserts as the owner: application roles may not insert
 -- into brain.audit themselves.
-ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb) SECURITY DEFINER;
+ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb, boolean) SECURITY DEFINER;
 
 -- Who may execute what. Nothing is executable by PUBLIC. brain_user gets
 -- every function of schema brain but the ones below: the functions run as
