@@ -1402,6 +1402,12 @@ CREATE FUNCTION brain._rule_severity_follows_supersede() RETURNS trigger
     AS $$
     -- the body: sql/functions/011-lifecycle.sql
 $$;
+CREATE FUNCTION brain._said_at(origin text, metadata jsonb, created_at timestamp with time zone) RETURNS timestamp with time zone
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._same_terms(a text, b text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3283,7 +3289,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3a4c64007c968b4a62c8ef62408e7a057f036ffc5c76a438f603a00930fba145';
+COMMENT ON TABLE brain.migration IS 'functions 0aa40ae656fb15e2dc209f9935fb7c10fc5b8e320e546aaeadc4435740c5405f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1154,6 +1154,8 @@ def test_035_marks_what_a_supersede_left_in_an_existing_database(empty_database:
         )
         db.migrate(conn)
         monkeypatch.undo()
+        # (the write path's column of migration 036, which adds it when missing)
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
         fact = conn.execute(

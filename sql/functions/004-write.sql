@@ -241,8 +241,7 @@ $$;
 
 -- Whether a near-identical pair may fold: same distinguishing terms, not two
 -- chunks of one source (parts of a document are distinct by position), and
--- folding allowed for the new item (its write, and for observed and artifact
--- rows its space).
+-- folding allowed for the new item (its write, and for observed and artifact rows its space).
 CREATE OR REPLACE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text,
                                            source_ref text, foldable boolean, s brain.embedding_space)
 RETURNS boolean
@@ -353,8 +352,7 @@ $$;
 -- Folds a stored memory found near-identical to an older one (target) into
 -- it: the memory is tombstoned, pointing at target, and its item is folded
 -- into target (brain._fold_item). For writes whose dedup ran after they were
--- stored (queued, or written in bulk and indexed later), so their ids stay
--- resolvable.
+-- stored (queued, or written in bulk and indexed later), so their ids stay resolvable.
 CREATE OR REPLACE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity real,
                                             vec public.vector, space_id bigint, actor text DEFAULT NULL)
 RETURNS brain.write_result

@@ -398,7 +398,8 @@ AS $f$
         -- the results' active authored memories, read once: what a newer one may contradict;
         -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
-            SELECT n.memory_id, n.kind, n.project, n.created_at, n.headline, n.body, l.place,
+            SELECT n.memory_id, n.kind, n.project, brain._said_at(n.origin, n.metadata, n.created_at) AS created_at,
+                   n.headline, n.body, l.place,
                    brain._terms_of(n.fact_terms, n.headline, n.body) AS terms, v.embedding AS vec,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
@@ -428,7 +429,7 @@ AS $f$
                          FROM (SELECT n.*, %10$s AS near
                                FROM (SELECT n.* FROM authored n
                                      WHERE n.memory_id <> m.memory_id AND n.project = m.project
-                                       AND n.created_at > m.created_at
+                                       AND n.created_at > brain._said_at(m.origin, m.metadata, m.created_at)
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
                                        -- (a turn is a newer statement of an authored memory, not of a turn)
                                        AND (NOT n.said OR m.origin IN ('explicit', 'overlay'))

@@ -171,6 +171,31 @@ $$;
 -- that, as search judges its results (newer_related). NULL when none, or the
 -- memory has no vector in the active space. For lines shown without a query
 -- (the boot's pinned facts).
+-- When a memory's statement was made: a captured turn's own time (metadata.at, the
+-- transcript's timestamp) when it reads as one and is not after the turn was stored,
+-- else when the memory was written. A reply said before a fact but captured after it
+-- is older than the fact, not newer.
+CREATE OR REPLACE FUNCTION brain._said_at(origin text, metadata jsonb, created_at timestamptz)
+RETURNS timestamptz
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    said timestamptz;
+BEGIN
+    IF origin <> 'observed' OR jsonb_typeof(metadata->'at') IS DISTINCT FROM 'string'
+       OR metadata->>'at' !~ '^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}' THEN
+        RETURN created_at;
+    END IF;
+    BEGIN
+        said := (metadata->>'at')::timestamptz;
+    EXCEPTION WHEN OTHERS THEN
+        RETURN created_at;
+    END;
+    RETURN least(said, created_at);
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
@@ -200,7 +225,7 @@ BEGIN
              FROM (SELECT n.memory_id, n.headline, n.body, n.fact_terms, k.similarity
                    FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
-                   WHERE n.created_at > m.created_at
+                   WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)
                      AND CASE WHEN n.origin IN ('explicit', 'overlay') THEN k.similarity >= space.related
                               ELSE n.origin = 'observed' AND n.metadata ? 'turn'
