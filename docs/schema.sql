@@ -3164,7 +3164,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 67b8e38dd8dbc139fae68628387410ef6662c9823b11f75f9cf190b7cbb29090';
+COMMENT ON TABLE brain.migration IS 'functions c22c5eeca5ee14276da6f21da85ba857164787cd7b66cabb023d605f6d57ba4e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
