@@ -3164,7 +3164,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c22c5eeca5ee14276da6f21da85ba857164787cd7b66cabb023d605f6d57ba4e';
+COMMENT ON TABLE brain.migration IS 'functions 52e7f25245e714e3fdd6201a101e55358495de18bf49fdd3d11cddadc7ce80f1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -324,7 +324,8 @@ AS $f$
         -- web-03 ...", "Step 4: ...") stands as its best: a turn whose vector is at
         -- least the space's near_identical similar to a better turn of its session
         -- (headline trigrams at 0.8 without a query vector) is folded into the first
-        -- such turn, and a prompt shown beside its reply goes with the reply.
+        -- such turn, and a prompt shown beside its reply goes with the reply; the
+        -- parts of one text are not (they are one hit, brain._search_ranked's parts).
         fold_into AS MATERIALIZED (
             SELECT p.memory_id, p.beside, (
                 SELECT b.memory_id
@@ -332,6 +333,9 @@ AS $f$
                 JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = b.memory_id
                 WHERE b.place < p.place AND b.skill IS NULL AND b.beside IS NULL
                   AND n.origin IN ('observed', 'artifact') AND n.memory_id <> m.memory_id
+                  -- (the parts of one text are one hit already: its other parts come after)
+                  AND NOT (m.metadata ? 'chunks' AND n.metadata ? 'chunks' AND n.source_ref = m.source_ref
+                           AND n.position IS NOT DISTINCT FROM m.position)
                   AND (n.thread = m.thread
                        OR m.thread IS NULL AND n.thread IS NULL AND n.source_system = m.source_system
                           AND m.metadata ? 'turn' AND n.metadata ? 'turn' AND strpos(m.source_ref, '/') > 0
