@@ -325,14 +325,15 @@ AS $f$
         -- least the space's near_identical similar to a better turn of its session
         -- (headline trigrams at 0.8 without a query vector) is folded into the first
         -- such turn, and a prompt shown beside its reply goes with the reply; the
-        -- parts of one text are not (they are one hit, brain._search_ranked's parts).
+        -- parts of one text are not (they are one hit), nor the sections of a
+        -- document (origin artifact: the same steps under two headings say two things).
         fold_into AS MATERIALIZED (
             SELECT p.memory_id, p.beside, (
                 SELECT b.memory_id
                 FROM paired b
                 JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = b.memory_id
                 WHERE b.place < p.place AND b.skill IS NULL AND b.beside IS NULL
-                  AND n.origin IN ('observed', 'artifact') AND n.memory_id <> m.memory_id
+                  AND n.origin = 'observed' AND n.memory_id <> m.memory_id
                   -- (the parts of one text are one hit already: its other parts come after)
                   AND NOT (m.metadata ? 'chunks' AND n.metadata ? 'chunks' AND n.source_ref = m.source_ref
                            AND n.position IS NOT DISTINCT FROM m.position)
@@ -345,7 +346,7 @@ AS $f$
                 LIMIT 1) AS into_
             FROM paired p
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = p.memory_id
-            WHERE p.skill IS NULL AND p.beside IS NULL AND m.origin IN ('observed', 'artifact')
+            WHERE p.skill IS NULL AND p.beside IS NULL AND m.origin = 'observed'
               AND (m.thread IS NOT NULL OR m.metadata ? 'turn')
         ),
         folded AS (
