@@ -370,3 +370,19 @@ def test_word_tsquery_reads_no_argument_as_query_syntax(conn) -> None:
         "SELECT to_tsvector('simple', 'it''s here') @@ brain.word_tsquery(ARRAY['it''s'])"
     ).fetchone()
     assert found is not None
+
+
+def test_near_identical_turns_of_one_thread_stand_as_one_and_other_threads_stay(conn) -> None:
+    """A run of near-identical turns of one conversation is its best result, which names the
+    others (metadata.folded); the same words in another conversation are a result of their own."""
+    tail = "the service is up, the disk has room, the load is low and the clock is in sync on the host"
+    texts = [f"assistant: check {i} of the shop cluster: {tail}" for i in range(1, 6)]
+    texts.append(f"assistant: check 1 of the shop cluster: {tail}, said again a month later")
+    out = observe(conn, texts, threads=["monday"] * 5 + ["next month"])
+    memory = {r["item"]: r["memory_id"] for r in out}
+    found = search(conn, "shop cluster disk load clock", min_relevance=0)
+    monday = [r for r in found if r["id"] in {memory[i] for i in range(1, 6)}]
+    assert len(monday) == 1, [r["headline"] for r in found]
+    assert sorted(monday[0]["metadata"]["folded"] + [monday[0]["id"]]) == [memory[i] for i in range(1, 6)]
+    assert memory[6] in ids(found), "another conversation's turn is not folded"
+    assert all("folded" not in (r["metadata"] or {}) for r in found if r["id"] != monday[0]["id"])
