@@ -79,4 +79,4 @@ def test_the_issue_examples_through_the_cli(brain_cli, conn) -> None:
         ("zebra-7", "Feature flag"),
     ):
         out = brain_cli("search", q).output
-        assert "no memories found" not in out.lower() and headline in out.splitlines()[0], (q, out)
+        assert "nothing relevant found" not in out.lower() and headline in out.splitlines()[0], (q, out)

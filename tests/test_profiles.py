@@ -94,7 +94,8 @@ def test_a_lean_session_searches_in_compact_lines_and_json_on_request(cli_env, c
             assert len(compact) < len(detailed) / 2
             one = await text_of(s, "search", query="how do I deploy the shop", max_results=1)
             assert len(one.splitlines()) == 2
-            assert (await text_of(s, "search", query="zebra crossing lights")) == "No memories found."
+            nothing = await text_of(s, "search", query="zebra crossing lights")
+            assert nothing.startswith("Nothing relevant found"), nothing
 
             # Other tools answer in one line of JSON, not indented.
             result = await s.call_tool("recall", {"id": cache["memory_id"]})

@@ -198,11 +198,23 @@ def test_observed_turns_carry_their_context_and_both_sides_count(conn) -> None:
         observe(conn, ["a", "b"], threads=["s2"])
 
 
+SUBJECTS = [
+    "the weather on the coast",
+    "pruning the apple trees",
+    "a recipe for lentil soup",
+    "the train strike on Monday",
+    "repainting the fence",
+    "the cellar door code 4417",
+    "a birthday present for Ana",
+    "the broken bicycle chain",
+    "tickets for the jazz concert",
+    "moving the piano upstairs",
+]
+
+
 def test_a_hit_brings_its_neighbours_within_the_result_budget(conn) -> None:
-    turns = [
-        f"user: turn {i} about {'the cellar door code 4417' if i == 5 else 'weather and gardening'}"
-        for i in range(10)
-    ]
+    # (turns that differ: near-identical turns of one thread would stand as one, their best)
+    turns = [f"user: turn {i} about {subject}" for i, subject in enumerate(SUBJECTS)]
     out = observe(conn, turns, threads=["chat"] * 10)
     memory = {r["item"]: r["memory_id"] for r in out}
     # The turns beside it hold the words in their context only: found, less relevant.

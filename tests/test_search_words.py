@@ -1,5 +1,5 @@
-"""Search finds what people type, and the relevance floor never hides evidence (docs/ranking.md):
-the floor answers "nothing relevant" and never trims a relevant list, neighbours never push a
+"""Search finds what people type, and the relevance floor keeps only evidence (docs/ranking.md):
+each hit stands on its own verdict and nothing relevant is no hit at all, neighbours never push a
 relevant hit out, and previews show the passage that matched."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from helpers import remember, rows
 from test_retrieval import ids, observe, search
 
 
-def test_the_floor_answers_nothing_relevant_and_never_trims(conn) -> None:
+def test_each_hit_stands_on_its_own_verdict_and_nothing_relevant_is_no_hit(conn) -> None:
     turns = [
         f"user: turn {i} about {'the cellar door code 4417' if i == 5 else 'weather and gardening'}"
         for i in range(10)
@@ -17,12 +17,13 @@ def test_the_floor_answers_nothing_relevant_and_never_trims(conn) -> None:
     memory = {r["item"]: r["memory_id"] for r in observe(conn, turns, threads=["chat"] * 10)}
     alone = search(conn, "cellar door code", min_relevance=0)
     floor = (alone[0]["relevance"] + max(r["relevance"] for r in alone[1:])) / 2
-    # The best hit is relevant: the list as the ranking gives it, hits below the floor too.
-    assert ids(search(conn, "cellar door code", min_relevance=floor)) == ids(alone)
+    # The best hit is relevant, the next is not: no unrelated tail.
+    assert len(alone) > 1
+    assert ids(search(conn, "cellar door code", min_relevance=floor)) == ids(alone)[:1] == [memory[6]]
     # Nothing is: nothing.
     assert search(conn, "cellar door code", min_relevance=min(1.0, alone[0]["relevance"] + 0.01)) == []
     assert search(conn, "quantum chromodynamics lattice") == []
-    # Neighbours take the places of hits below the floor, never of a relevant hit.
+    # A relevant hit's neighbours come with it.
     found = search(conn, "cellar door code", min_relevance=floor, neighbours=1, max_results=3)
     assert ids(found) == [memory[6], memory[5], memory[7]]
 
@@ -369,3 +370,19 @@ def test_word_tsquery_reads_no_argument_as_query_syntax(conn) -> None:
         "SELECT to_tsvector('simple', 'it''s here') @@ brain.word_tsquery(ARRAY['it''s'])"
     ).fetchone()
     assert found is not None
+
+
+def test_near_identical_turns_of_one_thread_stand_as_one_and_other_threads_stay(conn) -> None:
+    """A run of near-identical turns of one conversation is its best result, which names the
+    others (metadata.folded); the same words in another conversation are a result of their own."""
+    tail = "the service is up, the disk has room, the load is low and the clock is in sync on the host"
+    texts = [f"assistant: check {i} of the shop cluster: {tail}" for i in range(1, 6)]
+    texts.append(f"assistant: check 1 of the shop cluster: {tail}, said again a month later")
+    out = observe(conn, texts, threads=["monday"] * 5 + ["next month"])
+    memory = {r["item"]: r["memory_id"] for r in out}
+    found = search(conn, "shop cluster disk load clock", min_relevance=0)
+    monday = [r for r in found if r["id"] in {memory[i] for i in range(1, 6)}]
+    assert len(monday) == 1, [r["headline"] for r in found]
+    assert sorted(monday[0]["metadata"]["folded"] + [monday[0]["id"]]) == [memory[i] for i in range(1, 6)]
+    assert memory[6] in ids(found), "another conversation's turn is not folded"
+    assert all("folded" not in (r["metadata"] or {}) for r in found if r["id"] != monday[0]["id"])

@@ -150,11 +150,11 @@ def start_ui(db_url: str, home: Path, *args: str, env: dict[str, str] | None = N
     port = free_port()
     env = {
         **os.environ,
-        **(env or {}),
         "BRAIN_DATABASE_URL": db_url,
         "BRAIN_EMBEDDER": "hash",
         "BRAIN_HOME": str(home),
         "PYTHONPATH": os.pathsep.join([str(ROOT), os.environ.get("PYTHONPATH", "")]),
+        **(env or {}),
     }
     log = home / "ui.log"
     with open(log, "wb") as out:

@@ -232,9 +232,26 @@ def recall(memory_id: int, as_json: bool) -> None:
     click.echo(_dump(memory) if as_json else _render_memory(memory))
 
 
-def _render_hits(hits: list[dict[str, Any]]) -> str:
+# what a search that finds nothing relevant says (brain.search keeps each result on its own verdict)
+NOTHING_RELEVANT = (
+    "nothing relevant found: no memory reaches the relevance floor (the setting min_relevance;"
+    " --min-relevance 0 lists the nearest anyway)"
+)
+
+
+def _folded(h: dict[str, Any]) -> str | None:
+    """What a result says of the near-identical turns of its session that search folded into it."""
+    folded = (h.get("metadata") or {}).get("folded") or []
+    if not folded:
+        return None
+    ids = " ".join(f"#{i}" for i in folded[:5]) + (" …" if len(folded) > 5 else "")
+    turns = "turn" if len(folded) == 1 else "turns"
+    return f"{len(folded)} near-identical {turns} of its session folded ({ids})"
+
+
+def _render_hits(hits: list[dict[str, Any]], empty: str = "no memories found") -> str:
     if not hits:
-        return "no memories found"
+        return empty
     lines = []
     for h in hits:
         marks = [f"#{h['id']}", h["kind"]]
@@ -265,6 +282,8 @@ def _render_hits(hits: list[dict[str, Any]]) -> str:
             # it states the old value of a superseded memory (brain stale lists them)
             on, by = h["stale"]["on"], h["stale"]["by"]
             marks.append(click.style(f"depends on #{on}, changed by #{by}: brain stale", fg="yellow"))
+        if folded := _folded(h):
+            marks.append(folded)
         if "created_at" in h:
             marks.append(age(h["created_at"], datetime.now(UTC)))
         lines.append(f"{' · '.join(marks)}  {click.style(h['headline'], bold=True)}")
@@ -301,8 +320,8 @@ def _filter_options(fn: Callable) -> Callable:
 @click.option(
     "--min-relevance",
     type=click.FloatRange(0, 1),
-    help="Nothing unless the best result is at least this relevant, 0 to 1 (default: the setting"
-    " min_relevance); a relevant result list is never trimmed.",
+    help="Only results at least this relevant, 0 to 1 (default: the setting min_relevance);"
+    " 0 lists the nearest memories, relevant or not.",
 )
 @click.option(
     "--neighbours",
@@ -317,7 +336,7 @@ def search(query: str, as_json: bool, **filters: Any) -> None:
         filters[key] = list(filters[key]) or None
     with _open() as brain:
         hits = brain.search(query, **filters)
-    click.echo(_dump(hits) if as_json else _render_hits(hits))
+    click.echo(_dump(hits) if as_json else _render_hits(hits, NOTHING_RELEVANT))
 
 
 @command()

@@ -64,11 +64,16 @@ def _short(text: str, limit: int = PREVIEW_CHARS) -> str:
     return cut.rstrip(" ,;:.") + "…"
 
 
-def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
+NOTHING_RELEVANT = "Nothing relevant found: no memory reaches the relevance floor (min_relevance)."
+
+
+def render_hits(
+    hits: list[dict[str, Any]], now: datetime | None = None, empty: str = "No memories found."
+) -> str:
     """Search or list results for an agent: one line per hit (id, kind, age, markers, the headline
     and a short preview as quoted strings), under a line that says what the quotes hold."""
     if not hits:
-        return "No memories found."
+        return empty
     now = now or datetime.now(UTC)
     lines = [f"{len(hits)} {'memory' if len(hits) == 1 else 'memories'}. {HITS_NOTE}"]
     for h in hits:
@@ -86,6 +91,9 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
             marks.append(f"FLAGGED ({', '.join(h['flag_reasons'])})")
         if h.get("neighbour_of"):
             marks.append(f"beside #{h['neighbour_of']}")
+        if folded := (h.get("metadata") or {}).get("folded"):
+            # near-identical turns of its session that search folded into this one
+            marks.append(f"{len(folded)} near-identical of its session folded")
         if h.get("newer_related"):
             confirm = f" (if so: supersede #{h['id']})" if h.get("state") == "active" else ""
             marks.append(f"older: #{h['newer_related']} is newer, may contradict it{confirm}")
@@ -98,6 +106,6 @@ def render_hits(hits: list[dict[str, Any]], now: datetime | None = None) -> str:
     return "\n".join(lines)
 
 
-def render_found(rows: list[dict[str, Any]], format: str) -> str:
+def render_found(rows: list[dict[str, Any]], format: str, empty: str = "No memories found.") -> str:
     """Search or list results in the format asked for: compact lines, or every field as JSON."""
-    return render_hits(rows) if format == "compact" else json_text(plain(rows))
+    return render_hits(rows, empty=empty) if format == "compact" else json_text(plain(rows))

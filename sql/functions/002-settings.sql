@@ -21,7 +21,7 @@ AS $$
         'lexical_k1', 1.2,                -- BM25 saturation of the lexical leg
         'lexical_b', 0.75,                -- BM25 length normalisation of the lexical leg
         'lexical_context_weight', 0.5,    -- a word found only in a memory's context counts this much
-        'min_relevance', 0.025,           -- search returns nothing unless a result is this relevant (0 .. 1)
+        'min_relevance', 0.025,           -- search returns only results whose verdict is this relevant (0 .. 1)
         'relevance_lexical_center', 0.86, -- BM25 share at which lexical evidence alone means relevance 0.5
         'relevance_lexical_slope', 8.8,   -- steepness of that logistic (brain.relevance, docs/ranking.md)
         'relevance_hybrid_bias', 0.81,    -- with both legs: bias of the fused log-odds

@@ -1,6 +1,7 @@
 -- Retrieval's text index: the workspace a search runs in (brain._caller_workspace),
 -- code and exact tokens, the text vector every memory is indexed by (trigger
--- memory_tsv) and the corpus counts BM25 reads. The rest of search:
+-- memory_tsv), the corpus counts BM25 reads, and the pure parts of search's
+-- statement (relevance, settings, the shared filter, BM25). The rest of search:
 -- 005a-search-words.sql (query words), 005b-search-statement.sql (the statement),
 -- 005c-search-run.sql (brain.search), 005d-search-reads.sql (previews, skills, recent).
 
@@ -215,3 +216,82 @@ AS $$
 $$;
 COMMENT ON FUNCTION brain.relevance IS
     'Calibrated relevance of a result (docs/ranking.md): the logistic of its evidence. Vector: slope x (similarity - center), the space''s; lexical: lex_slope x (BM25 share - lex_center); both: bias + w_vec x vector + w_lex x lexical. c = {center, slope, lex_center, lex_slope, bias, w_vec, w_lex}; NULL when neither evidence is known.';
+
+-- Parts of the statement brain.search runs (005b-search-statement.sql builds it).
+
+-- BM25 is scored inside brain.search, set-based (brain._search_bm25): this
+-- per-memory function could not be inlined and cost a call per memory.
+DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
+
+-- The statement brain.search runs is built from fragments, a function each: the
+-- filter every leg shares (brain._search_filter, here), the vector, lexical, trigram
+-- and skill legs, and the fusion and ranking over them (brain._search_statement,
+-- 005b-search-statement.sql).
+-- It has one parameter, $1, a brain.search_request, whose fields the fragments
+-- name. tests/golden/search/ holds the statement each kind of call builds: a
+-- change to a fragment shows there as a diff (tests/test_search_golden.py).
+
+-- The WHERE clause every search leg shares, over brain.memory m: the
+-- caller's workspace and filters, fields of the statement's one parameter
+-- ($1, a brain.search_request).
+CREATE OR REPLACE FUNCTION brain._search_filter()
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT $f$
+        m.workspace_id = ($1).workspace_id
+        AND (($1).kinds IS NULL OR m.kind = ANY (($1).kinds))
+        AND (($1).categories IS NULL OR m.category = ANY (($1).categories))
+        AND (($1).project IS NULL OR m.project IN (($1).project, ''))
+        AND (($1).tags IS NULL OR m.tags @> ($1).tags)
+        AND (($1).people IS NULL OR m.people @> ($1).people)
+        AND (($1).created_after IS NULL OR m.created_at >= ($1).created_after)
+        AND (($1).created_before IS NULL OR m.created_at < ($1).created_before)
+        -- provenance: a source_ref ending in / is a folder, matching every ref under it
+        AND (($1).source_system IS NULL OR m.source_system = ($1).source_system)
+        AND (($1).source_ref IS NULL OR m.source_ref = ($1).source_ref
+             OR right(($1).source_ref, 1) = '/' AND starts_with(m.source_ref, ($1).source_ref))
+        AND CASE WHEN ($1).as_of IS NULL THEN
+                (m.state = 'active' OR (($1).include_superseded AND m.state = 'superseded')
+                 OR (($1).include_archived AND m.state = 'archived'))
+                -- dormant facts stay: decay lowers their rank, it never hides them (search's include_dormant is kept for callers)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).clock)
+            ELSE
+                m.created_at <= ($1).as_of
+                AND (m.superseded_at IS NULL OR m.superseded_at > ($1).as_of)
+                AND (m.forgotten_at IS NULL OR m.forgotten_at > ($1).as_of)
+                AND (m.archived_at IS NULL OR m.archived_at > ($1).as_of OR ($1).include_archived)
+                AND (m.expires_at IS NULL OR m.expires_at > ($1).as_of)
+            END
+    $f$
+$$;
+
+-- The BM25 score (docs/ranking.md) of the memories a subquery gives as
+-- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
+-- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
+-- holds it, lexical_context_weight when only the context does; ($1).bm25 holds
+-- k1, b, average length, context weight. One grouped join: a function call
+-- per memory cost more than the scoring. Each word's term is rounded to a
+-- multiple of 2^-30 so that their sum is exact in any order: a sum of floats
+-- depends on the order its rows come in, which the plan decides, and equal
+-- scores then differed in their last bits and ranked apart (a restored
+-- database, planned otherwise, ranked ties otherwise). (Numeric sums, exact
+-- too, cost a search about 1 ms more.)
+CREATE OR REPLACE FUNCTION brain._search_bm25(memories text)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT format($b$
+        SELECT m.memory_id,
+               sum(round(u.idf * u.tf * (($1).bm25[1] + 1)
+                         / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))
+                         * 1073741824) / 1073741824) AS bm25
+        FROM (%s) AS m
+        CROSS JOIN LATERAL (
+            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN ($1).bm25[4] ELSE 0 END AS tf
+            FROM unnest(($1).words_ab, ($1).words_c, ($1).words_idf) AS w(ab, c, idf)) AS u
+        WHERE u.tf > 0
+        GROUP BY m.memory_id $b$, memories)
+$f$;

@@ -1,82 +1,7 @@
--- The statement brain.search runs: calibrated relevance, the workspace's settings,
--- the filter every leg shares, the BM25, vector, lexical, trigram and skill legs
+-- The statement brain.search runs: the vector, lexical, trigram and skill legs
 -- and the fusion and ranking over them (brain._search_statement; docs/ranking.md).
-
--- BM25 is scored inside brain.search, set-based (brain._search_bm25): this
--- per-memory function could not be inlined and cost a call per memory.
-DROP FUNCTION IF EXISTS brain._bm25(tsvector, integer, tsquery[], tsquery[], double precision[], double precision[]);
-
--- The statement brain.search runs is built here, a fragment a function: the
--- filter every leg shares (brain._search_filter), the vector, lexical, trigram
--- and skill legs, and the fusion and ranking over them (brain._search_statement).
--- It has one parameter, $1, a brain.search_request, whose fields the fragments
--- name. tests/golden/search/ holds the statement each kind of call builds: a
--- change to a fragment shows there as a diff (tests/test_search_golden.py).
-
--- The WHERE clause every search leg shares, over brain.memory m: the
--- caller's workspace and filters, fields of the statement's one parameter
--- ($1, a brain.search_request).
-CREATE OR REPLACE FUNCTION brain._search_filter()
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT $f$
-        m.workspace_id = ($1).workspace_id
-        AND (($1).kinds IS NULL OR m.kind = ANY (($1).kinds))
-        AND (($1).categories IS NULL OR m.category = ANY (($1).categories))
-        AND (($1).project IS NULL OR m.project IN (($1).project, ''))
-        AND (($1).tags IS NULL OR m.tags @> ($1).tags)
-        AND (($1).people IS NULL OR m.people @> ($1).people)
-        AND (($1).created_after IS NULL OR m.created_at >= ($1).created_after)
-        AND (($1).created_before IS NULL OR m.created_at < ($1).created_before)
-        -- provenance: a source_ref ending in / is a folder, matching every ref under it
-        AND (($1).source_system IS NULL OR m.source_system = ($1).source_system)
-        AND (($1).source_ref IS NULL OR m.source_ref = ($1).source_ref
-             OR right(($1).source_ref, 1) = '/' AND starts_with(m.source_ref, ($1).source_ref))
-        AND CASE WHEN ($1).as_of IS NULL THEN
-                (m.state = 'active' OR (($1).include_superseded AND m.state = 'superseded')
-                 OR (($1).include_archived AND m.state = 'archived'))
-                -- dormant facts stay: decay lowers their rank, it never hides them (search's include_dormant is kept for callers)
-                AND (m.expires_at IS NULL OR m.expires_at > ($1).clock)
-            ELSE
-                m.created_at <= ($1).as_of
-                AND (m.superseded_at IS NULL OR m.superseded_at > ($1).as_of)
-                AND (m.forgotten_at IS NULL OR m.forgotten_at > ($1).as_of)
-                AND (m.archived_at IS NULL OR m.archived_at > ($1).as_of OR ($1).include_archived)
-                AND (m.expires_at IS NULL OR m.expires_at > ($1).as_of)
-            END
-    $f$
-$$;
-
--- The BM25 score (docs/ranking.md) of the memories a subquery gives as
--- (memory_id, tsv, lexical_len): for each query word, idf x tf (k1 + 1) /
--- (tf + k1 (1 - b + b len / avg len)), with tf 1 when the headline or body
--- holds it, lexical_context_weight when only the context does; ($1).bm25 holds
--- k1, b, average length, context weight. One grouped join: a function call
--- per memory cost more than the scoring. Each word's term is rounded to a
--- multiple of 2^-30 so that their sum is exact in any order: a sum of floats
--- depends on the order its rows come in, which the plan decides, and equal
--- scores then differed in their last bits and ranked apart (a restored
--- database, planned otherwise, ranked ties otherwise). (Numeric sums, exact
--- too, cost a search about 1 ms more.)
-CREATE OR REPLACE FUNCTION brain._search_bm25(memories text)
-RETURNS text
-LANGUAGE sql IMMUTABLE
-SET search_path = pg_catalog, pg_temp
-AS $f$
-    SELECT format($b$
-        SELECT m.memory_id,
-               sum(round(u.idf * u.tf * (($1).bm25[1] + 1)
-                         / (u.tf + ($1).bm25[1] * (1 - ($1).bm25[2] + ($1).bm25[2] * coalesce(m.lexical_len, 0) / ($1).bm25[3]))
-                         * 1073741824) / 1073741824) AS bm25
-        FROM (%s) AS m
-        CROSS JOIN LATERAL (
-            SELECT w.idf, CASE WHEN m.tsv @@ w.ab THEN 1 WHEN m.tsv @@ w.c THEN ($1).bm25[4] ELSE 0 END AS tf
-            FROM unnest(($1).words_ab, ($1).words_c, ($1).words_idf) AS w(ab, c, idf)) AS u
-        WHERE u.tf > 0
-        GROUP BY m.memory_id $b$, memories)
-$f$;
+-- The workspace's settings, the filter every leg shares and the BM25 are in
+-- 005-search.sql.
 
 -- The vector leg: the `candidates` memories nearest the query's embedding in
 -- the space that pass the filter, each with its rank r and similarity. kept:
@@ -348,9 +273,9 @@ AS $f$
                                                ORDER BY sc.score DESC, sc.rrf DESC, sc.memory_id DESC) END AS part_place
                         FROM scored sc
                         WHERE sc.memory_id NOT IN (SELECT sk.memory_id FROM skills sk)
-                          -- The floor answers "nothing relevant": when no candidate reaches
-                          -- it, no hit; when one does, the ranking as it is (it never trims).
-                          AND EXISTS (SELECT FROM scored b WHERE b.verdict >= ($1).min_relevance)) AS sc
+                          -- Each hit on its own verdict (the floor): what falls below it is
+                          -- another topic's, and no hit at all answers "nothing relevant".
+                          AND coalesce(sc.verdict, 0) >= ($1).min_relevance) AS sc
                   WINDOW thread_order AS (PARTITION BY sc.thread ORDER BY sc.part_place > 1, sc.score DESC,
                                                                            sc.rrf DESC, sc.memory_id DESC)) AS sc
         ),
@@ -379,7 +304,7 @@ AS $f$
             WHERE a.answer_id <> w.memory_id
               AND EXISTS (SELECT FROM brain.memory m WHERE m.memory_id = a.answer_id AND %11$s)
         ),
-        listed AS (
+        paired AS (
             SELECT y.*, row_number() OVER (ORDER BY y.base, y.sub, y.memory_id) AS place
             FROM (SELECT DISTINCT ON (x.memory_id) x.* FROM (
                       SELECT w.memory_id, w.skill, w.vector_rank, w.lexical_rank, w.fuzzy_rank, w.score, w.relevance,
@@ -394,6 +319,53 @@ AS $f$
                       JOIN window_ q ON q.memory_id = a.asked
                       LEFT JOIN window_ o ON o.memory_id = a.answer_id) AS x
                   ORDER BY x.memory_id, x.base, x.sub) AS y
+        ),
+        -- A run of near-identical captured turns of one session ("Step 3: check host
+        -- web-03 ...", "Step 4: ...") stands as its best: a turn whose vector is at
+        -- least the space's near_identical similar to a better turn of its session
+        -- (headline trigrams at 0.8 without a query vector) is folded into the first
+        -- such turn, and a prompt shown beside its reply goes with the reply; the
+        -- parts of one text are not (they are one hit), nor the sections of a
+        -- document (origin artifact: the same steps under two headings say two things).
+        fold_into AS MATERIALIZED (
+            SELECT p.memory_id, p.beside, (
+                SELECT b.memory_id
+                FROM paired b
+                JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = b.memory_id
+                WHERE b.place < p.place AND b.skill IS NULL AND b.beside IS NULL
+                  AND n.origin = 'observed' AND n.memory_id <> m.memory_id
+                  -- (the parts of one text are one hit already: its other parts come after)
+                  AND NOT (m.metadata ? 'chunks' AND n.metadata ? 'chunks' AND n.source_ref = m.source_ref
+                           AND n.position IS NOT DISTINCT FROM m.position)
+                  AND (n.thread = m.thread
+                       OR m.thread IS NULL AND n.thread IS NULL AND n.source_system = m.source_system
+                          AND m.metadata ? 'turn' AND n.metadata ? 'turn' AND strpos(m.source_ref, '/') > 0
+                          AND regexp_replace(n.source_ref, '[^/]*$', '') = regexp_replace(m.source_ref, '[^/]*$', ''))
+                  AND %14$s
+                ORDER BY b.place
+                LIMIT 1) AS into_
+            FROM paired p
+            JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = p.memory_id
+            WHERE p.skill IS NULL AND p.beside IS NULL AND m.origin = 'observed'
+              AND (m.thread IS NOT NULL OR m.metadata ? 'turn')
+        ),
+        folded AS (
+            -- each folded turn into the first turn of its run that stands (two steps at
+            -- most: a turn near-identical to one that was itself folded)
+            SELECT f.memory_id, coalesce(g.into_, f.into_) AS into_
+            FROM fold_into f LEFT JOIN fold_into g ON g.memory_id = f.into_
+            WHERE f.into_ IS NOT NULL
+            UNION ALL
+            SELECT p.memory_id, coalesce(g.into_, f.into_)
+            FROM paired p
+            JOIN fold_into f ON f.memory_id = p.beside AND f.into_ IS NOT NULL
+            LEFT JOIN fold_into g ON g.memory_id = f.into_
+        ),
+        listed AS (
+            SELECT p.*, (SELECT array_agg(f.memory_id ORDER BY f.memory_id) FROM folded f
+                         WHERE f.into_ = p.memory_id) AS folds
+            FROM paired p
+            WHERE p.memory_id NOT IN (SELECT f.memory_id FROM folded f)
         ),
         -- the results' active authored memories, read once: what a newer one may contradict;
         -- and their captured turns (said), newer statements of an authored memory only
@@ -494,11 +466,11 @@ AS $f$
             SELECT p.memory_id, p.skill, p.vector_rank, p.lexical_rank, p.fuzzy_rank, p.score, p.relevance,
                    p.verdict, p.beside AS neighbour_of, p.hit, 0 AS dist, 0 AS pos,
                    CASE WHEN p.tier = 0 OR p.relevance >= ($1).min_relevance THEN 0 ELSE 2 END AS keep,
-                   p.newest, p.current_id
+                   p.newest, p.current_id, p.folds
             FROM page p
             UNION ALL
             SELECT n.memory_id, NULL, NULL, NULL, NULL, NULL, NULL, NULL, p.memory_id, p.hit,
-                   abs(n.position - h.position), n.position, 1, NULL, NULL
+                   abs(n.position - h.position), n.position, 1, NULL, NULL, NULL
             FROM page p
             JOIN brain.memory h ON h.workspace_id = ($1).workspace_id AND h.memory_id = p.memory_id
             JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.thread = h.thread
@@ -527,7 +499,11 @@ AS $f$
                         CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END),
                rk.skill, m.created_at,
                CASE WHEN brain._is_flagged(m.flag_reasons, m.flag_confirmed_at) THEN m.flag_reasons END,
-               rk.relevance::real, m.source_system, m.source_ref, m.metadata, m.thread, m.position, rk.neighbour_of,
+               rk.relevance::real, m.source_system, m.source_ref,
+               -- (the turns folded into this one: search's, not stored)
+               CASE WHEN rk.folds IS NULL THEN m.metadata
+                    ELSE coalesce(m.metadata, '{}') || jsonb_build_object('folded', rk.folds) END,
+               m.thread, m.position, rk.neighbour_of,
                nullif(rk.newest, st.change_id), rk.verdict::real,
                CASE WHEN st.change_id IS NOT NULL THEN jsonb_build_object('on', st.changed_id, 'by', st.change_id,
                                                                          'values', to_jsonb(st.old_values)) END
@@ -553,7 +529,14 @@ AS $f$
         '$10', '$11',
         'CASE WHEN $4 IS NULL THEN public.similarity(m.headline, n.headline) ELSE'
         ' 1 - (mv.embedding OPERATOR(public.<=>) n.vec) END',
-        brain._search_filter(), '$12', '$13')
+        brain._search_filter(), '$12', '$13',
+        -- near-identical: n's vector and m's, at least the space's near_identical similar
+        'CASE WHEN $4 IS NULL THEN public.similarity(m.headline, n.headline) >= 0.8 ELSE'
+        ' (SELECT 1 - (a.embedding OPERATOR(public.<=>) b.embedding)'
+        ' FROM brain.embedding a, brain.embedding b'
+        ' WHERE a.workspace_id = ($1).workspace_id AND a.space_id = $4 AND a.memory_id = m.memory_id'
+        ' AND b.workspace_id = ($1).workspace_id AND b.space_id = $4 AND b.memory_id = n.memory_id)'
+        ' >= (SELECT s.near_identical FROM brain.embedding_space s WHERE s.space_id = $4) END')
 $f$;
 
 -- brain.search's statement as a function of its own (brain._search_statement

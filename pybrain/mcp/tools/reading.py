@@ -7,7 +7,7 @@ from typing import Annotated, Any
 from mcp.server.mcpserver import Context
 from pydantic import Field
 
-from pybrain.mcp.render import render_found
+from pybrain.mcp.render import NOTHING_RELEVANT, render_found
 from pybrain.mcp.session import service_of
 from pybrain.mcp.tools.fields import FoundKind, MemoryId, ResultFormat
 
@@ -33,7 +33,7 @@ def search(
     ] = None,
     min_relevance: Annotated[
         float | None,
-        Field(ge=0, le=1, description="Nothing unless the best result is this relevant (0-1)."),
+        Field(ge=0, le=1, description="Only results this relevant (0-1); 0: the nearest."),
     ] = None,
     neighbours: Annotated[
         int, Field(ge=0, le=10, description="Turns or chunks beside each hit to bring along.")
@@ -57,7 +57,7 @@ def search(
         min_relevance=min_relevance,
         neighbours=neighbours,
     )
-    shown = render_found(found, format)
+    shown = render_found(found, format, NOTHING_RELEVANT)
     if found:
         # results handed to an agent are an injection (its tokens: those of the text it gets)
         service.brain.record_injection(
