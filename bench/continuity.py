@@ -318,6 +318,7 @@ def replay_question(
         "search_turn@10": len(found & keys) / n if n else None,
         "search_turn@5": len(found5 & keys) / n if n else None,
         "boot_tokens": _tokens(conn, boot),
+        "context": context,
         "variants": {label: _score(conn, evidence, boot, ctx, off) for label, (ctx, off) in other.items()},
         "start_ms": round(t_start[0] * 1000, 1),
         "prompt_ms": round(t_prompt[0] * 1000, 1),

@@ -939,6 +939,12 @@ CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) R
     AS $$
     -- the body: sql/functions/003-embedding.sql
 $$;
+CREATE FUNCTION brain._holds_subject(ws bigint, ids bigint[], words tsquery[], idf double precision[], slack double precision, strict boolean) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019a-hooks-prompt.sql
+$$;
 CREATE FUNCTION brain._import_document(item integer, d jsonb, source text, project text, semantic_dedup boolean, v_trust boolean, v_label text) RETURNS SETOF brain.staged_memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -1280,6 +1286,12 @@ CREATE FUNCTION brain._private_left_open(t text) RETURNS boolean
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/019-hooks.sql
+$$;
+CREATE FUNCTION brain._prompt_subject(ws bigint, prompt text, OUT words tsquery[], OUT idf double precision[]) RETURNS record
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._query_phrases(query text, own jsonb, builtin boolean) RETURNS text[]
     LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
@@ -3289,7 +3301,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 184322ea4914291422fe0b570edd02ea7849d38b419235c9ff14eb6c70cddacd';
+COMMENT ON TABLE brain.migration IS 'functions c2fea61c22d79a0a37eb49c6646a6d03a195e5ce955f998bff66f23c8bf20afd';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

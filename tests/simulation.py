@@ -190,11 +190,15 @@ def generate(
     the database stopped or hung for a few steps. (The harnesses and the corrections are
     drawn from streams of their own: the steps of a seed are those it gave before there were
     three harnesses, and before there were corrections, but for the exchanges that became
-    corrections.)"""
+    corrections; so is the half of the questions that ask about a service whose port was
+    stated in the project.)"""
     rng = random.Random(seed)
     pick = random.Random(f"{seed} harness")
     talk = random.Random(f"{seed} correction")
+    ask = random.Random(f"{seed} question")
     out: list[Step] = []
+    repo_of: dict[int, int] = {}  # each session's repository
+    stated: set[tuple[str, int]] = set()  # (project, service) a fact or a correction stated
     open_: list[int] = []
     next_session = 1
     down_for = 0
@@ -209,13 +213,16 @@ def generate(
             down_for = rng.randrange(2, 6)
             continue
         if rng.random() < 0.08:
-            out.append(Step("fact", 0, rng.randrange(len(REPOS) * len(SERVICES))))
+            n = rng.randrange(len(REPOS) * len(SERVICES))
+            out.append(Step("fact", 0, n))
+            stated.add((REPOS[n % len(REPOS)][2], n // len(REPOS) % len(SERVICES)))
             continue
         if rng.random() < 0.02:
             out.append(Step("backup", 0))
             continue
         if not open_ or (len(open_) < 3 and rng.random() < 0.25):
             out.append(Step("open", next_session, rng.randrange(len(REPOS)), pick.choice(harnesses)))
+            repo_of[next_session] = out[-1].arg
             open_.append(next_session)
             next_session += 1
             continue
@@ -226,6 +233,14 @@ def generate(
         arg = rng.randrange(10_000) if kind in ("say", "private", "work") else 0
         if kind == "say" and talk.random() < 0.25 and corrections:
             kind = "correct"
+        project = REPOS[repo_of[s]][2]
+        known = sorted(i for p, i in stated if p == project)
+        if kind == "say" and known and ask.random() < 0.5:
+            # half the questions ask about what was stated in the project (a fact written, a
+            # correction said): its current value must reach the agent
+            arg = arg - arg % len(SERVICES) + ask.choice(known)
+        if kind == "correct":
+            stated.add((project, arg % len(SERVICES)))
         out.append(Step(kind, s, arg))
         if kind in ("end", "crash"):
             open_.remove(s)
@@ -263,6 +278,7 @@ class Session:
     handed_at: int = -1
     handed_reply: str | None = None
     booted_at: int = 0  # the step of its last start hook (its start, or after a compaction)
+    boot_text: str = ""  # what its last start hook injected
     repeats: dict[str, int] = field(default_factory=dict)  # Cursor: the turns of each digest
 
 
@@ -509,7 +525,8 @@ class World:
                 self._check_injection(s, context, "prompt")
                 if service is not None:
                     self._check_topic(s, context, service)
-                    self._check_current(s, context, service)
+            if service is not None:
+                self._check_current(s, context or "", service)
         s.turns.append(Turn(self._line(s, "user", user), s.harness, "user", user, kept_user))
         s.turns.append(Turn(self._line(s, "assistant", reply), s.harness, "assistant", reply, reply))
         s.last_reply = reply
@@ -532,6 +549,7 @@ class World:
         if s.harness == "claude-code":
             fields["model"] = "claude-sonnet-4-5-20250929"
         context = self._context(s, self._hook(s, "start", **fields), "the start hook")
+        s.boot_text = context or ""
         self._check_injection(s, context, source)
 
     def _new_session(
@@ -940,6 +958,15 @@ class World:
             return
         at, port, stating = current
         about = re.compile(rf"{word} {service} (?:listens on|to) port (\d+)")
+        # the current value reaches the agent: in this context, in what its start showed, or
+        # said in this session itself (the agent has its own turns in front of it)
+        own = any(str(port) in t.text for t in s.turns)
+        if not self.down and not own and str(port) not in about.findall(context + "\n" + s.boot_text):
+            self._violate(
+                "a question about a stored value gets it",
+                f"s{s.number} asks for {word} {service} (current: port {port}, #{sorted(stating)}):"
+                f" shown: {' | '.join(lines)[:900]}",
+            )
         where = next(
             (i for i, line in enumerate(lines) if ids[i] in stating or str(port) in about.findall(line)), None
         )

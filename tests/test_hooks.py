@@ -719,3 +719,24 @@ def test_every_prompt_line_is_relevant_on_its_own(cli_env, conn, transcript, pro
         ),
     )
     assert f"#{blocker} rule" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+
+
+def test_a_prompt_gets_no_line_about_another_thing(cli_env, conn, transcript, project_dir, brain) -> None:
+    """ "Which port does the kestrel billing worker listen on now?" brought the kestrel
+    gateway's port and a note about the scheduler's deploy key: near in words and vector, and
+    about other things. A short line that holds none of the question's two rarest words some
+    memory holds ("billing", "worker") is another topic's, whatever its verdict. (The
+    gateway's own question still gets the billing worker's port: it lacks one rare word of
+    the question, "gateway", and a short answer need not repeat every one.)"""
+    gateway = brain.remember("fact", "The kestrel gateway listens on port 5005").memory_id
+    billing = brain.remember("fact", "The kestrel billing worker listens on port 7001").memory_id
+    brain.remember("fact", "The kestrel scheduler deploy key is rotated every month")
+    ask = "Which port does the kestrel billing worker listen on now?"
+    out, _ = run_hook(cli_env, "prompt", payload("prompt", transcript, project_dir, prompt=ask))
+    context = json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
+    lines = [line for line in context.splitlines() if line.startswith("- #")]
+    assert [int(re.match(r"- #(\d+) ", line)[1]) for line in lines] == [billing], context
+    # without the rule (no line is short) the other services' lines come back
+    conn.execute("SELECT brain.set_setting('prompt_subject_words', '0')")
+    out, _ = run_hook(cli_env, "prompt", payload("prompt", transcript, project_dir, prompt=ask))
+    assert f"#{gateway} " in out.stdout.decode()

@@ -58,6 +58,11 @@ def test_the_prompt_hook_answers_with_searchs_verdict(conn) -> None:
     assert out["ids"] == [a], "the cache's line is below the verdict: another topic"
     conn.execute("SELECT brain.set_setting('min_relevance', %s)", (str(hit[1]["verdict"] * 0.99),))
     out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
+    # the cache's line reaches this floor, and it is short and names another thing than the
+    # question's rarest words ("database", "port"): another topic still
+    assert out["ids"] == [a]
+    conn.execute("SELECT brain.set_setting('prompt_subject_words', '0')")
+    out = rows(conn, "SELECT brain.prompt_context(prompt => 'staging database port') AS c")[0]["c"]
     assert out["ids"] == [a, b]
 
 

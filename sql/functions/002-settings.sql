@@ -45,6 +45,8 @@ AS $$
     ) || jsonb_build_object(
         'prompt_context_tokens', 500,     -- memories a prompt hook adds: at most this many tokens (docs/hooks.md: why)
         'prompt_context_max', 5,          -- and this many lines, when search's verdict finds something relevant
+        'prompt_subject_slack', 1.1,      -- a prompt line holds the question's subject: a word of it this near as rare as the rarest it lacks (idf ratio; docs/hooks.md)
+        'prompt_subject_words', 20,       -- a memory of this many words or fewer that lacks the subject is never a prompt line
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
@@ -116,9 +118,12 @@ AS $$
         'embedding_max_attempts',  jsonb_build_object('min', 1, 'max', 100, 'integer', true),
         'embedding_retry_seconds', jsonb_build_object('min', 0, 'max', 86400),
         'chunk_max_tokens',        jsonb_build_object('min', 32, 'max', 65536, 'integer', true),
-        'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true),
+        'action_items_per_hour',   jsonb_build_object('min', 0, 'max', 1000, 'integer', true)
+    ) || jsonb_build_object(
         'prompt_context_tokens',   jsonb_build_object('min', 20, 'max', 4000, 'integer', true),
         'prompt_context_max',      jsonb_build_object('min', 1, 'max', 20, 'integer', true),
+        'prompt_subject_slack',    jsonb_build_object('min', 1, 'max', 1000),
+        'prompt_subject_words',    jsonb_build_object('min', 0, 'max', 10000, 'integer', true),
         'boot_trajectories',       jsonb_build_object('min', 0, 'max', 20, 'integer', true),
         'trajectory_max_steps',    jsonb_build_object('min', 1, 'max', 500, 'integer', true),
         'pack_token_budget',       jsonb_build_object('min', 50, 'max', 20000, 'integer', true),

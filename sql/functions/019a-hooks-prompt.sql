@@ -91,6 +91,49 @@ AS $$
     SELECT brain._age_text(m.created_at) || ' ago' FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = id
 $$;
 
+-- What a prompt asks about, as a line must hold it: the words of what it asks
+-- (brain._asked_text) that some memory of the workspace holds, each a tsquery
+-- (with the words for the same thing, as search weighs it) and its idf.
+-- brain._holds_subject judges a memory by them. (A word no memory holds is
+-- left out: most prompts say something new, "the nightly export failed
+-- again", and search's verdict already counts such words.)
+CREATE OR REPLACE FUNCTION brain._prompt_subject(ws bigint, prompt text,
+                                                 OUT words tsquery[], OUT idf double precision[])
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme])) ORDER BY t.n), '{}'),
+           coalesce(array_agg(t.idf ORDER BY t.n), '{}')
+    FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
+                              (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c WHERE c.workspace_id = ws))
+         WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n)
+$$;
+
+-- Whether the memories of a line (a hit, and the reply shown for it) are about
+-- what the prompt asks (brain._prompt_subject): the idf of the rarest word of the
+-- question they hold, times slack (the setting prompt_subject_slack), reaches
+-- the idf of the rarest word they lack (strict), or of the question's second
+-- rarest word (not strict: a short answer need not repeat every rare word of the
+-- question, "Which node version does the frontend build with?" and "The
+-- frontend builds with Node 24"). "Which port does the kestrel billing worker
+-- listen on?" is not about "The kestrel gateway listens on port 5005", which
+-- lacks both "billing" and "worker", rarer than every word it holds. A prompt
+-- none of whose words a memory holds judges none.
+CREATE OR REPLACE FUNCTION brain._holds_subject(ws bigint, ids bigint[], words tsquery[],
+                                                idf double precision[], slack double precision,
+                                                strict boolean)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT coalesce(max(w.idf) FILTER (WHERE w.held), 0) * slack
+           >= CASE WHEN strict THEN coalesce(max(w.idf) FILTER (WHERE NOT w.held), 0)
+                   ELSE coalesce((array_agg(w.idf ORDER BY w.idf DESC))[least(2, count(*))], 0) END
+    FROM (SELECT i.idf, EXISTS (SELECT FROM brain.memory m
+                                WHERE m.workspace_id = ws AND m.memory_id = ANY (ids) AND m.tsv @@ i.q) AS held
+          FROM unnest(words, idf) AS i(q, idf)) AS w
+$$;
+
 CREATE OR REPLACE FUNCTION brain.prompt_context(
     prompt text,
     query_embedding double precision[] DEFAULT NULL,
@@ -127,6 +170,9 @@ DECLARE
     turn_chars integer;
     calling bigint;  -- the session booted for the calling client session
     booted bigint[];  -- what its boot showed: not shown again
+    subject record;  -- what the prompt asks about (brain._prompt_subject)
+    slack double precision := (brain.setting('prompt_subject_slack'))::double precision;
+    short_words integer := (brain.setting('prompt_subject_words'))::integer;
 BEGIN
     PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
                                           'A prompt context budget (tokens)');
@@ -166,22 +212,37 @@ BEGIN
     booted := ARRAY(SELECT DISTINCT x FROM brain.injection i CROSS JOIN unnest(i.items) AS x
                     WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        -- Relevant: each hit whose own verdict (brain.search_result: its
-        -- relevance with the query's unheld words counted) reaches the floor,
-        -- or a skill the prompt triggers; the rest of search's ranking is
-        -- another topic's, and a line of it is noise the agent learns to skip.
-        -- The turns of the calling session itself (exclude_ref_prefix) that
-        -- the agent has in front of it (stored after its last compaction) are
-        -- left out, and so are flagged memories and what the session's boot
-        -- showed.
+        subject := brain._prompt_subject(ws, prompt);
+        -- Each line on its own, once some hit is relevant (its verdict,
+        -- brain.search_result's relevance with the query's unheld words counted,
+        -- reaches the floor, or a skill the prompt triggers): a hit whose verdict
+        -- reaches the floor, unless its line is short (a headline, or a turn, of
+        -- prompt_subject_words words or fewer) and holds none of the question's
+        -- two rarest words (brain._holds_subject, not strict): "The kestrel
+        -- gateway listens on port 5005" is near "Which port does the kestrel
+        -- billing worker listen on?" in words and vector, and names another
+        -- thing; and a captured turn below the floor that holds a word of the
+        -- question as rare as the rarest it lacks (strict), as a long turn that
+        -- speaks of it among other things does with a low verdict. The rest of
+        -- search's ranking is another topic's, and a line of it is noise the
+        -- agent learns to skip. The turns of the calling session itself
+        -- (exclude_ref_prefix) that the agent has in front of it (stored after
+        -- its last compaction) are left out, and so are flagged memories and what
+        -- the session's boot showed.
         FOR hit IN
             WITH kept AS MATERIALIZED (
-                SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.ordinality AS n
+                SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.neighbour_of,
+                       s.ordinality AS n,
+                       -- the words its line shows: a turn's text, else the headline
+                       brain.word_count(CASE WHEN m.origin = 'observed' AND m.metadata ? 'turn'
+                                             THEN coalesce(nullif(m.body, ''), m.headline) ELSE m.headline END) AS words,
+                       m.origin = 'observed' AND m.metadata ? 'turn' AS turn
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
-                                  -- twice the lines: a prompt and the reply that answers it may
-                                  -- both be hits (one line); each result costs search a preview
-                                  max_results => n_max * 2) WITH ORDINALITY AS s
+                                  -- four times the lines: a prompt and the reply that answers it
+                                  -- may both be hits (one line), and a hit may not hold the
+                                  -- subject; each result costs search a preview
+                                  max_results => least(n_max * 4, 100), min_relevance => 0) WITH ORDINALITY AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
                 WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
@@ -190,14 +251,27 @@ BEGIN
                   AND NOT m.memory_id = ANY (booted))
             -- in search's order: a current fact before the older memories and turns it
             -- may contradict, a reply in the place of the prompt that only asked
-            SELECT k.id, k.kind, k.headline, k.newer_related
-            FROM kept k
-            WHERE k.verdict >= floor OR k.via_skill_trigger IS NOT NULL
+            SELECT k.id, k.kind, k.headline, k.via_skill_trigger,
+                   -- what a newer memory may replace: the hit, or the reply a prompt that
+                   -- only asked stands beside (its line shows that reply)
+                   coalesce(k.newer_related, r.newer_related) AS newer_related,
+                   CASE WHEN k.newer_related IS NULL AND r.newer_related IS NOT NULL THEN r.id ELSE k.id END AS older_id,
+                   k.verdict >= floor AS relevant, k.words, k.turn
+            FROM kept k LEFT JOIN kept r ON r.id = k.neighbour_of
+            WHERE EXISTS (SELECT FROM kept x WHERE x.verdict >= floor OR x.via_skill_trigger IS NOT NULL)
             ORDER BY k.n
         LOOP
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
             turn := brain._turn_answer(ws, hit.id);
+            CONTINUE WHEN hit.via_skill_trigger IS NULL
+                          AND NOT CASE WHEN hit.relevant
+                                       THEN hit.words > short_words
+                                            OR brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
+                                                                    subject.idf, slack, false)
+                                       ELSE hit.turn
+                                            AND brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
+                                                                     subject.idf, slack, true) END;
             own_id := NULL;
             IF turn.answer_id IS NOT NULL THEN
                 -- A prompt that does not only ask (it says something: "I finished the
@@ -238,8 +312,8 @@ BEGIN
             line := line || CASE WHEN hit.newer_related IS NOT NULL
                                  THEN format(' (older: #%s is newer and may replace it%s)', hit.newer_related,
                                              CASE WHEN (SELECT m.state FROM brain.memory m
-                                                        WHERE m.workspace_id = ws AND m.memory_id = hit.id) = 'active'
-                                                  THEN format('; if so: brain supersede %s', hit.id) ELSE '' END)
+                                                        WHERE m.workspace_id = ws AND m.memory_id = hit.older_id) = 'active'
+                                                  THEN format('; if so: brain supersede %s', hit.older_id) ELSE '' END)
                                  ELSE '' END
                     -- what the line shows states the old value of a superseded memory (brain.stale)
                     || coalesce((SELECT brain._stale_mark_text((x->>'on')::bigint, (x->>'by')::bigint)
