@@ -57,7 +57,36 @@ CREATE TYPE brain.memory_draft AS (
 	rule brain.rule_detail,
 	fact brain.fact_detail,
 	task brain.task_detail,
-	incident brain.incident_detail
+	incident brain.incident_detail,
+	normalized text,
+	people text[],
+	topics text[],
+	action_items text[],
+	state text,
+	upvotes integer,
+	downvotes integer,
+	access_count integer,
+	last_accessed timestamp with time zone,
+	superseded_at timestamp with time zone,
+	supersede_reason text,
+	last_confirmed_at timestamp with time zone,
+	forget_reason text,
+	dedup_pending boolean,
+	record_version integer,
+	created_at timestamp with time zone,
+	updated_at timestamp with time zone,
+	dormant_after timestamp with time zone,
+	forgotten_at timestamp with time zone,
+	archived_at timestamp with time zone,
+	flag_reasons text[],
+	flag_confirmed_at timestamp with time zone,
+	flag_confirmed_by text,
+	source_chunk integer,
+	context text,
+	thread text,
+	"position" integer,
+	sent text,
+	vector public.vector
 );
 CREATE TYPE brain.search_request AS (
 	query text,
@@ -664,8 +693,8 @@ CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halfli
     AS $$
     -- the body: sql/functions/002-settings.sql
 $$;
-CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text) RETURNS brain.memory_draft
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, supersedes bigint DEFAULT NULL::bigint) RETURNS brain.memory_draft
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/004a-write-core.sql
@@ -762,19 +791,19 @@ CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity rea
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
-CREATE FUNCTION brain._fold_item(target bigint, kind text, headline text, body text, normalized text, tags text[], metadata jsonb, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, item_created_at timestamp with time zone, folded_memory_id bigint, vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
+CREATE FUNCTION brain._fold_item(target bigint, item brain.memory, similarity real, vec public.vector, space_id bigint, actor text, audit_detail jsonb) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._fold_near_identical(s brain.embedding_space, ids bigint[]) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -1119,11 +1148,11 @@ CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger 
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
-CREATE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text, source_ref text, foldable boolean, s brain.embedding_space) RETURNS boolean
+CREATE FUNCTION brain._may_fold(kept brain.memory, item brain.memory, s brain.embedding_space) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
@@ -1139,7 +1168,7 @@ $$;
 CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1152,6 +1181,12 @@ CREATE FUNCTION brain._near_trajectories(ws bigint, projects text[], s brain.emb
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     -- the body: sql/functions/024a-trajectories-record.sql
+$$;
+CREATE FUNCTION brain._near_verdict(kept brain.memory, item brain.memory, similarity real, s brain.embedding_space, on_related text DEFAULT NULL::text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, decides boolean)
     LANGUAGE plpgsql STABLE
@@ -1621,7 +1656,7 @@ CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, 
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[], details brain.memory_draft[] DEFAULT NULL::brain.memory_draft[], vectors public.vector[] DEFAULT NULL::public.vector[], space_id bigint DEFAULT NULL::bigint, ingest_seq bigint DEFAULT NULL::bigint, audit jsonb DEFAULT NULL::jsonb, check_at_commit jsonb DEFAULT NULL::jsonb) RETURNS bigint[]
+CREATE FUNCTION brain._store_memories(items brain.memory_draft[], space_id bigint DEFAULT NULL::bigint, ingest_seq bigint DEFAULT NULL::bigint, audit jsonb DEFAULT NULL::jsonb, check_at_commit jsonb DEFAULT NULL::jsonb, vectors_later boolean DEFAULT false) RETURNS bigint[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3289,7 +3324,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 184322ea4914291422fe0b570edd02ea7849d38b419235c9ff14eb6c70cddacd';
+COMMENT ON TABLE brain.migration IS 'functions 75116a2d7d64ef70435418c4c747a9369ea5e1d46e72a7de5b6d1e72a87c680e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

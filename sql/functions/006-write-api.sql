@@ -40,25 +40,15 @@ RETURNS brain.write_result
 LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    d brain.memory_draft := brain._draft_details(brain._draft(kind, headline, body, category, origin, project),
-        severity, halflife_days, status, priority, due_at, what_was_wrong, what_is_correct, error_message,
-        command_attempted, related_files, complexity);
 BEGIN
-    d.tags := tags;
-    d.importance := importance;
-    d.pinned := pinned;
-    d.skill_trigger := skill_trigger;
-    d.metadata := metadata;
-    d.embedding := embedding;
-    d.embedding_space := embedding_space;
-    d.source_agent := source_agent;
-    d.session_id := session_id;
-    d.source_system := source_system;
-    d.source_ref := source_ref;
-    d.source_hash := source_hash;
-    d.expires_at := expires_at;
-    RETURN brain._write(d, check_only, on_related, reason);
+    RETURN brain._write(brain._draft_details(
+        brain._draft(kind, headline, body, category, origin, project, tags => tags, importance => importance,
+                     pinned => pinned, skill_trigger => skill_trigger, metadata => metadata, embedding => embedding,
+                     embedding_space => embedding_space, source_agent => source_agent, session_id => session_id,
+                     source_system => source_system, source_ref => source_ref, source_hash => source_hash,
+                     expires_at => expires_at),
+        severity, halflife_days, status, priority, due_at, what_was_wrong, what_is_correct, error_message,
+        command_attempted, related_files, complexity), check_only, on_related, reason);
 END
 $$;
 COMMENT ON FUNCTION brain.remember IS
@@ -80,6 +70,7 @@ DECLARE
     mem brain.memory;
     kept brain.memory;
     near record;
+    verdict text;
     r brain.write_result;
 BEGIN
     SELECT * INTO mem FROM brain.memory m
@@ -116,13 +107,12 @@ BEGIN
         ORDER BY x.similarity DESC, x.memory_id
     LOOP
         SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-        IF near.similarity >= space.near_identical
-           AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space) THEN
+        verdict := brain._near_verdict(kept, mem, near.similarity, space);
+        IF verdict = 'fold' THEN
             -- Near-identical: fold the queued memory into the existing one.
             RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
         END IF;
-        IF mem.origin IN ('explicit', 'overlay')
-           AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body) THEN
+        IF verdict = 'related' THEN
             -- Related, and the writer is gone and cannot be told to supersede:
             -- keep the memory and flag the pair (authored memories only, as in remember).
             UPDATE brain.memory m

@@ -153,26 +153,20 @@ BEGIN
     recorded := old.origin NOT IN ('explicit', 'overlay');
     d := brain._draft_details(
         brain._draft(old.kind, headline, body, coalesce(category, CASE WHEN NOT recorded THEN old.category END),
-                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project),
+                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project,
+                     tags => coalesce(tags, CASE WHEN NOT recorded THEN old.tags END), importance => old.importance,
+                     pinned => inherit_pinned AND old.pinned, skill_trigger => coalesce(skill_trigger, old.skill_trigger),
+                     metadata => coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END),
+                     embedding => embedding, embedding_space => embedding_space, source_agent => source,
+                     session_id => session_id, source_system => CASE WHEN NOT recorded THEN old.source_system END,
+                     source_ref => CASE WHEN NOT recorded THEN old.source_ref END, expires_at => old.expires_at,
+                     supersedes => old.memory_id),
         CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
         old_fact.halflife_days,
         CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity);
-    d.tags := coalesce(tags, CASE WHEN NOT recorded THEN old.tags END);
-    d.importance := old.importance;
-    d.pinned := inherit_pinned AND old.pinned;
-    d.skill_trigger := coalesce(skill_trigger, old.skill_trigger);
-    d.metadata := coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END);
-    d.embedding := embedding;
-    d.embedding_space := embedding_space;
-    d.source_agent := source;
-    d.session_id := session_id;
-    d.source_system := CASE WHEN NOT recorded THEN old.source_system END;
-    d.source_ref := CASE WHEN NOT recorded THEN old.source_ref END;
-    d.expires_at := old.expires_at;
-    d.supersedes := old.memory_id;
     r := brain._write(d, check_only, on_related, reason);
     IF check_only THEN
         RETURN r;
