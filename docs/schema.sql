@@ -776,6 +776,12 @@ CREATE FUNCTION brain._field_text(v jsonb) RETURNS text
     AS $_$
     -- the body: sql/functions/001b-text-clean.sql
 $_$;
+CREATE FUNCTION brain._first_verdict(item brain.memory, ids bigint[], sims real[], s brain.embedding_space, on_related text DEFAULT NULL::text) RETURNS TABLE(kept brain.memory, similarity real, verdict text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004e-write-folds.sql
+$$;
 CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -3324,7 +3330,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 75116a2d7d64ef70435418c4c747a9369ea5e1d46e72a7de5b6d1e72a87c680e';
+COMMENT ON TABLE brain.migration IS 'functions 85b3ae6dbf37a518bcc0df98b9e746bdb41263122b647c59b2456b16002c4377';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -386,7 +386,6 @@ DECLARE
     related brain.memory;
     related_sim real;
     item brain.memory;  -- the new memory as its near verdicts and a fold see it
-    verdict text;
     lookup pg_snapshot;
     near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
@@ -450,40 +449,31 @@ BEGIN
             FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x
             WHERE x.decides;
         END IF;
-        -- The nearest first: the first with a verdict (brain._near_verdict)
-        -- decides: a fold takes the write in, a related one meets the write's
-        -- on_related policy.
+        -- The nearest with a verdict (brain._first_verdict) decides: a fold
+        -- takes the write in, a related one meets the write's on_related policy.
         item := jsonb_populate_record(NULL::brain.memory, to_jsonb(d));
-        FOR near IN
-            SELECT x.memory_id, x.similarity
-            FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
-            WHERE x.similarity >= space.related
-            ORDER BY x.similarity DESC, x.memory_id
-        LOOP
-            SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            verdict := brain._near_verdict(existing, item, near.similarity, space, p_on_related);
-            IF verdict = 'fold' THEN
-                RETURN brain._fold_item(near.memory_id, item, near.similarity, vec, space.space_id, d.source_agent,
-                                        '{}');
+        SELECT * INTO near FROM brain._first_verdict(item, near_ids, near_sims, space, p_on_related);
+        IF near.verdict = 'fold' THEN
+            RETURN brain._fold_item((near.kept).memory_id, item, near.similarity, vec, space.space_id,
+                                    d.source_agent, '{}');
+        END IF;
+        IF near.verdict = 'related' THEN
+            existing := near.kept;
+            IF p_on_related = 'refuse' THEN
+                PERFORM brain._raise('BR008',
+                    format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
+                           existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
+                    jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                       'headline', existing.headline, 'threshold', space.related,
+                                       'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
+                    format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
+                           '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
+                           '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
+                           'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
             END IF;
-            IF verdict = 'related' THEN
-                IF p_on_related = 'refuse' THEN
-                    PERFORM brain._raise('BR008',
-                        format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
-                               existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
-                        jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
-                                           'headline', existing.headline, 'threshold', space.related,
-                                           'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
-                        format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
-                               '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
-                               '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
-                               'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
-                END IF;
-                related := existing;
-                related_sim := near.similarity;
-                EXIT;
-            END IF;
-        END LOOP;
+            related := existing;
+            related_sim := near.similarity;
+        END IF;
     END IF;
     IF p_on_related = 'supersede' AND related.memory_id IS NULL AND d.supersedes IS NULL THEN
         PERFORM brain._nothing_to_supersede(d.kind, v_project, v_origin, space, vec, near_ids, near_sims);

@@ -50,6 +50,25 @@ AS $$
                 THEN 'related' END
 $$;
 
+-- The first of a new memory's near memories (ids, at the similarities sims:
+-- its lookup's, brain._near_write) with a verdict, nearest first: that memory
+-- (kept), its similarity and the verdict; no row when none has one. The
+-- decision of brain._write and brain.attach_embedding.
+CREATE OR REPLACE FUNCTION brain._first_verdict(item brain.memory, ids bigint[], sims real[], s brain.embedding_space,
+                                                on_related text DEFAULT NULL)
+RETURNS TABLE (kept brain.memory, similarity real, verdict text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT k, x.similarity, v.verdict
+    FROM unnest(ids, sims) AS x(memory_id, similarity)
+    JOIN brain.memory k ON k.workspace_id = s.workspace_id AND k.memory_id = x.memory_id
+    CROSS JOIN LATERAL (SELECT brain._near_verdict(k, item, x.similarity, s, on_related) AS verdict) AS v
+    WHERE x.similarity >= s.related AND v.verdict IS NOT NULL
+    ORDER BY x.similarity DESC, x.memory_id
+    LIMIT 1
+$$;
+
 -- A memory's tags with the #hashtags of a text and the given tags added:
 -- lowercased, trimmed, distinct. (One expression: inlined into its callers.)
 CREATE OR REPLACE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[])

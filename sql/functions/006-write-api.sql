@@ -68,9 +68,7 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
-    kept brain.memory;
     near record;
-    verdict text;
     r brain.write_result;
 BEGIN
     SELECT * INTO mem FROM brain.memory m
@@ -100,30 +98,25 @@ BEGIN
     END IF;
 
     PERFORM brain._lock_writes(mem.kind, mem.project);
-    FOR near IN
-        SELECT x.memory_id, x.similarity
-        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-        WHERE x.decides
-        ORDER BY x.similarity DESC, x.memory_id
-    LOOP
-        SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-        verdict := brain._near_verdict(kept, mem, near.similarity, space);
-        IF verdict = 'fold' THEN
-            -- Near-identical: fold the queued memory into the existing one.
-            RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
-        END IF;
-        IF verdict = 'related' THEN
-            -- Related, and the writer is gone and cannot be told to supersede:
-            -- keep the memory and flag the pair (authored memories only, as in remember).
-            UPDATE brain.memory m
-            SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
-                                                            'similarity', near.similarity)
-            WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-            r.duplicate_of := near.memory_id;
-            r.similarity := near.similarity;
-            RETURN r;
-        END IF;
-    END LOOP;
+    SELECT v.* INTO near
+    FROM (SELECT array_agg(x.memory_id) AS ids, array_agg(x.similarity) AS sims
+          FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+          WHERE x.decides) AS l,
+         brain._first_verdict(mem, l.ids, l.sims, space) AS v;
+    IF near.verdict = 'fold' THEN
+        -- Near-identical: fold the queued memory into the existing one.
+        RETURN brain._fold_into(mem, (near.kept).memory_id, near.similarity, vec, space.space_id);
+    END IF;
+    IF near.verdict = 'related' THEN
+        -- Related, and the writer is gone and cannot be told to supersede:
+        -- keep the memory and flag the pair (authored memories only, as in remember).
+        UPDATE brain.memory m
+        SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', (near.kept).memory_id,
+                                                        'similarity', near.similarity)
+        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+        r.duplicate_of := (near.kept).memory_id;
+        r.similarity := near.similarity;
+    END IF;
     RETURN r;
 END
 $$;
