@@ -400,66 +400,6 @@ CREATE FUNCTION brain._changed_values(this_text text, other_text text) RETURNS t
     AS $$
     -- the body: sql/functions/007a-revise-stale.sql
 $$;
-CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
-    LANGUAGE sql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/004-write.sql
-$$;
-CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint text) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/001-text.sql
-$$;
-CREATE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/004-write.sql
-$_$;
-CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/014-sessions.sql
-$$;
-CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
-CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
-CREATE FUNCTION brain._check_role_name(name text) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/025-tenancy.sql
-$_$;
-CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/002-settings.sql
-$$;
-CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/002-settings.sql
-$$;
-CREATE FUNCTION brain._check_sizes() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
 CREATE TABLE brain.memory (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -534,6 +474,72 @@ COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memor
 COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
 COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
 COMMENT ON COLUMN brain.memory.fact_terms IS 'The distinguishing terms of headline and body (brain.distinguishing_terms), kept by the write path: what tells one fact from another.';
+CREATE FUNCTION brain._changing(id bigint, action text, reason text, needs text, example text) RETURNS brain.memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004-write.sql
+$$;
+CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001-text.sql
+$$;
+CREATE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/004-write.sql
+$_$;
+CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/014-sessions.sql
+$$;
+CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
+CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
+CREATE FUNCTION brain._check_role_name(name text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/025-tenancy.sql
+$_$;
+CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._check_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
 CREATE FUNCTION brain._check_transition(mem brain.memory, action text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3330,7 +3336,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 85b3ae6dbf37a518bcc0df98b9e746bdb41263122b647c59b2456b16002c4377';
+COMMENT ON TABLE brain.migration IS 'functions a720405f5f2f1a5f9e3c761e1d6f941fe57451e42327213af3edf811c13ace1a';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -104,6 +104,24 @@ BEGIN
 END
 $$;
 
+-- A memory about to change by action (supersede, forget): the reason given
+-- first (BR014: needs, with an example), then the memory, locked, and the
+-- lifecycle's leave for the action from its state (BR011).
+CREATE OR REPLACE FUNCTION brain._changing(id bigint, action text, reason text, needs text, example text)
+RETURNS brain.memory
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory;
+BEGIN
+    PERFORM brain._require_text(reason, 'BR014', needs, example);
+    mem := brain._get_memory(id, lock => true);
+    PERFORM brain._check_transition(mem, action);
+    RETURN mem;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.supersede(
     old_id bigint,
     headline text,
@@ -137,10 +155,8 @@ DECLARE
     d brain.memory_draft;
     r brain.write_result;
 BEGIN
-    PERFORM brain._require_text(reason, 'BR014', 'A supersede needs a reason.',
+    old := brain._changing(old_id, 'supersede', reason, 'A supersede needs a reason.',
         'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
-    old := brain._get_memory(old_id, lock => true);
-    PERFORM brain._check_transition(old, 'supersede');
 
     SELECT * INTO old_rule FROM brain.rule t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_fact FROM brain.fact t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
@@ -248,10 +264,8 @@ DECLARE
     ws bigint := brain.current_workspace();
     mem brain.memory;
 BEGIN
-    PERFORM brain._require_text(reason, 'BR014', 'Forgetting a memory needs a reason.',
+    mem := brain._changing(id, 'forget', reason, 'Forgetting a memory needs a reason.',
         'Say why, e.g. reason => ''the service was decommissioned''.');
-    mem := brain._get_memory(id, lock => true);
-    PERFORM brain._check_transition(mem, 'forget');
     IF replaced_by IS NOT NULL THEN
         IF replaced_by = mem.memory_id THEN
             PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,
