@@ -1680,6 +1680,12 @@ CREATE FUNCTION brain._store_vectors(ids bigint[], vectors public.vector[], spac
     AS $$
     -- the body: sql/functions/004a-write-core.sql
 $$;
+CREATE FUNCTION brain._stored_vector(s brain.embedding_space, id bigint) RETURNS public.vector
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/003b-embedding-nearest.sql
+$$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3336,7 +3342,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a720405f5f2f1a5f9e3c761e1d6f941fe57451e42327213af3edf811c13ace1a';
+COMMENT ON TABLE brain.migration IS 'functions 25e888c309841c906198b97d1b4be81fb50b5c6832b71eb16e178a35d1d68d83';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -80,8 +80,7 @@ BEGIN
         -- looking again would find what the lookup found.
         CONTINUE WHEN NOT brain._ended_since(w.lookup);
         SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
-        vec := (SELECT e.embedding FROM brain.embedding e
-                WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
+        vec := brain._stored_vector(space, w.id);
         CONTINUE WHEN vec IS NULL;
         FOR near IN
             SELECT x.memory_id, x.similarity

@@ -221,10 +221,7 @@ BEGIN
             WHERE m.workspace_id = s.workspace_id AND m.memory_id = target;
             CONTINUE WHEN kept.state IS DISTINCT FROM 'active'
                 OR brain._near_verdict(kept, mem, hit.similarity, s) IS DISTINCT FROM 'fold';
-            PERFORM brain._fold_into(mem, target, hit.similarity,
-                (SELECT e.embedding FROM brain.embedding e
-                 WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = mem.memory_id),
-                s.space_id);
+            PERFORM brain._fold_into(mem, target, hit.similarity, brain._stored_vector(s, mem.memory_id), s.space_id);
             folded := folded || hit.memory_id;
             kept_ids := kept_ids || target;
         END LOOP;
