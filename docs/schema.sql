@@ -1166,6 +1166,20 @@ CREATE FUNCTION brain._may_fold(kept brain.memory, item brain.memory, s brain.em
     AS $$
     -- the body: sql/functions/004e-write-folds.sql
 $$;
+CREATE TABLE brain.workspace (
+    workspace_id bigint NOT NULL,
+    organization_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
+CREATE FUNCTION brain._member_change(workspace_id bigint, role text) RETURNS brain.workspace
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     AS $$
@@ -1377,14 +1391,6 @@ CREATE FUNCTION brain._request_answer(request_key text, function_name text, argu
     AS $$
     -- the body: sql/functions/004c-write-requests.sql
 $$;
-CREATE TABLE brain.workspace (
-    workspace_id bigint NOT NULL,
-    organization_id bigint NOT NULL,
-    name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
-ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3342,7 +3348,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 25e888c309841c906198b97d1b4be81fb50b5c6832b71eb16e178a35d1d68d83';
+COMMENT ON TABLE brain.migration IS 'functions 1c0c3fac398c2ec2c2670ee7c80a8c290e60897e8590bb1d857653e3490b6b34';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
