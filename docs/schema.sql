@@ -3348,7 +3348,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1c0c3fac398c2ec2c2670ee7c80a8c290e60897e8590bb1d857653e3490b6b34';
+COMMENT ON TABLE brain.migration IS 'functions 781cabffcadb6ac006081dc1a129963a6661380a63d9322adea50e1a41b0c334';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

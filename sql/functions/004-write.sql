@@ -1,7 +1,8 @@
--- The write path's helpers: memories as JSON, audit, the gate, exact and semantic dedup
--- (distinguishing terms, folds), marking a memory superseded, the check at commit's
--- registration, the checks of a set of drafts (brain._check_drafts). The core that uses
--- them: 004a-write-core.sql; the API of one memory, 006-write-api.sql.
+-- The write path's helpers: memories as JSON, audit, the gate, exact dedup and the
+-- distinguishing terms, marking a memory superseded, the check at commit's registration,
+-- the checks of a set of drafts (brain._check_drafts). The core that uses them:
+-- 004a-write-core.sql; the near verdict and folds, 004e-write-folds.sql; the API of one
+-- memory, 006-write-api.sql.
 
 -- Memories as JSON documents: common columns plus their kind's details and annotations,
 -- one query for many ids (the audit snapshots of a batch). No SET clause: the planner

@@ -1,6 +1,7 @@
 -- The write core: the check at commit, the one INSERT of memory rows
--- (brain._store_memories), the draft a write is made of (brain._draft,
--- migration 028) and brain._write, which writes one memory from its draft.
+-- (brain._store_memories, from the drafts every writer hands it), the draft
+-- a write is made of (brain._draft, migrations 028 and 037) and brain._write,
+-- which writes one memory from its draft.
 
 -- The full (64-bit) id of a recent transaction from its 32-bit xid (a row's
 -- xmin), taken within 2^31 of this transaction's id.

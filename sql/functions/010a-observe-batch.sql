@@ -265,9 +265,9 @@ BEGIN
 
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
-    --    batch). A hit that may fold (the same distinguishing terms, not a
-    --    chunk of the same source, folding on for the write and the space:
-    --    brain._may_fold) folds the new row into that memory
+    --    batch). A hit whose near verdict is fold (the same distinguishing
+    --    terms, not a chunk of the same source, folding on for the write and
+    --    the space: brain._near_verdict) folds the new row into that memory
     --    (brain._fold_into: the row is tombstoned pointing there, the longer
     --    text kept, the other item recorded in brain.memory_fold).
     --    (A batch whose vectors wait for the index is compared when indexed;

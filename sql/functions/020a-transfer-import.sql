@@ -359,15 +359,15 @@ BEGIN
                                                         v_label) END;
             -- the kind row's fields as the file gives them (a superseded rule is deprecated)
             imp.rule := ROW(CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
-                           CASE WHEN v_state = 'superseded' THEN v_severity
-                                ELSE upper(nullif(d->>'prior_severity', '')) END)::brain.rule_detail;
+                            CASE WHEN v_state = 'superseded' THEN v_severity
+                                 ELSE upper(nullif(d->>'prior_severity', '')) END)::brain.rule_detail;
             imp.fact := ROW(v_halflife)::brain.fact_detail;
             imp.incident := ROW(d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
-                               d->>'command_attempted', brain._doc_texts(d, 'related_files'),
-                               d->>'complexity')::brain.incident_detail;
+                                d->>'command_attempted', brain._doc_texts(d, 'related_files'),
+                                d->>'complexity')::brain.incident_detail;
             imp.task := ROW(d->>'status', (d->>'priority')::smallint, brain._doc_time(d, 'due_at', clamp => false),
-                           d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
-                           )::brain.task_detail;
+                            d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
+                            )::brain.task_detail;
             -- (its vectors, of the spaces the file names, are written below: no wake-up here)
             new_id := (brain._store_memories(ARRAY[imp], vectors_later => true))[1];
             IF new_id IS NULL THEN
