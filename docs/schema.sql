@@ -57,7 +57,36 @@ CREATE TYPE brain.memory_draft AS (
 	rule brain.rule_detail,
 	fact brain.fact_detail,
 	task brain.task_detail,
-	incident brain.incident_detail
+	incident brain.incident_detail,
+	normalized text,
+	people text[],
+	topics text[],
+	action_items text[],
+	state text,
+	upvotes integer,
+	downvotes integer,
+	access_count integer,
+	last_accessed timestamp with time zone,
+	superseded_at timestamp with time zone,
+	supersede_reason text,
+	last_confirmed_at timestamp with time zone,
+	forget_reason text,
+	dedup_pending boolean,
+	record_version integer,
+	created_at timestamp with time zone,
+	updated_at timestamp with time zone,
+	dormant_after timestamp with time zone,
+	forgotten_at timestamp with time zone,
+	archived_at timestamp with time zone,
+	flag_reasons text[],
+	flag_confirmed_at timestamp with time zone,
+	flag_confirmed_by text,
+	source_chunk integer,
+	context text,
+	thread text,
+	"position" integer,
+	sent text,
+	vector public.vector
 );
 CREATE TYPE brain.search_request AS (
 	query text,
@@ -371,66 +400,6 @@ CREATE FUNCTION brain._changed_values(this_text text, other_text text) RETURNS t
     AS $$
     -- the body: sql/functions/007a-revise-stale.sql
 $$;
-CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
-    LANGUAGE sql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/004-write.sql
-$$;
-CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint text) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/001-text.sql
-$$;
-CREATE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/004-write.sql
-$_$;
-CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/014-sessions.sql
-$$;
-CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
-CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
-CREATE FUNCTION brain._check_role_name(name text) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
-    -- the body: sql/functions/025-tenancy.sql
-$_$;
-CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
-    LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/002-settings.sql
-$$;
-CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
-    LANGUAGE plpgsql IMMUTABLE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/002-settings.sql
-$$;
-CREATE FUNCTION brain._check_sizes() RETURNS trigger
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
 CREATE TABLE brain.memory (
     workspace_id bigint DEFAULT brain.current_workspace() NOT NULL,
     memory_id bigint NOT NULL,
@@ -505,6 +474,72 @@ COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memor
 COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
 COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
 COMMENT ON COLUMN brain.memory.fact_terms IS 'The distinguishing terms of headline and body (brain.distinguishing_terms), kept by the write path: what tells one fact from another.';
+CREATE FUNCTION brain._changing(id bigint, action text, reason text, needs text, example text) RETURNS brain.memory
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/007-revise.sql
+$$;
+CREATE FUNCTION brain._check_at_commit(id bigint, space_id bigint, on_related text, lookup pg_snapshot) RETURNS void
+    LANGUAGE sql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004-write.sql
+$$;
+CREATE FUNCTION brain._check_count(arg text, given integer, most integer, hint text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/001-text.sql
+$$;
+CREATE FUNCTION brain._check_drafts(drafts brain.memory_draft[], p_on_related text DEFAULT 'refuse'::text, p_reason text DEFAULT NULL::text) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/004-write.sql
+$_$;
+CREATE FUNCTION brain._check_handoff(handoff text, snapshot jsonb) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/014-sessions.sql
+$$;
+CREATE FUNCTION brain._check_length(field text, value text, max integer) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
+CREATE FUNCTION brain._check_memory_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
+CREATE FUNCTION brain._check_role_name(name text) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/025-tenancy.sql
+$_$;
+CREATE FUNCTION brain._check_setting_argument(setting text, argument text, value numeric, what text) RETURNS void
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._check_setting_range(name text, value jsonb) RETURNS void
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/002-settings.sql
+$$;
+CREATE FUNCTION brain._check_sizes() RETURNS trigger
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
+$$;
 CREATE FUNCTION brain._check_transition(mem brain.memory, action text) RETURNS void
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -664,8 +699,8 @@ CREATE FUNCTION brain._dormant_after(last_touch timestamp with time zone, halfli
     AS $$
     -- the body: sql/functions/002-settings.sql
 $$;
-CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text) RETURNS brain.memory_draft
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+CREATE FUNCTION brain._draft(kind text, headline text, body text DEFAULT ''::text, category text DEFAULT NULL::text, origin text DEFAULT 'explicit'::text, project text DEFAULT ''::text, tags text[] DEFAULT '{}'::text[], importance double precision DEFAULT NULL::double precision, pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL::jsonb, metadata jsonb DEFAULT '{}'::jsonb, embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, source_agent text DEFAULT NULL::text, session_id bigint DEFAULT NULL::bigint, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, source_hash text DEFAULT NULL::text, expires_at timestamp with time zone DEFAULT NULL::timestamp with time zone, supersedes bigint DEFAULT NULL::bigint) RETURNS brain.memory_draft
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/004a-write-core.sql
@@ -747,6 +782,12 @@ CREATE FUNCTION brain._field_text(v jsonb) RETURNS text
     AS $_$
     -- the body: sql/functions/001b-text-clean.sql
 $_$;
+CREATE FUNCTION brain._first_verdict(item brain.memory, ids bigint[], sims real[], s brain.embedding_space, on_related text DEFAULT NULL::text) RETURNS TABLE(kept brain.memory, similarity real, verdict text)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004e-write-folds.sql
+$$;
 CREATE FUNCTION brain._first_words(line text, max_words integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -762,19 +803,19 @@ CREATE FUNCTION brain._fold_into(mem brain.memory, target bigint, similarity rea
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
-CREATE FUNCTION brain._fold_item(target bigint, kind text, headline text, body text, normalized text, tags text[], metadata jsonb, source_agent text, session_id bigint, source_system text, source_ref text, source_hash text, item_created_at timestamp with time zone, folded_memory_id bigint, vec public.vector, space_id bigint, similarity real, actor text, audit_detail jsonb) RETURNS brain.write_result
+CREATE FUNCTION brain._fold_item(target bigint, item brain.memory, similarity real, vec public.vector, space_id bigint, actor text, audit_detail jsonb) RETURNS brain.write_result
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._fold_near_identical(s brain.embedding_space, ids bigint[]) RETURNS integer
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._folds(id bigint) RETURNS jsonb
     LANGUAGE sql STABLE
@@ -1125,11 +1166,25 @@ CREATE FUNCTION brain._may_be_pattern_rule(kind text, state text, skill_trigger 
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
-CREATE FUNCTION brain._may_fold(kept brain.memory, headline text, body text, origin text, source_ref text, foldable boolean, s brain.embedding_space) RETURNS boolean
+CREATE FUNCTION brain._may_fold(kept brain.memory, item brain.memory, s brain.embedding_space) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
+$$;
+CREATE TABLE brain.workspace (
+    workspace_id bigint NOT NULL,
+    organization_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
+CREATE FUNCTION brain._member_change(workspace_id bigint, role text) RETURNS brain.workspace
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025-tenancy.sql
 $$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
@@ -1145,7 +1200,7 @@ $$;
 CREATE FUNCTION brain._merged_tags(existing text[], full_text text, tags text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/004-write.sql
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1158,6 +1213,12 @@ CREATE FUNCTION brain._near_trajectories(ws bigint, projects text[], s brain.emb
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     -- the body: sql/functions/024a-trajectories-record.sql
+$$;
+CREATE FUNCTION brain._near_verdict(kept brain.memory, item brain.memory, similarity real, s brain.embedding_space, on_related text DEFAULT NULL::text) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004e-write-folds.sql
 $$;
 CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, min_similarity real) RETURNS TABLE(memory_id bigint, similarity real, decides boolean)
     LANGUAGE plpgsql STABLE
@@ -1342,14 +1403,6 @@ CREATE FUNCTION brain._request_answer(request_key text, function_name text, argu
     AS $$
     -- the body: sql/functions/004c-write-requests.sql
 $$;
-CREATE TABLE brain.workspace (
-    workspace_id bigint NOT NULL,
-    organization_id bigint NOT NULL,
-    name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
-ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1633,7 +1686,7 @@ CREATE FUNCTION brain._store_handoff(source text, project text, session bigint, 
     AS $$
     -- the body: sql/functions/014-sessions.sql
 $$;
-CREATE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL::text[], details brain.memory_draft[] DEFAULT NULL::brain.memory_draft[], vectors public.vector[] DEFAULT NULL::public.vector[], space_id bigint DEFAULT NULL::bigint, ingest_seq bigint DEFAULT NULL::bigint, audit jsonb DEFAULT NULL::jsonb, check_at_commit jsonb DEFAULT NULL::jsonb) RETURNS bigint[]
+CREATE FUNCTION brain._store_memories(items brain.memory_draft[], space_id bigint DEFAULT NULL::bigint, ingest_seq bigint DEFAULT NULL::bigint, audit jsonb DEFAULT NULL::jsonb, check_at_commit jsonb DEFAULT NULL::jsonb, vectors_later boolean DEFAULT false) RETURNS bigint[]
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -1644,6 +1697,12 @@ CREATE FUNCTION brain._store_vectors(ids bigint[], vectors public.vector[], spac
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
     -- the body: sql/functions/004a-write-core.sql
+$$;
+CREATE FUNCTION brain._stored_vector(s brain.embedding_space, id bigint) RETURNS public.vector
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/003b-embedding-nearest.sql
 $$;
 CREATE FUNCTION brain._sweep_sessions(now timestamp with time zone, host text DEFAULT NULL::text, host_processes jsonb DEFAULT NULL::jsonb) RETURNS integer
     LANGUAGE plpgsql
@@ -3301,7 +3360,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c2fea61c22d79a0a37eb49c6646a6d03a195e5ce955f998bff66f23c8bf20afd';
+COMMENT ON TABLE brain.migration IS 'functions c9ba0eb37c4fb0cb1f4c2a555f3f20a8c046395df1f6fb4c1daaaad70cf8af33';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -1,8 +1,9 @@
-"""A memory as one value: the Python shape of brain.memory_draft (migration 028).
+"""A memory as one value: the Python shape of brain.memory_draft (migrations 028 and 037).
 
 Every write of the database builds one draft (brain.remember, brain.supersede,
-brain.capture_context and brain.record_trajectory each fill one in) and hands
-it to the write core, brain._write. These classes mirror the composite types
+brain.capture_context and brain.record_trajectory each fill one in through
+brain._write; brain.observe_batch, brain.ingest_documents and an import build
+theirs whole) and hands it to the write core, brain._store_memories. These classes mirror the composite types
 field by field, in order; tests/test_draft.py checks them against a migrated
 database, as tests/test_docgen.py checks pybrain.words against the CHECK
 constraints. `register(conn)` lets psycopg read a draft the database returns
@@ -20,6 +21,7 @@ from psycopg.types.composite import CompositeInfo, register_composite
 from psycopg.types.json import Jsonb
 
 Bigint = int  # an int the database holds as bigint (an id)
+Vector = str  # a pgvector vector, as its text: "[0.1,0.2,...]"
 
 
 @dataclass(frozen=True)
@@ -79,6 +81,38 @@ class MemoryDraft:
     fact: FactDetail | None = None
     task: TaskDetail | None = None
     incident: IncidentDetail | None = None
+    # what a stored row has beyond what a writer of one memory says (a batch's or an
+    # import's, migration 037; None: the write core's default)
+    normalized: str | None = None
+    people: list[str] | None = None
+    topics: list[str] | None = None
+    action_items: list[str] | None = None
+    state: str | None = None
+    upvotes: int | None = None
+    downvotes: int | None = None
+    access_count: int | None = None
+    last_accessed: dt.datetime | None = None
+    superseded_at: dt.datetime | None = None
+    supersede_reason: str | None = None
+    last_confirmed_at: dt.datetime | None = None
+    forget_reason: str | None = None
+    dedup_pending: bool | None = None
+    record_version: int | None = None
+    created_at: dt.datetime | None = None
+    updated_at: dt.datetime | None = None
+    dormant_after: dt.datetime | None = None
+    forgotten_at: dt.datetime | None = None
+    archived_at: dt.datetime | None = None
+    flag_reasons: list[str] | None = None
+    flag_confirmed_at: dt.datetime | None = None
+    flag_confirmed_by: str | None = None
+    source_chunk: int | None = None
+    context: str | None = None
+    thread: str | None = None
+    position: int | None = None
+    # on its way in: the text as it was sent, and its vector checked in its space
+    sent: str | None = None
+    vector: Vector | None = None
 
 
 # Each class, the composite type of schema brain it mirrors.
@@ -98,12 +132,14 @@ SQL_TYPES = {
     "int | None": "integer",
     "Bigint | None": "bigint",
     "bool": "boolean",
+    "bool | None": "boolean",
     "dt.datetime | None": "timestamp with time zone",
     "list[str]": "text[]",
     "list[str] | None": "text[]",
     "list[float] | None": "double precision[]",
     "dict[str, Any]": "jsonb",
     "dict[str, Any] | None": "jsonb",
+    "Vector | None": "vector",
 }
 
 

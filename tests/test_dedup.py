@@ -193,6 +193,23 @@ def test_attach_embedding_folds_a_near_identical_queued_write(conn) -> None:
     ), "the survivor's earlier text is kept as a fold record"
 
 
+def test_a_queued_write_beside_a_captured_turn_is_not_flagged_related(conn) -> None:
+    """A captured turn is a record of what was said: an authored write beside it meets no
+    related gate, whether it came with its vector (brain._write) or was given one later
+    (brain.attach_embedding); both take the one near verdict (brain._near_verdict)."""
+    remember(conn, kind="fact", headline="User asked about k3s", origin="observed", embedding=unit(1.0))
+    direct = remember(
+        conn, kind="fact", headline="User asked about k3s on the Pi cluster", embedding=unit(0.85)
+    )
+    assert (direct["action"], direct["duplicate_of"]) == ("created", None)
+    queued = remember(conn, kind="fact", headline="User asked about k3s on the Pi cluster twice")
+    done = one(
+        conn, "SELECT * FROM brain.attach_embedding(%s, %s)", (queued["memory_id"], unit(0.85, axis=2))
+    )
+    assert (done["action"], done["duplicate_of"]) == ("embedded", None)
+    assert "possible_duplicate_of" not in metadata_of(conn, queued["memory_id"])
+
+
 def test_attach_embedding_keeps_a_queued_write_that_names_more(conn) -> None:
     """Near-identical by cosine, but the queued text names GNU and ninja: two memories."""
     kept, queued, done = queued_beside_make(conn, "Build uses GNU make and ninja", 0.96)

@@ -535,3 +535,37 @@ def test_a_nan_in_another_tools_export_refuses_its_entry_alone(brain: Brain, tmp
         (2, "created", None),
     ]
     assert "NaN or infinite" in rows[0]["error"]
+
+
+def test_a_restored_row_redacted_into_another_active_text_is_kept_apart(admin) -> None:
+    """The restore's gate (brain._gate_restored) redacts a secret that a row edited behind
+    the API holds; when the redacted text is another active memory's, the row keeps it under
+    its own key (its normalized text marked with its id), and the gate goes on."""
+    admin.execute("SELECT set_config('brain.workspace', '1', false)")
+    text = "The deploy token is {} for now"
+    (kept,) = admin.execute(
+        "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)",
+        (text.format("[redacted:github-token]"),),
+    ).fetchone()
+    secret = text.format("ghp_" + "Zq4" * 12)
+    admin.execute("SET session_replication_role = replica")
+    try:
+        (edited,) = admin.execute(
+            "INSERT INTO brain.memory (kind, headline, normalized) VALUES ('fact', %s, lower(%s))"
+            " RETURNING memory_id",
+            (secret, secret),
+        ).fetchone()
+    finally:
+        admin.execute("SET session_replication_role = origin")
+    gate = admin.execute("SELECT brain._gate_restored()").fetchone()[0]
+    assert [m["id"] for m in gate["memories"]] == [edited]
+    rows = dict(
+        admin.execute(
+            "SELECT memory_id, (headline, normalized, state) FROM brain.memory WHERE memory_id IN (%s, %s)",
+            (kept, edited),
+        ).fetchall()
+    )
+    norm = admin.execute("SELECT brain.normalize_text(%s, '')", (text.format("[redacted:github-token]"),))
+    norm = norm.fetchone()[0]
+    assert rows[kept] == (text.format("[redacted:github-token]"), norm, "active")
+    assert rows[edited] == (text.format("[redacted:github-token]"), f"{norm} #{edited}", "active")

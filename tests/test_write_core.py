@@ -185,7 +185,7 @@ def attacks(ids: dict[str, int]) -> list[tuple[str, str, Any]]:
         ),
         (
             "internal brain._store_memories",
-            "SELECT brain._store_memories(ARRAY[jsonb_populate_record(NULL::brain.memory,"
+            "SELECT brain._store_memories(ARRAY[jsonb_populate_record(NULL::brain.memory_draft,"
             " jsonb_build_object('kind', 'fact', 'headline', 'planted', 'pinned', true,"
             " 'upvotes', 100000))])",
             None,

@@ -166,6 +166,16 @@ BEGIN
 END
 $$;
 
+-- A memory's stored vector in space s (NULL: none).
+CREATE OR REPLACE FUNCTION brain._stored_vector(s brain.embedding_space, id bigint)
+RETURNS public.vector
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT e.embedding FROM brain.embedding e
+    WHERE e.workspace_id = s.workspace_id AND e.space_id = s.space_id AND e.memory_id = id
+$$;
+
 -- The duplicate lookup of a write of one memory (brain._write, its check at
 -- commit, brain.attach_embedding), at a cost bounded whatever the size of
 -- its kind and project. Rows (memory_id, similarity, decides):

@@ -1,6 +1,7 @@
 -- The write core: the check at commit, the one INSERT of memory rows
--- (brain._store_memories), the draft a write is made of (brain._draft,
--- migration 028) and brain._write, which writes one memory from its draft.
+-- (brain._store_memories, from the drafts every writer hands it), the draft
+-- a write is made of (brain._draft, migrations 028 and 037) and brain._write,
+-- which writes one memory from its draft.
 
 -- The full (64-bit) id of a recent transaction from its 32-bit xid (a row's
 -- xmin), taken within 2^31 of this transaction's id.
@@ -21,7 +22,7 @@ $$;
 -- the lock: under READ COMMITTED it sees every write of the scope that
 -- committed before, and the lock is held until this commit is complete. The
 -- candidates are replayed as brain._write's lookup takes them (nearest first,
--- the first that would fold or meet the related gate decides); a candidate its
+-- the first with a verdict, brain._near_verdict, decides); a candidate its
 -- lookup could not see (committed by another transaction after the lookup's
 -- snapshot) that would have folded the write, or met a related gate whose
 -- policy is not store, means the write would not have been stored had it
@@ -49,7 +50,7 @@ DECLARE
     vec public.vector;
     own xid[];
     concurrent boolean;
-    folds boolean;
+    verdict text;
 BEGIN
     IF checks IS NULL THEN
         RETURN NULL;  -- an earlier row of this commit checked them all
@@ -80,8 +81,7 @@ BEGIN
         -- looking again would find what the lookup found.
         CONTINUE WHEN NOT brain._ended_since(w.lookup);
         SELECT * INTO space FROM brain.embedding_space s WHERE s.workspace_id = ws AND s.space_id = w.space_id;
-        vec := (SELECT e.embedding FROM brain.embedding e
-                WHERE e.workspace_id = ws AND e.space_id = w.space_id AND e.memory_id = w.id);
+        vec := brain._stored_vector(space, w.id);
         CONTINUE WHEN vec IS NULL;
         FOR near IN
             SELECT x.memory_id, x.similarity
@@ -99,15 +99,12 @@ BEGIN
             END IF;
             CONTINUE WHEN kept_xmin = ANY (own);
             concurrent := NOT pg_visible_in_snapshot(brain._full_xid(kept_xmin), w.lookup);
-            folds := near.similarity >= space.near_identical
-                     AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space);
-            CONTINUE WHEN NOT folds AND NOT (mem.origin IN ('explicit', 'overlay')
-                AND (w.on_related = 'supersede'
-                     OR NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body)));
-            IF concurrent AND (folds OR w.on_related <> 'store') THEN
+            verdict := brain._near_verdict(kept, mem, near.similarity, space, w.on_related);
+            CONTINUE WHEN verdict IS NULL;
+            IF concurrent AND (verdict = 'fold' OR w.on_related <> 'store') THEN
                 PERFORM brain._raise('BR022',
                     format('A concurrent write stored a %s %s first: #%s "%s" (similarity %s); this transaction is rolled back.',
-                           CASE WHEN folds THEN 'near-identical' ELSE 'related' END, mem.kind, kept.memory_id,
+                           CASE WHEN verdict = 'fold' THEN 'near-identical' ELSE 'related' END, mem.kind, kept.memory_id,
                            kept.headline, round(near.similarity::numeric, 3)),
                     jsonb_build_object('memory_id', mem.memory_id, 'duplicate_of', kept.memory_id,
                                        'similarity', near.similarity, 'headline', kept.headline),
@@ -164,7 +161,7 @@ $$;
 -- row is brought to the gate's normal form whatever its caller built: the
 -- workspace is the caller's, the headline is one clean line and the body
 -- clean text, the flags are the caller's and those of the text as sent
--- (brain._turn_signals of sent[i], when given), tags, people, topics and
+-- (brain._turn_signals of its sent, when given), tags, people, topics and
 -- action items are extracted when the caller gave none, and ranking and
 -- trust fields (pinned, votes, importance, access counts, confirmation)
 -- start at their defaults unless the caller set them. Client roles cannot
@@ -173,22 +170,23 @@ $$;
 -- Returns one id per item, in order: NULL when an active memory of the same
 -- kind, project and text existed (ON CONFLICT: nothing stored).
 --
--- With the rows, all of each memory stored: its kind row (rule, fact, incident,
--- task) from details[i] (the draft's kind fields; NULL: the kind's defaults:
--- PATTERN, the workspace's fact half-life, an open task of priority 3), its
--- vector vectors[i] in space space_id (at ingest_seq, 0 when NULL; NULL
--- vectors: the worker embeds them, woken by one notification, as it is for
--- vectors the index takes in later, ingest_seq above 0), the check at commit
+-- Each item is a draft (brain.memory_draft, migration 037), the row and all
+-- else of each memory stored: its kind row (rule, fact, incident, task) from
+-- its kind fields (NULL: the kind's defaults: PATTERN, the workspace's fact
+-- half-life, an open task of priority 3), its vector in space space_id (at
+-- ingest_seq, 0 when NULL; items without one: the worker embeds them, woken
+-- by one notification, as it is for vectors the index takes in later,
+-- ingest_seq above 0; not when vectors_later: the caller writes them, as an
+-- import does for the spaces its file names), the check at commit
 -- of each vector when check_at_commit names the write's related policy and its
 -- lookup's snapshot ({"on_related": ..., "lookup": ...}, brain._check_at_commit),
 -- and one audit row each when audit names the actor and the detail ({"actor":
 -- ..., "detail": {...}}; NULL: the caller audits later, as an import does once
 -- its links are set).
-CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory[], sent text[] DEFAULT NULL,
-                                                 details brain.memory_draft[] DEFAULT NULL,
-                                                 vectors public.vector[] DEFAULT NULL, space_id bigint DEFAULT NULL,
+CREATE OR REPLACE FUNCTION brain._store_memories(items brain.memory_draft[], space_id bigint DEFAULT NULL,
                                                  ingest_seq bigint DEFAULT NULL, audit jsonb DEFAULT NULL,
-                                                 check_at_commit jsonb DEFAULT NULL)
+                                                 check_at_commit jsonb DEFAULT NULL,
+                                                 vectors_later boolean DEFAULT false)
 RETURNS bigint[]
 LANGUAGE plpgsql
 SET search_path = pg_catalog, pg_temp
@@ -198,6 +196,7 @@ DECLARE
     n integer := coalesce(cardinality(items), 0);
     ids bigint[];
     stored bigint[];
+    vectors public.vector[];
 BEGIN
     IF n = 0 THEN
         RETURN '{}';
@@ -239,7 +238,7 @@ BEGIN
                             OFFSET 0) AS x
         CROSS JOIN LATERAL (
             SELECT coalesce(u.flag_reasons, '{}')
-                   || ARRAY(SELECT s FROM unnest(brain._turn_signals(sent[u.ordinality], u.metadata)) AS s
+                   || ARRAY(SELECT s FROM unnest(brain._turn_signals(u.sent, u.metadata)) AS s
                             WHERE s <> ALL (coalesce(u.flag_reasons, '{}'))) AS flags
             OFFSET 0) AS f
         ORDER BY u.ordinality
@@ -260,39 +259,41 @@ BEGIN
     INSERT INTO brain.rule (workspace_id, memory_id, severity, prior_severity)
     SELECT ws, u.id, coalesce(upper((x.r).severity), 'PATTERN'), upper((x.r).prior_severity)
     FROM unnest(ids) WITH ORDINALITY AS u(id, j)
-    CROSS JOIN LATERAL (SELECT (details[u.j]).rule AS r) AS x
+    CROSS JOIN LATERAL (SELECT (items[u.j]).rule AS r) AS x
     WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'rule';
     INSERT INTO brain.fact (workspace_id, memory_id, halflife_days)
     SELECT ws, u.id, coalesce((x.f).halflife_days, (brain.setting('fact_halflife_days'))::double precision)
     FROM unnest(ids) WITH ORDINALITY AS u(id, j)
-    CROSS JOIN LATERAL (SELECT (details[u.j]).fact AS f) AS x
+    CROSS JOIN LATERAL (SELECT (items[u.j]).fact AS f) AS x
     WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'fact';
     INSERT INTO brain.incident (workspace_id, memory_id, what_was_wrong, what_is_correct, error_message,
                                 command_attempted, related_files, complexity)
     SELECT ws, u.id, (x.i).what_was_wrong, (x.i).what_is_correct, (x.i).error_message, (x.i).command_attempted,
            coalesce((x.i).related_files, '{}'), (x.i).complexity
     FROM unnest(ids) WITH ORDINALITY AS u(id, j)
-    CROSS JOIN LATERAL (SELECT (details[u.j]).incident AS i) AS x
+    CROSS JOIN LATERAL (SELECT (items[u.j]).incident AS i) AS x
     WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'incident';
     INSERT INTO brain.task (workspace_id, memory_id, status, priority, due_at, status_note, status_changed_at)
     SELECT ws, u.id, coalesce((x.t).status, 'open'), coalesce((x.t).priority, 3), (x.t).due_at, (x.t).status_note,
            coalesce((x.t).status_changed_at, now())
     FROM unnest(ids) WITH ORDINALITY AS u(id, j)
-    CROSS JOIN LATERAL (SELECT (details[u.j]).task AS t) AS x
+    CROSS JOIN LATERAL (SELECT (items[u.j]).task AS t) AS x
     WHERE u.id IS NOT NULL AND (items[u.j]).kind = 'task';
 
     -- the vectors (after their checks at commit are registered: the trigger's
     -- condition is read as each row goes in)
-    IF vectors IS NOT NULL THEN
-        IF check_at_commit IS NOT NULL THEN
-            PERFORM brain._check_at_commit(u.id, space_id, check_at_commit->>'on_related',
-                                           (check_at_commit->>'lookup')::pg_snapshot)
-            FROM unnest(ids, vectors) AS u(id, v)
-            WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
-        END IF;
+    vectors := ARRAY(SELECT u.vector FROM unnest(items) WITH ORDINALITY AS u ORDER BY u.ordinality);
+    IF check_at_commit IS NOT NULL THEN
+        PERFORM brain._check_at_commit(u.id, space_id, check_at_commit->>'on_related',
+                                       (check_at_commit->>'lookup')::pg_snapshot)
+        FROM unnest(ids, vectors) AS u(id, v)
+        WHERE u.id IS NOT NULL AND u.v IS NOT NULL;
+    END IF;
+    IF EXISTS (SELECT FROM unnest(vectors) AS v WHERE v IS NOT NULL) THEN
         PERFORM brain._store_vectors(ids, vectors, _store_memories.space_id, coalesce(ingest_seq, 0));
     END IF;
-    IF vectors IS NULL OR coalesce(ingest_seq, 0) > 0 THEN
+    IF NOT vectors_later
+       AND (EXISTS (SELECT FROM unnest(vectors) AS v WHERE v IS NULL) OR coalesce(ingest_seq, 0) > 0) THEN
         PERFORM pg_notify('brain_embedding', '');  -- a wake-up only: any role may LISTEN
     END IF;
 
@@ -304,19 +305,36 @@ BEGIN
 END
 $$;
 
--- A draft of a memory (brain.memory_draft, migration 028) with what every
--- write has: its kind, text and scope; no tags, an empty metadata object, not
--- pinned, foldable, no vector, no provenance, no kind fields. The function a
--- caller names fills in the rest of what it was given and hands the draft to
--- brain._write.
+-- A draft of a memory (brain.memory_draft, migrations 028 and 037): what the
+-- function a caller names was given, by name (its kind, text and scope; tags,
+-- metadata, vector, provenance, expiry and the memory it replaces), with the
+-- defaults of a write: no tags, an empty metadata object, not pinned,
+-- foldable, no kind fields (brain._draft_details adds them). The one filler of
+-- a draft's fields; the caller hands the draft to brain._write.
 CREATE OR REPLACE FUNCTION brain._draft(kind text, headline text, body text DEFAULT '', category text DEFAULT NULL,
-                                        origin text DEFAULT 'explicit', project text DEFAULT '')
+                                        origin text DEFAULT 'explicit', project text DEFAULT '',
+                                        tags text[] DEFAULT '{}', importance double precision DEFAULT NULL,
+                                        pinned boolean DEFAULT false, skill_trigger jsonb DEFAULT NULL,
+                                        metadata jsonb DEFAULT '{}', embedding double precision[] DEFAULT NULL,
+                                        embedding_space text DEFAULT NULL, source_agent text DEFAULT NULL,
+                                        session_id bigint DEFAULT NULL, source_system text DEFAULT NULL,
+                                        source_ref text DEFAULT NULL, source_hash text DEFAULT NULL,
+                                        expires_at timestamptz DEFAULT NULL, supersedes bigint DEFAULT NULL)
 RETURNS brain.memory_draft
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
+LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT ROW(kind, headline, body, category, origin, project, '{}'::text[], NULL, false, NULL, '{}'::jsonb,
-               NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, true, NULL, NULL, NULL, NULL)::brain.memory_draft
+DECLARE
+    d brain.memory_draft;  -- (the kind fields, and what a batch or an import sets besides: none)
+BEGIN
+    d.kind := kind; d.headline := headline; d.body := body; d.category := category; d.origin := origin;
+    d.project := project; d.tags := tags; d.importance := importance; d.pinned := pinned;
+    d.skill_trigger := skill_trigger; d.metadata := metadata; d.embedding := embedding;
+    d.embedding_space := embedding_space; d.source_agent := source_agent; d.session_id := session_id;
+    d.source_system := source_system; d.source_ref := source_ref; d.source_hash := source_hash;
+    d.expires_at := expires_at; d.supersedes := supersedes; d.foldable := true;
+    RETURN d;
+END
 $$;
 
 -- The kind fields of a draft, as the flat API takes them: each detail is set
@@ -367,11 +385,11 @@ DECLARE
     existing brain.memory;
     related brain.memory;
     related_sim real;
+    item brain.memory;  -- the new memory as its near verdicts and a fold see it
     lookup pg_snapshot;
     near_ids bigint[];  -- the lookup's near memories of the kind and project (brain._near_write)
     near_sims real[];
     lock_ids bigint[];  -- those and the space's 5 nearest (brain._lock_near)
-    new_row brain.memory;
     r brain.write_result;
 BEGIN
     PERFORM brain._check_drafts(ARRAY[d], p_on_related, p_reason);
@@ -409,6 +427,15 @@ BEGIN
     IF r.memory_id IS NOT NULL THEN
         RETURN r;
     END IF;
+    -- the draft becomes the memory to store: flagged as the text was sent, before
+    -- cleaning (brain._store_memories), its text in normal form (its vector: below)
+    d.sent := concat_ws(E'\n', d.headline, d.body);
+    d.headline := v_headline;
+    d.body := v_body;
+    d.origin := v_origin;
+    d.project := v_project;
+    d.normalized := v_normalized;
+    d.embedding := NULL;
 
     IF vec IS NOT NULL AND d.kind <> 'incident' THEN
         -- The nearest memories as the lookup before the locks found them when no
@@ -422,83 +449,46 @@ BEGIN
             FROM brain._near_write(space, vec, d.kind, v_project, d.supersedes, space.related) AS x
             WHERE x.decides;
         END IF;
-        -- The nearest first: the first that carries the same information and is
-        -- near-identical takes the write in (a fold); the first related one that
-        -- is not a distinct fact meets the write's on_related policy (authored
-        -- memories only). Texts that differ in a number, date, version,
-        -- identifier or name are distinct memories.
-        FOR near IN
-            SELECT x.memory_id, x.similarity
-            FROM unnest(near_ids, near_sims) AS x(memory_id, similarity)
-            WHERE x.similarity >= space.related
-            ORDER BY x.similarity DESC, x.memory_id
-        LOOP
-            SELECT * INTO existing FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-            IF near.similarity >= space.near_identical
-               AND brain._may_fold(existing, v_headline, v_body, v_origin, d.source_ref, d.foldable, space) THEN
-                RETURN brain._fold_item(near.memory_id, d.kind, v_headline, v_body, v_normalized, d.tags,
-                    d.metadata, d.source_agent, d.session_id, d.source_system, d.source_ref, d.source_hash,
-                    now(), NULL, vec, space.space_id, near.similarity, d.source_agent, '{}');
+        -- The nearest with a verdict (brain._first_verdict) decides: a fold
+        -- takes the write in, a related one meets the write's on_related policy.
+        item := jsonb_populate_record(NULL::brain.memory, to_jsonb(d));
+        SELECT * INTO near FROM brain._first_verdict(item, near_ids, near_sims, space, p_on_related);
+        IF near.verdict = 'fold' THEN
+            RETURN brain._fold_item((near.kept).memory_id, item, near.similarity, vec, space.space_id,
+                                    d.source_agent, '{}');
+        END IF;
+        IF near.verdict = 'related' THEN
+            existing := near.kept;
+            IF p_on_related = 'refuse' THEN
+                PERFORM brain._raise('BR008',
+                    format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
+                           existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
+                    jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
+                                       'headline', existing.headline, 'threshold', space.related,
+                                       'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
+                    format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
+                           '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
+                           '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
+                           'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
             END IF;
-            -- (a captured turn or text, observed or an artifact, is a record of what was
-            -- said: it never meets the policy of a write, nor is it replaced by one)
-            -- (on_related => 'supersede' replaces a related fact that states another value too:
-            -- the writer names the change, brain._nothing_to_supersede says why when none is found)
-            IF v_origin IN ('explicit', 'overlay') AND existing.origin IN ('explicit', 'overlay')
-               AND (p_on_related = 'supersede'
-                    OR NOT brain._distinct_facts(existing.headline || E'\n' || existing.body, full_text)) THEN
-                IF p_on_related = 'refuse' THEN
-                    PERFORM brain._raise('BR008',
-                        format('A related %s already exists: #%s "%s" (similarity %s).', d.kind,
-                               existing.memory_id, existing.headline, round(near.similarity::numeric, 3)),
-                        jsonb_build_object('duplicate_of', existing.memory_id, 'similarity', near.similarity,
-                                           'headline', existing.headline, 'threshold', space.related,
-                                           'on_related', jsonb_build_array('refuse', 'store', 'supersede')),
-                        format('If the new text corrects or extends it, supersede it: brain supersede %1$s ... '
-                               '(SQL: brain.supersede(old_id => %1$s, ...)), or replace it in this write: '
-                               '--on-related supersede (SQL: on_related => ''supersede''). If both are true, '
-                               'store it anyway: --on-related store (SQL: on_related => ''store'').', existing.memory_id));
-                END IF;
-                related := existing;
-                related_sim := near.similarity;
-                EXIT;
-            END IF;
-        END LOOP;
+            related := existing;
+            related_sim := near.similarity;
+        END IF;
     END IF;
     IF p_on_related = 'supersede' AND related.memory_id IS NULL AND d.supersedes IS NULL THEN
         PERFORM brain._nothing_to_supersede(d.kind, v_project, v_origin, space, vec, near_ids, near_sims);
     END IF;
 
-    new_row.kind := d.kind;
-    new_row.category := d.category;
-    new_row.origin := v_origin;
-    new_row.project := v_project;
-    new_row.headline := v_headline;
-    new_row.body := v_body;
-    new_row.normalized := v_normalized;
-    new_row.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
-                          FROM unnest(coalesce(d.tags, '{}') || brain.extract_tags(full_text)) AS t
-                          WHERE brain.trim_space(t) <> '');
-    new_row.metadata := d.metadata;
-    new_row.pinned := d.pinned;
-    new_row.skill_trigger := d.skill_trigger;
-    new_row.importance := d.importance;
-    new_row.source_agent := d.source_agent;
-    new_row.session_id := d.session_id;
-    new_row.source_system := d.source_system;
-    new_row.source_ref := d.source_ref;
-    new_row.source_hash := d.source_hash;
-    new_row.supersedes := d.supersedes;
-    new_row.expires_at := d.expires_at;
-    new_row.dedup_pending := vec IS NULL;
-    new_row.dormant_after := CASE WHEN d.kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
+    d.tags := ARRAY(SELECT DISTINCT lower(brain.trim_space(t))
+                    FROM unnest(coalesce(d.tags, '{}') || brain.extract_tags(full_text)) AS t
+                    WHERE brain.trim_space(t) <> '');
+    d.vector := vec;
+    d.dedup_pending := vec IS NULL;
+    d.dormant_after := CASE WHEN d.kind = 'fact' AND NOT brain._undecaying(v_origin) THEN brain._dormant_after(now(),
         coalesce((d.fact).halflife_days, (brain.setting('fact_halflife_days'))::double precision)) END;
-    new_row.foldable := d.foldable;
-    -- flagged as the text was sent, before cleaning (brain._store_memories)
     -- the row, its kind row and vector (with the check at commit of a write that
     -- looked for its near memories), in the one write core
-    existing.memory_id := (brain._store_memories(ARRAY[new_row], ARRAY[concat_ws(E'\n', d.headline, d.body)],
-        details => ARRAY[d], vectors => CASE WHEN vec IS NOT NULL THEN ARRAY[vec] END, space_id => space.space_id,
+    existing.memory_id := (brain._store_memories(ARRAY[d], space_id => space.space_id,
         check_at_commit => CASE WHEN vec IS NOT NULL AND d.kind <> 'incident'
                                 THEN jsonb_build_object('on_related', p_on_related, 'lookup', lookup::text) END))[1];
 

@@ -108,8 +108,7 @@ BEGIN
     IF mem.memory_id IS NULL OR space.space_id IS NULL THEN
         RETURN NULL;
     END IF;
-    SELECT e.embedding INTO vec FROM brain.embedding e
-    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = mem.memory_id;
+    vec := brain._stored_vector(space, mem.memory_id);
     IF vec IS NULL THEN
         RETURN NULL;
     END IF;
@@ -213,8 +212,7 @@ BEGIN
        OR space.space_id IS NULL THEN
         RETURN NULL;
     END IF;
-    SELECT e.embedding INTO vec FROM brain.embedding e
-    WHERE e.workspace_id = ws AND e.space_id = space.space_id AND e.memory_id = m.memory_id;
+    vec := brain._stored_vector(space, m.memory_id);
     IF vec IS NULL THEN
         RETURN NULL;
     END IF;

@@ -40,25 +40,15 @@ RETURNS brain.write_result
 LANGUAGE plpgsql  -- (the write guard trusts a PL/pgSQL frame: it names its schema)
 SET search_path = pg_catalog, pg_temp
 AS $$
-DECLARE
-    d brain.memory_draft := brain._draft_details(brain._draft(kind, headline, body, category, origin, project),
-        severity, halflife_days, status, priority, due_at, what_was_wrong, what_is_correct, error_message,
-        command_attempted, related_files, complexity);
 BEGIN
-    d.tags := tags;
-    d.importance := importance;
-    d.pinned := pinned;
-    d.skill_trigger := skill_trigger;
-    d.metadata := metadata;
-    d.embedding := embedding;
-    d.embedding_space := embedding_space;
-    d.source_agent := source_agent;
-    d.session_id := session_id;
-    d.source_system := source_system;
-    d.source_ref := source_ref;
-    d.source_hash := source_hash;
-    d.expires_at := expires_at;
-    RETURN brain._write(d, check_only, on_related, reason);
+    RETURN brain._write(brain._draft_details(
+        brain._draft(kind, headline, body, category, origin, project, tags => tags, importance => importance,
+                     pinned => pinned, skill_trigger => skill_trigger, metadata => metadata, embedding => embedding,
+                     embedding_space => embedding_space, source_agent => source_agent, session_id => session_id,
+                     source_system => source_system, source_ref => source_ref, source_hash => source_hash,
+                     expires_at => expires_at),
+        severity, halflife_days, status, priority, due_at, what_was_wrong, what_is_correct, error_message,
+        command_attempted, related_files, complexity), check_only, on_related, reason);
 END
 $$;
 COMMENT ON FUNCTION brain.remember IS
@@ -78,7 +68,6 @@ DECLARE
     space brain.embedding_space := brain._resolve_space(embedding_space);
     vec public.vector := brain._check_vector(embedding, space);
     mem brain.memory;
-    kept brain.memory;
     near record;
     r brain.write_result;
 BEGIN
@@ -109,31 +98,25 @@ BEGIN
     END IF;
 
     PERFORM brain._lock_writes(mem.kind, mem.project);
-    FOR near IN
-        SELECT x.memory_id, x.similarity
-        FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
-        WHERE x.decides
-        ORDER BY x.similarity DESC, x.memory_id
-    LOOP
-        SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = near.memory_id;
-        IF near.similarity >= space.near_identical
-           AND brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref, mem.foldable, space) THEN
-            -- Near-identical: fold the queued memory into the existing one.
-            RETURN brain._fold_into(mem, near.memory_id, near.similarity, vec, space.space_id);
-        END IF;
-        IF mem.origin IN ('explicit', 'overlay')
-           AND NOT brain._distinct_facts(kept.headline || E'\n' || kept.body, mem.headline || E'\n' || mem.body) THEN
-            -- Related, and the writer is gone and cannot be told to supersede:
-            -- keep the memory and flag the pair (authored memories only, as in remember).
-            UPDATE brain.memory m
-            SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', near.memory_id,
-                                                            'similarity', near.similarity)
-            WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
-            r.duplicate_of := near.memory_id;
-            r.similarity := near.similarity;
-            RETURN r;
-        END IF;
-    END LOOP;
+    SELECT v.* INTO near
+    FROM (SELECT array_agg(x.memory_id) AS ids, array_agg(x.similarity) AS sims
+          FROM brain._near_write(space, vec, mem.kind, mem.project, mem.memory_id, space.related) AS x
+          WHERE x.decides) AS l,
+         brain._first_verdict(mem, l.ids, l.sims, space) AS v;
+    IF near.verdict = 'fold' THEN
+        -- Near-identical: fold the queued memory into the existing one.
+        RETURN brain._fold_into(mem, (near.kept).memory_id, near.similarity, vec, space.space_id);
+    END IF;
+    IF near.verdict = 'related' THEN
+        -- Related, and the writer is gone and cannot be told to supersede:
+        -- keep the memory and flag the pair (authored memories only, as in remember).
+        UPDATE brain.memory m
+        SET metadata = m.metadata || jsonb_build_object('possible_duplicate_of', (near.kept).memory_id,
+                                                        'similarity', near.similarity)
+        WHERE m.workspace_id = ws AND m.memory_id = mem.memory_id;
+        r.duplicate_of := (near.kept).memory_id;
+        r.similarity := near.similarity;
+    END IF;
     RETURN r;
 END
 $$;

@@ -104,6 +104,24 @@ BEGIN
 END
 $$;
 
+-- A memory about to change by action (supersede, forget): the reason given
+-- first (BR014: needs, with an example), then the memory, locked, and the
+-- lifecycle's leave for the action from its state (BR011).
+CREATE OR REPLACE FUNCTION brain._changing(id bigint, action text, reason text, needs text, example text)
+RETURNS brain.memory
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    mem brain.memory;
+BEGIN
+    PERFORM brain._require_text(reason, 'BR014', needs, example);
+    mem := brain._get_memory(id, lock => true);
+    PERFORM brain._check_transition(mem, action);
+    RETURN mem;
+END
+$$;
+
 CREATE OR REPLACE FUNCTION brain.supersede(
     old_id bigint,
     headline text,
@@ -137,10 +155,8 @@ DECLARE
     d brain.memory_draft;
     r brain.write_result;
 BEGIN
-    PERFORM brain._require_text(reason, 'BR014', 'A supersede needs a reason.',
+    old := brain._changing(old_id, 'supersede', reason, 'A supersede needs a reason.',
         'Say why the old memory is no longer true, e.g. reason => ''v0.7 changed the start-up''.');
-    old := brain._get_memory(old_id, lock => true);
-    PERFORM brain._check_transition(old, 'supersede');
 
     SELECT * INTO old_rule FROM brain.rule t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
     SELECT * INTO old_fact FROM brain.fact t WHERE t.workspace_id = ws AND t.memory_id = old.memory_id;
@@ -153,26 +169,20 @@ BEGIN
     recorded := old.origin NOT IN ('explicit', 'overlay');
     d := brain._draft_details(
         brain._draft(old.kind, headline, body, coalesce(category, CASE WHEN NOT recorded THEN old.category END),
-                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project),
+                     CASE WHEN recorded THEN 'explicit' ELSE old.origin END, old.project,
+                     tags => coalesce(tags, CASE WHEN NOT recorded THEN old.tags END), importance => old.importance,
+                     pinned => inherit_pinned AND old.pinned, skill_trigger => coalesce(skill_trigger, old.skill_trigger),
+                     metadata => coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END),
+                     embedding => embedding, embedding_space => embedding_space, source_agent => source,
+                     session_id => session_id, source_system => CASE WHEN NOT recorded THEN old.source_system END,
+                     source_ref => CASE WHEN NOT recorded THEN old.source_ref END, expires_at => old.expires_at,
+                     supersedes => old.memory_id),
         CASE WHEN old.kind = 'rule' THEN coalesce(severity, old_rule.severity) ELSE severity END,
         old_fact.halflife_days,
         CASE WHEN old_task.status = 'stale' THEN 'open' ELSE old_task.status END,
         old_task.priority, old_task.due_at,
         old_incident.what_was_wrong, old_incident.what_is_correct, old_incident.error_message,
         old_incident.command_attempted, old_incident.related_files, old_incident.complexity);
-    d.tags := coalesce(tags, CASE WHEN NOT recorded THEN old.tags END);
-    d.importance := old.importance;
-    d.pinned := inherit_pinned AND old.pinned;
-    d.skill_trigger := coalesce(skill_trigger, old.skill_trigger);
-    d.metadata := coalesce(metadata, CASE WHEN NOT recorded THEN old.metadata END);
-    d.embedding := embedding;
-    d.embedding_space := embedding_space;
-    d.source_agent := source;
-    d.session_id := session_id;
-    d.source_system := CASE WHEN NOT recorded THEN old.source_system END;
-    d.source_ref := CASE WHEN NOT recorded THEN old.source_ref END;
-    d.expires_at := old.expires_at;
-    d.supersedes := old.memory_id;
     r := brain._write(d, check_only, on_related, reason);
     IF check_only THEN
         RETURN r;
@@ -254,10 +264,8 @@ DECLARE
     ws bigint := brain.current_workspace();
     mem brain.memory;
 BEGIN
-    PERFORM brain._require_text(reason, 'BR014', 'Forgetting a memory needs a reason.',
+    mem := brain._changing(id, 'forget', reason, 'Forgetting a memory needs a reason.',
         'Say why, e.g. reason => ''the service was decommissioned''.');
-    mem := brain._get_memory(id, lock => true);
-    PERFORM brain._check_transition(mem, 'forget');
     IF replaced_by IS NOT NULL THEN
         IF replaced_by = mem.memory_id THEN
             PERFORM brain._raise('BR009', 'A memory cannot replace itself.', NULL,

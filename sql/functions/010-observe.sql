@@ -205,6 +205,7 @@ DECLARE
     sp integer;
     rest_sep text;
     rest_cut text;
+    finer text;
     p text;
     p_sep text;
     p_tok integer;
@@ -247,8 +248,8 @@ BEGIN
     lines := regexp_split_to_array(whole, '\r\n|\r|\n');
     nl := cardinality(lines);
     i := 1;
-    WHILE i <= nl LOOP
-        line := lines[i];
+    WHILE i <= nl + 1 LOOP
+        line := coalesce(lines[i], '');  -- (past the last line, a blank one: it ends the last paragraph)
         fence := substring(line FROM '^\s*(`{3,}|~{3,})');
         IF line ~ '^\s*$' OR fence IS NOT NULL OR line ~ '^ {0,3}#{1,6}(\s|$)'
            OR cardinality(para) = 1 AND line ~ '^ {0,3}(=+|-+)\s*$' AND para[1] !~ '^\s*([-*+]|\d+[.)])\s' THEN
@@ -293,12 +294,6 @@ BEGIN
         END IF;
         i := i + 1;
     END LOOP;
-    IF cardinality(para) > 0 THEN
-        b_kind := b_kind || 'text'::text;
-        b_text := b_text || array_to_string(para, E'\n');
-        b_level := b_level || NULL::integer;
-        b_title := b_title || NULL::text;
-    END IF;
 
     -- 2. Chunks: blocks while they fit; a heading starts a chunk; a block
     --    that fits no chunk is cut at lines, then sentences, then words,
@@ -369,20 +364,16 @@ BEGIN
                 parts := string_to_array(p, E'\n');
                 rest_sep := E'\n'; rest_cut := 'line';
             END IF;
-            IF parts IS NULL AND p_cut NOT IN ('sentence', 'word', 'characters') THEN
-                parts := regexp_split_to_array(p, '(?<=[.!?;:]\s+|[。！？]\s*)(?=\S)');
-                rest_sep := ''; rest_cut := 'sentence';
+            -- then at sentences, then at words: each only as a finer cut than the piece's own
+            FOREACH finer IN ARRAY ARRAY['sentence', 'word'] LOOP
+                CONTINUE WHEN parts IS NOT NULL OR p_cut IN ('word', 'characters') OR p_cut = finer;
+                parts := regexp_split_to_array(p, CASE finer WHEN 'sentence' THEN '(?<=[.!?;:]\s+|[。！？]\s*)(?=\S)'
+                                                             ELSE '(?<=\s)(?=\S)' END);
+                rest_sep := ''; rest_cut := finer;
                 IF cardinality(parts) < 2 THEN
                     parts := NULL;
                 END IF;
-            END IF;
-            IF parts IS NULL AND p_cut NOT IN ('word', 'characters') THEN
-                parts := regexp_split_to_array(p, '(?<=\s)(?=\S)');
-                rest_sep := ''; rest_cut := 'word';
-                IF cardinality(parts) < 2 THEN
-                    parts := NULL;
-                END IF;
-            END IF;
+            END LOOP;
             IF parts IS NULL THEN
                 -- one word longer than a chunk: as many characters as fit, part by part
                 parts := '{}';

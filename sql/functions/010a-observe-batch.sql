@@ -134,6 +134,7 @@ DECLARE
     -- near-identical dedup still owed by the rows this call reports created
     owed boolean;
     stored integer[];  -- the places of the chunks stored (brain._store_memories)
+    items brain.memory_draft[];  -- the memories stored for them, with their vectors
     ids bigint[];      -- their new ids; then the ids of the rows created, in batch order
     hit record;
     target bigint;
@@ -229,8 +230,8 @@ BEGIN
     --    through the one write core; a later chunk with the text of an earlier one takes its id.
     stored := ARRAY(SELECT j FROM generate_series(1, cardinality(staged)) AS j
                     WHERE (staged[j]).existing IS NULL AND (staged[j]).first_of = j ORDER BY j);
-    ids := brain._store_memories(ARRAY(
-        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+    items := ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory_draft, jsonb_build_object(
                    'kind', observe_batch.kind, 'category', 'episodic', 'origin', observe_batch.origin,
                    'project', v_project, 'headline', s.headline, 'body', s.body, 'normalized', s.normalized,
                    'metadata', s.metadata, 'source_agent', observe_batch.source_agent,
@@ -244,10 +245,12 @@ BEGIN
                           THEN brain._dormant_after(now(), (brain.setting('fact_halflife_days'))::double precision)
                      END AS dormant) AS d
         WHERE s.existing IS NULL AND s.first_of = s.j
-        ORDER BY s.j),
-        vectors => CASE WHEN embeddings IS NOT NULL
-                        THEN ARRAY(SELECT (staged[j]).vector FROM unnest(stored) AS j ORDER BY j) END,
-        space_id => space.space_id, ingest_seq => seq, audit => jsonb_build_object('actor', source_agent));
+        ORDER BY s.j);
+    FOR k IN 1 .. cardinality(stored) LOOP
+        items[k].vector := (staged[stored[k]]).vector;
+    END LOOP;
+    ids := brain._store_memories(items, space_id => space.space_id, ingest_seq => seq,
+                                 audit => jsonb_build_object('actor', source_agent));
     FOR k IN 1 .. cardinality(stored) LOOP
         staged[stored[k]].stored_id := ids[k];
     END LOOP;
@@ -262,9 +265,9 @@ BEGIN
 
     -- 5. Near-identical: each new fact's nearest active memory of its kind and
     --    project among those older than it (stored before, or earlier in this
-    --    batch). A hit that may fold (the same distinguishing terms, not a
-    --    chunk of the same source, folding on for the write and the space:
-    --    brain._may_fold) folds the new row into that memory
+    --    batch). A hit whose near verdict is fold (the same distinguishing
+    --    terms, not a chunk of the same source, folding on for the write and
+    --    the space: brain._near_verdict) folds the new row into that memory
     --    (brain._fold_into: the row is tombstoned pointing there, the longer
     --    text kept, the other item recorded in brain.memory_fold).
     --    (A batch whose vectors wait for the index is compared when indexed;
@@ -289,8 +292,7 @@ BEGIN
                                 WHERE (staged[j]).stored_id = hit.nearest ORDER BY j LIMIT 1), hit.nearest);
             SELECT * INTO kept FROM brain.memory m WHERE m.workspace_id = space.workspace_id AND m.memory_id = target;
             SELECT * INTO mem FROM brain.memory m WHERE m.workspace_id = space.workspace_id AND m.memory_id = hit.id;
-            CONTINUE WHEN NOT brain._may_fold(kept, mem.headline, mem.body, mem.origin, mem.source_ref,
-                                              mem.foldable, space);
+            CONTINUE WHEN brain._near_verdict(kept, mem, hit.similarity, space) IS DISTINCT FROM 'fold';
             staged[hit.j].action := (brain._fold_into(mem, target, hit.similarity, (staged[hit.j]).vector,
                                                       space.space_id, observe_batch.source_agent)).action;
             staged[hit.j].memory_id := target;

@@ -51,7 +51,6 @@ DECLARE
     row_no integer := 0;
     c record;
     vector double precision[];
-    d brain.memory_draft;
     r brain.write_result;
     detail jsonb;
 BEGIN
@@ -70,26 +69,20 @@ BEGIN
                 row_no := row_no + 1;
                 IF row_no > array_length(embeddings, 1) THEN
                     -- A sentence the gate refuses has no row: let the gate speak first.
-                    d := brain._draft(c.kind, c.sentence, '', c.category, 'explicit', project);
-                    d.source_agent := source;
-                    d.session_id := session_id;
-                    PERFORM brain._write(d, true);
+                    PERFORM brain._write(brain._draft(c.kind, c.sentence, '', c.category, 'explicit', project,
+                                                      source_agent => source, session_id => session_id), true);
                     PERFORM brain._raise('BR012', 'Fewer embedding rows than captured sentences.',
                         jsonb_build_object('rows', array_length(embeddings, 1)),
                         'Run with check_only => true first: it returns the sentences to embed, in order.');
                 END IF;
                 vector := ARRAY(SELECT unnest(embeddings[row_no:row_no][1:dims]));
             END IF;
-            d := brain._draft(c.kind,
+            r := brain._write(brain._draft(c.kind,
                 CASE WHEN brain.word_count(c.sentence) <= 15 THEN c.sentence ELSE brain.derive_headline(c.sentence) END,
                 CASE WHEN brain.word_count(c.sentence) <= 15 THEN '' ELSE c.sentence END,
-                c.category, 'explicit', project);
-            d.metadata := jsonb_build_object('auto_captured', true);
-            d.embedding := vector;
-            d.embedding_space := embedding_space;
-            d.source_agent := source;
-            d.session_id := session_id;
-            r := brain._write(d, check_only);
+                c.category, 'explicit', project, metadata => jsonb_build_object('auto_captured', true),
+                embedding => vector, embedding_space => embedding_space, source_agent => source,
+                session_id => session_id), check_only);
             action := r.action; memory_id := r.memory_id; duplicate_of := r.duplicate_of;
             similarity := r.similarity; embedding_input := r.embedding_input;
             IF r.action = 'skipped' THEN

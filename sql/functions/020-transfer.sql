@@ -297,6 +297,7 @@ DECLARE
     m record;
     h text; b text; ctx text; meta jsonb; v_tags text[];
     sreason text; freason text; sref text;
+    norm text;
     kinds text[];
     sig text[];
     added text[];
@@ -351,33 +352,28 @@ BEGIN
             END IF;
         END IF;
         CONTINUE WHEN change = '{}';
-        BEGIN
-            UPDATE brain.memory AS u
-            SET headline = h, body = b, context = ctx, tags = v_tags, metadata = meta,
-                supersede_reason = sreason, forget_reason = freason, source_ref = sref,
-                normalized = CASE WHEN h = m.headline AND b = m.body THEN u.normalized
-                                  ELSE brain.normalize_text(h, b) END,
-                flag_reasons = CASE WHEN change ? 'flagged' THEN u.flag_reasons || added ELSE u.flag_reasons END,
-                flag_confirmed_at = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_at END,
-                flag_confirmed_by = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_by END,
-                pinned = CASE WHEN change ? 'flagged' THEN false ELSE u.pinned END,
-                upvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.upvotes END,
-                downvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.downvotes END
-            WHERE u.memory_id = m.memory_id;
-        EXCEPTION WHEN unique_violation THEN
-            -- the redacted text is another active memory's: kept apart by its id
-            UPDATE brain.memory AS u
-            SET headline = h, body = b, context = ctx, tags = v_tags, metadata = meta,
-                supersede_reason = sreason, forget_reason = freason, source_ref = sref,
-                normalized = brain.normalize_text(h, b) || ' #' || m.memory_id,
-                flag_reasons = CASE WHEN change ? 'flagged' THEN u.flag_reasons || added ELSE u.flag_reasons END,
-                flag_confirmed_at = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_at END,
-                flag_confirmed_by = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_by END,
-                pinned = CASE WHEN change ? 'flagged' THEN false ELSE u.pinned END,
-                upvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.upvotes END,
-                downvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.downvotes END
-            WHERE u.memory_id = m.memory_id;
-        END;
+        norm := CASE WHEN h = m.headline AND b = m.body THEN m.normalized ELSE brain.normalize_text(h, b) END;
+        FOR attempt IN 1 .. 2 LOOP
+            BEGIN
+                UPDATE brain.memory AS u
+                SET headline = h, body = b, context = ctx, tags = v_tags, metadata = meta,
+                    supersede_reason = sreason, forget_reason = freason, source_ref = sref, normalized = norm,
+                    flag_reasons = CASE WHEN change ? 'flagged' THEN u.flag_reasons || added ELSE u.flag_reasons END,
+                    flag_confirmed_at = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_at END,
+                    flag_confirmed_by = CASE WHEN change ? 'flagged' THEN NULL ELSE u.flag_confirmed_by END,
+                    pinned = CASE WHEN change ? 'flagged' THEN false ELSE u.pinned END,
+                    upvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.upvotes END,
+                    downvotes = CASE WHEN change ? 'flagged' THEN 0 ELSE u.downvotes END
+                WHERE u.memory_id = m.memory_id;
+                EXIT;
+            EXCEPTION WHEN unique_violation THEN
+                IF attempt = 2 THEN
+                    RAISE;
+                END IF;
+                -- the redacted text is another active memory's: kept apart by its id
+                norm := brain.normalize_text(h, b) || ' #' || m.memory_id;
+            END;
+        END LOOP;
         INSERT INTO brain.audit (workspace_id, memory_id, action, actor, detail)
         VALUES (m.workspace_id, m.memory_id, 'update', 'restore', jsonb_build_object('restore_gate', change));
         memories := memories || (jsonb_build_object('id', m.memory_id, 'workspace', m.workspace_id) || change);

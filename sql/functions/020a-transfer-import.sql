@@ -118,11 +118,10 @@ DECLARE
     v_tags text[];
     v_created timestamptz;
     v_halflife double precision;
-    dd brain.memory_draft;  -- the kind fields of the memory being stored
     extra text;
     found_id bigint;
     new_id bigint;
-    imp brain.memory;  -- a document as the row to store (brain._store_memories)
+    imp brain.memory_draft;  -- a document as the memory to store (brain._store_memories)
     n_vec integer;
     sp brain.embedding_space;
     v jsonb;
@@ -359,19 +358,18 @@ BEGIN
                                           THEN coalesce(nullif(brain.clean_headline(d->>'flag_confirmed_by'), ''),
                                                         v_label) END;
             -- the kind row's fields as the file gives them (a superseded rule is deprecated)
-            dd := brain._draft(v_kind, imp.headline);
-            dd.rule := ROW(CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
-                           CASE WHEN v_state = 'superseded' THEN v_severity
-                                ELSE upper(nullif(d->>'prior_severity', '')) END)::brain.rule_detail;
-            dd.fact := ROW(v_halflife)::brain.fact_detail;
-            dd.incident := ROW(d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
-                               d->>'command_attempted', brain._doc_texts(d, 'related_files'),
-                               d->>'complexity')::brain.incident_detail;
-            dd.task := ROW(d->>'status', (d->>'priority')::smallint, brain._doc_time(d, 'due_at', clamp => false),
-                           d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
-                           )::brain.task_detail;
+            imp.rule := ROW(CASE WHEN v_state = 'superseded' THEN 'DEPRECATED' ELSE v_severity END,
+                            CASE WHEN v_state = 'superseded' THEN v_severity
+                                 ELSE upper(nullif(d->>'prior_severity', '')) END)::brain.rule_detail;
+            imp.fact := ROW(v_halflife)::brain.fact_detail;
+            imp.incident := ROW(d->>'what_was_wrong', d->>'what_is_correct', d->>'error_message',
+                                d->>'command_attempted', brain._doc_texts(d, 'related_files'),
+                                d->>'complexity')::brain.incident_detail;
+            imp.task := ROW(d->>'status', (d->>'priority')::smallint, brain._doc_time(d, 'due_at', clamp => false),
+                            d->>'status_note', coalesce(brain._doc_time(d, 'status_changed_at'), v_created)
+                            )::brain.task_detail;
             -- (its vectors, of the spaces the file names, are written below: no wake-up here)
-            new_id := (brain._store_memories(ARRAY[imp], details => ARRAY[dd], vectors => '{}'))[1];
+            new_id := (brain._store_memories(ARRAY[imp], vectors_later => true))[1];
             IF new_id IS NULL THEN
                 -- an earlier document of this import has the same text
                 found_id := (brain._exact_duplicate(v_kind, v_project, v_norm, NULL)).memory_id;

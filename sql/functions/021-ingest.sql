@@ -223,6 +223,7 @@ DECLARE
     docs brain.staged_memory[];
     staged brain.staged_memory[] := '{}';
     places integer[];        -- the places of the chunks to store: one embedding row each
+    items brain.memory_draft[];  -- the memories stored for them, with their vectors
     seen jsonb := '{}';      -- those of them so far, by the md5 of their text
     space brain.embedding_space;
     seq bigint := 0;
@@ -382,8 +383,8 @@ BEGIN
 
     -- 6. The new chunks, their fact rows and embeddings (through the one write core);
     --    a chunk repeating one stored in this call takes its memory.
-    ids := coalesce(brain._store_memories(ARRAY(
-        SELECT jsonb_populate_record(NULL::brain.memory, jsonb_build_object(
+    items := ARRAY(
+        SELECT jsonb_populate_record(NULL::brain.memory_draft, jsonb_build_object(
                    'kind', 'fact', 'category', 'reference', 'origin', 'artifact', 'project', v_project,
                    'headline', s.headline, 'body', s.body, 'normalized', s.normalized, 'metadata', s.metadata,
                    'source_agent', ingest_documents.source_agent, 'source_system', v_system,
@@ -397,10 +398,12 @@ BEGIN
                    'thread', s.source_ref, 'position', s.chunk))
         FROM unnest(staged) WITH ORDINALITY AS s
         WHERE s.chunk IS NOT NULL AND s.action IN ('new', 'changed')
-        ORDER BY s.ordinality),
-        vectors => CASE WHEN embeddings IS NOT NULL THEN ARRAY(SELECT (staged[p]).vector FROM unnest(places) AS p) END,
-        space_id => space.space_id, ingest_seq => seq,
-        audit => jsonb_build_object('actor', ingest_documents.source_agent)), '{}');
+        ORDER BY s.ordinality);
+    FOR k IN 1 .. cardinality(places) LOOP
+        items[k].vector := (staged[places[k]]).vector;
+    END LOOP;
+    ids := coalesce(brain._store_memories(items, space_id => space.space_id, ingest_seq => seq,
+                                          audit => jsonb_build_object('actor', ingest_documents.source_agent)), '{}');
     FOR k IN 1 .. cardinality(places) LOOP
         staged[places[k]].memory_id := ids[k];
     END LOOP;

@@ -36,7 +36,6 @@ DECLARE
     v_steps jsonb;
     v_body text;
     old brain.memory;
-    d brain.memory_draft;
     r brain.write_result;
 BEGIN
     IF redact THEN
@@ -70,19 +69,12 @@ BEGIN
 
     PERFORM set_config('brain.trajectory',
         jsonb_build_object('problem', v_problem, 'outcome', v_outcome, 'steps', v_steps)::text, true);
-    d := brain._draft('trajectory', v_headline, v_body, category, 'explicit', coalesce(project, ''));
-    d.tags := tags;
-    d.importance := importance;
-    d.metadata := metadata;
-    d.embedding := embedding;
-    d.embedding_space := embedding_space;
-    d.source_agent := source_agent;
-    d.session_id := session_id;
-    d.source_system := source_system;
-    d.source_ref := source_ref;
-    d.source_hash := source_hash;
-    d.supersedes := supersedes;
-    r := brain._write(d, check_only, on_related, reason);
+    r := brain._write(brain._draft('trajectory', v_headline, v_body, category, 'explicit', coalesce(project, ''),
+                                   tags => tags, importance => importance, metadata => metadata, embedding => embedding,
+                                   embedding_space => embedding_space, source_agent => source_agent,
+                                   session_id => session_id, source_system => source_system, source_ref => source_ref,
+                                   source_hash => source_hash, supersedes => supersedes),
+                      check_only, on_related, reason);
     PERFORM set_config('brain.trajectory', '', true);
     IF check_only THEN
         RETURN r;

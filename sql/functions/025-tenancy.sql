@@ -243,10 +243,12 @@ BEGIN
 END
 $$;
 
-CREATE OR REPLACE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text)
-RETURNS jsonb
+-- The workspace whose members a call changes, for a role it names: the
+-- caller is an admin of it or the owner of schema brain (BR020), the
+-- workspace exists, and the role's name is one (brain._check_role_name).
+CREATE OR REPLACE FUNCTION brain._member_change(workspace_id bigint, role text)
+RETURNS brain.workspace
 LANGUAGE plpgsql
-SECURITY DEFINER  -- writes brain.membership, which application roles only read
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -257,6 +259,20 @@ BEGIN
     END IF;
     w := brain._workspace(workspace_id);
     PERFORM brain._check_role_name(role);
+    RETURN w;
+END
+$$;
+
+CREATE OR REPLACE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text)
+RETURNS jsonb
+LANGUAGE plpgsql
+SECURITY DEFINER  -- writes brain.membership, which application roles only read
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    w brain.workspace;
+BEGIN
+    w := brain._member_change(workspace_id, role);
     IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
         PERFORM brain._raise('BR009', 'Access is read, write or admin.',
             jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
@@ -325,11 +341,7 @@ DECLARE
     w brain.workspace;
     n integer;
 BEGIN
-    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
-        PERFORM brain._require_admin(workspace_id);
-    END IF;
-    w := brain._workspace(workspace_id);
-    PERFORM brain._check_role_name(role);
+    w := brain._member_change(workspace_id, role);
     DELETE FROM brain.membership m WHERE m.workspace_id = w.workspace_id AND m.role_name = role;
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'revoked', n > 0);
