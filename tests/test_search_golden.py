@@ -3,15 +3,15 @@
 ranking), which brain._search_ranked runs with a plan kept for the session, is compared with
 tests/golden/search/statement.golden; the vector leg search runs before it, a function of its
 own for each shape (brain._search_vector_leg: selective filters' few rows, a small workspace,
-the walk of a space's index), with a file under tests/golden/search/ (CASE.golden). A change to a fragment fails here and
-shows as the diff of the golden files it touches; when the change is meant, write them anew
-with
+the walk of a space's index), with a file under tests/golden/search/ (CASE.golden). A change to
+a fragment fails here and shows as the diff of the golden files it touches; when the change is
+meant, write them anew with
 
     PYBRAIN_GOLDEN=write .venv/bin/python -m pytest tests/test_search_golden.py
 
 and review the diff with git. The request's values never enter a statement (they are its
-parameters): what shapes the vector leg is the space and the plan for the filters (kept, the
-workspace's size)."""
+parameters): what shapes the vector leg is the filters' selectivity (kept), the workspace's size
+and, for the walk, the space's index (its id, dimensions and watermark)."""
 
 from __future__ import annotations
 
@@ -177,7 +177,8 @@ def test_each_vector_shape_is_a_function_running_the_statement_its_fragments_bui
     shapes = {
         "_search_vector_kept": "SELECT brain._search_vector_kept_sql()",
         "_search_vector_all": "SELECT brain._search_vector_all_sql()",
-        walk: f"SELECT brain._search_vector_hnsw_sql(s) FROM brain.embedding_space s WHERE s.space_id = {space}",
+        walk: "SELECT brain._search_vector_hnsw_sql(s) FROM brain.embedding_space s"
+        f" WHERE s.space_id = {space}",
     }
     for name, fragment in shapes.items():
         f = _function(admin, name)
