@@ -216,7 +216,7 @@ BEGIN
             SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, exact_rows) AS k;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
-                / exact_rows))::bigint::text, true);
+                / greatest(exact_rows, 1)))::bigint::text, true);
         END IF;
     END IF;
     req.bm25 := bm25;
