@@ -155,7 +155,8 @@ $f$;
 
 -- Writes the function that walks space s's index (brain._search_vector_name), when
 -- it is not there: from brain._search_vector_hnsw_sql, the space's integers and
--- nothing else. Run by this file only, as the installer that applies it.
+-- nothing else. Run by this file only, as the installer that applies it; who may
+-- run it is decided with every function's privileges (025-tenancy.sql: the owner).
 CREATE OR REPLACE FUNCTION brain._search_vector_make(s brain.embedding_space)
 RETURNS void
 LANGUAGE plpgsql
@@ -172,7 +173,6 @@ BEGIN
     -- space was small, or had no statistics, would sort the workspace's vectors).
     EXECUTE brain._search_vector_function(name, 'req brain.search_request, candidates integer, waiting boolean',
                                           brain._search_vector_hnsw_sql(s), 'SET enable_sort = off');
-    EXECUTE format('REVOKE ALL ON FUNCTION brain.%I(brain.search_request, integer, boolean) FROM PUBLIC', name);
     EXECUTE format('COMMENT ON FUNCTION brain.%I(brain.search_request, integer, boolean) IS %L', name,
                    format('brain.search''s vector leg in space %s through its index of watermark %s'
                           ' (brain._search_vector_hnsw_sql), planned once a session. Internal to search.',
@@ -218,7 +218,7 @@ BEGIN
     END LOOP;
 END
 $do$;
-COMMENT ON FUNCTION brain._search_vector_kept IS
+COMMENT ON FUNCTION brain._search_vector_kept(brain.search_request, bigint, integer) IS
     'brain.search''s vector leg when selective filters keep few memories (brain._search_vector_kept_sql), planned once a session. Internal to search.';
-COMMENT ON FUNCTION brain._search_vector_all IS
+COMMENT ON FUNCTION brain._search_vector_all(brain.search_request, bigint, integer) IS
     'brain.search''s vector leg in a small workspace (brain._search_vector_all_sql), planned once a session. Internal to search.';
