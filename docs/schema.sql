@@ -1520,15 +1520,17 @@ CREATE FUNCTION brain._search_fuzzy_leg() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_lexical_leg() RETURNS text
-    LANGUAGE sql IMMUTABLE
+CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, OUT kept integer, OUT kept_ids bigint[]) RETURNS record
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    SET jit TO 'off'
     AS $_$
-    -- the body: sql/functions/005b-search-statement.sql
+    -- the body: sql/functions/005e-search-vector.sql
 $_$;
 CREATE FUNCTION brain._search_ranked(req brain.search_request, vector_ids bigint[], vector_sims double precision[], search_space bigint, run_fuzzy boolean, run_skills boolean, leg_rows integer, lexical_rows integer, thread_most integer, thread_decay double precision, assistant_weight double precision, related_similarity double precision, replies_asked boolean) RETURNS SETOF brain.search_result
     LANGUAGE plpgsql STABLE
-    SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_generic_plan'
     SET enable_seqscan TO 'off'
     SET jit TO 'off'
@@ -1542,11 +1544,57 @@ CREATE FUNCTION brain._search_statement() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer, kept integer, n_docs bigint) RETURNS text
+CREATE FUNCTION brain._search_vector_all(req brain.search_request, space bigint, candidates integer) RETURNS TABLE(memory_id bigint, r bigint, sim real, similarity double precision)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
     AS $_$
-    -- the body: sql/functions/005b-search-statement.sql
+    -- the body: sql/functions/005e-search-vector.sql
+$_$;
+CREATE FUNCTION brain._search_vector_function(name text, params text, statement text, settings text DEFAULT ''::text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/005e-search-vector.sql
+$_$;
+CREATE FUNCTION brain._search_vector_hnsw_sql(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/005e-search-vector.sql
+$_$;
+CREATE FUNCTION brain._search_vector_kept(req brain.search_request, space bigint, candidates integer) RETURNS TABLE(memory_id bigint, r bigint, sim real, similarity double precision)
+    LANGUAGE plpgsql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_generic_plan'
+    SET jit TO 'off'
+    AS $_$
+    -- the body: sql/functions/005e-search-vector.sql
+$_$;
+CREATE FUNCTION brain._search_vector_leg(s brain.embedding_space, kept integer, n_docs bigint) RETURNS text
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005e-search-vector.sql
+$$;
+CREATE FUNCTION brain._search_vector_make(s brain.embedding_space) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005e-search-vector.sql
+$$;
+CREATE FUNCTION brain._search_vector_name(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005e-search-vector.sql
+$$;
+CREATE FUNCTION brain._search_vector_ranked(nearest text, candidates text) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/005e-search-vector.sql
 $_$;
 CREATE FUNCTION brain._secret_candidate_ok(check_name text, v text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2805,9 +2853,9 @@ CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFA
     SET jit TO 'off'
     SET "pg_trgm.word_similarity_threshold" TO '0.5'
     SET enable_seqscan TO 'on'
-    AS $$
+    AS $_$
     -- the body: sql/functions/005c-search-run.sql
-$$;
+$_$;
 COMMENT ON FUNCTION brain.search(query text, query_embedding double precision[], embedding_space text, kinds text[], categories text[], project text, tags text[], people text[], created_after timestamp with time zone, created_before timestamp with time zone, include_superseded boolean, include_archived boolean, include_dormant boolean, as_of timestamp with time zone, max_results integer, now timestamp with time zone, source_system text, source_ref text, min_relevance double precision, neighbours integer) IS 'Hybrid search: HNSW vector leg (when query_embedding is given), ranked full-text leg, trigram leg for short queries; fused by reciprocal rank fusion and weighted by decay, rating, pin, importance and overlay origin (docs/ranking.md); decay lowers a fact''s rank and never hides it (dormant facts are searched; include_dormant is accepted and has no effect). Matching skills come first, marked via_skill_trigger. Each result stands on its own verdict (its relevance with the query''s words no memory holds counted, at least min_relevance, default the setting): no unrelated tail, and no result at all when nothing is relevant (min_relevance 0 lists the nearest). A captured prompt that only asks gives its place to the reply that answers it (the prompt follows, neighbour_of the reply); a run of near-identical observed turns of one session (thread, or transcript: vectors at least the space''s near_identical similar; headline trigrams at 0.8 without a query vector) stands as its best, the others folded into it (metadata.folded of that result: their ids, search''s, not stored; a prompt beside a folded reply goes with it); an older memory, captured turn or superseded memory that a newer authored one among the results may contradict (newer_related: the current end of that chain; of a fact, a newer captured turn stating another value too) comes right after it; score is the ranking''s figure and never rises down the list (relevance is the evidence). The floor''s verdict of a query that says something before it asks counts the unknown words of its question only (brain._asked_text). Filters: kinds, categories, project (plus global), tags and people (all given), created range, states, as_of, provenance (source_system; source_ref exact, or every ref under it when it ends in /). Headlines and previews only: bodies come from brain.recall.';
 CREATE FUNCTION brain.search_term(t text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3360,7 +3408,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c9ba0eb37c4fb0cb1f4c2a555f3f20a8c046395df1f6fb4c1daaaad70cf8af33';
+COMMENT ON TABLE brain.migration IS 'functions 599618bd5f32155e9d89294822ef7139d9e98465a9ec9add401af647e2cd9f80';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

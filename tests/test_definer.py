@@ -292,6 +292,111 @@ def test_every_definer_in_a_hostile_session(admin, reader_url, victim, capsys, a
     assert got_through == []
 
 
+def _search_plans(admin: psycopg.Connection) -> list[dict[str, Any]]:
+    """The functions that hold search's statements and their plans: brain._search_ranked, the
+    filters' count and the vector leg by shape (each space's walk among them), as the catalog
+    has them."""
+    return rows(
+        admin,
+        "SELECT p.oid::regprocedure::text AS f, p.prosrc, p.proconfig, p.proowner::regrole::text AS owner,"
+        " p.proacl::text AS acl FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace"
+        " AND (p.proname IN ('_search_ranked', '_search_kept')"
+        "      OR p.proname ~ '^_search_vector_(kept|all|[0-9]+_[0-9]+)$') ORDER BY 1",
+    )
+
+
+def test_a_hostile_session_cannot_touch_searchs_plans(admin, reader_url, victim, capsys) -> None:
+    """Search runs its statements as functions of schema brain whose plans PL/pgSQL keeps for the
+    session (brain._search_ranked, the vector leg by shape: 005e-search-vector.sql). A reader
+    tries every way at them: run one, replace, alter, drop or shadow one, plant a prepared
+    statement of each one's name and its own objects in pg_temp, set the planner, DEALLOCATE
+    ALL and DISCARD PLANS. Everything that would change one is refused, the catalog's functions
+    are as they were, and each kind of search (the walk of the space's index, a small
+    workspace's every vector, selective filters' few rows) finds what a clean session finds and
+    runs nothing of the reader's."""
+    from pybrain import db
+
+    ws = int(scalar(admin, "SELECT workspace_id FROM brain.workspace WHERE name = 'eve'"))
+    admin.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+    for i in range(1, 4):
+        vec = [0.0] * 384
+        vec[0], vec[i] = 0.9, 0.1 * i
+        admin.execute(
+            "SELECT brain.remember(kind => 'fact', headline => %s, embedding => %s::float8[])",
+            (f"Probe notes of survey {i}", vec),
+        )
+    db.migrate(admin)  # the walk of eve's space, written when the function files are applied
+    shapes = _search_plans(admin)
+    assert any(re.search(r"_search_vector_\d+_\d+\(", f["f"]) for f in shapes), shapes
+    assert len(shapes) >= 5, [f["f"] for f in shapes]
+    vector = "{" + ",".join(["1"] + ["0"] * 383) + "}"
+    searches = [
+        f"SELECT id, vector_rank FROM brain.search('probe notes', '{vector}', min_relevance => 0)",
+        f"SELECT id, vector_rank FROM brain.search('probe', '{vector}', tags => '{{}}', min_relevance => 0)",
+    ]
+
+    def each_kind(c: psycopg.Connection) -> list[Any]:
+        # a small workspace (every vector; a filter keeping few rows), then past exact_rank_rows (the walk)
+        found = []
+        for walk in (False, True):
+            admin.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+            admin.execute("SELECT brain.set_setting('exact_rank_rows', %s)", ("0" if walk else "2000",))
+            found += [c.execute(q).fetchall() for q in searches]
+        return found
+
+    with psycopg.connect(reader_url, autocommit=True) as c:
+        clean = each_kind(c)
+    assert all(len([r for r in found if r[1] is not None]) == 3 for found in clean), clean
+    refused, got_through = [], []
+    with psycopg.connect(reader_url, autocommit=True, prepare_threshold=None) as c:
+        c.execute("SET statement_timeout = '10s'")
+        _plant(c, admin)
+        for f in shapes:
+            name = f["f"].split("(")[0]
+            short = name.split(".")[1]
+            args = f["f"][len(name) + 1 : -1]
+            attempts = {
+                "run": f"SELECT * FROM {name}({', '.join('NULL' for _ in args.split(','))})",
+                "replace": f"CREATE OR REPLACE FUNCTION {f['f']} RETURNS SETOF record LANGUAGE sql"
+                " AS $$ SELECT NULL $$",
+                "alter": f"ALTER FUNCTION {f['f']} SET plan_cache_mode = force_custom_plan",
+                "reset": f"ALTER FUNCTION {f['f']} RESET ALL",
+                "drop": f"DROP FUNCTION {f['f']}",
+                "shadow": f"CREATE FUNCTION pg_temp.{short}({args}) RETURNS SETOF record LANGUAGE sql"
+                " AS $$ SELECT NULL $$",
+            }
+            for what, statement in attempts.items():
+                try:
+                    c.execute(statement)
+                    got_through.append(f"{what} {f['f']}")
+                except psycopg.errors.InsufficientPrivilege:
+                    refused.append(what)
+            c.execute(
+                sql.SQL("PREPARE {} AS INSERT INTO pg_temp.hijack_log SELECT current_user, {}").format(
+                    sql.Identifier(short), sql.Literal(f"prepared {short}")
+                )
+            )
+        _hostile_settings(c, victim, "own")
+        c.execute("DISCARD PLANS")
+        hostile = each_kind(c)
+        c.execute("DEALLOCATE ALL")
+        again = each_kind(c)
+        logged = c.execute("SELECT ran_as, what FROM pg_temp.hijack_log").fetchall()
+    if logged:
+        got_through.append(f"search ran the reader's {logged}")
+    if hostile != clean or again != clean:
+        got_through.append(f"a hostile session's searches differ: {hostile} {again} (clean {clean})")
+    if _search_plans(admin) != shapes:
+        got_through.append("search's functions changed")
+    with capsys.disabled():
+        print(
+            f"\nsearch's {len(shapes)} functions: {len(refused)} attempts refused, "
+            f"{len(got_through)} got through"
+        )
+    assert got_through == []
+    assert len(refused) == 6 * len(shapes)
+
+
 def test_no_function_prepares_or_runs_a_named_statement(admin) -> None:
     """A prepared statement belongs to the caller's session, which may replace it: no function
     of schema brain prepares, runs or deallocates one (a definer calls the others)."""

@@ -113,6 +113,39 @@ def test_index_vectors_rebuilds_the_index_then_drops_the_old_one_then_dedups(con
     assert ids(search(conn, "", orthogonal(8)[5], max_results=1)) == [out[5]["memory_id"]]
 
 
+def test_the_walk_of_a_rebuilt_index_is_written_when_the_files_are_applied(conn, admin) -> None:
+    """Search's walk of a space's index is a function of the space and its watermark
+    (005e-search-vector.sql) that applying the function files writes: after a rebuild, search
+    runs the walk of the new index as a statement planned on each call until the files are
+    applied again, and the step that drops the old index drops the old walk with it."""
+    from pybrain import db
+
+    def walks() -> list[str]:
+        return [
+            r["proname"]
+            for r in rows(
+                admin,
+                "SELECT proname FROM pg_proc WHERE pronamespace = 'brain'::regnamespace"
+                " AND proname ~ '^_search_vector_1_[0-9]+$' ORDER BY 1",
+            )
+        ]
+
+    db.migrate(admin)
+    assert walks() == ["_search_vector_1_0"]
+    out = observe(conn, texts(8), embeddings=orthogonal(8))
+    assert index_vectors(conn)["action"] == "rebuilt"
+    through = scalar(conn, "SELECT indexed_through FROM brain.embedding_space")
+    conn.execute("SELECT brain.set_setting('exact_rank_rows', '0')")  # the walk, however small
+    assert walks() == ["_search_vector_1_0"]
+    assert ids(search(conn, "", orthogonal(8)[5], max_results=1)) == [out[5]["memory_id"]]
+    db.migrate(admin)
+    assert walks() == ["_search_vector_1_0", f"_search_vector_1_{through}"]
+    assert ids(search(conn, "", orthogonal(8)[5], max_results=1)) == [out[5]["memory_id"]]
+    assert index_vectors(conn)["action"] == "dropped"
+    assert walks() == [f"_search_vector_1_{through}"]
+    assert ids(search(conn, "", orthogonal(8)[2], max_results=1)) == [out[2]["memory_id"]]
+
+
 def test_few_waiting_vectors_are_inserted_into_the_index(conn) -> None:
     conn.execute("SELECT brain.set_setting('index_defer_rows', '100')")
     observe(conn, texts(12), embeddings=orthogonal(12))  # small: indexed at once

@@ -1,68 +1,7 @@
--- The statement brain.search runs: the vector, lexical, trigram and skill legs
--- and the fusion and ranking over them (brain._search_statement; docs/ranking.md).
--- The workspace's settings, the filter every leg shares and the BM25 are in
--- 005-search.sql.
-
--- The vector leg: the `candidates` memories nearest the query's embedding in
--- the space that pass the filter, each with its rank r and similarity. kept:
--- the rows selective filters keep, counted up to brain._exact_rank_rows()
--- (NULL without such filters); n_docs: the workspace's memories. None
--- without an embedding (space NULL).
-CREATE OR REPLACE FUNCTION brain._search_vector_leg(space brain.embedding_space, candidates integer,
-                                                    kept integer, n_docs bigint)
-RETURNS text
-LANGUAGE plpgsql STABLE
-SET search_path = pg_catalog, pg_temp
-AS $f$
-BEGIN
-    IF space.space_id IS NULL THEN
-        RETURN 'SELECT NULL::bigint AS memory_id, NULL::bigint AS r, NULL::real AS sim,'
-               ' NULL::double precision AS similarity WHERE false';
-    END IF;
-    -- The space's HNSW index (and an exact ranking of vectors it does not hold
-    -- yet: brain._nearest_sql); iterative scans keep filtered searches from
-    -- returning fewer rows than exist. The filters are a subquery per
-    -- candidate, so the plan has no cheaper way than
-    -- walking the HNSW index. Selective filters that keep few rows rank them
-    -- exactly instead: their vectors looked up by key (the filters are not
-    -- evaluated a second time).
-    RETURN format($v$
-        SELECT x.memory_id, x.r, x.similarity::real AS sim, x.similarity
-        -- ranked over both parts of brain._nearest_sql; each part keeps its own plan
-        FROM (SELECT k.memory_id, row_number() OVER (ORDER BY k.dist, k.memory_id) AS r,
-                     1 - k.dist AS similarity
-              FROM (%s) AS k
-              WHERE 1 - k.dist >= ($1).vector_min_similarity) AS x
-        WHERE x.r <= %s $v$,
-        CASE WHEN kept < brain._exact_rank_rows() THEN format($x$
-            (SELECT e.memory_id, e.embedding OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
-             FROM brain.embedding e
-             WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s AND e.memory_id = ANY (($1).kept_ids)
-             ORDER BY 2
-             LIMIT %3$s) $x$, space.dims, space.space_id, candidates)
-        -- A small workspace: every vector's distance (cheaper than the walk, and
-        -- exact), then the filters in that order until `candidates` pass. Ranked
-        -- after filtering instead, the filters' lookup ran for every memory.
-        WHEN n_docs <= brain._exact_rank_rows() THEN format($x$
-            (SELECT e.memory_id, e.dist
-             FROM (SELECT e.workspace_id, e.memory_id,
-                          e.embedding::public.vector(%1$s) OPERATOR(public.<=>) ($1).embedding::public.vector(%1$s) AS dist
-                   FROM brain.embedding e
-                   WHERE e.workspace_id = ($1).workspace_id AND e.space_id = %2$s
-                   ORDER BY 3 OFFSET 0) AS e
-             WHERE (SELECT %3$s FROM brain.memory m
-                    WHERE m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id)
-             ORDER BY e.dist
-             LIMIT %4$s) $x$, space.dims, space.space_id, brain._search_filter(), candidates)
-        ELSE
-        brain._nearest_sql(space, format('($1).embedding::public.vector(%s)', space.dims), '',
-            'e.workspace_id = ($1).workspace_id AND '
-            || format('(SELECT %s FROM brain.memory m WHERE m.workspace_id = e.workspace_id'
-                      ' AND m.memory_id = e.memory_id)', brain._search_filter()),
-            candidates) END,
-        candidates);
-END
-$f$;
+-- The statement brain.search runs: the lexical, trigram and skill legs and the
+-- fusion and ranking over them (brain._search_statement; docs/ranking.md). The
+-- workspace's settings, the filter every leg shares and the BM25 are in
+-- 005-search.sql; the vector leg, which runs before, in 005e-search-vector.sql.
 
 -- The lexical leg: BM25 over the memories holding a searched word (at most
 -- lexical_max_rows of them, $8: when even the rarest word is in more, those
@@ -514,7 +453,7 @@ AS $f$
                              AND s.memory_id = m.memory_id AND m.state = 'active'
                            ORDER BY s.created_at DESC, s.change_id DESC LIMIT 1) AS st ON true
         ORDER BY rk.hit, rk.neighbour_of IS NOT NULL, rk.pos, rk.memory_id $q$,
-        -- the vector leg's rows, ranked by brain.search (brain._search_vector_leg)
+        -- the vector leg's rows, ranked by brain.search (005e-search-vector.sql)
         'SELECT v.memory_id, v.r, v.similarity::real AS sim, v.similarity'
         ' FROM unnest($2, $3) WITH ORDINALITY AS v(memory_id, similarity, r)',
         brain._search_lexical_leg(), brain._search_fuzzy_leg(), brain._search_skills_leg(),
@@ -545,9 +484,11 @@ $f$;
 -- client can name, replace or drop it. The generic plan, always: the
 -- request's values change the legs' rows, not the plan (each leg reads its
 -- index; a leg that does not run is cut by its parameter), and planning the
--- statement cost more than running it (3-8 ms a search). The vector leg, whose
--- plan hangs on the space's index and the filters' selectivity, runs before
--- (brain.search).
+-- statement cost more than running it (3-8 ms a search). Every name in it is
+-- schema-qualified; its search_path holds nothing a client may create in. The
+-- vector leg, whose plan hangs on the space's index and the filters'
+-- selectivity, runs before (brain.search), a function of its own for each shape
+-- (005e-search-vector.sql).
 DO $do$
 BEGIN
     EXECUTE format($d$
@@ -558,7 +499,7 @@ BEGIN
             replies_asked boolean)
         RETURNS SETOF brain.search_result
         LANGUAGE plpgsql STABLE
-        SET search_path = pg_catalog, public, pg_temp
+        SET search_path = pg_catalog, pg_temp
         SET plan_cache_mode = force_generic_plan
         SET enable_seqscan = off
         SET jit = off

@@ -110,6 +110,8 @@ DECLARE
     vector_ids bigint[];  -- the vector leg's memories and similarities, in its order
     vector_sims double precision[];
     kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
+    exact_rows integer := (cfg->'exact_rank_rows')::integer;
+    waiting boolean;  -- vectors of the space wait outside its index (brain._waiting_vectors)
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
     n_lexemes bigint;
 BEGIN
@@ -208,17 +210,13 @@ BEGIN
             greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
         IF NOT unfiltered THEN
             -- The plan by the filters' selectivity: the rows they keep, read up to
-            -- brain._exact_rank_rows(). Fewer are ranked exactly (brain._search_vector_leg);
-            -- more walk the index, with a tuple budget that lets the walk reach
-            -- `candidates` of them (about candidates x space / kept tuples).
-            EXECUTE format('SELECT count(*), array_agg(x.memory_id)'
-                           ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT %s) AS x',
-                           brain._search_filter(), brain._exact_rank_rows())
-            INTO kept, req.kept_ids
-            USING req;
+            -- brain._exact_rank_rows() (brain._search_kept). Fewer are ranked exactly
+            -- (brain._search_vector_kept); more walk the index, with a tuple budget that
+            -- lets the walk reach `candidates` of them (about candidates x space / kept tuples).
+            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, exact_rows) AS k;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
-                / brain._exact_rank_rows()))::bigint::text, true);
+                / greatest(exact_rows, 1)))::bigint::text, true);
         END IF;
     END IF;
     req.bm25 := bm25;
@@ -240,17 +238,38 @@ BEGIN
     -- word only other kinds hold took 625 ms at 1M memories. (An index's order
     -- looks as cheap for the same reason: the lexical leg's CTE.)
     PERFORM set_config('enable_seqscan', 'off', true);
-    -- The vector leg first, planned for the space's index and the filters'
-    -- selectivity (its literals), a short statement of this function's own; the
+    -- The vector leg first, a function of its shape's (005e-search-vector.sql),
+    -- each a static statement whose plan PL/pgSQL keeps for the session: selective
+    -- filters' few rows ranked exactly, a small workspace's every vector, or the
+    -- walk of the space's index (a function of the space and its watermark). The
     -- rest is one statement whose plan brain._search_ranked keeps for the session.
     -- Never a prepared statement: those belong to the caller's session, which may
     -- replace one under the name this function would run, and this function runs
     -- as the owner (docs/security.md).
-    IF space.space_id IS NOT NULL THEN
-        EXECUTE format('SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r) FROM (%s) AS x',
-                       brain._search_vector_leg(space, candidates, kept, n_docs))
-        INTO vector_ids, vector_sims
-        USING req;
+    IF space.space_id IS NULL THEN
+        NULL;
+    ELSIF kept < exact_rows THEN
+        SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r) INTO vector_ids, vector_sims
+        FROM brain._search_vector_kept(req, space.space_id, candidates) AS x;
+    ELSIF n_docs <= exact_rows THEN
+        SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r) INTO vector_ids, vector_sims
+        FROM brain._search_vector_all(req, space.space_id, candidates) AS x;
+    ELSE
+        waiting := EXISTS (SELECT FROM brain._waiting_vectors(space));
+        -- the walk's function, by the space's id and watermark (integers) in schema
+        -- brain, where no client creates anything; planned as a statement each call
+        -- (its index) only where it is not written yet
+        IF to_regproc(format('brain.%I', brain._search_vector_name(space))) IS NOT NULL THEN
+            EXECUTE format('SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r)'
+                           ' FROM brain.%I($1, $2, $3) AS x', brain._search_vector_name(space))
+            INTO vector_ids, vector_sims
+            USING req, candidates, waiting;
+        ELSE
+            EXECUTE format('SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r)'
+                           ' FROM (%s) AS x', brain._search_vector_hnsw_sql(space))
+            INTO vector_ids, vector_sims
+            USING req, candidates, waiting;
+        END IF;
     END IF;
     RETURN QUERY SELECT * FROM brain._search_ranked(
         req, vector_ids, vector_sims, space.space_id, fuzzy, skills, candidates,

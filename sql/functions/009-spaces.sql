@@ -174,6 +174,14 @@ BEGIN
         EXECUTE format('DROP INDEX brain.%I', index_name);
         n := n + 1;
     END LOOP;
+    -- and search's functions that walked them (005e-search-vector.sql); the new index's
+    -- is written when the function files are next applied
+    FOR index_name IN SELECT p.proname FROM pg_catalog.pg_proc p
+                      WHERE p.pronamespace = 'brain'::regnamespace
+                        AND p.proname LIKE '\_search\_vector\_' || s.space_id || '\_%'
+                        AND p.proname <> brain._search_vector_name(s) LOOP
+        EXECUTE format('DROP FUNCTION brain.%I(brain.search_request, integer, boolean)', index_name);
+    END LOOP;
     RETURN n;
 END
 $$;

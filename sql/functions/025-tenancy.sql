@@ -507,8 +507,10 @@ ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb, boolean) SECURITY 
 -- the caller, so the helpers the API calls must be executable too; they run
 -- with the caller's privileges under row-level security and give nothing
 -- plain SQL does not. The SECURITY DEFINER helpers that build and drop
--- indexes or name any workspace's channel, and the trigger functions, are
--- the owner's, and so are the installer's (026-ownership.sql).
+-- indexes or name any workspace's channel, the trigger functions and the
+-- functions holding search's statements (brain._search_ranked, the filters'
+-- count, the vector leg by shape: search runs them as the owner) are the
+-- owner's, and so are the installer's (026-ownership.sql).
 DO $$
 DECLARE
     f regprocedure;
@@ -520,7 +522,8 @@ BEGIN
         IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
                        'brain._sessions_channel(bigint)', 'brain.adopt_role(text)', 'brain._claim_objects()',
                        'brain._hide_workspace_sizes()', 'brain._hide_index_sizes()')
-           OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f) THEN
+           OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f)
+           OR (SELECT p.proname ~ '^_search_(ranked|kept|vector_(kept|all|[0-9]+_[0-9]+))$' FROM pg_proc p WHERE p.oid = f) THEN
             EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
         ELSE
             EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO brain_user', f);
