@@ -581,6 +581,12 @@ CREATE FUNCTION brain._counted(n text, noun text) RETURNS text
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._declared_traits() RETURNS TABLE(name text, trait text)
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1863,6 +1869,13 @@ CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentenc
     -- the body: sql/functions/013-capture.sql
 $$;
 COMMENT ON FUNCTION brain.capture_sentences(t text) IS 'The sentences of a text worth keeping, by keyword: action (need to, must, todo, follow up, next step, remember to, ...) -> task; decision (decided, chose, going with, switched to, agreed, settled on, ...), gotcha (watch out, careful, pitfall, does not work, fails when, ...), insight (learned, realized, discovered, turns out, the key is, ...) -> fact. Sentences under 4 words are ignored; the first matching class wins in that order.';
+CREATE FUNCTION brain.catalogue() RETURNS TABLE(name text, signatures text[], volatility text, security_definer boolean, keyed boolean, read_only boolean, idempotent boolean, replica boolean, telemetry boolean, owner_only boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
+$$;
+COMMENT ON FUNCTION brain.catalogue() IS 'Each public function of schema brain, one row a name: its signatures, volatility (the most volatile overload), whether it is SECURITY DEFINER, and its traits: keyed (takes a request_key), read_only (STABLE or IMMUTABLE, or served by a replica), idempotent (read_only, or a write a second call changes no further: sent again after a connection lost during its COMMIT), replica (a streaming replica serves it), telemetry (a write a session need not read back), owner_only (never executable by application roles).';
 CREATE FUNCTION brain.check_text(text text, field text DEFAULT 'text'::text) RETURNS boolean
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -2900,7 +2913,7 @@ CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-tenancy.sql
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
 $$;
 COMMENT ON FUNCTION brain.verify_token(token text) IS 'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
@@ -3289,7 +3302,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 184322ea4914291422fe0b570edd02ea7849d38b419235c9ff14eb6c70cddacd';
+COMMENT ON TABLE brain.migration IS 'functions 27733d38f268a6052f3b36af82b796736a820956cb046e442f571a5e6d471693';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
