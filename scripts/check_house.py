@@ -4,6 +4,8 @@
 - no Python file of pybrain/ over MOST_LINES lines;
 - no function of pybrain/api/transport.py over MOST_TRANSPORT_LINES lines;
 - a Brain built in one place: `Brain(...)` is called in pybrain/api/brain.py only;
+- the typed methods (pybrain/api/memories.py, sessions.py, embedding.py) hold no
+  transport code: no transaction, cursor, connector or connection of their own;
 - no import circle among the modules of pybrain/: the graph of every `import` and
   `from ... import` statement, at module level and inside functions alike (those
   under `if TYPE_CHECKING:` too), each edge to the module named (a name imported
@@ -31,6 +33,9 @@ MOST_LINES = 900
 MOST_TRANSPORT_LINES = 40
 TRANSPORT = "pybrain/api/transport.py"
 BRAIN_BUILT_IN = "pybrain/api/brain.py"
+TYPED_METHODS = ("pybrain/api/memories.py", "pybrain/api/sessions.py", "pybrain/api/embedding.py")
+# What only the transport (and the Brain's core) touches.
+TRANSPORT_NAMES = frozenset({"transaction", "_run", "execute", "connector", "connection", "cursor"})
 HOUSE_MAP = "docs/house.md"
 SQL_PAIRS = "scripts/sql_pairs.py"
 
@@ -78,6 +83,20 @@ def check_brain_built_once(root: Path) -> list[str]:
             if isinstance(node, ast.Call) and _called(node) == "Brain":
                 where = f"{_rel(root, path)}:{node.lineno}"
                 out.append(f"{where} builds a Brain: open it with pybrain.api.brain.open_brain")
+    return out
+
+
+def check_typed_methods(root: Path) -> list[str]:
+    """The typed methods call through BrainCore.call and value: they name no transaction,
+    cursor, connector or connection (TRANSPORT_NAMES)."""
+    out = []
+    for name in TYPED_METHODS:
+        path = root / name
+        if not path.exists():
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and node.attr in TRANSPORT_NAMES:
+                out.append(f"{name}:{node.lineno} uses .{node.attr}: leave it to pybrain/api/transport.py")
     return out
 
 
@@ -216,6 +235,7 @@ CHECKS = (
     check_file_sizes,
     check_transport_functions,
     check_brain_built_once,
+    check_typed_methods,
     check_import_circles,
     check_house_map,
     check_sql_pairs,

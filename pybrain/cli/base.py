@@ -175,7 +175,7 @@ def group(name: str) -> Callable[[Callable], click.Group]:
 def _open(source: str | None = None) -> Iterator[Brain]:
     """The configured Brain, for the length of one command, which is recorded as a tool event."""
     settings = Settings.from_env()
-    brain = Brain.open(settings, actor=source)
+    brain = open_brain("configured", settings, actor=source)
     try:
         _write_kept(settings)
         ctx = click.get_current_context(silent=True)
