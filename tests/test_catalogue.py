@@ -5,12 +5,16 @@ function names kept in Python."""
 from __future__ import annotations
 
 import ast
+import time
 from pathlib import Path
 
+import psycopg
 from helpers import rows
 
 import pybrain
 from pybrain.api import catalogue, transport
+from pybrain.client import Brain
+from pybrain.connector import ConnectionConnector
 
 TRAITS = {"idempotent", "replica", "telemetry", "owner"}
 
@@ -28,7 +32,9 @@ def _public(conn) -> set[str]:
 
 
 def test_every_public_function_has_one_catalogue_row(conn) -> None:
+    began = time.perf_counter()
     found = rows(conn, "SELECT * FROM brain.catalogue()")
+    print(f"brain.catalogue(): {len(found)} rows in {(time.perf_counter() - began) * 1000:.1f} ms")
     names = [r["name"] for r in found]
     public = _public(conn)
     assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
@@ -125,3 +131,23 @@ def test_no_python_list_of_function_names_remains(conn, tmp_path: Path) -> None:
     planted.mkdir()
     (planted / "lists.py").write_text('IDEMPOTENT = frozenset({"stats", "health", "history"})\n')
     assert _name_lists(planted, names) == ["pybrain/lists.py:1 ['health', 'history', 'stats']"]
+
+
+def test_with_a_reader_the_catalogue_is_read_there_and_else_on_the_primary(brain, db_url: str) -> None:
+    """A replica has the primary's functions: with a reader the catalogue is read there, and so
+    is read while the primary is away; a reader that cannot answer leaves it to the primary."""
+    reader = ConnectionConnector(psycopg.connect(db_url, autocommit=True))
+    try:
+        brain.reader = reader
+        brain.connector.close()  # the primary is away
+        catalogue.forget()
+        assert transport.catalogue(brain).has("search", "replica")
+    finally:
+        reader.close()
+    other = Brain(psycopg.connect(db_url, autocommit=True))
+    try:
+        other.reader = reader  # closed: it cannot answer
+        catalogue.forget()
+        assert transport.catalogue(other).has("search", "replica")
+    finally:
+        other.close()

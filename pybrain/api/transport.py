@@ -187,10 +187,20 @@ def call(brain: Any, function: str, kwargs: dict[str, Any]) -> Rows:
 def catalogue(brain: Any) -> catalogue_.Catalogue:
     """The catalogue of the API (brain.catalogue), read once a process."""
     found = catalogue_.cached()
-    if found is None:
-        with brain.transaction() as cur:
-            found = catalogue_.keep(run(brain, cur, "catalogue", catalogue_.QUERY, {}))
-    return found
+    return found if found is not None else catalogue_.keep(read_catalogue(brain))
+
+
+def read_catalogue(brain: Any) -> Rows:
+    """brain.catalogue()'s rows: on the reader when there is one (a replica has the
+    primary's functions, and answers while the primary is away), else on the primary."""
+    if brain.reader is not None:
+        try:
+            with brain.reader.transaction(brain.scope(), read_only=True) as cur:
+                return cur.execute(catalogue_.QUERY).fetchall()
+        except BrainError as exc:
+            log.warning("the replica is not reachable, the catalogue is read on the primary: %s", exc.message)
+    with brain.transaction() as cur:
+        return run(brain, cur, "catalogue", catalogue_.QUERY, {})
 
 
 def idempotent(brain: Any, function: str) -> bool:
