@@ -3,6 +3,8 @@
 
 - no Python file of pybrain/ over MOST_LINES lines;
 - no function of pybrain/api/transport.py over MOST_TRANSPORT_LINES lines;
+- the faces stay faces: pybrain/hooks/__init__.py and pybrain/client.py at most
+  MOST_FACE_LINES lines each (the rooms behind them hold the code);
 - a Brain built in one place: `Brain(...)` is called in pybrain/api/brain.py only;
 - the typed methods (pybrain/api/memories.py, sessions.py, embedding.py) hold no
   transport code: no transaction, cursor, connector or connection of their own;
@@ -31,6 +33,8 @@ from pathlib import Path
 
 MOST_LINES = 900
 MOST_TRANSPORT_LINES = 40
+MOST_FACE_LINES = 300
+FACES = ("pybrain/hooks/__init__.py", "pybrain/client.py")
 TRANSPORT = "pybrain/api/transport.py"
 BRAIN_BUILT_IN = "pybrain/api/brain.py"
 TYPED_METHODS = ("pybrain/api/memories.py", "pybrain/api/sessions.py", "pybrain/api/embedding.py")
@@ -55,6 +59,19 @@ def check_file_sizes(root: Path) -> list[str]:
         lines = len(path.read_text(encoding="utf-8").splitlines())
         if lines > MOST_LINES:
             out.append(f"{_rel(root, path)} has {lines} lines (at most {MOST_LINES}): split it by role")
+    return out
+
+
+def check_faces(root: Path) -> list[str]:
+    """The faces (FACES) at most MOST_FACE_LINES lines each."""
+    out = []
+    for name in FACES:
+        path = root / name
+        lines = len(path.read_text(encoding="utf-8").splitlines()) if path.exists() else 0
+        if lines > MOST_FACE_LINES:
+            out.append(
+                f"{name} has {lines} lines (a face: at most {MOST_FACE_LINES}): move code to its rooms"
+            )
     return out
 
 
@@ -233,6 +250,7 @@ def check_sql_pairs(root: Path) -> list[str]:
 
 CHECKS = (
     check_file_sizes,
+    check_faces,
     check_transport_functions,
     check_brain_built_once,
     check_typed_methods,

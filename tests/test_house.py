@@ -60,6 +60,7 @@ def test_a_tree_that_keeps_the_rules_passes(tmp_path: Path) -> None:
 def test_each_broken_rule_is_reported(tmp_path: Path) -> None:
     _tree(tmp_path)
     _write(tmp_path, "pybrain/big.py", "x = 1\n" * 901)
+    _write(tmp_path, "pybrain/client.py", "x = 1\n" * 301)
     body = "".join(f"    x{i} = {i}\n" for i in range(40))
     _write(tmp_path, "pybrain/api/transport.py", f"def send():\n{body}    return 1\n")
     _write(tmp_path, "pybrain/face.py", "from pybrain.api.brain import Brain\n\nbrain = Brain()\n")
@@ -75,11 +76,12 @@ def test_each_broken_rule_is_reported(tmp_path: Path) -> None:
     problems = house.check(tmp_path)
     said = "\n".join(problems)
     assert "pybrain/big.py has 901 lines" in said
+    assert "pybrain/client.py has 301 lines (a face: at most 300)" in said
     assert "pybrain/api/transport.py:1 send has 42 lines" in said
     assert "pybrain/face.py:3 builds a Brain" in said
     assert "pybrain/api/memories.py:2 uses .transaction" in said
     assert "import circle of 2 modules: pybrain.a <-> pybrain.b" in said
     assert "docs/house.md does not name big.py" in said and "does not name 002-settings.sql" in said
     assert "scripts/sql_pairs.py: 14 duplicate pairs (at most 12)" in said
-    assert len(problems) == 9, said  # big.py, face.py and 002-settings.sql unnamed: three of them
+    assert len(problems) == 11, said  # big.py, face.py, client.py and 002-settings.sql unnamed: four
     assert house.main([str(tmp_path)]) == 1
