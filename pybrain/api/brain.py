@@ -42,7 +42,7 @@ class Brain(Memories, Sessions, Embeddings):
     @classmethod
     def open(cls, settings: Settings | None = None, *, actor: str | None = None) -> Brain:
         """Connect as configured, starting the embedded database and migrating when needed."""
-        return open_brain("configured", settings, actor=actor)
+        return open_brain("configured", settings, actor=actor, kind=cls)
 
 
 def open_brain(
@@ -58,12 +58,14 @@ def open_brain(
     via: str | None = None,
     reader: Connector | None = None,
     statement_timeout: str | None = None,
+    kind: type[Brain] | None = None,
 ) -> Brain:
     """A Brain for a purpose (PURPOSES; see the module's text). settings: the environment's
     when not given (not read for a pooled Brain). conn (installer, hook): the connection it
     runs on, and conninfo its URL; connector, principal, embedder_spec, via, reader (pooled):
     the pool, whom it runs as, the embedder before any space is active, how the client came
-    and a replica's pool; statement_timeout (hook): each transaction's."""
+    and a replica's pool; statement_timeout (hook): each transaction's. kind: a subclass of
+    Brain to build (Brain.open of a subclass)."""
     if purpose == "pooled":
         assert principal is not None
         brain = _build(
@@ -78,7 +80,7 @@ def open_brain(
         return brain
     settings = settings or Settings.from_env()
     if purpose == "configured":
-        return _configured(settings, actor)
+        return _configured(settings, actor, kind or Brain)
     if purpose == "person":
         url = db.admin_url(settings)
         return _build(
@@ -107,16 +109,18 @@ def open_brain(
     raise ValueError(f"no purpose {purpose!r}: one of {', '.join(PURPOSES)}")
 
 
-def _build(conn: psycopg.Connection | None = None, **kwargs: Any) -> Brain:
-    """The one construction of a Brain in pybrain."""
-    return Brain(conn, **kwargs)
+def _build(
+    conn: psycopg.Connection | None = None, *, kind: type[Brain] | None = None, **kwargs: Any
+) -> Brain:
+    """The one construction of a Brain in pybrain (of kind, a subclass, when given)."""
+    return (kind or Brain)(conn, **kwargs)
 
 
-def _configured(settings: Settings, actor: str | None) -> Brain:
+def _configured(settings: Settings, actor: str | None, kind: type[Brain]) -> Brain:
     """As configured, starting the embedded database and migrating when needed."""
     url = db.database_url(settings)
     conn = db.connect(url)
-    brain = _configured_on(conn, settings, actor, url)
+    brain = _configured_on(conn, settings, actor, url, kind)
     if not db.is_current(conn):
         # First use without `brain init`, or a new pybrain on an older schema:
         # the owner migrates (on the embedded server, then connect as the application role).
@@ -130,13 +134,20 @@ def _configured(settings: Settings, actor: str | None) -> Brain:
         if db.database_url(settings) != url:
             conn.close()
             url = db.database_url(settings)
-            brain = _configured_on(db.connect(url), settings, actor, url)
+            brain = _configured_on(db.connect(url), settings, actor, url, kind)
     if settings.read_database_url:
         brain.use_reader(settings.read_database_url)
     return brain
 
 
-def _configured_on(conn: psycopg.Connection, settings: Settings, actor: str | None, url: str) -> Brain:
+def _configured_on(
+    conn: psycopg.Connection, settings: Settings, actor: str | None, url: str, kind: type[Brain]
+) -> Brain:
     return _build(
-        conn, workspace=settings.workspace, embedder_spec=settings.embedder, actor=actor, conninfo=url
+        conn,
+        kind=kind,
+        workspace=settings.workspace,
+        embedder_spec=settings.embedder,
+        actor=actor,
+        conninfo=url,
     )
