@@ -45,6 +45,7 @@ test-torch: install
 lint: install
 	$(BIN)/ruff check pybrain tests bench
 	$(BIN)/ruff format --check pybrain tests bench
+	$(BIN)/python scripts/check_house.py
 
 schema: install
 	$(BIN)/python tests/schema_dump.py > docs/schema.sql

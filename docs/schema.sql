@@ -616,6 +616,12 @@ CREATE FUNCTION brain._counted(n text, noun text) RETURNS text
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._declared_traits() RETURNS TABLE(name text, trait text)
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
+$$;
 CREATE FUNCTION brain._default_workspace(role text) RETURNS bigint
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1172,20 +1178,6 @@ CREATE FUNCTION brain._may_fold(kept brain.memory, item brain.memory, s brain.em
     AS $$
     -- the body: sql/functions/004e-write-folds.sql
 $$;
-CREATE TABLE brain.workspace (
-    workspace_id bigint NOT NULL,
-    organization_id bigint NOT NULL,
-    name text NOT NULL,
-    created_at timestamp with time zone DEFAULT now() NOT NULL
-);
-ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
-ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
-CREATE FUNCTION brain._member_change(workspace_id bigint, role text) RETURNS brain.workspace
-    LANGUAGE plpgsql
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/025-tenancy.sql
-$$;
 CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint, doc jsonb)
     LANGUAGE sql STABLE
     AS $$
@@ -1403,6 +1395,14 @@ CREATE FUNCTION brain._request_answer(request_key text, function_name text, argu
     AS $$
     -- the body: sql/functions/004c-write-requests.sql
 $$;
+CREATE TABLE brain.workspace (
+    workspace_id bigint NOT NULL,
+    organization_id bigint NOT NULL,
+    name text NOT NULL,
+    created_at timestamp with time zone DEFAULT now() NOT NULL
+);
+ALTER TABLE ONLY brain.workspace ALTER COLUMN workspace_id SET STATISTICS 0;
+ALTER TABLE ONLY brain.workspace FORCE ROW LEVEL SECURITY;
 CREATE FUNCTION brain._require_admin(ws bigint) RETURNS brain.workspace
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1982,6 +1982,13 @@ CREATE FUNCTION brain.capture_sentences(t text) RETURNS TABLE(n integer, sentenc
     -- the body: sql/functions/013-capture.sql
 $$;
 COMMENT ON FUNCTION brain.capture_sentences(t text) IS 'The sentences of a text worth keeping, by keyword: action (need to, must, todo, follow up, next step, remember to, ...) -> task; decision (decided, chose, going with, switched to, agreed, settled on, ...), gotcha (watch out, careful, pitfall, does not work, fails when, ...), insight (learned, realized, discovered, turns out, the key is, ...) -> fact. Sentences under 4 words are ignored; the first matching class wins in that order.';
+CREATE FUNCTION brain.catalogue() RETURNS TABLE(name text, signatures text[], volatility text, security_definer boolean, keyed boolean, read_only boolean, idempotent boolean, replica boolean, telemetry boolean, owner_only boolean)
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
+$$;
+COMMENT ON FUNCTION brain.catalogue() IS 'Each public function of schema brain, one row a name: its signatures, volatility (the most volatile overload), whether it is SECURITY DEFINER, and its traits: keyed (takes a request_key), read_only (STABLE or IMMUTABLE, or served by a replica), idempotent (read_only, or a write a second call changes no further: sent again after a connection lost during its COMMIT), replica (a streaming replica serves it), telemetry (a write a session need not read back), owner_only (never executable by application roles).';
 CREATE FUNCTION brain.check_text(text text, field text DEFAULT 'text'::text) RETURNS boolean
     LANGUAGE plpgsql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3019,7 +3026,7 @@ CREATE FUNCTION brain.verify_token(token text) RETURNS TABLE(status text, token_
     LANGUAGE plpgsql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/025-tenancy.sql
+    -- the body: sql/functions/025a-tenancy-catalogue.sql
 $$;
 COMMENT ON FUNCTION brain.verify_token(token text) IS 'Checks a bearer token of brain serve: status (valid, unknown, revoked, expired, no_access), its workspace, role and access (the lesser of the token''s and the role''s). Only a valid token carries an access.';
 CREATE FUNCTION brain.word_count(t text) RETURNS integer
@@ -3408,7 +3415,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 599618bd5f32155e9d89294822ef7139d9e98465a9ec9add401af647e2cd9f80';
+COMMENT ON TABLE brain.migration IS 'functions 3bea57b7c7e9f0e540083302dfae22dd623eef6ed05375ef8d160f25a8b64019';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -8,9 +8,8 @@ import json
 import os
 import re
 import secrets
-import struct
 import subprocess
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -18,11 +17,10 @@ from typing import Any
 
 import psycopg
 from psycopg import sql
-from psycopg.adapt import Dumper
 from psycopg.conninfo import make_conninfo
-from psycopg.pq import Format
 from psycopg.rows import dict_row, tuple_row
 
+from pybrain.api.vectors import Float8Matrix  # noqa: F401  (db.Float8Matrix, as before)
 from pybrain.config import Settings
 from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError, wrap_exceptions
 
@@ -880,32 +878,3 @@ def is_migrated(conn: psycopg.Connection) -> bool:
     with wrap_exceptions():
         row = conn.execute("SELECT to_regclass('brain.migration') IS NOT NULL").fetchone()
     return bool(row and row[0])
-
-
-class Float8Matrix:
-    """Rows of equal length, sent as one two-dimensional float8[] in PostgreSQL's binary
-    array format: a batch of 1000 384-dimensional embeddings as a list of lists costs
-    psycopg about 170 ms to encode, this about 15 ms."""
-
-    def __init__(self, rows: Sequence[Sequence[float]]) -> None:
-        self.rows = rows
-
-
-class _Float8MatrixDumper(Dumper):
-    format = Format.BINARY
-    oid = 1022  # float8[]
-
-    def dump(self, obj: Float8Matrix) -> bytes:
-        rows = obj.rows
-        dims = len(rows[0]) if len(rows) else 0
-        # ndim, has-nulls, element type (float8); then length and lower bound of each dimension
-        parts = [struct.pack(">7i", 2, 0, 701, len(rows), 1, dims, 1)]
-        row = struct.Struct(">" + "id" * dims)  # each element: its length (8), its value
-        fields: list[Any] = [8] * (2 * dims)
-        for r in rows:
-            fields[1::2] = [float(x) for x in r]  # a row of another length raises ValueError
-            parts.append(row.pack(*fields))
-        return b"".join(parts)
-
-
-psycopg.adapters.register_dumper(Float8Matrix, _Float8MatrixDumper)

@@ -11,6 +11,7 @@ No click here: the terminal's colours come in as a `style` function.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -179,3 +180,22 @@ def memory_markdown(doc: dict[str, Any], level: str = "###") -> list[str]:
     if out[-1] != "":
         out.append("")
     return out
+
+
+def render_boot(payload: dict[str, Any]) -> str:
+    """The boot payload as markdown for an agent (pybrain/templates/boot.md.j2)."""
+    return _boot_template().render(p=payload)
+
+
+@functools.cache
+def _boot_template() -> Any:
+    """The boot template, compiled once a process (the warm hook process compiles it for its children)."""
+    from jinja2 import Environment, PackageLoader, StrictUndefined
+
+    env = Environment(
+        loader=PackageLoader("pybrain", "templates"),
+        undefined=StrictUndefined,
+        keep_trailing_newline=True,
+        autoescape=False,  # markdown for an agent, not HTML
+    )
+    return env.get_template("boot.md.j2")

@@ -68,6 +68,15 @@ def test_every_transaction_of_a_hook_carries_its_statement_timeout(
     assert "pass DATE explicitly" in _hook("session-start", start, 60)
     assert applied and set(applied) == {("60000ms", True)}, applied
 
+    applied.clear()
+    asked = {
+        **start,
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "Which port does staging's pgbouncer use?",
+    }
+    _hook("prompt", asked, 8)
+    assert applied and set(applied) == {("8000ms", True)}, applied
+
     later.user("Which port does staging's pgbouncer listen on?")
     later.assistant("Port 5433 since the move on Monday.")
     applied.clear()

@@ -12,6 +12,7 @@ again: request keys".
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from typing import Any
@@ -23,7 +24,7 @@ from helpers import owner_execute, raises_br, remember, rows, scalar
 from psycopg import sql
 from psycopg.conninfo import conninfo_to_dict
 
-from pybrain.client import KEYED, Brain
+from pybrain.client import Brain
 from pybrain.embed import get_embedder
 from pybrain.errors import RequestKeyReused
 
@@ -284,13 +285,16 @@ def test_the_python_client_sends_the_key(brain: Brain, conn) -> None:
 
 
 def test_the_keyed_writes_are_the_ones_the_client_keys(conn) -> None:
-    """Every function that takes a request_key is in pybrain.client.KEYED (its method sends a
-    key), and takes it as its last argument, with a default: a call by position is as before."""
+    """Every function that takes a request_key is keyed in the catalogue (brain.catalogue), its
+    Brain method takes a request_key (and makes one when none is given), and it takes the key
+    as its last argument, with a default: a call by position is as before."""
     found = rows(
         conn,
         "SELECT p.proname, p.proargnames[p.pronargs] AS last, p.pronargdefaults > 0 AS has_default"
         " FROM pg_proc p WHERE p.pronamespace = 'brain'::regnamespace AND 'request_key' = ANY(p.proargnames)"
         " AND left(p.proname, 1) <> '_'",
     )
-    assert {r["proname"] for r in found} == KEYED
+    keyed = {r["name"] for r in rows(conn, "SELECT name FROM brain.catalogue() WHERE keyed")}
+    assert {r["proname"] for r in found} == keyed and keyed
+    assert all("request_key" in inspect.signature(getattr(Brain, name)).parameters for name in keyed), keyed
     assert all(r["last"] == "request_key" and r["has_default"] for r in found), found

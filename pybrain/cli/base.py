@@ -18,8 +18,7 @@ from typing import Any
 
 import click
 
-from pybrain import db
-from pybrain.client import Brain
+from pybrain.client import Brain, open_brain
 from pybrain.config import Settings
 from pybrain.errors import BrainError
 
@@ -176,7 +175,7 @@ def group(name: str) -> Callable[[Callable], click.Group]:
 def _open(source: str | None = None) -> Iterator[Brain]:
     """The configured Brain, for the length of one command, which is recorded as a tool event."""
     settings = Settings.from_env()
-    brain = Brain.open(settings, actor=source)
+    brain = open_brain("configured", settings, actor=source)
     try:
         _write_kept(settings)
         ctx = click.get_current_context(silent=True)
@@ -208,15 +207,7 @@ def _person(source: str | None = None) -> Iterator[Brain]:
     agent's role may not make: confirming a flagged memory, trusting a file. On one
     machine the agent and the CLI share the application role; the database decides
     whether the role on that URL may (docs/security.md)."""
-    settings = Settings.from_env()
-    url = db.admin_url(settings)
-    brain = Brain(
-        db.connect(url),
-        workspace=settings.workspace,
-        embedder_spec=settings.embedder,
-        actor=source,
-        conninfo=url,
-    ).run_as_owner()
+    brain = open_brain("person", actor=source)
     try:
         ctx = click.get_current_context(silent=True)
         tool = " ".join(ctx.command_path.split()[1:]) if ctx else "cli"
@@ -230,8 +221,7 @@ def _person(source: str | None = None) -> Iterator[Brain]:
 def _admin() -> Iterator[Brain]:
     """A Brain on the owner's connection (BRAIN_ADMIN_DATABASE_URL, or the embedded superuser):
     when that is the installer's, its calls run as brain_owner (Brain.run_as_owner)."""
-    settings = Settings.from_env()
-    brain = Brain(db.connect(db.admin_url(settings)), workspace=settings.workspace).run_as_owner()
+    brain = open_brain("admin")
     try:
         yield brain
     finally:

@@ -12,7 +12,7 @@ import click
 
 from pybrain import db
 from pybrain.cli.base import _dump, _echo_rows, _fail, _mask, _max_results, _open, command, group
-from pybrain.client import Brain
+from pybrain.client import open_brain
 from pybrain.config import Settings
 from pybrain.embed import default_provider
 from pybrain.embed.local import INSTALL as LOCAL_INSTALL
@@ -29,7 +29,7 @@ def init(as_json: bool) -> None:
     conn = db.connect(url)
     report = db.migrate(conn)
     # as brain_owner: the installer runs no function of schema brain (docs/security.md)
-    brain = Brain(conn, workspace=settings.workspace, embedder_spec=settings.embedder).run_as_owner()
+    brain = open_brain("installer", settings, conn=conn)
     # An older release filed some sessions globally: filed now by the folder they ran in
     # (and the folders its sessions named projects by, registered oldest first).
     refiled = refile_global_sessions(brain)

@@ -7,7 +7,7 @@ import click
 
 from pybrain import db
 from pybrain.cli.base import Choice, QuietCommand, _fail
-from pybrain.client import Brain
+from pybrain.client import open_brain
 from pybrain.config import Settings
 from pybrain.errors import BrainError
 
@@ -132,7 +132,7 @@ def serve_http(
     try:
         options.check()
         settings = Settings.from_env()
-        Brain.open(settings).close()  # initialised and migrated, as for every command
+        open_brain("configured", settings).close()  # initialised and migrated, as for every command
         url = serve_database_url(settings)
         anonymous_url = db.database_url(settings) if allow_anonymous_localhost else None
 

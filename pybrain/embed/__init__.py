@@ -10,8 +10,10 @@ import contextlib
 import os
 import threading
 
+from pybrain.embed import providers
 from pybrain.embed.base import Embedder
 from pybrain.embed.local import local_available
+from pybrain.embed.providers import PROVIDERS
 from pybrain.errors import EmbedderError
 
 __all__ = [
@@ -25,8 +27,6 @@ __all__ = [
     "local_available",
 ]
 
-PROVIDERS = ("hash", "local", "torch", "ollama", "openai")
-
 
 def default_provider() -> str:
     """The provider used when none is set: local if its extra is installed, else hash."""
@@ -39,8 +39,7 @@ def get_embedder(spec: str | None = None) -> Embedder:
     With no spec, BRAIN_EMBEDDER decides, then default_provider().
     """
     spec = (spec or os.environ.get("BRAIN_EMBEDDER", "")).strip() or default_provider()
-    provider, _, model = spec.partition(":")
-    key = (provider.strip().lower(), model.strip() or None)
+    key = providers.parse(spec)
     with _lock:
         embedder = _by_spec.get(key)
         if embedder is None:
@@ -91,43 +90,17 @@ _by_space: dict[str, Embedder] = {}
 
 
 def _create(provider: str, model: str | None) -> Embedder:
-    if provider == "hash":
-        from pybrain.embed.hash import HashEmbedder
+    """The provider's embedder; a model that runs on this machine behind a warm server
+    process when allowed (pybrain.embed.server)."""
+    embedder = providers.create(provider, model)
+    if provider not in ("local", "torch"):
+        return embedder
+    from pybrain.embed import server
 
-        _check_fixed_model(HashEmbedder, model)
-        return HashEmbedder()
+    if not server.enabled():
+        return embedder
+    # A CLI command gains from a warm server process (docs/embedders.md): reuse one when
+    # allowed (torch takes seconds to import).
     if provider == "local":
-        from pybrain.embed import server
-        from pybrain.embed.local import LocalEmbedder
-
-        local = LocalEmbedder(model)
-        # A CLI command gains from a warm server process (docs/embedders.md): reuse one when allowed.
-        return server.ServedEmbedder(local, local.space) if server.enabled() else local
-    if provider == "torch":
-        from pybrain.embed import server
-        from pybrain.embed.sbert import TorchEmbedder
-
-        # torch takes seconds to import: reuse a warm server process when allowed.
-        spec = f"torch:{model}" if model else "torch"
-        embedder = TorchEmbedder(model)
-        return server.ServedEmbedder(embedder, spec) if server.enabled() else embedder
-    if provider == "ollama":
-        from pybrain.embed.ollama import OllamaEmbedder
-
-        return OllamaEmbedder(model)
-    if provider == "openai":
-        from pybrain.embed.openai import OpenAIEmbedder
-
-        return OpenAIEmbedder(model)
-    raise EmbedderError(
-        f"Unknown embedding provider; valid providers: {', '.join(PROVIDERS)}.",
-        hint="Set BRAIN_EMBEDDER to hash, local, torch[:<directory>], ollama[:<model>] or openai[:<model>].",
-    )
-
-
-def _check_fixed_model(cls: type[Embedder], model: str | None) -> None:
-    if model is not None and model != cls.model:
-        raise EmbedderError(
-            f"The {cls.provider} provider has only the model {cls.model!r}.",
-            hint=f"Use BRAIN_EMBEDDER={cls.provider}.",
-        )
+        return server.ServedEmbedder(embedder, embedder.space)
+    return server.ServedEmbedder(embedder, f"torch:{model}" if model else "torch")

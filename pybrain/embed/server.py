@@ -182,14 +182,14 @@ def serve(spec: str, path: Path, idle: float) -> int:
 
 
 def _serve_locked(spec: str, path: Path, idle: float) -> int:
-    from pybrain.embed import get_embedder
+    from pybrain.embed import providers
 
     if path.exists():
         with contextlib.suppress(OSError):
             request(path, [])
             return 0  # a server of an older release, without the lock, answers already
         path.unlink()
-    embedder = get_embedder(spec)
+    embedder = providers.create(*providers.parse(spec))  # the model itself: this process serves it
     embedder.embed(["warm up"])  # load the model before taking requests
     old_umask = os.umask(0o077)
     try:

@@ -333,7 +333,7 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
     inputs kept on disk are written first (not by the prompt hook: it must stay fast).
     """
     from pybrain import db
-    from pybrain.client import Brain
+    from pybrain.api.brain import open_brain
     from pybrain.config import Settings
     from pybrain.errors import BrainError, DatabaseUnavailable, MigrationError
 
@@ -361,16 +361,16 @@ def _brain(options: Options, *, start: bool) -> Iterator[Any]:
             upgraded = True
             applied = ", ".join(report.applied) or "its functions"
             print(f"pybrain session-start: the database upgraded ({applied})", file=sys.stderr)
-        brain = Brain(
-            conn,
-            workspace=settings.workspace,
-            embedder_spec=settings.embedder,
-            actor=options.source,
-            conninfo=url,
-        )
         # Each call's transaction within the hook's time (SET LOCAL: no startup option,
         # which PgBouncer refuses, and nothing left on a pooled server connection).
-        brain.statement_timeout = f"{int(budget * 1000)}ms"
+        brain = open_brain(
+            "hook",
+            settings,
+            conn=conn,
+            conninfo=url,
+            actor=options.source,
+            statement_timeout=f"{int(budget * 1000)}ms",
+        )
         if upgraded:
             # as brain init does: the older release's global sessions filed by their folder
             from pybrain.repo import refile_global_sessions

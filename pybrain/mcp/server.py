@@ -18,7 +18,7 @@ from mcp.types import Tool as MCPTool
 from pydantic import ValidationError
 
 from pybrain import __version__
-from pybrain.client import Brain
+from pybrain.client import open_brain
 from pybrain.errors import BrainError
 from pybrain.mcp.arguments import check, invalid, name_of, validation_summary
 from pybrain.mcp.profiles import DATA_NOTE, DEFAULT_PROFILE, FULL_PROFILE_HINT, PROFILES, TOOLS, check_profile
@@ -190,7 +190,7 @@ def serve(profile: str | None = None, project: str | None = None, repository: st
     from pybrain.embed import keep_warm
 
     profile = check_profile(profile)
-    with Brain.open() as brain:
+    with open_brain("configured") as brain:
         if project is None and repository is not None:
             from pybrain.repo import project_of
 

@@ -174,7 +174,7 @@ def build_app(
     protected-resource metadata. `pool` connects as a member of brain_server;
     `anonymous_pool` (with --allow-anonymous-localhost) as the local application role;
     `read_pool` (--read-database-url), as brain_server's member too, to a streaming
-    replica that serves the reads of pybrain.client.REPLICA_READS."""
+    replica that serves the reads of the catalogue's replica trait (brain.catalogue)."""
     from mcp.server.auth.settings import AuthSettings
     from mcp.server.transport_security import TransportSecuritySettings
 

@@ -15,7 +15,7 @@ import psycopg
 from psycopg_pool import ConnectionPool, PoolTimeout
 from psycopg_pool.base import AttemptWithBackoff
 
-from pybrain.client import Brain
+from pybrain.client import Brain, open_brain
 from pybrain.connector import PoolConnector, Scope
 from pybrain.errors import DatabaseUnavailable, InvalidArgument, wrap_exceptions
 from pybrain.serve import auth
@@ -263,14 +263,12 @@ def pooled_brain(
     as the principal's role, in its workspace, with its access as a ceiling, within its
     share of the pool (pybrain.connector.PoolConnector). With read_pool (a streaming
     replica's), the reads a replica serves run there once it has this Brain's writes."""
-    brain = Brain(
+    return open_brain(
+        "pooled",
         connector=PoolConnector(pool),
         principal=principal,
-        workspace=principal.workspace,
         embedder_spec=embedder_spec,
         actor=principal.role,
         via=via,
+        reader=PoolConnector(read_pool) if read_pool is not None else None,
     )
-    if read_pool is not None:
-        brain.reader = PoolConnector(read_pool)
-    return brain

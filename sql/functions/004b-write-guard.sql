@@ -114,6 +114,6 @@ END
 $$;
 
 -- Who may execute the guard is decided with every other function's, last
--- (025-tenancy.sql): a trigger function is the owner's alone, and brain._api_frame
+-- (025a-tenancy-catalogue.sql): a trigger function is the owner's alone, and brain._api_frame
 -- is the application roles' (the guard runs as the client whose statement fires
 -- it, and calls it).

@@ -1,5 +1,5 @@
 -- Tenancy: workspaces, memberships and login roles; the audit log's guards;
--- bounded inputs; and, last of all files, who may execute what.
+-- bounded inputs. Who may execute what follows (025a-tenancy-catalogue.sql).
 
 -- Whether the session's login role owns schema brain (or is a superuser):
 -- the operator who initialises, migrates and creates workspaces and roles.
@@ -243,12 +243,10 @@ BEGIN
 END
 $$;
 
--- The workspace whose members a call changes, for a role it names: the
--- caller is an admin of it or the owner of schema brain (BR020), the
--- workspace exists, and the role's name is one (brain._check_role_name).
-CREATE OR REPLACE FUNCTION brain._member_change(workspace_id bigint, role text)
-RETURNS brain.workspace
+CREATE OR REPLACE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text)
+RETURNS jsonb
 LANGUAGE plpgsql
+SECURITY DEFINER  -- writes brain.membership, which application roles only read
 SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
@@ -259,20 +257,6 @@ BEGIN
     END IF;
     w := brain._workspace(workspace_id);
     PERFORM brain._check_role_name(role);
-    RETURN w;
-END
-$$;
-
-CREATE OR REPLACE FUNCTION brain._grant_workspace(role text, workspace_id bigint, access text)
-RETURNS jsonb
-LANGUAGE plpgsql
-SECURITY DEFINER  -- writes brain.membership, which application roles only read
-SET search_path = pg_catalog, pg_temp
-AS $$
-DECLARE
-    w brain.workspace;
-BEGIN
-    w := brain._member_change(workspace_id, role);
     IF access IS NULL OR access NOT IN ('read', 'write', 'admin') THEN
         PERFORM brain._raise('BR009', 'Access is read, write or admin.',
             jsonb_build_object('field', 'access'), 'read: search and recall; write: also remember, supersede, forget; admin: also manage members.');
@@ -341,7 +325,11 @@ DECLARE
     w brain.workspace;
     n integer;
 BEGIN
-    w := brain._member_change(workspace_id, role);
+    IF workspace_id IS NULL OR NOT brain._is_owner() AND brain.workspace_access(workspace_id) IS DISTINCT FROM 'admin' THEN
+        PERFORM brain._require_admin(workspace_id);
+    END IF;
+    w := brain._workspace(workspace_id);
+    PERFORM brain._check_role_name(role);
     DELETE FROM brain.membership m WHERE m.workspace_id = w.workspace_id AND m.role_name = role;
     GET DIAGNOSTICS n = ROW_COUNT;
     RETURN jsonb_build_object('workspace', w.workspace_id, 'role', role, 'revoked', n > 0);
@@ -501,50 +489,3 @@ CREATE OR REPLACE TRIGGER audit_guard BEFORE INSERT OR UPDATE OR DELETE ON brain
 -- brain._audit_many inserts as the owner: application roles may not insert
 -- into brain.audit themselves.
 ALTER FUNCTION brain._audit_many(bigint[], text, text, jsonb, boolean) SECURITY DEFINER;
-
--- Who may execute what. Nothing is executable by PUBLIC. brain_user gets
--- every function of schema brain but the ones below: the functions run as
--- the caller, so the helpers the API calls must be executable too; they run
--- with the caller's privileges under row-level security and give nothing
--- plain SQL does not. The SECURITY DEFINER helpers that build and drop
--- indexes or name any workspace's channel, the trigger functions and the
--- functions holding search's statements (brain._search_ranked, the filters'
--- count, the vector leg by shape: search runs them as the owner) are the
--- owner's, and so are the installer's (026-ownership.sql).
-DO $$
-DECLARE
-    f regprocedure;
-BEGIN
-    FOR f IN SELECT p.oid::regprocedure FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-             WHERE n.nspname = 'brain' AND p.prokind IN ('f', 'p')
-    LOOP
-        EXECUTE format('REVOKE ALL ON FUNCTION %s FROM PUBLIC', f);
-        IF f::text IN ('brain._build_space_index(bigint)', 'brain._drop_replaced_indexes(bigint)',
-                       'brain._sessions_channel(bigint)', 'brain.adopt_role(text)', 'brain._claim_objects()',
-                       'brain._hide_workspace_sizes()', 'brain._hide_index_sizes()')
-           OR (SELECT p.prorettype = 'trigger'::regtype FROM pg_proc p WHERE p.oid = f)
-           OR (SELECT p.proname ~ '^_search_(ranked|kept|vector_(kept|all|[0-9]+_[0-9]+))$' FROM pg_proc p WHERE p.oid = f) THEN
-            EXECUTE format('REVOKE ALL ON FUNCTION %s FROM brain_user', f);
-        ELSE
-            EXECUTE format('GRANT EXECUTE ON FUNCTION %s TO brain_user', f);
-        END IF;
-    END LOOP;
-END
-$$;
-
--- brain serve checks a bearer token as brain_server (022-serve.sql).
-GRANT EXECUTE ON FUNCTION brain.verify_token(text) TO brain_server;
-
--- Views run with the caller's privileges, so row-level security applies to
--- the caller and not to the view's owner.
-DO $$
-DECLARE
-    v text;
-BEGIN
-    FOR v IN SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-             WHERE n.nspname = 'brain' AND c.relkind = 'v'
-    LOOP
-        EXECUTE format('ALTER VIEW brain.%I SET (security_invoker = true)', v);
-    END LOOP;
-END
-$$;

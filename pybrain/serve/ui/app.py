@@ -37,7 +37,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pybrain import words
-from pybrain.client import CATEGORIES, Brain, new_request_key
+from pybrain.client import CATEGORIES, Brain, new_request_key, open_brain
 from pybrain.connector import PoolConnector
 from pybrain.errors import (
     AccessDenied,
@@ -197,10 +197,10 @@ class Dashboard:
         actor = self.actor if principal.anonymous else f"{self.actor}:{principal.name}"
         # One pooled connection for all of the request's calls.
         with self.connector.held() as connector:
-            yield Brain(
+            yield open_brain(
+                "pooled",
                 connector=connector,
                 principal=principal,
-                workspace=principal.workspace,
                 embedder_spec=self.embedder_spec,
                 actor=actor,
             )

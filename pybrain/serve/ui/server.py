@@ -6,7 +6,7 @@ import os
 from collections.abc import Callable
 
 from pybrain import db
-from pybrain.client import Brain
+from pybrain.client import open_brain
 from pybrain.config import Settings
 from pybrain.errors import InvalidArgument
 from pybrain.serve.auth import is_loopback
@@ -41,7 +41,7 @@ def run(
     from pybrain.embed import keep_warm
 
     # Starts the embedded database and migrates when needed, as every command does.
-    with Brain.open(settings, actor="ui") as brain:
+    with open_brain("configured", settings, actor="ui") as brain:
         space = brain.active_space()
     keep_warm(space.name if space else settings.embedder)  # loaded here, kept for the server's lifetime
     conninfo = conninfo or db.database_url(settings)
