@@ -43,8 +43,8 @@ test-torch: install
 	$(BIN)/pytest -m 'local_model or torch_model' tests/test_embed_local.py tests/test_embed_torch.py
 
 lint: install
-	$(BIN)/ruff check pybrain tests bench
-	$(BIN)/ruff format --check pybrain tests bench
+	$(BIN)/ruff check pybrain tests bench scripts
+	$(BIN)/ruff format --check pybrain tests bench scripts
 	$(BIN)/python scripts/check_house.py
 
 schema: install
