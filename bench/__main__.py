@@ -183,6 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         mcp_tools,
         report,
         synthetic,
+        transactions,
     )
     from bench.embcache import EmbeddingCache
     from bench.server import BenchServer
@@ -367,6 +368,8 @@ def main(argv: list[str] | None = None) -> int:
             results["hooks"] = phase("hooks", lambda: hooks.run(server, home))
         if not (args.skip_harnesses or only):
             results["harnesses"] = phase("harnesses", lambda: harnesses.run(server))
+        if not only:
+            results["transactions"] = phase("transactions", lambda: transactions.measure(server))
     finally:
         server.close()
         shutil.rmtree(home, ignore_errors=True)

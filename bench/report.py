@@ -546,6 +546,16 @@ def render(results: dict[str, Any]) -> str:
             )
         lines.append("")
     lines += harnesses_lines(results.get("harnesses"))
+    if results.get("transactions"):
+        t = results["transactions"]
+        lines += [
+            "",
+            "## Transactions a call (bench/transactions.py)",
+            "",
+            f"Through the Python client, the median of {t['runs']} runs: "
+            + ", ".join(f"{k} {v:g}" for k, v in t["transactions"].items())
+            + ".",
+        ]
     if results.get("continuity"):
         from bench import continuity
 
