@@ -986,7 +986,7 @@ CREATE FUNCTION brain._hnsw_index_sql(name text, dims integer, predicate text) R
     AS $$
     -- the body: sql/functions/003-embedding.sql
 $$;
-CREATE FUNCTION brain._holds_subject(ws bigint, ids bigint[], words tsquery[], idf double precision[], slack double precision, strict boolean) RETURNS boolean
+CREATE FUNCTION brain._holds_subject(ws bigint, ids bigint[], words tsquery[], idf double precision[], slack double precision, lacking integer) RETURNS boolean
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3415,7 +3415,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 3bea57b7c7e9f0e540083302dfae22dd623eef6ed05375ef8d160f25a8b64019';
+COMMENT ON TABLE brain.migration IS 'functions 543cdedb6b2eceed111f13c3a00a472bc7fc2637c2f39c5bb5ac52748cd892ea';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

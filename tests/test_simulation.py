@@ -22,12 +22,13 @@ _runs = itertools.count()
 # violations are of these is an expected failure (xfail, its report printed), any other
 # violation fails. An entry goes when the code holds its invariant.
 OPEN = {
-    # a prompt about a service nothing of its project states: "Which port does the osprey
-    # gateway listen on now?" in a project whose memories speak of its scheduler only gets
-    # the scheduler's lines; a line is judged by the question's words some memory holds
-    # (brain._holds_subject), and "gateway" is held in another project only, or by the
-    # asking session's own turns (seeds 11, 13)
-    "no prompt gets a line about another topic": "a subject stored in no memory of the project",
+    # a prompt about a service named by one word ("Which port does the osprey scheduler
+    # listen on now?") gets the project's lines about its other services: a short line is
+    # left out when it lacks two rare words of the question ("billing worker"), since one
+    # may be the question's frame ("Which Node version …?" answered by "…builds with Node
+    # 24"); and a question about a service nothing of its project states gets the others'
+    # lines (seeds 11, 13)
+    "no prompt gets a line about another topic": "a one-word subject, or one its project never states",
     # an older captured turn is never marked older than a newer correction said in
     # conversation: a turn is the newer statement of an authored memory only. Turn against
     # turn at half the related similarity (as a turn against a fact) marked a fix older

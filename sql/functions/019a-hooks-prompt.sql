@@ -92,46 +92,53 @@ AS $$
 $$;
 
 -- What a prompt asks about, as a line must hold it: the words of what it asks
--- (brain._asked_text) that some memory of the workspace holds, each a tsquery
--- (with the words for the same thing, as search weighs it) and its idf.
--- brain._holds_subject judges a memory by them. (A word no memory holds is
--- left out: most prompts say something new, "the nightly export failed
--- again", and search's verdict already counts such words.)
+-- (brain._asked_text) that some active memory of the workspace states (holds,
+-- and is not a captured prompt that only asks), each a tsquery (with the words
+-- for the same thing, as search weighs it) and its idf. brain._holds_subject
+-- judges a memory by them. A word no memory holds is left out: most prompts say
+-- something new ("the nightly export failed again"), and search's verdict
+-- already counts such words; so is a word only questions hold ("Which Node
+-- version …?" asked before): it names nothing the store states, and an answer
+-- ("The frontend builds with Node 24") need not repeat it.
 CREATE OR REPLACE FUNCTION brain._prompt_subject(ws bigint, prompt text,
                                                  OUT words tsquery[], OUT idf double precision[])
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(array_agg(brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme])) ORDER BY t.n), '{}'),
-           coalesce(array_agg(t.idf ORDER BY t.n), '{}')
-    FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
-                              (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c WHERE c.workspace_id = ws))
-         WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n)
+    SELECT coalesce(array_agg(t.q ORDER BY t.n), '{}'), coalesce(array_agg(t.idf ORDER BY t.n), '{}')
+    FROM (SELECT brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme])) AS q, t.idf, t.n
+          FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
+                                    (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c
+                                     WHERE c.workspace_id = ws))
+               WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n)) AS t
+    WHERE EXISTS (SELECT FROM brain.memory m
+                  WHERE m.workspace_id = ws AND m.tsv @@ t.q AND m.state = 'active'
+                    AND NOT (m.metadata->>'role' = 'user'
+                             AND brain._only_asks(regexp_replace(coalesce(nullif(m.body, ''), m.headline), '^User: ', ''))))
 $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) are about
--- what the prompt asks (brain._prompt_subject): the idf of the rarest word of the
--- question they hold, times slack (the setting prompt_subject_slack), reaches
--- the idf of the rarest word they lack (strict), or of the question's second
--- rarest word (not strict: a short answer need not repeat every rare word of the
--- question, "Which node version does the frontend build with?" and "The
--- frontend builds with Node 24"). "Which port does the kestrel billing worker
--- listen on?" is not about "The kestrel gateway listens on port 5005", which
--- lacks both "billing" and "worker", rarer than every word it holds. A prompt
--- none of whose words a memory holds judges none.
+-- what the prompt asks (brain._prompt_subject): they do not lack `lacking` words
+-- of the question, or more, each rarer than every word they hold (its idf over
+-- the rarest held one's times slack, the setting prompt_subject_slack). With
+-- lacking 2, one rare word may be the question's frame ("Which port does the
+-- staging database listen on?" and "Staging database is shop-stg-db-2 on port
+-- 6432"), two are a subject the line does not name: "Which port does the kestrel
+-- billing worker listen on?" is not about "The kestrel gateway listens on port
+-- 5005", which lacks "billing" and "worker". A prompt none of whose words a
+-- memory states judges none.
 CREATE OR REPLACE FUNCTION brain._holds_subject(ws bigint, ids bigint[], words tsquery[],
                                                 idf double precision[], slack double precision,
-                                                strict boolean)
+                                                lacking integer)
 RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(max(w.idf) FILTER (WHERE w.held), 0) * slack
-           >= CASE WHEN strict THEN coalesce(max(w.idf) FILTER (WHERE NOT w.held), 0)
-                   ELSE coalesce((array_agg(w.idf ORDER BY w.idf DESC))[least(2, count(*))], 0) END
-    FROM (SELECT i.idf, EXISTS (SELECT FROM brain.memory m
-                                WHERE m.workspace_id = ws AND m.memory_id = ANY (ids) AND m.tsv @@ i.q) AS held
-          FROM unnest(words, idf) AS i(q, idf)) AS w
+    SELECT count(*) FILTER (WHERE NOT x.held AND x.idf > x.top * slack) < lacking
+    FROM (SELECT w.*, coalesce(max(w.idf) FILTER (WHERE w.held) OVER (), 0) AS top
+          FROM (SELECT i.idf, EXISTS (SELECT FROM brain.memory m
+                                      WHERE m.workspace_id = ws AND m.memory_id = ANY (ids) AND m.tsv @@ i.q) AS held
+                FROM unnest(words, idf) AS i(q, idf)) AS w) AS x
 $$;
 
 CREATE OR REPLACE FUNCTION brain.prompt_context(
@@ -217,18 +224,17 @@ BEGIN
         -- brain.search_result's relevance with the query's unheld words counted,
         -- reaches the floor, or a skill the prompt triggers): a hit whose verdict
         -- reaches the floor, unless its line is short (a headline, or a turn, of
-        -- prompt_subject_words words or fewer) and holds none of the question's
-        -- two rarest words (brain._holds_subject, not strict): "The kestrel
-        -- gateway listens on port 5005" is near "Which port does the kestrel
-        -- billing worker listen on?" in words and vector, and names another
-        -- thing; and a captured turn below the floor that holds a word of the
-        -- question as rare as the rarest it lacks (strict), as a long turn that
-        -- speaks of it among other things does with a low verdict. The rest of
-        -- search's ranking is another topic's, and a line of it is noise the
-        -- agent learns to skip. The turns of the calling session itself
-        -- (exclude_ref_prefix) that the agent has in front of it (stored after
-        -- its last compaction) are left out, and so are flagged memories and what
-        -- the session's boot showed.
+        -- prompt_subject_words words or fewer) and lacks two words of the question
+        -- rarer than every word it holds (brain._holds_subject, lacking 2): "The
+        -- kestrel gateway listens on port 5005" is near "Which port does the
+        -- kestrel billing worker listen on?" in words and vector, and names
+        -- another thing; and a captured turn below the floor that lacks no such
+        -- word (lacking 1), as a long turn that speaks of the question among other
+        -- things does with a low verdict. The rest of search's ranking is another
+        -- topic's, and a line of it is noise the agent learns to skip. The turns
+        -- of the calling session itself (exclude_ref_prefix) that the agent has in
+        -- front of it (stored after its last compaction) are left out, and so are
+        -- flagged memories and what the session's boot showed.
         FOR hit IN
             WITH kept AS MATERIALIZED (
                 SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.neighbour_of,
@@ -268,10 +274,10 @@ BEGIN
                           AND NOT CASE WHEN hit.relevant
                                        THEN hit.words > short_words
                                             OR brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
-                                                                    subject.idf, slack, false)
+                                                                    subject.idf, slack, 2)
                                        ELSE hit.turn
                                             AND brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
-                                                                     subject.idf, slack, true) END;
+                                                                     subject.idf, slack, 1) END;
             own_id := NULL;
             IF turn.answer_id IS NOT NULL THEN
                 -- A prompt that does not only ask (it says something: "I finished the
