@@ -8,9 +8,9 @@ a prompt and its reply one line, at most five. Printed per rule: the share of
 evidence turns the lines carry (an estimate of continuity's "injected" without
 the boot), lines a prompt, the share of lines holding evidence, and the share of
 off-topic prompts answered. The rule brain.prompt_context follows is
-"subject": the verdict's floor, short lines that hold none of the question's
-two rarest words left out, long turns below the floor that hold a word as rare
-as the rarest they lack let in (docs/benchmarks.md, "Issue 52").
+"subject": the verdict's floor, short lines that lack two words of the
+question rarer than every word they hold left out, long turns below the floor
+that lack none let in (docs/benchmarks.md, "Issue 52").
 """
 
 import collections
@@ -205,23 +205,21 @@ print("--- the rule brain.prompt_context follows")
 
 
 def subject(words=20, slack=1.1):
-    strict = rarest_rule(slack)
+    """As brain.prompt_context judges lines (without its test that a word is stated by a
+    memory that is not a question: the pickle does not say which words only questions hold)."""
 
-    def second(h, terms):
-        if not terms:
-            return True
+    def lacked(h, terms):
         held = set(h["held"])
-        r = max([terms[i][2] for i in held], default=0)
-        idfs = sorted((t[2] for t in terms), reverse=True)
-        return r * slack >= idfs[min(1, len(idfs) - 1)]
+        top = max([terms[i][2] for i in held], default=0)
+        return sum(1 for i in range(len(terms)) if i not in held and terms[i][2] > top * slack)
 
     def keep(h, before, hits, terms):
         if not any(x["verdict"] >= FLOOR for x in hits):
             return False
         short = len(h["text"]) < 159 and len(h["text"].split()) <= words
         if h["verdict"] >= FLOOR:
-            return not short or second(h, terms)
-        return strict({**h, "verdict": 1}, before, hits, terms)
+            return not short or lacked(h, terms) < 2
+        return lacked(h, terms) < 1
 
     return keep
 

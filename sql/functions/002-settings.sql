@@ -45,8 +45,8 @@ AS $$
     ) || jsonb_build_object(
         'prompt_context_tokens', 500,     -- memories a prompt hook adds: at most this many tokens (docs/hooks.md: why)
         'prompt_context_max', 5,          -- and this many lines, when search's verdict finds something relevant
-        'prompt_subject_slack', 1.1,      -- a prompt line holds the question's subject: a word of it this near as rare as the rarest it lacks (idf ratio; docs/hooks.md)
-        'prompt_subject_words', 20,       -- a memory of this many words or fewer that lacks the subject is never a prompt line
+        'prompt_subject_slack', 1.1,      -- a word of the question a prompt line lacks counts when its idf is over this x the rarest it holds (docs/hooks.md)
+        'prompt_subject_words', 20,       -- a prompt line of this many words or fewer that lacks two such words is another topic's
         'boot_token_budget', 2000,        -- default budget of a boot payload
         'boot_blockers', 5,               -- BLOCKER rules in a boot payload, at most
         'boot_patterns', 5,               -- PATTERN rules in a boot payload, at most
