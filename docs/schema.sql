@@ -3415,7 +3415,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 543cdedb6b2eceed111f13c3a00a472bc7fc2637c2f39c5bb5ac52748cd892ea';
+COMMENT ON TABLE brain.migration IS 'functions afe5d4f2907710747502558e34a7ab266755ba16c5640256d8491f1ea8d3d3e0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

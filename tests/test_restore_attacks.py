@@ -68,8 +68,10 @@ def a_comment(dump: Path) -> str:
     data = dump.read_bytes()
     found, at = "", 0
     while (at := data.find(b"COMMENT ON FUNCTION brain.", at + 1)) != -1:
-        text = data[at : data.index(b"';\n", at) + 2].decode()
-        found = max(found, text, key=len)
+        raw = data[at : data.index(b"';\n", at) + 2]
+        if b"\n" in raw:
+            continue  # (the words inside a function's body: a function that writes comments)
+        found = max(found, raw.decode(), key=len)
     return found
 
 
