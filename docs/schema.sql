@@ -1427,6 +1427,12 @@ CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
     AS $$
     -- the body: sql/functions/003-embedding.sql
 $$;
+CREATE FUNCTION brain._restates(ws bigint, older bigint, newer bigint) RETURNS boolean
+    LANGUAGE sql STABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3415,7 +3421,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions afe5d4f2907710747502558e34a7ab266755ba16c5640256d8491f1ea8d3d3e0';
+COMMENT ON TABLE brain.migration IS 'functions f60396a80fb9fd2dbeb14708225f1da5765ec799d5af8a5e0f26dad491bcedd7';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -35,6 +35,7 @@ tests/test_simulation.py runs fixed seeds; `make sim SEEDS=200` runs many and sh
 
 from __future__ import annotations
 
+import collections
 import hashlib
 import json
 import os
@@ -1156,6 +1157,8 @@ def shrink(steps: list[Step], invariant: str, fresh: Fresh, *, budget: int = 60)
 
 def report(seed: int, steps: list[Step], violations: list[Violation]) -> str:
     lines = [f"seed {seed}: {len(violations)} violation(s)"]
+    counts = collections.Counter(v.invariant for v in violations)
+    lines += [f"  {n} x [{name}]" for name, n in counts.most_common()]
     for v in violations[:10]:
         lines.append(f"  step {v.step} [{v.invariant}] {v.detail}")
     lines.append("  steps: " + " ".join(str(s) for s in steps))

@@ -294,3 +294,62 @@ def test_a_correction_said_in_a_session_comes_before_the_fact_it_corrects(conn, 
     assert conn.execute(
         "SELECT state, headline FROM brain.memory WHERE memory_id = %s", (month["staging"],)
     ).fetchone() == ("active", "Staging database is shop-stg-db-2 on port 6432")
+
+
+def test_a_correction_said_in_a_session_marks_the_older_turn_it_corrects(conn, local, month) -> None:
+    """A port said in one session ("…listens on port 7140…") and moved in a later one ("We
+    moved the osprey scheduler to port 20022."): the newer turn comes first and the older
+    turn is marked older, in search and in the prompt hook. A turn about another service of
+    the same project ("the osprey cache" beside "the osprey search indexer") is not."""
+    observe(
+        conn,
+        local,
+        9,
+        "c1b2c3d4-0000-4000-8000-000000000021",
+        [
+            (
+                "Which port does the osprey scheduler listen on?",
+                "The osprey scheduler listens on port 7140 since the 9th.",
+            ),
+            ("And the osprey cache?", "The osprey cache listens on port 7774 since the 27th."),
+        ],
+    )
+    observe(
+        conn,
+        local,
+        1,
+        "c1b2c3d4-0000-4000-8000-000000000022",
+        [
+            (
+                "We moved the osprey scheduler to port 20022.",
+                "Noted: the osprey scheduler listens on port 20022 now.",
+            ),
+            (
+                "Which port does the osprey search indexer listen on?",
+                "The osprey search indexer listens on port 6484 since the 25th.",
+            ),
+        ],
+    )
+    turn = {
+        text: memory_id
+        for memory_id, text in conn.execute(
+            "SELECT memory_id, coalesce(nullif(body, ''), headline) FROM brain.memory"
+            " WHERE starts_with(source_ref, 'c1b2c3d4-0000-4000-8000-00000000002')"
+        ).fetchall()
+    }
+    old = next(i for text, i in turn.items() if "port 7140" in text)
+    new = {i for text, i in turn.items() if "20022" in text}
+    cache = next(i for text, i in turn.items() if "port 7774" in text)
+    asked = "Which port does the osprey scheduler listen on now?"
+    found = hits(conn, local, asked)
+    place = {h["id"]: n for n, h in enumerate(found)}
+    shown = [(h["id"], h["headline"], h["newer_related"]) for h in found]
+    assert old in place and new & place.keys(), shown
+    assert min(place[i] for i in new & place.keys()) < place[old], shown
+    assert found[place[old]]["newer_related"] in new, shown
+    found = hits(conn, local, "Which port does the osprey cache listen on?", min_relevance=0)
+    assert all(h["newer_related"] is None for h in found if h["id"] == cache), shown
+    lines = context_lines(conn, local, asked)
+    (old_line,) = [line for line in lines if "7140" in line]
+    assert "(older: #" in old_line, lines
+    assert lines.index(old_line) > min(n for n, line in enumerate(lines) if "20022" in line), lines

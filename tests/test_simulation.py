@@ -22,21 +22,13 @@ _runs = itertools.count()
 # violations are of these is an expected failure (xfail, its report printed), any other
 # violation fails. An entry goes when the code holds its invariant.
 OPEN = {
-    # a prompt about a service named by one word ("Which port does the osprey scheduler
-    # listen on now?") gets the project's lines about its other services: a short line is
-    # left out when it lacks two rare words of the question ("billing worker"), since one
-    # may be the question's frame ("Which Node version …?" answered by "…builds with Node
-    # 24"); and a question about a service nothing of its project states gets the others'
-    # lines (seeds 11, 13)
-    "no prompt gets a line about another topic": "a one-word subject, or one its project never states",
-    # an older captured turn is never marked older than a newer correction said in
-    # conversation: a turn is the newer statement of an authored memory only. Turn against
-    # turn at half the related similarity (as a turn against a fact) marked a fix older
-    # than a later turn about one failed request (tests/test_search_answers.py); at the
-    # full related similarity the hash vectors of "…listens on port 7140 since the 9th."
-    # and "Noted: …listens on port 20022 now." (0.70) do not reach it (seed 13)
-    "the current value comes first wherever a question about it is answered": "turns never older than turns",
-    "every shown line stating an old value is marked": "turns never older than turns",
+    # a question about a service nothing of its project states ("Which port does the osprey
+    # gateway listen on now?" where only the osprey cache, scheduler and search indexer are
+    # stated) gets the lines of the project's other services: every line lacks one word of
+    # the question, as an answer may lack the question's frame ("Which Node version …?"
+    # answered by "…builds with Node 24"), and no line states more of it (seeds 11, 13). A
+    # short line another hit names better is left out (brain.prompt_context, "dominated").
+    "no prompt gets a line about another topic": "a subject its project never states",
 }
 
 

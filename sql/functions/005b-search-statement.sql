@@ -342,14 +342,17 @@ AS $f$
                                      WHERE n.memory_id <> m.memory_id AND n.project = m.project
                                        AND n.created_at > brain._said_at(m.origin, m.metadata, m.created_at)
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
-                                       -- (a turn is a newer statement of an authored memory, not of a turn)
-                                       AND (NOT n.said OR m.origin IN ('explicit', 'overlay'))
+                                       -- (a turn is a newer statement of what it restates,
+                                       -- brain._restates, below: an authored memory or a turn)
+                                       AND (NOT n.said OR m.origin IN ('explicit', 'overlay')
+                                            OR m.origin = 'observed' AND m.metadata ? 'turn')
                                      OFFSET 0) AS n
                                OFFSET 0) AS n
                          WHERE n.near >= CASE WHEN m.origin IN ('explicit', 'overlay') AND NOT n.said
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
                    WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
+                     AND (NOT n.said OR brain._restates(($1).workspace_id, m.memory_id, n.memory_id))
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer,
                    -- the change that left it stating an old value (brain.stale)

@@ -195,6 +195,39 @@ BEGIN
 END
 $$;
 
+-- Whether a newer captured turn speaks of what an older turn or authored memory
+-- says (a correction said in conversation: "The osprey scheduler listens on
+-- port 7140 since the 9th." and later "Noted: the osprey scheduler listens on
+-- port 20022 now."): the older is a short statement (a turn's text, an authored
+-- memory's headline, of prompt_subject_words words or fewer: a long turn speaks
+-- of many things), and the newer holds every word of it that names
+-- what the value is of: each word without a digit or inner punctuation (those
+-- are its values) more than two words away from any value ("port" and "since"
+-- go with "7140" and "the 9th"; "osprey scheduler listens" is what they are
+-- of). "The osprey search indexer listens on port 6484" lacks "scheduler": the
+-- value of another thing. Search (and the boot, brain._newer_statement) asks it
+-- of a newer turn only, once the two vectors are near and their values differ.
+CREATE OR REPLACE FUNCTION brain._restates(ws bigint, older bigint, newer bigint)
+RETURNS boolean
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT bool_and(n.tsv @@ quote_literal(w.lexeme)::tsquery)
+    FROM brain.memory o
+    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer
+    -- (without the speaker a captured turn's text starts with)
+    CROSS JOIN LATERAL (SELECT regexp_replace(CASE WHEN o.origin = 'observed' THEN coalesce(nullif(o.body, ''), o.headline)
+                                                   ELSE o.headline END, '^(User|Assistant): ', '') AS text) AS t
+    CROSS JOIN LATERAL (SELECT l.lexeme, l.positions
+                        FROM unnest(to_tsvector('english'::regconfig, t.text)) AS l) AS w
+    WHERE o.workspace_id = ws AND o.memory_id = older
+      AND brain.word_count(t.text) <= (brain.setting('prompt_subject_words'))::integer
+      AND w.lexeme !~ '[0-9._/:@#-]'
+      AND NOT EXISTS (SELECT FROM unnest(to_tsvector('english'::regconfig, t.text)) AS v
+                      CROSS JOIN unnest(v.positions) AS vp(p) CROSS JOIN unnest(w.positions) AS wp(p)
+                      WHERE v.lexeme ~ '[0-9._/:@#-]' AND abs(vp.p - wp.p) <= 2)
+$$;
+
 CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
@@ -219,8 +252,8 @@ BEGIN
     -- the nearest newer statements, most similar first; the first whose terms differ from
     -- the fact's both ways (brain._distinct_facts) is the one: the fact's terms computed once,
     -- the others' only until one is found
-    FOR newer IN SELECT x.memory_id, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
-             FROM (SELECT n.memory_id, n.headline, n.body, n.fact_terms, k.similarity
+    FOR newer IN SELECT x.memory_id, x.origin, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
+             FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
                    FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
@@ -231,7 +264,8 @@ BEGIN
              ORDER BY x.similarity DESC, x.memory_id DESC
     LOOP
         own := coalesce(own, brain._terms_of(m.fact_terms, m.headline, m.body));
-        IF brain._terms_differ(own, newer.terms) THEN
+        IF brain._terms_differ(own, newer.terms)
+           AND (newer.origin IN ('explicit', 'overlay') OR brain._restates(ws, m.memory_id, newer.memory_id)) THEN
             RETURN newer.memory_id;
         END IF;
     END LOOP;

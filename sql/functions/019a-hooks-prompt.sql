@@ -236,13 +236,28 @@ BEGIN
         -- front of it (stored after its last compaction) are left out, and so are
         -- flagged memories and what the session's boot showed.
         FOR hit IN
-            WITH kept AS MATERIALIZED (
+            WITH found AS MATERIALIZED (
                 SELECT s.id, s.kind, s.headline, s.verdict, s.via_skill_trigger, s.newer_related, s.neighbour_of,
                        s.ordinality AS n,
                        -- the words its line shows: a turn's text, else the headline
                        brain.word_count(CASE WHEN m.origin = 'observed' AND m.metadata ? 'turn'
                                              THEN coalesce(nullif(m.body, ''), m.headline) ELSE m.headline END) AS words,
-                       m.origin = 'observed' AND m.metadata ? 'turn' AS turn
+                       m.origin = 'observed' AND m.metadata ? 'turn' AS turn,
+                       -- the words of the question it states (brain._prompt_subject's, by
+                       -- place; none for a captured prompt that only asks)
+                       ARRAY(SELECT w.i FROM unnest(subject.words) WITH ORDINALITY AS w(q, i)
+                             WHERE m.tsv @@ w.q
+                               AND NOT (m.metadata->>'role' = 'user' AND brain._only_asks(
+                                   regexp_replace(coalesce(nullif(m.body, ''), m.headline), '^User: ', '')))) AS held,
+                       -- it states an old value (brain.stale): a line of the topic, marked
+                       EXISTS (SELECT FROM brain.stale_mark x
+                               WHERE x.workspace_id = ws AND x.memory_id = m.memory_id) AS stale,
+                       -- (what the agent has in front of it is not shown again, and still
+                       -- names what it is about)
+                       NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
+                            AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
+                            AND (compacted IS NULL OR m.created_at > compacted))
+                       AND NOT m.memory_id = ANY (booted) AS shown
                 FROM brain.search(query => prompt, query_embedding => query_embedding,
                                   embedding_space => embedding_space, project => project,
                                   -- four times the lines: a prompt and the reply that answers it
@@ -250,11 +265,8 @@ BEGIN
                                   -- subject; each result costs search a preview
                                   max_results => least(n_max * 4, 100), min_relevance => 0) WITH ORDINALITY AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
-                WHERE NOT (exclude_ref_prefix IS NOT NULL AND m.source_system IS NOT DISTINCT FROM exclude_source_system
-                           AND starts_with(coalesce(m.source_ref, ''), exclude_ref_prefix)
-                           AND (compacted IS NULL OR m.created_at > compacted))
-                  AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
-                  AND NOT m.memory_id = ANY (booted))
+                WHERE NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)),
+            kept AS (SELECT * FROM found f WHERE f.shown)
             -- in search's order: a current fact before the older memories and turns it
             -- may contradict, a reply in the place of the prompt that only asked
             SELECT k.id, k.kind, k.headline, k.via_skill_trigger,
@@ -262,13 +274,35 @@ BEGIN
                    -- only asked stands beside (its line shows that reply)
                    coalesce(k.newer_related, r.newer_related) AS newer_related,
                    CASE WHEN k.newer_related IS NULL AND r.newer_related IS NOT NULL THEN r.id ELSE k.id END AS older_id,
-                   k.verdict >= floor AS relevant, k.words, k.turn
+                   k.verdict >= floor AS relevant, k.words, k.turn,
+                   -- a short line (relevant, or a turn let in below the floor) whose
+                   -- subject another relevant hit names better: that
+                   -- one states every word of the question this line states, and more:
+                   -- "The osprey cache listens on port 7774" beside "The osprey scheduler
+                   -- listens on port 7140" for "Which port does the osprey scheduler
+                   -- listen on?" (one word, which brain._holds_subject lets pass as the
+                   -- question's frame). Not a line a newer one may replace, or one the
+                   -- other may (older, newer), or one stating an old value: those are
+                   -- shown, marked. The other may be one the agent has in front of it
+                   -- (not shown again),
+                   -- and is relevant as a line is: its verdict reaches the floor, or it
+                   -- states every word of the question (by words alone, without a vector,
+                   -- a verdict is lower).
+                   k.words <= short_words AND k.newer_related IS NULL AND r.newer_related IS NULL
+                   AND NOT k.stale AND NOT coalesce(r.stale, false) AND EXISTS (
+                       SELECT FROM found d
+                       CROSS JOIN LATERAL (SELECT k.held || coalesce(r.held, '{}') AS own) AS o
+                       WHERE d.id <> k.id AND d.id IS DISTINCT FROM r.id
+                         AND (d.verdict >= floor OR cardinality(d.held) = cardinality(subject.words))
+                         AND d.newer_related IS DISTINCT FROM k.id AND NOT coalesce(d.newer_related = r.id, false)
+                         AND d.held @> o.own AND NOT o.own @> d.held) AS dominated
             FROM kept k LEFT JOIN kept r ON r.id = k.neighbour_of
             WHERE EXISTS (SELECT FROM kept x WHERE x.verdict >= floor OR x.via_skill_trigger IS NOT NULL)
             ORDER BY k.n
         LOOP
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
+            CONTINUE WHEN hit.via_skill_trigger IS NULL AND hit.dominated;
             turn := brain._turn_answer(ws, hit.id);
             CONTINUE WHEN hit.via_skill_trigger IS NULL
                           AND NOT CASE WHEN hit.relevant
