@@ -1524,6 +1524,7 @@ CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, OUT k
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_seqscan TO 'off'
     SET jit TO 'off'
     AS $_$
     -- the body: sql/functions/005e-search-vector.sql
@@ -1923,6 +1924,7 @@ COMMENT ON FUNCTION brain.audit_trail(id bigint, actors text[], actions text[], 
 CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
     -- the body: sql/functions/015a-boot-payload.sql
 $$;
@@ -3415,7 +3417,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions afe5d4f2907710747502558e34a7ab266755ba16c5640256d8491f1ea8d3d3e0';
+COMMENT ON TABLE brain.migration IS 'functions 2c9e69b195bcc0fd3472dffe4baa18c179927a24a602fabb1107734a264b40d0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
