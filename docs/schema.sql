@@ -1530,6 +1530,7 @@ CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, OUT k
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
+    SET enable_seqscan TO 'off'
     SET jit TO 'off'
     AS $_$
     -- the body: sql/functions/005e-search-vector.sql
@@ -1929,6 +1930,7 @@ COMMENT ON FUNCTION brain.audit_trail(id bigint, actors text[], actions text[], 
 CREATE FUNCTION brain.boot_payload(session bigint, task_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, token_budget integer DEFAULT NULL::integer, now timestamp with time zone DEFAULT NULL::timestamp with time zone) RETURNS jsonb
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
+    SET enable_seqscan TO 'off'
     AS $$
     -- the body: sql/functions/015a-boot-payload.sql
 $$;
@@ -3421,7 +3423,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions f60396a80fb9fd2dbeb14708225f1da5765ec799d5af8a5e0f26dad491bcedd7';
+COMMENT ON TABLE brain.migration IS 'functions 2a9db764ae46142f9f8550a44357a0a8dcf74d78a3c4096847a80c3e7af6e36f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

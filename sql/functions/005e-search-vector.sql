@@ -186,7 +186,10 @@ $$;
 -- filters are what makes it cheap (a tag's or a kind's index), and a plan for
 -- any filters would read the workspace in an index's order until enough pass,
 -- every memory for a filter that keeps few. Only searches with filters and a
--- query vector run it.
+-- query vector run it. Through an index, as every leg reads memories: for a
+-- filter that keeps most memories, reading the table in order until `most`
+-- pass looked cheapest, and it read every page the table's first live rows
+-- come after (12,000 pages for 2,000 facts at 100k memories, 6 ms).
 DO $do$
 BEGIN
     EXECUTE format($d$
@@ -195,6 +198,7 @@ BEGIN
         LANGUAGE plpgsql STABLE
         SET search_path = pg_catalog, pg_temp
         SET plan_cache_mode = force_custom_plan
+        SET enable_seqscan = off
         SET jit = off
         AS %L $d$, format(E'BEGIN\n%s;\nEND', format(
             'SELECT count(*), array_agg(x.memory_id) INTO kept, kept_ids'

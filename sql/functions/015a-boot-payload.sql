@@ -12,6 +12,10 @@ CREATE OR REPLACE FUNCTION brain.boot_payload(
 RETURNS jsonb
 LANGUAGE plpgsql
 SET search_path = pg_catalog, public, pg_temp
+-- Every section is a top-k read through an index (below). Under a LIMIT, reading the
+-- table in order until enough rows pass looks cheap to the planner; in a table whose
+-- first pages hold no live row any more, that read 12,000 pages to count 100 facts.
+SET enable_seqscan = off
 AS $$
 DECLARE
     ws bigint := brain.current_workspace();
@@ -82,10 +86,14 @@ BEGIN
                                        x.memory_id DESC), '[]') INTO blockers FROM (
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
             SELECT m.memory_id, m.headline, m.pinned, m.upvotes - m.downvotes AS score, m.importance, m.created_at
-            FROM brain.memory m JOIN brain.rule r ON r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id
+            FROM brain.memory m
             WHERE m.workspace_id = ws AND m.project = p.project AND m.kind = 'rule'
               AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
-              AND r.severity = 'BLOCKER'
+              -- each rule's severity looked up as the walk of memory_rule_boot_blockers meets it:
+              -- joined, the planner (which cannot know that every rule has its rule row) read
+              -- and sorted every rule of the scope, 2,900 of them at 100k memories (6 ms)
+              AND (SELECT r.severity = 'BLOCKER' FROM brain.rule r
+                   WHERE r.workspace_id = m.workspace_id AND r.memory_id = m.memory_id)
             ORDER BY m.pinned DESC, m.upvotes - m.downvotes DESC, m.importance DESC, m.created_at DESC,
                      m.memory_id DESC
             LIMIT blocker_k) AS y
