@@ -352,7 +352,7 @@ AS $f$
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
                    WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
-                     AND (NOT n.said OR brain._restates(($1).workspace_id, m.memory_id, n.memory_id))
+                     AND brain._restates(($1).workspace_id, m.memory_id, n.memory_id)
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer,
                    -- the change that left it stating an old value (brain.stale)

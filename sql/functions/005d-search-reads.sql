@@ -195,37 +195,65 @@ BEGIN
 END
 $$;
 
--- Whether a newer captured turn speaks of what an older turn or authored memory
--- says (a correction said in conversation: "The osprey scheduler listens on
--- port 7140 since the 9th." and later "Noted: the osprey scheduler listens on
--- port 20022 now."): the older is a short statement (a turn's text, an authored
--- memory's headline, of prompt_subject_words words or fewer: a long turn speaks
--- of many things), and the newer holds every word of it that names
--- what the value is of: each word without a digit or inner punctuation (those
--- are its values) more than two words away from any value ("port" and "since"
--- go with "7140" and "the 9th"; "osprey scheduler listens" is what they are
--- of). "The osprey search indexer listens on port 6484" lacks "scheduler": the
--- value of another thing. Search (and the boot, brain._newer_statement) asks it
--- of a newer turn only, once the two vectors are near and their values differ.
+-- What a memory states, for brain._restates: a captured turn's text (without its
+-- speaker), an authored memory's headline. (No SET clause: inlined.)
+CREATE OR REPLACE FUNCTION brain._statement_text(origin text, headline text, body text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.regexp_replace(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
+                                          THEN coalesce(nullif(body, ''), headline) ELSE headline END,
+                                     '^(User|Assistant): ', '')
+$$;
+
+-- The words of a statement that name what its values are of: each word without
+-- a digit or inner punctuation (those are its values) more than two words away
+-- from any value. "The osprey scheduler listens on port 7140 since the 9th.":
+-- osprey, scheduler, listens ("port" and "since" go with "7140" and "the
+-- 9th"). (No SET clause: inlined into its caller.)
+CREATE OR REPLACE FUNCTION brain._naming_words(t text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(pg_catalog.array_agg(w.lexeme), '{}')
+    FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, t)) AS w
+    WHERE w.lexeme OPERATOR(pg_catalog.!~) '[0-9._/:@#-]'
+      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, t)) AS v
+                      CROSS JOIN pg_catalog.unnest(v.positions) AS vp(p) CROSS JOIN pg_catalog.unnest(w.positions) AS wp(p)
+                      WHERE v.lexeme OPERATOR(pg_catalog.~) '[0-9._/:@#-]'
+                        AND pg_catalog.abs(vp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
+$$;
+
+-- Whether a newer memory speaks of what an older one says, as a newer statement
+-- of its value must: the older is a short statement (a turn's text, an
+-- authored memory's headline, of prompt_subject_words words or fewer: a long
+-- turn speaks of many things), and one of the two names nothing the other does
+-- not (brain._naming_words): the newer holds every naming word of the older (a
+-- correction said in conversation, "The osprey scheduler listens on port 7140
+-- since the 9th." and later "Noted: the osprey scheduler listens on port 20022
+-- now."; "Node 22." names nothing the newer could lack), or the older holds
+-- every one of the newer, which names something ("The kestrel gateway listens
+-- on port 5009", written after "Noted: the kestrel gateway listens on port
+-- 20005 now."). "The osprey search indexer listens on port 6484" and "The
+-- osprey scheduler listens on port 7140" each lack a word of the other: two
+-- things' values, neither newer. Search and the boot (brain._newer_statement)
+-- ask it of a pair once the two are near and their values differ.
 CREATE OR REPLACE FUNCTION brain._restates(ws bigint, older bigint, newer bigint)
 RETURNS boolean
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT bool_and(n.tsv @@ quote_literal(w.lexeme)::tsquery)
+    SELECT brain.word_count(a.text) <= (brain.setting('prompt_subject_words'))::integer
+           AND (NOT EXISTS (SELECT FROM unnest(brain._naming_words(a.text)) AS w(lexeme)
+                            WHERE NOT n.tsv @@ quote_literal(w.lexeme)::tsquery)
+                OR cardinality(brain._naming_words(b.text)) > 0
+                   AND brain._naming_words(b.text) <@ tsvector_to_array(to_tsvector('english'::regconfig, a.text)))
     FROM brain.memory o
     JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer
-    -- (without the speaker a captured turn's text starts with)
-    CROSS JOIN LATERAL (SELECT regexp_replace(CASE WHEN o.origin = 'observed' THEN coalesce(nullif(o.body, ''), o.headline)
-                                                   ELSE o.headline END, '^(User|Assistant): ', '') AS text) AS t
-    CROSS JOIN LATERAL (SELECT l.lexeme, l.positions
-                        FROM unnest(to_tsvector('english'::regconfig, t.text)) AS l) AS w
+    -- each one's statement, without the speaker a captured turn's text starts with
+    CROSS JOIN LATERAL (SELECT brain._statement_text(o.origin, o.headline, o.body) AS text) AS a
+    CROSS JOIN LATERAL (SELECT brain._statement_text(n.origin, n.headline, n.body) AS text) AS b
     WHERE o.workspace_id = ws AND o.memory_id = older
-      AND brain.word_count(t.text) <= (brain.setting('prompt_subject_words'))::integer
-      AND w.lexeme !~ '[0-9._/:@#-]'
-      AND NOT EXISTS (SELECT FROM unnest(to_tsvector('english'::regconfig, t.text)) AS v
-                      CROSS JOIN unnest(v.positions) AS vp(p) CROSS JOIN unnest(w.positions) AS wp(p)
-                      WHERE v.lexeme ~ '[0-9._/:@#-]' AND abs(vp.p - wp.p) <= 2)
 $$;
 
 CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint)
@@ -264,8 +292,7 @@ BEGIN
              ORDER BY x.similarity DESC, x.memory_id DESC
     LOOP
         own := coalesce(own, brain._terms_of(m.fact_terms, m.headline, m.body));
-        IF brain._terms_differ(own, newer.terms)
-           AND (newer.origin IN ('explicit', 'overlay') OR brain._restates(ws, m.memory_id, newer.memory_id)) THEN
+        IF brain._terms_differ(own, newer.terms) AND brain._restates(ws, m.memory_id, newer.memory_id) THEN
             RETURN newer.memory_id;
         END IF;
     END LOOP;

@@ -82,6 +82,37 @@ AS $$
     WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
 $$;
 
+-- The prompt a captured reply answers: the last user turn of its transcript
+-- before it, its chunks joined on one line, and the id of its first chunk. NULL
+-- for other memories (a prompt, an authored memory, a turn without a transcript).
+CREATE OR REPLACE FUNCTION brain._turn_prompt(ws bigint, id bigint, OUT prompt_id bigint, OUT text text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' IS DISTINCT FROM 'assistant' OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories, as brain._turn_answer reads them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    SELECT x.memory_id INTO prompt_id FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+      AND x.source_system = m.source_system AND x.memory_id < m.memory_id
+      AND x.metadata->>'role' = 'user' AND x.state = 'active' AND x.kind <> 'trajectory'
+      AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+    ORDER BY x.memory_id DESC
+    LIMIT 1;
+    IF prompt_id IS NOT NULL THEN
+        SELECT t.turn_id, t.text INTO prompt_id, text FROM brain._turn_text(ws, prompt_id) AS t;
+    END IF;
+END
+$$;
+
 -- A line's age for an agent: "3d ago", of the memory's creation.
 CREATE OR REPLACE FUNCTION brain._line_age(ws bigint, id bigint)
 RETURNS text
@@ -276,25 +307,25 @@ BEGIN
                    CASE WHEN k.newer_related IS NULL AND r.newer_related IS NOT NULL THEN r.id ELSE k.id END AS older_id,
                    k.verdict >= floor AS relevant, k.words, k.turn,
                    -- a short line (relevant, or a turn let in below the floor) whose
-                   -- subject another relevant hit names better: that
-                   -- one states every word of the question this line states, and more:
-                   -- "The osprey cache listens on port 7774" beside "The osprey scheduler
-                   -- listens on port 7140" for "Which port does the osprey scheduler
-                   -- listen on?" (one word, which brain._holds_subject lets pass as the
-                   -- question's frame). Not a line a newer one may replace, or one the
-                   -- other may (older, newer), or one stating an old value: those are
-                   -- shown, marked. The other may be one the agent has in front of it
-                   -- (not shown again),
-                   -- and is relevant as a line is: its verdict reaches the floor, or it
-                   -- states every word of the question (by words alone, without a vector,
-                   -- a verdict is lower).
-                   k.words <= short_words AND k.newer_related IS NULL AND r.newer_related IS NULL
-                   AND NOT k.stale AND NOT coalesce(r.stale, false) AND EXISTS (
+                   -- subject another relevant hit names better: that one states every
+                   -- word of the question this line states, and more: "The osprey cache
+                   -- listens on port 7774" beside "The osprey scheduler listens on port
+                   -- 7140" for "Which port does the osprey scheduler listen on?" (one
+                   -- word, which brain._holds_subject lets pass as the question's frame).
+                   -- Not by a line of its own chain of statements (its newer, one older
+                   -- than it or than its newer), nor a line stating an old value: those
+                   -- are shown, marked. The other may be one the agent has in front of it
+                   -- (not shown again), and is relevant as a line is: its verdict reaches
+                   -- the floor, or it states every word of the question (by words alone,
+                   -- without a vector, a verdict is lower).
+                   k.words <= short_words AND NOT k.stale AND NOT coalesce(r.stale, false) AND EXISTS (
                        SELECT FROM found d
                        CROSS JOIN LATERAL (SELECT k.held || coalesce(r.held, '{}') AS own) AS o
                        WHERE d.id <> k.id AND d.id IS DISTINCT FROM r.id
                          AND (d.verdict >= floor OR cardinality(d.held) = cardinality(subject.words))
-                         AND d.newer_related IS DISTINCT FROM k.id AND NOT coalesce(d.newer_related = r.id, false)
+                         -- (not the line's newer, nor one older than it, nor one older than its newer)
+                         AND NOT coalesce(d.id IN (k.newer_related, r.newer_related), false)
+                         AND NOT coalesce(d.newer_related IN (k.id, r.id, k.newer_related, r.newer_related), false)
                          AND d.held @> o.own AND NOT o.own @> d.held) AS dominated
             FROM kept k LEFT JOIN kept r ON r.id = k.neighbour_of
             WHERE EXISTS (SELECT FROM kept x WHERE x.verdict >= floor OR x.via_skill_trigger IS NOT NULL)
@@ -318,7 +349,13 @@ BEGIN
                 -- book today. Any suggestions?", "Rotate the credentials.") is shown in
                 -- its own words, then the reply, the two within the line's share.
                 SELECT t.turn_id, t.text INTO own_id, own_text FROM brain._turn_text(ws, hit.id) AS t;
-                IF own_id = turn.answer_id OR own_id = ANY (ids)
+                IF own_id = turn.answer_id THEN
+                    -- a reply: the prompt it answers comes first when it says something
+                    -- (the person's own words are often what is asked about later:
+                    -- "I bought it about three weeks ago")
+                    SELECT t.prompt_id, t.text INTO own_id, own_text FROM brain._turn_prompt(ws, hit.id) AS t;
+                END IF;
+                IF own_id IS NULL OR own_id = turn.answer_id OR own_id = ANY (ids)
                    OR brain._only_asks(regexp_replace(own_text, '^User: ', '')) THEN
                     own_id := NULL;
                 END IF;
@@ -382,4 +419,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"); a line that states the old value of a superseded memory says so: "(depends on #<superseded>, changed by #<change>: brain stale)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another: a short line lacking two words of the question rarer than all it holds, or one another relevant hit names better, stating every word of the question it states and more, is left out unless it is marked older or stale), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"); a line that states the old value of a superseded memory says so: "(depends on #<superseded>, changed by #<change>: brain stale)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
