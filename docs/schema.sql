@@ -1291,6 +1291,11 @@ CREATE FUNCTION brain._only_asks(t text) RETURNS boolean
     AS $$
     -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
+CREATE FUNCTION brain._only_asks_turn(metadata jsonb, headline text, body text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/019a-hooks-prompt.sql
+$$;
 CREATE FUNCTION brain._pack_embedding_input(name text, description text, query text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3439,7 +3444,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 586534d1007f9b2ae6459d6585a9bfd78b44ec6a3143d24609026a52747d3b9a';
+COMMENT ON TABLE brain.migration IS 'functions c383a6b956522634cd1312ae552e0b7858b612cab8ce6eec0a94557a719c746c';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -14,6 +14,16 @@ AS $$
        AND pg_catalog.rtrim(t) OPERATOR(pg_catalog.!~) '[.!][[:space:]]|\n'
 $$;
 
+-- Whether a memory is a captured prompt that only asks (brain._only_asks): its
+-- words name nothing the store states.
+CREATE OR REPLACE FUNCTION brain._only_asks_turn(metadata jsonb, headline text, body text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(metadata OPERATOR(pg_catalog.->>) 'role' OPERATOR(pg_catalog.=) 'user', false)
+       AND brain._only_asks(pg_catalog.regexp_replace(coalesce(nullif(body, ''), headline), '^User: ', ''))
+$$;
+
 -- The text a prompt hook shows for a captured turn of a transcript (an
 -- observed memory whose metadata has its role and turn, its source_ref
 -- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
@@ -144,8 +154,7 @@ AS $$
                WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n)) AS t
     WHERE EXISTS (SELECT FROM brain.memory m
                   WHERE m.workspace_id = ws AND m.tsv @@ t.q AND m.state = 'active'
-                    AND NOT (m.metadata->>'role' = 'user'
-                             AND brain._only_asks(regexp_replace(coalesce(nullif(m.body, ''), m.headline), '^User: ', ''))))
+                    AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body))
 $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) are about
@@ -211,6 +220,8 @@ DECLARE
     subject record;  -- what the prompt asks about (brain._prompt_subject)
     slack double precision := (brain.setting('prompt_subject_slack'))::double precision;
     short_words integer := (brain.setting('prompt_subject_words'))::integer;
+    foreign_q tsquery;  -- the question's words only other projects state
+    outside boolean[];  -- each word of the subject: some other project states it
 BEGIN
     PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
                                           'A prompt context budget (tokens)');
@@ -251,6 +262,25 @@ BEGIN
                     WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
         subject := brain._prompt_subject(ws, prompt);
+        -- What the question names that only other projects state ("the osprey gateway",
+        -- where the gateway is kestrel's): a line of this project lacks it, and is
+        -- another thing's when another project states it beside the rest the line
+        -- holds (below). Each word of the subject: whether another project states it.
+        IF project IS NOT NULL THEN
+            SELECT string_agg('(' || x.q::text || ')', ' & ') FILTER (WHERE NOT x.inside)::tsquery,
+                   array_agg(x.outside ORDER BY x.i)
+            INTO foreign_q, outside
+            FROM (SELECT w.q, w.i,
+                         EXISTS (SELECT FROM brain.memory m
+                                 WHERE m.workspace_id = ws AND m.tsv @@ w.q AND m.state = 'active'
+                                   AND m.project IN (prompt_context.project, '')  -- (the project's and global memories)
+                                   AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS inside,
+                         EXISTS (SELECT FROM brain.memory m
+                                 WHERE m.workspace_id = ws AND m.tsv @@ w.q AND m.state = 'active'
+                                   AND m.project NOT IN (prompt_context.project, '')
+                                   AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS outside
+                  FROM unnest(subject.words) WITH ORDINALITY AS w(q, i)) AS x;
+        END IF;
         -- Each line on its own, once some hit is relevant (its verdict,
         -- brain.search_result's relevance with the query's unheld words counted,
         -- reaches the floor, or a skill the prompt triggers): a hit whose verdict
@@ -277,9 +307,7 @@ BEGIN
                        -- the words of the question it states (brain._prompt_subject's, by
                        -- place; none for a captured prompt that only asks)
                        ARRAY(SELECT w.i FROM unnest(subject.words) WITH ORDINALITY AS w(q, i)
-                             WHERE m.tsv @@ w.q
-                               AND NOT (m.metadata->>'role' = 'user' AND brain._only_asks(
-                                   regexp_replace(coalesce(nullif(m.body, ''), m.headline), '^User: ', '')))) AS held,
+                             WHERE m.tsv @@ w.q AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS held,
                        -- it states an old value (brain.stale): a line of the topic, marked
                        EXISTS (SELECT FROM brain.stale_mark x
                                WHERE x.workspace_id = ws AND x.memory_id = m.memory_id) AS stale,
@@ -306,6 +334,7 @@ BEGIN
                    coalesce(k.newer_related, r.newer_related) AS newer_related,
                    CASE WHEN k.newer_related IS NULL AND r.newer_related IS NOT NULL THEN r.id ELSE k.id END AS older_id,
                    k.verdict >= floor AS relevant, k.words, k.turn,
+                   k.held || coalesce(r.held, '{}') AS held, k.stale OR coalesce(r.stale, false) AS stale,
                    -- a short line (relevant, or a turn let in below the floor) whose
                    -- subject another relevant hit names better: that one states every
                    -- word of the question this line states, and more: "The osprey cache
@@ -334,6 +363,21 @@ BEGIN
             EXIT WHEN shown >= n_max;
             -- A captured turn: the reply that answers it, whole (up to its share of the budget).
             CONTINUE WHEN hit.via_skill_trigger IS NULL AND hit.dominated;
+            -- A short line when the question names what only other projects state: left
+            -- out when another project states that beside every word of the question the
+            -- line holds that other projects state too ("The kestrel gateway listens on
+            -- port 5005" beside "The osprey cache listens on port 7774": the line is the
+            -- cache's, not the gateway's). A frame word another project states alone
+            -- ("the version string in the footer") leaves the line be.
+            CONTINUE WHEN hit.via_skill_trigger IS NULL AND foreign_q IS NOT NULL
+                          AND hit.words <= short_words AND NOT hit.stale
+                          AND EXISTS (SELECT FROM brain.memory d
+                                      WHERE d.workspace_id = ws AND d.state = 'active' AND d.project NOT IN (prompt_context.project, '')
+                                        -- (a line none of whose words another project states
+                                        -- shares nothing with that one: NULL, no match)
+                                        AND d.tsv @@ (foreign_q && (SELECT string_agg('(' || subject.words[h.i]::text || ')', ' & ')::tsquery
+                                                                    FROM unnest(hit.held) AS h(i) WHERE outside[h.i]))
+                                        AND NOT brain._only_asks_turn(d.metadata, d.headline, d.body));
             turn := brain._turn_answer(ws, hit.id);
             CONTINUE WHEN hit.via_skill_trigger IS NULL
                           AND NOT CASE WHEN hit.relevant

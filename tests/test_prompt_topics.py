@@ -1,0 +1,94 @@
+"""The prompt hook's lines keep to the question's topic (issue 52, item 1).
+
+Three projects of one workspace state the ports of their services. A question
+about one service gets its line, not the lines of the project's other services
+that share every other word ("osprey", "port", "listen"): a short line another
+hit names better is left out, and so is one whose subject only another project
+states beside the rest it holds. A frame word that another project states alone
+("version") leaves the answer be, and an older line of the same thing stays,
+marked. Through brain.prompt_context with the hash embedder, as the hook calls it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import psycopg
+import pytest
+from helpers import scalar
+
+from pybrain.client import Brain
+from pybrain.embed import get_embedder
+
+FACTS = {
+    "osprey": [
+        "The osprey cache listens on port 7774",
+        "The osprey scheduler listens on port 7140",
+        "The osprey search indexer listens on port 6484",
+    ],
+    "kestrel": ["The kestrel gateway listens on port 5005"],
+    "shop": ["The shop frontend builds with Node 24"],
+    "docs": ["We should bump the version string in the footer"],
+}
+
+
+@pytest.fixture
+def store(conn: psycopg.Connection) -> dict[str, int]:
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    brain.use_embedding_space()
+    ids = {}
+    for project, facts in FACTS.items():
+        for fact in facts:
+            ids[fact] = brain.remember("fact", fact, project=project, on_related="store").memory_id
+    return ids
+
+
+def lines(conn: psycopg.Connection, prompt: str, project: str) -> list[str]:
+    embedder = get_embedder("hash")
+    out: dict[str, Any] = scalar(
+        conn,
+        "SELECT brain.prompt_context(%s, query_embedding => %s, embedding_space => %s, project => %s)",
+        (prompt, embedder.embed_one(prompt), embedder.space, project),
+    )
+    shown = [x for x in (out["text"] or "").splitlines() if x.startswith("- #")]
+    print(f"\n{prompt} ({project}):\n" + "\n".join(shown))
+    return shown
+
+
+def ids_of(shown: list[str]) -> set[int]:
+    return {int(re.match(r"- #(\d+) ", x).group(1)) for x in shown}
+
+
+def test_a_question_about_one_service_gets_its_line_only(conn, store) -> None:
+    shown = lines(conn, "Which port does the osprey scheduler listen on now?", "osprey")
+    assert ids_of(shown) == {store["The osprey scheduler listens on port 7140"]}, shown
+
+
+def test_a_service_only_another_project_states_gets_no_line_of_this_one(conn, store) -> None:
+    shown = lines(conn, "Which port does the osprey gateway listen on now?", "osprey")
+    assert not ids_of(shown) & {store[f] for f in FACTS["osprey"]}, shown
+
+
+def test_a_frame_word_another_project_states_leaves_the_answer(conn, store) -> None:
+    shown = lines(conn, "Which Node version does the shop frontend build with?", "shop")
+    assert store["The shop frontend builds with Node 24"] in ids_of(shown), shown
+
+
+def test_an_older_line_of_the_same_thing_stays_marked(conn, store) -> None:
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    old = store["The osprey scheduler listens on port 7140"]
+    turns = [
+        {"ref": "t9/0-user", "role": "user", "text": "We moved the osprey scheduler to port 20022."},
+        {
+            "ref": "t9/0-assistant",
+            "role": "assistant",
+            "text": "Noted: the osprey scheduler listens on port 20022 now.",
+        },
+    ]
+    brain.observe_transcript(turns, source_system="claude-code", project="osprey", source_agent="claude-code")
+    shown = lines(conn, "Which port does the osprey scheduler listen on now?", "osprey")
+    (line,) = [x for x in shown if "7140" in x]
+    assert line.startswith(f"- #{old} ") and "(older: #" in line, shown
+    assert shown.index(line) > min(n for n, x in enumerate(shown) if "20022" in x), shown
+    assert not [x for x in shown if re.search(r"cache|indexer", x)], shown
