@@ -3444,7 +3444,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions c383a6b956522634cd1312ae552e0b7858b612cab8ce6eec0a94557a719c746c';
+COMMENT ON TABLE brain.migration IS 'functions 85930290ca996f11f8319ceaf3135bb54e7918d4802c8991ed2aca6da9ea485f';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

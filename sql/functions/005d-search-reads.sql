@@ -206,22 +206,29 @@ AS $$
                                      '^(User|Assistant): ', '')
 $$;
 
--- The words of a statement that name what its values are of: each word without
--- a digit or inner punctuation (those are its values) more than two words away
--- from any value. "The osprey scheduler listens on port 7140 since the 9th.":
--- osprey, scheduler, listens ("port" and "since" go with "7140" and "the
--- 9th"). (No SET clause: inlined into its caller.)
+-- The words of a statement that name what its values are of: each word that is
+-- not one of its values (brain.distinguishing_terms: numbers, identifiers,
+-- names) and stands more than two words away from every value. "The osprey
+-- scheduler listens on port 7140 since the 9th.": osprey, scheduler, listens
+-- ("port" and "since" go with "7140" and "the 9th"); "The billing service is
+-- owned by Alice": billing, service. (No SET clause: inlined into its caller.)
 CREATE OR REPLACE FUNCTION brain._naming_words(t text)
 RETURNS text[]
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
     SELECT coalesce(pg_catalog.array_agg(w.lexeme), '{}')
-    FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, t)) AS w
+    -- (each value written as 0, so that the words near it are known by their places)
+    FROM (SELECT pg_catalog.to_tsvector('english'::regconfig, CASE WHEN pg_catalog.cardinality(d.terms) OPERATOR(pg_catalog.=) 0 THEN t
+                 ELSE pg_catalog.regexp_replace(t, '\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(ARRAY(
+                          SELECT pg_catalog.regexp_replace(x, '([^[:alnum:]])', '\\\1', 'g')
+                          FROM pg_catalog.unnest(d.terms) AS x), '|') OPERATOR(pg_catalog.||) ')\M', '0', 'gi') END) AS vec
+          FROM (SELECT brain.distinguishing_terms(t) AS terms) AS d) AS v
+    CROSS JOIN pg_catalog.unnest(v.vec) AS w
     WHERE w.lexeme OPERATOR(pg_catalog.!~) '[0-9._/:@#-]'
-      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(pg_catalog.to_tsvector('english'::regconfig, t)) AS v
-                      CROSS JOIN pg_catalog.unnest(v.positions) AS vp(p) CROSS JOIN pg_catalog.unnest(w.positions) AS wp(p)
-                      WHERE v.lexeme OPERATOR(pg_catalog.~) '[0-9._/:@#-]'
-                        AND pg_catalog.abs(vp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
+      AND NOT EXISTS (SELECT FROM pg_catalog.unnest(v.vec) AS x
+                      CROSS JOIN pg_catalog.unnest(x.positions) AS xp(p) CROSS JOIN pg_catalog.unnest(w.positions) AS wp(p)
+                      WHERE x.lexeme OPERATOR(pg_catalog.~) '[0-9._/:@#-]'
+                        AND pg_catalog.abs(xp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
 $$;
 
 -- Whether a newer memory speaks of what an older one says, as a newer statement
@@ -246,7 +253,8 @@ AS $$
     SELECT brain.word_count(a.text) <= (brain.setting('prompt_subject_words'))::integer
            AND (NOT EXISTS (SELECT FROM unnest(brain._naming_words(a.text)) AS w(lexeme)
                             WHERE NOT n.tsv @@ quote_literal(w.lexeme)::tsquery)
-                OR cardinality(brain._naming_words(b.text)) > 0
+                OR brain.word_count(b.text) <= (brain.setting('prompt_subject_words'))::integer
+                   AND cardinality(brain._naming_words(b.text)) > 0
                    AND brain._naming_words(b.text) <@ tsvector_to_array(to_tsvector('english'::regconfig, a.text)))
     FROM brain.memory o
     JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer
