@@ -310,6 +310,17 @@ def replay_question(
     found5 = set().union(*(turns_of.get(i, set()) for i in ids[:5])) if ids else set()
     keys = {(sid, i) for sid, i, _ in evidence}
     n = len(evidence)
+    # each evidence turn: its place in search's first 10 (None beyond) and whether its
+    # start reached the agent, to tell what the hook leaves out from what search misses
+    reached = _letters(boot + "\n" + context)
+    where = [
+        {
+            "turn": f"{sid}/{i}",
+            "search_rank": next((r for r, m in enumerate(ids, 1) if (sid, i) in turns_of.get(m, ())), None),
+            "injected": bool(_letters(text)) and _letters(text)[:PREFIX_CHARS] in reached,
+        }
+        for sid, i, text in evidence
+    ]
     return {
         "question_id": q["question_id"],
         "type": q["question_type"],
@@ -317,6 +328,7 @@ def replay_question(
         **scores,
         "search_turn@10": len(found & keys) / n if n else None,
         "search_turn@5": len(found5 & keys) / n if n else None,
+        "evidence": where,
         "boot_tokens": _tokens(conn, boot),
         "context": context,
         "variants": {label: _score(conn, evidence, boot, ctx, off) for label, (ctx, off) in other.items()},
