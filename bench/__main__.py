@@ -112,6 +112,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
     p.add_argument(
+        "--questions-from",
+        choices=("dev60", "train150"),
+        default="dev60",
+        help="the LongMemEval question set of the retrieval run and the continuity replay (default dev60,"
+        " the set figures are chosen on; train150 is the set fitted on)",
+    )
+    p.add_argument(
         "--lme-setting",
         action="append",
         default=[],
@@ -276,12 +283,16 @@ def main(argv: list[str] | None = None) -> int:
                     continuity_settings,
                     continuity_variants,
                     args.continuity_replay_prompts,
+                    args.questions_from,
                 ),
             )
             return _finish(args, results, report, log, elapsed_total)
         if args.only_longmemeval:
             results["longmemeval"] = phase(
-                "longmemeval", lambda: longmemeval.run(server, EmbeddingCache(), lme_questions, lme_settings)
+                "longmemeval",
+                lambda: longmemeval.run(
+                    server, EmbeddingCache(), lme_questions, lme_settings, args.questions_from
+                ),
             )
             return _finish(args, results, report, log, elapsed_total)
         only = args.only_synthetic
@@ -345,7 +356,8 @@ def main(argv: list[str] | None = None) -> int:
         if not (args.skip_longmemeval or only):
             cache = cache or EmbeddingCache()
             results["longmemeval"] = phase(
-                "longmemeval", lambda: longmemeval.run(server, cache, lme_questions, lme_settings)
+                "longmemeval",
+                lambda: longmemeval.run(server, cache, lme_questions, lme_settings, args.questions_from),
             )
         if not (args.skip_continuity or only):
             cache = cache or EmbeddingCache()
@@ -358,6 +370,7 @@ def main(argv: list[str] | None = None) -> int:
                     continuity_settings,
                     continuity_variants,
                     args.continuity_replay_prompts,
+                    args.questions_from,
                 ),
             )
         if not (args.skip_cli or only):

@@ -56,7 +56,7 @@ from psycopg.types.json import Jsonb
 
 from bench import embcache, latency, offtopic
 from bench.embcache import EmbeddingCache
-from bench.longmemeval import by_type, load_questions, question_workspace
+from bench.longmemeval import DATA_SETS, by_type, load_questions, question_workspace
 from bench.server import BenchServer
 from bench.util import log, summary, timed
 
@@ -402,16 +402,18 @@ def run(
     settings: dict[str, Any] | None = None,
     variants: dict[str, dict[str, Any]] | None = None,
     replay_prompts: bool = False,
+    data: str = "dev60",
 ) -> dict[str, Any]:
+    """data: the question set (bench.longmemeval.DATA_SETS)."""
     for variant in (variants or {}).values():
         unknown = set(variant) - set(VARIANT_SETTINGS)
         if unknown:
             raise ValueError(
                 f"a variant sets the prompt hook's settings only ({', '.join(VARIANT_SETTINGS)})"
             )
-    questions = load_questions(n_questions)
+    questions = load_questions(n_questions, DATA_SETS[data])
     log(
-        f"== continuity: {len(questions)} LongMemEval questions replayed as Claude Code sessions"
+        f"== continuity: {len(questions)} LongMemEval {data} questions replayed as Claude Code sessions"
         " through the hooks"
     )
     server.create_database(DB)
@@ -438,6 +440,7 @@ def run(
                 log(f"  {n}/{len(questions)} questions replayed")
     server.drop_database(DB)
     result: dict[str, Any] = {
+        "data": data,
         "questions": len(questions),
         "budgets": dict(zip(BUDGETS, budgets, strict=True)),
         "settings": settings or {},

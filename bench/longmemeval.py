@@ -128,12 +128,17 @@ def run(
     cache: EmbeddingCache,
     n_questions: int | None,
     settings: dict[str, Any] | None = None,
+    data: str = "dev60",
 ) -> dict[str, Any]:
-    """settings: workspace settings (brain.set_setting) each question's workspace gets."""
-    questions = load_questions(n_questions)
-    log(f"== LongMemEval-S: {len(questions)} questions (abstention questions left out), local embedder")
+    """settings: workspace settings (brain.set_setting) each question's workspace gets;
+    data: the question set (DATA_SETS: dev60 to choose on, train150 to fit on)."""
+    questions = load_questions(n_questions, DATA_SETS[data])
+    log(
+        f"== LongMemEval-S {data}: {len(questions)} questions (abstention questions left out), local embedder"
+    )
     server.create_database(DB)
     result: dict[str, Any] = {
+        "data": data,
         "questions": len(questions),
         "embedder": f"{embcache.SPACE} (384 dims)",
         "granularity": "one memory per turn (turns over 300 words: one per chunk)",
