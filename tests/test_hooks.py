@@ -289,6 +289,40 @@ def test_prompt_context_stays_within_its_budget(brain) -> None:
     assert brain.value("prompt_context", prompt="   ")["text"] is None
 
 
+CHECKOUT_REPLY = (
+    "The checkout tests run against a throwaway database: make test-checkout starts"
+    " it, loads the fixtures from tests/fixtures/checkout, runs the suite with four workers and"
+    " drops the database afterwards. A failure in the payment step usually means the card"
+    " stub did not start; restart it with make stub-cards and run the failed test again with"
+    " -k and its name. Flaky order tests were fixed by pinning the clock in conftest, so a"
+    " new flake there is worth a ticket."
+)
+
+
+def test_what_a_short_line_leaves_goes_to_the_lines_after_it(conn) -> None:
+    """A captured reply is shown whole up to its share of the budget: what is left split among
+    the lines still to come, so the room a one-line fact leaves is the next line's, not lost."""
+    remember(conn, kind="fact", headline="Checkout tests run with make test-checkout")
+    reply = CHECKOUT_REPLY
+    turns = [
+        {"ref": "co/0", "role": "user", "text": "How do the checkout tests run?"},
+        {"ref": "co/1", "role": "assistant", "text": reply},
+    ]
+    conn.execute(
+        "SELECT count(*) FROM brain.observe_transcript(%s::jsonb, 'claude-code')", (json.dumps(turns),)
+    )
+    context = conn.execute(
+        "SELECT brain.prompt_context(%s, token_budget => 220, max_results => 2)",
+        ("what does make test-checkout do",),
+    ).fetchone()[0]
+    lines = [x for x in context["text"].splitlines() if x.startswith("- #")]
+    assert len(lines) == 2, context["text"]
+    assert "make test-checkout" in lines[0]
+    # an even split (about 300 characters a line) cut the reply; the fact left it room
+    assert reply[-60:] in lines[1], lines[1]
+    assert context["tokens"] <= 220
+
+
 TRIP = [
     ("user", "I just got back from Lisbon with my sister; we stayed in a guesthouse in Alfama."),
     ("assistant", "Alfama is lovely. Did you take the tram up to the castle?"),

@@ -87,10 +87,15 @@ def features(conn: psycopg.Connection, ws: int, query: str, vector: Any, n: int)
 def main(argv: list[str] | None = None) -> int:
     p = parser("bench.experiments.promptlines", __doc__)
     p.add_argument("--questions", type=int, default=None)
+    p.add_argument(
+        "--only", default=None, help="these questions only (question ids, comma-separated), to look at a few"
+    )
     p.add_argument("--output", type=Path, default=Path("/tmp/promptlines.pkl"))
     args = p.parse_args(argv)
     cache = EmbeddingCache()
     questions = load_questions(args.questions)
+    if args.only:
+        questions = [q for q in questions if q["question_id"] in args.only.split(",")]
     cache.ensure([q["question"] for q in questions], "questions")
     cache.ensure(offtopic.QUERIES, "off-topic prompts")
     server = BenchServer()

@@ -233,12 +233,8 @@ BEGIN
     -- What the person marked <private> is not searched for either; a prompt
     -- longer than search takes (a pasted log, a file) is searched for by its start.
     prompt := left(brain.capturable_text(prompt), 4000);
-    -- a captured turn is shown whole up to its share of the budget: what is left
-    -- after the heading, split evenly among the lines, less each line's own cost
-    -- (its newline, and about 60 characters of "- #id kind, age: ", the quotes,
-    -- " → #id: " and a mark that a newer memory may replace it), so that
-    -- prompt_context_max lines of turns fit
-    turn_chars := greatest(100, ((budget - total) / n_max - 1) * 4 - 60);
+    -- a captured turn is shown whole up to its share of the budget (set for each
+    -- line in the loop below)
     IF exclude_ref_prefix IS NOT NULL THEN
         -- The calling session's last compaction: its turns stored up to then
         -- are no longer in front of the agent. That is the end of a session
@@ -305,9 +301,10 @@ BEGIN
                                              THEN coalesce(nullif(m.body, ''), m.headline) ELSE m.headline END) AS words,
                        m.origin = 'observed' AND m.metadata ? 'turn' AS turn,
                        -- the words of the question it states (brain._prompt_subject's, by
-                       -- place; none for a captured prompt that only asks)
+                       -- place; none for a captured prompt that only asks: search shows
+                       -- the reply that answers it in its place)
                        ARRAY(SELECT w.i FROM unnest(subject.words) WITH ORDINALITY AS w(q, i)
-                             WHERE m.tsv @@ w.q AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS held,
+                             WHERE m.tsv @@ w.q AND NOT oa.asks) AS held,
                        -- it states an old value (brain.stale): a line of the topic, marked
                        EXISTS (SELECT FROM brain.stale_mark x
                                WHERE x.workspace_id = ws AND x.memory_id = m.memory_id) AS stale,
@@ -324,6 +321,7 @@ BEGIN
                                   -- subject; each result costs search a preview
                                   max_results => least(n_max * 4, 100), min_relevance => 0) WITH ORDINALITY AS s
                 JOIN brain.memory m ON m.workspace_id = ws AND m.memory_id = s.id
+                CROSS JOIN LATERAL (SELECT brain._only_asks_turn(m.metadata, m.headline, m.body) AS asks) AS oa
                 WHERE NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)),
             kept AS (SELECT * FROM found f WHERE f.shown)
             -- in search's order: a current fact before the older memories and turns it
@@ -387,6 +385,12 @@ BEGIN
                                        ELSE hit.turn
                                             AND brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
                                                                      subject.idf, slack, 1) END;
+            -- a captured turn's share: what is left of the budget, split evenly among
+            -- the lines still to come, less each line's own cost (its newline, and about
+            -- 60 characters of "- #id kind, age: ", the quotes, " → #id: " and a mark
+            -- that a newer memory may replace it): prompt_context_max lines of turns
+            -- fit, and what a short line (a headline) leaves goes to the lines after it
+            turn_chars := greatest(100, ((budget - total) / (n_max - shown) - 1) * 4 - 60);
             own_id := NULL;
             IF turn.answer_id IS NOT NULL THEN
                 -- A prompt that does not only ask (it says something: "I finished the
