@@ -278,7 +278,7 @@ def run(
     off["empty_share"] = round(off["empty"] / max(off["queries"], 1), 3)
     off["best_relevance"] = sorted(off["best_relevance"])
     result["offtopic"] = off
-    log(f"  off-topic queries over the dev stores: {off['empty']} of {off['queries']} return nothing")
+    log(f"  off-topic queries over the {data} stores: {off['empty']} of {off['queries']} return nothing")
     result["clock_shift"] = _aggregate_clock(per_question)
     result["clock_shift"]["seconds"] = round(clock_seconds, 1)
     check = result["clock_shift"]["check"]

@@ -138,7 +138,8 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             )
     off = _get(results, ("longmemeval", "offtopic"))
     if off:
-        label = f"off-topic queries over the dev stores that return nothing ({off['queries']})"
+        stores = _get(results, ("longmemeval", "data")) or "dev60"
+        label = f"off-topic queries over the {stores} stores that return nothing ({off['queries']})"
         out.append(_verdict(label, off["empty_share"], ">=", 0.95, ""))
     docs = results.get("offtopic_docs")
     if docs:
@@ -204,7 +205,10 @@ def check_targets(results: dict[str, Any]) -> list[dict[str, Any]]:
             label = f"{name} as the README installs it: {event} p50 warm (median of 3 rounds)"
             out.append(_verdict(label, ms, "<=", results["harnesses"]["target_ms"], "ms"))
     ratio = _get(results, ("continuity", "metrics", "overall", "ratio"))
-    label = "continuity: evidence injected by the hooks / search turn@10 (LongMemEval dev)"
+    label = (
+        "continuity: evidence injected by the hooks / search turn@10"
+        f" (LongMemEval {_get(results, ('continuity', 'data')) or 'dev60'})"
+    )
     out.append(_verdict(label, ratio, ">=", 0.9, "x"))
     lean = _get(results, ("mcp_tools", "profiles", "lean"))
     if lean:
@@ -497,8 +501,9 @@ def render(results: dict[str, Any]) -> str:
         lines.append("")
     off = _get(results, ("longmemeval", "offtopic"))
     if off:
+        stores = _get(results, ("longmemeval", "data")) or "dev60"
         lines.append(
-            f"Off-topic queries over the LongMemEval dev stores, default path: {off['empty']} of"
+            f"Off-topic queries over the LongMemEval {stores} stores, default path: {off['empty']} of"
             f" {off['queries']} return nothing (of those whose subject no memory names,"
             f" {off['never_stored_empty']} of {off['never_stored']})"
         )
