@@ -3444,7 +3444,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 85930290ca996f11f8319ceaf3135bb54e7918d4802c8991ed2aca6da9ea485f';
+COMMENT ON TABLE brain.migration IS 'functions 36e7283240179feb2b773d0801566a38b7bb22dfc8e04a5f6a94d146ad0c4e3b';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
