@@ -113,10 +113,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--lme-questions", type=int, default=None, help="LongMemEval questions (default: all)")
     p.add_argument(
         "--questions-from",
-        choices=("dev60", "train150"),
-        default="dev60",
-        help="the LongMemEval question set of the retrieval run and the continuity replay (default dev60,"
-        " the set figures are chosen on; train150 is the set fitted on)",
+        type=_question_sets,
+        default=None,
+        help="the LongMemEval question sets of the retrieval run, comma-separated (default dev60,train150;"
+        " dev60 with --quick): each is run and their turn@1/@5/@10 by type printed side by side; the"
+        " continuity replay takes the first (dev60 is the set figures are chosen on, train150 the one"
+        " a fit is made on)",
     )
     p.add_argument(
         "--lme-setting",
@@ -163,6 +165,42 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     return p.parse_args(argv)
 
 
+def _question_sets(value: str) -> list[str]:
+    from bench.longmemeval import DATA_SETS
+
+    names = [v.strip() for v in value.split(",") if v.strip()]
+    if not names or any(n not in DATA_SETS for n in names) or len(set(names)) < len(names):
+        raise argparse.ArgumentTypeError(
+            f"question sets are {', '.join(DATA_SETS)}, each once, comma-separated (got {value!r})"
+        )
+    return names
+
+
+def _longmemeval(
+    results: dict[str, Any],
+    phase: Any,
+    server: Any,
+    cache: Any,
+    n_questions: int | None,
+    settings: dict[str, Any],
+    sets: list[str],
+) -> None:
+    """The LongMemEval run on each question set: the first's is results["longmemeval"] (the
+    figures the targets and the baseline read), every set's turn@k by type in
+    results["longmemeval_sets"], which the report prints side by side."""
+    from bench import longmemeval
+
+    results["longmemeval_sets"] = {}
+    for n, name in enumerate(sets):
+        run = phase(
+            "longmemeval" if n == 0 else f"longmemeval_{name}",
+            lambda name=name: longmemeval.run(server, cache, n_questions, settings, name),
+        )
+        if n == 0:
+            results["longmemeval"] = run
+        results["longmemeval_sets"][name] = {"questions": run["questions"], "metrics": run["metrics"]}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     if args.compare:
@@ -186,7 +224,6 @@ def main(argv: list[str] | None = None) -> int:
         harnesses,
         hooks,
         ingest,
-        longmemeval,
         mcp_tools,
         report,
         synthetic,
@@ -242,6 +279,7 @@ def main(argv: list[str] | None = None) -> int:
             name: json.loads(value) for name, _, value in (pair.partition("=") for pair in pairs.split(","))
         }
     lme_questions = args.lme_questions if args.lme_questions is not None else (10 if quick else None)
+    question_sets = args.questions_from or (["dev60"] if quick else ["dev60", "train150"])
 
     started = dt.datetime.now(dt.UTC)
     results: dict[str, Any] = {
@@ -283,17 +321,12 @@ def main(argv: list[str] | None = None) -> int:
                     continuity_settings,
                     continuity_variants,
                     args.continuity_replay_prompts,
-                    args.questions_from,
+                    question_sets[0],
                 ),
             )
             return _finish(args, results, report, log, elapsed_total)
         if args.only_longmemeval:
-            results["longmemeval"] = phase(
-                "longmemeval",
-                lambda: longmemeval.run(
-                    server, EmbeddingCache(), lme_questions, lme_settings, args.questions_from
-                ),
-            )
+            _longmemeval(results, phase, server, EmbeddingCache(), lme_questions, lme_settings, question_sets)
             return _finish(args, results, report, log, elapsed_total)
         only = args.only_synthetic
         if not only:
@@ -355,10 +388,7 @@ def main(argv: list[str] | None = None) -> int:
             )
         if not (args.skip_longmemeval or only):
             cache = cache or EmbeddingCache()
-            results["longmemeval"] = phase(
-                "longmemeval",
-                lambda: longmemeval.run(server, cache, lme_questions, lme_settings, args.questions_from),
-            )
+            _longmemeval(results, phase, server, cache, lme_questions, lme_settings, question_sets)
         if not (args.skip_continuity or only):
             cache = cache or EmbeddingCache()
             results["continuity"] = phase(
@@ -370,7 +400,7 @@ def main(argv: list[str] | None = None) -> int:
                     continuity_settings,
                     continuity_variants,
                     args.continuity_replay_prompts,
-                    args.questions_from,
+                    question_sets[0],
                 ),
             )
         if not (args.skip_cli or only):

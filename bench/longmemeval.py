@@ -524,6 +524,7 @@ def _aggregate(per_question: list[dict[str, Any]]) -> dict[str, Any]:
                 "session_any@10",
                 "session_all@5",
                 "session_all@10",
+                "turn@1",
                 "turn@5",
                 "turn@10",
                 "results",

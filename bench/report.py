@@ -469,6 +469,7 @@ def render(results: dict[str, Any]) -> str:
             )
         lines.extend(_clock_shift_lines(lme.get("clock_shift")))
         lines.append("")
+        lines.extend(_question_set_lines(results.get("longmemeval_sets")))
 
     exact = results.get("exact_tokens")
     if exact:
@@ -634,6 +635,31 @@ def _before_after_lines(metrics: dict[str, Any]) -> list[str]:
             n = str(d["questions"]) if i == 0 else ""
             cells = "".join(f"{_fmt(was.get(c), 3) + ' -> ' + _fmt(d[mode].get(c), 3):>22}" for c in cols)
             lines.append(f"  {name:28}{n:>4}  {mode:8}{cells}")
+    return lines
+
+
+def _question_set_lines(sets: dict[str, Any] | None) -> list[str]:
+    """turn@1 / @5 / @10 of search's ranking (hybrid) by question type, each question set side by
+    side: dev60 is what figures are chosen on, train150 what a fit is made on."""
+    if not sets:
+        return []
+    names = list(sets)
+    head = f"  {'question type':28}" + "".join(f"{name + ' (n) turn@1/@5/@10':>34}" for name in names)
+    lines = ["LongMemEval hybrid turn@1 / @5 / @10 by type, the question sets side by side", head]
+    types = list(dict.fromkeys(t for d in sets.values() for t in d["metrics"]))
+    types = [t for t in types if t != "overall"] + ["overall"]
+    for t in types:
+        cells = []
+        for name in names:
+            d = sets[name]["metrics"].get(t)
+            if d is None:
+                cells.append(f"{'-':>34}")
+                continue
+            h = d["hybrid"]
+            figures = " / ".join(_fmt(h.get(k), 3) for k in ("turn@1", "turn@5", "turn@10"))
+            cells.append(f"{'(' + str(d['questions']) + ') ' + figures:>34}")
+        lines.append(f"  {t:28}" + "".join(cells))
+    lines.append("")
     return lines
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from bench import compare
-from bench.__main__ import _without_compare
+import pytest
+
+from bench import compare, report
+from bench.__main__ import _without_compare, parse_args
 
 
 def _run(hybrid: float, remember: float) -> dict:
@@ -69,3 +71,31 @@ def test_a_revision_is_exported_without_touching_the_repository(tmp_path: Path) 
     commit = compare.export("HEAD", tmp_path / "tree")
     assert (tmp_path / "tree" / "bench" / "__main__.py").exists() and commit
     assert worktrees() == before
+
+
+def test_the_question_sets_are_named_once_each_and_printed_side_by_side() -> None:
+    assert parse_args(["--questions-from", "train150,dev60"]).questions_from == ["train150", "dev60"]
+    assert parse_args([]).questions_from is None  # dev60 and train150, dev60 alone with --quick
+    for bad in ("dev61", "dev60,dev60", ","):
+        with pytest.raises(SystemExit):
+            parse_args(["--questions-from", bad])
+
+    def metrics(t1: float, t5: float, t10: float) -> dict:
+        return {"questions": 3, "hybrid": {"turn@1": t1, "turn@5": t5, "turn@10": t10}}
+
+    sets = {
+        "dev60": {
+            "questions": 3,
+            "metrics": {"multi-session": metrics(0.1, 0.5, 0.7), "overall": metrics(0.1, 0.5, 0.7)},
+        },
+        "train150": {
+            "questions": 3,
+            "metrics": {"knowledge-update": metrics(0.3, 0.9, 1.0), "overall": metrics(0.3, 0.9, 1.0)},
+        },
+    }
+    lines = report._question_set_lines(sets)
+    rows = {line.split()[0]: line for line in lines[2:] if line.strip()}
+    assert "0.100 / 0.500 / 0.700" in rows["multi-session"] and rows["multi-session"].rstrip().endswith("-")
+    assert "0.300 / 0.900 / 1.000" in rows["knowledge-update"]
+    assert "0.100 / 0.500 / 0.700" in rows["overall"] and "0.300 / 0.900 / 1.000" in rows["overall"]
+    assert list(rows)[-1] == "overall"
