@@ -306,9 +306,6 @@ def replay_question(
         )
     ]
     turns_of = _turns_of(conn, ws)
-    found = set().union(*(turns_of.get(i, set()) for i in ids)) if ids else set()
-    found5 = set().union(*(turns_of.get(i, set()) for i in ids[:5])) if ids else set()
-    keys = {(sid, i) for sid, i, _ in evidence}
     n = len(evidence)
     # each evidence turn: its place in search's first 10 (None beyond) and whether its
     # start reached the agent, to tell what the hook leaves out from what search misses
@@ -317,7 +314,7 @@ def replay_question(
         {
             "turn": f"{sid}/{i}",
             "search_rank": next((r for r, m in enumerate(ids, 1) if (sid, i) in turns_of.get(m, ())), None),
-            "injected": bool(_letters(text)) and _letters(text)[:PREFIX_CHARS] in reached,
+            "injected": _quotes(reached, _letters(text)),
         }
         for sid, i, text in evidence
     ]
@@ -326,8 +323,8 @@ def replay_question(
         "type": q["question_type"],
         "evidence_turns": n,
         **scores,
-        "search_turn@10": len(found & keys) / n if n else None,
-        "search_turn@5": len(found5 & keys) / n if n else None,
+        "search_turn@10": sum(e["search_rank"] is not None for e in where) / n if n else None,
+        "search_turn@5": sum((e["search_rank"] or 11) <= 5 for e in where) / n if n else None,
         "evidence": where,
         "boot_tokens": _tokens(conn, boot),
         "context": context,
@@ -341,6 +338,12 @@ def replay_question(
     }
 
 
+def _quotes(injected: str, letters: str) -> bool:
+    """Whether the letters and digits of what reached the agent hold the start of a turn's
+    (PREFIX_CHARS of them): the turn counts as injected, whole or cut."""
+    return bool(letters) and letters[:PREFIX_CHARS] in injected
+
+
 def _score(
     conn: psycopg.Connection, evidence: list[tuple[str, int, str]], boot: str, context: str, off: list[str]
 ) -> dict[str, Any]:
@@ -352,7 +355,7 @@ def _score(
     starts = [s for s in (_letters(text)[:PREFIX_CHARS] for _, _, text in evidence) if s]
     for _, _, text in evidence:
         letters = _letters(text)
-        if letters and letters[:PREFIX_CHARS] in injected:
+        if _quotes(injected, letters):
             quoted += 1
             from_boot += letters[:PREFIX_CHARS] in boot_letters
             whole += letters in injected

@@ -289,21 +289,18 @@ def test_prompt_context_stays_within_its_budget(brain) -> None:
     assert brain.value("prompt_context", prompt="   ")["text"] is None
 
 
-CHECKOUT_REPLY = (
-    "The checkout tests run against a throwaway database: make test-checkout starts"
-    " it, loads the fixtures from tests/fixtures/checkout, runs the suite with four workers and"
-    " drops the database afterwards. A failure in the payment step usually means the card"
-    " stub did not start; restart it with make stub-cards and run the failed test again with"
-    " -k and its name. Flaky order tests were fixed by pinning the clock in conftest, so a"
-    " new flake there is worth a ticket."
-)
-
-
 def test_what_a_short_line_leaves_goes_to_the_lines_after_it(conn) -> None:
     """A captured reply is shown whole up to its share of the budget: what is left split among
     the lines still to come, so the room a one-line fact leaves is the next line's, not lost."""
     remember(conn, kind="fact", headline="Checkout tests run with make test-checkout")
-    reply = CHECKOUT_REPLY
+    reply = (
+        "The checkout tests run against a throwaway database: make test-checkout starts"
+        " it, loads the fixtures from tests/fixtures/checkout, runs the suite with four workers and"
+        " drops the database afterwards. A failure in the payment step usually means the card"
+        " stub did not start; restart it with make stub-cards and run the failed test again with"
+        " -k and its name. Flaky order tests were fixed by pinning the clock in conftest, so a"
+        " new flake there is worth a ticket."
+    )
     turns = [
         {"ref": "co/0", "role": "user", "text": "How do the checkout tests run?"},
         {"ref": "co/1", "role": "assistant", "text": reply},
