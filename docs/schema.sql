@@ -394,6 +394,12 @@ CREATE FUNCTION brain._caller_workspace(need text DEFAULT NULL::text) RETURNS bi
     AS $$
     -- the body: sql/functions/005-search.sql
 $$;
+CREATE FUNCTION brain._change_words() RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._changed_values(this_text text, other_text text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3444,7 +3450,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 36e7283240179feb2b773d0801566a38b7bb22dfc8e04a5f6a94d146ad0c4e3b';
+COMMENT ON TABLE brain.migration IS 'functions 66fe110f35a24b17bcb085090c892162269f2563ffa5c0e2535c8a29d42095fa';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

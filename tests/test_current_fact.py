@@ -353,3 +353,43 @@ def test_a_correction_said_in_a_session_marks_the_older_turn_it_corrects(conn, l
     (old_line,) = [line for line in lines if "7140" in line]
     assert "(older: #" in old_line, lines
     assert lines.index(old_line) > min(n for n, line in enumerate(lines) if "20022" in line), lines
+
+
+def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, local) -> None:
+    """The fact names the thing at length ("The payment step's card stub listens on port
+    4242"); the correction said a day later names it shorter, with the words of a change
+    ("We moved the card stub to port 4343 yesterday." and "Noted: the card stub listens on
+    port 4343 now."). Neither holds every naming word of the other, yet the newer restates
+    the older: once "moved" and "noted" are set aside, each word the correction names the
+    thing by is in the fact. The newer turn comes first and the fact is marked older, in
+    search and in the prompt hook. A fact about another stub of the same step, which the
+    correction names nothing of, is not marked."""
+    Brain(conn, embedder=local).use_embedding_space()
+    Brain(conn, embedder=local).activate_space(local.space)
+    fact = write(conn, local, "The payment step's card stub listens on port 4242", 6)
+    other = write(conn, local, "The payment step's fraud checker listens on port 4747", 6)
+    observe(
+        conn,
+        local,
+        1,
+        "c1b2c3d4-0000-4000-8000-000000000031",
+        [
+            (
+                "We moved the card stub to port 4343 yesterday.",
+                "Noted: the card stub listens on port 4343 now.",
+            )
+        ],
+    )
+    asked = "Which port does the card stub listen on?"
+    found = hits(conn, local, asked)
+    place = {h["id"]: n for n, h in enumerate(found)}
+    shown = [(h["id"], h["headline"], h["newer_related"]) for h in found]
+    said = {h["id"] for h in found if "4343" in h["headline"]}
+    assert said and fact in place, shown
+    assert min(place[i] for i in said) < place[fact], shown
+    assert found[place[fact]]["newer_related"] in said, shown
+    assert all(h["newer_related"] is None for h in found if h["id"] == other), shown
+    lines = context_lines(conn, local, asked)
+    (fact_line,) = [line for line in lines if line_id(line) == fact]
+    assert "(older: #" in fact_line, lines
+    assert lines.index(fact_line) > min(n for n, line in enumerate(lines) if "4343" in line), lines

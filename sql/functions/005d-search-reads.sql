@@ -231,6 +231,19 @@ AS $$
                         AND pg_catalog.abs(xp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
 $$;
 
+-- The words a statement says a change of value with, which name nothing of what
+-- changed ("We moved the card stub to port 4343", "Noted: … now"), as lexemes.
+CREATE OR REPLACE FUNCTION brain._change_words()
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT tsvector_to_array(to_tsvector('english'::regconfig,
+        'noted moved changed switched bumped upgraded downgraded migrated updated replaced '
+        'renamed relocated repointed pointed set use now actually instead rather '
+        'today yesterday anymore longer'))
+$$;
+
 -- Whether a newer memory speaks of what an older one says, as a newer statement
 -- of its value must: the older is a short statement (a turn's text, an
 -- authored memory's headline, of prompt_subject_words words or fewer: a long
@@ -243,8 +256,12 @@ $$;
 -- on port 5009", written after "Noted: the kestrel gateway listens on port
 -- 20005 now."). "The osprey search indexer listens on port 6484" and "The
 -- osprey scheduler listens on port 7140" each lack a word of the other: two
--- things' values, neither newer. Search and the boot (brain._newer_statement)
--- ask it of a pair once the two are near and their values differ.
+-- things' values, neither newer. The words a correction says a change with
+-- (brain._change_words: "moved", "noted", "now"…) name nothing: "We moved the
+-- card stub to port 4343 yesterday." restates "The payment step's card stub
+-- listens on port 4242", whose words hold the correction's card and stub.
+-- Search and the boot (brain._newer_statement) ask it of a pair once the two
+-- are near and their values differ.
 CREATE OR REPLACE FUNCTION brain._restates(ws bigint, older bigint, newer bigint)
 RETURNS boolean
 LANGUAGE sql STABLE
@@ -254,13 +271,16 @@ AS $$
            AND (NOT EXISTS (SELECT FROM unnest(brain._naming_words(a.text)) AS w(lexeme)
                             WHERE NOT n.tsv @@ quote_literal(w.lexeme)::tsquery)
                 OR brain.word_count(b.text) <= (brain.setting('prompt_subject_words'))::integer
-                   AND cardinality(brain._naming_words(b.text)) > 0
-                   AND brain._naming_words(b.text) <@ tsvector_to_array(to_tsvector('english'::regconfig, a.text)))
+                   AND cardinality(nb.words) > 0
+                   AND nb.words <@ tsvector_to_array(to_tsvector('english'::regconfig, a.text)))
     FROM brain.memory o
     JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer
     -- each one's statement, without the speaker a captured turn's text starts with
     CROSS JOIN LATERAL (SELECT brain._statement_text(o.origin, o.headline, o.body) AS text) AS a
     CROSS JOIN LATERAL (SELECT brain._statement_text(n.origin, n.headline, n.body) AS text) AS b
+    -- the newer's naming words, less those it says a change with
+    CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(brain._naming_words(b.text))
+                                     EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
     WHERE o.workspace_id = ws AND o.memory_id = older
 $$;
 
