@@ -168,7 +168,7 @@ def run_shaped(server: Any, *, seed: int, size: int, n: int = 100) -> dict[str, 
     url = server.create_database(name)
     corpus = [m for m in Generator(seed).memories(int(size * 1.25)) if m.kind in ("fact", "incident")][:size]
     with server.connect(name) as conn:
-        space_id = loader.register_space(conn, "hash", "feature-hash-v1", 384)
+        space_id = loader.register_space(conn, "hash", "feature-hash-v1", 384, statements=True)
     loader.load(url, corpus, space_id=space_id)
     with server.connect(name) as conn, server.connect_client(name) as client:
         loader.set_workspace(conn, 1)

@@ -63,11 +63,21 @@ def set_workspace(conn: psycopg.Connection, workspace: int) -> None:
     conn.execute("SELECT set_config('brain.workspace', %s, false)", (str(workspace),))
 
 
-def register_space(conn: psycopg.Connection, provider: str, model: str, dims: int) -> int:
+def register_space(
+    conn: psycopg.Connection, provider: str, model: str, dims: int, *, statements: bool = False
+) -> int:
+    """The space's id. statements: then, on the owner's autocommit connection, the function
+    files applied again when the space is new, as `brain init` does (the space's own
+    statements: the boot's PATTERN rules, planned once a session)."""
     row = conn.execute(
         "SELECT space_id FROM brain.use_embedding_space(provider => %s, model => %s, dims => %s)",
         (provider, model, dims),
     ).fetchone()
+    if statements:
+        from pybrain import db
+
+        if db.spaces_without_statements(conn):
+            db.migrate(conn)
     return int(row[0])
 
 

@@ -77,7 +77,7 @@ def load_workspace(
                 report = db.migrate(conn)
             log(f"  resuming {name}; migrated: {', '.join(report.applied) or 'nothing new'}")
         with server.connect(name) as conn:
-            space_id = loader.register_space(conn, provider, model, 384)
+            space_id = loader.register_space(conn, provider, model, 384, statements=True)
         # Above 100k memories the set-based path (minutes instead of an hour on two busy cores).
         if size > 100_000:
             loaded = loader.load_bulk(url, corpus, space_id=space_id, embed=embed, resume=resume)

@@ -218,7 +218,6 @@ CREATE FUNCTION brain._acknowledges(t text) RETURNS boolean
 $$;
 CREATE FUNCTION brain._age_text(at timestamp with time zone, now timestamp with time zone DEFAULT now()) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/001c-text-signals.sql
 $$;
@@ -359,12 +358,30 @@ CREATE FUNCTION brain._boot_count(ws bigint, projects text[], severity text, cap
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._boot_patterns_make(s brain.embedding_space) RETURNS void
+    LANGUAGE plpgsql
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $_$
+    -- the body: sql/functions/015-boot.sql
+$_$;
+CREATE FUNCTION brain._boot_patterns_name(s brain.embedding_space) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/015-boot.sql
+$$;
 CREATE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space, vec public.vector, k integer, scope bigint) RETURNS TABLE(memory_id bigint, dist double precision)
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
     SET "hnsw.max_scan_tuples" TO '20000'
     SET enable_sort TO 'off'
+    AS $_$
+    -- the body: sql/functions/015-boot.sql
+$_$;
+CREATE FUNCTION brain._boot_patterns_sql(s brain.embedding_space, exact boolean) RETURNS text
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
     -- the body: sql/functions/015-boot.sql
 $_$;
@@ -776,7 +793,7 @@ CREATE FUNCTION brain._exact_duplicate(kind text, project text, normalized text,
     AS $$
     -- the body: sql/functions/004-write.sql
 $$;
-CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer) RETURNS text
+CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim text) RETURNS text
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
@@ -1108,7 +1125,6 @@ CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
@@ -2223,7 +2239,6 @@ $_$;
 COMMENT ON FUNCTION brain.end_session_of(source text, project text, cwd text, host text, handoff text, snapshot jsonb, host_processes jsonb, now timestamp with time zone) IS 'Ends the session booted for a seat (source, project, cwd, host), as a later shell of that seat would: after ending the gone sessions, the seat''s newest live session, else its newest ended one (whose handoff is kept all the same), else none: the handoff is stored for the project and source. A handoff is never dropped.';
 CREATE FUNCTION brain.estimate_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
@@ -3450,7 +3465,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 66fe110f35a24b17bcb085090c892162269f2563ffa5c0e2535c8a29d42095fa';
+COMMENT ON TABLE brain.migration IS 'functions 5de11c7384d923c61f445cfcf789ffb3300963e5b61afa1058910a547a120b2e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -842,6 +842,19 @@ class _OwnerRun:
         return [r[0] for r in found]
 
 
+def spaces_without_statements(conn: psycopg.Connection) -> bool:
+    """Whether an embedding space registered after the function files were last applied has
+    no statements of its own yet (the boot's PATTERN rules, sql/functions/015-boot.sql,
+    written for each space there is when the files are applied). Read from the catalog only:
+    each space has its index of PATTERN rules."""
+    (missing,) = conn.execute(
+        "SELECT EXISTS (SELECT FROM pg_catalog.pg_indexes i"
+        " WHERE i.schemaname = 'brain' AND i.indexname ~ '^embedding_patterns_[0-9]+$'"
+        " AND pg_catalog.to_regproc('brain._boot_patterns_' || substr(i.indexname, 20)) IS NULL)"
+    ).fetchone()
+    return bool(missing)
+
+
 def functions_digest() -> str:
     digest = hashlib.sha256()
     for path in sql_files("functions"):

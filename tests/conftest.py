@@ -129,6 +129,8 @@ def template_url(admin_url: str) -> str:
         # The test role is an admin of the default workspace, and nothing else.
         conn.execute("SELECT brain.grant_workspace(%s, 1, 'admin')", (TEST_ROLE,))
         Brain(conn, embedder=get_embedder("hash")).use_embedding_space()
+        if db.spaces_without_statements(conn):  # as `brain init` does once it registered a space
+            db.migrate(conn)
     return url
 
 

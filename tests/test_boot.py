@@ -12,6 +12,7 @@ from helpers import call_rows, call_scalar, logged_plans, owner_execute, remembe
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pybrain import db
 from pybrain.client import render_boot
 
 T0 = dt.datetime(2026, 6, 1, 9, 0, tzinfo=dt.UTC)
@@ -75,7 +76,14 @@ def rules(conn, *specs: tuple[str, float, int]) -> list[int]:
     ]
 
 
-def test_patterns_follow_the_task_embedding(conn) -> None:
+@pytest.mark.parametrize("own_function", [False, True], ids=["planned-each-call", "the-space's-function"])
+def test_patterns_follow_the_task_embedding(conn, database, own_function) -> None:
+    """Nearest the task first; the same whether the space's own function ranks them (the
+    function files applied once the space was there) or a statement planned on each call."""
+    if not own_function:
+        with psycopg.connect(database, autocommit=True) as su:
+            su.execute("DROP FUNCTION brain._boot_patterns_1")
+    assert (scalar(conn, "SELECT to_regproc('brain._boot_patterns_1')") is not None) is own_function
     far, near, mid = rules(
         conn, ("About databases", 0.1, 1), ("About deploys", 0.9, 2), ("About tests", 0.5, 3)
     )
@@ -376,9 +384,12 @@ def _walk_plan(su, task: list[float]) -> tuple[list[int], str]:
 
 def test_the_nearest_patterns_walk_pattern_rules_only(database, conn) -> None:
     """With k + 100 PATTERN rules or more the boot walks an HNSW index: the space's index of
-    PATTERN rules, so memories of other kinds nearer the task cost the walk nothing."""
+    PATTERN rules, so memories of other kinds nearer the task cost the walk nothing. Once the
+    function files are applied with the space there, the walk is the space's own static
+    statement (brain._boot_patterns_make)."""
     with psycopg.connect(database, autocommit=True) as su:
         su.execute("SELECT set_config('brain.workspace', '1', false)")
+        su.execute("DROP FUNCTION brain._boot_patterns_1")  # first, planned on each call
 
         def add(kind: str, n: int, similarity: float, start: int) -> list[int]:
             ids = []
@@ -411,6 +422,16 @@ def test_the_nearest_patterns_walk_pattern_rules_only(database, conn) -> None:
         assert ids[0] == nearest
         assert "embedding_patterns_1" in plan
         assert int(re.search(r"Buffers: shared hit=(\d+)", plan).group(1)) <= buffers + 5
+
+        # The function files applied again, the space has its function of both statements,
+        # planned once a session (generic: the task's vector is a parameter of the plan): the
+        # same rules, by the same walk.
+        assert scalar(su, "SELECT to_regproc('brain._boot_patterns_1')") is None
+        db.migrate(su)
+        assert scalar(su, "SELECT to_regproc('brain._boot_patterns_1')") is not None
+        again, plan = _walk_plan(su, unit(1.0))
+        assert again == ids
+        assert "embedding_patterns_1" in plan and "$3" in plan, plan
 
 
 def test_one_of_a_kind_is_said_in_the_singular_and_a_taskless_sibling_shows_no_task(conn) -> None:

@@ -7,7 +7,13 @@ import os
 import subprocess
 import sys
 
+import psycopg
+from click.testing import CliRunner
+from conftest import new_database
 from helpers import unaged
+
+from pybrain import db
+from pybrain.cli import main
 
 BODY = (
     "The nightly backup job copies the primary database to cold storage "
@@ -86,6 +92,22 @@ def test_init_on_a_migrated_database(brain_cli) -> None:
     out = json.loads(brain_cli("init", "--json").output)
     assert out["migrations_applied"] == [] and out["embedding_space"] == "hash:feature-hash-v1"
     assert out["active_space"] == "hash:feature-hash-v1" and out["embedded"] is False
+
+
+def test_init_writes_the_statements_of_the_space_it_registers(admin_url, monkeypatch, tmp_path) -> None:
+    """A database with no space yet: `brain init` registers one and applies the function files
+    once more, which write the space's own statements (the boot's PATTERN rules, planned once
+    a session: sql/functions/015-boot.sql)."""
+    with new_database(admin_url, f"brain_init_{os.getpid()}") as url:
+        monkeypatch.setenv("BRAIN_DATABASE_URL", url)
+        monkeypatch.setenv("BRAIN_EMBEDDER", "hash")
+        monkeypatch.setenv("BRAIN_HOME", str(tmp_path))
+        r = CliRunner().invoke(main, ["init", "--json"])
+        assert r.exit_code == 0, r.output
+        assert json.loads(r.output)["active_space"] == "hash:feature-hash-v1"
+        with psycopg.connect(url, autocommit=True) as su:
+            assert su.execute("SELECT to_regproc('brain._boot_patterns_1')").fetchone()[0] is not None
+            assert not db.spaces_without_statements(su)
 
 
 def test_unknown_kind_and_bad_arguments_are_usage_errors(brain_cli) -> None:

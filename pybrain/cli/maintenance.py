@@ -34,6 +34,9 @@ def init(as_json: bool) -> None:
     # (and the folders its sessions named projects by, registered oldest first).
     refiled = refile_global_sessions(brain)
     configured = brain.use_embedding_space(brain.configured_embedder())
+    if db.spaces_without_statements(conn):
+        # a space registered just now: the files once more, which write its statements
+        db.migrate(conn)
     active = brain.active_space()
     # On the embedded server the commands connect as a role that owns nothing.
     app_role = None if settings.database_url else db.ensure_app_role(conn, settings.home, settings.workspace)

@@ -321,12 +321,18 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 DECLARE
     q text := to_json(coalesce(t, ''))::text;
+    -- the invisible and format characters JSON leaves as they are
+    invisible CONSTANT text := '[\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f]';
     ch text;
     cp integer;
 BEGIN
+    -- (most texts hold none of them: no query for them)
+    IF q !~ invisible THEN
+        RETURN q;
+    END IF;
     FOR ch IN
         SELECT DISTINCT m[1]
-        FROM regexp_matches(q, '([\u007f-\u009f\u00ad\u0600-\u0605\u061c\u06dd\u070f\u180e\u200b-\u200f\u2028-\u202e\u2060-\u2064\u2066-\u206f\ufeff\ufff9-\ufffb\U000110bd\U0001bca0-\U0001bca3\U0001d173-\U0001d17a\U000e0001-\U000e007f])', 'g') AS m
+        FROM regexp_matches(q, '(' || invisible || ')', 'g') AS m
     LOOP
         cp := ascii(ch);
         q := replace(q, ch, CASE WHEN cp < 65536 THEN '\u' || lpad(to_hex(cp), 4, '0')

@@ -327,20 +327,22 @@ COMMENT ON FUNCTION brain.extract_action_items IS
 -- How long ago, as every line an agent is shown says it (the prompt context, the
 -- boot payload; brain search and the MCP tools say it the same way in Python,
 -- pybrain.render.age): 40s, 12m, 5h, 3d, 7w, 4mo, 2y.
+-- (No SET clause, every operator named: a boot and a prompt call it for each of
+-- their lines, and a SET clause is most of such a call's time.)
 CREATE OR REPLACE FUNCTION brain._age_text(at timestamptz, now timestamptz DEFAULT pg_catalog.now())
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT CASE WHEN at IS NULL THEN '?'
-                WHEN s < 60 THEN s || 's'
-                WHEN s < 3600 THEN s / 60 || 'm'
-                WHEN s < 86400 THEN s / 3600 || 'h'
-                WHEN s < 14 * 86400 THEN s / 86400 || 'd'
-                WHEN s < 61 * 86400 THEN s / (7 * 86400) || 'w'
-                WHEN s < 730 * 86400 THEN s / (30 * 86400) || 'mo'
-                ELSE s / (365 * 86400) || 'y' END
-    FROM (SELECT greatest(0, floor(extract(epoch FROM now - at)))::bigint AS s) AS x
+                WHEN s OPERATOR(pg_catalog.<) 60 THEN s::text OPERATOR(pg_catalog.||) 's'
+                WHEN s OPERATOR(pg_catalog.<) 3600 THEN (s OPERATOR(pg_catalog./) 60)::text OPERATOR(pg_catalog.||) 'm'
+                WHEN s OPERATOR(pg_catalog.<) 86400 THEN (s OPERATOR(pg_catalog./) 3600)::text OPERATOR(pg_catalog.||) 'h'
+                WHEN s OPERATOR(pg_catalog.<) 1209600 THEN (s OPERATOR(pg_catalog./) 86400)::text OPERATOR(pg_catalog.||) 'd'
+                WHEN s OPERATOR(pg_catalog.<) 5270400 THEN (s OPERATOR(pg_catalog./) 604800)::text OPERATOR(pg_catalog.||) 'w'
+                WHEN s OPERATOR(pg_catalog.<) 63072000 THEN (s OPERATOR(pg_catalog./) 2592000)::text OPERATOR(pg_catalog.||) 'mo'
+                ELSE (s OPERATOR(pg_catalog./) 31536000)::text OPERATOR(pg_catalog.||) 'y' END
+    FROM (SELECT greatest(0, pg_catalog.floor(pg_catalog.date_part('epoch', now OPERATOR(pg_catalog.-) at)))::bigint
+                 AS s) AS x
 $$;
 COMMENT ON FUNCTION brain._age_text IS
     'How long before now a time was, in one unit: 40s, 12m, 5h, 3d, 7w, 4mo, 2y (? for none).';

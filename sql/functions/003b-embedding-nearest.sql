@@ -107,8 +107,9 @@ $$;
 -- come first (its indexes), each vector is then read by its key (a lateral
 -- lookup, OFFSET 0 so the planner does not turn it into a scan of the space),
 -- and the distance is taken on the stored column, not on the cast the HNSW
--- index holds.
-CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim integer)
+-- index holds. lim: a number, or a parameter ($4) of a static statement.
+DROP FUNCTION IF EXISTS brain._exact_nearest_sql(brain.embedding_space, text, text, integer);
+CREATE OR REPLACE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, filter text, lim text)
 RETURNS text
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
@@ -160,7 +161,7 @@ BEGIN
         LIMIT %s $q$,
         CASE WHEN scope < brain._exact_rank_rows()
              THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
-                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k)
+                                           replace(filter, 'e.workspace_id', 'm.workspace_id'), k::text)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
     USING v, s.workspace_id, kind, project, exclude_id;
 END

@@ -82,6 +82,9 @@ BEGIN
         EXECUTE format('DROP INDEX IF EXISTS brain.%I', index_name);
     END LOOP;
     EXECUTE format('DROP INDEX IF EXISTS brain.%I', brain._pattern_index_name(target));
+    -- and the boot's statements of its PATTERN rules (015-boot.sql)
+    EXECUTE format('DROP FUNCTION IF EXISTS brain.%I(bigint, text[], public.vector, integer, boolean)',
+                   brain._boot_patterns_name(target));
     DELETE FROM brain.embedding_space s
     WHERE s.workspace_id = target.workspace_id AND s.space_id = target.space_id;
     RETURN jsonb_build_object('space', embedding_space, 'embeddings_removed', removed);

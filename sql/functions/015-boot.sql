@@ -2,43 +2,45 @@
 -- rules (kept in step by triggers) that a boot finds near a task. The payload:
 -- 015a-boot-payload.sql.
 
+-- (No SET clause: inlined into its callers, a boot's seventy lines among them.)
 CREATE OR REPLACE FUNCTION brain.estimate_tokens(t text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT ceil(char_length(coalesce(t, '')) / 4.0)::integer
+    SELECT pg_catalog.ceil(pg_catalog.char_length(coalesce(t, '')) OPERATOR(pg_catalog./) 4.0)::integer
 $$;
 COMMENT ON FUNCTION brain.estimate_tokens IS
     'Estimated tokens of a text: one per 4 characters, rounded up (the usual ratio of BPE tokenizers on English). Boot budgets count with it.';
 
 -- What one payload line costs: the rendered line "- #id text" and its newline.
+-- (No SET clause: inlined.)
 CREATE OR REPLACE FUNCTION brain._line_tokens(t text)
 RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain.estimate_tokens('- ' || t) + 1
+    SELECT brain.estimate_tokens('- ' OPERATOR(pg_catalog.||) t) OPERATOR(pg_catalog.+) 1
 $$;
 
 -- A section's items with the age of each (brain._age_text of the memory's
--- creation, or of the item's own created_at), its tokens counted with it
+-- creation: the _at a section's statement gave its item, which goes, or the
+-- item's own created_at, else looked up), its tokens counted with it
 -- (ceil(a / 4) + ceil(b / 4) is at least ceil((a + b) / 4): never under).
 CREATE OR REPLACE FUNCTION brain._aged(ws bigint, items jsonb, clock timestamptz)
 RETURNS jsonb
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(jsonb_agg(i.item || jsonb_build_object(
+    SELECT coalesce(jsonb_agg((i.item - '_at') || jsonb_build_object(
                         'age', a.age,
                         'tokens', coalesce((i.item->>'tokens')::integer, 0) + brain.estimate_tokens('(' || a.age || ') '))
                     ORDER BY i.n), '[]')
     FROM jsonb_array_elements(coalesce(items, '[]')) WITH ORDINALITY AS i(item, n)
     CROSS JOIN LATERAL (
-        SELECT brain._age_text(coalesce((i.item->>'created_at')::timestamptz,
+        SELECT brain._age_text(coalesce((i.item->>'_at')::timestamptz, (i.item->>'created_at')::timestamptz,
                                         (SELECT m.created_at FROM brain.memory m
                                          WHERE m.workspace_id = ws AND m.memory_id = (i.item->>'id')::bigint)),
-                               clock) || ' ago' AS age) AS a
+                               clock) || ' ago' AS age
+        OFFSET 0) AS a  -- (once an item: not copied into each use)
 $$;
 
 CREATE OR REPLACE FUNCTION brain._section_tokens(items jsonb, heading text)
@@ -190,6 +192,76 @@ CREATE OR REPLACE TRIGGER rule_pattern_rule_update AFTER UPDATE OF severity ON b
 -- them visited about 4,500 tuples a boot at 1M memories (issue 14). Counting
 -- up to exact_rank_rows (2000) instead of k + 100 joined that many rules to
 -- theirs (7 ms at 1M memories), more than the walk costs.
+-- Both statements are static SQL in a function of the space's own
+-- (brain._boot_patterns_make), planned once a session, as search's vector leg
+-- is (005e-search-vector.sql): planning the walk took a tenth of a boot. A
+-- space registered after the function files were applied runs them planned on
+-- each call until the files are next applied (`brain init` applies them again
+-- once it registered one).
+-- Their parameters: $1 the workspace, $2 its projects, $3 the task's vector, $4 k.
+CREATE OR REPLACE FUNCTION brain._boot_patterns_sql(s brain.embedding_space, exact boolean)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $f$
+    SELECT CASE WHEN exact
+                THEN brain._exact_nearest_sql(s, format('$3::public.vector(%s)', s.dims), x.filter, '$4')
+                ELSE format($q$
+                 (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $3::public.vector(%1$s) AS dist
+                  FROM brain.embedding e
+                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
+                  WHERE e.space_id = %2$s AND e.pattern_rule AND e.workspace_id = $1 AND %3$s
+                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $3::public.vector(%1$s)
+                  LIMIT $4) $q$, s.dims::integer, s.space_id::bigint, x.filter) END
+    FROM (SELECT 'm.workspace_id = $1 AND m.project = ANY ($2) AND m.kind = ''rule''
+                  AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
+                  AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
+                              AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')' AS filter) AS x
+$f$;
+
+CREATE OR REPLACE FUNCTION brain._boot_patterns_name(s brain.embedding_space)
+RETURNS text
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT '_boot_patterns_' || s.space_id::bigint
+$$;
+
+-- Writes space s's function of the two statements, when it is not there: from
+-- brain._boot_patterns_sql, the space's integers and nothing else. Run by this
+-- file only, as the installer that applies it; who may run it is decided with
+-- every function's privileges (025a-tenancy-catalogue.sql). Dropped with its
+-- space (brain.drop_embedding_space).
+CREATE OR REPLACE FUNCTION brain._boot_patterns_make(s brain.embedding_space)
+RETURNS void
+LANGUAGE plpgsql
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    IF s.space_id IS NOT NULL AND to_regproc(format('brain.%I', brain._boot_patterns_name(s))) IS NULL THEN
+        EXECUTE format($d$
+            CREATE OR REPLACE FUNCTION brain.%1$I(ws bigint, projects text[], vec public.vector, k integer,
+                                                  exact boolean)
+            RETURNS TABLE (memory_id bigint, dist double precision)
+            LANGUAGE plpgsql STABLE
+            SET search_path = pg_catalog, pg_temp
+            SET plan_cache_mode = force_generic_plan
+            SET jit = off
+            SET hnsw.iterative_scan = strict_order
+            SET hnsw.max_scan_tuples = 20000
+            SET enable_sort = off
+            AS %2$L $d$, brain._boot_patterns_name(s),
+            format(E'BEGIN\nIF exact THEN\nRETURN QUERY SELECT x.memory_id, x.dist FROM %s AS x ORDER BY x.dist LIMIT $4;\n'
+                   || E'ELSE\nRETURN QUERY SELECT x.memory_id, x.dist FROM %s AS x ORDER BY x.dist LIMIT $4;\nEND IF;\nEND',
+                   brain._boot_patterns_sql(s, true), brain._boot_patterns_sql(s, false)));
+        EXECUTE format('COMMENT ON FUNCTION brain.%I(bigint, text[], public.vector, integer, boolean) IS %L',
+                       brain._boot_patterns_name(s),
+                       format('The boot payload''s PATTERN rules nearest a task in space %s (brain._boot_patterns_sql),'
+                              ' planned once a session. Internal to the boot.', s.space_id));
+    END IF;
+END
+$$;
+
 DROP FUNCTION IF EXISTS brain._boot_patterns_near(bigint, text[], brain.embedding_space, public.vector, integer);
 CREATE OR REPLACE FUNCTION brain._boot_patterns_near(ws bigint, projects text[], s brain.embedding_space,
                                                      vec public.vector, k integer, scope bigint)
@@ -202,24 +274,30 @@ SET hnsw.max_scan_tuples = 20000
 SET enable_sort = off
 AS $$
 DECLARE
-    filter text := 'm.workspace_id = $2 AND m.project = ANY ($3) AND m.kind = ''rule''
-                    AND brain._bootable(m.state, m.skill_trigger, m.flag_reasons, m.flag_confirmed_at)
-                    AND EXISTS (SELECT FROM brain.rule r WHERE r.workspace_id = m.workspace_id
-                                AND r.memory_id = m.memory_id AND r.severity = ''PATTERN'')';
+    exact boolean := scope < k + 100;
 BEGIN
     IF vec IS NULL OR k < 1 THEN
         RETURN;
     END IF;
-    RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM (%s) AS x ORDER BY x.dist LIMIT %s',
-        CASE WHEN scope < k + 100
-             THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims), filter, k)
-             ELSE format($q$
-                 (SELECT e.memory_id, e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s) AS dist
-                  FROM brain.embedding e
-                  JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id
-                  WHERE e.space_id = %2$s AND e.pattern_rule AND e.workspace_id = $2 AND %3$s
-                  ORDER BY e.embedding::public.vector(%1$s) OPERATOR(public.<=>) $1::public.vector(%1$s)
-                  LIMIT %4$s) $q$, s.dims, s.space_id, filter, k) END, k)
-    USING vec, ws, projects;
+    IF to_regproc(format('brain.%I', brain._boot_patterns_name(s))) IS NOT NULL THEN
+        RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM brain.%I($1, $2, $3, $4, $5) AS x',
+                                    brain._boot_patterns_name(s))
+        USING ws, projects, vec, k, exact;
+    ELSE
+        RETURN QUERY EXECUTE format('SELECT x.memory_id, x.dist FROM %s AS x ORDER BY x.dist LIMIT $4',
+                                    brain._boot_patterns_sql(s, exact))
+        USING ws, projects, vec, k;
+    END IF;
 END
 $$;
+
+-- The function of each space there is.
+DO $do$
+DECLARE
+    s brain.embedding_space;
+BEGIN
+    FOR s IN SELECT * FROM brain.embedding_space ORDER BY workspace_id, space_id LOOP
+        PERFORM brain._boot_patterns_make(s);
+    END LOOP;
+END
+$do$;

@@ -78,10 +78,10 @@ BEGIN
     -- shows, whatever the workspace holds.
     n_blockers := brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100);
     -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
+    -- (each item carries its memory's creation as _at, which brain._aged reads and takes away)
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
-                                  'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
-                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)
-                                                               || brain._stale_line(ws, x.memory_id)))
+                                  'quoted', q.quoted, 'stale', q.stale, '_at', x.created_at,
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || q.quoted || q.stale))
                               ORDER BY x.pinned DESC, x.score DESC, x.importance DESC, x.created_at DESC,
                                        x.memory_id DESC), '[]') INTO blockers FROM (
         SELECT y.* FROM unnest(projects) AS p(project) CROSS JOIN LATERAL (
@@ -98,7 +98,10 @@ BEGIN
                      m.memory_id DESC
             LIMIT blocker_k) AS y
         ORDER BY y.pinned DESC, y.score DESC, y.importance DESC, y.created_at DESC, y.memory_id DESC
-        LIMIT blocker_k) AS x;
+        LIMIT blocker_k) AS x
+    -- (each computed once a line: OFFSET 0 keeps the planner from copying them into each use)
+    CROSS JOIN LATERAL (SELECT brain.quote_text(x.headline) AS quoted, brain._stale_line(ws, x.memory_id) AS stale
+                        OFFSET 0) AS q;
 
     -- PATTERN rules: the ones nearest the stated task when its embedding is
     -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
@@ -116,11 +119,10 @@ BEGIN
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline,
                                   'similarity', CASE WHEN x.dist IS NOT NULL THEN round((1 - x.dist)::numeric, 3) END,
                                   'relevance', round(x.relevance::numeric, 3),
-                                  'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
-                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || brain.quote_text(x.headline)
-                                                               || brain._stale_line(ws, x.memory_id)))
+                                  'quoted', q.quoted, 'stale', q.stale, '_at', x.created_at,
+                                  'tokens', brain._line_tokens('#' || x.memory_id || ' ' || q.quoted || q.stale))
                               ORDER BY x.ord), '[]') INTO patterns FROM (
-        SELECT z.memory_id, z.headline, z.dist, z.relevance,
+        SELECT z.memory_id, z.headline, z.dist, z.relevance, z.created_at,
                row_number() OVER (ORDER BY z.dist ASC NULLS LAST, z.score DESC, z.created_at DESC,
                                            z.memory_id DESC) AS ord
         FROM (
@@ -140,20 +142,24 @@ BEGIN
                 LIMIT pattern_k * 2) AS y
             WHERE y.memory_id <> ALL (near_ids)
         ) AS z
-        ORDER BY ord LIMIT pattern_k) AS x;
+        ORDER BY ord LIMIT pattern_k) AS x
+    -- (each computed once a line: OFFSET 0 keeps the planner from copying them into each use)
+    CROSS JOIN LATERAL (SELECT brain.quote_text(x.headline) AS quoted, brain._stale_line(ws, x.memory_id) AS stale
+                        OFFSET 0) AS q;
 
     -- Trajectories relevant to the stated task (as the PATTERN rules are),
     -- nearest first: headlines, the steps on recall.
     IF vec IS NOT NULL THEN
         SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'steps', x.steps,
                                       'relevance', round(x.relevance::numeric, 3),
-                                      'quoted', brain.quote_text(x.headline), 'stale', brain._stale_line(ws, x.memory_id),
+                                      'quoted', q.quoted, 'stale', q.stale,
                                       'tokens', brain._line_tokens(format('#%s %s steps %s%s', x.memory_id, x.steps,
-                                                                          brain.quote_text(x.headline),
-                                                                          brain._stale_line(ws, x.memory_id))))
+                                                                          q.quoted, q.stale)))
                                   ORDER BY x.similarity DESC, x.memory_id), '[]') INTO trajectories
         FROM brain._near_trajectories(ws, projects, space, vec, (cfg->'boot_trajectories')::integer,
-                                      (cfg->'boot_min_relevance')::double precision) AS x;
+                                      (cfg->'boot_min_relevance')::double precision) AS x
+        CROSS JOIN LATERAL (SELECT brain.quote_text(x.headline) AS quoted, brain._stale_line(ws, x.memory_id) AS stale
+                            OFFSET 0) AS q;
         -- The context pack that matches the task best, when relevant: its
         -- members, within the pack's own budget.
         SELECT * INTO best_pack FROM brain._best_pack(ws, projects, space, vec,
@@ -174,17 +180,18 @@ BEGIN
           AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
         LIMIT task_k + 100) AS x;
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'status', x.status,
-                                  'priority', x.priority, 'due_at', x.due_at, 'quoted', brain.quote_text(x.headline),
+                                  'priority', x.priority, 'due_at', x.due_at, 'quoted', x.quoted, '_at', x.created_at,
                                   'tokens', brain._line_tokens(format('#%s P%s %s %s%s', x.memory_id, x.priority,
-                                      x.status, brain.quote_text(x.headline),
-                                      coalesce(' due ' || to_char(x.due_at, 'YYYY-MM-DD'), ''))))
+                                      x.status, x.quoted, coalesce(' due ' || to_char(x.due_at, 'YYYY-MM-DD'), ''))))
                               ORDER BY x.priority, x.due_at NULLS LAST, x.memory_id), '[]') INTO tasks FROM (
-        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at
+        SELECT y.*, q.quoted FROM (
+        SELECT m.memory_id, m.headline, t.status, t.priority, t.due_at, m.created_at
         FROM brain.task t JOIN brain.memory m ON m.workspace_id = t.workspace_id AND m.memory_id = t.memory_id
         WHERE t.workspace_id = ws AND t.status IN ('open', 'blocked') AND m.kind = 'task' AND m.state = 'active'
           AND m.project = ANY (projects) AND NOT brain._is_flagged(m.flag_reasons, m.flag_confirmed_at)
         ORDER BY t.priority, t.due_at, t.memory_id
-        LIMIT task_k) AS x;
+        LIMIT task_k) AS y
+        CROSS JOIN LATERAL (SELECT brain.quote_text(y.headline) AS quoted OFFSET 0) AS q) AS x;
 
     -- Pinned memories (seed 000: "load at every boot") that no section above
     -- shows: ranked as the BLOCKER rules are, per project of the scope in the
