@@ -3465,7 +3465,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5de11c7384d923c61f445cfcf789ffb3300963e5b61afa1058910a547a120b2e';
+COMMENT ON TABLE brain.migration IS 'functions 59b05c43421751a8c6133fd08bda6bd166262a6064566fbf9e413189b7cc1ac1';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -76,7 +76,7 @@ def observe(conn: psycopg.Connection, embedder: Any, days_ago: int, transcript: 
 
 def write(conn: psycopg.Connection, embedder: Any, headline: str, days_ago: int, **kw: Any) -> int:
     brain = Brain(conn, embedder=embedder)
-    r = brain.remember("fact", headline, project="shop", **kw)
+    r = brain.remember("fact", headline, **{"project": "shop", **kw})
     assert r.action == "created", r
     owner_execute(
         conn,
@@ -355,7 +355,8 @@ def test_a_correction_said_in_a_session_marks_the_older_turn_it_corrects(conn, l
     assert lines.index(old_line) > min(n for n, line in enumerate(lines) if "20022" in line), lines
 
 
-def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, local) -> None:
+@pytest.mark.parametrize("fact_project", ["shop", ""], ids=["the-project's-fact", "a-global-fact"])
+def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, local, fact_project) -> None:
     """The fact names the thing at length ("The payment step's card stub listens on port
     4242"); the correction said a day later names it shorter, with the words of a change
     ("We moved the card stub to port 4343 yesterday." and "Noted: the card stub listens on
@@ -363,11 +364,15 @@ def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, lo
     the older: once "moved" and "noted" are set aside, each word the correction names the
     thing by is in the fact. The newer turn comes first and the fact is marked older, in
     search and in the prompt hook. A fact about another stub of the same step, which the
-    correction names nothing of, is not marked."""
+    correction names nothing of, is not marked. A global fact (`brain remember` files one so
+    unless told a project) is corrected so in the project whose session said it, and only
+    there."""
     Brain(conn, embedder=local).use_embedding_space()
     Brain(conn, embedder=local).activate_space(local.space)
-    fact = write(conn, local, "The payment step's card stub listens on port 4242", 6)
-    other = write(conn, local, "The payment step's fraud checker listens on port 4747", 6)
+    fact = write(conn, local, "The payment step's card stub listens on port 4242", 6, project=fact_project)
+    other = write(
+        conn, local, "The payment step's fraud checker listens on port 4747", 6, project=fact_project
+    )
     observe(
         conn,
         local,
@@ -393,3 +398,8 @@ def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, lo
     (fact_line,) = [line for line in lines if line_id(line) == fact]
     assert "(older: #" in fact_line, lines
     assert lines.index(fact_line) > min(n for n, line in enumerate(lines) if "4343" in line), lines
+    if fact_project == "":
+        elsewhere = hits(conn, local, asked, project="billing")
+        assert [(h["id"], h["newer_related"]) for h in elsewhere if h["id"] == fact] == [(fact, None)], (
+            elsewhere
+        )

@@ -108,12 +108,14 @@ SPACE_INDEX = re.compile(
 )
 # psql's \restrict lines around a script (a random key each time pg_dump writes one).
 RESTRICT = re.compile(r"^\\(?:un)?restrict [A-Za-z0-9]+\n", re.M)
-# search's walk of a space's index (005e-search-vector.sql): a function of the space and its
-# watermark, written when the function files are applied. A restore runs none of a dump's
-# (its entries are left out of the comparison and of the load); the next `brain db migrate`
-# writes the restored spaces' own, and search runs the same statement until then.
-WALK = re.compile(r"^--\n-- Name: (?:FUNCTION )?_search_vector_[0-9]+_[0-9]+\(")
-WALK_TOC = re.compile(r" (?:FUNCTION )?_search_vector_[0-9]+_[0-9]+\(")
+# The functions written for each space when the function files are applied: search's walk
+# of a space's index (005e-search-vector.sql, of the space and its watermark) and the boot's
+# statements of its PATTERN rules (015-boot.sql). A restore runs none of a dump's (their
+# entries are left out of the comparison and of the load); the next `brain db migrate`
+# writes the restored spaces' own, and search and the boot run the same statements until then.
+SPACE_FUNCTION = r"(?:_search_vector_[0-9]+_[0-9]+|_boot_patterns_[0-9]+)\("
+WALK = re.compile(r"^--\n-- Name: (?:FUNCTION )?" + SPACE_FUNCTION)
+WALK_TOC = re.compile(r" (?:FUNCTION )?" + SPACE_FUNCTION)
 ENTRY = re.compile(r"(?=^--\n-- (?:Data for )?Name: )", re.M)
 SETVAL = re.compile(r"SELECT pg_catalog\.setval\('(brain\.[a-z_0-9]+)', \d+, (?:true|false)\);")
 

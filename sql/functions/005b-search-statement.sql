@@ -324,7 +324,9 @@ AS $f$
                    CASE WHEN m.state = 'superseded' THEN brain.current_version(m.memory_id) ELSE m.memory_id END AS current_id,
                    -- a newer authored memory among the results that may contradict this
                    -- one, the nearest: of an authored memory, one of the same kind and
-                   -- project, as near as the space's related similarity (headline trigrams
+                   -- project (of a global one, the searched project's too: a fact written
+                   -- for every project that a session of this one corrected), as near as
+                   -- the space's related similarity (headline trigrams
                    -- without a query vector, 0.5) and differing in distinguishing terms
                    -- only; of a captured turn or text (observed, artifact), one of its
                    -- project at half that similarity, differing so; of a superseded
@@ -339,7 +341,7 @@ AS $f$
                    FROM (SELECT n.*
                          FROM (SELECT n.*, %10$s AS near
                                FROM (SELECT n.* FROM authored n
-                                     WHERE n.memory_id <> m.memory_id AND n.project = m.project
+                                     WHERE n.memory_id <> m.memory_id AND (n.project = m.project OR m.project = '')
                                        AND n.created_at > brain._said_at(m.origin, m.metadata, m.created_at)
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
                                        -- (a turn is a newer statement of what it restates,
