@@ -1272,7 +1272,7 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
-CREATE FUNCTION brain._newer_statement(ws bigint, id bigint) RETURNS bigint
+CREATE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT ''::text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -3465,7 +3465,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 59b05c43421751a8c6133fd08bda6bd166262a6064566fbf9e413189b7cc1ac1';
+COMMENT ON TABLE brain.migration IS 'functions 1bcb9fed5f6fc83cef42ee2340ac54ed90e1e492a9b9396b702ea3430688a208';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -454,10 +454,12 @@ def test_one_of_a_kind_is_said_in_the_singular_and_a_taskless_sibling_shows_no_t
     assert row["tokens"] == scalar(conn, "SELECT brain._line_tokens(%s)", (sibling[2:],))
 
 
-def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn) -> None:
+@pytest.mark.parametrize("said_in", ["", "shop"], ids=["a-global-session", "the-project's-session"])
+def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn, said_in) -> None:
     """A pinned fact says 6432; a session said the port moved to 5433 since. The boot shows the
     fact marked older, naming the turn and the supersede that would confirm it; an unrelated
-    pinned fact is shown as it is."""
+    pinned fact is shown as it is. The fact is global: a session of a project that said so
+    marks it in that project's boots, and only there."""
     from pybrain.client import Brain
     from pybrain.embed import get_embedder
 
@@ -468,11 +470,16 @@ def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn) -> No
     brain.observe_transcript(
         [{"ref": "s9/1", "role": "assistant", "text": "Staging pgbouncer listens on port 5433 since today."}],
         source_system="claude-code",
+        project=said_in,
     )
     turn = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 's9/1'")
-    payload = call_scalar(conn, "boot_session", source="claude")
+    payload = call_scalar(conn, "boot_session", source="claude", project=said_in)
     text = render_boot(payload)
     (line,) = [x for x in text.splitlines() if x.startswith(f"- #{port} ")]
     assert line.endswith(f"(older: #{turn} is newer and may replace it; if so: brain supersede {port})"), text
     (line,) = [x for x in text.splitlines() if x.startswith(f"- #{other} ")]
     assert "older" not in line
+    if said_in:
+        text = render_boot(call_scalar(conn, "boot_session", source="claude", project="billing"))
+        (line,) = [x for x in text.splitlines() if x.startswith(f"- #{port} ")]
+        assert "older" not in line, text

@@ -284,7 +284,10 @@ AS $$
     WHERE o.workspace_id = ws AND o.memory_id = older
 $$;
 
-CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint)
+-- scope: the project a boot shows the memory in; a global memory's newer
+-- statement may be one of that project's too (as search judges its results).
+DROP FUNCTION IF EXISTS brain._newer_statement(bigint, bigint);
+CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT '')
 RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
@@ -310,7 +313,10 @@ BEGIN
     -- the others' only until one is found
     FOR newer IN SELECT x.memory_id, x.origin, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
              FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
-                   FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
+                   FROM (SELECT k.* FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
+                         UNION ALL
+                         SELECT k.* FROM brain._nearest_k(space, vec, m.kind, scope, m.memory_id, 5) AS k
+                         WHERE m.project = '' AND coalesce(scope, '') <> '') AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)

@@ -227,7 +227,7 @@ BEGIN
         SELECT CASE WHEN n.id IS NOT NULL
                     THEN format(' (older: #%s is newer and may replace it; if so: brain supersede %s)', n.id, x.memory_id)
                     ELSE '' END AS mark, brain._stale_line(ws, x.memory_id) AS stale
-        FROM (SELECT brain._newer_statement(ws, x.memory_id) AS id) AS n) AS o;
+        FROM (SELECT brain._newer_statement(ws, x.memory_id, s.project) AS id) AS n) AS o;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
