@@ -76,7 +76,6 @@ BEGIN
     -- of the scope (the session's and the global one), and every count stops
     -- at 100 more than a section shows: a boot reads about as many rows as it
     -- shows, whatever the workspace holds.
-    n_blockers := brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100);
     -- Rank and cut first, then build the items: the token estimate runs for the kept rows only.
     -- (each item carries its memory's creation as _at, which brain._aged reads and takes away)
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'headline', x.headline, 'pinned', x.pinned,
@@ -102,6 +101,9 @@ BEGIN
     -- (each computed once a line: OFFSET 0 keeps the planner from copying them into each use)
     CROSS JOIN LATERAL (SELECT brain.quote_text(x.headline) AS quoted, brain._stale_line(ws, x.memory_id) AS stale
                         OFFSET 0) AS q;
+    -- (a section that is not full shows every BLOCKER of the scope: nothing more to count)
+    n_blockers := CASE WHEN jsonb_array_length(blockers) < blocker_k THEN jsonb_array_length(blockers)
+                       ELSE brain._boot_count(ws, projects, 'BLOCKER', blocker_k + 100) END;
 
     -- PATTERN rules: the ones nearest the stated task when its embedding is
     -- given (brain._boot_patterns_near: exact for few rules, else the HNSW
@@ -344,14 +346,15 @@ BEGIN
     fixed := brain._line_tokens(title) + coalesce(brain._line_tokens(task_line), 0) + brain._line_tokens(note)
              + brain._line_tokens(hint) + 1;
     -- Every line says its age: what a memory says may have changed since it was written.
-    blockers := brain._aged(ws, blockers, clock);
-    pins := brain._aged(ws, pins, clock);
-    patterns := brain._aged(ws, patterns, clock);
-    tasks := brain._aged(ws, tasks, clock);
-    trajectories := brain._aged(ws, trajectories, clock);
-    pack := brain._aged(ws, pack, clock);
-    skills := brain._aged(ws, skills, clock);
-    actions := brain._aged(ws, actions, clock);
+    -- (an empty section has no line to age)
+    blockers := CASE WHEN blockers = '[]' THEN blockers ELSE brain._aged(ws, blockers, clock) END;
+    pins := CASE WHEN pins = '[]' THEN pins ELSE brain._aged(ws, pins, clock) END;
+    patterns := CASE WHEN patterns = '[]' THEN patterns ELSE brain._aged(ws, patterns, clock) END;
+    tasks := CASE WHEN tasks = '[]' THEN tasks ELSE brain._aged(ws, tasks, clock) END;
+    trajectories := CASE WHEN trajectories = '[]' THEN trajectories ELSE brain._aged(ws, trajectories, clock) END;
+    pack := CASE WHEN pack = '[]' THEN pack ELSE brain._aged(ws, pack, clock) END;
+    skills := CASE WHEN skills = '[]' THEN skills ELSE brain._aged(ws, skills, clock) END;
+    actions := CASE WHEN actions = '[]' THEN actions ELSE brain._aged(ws, actions, clock) END;
     IF handoff IS NOT NULL AND handoff->>'ended_at' IS NOT NULL THEN
         headings := headings || jsonb_build_object('handoff', format('%s (%s ago)', headings->>'handoff',
             brain._age_text((handoff->>'ended_at')::timestamptz, clock)));
