@@ -92,3 +92,35 @@ def test_an_older_line_of_the_same_thing_stays_marked(conn, store) -> None:
     assert line.startswith(f"- #{old} ") and "(older: #" in line, shown
     assert shown.index(line) > min(n for n, x in enumerate(shown) if "20022" in x), shown
     assert not [x for x in shown if re.search(r"cache|indexer", x)], shown
+
+
+def test_a_correction_said_in_a_prompt_gets_its_thing_not_the_other_moves(conn, store) -> None:
+    # The project's other move shares the prompt's "moved", which the indexer's own
+    # statement lacks: the words a statement says a change with name nothing of what
+    # changed (brain._change_words), so the indexer's line names the prompt better.
+    brain = Brain(conn, embedder=get_embedder("hash"))
+    turns = [
+        {"ref": "t9/0-user", "role": "user", "text": "We moved the osprey scheduler to port 20022."},
+        {
+            "ref": "t9/0-assistant",
+            "role": "assistant",
+            "text": "Noted: the osprey scheduler listens on port 20022 now.",
+        },
+    ]
+    brain.observe_transcript(turns, source_system="claude-code", project="osprey", source_agent="claude-code")
+    shown = lines(conn, "We moved the osprey search indexer to port 20035.", "osprey")
+    assert store["The osprey search indexer listens on port 6484"] in ids_of(shown), shown
+    assert not [x for x in shown if re.search(r"scheduler|cache", x)], shown
+    # asked, a change word still names what the question is about
+    shown = lines(conn, "Did we move the osprey scheduler?", "osprey")
+    assert [x for x in shown if "20022" in x], shown
+    # a thing no memory of the project names yet: none of the project's other values
+    shown = lines(conn, "We moved the osprey gateway to port 20025.", "osprey")
+    assert not ids_of(shown) & {store[f] for f in FACTS["osprey"]}, shown
+    assert not [x for x in shown if "20022" in x], shown
+    # a line that states no value is not judged by what the prompt names
+    rule = brain.remember(
+        "rule", "Restart the osprey search indexer after its port changes", project="osprey"
+    )
+    shown = lines(conn, "We moved the osprey search indexer to port 20035.", "osprey")
+    assert rule.memory_id in ids_of(shown), shown

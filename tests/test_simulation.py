@@ -22,17 +22,16 @@ _runs = itertools.count()
 # violations are of these is an expected failure (xfail, its report printed), any other
 # violation fails. An entry goes when the code holds its invariant.
 OPEN = {
-    # Lines of another topic, in two cases (seeds 11, 13). A question about a service no
-    # memory names yet ("Which port does the kestrel billing worker listen on now?" before
-    # anything states the billing worker) gets the project's other services' lines: words
-    # no memory holds judge no line, since most prompts say something new ("the nightly
-    # export failed again"). A correction said in a prompt ("We moved the osprey search
-    # indexer to port 20035.") gets the project's other moves ("We moved the osprey
-    # scheduler to port 20022."): they hold "moved", which the indexer's own statement
-    # lacks, so neither states all the other does. Handled: a short line another hit names
-    # better, and one whose subject only another project states beside the rest it holds
-    # (brain.prompt_context).
-    "no prompt gets a line about another topic": "a subject no memory names; a correction's verb",
+    # Lines of another topic (seeds 11, 13). A question about a service no memory names
+    # yet ("Which port does the kestrel billing worker listen on now?" before anything
+    # states the billing worker) gets the project's other services' lines: words no memory
+    # holds judge no line, since most prompts say something new ("the nightly export
+    # failed again"). Handled: a short line another hit names better, one whose subject
+    # only another project states beside the rest it holds, and, for a prompt that states
+    # a value ("We moved the osprey search indexer to port 20035."), a short line of
+    # another thing's value ("We moved the osprey scheduler to port 20022.": it shares the
+    # prompt's verb) (brain.prompt_context).
+    "no prompt gets a line about another topic": "a subject no memory names",
 }
 
 
