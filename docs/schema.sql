@@ -478,6 +478,7 @@ CREATE TABLE brain.memory (
     "position" integer,
     lexical_len integer,
     fact_terms text[],
+    naming_words text[],
     CONSTRAINT memory_category_check CHECK ((category = ANY (ARRAY['decision'::text, 'idea'::text, 'meeting'::text, 'person'::text, 'insight'::text, 'journal'::text, 'reference'::text, 'procedural'::text, 'episodic'::text, 'learning'::text, 'gotcha'::text, 'action'::text, 'feature_request'::text, 'note'::text]))),
     CONSTRAINT memory_check CHECK (((state = 'superseded'::text) = (superseded_by IS NOT NULL))),
     CONSTRAINT memory_headline_check CHECK ((btrim(headline) <> ''::text)),
@@ -497,6 +498,7 @@ COMMENT ON COLUMN brain.memory.thread IS 'The conversation or document the memor
 COMMENT ON COLUMN brain.memory."position" IS 'Its place in the thread: turn number, or chunk number of a document.';
 COMMENT ON COLUMN brain.memory.lexical_len IS 'Distinct lexemes of headline and body: the document length of BM25.';
 COMMENT ON COLUMN brain.memory.fact_terms IS 'The distinguishing terms of headline and body (brain.distinguishing_terms), kept by the write path: what tells one fact from another.';
+COMMENT ON COLUMN brain.memory.naming_words IS 'The words of what the memory states (a captured turn''s text without its speaker, an authored memory''s headline) that name what its values are of (brain._naming_words), kept by the write path: what brain._restates compares.';
 CREATE FUNCTION brain._changing(id bigint, action text, reason text, needs text, example text) RETURNS brain.memory
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1460,7 +1462,7 @@ CREATE FUNCTION brain._resolve_space(space text) RETURNS brain.embedding_space
     -- the body: sql/functions/003-embedding.sql
 $$;
 CREATE FUNCTION brain._restates(ws bigint, older bigint, newer bigint) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/005d-search-reads.sql
@@ -1718,7 +1720,7 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     -- the body: sql/functions/009-spaces.sql
 $$;
 CREATE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], naming text[], said text[]) RETURNS boolean
-    LANGUAGE sql STABLE
+    LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/019a-hooks-prompt.sql
@@ -3471,7 +3473,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e75d4e34706fb595587172ebfc944b20ee732302b4420e0eb6812001dc401e9c';
+COMMENT ON TABLE brain.migration IS 'functions 7039fb74b9ce5e62c455769160a632572c4d3d756a83fdbdc481f129e1390c21';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

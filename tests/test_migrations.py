@@ -64,6 +64,7 @@ RELEASED = {
     "035-dependent-staleness.sql": "209cf0c863ba7c7e2225e53c3e303713bbbcf724bf321577a9da81dba8edb630",
     "036-fact-terms.sql": "6bc881aecc16f229d3bbd0b2b9c841714ad8391e7a9eac13a6cd858f144e09b9",
     "037-memory-draft-in-flight.sql": "c0744ec9effaae29f05c1d09c44b3c78149c279c54cd6b37d8a14ae53600081b",
+    "038-naming-words.sql": "307385ba6bd2646d2c95f272e9d7ce3f448cb8630c4008c9a0257102e6919091",
 }
 
 
@@ -619,8 +620,9 @@ def test_022_brings_memories_written_around_the_gate_under_it(empty_database: st
         conn.execute("CREATE TYPE brain.search_request AS (query text)")
         conn.execute("CREATE TYPE brain.memory_draft AS (kind text)")
         conn.execute("CREATE TYPE brain.staged_memory AS (item integer)")
-        # (the write path's column of migration 036, which adds it when missing)
+        # (the write path's columns of migrations 036 and 038, which add them when missing)
         conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN naming_words text[]")
         for path in [p for p in db.sql_files("functions") if not p.name.startswith("024") and p.name < "026"]:
             conn.execute(path.read_text())
         conn.execute("DROP TYPE brain.search_request CASCADE")
@@ -783,8 +785,9 @@ def test_027_hands_the_schema_to_an_owner_that_is_not_a_superuser(empty_database
         assert "ALTER TYPE brain.memory_draft" in later_types[2]
         for text in later_types:
             conn.execute(text)
-        # (the write path's column of migration 036, which adds it when missing)
+        # (the write path's columns of migrations 036 and 038, which add them when missing)
         conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN naming_words text[]")
         for path in db.sql_files("functions"):
             if path.name < "026-ownership.sql":
                 conn.execute(path.read_text())
@@ -1163,9 +1166,10 @@ def test_035_marks_what_a_supersede_left_in_an_existing_database(empty_database:
         )
         db.migrate(conn)
         monkeypatch.undo()
-        # (the write path's column of migration 036, which adds it when missing, and the
-        # draft's fields of migration 037, which adds those missing)
+        # (the write path's columns of migrations 036 and 038, which add them when missing,
+        # and the draft's fields of migration 037, which adds those missing)
         conn.execute("ALTER TABLE brain.memory ADD COLUMN fact_terms text[]")
+        conn.execute("ALTER TABLE brain.memory ADD COLUMN naming_words text[]")
         conn.execute((db.sql_dir() / "migrations" / "037-memory-draft-in-flight.sql").read_text())
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         conn.execute("SELECT brain.use_embedding_space('hash', 'h', 3)")
@@ -1250,7 +1254,7 @@ def test_037_carries_each_memory_to_the_write_core_as_one_draft(empty_database: 
             "INSERT INTO brain.memory (kind, headline, normalized)"
             " VALUES ('fact', 'Written before the upgrade', 'written before the upgrade')"
         )
-        assert db.migrate(conn).applied == ["037-memory-draft-in-flight.sql"]
+        assert db.migrate(conn).applied[0] == "037-memory-draft-in-flight.sql"
         conn.execute("SELECT set_config('brain.workspace', '1', false)")
         signatures = dict(
             conn.execute(
@@ -1337,3 +1341,70 @@ def test_037_carries_each_memory_to_the_write_core_as_one_draft(empty_database: 
         ).fetchall()
         assert {k[:3] for k in kinds} == {("fact", "copy", 1)}
         assert sum(k[3] for k in kinds) == sum(v for _, _, v in imported) > 0
+
+
+@pytest.mark.parametrize("release", ["with its functions", "migrations alone"])
+def test_038_stores_each_memorys_naming_words(empty_database: str, monkeypatch, release: str) -> None:
+    """A database before 038 with a fact and a correction said in a session, upgraded: with the
+    previous release's functions, each memory carries the naming words of what it states; from
+    an older one they stay NULL and readers compute them. Either way search marks the fact
+    older than the correction, and a write and a change of text keep the words."""
+    shipped = db.sql_files
+    fact_text = "The payment step's card stub listens on port 4242"
+    turn_text = "User: We moved the card stub to port 4343 yesterday."
+    with psycopg.connect(empty_database, autocommit=True) as conn:
+        before = [p.name for p in db.sql_files("migrations")].index("038-naming-words.sql")
+        if release == "migrations alone":
+            migrate_through(conn, before)
+        else:
+            monkeypatch.setattr(
+                db,
+                "sql_files",
+                lambda kind: [p for p in shipped(kind) if kind != "migrations" or p.name < "038"],
+            )
+            db.migrate(conn)
+            monkeypatch.undo()
+            # the previous release's write trigger: today's, without the column it did not have
+            trigger = (db.sql_dir() / "functions" / "005-search.sql").read_text()
+            line = (
+                "    NEW.naming_words := brain._naming_words("
+                "brain._statement_text(NEW.origin, NEW.headline, NEW.body));\n"
+            )
+            assert line in trigger
+            conn.execute(trigger.replace(line, ""))
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        insert = (
+            "INSERT INTO brain.memory (kind, headline, body, normalized, origin, metadata, created_at)"
+            " VALUES ('fact', %s, '', %s, %s, %s, now() - %s::interval) RETURNING memory_id"
+        )
+        (fact,) = conn.execute(insert, (fact_text, fact_text.lower(), "explicit", "{}", "2 days")).fetchone()
+        turn_meta = '{"role": "user", "turn": 1}'
+        (turn,) = conn.execute(
+            insert, (turn_text, turn_text.lower(), "observed", turn_meta, "1 day")
+        ).fetchone()
+        assert db.migrate(conn).applied == ["038-naming-words.sql"]
+        conn.execute("SELECT set_config('brain.workspace', '1', false)")
+        check = (
+            "SELECT m.memory_id, m.naming_words,"
+            " brain._naming_words(brain._statement_text(m.origin, m.headline, m.body))"
+            " FROM brain.memory m ORDER BY m.memory_id"
+        )
+        rows = conn.execute(check).fetchall()
+        if release == "migrations alone":
+            assert [r[1] for r in rows] == [None, None]
+        else:
+            assert [r[1] for r in rows] == [r[2] for r in rows]
+            assert set(rows[0][1]) == {"payment", "step", "card", "stub", "listen"}
+            assert set(rows[1][1]) == {"move", "card", "stub"}
+        search = "SELECT id, newer_related FROM brain.search(query => %s, min_relevance => 0)"
+        marks = dict(conn.execute(search, ("card stub port",)).fetchall())
+        assert marks[fact] == turn and marks[turn] is None
+        write = "SELECT memory_id FROM brain.remember(kind => 'fact', headline => %s)"
+        (new,) = conn.execute(write, ("The fraud checker listens on port 7000",)).fetchone()
+        conn.execute(
+            "UPDATE brain.memory SET headline = 'The card stub answers on port 4242' WHERE memory_id = %s",
+            (fact,),
+        )
+        rows = {r[0]: r[1:] for r in conn.execute(check).fetchall()}
+        assert rows[new][0] == rows[new][1] and set(rows[new][0]) == {"fraud", "checker", "listen"}
+        assert rows[fact][0] == rows[fact][1] and set(rows[fact][0]) == {"card", "stub", "answer"}

@@ -115,8 +115,8 @@ $$;
 COMMENT ON FUNCTION brain.memory_tsv IS
     'The full-text vector the lexical leg searches: headline words weigh A, body words B, context words C, plus identifiers whole (brain.code_tokens).';
 
--- Fills tsv, lexical_len and fact_terms (brain.distinguishing_terms) on every
--- write of the text, and keeps the
+-- Fills tsv, lexical_len, fact_terms (brain.distinguishing_terms) and
+-- naming_words (brain._naming_words) on every write of the text, and keeps the
 -- workspace's lexeme count in step when a memory's text changes in place.
 CREATE OR REPLACE FUNCTION brain._memory_tsv()
 RETURNS trigger
@@ -126,6 +126,7 @@ AS $$
 BEGIN
     NEW.tsv := brain.memory_tsv(NEW.headline, NEW.body, NEW.context);
     NEW.fact_terms := brain.distinguishing_terms(NEW.headline || E'\n' || NEW.body);
+    NEW.naming_words := brain._naming_words(brain._statement_text(NEW.origin, NEW.headline, NEW.body));
     NEW.lexical_len := length(to_tsvector('english'::regconfig,
                                           coalesce(NEW.headline, '') || ' ' || coalesce(NEW.body, '')));
     IF TG_OP = 'UPDATE' AND NEW.lexical_len IS DISTINCT FROM OLD.lexical_len THEN

@@ -261,14 +261,19 @@ $$;
 -- card stub to port 4343 yesterday." restates "The payment step's card stub
 -- listens on port 4242", whose words hold the correction's card and stub.
 -- Search and the boot (brain._newer_statement) ask it of a pair once the two
--- are near and their values differ.
+-- are near and their values differ. (Each memory's naming words are stored
+-- with it, brain.memory.naming_words: computed here only when not.)
+-- (PL/pgSQL: its statement is planned when first run, not when the function
+-- files are applied, which may precede the migration of naming_words.)
 CREATE OR REPLACE FUNCTION brain._restates(ws bigint, older bigint, newer bigint)
 RETURNS boolean
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
+BEGIN
+    RETURN (
     SELECT brain.word_count(a.text) <= (brain.setting('prompt_subject_words'))::integer
-           AND (NOT EXISTS (SELECT FROM unnest(brain._naming_words(a.text)) AS w(lexeme)
+           AND (NOT EXISTS (SELECT FROM unnest(coalesce(o.naming_words, brain._naming_words(a.text))) AS w(lexeme)
                             WHERE NOT n.tsv @@ quote_literal(w.lexeme)::tsquery)
                 OR brain.word_count(b.text) <= (brain.setting('prompt_subject_words'))::integer
                    AND cardinality(nb.words) > 0
@@ -279,9 +284,10 @@ AS $$
     CROSS JOIN LATERAL (SELECT brain._statement_text(o.origin, o.headline, o.body) AS text) AS a
     CROSS JOIN LATERAL (SELECT brain._statement_text(n.origin, n.headline, n.body) AS text) AS b
     -- the newer's naming words, less those it says a change with
-    CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(brain._naming_words(b.text))
+    CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(coalesce(n.naming_words, brain._naming_words(b.text)))
                                      EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
-    WHERE o.workspace_id = ws AND o.memory_id = older
+    WHERE o.workspace_id = ws AND o.memory_id = older);
+END
 $$;
 
 -- scope: the project a boot shows the memory in; a global memory's newer

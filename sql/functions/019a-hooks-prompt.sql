@@ -190,22 +190,25 @@ $$;
 -- osprey scheduler to port 20022.": another thing's value, which shares the
 -- prompt's "moved" and "osprey" and names the scheduler. A line that states no
 -- value is not judged here. naming: the prompt's naming words; said: its words.
+-- (PL/pgSQL, as brain._restates is: planned when first run.)
 CREATE OR REPLACE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], naming text[], said text[])
 RETURNS boolean
-LANGUAGE sql STABLE
+LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT NOT EXISTS (SELECT FROM brain.memory m
+BEGIN
+    RETURN NOT EXISTS (SELECT FROM brain.memory m
                        CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS t
                        WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)
                          AND cardinality(brain.distinguishing_terms(t.text)) > 0)
         OR EXISTS (SELECT FROM brain.memory m
                    CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS t
-                   CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(brain._naming_words(t.text))
+                   CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(coalesce(m.naming_words, brain._naming_words(t.text)))
                                                     EXCEPT SELECT unnest(brain._change_words())) AS words) AS own
                    WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)
                      AND (naming <@ tsvector_to_array(to_tsvector('english'::regconfig, t.text))
-                          OR cardinality(own.words) > 0 AND own.words <@ said))
+                          OR cardinality(own.words) > 0 AND own.words <@ said));
+END
 $$;
 
 CREATE OR REPLACE FUNCTION brain.prompt_context(
