@@ -1467,6 +1467,12 @@ CREATE FUNCTION brain._restates(ws bigint, older bigint, newer bigint) RETURNS b
     AS $$
     -- the body: sql/functions/005d-search-reads.sql
 $$;
+CREATE FUNCTION brain._restates_statement(older_text text, older_naming text[], newer_text text, newer_naming text[], newer_tsv tsvector, short integer) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._role_access(ws bigint, role text) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3473,7 +3479,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 7039fb74b9ce5e62c455769160a632572c4d3d756a83fdbdc481f129e1390c21';
+COMMENT ON TABLE brain.migration IS 'functions 9c8ac7179efa9d0e588bb6cede238271f2523d3070da59dc5e59393f19c885ae';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -60,6 +60,19 @@ def ids_of(shown: list[str]) -> set[int]:
     return {int(re.match(r"- #(\d+) ", x).group(1)) for x in shown}
 
 
+def scheduler_moved(brain: Brain) -> None:
+    """A session of project osprey that moved the scheduler, captured as its turns."""
+    turns = [
+        {"ref": "t9/0-user", "role": "user", "text": "We moved the osprey scheduler to port 20022."},
+        {
+            "ref": "t9/0-assistant",
+            "role": "assistant",
+            "text": "Noted: the osprey scheduler listens on port 20022 now.",
+        },
+    ]
+    brain.observe_transcript(turns, source_system="claude-code", project="osprey", source_agent="claude-code")
+
+
 def test_a_question_about_one_service_gets_its_line_only(conn, store) -> None:
     shown = lines(conn, "Which port does the osprey scheduler listen on now?", "osprey")
     assert ids_of(shown) == {store["The osprey scheduler listens on port 7140"]}, shown
@@ -78,15 +91,7 @@ def test_a_frame_word_another_project_states_leaves_the_answer(conn, store) -> N
 def test_an_older_line_of_the_same_thing_stays_marked(conn, store) -> None:
     brain = Brain(conn, embedder=get_embedder("hash"))
     old = store["The osprey scheduler listens on port 7140"]
-    turns = [
-        {"ref": "t9/0-user", "role": "user", "text": "We moved the osprey scheduler to port 20022."},
-        {
-            "ref": "t9/0-assistant",
-            "role": "assistant",
-            "text": "Noted: the osprey scheduler listens on port 20022 now.",
-        },
-    ]
-    brain.observe_transcript(turns, source_system="claude-code", project="osprey", source_agent="claude-code")
+    scheduler_moved(brain)
     shown = lines(conn, "Which port does the osprey scheduler listen on now?", "osprey")
     (line,) = [x for x in shown if "7140" in x]
     assert line.startswith(f"- #{old} ") and "(older: #" in line, shown
@@ -99,15 +104,7 @@ def test_a_correction_said_in_a_prompt_gets_its_thing_not_the_other_moves(conn, 
     # statement lacks: the words a statement says a change with name nothing of what
     # changed (brain._change_words), so the indexer's line names the prompt better.
     brain = Brain(conn, embedder=get_embedder("hash"))
-    turns = [
-        {"ref": "t9/0-user", "role": "user", "text": "We moved the osprey scheduler to port 20022."},
-        {
-            "ref": "t9/0-assistant",
-            "role": "assistant",
-            "text": "Noted: the osprey scheduler listens on port 20022 now.",
-        },
-    ]
-    brain.observe_transcript(turns, source_system="claude-code", project="osprey", source_agent="claude-code")
+    scheduler_moved(brain)
     shown = lines(conn, "We moved the osprey search indexer to port 20035.", "osprey")
     assert store["The osprey search indexer listens on port 6484"] in ids_of(shown), shown
     assert not [x for x in shown if re.search(r"scheduler|cache", x)], shown

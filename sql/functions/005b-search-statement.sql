@@ -310,10 +310,13 @@ AS $f$
         -- and their captured turns (said), newer statements of an authored memory only
         authored AS MATERIALIZED (
             SELECT n.memory_id, n.kind, n.project, brain._said_at(n.origin, n.metadata, n.created_at) AS created_at,
-                   n.headline, n.body, l.place,
+                   n.headline, n.body, l.place, n.tsv,
+                   -- what it states and the words naming what its values are of (brain._restates)
+                   x.text AS statement, coalesce(n.naming_words, brain._naming_words(x.text)) AS naming,
                    brain._terms_of(n.fact_terms, n.headline, n.body) AS terms, v.embedding AS vec,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
+            CROSS JOIN LATERAL (SELECT brain._statement_text(n.origin, n.headline, n.body) AS text) AS x
             -- (each one's vector read once, not once for every pair it is compared in)
             LEFT JOIN brain.embedding v ON v.workspace_id = ($1).workspace_id AND v.space_id = $4
                                        AND v.memory_id = n.memory_id
@@ -354,7 +357,9 @@ AS $f$
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
                    WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
-                     AND brain._restates(($1).workspace_id, m.memory_id, n.memory_id)
+                     AND brain._restates_statement(ms.text, coalesce(m.naming_words, brain._naming_words(ms.text)),
+                                                   n.statement, n.naming, n.tsv,
+                                                   (SELECT (brain.setting('prompt_subject_words'))::integer))
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC
                    LIMIT 1) END AS newer,
                    -- the change that left it stating an old value (brain.stale)
@@ -363,6 +368,7 @@ AS $f$
                     ORDER BY s.created_at DESC, s.change_id DESC LIMIT 1) AS stale_by
             FROM listed l
             JOIN brain.memory m ON m.workspace_id = ($1).workspace_id AND m.memory_id = l.memory_id
+            CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS ms
             LEFT JOIN brain.embedding mv ON mv.workspace_id = ($1).workspace_id AND mv.space_id = $4
                                         AND mv.memory_id = m.memory_id
         ),

@@ -263,6 +263,25 @@ $$;
 -- Search and the boot (brain._newer_statement) ask it of a pair once the two
 -- are near and their values differ. (Each memory's naming words are stored
 -- with it, brain.memory.naming_words: computed here only when not.)
+-- The same, of two statements given: each one's text (brain._statement_text),
+-- its naming words, the newer's full-text vector, and the length of a short
+-- statement (the setting prompt_subject_words). It reads no table: search
+-- judges the pairs of its results with what it already holds.
+CREATE OR REPLACE FUNCTION brain._restates_statement(older_text text, older_naming text[], newer_text text,
+                                                     newer_naming text[], newer_tsv tsvector, short integer)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain.word_count(older_text) <= short
+           AND (coalesce(older_naming, '{}') <@ tsvector_to_array(newer_tsv)
+                OR brain.word_count(newer_text) <= short
+                   AND cardinality(nb.words) > 0
+                   AND nb.words <@ tsvector_to_array(to_tsvector('english'::regconfig, older_text)))
+    -- the newer's naming words, less those it says a change with
+    FROM (SELECT ARRAY(SELECT unnest(newer_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
+$$;
+
 -- (PL/pgSQL: its statement is planned when first run, not when the function
 -- files are applied, which may precede the migration of naming_words.)
 CREATE OR REPLACE FUNCTION brain._restates(ws bigint, older bigint, newer bigint)
@@ -272,20 +291,14 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN (
-    SELECT brain.word_count(a.text) <= (brain.setting('prompt_subject_words'))::integer
-           AND (NOT EXISTS (SELECT FROM unnest(coalesce(o.naming_words, brain._naming_words(a.text))) AS w(lexeme)
-                            WHERE NOT n.tsv @@ quote_literal(w.lexeme)::tsquery)
-                OR brain.word_count(b.text) <= (brain.setting('prompt_subject_words'))::integer
-                   AND cardinality(nb.words) > 0
-                   AND nb.words <@ tsvector_to_array(to_tsvector('english'::regconfig, a.text)))
+    SELECT brain._restates_statement(a.text, coalesce(o.naming_words, brain._naming_words(a.text)),
+                                     b.text, coalesce(n.naming_words, brain._naming_words(b.text)), n.tsv,
+                                     (brain.setting('prompt_subject_words'))::integer)
     FROM brain.memory o
     JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer
     -- each one's statement, without the speaker a captured turn's text starts with
     CROSS JOIN LATERAL (SELECT brain._statement_text(o.origin, o.headline, o.body) AS text) AS a
     CROSS JOIN LATERAL (SELECT brain._statement_text(n.origin, n.headline, n.body) AS text) AS b
-    -- the newer's naming words, less those it says a change with
-    CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(coalesce(n.naming_words, brain._naming_words(b.text)))
-                                     EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
     WHERE o.workspace_id = ws AND o.memory_id = older);
 END
 $$;
