@@ -115,6 +115,10 @@ def test_a_correction_said_in_a_prompt_gets_its_thing_not_the_other_moves(conn, 
     shown = lines(conn, "We moved the osprey gateway to port 20025.", "osprey")
     assert not ids_of(shown) & {store[f] for f in FACTS["osprey"]}, shown
     assert not [x for x in shown if "20022" in x], shown
+    # a statement that says no change is not judged so: the runner's memory bears on it
+    runner = brain.remember("fact", "Runner 4 has 2 GB of memory", project="osprey")
+    shown = lines(conn, "The osprey search indexer build failed with exit code 137 on runner 4.", "osprey")
+    assert runner.memory_id in ids_of(shown), shown
     # a line that states no value is not judged by what the prompt names
     rule = brain.remember(
         "rule", "Restart the osprey search indexer after its port changes", project="osprey"

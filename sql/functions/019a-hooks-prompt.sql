@@ -182,14 +182,16 @@ AS $$
 $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) speak of
--- the thing a prompt states a value of, when the line states a value too: one
--- of them names nothing the other does not (brain._naming_words, less the words
--- a change is said with, brain._change_words), as brain._restates judges a
--- newer statement. "We moved the osprey search indexer to port 20035." and "The
--- osprey search indexer listens on port 6484": the same thing; "We moved the
--- osprey scheduler to port 20022.": another thing's value, which shares the
--- prompt's "moved" and "osprey" and names the scheduler. A line that states no
--- value is not judged here. naming: the prompt's naming words; said: its words.
+-- the thing a prompt states a new value of, when the line states a value too:
+-- one of the two names nothing the other does not (brain._naming_words, less
+-- the words a change is said with, brain._change_words), as brain._restates
+-- judges a newer statement. "We moved the osprey search indexer to port
+-- 20035." and "The osprey search indexer listens on port 6484": the same
+-- thing; "We moved the osprey scheduler to port 20022.": another thing's
+-- value, which shares the prompt's "moved" and "osprey" and names the
+-- scheduler; "Port 6484" names nothing the prompt lacks. A line that states no
+-- value is not judged here. naming: the prompt's naming words (some); said:
+-- its words.
 -- (PL/pgSQL, as brain._restates is: planned when first run.)
 CREATE OR REPLACE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], naming text[], said text[])
 RETURNS boolean
@@ -207,7 +209,7 @@ BEGIN
                                                     EXCEPT SELECT unnest(brain._change_words())) AS words) AS own
                    WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)
                      AND (naming <@ tsvector_to_array(to_tsvector('english'::regconfig, t.text))
-                          OR cardinality(own.words) > 0 AND own.words <@ said));
+                          OR own.words <@ said));
 END
 $$;
 
@@ -290,11 +292,14 @@ BEGIN
                     WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
         subject := brain._prompt_subject(ws, prompt);
-        -- A prompt that states a value rather than asks ("We moved the osprey search
-        -- indexer to port 20035."): what it names, less the words it says a change with.
-        IF right(rtrim(prompt), 1) <> '?' AND cardinality(brain.distinguishing_terms(prompt)) > 0 THEN
+        -- A prompt that says a value changed rather than asks ("We moved the osprey
+        -- search indexer to port 20035.": a value, a word a change is said with, no
+        -- question mark at its end): what it names, less the words it says the change
+        -- with. ("The build failed with exit code 137 on runner 4." says no change.)
+        said := tsvector_to_array(to_tsvector('english'::regconfig, prompt));
+        IF right(rtrim(prompt), 1) <> '?' AND said && brain._change_words()
+           AND cardinality(brain.distinguishing_terms(prompt)) > 0 THEN
             stated := ARRAY(SELECT unnest(brain._naming_words(prompt)) EXCEPT SELECT unnest(brain._change_words()));
-            said := tsvector_to_array(to_tsvector('english'::regconfig, prompt));
             IF cardinality(stated) = 0 THEN
                 stated := NULL;
             END IF;
@@ -514,4 +519,4 @@ BEGIN
 END
 $$;
 COMMENT ON FUNCTION brain.prompt_context IS
-    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another: a short line lacking two words of the question rarer than all it holds, or one another relevant hit names better, stating every word of the question it states and more, or, for a prompt that states a value rather than asks, one that states another thing''s value (brain._speaks_of_stated), is left out unless it is marked older or stale), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"); a line that states the old value of a superseded memory says so: "(depends on #<superseded>, changed by #<change>: brain stale)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
+    'The few memories a prompt brings up, for a hook to add to the agent''s context: brain.search over the prompt, each hit kept on its own verdict (brain.search_result''s verdict at least the setting min_relevance, or a skill the prompt triggers: a prompt no memory is about gets nothing, a prompt about one topic no lines of another: a short line lacking two words of the question rarer than all it holds, or one another relevant hit names better, stating every word of the question it states and more, or, for a prompt that says a value changed rather than asks, one that states another thing''s value (brain._speaks_of_stated), is left out unless it is marked older or stale), leaving out flagged memories, what the boot of the calling session showed (its boot injection), and the memories of exclude_source_system whose source_ref starts with exclude_ref_prefix (the calling session''s own turns, "<client session>/") stored after that session''s last compaction (brain.hand_off_transcript, compaction => true, or a session of it booted with client_info.start compact): those the agent has in front of it. Stored text is quoted (brain.quote_text), as in the boot payload. A captured turn is shown as the reply that answers it (for a prompt, the last assistant turn before the next prompt), whole up to its share of the budget; a prompt that says something (not one that only asks, brain._only_asks) comes first in its own words, then " → " and that reply, the two within the line''s share; in search''s order (a current fact before the older memories and turns it may contradict, a reply in the place of the prompt that only asked); each line says its age ("- #12 fact, 3d ago: ..."), and a memory or turn that a newer one among the results may contradict (search''s newer_related) says so: "(older: #N is newer and may replace it)", and an active one how a person confirms it ("; if so: brain supersede <id>"); a line that states the old value of a superseded memory says so: "(depends on #<superseded>, changed by #<change>: brain stale)". At most prompt_context_max (5) lines, never over prompt_context_tokens (500, brain.estimate_tokens), inside <pybrain-context>…</pybrain-context> (what the capture hooks never store back); the prompt is searched for without what it marks <private>, and by its first 4000 characters. text is NULL when nothing is relevant.';
