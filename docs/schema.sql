@@ -801,6 +801,12 @@ CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, f
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
+CREATE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer) RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/003b-embedding-nearest.sql
+$$;
 CREATE FUNCTION brain._exact_rank_rows() RETURNS integer
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1619,7 +1625,7 @@ CREATE FUNCTION brain._search_vector_kept(req brain.search_request, space bigint
     AS $_$
     -- the body: sql/functions/005e-search-vector.sql
 $_$;
-CREATE FUNCTION brain._search_vector_leg(s brain.embedding_space, kept integer, n_docs bigint) RETURNS text
+CREATE FUNCTION brain._search_vector_leg(s brain.embedding_space, kept integer, n_docs bigint, candidates integer) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3479,7 +3485,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions fef4fdabdf49736a6cda075e7b9618688f51926e97fc161f593613a65ded7fd9';
+COMMENT ON TABLE brain.migration IS 'functions fb8d6f0645980a3002275241767dc674ac10872bf1f001f9b184eff2ba99879e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -416,13 +416,23 @@ def test_filtered_search_plan_follows_the_filters_selectivity(conn, database) ->
         assert _hnsw_scans(conn) == 0, "150 rows, under exact_rank_rows: ranked exactly"
     assert ids(exact) == tenth[:10]
 
+    # Past exact_rank_rows, a filter's rows are still ranked exactly while that is cheaper than
+    # the walk: fewer than 4 x sqrt(candidates x memories) (brain._exact_rank_kept), here
+    # 4 x sqrt(100 x 1500) = 1,549.
     one(conn, "SELECT brain.set_setting('exact_rank_rows', '50')")
     with conn.transaction():
-        walked = search(conn, "", unit(1.0), tags=["tenth"], max_results=10)
-        assert _hnsw_scans(conn) > 0, "150 rows, over exact_rank_rows: the HNSW index is walked"
+        exact = search(conn, "", unit(1.0), tags=["tenth"], max_results=10)
+        assert _hnsw_scans(conn) == 0, "150 rows, over exact_rank_rows, under 1,549: ranked exactly"
+    assert ids(exact) == tenth[:10]
+
+    # With 10 candidates that is 4 x sqrt(10 x 1500) = 490: a filter keeping all 1500 walks.
+    one(conn, "SELECT brain.set_setting('search_candidates', '10')")
+    nearest = [m for m, _, _ in sorted(stored, key=lambda x: -x[1])]
+    with conn.transaction():
+        walked = search(conn, "", unit(1.0), kinds=["fact"], max_results=10)
+        assert _hnsw_scans(conn) > 0, "1500 rows, over 490: the HNSW index is walked"
     assert len(walked) == 10 and all(r["vector_rank"] for r in walked)
-    assert set(ids(walked)) <= set(tenth)
-    assert len(set(ids(walked)) & set(tenth[:10])) >= 8, "the walk finds the nearest of the tagged rows"
+    assert len(set(ids(walked)) & set(nearest[:10])) >= 8, "the walk finds the nearest of the kept rows"
 
 
 def _lexical_leg_rows_removed(plan: str) -> int:

@@ -64,7 +64,8 @@ def statement(conn: psycopg.Connection, case: str | Case) -> str:
     else:
         kept, n_docs = CASES[case] if isinstance(case, str) else case
         (sql,) = conn.execute(
-            "SELECT brain._search_vector_leg(jsonb_populate_record(NULL::brain.embedding_space, %s), %s, %s)",
+            "SELECT brain._search_vector_leg("
+            " jsonb_populate_record(NULL::brain.embedding_space, %s), %s, %s, 100)",
             (json.dumps(SPACE), kept, n_docs),
         ).fetchone()
     return sql.rstrip() + "\n"

@@ -101,6 +101,27 @@ AS $$
     SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 
+-- The rows a search's filters may keep and still be ranked exactly
+-- (brain._search_vector_kept), at least exact_rows (the setting
+-- exact_rank_rows, brain._exact_rank_rows()). Ranking
+-- exactly costs about 2 us a kept row (its id counted, its vector read by key,
+-- its distance); the walk of the space's index about 17 us a tuple it meets,
+-- and it meets about candidates x n_docs / kept of them, several times that
+-- when the filter keeps rows far from the query (a kind's rules: 5,771 tuples
+-- for 100 kept of 9,753 at 100k memories, against about 1,050 for a project's
+-- tenth). The two cost the same at kept = sqrt(8.5 x c x candidates x n_docs)
+-- for a walk c times longer than an even spread; with c = 2, about
+-- 4 x sqrt(candidates x n_docs): for 100 candidates 4,000 rows at 10k
+-- memories, 12,650 at 100k, 40,000 at 1M (docs/benchmarks.md, issue 56).
+CREATE OR REPLACE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer)
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT greatest(exact_rows,
+                    ceil(4 * sqrt(greatest(candidates, 1)::double precision * greatest(n_docs, 0)))::integer)
+$$;
+
 -- Like brain._nearest_sql, ranked exactly: the memories m that pass `filter`
 -- (an expression over brain.memory m), by the distance of their vector in
 -- space s to `target`, indexed and waiting vectors alike. The filter's rows

@@ -109,7 +109,8 @@ DECLARE
     replies_asked boolean := brain._asks_replies(q);
     vector_ids bigint[];  -- the vector leg's memories and similarities, in its order
     vector_sims double precision[];
-    kept integer;  -- rows the selective filters keep, counted up to brain._exact_rank_rows()
+    kept integer;  -- rows the selective filters keep, counted up to kept_most
+    kept_most integer;  -- fewer kept rows are ranked exactly (brain._exact_rank_kept)
     exact_rows integer := (cfg->'exact_rank_rows')::integer;
     waiting boolean;  -- vectors of the space wait outside its index (brain._waiting_vectors)
     n_docs bigint;  -- the workspace's memories and their lexemes (brain.lexical_corpus)
@@ -210,13 +211,15 @@ BEGIN
             greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
         IF NOT unfiltered THEN
             -- The plan by the filters' selectivity: the rows they keep, read up to
-            -- brain._exact_rank_rows() (brain._search_kept). Fewer are ranked exactly
+            -- brain._exact_rank_kept() (brain._search_kept), where ranking them exactly
+            -- stops being cheaper than the walk. Fewer are ranked exactly
             -- (brain._search_vector_kept); more walk the index, with a tuple budget that
             -- lets the walk reach `candidates` of them (about candidates x space / kept tuples).
-            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, exact_rows) AS k;
+            kept_most := brain._exact_rank_kept(candidates, n_docs, exact_rows);
+            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, kept_most) AS k;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
-                / greatest(exact_rows, 1)))::bigint::text, true);
+                / greatest(kept_most, 1)))::bigint::text, true);
         END IF;
     END IF;
     req.bm25 := bm25;
@@ -248,7 +251,7 @@ BEGIN
     -- as the owner (docs/security.md).
     IF space.space_id IS NULL THEN
         NULL;
-    ELSIF kept < exact_rows THEN
+    ELSIF kept < kept_most THEN
         SELECT array_agg(x.memory_id ORDER BY x.r), array_agg(x.similarity ORDER BY x.r) INTO vector_ids, vector_sims
         FROM brain._search_vector_kept(req, space.space_id, candidates) AS x;
     ELSIF n_docs <= exact_rows THEN

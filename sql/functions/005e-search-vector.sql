@@ -32,7 +32,7 @@ AS $f$
         WHERE x.r <= %2$s $v$, nearest, candidates)
 $f$;
 
--- Selective filters that keep fewer rows than brain._exact_rank_rows(): their
+-- Selective filters that keep fewer rows than brain._exact_rank_kept(): their
 -- memories (($1).kept_ids, counted by brain._search_kept) ranked exactly,
 -- each vector looked up by key (the filters are not evaluated a second time).
 -- $2 the space, $3 the candidates.
@@ -105,17 +105,20 @@ AS $f$
         brain._search_filter()), '$2')
 $f$;
 
--- The statement of the vector leg a search of space s runs: with selective
--- filters that keep `kept` memories, fewer than brain._exact_rank_rows(), those
--- ranked exactly; in a workspace of n_docs memories, no more than that, every
+-- The statement of the vector leg a search of space s runs for `candidates`:
+-- with selective filters that keep `kept` memories, fewer than
+-- brain._exact_rank_kept(candidates, n_docs, ...), those ranked exactly; in a
+-- workspace of n_docs memories, no more than brain._exact_rank_rows(), every
 -- vector; else the walk of the space's index. (tests/golden/search/ pins each.)
 DROP FUNCTION IF EXISTS brain._search_vector_leg(brain.embedding_space, integer, integer, bigint);
-CREATE OR REPLACE FUNCTION brain._search_vector_leg(s brain.embedding_space, kept integer, n_docs bigint)
+DROP FUNCTION IF EXISTS brain._search_vector_leg(brain.embedding_space, integer, bigint);
+CREATE OR REPLACE FUNCTION brain._search_vector_leg(s brain.embedding_space, kept integer, n_docs bigint,
+                                                    candidates integer)
 RETURNS text
 LANGUAGE sql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $f$
-    SELECT CASE WHEN kept < brain._exact_rank_rows() THEN brain._search_vector_kept_sql()
+    SELECT CASE WHEN kept < brain._exact_rank_kept(candidates, n_docs, brain._exact_rank_rows()) THEN brain._search_vector_kept_sql()
                 WHEN n_docs <= brain._exact_rank_rows() THEN brain._search_vector_all_sql()
                 ELSE brain._search_vector_hnsw_sql(s) END
 $f$;
@@ -181,7 +184,7 @@ END
 $$;
 
 -- The memories the filters of a search keep (kept_ids), counted up to `most`
--- (brain._exact_rank_rows()): the selectivity that chooses the vector leg's
+-- (brain._exact_rank_kept()): the selectivity that chooses the vector leg's
 -- shape. Planned for the request's values on every call (plan_cache_mode): the
 -- filters are what makes it cheap (a tag's or a kind's index), and a plan for
 -- any filters would read the workspace in an index's order until enough pass,
