@@ -1230,6 +1230,11 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._naming_of(stored text[], statement text) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._naming_words(t text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1731,7 +1736,7 @@ CREATE FUNCTION brain._space_indexes(space_id bigint) RETURNS TABLE(indexname te
     AS $$
     -- the body: sql/functions/009-spaces.sql
 $$;
-CREATE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], naming text[], said text[]) RETURNS boolean
+CREATE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], prompt text, naming text[], said tsvector, short integer) RETURNS boolean
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -3485,7 +3490,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions fb8d6f0645980a3002275241767dc674ac10872bf1f001f9b184eff2ba99879e';
+COMMENT ON TABLE brain.migration IS 'functions aa0eb0b4cd890938404c3643a25535701250e273c468949a129d966f4da0a1f2';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -312,7 +312,7 @@ AS $f$
             SELECT n.memory_id, n.kind, n.project, brain._said_at(n.origin, n.metadata, n.created_at) AS created_at,
                    n.headline, n.body, l.place, n.tsv,
                    -- what it states and the words naming what its values are of (brain._restates)
-                   x.text AS statement, coalesce(n.naming_words, brain._naming_words(x.text)) AS naming,
+                   x.text AS statement, brain._naming_of(n.naming_words, x.text) AS naming,
                    brain._terms_of(n.fact_terms, n.headline, n.body) AS terms, v.embedding AS vec,
                    n.origin NOT IN ('explicit', 'overlay') AS said
             FROM listed l JOIN brain.memory n ON n.workspace_id = ($1).workspace_id AND n.memory_id = l.memory_id
@@ -357,7 +357,7 @@ AS $f$
                                               THEN %12$s ELSE %12$s / 2 END
                          OFFSET 0) AS n
                    WHERE brain._terms_differ(brain._terms_of(m.fact_terms, m.headline, m.body), n.terms)
-                     AND brain._restates_statement(ms.text, coalesce(m.naming_words, brain._naming_words(ms.text)),
+                     AND brain._restates_statement(ms.text, brain._naming_of(m.naming_words, ms.text),
                                                    n.statement, n.naming, n.tsv,
                                                    (SELECT (brain.setting('prompt_subject_words'))::integer))
                    ORDER BY n.near DESC, n.created_at DESC, n.memory_id DESC

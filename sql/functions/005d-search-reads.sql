@@ -231,6 +231,16 @@ AS $$
                         AND pg_catalog.abs(xp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
 $$;
 
+-- A memory's naming words: those stored with it (brain.memory.naming_words,
+-- migration 038), or, for a row written before that migration filled them,
+-- computed from its statement (brain._statement_text). (No SET clause: inlined.)
+CREATE OR REPLACE FUNCTION brain._naming_of(stored text[], statement text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(stored, brain._naming_words(statement))
+$$;
+
 -- The words a statement says a change of value with, which name nothing of what
 -- changed ("We moved the card stub to port 4343", "Noted: … now"), as lexemes.
 CREATE OR REPLACE FUNCTION brain._change_words()
@@ -257,9 +267,11 @@ $$;
 -- 20005 now."). "The osprey search indexer listens on port 6484" and "The
 -- osprey scheduler listens on port 7140" each lack a word of the other: two
 -- things' values, neither newer. The words a correction says a change with
--- (brain._change_words: "moved", "noted", "now"…) name nothing: "We moved the
--- card stub to port 4343 yesterday." restates "The payment step's card stub
--- listens on port 4242", whose words hold the correction's card and stub.
+-- (brain._change_words: "moved", "noted", "now"…) name nothing, in either of
+-- the two: "We moved the card stub to port 4343 yesterday." restates "The
+-- payment step's card stub listens on port 4242", whose words hold the
+-- correction's card and stub, and a later "The card stub listens on port
+-- 4444" restates the correction in turn.
 -- Search and the boot (brain._newer_statement) ask it of a pair once the two
 -- are near and their values differ. (Each memory's naming words are stored
 -- with it, brain.memory.naming_words: computed here only when not.)
@@ -274,12 +286,13 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT brain.word_count(older_text) <= short
-           AND (coalesce(older_naming, '{}') <@ tsvector_to_array(newer_tsv)
+           AND (ob.words <@ tsvector_to_array(newer_tsv)
                 OR brain.word_count(newer_text) <= short
                    AND cardinality(nb.words) > 0
                    AND nb.words <@ tsvector_to_array(to_tsvector('english'::regconfig, older_text)))
-    -- the newer's naming words, less those it says a change with
-    FROM (SELECT ARRAY(SELECT unnest(newer_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
+    -- each one's naming words, less those it says a change with
+    FROM (SELECT ARRAY(SELECT unnest(older_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS ob,
+         (SELECT ARRAY(SELECT unnest(newer_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
 $$;
 
 -- (PL/pgSQL: its statement is planned when first run, not when the function
@@ -291,8 +304,8 @@ SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
     RETURN (
-    SELECT brain._restates_statement(a.text, coalesce(o.naming_words, brain._naming_words(a.text)),
-                                     b.text, coalesce(n.naming_words, brain._naming_words(b.text)), n.tsv,
+    SELECT brain._restates_statement(a.text, brain._naming_of(o.naming_words, a.text),
+                                     b.text, brain._naming_of(n.naming_words, b.text), n.tsv,
                                      (brain.setting('prompt_subject_words'))::integer)
     FROM brain.memory o
     JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = newer

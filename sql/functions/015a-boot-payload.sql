@@ -346,15 +346,14 @@ BEGIN
     fixed := brain._line_tokens(title) + coalesce(brain._line_tokens(task_line), 0) + brain._line_tokens(note)
              + brain._line_tokens(hint) + 1;
     -- Every line says its age: what a memory says may have changed since it was written.
-    -- (an empty section has no line to age)
-    blockers := CASE WHEN blockers = '[]' THEN blockers ELSE brain._aged(ws, blockers, clock) END;
-    pins := CASE WHEN pins = '[]' THEN pins ELSE brain._aged(ws, pins, clock) END;
-    patterns := CASE WHEN patterns = '[]' THEN patterns ELSE brain._aged(ws, patterns, clock) END;
-    tasks := CASE WHEN tasks = '[]' THEN tasks ELSE brain._aged(ws, tasks, clock) END;
-    trajectories := CASE WHEN trajectories = '[]' THEN trajectories ELSE brain._aged(ws, trajectories, clock) END;
-    pack := CASE WHEN pack = '[]' THEN pack ELSE brain._aged(ws, pack, clock) END;
-    skills := CASE WHEN skills = '[]' THEN skills ELSE brain._aged(ws, skills, clock) END;
-    actions := CASE WHEN actions = '[]' THEN actions ELSE brain._aged(ws, actions, clock) END;
+    blockers := brain._aged(ws, blockers, clock);
+    pins := brain._aged(ws, pins, clock);
+    patterns := brain._aged(ws, patterns, clock);
+    tasks := brain._aged(ws, tasks, clock);
+    trajectories := brain._aged(ws, trajectories, clock);
+    pack := brain._aged(ws, pack, clock);
+    skills := brain._aged(ws, skills, clock);
+    actions := brain._aged(ws, actions, clock);
     IF handoff IS NOT NULL AND handoff->>'ended_at' IS NOT NULL THEN
         headings := headings || jsonb_build_object('handoff', format('%s (%s ago)', headings->>'handoff',
             brain._age_text((handoff->>'ended_at')::timestamptz, clock)));

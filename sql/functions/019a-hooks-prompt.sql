@@ -183,33 +183,31 @@ $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) speak of
 -- the thing a prompt states a new value of, when the line states a value too:
--- one of the two names nothing the other does not (brain._naming_words, less
--- the words a change is said with, brain._change_words), as brain._restates
--- judges a newer statement. "We moved the osprey search indexer to port
--- 20035." and "The osprey search indexer listens on port 6484": the same
--- thing; "We moved the osprey scheduler to port 20022.": another thing's
--- value, which shares the prompt's "moved" and "osprey" and names the
--- scheduler; "Port 6484" names nothing the prompt lacks. A line that states no
--- value is not judged here. naming: the prompt's naming words (some); said:
--- its words.
--- (PL/pgSQL, as brain._restates is: planned when first run.)
-CREATE OR REPLACE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], naming text[], said text[])
+-- the prompt would restate one of them as a newer statement of its value
+-- (brain._restates_statement, the line's memory the older, the prompt the
+-- newer: the words a change is said with name nothing). "We moved the osprey
+-- search indexer to port 20035." and "The osprey search indexer listens on
+-- port 6484": the same thing; "We moved the osprey scheduler to port 20022.":
+-- another thing's value, which shares the prompt's "moved" and "osprey" and
+-- names the scheduler; "Port 6484" names nothing the prompt lacks. A line none
+-- of whose memories states a value is not judged here. naming: the prompt's
+-- naming words (brain._naming_words); said: its full-text vector. Each memory
+-- read once. (PL/pgSQL, as brain._restates is: planned when first run.)
+DROP FUNCTION IF EXISTS brain._speaks_of_stated(bigint, bigint[], text[], text[]);
+CREATE OR REPLACE FUNCTION brain._speaks_of_stated(ws bigint, ids bigint[], prompt text, naming text[],
+                                                   said tsvector, short integer)
 RETURNS boolean
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
 BEGIN
-    RETURN NOT EXISTS (SELECT FROM brain.memory m
-                       CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS t
-                       WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)
-                         AND cardinality(brain.distinguishing_terms(t.text)) > 0)
-        OR EXISTS (SELECT FROM brain.memory m
-                   CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS t
-                   CROSS JOIN LATERAL (SELECT ARRAY(SELECT unnest(coalesce(m.naming_words, brain._naming_words(t.text)))
-                                                    EXCEPT SELECT unnest(brain._change_words())) AS words) AS own
-                   WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)
-                     AND (naming <@ tsvector_to_array(to_tsvector('english'::regconfig, t.text))
-                          OR own.words <@ said));
+    RETURN coalesce((
+        SELECT NOT bool_or(cardinality(brain.distinguishing_terms(t.text)) > 0)
+               OR bool_or(brain._restates_statement(t.text, brain._naming_of(m.naming_words, t.text),
+                                                    prompt, naming, said, short))
+        FROM brain.memory m
+        CROSS JOIN LATERAL (SELECT brain._statement_text(m.origin, m.headline, m.body) AS text) AS t
+        WHERE m.workspace_id = ws AND m.memory_id = ANY (ids)), true);
 END
 $$;
 
@@ -255,7 +253,7 @@ DECLARE
     foreign_q tsquery;  -- the question's words only other projects state
     outside boolean[];  -- each word of the subject: some other project states it
     stated text[];  -- what a prompt that states a value names (brain._speaks_of_stated)
-    said text[];  -- the prompt's words, as lexemes
+    said tsvector;  -- the prompt's words, of a prompt that does not end in a question mark
 BEGIN
     PERFORM brain._check_setting_argument('prompt_context_tokens', 'token_budget', budget,
                                           'A prompt context budget (tokens)');
@@ -296,12 +294,15 @@ BEGIN
         -- search indexer to port 20035.": a value, a word a change is said with, no
         -- question mark at its end): what it names, less the words it says the change
         -- with. ("The build failed with exit code 137 on runner 4." says no change.)
-        said := tsvector_to_array(to_tsvector('english'::regconfig, prompt));
-        IF right(rtrim(prompt), 1) <> '?' AND said && brain._change_words()
-           AND cardinality(brain.distinguishing_terms(prompt)) > 0 THEN
-            stated := ARRAY(SELECT unnest(brain._naming_words(prompt)) EXCEPT SELECT unnest(brain._change_words()));
-            IF cardinality(stated) = 0 THEN
-                stated := NULL;
+        IF right(rtrim(prompt), 1) <> '?' THEN
+            said := to_tsvector('english'::regconfig, prompt);
+            IF tsvector_to_array(said) && brain._change_words()
+               AND cardinality(brain.distinguishing_terms(prompt)) > 0 THEN
+                stated := brain._naming_words(prompt);
+                -- (a prompt naming nothing but the change judges no line)
+                IF stated <@ brain._change_words() THEN
+                    stated := NULL;
+                END IF;
             END IF;
         END IF;
         -- What the question names that only other projects state ("the osprey gateway",
@@ -428,7 +429,8 @@ BEGIN
             -- statements, or stating an old value, stays, marked.
             CONTINUE WHEN hit.via_skill_trigger IS NULL AND stated IS NOT NULL AND hit.words <= short_words
                           AND NOT hit.stale AND hit.newer_related IS NULL
-                          AND NOT brain._speaks_of_stated(ws, ARRAY[hit.id, turn.answer_id], stated, said);
+                          AND NOT brain._speaks_of_stated(ws, ARRAY[hit.id, turn.answer_id], prompt, stated, said,
+                                                          short_words);
             CONTINUE WHEN hit.via_skill_trigger IS NULL
                           AND NOT CASE WHEN hit.relevant
                                        THEN hit.words > short_words
