@@ -3490,7 +3490,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions aa0eb0b4cd890938404c3643a25535701250e273c468949a129d966f4da0a1f2';
+COMMENT ON TABLE brain.migration IS 'functions d14ad83b254b7f16ad8c12f63efcb982e0bc13ea419cb1bc05e439daa63d0098';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -355,13 +355,15 @@ def test_a_correction_said_in_a_session_marks_the_older_turn_it_corrects(conn, l
     assert lines.index(old_line) > min(n for n, line in enumerate(lines) if "20022" in line), lines
 
 
-def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, local) -> None:
+@pytest.mark.parametrize("fact_project", ["shop", ""], ids=["the-project's-fact", "a-global-fact"])
+def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, local, fact_project) -> None:
     """A correction said in a session ("We moved the card stub to port 4343 yesterday.")
     names the thing with the words of a change; a fact written two days later gives it
     another value ("The card stub listens on port 4444"). The words the change is said with
     name nothing in the older statement either: once "moved" is set aside, the fact holds
     every word the correction names the stub by, so the correction is marked older, the fact
-    the newer statement. A turn about another stub is not."""
+    the newer statement. A turn about another stub is not. A global fact (what `brain
+    remember` writes unless told a project) is a newer statement for every project's turns."""
     Brain(conn, embedder=local).use_embedding_space()
     Brain(conn, embedder=local).activate_space(local.space)
     observe(
@@ -374,7 +376,7 @@ def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, loc
             ("We moved the fraud checker to port 4848 yesterday.", "Okay."),
         ],
     )
-    fact = write(conn, local, "The card stub listens on port 4444", 1)
+    fact = write(conn, local, "The card stub listens on port 4444", 1, project=fact_project)
     found = hits(conn, local, "Which port does the card stub listen on?")
     shown = [(h["id"], h["headline"], h["newer_related"]) for h in found]
     (said,) = [h for h in found if "4343" in h["headline"]]

@@ -328,7 +328,8 @@ AS $f$
                    -- a newer authored memory among the results that may contradict this
                    -- one, the nearest: of an authored memory, one of the same kind and
                    -- project (of a global one, the searched project's too: a fact written
-                   -- for every project that a session of this one corrected), as near as
+                   -- for every project that a session of this one corrected; a global
+                   -- one is newer for every project's memories), as near as
                    -- the space's related similarity (headline trigrams
                    -- without a query vector, 0.5) and differing in distinguishing terms
                    -- only; of a captured turn or text (observed, artifact), one of its
@@ -344,7 +345,7 @@ AS $f$
                    FROM (SELECT n.*
                          FROM (SELECT n.*, %10$s AS near
                                FROM (SELECT n.* FROM authored n
-                                     WHERE n.memory_id <> m.memory_id AND (n.project = m.project OR m.project = '')
+                                     WHERE n.memory_id <> m.memory_id AND (n.project = m.project OR m.project = '' OR n.project = '')
                                        AND n.created_at > brain._said_at(m.origin, m.metadata, m.created_at)
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
                                        -- (a turn is a newer statement of what it restates,
