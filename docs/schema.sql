@@ -1230,6 +1230,12 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._naming_less_change(words text[]) RETURNS text[]
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._naming_of(stored text[], statement text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
@@ -1285,6 +1291,11 @@ CREATE FUNCTION brain._nearest_sql(s brain.embedding_space, target text, joins t
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
+CREATE FUNCTION brain._newer_in_scope(older_project text, newer_project text) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT ''::text) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
@@ -3490,7 +3501,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions d14ad83b254b7f16ad8c12f63efcb982e0bc13ea419cb1bc05e439daa63d0098';
+COMMENT ON TABLE brain.migration IS 'functions a853286237f7bcf535b2c9e997bf695115fb6cc2d6638c438d68d4721463ac76';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

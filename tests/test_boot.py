@@ -454,26 +454,35 @@ def test_one_of_a_kind_is_said_in_the_singular_and_a_taskless_sibling_shows_no_t
     assert row["tokens"] == scalar(conn, "SELECT brain._line_tokens(%s)", (sibling[2:],))
 
 
-@pytest.mark.parametrize("said_in", ["", "shop"], ids=["a-global-session", "the-project's-session"])
-def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn, said_in) -> None:
+@pytest.mark.parametrize(
+    ("fact_in", "said_in"),
+    [("", ""), ("", "shop"), ("shop", "")],
+    ids=["a-global-session", "the-project's-session", "a-project's-fact-a-global-session"],
+)
+def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn, fact_in, said_in) -> None:
     """A pinned fact says 6432; a session said the port moved to 5433 since. The boot shows the
     fact marked older, naming the turn and the supersede that would confirm it; an unrelated
-    pinned fact is shown as it is. The fact is global: a session of a project that said so
-    marks it in that project's boots, and only there."""
+    pinned fact is shown as it is. A global fact is marked in the boots of a project whose
+    session said so, and only there; a project's fact by a global session too (a global
+    memory is newer for every project's, as search judges it)."""
     from pybrain.client import Brain
     from pybrain.embed import get_embedder
 
     conn.execute("UPDATE brain.embedding_space SET related = 0.3, near_identical = 0.99")  # hash vectors
     brain = Brain(conn, embedder=get_embedder("hash"))
-    port = brain.remember("fact", "Staging pgbouncer listens on port 6432", pinned=True).memory_id
-    other = brain.remember("fact", "Release notes go to the changelog channel", pinned=True).memory_id
+    port = brain.remember(
+        "fact", "Staging pgbouncer listens on port 6432", pinned=True, project=fact_in
+    ).memory_id
+    other = brain.remember(
+        "fact", "Release notes go to the changelog channel", pinned=True, project=fact_in
+    ).memory_id
     brain.observe_transcript(
         [{"ref": "s9/1", "role": "assistant", "text": "Staging pgbouncer listens on port 5433 since today."}],
         source_system="claude-code",
         project=said_in,
     )
     turn = scalar(conn, "SELECT memory_id FROM brain.memory WHERE source_ref = 's9/1'")
-    payload = call_scalar(conn, "boot_session", source="claude", project=said_in)
+    payload = call_scalar(conn, "boot_session", source="claude", project=fact_in or said_in)
     text = render_boot(payload)
     (line,) = [x for x in text.splitlines() if x.startswith(f"- #{port} ")]
     assert line.endswith(f"(older: #{turn} is newer and may replace it; if so: brain supersede {port})"), text

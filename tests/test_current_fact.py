@@ -111,11 +111,16 @@ def line_id(line: str) -> int:
 
 
 @pytest.fixture
-def month(conn: psycopg.Connection, local: Any) -> dict[str, int]:
-    """Thirty days of one project: turns saying Node 20, then 22; facts 20 → 22 (superseded),
-    then a fact written two days ago: Node 24."""
+def active_space(conn: psycopg.Connection, local: Any) -> None:
+    """The default embedder's space, made and active."""
     Brain(conn, embedder=local).use_embedding_space()
     Brain(conn, embedder=local).activate_space(local.space)
+
+
+@pytest.fixture
+def month(conn: psycopg.Connection, local: Any, active_space: None) -> dict[str, int]:
+    """Thirty days of one project: turns saying Node 20, then 22; facts 20 → 22 (superseded),
+    then a fact written two days ago: Node 24."""
     observe(conn, local, *TRANSCRIPTS[0])
     first = write(conn, local, "The shop frontend builds with Node 20", 29, on_related="store")
     observe(conn, local, *TRANSCRIPTS[1])
@@ -206,12 +211,11 @@ def test_a_prompt_that_says_something_before_it_asks(conn, local, month) -> None
         assert context_lines(conn, local, prompt) == [], prompt
 
 
+@pytest.mark.usefixtures("active_space")
 def test_a_captured_turn_never_refuses_or_takes_a_fact(conn, local) -> None:
     """A write near a captured question (a record) is created: the turn is not an authored
     memory for the write's on_related policy, nor replaced by it. (Their similarity under
     the default embedder is 0.76, past the related threshold 0.75.)"""
-    Brain(conn, embedder=local).use_embedding_space()
-    Brain(conn, embedder=local).activate_space(local.space)
     observe(
         conn,
         local,
@@ -356,6 +360,7 @@ def test_a_correction_said_in_a_session_marks_the_older_turn_it_corrects(conn, l
 
 
 @pytest.mark.parametrize("fact_project", ["shop", ""], ids=["the-project's-fact", "a-global-fact"])
+@pytest.mark.usefixtures("active_space")
 def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, local, fact_project) -> None:
     """A correction said in a session ("We moved the card stub to port 4343 yesterday.")
     names the thing with the words of a change; a fact written two days later gives it
@@ -364,8 +369,6 @@ def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, loc
     every word the correction names the stub by, so the correction is marked older, the fact
     the newer statement. A turn about another stub is not. A global fact (what `brain
     remember` writes unless told a project) is a newer statement for every project's turns."""
-    Brain(conn, embedder=local).use_embedding_space()
-    Brain(conn, embedder=local).activate_space(local.space)
     observe(
         conn,
         local,
@@ -385,6 +388,7 @@ def test_a_fact_written_after_a_spoken_correction_marks_the_correction(conn, loc
 
 
 @pytest.mark.parametrize("fact_project", ["shop", ""], ids=["the-project's-fact", "a-global-fact"])
+@pytest.mark.usefixtures("active_space")
 def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, local, fact_project) -> None:
     """The fact names the thing at length ("The payment step's card stub listens on port
     4242"); the correction said a day later names it shorter, with the words of a change
@@ -396,8 +400,6 @@ def test_a_correction_that_names_less_of_the_thing_still_marks_the_fact(conn, lo
     correction names nothing of, is not marked. A global fact (`brain remember` files one so
     unless told a project) is corrected so in the project whose session said it, and only
     there."""
-    Brain(conn, embedder=local).use_embedding_space()
-    Brain(conn, embedder=local).activate_space(local.space)
     fact = write(conn, local, "The payment step's card stub listens on port 4242", 6, project=fact_project)
     other = write(
         conn, local, "The payment step's fraud checker listens on port 4747", 6, project=fact_project

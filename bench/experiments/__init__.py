@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
 
 
 def parser(module: str, doc: str) -> argparse.ArgumentParser:
@@ -42,3 +45,22 @@ def copy_saved_workspace(server, size: int, copy: str, *, settings: dict[str, st
     # (without them every common word of a query is counted, up to lexical_max_rows)
     owner.execute("SELECT brain.analyze_lexemes()")
     return owner
+
+
+@contextlib.contextmanager
+def saved_workspace_copy(
+    data_dir: Path | str, size: int, copy: str, *, settings: dict[str, str] | None = None
+) -> Iterator[tuple]:
+    """The benchmark's server on data_dir and a copy of its saved workspace of `size` memories
+    (copy_saved_workspace): (server, the owner's connection). After, the connection closed,
+    the copy dropped and the server stopped, whatever happened."""
+    from bench.server import BenchServer
+
+    server = BenchServer(Path(data_dir))
+    try:
+        with copy_saved_workspace(server, size, copy, settings=settings) as owner:
+            yield server, owner
+    finally:
+        with server.admin() as admin:
+            admin.execute(f"DROP DATABASE IF EXISTS {copy} WITH (FORCE)")
+        server.close()

@@ -18,13 +18,12 @@ from __future__ import annotations
 
 import argparse
 import statistics
-from pathlib import Path
 
 import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
-from bench.experiments import copy_saved_workspace
-from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
+from bench.experiments import saved_workspace_copy
+from bench.server import CLIENT_PASSWORD, CLIENT_ROLE
 
 COPY = "bench_filtercost"
 TIMER = """
@@ -50,9 +49,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--variants", default="unfiltered,project,kinds rule,kinds fact")
     args = parser.parse_args()
-    server = BenchServer(Path(args.data_dir))
-    try:
-        owner = copy_saved_workspace(server, args.size, COPY)
+    with saved_workspace_copy(args.data_dir, args.size, COPY) as (server, owner):
         # each memory a project by its id (a second copy of a text in one project gets a suffix:
         # the normalized text is unique in its kind and project)
         owner.execute("SET session_replication_role = replica")
@@ -97,10 +94,6 @@ def main() -> None:
                         f"round {n + 1} {variant:12s} p50 {statistics.median(kept):7.2f} ms"
                         f"  p95 {kept[int(len(kept) * 0.95)]:7.2f}  mean {statistics.mean(kept):7.2f}"
                     )
-    finally:
-        with server.admin() as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-        server.close()
 
 
 if __name__ == "__main__":

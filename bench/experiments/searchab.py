@@ -28,8 +28,8 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from bench import latency
-from bench.experiments import copy_saved_workspace
-from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
+from bench.experiments import saved_workspace_copy
+from bench.server import CLIENT_PASSWORD, CLIENT_ROLE
 
 SEARCH_FILES = "sql/functions/005"  # 005-search.sql and its parts, 005a-... to 005d-...
 COPY = "bench_searchab"
@@ -121,9 +121,7 @@ def main(argv: list[str] | None = None) -> None:
         for name in sorted(n for n in listed if n.startswith(SEARCH_FILES) and n.endswith(".sql"))
     )
     after = "\n".join(p.read_text() for p in sorted((repo / "sql" / "functions").glob("005*.sql")))
-    server = BenchServer(args.data_dir)
-    try:
-        owner = copy_saved_workspace(server, args.size, COPY)
+    with saved_workspace_copy(args.data_dir, args.size, COPY) as (server, owner):
         rows = owner.execute(
             "SELECT m.headline, e.embedding::real[] FROM brain.memory m"
             " JOIN brain.embedding e USING (workspace_id, memory_id) WHERE m.workspace_id = 1"
@@ -147,17 +145,12 @@ def main(argv: list[str] | None = None) -> None:
                         median = round(_search(client, rows, kind, tags), 2)
                         figures.setdefault((side, kind), []).append(median)
         owner.execute(after)
-        owner.close()
         print(
             f"brain.search at {args.size} memories: p50 ms of {len(rows) - 5} searches a round,"
             f" {args.rounds} rounds"
         )
         for (side, kind), values in figures.items():
             print(f"  {side:>15} {kind:16} median {statistics.median(values):6.2f}  rounds {values}")
-    finally:
-        with server.admin() as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-        server.close()
 
 
 if __name__ == "__main__":

@@ -21,11 +21,12 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from bench import boot, latency
-from bench.experiments import copy_saved_workspace, parser
+from bench.experiments import parser, saved_workspace_copy
 from bench.experiments.searchab import KINDS, _search
-from bench.server import CLIENT_PASSWORD, CLIENT_ROLE, BenchServer
+from bench.server import CLIENT_PASSWORD, CLIENT_ROLE
 
 COPY = "bench_searchcost"
+TRACK = {"track_functions": "all"}  # each function's own time (pg_stat_user_functions)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -36,9 +37,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--queries", type=int, default=45)
     p.add_argument("--top", type=int, default=25)
     args = p.parse_args(argv)
-    server = BenchServer(args.data_dir)
-    try:
-        owner = copy_saved_workspace(server, args.size, COPY, settings={"track_functions": "all"})
+    with saved_workspace_copy(args.data_dir, args.size, COPY, settings=TRACK) as (server, owner):
         rows = owner.execute(
             "SELECT m.headline, e.embedding::real[] FROM brain.memory m"
             " JOIN brain.embedding e USING (workspace_id, memory_id) WHERE m.workspace_id = 1"
@@ -88,17 +87,12 @@ def main(argv: list[str] | None = None) -> None:
             " ORDER BY p.self_time DESC LIMIT %s",
             (args.top,),
         ).fetchall()
-        owner.close()
         n = max(int(searches), 1)
         print(f"{args.kind} search at {args.size} memories: p50 {median:.2f} ms; {n} searches profiled")
         print(f"  {'function':40} {'self ms/search':>14} {'calls/search':>12}")
         for name, calls, self_time in stats:
             print(f"  {name:40} {self_time / n:14.3f} {calls / n:12.1f}")
         print(f"  total self time a search: {statistics.fsum(s for _, _, s in stats) / n:.2f} ms")
-    finally:
-        with server.admin() as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-        server.close()
 
 
 if __name__ == "__main__":

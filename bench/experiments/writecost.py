@@ -38,10 +38,10 @@ import psycopg
 
 from bench import hashvec, latency
 from bench.corpus import Generator
-from bench.experiments import copy_saved_workspace
-from bench.server import BenchServer
+from bench.experiments import saved_workspace_copy
 
 COPY = "bench_writecost"
+TRACK = {"track_functions": "all"}  # each function's own time (pg_stat_user_functions)
 
 PARTS = {
     "floor": {
@@ -81,9 +81,7 @@ def main(argv: list[str] | None = None) -> None:
     p.add_argument("--writes", type=int, default=100, help="writes a round, each way")
     args = p.parse_args(argv)
 
-    server = BenchServer(args.data_dir)
-    try:
-        owner = copy_saved_workspace(server, args.size, COPY, settings={"track_functions": "all"})
+    with saved_workspace_copy(args.data_dir, args.size, COPY, settings=TRACK) as (server, owner):
         owner.execute(latency.RAW_TIMER)
         space, through, dims = owner.execute(
             "SELECT s.space_id, s.indexed_through, s.dims FROM brain.active_embedding_space() AS s"
@@ -157,11 +155,6 @@ def main(argv: list[str] | None = None) -> None:
                     "load": os.getloadavg()[0],
                 }
             )
-        owner.close()
-    finally:
-        with server.admin() as admin:
-            admin.execute(f"DROP DATABASE IF EXISTS {COPY} WITH (FORCE)")
-        server.close()
 
     print(
         f"remember of a new fact at {args.size:,} memories,"

@@ -345,7 +345,7 @@ AS $f$
                    FROM (SELECT n.*
                          FROM (SELECT n.*, %10$s AS near
                                FROM (SELECT n.* FROM authored n
-                                     WHERE n.memory_id <> m.memory_id AND (n.project = m.project OR m.project = '' OR n.project = '')
+                                     WHERE n.memory_id <> m.memory_id AND brain._newer_in_scope(m.project, n.project)
                                        AND n.created_at > brain._said_at(m.origin, m.metadata, m.created_at)
                                        AND (n.kind = m.kind OR m.origin NOT IN ('explicit', 'overlay'))
                                        -- (a turn is a newer statement of what it restates,

@@ -170,6 +170,19 @@ $$;
 -- that, as search judges its results (newer_related). NULL when none, or the
 -- memory has no vector in the active space. For lines shown without a query
 -- (the boot's pinned facts).
+-- Whether a memory of newer_project may be a newer statement of one of
+-- older_project: the same project's, or a global one of either side (a global
+-- fact is newer for every project's memories; a global memory's newer statement
+-- may be any project's, the one a search or a boot reads). Search's older marks
+-- (brain._search_statement) and the boot's (brain._newer_statement) ask it.
+-- (No SET clause: inlined.)
+CREATE OR REPLACE FUNCTION brain._newer_in_scope(older_project text, newer_project text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT newer_project = older_project OR older_project = '' OR newer_project = ''
+$$;
+
 -- When a memory's statement was made: a captured turn's own time (metadata.at, the
 -- transcript's timestamp) when it reads as one and is not after the turn was stored,
 -- else when the memory was written. A reply said before a fact but captured after it
@@ -254,6 +267,16 @@ AS $$
         'today yesterday anymore longer'))
 $$;
 
+-- Naming words less those a change is said with (brain._change_words): what a
+-- statement names of the thing whose value it gives.
+CREATE OR REPLACE FUNCTION brain._naming_less_change(words text[])
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT ARRAY(SELECT unnest(words) EXCEPT SELECT unnest(brain._change_words()))
+$$;
+
 -- Whether a newer memory speaks of what an older one says, as a newer statement
 -- of its value must: the older is a short statement (a turn's text, an
 -- authored memory's headline, of prompt_subject_words words or fewer: a long
@@ -286,13 +309,11 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT brain.word_count(older_text) <= short
-           AND (ob.words <@ tsvector_to_array(newer_tsv)
+           AND (brain._naming_less_change(older_naming) <@ tsvector_to_array(newer_tsv)
                 OR brain.word_count(newer_text) <= short
                    AND cardinality(nb.words) > 0
                    AND nb.words <@ tsvector_to_array(to_tsvector('english'::regconfig, older_text)))
-    -- each one's naming words, less those it says a change with
-    FROM (SELECT ARRAY(SELECT unnest(older_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS ob,
-         (SELECT ARRAY(SELECT unnest(newer_naming) EXCEPT SELECT unnest(brain._change_words())) AS words) AS nb
+    FROM (SELECT brain._naming_less_change(newer_naming) AS words) AS nb
 $$;
 
 -- (PL/pgSQL: its statement is planned when first run, not when the function
@@ -345,10 +366,11 @@ BEGIN
     -- the others' only until one is found
     FOR newer IN SELECT x.memory_id, x.origin, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
              FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
-                   FROM (SELECT k.* FROM brain._nearest_k(space, vec, m.kind, m.project, m.memory_id, 5) AS k
-                         UNION ALL
-                         SELECT k.* FROM brain._nearest_k(space, vec, m.kind, scope, m.memory_id, 5) AS k
-                         WHERE m.project = '' AND coalesce(scope, '') <> '') AS k
+                   -- (the nearest of each project whose memories may be newer: the fact's
+                   -- own, the global ones, and the boot's project for a global fact)
+                   FROM (SELECT DISTINCT p.project FROM unnest(ARRAY[m.project, '', coalesce(scope, '')]) AS p(project)
+                         WHERE brain._newer_in_scope(m.project, p.project)) AS p
+                   CROSS JOIN LATERAL brain._nearest_k(space, vec, m.kind, p.project, m.memory_id, 5) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)

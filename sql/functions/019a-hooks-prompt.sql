@@ -300,7 +300,7 @@ BEGIN
                AND cardinality(brain.distinguishing_terms(prompt)) > 0 THEN
                 stated := brain._naming_words(prompt);
                 -- (a prompt naming nothing but the change judges no line)
-                IF stated <@ brain._change_words() THEN
+                IF cardinality(brain._naming_less_change(stated)) = 0 THEN
                     stated := NULL;
                 END IF;
             END IF;
