@@ -1267,8 +1267,8 @@ CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
-CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, project text, exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
-    LANGUAGE plpgsql STABLE
+CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, projects text[], exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
+    LANGUAGE plpgsql STABLE ROWS 5
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
     SET "hnsw.max_scan_tuples" TO '20000'
@@ -3501,7 +3501,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions a853286237f7bcf535b2c9e997bf695115fb6cc2d6638c438d68d4721463ac76';
+COMMENT ON TABLE brain.migration IS 'functions 496e6a90a2eed8a15be1b36f6fb7cb8dfc599bf4d4196bad33a2781eac21a417';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -492,3 +492,44 @@ def test_a_pinned_fact_a_newer_statement_may_replace_is_marked_older(conn, fact_
         text = render_boot(call_scalar(conn, "boot_session", source="claude", project="billing"))
         (line,) = [x for x in text.splitlines() if x.startswith(f"- #{port} ")]
         assert "older" not in line, text
+
+
+def test_each_pinned_fact_looks_for_a_newer_statement_once_among_its_nearest(database, db_url) -> None:
+    """The boot asks, for each pinned fact it shows, whether a newer statement may replace it:
+    one lookup a line (not one for each use of its answer), and each candidate the lookup
+    finds judged by its key, not every memory of the workspace read to judge them (a plan
+    that estimated a thousand candidates read the workspace once a line: 440 ms for ten
+    pinned facts at 10,000 memories, 47 ms now). A project's facts and global ones, pinned."""
+    from helpers import function_calls, functions_tracked
+
+    with functions_tracked(database), psycopg.connect(db_url, autocommit=True) as conn:
+        for i in range(150):
+            project = "shop" if i % 2 else ""
+            remember(
+                conn,
+                kind="fact",
+                project=project,
+                headline=f"Service {i} listens on port {7000 + i}",
+                embedding=unit(0.3, axis=2 + i),
+            )
+        pinned = [
+            remember(
+                conn,
+                kind="fact",
+                project=project,
+                headline=f"Pinned fact {i} of the shop's staging",
+                pinned=True,
+                embedding=unit(0.5, axis=200 + i),
+            )["memory_id"]
+            for i, project in enumerate(["shop", "shop", "", ""])
+        ]
+        conn.execute("BEGIN")
+        counted = ("brain._newer_statement", "brain._said_at")
+        before = {f: function_calls(conn, f) for f in counted}
+        payload = boot(conn, project="shop")
+        calls = {f: function_calls(conn, f) - before[f] for f in counted}
+        conn.execute("COMMIT")
+        shown = [row["id"] for row in payload["sections"]["pinned"]]
+        assert sorted(shown) == sorted(pinned), payload["sections"]["pinned"]
+        assert calls["brain._newer_statement"] == len(pinned), calls
+        assert calls["brain._said_at"] <= 10 * len(pinned), calls

@@ -147,15 +147,20 @@ AS $$
         s.space_id, target, filter, lim)
 $$;
 
--- The active memories of the kind and project nearest to v in space s, most
--- similar first (at most k): the candidates of a write's semantic dedup.
+-- The active memories of the kind and of one of the projects nearest to v in
+-- space s, most similar first (at most k): the candidates of a write's semantic
+-- dedup (one project), of a pinned fact's newer statement (the projects whose
+-- memories may be newer, brain._newer_in_scope).
 -- A scope of fewer than brain._exact_rank_rows() memories (a new project, a
 -- rare kind) is ranked exactly; a larger one walks the HNSW index, which then
 -- meets k of its rows within about k x (space / scope) tuples.
+DROP FUNCTION IF EXISTS brain._nearest_k(brain.embedding_space, public.vector, text, text, bigint, integer);
 CREATE OR REPLACE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text,
-                                            project text, exclude_id bigint, k integer)
+                                            projects text[], exclude_id bigint, k integer)
 RETURNS TABLE (memory_id bigint, similarity real)
 LANGUAGE plpgsql STABLE
+-- (at most k rows, 5 or fewer for every caller: joined to the memories by key)
+ROWS 5
 SET search_path = pg_catalog, public, pg_temp
 SET hnsw.iterative_scan = strict_order
 SET hnsw.max_scan_tuples = 20000
@@ -167,12 +172,12 @@ AS $$
 DECLARE
     scope integer;
     joins text := 'JOIN brain.memory m ON m.workspace_id = e.workspace_id AND m.memory_id = e.memory_id';
-    filter text := 'e.workspace_id = $2 AND m.kind = $3 AND m.project = $4 AND m.state = ''active''
+    filter text := 'e.workspace_id = $2 AND m.kind = $3 AND m.project = ANY ($4) AND m.state = ''active''
                     AND m.memory_id IS DISTINCT FROM $5';
 BEGIN
     SELECT count(*) INTO scope FROM (
         SELECT FROM brain.memory m
-        WHERE m.workspace_id = s.workspace_id AND m.kind = _nearest_k.kind AND m.project = _nearest_k.project
+        WHERE m.workspace_id = s.workspace_id AND m.kind = _nearest_k.kind AND m.project = ANY (projects)
           AND m.state = 'active'
         LIMIT brain._exact_rank_rows()) AS x;
     RETURN QUERY EXECUTE format($q$
@@ -184,7 +189,7 @@ BEGIN
              THEN brain._exact_nearest_sql(s, format('$1::public.vector(%s)', s.dims),
                                            replace(filter, 'e.workspace_id', 'm.workspace_id'), k::text)
              ELSE brain._nearest_sql(s, format('$1::public.vector(%s)', s.dims), joins, filter, k) END, k)
-    USING v, s.workspace_id, kind, project, exclude_id;
+    USING v, s.workspace_id, kind, projects, exclude_id;
 END
 $$;
 
@@ -253,7 +258,7 @@ BEGIN
                               LIMIT small) AS x) < small THEN
         RETURN QUERY
             SELECT x.memory_id, x.similarity, x.similarity >= min_similarity
-            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x;
+            FROM brain._nearest_k(s, v, kind, ARRAY[project], exclude_id, 5) AS x;
         RETURN;
     END IF;
     IF (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c WHERE c.workspace_id = s.workspace_id)
@@ -301,7 +306,7 @@ BEGIN
     IF crowded THEN
         RETURN QUERY
             SELECT x.memory_id, x.similarity, true
-            FROM brain._nearest_k(s, v, kind, project, exclude_id, 5) AS x
+            FROM brain._nearest_k(s, v, kind, ARRAY[project], exclude_id, 5) AS x
             WHERE x.similarity >= min_similarity;
     ELSE
         RETURN QUERY

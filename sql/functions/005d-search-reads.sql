@@ -366,11 +366,11 @@ BEGIN
     -- the others' only until one is found
     FOR newer IN SELECT x.memory_id, x.origin, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
              FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
-                   -- (the nearest of each project whose memories may be newer: the fact's
-                   -- own, the global ones, and the boot's project for a global fact)
-                   FROM (SELECT DISTINCT p.project FROM unnest(ARRAY[m.project, '', coalesce(scope, '')]) AS p(project)
-                         WHERE brain._newer_in_scope(m.project, p.project)) AS p
-                   CROSS JOIN LATERAL brain._nearest_k(space, vec, m.kind, p.project, m.memory_id, 5) AS k
+                   -- (the nearest of the projects whose memories may be newer, in one
+                   -- lookup: the fact's own, the global ones, the boot's for a global fact)
+                   FROM brain._nearest_k(space, vec, m.kind, ARRAY(
+                            SELECT DISTINCT p.project FROM unnest(ARRAY[m.project, '', coalesce(scope, '')]) AS p(project)
+                            WHERE brain._newer_in_scope(m.project, p.project)), m.memory_id, 10) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)

@@ -82,7 +82,7 @@ BEGIN
                           CASE WHEN candidate.origin = 'observed' THEN 'turn' ELSE 'text' END, candidate.origin);
         ELSE
             SELECT x.memory_id, x.similarity INTO candidate.memory_id, sim
-            FROM brain._nearest_k(space, vec, kind, project, NULL, 1) AS x;
+            FROM brain._nearest_k(space, vec, kind, ARRAY[project], NULL, 1) AS x;
             SELECT * INTO candidate FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = candidate.memory_id;
             why := CASE WHEN candidate.memory_id IS NULL
                         THEN format('no active %s in %s to supersede', kind,

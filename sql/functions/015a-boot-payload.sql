@@ -229,7 +229,8 @@ BEGIN
         SELECT CASE WHEN n.id IS NOT NULL
                     THEN format(' (older: #%s is newer and may replace it; if so: brain supersede %s)', n.id, x.memory_id)
                     ELSE '' END AS mark, brain._stale_line(ws, x.memory_id) AS stale
-        FROM (SELECT brain._newer_statement(ws, x.memory_id, s.project) AS id) AS n) AS o;
+        -- (OFFSET 0: each looked up once a line, not once for each use of its value)
+        FROM (SELECT brain._newer_statement(ws, x.memory_id, s.project) AS id OFFSET 0) AS n OFFSET 0) AS o;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
