@@ -1396,9 +1396,10 @@ CREATE FUNCTION brain._private_left_open(t text) RETURNS boolean
     AS $$
     -- the body: sql/functions/019-hooks.sql
 $$;
-CREATE FUNCTION brain._prompt_subject(ws bigint, prompt text, OUT words tsquery[], OUT idf double precision[]) RETURNS record
-    LANGUAGE sql STABLE
+CREATE FUNCTION brain._prompt_subject(prompt text, project text, OUT words tsquery[], OUT idf double precision[], OUT inside boolean[], OUT outside boolean[]) RETURNS record
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
     AS $$
     -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
@@ -1796,6 +1797,13 @@ CREATE FUNCTION brain._stale_of(ws bigint, id bigint) RETURNS jsonb
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/007a-revise-stale.sql
+$$;
+CREATE FUNCTION brain._stated_elsewhere(q tsquery, project text) RETURNS boolean
+    LANGUAGE plpgsql STABLE SECURITY DEFINER
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    AS $$
+    -- the body: sql/functions/019a-hooks-prompt.sql
 $$;
 CREATE FUNCTION brain._statement_text(origin text, headline text, body text) RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -2938,7 +2946,7 @@ CREATE FUNCTION brain.scratch_set(key text, value text, session bigint DEFAULT N
 $_$;
 COMMENT ON FUNCTION brain.scratch_set(key text, value text, session bigint, project text) IS 'Sets a small note (at most 4000 characters) of a session or a project: working state that is not a memory.';
 CREATE FUNCTION brain.search(query text, query_embedding double precision[] DEFAULT NULL::double precision[], embedding_space text DEFAULT NULL::text, kinds text[] DEFAULT NULL::text[], categories text[] DEFAULT NULL::text[], project text DEFAULT NULL::text, tags text[] DEFAULT NULL::text[], people text[] DEFAULT NULL::text[], created_after timestamp with time zone DEFAULT NULL::timestamp with time zone, created_before timestamp with time zone DEFAULT NULL::timestamp with time zone, include_superseded boolean DEFAULT false, include_archived boolean DEFAULT false, include_dormant boolean DEFAULT false, as_of timestamp with time zone DEFAULT NULL::timestamp with time zone, max_results integer DEFAULT 10, now timestamp with time zone DEFAULT NULL::timestamp with time zone, source_system text DEFAULT NULL::text, source_ref text DEFAULT NULL::text, min_relevance double precision DEFAULT NULL::double precision, neighbours integer DEFAULT 0) RETURNS SETOF brain.search_result
-    LANGUAGE plpgsql SECURITY DEFINER
+    LANGUAGE plpgsql SECURITY DEFINER ROWS 10
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'relaxed_order'
     SET "hnsw.ef_search" TO '40'
@@ -3501,7 +3509,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 496e6a90a2eed8a15be1b36f6fb7cb8dfc599bf4d4196bad33a2781eac21a417';
+COMMENT ON TABLE brain.migration IS 'functions 46356cb16f564ddff15ca38be55f187e1d66b329da214064ef3f7d6accaa7ad8';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

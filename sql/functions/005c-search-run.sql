@@ -65,6 +65,9 @@ CREATE OR REPLACE FUNCTION brain.search(
 )
 RETURNS SETOF brain.search_result
 LANGUAGE plpgsql
+-- (max_results rows, 10 by default: a caller that joins them to the memories
+-- reads each by its key, not the workspace)
+ROWS 10
 -- As the owner, which row-level security does not bind when it is a superuser
 -- or BYPASSRLS: under it, the planner may not use a word's posting list or the
 -- headline trigrams (@@ and pg_trgm's operators are not LEAKPROOF, so they

@@ -140,21 +140,80 @@ $$;
 -- something new ("the nightly export failed again"), and search's verdict
 -- already counts such words; so is a word only questions hold ("Which Node
 -- version …?" asked before): it names nothing the store states, and an answer
--- ("The frontend builds with Node 24") need not repeat it.
-CREATE OR REPLACE FUNCTION brain._prompt_subject(ws bigint, prompt text,
-                                                 OUT words tsquery[], OUT idf double precision[])
-LANGUAGE sql STABLE
+-- ("The frontend builds with Node 24") need not repeat it. With a project: for
+-- each word, whether the project's or global memories state it (inside) and
+-- whether another project's do (outside).
+-- As the owner of schema brain, in the caller's own workspace
+-- (brain._caller_workspace), as search reads the words of a query: a caller's
+-- statement under row-level security cannot use the full-text index (`@@` is
+-- not leakproof), and read every memory of the workspace for each word, 10 ms a
+-- word at 10,000 memories. It tells only what the caller's own statements could.
+DROP FUNCTION IF EXISTS brain._prompt_subject(bigint, text);
+CREATE OR REPLACE FUNCTION brain._prompt_subject(prompt text, project text,
+                                                 OUT words tsquery[], OUT idf double precision[],
+                                                 OUT inside boolean[], OUT outside boolean[])
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
+-- Each word's lookups planned for that word: a rare one through its posting list, a
+-- common one by reading memories until one holds it (a plan for any word would read
+-- every memory for the one, or build the other's whole posting list).
+SET plan_cache_mode = force_custom_plan
 AS $$
-    SELECT coalesce(array_agg(t.q ORDER BY t.n), '{}'), coalesce(array_agg(t.idf ORDER BY t.n), '{}')
-    FROM (SELECT brain.word_tsquery(coalesce(t.grp, ARRAY[t.lexeme])) AS q, t.idf, t.n
-          FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
-                                    (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c
-                                     WHERE c.workspace_id = ws))
-               WITH ORDINALITY AS t(lexeme, docs, idf, searched, grp, n)) AS t
-    WHERE EXISTS (SELECT FROM brain.memory m
-                  WHERE m.workspace_id = ws AND m.tsv @@ t.q AND m.state = 'active'
-                    AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body))
+DECLARE
+    ws bigint := brain._caller_workspace();
+    t record;
+    q tsquery;
+BEGIN
+    words := '{}'; idf := '{}';
+    inside := CASE WHEN project IS NOT NULL THEN '{}' END;
+    outside := CASE WHEN project IS NOT NULL THEN '{}' END;
+    FOR t IN SELECT brain.word_tsquery(coalesce(x.grp, ARRAY[x.lexeme])) AS q, x.idf
+             FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
+                                       (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c
+                                        WHERE c.workspace_id = ws))
+                  WITH ORDINALITY AS x(lexeme, docs, idf, searched, grp, n)
+             ORDER BY x.n
+    LOOP
+        q := t.q;
+        CONTINUE WHEN NOT EXISTS (SELECT FROM brain.memory m
+                                  WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
+                                    AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body));
+        words := words || q;
+        idf := idf || t.idf;
+        IF project IS NOT NULL THEN
+            inside := inside || EXISTS (SELECT FROM brain.memory m
+                                        WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
+                                          AND m.project IN (_prompt_subject.project, '')  -- (the project's and global memories)
+                                          AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body));
+            outside := outside || EXISTS (SELECT FROM brain.memory m
+                                          WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
+                                            AND m.project NOT IN (_prompt_subject.project, '')
+                                            AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body));
+        END IF;
+    END LOOP;
+END
+$$;
+
+-- Whether another project than this one (and the global memories) states what
+-- q asks, in the caller's own workspace: the prompt hook's test of a line whose
+-- subject only other projects state. As the owner, for the full-text index
+-- (brain._prompt_subject says why).
+CREATE OR REPLACE FUNCTION brain._stated_elsewhere(q tsquery, project text)
+RETURNS boolean
+LANGUAGE plpgsql STABLE
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan  -- (planned for its words, as brain._prompt_subject's)
+AS $$
+DECLARE
+    ws bigint := brain._caller_workspace();  -- (first, whatever the arguments)
+BEGIN
+    RETURN EXISTS (SELECT FROM brain.memory d
+                   WHERE d.workspace_id = ws AND d.state = 'active'
+                     AND d.project NOT IN (_stated_elsewhere.project, '') AND d.tsv @@ _stated_elsewhere.q
+                     AND NOT brain._only_asks_turn(d.metadata, d.headline, d.body));
+END
 $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) are about
@@ -289,7 +348,7 @@ BEGIN
     booted := ARRAY(SELECT DISTINCT x FROM brain.injection i CROSS JOIN unnest(i.items) AS x
                     WHERE i.workspace_id = ws AND i.session_id = calling AND i.trigger = 'boot');
     IF brain.trim_space(coalesce(prompt, '')) <> '' THEN
-        subject := brain._prompt_subject(ws, prompt);
+        subject := brain._prompt_subject(prompt, project);
         -- A prompt that says a value changed rather than asks ("We moved the osprey
         -- search indexer to port 20035.": a value, a word a change is said with, no
         -- question mark at its end): what it names, less the words it says the change
@@ -310,19 +369,9 @@ BEGIN
         -- another thing's when another project states it beside the rest the line
         -- holds (below). Each word of the subject: whether another project states it.
         IF project IS NOT NULL THEN
-            SELECT string_agg('(' || x.q::text || ')', ' & ') FILTER (WHERE NOT x.inside)::tsquery,
-                   array_agg(x.outside ORDER BY x.i)
-            INTO foreign_q, outside
-            FROM (SELECT w.q, w.i,
-                         EXISTS (SELECT FROM brain.memory m
-                                 WHERE m.workspace_id = ws AND m.tsv @@ w.q AND m.state = 'active'
-                                   AND m.project IN (prompt_context.project, '')  -- (the project's and global memories)
-                                   AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS inside,
-                         EXISTS (SELECT FROM brain.memory m
-                                 WHERE m.workspace_id = ws AND m.tsv @@ w.q AND m.state = 'active'
-                                   AND m.project NOT IN (prompt_context.project, '')
-                                   AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) AS outside
-                  FROM unnest(subject.words) WITH ORDINALITY AS w(q, i)) AS x;
+            SELECT string_agg('(' || w.q::text || ')', ' & ') FILTER (WHERE NOT w.inside)::tsquery
+            INTO foreign_q FROM unnest(subject.words, subject.inside) AS w(q, inside);
+            outside := subject.outside;
         END IF;
         -- Each line on its own, once some hit is relevant (its verdict,
         -- brain.search_result's relevance with the query's unheld words counted,
@@ -416,13 +465,12 @@ BEGIN
             -- ("the version string in the footer") leaves the line be.
             CONTINUE WHEN hit.via_skill_trigger IS NULL AND foreign_q IS NOT NULL
                           AND hit.words <= short_words AND NOT hit.stale
-                          AND EXISTS (SELECT FROM brain.memory d
-                                      WHERE d.workspace_id = ws AND d.state = 'active' AND d.project NOT IN (prompt_context.project, '')
-                                        -- (a line none of whose words another project states
-                                        -- shares nothing with that one: NULL, no match)
-                                        AND d.tsv @@ (foreign_q && (SELECT string_agg('(' || subject.words[h.i]::text || ')', ' & ')::tsquery
-                                                                    FROM unnest(hit.held) AS h(i) WHERE outside[h.i]))
-                                        AND NOT brain._only_asks_turn(d.metadata, d.headline, d.body));
+                          -- (a line none of whose words another project states shares
+                          -- nothing with that one: NULL, no match)
+                          AND brain._stated_elsewhere(
+                                  foreign_q && (SELECT string_agg('(' || subject.words[h.i]::text || ')', ' & ')::tsquery
+                                                FROM unnest(hit.held) AS h(i) WHERE outside[h.i]),
+                                  prompt_context.project);
             turn := brain._turn_answer(ws, hit.id);
             -- A short line that states another thing's value than the one a prompt states
             -- one of: left out (brain._speaks_of_stated). A line of its own chain of
