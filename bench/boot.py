@@ -118,6 +118,7 @@ def run(
         "with_task_embedding": summary(with_task),
         "without_task": summary(without),
         **_injections(conn, rnd, n, owner),
+        **_pinned(conn, tasks, vectors),
         "tokens": summary([float(t) for t in tokens], 0),
         "boots": 2 * n,
         "rules": 500,
@@ -128,6 +129,36 @@ def run(
         f"  boot_session: p50 {ranked['p50']} ms, p95 {ranked['p95']} ms "
         f"(task embedding); p50 {out['without_task']['p50']} ms without"
     )
+    return out
+
+
+PINNED = 10
+
+
+def _pinned(conn: psycopg.Connection, tasks: list[str], vectors: list) -> dict[str, Any]:
+    """The same boots with PINNED facts of the global scope pinned (brain.pin as conn, the client
+    role): each pinned line is looked at for a newer statement that may replace it. Unpinned after."""
+    ids = [
+        r[0]
+        for r in conn.execute(
+            "SELECT memory_id FROM brain.memory WHERE kind = 'fact' AND origin = 'explicit' AND project = ''"
+            " AND state = 'active' AND NOT pinned ORDER BY memory_id LIMIT %s",
+            (PINNED,),
+        )
+    ]
+    for i in ids:
+        conn.execute("SELECT brain.pin(%s)", (i,))
+    try:
+        boot = "SELECT ms FROM bench_t.bench_t_boot(%s, %s)"
+        times = [
+            conn.execute(boot, (task, [float(x) for x in v])).fetchone()[0]
+            for task, v in zip(tasks, vectors, strict=True)
+        ]
+    finally:
+        for i in ids:
+            conn.execute("SELECT brain.unpin(%s)", (i,))
+    out = {"with_pinned": summary(times), "pinned": len(ids)}
+    log(f"  boot_session with {len(ids)} pinned facts: p50 {out['with_pinned']['p50']} ms (task embedding)")
     return out
 
 

@@ -1267,7 +1267,7 @@ CREATE FUNCTION brain._near_write(s brain.embedding_space, v public.vector, kind
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
-CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, projects text[], exclude_id bigint, k integer) RETURNS TABLE(memory_id bigint, similarity real)
+CREATE FUNCTION brain._nearest_k(s brain.embedding_space, v public.vector, kind text, projects text[], exclude_id bigint, k integer, exact_below integer DEFAULT NULL::integer) RETURNS TABLE(memory_id bigint, similarity real)
     LANGUAGE plpgsql STABLE ROWS 5
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     SET "hnsw.iterative_scan" TO 'strict_order'
@@ -3509,7 +3509,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 46356cb16f564ddff15ca38be55f187e1d66b329da214064ef3f7d6accaa7ad8';
+COMMENT ON TABLE brain.migration IS 'functions 070ade07e22ad085c7878803c9c1302735b827ae55ab0a540b24a26a03208e21';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

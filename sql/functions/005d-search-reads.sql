@@ -367,10 +367,15 @@ BEGIN
     FOR newer IN SELECT x.memory_id, x.origin, brain._terms_of(x.fact_terms, x.headline, x.body) AS terms
              FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
                    -- (the nearest of the projects whose memories may be newer, in one
-                   -- lookup: the fact's own, the global ones, the boot's for a global fact)
+                   -- lookup: the fact's own, the global ones, the boot's for a global fact;
+                   -- ranked exactly only where that costs less than the walk, about
+                   -- 3 x sqrt(10 x memories) rows: 3.5 µs a row against 17 µs a tuple
+                   -- walked, which meets 10 of S rows within about 2 x 10 x memories / S)
                    FROM brain._nearest_k(space, vec, m.kind, ARRAY(
                             SELECT DISTINCT p.project FROM unnest(ARRAY[m.project, '', coalesce(scope, '')]) AS p(project)
-                            WHERE brain._newer_in_scope(m.project, p.project)), m.memory_id, 10) AS k
+                            WHERE brain._newer_in_scope(m.project, p.project)), m.memory_id, 10,
+                            exact_below => ceil(3 * sqrt(10 * greatest(
+                                (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws), 1)))::integer) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)
