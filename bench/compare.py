@@ -27,6 +27,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from bench.boot import PINNED
 from bench.report import _get
 from bench.util import log
 
@@ -48,7 +49,7 @@ PER_SIZE: tuple[tuple[str, tuple[str, ...], bool], ...] = (
     ("raw full-text top-10 p50 ms", ("raw_floor", "fts_top10", "p50"), True),
     ("recall p50 ms", ("recall", "p50"), True),
     ("boot with a task p50 ms", ("boot", "with_task_embedding", "p50"), True),
-    ("boot with a task, 10 facts pinned, p50 ms", ("boot", "with_pinned", "p50"), True),
+    (f"boot with a task, {PINNED} facts pinned, p50 ms", ("boot", "with_pinned", "p50"), True),
 )
 
 

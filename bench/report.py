@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bench.boot import PINNED
+
 # (label, getter path, comparison, target value, unit)
 TARGETS = [
     ("search p50 in the database", ("search", "hybrid", "p50"), "<=", 5.0, "ms"),
@@ -278,7 +280,7 @@ def render(results: dict[str, Any]) -> str:
         row("  boot_session, synthetic mix (task embedding)", ("boot", "with_task_embedding"))
         row("  search, hybrid, as the superuser (no RLS)", ("search_superuser", "hybrid"))
         row("  boot_session, synthetic mix (no task)", ("boot", "without_task"))
-        row("  boot_session, 10 facts pinned (task embedding)", ("boot", "with_pinned"))
+        row(f"  boot_session, {PINNED} facts pinned (task embedding)", ("boot", "with_pinned"))
         row("  injection recorded (10 items)", ("boot", "injection_record"), 3)
         row("  injected memory used (recall)", ("boot", "injection_use"), 3)
         lines.append("the raw PostgreSQL floor, same tables and indexes (ms)")

@@ -801,7 +801,7 @@ CREATE FUNCTION brain._exact_nearest_sql(s brain.embedding_space, target text, f
     AS $_$
     -- the body: sql/functions/003b-embedding-nearest.sql
 $_$;
-CREATE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer) RETURNS integer
+CREATE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer, coefficient double precision DEFAULT 4) RETURNS integer
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
@@ -1087,6 +1087,12 @@ CREATE FUNCTION brain._keep_answer(request_key text, answer jsonb) RETURNS void
     AS $$
     -- the body: sql/functions/004c-write-requests.sql
 $$;
+CREATE FUNCTION brain._kept_share_sample_rows() RETURNS integer
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/003b-embedding-nearest.sql
+$$;
 CREATE FUNCTION brain._known_calibration(provider text, model text) RETURNS TABLE(near_identical real, related real, relevance_center real, relevance_slope real)
     LANGUAGE sql IMMUTABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1296,7 +1302,7 @@ CREATE FUNCTION brain._newer_in_scope(older_project text, newer_project text) RE
     AS $$
     -- the body: sql/functions/005d-search-reads.sql
 $$;
-CREATE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT ''::text) RETURNS bigint
+CREATE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT ''::text, memories bigint DEFAULT NULL::bigint) RETURNS bigint
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'public', 'pg_temp'
     AS $$
@@ -1589,7 +1595,7 @@ CREATE FUNCTION brain._search_fuzzy_leg() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, OUT kept integer, OUT kept_ids bigint[]) RETURNS record
+CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, n_docs bigint, OUT kept integer, OUT kept_ids bigint[]) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
@@ -3509,7 +3515,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 070ade07e22ad085c7878803c9c1302735b827ae55ab0a540b24a26a03208e21';
+COMMENT ON TABLE brain.migration IS 'functions 11882bc02893436e6c3fdabf5a86a72649719c65fc510d90ccc57f18b90a0958';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -435,6 +435,71 @@ def test_filtered_search_plan_follows_the_filters_selectivity(conn, database) ->
     assert len(set(ids(walked)) & set(nearest[:10])) >= 8, "the walk finds the nearest of the kept rows"
 
 
+def test_a_filter_that_keeps_most_memories_walks_without_counting_them(conn, database) -> None:
+    """A search's filters chose the vector leg's shape by counting their rows up to
+    brain._exact_rank_kept() (here, with 10 candidates, 4 x sqrt(10 x 3000) = 693): fewer are
+    ranked exactly, more walk the index. A filter that keeps most of the workspace walks
+    whatever the count says, and counting it read thousands of rows (a kind that keeps 70% of
+    100,000 memories: 12,650 rows, 17 ms). A sample of the table's pages tells it first: the
+    kind that keeps 90% is not counted, a tag on 1% and a kind on 10% are, and each finds its
+    kept rows. A project is counted as a filter (2.8 x sqrt(10 x 3000) = 485: the prompt
+    hook's search of a small project ranks its rows exactly), unless the sample shows it
+    keeping at least 0.8 times that."""
+    ws = scalar(conn, "SELECT brain.current_workspace()")
+    with psycopg.connect(database, autocommit=True) as su:
+        su.execute("SELECT set_config('brain.workspace', %s, false)", (str(ws),))
+        su.execute(
+            """INSERT INTO brain.memory (kind, project, tags, headline, normalized)
+               SELECT CASE WHEN i % 10 = 0 THEN 'rule' ELSE 'fact' END,
+                      CASE WHEN i % 20 = 1 THEN 'tiny' ELSE 'big' END,
+                      CASE WHEN i % 100 = 0 THEN ARRAY['rare'] ELSE '{}' END,
+                      'Reading ' || i || ' of sensor ' || (i % 37), 'reading ' || i
+               FROM generate_series(1, 3000) AS i"""
+        )
+        su.execute(
+            """INSERT INTO brain.embedding (workspace_id, space_id, memory_id, embedding)
+               SELECT m.workspace_id, s.space_id, m.memory_id,
+                      -- near e0, as the query is (about 0.6 similar), each its own way
+                      (ARRAY[0.5] || ARRAY(SELECT (random() - 0.5) / 10 FROM generate_series(2, %s) AS d
+                                           WHERE m.memory_id > 0))::public.vector
+               FROM brain.memory m JOIN brain.embedding_space s ON s.workspace_id = m.workspace_id
+               WHERE s.state = 'active' AND m.workspace_id = %s""",
+            (DIMS, ws),
+        )
+        su.execute("ANALYZE brain.memory")
+        su.execute("ANALYZE brain.embedding")
+        su.execute(
+            "SELECT brain.set_setting('exact_rank_rows', '50'), brain.set_setting('search_candidates', '10')"
+        )
+        counted = {}
+        for name, filters in (
+            ("fact", {"kinds": ["fact"]}),
+            ("rule", {"kinds": ["rule"]}),
+            ("rare", {"tags": ["rare"]}),
+            ("big", {"project": "big"}),
+            ("tiny", {"project": "tiny"}),
+        ):
+            named = ", ".join(f"{k} => %({k})s" for k in filters)
+            # as the client (the superuser is no member of the workspace), its plans logged
+            with logged_plans(su) as plans:
+                su.execute(psycopg.sql.SQL("SET ROLE {}").format(psycopg.sql.Identifier(conn.info.user)))
+                found = su.execute(
+                    f"SELECT m.kind, m.tags, m.project FROM brain.search('', %(v)s, {named},"
+                    " max_results => 10, min_relevance => 0) AS s"
+                    " JOIN brain.memory m ON m.workspace_id = %(ws)s AND m.memory_id = s.id",
+                    {"v": unit(1.0), "ws": ws, **filters},
+                ).fetchall()
+                su.execute("RESET ROLE")
+            counted[name] = any("array_agg(x.memory_id)" in p for p in plans)
+            assert len(found) == 10 and all(
+                k in filters.get("kinds", [k])
+                and set(filters.get("tags", [])) <= set(t)
+                and p == filters.get("project", p)
+                for k, t, p in found
+            ), (name, found)
+    assert counted == {"fact": False, "rule": True, "rare": True, "big": False, "tiny": True}
+
+
 def _lexical_leg_rows_removed(plan: str) -> int:
     """The rows the lexical leg's scans of brain.memory read and threw away (auto_explain, analyze)."""
     lines = plan.splitlines()

@@ -101,25 +101,40 @@ AS $$
     SELECT (brain.setting('exact_rank_rows'))::integer
 $$;
 
--- The rows a search's filters may keep and still be ranked exactly
--- (brain._search_vector_kept), at least exact_rows (the setting
--- exact_rank_rows, brain._exact_rank_rows()). Ranking
--- exactly costs about 2 us a kept row (its id counted, its vector read by key,
--- its distance); the walk of the space's index about 17 us a tuple it meets,
--- and it meets about candidates x n_docs / kept of them, several times that
--- when the filter keeps rows far from the query (a kind's rules: 5,771 tuples
--- for 100 kept of 9,753 at 100k memories, against about 1,050 for a project's
--- tenth). The two cost the same at kept = sqrt(8.5 x c x candidates x n_docs)
--- for a walk c times longer than an even spread; with c = 2, about
--- 4 x sqrt(candidates x n_docs): for 100 candidates 4,000 rows at 10k
--- memories, 12,650 at 100k, 40,000 at 1M (docs/benchmarks.md, issue 56).
-CREATE OR REPLACE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer)
+-- The rows a lookup's filters may keep and still be ranked exactly
+-- (brain._search_vector_kept, brain._nearest_k's exact_below), at least
+-- exact_rows (for search the setting exact_rank_rows, brain._exact_rank_rows()).
+-- Ranking exactly costs about r us a kept row (its id counted, its vector read
+-- by key, its distance); the walk of the space's index about 17 us a tuple it
+-- meets, and it meets about candidates x n_docs / kept of them, several times
+-- that when the filter keeps rows far from the query (a kind's rules: 5,771
+-- tuples for 100 kept of 9,753 at 100k memories, against about 1,050 for a
+-- project's tenth). The two cost the same at kept = sqrt(17 / r x c x
+-- candidates x n_docs) for a walk c times longer than an even spread:
+-- coefficient x sqrt(candidates x n_docs). Search's (r = 2, c = 2) is 4: for
+-- 100 candidates 4,000 rows at 10k memories, 12,650 at 100k, 40,000 at 1M
+-- (docs/benchmarks.md, issue 56); the boot's lookup of a pinned fact's ten
+-- nearest (r = 3.5, a vector of 1.6 kB read whole, c = 2) is 3.
+DROP FUNCTION IF EXISTS brain._exact_rank_kept(integer, bigint, integer);
+CREATE OR REPLACE FUNCTION brain._exact_rank_kept(candidates integer, n_docs bigint, exact_rows integer,
+                                                  coefficient double precision DEFAULT 4)
 RETURNS integer
 LANGUAGE sql IMMUTABLE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT greatest(exact_rows,
-                    ceil(4 * sqrt(greatest(candidates, 1)::double precision * greatest(n_docs, 0)))::integer)
+    SELECT greatest(exact_rows, ceil(coefficient * sqrt(greatest(candidates, 1)::double precision
+                                                         * greatest(n_docs, 0)))::integer)
+$$;
+
+-- The rows of a sample of brain.memory's pages that tells a search's filter that
+-- keeps far more rows than brain._exact_rank_kept() (brain._search_kept) without
+-- counting them: about 125 pages of four memories.
+CREATE OR REPLACE FUNCTION brain._kept_share_sample_rows()
+RETURNS integer
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT 500
 $$;
 
 -- Like brain._nearest_sql, ranked exactly: the memories m that pass `filter`

@@ -105,7 +105,7 @@ DECLARE
     floor double precision := coalesce(min_relevance, (cfg->'min_relevance')::double precision);
     fuzzy boolean;
     skills boolean;
-    -- Without selective filters the statement is the same for every search of a shape.
+    -- No filter but a project's.
     unfiltered boolean := kinds IS NULL AND categories IS NULL AND tags IS NULL AND people IS NULL
                         AND created_after IS NULL AND created_before IS NULL AND as_of IS NULL
                         AND source_system IS NULL AND source_ref IS NULL;
@@ -212,14 +212,22 @@ BEGIN
         req.embedding := brain._check_vector(query_embedding, space);
         PERFORM set_config('hnsw.ef_search',
             greatest((cfg->'hnsw_ef_search')::integer, candidates)::text, true);
-        IF NOT unfiltered THEN
+        IF NOT unfiltered OR req.project IS NOT NULL THEN
             -- The plan by the filters' selectivity: the rows they keep, read up to
             -- brain._exact_rank_kept() (brain._search_kept), where ranking them exactly
             -- stops being cheaper than the walk. Fewer are ranked exactly
             -- (brain._search_vector_kept); more walk the index, with a tuple budget that
             -- lets the walk reach `candidates` of them (about candidates x space / kept tuples).
-            kept_most := brain._exact_rank_kept(candidates, n_docs, exact_rows);
-            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, kept_most) AS k;
+            -- A project alone (the prompt hook's search) keeps memories spread among
+            -- the others at worst, and usually near what its searches ask (a
+            -- repository's prompts, its memories): its walk is no longer than an even
+            -- spread's, c = 1 rather than 2 in brain._exact_rank_kept's terms, a
+            -- coefficient of 2.8 (a tenth of 10,000 memories ranked exactly, of
+            -- 100,000 walked). A workspace of one project: the sample of
+            -- brain._search_kept tells it, and the walk is taken without counting.
+            kept_most := brain._exact_rank_kept(candidates, n_docs, exact_rows,
+                                                CASE WHEN unfiltered THEN 2.8 ELSE 4 END);
+            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, kept_most, n_docs) AS k;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / greatest(kept_most, 1)))::bigint::text, true);

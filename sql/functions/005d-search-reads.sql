@@ -339,8 +339,12 @@ $$;
 
 -- scope: the project a boot shows the memory in; a global memory's newer
 -- statement may be one of that project's too (as search judges its results).
+-- memories: the workspace's (brain.lexical_corpus), read once by a boot for its
+-- pinned lines; read here when not given.
 DROP FUNCTION IF EXISTS brain._newer_statement(bigint, bigint);
-CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT '')
+DROP FUNCTION IF EXISTS brain._newer_statement(bigint, bigint, text);
+CREATE OR REPLACE FUNCTION brain._newer_statement(ws bigint, id bigint, scope text DEFAULT '',
+                                                  memories bigint DEFAULT NULL)
 RETURNS bigint
 LANGUAGE plpgsql STABLE
 SET search_path = pg_catalog, public, pg_temp
@@ -368,14 +372,13 @@ BEGIN
              FROM (SELECT n.memory_id, n.origin, n.headline, n.body, n.fact_terms, k.similarity
                    -- (the nearest of the projects whose memories may be newer, in one
                    -- lookup: the fact's own, the global ones, the boot's for a global fact;
-                   -- ranked exactly only where that costs less than the walk, about
-                   -- 3 x sqrt(10 x memories) rows: 3.5 µs a row against 17 µs a tuple
-                   -- walked, which meets 10 of S rows within about 2 x 10 x memories / S)
+                   -- ranked exactly only where that costs less than the walk,
+                   -- brain._exact_rank_kept's bound for ten of the workspace's memories)
                    FROM brain._nearest_k(space, vec, m.kind, ARRAY(
                             SELECT DISTINCT p.project FROM unnest(ARRAY[m.project, '', coalesce(scope, '')]) AS p(project)
                             WHERE brain._newer_in_scope(m.project, p.project)), m.memory_id, 10,
-                            exact_below => ceil(3 * sqrt(10 * greatest(
-                                (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws), 1)))::integer) AS k
+                            exact_below => brain._exact_rank_kept(10, coalesce(memories,
+                                (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws)::bigint), 0, 3)) AS k
                    JOIN brain.memory n ON n.workspace_id = ws AND n.memory_id = k.memory_id
                    WHERE brain._said_at(n.origin, n.metadata, n.created_at) > m.created_at
                      AND NOT brain._is_flagged(n.flag_reasons, n.flag_confirmed_at)

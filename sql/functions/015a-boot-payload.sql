@@ -46,6 +46,8 @@ DECLARE
     pattern_k integer := (cfg->'boot_patterns')::integer;
     task_k integer := (cfg->'boot_tasks')::integer;
     pinned_k integer := (cfg->'boot_pinned')::integer;
+    -- the workspace's memories, for each pinned fact's lookup of a newer statement
+    memories bigint := (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
     near_ids bigint[];
     near_dists double precision[];
     near_relevance double precision[];
@@ -230,7 +232,7 @@ BEGIN
                     THEN format(' (older: #%s is newer and may replace it; if so: brain supersede %s)', n.id, x.memory_id)
                     ELSE '' END AS mark, brain._stale_line(ws, x.memory_id) AS stale
         -- (OFFSET 0: each looked up once a line, not once for each use of its value)
-        FROM (SELECT brain._newer_statement(ws, x.memory_id, s.project) AS id OFFSET 0) AS n OFFSET 0) AS o;
+        FROM (SELECT brain._newer_statement(ws, x.memory_id, s.project, memories) AS id OFFSET 0) AS n OFFSET 0) AS o;
 
     SELECT coalesce(jsonb_agg(x.item ORDER BY x.name), '[]') INTO skills FROM (
         SELECT m.skill_trigger->>'name' AS name,
