@@ -1402,6 +1402,13 @@ CREATE FUNCTION brain._private_left_open(t text) RETURNS boolean
     AS $$
     -- the body: sql/functions/019-hooks.sql
 $$;
+CREATE FUNCTION brain._project_holding(q tsquery, project text) RETURNS SETOF bigint
+    LANGUAGE plpgsql STABLE SECURITY DEFINER ROWS 100
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    SET plan_cache_mode TO 'force_custom_plan'
+    AS $$
+    -- the body: sql/functions/007a-revise-stale.sql
+$$;
 CREATE FUNCTION brain._prompt_subject(prompt text, project text, OUT words tsquery[], OUT idf double precision[], OUT inside boolean[], OUT outside boolean[]) RETURNS record
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -3515,7 +3522,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 11882bc02893436e6c3fdabf5a86a72649719c65fc510d90ccc57f18b90a0958';
+COMMENT ON TABLE brain.migration IS 'functions e87d8d0d8ff78c33934e3018b5e81d6ea70f6f4eb6d097a77d6761de5ab15dab';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

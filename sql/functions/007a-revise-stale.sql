@@ -50,13 +50,38 @@ BEGIN
 END
 $$;
 
+-- The active memories of a project that hold q's words, in the caller's own
+-- workspace: the candidates a supersede's marks are looked for among
+-- (brain._mark_dependents). As the owner, for the full-text index: a caller's
+-- statement under row-level security cannot use it (`@@` is not leakproof) and
+-- read every memory of the project for each supersede (brain._prompt_subject
+-- says more). It tells only what the caller's own statements could.
+CREATE OR REPLACE FUNCTION brain._project_holding(q tsquery, project text)
+RETURNS SETOF bigint
+LANGUAGE plpgsql STABLE
+ROWS 100
+SECURITY DEFINER
+SET search_path = pg_catalog, pg_temp
+SET plan_cache_mode = force_custom_plan  -- (planned for its words, as brain._prompt_subject's)
+AS $$
+DECLARE
+    ws bigint := brain._caller_workspace();  -- (first, whatever the arguments)
+BEGIN
+    RETURN QUERY SELECT m.memory_id FROM brain.memory m
+                 WHERE m.workspace_id = ws AND m.state = 'active' AND m.project = _project_holding.project
+                   AND m.tsv @@ _project_holding.q;
+END
+$$;
+
 -- Marks what old's supersede by new_id left stale: every active memory of
 -- old's project, other than the two, whose text (a trajectory's steps too)
 -- states one of the values old states and the new memory does not
 -- (brain._changed_values) and none of the values the new memory brings.
--- The full-text index finds the candidates (a value is a lexeme of its own);
--- their distinguishing terms decide. A captured text (origin artifact: an
--- ingested document changed at its source) marks nothing. The number marked.
+-- The full-text index finds the candidates (a value is a lexeme of its own,
+-- brain._project_holding); their distinguishing terms decide, those the write
+-- path stored (fact_terms), a trajectory's with its steps. A captured text
+-- (origin artifact: an ingested document changed at its source) marks nothing.
+-- The number marked.
 CREATE OR REPLACE FUNCTION brain._mark_dependents(old brain.memory, new_id bigint)
 RETURNS integer
 LANGUAGE plpgsql
@@ -89,14 +114,22 @@ BEGIN
     SELECT ws, c.memory_id, old.memory_id, newer.memory_id,
            ARRAY(SELECT v FROM unnest(olds) AS v WHERE v = ANY (c.terms) ORDER BY v)
     FROM (SELECT m.memory_id,
-                 brain.distinguishing_terms(m.headline || E'\n' || m.body || coalesce(E'\n' || t.steps::text, '')) AS terms
-          FROM brain.memory m
+                 CASE WHEN t.steps IS NULL THEN brain._terms_of(m.fact_terms, m.headline, m.body)
+                      ELSE brain.distinguishing_terms(m.headline || E'\n' || m.body || E'\n' || t.steps::text) END AS terms
+          FROM (SELECT h.id FROM brain._project_holding(q, old.project) AS h(id) WHERE q IS NOT NULL
+                UNION
+                -- a trajectory's steps, which its memory's words do not hold
+                SELECT x.memory_id FROM brain.memory x
+                JOIN brain.trajectory y ON y.workspace_id = x.workspace_id AND y.memory_id = x.memory_id
+                WHERE x.workspace_id = ws AND x.kind = 'trajectory' AND x.project = old.project AND x.state = 'active'
+                  AND EXISTS (SELECT FROM unnest(olds) AS v WHERE strpos(lower(y.steps::text), v) > 0)) AS k
+          -- (each by its key: OFFSET 0 keeps the planner from joining the candidates, which
+          -- it takes for a hundred, to a read of the whole project)
+          CROSS JOIN LATERAL (SELECT x.* FROM brain.memory x
+                              WHERE x.workspace_id = ws AND x.memory_id = k.id OFFSET 0) AS m
           LEFT JOIN brain.trajectory t ON t.workspace_id = m.workspace_id AND t.memory_id = m.memory_id
-          WHERE m.workspace_id = ws AND m.state = 'active' AND m.project = old.project
-            AND m.memory_id NOT IN (old.memory_id, newer.memory_id)
-            AND ((q IS NOT NULL AND m.tsv @@ q)
-                 OR (m.kind = 'trajectory'
-                     AND EXISTS (SELECT FROM unnest(olds) AS v WHERE strpos(lower(t.steps::text), v) > 0)))) AS c
+          WHERE m.state = 'active' AND m.project = old.project
+            AND m.memory_id NOT IN (old.memory_id, newer.memory_id)) AS c
     WHERE c.terms && olds AND NOT c.terms && news
     ON CONFLICT (workspace_id, memory_id, changed_id) DO UPDATE
         SET change_id = excluded.change_id, old_values = excluded.old_values, created_at = excluded.created_at;
