@@ -1602,7 +1602,7 @@ CREATE FUNCTION brain._search_fuzzy_leg() RETURNS text
     AS $_$
     -- the body: sql/functions/005b-search-statement.sql
 $_$;
-CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, n_docs bigint, OUT kept integer, OUT kept_ids bigint[]) RETURNS record
+CREATE FUNCTION brain._search_kept(req brain.search_request, most integer, n_docs bigint, walk_above double precision, OUT kept integer, OUT kept_ids bigint[]) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
@@ -3522,7 +3522,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e87d8d0d8ff78c33934e3018b5e81d6ea70f6f4eb6d097a77d6761de5ab15dab';
+COMMENT ON TABLE brain.migration IS 'functions 50e2e0d86231496df3b75e1a56c6de09afdffc483bb2c18f8f2f20487acec5af';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -227,7 +227,8 @@ BEGIN
             -- brain._search_kept tells it, and the walk is taken without counting.
             kept_most := brain._exact_rank_kept(candidates, n_docs, exact_rows,
                                                 CASE WHEN unfiltered THEN 2.8 ELSE 4 END);
-            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids FROM brain._search_kept(req, kept_most, n_docs) AS k;
+            SELECT k.kept, k.kept_ids INTO kept, req.kept_ids
+            FROM brain._search_kept(req, kept_most, n_docs, CASE WHEN unfiltered THEN 0.8 ELSE 1.25 END) AS k;
             PERFORM set_config('hnsw.max_scan_tuples', greatest(20000, ceil(2.0 * candidates
                 * (SELECT c.reltuples FROM pg_catalog.pg_class c WHERE c.oid = 'brain.embedding'::regclass)
                 / greatest(kept_most, 1)))::bigint::text, true);

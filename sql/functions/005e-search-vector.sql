@@ -198,20 +198,25 @@ $$;
 -- 12,650 rows, 17 ms, as much as the search it chose for): a sample of the
 -- table's pages (brain._kept_share_sample_rows rows, 0.3-0.9 ms) tells it first.
 -- Its share of the workspace's rows in the sample, times the workspace's n_docs
--- memories, at least 0.8 x most: `most` is returned and nothing is counted, and
--- the index is walked. Near `most` the walk and the exact ranking cost about
--- the same (brain._exact_rank_kept), and a count there cost as much again
--- whichever was taken (a project's tenth of 100,000 memories: 10,000 rows
+-- memories, at least `walk_above` x most: `most` is returned, nothing is counted,
+-- and the index is walked. For filters (walk_above 1.25, past the sample's
+-- error): their rows may lie far from the query (a kind's rules), where the walk
+-- costs several times the exact ranking near `most` (a tenth of 100,000
+-- memories: 80 ms walked, 35 ranked). For a project alone (0.8): near `most`
+-- the walk and the exact ranking cost about the same, and a count there cost as
+-- much again whichever was taken (a tenth of 100,000 memories: 10,000 rows
 -- counted through no index of its own, 18 ms more). A workspace the sample
 -- holds too few rows of (one of many
 -- in the table), or a table never analyzed (its size unknown), is counted. The
 -- sample is the same pages for the same table (REPEATABLE), so the same search
 -- takes the same shape.
 DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer);
+DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer, bigint);
 DO $do$
 BEGIN
     EXECUTE format($d$
         CREATE OR REPLACE FUNCTION brain._search_kept(req brain.search_request, most integer, n_docs bigint,
+                                                      walk_above double precision,
                                                       OUT kept integer, OUT kept_ids bigint[])
         LANGUAGE plpgsql STABLE
         SET search_path = pg_catalog, pg_temp
@@ -224,14 +229,14 @@ BEGIN
                    ' 100.0 * brain._kept_share_sample_rows() / c.reltuples) ELSE 0 END'
                    ' FROM pg_catalog.pg_class c WHERE c.oid = ''brain.memory''::regclass))'
                    ' REPEATABLE (0) WHERE m.workspace_id = ($1).workspace_id', brain._search_filter()),
-            'IF seen >= brain._kept_share_sample_rows() / 2 AND passed::double precision / seen * n_docs >= 0.8 * most THEN'
+            'IF seen >= brain._kept_share_sample_rows() / 2 AND passed::double precision / seen * n_docs >= walk_above * most THEN'
             || E'\n    kept := most;\n    RETURN;\nEND IF',
             format('SELECT count(*), array_agg(x.memory_id) INTO kept, kept_ids'
                    ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT $2) AS x', brain._search_filter())));
 END
 $do$;
 COMMENT ON FUNCTION brain._search_kept IS
-    'The memories a search''s filters keep, counted up to most: the selectivity that chooses the vector leg''s shape; a filter a sample of the table''s pages shows keeping at least 0.8 x most is not counted (it walks). Internal to search.';
+    'The memories a search''s filters keep, counted up to most: the selectivity that chooses the vector leg''s shape; a filter a sample of the table''s pages shows keeping at least walk_above x most is not counted (it walks). Internal to search.';
 
 -- The two shapes that name no space, and the walk of each space there is.
 DO $do$
