@@ -3522,7 +3522,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 50e2e0d86231496df3b75e1a56c6de09afdffc483bb2c18f8f2f20487acec5af';
+COMMENT ON TABLE brain.migration IS 'functions 382857e663a7d4ee1a0b6e83fdc0e7a3141759019734346b6c3b6bd36edfd7dc';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -206,10 +206,9 @@ $$;
 -- the walk and the exact ranking cost about the same, and a count there cost as
 -- much again whichever was taken (a tenth of 100,000 memories: 10,000 rows
 -- counted through no index of its own, 18 ms more). A workspace the sample
--- holds too few rows of (one of many
--- in the table), or a table never analyzed (its size unknown), is counted. The
--- sample is the same pages for the same table (REPEATABLE), so the same search
--- takes the same shape.
+-- holds too few rows of (one of many in the table), or a table never analyzed
+-- (its size unknown), is counted. The sample is the same pages for the same
+-- table (REPEATABLE), so the same search takes the same shape.
 DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer);
 DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer, bigint);
 DO $do$
