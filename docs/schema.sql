@@ -3522,7 +3522,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 382857e663a7d4ee1a0b6e83fdc0e7a3141759019734346b6c3b6bd36edfd7dc';
+COMMENT ON TABLE brain.migration IS 'functions 5679c41255beabe368db19a7935a8c3be357da26b4642f83fa4558ede2511fd0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,
