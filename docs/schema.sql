@@ -275,9 +275,9 @@ $$;
 CREATE FUNCTION brain._audit_guard() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $_$
+    AS $$
     -- the body: sql/functions/025-tenancy.sql
-$_$;
+$$;
 CREATE FUNCTION brain._audit_many(ids bigint[], action text, actor text, detail jsonb DEFAULT '{}'::jsonb, checked boolean DEFAULT false) RETURNS void
     LANGUAGE sql SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -705,6 +705,12 @@ CREATE FUNCTION brain._distinct_ids(ids bigint[]) RETURNS bigint[]
     LANGUAGE sql IMMUTABLE
     AS $$
     -- the body: sql/functions/024b-packs.sql
+$$;
+CREATE FUNCTION brain._distinct_terms(ta text[], tb text[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004-write.sql
 $$;
 CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
     LANGUAGE plpgsql STABLE
@@ -1219,6 +1225,12 @@ CREATE FUNCTION brain._memory_docs(ids bigint[]) RETURNS TABLE(memory_id bigint,
     AS $$
     -- the body: sql/functions/004-write.sql
 $$;
+CREATE FUNCTION brain._memory_terms(m brain.memory) RETURNS text[]
+    LANGUAGE plpgsql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/004e-write-folds.sql
+$$;
 CREATE FUNCTION brain._memory_tsv() RETURNS trigger
     LANGUAGE plpgsql
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1523,6 +1535,12 @@ CREATE FUNCTION brain._role_plan(name text, workspace_id bigint, access text DEF
 $$;
 CREATE FUNCTION brain._rot13_hints() RETURNS text
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/001b-text-clean.sql
+$$;
+CREATE FUNCTION brain._rot47_hints() RETURNS text
+    LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE
+    SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
     -- the body: sql/functions/001b-text-clean.sql
 $$;
@@ -1874,7 +1892,7 @@ $$;
 CREATE FUNCTION brain._terms_of(stored text[], headline text, body text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/005d-search-reads.sql
+    -- the body: sql/functions/004-write.sql
 $$;
 CREATE FUNCTION brain._titled_chunk_tokens(max_tokens integer, title text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3522,7 +3540,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5679c41255beabe368db19a7935a8c3be357da26b4642f83fa4558ede2511fd0';
+COMMENT ON TABLE brain.migration IS 'functions 1cf629ba624e5c66704a9ef615656ad3ea13fb2cc2f870bab3cf8be5406dd105';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

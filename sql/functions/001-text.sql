@@ -93,7 +93,8 @@ AS $$
     SELECT CASE WHEN brain.trim_space(coalesce(body, '')) = '' THEN brain.trim_space(headline)
                 -- A derived headline (observed text) is the body's own start: say it once.
                 WHEN starts_with(regexp_replace(body, '\s+', ' ', 'g'),
-                                 regexp_replace(brain.trim_space(headline), ' …( \(part \d+/\d+\))?$', ''))
+                                 CASE WHEN strpos(headline, ' …') = 0 THEN brain.trim_space(headline)
+                                      ELSE regexp_replace(brain.trim_space(headline), ' …( \(part \d+/\d+\))?$', '') END)
                     THEN brain.trim_space(body)
                 ELSE brain.trim_space(headline) || E'\n\n' || brain.trim_space(body) END
 $$;

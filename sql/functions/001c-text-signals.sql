@@ -260,9 +260,12 @@ RETURNS integer
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT coalesce(sum(least(regexp_count(line, '\mguardrail\M', 1, 'i'),
-                              regexp_count(line, '\d{4}-\d{2}-\d{2}'))), 0)::integer
-    FROM regexp_split_to_table(coalesce(t, ''), '\n') AS line
+    -- (a text without the word has none: no regular expression runs on it, for a
+    -- write runs more than a backend keeps compiled)
+    SELECT CASE WHEN strpos(lower(coalesce(t, '')), 'guardrail') = 0 THEN 0 ELSE
+        (SELECT coalesce(sum(least(regexp_count(line, '\mguardrail\M', 1, 'i'),
+                                   regexp_count(line, '\d{4}-\d{2}-\d{2}'))), 0)::integer
+         FROM regexp_split_to_table(t, '\n') AS line) END
 $$;
 COMMENT ON FUNCTION brain.guardrail_stamps IS
     'Date-stamped GUARDRAIL markers: per line, the smaller of the GUARDRAIL words and the YYYY-MM-DD dates on it. Two or more means merged guardrails.';
@@ -274,6 +277,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(DISTINCT lower(m[1])), '{}')
     FROM regexp_matches(coalesce(t, ''), '(?:^|[^\w&/])#([A-Za-z][\w-]*\w|[A-Za-z])', 'g') AS m
+    WHERE strpos(t, '#') > 0  -- (a one-time filter: no pattern runs on a text without one)
 $$;
 COMMENT ON FUNCTION brain.extract_tags IS '#hashtags, lowercased (not C#, not URL fragments).';
 
@@ -284,6 +288,7 @@ SET search_path = pg_catalog, pg_temp
 AS $$
     SELECT coalesce(array_agg(DISTINCT lower(m[1])), '{}')
     FROM regexp_matches(coalesce(t, ''), '(?:^|[^\w.@])@([A-Za-z][\w.-]*\w|[A-Za-z])', 'g') AS m
+    WHERE strpos(t, '@') > 0  -- (a one-time filter: no pattern runs on a text without one)
 $$;
 COMMENT ON FUNCTION brain.extract_people IS '@mentions, lowercased (e-mail addresses are not mentions).';
 
@@ -317,6 +322,11 @@ AS $$
         SELECT btrim(s) AS s, ord
         FROM regexp_split_to_table(coalesce(t, ''), '(?<=[.!?])\s+|\n+') WITH ORDINALITY AS x(s, ord)
         WHERE s ~* '\m(need to|needs to|must|follow up|follow-up|todo|to-do|action item|remember to|don''t forget|make sure to)\M'
+          -- (a one-time filter: a text without one of the words, in any case of its
+          -- ASCII letters, splits into no sentence and runs neither pattern)
+          AND (strpos(lower(t), 'need') > 0 OR strpos(lower(t), 'must') > 0 OR strpos(lower(t), 'follow') > 0
+               OR strpos(lower(t), 'todo') > 0 OR strpos(lower(t), 'to-do') > 0 OR strpos(lower(t), 'action item') > 0
+               OR strpos(lower(t), 'remember to') > 0 OR strpos(lower(t), 'forget') > 0 OR strpos(lower(t), 'make sure to') > 0)
         ORDER BY ord
         LIMIT 10
     ) AS item

@@ -207,14 +207,25 @@ AS $$
     SELECT coalesce(array_agg(DISTINCT lower(w.tok) ORDER BY lower(w.tok)), '{}')
     FROM regexp_matches(coalesce(t, ''), '([^[:alnum:]]*)([[:alnum:]]+(?:[._/:@+#''-][[:alnum:]]+)*)', 'g')
              WITH ORDINALITY AS m(g, n),
-         LATERAL (SELECT m.g[2] AS tok, m.n = 1 OR m.g[1] ~ '[.!?:;\n]' AS starts) AS w
-    WHERE w.tok ~ '[0-9]'
+         -- (a sentence's end and a digit looked for without a pattern: these run for
+         -- every word, and a write runs more patterns than a backend keeps compiled)
+         LATERAL (SELECT m.g[2] AS tok, m.n = 1 OR translate(m.g[1], E'.!?:;\n', '') <> m.g[1] AS starts) AS w
+    WHERE translate(w.tok, '0123456789', '') <> w.tok
        OR w.tok ~ '[[:alnum:]][_./:@#][[:alnum:]]'
        OR w.tok ~ '^[[:alpha:]].*[[:upper:]]'
        OR w.tok ~ '^[[:upper:]]' AND NOT w.starts AND NOT (lower(w.tok) = ANY (brain._common_words()))
 $$;
 COMMENT ON FUNCTION brain.distinguishing_terms IS
     'The terms that tell one fact from another: numbers, dates, versions, identifiers, paths, hosts, acronyms, camelCase and names (capitalized words inside a sentence that are not common English words), lowercased. Texts with different terms never fold together (docs/ranking.md).';
+
+-- A memory's distinguishing terms: those the write path stored (fact_terms),
+-- else computed from its text. (No SET clause: inlined into its callers.)
+CREATE OR REPLACE FUNCTION brain._terms_of(stored text[], headline text, body text)
+RETURNS text[]
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(stored, brain.distinguishing_terms(headline || E'\n' || body))
+$$;
 
 -- True when two texts carry the same distinguishing terms: the condition of
 -- every near-identical fold, whatever the cosine of their vectors.
@@ -226,6 +237,17 @@ AS $$
     SELECT brain.distinguishing_terms(a) = brain.distinguishing_terms(b)
 $$;
 
+-- True when each of two sets of distinguishing terms has one the other lacks (a
+-- memory's stored ones: brain._terms_of): brain._distinct_facts below.
+CREATE OR REPLACE FUNCTION brain._distinct_terms(ta text[], tb text[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
+       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
+$$;
+
 -- True when each text has a distinguishing term the other lacks (Prod and 17
 -- against Staging and 16): two facts, not a restatement, so the related gate
 -- lets the new one through. A text that only adds terms to the other (it
@@ -235,10 +257,9 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
-       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
-    FROM (SELECT brain.distinguishing_terms(a) AS ta, brain.distinguishing_terms(b) AS tb) AS t
+    SELECT brain._distinct_terms(brain.distinguishing_terms(a), brain.distinguishing_terms(b))
 $$;
+
 
 -- Marks old superseded by new_id (a supersede, or a write whose related-hit
 -- policy is supersede): linked, out of default reads, a rule DEPRECATED, audited, what states its old value marked.

@@ -452,6 +452,9 @@ BEGIN
         -- The nearest with a verdict (brain._first_verdict) decides: a fold
         -- takes the write in, a related one meets the write's on_related policy.
         item := jsonb_populate_record(NULL::brain.memory, to_jsonb(d));
+        -- (its terms once, for every near memory's verdict: theirs are stored)
+        item.fact_terms := CASE WHEN cardinality(near_ids) > 0
+                                THEN brain.distinguishing_terms(item.headline || E'\n' || item.body) END;
         SELECT * INTO near FROM brain._first_verdict(item, near_ids, near_sims, space, p_on_related);
         IF near.verdict = 'fold' THEN
             RETURN brain._fold_item((near.kept).memory_id, item, near.similarity, vec, space.space_id,

@@ -4,6 +4,20 @@
 -- the fold itself (brain._fold_item; brain._fold_into for a memory stored
 -- before its dedup ran, brain._fold_near_identical for vectors indexed later).
 
+-- A memory's distinguishing terms: those it was stored with (fact_terms, migration
+-- 036), else computed from its text (a row written before, a new one not yet
+-- stored). PL/pgSQL: its body names a column a database of an earlier release
+-- gets only from that migration.
+CREATE OR REPLACE FUNCTION brain._memory_terms(m brain.memory)
+RETURNS text[]
+LANGUAGE plpgsql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+BEGIN
+    RETURN brain._terms_of(m.fact_terms, m.headline, m.body);
+END
+$$;
+
 -- Whether a near-identical pair may fold: same distinguishing terms, not two
 -- chunks of one source (parts of a document are distinct by position), and
 -- folding allowed for the new item (its write, and for observed and artifact rows its space).
@@ -18,7 +32,7 @@ AS $$
        -- records of their sources (observations that name one) stay apart
        AND NOT (item.origin = 'observed' AND item.source_ref IS NOT NULL)
        AND NOT (kept.origin = 'observed' AND kept.source_ref IS NOT NULL)
-       AND brain._same_terms(kept.headline || E'\n' || kept.body, item.headline || E'\n' || item.body)
+       AND brain._memory_terms(kept) = brain._memory_terms(item)
 $$;
 
 -- The near verdict of a new memory (item) on an active memory of its kind
@@ -45,8 +59,7 @@ AS $$
                 WHEN similarity >= s.related AND item.origin IN ('explicit', 'overlay')
                      AND kept.origin IN ('explicit', 'overlay')
                      AND (on_related = 'supersede'
-                          OR NOT brain._distinct_facts(kept.headline || E'\n' || kept.body,
-                                                       item.headline || E'\n' || item.body))
+                          OR NOT brain._distinct_terms(brain._memory_terms(kept), brain._memory_terms(item)))
                 THEN 'related' END
 $$;
 

@@ -154,15 +154,6 @@ AS $$
        AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
 $$;
 
--- A memory's distinguishing terms: those the write path stored (fact_terms),
--- else computed from its text. (No SET clause: inlined into its callers.)
-CREATE OR REPLACE FUNCTION brain._terms_of(stored text[], headline text, body text)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-AS $$
-    SELECT coalesce(stored, brain.distinguishing_terms(headline || E'\n' || body))
-$$;
-
 -- The newest statement of another value of an authored fact, when one is newer
 -- than it: the nearest active memory of its kind and project created after it,
 -- differing in distinguishing terms only, an authored one as near as the space's
@@ -214,9 +205,16 @@ CREATE OR REPLACE FUNCTION brain._statement_text(origin text, headline text, bod
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    SELECT pg_catalog.regexp_replace(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
-                                          THEN coalesce(nullif(body, ''), headline) ELSE headline END,
-                                     '^(User|Assistant): ', '')
+    -- (its speaker's prefix cut without a pattern: a write runs more than a backend keeps compiled)
+    SELECT pg_catalog.substr(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
+                                  THEN coalesce(nullif(body, ''), headline) ELSE headline END,
+                             CASE WHEN pg_catalog.starts_with(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
+                                                                   THEN coalesce(nullif(body, ''), headline) ELSE headline END,
+                                                              'User: ') THEN 7
+                                  WHEN pg_catalog.starts_with(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
+                                                                   THEN coalesce(nullif(body, ''), headline) ELSE headline END,
+                                                              'Assistant: ') THEN 12
+                                  ELSE 1 END)
 $$;
 
 -- The words of a statement that name what its values are of: each word that is
@@ -233,14 +231,17 @@ AS $$
     -- (each value written as 0, so that the words near it are known by their places)
     FROM (SELECT pg_catalog.to_tsvector('english'::regconfig, CASE WHEN pg_catalog.cardinality(d.terms) OPERATOR(pg_catalog.=) 0 THEN t
                  ELSE pg_catalog.regexp_replace(t, '\m(' OPERATOR(pg_catalog.||) pg_catalog.array_to_string(ARRAY(
-                          SELECT pg_catalog.regexp_replace(x, '([^[:alnum:]])', '\\\1', 'g')
+                          -- (a term is letters and digits joined by . _ / : @ + # ' -:
+                          -- . and + are the ones a pattern reads otherwise)
+                          SELECT pg_catalog.replace(pg_catalog.replace(x, '.', '\.'), '+', '\+')
                           FROM pg_catalog.unnest(d.terms) AS x), '|') OPERATOR(pg_catalog.||) ')\M', '0', 'gi') END) AS vec
-          FROM (SELECT brain.distinguishing_terms(t) AS terms) AS d) AS v
+          FROM (SELECT brain.distinguishing_terms(t) AS terms OFFSET 0) AS d) AS v  -- (its terms once)
     CROSS JOIN pg_catalog.unnest(v.vec) AS w
-    WHERE w.lexeme OPERATOR(pg_catalog.!~) '[0-9._/:@#-]'
+    -- (a value's lexeme holds a digit or one of . _ / : @ # -: looked for without a pattern)
+    WHERE pg_catalog.translate(w.lexeme, '0123456789._/:@#-', '') OPERATOR(pg_catalog.=) w.lexeme
       AND NOT EXISTS (SELECT FROM pg_catalog.unnest(v.vec) AS x
                       CROSS JOIN pg_catalog.unnest(x.positions) AS xp(p) CROSS JOIN pg_catalog.unnest(w.positions) AS wp(p)
-                      WHERE x.lexeme OPERATOR(pg_catalog.~) '[0-9._/:@#-]'
+                      WHERE pg_catalog.translate(x.lexeme, '0123456789._/:@#-', '') OPERATOR(pg_catalog.<>) x.lexeme
                         AND pg_catalog.abs(xp.p OPERATOR(pg_catalog.-) wp.p) OPERATOR(pg_catalog.<=) 2)
 $$;
 

@@ -214,6 +214,10 @@ $$;
 DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer);
 DROP FUNCTION IF EXISTS brain._search_kept(brain.search_request, integer, bigint);
 DO $do$
+DECLARE
+    -- (the count: of the first tenth of `most`, then of all of it)
+    counted constant text := 'SELECT count(*), array_agg(x.memory_id) INTO kept, kept_ids'
+                             ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT %s) AS x';
 BEGIN
     EXECUTE format($d$
         CREATE OR REPLACE FUNCTION brain._search_kept(req brain.search_request, most integer, n_docs bigint,
@@ -225,8 +229,7 @@ BEGIN
         SET enable_seqscan = off
         SET jit = off
         AS %L $d$, format(E'DECLARE\n    seen integer;\n    passed integer;\nBEGIN\n%s;\n%s;\n%s;\n%s;\n%s;\nEND',
-            format('SELECT count(*), array_agg(x.memory_id) INTO kept, kept_ids'
-                   ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT $2 / 10 + 1) AS x', brain._search_filter()),
+            format(counted, brain._search_filter(), '$2 / 10 + 1'),
             E'IF kept <= $2 / 10 THEN\n    RETURN;\nEND IF',
             format('SELECT count(*), count(*) FILTER (WHERE %s) INTO seen, passed'
                    ' FROM brain.memory m TABLESAMPLE SYSTEM ((SELECT CASE WHEN c.reltuples > 0 THEN least(100,'
@@ -235,8 +238,7 @@ BEGIN
                    ' REPEATABLE (0) WHERE m.workspace_id = ($1).workspace_id', brain._search_filter()),
             'IF seen >= brain._kept_share_sample_rows() / 2 AND passed::double precision / seen * n_docs >= walk_above * most THEN'
             || E'\n    kept := most;\n    kept_ids := NULL;\n    RETURN;\nEND IF',
-            format('SELECT count(*), array_agg(x.memory_id) INTO kept, kept_ids'
-                   ' FROM (SELECT m.memory_id FROM brain.memory m WHERE %s LIMIT $2) AS x', brain._search_filter())));
+            format(counted, brain._search_filter(), '$2')));
 END
 $do$;
 COMMENT ON FUNCTION brain._search_kept IS

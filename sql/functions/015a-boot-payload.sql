@@ -47,7 +47,8 @@ DECLARE
     task_k integer := (cfg->'boot_tasks')::integer;
     pinned_k integer := (cfg->'boot_pinned')::integer;
     -- the workspace's memories, for each pinned fact's lookup of a newer statement
-    memories bigint := (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
+    -- (read once, by a boot that has pinned memories to show)
+    memories bigint;
     near_ids bigint[];
     near_dists double precision[];
     near_relevance double precision[];
@@ -210,6 +211,9 @@ BEGIN
               AND m.memory_id <> ALL (shown)
             LIMIT pinned_k + 100) AS y
         LIMIT pinned_k + 100) AS x;
+    IF n_pinned > 0 THEN
+        memories := (SELECT sum(c.docs) FROM brain.lexical_corpus c WHERE c.workspace_id = ws);
+    END IF;
     -- (a pinned fact that a newer statement may replace says so, and how a person confirms it)
     SELECT coalesce(jsonb_agg(jsonb_build_object('id', x.memory_id, 'kind', x.kind, 'headline', x.headline,
                                   'quoted', brain.quote_text(x.headline), 'older', o.mark, 'stale', o.stale,

@@ -451,6 +451,8 @@ AS $$
 DECLARE
     stack text;
     after_audit text;
+    line text;
+    fn text;
 BEGIN
     IF TG_OP IN ('UPDATE', 'DELETE') THEN
         IF NOT brain._is_owner() THEN
@@ -462,10 +464,26 @@ BEGIN
     END IF;
     IF NOT brain._is_owner() THEN
         GET DIAGNOSTICS stack = PG_CONTEXT;
-        -- The first function that called brain._audit_many (through brain._audit or not).
-        after_audit := substring(stack FROM 'SQL function "_audit_many"[^\n]*\n(?:SQL function "_audit" [^\n]*\n)?(.*)$');
-        after_audit := substring(after_audit FROM '(?n)^((?:PL/pgSQL|SQL) function .*)$');
-        IF after_audit IS NULL OR after_audit !~ '^PL/pgSQL function brain\.[a-z_]+\(' THEN
+        -- The first function that called brain._audit_many (through brain._audit or not):
+        -- the frames after the first line that names it, but its brain._audit's, and of
+        -- those the first line of a function's frame. (Text functions, not regular
+        -- expressions: a write runs more than a backend keeps compiled.)
+        IF strpos(stack, 'SQL function "_audit_many"') > 0 THEN
+            after_audit := substr(stack, strpos(stack, 'SQL function "_audit_many"'));
+            after_audit := CASE WHEN strpos(after_audit, E'\n') > 0 THEN substr(after_audit, strpos(after_audit, E'\n') + 1) END;
+            IF starts_with(after_audit, 'SQL function "_audit" ') AND strpos(after_audit, E'\n') > 0 THEN
+                after_audit := substr(after_audit, strpos(after_audit, E'\n') + 1);
+            END IF;
+            FOREACH line IN ARRAY coalesce(string_to_array(after_audit, E'\n'), '{}') LOOP
+                after_audit := line;
+                EXIT WHEN starts_with(line, 'PL/pgSQL function ') OR starts_with(line, 'SQL function ');
+                after_audit := NULL;
+            END LOOP;
+        END IF;
+        -- (that frame must be a PL/pgSQL function of schema brain: brain.<a-z and _>()
+        fn := CASE WHEN starts_with(after_audit, 'PL/pgSQL function brain.') THEN substr(after_audit, 25) END;
+        IF fn IS NULL OR strpos(fn, '(') <= 1
+           OR translate(left(fn, strpos(fn, '(') - 1), 'abcdefghijklmnopqrstuvwxyz_', '') <> '' THEN
             PERFORM brain._raise('BR020', 'Audit rows are written by pybrain''s functions only.',
                 jsonb_build_object('role', session_user), 'Call the API (brain.remember, brain.forget, ...).');
         END IF;
