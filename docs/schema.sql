@@ -706,12 +706,6 @@ CREATE FUNCTION brain._distinct_ids(ids bigint[]) RETURNS bigint[]
     AS $$
     -- the body: sql/functions/024b-packs.sql
 $$;
-CREATE FUNCTION brain._distinct_terms(ta text[], tb text[]) RETURNS boolean
-    LANGUAGE sql IMMUTABLE PARALLEL SAFE
-    SET search_path TO 'pg_catalog', 'pg_temp'
-    AS $$
-    -- the body: sql/functions/004-write.sql
-$$;
 CREATE FUNCTION brain._doc_bad_field(doc jsonb) RETURNS text
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1887,7 +1881,7 @@ CREATE FUNCTION brain._terms_differ(ta text[], tb text[]) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/005d-search-reads.sql
+    -- the body: sql/functions/004-write.sql
 $$;
 CREATE FUNCTION brain._terms_of(stored text[], headline text, body text) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -3540,7 +3534,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 1cf629ba624e5c66704a9ef615656ad3ea13fb2cc2f870bab3cf8be5406dd105';
+COMMENT ON TABLE brain.migration IS 'functions 0998b6069420286f2efa9e2abd276cdeb3d1278ae1c85e1e99255f304eef0380';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -237,9 +237,9 @@ AS $$
     SELECT brain.distinguishing_terms(a) = brain.distinguishing_terms(b)
 $$;
 
--- True when each of two sets of distinguishing terms has one the other lacks (a
--- memory's stored ones: brain._terms_of): brain._distinct_facts below.
-CREATE OR REPLACE FUNCTION brain._distinct_terms(ta text[], tb text[])
+-- brain._distinct_facts over terms already computed (brain.distinguishing_terms,
+-- or a memory's stored fact_terms): each has a term the other lacks.
+CREATE OR REPLACE FUNCTION brain._terms_differ(ta text[], tb text[])
 RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
@@ -257,7 +257,7 @@ RETURNS boolean
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 SET search_path = pg_catalog, pg_temp
 AS $$
-    SELECT brain._distinct_terms(brain.distinguishing_terms(a), brain.distinguishing_terms(b))
+    SELECT brain._terms_differ(brain.distinguishing_terms(a), brain.distinguishing_terms(b))
 $$;
 
 

@@ -59,7 +59,7 @@ AS $$
                 WHEN similarity >= s.related AND item.origin IN ('explicit', 'overlay')
                      AND kept.origin IN ('explicit', 'overlay')
                      AND (on_related = 'supersede'
-                          OR NOT brain._distinct_terms(brain._memory_terms(kept), brain._memory_terms(item)))
+                          OR NOT brain._terms_differ(brain._memory_terms(kept), brain._memory_terms(item)))
                 THEN 'related' END
 $$;
 

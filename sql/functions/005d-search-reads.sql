@@ -143,17 +143,6 @@ $$;
 COMMENT ON FUNCTION brain.related_memory IS
     'The memory a stored one may contradict or replace: the nearest active memory of its kind and project, at least the space''s related similarity, differing in distinguishing terms only (a number, a version, a name). {id, headline, similarity, created_at, terms: {this, that}, hint}; NULL when none. Reported by writes (Brain.remember, brain remember, the MCP remember tool); never refuses.';
 
--- brain._distinct_facts over terms already computed (brain.distinguishing_terms,
--- or a memory's stored fact_terms): each has a term the other lacks.
-CREATE OR REPLACE FUNCTION brain._terms_differ(ta text[], tb text[])
-RETURNS boolean
-LANGUAGE sql IMMUTABLE PARALLEL SAFE
-SET search_path = pg_catalog, pg_temp
-AS $$
-    SELECT EXISTS (SELECT FROM unnest(ta) AS x WHERE NOT x = ANY (tb))
-       AND EXISTS (SELECT FROM unnest(tb) AS x WHERE NOT x = ANY (ta))
-$$;
-
 -- The newest statement of another value of an authored fact, when one is newer
 -- than it: the nearest active memory of its kind and project created after it,
 -- differing in distinguishing terms only, an authored one as near as the space's
