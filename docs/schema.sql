@@ -1947,6 +1947,11 @@ CREATE FUNCTION brain._unmark_dependents(changed_id bigint, change_id bigint) RE
     AS $$
     -- the body: sql/functions/007a-revise-stale.sql
 $$;
+CREATE FUNCTION brain._unspoken(t text) RETURNS text
+    LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $$
+    -- the body: sql/functions/005d-search-reads.sql
+$$;
 CREATE FUNCTION brain._waiting_vectors(s brain.embedding_space) RETURNS TABLE(memory_id bigint, ingest_seq bigint)
     LANGUAGE sql STABLE
     AS $$
@@ -3534,7 +3539,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 0998b6069420286f2efa9e2abd276cdeb3d1278ae1c85e1e99255f304eef0380';
+COMMENT ON TABLE brain.migration IS 'functions e98068bbfc679e741d5cc353c20b17d4353a8d3bcaafcad4a6d6662d54c1e881';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

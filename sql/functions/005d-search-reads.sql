@@ -188,22 +188,26 @@ BEGIN
 END
 $$;
 
+-- A captured turn's text without the speaker its writer put in front ("User: ",
+-- "Assistant: "), cut without a pattern: a write runs more than a backend keeps
+-- compiled. (No SET clause: inlined into its callers.)
+CREATE OR REPLACE FUNCTION brain._unspoken(t text)
+RETURNS text
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.substr(t, CASE WHEN pg_catalog.starts_with(t, 'User: ') THEN 7
+                                     WHEN pg_catalog.starts_with(t, 'Assistant: ') THEN 12
+                                     ELSE 1 END)
+$$;
+
 -- What a memory states, for brain._restates: a captured turn's text (without its
 -- speaker), an authored memory's headline. (No SET clause: inlined.)
 CREATE OR REPLACE FUNCTION brain._statement_text(origin text, headline text, body text)
 RETURNS text
 LANGUAGE sql IMMUTABLE PARALLEL SAFE
 AS $$
-    -- (its speaker's prefix cut without a pattern: a write runs more than a backend keeps compiled)
-    SELECT pg_catalog.substr(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
-                                  THEN coalesce(nullif(body, ''), headline) ELSE headline END,
-                             CASE WHEN pg_catalog.starts_with(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
-                                                                   THEN coalesce(nullif(body, ''), headline) ELSE headline END,
-                                                              'User: ') THEN 7
-                                  WHEN pg_catalog.starts_with(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
-                                                                   THEN coalesce(nullif(body, ''), headline) ELSE headline END,
-                                                              'Assistant: ') THEN 12
-                                  ELSE 1 END)
+    SELECT brain._unspoken(CASE WHEN origin OPERATOR(pg_catalog.=) 'observed'
+                                THEN coalesce(nullif(body, ''), headline) ELSE headline END)
 $$;
 
 -- The words of a statement that name what its values are of: each word that is
