@@ -1242,6 +1242,12 @@ CREATE FUNCTION brain._more_line(more jsonb, dropped jsonb, budget integer) RETU
     AS $$
     -- the body: sql/functions/015-boot.sql
 $$;
+CREATE FUNCTION brain._names_pair(held bigint[], pair_a integer[], pair_b integer[]) RETURNS boolean
+    LANGUAGE sql IMMUTABLE
+    SET search_path TO 'pg_catalog', 'pg_temp'
+    AS $$
+    -- the body: sql/functions/019a-hooks-prompt.sql
+$$;
 CREATE FUNCTION brain._naming_less_change(words text[]) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     SET search_path TO 'pg_catalog', 'pg_temp'
@@ -1415,7 +1421,7 @@ CREATE FUNCTION brain._project_holding(q tsquery, project text) RETURNS SETOF bi
     AS $$
     -- the body: sql/functions/007a-revise-stale.sql
 $$;
-CREATE FUNCTION brain._prompt_subject(prompt text, project text, OUT words tsquery[], OUT idf double precision[], OUT inside boolean[], OUT outside boolean[]) RETURNS record
+CREATE FUNCTION brain._prompt_subject(prompt text, project text, OUT words tsquery[], OUT idf double precision[], OUT inside boolean[], OUT outside boolean[], OUT unnamed boolean, OUT pair_a integer[], OUT pair_b integer[]) RETURNS record
     LANGUAGE plpgsql STABLE SECURITY DEFINER
     SET search_path TO 'pg_catalog', 'pg_temp'
     SET plan_cache_mode TO 'force_custom_plan'
@@ -3539,7 +3545,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions e98068bbfc679e741d5cc353c20b17d4353a8d3bcaafcad4a6d6662d54c1e881';
+COMMENT ON TABLE brain.migration IS 'functions 16190460ad49aa1a6cde279bf7c30f07dba773fa71b9c93d6a4fcf5510112322';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

@@ -752,6 +752,38 @@ def test_every_prompt_line_is_relevant_on_its_own(cli_env, conn, transcript, pro
     assert f"#{blocker} rule" in json.loads(out.stdout)["hookSpecificOutput"]["additionalContext"]
 
 
+def test_a_question_about_a_thing_no_memory_names_gets_no_line(
+    cli_env, conn, transcript, project_dir, brain
+) -> None:
+    """ "Which port does the kestrel billing worker listen on now?" asked before any memory
+    names the billing worker brought the kestrel gateway's and scheduler's ports: they hold
+    every word of the question some memory holds, and the two it names the worker by no
+    memory holds. Two such words side by side are a thing the store does not know, and a
+    short line then names two words that stand together in the question ("staging
+    database") or is another thing's; one ("listen") may be the question's frame, and a
+    number is a value."""
+    brain.remember("fact", "The kestrel gateway listens on port 5005")
+    brain.remember("fact", "The kestrel scheduler listens on port 7140")
+    staging = brain.remember("fact", "Staging database is shop-stg-db-2 on port 6432").memory_id
+
+    def lines(prompt: str) -> list[int]:
+        out, _ = run_hook(cli_env, "prompt", payload("prompt", transcript, project_dir, prompt=prompt))
+        context = json.loads(out.stdout or b"{}").get("hookSpecificOutput", {}).get("additionalContext", "")
+        return [int(m[1]) for m in re.finditer(r"^- #(\d+) ", context, re.M)]
+
+    assert lines("Which port does the kestrel billing worker listen on now?") == []
+    assert lines("Is the kestrel mail relay up on its port?") == []
+    # one word no memory holds ("listen") is the question's frame
+    assert lines("Which port does the staging database listen on now?") == [staging]
+    # a value no memory holds beside a word no memory holds names no thing
+    assert lines("Is port 20035 taken by the staging database?") == [staging]
+    # a line that names a thing the question names, beside one the store does not know
+    assert lines("Should the nightly export job use the staging database?") == [staging]
+    # once a memory names it, the billing worker's own question gets its line
+    billing = brain.remember("fact", "The kestrel billing worker listens on port 7001").memory_id
+    assert lines("Which port does the kestrel billing worker listen on now?") == [billing]
+
+
 def test_a_prompt_gets_no_line_about_another_thing(cli_env, conn, transcript, project_dir, brain) -> None:
     """ "Which port does the kestrel billing worker listen on now?" brought the kestrel
     gateway's port and a note about the scheduler's deploy key: near in words and vector, and

@@ -21,18 +21,7 @@ _runs = itertools.count()
 # Invariants that today's code is known to break, each with what breaks it: a run whose only
 # violations are of these is an expected failure (xfail, its report printed), any other
 # violation fails. An entry goes when the code holds its invariant.
-OPEN = {
-    # Lines of another topic (seeds 11, 13). A question about a service no memory names
-    # yet ("Which port does the kestrel billing worker listen on now?" before anything
-    # states the billing worker) gets the project's other services' lines: words no memory
-    # holds judge no line, since most prompts say something new ("the nightly export
-    # failed again"). Handled: a short line another hit names better, one whose subject
-    # only another project states beside the rest it holds, and, for a prompt that states
-    # a value ("We moved the osprey search indexer to port 20035."), a short line of
-    # another thing's value ("We moved the osprey scheduler to port 20022.": it shares the
-    # prompt's verb) (brain.prompt_context).
-    "no prompt gets a line about another topic": "a subject no memory names",
-}
+OPEN: dict[str, str] = {}
 
 
 def expect(seed: int, steps: list, violations: list) -> None:
@@ -276,8 +265,8 @@ FOUND["a correction said, then a supersede by hand"] = [
 ]
 
 
-# (seed 11, shrunk) "Which port does the kestrel billing worker listen on now?" gets the
-# kestrel gateway's port fact: a line of another topic (OPEN: the prompt hook's line selection)
+# (seed 11, shrunk) "Which port does the kestrel billing worker listen on now?" got the
+# kestrel gateway's port fact: a line of another topic (a subject no memory names)
 FOUND["a prompt about one service gets another's port fact"] = [
     S("open", 2, 0),
     S("fact", 0, 1),

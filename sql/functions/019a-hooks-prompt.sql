@@ -142,16 +142,27 @@ $$;
 -- version …?" asked before): it names nothing the store states, and an answer
 -- ("The frontend builds with Node 24") need not repeat it. With a project: for
 -- each word, whether the project's or global memories state it (inside) and
--- whether another project's do (outside).
+-- whether another project's do (outside). unnamed: two words of what it asks
+-- that stand together (one after the other, letters only) and that no memory
+-- states, "the kestrel billing worker" before anything names the billing
+-- worker: a thing the store does not know ("listen", alone, may be the
+-- question's frame; a number is a value, not a name). pair_a, pair_b: the
+-- places in words of two words that stand together in what it asks ("staging
+-- database"; a phrase weighed whole pairs with itself): a line that holds
+-- both names a thing the question names, as one that holds only its frame
+-- words and the project's name ("The kestrel gateway listens on port 5005")
+-- does not.
 -- As the owner of schema brain, in the caller's own workspace
 -- (brain._caller_workspace), as search reads the words of a query: a caller's
 -- statement under row-level security cannot use the full-text index (`@@` is
 -- not leakproof), and read every memory of the workspace for each word, 10 ms a
 -- word at 10,000 memories. It tells only what the caller's own statements could.
 DROP FUNCTION IF EXISTS brain._prompt_subject(bigint, text);
-CREATE OR REPLACE FUNCTION brain._prompt_subject(prompt text, project text,
-                                                 OUT words tsquery[], OUT idf double precision[],
-                                                 OUT inside boolean[], OUT outside boolean[])
+DROP FUNCTION IF EXISTS brain._prompt_subject(text, text);
+CREATE FUNCTION brain._prompt_subject(prompt text, project text,
+                                      OUT words tsquery[], OUT idf double precision[],
+                                      OUT inside boolean[], OUT outside boolean[],
+                                      OUT unnamed boolean, OUT pair_a integer[], OUT pair_b integer[])
 LANGUAGE plpgsql STABLE
 SECURITY DEFINER
 SET search_path = pg_catalog, pg_temp
@@ -164,23 +175,33 @@ DECLARE
     ws bigint := brain._caller_workspace();
     t record;
     q tsquery;
+    asked text := brain._asked_text(prompt);
+    unheld text[] := '{}';  -- the words of what it asks that no memory states
+    seen text[] := '{}';  -- the words brain._lexical_terms weighed (some memory holds each)
+    kept text[] := '{}';  -- the word of each of words
+    l text;
 BEGIN
     words := '{}'; idf := '{}';
     inside := CASE WHEN project IS NOT NULL THEN '{}' END;
     outside := CASE WHEN project IS NOT NULL THEN '{}' END;
-    FOR t IN SELECT brain.word_tsquery(coalesce(x.grp, ARRAY[x.lexeme])) AS q, x.idf
-             FROM brain._lexical_terms(brain._asked_text(prompt), ws, brain._settings(),
+    FOR t IN SELECT brain.word_tsquery(coalesce(x.grp, ARRAY[x.lexeme])) AS q, x.idf, x.lexeme
+             FROM brain._lexical_terms(asked, ws, brain._settings(),
                                        (SELECT coalesce(sum(c.docs), 0) FROM brain.lexical_corpus c
                                         WHERE c.workspace_id = ws))
                   WITH ORDINALITY AS x(lexeme, docs, idf, searched, grp, n)
              ORDER BY x.n
     LOOP
         q := t.q;
-        CONTINUE WHEN NOT EXISTS (SELECT FROM brain.memory m
-                                  WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
-                                    AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body));
+        seen := seen || t.lexeme;
+        IF NOT EXISTS (SELECT FROM brain.memory m
+                       WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
+                         AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) THEN
+            unheld := unheld || t.lexeme;
+            CONTINUE;
+        END IF;
         words := words || q;
         idf := idf || t.idf;
+        kept := kept || t.lexeme;
         IF project IS NOT NULL THEN
             inside := inside || EXISTS (SELECT FROM brain.memory m
                                         WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
@@ -192,6 +213,38 @@ BEGIN
                                             AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body));
         END IF;
     END LOOP;
+    -- and the words no memory holds at all (brain._lexical_terms leaves them out; a
+    -- word of a phrase it weighed whole is held on its own, as every memory holding
+    -- the phrase holds it)
+    FOR l IN SELECT a.lexeme FROM unnest(to_tsvector('english'::regconfig, asked)) AS a
+             WHERE NOT a.lexeme = ANY (seen)
+    LOOP
+        q := quote_literal(l)::tsquery;
+        IF NOT EXISTS (SELECT FROM brain.memory m
+                       WHERE m.workspace_id = ws AND m.tsv @@ q AND m.state = 'active'
+                         AND NOT brain._only_asks_turn(m.metadata, m.headline, m.body)) THEN
+            unheld := unheld || l;
+        END IF;
+    END LOOP;
+    -- (positions count the words left out of the text vector too: "billing worker"
+    -- are 6 and 7 in "Which port does the kestrel billing worker listen on now?")
+    unnamed := cardinality(unheld) > 1 AND EXISTS (
+        SELECT FROM unnest(to_tsvector('english'::regconfig, asked)) AS a
+        CROSS JOIN unnest(a.positions) AS pa(p)
+        JOIN unnest(to_tsvector('english'::regconfig, asked)) AS b ON b.lexeme = ANY (unheld)
+        CROSS JOIN unnest(b.positions) AS pb(p)
+        WHERE a.lexeme = ANY (unheld) AND pb.p = pa.p + 1
+          AND translate(a.lexeme || b.lexeme, '0123456789', '') = a.lexeme || b.lexeme);
+    SELECT coalesce(array_agg(a.i ORDER BY a.i, b.i), '{}'), coalesce(array_agg(b.i ORDER BY a.i, b.i), '{}')
+    INTO pair_a, pair_b
+    FROM unnest(kept) WITH ORDINALITY AS a(l, i)
+    JOIN unnest(kept) WITH ORDINALITY AS b(l, i)
+      ON CASE WHEN strpos(a.l, ' ') > 0 THEN b.i = a.i
+              ELSE EXISTS (SELECT FROM unnest(to_tsvector('english'::regconfig, asked)) AS x
+                           CROSS JOIN unnest(x.positions) AS px(p)
+                           JOIN unnest(to_tsvector('english'::regconfig, asked)) AS y ON y.lexeme = b.l
+                           CROSS JOIN unnest(y.positions) AS py(p)
+                           WHERE x.lexeme = a.l AND py.p = px.p + 1) END;
 END
 $$;
 
@@ -214,6 +267,16 @@ BEGIN
                      AND d.project NOT IN (_stated_elsewhere.project, '') AND d.tsv @@ _stated_elsewhere.q
                      AND NOT brain._only_asks_turn(d.metadata, d.headline, d.body));
 END
+$$;
+
+-- Whether a line holding these words of a question (places in
+-- brain._prompt_subject's words) holds two that stand together in it.
+CREATE OR REPLACE FUNCTION brain._names_pair(held bigint[], pair_a integer[], pair_b integer[])
+RETURNS boolean
+LANGUAGE sql IMMUTABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT EXISTS (SELECT FROM unnest(pair_a, pair_b) AS p(a, b) WHERE p.a = ANY (held) AND p.b = ANY (held))
 $$;
 
 -- Whether the memories of a line (a hit, and the reply shown for it) are about
@@ -479,12 +542,19 @@ BEGIN
                           AND NOT hit.stale AND hit.newer_related IS NULL
                           AND NOT brain._speaks_of_stated(ws, ARRAY[hit.id, turn.answer_id], prompt, stated, said,
                                                           short_words);
+            -- A question about a thing no memory names (brain._prompt_subject's unnamed):
+            -- such a line holds two words that stand together in the question ("Should
+            -- the nightly export job use the staging database?" and "Staging database
+            -- is shop-stg-db-2 on port 6432"), or it is another thing's ("The kestrel
+            -- gateway listens on port 5005" for the kestrel billing worker's port).
             CONTINUE WHEN hit.via_skill_trigger IS NULL
                           AND NOT CASE WHEN hit.relevant
                                        THEN hit.words > short_words
-                                            OR brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
-                                                                    subject.idf, slack, 2)
+                                            OR (NOT subject.unnamed OR brain._names_pair(hit.held, subject.pair_a, subject.pair_b))
+                                               AND brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
+                                                                        subject.idf, slack, 2)
                                        ELSE hit.turn
+                                            AND (NOT subject.unnamed OR brain._names_pair(hit.held, subject.pair_a, subject.pair_b))
                                             AND brain._holds_subject(ws, ARRAY[hit.id, turn.answer_id], subject.words,
                                                                      subject.idf, slack, 1) END;
             -- a captured turn's share: what is left of the budget, split evenly among
