@@ -189,7 +189,7 @@ def test_a_package_that_is_not_bert_is_a_clear_error(tmp_path: Path) -> None:
     from pybrain.embed.minilm import MiniLM
 
     (tmp_path / "config.json").write_text('{"model_type": "gpt2", "hidden_act": "gelu_new"}')
-    with pytest.raises(ValueError, match="does not hold a BERT model"):
+    with pytest.raises(ValueError, match="does not hold a BERT or MPNet model"):
         MiniLM(tmp_path, tmp_path / "cache")
 
 
@@ -221,6 +221,111 @@ def test_the_hand_written_graph_is_valid_onnx() -> None:
     ]
     assert len(model.graph.initializer) == 115
     assert sum(1 for n in model.graph.node if n.op_type == "LayerNormalization") == 13
+
+
+def _write_safetensors(path: Path, tensors: dict[str, Any]) -> None:
+    import json
+
+    header, blobs, at = {}, [], 0
+    for name, array in tensors.items():
+        data = array.astype("<f4").tobytes()
+        header[name] = {"dtype": "F32", "shape": list(array.shape), "data_offsets": [at, at + len(data)]}
+        blobs.append(data)
+        at += len(data)
+    raw = json.dumps(header).encode()
+    path.write_bytes(len(raw).to_bytes(8, "little") + raw + b"".join(blobs))
+
+
+def test_an_mpnet_graph_computes_what_mpnet_does(tmp_path: Path) -> None:
+    """The graph of an MPNet directory (all-mpnet-base-v2's shape, made small, random
+    weights) against MPNet written out in numpy: positions from the padding id + 1, no token
+    types, each head biased by the tokens' relative position bucket; padded rows as alone."""
+    import json
+
+    import numpy as np
+    import onnxruntime
+
+    from pybrain.embed.minilm import build_graph, relative_buckets
+
+    hidden, heads, layers, vocab, inner, positions = 16, 2, 2, 50, 32, 40
+    rng = np.random.default_rng(7)
+    w: dict[str, Any] = {
+        "embeddings.word_embeddings.weight": rng.normal(size=(vocab, hidden)),
+        "embeddings.position_embeddings.weight": rng.normal(size=(positions, hidden)),
+        "embeddings.LayerNorm.weight": 1 + 0.1 * rng.normal(size=hidden),
+        "embeddings.LayerNorm.bias": 0.1 * rng.normal(size=hidden),
+        "encoder.relative_attention_bias.weight": rng.normal(size=(32, heads)),
+    }
+    for i in range(layers):
+        p = f"encoder.layer.{i}."
+        for n in "qkvo":
+            w[f"{p}attention.attn.{n}.weight"] = 0.3 * rng.normal(size=(hidden, hidden))
+            w[f"{p}attention.attn.{n}.bias"] = 0.1 * rng.normal(size=hidden)
+        w[f"{p}intermediate.dense.weight"] = 0.3 * rng.normal(size=(inner, hidden))
+        w[f"{p}intermediate.dense.bias"] = 0.1 * rng.normal(size=inner)
+        w[f"{p}output.dense.weight"] = 0.3 * rng.normal(size=(hidden, inner))
+        w[f"{p}output.dense.bias"] = 0.1 * rng.normal(size=hidden)
+        for ln in ("attention.LayerNorm", "output.LayerNorm"):
+            w[f"{p}{ln}.weight"] = 1 + 0.1 * rng.normal(size=hidden)
+            w[f"{p}{ln}.bias"] = 0.1 * rng.normal(size=hidden)
+    _write_safetensors(tmp_path / "model.safetensors", w)
+    config = {
+        "model_type": "mpnet",
+        "hidden_act": "gelu",
+        "hidden_size": hidden,
+        "num_attention_heads": heads,
+        "num_hidden_layers": layers,
+        "layer_norm_eps": 1e-5,
+        "pad_token_id": 1,
+        "max_position_embeddings": positions,
+        "relative_attention_num_buckets": 32,
+    }
+    (tmp_path / "config.json").write_text(json.dumps(config))
+
+    def norm(x: Any, name: str) -> Any:
+        m, v = x.mean(-1, keepdims=True), x.var(-1, keepdims=True)
+        return (x - m) / np.sqrt(v + 1e-5) * w[f"{name}.weight"] + w[f"{name}.bias"]
+
+    def reference(ids: list[int]) -> Any:
+        t = len(ids)
+        embedded = (
+            w["embeddings.word_embeddings.weight"][ids]
+            + w["embeddings.position_embeddings.weight"][2 : 2 + t]
+        )
+        x = norm(embedded, "embeddings.LayerNorm")
+        bias = w["encoder.relative_attention_bias.weight"][relative_buckets(t)].transpose(2, 0, 1)
+        erf = np.vectorize(math.erf)
+        for i in range(layers):
+            p = f"encoder.layer.{i}."
+
+            def lin(z: Any, name: str, p: str = p) -> Any:
+                return z @ w[f"{p}{name}.weight"].T + w[f"{p}{name}.bias"]
+
+            q, k, v = (lin(x, f"attention.attn.{n}").reshape(t, heads, -1).transpose(1, 0, 2) for n in "qkv")
+            a = q @ k.transpose(0, 2, 1) / np.sqrt(hidden // heads) + bias
+            a = np.exp(a - a.max(-1, keepdims=True))
+            a /= a.sum(-1, keepdims=True)
+            c = (a @ v).transpose(1, 0, 2).reshape(t, hidden)
+            x = norm(lin(c, "attention.attn.o") + x, f"{p}attention.LayerNorm")
+            up = lin(x, "intermediate.dense")
+            x = norm(lin(up * (1 + erf(up / math.sqrt(2))) / 2, "output.dense") + x, f"{p}output.LayerNorm")
+        pooled = x.mean(0)
+        return pooled / np.linalg.norm(pooled)
+
+    session = onnxruntime.InferenceSession(build_graph(tmp_path), providers=["CPUExecutionProvider"])
+    rows = [[0, 5, 9, 13, 2], [0, 7, 2], [0, *range(3, 39), 2]]  # (38 positions: 40 less 2)
+    width = max(map(len, rows))
+    tokens = np.ones((len(rows), width), np.int64)
+    mask = np.zeros((len(rows), width), np.float32)
+    for r, ids in enumerate(rows):
+        tokens[r, : len(ids)] = ids
+        mask[r, : len(ids)] = 1
+    (got,) = session.run(None, {"input_ids": tokens, "attention_mask": mask})
+    for r, ids in enumerate(rows):
+        assert np.abs(got[r] - reference(ids)).max() < 1e-4, r
+    # (the biases matter: without them the vectors differ)
+    w["encoder.relative_attention_bias.weight"] = np.zeros((32, heads))
+    assert np.abs(got[0] - reference(rows[0])).max() > 1e-3
 
 
 def test_protobuf_varints_match_the_wire_format() -> None:

@@ -65,16 +65,36 @@ def read_safetensors(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
 
 def _config(model_dir: Path) -> dict[str, Any]:
     config = json.loads((model_dir / "config.json").read_text(encoding="utf-8"))
-    if config.get("model_type") != "bert" or config.get("hidden_act") != "gelu":
-        raise ValueError(f"{model_dir} does not hold a BERT model with GELU activations")
+    if config.get("model_type") not in ("bert", "mpnet") or config.get("hidden_act") != "gelu":
+        raise ValueError(f"{model_dir} does not hold a BERT or MPNet model with GELU activations")
     return config
 
 
+def relative_buckets(tokens: int, buckets: int = 32, max_distance: int = 128) -> np.ndarray:
+    """MPNet's relative position buckets (tokens x tokens): half for each direction, exact
+    distances below a quarter of them, logarithmic classes up to max_distance beyond."""
+    context = np.arange(tokens)[:, None]
+    memory = np.arange(tokens)[None, :]
+    n = context - memory
+    half = buckets // 2
+    out = (n < 0).astype(np.int64) * half
+    n = np.abs(n)
+    exact = half // 2
+    far = exact + (np.log(np.maximum(n, 1) / exact) / np.log(max_distance / exact) * (half - exact)).astype(
+        np.int64
+    )
+    return out + np.where(n < exact, n, np.minimum(far, half - 1))
+
+
 def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
-    """The serialised ONNX model of a sentence-transformers BERT directory with mean pooling.
+    """The serialised ONNX model of a sentence-transformers BERT or MPNet directory with mean
+    pooling.
 
     Inputs: `input_ids` (int64, batch x tokens) and `attention_mask` (float32, 1 for a
     token, 0 for padding); output: `embedding` (float32, batch x hidden), unit length.
+    MPNet differs in its names, its positions (counted from its padding id + 1), no token
+    types, and a bias of each head by the tokens' relative position, the same in every
+    layer (kept as a table over the longest input, its first tokens x tokens taken).
     """
     from pybrain.embed import onnxproto as proto
 
@@ -83,6 +103,18 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
     hidden, heads = int(config["hidden_size"]), int(config["num_attention_heads"])
     head_size, eps = hidden // heads, float(config["layer_norm_eps"])
     w = read_safetensors(directory / "model.safetensors")
+    mpnet = config["model_type"] == "mpnet"
+    names = (
+        {"q": "attn.q", "k": "attn.k", "v": "attn.v", "o": "attn.o", "ln": "LayerNorm"}
+        if mpnet
+        else {
+            "q": "self.query",
+            "k": "self.key",
+            "v": "self.value",
+            "o": "output.dense",
+            "ln": "output.LayerNorm",
+        }
+    )
     initializers: list[bytes] = []
     nodes: list[bytes] = []
 
@@ -111,11 +143,31 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
     node("Shape", ["input_ids"], "shape")
     node("Slice", ["shape", const("one", [1], i64), const("two", [2], i64)], "tokens")
     position = const("position", w["embeddings.position_embeddings.weight"])
-    node("Slice", [position, const("zero", [0], i64), "tokens"], "emb.position")
-    node("Add", ["emb.word", "emb.position"], "emb.sum")
-    type0 = const("token_type", w["embeddings.token_type_embeddings.weight"][0])
-    node("Add", ["emb.sum", type0], "emb.all")
+    first = int(config["pad_token_id"]) + 1 if mpnet else 0  # MPNet counts from its padding id + 1
+    start = const("first", [first], i64)
+    node("Slice", [position, start, node("Add", ["tokens", start], "tokens.end")], "emb.position")
+    node("Add", ["emb.word", "emb.position"], "emb.sum" if not mpnet else "emb.all")
+    if not mpnet:
+        type0 = const("token_type", w["embeddings.token_type_embeddings.weight"][0])
+        node("Add", ["emb.sum", type0], "emb.all")
     x = layer_norm("emb.all", "embeddings.LayerNorm", "x.0")
+    if mpnet:
+        # heads x T x T for the longest input, sliced to the tokens given, as 1 x heads x T x T
+        longest = int(config["max_position_embeddings"]) - first
+        table = w["encoder.relative_attention_bias.weight"][
+            relative_buckets(longest, int(config["relative_attention_num_buckets"]))
+        ].transpose(2, 0, 1)
+        node(
+            "Slice",
+            [
+                const("relative", table),
+                const("zero2", [0, 0], i64),
+                node("Concat", ["tokens", "tokens"], "tt", axis=0),
+                const("axes.1.2.", [1, 2], i64),
+            ],
+            "relative.t",
+        )
+        node("Unsqueeze", ["relative.t", const("axes.0", [0], i64)], "relative.add")
     # Padding takes no attention: -1e9 added to its scores, (mask - 1) * 1e9 as batch x 1 x 1 x T.
     node("Sub", ["attention_mask", const("1.0", 1.0)], "mask.off")
     node("Mul", ["mask.off", const("1e9", 1e9)], "mask.scaled")
@@ -132,23 +184,25 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
                 [
                     node(
                         "Reshape",
-                        [linear(x, f"{p}attention.self.{n}", f"{at}{n}"), split_heads],
+                        [linear(x, f"{p}attention.{names[n]}", f"{at}{n}"), split_heads],
                         f"{at}{n}.r",
                     )
                 ],
                 f"{at}{n}.t",
-                perm=[0, 2, 3, 1] if n == "key" else [0, 2, 1, 3],
+                perm=[0, 2, 3, 1] if n == "k" else [0, 2, 1, 3],
             )
-            for n in ("query", "key", "value")
+            for n in ("q", "k", "v")
         )
         scores = node("Mul", [node("MatMul", [q, k], f"{at}scores.raw"), scale], f"{at}scores.scaled")
+        if mpnet:
+            scores = node("Add", [scores, "relative.add"], f"{at}scores.relative")
         weights = node("Softmax", [node("Add", [scores, "mask.add"], f"{at}scores")], f"{at}weights", axis=-1)
         context = node(
             "Transpose", [node("MatMul", [weights, v], f"{at}ctx.h")], f"{at}ctx.t", perm=[0, 2, 1, 3]
         )
         context = node("Reshape", [context, join_heads], f"{at}ctx")
-        attended = linear(context, f"{p}attention.output.dense", f"{at}attn.out")
-        x = layer_norm(node("Add", [attended, x], f"{at}res1"), f"{p}attention.output.LayerNorm", f"{at}x1")
+        attended = linear(context, f"{p}attention.{names['o']}", f"{at}attn.out")
+        x = layer_norm(node("Add", [attended, x], f"{at}res1"), f"{p}attention.{names['ln']}", f"{at}x1")
         up = linear(x, f"{p}intermediate.dense", f"{at}up")
         # GELU as BERT has it: x * (1 + erf(x / sqrt 2)) / 2
         erf = node("Erf", [node("Mul", [up, root_half], f"{at}g.s")], f"{at}g.erf")
@@ -166,7 +220,7 @@ def build_graph(model_dir: str | os.PathLike[str]) -> bytes:
     node("Div", ["summed", node("Max", ["count", const("1e-9", 1e-9)], "count.min")], "pooled")
     node("LpNormalization", ["pooled"], "embedding", axis=-1, p=2)
     graph = proto.graph(
-        "all-MiniLM-L6-v2",
+        directory.name,
         nodes,
         initializers,
         [
