@@ -3545,7 +3545,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 16190460ad49aa1a6cde279bf7c30f07dba773fa71b9c93d6a4fcf5510112322';
+COMMENT ON TABLE brain.migration IS 'functions 5c38dac6810333d80f5134c19aec0b9ef8df47945f5e68c01b5d73bc48a85a1e';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

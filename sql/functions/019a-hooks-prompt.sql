@@ -235,16 +235,19 @@ BEGIN
         CROSS JOIN unnest(b.positions) AS pb(p)
         WHERE a.lexeme = ANY (unheld) AND pb.p = pa.p + 1
           AND translate(a.lexeme || b.lexeme, '0123456789', '') = a.lexeme || b.lexeme);
-    SELECT coalesce(array_agg(a.i ORDER BY a.i, b.i), '{}'), coalesce(array_agg(b.i ORDER BY a.i, b.i), '{}')
-    INTO pair_a, pair_b
-    FROM unnest(kept) WITH ORDINALITY AS a(l, i)
-    JOIN unnest(kept) WITH ORDINALITY AS b(l, i)
-      ON CASE WHEN strpos(a.l, ' ') > 0 THEN b.i = a.i
-              ELSE EXISTS (SELECT FROM unnest(to_tsvector('english'::regconfig, asked)) AS x
-                           CROSS JOIN unnest(x.positions) AS px(p)
-                           JOIN unnest(to_tsvector('english'::regconfig, asked)) AS y ON y.lexeme = b.l
-                           CROSS JOIN unnest(y.positions) AS py(p)
-                           WHERE x.lexeme = a.l AND py.p = px.p + 1) END;
+    pair_a := '{}'; pair_b := '{}';
+    IF unnamed THEN  -- (only such a question reads them)
+        SELECT coalesce(array_agg(a.i ORDER BY a.i, b.i), '{}'), coalesce(array_agg(b.i ORDER BY a.i, b.i), '{}')
+        INTO pair_a, pair_b
+        FROM unnest(kept) WITH ORDINALITY AS a(l, i)
+        JOIN unnest(kept) WITH ORDINALITY AS b(l, i)
+          ON CASE WHEN strpos(a.l, ' ') > 0 THEN b.i = a.i
+                  ELSE EXISTS (SELECT FROM unnest(to_tsvector('english'::regconfig, asked)) AS x
+                               CROSS JOIN unnest(x.positions) AS px(p)
+                               JOIN unnest(to_tsvector('english'::regconfig, asked)) AS y ON y.lexeme = b.l
+                               CROSS JOIN unnest(y.positions) AS py(p)
+                               WHERE x.lexeme = a.l AND py.p = px.p + 1) END;
+    END IF;
 END
 $$;
 
