@@ -1135,7 +1135,7 @@ CREATE FUNCTION brain._line_age(ws bigint, id bigint) RETURNS text
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._line_tokens(t text) RETURNS integer
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1353,12 +1353,12 @@ $$;
 CREATE FUNCTION brain._only_asks(t text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._only_asks_turn(metadata jsonb, headline text, body text) RETURNS boolean
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
     AS $$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._pack_embedding_input(name text, description text, query text) RETURNS text
     LANGUAGE sql IMMUTABLE
@@ -1921,13 +1921,13 @@ CREATE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, O
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $_$;
 CREATE FUNCTION brain._turn_prompt(ws bigint, id bigint, OUT prompt_id bigint, OUT text text) RETURNS record
     LANGUAGE plpgsql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $_$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $_$;
 CREATE FUNCTION brain._turn_signals(t text, meta jsonb) RETURNS text[]
     LANGUAGE sql IMMUTABLE PARALLEL SAFE
@@ -1939,7 +1939,7 @@ CREATE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT t
     LANGUAGE sql STABLE
     SET search_path TO 'pg_catalog', 'pg_temp'
     AS $$
-    -- the body: sql/functions/019a-hooks-prompt.sql
+    -- the body: sql/functions/019-hooks.sql
 $$;
 CREATE FUNCTION brain._undecaying(origin text) RETURNS boolean
     LANGUAGE sql STABLE
@@ -3545,7 +3545,7 @@ CREATE TABLE brain.migration (
     sha256 text NOT NULL,
     applied_at timestamp with time zone DEFAULT now() NOT NULL
 );
-COMMENT ON TABLE brain.migration IS 'functions 5c38dac6810333d80f5134c19aec0b9ef8df47945f5e68c01b5d73bc48a85a1e';
+COMMENT ON TABLE brain.migration IS 'functions cf9e6ff5a7c2b9c21c5014729aaad11c6f1a7a05538382df36c525c62e0731f0';
 CREATE TABLE brain.organization (
     organization_id bigint NOT NULL,
     account_id bigint NOT NULL,

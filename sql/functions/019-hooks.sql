@@ -433,3 +433,136 @@ END
 $$;
 COMMENT ON FUNCTION brain.hand_off_transcript IS
     'What a capture hook (PreCompact, SessionEnd) calls after observing a transcript''s turns: the handoff written from them (brain.transcript_handoff), with the snapshot written from them (brain.transcript_snapshot), ends the session booted for its client session (transcript), or, with no client session named, the seat''s session as brain.end_session_of would (a client session no start registered ends no other session: its handoff is stored for no session, counting from then), unless the next session of the project gets the same handoff already (unchanged: the same turns handed off at compaction and again at the end are stored once). With no prompt and no reply (an empty session, a missing transcript) there is nothing to hand off: the seat''s live session ends without one and the last real handoff stays. compaction => true (the PreCompact hook) ends the session with end_reason compacted: the turns stored up to then are no longer in front of the agent, and brain.prompt_context brings them back to it. Returns end_session_of''s answer and the handoff (NULL when none).';
+
+-- The turns, answers and ages brain.prompt_context (019a-hooks-prompt.sql) reads.
+
+-- Whether a prompt only asks: its text ends with a question mark and holds no
+-- sentence that ends otherwise (a full stop or an exclamation mark before a
+-- space, or a line break) before it. What such a prompt brings is in its
+-- reply; a prompt that also states something ("I finished the book today.
+-- Any suggestions?") carries what the person said in its own words.
+CREATE OR REPLACE FUNCTION brain._only_asks(t text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT pg_catalog.right(pg_catalog.rtrim(t), 1) = '?'
+       AND pg_catalog.rtrim(t) OPERATOR(pg_catalog.!~) '[.!][[:space:]]|\n'
+$$;
+
+-- Whether a memory is a captured prompt that only asks (brain._only_asks): its
+-- words name nothing the store states.
+CREATE OR REPLACE FUNCTION brain._only_asks_turn(metadata jsonb, headline text, body text)
+RETURNS boolean
+LANGUAGE sql IMMUTABLE PARALLEL SAFE
+AS $$
+    SELECT coalesce(metadata OPERATOR(pg_catalog.->>) 'role' OPERATOR(pg_catalog.=) 'user', false)
+       AND brain._only_asks(pg_catalog.regexp_replace(coalesce(nullif(body, ''), headline), '^User: ', ''))
+$$;
+
+-- The text a prompt hook shows for a captured turn of a transcript (an
+-- observed memory whose metadata has its role and turn, its source_ref
+-- "<transcript>/<line>"): for a prompt, the reply that answers it (the last
+-- assistant turn before the next prompt: the one after its tool calls), else
+-- the turn itself; its chunks joined, on one line. NULL for other memories.
+CREATE OR REPLACE FUNCTION brain._turn_answer(ws bigint, id bigint, OUT answer_id bigint, OUT answer text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+    next_prompt bigint;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' NOT IN ('user', 'assistant') OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories: source_refs from "<transcript>/" up to "<transcript>0"
+    -- ('/' + 1), compared byte by byte as memory_source_ref_prefix orders them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    answer_id := m.memory_id;
+    IF m.metadata->>'role' = 'user' THEN
+        SELECT min(x.memory_id) INTO next_prompt FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.metadata->>'role' = 'user' AND x.source_ref <> m.source_ref;
+        SELECT x.memory_id INTO answer_id FROM brain.memory x
+        WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+          AND x.source_system = m.source_system
+          AND x.memory_id > m.memory_id AND x.memory_id < coalesce(next_prompt, 9223372036854775807)
+          AND x.metadata->>'role' = 'assistant' AND x.state = 'active'
+          AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+        ORDER BY x.memory_id DESC
+        LIMIT 1;
+        IF answer_id IS NULL THEN
+            answer_id := m.memory_id;  -- not answered (yet): the prompt itself
+        END IF;
+    END IF;
+    SELECT regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    INTO answer
+    FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_system = m.source_system
+      AND x.source_ref = (SELECT y.source_ref FROM brain.memory y WHERE y.workspace_id = ws AND y.memory_id = answer_id)
+      AND x.state = 'active' AND x.kind <> 'trajectory';
+    answer_id := (SELECT min(x.memory_id) FROM brain.memory x
+                  WHERE x.workspace_id = ws AND x.source_system = m.source_system AND x.state = 'active'
+                    AND x.kind <> 'trajectory'
+                    AND x.source_ref = (SELECT y.source_ref FROM brain.memory y
+                                        WHERE y.workspace_id = ws AND y.memory_id = answer_id));
+END
+$$;
+
+-- A captured turn's own text, its chunks joined on one line, and the id of its first chunk
+-- (not a trajectory read from the transcript, which names the turn's prompt as its source).
+CREATE OR REPLACE FUNCTION brain._turn_text(ws bigint, id bigint, OUT turn_id bigint, OUT text text)
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT min(x.memory_id),
+           regexp_replace(string_agg(coalesce(nullif(x.body, ''), x.headline), ' ' ORDER BY x.memory_id), '\s+', ' ', 'g')
+    FROM brain.memory m
+    JOIN brain.memory x ON x.workspace_id = m.workspace_id AND x.source_system = m.source_system
+                       AND x.source_ref = m.source_ref AND x.state = 'active' AND x.kind <> 'trajectory'
+    WHERE m.workspace_id = ws AND m.memory_id = id AND m.source_ref IS NOT NULL
+$$;
+
+-- The prompt a captured reply answers: the last user turn of its transcript
+-- before it, its chunks joined on one line, and the id of its first chunk. NULL
+-- for other memories (a prompt, an authored memory, a turn without a transcript).
+CREATE OR REPLACE FUNCTION brain._turn_prompt(ws bigint, id bigint, OUT prompt_id bigint, OUT text text)
+LANGUAGE plpgsql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+DECLARE
+    m brain.memory;
+    prefix text;
+BEGIN
+    SELECT * INTO m FROM brain.memory x WHERE x.workspace_id = ws AND x.memory_id = id;
+    IF NOT FOUND OR m.source_system IS NULL OR position('/' IN coalesce(m.source_ref, '')) = 0
+       OR m.metadata->>'role' IS DISTINCT FROM 'assistant' OR NOT m.metadata ? 'turn' THEN
+        RETURN;
+    END IF;
+    -- the transcript's memories, as brain._turn_answer reads them
+    prefix := regexp_replace(m.source_ref, '[^/]*$', '');
+    SELECT x.memory_id INTO prompt_id FROM brain.memory x
+    WHERE x.workspace_id = ws AND x.source_ref ~>=~ prefix AND x.source_ref ~<~ (left(prefix, -1) || '0')
+      AND x.source_system = m.source_system AND x.memory_id < m.memory_id
+      AND x.metadata->>'role' = 'user' AND x.state = 'active' AND x.kind <> 'trajectory'
+      AND NOT brain._is_flagged(x.flag_reasons, x.flag_confirmed_at)
+    ORDER BY x.memory_id DESC
+    LIMIT 1;
+    IF prompt_id IS NOT NULL THEN
+        SELECT t.turn_id, t.text INTO prompt_id, text FROM brain._turn_text(ws, prompt_id) AS t;
+    END IF;
+END
+$$;
+
+-- A line's age for an agent: "3d ago", of the memory's creation.
+CREATE OR REPLACE FUNCTION brain._line_age(ws bigint, id bigint)
+RETURNS text
+LANGUAGE sql STABLE
+SET search_path = pg_catalog, pg_temp
+AS $$
+    SELECT brain._age_text(m.created_at) || ' ago' FROM brain.memory m WHERE m.workspace_id = ws AND m.memory_id = id
+$$;
